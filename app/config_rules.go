@@ -1,0 +1,192 @@
+package app
+
+import (
+	"bytes"
+	"crypto/ecdh"
+	"encoding/base64"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// The check functions return "" for a good value, else the rule it breaks, in
+// words a user can act on. They never echo a value that may hold a secret.
+
+const minSecretKeyLen = 32
+
+func checkDatabaseURL(v string) string {
+	if _, err := pgxpool.ParseConfig(v); err != nil {
+		// pgconn's parse errors already redact the password.
+		return "is not a PostgreSQL connection string: " + err.Error()
+	}
+	return ""
+}
+
+func checkListenAddr(v string) string {
+	const rule = "must be host:port, e.g. 127.0.0.1:8080 or :8080"
+	_, port, err := net.SplitHostPort(v)
+	if err != nil {
+		return rule
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return rule + " (the port is a number from 0 to 65535)"
+	}
+	return ""
+}
+
+// checkBaseURL returns v without its trailing slashes.
+func checkBaseURL(v string) (string, string) {
+	u, err := url.Parse(v)
+	switch {
+	case err != nil || u.Opaque != "":
+		return "", "must be an absolute http(s) URL, e.g. https://taasky.example.com"
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", "must be an absolute http(s) URL, e.g. https://taasky.example.com (the scheme must be http or https)"
+	case u.Host == "" || u.Hostname() == "":
+		return "", "must be an absolute http(s) URL with a host, e.g. https://taasky.example.com"
+	case u.User != nil:
+		return "", "must not contain a user or password"
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(v, "?#"):
+		return "", "must not have a query (?…) or a fragment (#…)"
+	}
+	return strings.TrimRight(v, "/"), ""
+}
+
+func checkSecretKey(v string) string {
+	if n := utf8.RuneCountInString(v); n < minSecretKeyLen {
+		return fmt.Sprintf("must be at least %d characters (it has %d); generate one with `openssl rand -base64 48`", minSecretKeyLen, n)
+	}
+	return ""
+}
+
+func checkIssuer(v string) string {
+	u, err := url.Parse(v)
+	if err != nil || u.Opaque != "" || u.Host == "" || u.Hostname() == "" {
+		return "must be the issuer's URL, e.g. https://accounts.google.com"
+	}
+	switch u.Scheme {
+	case "https":
+	case "http":
+		if h := u.Hostname(); h != "127.0.0.1" && h != "localhost" && h != "::1" {
+			return "must be an https URL (http is allowed only for 127.0.0.1 and localhost)"
+		}
+	default:
+		return "must be an https URL (http is allowed only for 127.0.0.1 and localhost)"
+	}
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return "must not have a query (?…) or a fragment (#…)"
+	}
+	return ""
+}
+
+// parseSMTPURL reads smtp://user:pass@host:port or smtps://…; user, password
+// and port are optional (port 587 for smtp, 465 for smtps).
+func parseSMTPURL(v string) (*SMTPConfig, string) {
+	const form = "must look like smtp://user:password@host:port or smtps://user:password@host:port"
+	u, err := url.Parse(v)
+	if err != nil || u.Opaque != "" {
+		return nil, form
+	}
+	c := &SMTPConfig{Host: u.Hostname()}
+	switch u.Scheme {
+	case "smtp":
+		c.Port = 587
+	case "smtps":
+		c.Port, c.ImplicitTLS = 465, true
+	default:
+		return nil, form + " (the scheme must be smtp or smtps)"
+	}
+	if c.Host == "" {
+		return nil, form + " (the host is missing)"
+	}
+	if p := u.Port(); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 65535 {
+			return nil, form + " (the port is a number from 1 to 65535)"
+		}
+		c.Port = n
+	} else if strings.HasSuffix(u.Host, ":") {
+		return nil, form + " (the port is empty)"
+	}
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return nil, form + " (nothing may follow host:port)"
+	}
+	if u.User != nil {
+		c.Username = u.User.Username()
+		c.Password, _ = u.User.Password()
+	}
+	return c, ""
+}
+
+type varProblem struct{ name, msg string }
+
+// checkVAPID checks the Web Push keys: both or neither, each the right size
+// on P-256, and the public key the private key's.
+func checkVAPID(pub, priv string) []varProblem {
+	switch {
+	case pub == "" && priv == "":
+		return nil
+	case priv == "":
+		return []varProblem{{"VAPID_PRIVATE_KEY", "is required when VAPID_PUBLIC_KEY is set (set both or neither)"}}
+	case pub == "":
+		return []varProblem{{"VAPID_PUBLIC_KEY", "is required when VAPID_PRIVATE_KEY is set (set both or neither)"}}
+	}
+	var problems []varProblem
+	pubBytes, err := decodeBase64URL(pub)
+	var pubKey *ecdh.PublicKey
+	switch {
+	case err != nil:
+		problems = append(problems, varProblem{"VAPID_PUBLIC_KEY", "must be base64url (RFC 4648 §5), without spaces"})
+	case len(pubBytes) != 65 || pubBytes[0] != 4:
+		problems = append(problems, varProblem{"VAPID_PUBLIC_KEY", fmt.Sprintf("must be a 65-byte uncompressed P-256 public key in base64url (it decodes to %d bytes%s)", len(pubBytes), notUncompressed(pubBytes))})
+	default:
+		if pubKey, err = ecdh.P256().NewPublicKey(pubBytes); err != nil {
+			problems = append(problems, varProblem{"VAPID_PUBLIC_KEY", "is not a point on the P-256 curve"})
+		}
+	}
+	privBytes, err := decodeBase64URL(priv)
+	var privKey *ecdh.PrivateKey
+	switch {
+	case err != nil:
+		problems = append(problems, varProblem{"VAPID_PRIVATE_KEY", "must be base64url (RFC 4648 §5), without spaces"})
+	case len(privBytes) != 32:
+		problems = append(problems, varProblem{"VAPID_PRIVATE_KEY", fmt.Sprintf("must be a 32-byte P-256 private key in base64url (it decodes to %d bytes)", len(privBytes))})
+	default:
+		if privKey, err = ecdh.P256().NewPrivateKey(privBytes); err != nil {
+			problems = append(problems, varProblem{"VAPID_PRIVATE_KEY", "is not a valid P-256 private key"})
+		}
+	}
+	if pubKey != nil && privKey != nil && !bytes.Equal(privKey.PublicKey().Bytes(), pubKey.Bytes()) {
+		problems = append(problems, varProblem{"VAPID_PUBLIC_KEY", "is not the public key of VAPID_PRIVATE_KEY (generate them as a pair)"})
+	}
+	return problems
+}
+
+func notUncompressed(b []byte) string {
+	if len(b) == 65 {
+		return ", not starting with 0x04"
+	}
+	return ""
+}
+
+// decodeBase64URL accepts base64url with or without padding.
+func decodeBase64URL(s string) ([]byte, error) {
+	return base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
+}
+
+// redactURL hides the password of a URL-style connection string.
+func redactURL(v string) string {
+	if v == "" {
+		return ""
+	}
+	if u, err := url.Parse(v); err == nil && u.Scheme != "" {
+		u.RawQuery = "" // may hold password=…
+		return u.Redacted()
+	}
+	return "(keyword/value connection string)"
+}

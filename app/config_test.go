@@ -1,0 +1,258 @@
+package app
+
+import (
+	"bytes"
+	"crypto/ecdh"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+const testSecret = "0123456789abcdef0123456789abcdef"
+
+// goodEnv is a complete configuration for every role.
+func goodEnv() map[string]string {
+	return map[string]string{
+		"DATABASE_URL":       "postgres://taasky:pw@db:5432/taasky?sslmode=disable",
+		"BASE_URL":           "https://taasky.example.com",
+		"SECRET_KEY":         testSecret,
+		"OIDC_ISSUER":        "https://accounts.example.com",
+		"OIDC_CLIENT_ID":     "taasky",
+		"OIDC_CLIENT_SECRET": "s3cret",
+	}
+}
+
+func vapidPair(t *testing.T) (pub, priv string) {
+	t.Helper()
+	k, err := ecdh.P256().GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base64.RawURLEncoding.EncodeToString(k.PublicKey().Bytes()),
+		base64.RawURLEncoding.EncodeToString(k.Bytes())
+}
+
+func load(env map[string]string, role Role) (Config, error) {
+	return LoadConfig(func(k string) string { return env[k] }, role)
+}
+
+func TestLoadConfigRules(t *testing.T) {
+	pub, priv := vapidPair(t)
+	otherPub, _ := vapidPair(t)
+	short := base64.RawURLEncoding.EncodeToString(make([]byte, 33))
+	serve := RoleWeb | RoleWorker
+	tests := []struct {
+		name string
+		role Role
+		set  map[string]string // "" deletes
+		want []string          // the error's lines; none: no error
+	}{
+		{"complete", serve, nil, nil},
+		{"database url missing", RoleMigrate, map[string]string{"DATABASE_URL": ""},
+			[]string{"DATABASE_URL: is required (a PostgreSQL URL, e.g. postgres://user@host:5432/taasky)"}},
+		{"database url bad", RoleMigrate, map[string]string{"DATABASE_URL": "postgres://u:hunter2@db:notaport/x"},
+			[]string{"DATABASE_URL: is not a PostgreSQL connection string: "}},
+		{"keyword dsn", RoleMigrate, map[string]string{"DATABASE_URL": "host=db user=taasky dbname=taasky"}, nil},
+		{"migrate needs only the database", RoleMigrate, map[string]string{"BASE_URL": "", "SECRET_KEY": "", "OIDC_ISSUER": "", "OIDC_CLIENT_ID": "", "OIDC_CLIENT_SECRET": ""}, nil},
+		{"admin needs base url", RoleAdmin, map[string]string{"BASE_URL": ""},
+			[]string{"BASE_URL: is required (the public URL of Taasky, e.g. https://taasky.example.com)"}},
+		{"base url relative", serve, map[string]string{"BASE_URL": "/taasky"},
+			[]string{"BASE_URL: must be an absolute http(s) URL, e.g. https://taasky.example.com (the scheme must be http or https)"}},
+		{"base url ftp", serve, map[string]string{"BASE_URL": "ftp://x.example.com"},
+			[]string{"BASE_URL: must be an absolute http(s) URL, e.g. https://taasky.example.com (the scheme must be http or https)"}},
+		{"base url no host", serve, map[string]string{"BASE_URL": "https://"},
+			[]string{"BASE_URL: must be an absolute http(s) URL with a host, e.g. https://taasky.example.com"}},
+		{"base url query", serve, map[string]string{"BASE_URL": "https://x.example.com/?a=1"},
+			[]string{"BASE_URL: must not have a query (?…) or a fragment (#…)"}},
+		{"base url fragment", serve, map[string]string{"BASE_URL": "https://x.example.com/#top"},
+			[]string{"BASE_URL: must not have a query (?…) or a fragment (#…)"}},
+		{"base url user", serve, map[string]string{"BASE_URL": "https://me:pw@x.example.com"},
+			[]string{"BASE_URL: must not contain a user or password"}},
+		{"secret key missing", serve, map[string]string{"SECRET_KEY": ""},
+			[]string{"SECRET_KEY: is required (at least 32 random characters, e.g. from `openssl rand -base64 48`)"}},
+		{"secret key short", serve, map[string]string{"SECRET_KEY": "too-short"},
+			[]string{"SECRET_KEY: must be at least 32 characters (it has 9); generate one with `openssl rand -base64 48`"}},
+		{"web needs oidc", RoleWeb, map[string]string{"OIDC_ISSUER": "", "OIDC_CLIENT_ID": "", "OIDC_CLIENT_SECRET": ""}, []string{
+			"OIDC_ISSUER: is required (the issuer URL of your OpenID Connect provider)",
+			"OIDC_CLIENT_ID: is required (the client ID registered with the OIDC provider)",
+			"OIDC_CLIENT_SECRET: is required (the client secret registered with the OIDC provider)",
+		}},
+		{"worker needs no oidc", RoleWorker, map[string]string{"OIDC_ISSUER": "", "OIDC_CLIENT_ID": "", "OIDC_CLIENT_SECRET": ""}, nil},
+		{"issuer http", RoleWeb, map[string]string{"OIDC_ISSUER": "http://accounts.example.com"},
+			[]string{"OIDC_ISSUER: must be an https URL (http is allowed only for 127.0.0.1 and localhost)"}},
+		{"issuer http localhost", RoleWeb, map[string]string{"OIDC_ISSUER": "http://localhost:9998"}, nil},
+		{"issuer http loopback", RoleWeb, map[string]string{"OIDC_ISSUER": "http://127.0.0.1:9998/realms/x"}, nil},
+		{"issuer not a url", RoleWeb, map[string]string{"OIDC_ISSUER": "accounts.example.com"},
+			[]string{"OIDC_ISSUER: must be the issuer's URL, e.g. https://accounts.google.com"}},
+		{"dev needs no oidc", RoleDev | serve, map[string]string{"OIDC_ISSUER": "", "OIDC_CLIENT_ID": "", "OIDC_CLIENT_SECRET": "", "BASE_URL": ""}, nil},
+		{"dev oidc all or none", RoleDev | serve, map[string]string{"OIDC_CLIENT_ID": "", "OIDC_CLIENT_SECRET": ""}, []string{
+			"OIDC_CLIENT_ID: is required (the client ID registered with the OIDC provider)",
+			"OIDC_CLIENT_SECRET: is required (the client secret registered with the OIDC provider)",
+		}},
+		{"smtp", RoleWorker, map[string]string{"SMTP_URL": "smtp://u:p@mail:1025"}, nil},
+		{"smtps", RoleWorker, map[string]string{"SMTP_URL": "smtps://u:p@mail"}, nil},
+		{"smtp scheme", RoleWorker, map[string]string{"SMTP_URL": "http://u:p@mail:25"},
+			[]string{"SMTP_URL: must look like smtp://user:password@host:port or smtps://user:password@host:port (the scheme must be smtp or smtps)"}},
+		{"smtp no host", RoleWorker, map[string]string{"SMTP_URL": "smtp://u:p@:25"},
+			[]string{"SMTP_URL: must look like smtp://user:password@host:port or smtps://user:password@host:port (the host is missing)"}},
+		{"smtp port", RoleWorker, map[string]string{"SMTP_URL": "smtp://u:p@mail:99999"},
+			[]string{"SMTP_URL: must look like smtp://user:password@host:port or smtps://user:password@host:port (the port is a number from 1 to 65535)"}},
+		{"smtp empty port", RoleWorker, map[string]string{"SMTP_URL": "smtp://u:p@mail:"},
+			[]string{"SMTP_URL: must look like smtp://user:password@host:port or smtps://user:password@host:port (the port is empty)"}},
+		{"smtp path", RoleWorker, map[string]string{"SMTP_URL": "smtp://u:p@mail:25/x"},
+			[]string{"SMTP_URL: must look like smtp://user:password@host:port or smtps://user:password@host:port (nothing may follow host:port)"}},
+		{"listen addr", serve, map[string]string{"LISTEN_ADDR": "8080"},
+			[]string{"LISTEN_ADDR: must be host:port, e.g. 127.0.0.1:8080 or :8080"}},
+		{"listen port", serve, map[string]string{"LISTEN_ADDR": ":http"},
+			[]string{"LISTEN_ADDR: must be host:port, e.g. 127.0.0.1:8080 or :8080 (the port is a number from 0 to 65535)"}},
+		{"vapid pair", serve, map[string]string{"VAPID_PUBLIC_KEY": pub, "VAPID_PRIVATE_KEY": priv}, nil},
+		{"vapid padded", serve, map[string]string{"VAPID_PUBLIC_KEY": pub + "=", "VAPID_PRIVATE_KEY": priv + "="}, nil},
+		{"vapid public only", serve, map[string]string{"VAPID_PUBLIC_KEY": pub},
+			[]string{"VAPID_PRIVATE_KEY: is required when VAPID_PUBLIC_KEY is set (set both or neither)"}},
+		{"vapid private only", serve, map[string]string{"VAPID_PRIVATE_KEY": priv},
+			[]string{"VAPID_PUBLIC_KEY: is required when VAPID_PRIVATE_KEY is set (set both or neither)"}},
+		{"vapid not base64url", serve, map[string]string{"VAPID_PUBLIC_KEY": "a+b/", "VAPID_PRIVATE_KEY": "not base64"}, []string{
+			"VAPID_PUBLIC_KEY: must be base64url (RFC 4648 §5), without spaces",
+			"VAPID_PRIVATE_KEY: must be base64url (RFC 4648 §5), without spaces",
+		}},
+		{"vapid lengths", serve, map[string]string{"VAPID_PUBLIC_KEY": short, "VAPID_PRIVATE_KEY": short}, []string{
+			"VAPID_PUBLIC_KEY: must be a 65-byte uncompressed P-256 public key in base64url (it decodes to 33 bytes)",
+			"VAPID_PRIVATE_KEY: must be a 32-byte P-256 private key in base64url (it decodes to 33 bytes)",
+		}},
+		{"vapid compressed prefix", serve, map[string]string{"VAPID_PUBLIC_KEY": base64.RawURLEncoding.EncodeToString(append([]byte{2}, make([]byte, 64)...)), "VAPID_PRIVATE_KEY": priv},
+			[]string{"VAPID_PUBLIC_KEY: must be a 65-byte uncompressed P-256 public key in base64url (it decodes to 65 bytes, not starting with 0x04)"}},
+		{"vapid off curve", serve, map[string]string{"VAPID_PUBLIC_KEY": base64.RawURLEncoding.EncodeToString(append([]byte{4}, bytes.Repeat([]byte{1}, 64)...)), "VAPID_PRIVATE_KEY": priv},
+			[]string{"VAPID_PUBLIC_KEY: is not a point on the P-256 curve"}},
+		{"vapid zero private", serve, map[string]string{"VAPID_PUBLIC_KEY": pub, "VAPID_PRIVATE_KEY": base64.RawURLEncoding.EncodeToString(make([]byte, 32))},
+			[]string{"VAPID_PRIVATE_KEY: is not a valid P-256 private key"}},
+		{"vapid mismatch", serve, map[string]string{"VAPID_PUBLIC_KEY": otherPub, "VAPID_PRIVATE_KEY": priv},
+			[]string{"VAPID_PUBLIC_KEY: is not the public key of VAPID_PRIVATE_KEY (generate them as a pair)"}},
+		{"every problem at once", serve, map[string]string{"DATABASE_URL": "", "BASE_URL": "nope", "SECRET_KEY": "x", "LISTEN_ADDR": "x"}, []string{
+			"DATABASE_URL: is required",
+			"LISTEN_ADDR: must be host:port",
+			"BASE_URL: must be an absolute http(s) URL",
+			"SECRET_KEY: must be at least 32 characters (it has 1)",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := goodEnv()
+			for k, v := range tt.set {
+				if v == "" {
+					delete(env, k)
+				} else {
+					env[k] = v
+				}
+			}
+			_, err := load(env, tt.role)
+			if len(tt.want) == 0 {
+				if err != nil {
+					t.Fatalf("LoadConfig: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("LoadConfig: no error, want %q", tt.want)
+			}
+			lines := strings.Split(err.Error(), "\n")
+			if len(lines) != len(tt.want) {
+				t.Fatalf("got %d lines, want %d:\n%v", len(lines), len(tt.want), err)
+			}
+			for i, want := range tt.want {
+				if !strings.HasPrefix(lines[i], want) {
+					t.Errorf("line %d = %q, want it to start with %q", i, lines[i], want)
+				}
+			}
+			for _, secret := range []string{"hunter2", "s3cret", testSecret, priv} {
+				if strings.Contains(err.Error(), secret) {
+					t.Errorf("error shows a secret: %v", err)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadConfigValues(t *testing.T) {
+	env := goodEnv()
+	env["BASE_URL"] = "https://x.example.com/taasky//"
+	env["SMTP_URL"] = "smtps://mailer:pa%20ss@mail.example.com"
+	env["OIDC_ISSUER"] = "https://accounts.example.com/"
+	c, err := load(env, RoleWeb|RoleWorker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.BaseURL != "https://x.example.com/taasky" {
+		t.Errorf("BaseURL = %q", c.BaseURL)
+	}
+	if c.ListenAddr != ":8080" {
+		t.Errorf("ListenAddr = %q, want :8080 in serve", c.ListenAddr)
+	}
+	want := SMTPConfig{Host: "mail.example.com", Port: 465, Username: "mailer", Password: "pa ss", ImplicitTLS: true}
+	if c.SMTP == nil || *c.SMTP != want {
+		t.Errorf("SMTP = %+v, want %+v", c.SMTP, want)
+	}
+	if c.OIDC.Issuer != "https://accounts.example.com" {
+		t.Errorf("OIDC issuer = %q", c.OIDC.Issuer)
+	}
+	if c.VAPID != nil {
+		t.Errorf("VAPID = %+v, want nil", c.VAPID)
+	}
+	if s := fmt.Sprint(c); strings.Contains(s, "pa ss") || strings.Contains(s, testSecret) || strings.Contains(s, ":pw@") {
+		t.Errorf("Config prints a secret: %s", s)
+	}
+
+	dev, err := load(map[string]string{"DATABASE_URL": "postgres://localhost/taasky_dev", "SECRET_KEY": testSecret}, RoleDev|RoleWeb|RoleWorker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dev.ListenAddr != "127.0.0.1:8080" || dev.BaseURL != "http://127.0.0.1:8080" {
+		t.Errorf("dev defaults: listen %q, base %q", dev.ListenAddr, dev.BaseURL)
+	}
+	if dev.SMTP != nil || dev.OIDC != (OIDCConfig{}) {
+		t.Errorf("dev: SMTP %+v, OIDC %+v: want none", dev.SMTP, dev.OIDC)
+	}
+	smtp, err := load(map[string]string{"DATABASE_URL": "postgres://localhost/x", "SMTP_URL": "smtp://mail"}, RoleMigrate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *smtp.SMTP != (SMTPConfig{Host: "mail", Port: 587}) {
+		t.Errorf("smtp defaults: %+v", smtp.SMTP)
+	}
+}
+
+func TestConfigKey(t *testing.T) {
+	c, err := load(goodEnv(), RoleWeb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limits, session := c.Key("limits"), c.Key("session")
+	if len(limits) != 32 || len(session) != 32 {
+		t.Fatalf("key lengths %d, %d; want 32", len(limits), len(session))
+	}
+	if bytes.Equal(limits, session) {
+		t.Error("two purposes gave the same key")
+	}
+	if !bytes.Equal(limits, c.Key("limits")) {
+		t.Error("a purpose's key is not stable")
+	}
+	if bytes.Contains(limits, []byte(testSecret[:8])) {
+		t.Error("the key shows the secret")
+	}
+	env := goodEnv()
+	env["SECRET_KEY"] = testSecret + "!"
+	other, err := load(env, RoleWeb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(limits, other.Key("limits")) {
+		t.Error("two secrets gave the same key")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Key without a SECRET_KEY did not panic")
+		}
+	}()
+	Config{}.Key("limits")
+}

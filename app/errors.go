@@ -1,0 +1,63 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrorCode says what kind of failure an *Error is, so that adapters can map
+// it once (to an HTTP status, an MCP tool error, an exit code).
+type ErrorCode string
+
+const (
+	// ErrInvalid: the caller's input breaks a rule; the message names the field
+	// and the rule and is safe to show.
+	ErrInvalid ErrorCode = "invalid"
+	// ErrNotFound: the thing asked for does not exist (in the caller's tenant).
+	ErrNotFound ErrorCode = "not_found"
+	// ErrConflict: the input is valid but clashes with what exists (a taken slug).
+	ErrConflict ErrorCode = "conflict"
+	// ErrUnauthorized: the caller could not be identified (unknown or revoked key)
+	// or may not do this.
+	ErrUnauthorized ErrorCode = "unauthorized"
+	// ErrInternal: anything else. Its details are logged, never shown.
+	ErrInternal ErrorCode = "internal"
+)
+
+// Error is a failure whose Message is safe to show to the user who caused it.
+// Errors that are not an *Error are internal: log them and show "internal error".
+type Error struct {
+	Code    ErrorCode
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Errorf returns an *Error with the given code and a formatted message.
+func Errorf(code ErrorCode, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCodeOf returns the code of the first *Error in err's chain,
+// "" for a nil err and ErrInternal for any other error.
+func ErrorCodeOf(err error) ErrorCode {
+	if err == nil {
+		return ""
+	}
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.Code
+	}
+	return ErrInternal
+}
+
+// ErrorMessageOf returns the message to show a user for err: the message of
+// its *Error, or "internal error" when err is not one.
+func ErrorMessageOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.Message
+	}
+	return "internal error"
+}

@@ -1,0 +1,149 @@
+// Package pgtest gives each test a PostgreSQL database of its own, cloned from
+// a template database that holds the migrated schema, and drops it when the
+// test ends. Tests using it may run in parallel, in one test binary or many.
+//
+// The server is TEST_DATABASE_URL (a superuser, or a role that may create
+// databases), by default the local PostgreSQL with trust auth:
+// postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable.
+//
+// The template is named after migrations.Fingerprint, so a change to the
+// migrations builds a new one; old templates are left in place (drop them
+// with `DROP DATABASE taasky_tmpl_…` when you like). It must not be used
+// outside tests.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// DefaultDSN is the server used when TEST_DATABASE_URL is unset.
+const DefaultDSN = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+
+// New returns a pool to a new, migrated database of the test's own. The pool
+// is closed and the database dropped when the test ends.
+func New(t testing.TB) *pgxpool.Pool {
+	t.Helper()
+	dsn := NewDSN(t)
+	pool, err := pgxpool.New(context.Background(), dsn)
+	if err != nil {
+		t.Fatalf("pgtest: open pool: %v", err)
+	}
+	t.Cleanup(pool.Close) // runs before NewDSN's drop
+	return pool
+}
+
+// NewDSN is New for tests that open their own connections (a process under
+// test): it returns the connection string of a new, migrated database that
+// is dropped, connections and all, when the test ends.
+func NewDSN(t testing.TB) string {
+	t.Helper()
+	return newDatabase(t, true)
+}
+
+// NewEmptyDSN returns the connection string of a new empty database (no
+// migrations applied), dropped when the test ends: for testing migrations.
+func NewEmptyDSN(t testing.TB) string {
+	t.Helper()
+	return newDatabase(t, false)
+}
+
+// BaseDSN is the server's connection string: TEST_DATABASE_URL or DefaultDSN.
+func BaseDSN() string {
+	if v := os.Getenv("TEST_DATABASE_URL"); v != "" {
+		return v
+	}
+	return DefaultDSN
+}
+
+// WithDatabase returns dsn (a URL or keyword/value connection string) with
+// its database replaced by name.
+func WithDatabase(dsn, name string) string {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		if u, err := url.Parse(dsn); err == nil {
+			u.Path = "/" + name
+			u.RawPath = ""
+			return u.String()
+		}
+	}
+	return dsn + " dbname=" + name // a later key wins
+}
+
+func newDatabase(t testing.TB, migrated bool) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	base := BaseDSN()
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatalf("pgtest: connect to PostgreSQL (start it, or set TEST_DATABASE_URL): %v", err)
+	}
+	defer admin.Close(context.Background())
+
+	name := "taasky_t_" + randomHex(8)
+	create := "CREATE DATABASE " + ident(name)
+	if migrated {
+		tmpl, err := ensureTemplate(ctx, t, admin, base)
+		if err != nil {
+			t.Fatalf("pgtest: template database: %v", err)
+		}
+		create += " TEMPLATE " + ident(tmpl)
+	}
+	if err := execRetry(ctx, admin, create); err != nil {
+		t.Fatalf("pgtest: create database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := dropDatabase(ctx, base, name); err != nil {
+			t.Errorf("pgtest: drop database %s: %v", name, err)
+		}
+	})
+	return WithDatabase(base, name)
+}
+
+func dropDatabase(ctx context.Context, base, name string) error {
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		return err
+	}
+	defer admin.Close(context.Background())
+	_, err = admin.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(name)+" WITH (FORCE)")
+	return err
+}
+
+// execRetry runs sql, retrying while a database it names is still in use by
+// other sessions (a closed pool's connections linger a moment on the server).
+func execRetry(ctx context.Context, conn *pgx.Conn, sql string) error {
+	for attempt := 1; ; attempt++ {
+		_, err := conn.Exec(ctx, sql)
+		var pgErr *pgconn.PgError
+		if err == nil || !errors.As(err, &pgErr) || pgErr.Code != "55006" || attempt == 20 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(attempt) * 25 * time.Millisecond):
+		}
+	}
+}
+
+func ident(name string) string { return pgx.Identifier{name}.Sanitize() }
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // never fails
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,330 @@
+package negotiation
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Move is an agent's move that needs no human: offer, counter or
+// need_more_detail.
+type Move struct {
+	Verdict Verdict
+	Subject json.RawMessage   // one set of terms
+	Options []json.RawMessage // or 2–10 alternatives
+	Fields  []string          // need_more_detail: the fields it needs detail on
+}
+
+// checkTurn applies the draft rules of protocol 0.2.0 and the turn.
+func (r *Room) checkTurn(side Side, v Verdict, at time.Time) error {
+	if err := r.checkLive(at); err != nil {
+		return err
+	}
+	if r.State == StateDraft {
+		switch {
+		case side != SideA:
+			return refused("only the initiator moves in a draft")
+		case v == VerdictCancel || v == VerdictPreapprove:
+			return nil
+		case r.Round > 0:
+			return refused("nothing but cancel until the peer joins")
+		case v != VerdictOffer:
+			return refused("only an offer or cancel in a draft")
+		}
+		return nil
+	}
+	if v == VerdictCancel || v == VerdictPreapprove {
+		return nil
+	}
+	if r.Turn != side {
+		return refused("not your turn")
+	}
+	return nil
+}
+
+// Propose plays an offer, counter or need_more_detail. Own terms are
+// validated against the mover's schema and limits before they are tabled.
+func (r *Room) Propose(side Side, m Move, at time.Time) (*Room, Event, error) {
+	switch m.Verdict {
+	case VerdictOffer, VerdictCounter, VerdictNeedMoreDetail:
+	case VerdictApprove, VerdictReject, VerdictCancel:
+		return nil, Event{}, inputErr("%s is released by your human: request a confirmation instead", m.Verdict)
+	default:
+		return nil, Event{}, inputErr("verdict must be offer, counter or need_more_detail")
+	}
+	if err := r.checkPropose(side, m.Verdict, at); err != nil {
+		return nil, Event{}, err
+	}
+	var terms []*Terms
+	if m.Verdict == VerdictNeedMoreDetail {
+		if len(m.Subject) > 0 || len(m.Options) > 0 {
+			return nil, Event{}, inputErr("need_more_detail carries no terms; name the fields instead")
+		}
+	} else {
+		var err error
+		if terms, err = r.parseOwnTerms(side, m); err != nil {
+			return nil, Event{}, err
+		}
+	}
+	return r.propose(side, m.Verdict, terms, len(m.Options) > 0, m.Fields, at)
+}
+
+func (r *Room) checkPropose(side Side, v Verdict, at time.Time) error {
+	if err := r.checkTurn(side, v, at); err != nil {
+		return err
+	}
+	switch {
+	case v == VerdictOffer && r.Table != nil:
+		return refused("terms are on the table already; counter them instead")
+	case v == VerdictCounter && r.Table == nil:
+		return refused("nothing to counter yet")
+	case v == VerdictNeedMoreDetail && r.Table == nil:
+		return refused("nothing to ask about yet")
+	}
+	return nil
+}
+
+func (r *Room) parseOwnTerms(side Side, m Move) ([]*Terms, error) {
+	p := r.Party(side)
+	switch {
+	case len(m.Subject) > 0 && len(m.Options) > 0:
+		return nil, inputErr("pass subject or options, not both")
+	case len(m.Subject) > 0:
+		t, err := p.Schema.ParseTerms(m.Subject)
+		if err != nil {
+			return nil, err
+		}
+		if err := p.Limits.CheckOwn(t); err != nil {
+			return nil, err
+		}
+		return []*Terms{t}, nil
+	case len(m.Options) == 0:
+		return nil, inputErr("%s needs terms: subject or options", m.Verdict)
+	case len(m.Options) < MinOptions || len(m.Options) > MaxOptions:
+		return nil, inputErr("options: %d to %d alternatives", MinOptions, MaxOptions)
+	}
+	out := make([]*Terms, len(m.Options))
+	for i, raw := range m.Options {
+		t, err := p.Schema.ParseTerms(raw)
+		if err == nil {
+			err = p.Limits.CheckOwn(t)
+		}
+		if e, ok := err.(*Error); ok {
+			return nil, errf(e.Code, fmt.Sprintf("options[%d]: %s", i, e.Message))
+		}
+		for j := range i {
+			if out[j].Hash() == t.Hash() {
+				return nil, inputErr("options[%d]: the same terms as options[%d]", i, j)
+			}
+		}
+		out[i] = t
+	}
+	return out, nil
+}
+
+// propose applies a checked move. Replay enters here with the logged terms.
+func (r *Room) propose(side Side, v Verdict, terms []*Terms, asOptions bool, fields []string, at time.Time) (*Room, Event, error) {
+	if err := r.checkPropose(side, v, at); err != nil {
+		return nil, Event{}, err
+	}
+	if v == VerdictNeedMoreDetail {
+		for i, f := range fields {
+			_, mine := r.Party(side).Schema.Field(f)
+			_, theirs := r.Party(r.Table.By).Schema.Field(f)
+			if !mine && !theirs {
+				return nil, Event{}, inputErr("fields: unknown field: %s", clip(f))
+			}
+			if slices.Contains(fields[:i], f) {
+				return nil, Event{}, inputErr("fields: %s is listed twice", f)
+			}
+		}
+	} else if len(fields) > 0 {
+		return nil, Event{}, inputErr("fields go with need_more_detail only")
+	}
+	n := r.clone()
+	n.Round++
+	ev := Event{Kind: EventPropose, Side: side, At: at, Verdict: v, Fields: fields}
+	if v != VerdictNeedMoreDetail {
+		n.Table = &Table{By: side, Round: n.Round, Options: terms, AsOptions: asOptions}
+		n.Approvals = [2]SubjectHash{}
+		if v == VerdictCounter {
+			n.Preapprove, n.Preapproved = false, false
+		}
+		n.voidTermsConfirmations()
+		ev.AsOptions = asOptions
+		for _, t := range terms {
+			ev.Terms = append(ev.Terms, t.Canonical())
+		}
+	}
+	if n.State == StateDraft {
+		n.Turn = "" // the peer's, who is not here yet
+	} else {
+		n.Turn = side.Other()
+	}
+	return n, ev, nil
+}
+
+// voidTermsConfirmations drops the confirmations bound to the old table; a
+// pending cancel stands.
+func (r *Room) voidTermsConfirmations() {
+	for i, c := range r.Pending {
+		if c != nil && c.Verdict != VerdictCancel {
+			r.Pending[i] = nil
+		}
+	}
+}
+
+// Request records a move that waits for the party's human: approve
+// (quoting the subject_hash of terms on the table), reject, cancel, or the
+// initiator's preapproval. It is refused now if the move would be; a new
+// request replaces the party's pending one.
+func (r *Room) Request(side Side, v Verdict, hash SubjectHash, id string, at time.Time) (*Room, Event, error) {
+	if err := r.checkConfirmable(side, v, hash, at); err != nil {
+		return nil, Event{}, err
+	}
+	if id == "" {
+		return nil, Event{}, inputErr("a confirmation needs an id")
+	}
+	c := &Confirmation{ID: id, Side: side, Verdict: v, RequestedAt: at}
+	if v == VerdictApprove {
+		c.SubjectHash = hash
+	}
+	if (v == VerdictApprove || v == VerdictReject) && r.Table != nil {
+		c.TableRound = r.Table.Round
+	}
+	n := r.clone()
+	n.Pending[side.index()] = c
+	return n, Event{Kind: EventRequest, Side: side, At: at, Verdict: v, Hash: c.SubjectHash, ConfirmationID: id}, nil
+}
+
+func (r *Room) checkConfirmable(side Side, v Verdict, hash SubjectHash, at time.Time) error {
+	switch v {
+	case VerdictApprove, VerdictReject, VerdictCancel, VerdictPreapprove:
+	default:
+		return inputErr("verdict must be approve or reject")
+	}
+	if err := r.checkTurn(side, v, at); err != nil {
+		return err
+	}
+	switch v {
+	case VerdictApprove:
+		if r.Table == nil {
+			return refused("no terms on the table")
+		}
+		if _, ok := r.Table.Find(hash); !ok {
+			return refused("subject_hash does not match the terms on the table")
+		}
+	case VerdictReject:
+		if r.Table == nil {
+			return refused("no terms on the table")
+		}
+	case VerdictPreapprove:
+		if side != SideA || !r.Preapprove || r.Table == nil || r.Table.By != SideA || !r.Table.AsOptions {
+			return refused("nothing to preapprove")
+		}
+	}
+	return nil
+}
+
+// Result is what a human's answer did.
+type Result string
+
+const (
+	ResultApplied  Result = "applied"  // the move was made
+	ResultDeclined Result = "declined" // the human said no; the room is unchanged
+	ResultVoid     Result = "void"     // the room moved on; the answer applies to nothing
+)
+
+// Decide applies a human's answer to their party's pending confirmation.
+// The move applies only if the room is still as it was when asked (for an
+// approval, the same terms on the table); otherwise the confirmation comes
+// out void, and why is the one-line reason.
+func (r *Room) Decide(side Side, id string, accept bool, at time.Time) (n *Room, ev Event, why string, err error) {
+	c := r.PendingFor(side)
+	if c == nil || c.ID != id {
+		return nil, Event{}, "", refused("this confirmation is no longer pending")
+	}
+	n = r.clone()
+	n.Pending[side.index()] = nil
+	ev = Event{Kind: EventDecide, Side: side, At: at, ConfirmationID: id, Accept: accept, Outcome: ResultDeclined}
+	if !accept {
+		return n, ev, "", nil
+	}
+	why = r.stillValid(c, at)
+	if why != "" {
+		ev.Outcome = ResultVoid
+		return n, ev, why, nil
+	}
+	ev.Outcome = ResultApplied
+	n.apply(c)
+	return n, ev, "", nil
+}
+
+// stillValid says why a confirmation no longer applies ("" if it does).
+func (r *Room) stillValid(c *Confirmation, at time.Time) string {
+	if err := r.checkConfirmable(c.Side, c.Verdict, c.SubjectHash, at); err != nil {
+		return err.Error()
+	}
+	if (c.Verdict == VerdictApprove || c.Verdict == VerdictReject) && r.Table.Round != c.TableRound {
+		return "the terms on the table changed"
+	}
+	return ""
+}
+
+// apply makes a confirmed move on n (a fresh clone).
+func (n *Room) apply(c *Confirmation) {
+	switch c.Verdict {
+	case VerdictReject:
+		n.close(ClosedRejected)
+	case VerdictCancel:
+		if n.State == StateDraft {
+			n.close(ClosedWithdrawn)
+		} else {
+			n.close(ClosedCancelled)
+		}
+	case VerdictPreapprove:
+		n.Preapproved = true
+		if h := n.Approval(SideB); h != "" {
+			n.Approvals[0] = h
+		}
+	case VerdictApprove:
+		t, _ := n.Table.Find(c.SubjectHash)
+		if len(n.Table.Options) > 1 {
+			narrowed := *n.Table
+			narrowed.Options = []*Terms{t}
+			n.Table = &narrowed
+			// An approval of another option no longer stands.
+			for i, h := range n.Approvals {
+				if h != c.SubjectHash {
+					n.Approvals[i] = ""
+				}
+			}
+		}
+		n.Approvals[c.Side.index()] = c.SubjectHash
+		if c.Side == SideB && n.Preapproved && n.Table.By == SideA {
+			n.Approvals[0] = c.SubjectHash
+		}
+		n.Turn = c.Side.Other()
+	}
+	if n.State == StateAwaiting && n.Approvals[0] != "" && n.Approvals[0] == n.Approvals[1] {
+		n.State, n.Turn = StateAgreed, ""
+		n.Pending = [2]*Confirmation{}
+	}
+}
+
+// CloseDue closes a room whose invitation expired or whose deadline passed.
+// It is refused for a room that is not due, so a late or repeated job
+// changes nothing.
+func (r *Room) CloseDue(at time.Time) (*Room, Event, error) {
+	reason, due := r.Due(at)
+	if !due {
+		if r.State.Terminal() {
+			return nil, Event{}, refused("room is " + string(r.State))
+		}
+		return nil, Event{}, refused("room is not due to close")
+	}
+	n := r.clone()
+	n.close(reason)
+	return n, Event{Kind: EventClose, At: at, Reason: reason}, nil
+}

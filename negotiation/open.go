@@ -1,0 +1,171 @@
+package negotiation
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// OpenRequest is everything the initiator declares at open.
+type OpenRequest struct {
+	Schema     json.RawMessage   // the subject_schema, unless Slots
+	Limits     json.RawMessage   // private, optional
+	Subject    json.RawMessage   // opening terms, optional
+	Options    []json.RawMessage // or 2–10 opening options
+	Slots      []json.RawMessage // or timeranges: shorthand for SlotsSchema with one option each
+	Preapprove bool              // the initiator's human confirms once that any option is fine
+	Deadline   *time.Time        // default DefaultDeadline after the open, at most MaxDeadline
+	// PreapprovalID names the preapproval confirmation when Preapprove is set.
+	PreapprovalID string
+}
+
+func inputErr(format string, args ...any) *Error {
+	return errf(CodeInvalidInput, fmt.Sprintf(format, args...))
+}
+
+// Open validates an open and returns the draft room with the events to log:
+// the open, the opening offer if terms were given, and the preapproval
+// request. Warnings are the schema's "keep it small" advice.
+func Open(req OpenRequest, at time.Time) (*Room, []Event, []string, error) {
+	schemaJSON := req.Schema
+	var warnings []string
+	switch {
+	case len(req.Slots) > 0:
+		if len(req.Schema) > 0 {
+			return nil, nil, nil, inputErr("pass subject_schema or slots, not both")
+		}
+		if len(req.Subject) > 0 || len(req.Options) > 0 {
+			return nil, nil, nil, inputErr("slots are the opening options; pass no subject or options with them")
+		}
+		if len(req.Slots) > MaxOptions {
+			return nil, nil, nil, inputErr("slots: at most %d", MaxOptions)
+		}
+		schemaJSON = SlotsSchema().Canonical()
+	case len(req.Schema) == 0:
+		return nil, nil, nil, inputErr("subject_schema is required (or slots, for a meeting time)")
+	default:
+		s, w, err := ParseSchema(req.Schema)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		schemaJSON, warnings = s.Canonical(), w
+	}
+	if len(req.Subject) > 0 && len(req.Options) > 0 {
+		return nil, nil, nil, inputErr("pass subject or options, not both")
+	}
+	if req.Preapprove && len(req.Options) == 0 && len(req.Slots) < MinOptions {
+		return nil, nil, nil, inputErr("preapprove needs options or slots to choose from")
+	}
+	r, err := openRoom(schemaJSON, req.Limits, len(req.Slots) > 0, req.Preapprove, req.Deadline, at)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	events := []Event{{Kind: EventOpen, Side: SideA, At: at, Schema: schemaJSON,
+		Slots: r.Slots, Preapprove: r.Preapprove, Deadline: req.Deadline}}
+	subject, options := req.Subject, req.Options
+	if len(req.Slots) == 1 {
+		subject = slotTerms(req.Slots[0])
+	} else if len(req.Slots) > 1 {
+		options = make([]json.RawMessage, len(req.Slots))
+		for i, s := range req.Slots {
+			options[i] = slotTerms(s)
+		}
+	}
+	if len(subject) > 0 || len(options) > 0 {
+		var ev Event
+		r, ev, err = r.Propose(SideA, Move{Verdict: VerdictOffer, Subject: subject, Options: options}, at)
+		if err != nil {
+			if e, ok := err.(*Error); ok && len(req.Slots) > 0 {
+				return nil, nil, nil, errf(e.Code, "slots: "+e.Message)
+			}
+			return nil, nil, nil, err
+		}
+		events = append(events, ev)
+	}
+	if req.Preapprove {
+		var ev Event
+		r, ev, err = r.Request(SideA, VerdictPreapprove, "", req.PreapprovalID, at)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		events = append(events, ev)
+	}
+	return r, events, warnings, nil
+}
+
+func slotTerms(slot json.RawMessage) json.RawMessage {
+	return append(append([]byte(`{"meeting_time":`), slot...), '}')
+}
+
+func openRoom(schemaJSON, limitsJSON []byte, slots, preapprove bool, deadline *time.Time, at time.Time) (*Room, error) {
+	s, _, err := ParseSchema(schemaJSON)
+	if err != nil {
+		return nil, err
+	}
+	lim, err := s.ParseLimits(limitsJSON)
+	if err != nil {
+		return nil, err
+	}
+	r := &Room{State: StateDraft, Turn: SideA, Slots: slots, Preapprove: preapprove,
+		OpenedAt: at, ExpiresAt: at.Add(InvitationTTL), Deadline: at.Add(DefaultDeadline)}
+	r.Parties[0] = Party{Schema: s, Limits: lim}
+	if deadline != nil {
+		if !deadline.After(at) {
+			return nil, inputErr("deadline must be in the future")
+		}
+		if deadline.Sub(at) > MaxDeadline {
+			return nil, inputErr("deadline must be at most 90 days away")
+		}
+		r.Deadline = deadline.UTC()
+	}
+	return r, nil
+}
+
+// Join seats the peer with its schema (the inviter's, in a slots room,
+// when none is given) and limits. The turn is the peer's if terms are on
+// the table, the initiator's if not. No deal possible is decided here, once.
+func (r *Room) Join(schemaJSON, limitsJSON json.RawMessage, at time.Time) (*Room, Event, error) {
+	if r.State != StateDraft {
+		if r.State == StateClosed {
+			switch r.ClosedReason {
+			case ClosedWithdrawn:
+				return nil, Event{}, refused("the invitation was withdrawn")
+			case ClosedExpired:
+				return nil, Event{}, refused("the invitation has expired")
+			}
+		}
+		if r.State == StateAwaiting || r.Parties[1].Schema != nil {
+			return nil, Event{}, refused("the invitation has been used already")
+		}
+		return nil, Event{}, refused("room is " + string(r.State))
+	}
+	if err := r.checkLive(at); err != nil {
+		return nil, Event{}, err
+	}
+	var s *Schema
+	if len(schemaJSON) == 0 {
+		if !r.Slots {
+			return nil, Event{}, inputErr("subject_schema is required")
+		}
+		s = r.Parties[0].Schema
+	} else {
+		var err error
+		if s, _, err = ParseSchema(schemaJSON); err != nil {
+			return nil, Event{}, err
+		}
+	}
+	lim, err := s.ParseLimits(limitsJSON)
+	if err != nil {
+		return nil, Event{}, err
+	}
+	n := r.clone()
+	n.Parties[1] = Party{Schema: s, Limits: lim}
+	n.State = StateAwaiting
+	n.Turn = SideA
+	if n.Table != nil {
+		n.Turn = SideB
+	}
+	a := n.Parties[0]
+	n.NoDeal = NoDealPossible(a.Schema, a.Limits, s, lim)
+	return n, Event{Kind: EventJoin, Side: SideB, At: at, Schema: s.Canonical()}, nil
+}

@@ -1,0 +1,394 @@
+package negotiation
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
+)
+
+// MaxSafeInt is the largest int a JSON number holds exactly everywhere
+// (RFC 8785 serializes numbers as IEEE 754 doubles).
+const MaxSafeInt = 1<<53 - 1
+
+// Value is one validated, normalized value of a field.
+type Value struct {
+	Text     string          // string and enum; a date as YYYY-MM-DD
+	Int      int64           // int
+	Bool     bool            // bool
+	Start    time.Time       // timerange start in UTC; a date at 00:00 UTC
+	End      time.Time       // timerange end in UTC
+	Amount   decimal.Decimal // money
+	Currency string          // money
+}
+
+// Terms are validated terms: every value checked against one schema,
+// normalized, and hashed.
+type Terms struct {
+	values    map[string][]Value
+	canonical []byte
+	hash      SubjectHash
+}
+
+// Values returns a field's values (one unless the field is repeated).
+func (t *Terms) Values(field string) ([]Value, bool) {
+	v, ok := t.values[field]
+	return v, ok
+}
+
+// Has reports whether the terms hold the field.
+func (t *Terms) Has(field string) bool { _, ok := t.values[field]; return ok }
+
+// Canonical is the normalized terms in RFC 8785 form: what subject_hash hashes.
+func (t *Terms) Canonical() []byte { return t.canonical }
+
+// Hash is the terms' subject_hash.
+func (t *Terms) Hash() SubjectHash { return t.hash }
+
+func termsErr(format string, args ...any) *Error {
+	return errf(CodeInvalidTerms, fmt.Sprintf(format, args...))
+}
+
+// ParseTerms validates terms against a schema, strictly and totally:
+// nothing is coerced, trimmed or defaulted, and the first broken rule
+// rejects the whole terms with a message that names the field.
+func (s *Schema) ParseTerms(data []byte) (*Terms, error) {
+	if len(data) > MaxTermsBytes {
+		return nil, termsErr("terms are larger than %d bytes", MaxTermsBytes)
+	}
+	root, err := parseJSON(data)
+	if err != nil {
+		return nil, termsErr("terms: %v", err)
+	}
+	return s.termsFromNode(&root)
+}
+
+func (s *Schema) termsFromNode(root *node) (*Terms, error) {
+	if root.kind != kindObject {
+		return nil, termsErr("terms must be an object of fields, not %s", root.kind)
+	}
+	t := &Terms{values: make(map[string][]Value, len(root.members))}
+	for i := range root.members {
+		m := &root.members[i]
+		f, ok := s.Field(m.key)
+		if !ok {
+			return nil, termsErr("unknown field: %s", clip(m.key))
+		}
+		vals, err := f.parseValues(&m.val)
+		if err != nil {
+			return nil, err
+		}
+		t.values[f.Name] = vals
+	}
+	for _, f := range s.fields {
+		if !f.Optional && !t.Has(f.Name) {
+			return nil, termsErr("missing required field: %s", f.Name)
+		}
+	}
+	buf := make([]byte, 0, 64*len(t.values))
+	t.canonical = s.appendTerms(buf, t)
+	t.hash = hashOf(t.canonical)
+	return t, nil
+}
+
+func (f *Field) parseValues(n *node) ([]Value, error) {
+	if n.kind == kindNull {
+		return nil, termsErr("%s: must not be null; leave an optional field out instead", f.Name)
+	}
+	if !f.Repeated {
+		v, err := f.parseValue(f.Name, n)
+		if err != nil {
+			return nil, err
+		}
+		return []Value{v}, nil
+	}
+	if n.kind != kindArray || len(n.items) == 0 {
+		return nil, termsErr("%s: must be a non-empty list", f.Name)
+	}
+	if len(n.items) > MaxRepeated {
+		return nil, termsErr("%s: at most %d values", f.Name, MaxRepeated)
+	}
+	out := make([]Value, len(n.items))
+	for i := range n.items {
+		v, err := f.parseValue(fmt.Sprintf("%s[%d]", f.Name, i), &n.items[i])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func (f *Field) parseValue(path string, n *node) (Value, error) {
+	switch f.Type {
+	case TypeString:
+		if n.kind != kindString {
+			return Value{}, termsErr("%s: must be a string, not %s", path, n.kind)
+		}
+		if utf8.RuneCountInString(n.s) > f.MaxLen {
+			return Value{}, termsErr("%s: at most %d characters", path, f.MaxLen)
+		}
+		if !validText(n.s, true) {
+			return Value{}, termsErr("%s: control characters are not allowed", path)
+		}
+		return Value{Text: n.s}, nil
+	case TypeInt:
+		i, err := parseInt(path, n)
+		return Value{Int: i}, err
+	case TypeBool:
+		if n.kind != kindBool {
+			return Value{}, termsErr("%s: must be true or false, not %s", path, n.kind)
+		}
+		return Value{Bool: n.b}, nil
+	case TypeEnum:
+		if n.kind != kindString {
+			return Value{}, termsErr("%s: must be one of %s, not %s", path, strings.Join(f.Values, ", "), n.kind)
+		}
+		for _, v := range f.Values {
+			if v == n.s {
+				return Value{Text: v}, nil
+			}
+		}
+		return Value{}, termsErr("%s: %q is not one of %s", path, clip(n.s), strings.Join(f.Values, ", "))
+	case TypeDate:
+		d, err := parseDate(path, n)
+		return Value{Text: n.s, Start: d}, err
+	case TypeTimerange:
+		return parseTimerange(path, n)
+	case TypeMoney:
+		return f.parseMoney(path, n)
+	}
+	return Value{}, termsErr("%s: unsupported type %s", path, f.Type)
+}
+
+func parseInt(path string, n *node) (int64, error) {
+	if n.kind != kindNumber {
+		return 0, termsErr("%s: must be a whole number, not %s", path, n.kind)
+	}
+	if strings.ContainsAny(n.s, ".eE") {
+		return 0, termsErr("%s: must be a whole number, written without a decimal point or exponent", path)
+	}
+	i, err := strconv.ParseInt(n.s, 10, 64)
+	if err != nil || i > MaxSafeInt || i < -MaxSafeInt {
+		return 0, termsErr("%s: must be between -%d and %d", path, int64(MaxSafeInt), int64(MaxSafeInt))
+	}
+	return i, nil
+}
+
+func parseDate(path string, n *node) (time.Time, error) {
+	if n.kind != kindString || len(n.s) != 10 || n.s[4] != '-' || n.s[7] != '-' {
+		return time.Time{}, termsErr("%s: must be a date like 2026-12-03", path)
+	}
+	d, err := time.Parse(time.DateOnly, n.s)
+	if err != nil {
+		return time.Time{}, termsErr("%s: %s is not a calendar day", path, clip(n.s))
+	}
+	return d, nil
+}
+
+// parseMoment reads an RFC 3339 moment with an offset (Z or ±hh:mm).
+func parseMoment(path string, n *node) (time.Time, error) {
+	bad := termsErr("%s: must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00", path)
+	if n.kind != kindString || !momentShape(n.s) {
+		return time.Time{}, bad
+	}
+	t, err := time.Parse(time.RFC3339Nano, n.s)
+	if err != nil {
+		return time.Time{}, termsErr("%s: %s is not a real moment", path, clip(n.s))
+	}
+	return t.UTC(), nil
+}
+
+// momentShape checks the exact RFC 3339 layout: YYYY-MM-DDTHH:MM:SS, an
+// optional fraction of 1 to 9 digits, and Z or ±hh:mm. Go's parser alone
+// accepts a little more (a lowercase t or z, for one).
+func momentShape(s string) bool {
+	const head = "dddd-dd-ddTdd:dd:dd"
+	if len(s) < len(head)+1 {
+		return false
+	}
+	for i := 0; i < len(head); i++ {
+		if head[i] == 'd' {
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		} else if s[i] != head[i] {
+			return false
+		}
+	}
+	rest := s[len(head):]
+	if rest[0] == '.' {
+		j := 1
+		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+			j++
+		}
+		if j == 1 || j > 10 {
+			return false
+		}
+		rest = rest[j:]
+	}
+	if rest == "Z" {
+		return true
+	}
+	return len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && isDigits(rest[1:3]) && rest[3] == ':' && isDigits(rest[4:6])
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func parseTimerange(path string, n *node) (Value, error) {
+	if n.kind != kindObject {
+		return Value{}, termsErr("%s: must be an object with start and end", path)
+	}
+	for _, m := range n.members {
+		if m.key != "start" && m.key != "end" {
+			return Value{}, termsErr("%s: unknown key: %s (a timerange has start and end)", path, clip(m.key))
+		}
+	}
+	sn, ok1 := n.get("start")
+	en, ok2 := n.get("end")
+	if !ok1 || !ok2 {
+		return Value{}, termsErr("%s: must be an object with start and end", path)
+	}
+	start, err := parseMoment(path+".start", sn)
+	if err != nil {
+		return Value{}, err
+	}
+	end, err := parseMoment(path+".end", en)
+	if err != nil {
+		return Value{}, err
+	}
+	if !end.After(start) {
+		return Value{}, termsErr("%s: end must be after start", path)
+	}
+	return Value{Start: start, End: end}, nil
+}
+
+func (f *Field) parseMoney(path string, n *node) (Value, error) {
+	if n.kind != kindObject {
+		return Value{}, termsErr(`%s: must be an object like {"amount": "1500.00", "currency": "EUR"}`, path)
+	}
+	for _, m := range n.members {
+		if m.key != "amount" && m.key != "currency" {
+			return Value{}, termsErr("%s: unknown key: %s (money has amount and currency)", path, clip(m.key))
+		}
+	}
+	an, ok1 := n.get("amount")
+	cn, ok2 := n.get("currency")
+	if !ok1 || !ok2 {
+		return Value{}, termsErr(`%s: must be an object like {"amount": "1500.00", "currency": "EUR"}`, path)
+	}
+	if cn.kind != kindString {
+		return Value{}, termsErr("%s.currency: must be an ISO 4217 code like EUR", path)
+	}
+	digits, ok := MinorDigits(cn.s)
+	if !ok {
+		return Value{}, termsErr("%s.currency: %q is not an ISO 4217 currency code", path, clip(cn.s))
+	}
+	if f.Currency != "" && cn.s != f.Currency {
+		return Value{}, termsErr("%s.currency: must be %s", path, f.Currency)
+	}
+	amount, err := parseAmount(path+".amount", an, cn.s, digits)
+	if err != nil {
+		return Value{}, err
+	}
+	return Value{Amount: amount, Currency: cn.s}, nil
+}
+
+// maxAmountDigits bounds the whole part of an amount: no deal is worth more.
+const maxAmountDigits = 18
+
+func parseAmount(path string, n *node, currency string, digits int) (decimal.Decimal, error) {
+	if n.kind == kindNumber {
+		return decimal.Decimal{}, termsErr(`%s: must be a decimal string like "1500.00", not a number`, path)
+	}
+	if n.kind != kindString {
+		return decimal.Decimal{}, termsErr(`%s: must be a decimal string like "1500.00"`, path)
+	}
+	s := n.s
+	if strings.HasPrefix(s, "-") {
+		return decimal.Decimal{}, termsErr("%s: must not be negative", path)
+	}
+	whole, frac, hasPoint := strings.Cut(s, ".")
+	if !isDigits(whole) || (hasPoint && !isDigits(frac)) || (len(whole) > 1 && whole[0] == '0') {
+		return decimal.Decimal{}, termsErr(`%s: must be a decimal string like "1500.00"`, path)
+	}
+	if len(whole) > maxAmountDigits {
+		return decimal.Decimal{}, termsErr("%s: at most %d digits before the decimal point", path, maxAmountDigits)
+	}
+	if len(frac) > digits {
+		if digits == 0 {
+			return decimal.Decimal{}, termsErr("%s: %s has no decimals", path, currency)
+		}
+		return decimal.Decimal{}, termsErr("%s: %s has at most %d decimals", path, currency, digits)
+	}
+	return decimal.RequireFromString(s), nil
+}
+
+// appendTerms writes terms in canonical form: fields in name order, moments
+// in UTC with Z (fractions only when non-zero), amounts with exactly the
+// currency's minor digits, absent optional fields absent.
+func (s *Schema) appendTerms(buf []byte, t *Terms) []byte {
+	buf = append(buf, '{')
+	first := true
+	for _, fi := range s.sorted {
+		f := &s.fields[fi]
+		vals, ok := t.values[f.Name]
+		if !ok {
+			continue
+		}
+		if !first {
+			buf = append(buf, ',')
+		}
+		first = false
+		buf = appendJCSString(buf, f.Name)
+		buf = append(buf, ':')
+		if f.Repeated {
+			buf = append(buf, '[')
+		}
+		for i := range vals {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = f.appendValue(buf, &vals[i])
+		}
+		if f.Repeated {
+			buf = append(buf, ']')
+		}
+	}
+	return append(buf, '}')
+}
+
+func (f *Field) appendValue(buf []byte, v *Value) []byte {
+	switch f.Type {
+	case TypeString, TypeEnum, TypeDate:
+		return appendJCSString(buf, v.Text)
+	case TypeInt:
+		return appendJCSInt(buf, v.Int)
+	case TypeBool:
+		return strconv.AppendBool(buf, v.Bool)
+	case TypeTimerange:
+		buf = append(buf, `{"end":"`...)
+		buf = v.End.AppendFormat(buf, time.RFC3339Nano)
+		buf = append(buf, `","start":"`...)
+		buf = v.Start.AppendFormat(buf, time.RFC3339Nano)
+		return append(buf, `"}`...)
+	case TypeMoney:
+		digits, _ := MinorDigits(v.Currency)
+		buf = append(buf, `{"amount":"`...)
+		buf = append(buf, v.Amount.StringFixed(int32(digits))...)
+		buf = append(buf, `","currency":`...)
+		buf = appendJCSString(buf, v.Currency)
+		return append(buf, '}')
+	}
+	return buf
+}
