@@ -56,6 +56,11 @@ type jsonReader struct {
 	data  []byte
 	pos   int
 	depth int
+	// Stacks that members and items are gathered on, then copied out at
+	// their exact size: appending straight into each node's slice made
+	// most of the garbage of a parse.
+	members []member
+	items   []node
 }
 
 // parseJSON reads exactly one JSON value. Duplicate keys, invalid UTF-8,
@@ -132,6 +137,8 @@ func (r *jsonReader) object() (node, error) {
 		return node{}, err
 	}
 	n := node{kind: kindObject}
+	mark := len(r.members)
+	defer func() { r.members = r.members[:mark] }()
 	if r.pos < len(r.data) && r.data[r.pos] == '}' {
 		r.pos++
 		r.depth--
@@ -145,8 +152,10 @@ func (r *jsonReader) object() (node, error) {
 		if err != nil {
 			return node{}, err
 		}
-		if _, dup := n.get(key); dup {
-			return node{}, fmt.Errorf("not valid JSON: key %q appears twice", key)
+		for i := mark; i < len(r.members); i++ {
+			if r.members[i].key == key {
+				return node{}, fmt.Errorf("not valid JSON: key %q appears twice", key)
+			}
 		}
 		r.space()
 		if r.pos >= len(r.data) || r.data[r.pos] != ':' {
@@ -158,7 +167,7 @@ func (r *jsonReader) object() (node, error) {
 		if err != nil {
 			return node{}, err
 		}
-		n.members = append(n.members, member{key: key, val: v})
+		r.members = append(r.members, member{key: key, val: v})
 		r.space()
 		if r.pos < len(r.data) && r.data[r.pos] == ',' {
 			r.pos++
@@ -168,6 +177,7 @@ func (r *jsonReader) object() (node, error) {
 		if r.pos < len(r.data) && r.data[r.pos] == '}' {
 			r.pos++
 			r.depth--
+			n.members = append([]member(nil), r.members[mark:]...)
 			return n, nil
 		}
 		return node{}, r.fail("expected ',' or '}'")
@@ -179,6 +189,8 @@ func (r *jsonReader) array() (node, error) {
 		return node{}, err
 	}
 	n := node{kind: kindArray}
+	mark := len(r.items)
+	defer func() { r.items = r.items[:mark] }()
 	if r.pos < len(r.data) && r.data[r.pos] == ']' {
 		r.pos++
 		r.depth--
@@ -189,7 +201,7 @@ func (r *jsonReader) array() (node, error) {
 		if err != nil {
 			return node{}, err
 		}
-		n.items = append(n.items, v)
+		r.items = append(r.items, v)
 		r.space()
 		if r.pos < len(r.data) && r.data[r.pos] == ',' {
 			r.pos++
@@ -199,6 +211,7 @@ func (r *jsonReader) array() (node, error) {
 		if r.pos < len(r.data) && r.data[r.pos] == ']' {
 			r.pos++
 			r.depth--
+			n.items = append([]node(nil), r.items[mark:]...)
 			return n, nil
 		}
 		return node{}, r.fail("expected ',' or ']'")

@@ -349,15 +349,15 @@ func OutsideLimits(mine *Schema, myLimits *Limits, theirs *Schema, terms *Terms)
 // Taasky can say this: it sees both limits and reveals neither.
 func NoDealPossible(sa *Schema, la *Limits, sb *Schema, lb *Limits) []string {
 	var out []string
-	for i := range la.List() {
-		a := &la.list[i]
-		fb, ok := sb.Field(a.Field.Name)
-		if !ok || !Matches(a.Field, fb) {
+	for _, fa := range sa.Fields() {
+		fb, ok := sb.Field(fa.Name)
+		if !ok || !Matches(fa, fb) {
 			continue
 		}
-		b, _ := lb.Get(fb.Name)
-		if disjoint(a, b, fb) {
-			out = append(out, a.Field.Name)
+		a, okA := la.Get(fa.Name)
+		b, okB := lb.Get(fb.Name)
+		if okA && disjoint(a, b, fb) || !okA && okB && disjoint(b, nil, fa) {
+			out = append(out, fa.Name)
 		}
 	}
 	slices.Sort(out)

@@ -75,7 +75,7 @@ func Restore(snapshot []byte, limits [2][]byte) (*Room, error) {
 		Approvals: j.Approvals, Slots: j.Slots, Preapprove: j.Preapprove, Preapproved: j.Preapproved,
 		Pending: j.Pending, NoDeal: j.NoDeal, OpenedAt: j.OpenedAt, ExpiresAt: j.ExpiresAt, Deadline: j.Deadline}
 	for i, raw := range j.Schemas {
-		if raw == nil {
+		if raw == nil || string(raw) == "null" {
 			continue
 		}
 		s, _, err := ParseSchema(raw)

@@ -113,9 +113,11 @@ func (f *Field) parseValues(n *node) ([]Value, error) {
 	}
 	out := make([]Value, len(n.items))
 	for i := range n.items {
-		v, err := f.parseValue(fmt.Sprintf("%s[%d]", f.Name, i), &n.items[i])
-		if err != nil {
-			return nil, err
+		v, err := f.parseValue(f.Name, &n.items[i])
+		if e, ok := err.(*Error); ok {
+			// Name the element: "slots[1]: …" rather than "slots: …".
+			e.Message = fmt.Sprintf("%s[%d]%s", f.Name, i, strings.TrimPrefix(e.Message, f.Name))
+			return nil, e
 		}
 		out[i] = v
 	}
@@ -191,9 +193,8 @@ func parseDate(path string, n *node) (time.Time, error) {
 
 // parseMoment reads an RFC 3339 moment with an offset (Z or ±hh:mm).
 func parseMoment(path string, n *node) (time.Time, error) {
-	bad := termsErr("%s: must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00", path)
 	if n.kind != kindString || !momentShape(n.s) {
-		return time.Time{}, bad
+		return time.Time{}, termsErr("%s: must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00", path)
 	}
 	t, err := time.Parse(time.RFC3339Nano, n.s)
 	if err != nil {

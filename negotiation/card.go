@@ -1,0 +1,108 @@
+package negotiation
+
+import "time"
+
+// Card is what one party's human sees of the terms on the table: rendered
+// through their own schema, with the other side's words marked as theirs.
+// Only the viewer's own limits are involved, and only as flags.
+type Card struct {
+	Viewer    Side          `json:"viewer"`
+	TabledBy  Side          `json:"tabled_by"`         // who put these terms on the table
+	Options   []CardOption  `json:"options"`           // one, or the options to choose from
+	NoDeal    []CardNote    `json:"no_deal,omitempty"` // fields on which no deal is possible
+	NewSchema bool          `json:"new_schema"`        // the other side's schema is new to the viewer's account
+	Asking    *Confirmation `json:"asking,omitempty"`
+}
+
+// CardOption is one set of terms on the card.
+type CardOption struct {
+	SubjectHash SubjectHash `json:"subject_hash"`
+	Fields      []CardField `json:"fields"`
+	Outside     bool        `json:"outside_your_limits"` // any field is outside the viewer's limits
+}
+
+// CardField is one field of one option.
+type CardField struct {
+	Name    string  `json:"name"`
+	Label   string  `json:"label"`             // the viewer's label, or theirs when Theirs
+	Theirs  bool    `json:"theirs,omitempty"`  // a field of theirs the viewer's schema lacks: their label, their words
+	Missing bool    `json:"missing,omitempty"` // a required field of the viewer's that their terms lack
+	Text    string  `json:"text,omitempty"`    // the value for a person, in the viewer's time zone
+	Values  []Value `json:"-"`
+	Type    Type    `json:"type"`
+	Outside []Bound `json:"outside_your_limits,omitempty"` // the viewer's bounds this value breaks (never a number)
+	NoDeal  bool    `json:"no_deal,omitempty"`
+}
+
+// CardNote names a field on which no deal is possible.
+type CardNote struct {
+	Name  string `json:"name"`
+	Label string `json:"label"`
+}
+
+// Card builds the viewer's card for the terms on the table (nil if none).
+// seen says whether the viewer's account has confirmed terms under the
+// other side's schema before; loc is the viewer's time zone.
+func (r *Room) Card(viewer Side, seen bool, loc *time.Location) *Card {
+	if r.Table == nil {
+		return nil
+	}
+	me, them := r.Party(viewer), r.Party(viewer.Other())
+	c := &Card{Viewer: viewer, TabledBy: r.Table.By, NewSchema: them.Schema != nil && !seen,
+		Asking: r.PendingFor(viewer)}
+	for _, name := range r.NoDeal {
+		f, _ := me.Schema.Field(name)
+		c.NoDeal = append(c.NoDeal, CardNote{Name: name, Label: f.Label})
+	}
+	tabler := r.Party(r.Table.By).Schema
+	for _, t := range r.Table.Options {
+		c.Options = append(c.Options, r.cardOption(me, tabler, t, viewer != r.Table.By, loc))
+	}
+	return c
+}
+
+func (r *Room) cardOption(me Party, tabler *Schema, t *Terms, fromThem bool, loc *time.Location) CardOption {
+	o := CardOption{SubjectHash: t.Hash()}
+	var breaches []Breach
+	if fromThem {
+		breaches = OutsideLimits(me.Schema, me.Limits, tabler, t)
+	}
+	for _, mine := range me.Schema.Fields() {
+		theirs, ok := tabler.Field(mine.Name)
+		vals, has := t.Values(mine.Name)
+		if !ok || !Matches(mine, theirs) || !has {
+			if !mine.Optional {
+				o.Fields = append(o.Fields, CardField{Name: mine.Name, Label: mine.Label, Type: mine.Type, Missing: true})
+			}
+			continue
+		}
+		cf := CardField{Name: mine.Name, Label: mine.Label, Type: mine.Type, Values: vals,
+			Text: FormatValues(theirs, vals, loc), NoDeal: contains(r.NoDeal, mine.Name)}
+		for _, b := range breaches {
+			if b.Field == mine.Name {
+				cf.Outside = append(cf.Outside, b.Bound)
+				o.Outside = true
+			}
+		}
+		o.Fields = append(o.Fields, cf)
+	}
+	for _, theirs := range tabler.Fields() {
+		mine, ok := me.Schema.Field(theirs.Name)
+		vals, has := t.Values(theirs.Name)
+		if !has || (ok && Matches(mine, theirs)) {
+			continue
+		}
+		o.Fields = append(o.Fields, CardField{Name: theirs.Name, Label: theirs.Label, Theirs: true,
+			Type: theirs.Type, Values: vals, Text: FormatValues(theirs, vals, loc)})
+	}
+	return o
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,109 @@
+package negotiation
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// seeds adds every JSON value found under key in the vector files to f.
+func seeds(f *testing.F, file string, pick func(m map[string]json.RawMessage) []json.RawMessage) {
+	b, err := os.ReadFile(filepath.Join("..", "vectors", file))
+	if err != nil {
+		f.Fatal(err)
+	}
+	var doc struct {
+		Cases []map[string]json.RawMessage `json:"cases"`
+		Parse []map[string]json.RawMessage `json:"parse"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		f.Fatal(err)
+	}
+	for _, c := range append(doc.Cases, doc.Parse...) {
+		for _, v := range pick(c) {
+			if len(v) > 0 {
+				f.Add([]byte(v))
+			}
+		}
+	}
+}
+
+func field(name string) func(map[string]json.RawMessage) []json.RawMessage {
+	return func(m map[string]json.RawMessage) []json.RawMessage { return []json.RawMessage{m[name]} }
+}
+
+func FuzzParseSchema(f *testing.F) {
+	seeds(f, "schemas.json", field("schema"))
+	f.Add([]byte(`{"a":{"type":"enum","label":"\ud83d\ude00","values":["x","y"]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, _, err := ParseSchema(data)
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("not a protocol error: %v", err)
+			}
+			return
+		}
+		again, _, err := ParseSchema(s.Canonical())
+		if err != nil || string(again.Canonical()) != string(s.Canonical()) {
+			t.Fatalf("canonical schema does not reparse to itself: %v", err)
+		}
+	})
+}
+
+var fuzzSchema = []byte(`{"topic":{"type":"string","label":"Topic","optional":true},"qty":{"type":"int","label":"Qty","optional":true},"ok":{"type":"bool","label":"OK","optional":true},"day":{"type":"date","label":"Day","optional":true},"slots":{"type":"timerange","label":"Slots","repeated":true,"optional":true},"price":{"type":"money","label":"Price","optional":true},"place":{"type":"enum","label":"Where","values":["office","video"],"optional":true}}`)
+
+func FuzzParseTerms(f *testing.F) {
+	seeds(f, "terms.json", field("terms"))
+	seeds(f, "hash.json", field("terms"))
+	f.Add([]byte(`{"price":{"amount":"1.50","currency":"EUR"},"slots":[{"start":"2026-12-03T10:00:00.5+14:00","end":"2026-12-03T10:00:01-12:00"}]}`))
+	s, _, err := ParseSchema(fuzzSchema)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		terms, err := s.ParseTerms(data)
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("not a protocol error: %v", err)
+			}
+			return
+		}
+		// Normalization is idempotent and the hash is stable.
+		again, err := s.ParseTerms(terms.Canonical())
+		if err != nil || again.Hash() != terms.Hash() || string(again.Canonical()) != string(terms.Canonical()) {
+			t.Fatalf("canonical terms do not reparse to themselves: %v\n%s", err, terms.Canonical())
+		}
+		if !json.Valid(terms.Canonical()) {
+			t.Fatalf("canonical form is not JSON: %s", terms.Canonical())
+		}
+	})
+}
+
+func FuzzParseLimits(f *testing.F) {
+	seeds(f, "limits.json", field("limits"))
+	f.Add([]byte(`{"qty":{"min":1,"max":2},"price":{"max":{"amount":"3","currency":"EUR"}},"place":{"one_of":["video"]},"ok":{"equals":true}}`))
+	s, _, err := ParseSchema(fuzzSchema)
+	if err != nil {
+		f.Fatal(err)
+	}
+	terms, err := s.ParseTerms([]byte(`{"qty":5,"price":{"amount":"2.50","currency":"EUR"},"place":"office","ok":false,"day":"2026-01-02","slots":[{"start":"2026-12-03T10:00:00Z","end":"2026-12-03T11:00:00Z"}]}`))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, err := s.ParseLimits(data)
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("not a protocol error: %v", err)
+			}
+			return
+		}
+		_ = l.CheckOwn(terms)
+		_ = OutsideLimits(s, l, s, terms)
+		a := NoDealPossible(s, l, s, l)
+		if len(a) > 0 {
+			t.Fatalf("one party's limits cannot rule out a deal with itself: %v", a)
+		}
+	})
+}
