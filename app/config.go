@@ -201,7 +201,7 @@ func (c Config) LogValue() slog.Value {
 	attrs := []slog.Attr{
 		slog.String("base_url", c.BaseURL),
 		slog.String("listen_addr", c.ListenAddr),
-		slog.String("database", redactURL(c.DatabaseURL)),
+		slog.String("database", describeDatabase(c.DatabaseURL)),
 		slog.Bool("smtp", c.SMTP != nil),
 		slog.String("oidc_issuer", c.OIDC.Issuer),
 		slog.Bool("web_push", c.VAPID != nil),

@@ -179,14 +179,13 @@ func decodeBase64URL(s string) ([]byte, error) {
 	return base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
 }
 
-// redactURL hides the password of a URL-style connection string.
-func redactURL(v string) string {
-	if v == "" {
+// describeDatabase names the server, user and database of a connection
+// string, for logs, leaving out the password and options.
+func describeDatabase(v string) string {
+	pc, err := pgxpool.ParseConfig(v)
+	if err != nil || v == "" {
 		return ""
 	}
-	if u, err := url.Parse(v); err == nil && u.Scheme != "" {
-		u.RawQuery = "" // may hold password=…
-		return u.Redacted()
-	}
-	return "(keyword/value connection string)"
+	cc := pc.ConnConfig
+	return fmt.Sprintf("%s@%s/%s", cc.User, net.JoinHostPort(cc.Host, strconv.Itoa(int(cc.Port))), cc.Database)
 }

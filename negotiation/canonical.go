@@ -84,3 +84,6 @@ func validText(s string, multiline bool) bool {
 	}
 	return true
 }
+
+// HashOf is the subject_hash of terms already in canonical form.
+func HashOf(canonical []byte) SubjectHash { return hashOf(canonical) }

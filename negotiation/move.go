@@ -247,7 +247,8 @@ func (r *Room) Decide(side Side, id string, accept bool, at time.Time) (n *Room,
 	}
 	n = r.clone()
 	n.Pending[side.index()] = nil
-	ev = Event{Kind: EventDecide, Side: side, At: at, ConfirmationID: id, Accept: accept, Outcome: ResultDeclined}
+	ev = Event{Kind: EventDecide, Side: side, At: at, ConfirmationID: id, Accept: accept, Outcome: ResultDeclined,
+		Verdict: c.Verdict, Hash: c.SubjectHash}
 	if !accept {
 		return n, ev, "", nil
 	}

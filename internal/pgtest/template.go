@@ -35,7 +35,7 @@ func ensureTemplate(ctx context.Context, t testing.TB, admin *pgx.Conn, base str
 	if _, err := admin.Exec(ctx, "SELECT pg_advisory_lock($1)", templateLockKey); err != nil {
 		return "", err
 	}
-	defer admin.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", templateLockKey) //nolint:errcheck // the session ends soon anyway
+	defer admin.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", templateLockKey) // closing the session releases it too
 	if ok, err := exists(); err != nil || ok {
 		return name, err // another process built it while we waited
 	}

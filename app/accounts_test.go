@@ -1,0 +1,201 @@
+package app_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/pgtest"
+)
+
+type bundle struct {
+	ctx      context.Context
+	pool     *pgxpool.Pool
+	accounts *app.Accounts
+}
+
+func setup(t *testing.T) bundle {
+	t.Helper()
+	t.Parallel()
+	pool := pgtest.New(t)
+	return bundle{ctx: t.Context(), pool: pool, accounts: app.NewAccounts(pool)}
+}
+
+// rows counts the rows of each table, to check that a refused call changed nothing.
+func (b bundle) rows(t *testing.T) map[string]int {
+	t.Helper()
+	counts := map[string]int{}
+	for _, table := range []string{"accounts", "users", "memberships", "agents", "agent_keys"} {
+		var n int
+		if err := b.pool.QueryRow(b.ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		counts[table] = n
+	}
+	return counts
+}
+
+// wantError checks err's code and that its message starts with msg.
+func wantError(t *testing.T, err error, code app.ErrorCode, msg string) {
+	t.Helper()
+	if got := app.ErrorCodeOf(err); got != code {
+		t.Fatalf("error %v: code %q, want %q", err, got, code)
+	}
+	if got := app.ErrorMessageOf(err); !strings.HasPrefix(got, msg) {
+		t.Fatalf("error message %q, want it to start with %q", got, msg)
+	}
+}
+
+func TestCreateAccount(t *testing.T) {
+	b := setup(t)
+	acct, err := b.accounts.CreateAccount(b.ctx, "acme", "  Acme Inc. ", "Alice@Example.TEST")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acct.ID == 0 || acct.Slug != "acme" || acct.Name != "Acme Inc." || acct.CreatedAt.IsZero() {
+		t.Errorf("account = %+v", acct)
+	}
+	alice, err := b.accounts.UserByEmail(b.ctx, "alice@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alice.Email != "alice@example.test" || alice.OIDCIssuer != "" || alice.TimeZone != "UTC" {
+		t.Errorf("user = %+v", alice)
+	}
+	// The same owner for a second account: the user is reused.
+	if _, err := b.accounts.CreateAccount(b.ctx, "acme-2", "Acme Two", "alice@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := b.accounts.Memberships(b.ctx, alice.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 2 || ms[0].AccountSlug != "acme" || ms[0].Role != app.RoleOwner || ms[1].AccountSlug != "acme-2" || ms[0].Operator {
+		t.Errorf("memberships = %+v", ms)
+	}
+	got, err := b.accounts.AccountBySlug(b.ctx, "acme")
+	if err != nil || got.ID != acct.ID || got.Name != "Acme Inc." {
+		t.Errorf("AccountBySlug = %+v, %v", got, err)
+	}
+	_, err = b.accounts.AccountBySlug(b.ctx, "nope")
+	wantError(t, err, app.ErrNotFound, "account not found: nope")
+}
+
+func TestCreateAccountRefusals(t *testing.T) {
+	b := setup(t)
+	if _, err := b.accounts.CreateAccount(b.ctx, "taken", "Taken", "owner@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	before := b.rows(t)
+	slugRule := "slug: must be 3–40 characters of a–z, 0–9 and '-', starting and ending with a letter or digit"
+	tests := []struct {
+		name, slug, acctName, email string
+		code                        app.ErrorCode
+		msg                         string
+	}{
+		{"slug taken", "taken", "Other", "new@example.test", app.ErrConflict, "account slug already taken: taken"},
+		{"slug short", "ab", "X", "new@example.test", app.ErrInvalid, slugRule + ` (got "ab")`},
+		{"slug long", strings.Repeat("a", 41), "X", "new@example.test", app.ErrInvalid, slugRule},
+		{"slug upper", "Acme", "X", "new@example.test", app.ErrInvalid, slugRule},
+		{"slug leading dash", "-acme", "X", "new@example.test", app.ErrInvalid, slugRule},
+		{"slug trailing dash", "acme-", "X", "new@example.test", app.ErrInvalid, slugRule},
+		{"slug underscore", "ac_me", "X", "new@example.test", app.ErrInvalid, slugRule},
+		{"name empty", "new-one", "   ", "new@example.test", app.ErrInvalid, "name: must be 1–80 characters, without control characters (got 0)"},
+		{"name long", "new-one", strings.Repeat("é", 81), "new@example.test", app.ErrInvalid, "name: must be 1–80 characters, without control characters (got 81)"},
+		{"name control", "new-one", "a\x00b", "new@example.test", app.ErrInvalid, "name: must be 1–80 characters, without control characters"},
+		{"email bare word", "new-one", "New", "alice", app.ErrInvalid, `owner email: must be an email address like name@example.com (got "alice")`},
+		{"email display name", "new-one", "New", "Alice <alice@example.test>", app.ErrInvalid, "owner email: must be an email address"},
+		{"email two", "new-one", "New", "a@example.test, b@example.test", app.ErrInvalid, "owner email: must be an email address"},
+		{"email empty", "new-one", "New", "", app.ErrInvalid, "owner email: must be an email address"},
+	}
+	for _, tt := range tests {
+		_, err := b.accounts.CreateAccount(b.ctx, tt.slug, tt.acctName, tt.email)
+		t.Run(tt.name, func(t *testing.T) { wantError(t, err, tt.code, tt.msg) })
+	}
+	if after := b.rows(t); !equalCounts(before, after) {
+		t.Errorf("refused calls changed the database: %v → %v", before, after)
+	}
+}
+
+func equalCounts(a, b map[string]int) bool {
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
+func TestLoginOIDC(t *testing.T) {
+	b := setup(t)
+	const iss = "https://id.example.test"
+	if _, err := b.accounts.CreateAccount(b.ctx, "acme", "Acme", "alice@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	pre, err := b.accounts.UserByEmail(b.ctx, "alice@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Unverified email: refused, nothing linked.
+	_, err = b.accounts.LoginOIDC(b.ctx, app.OIDCIdentity{Issuer: iss, Subject: "a1", Email: "alice@example.test"})
+	wantError(t, err, app.ErrUnauthorized, "your identity provider has not verified your email address alice@example.test")
+	_, err = b.accounts.UserByOIDC(b.ctx, iss, "a1")
+	wantError(t, err, app.ErrNotFound, "no user for this login")
+
+	// First login links the pre-created user: Alice joins her account.
+	u, err := b.accounts.LoginOIDC(b.ctx, app.OIDCIdentity{Issuer: iss, Subject: "a1", Email: "ALICE@example.test", EmailVerified: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.ID != pre.ID || u.OIDCIssuer != iss || u.OIDCSubject != "a1" {
+		t.Errorf("first login = %+v, want user %d linked", u, pre.ID)
+	}
+	ms, err := b.accounts.Memberships(b.ctx, u.ID)
+	if err != nil || len(ms) != 1 || ms[0].AccountSlug != "acme" || ms[0].Role != app.RoleOwner {
+		t.Errorf("memberships after first login = %+v, %v", ms, err)
+	}
+
+	// Later logins go by (issuer, subject), whatever the email now is.
+	again, err := b.accounts.LoginOIDC(b.ctx, app.OIDCIdentity{Issuer: iss, Subject: "a1", Email: "alice@new.example.test"})
+	if err != nil || again.ID != pre.ID {
+		t.Errorf("second login = %+v, %v; want user %d", again, err, pre.ID)
+	}
+
+	// Another identity claiming the linked email is refused.
+	_, err = b.accounts.LoginOIDC(b.ctx, app.OIDCIdentity{Issuer: iss, Subject: "mallory", Email: "alice@example.test", EmailVerified: true})
+	wantError(t, err, app.ErrConflict, "the email address alice@example.test is already linked to another login")
+
+	// A stranger gets a user of their own, in no account.
+	bob, err := b.accounts.LoginOIDC(b.ctx, app.OIDCIdentity{Issuer: iss, Subject: "b1", Email: "bob@example.test", EmailVerified: true})
+	if err != nil || bob.ID == pre.ID || bob.Email != "bob@example.test" {
+		t.Fatalf("new user = %+v, %v", bob, err)
+	}
+	if ms, err := b.accounts.Memberships(b.ctx, bob.ID); err != nil || len(ms) != 0 {
+		t.Errorf("new user's memberships = %+v, %v", ms, err)
+	}
+	_, err = b.accounts.LoginOIDC(b.ctx, app.OIDCIdentity{Issuer: iss, Subject: "c1", EmailVerified: true})
+	wantError(t, err, app.ErrUnauthorized, "your identity provider did not give Taasky your email address")
+}
+
+func TestSetUserTimeZone(t *testing.T) {
+	b := setup(t)
+	if _, err := b.accounts.CreateAccount(b.ctx, "acme", "Acme", "alice@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	u, err := b.accounts.UserByEmail(b.ctx, "alice@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.accounts.SetUserTimeZone(b.ctx, u.ID, "Europe/Paris"); err != nil {
+		t.Fatal(err)
+	}
+	if u, _ = b.accounts.UserByEmail(b.ctx, "alice@example.test"); u.TimeZone != "Europe/Paris" {
+		t.Errorf("time zone = %q", u.TimeZone)
+	}
+	wantError(t, b.accounts.SetUserTimeZone(b.ctx, u.ID, "Mars/Olympus"), app.ErrInvalid, `time zone: must be an IANA time zone name like Europe/Paris (got "Mars/Olympus")`)
+	wantError(t, b.accounts.SetUserTimeZone(b.ctx, u.ID+1000, "UTC"), app.ErrNotFound, "no user")
+}

@@ -1,0 +1,171 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Agent is an AI agent that acts for its account over MCP, with API keys.
+type Agent struct {
+	ID          int64
+	AccountID   int64
+	AccountSlug string
+	Name        string
+	OwnerUserID int64 // the member whose human confirmations it asks for
+	OwnerEmail  string
+	CreatedAt   time.Time
+}
+
+// AgentKey is an agent's API key as stored: the key itself is not kept.
+type AgentKey struct {
+	ID        int64
+	AccountID int64
+	AgentID   int64
+	Prefix    string // the key's first characters, to tell keys apart
+	CreatedAt time.Time
+	RevokedAt *time.Time
+}
+
+// NewAgentKey is a key just issued. Key is shown once and never again.
+type NewAgentKey struct {
+	AgentKey
+	Key string
+}
+
+const (
+	agentKeyPrefix  = "tsk_"
+	agentKeyLen     = len(agentKeyPrefix) + 43 // 32 bytes, base64url unpadded
+	agentKeyShowLen = len(agentKeyPrefix) + 8
+)
+
+// CreateAgent creates an agent in the account, owned by ownerEmail (who must
+// be a member of it), and issues its first key.
+func (a *Accounts) CreateAgent(ctx context.Context, accountSlug, name, ownerEmail string) (Agent, NewAgentKey, error) {
+	name, err := checkName("agent name", name)
+	if err != nil {
+		return Agent{}, NewAgentKey{}, err
+	}
+	email, err := normalizeEmail("owner email", ownerEmail)
+	if err != nil {
+		return Agent{}, NewAgentKey{}, err
+	}
+	var agent Agent
+	var key NewAgentKey
+	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+		acct, err := selectAccountBySlug(ctx, tx, accountSlug)
+		if err != nil {
+			return err
+		}
+		userID, err := selectMemberByEmail(ctx, tx, acct.ID, email)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return Errorf(ErrInvalid, "owner email: %s is not a member of account %s", email, acct.Slug)
+		} else if err != nil {
+			return err
+		}
+		if agent, err = insertAgent(ctx, tx, acct, name, userID); err != nil {
+			return err
+		}
+		agent.OwnerEmail = email
+		key, err = issueKey(ctx, tx, agent)
+		return err
+	})
+	if err != nil {
+		return Agent{}, NewAgentKey{}, fmt.Errorf("create agent: %w", err)
+	}
+	return agent, key, nil
+}
+
+// IssueAgentKey issues another key for an agent of the account; the agent's
+// other keys keep working until revoked.
+func (a *Accounts) IssueAgentKey(ctx context.Context, accountSlug string, agentID int64) (NewAgentKey, error) {
+	var key NewAgentKey
+	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+		agent, err := selectAgent(ctx, tx, accountSlug, agentID)
+		if err != nil {
+			return notFound(err, "agent %d not found in account %s", agentID, accountSlug)
+		}
+		key, err = issueKey(ctx, tx, agent)
+		return err
+	})
+	if err != nil {
+		return NewAgentKey{}, fmt.Errorf("issue agent key: %w", err)
+	}
+	return key, nil
+}
+
+// RevokeAgentKey revokes a key of the account at once. Revoking a revoked key
+// does nothing.
+func (a *Accounts) RevokeAgentKey(ctx context.Context, accountSlug string, keyID int64) error {
+	if err := revokeAgentKey(ctx, a.pool, accountSlug, keyID); err != nil {
+		return fmt.Errorf("revoke agent key: %w", notFound(err, "key %d not found in account %s", keyID, accountSlug))
+	}
+	return nil
+}
+
+// ListAgents returns the account's agents, oldest first.
+func (a *Accounts) ListAgents(ctx context.Context, accountSlug string) ([]Agent, error) {
+	acct, err := selectAccountBySlug(ctx, a.pool, accountSlug)
+	if err != nil {
+		return nil, fmt.Errorf("list agents: %w", err)
+	}
+	agents, err := selectAgents(ctx, a.pool, acct)
+	if err != nil {
+		return nil, fmt.Errorf("list agents: %w", err)
+	}
+	return agents, nil
+}
+
+// ListAgentKeys returns an agent's keys, revoked ones included, oldest first.
+func (a *Accounts) ListAgentKeys(ctx context.Context, accountSlug string, agentID int64) ([]AgentKey, error) {
+	agent, err := selectAgent(ctx, a.pool, accountSlug, agentID)
+	if err != nil {
+		return nil, fmt.Errorf("list agent keys: %w", notFound(err, "agent %d not found in account %s", agentID, accountSlug))
+	}
+	keys, err := selectAgentKeys(ctx, a.pool, agent)
+	if err != nil {
+		return nil, fmt.Errorf("list agent keys: %w", err)
+	}
+	return keys, nil
+}
+
+// AuthenticateAgentKey returns the agent whose key this is. Unknown,
+// malformed and revoked keys are ErrUnauthorized.
+func (a *Accounts) AuthenticateAgentKey(ctx context.Context, key string) (Agent, error) {
+	if len(key) != agentKeyLen || !strings.HasPrefix(key, agentKeyPrefix) {
+		return Agent{}, Errorf(ErrUnauthorized, "not a Taasky agent key (they look like %s…)", agentKeyPrefix)
+	}
+	agent, revoked, err := selectAgentByKeyHash(ctx, a.pool, hashAgentKey(key))
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return Agent{}, Errorf(ErrUnauthorized, "unknown agent key")
+	case err != nil:
+		return Agent{}, fmt.Errorf("authenticate agent key: %w", err)
+	case revoked:
+		return Agent{}, Errorf(ErrUnauthorized, "this agent key was revoked; ask the account's owner for a new one")
+	}
+	return agent, nil
+}
+
+func issueKey(ctx context.Context, q querier, agent Agent) (NewAgentKey, error) {
+	secret := make([]byte, 32)
+	_, _ = rand.Read(secret) // never fails
+	key := agentKeyPrefix + base64.RawURLEncoding.EncodeToString(secret)
+	stored, err := insertAgentKey(ctx, q, agent, hashAgentKey(key), key[:agentKeyShowLen])
+	if err != nil {
+		return NewAgentKey{}, err
+	}
+	return NewAgentKey{AgentKey: stored, Key: key}, nil
+}
+
+func hashAgentKey(key string) []byte {
+	h := sha256.Sum256([]byte(key))
+	return h[:]
+}

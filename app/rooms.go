@@ -1,0 +1,77 @@
+package app
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// Rooms is the negotiation service: open, join, propose, request and decide
+// confirmations, read, list, close what is due. Every use case runs in one
+// transaction that locks the room row, restores the room, asks negotiation/
+// to decide, appends the events, updates the room and inserts the River jobs
+// the change causes.
+type Rooms struct {
+	pool     *pgxpool.Pool
+	river    *river.Client[pgx.Tx]
+	limits   cipher.AEAD
+	tokenKey []byte
+	baseURL  string
+	now      func() time.Time
+}
+
+// RoomsConfig wires a Rooms.
+type RoomsConfig struct {
+	Pool      *pgxpool.Pool
+	River     *river.Client[pgx.Tx] // inserts and cancels jobs in the move's transaction
+	LimitsKey []byte                // 32 bytes: AES-256-GCM key for limits at rest
+	TokenKey  []byte                // HMAC key room tokens are derived with
+	BaseURL   string
+	Now       func() time.Time // nil: time.Now
+}
+
+// NewRooms builds the service.
+func NewRooms(c RoomsConfig) (*Rooms, error) {
+	block, err := aes.NewCipher(c.LimitsKey)
+	if err != nil {
+		return nil, fmt.Errorf("limits key: %w", err)
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if len(c.TokenKey) < 32 {
+		return nil, errors.New("token key: at least 32 bytes")
+	}
+	return &Rooms{pool: c.Pool, river: c.River, limits: aead, tokenKey: c.TokenKey, baseURL: c.BaseURL, now: c.Now}, nil
+}
+
+// fromProtocol turns the protocol's refusals into service errors, which
+// adapters show as they are.
+func fromProtocol(err error) error {
+	var e *negotiation.Error
+	if errors.As(err, &e) {
+		if e.Code == negotiation.CodeRefused {
+			return &Error{Code: ErrConflict, Message: e.Message}
+		}
+		return &Error{Code: ErrInvalid, Message: e.Message}
+	}
+	return err
+}
+
+// inTx runs fn in one transaction.
+func (s *Rooms) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	return pgx.BeginFunc(ctx, s.pool, fn)
+}

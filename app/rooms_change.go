@@ -1,0 +1,187 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/negotiation"
+)
+
+// loaded is a locked room: its row and the protocol's view of it.
+type loaded struct {
+	row  *roomRow
+	room *negotiation.Room
+}
+
+// load reads (lock: and locks) a room and restores it with both parties'
+// limits decrypted.
+func (s *Rooms) load(ctx context.Context, q querier, roomID int64, lock bool) (*loaded, error) {
+	row, err := selectRoom(ctx, q, roomID, lock)
+	if err != nil {
+		return nil, err
+	}
+	limits, err := s.partyLimits(row)
+	if err != nil {
+		return nil, err
+	}
+	room, err := negotiation.Restore([]byte(row.Snapshot), limits)
+	if err != nil {
+		return nil, fmt.Errorf("room %d: %w", roomID, err)
+	}
+	return &loaded{row: row, room: room}, nil
+}
+
+func (s *Rooms) partyLimits(row *roomRow) ([2][]byte, error) {
+	var limits [2][]byte
+	for i, p := range row.Parties {
+		if p == nil {
+			continue
+		}
+		l, err := s.openLimits(row.ID, string(p.Side), p.LimitsEnc)
+		if err != nil {
+			return limits, err
+		}
+		limits[i] = l
+	}
+	return limits, nil
+}
+
+// change is what a use case decided: the room after it, the events to log,
+// and why a confirmation came out void, if one did.
+type change struct {
+	next        *negotiation.Room
+	events      []negotiation.Event
+	fingerprint []byte // of the agent's move, for retries
+	voidWhy     string
+}
+
+// commit writes a decided change in the caller's transaction: the events,
+// the confirmations' fate, the jobs the change makes moot, and the room.
+func (s *Rooms) commit(ctx context.Context, tx pgx.Tx, ld *loaded, c change) error {
+	now := s.now()
+	for i := range c.events {
+		ld.row.Seq++
+		if err := insertEvent(ctx, tx, ld.row.ID, ld.row.Seq, &c.events[i], c.fingerprint); err != nil {
+			return err
+		}
+	}
+	if err := s.syncConfirmations(ctx, tx, ld, c, now); err != nil {
+		return err
+	}
+	if err := s.cancelMootJobs(ctx, tx, ld, c.next); err != nil {
+		return err
+	}
+	ld.row.Snapshot = string(c.next.Snapshot())
+	if err := updateRoom(ctx, tx, ld.row, c.next, now); err != nil {
+		return err
+	}
+	ld.room = c.next
+	return nil
+}
+
+// syncConfirmations records new pending confirmations and settles the ones
+// the change ended: decided by the human, replaced, or voided by the room
+// moving on.
+func (s *Rooms) syncConfirmations(ctx context.Context, tx pgx.Tx, ld *loaded, c change, now time.Time) error {
+	decided := map[string]negotiation.Result{}
+	for _, ev := range c.events {
+		if ev.Kind == negotiation.EventDecide {
+			decided[ev.ConfirmationID] = ev.Outcome
+		}
+	}
+	for _, side := range []negotiation.Side{negotiation.SideA, negotiation.SideB} {
+		before, after := ld.room.PendingFor(side), c.next.PendingFor(side)
+		if before != nil && (after == nil || after.ID != before.ID) {
+			status, why := negotiation.ResultVoid, ""
+			switch {
+			case decided[before.ID] != "":
+				status = decided[before.ID]
+				if status == negotiation.ResultVoid {
+					why = c.voidWhy
+				}
+			case after != nil:
+				why = "replaced by a newer request"
+			case c.next.State.Terminal():
+				why = "the room is " + string(c.next.State)
+			default:
+				why = "the terms on the table changed"
+			}
+			if err := settleConfirmation(ctx, tx, ld.row.ID, before.ID, status, why, now); err != nil {
+				return err
+			}
+		}
+		if after != nil && (before == nil || before.ID != after.ID) {
+			if err := insertConfirmation(ctx, tx, ld.row.ID, after); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// scheduleCloses inserts the expiry and lapse jobs of a new room.
+func (s *Rooms) scheduleCloses(ctx context.Context, tx pgx.Tx, row *roomRow, r *negotiation.Room) error {
+	if r.ExpiresAt.Before(r.Deadline) {
+		res, err := s.river.InsertTx(ctx, tx, jobs.CloseDueArgs{RoomID: row.ID, At: r.ExpiresAt}, nil)
+		if err != nil {
+			return fmt.Errorf("schedule expiry: %w", err)
+		}
+		row.ExpiryJobID = &res.Job.ID
+	}
+	res, err := s.river.InsertTx(ctx, tx, jobs.CloseDueArgs{RoomID: row.ID, At: r.Deadline}, nil)
+	if err != nil {
+		return fmt.Errorf("schedule lapse: %w", err)
+	}
+	row.LapseJobID = &res.Job.ID
+	return nil
+}
+
+// cancelMootJobs cancels the expiry once somebody joined, and both closes
+// once the room is final.
+func (s *Rooms) cancelMootJobs(ctx context.Context, tx pgx.Tx, ld *loaded, next *negotiation.Room) error {
+	cancel := func(id **int64) error {
+		if *id == nil {
+			return nil
+		}
+		if _, err := s.river.JobCancelTx(ctx, tx, **id); err != nil {
+			return fmt.Errorf("cancel job %d: %w", **id, err)
+		}
+		*id = nil
+		return nil
+	}
+	if next.State != negotiation.StateDraft {
+		if err := cancel(&ld.row.ExpiryJobID); err != nil {
+			return err
+		}
+	}
+	if next.State.Terminal() {
+		return cancel(&ld.row.LapseJobID)
+	}
+	return nil
+}
+
+// CloseDue closes a room whose invitation expired or whose deadline passed.
+// A room that is not due (already closed, agreed, or not yet due) is left
+// as it is: the job is safe to run late or twice.
+func (s *Rooms) CloseDue(ctx context.Context, roomID int64) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		ld, err := s.load(ctx, tx, roomID, true)
+		if err != nil {
+			if ErrorCodeOf(err) == ErrNotFound {
+				return nil
+			}
+			return err
+		}
+		next, ev, err := ld.room.CloseDue(s.now())
+		if err != nil {
+			return nil // not due: nothing to do
+		}
+		return s.commit(ctx, tx, ld, change{next: next, events: []negotiation.Event{ev}})
+	})
+}
+
+var _ jobs.RoomCloser = (*Rooms)(nil)

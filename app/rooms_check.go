@@ -1,0 +1,78 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// CheckReport is what the consistency checker found.
+type CheckReport struct {
+	Rooms       int
+	Differences []string // one line per room whose stored state is not its replay
+}
+
+// Check replays every room's log through negotiation.Replay and compares
+// the result with the stored room, byte for byte.
+func (s *Rooms) Check(ctx context.Context) (*CheckReport, error) {
+	rep := &CheckReport{}
+	var ids []int64
+	rows, err := s.pool.Query(ctx, `SELECT id FROM rooms ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		rep.Rooms++
+		if diff, err := s.checkRoom(ctx, id); err != nil {
+			return nil, err
+		} else if diff != "" {
+			rep.Differences = append(rep.Differences, fmt.Sprintf("room %d: %s", id, diff))
+		}
+	}
+	return rep, nil
+}
+
+func (s *Rooms) checkRoom(ctx context.Context, id int64) (string, error) {
+	row, err := selectRoom(ctx, s.pool, id, false)
+	if err != nil {
+		return "", err
+	}
+	events, err := selectEvents(ctx, s.pool, id)
+	if err != nil {
+		return "", err
+	}
+	if len(events) != row.Seq {
+		return fmt.Sprintf("%d events logged, the room says %d", len(events), row.Seq), nil
+	}
+	limits, err := s.partyLimits(row)
+	if err != nil {
+		return "", err
+	}
+	replayed, err := negotiation.Replay(events, limits)
+	if err != nil {
+		return err.Error(), nil
+	}
+	if got := string(replayed.Snapshot()); got != row.Snapshot {
+		return fmt.Sprintf("stored %s, replayed %s", row.Snapshot, got), nil
+	}
+	var state, round, turn string
+	err = s.pool.QueryRow(ctx, `SELECT state, round::text, coalesce(turn, '') FROM rooms WHERE id = $1`, id).Scan(&state, &round, &turn)
+	if err != nil {
+		return "", err
+	}
+	if state != string(replayed.State) || round != fmt.Sprint(replayed.Round) || turn != string(replayed.Turn) {
+		return fmt.Sprintf("columns say %s/%s/%s, replay %s/%d/%s", state, round, turn, replayed.State, replayed.Round, replayed.Turn), nil
+	}
+	return "", nil
+}

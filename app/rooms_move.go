@@ -1,0 +1,210 @@
+package app
+
+import (
+	"bytes"
+	"errors"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// seat is a located, locked room and the caller's side in it.
+type seat struct {
+	*loaded
+	side negotiation.Side
+}
+
+// withSeat runs fn in a transaction on the room the agent's token opens,
+// locked. A token of another account finds nothing.
+func (s *Rooms) withSeat(ctx context.Context, agent Agent, roomToken string, fn func(tx pgx.Tx, st seat) error) error {
+	if roomToken == "" {
+		return Errorf(ErrInvalid, "room_token: required")
+	}
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		roomID, side, err := seatByToken(ctx, tx, secretHash(roomToken), agent.AccountID)
+		if err != nil {
+			return err
+		}
+		ld, err := s.load(ctx, tx, roomID, true)
+		if err != nil {
+			return err
+		}
+		return fn(tx, seat{ld, side})
+	})
+}
+
+// fingerprintOf identifies an agent's move, so that the same move sent
+// again is recognised as a retry.
+func fingerprintOf(kind negotiation.EventKind, side negotiation.Side, parts ...any) []byte {
+	b, _ := json.Marshal(append([]any{kind, side}, parts...))
+	h := sha256.Sum256(b)
+	return h[:]
+}
+
+// isRetry reports whether the room's latest event is this side's same move.
+func isRetry(ctx context.Context, tx pgx.Tx, st seat, fp []byte) (bool, error) {
+	side, last, err := lastEvent(ctx, tx, st.row.ID, st.row.Seq)
+	return err == nil && side == string(st.side) && bytes.Equal(last, fp), err
+}
+
+// MoveInput is an agent's negotiation_propose.
+type MoveInput struct {
+	Verdict negotiation.Verdict
+	Subject json.RawMessage
+	Options []json.RawMessage
+	Fields  []string
+}
+
+// Propose plays an offer, counter or need_more_detail for the agent's side.
+// The same move sent again right after is answered with the room as it is.
+func (s *Rooms) Propose(ctx context.Context, agent Agent, roomToken string, in MoveInput) (*View, error) {
+	var view *View
+	err := s.withSeat(ctx, agent, roomToken, func(tx pgx.Tx, st seat) error {
+		next, ev, err := st.room.Propose(st.side, negotiation.Move{Verdict: in.Verdict, Subject: in.Subject, Options: in.Options, Fields: in.Fields}, s.now())
+		fp := fingerprintOf(negotiation.EventPropose, st.side, ev.Verdict, ev.Terms, ev.Fields)
+		if err != nil {
+			// A retry of the move just made is refused by the room it made
+			// ("not your turn"): answer it with its result instead.
+			if retry, rerr := s.retriedPropose(ctx, tx, st, in); rerr != nil || retry {
+				if rerr != nil {
+					return rerr
+				}
+				view, err = s.view(ctx, tx, st.loaded, st.side)
+				return err
+			}
+			return fromProtocol(err)
+		}
+		if err := s.commit(ctx, tx, st.loaded, change{next: next, events: []negotiation.Event{ev}, fingerprint: fp}); err != nil {
+			return err
+		}
+		view, err = s.view(ctx, tx, st.loaded, st.side)
+		return err
+	})
+	return view, err
+}
+
+// retriedPropose reports whether in repeats the side's latest move: the
+// terms are validated against the side's schema to compare their canonical
+// forms, as the fingerprint was made.
+func (s *Rooms) retriedPropose(ctx context.Context, tx pgx.Tx, st seat, in MoveInput) (bool, error) {
+	schema := st.room.Party(st.side).Schema
+	if schema == nil {
+		return false, nil
+	}
+	var terms []json.RawMessage
+	raws := in.Options
+	if len(in.Subject) > 0 {
+		raws = []json.RawMessage{in.Subject}
+	}
+	for _, raw := range raws {
+		t, err := schema.ParseTerms(raw)
+		if err != nil {
+			return false, nil
+		}
+		terms = append(terms, t.Canonical())
+	}
+	return isRetry(ctx, tx, st, fingerprintOf(negotiation.EventPropose, st.side, in.Verdict, terms, in.Fields))
+}
+
+// ConfirmationView is a confirmation as its party sees it.
+type ConfirmationView struct {
+	ID          string                  `json:"id"`
+	Verdict     negotiation.Verdict     `json:"verdict"`
+	SubjectHash negotiation.SubjectHash `json:"subject_hash,omitempty"`
+	RequestedAt string                  `json:"requested_at"`
+}
+
+func confirmationView(c *negotiation.Confirmation) *ConfirmationView {
+	if c == nil {
+		return nil
+	}
+	return &ConfirmationView{ID: c.ID, Verdict: c.Verdict, SubjectHash: c.SubjectHash, RequestedAt: c.RequestedAt.UTC().Format(timeLayout)}
+}
+
+// RequestConfirmation is negotiation_respond and negotiation_cancel: the
+// move waits for the side's human. The same request while it is pending is
+// answered with the pending confirmation.
+func (s *Rooms) RequestConfirmation(ctx context.Context, agent Agent, roomToken string, verdict negotiation.Verdict, hash negotiation.SubjectHash) (*ConfirmationView, *View, error) {
+	if verdict == negotiation.VerdictPreapprove {
+		return nil, nil, Errorf(ErrInvalid, "verdict must be approve or reject")
+	}
+	var cv *ConfirmationView
+	var view *View
+	err := s.withSeat(ctx, agent, roomToken, func(tx pgx.Tx, st seat) error {
+		if p := st.room.PendingFor(st.side); p != nil && p.Verdict == verdict && p.SubjectHash == hash {
+			cv = confirmationView(p)
+			var err error
+			view, err = s.view(ctx, tx, st.loaded, st.side)
+			return err
+		}
+		next, ev, err := st.room.Request(st.side, verdict, hash, newConfirmationID(), s.now())
+		if err != nil {
+			return fromProtocol(err)
+		}
+		if err := s.commit(ctx, tx, st.loaded, change{next: next, events: []negotiation.Event{ev}}); err != nil {
+			return err
+		}
+		cv = confirmationView(next.PendingFor(st.side))
+		view, err = s.view(ctx, tx, st.loaded, st.side)
+		return err
+	})
+	return cv, view, err
+}
+
+// Decision is a human's answer and what it did.
+type Decision struct {
+	Result negotiation.Result
+	Why    string // why it came out void
+	State  negotiation.State
+}
+
+// DecideAsOwner applies the answer of the human who owns a party (the owner
+// of the agent that sits there) to one of its confirmations. hashSeen is the
+// subject_hash the human was shown: an answer is bound to it.
+func (s *Rooms) DecideAsOwner(ctx context.Context, userID, roomID int64, confirmationID string, hashSeen negotiation.SubjectHash, accept bool) (*Decision, error) {
+	var d *Decision
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		ld, err := s.load(ctx, tx, roomID, true)
+		if err != nil {
+			return err
+		}
+		side, ok, err := ownedSide(ctx, tx, ld, userID, confirmationID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return Errorf(ErrNotFound, "confirmation not found")
+		}
+		if p := ld.room.PendingFor(side); p != nil && p.ID == confirmationID && p.SubjectHash != hashSeen {
+			return Errorf(ErrConflict, "subject_hash: the answer is for other terms than the ones waiting for it")
+		}
+		next, ev, why, err := ld.room.Decide(side, confirmationID, accept, s.now())
+		if err != nil {
+			return fromProtocol(err)
+		}
+		if err := s.commit(ctx, tx, ld, change{next: next, events: []negotiation.Event{ev}, voidWhy: why}); err != nil {
+			return err
+		}
+		d = &Decision{Result: ev.Outcome, Why: why, State: next.State}
+		return nil
+	})
+	return d, err
+}
+
+// ownedSide finds the side of the confirmation, if its human is userID.
+func ownedSide(ctx context.Context, q querier, ld *loaded, userID int64, confirmationID string) (negotiation.Side, bool, error) {
+	var side negotiation.Side
+	err := q.QueryRow(ctx, `SELECT side FROM confirmations WHERE room_id = $1 AND id = $2`, ld.row.ID, confirmationID).Scan(&side)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	p := ld.row.party(side)
+	return side, p != nil && p.OwnerUserID != nil && *p.OwnerUserID == userID, nil
+}

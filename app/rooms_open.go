@@ -1,0 +1,148 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// OpenInput is an agent's negotiation_open.
+type OpenInput struct {
+	Schema     json.RawMessage
+	Limits     json.RawMessage
+	Subject    json.RawMessage
+	Options    []json.RawMessage
+	Slots      []json.RawMessage
+	Preapprove bool
+	Title      string
+	Deadline   *time.Time
+}
+
+// OpenResult answers an open: the opener's room token and the invitation.
+type OpenResult struct {
+	RoomToken  string
+	InviteCode string
+	InviteURL  string
+	Warnings   []string
+	View       *View
+}
+
+const maxTitle = 120
+
+// Open creates a room for the agent's account, with its opening terms if
+// any, and schedules the invitation's expiry and the deadline's lapse.
+func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResult, error) {
+	var title *string
+	if in.Title != "" {
+		if n := utf8.RuneCountInString(in.Title); n > maxTitle || strings.TrimSpace(in.Title) == "" || !utf8.ValidString(in.Title) {
+			return nil, Errorf(ErrInvalid, "title: 1 to %d characters of text", maxTitle)
+		}
+		title = &in.Title
+	}
+	now := s.now()
+	room, events, warnings, err := negotiation.Open(negotiation.OpenRequest{
+		Schema: in.Schema, Limits: in.Limits, Subject: in.Subject, Options: in.Options, Slots: in.Slots,
+		Preapprove: in.Preapprove, Deadline: in.Deadline, PreapprovalID: newConfirmationID(),
+	}, now)
+	if err != nil {
+		return nil, fromProtocol(err)
+	}
+	code := newInviteCode()
+	res := &OpenResult{InviteCode: code, InviteURL: s.baseURL + "/i/" + code, Warnings: warnings}
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		draft := &negotiation.Room{State: negotiation.StateDraft, Deadline: room.Deadline, ExpiresAt: room.ExpiresAt}
+		id, err := insertRoom(ctx, tx, agent.AccountID, secretHash(code), title, draft, now)
+		if err != nil {
+			return err
+		}
+		p := &partyRow{Side: negotiation.SideA, AccountID: &agent.AccountID, AgentID: &agent.ID,
+			OwnerUserID: &agent.OwnerUserID, TokenSalt: randomBytes(16),
+			LimitsEnc: s.sealLimits(id, "a", room.Party(negotiation.SideA).Limits.Raw()),
+			SchemaFP:  string(room.Party(negotiation.SideA).Schema.Fingerprint())}
+		res.RoomToken = s.roomToken(id, "a", p.TokenSalt)
+		if err := insertParty(ctx, tx, id, p, secretHash(res.RoomToken), now); err != nil {
+			return err
+		}
+		ld := &loaded{row: &roomRow{ID: id, AccountID: agent.AccountID, Title: title, Parties: [2]*partyRow{p}},
+			room: &negotiation.Room{}}
+		if err := s.scheduleCloses(ctx, tx, ld.row, room); err != nil {
+			return err
+		}
+		if err := s.commit(ctx, tx, ld, change{next: room, events: events}); err != nil {
+			return err
+		}
+		res.View, err = s.view(ctx, tx, ld, negotiation.SideA)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// JoinInput is an agent's negotiation_join.
+type JoinInput struct {
+	InviteCode string // or the invite URL
+	Schema     json.RawMessage
+	Limits     json.RawMessage
+}
+
+// JoinResult answers a join.
+type JoinResult struct {
+	RoomToken string
+	View      *View
+}
+
+// Join seats the agent as the peer of the room its invitation opens. The
+// same agent joining again is answered with its seat, not refused.
+func (s *Rooms) Join(ctx context.Context, agent Agent, in JoinInput) (*JoinResult, error) {
+	code := inviteCodeFrom(in.InviteCode)
+	if code == "" {
+		return nil, Errorf(ErrInvalid, "invite_code: required (the code or the invite URL)")
+	}
+	res := &JoinResult{}
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		roomID, err := roomByInvite(ctx, tx, secretHash(code))
+		if err != nil {
+			return err
+		}
+		ld, err := s.load(ctx, tx, roomID, true)
+		if err != nil {
+			return err
+		}
+		if b := ld.row.Parties[1]; b != nil && b.AgentID != nil && *b.AgentID == agent.ID && *b.AccountID == agent.AccountID {
+			res.RoomToken = s.roomToken(roomID, "b", b.TokenSalt)
+			res.View, err = s.view(ctx, tx, ld, negotiation.SideB)
+			return err
+		}
+		now := s.now()
+		next, ev, err := ld.room.Join(in.Schema, in.Limits, now)
+		if err != nil {
+			return fromProtocol(err)
+		}
+		b := next.Party(negotiation.SideB)
+		p := &partyRow{Side: negotiation.SideB, AccountID: &agent.AccountID, AgentID: &agent.ID,
+			OwnerUserID: &agent.OwnerUserID, TokenSalt: randomBytes(16),
+			LimitsEnc: s.sealLimits(roomID, "b", b.Limits.Raw()), SchemaFP: string(b.Schema.Fingerprint())}
+		res.RoomToken = s.roomToken(roomID, "b", p.TokenSalt)
+		if err := insertParty(ctx, tx, roomID, p, secretHash(res.RoomToken), now); err != nil {
+			return err
+		}
+		ld.row.Parties[1] = p
+		if err := s.commit(ctx, tx, ld, change{next: next, events: []negotiation.Event{ev}}); err != nil {
+			return err
+		}
+		res.View, err = s.view(ctx, tx, ld, negotiation.SideB)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}

@@ -1,0 +1,156 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+const timeLayout = time.RFC3339
+
+// View is a room as one side sees it: never the other side's limits, only
+// the flags and notes the protocol derives from them.
+type View struct {
+	RoomID              int64                    `json:"-"`
+	Side                negotiation.Side         `json:"-"`
+	State               negotiation.State        `json:"state"`
+	ClosedReason        negotiation.ClosedReason `json:"closed_reason,omitempty"`
+	Round               int                      `json:"round"`
+	Turn                *string                  `json:"turn"` // "you", "them" or null
+	Deadline            string                   `json:"deadline"`
+	Title               string                   `json:"title,omitempty"`
+	Rounds              []RoundView              `json:"rounds"`
+	TermsOnTable        *TableView               `json:"terms_on_table,omitempty"`
+	Approvals           ApprovalsView            `json:"approvals"`
+	NoDealPossible      []string                 `json:"no_deal_possible"`
+	PendingConfirmation *ConfirmationView        `json:"pending_confirmation,omitempty"`
+	Next                negotiation.Next         `json:"next"`
+}
+
+// RoundView is one entry of the room's history.
+type RoundView struct {
+	Round       int                     `json:"round"`
+	By          string                  `json:"by"` // "you" or "them"
+	Verdict     negotiation.Verdict     `json:"verdict"`
+	Terms       []OptionView            `json:"terms,omitempty"`
+	Fields      []string                `json:"fields,omitempty"`
+	SubjectHash negotiation.SubjectHash `json:"subject_hash,omitempty"` // approve
+	At          string                  `json:"at"`
+}
+
+// OptionView is one set of terms with its hash.
+type OptionView struct {
+	SubjectHash       negotiation.SubjectHash `json:"subject_hash"`
+	Terms             json.RawMessage         `json:"terms"`
+	OutsideYourLimits []negotiation.Breach    `json:"outside_your_limits,omitempty"`
+}
+
+// TableView is the terms on the table.
+type TableView struct {
+	By        string       `json:"by"`
+	AsOptions bool         `json:"as_options"`
+	Options   []OptionView `json:"options"`
+	// YouLack: fields of theirs your schema does not have. TheyLack:
+	// required fields of yours their terms do not give.
+	YouLack  []string `json:"you_lack,omitempty"`
+	TheyLack []string `json:"they_lack,omitempty"`
+}
+
+// ApprovalsView is each side's current approval.
+type ApprovalsView struct {
+	You  *negotiation.SubjectHash `json:"you"`
+	Them *negotiation.SubjectHash `json:"them"`
+}
+
+func whose(me, s negotiation.Side) string {
+	if s == me {
+		return "you"
+	}
+	return "them"
+}
+
+func hashPtr(h negotiation.SubjectHash) *negotiation.SubjectHash {
+	if h == "" {
+		return nil
+	}
+	return &h
+}
+
+// view builds the side's view of a loaded room.
+func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiation.Side) (*View, error) {
+	r := ld.room
+	v := &View{RoomID: ld.row.ID, Side: side, State: r.State, ClosedReason: r.ClosedReason, Round: r.Round,
+		Deadline: r.Deadline.UTC().Format(timeLayout), NoDealPossible: r.NoDeal, Next: r.Next(side),
+		Approvals:           ApprovalsView{You: hashPtr(r.Approval(side)), Them: hashPtr(r.Approval(side.Other()))},
+		PendingConfirmation: confirmationView(r.PendingFor(side))}
+	if v.NoDealPossible == nil {
+		v.NoDealPossible = []string{}
+	}
+	if ld.row.Title != nil {
+		v.Title = *ld.row.Title
+	}
+	if r.Turn != "" {
+		t := whose(side, r.Turn)
+		v.Turn = &t
+	}
+	if t := r.Table; t != nil {
+		v.TermsOnTable = tableView(r, side)
+	}
+	events, err := selectEvents(ctx, q, ld.row.ID)
+	if err != nil {
+		return nil, err
+	}
+	v.Rounds = roundsOf(events, side)
+	return v, nil
+}
+
+func tableView(r *negotiation.Room, side negotiation.Side) *TableView {
+	t := r.Table
+	me, tabler := r.Party(side), r.Party(t.By)
+	tv := &TableView{By: whose(side, t.By), AsOptions: t.AsOptions}
+	for _, o := range t.Options {
+		ov := OptionView{SubjectHash: o.Hash(), Terms: o.Canonical()}
+		if t.By != side {
+			ov.OutsideYourLimits = negotiation.OutsideLimits(me.Schema, me.Limits, tabler.Schema, o)
+		}
+		tv.Options = append(tv.Options, ov)
+	}
+	if t.By != side && len(t.Options) > 0 {
+		first := t.Options[0]
+		for _, f := range tabler.Schema.Fields() {
+			if mine, ok := me.Schema.Field(f.Name); (!ok || !negotiation.Matches(mine, f)) && first.Has(f.Name) {
+				tv.YouLack = append(tv.YouLack, f.Name)
+			}
+		}
+		for _, f := range me.Schema.Fields() {
+			theirs, ok := tabler.Schema.Field(f.Name)
+			if !f.Optional && (!ok || !negotiation.Matches(f, theirs) || !first.Has(f.Name)) {
+				tv.TheyLack = append(tv.TheyLack, f.Name)
+			}
+		}
+	}
+	return tv
+}
+
+// roundsOf is the history of moves as side sees it.
+func roundsOf(events []negotiation.Event, side negotiation.Side) []RoundView {
+	out := []RoundView{}
+	round := 0
+	for _, ev := range events {
+		switch {
+		case ev.Kind == negotiation.EventPropose:
+			round++
+			rv := RoundView{Round: round, By: whose(side, ev.Side), Verdict: ev.Verdict, Fields: ev.Fields, At: ev.At.UTC().Format(timeLayout)}
+			for _, t := range ev.Terms {
+				rv.Terms = append(rv.Terms, OptionView{SubjectHash: negotiation.HashOf(t), Terms: t})
+			}
+			out = append(out, rv)
+		case ev.Kind == negotiation.EventDecide && ev.Outcome == negotiation.ResultApplied:
+			out = append(out, RoundView{Round: round, By: whose(side, ev.Side), Verdict: ev.Verdict,
+				SubjectHash: ev.Hash, At: ev.At.UTC().Format(timeLayout)})
+		}
+	}
+	return out
+}

@@ -1,0 +1,126 @@
+package app
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The SQL of accounts, users and memberships. Lookups that find nothing
+// return pgx.ErrNoRows, except selectAccountBySlug, whose not-found is the
+// same for every caller.
+
+func insertAccount(ctx context.Context, q querier, slug, name string) (Account, error) {
+	acct := Account{Slug: slug, Name: name}
+	err := q.QueryRow(ctx,
+		`INSERT INTO accounts (slug, name) VALUES ($1, $2) RETURNING id, created_at`,
+		slug, name).Scan(&acct.ID, &acct.CreatedAt)
+	if isUniqueViolation(err, "accounts_slug_key") {
+		return Account{}, Errorf(ErrConflict, "account slug already taken: %s", slug)
+	}
+	return acct, err
+}
+
+func selectAccountBySlug(ctx context.Context, q querier, slug string) (Account, error) {
+	acct := Account{Slug: slug}
+	err := q.QueryRow(ctx,
+		`SELECT id, name, created_at FROM accounts WHERE slug = $1`,
+		slug).Scan(&acct.ID, &acct.Name, &acct.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Account{}, Errorf(ErrNotFound, "account not found: %s", slug)
+	}
+	return acct, err
+}
+
+func insertMembership(ctx context.Context, q querier, accountID, userID int64, role MemberRole) error {
+	_, err := q.Exec(ctx,
+		`INSERT INTO memberships (account_id, user_id, role) VALUES ($1, $2, $3)`,
+		accountID, userID, role)
+	return err
+}
+
+func selectMemberships(ctx context.Context, q querier, userID int64) ([]Membership, error) {
+	rows, err := q.Query(ctx, `
+		SELECT m.account_id, a.slug, a.name, m.user_id, m.role, m.operator
+		FROM memberships m JOIN accounts a ON a.id = m.account_id
+		WHERE m.user_id = $1
+		ORDER BY a.slug`, userID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (Membership, error) {
+		var m Membership
+		err := row.Scan(&m.AccountID, &m.AccountSlug, &m.AccountName, &m.UserID, &m.Role, &m.Operator)
+		return m, err
+	})
+}
+
+// selectMemberByEmail returns the id of the account's member with email.
+func selectMemberByEmail(ctx context.Context, q querier, accountID int64, email string) (int64, error) {
+	var userID int64
+	err := q.QueryRow(ctx, `
+		SELECT u.id FROM memberships m JOIN users u ON u.id = m.user_id
+		WHERE m.account_id = $1 AND u.email = $2`, accountID, email).Scan(&userID)
+	return userID, err
+}
+
+// ensureUserByEmail returns the id of the user with email, creating it.
+func ensureUserByEmail(ctx context.Context, q querier, email string) (int64, error) {
+	var id int64
+	err := q.QueryRow(ctx, `
+		WITH new AS (
+			INSERT INTO users (email) VALUES ($1)
+			ON CONFLICT (email) DO NOTHING
+			RETURNING id
+		)
+		SELECT id FROM new
+		UNION ALL
+		SELECT id FROM users WHERE email = $1
+		LIMIT 1`, email).Scan(&id)
+	return id, err
+}
+
+const userColumns = `id, email, coalesce(oidc_issuer, ''), coalesce(oidc_subject, ''), time_zone, created_at`
+
+func scanUser(row pgx.Row) (User, error) {
+	var u User
+	err := row.Scan(&u.ID, &u.Email, &u.OIDCIssuer, &u.OIDCSubject, &u.TimeZone, &u.CreatedAt)
+	return u, err
+}
+
+// selectUserByEmail locks the row for update when forUpdate (in a transaction).
+func selectUserByEmail(ctx context.Context, q querier, email string, forUpdate bool) (User, error) {
+	sql := `SELECT ` + userColumns + ` FROM users WHERE email = $1`
+	if forUpdate {
+		sql += ` FOR UPDATE`
+	}
+	return scanUser(q.QueryRow(ctx, sql, email))
+}
+
+func selectUserByOIDC(ctx context.Context, q querier, issuer, subject string) (User, error) {
+	return scanUser(q.QueryRow(ctx,
+		`SELECT `+userColumns+` FROM users WHERE oidc_issuer = $1 AND oidc_subject = $2`,
+		issuer, subject))
+}
+
+func insertUserOIDC(ctx context.Context, q querier, email, issuer, subject string) (User, error) {
+	return scanUser(q.QueryRow(ctx,
+		`INSERT INTO users (email, oidc_issuer, oidc_subject) VALUES ($1, $2, $3) RETURNING `+userColumns,
+		email, issuer, subject))
+}
+
+func updateUserOIDC(ctx context.Context, q querier, userID int64, issuer, subject string) error {
+	_, err := q.Exec(ctx,
+		`UPDATE users SET oidc_issuer = $2, oidc_subject = $3 WHERE id = $1`,
+		userID, issuer, subject)
+	return err
+}
+
+func updateUserTimeZone(ctx context.Context, q querier, userID int64, tz string) error {
+	tag, err := q.Exec(ctx, `UPDATE users SET time_zone = $2 WHERE id = $1`, userID, tz)
+	if err == nil && tag.RowsAffected() == 0 {
+		return pgx.ErrNoRows
+	}
+	return err
+}

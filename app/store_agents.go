@@ -1,0 +1,97 @@
+package app
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The SQL of agents and agent keys. Every query is scoped by the account.
+// Lookups that find nothing return pgx.ErrNoRows.
+
+const agentColumns = `g.id, g.account_id, a.slug, g.name, g.owner_user_id, u.email, g.created_at`
+
+const agentJoins = `agents g
+	JOIN accounts a ON a.id = g.account_id
+	JOIN users u ON u.id = g.owner_user_id`
+
+func scanAgent(row pgx.Row, extra ...any) (Agent, error) {
+	var g Agent
+	err := row.Scan(append([]any{&g.ID, &g.AccountID, &g.AccountSlug, &g.Name, &g.OwnerUserID, &g.OwnerEmail, &g.CreatedAt}, extra...)...)
+	return g, err
+}
+
+func insertAgent(ctx context.Context, q querier, acct Account, name string, ownerUserID int64) (Agent, error) {
+	g := Agent{AccountID: acct.ID, AccountSlug: acct.Slug, Name: name, OwnerUserID: ownerUserID}
+	err := q.QueryRow(ctx,
+		`INSERT INTO agents (account_id, name, owner_user_id) VALUES ($1, $2, $3) RETURNING id, created_at`,
+		acct.ID, name, ownerUserID).Scan(&g.ID, &g.CreatedAt)
+	if isUniqueViolation(err, "agents_account_id_name_key") {
+		return Agent{}, Errorf(ErrConflict, "agent name already taken in account %s: %s", acct.Slug, name)
+	}
+	return g, err
+}
+
+func selectAgent(ctx context.Context, q querier, accountSlug string, agentID int64) (Agent, error) {
+	return scanAgent(q.QueryRow(ctx,
+		`SELECT `+agentColumns+` FROM `+agentJoins+` WHERE a.slug = $1 AND g.id = $2`,
+		accountSlug, agentID))
+}
+
+func selectAgents(ctx context.Context, q querier, acct Account) ([]Agent, error) {
+	rows, err := q.Query(ctx,
+		`SELECT `+agentColumns+` FROM `+agentJoins+` WHERE g.account_id = $1 ORDER BY g.id`,
+		acct.ID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (Agent, error) { return scanAgent(row) })
+}
+
+// selectAgentByKeyHash finds a key's agent and says whether the key is revoked.
+func selectAgentByKeyHash(ctx context.Context, q querier, keyHash []byte) (Agent, bool, error) {
+	var revoked bool
+	g, err := scanAgent(q.QueryRow(ctx, `
+		SELECT `+agentColumns+`, k.revoked_at IS NOT NULL
+		FROM `+agentJoins+`
+		JOIN agent_keys k ON k.account_id = g.account_id AND k.agent_id = g.id
+		WHERE k.key_hash = $1`, keyHash), &revoked)
+	return g, revoked, err
+}
+
+func insertAgentKey(ctx context.Context, q querier, g Agent, keyHash []byte, prefix string) (AgentKey, error) {
+	k := AgentKey{AccountID: g.AccountID, AgentID: g.ID, Prefix: prefix}
+	err := q.QueryRow(ctx, `
+		INSERT INTO agent_keys (account_id, agent_id, key_hash, prefix)
+		VALUES ($1, $2, $3, $4) RETURNING id, created_at`,
+		g.AccountID, g.ID, keyHash, prefix).Scan(&k.ID, &k.CreatedAt)
+	return k, err
+}
+
+func selectAgentKeys(ctx context.Context, q querier, g Agent) ([]AgentKey, error) {
+	rows, err := q.Query(ctx, `
+		SELECT id, account_id, agent_id, prefix, created_at, revoked_at
+		FROM agent_keys WHERE account_id = $1 AND agent_id = $2 ORDER BY id`,
+		g.AccountID, g.ID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (AgentKey, error) {
+		var k AgentKey
+		err := row.Scan(&k.ID, &k.AccountID, &k.AgentID, &k.Prefix, &k.CreatedAt, &k.RevokedAt)
+		return k, err
+	})
+}
+
+// revokeAgentKey sets revoked_at once; a revoked key keeps its first time.
+func revokeAgentKey(ctx context.Context, q querier, accountSlug string, keyID int64) error {
+	tag, err := q.Exec(ctx, `
+		UPDATE agent_keys k SET revoked_at = coalesce(k.revoked_at, now())
+		FROM accounts a
+		WHERE a.slug = $1 AND k.account_id = a.id AND k.id = $2`,
+		accountSlug, keyID)
+	if err == nil && tag.RowsAffected() == 0 {
+		return pgx.ErrNoRows
+	}
+	return err
+}

@@ -1,0 +1,204 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// The rooms' SQL: rooms, parties, room_events, confirmations, seen_schemas.
+
+type partyRow struct {
+	Side        negotiation.Side
+	AccountID   *int64
+	AgentID     *int64
+	OwnerUserID *int64
+	TokenSalt   []byte
+	LimitsEnc   []byte
+	SchemaFP    string
+}
+
+type roomRow struct {
+	ID          int64
+	AccountID   int64
+	Title       *string
+	Seq         int
+	Snapshot    string
+	ExpiryJobID *int64
+	LapseJobID  *int64
+	Parties     [2]*partyRow
+}
+
+func (r *roomRow) party(s negotiation.Side) *partyRow {
+	if s == negotiation.SideB {
+		return r.Parties[1]
+	}
+	return r.Parties[0]
+}
+
+const roomColumns = `id, account_id, title, seq, snapshot, expiry_job_id, lapse_job_id`
+
+// selectRoom reads a room and its parties; lock takes the room row FOR UPDATE.
+func selectRoom(ctx context.Context, q querier, roomID int64, lock bool) (*roomRow, error) {
+	sql := `SELECT ` + roomColumns + ` FROM rooms WHERE id = $1`
+	if lock {
+		sql += ` FOR UPDATE`
+	}
+	r := &roomRow{}
+	err := q.QueryRow(ctx, sql, roomID).Scan(&r.ID, &r.AccountID, &r.Title, &r.Seq, &r.Snapshot, &r.ExpiryJobID, &r.LapseJobID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, Errorf(ErrNotFound, "room not found")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("select room: %w", err)
+	}
+	rows, err := q.Query(ctx, `SELECT side, account_id, agent_id, owner_user_id, token_salt, limits_enc, schema_fp
+		FROM parties WHERE room_id = $1`, roomID)
+	if err != nil {
+		return nil, fmt.Errorf("select parties: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		p := &partyRow{}
+		if err := rows.Scan(&p.Side, &p.AccountID, &p.AgentID, &p.OwnerUserID, &p.TokenSalt, &p.LimitsEnc, &p.SchemaFP); err != nil {
+			return nil, err
+		}
+		if p.Side == negotiation.SideA {
+			r.Parties[0] = p
+		} else {
+			r.Parties[1] = p
+		}
+	}
+	return r, rows.Err()
+}
+
+func insertRoom(ctx context.Context, q querier, accountID int64, inviteHash []byte, title *string, r *negotiation.Room, now time.Time) (int64, error) {
+	var id int64
+	err := q.QueryRow(ctx, `INSERT INTO rooms (account_id, invite_code_hash, title, state, round, turn, deadline, expires_at, seq, snapshot, opened_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7, $8, 0, '', $9, $9) RETURNING id`,
+		accountID, inviteHash, title, r.State, r.Round, string(r.Turn), r.Deadline, r.ExpiresAt, now).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("insert room: %w", err)
+	}
+	return id, nil
+}
+
+func insertParty(ctx context.Context, q querier, roomID int64, p *partyRow, tokenHash []byte, now time.Time) error {
+	_, err := q.Exec(ctx, `INSERT INTO parties (room_id, side, account_id, agent_id, owner_user_id, token_hash, token_salt, limits_enc, schema_fp, joined_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		roomID, p.Side, p.AccountID, p.AgentID, p.OwnerUserID, tokenHash, p.TokenSalt, p.LimitsEnc, p.SchemaFP, now)
+	if err != nil {
+		return fmt.Errorf("insert party: %w", err)
+	}
+	return nil
+}
+
+func updateRoom(ctx context.Context, q querier, row *roomRow, r *negotiation.Room, now time.Time) error {
+	_, err := q.Exec(ctx, `UPDATE rooms SET state = $2, closed_reason = NULLIF($3, ''), round = $4, turn = NULLIF($5, ''),
+		deadline = $6, seq = $7, snapshot = $8, expiry_job_id = $9, lapse_job_id = $10, updated_at = $11 WHERE id = $1`,
+		row.ID, r.State, string(r.ClosedReason), r.Round, string(r.Turn), r.Deadline, row.Seq, row.Snapshot,
+		row.ExpiryJobID, row.LapseJobID, now)
+	if err != nil {
+		return fmt.Errorf("update room: %w", err)
+	}
+	return nil
+}
+
+func insertEvent(ctx context.Context, q querier, roomID int64, seq int, ev *negotiation.Event, fingerprint []byte) error {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	_, err = q.Exec(ctx, `INSERT INTO room_events (room_id, seq, kind, side, fingerprint, event, at)
+		VALUES ($1, $2, $3, NULLIF($4, ''), $5, $6, $7)`, roomID, seq, ev.Kind, string(ev.Side), fingerprint, b, ev.At)
+	if err != nil {
+		return fmt.Errorf("insert event: %w", err)
+	}
+	return nil
+}
+
+// lastEvent returns the side and fingerprint of a room's latest event.
+func lastEvent(ctx context.Context, q querier, roomID int64, seq int) (side string, fp []byte, err error) {
+	var s *string
+	err = q.QueryRow(ctx, `SELECT side, fingerprint FROM room_events WHERE room_id = $1 AND seq = $2`, roomID, seq).Scan(&s, &fp)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil, nil
+	}
+	if s != nil {
+		side = *s
+	}
+	return side, fp, err
+}
+
+func selectEvents(ctx context.Context, q querier, roomID int64) ([]negotiation.Event, error) {
+	rows, err := q.Query(ctx, `SELECT event FROM room_events WHERE room_id = $1 ORDER BY seq`, roomID)
+	if err != nil {
+		return nil, fmt.Errorf("select events: %w", err)
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (negotiation.Event, error) {
+		var ev negotiation.Event
+		var b []byte
+		if err := row.Scan(&b); err != nil {
+			return ev, err
+		}
+		return ev, json.Unmarshal(b, &ev)
+	})
+}
+
+// seatByToken finds the room and side a room token opens, within the
+// caller's account only.
+func seatByToken(ctx context.Context, q querier, tokenHash []byte, accountID int64) (int64, negotiation.Side, error) {
+	var roomID int64
+	var side negotiation.Side
+	err := q.QueryRow(ctx, `SELECT room_id, side FROM parties WHERE token_hash = $1 AND account_id = $2`,
+		tokenHash, accountID).Scan(&roomID, &side)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, "", Errorf(ErrNotFound, "room_token: no room of yours has this token")
+	}
+	return roomID, side, err
+}
+
+func roomByInvite(ctx context.Context, q querier, codeHash []byte) (int64, error) {
+	var id int64
+	err := q.QueryRow(ctx, `SELECT id FROM rooms WHERE invite_code_hash = $1`, codeHash).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, Errorf(ErrNotFound, "invite_code: no invitation has this code")
+	}
+	return id, err
+}
+
+func insertConfirmation(ctx context.Context, q querier, roomID int64, c *negotiation.Confirmation) error {
+	_, err := q.Exec(ctx, `INSERT INTO confirmations (room_id, id, side, verdict, subject_hash, status, requested_at)
+		VALUES ($1, $2, $3, $4, NULLIF($5, ''), 'pending', $6)`, roomID, c.ID, c.Side, c.Verdict, string(c.SubjectHash), c.RequestedAt)
+	if err != nil {
+		return fmt.Errorf("insert confirmation: %w", err)
+	}
+	return nil
+}
+
+func settleConfirmation(ctx context.Context, q querier, roomID int64, id string, status negotiation.Result, why string, at time.Time) error {
+	_, err := q.Exec(ctx, `UPDATE confirmations SET status = $3, why = NULLIF($4, ''), decided_at = $5
+		WHERE room_id = $1 AND id = $2 AND status = 'pending'`, roomID, id, status, why, at)
+	if err != nil {
+		return fmt.Errorf("settle confirmation: %w", err)
+	}
+	return nil
+}
+
+func markSchemaSeen(ctx context.Context, q querier, accountID int64, fp string, at time.Time) error {
+	_, err := q.Exec(ctx, `INSERT INTO seen_schemas (account_id, fingerprint, seen_at) VALUES ($1, $2, $3)
+		ON CONFLICT DO NOTHING`, accountID, fp, at)
+	return err
+}
+
+func schemaSeen(ctx context.Context, q querier, accountID int64, fp string) (bool, error) {
+	var seen bool
+	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM seen_schemas WHERE account_id = $1 AND fingerprint = $2)`, accountID, fp).Scan(&seen)
+	return seen, err
+}

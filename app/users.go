@@ -1,0 +1,117 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// User is a person, across accounts. A user created by email (an account's
+// owner named before they ever logged in) has no OIDC identity until their
+// first login links one.
+type User struct {
+	ID          int64
+	Email       string // lowercased
+	OIDCIssuer  string // "" until the first login
+	OIDCSubject string
+	TimeZone    string // IANA name, e.g. "Europe/Paris"
+	CreatedAt   time.Time
+}
+
+// OIDCIdentity is what a verified ID token says about the person logging in.
+type OIDCIdentity struct {
+	Issuer        string
+	Subject       string
+	Email         string
+	EmailVerified bool
+}
+
+// UserByEmail returns the user with email (compared lowercased).
+func (a *Accounts) UserByEmail(ctx context.Context, email string) (User, error) {
+	email, err := normalizeEmail("email", email)
+	if err != nil {
+		return User{}, err
+	}
+	u, err := selectUserByEmail(ctx, a.pool, email, false)
+	if err != nil {
+		return User{}, fmt.Errorf("user by email: %w", notFound(err, "no user with email %s", email))
+	}
+	return u, nil
+}
+
+// UserByOIDC returns the user linked to the OIDC identity (issuer, subject).
+func (a *Accounts) UserByOIDC(ctx context.Context, issuer, subject string) (User, error) {
+	u, err := selectUserByOIDC(ctx, a.pool, issuer, subject)
+	if err != nil {
+		return User{}, fmt.Errorf("user by oidc: %w", notFound(err, "no user for this login"))
+	}
+	return u, nil
+}
+
+// LoginOIDC returns the user for a verified ID token. On a first login, it
+// links the identity to the user already created for the email (so the person
+// joins the accounts they were made owner of) or creates a user. Linking needs
+// an email the provider verified: otherwise anyone able to claim an address at
+// their provider could take over the accounts of its owner.
+func (a *Accounts) LoginOIDC(ctx context.Context, id OIDCIdentity) (User, error) {
+	if id.Issuer == "" || id.Subject == "" {
+		return User{}, Errorf(ErrInvalid, "login: the identity has no issuer or subject")
+	}
+	u, err := a.loginOIDC(ctx, id)
+	if isUniqueViolation(err, "users_email_key") || isUniqueViolation(err, "users_oidc_issuer_oidc_subject_key") {
+		u, err = a.loginOIDC(ctx, id) // a concurrent first login won: use its row
+	}
+	if err != nil {
+		return User{}, fmt.Errorf("login: %w", err)
+	}
+	return u, nil
+}
+
+func (a *Accounts) loginOIDC(ctx context.Context, id OIDCIdentity) (User, error) {
+	u, err := selectUserByOIDC(ctx, a.pool, id.Issuer, id.Subject)
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return u, err // a returning user, or a failure
+	}
+	if id.Email == "" {
+		return User{}, Errorf(ErrUnauthorized, "your identity provider did not give Taasky your email address")
+	}
+	email, err := normalizeEmail("email", id.Email)
+	if err != nil {
+		return User{}, err
+	}
+	if !id.EmailVerified {
+		return User{}, Errorf(ErrUnauthorized, "your identity provider has not verified your email address %s", email)
+	}
+	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+		u, err = selectUserByEmail(ctx, tx, email, true)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			u, err = insertUserOIDC(ctx, tx, email, id.Issuer, id.Subject)
+			return err
+		case err != nil:
+			return err
+		case u.OIDCIssuer != "":
+			return Errorf(ErrConflict, "the email address %s is already linked to another login", email)
+		}
+		u.OIDCIssuer, u.OIDCSubject = id.Issuer, id.Subject
+		return updateUserOIDC(ctx, tx, u.ID, id.Issuer, id.Subject)
+	})
+	return u, err
+}
+
+// SetUserTimeZone sets the IANA time zone (e.g. "Europe/Paris") that the
+// user's cards and messages are shown in.
+func (a *Accounts) SetUserTimeZone(ctx context.Context, userID int64, tz string) error {
+	tz = strings.TrimSpace(tz)
+	if _, err := time.LoadLocation(tz); err != nil || tz == "" || tz == "Local" {
+		return Errorf(ErrInvalid, "time zone: must be an IANA time zone name like Europe/Paris (got %q)", tz)
+	}
+	if err := updateUserTimeZone(ctx, a.pool, userID, tz); err != nil {
+		return fmt.Errorf("set time zone: %w", notFound(err, "no user %d", userID))
+	}
+	return nil
+}
