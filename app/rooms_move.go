@@ -2,10 +2,10 @@ package app
 
 import (
 	"bytes"
-	"errors"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 
 	"github.com/jackc/pgx/v5"
 
