@@ -35,7 +35,9 @@ type roomsBundle struct {
 
 func (rb *roomsBundle) advance(d time.Duration) { rb.clock.Add(int64(d)) }
 
-func setupRooms(t *testing.T) *roomsBundle {
+func setupRooms(t *testing.T) *roomsBundle { return setupRoomsB(t) }
+
+func setupRoomsB(t testing.TB) *roomsBundle {
 	t.Helper()
 	ctx := context.Background()
 	pool := pgtest.New(t)
