@@ -27,10 +27,10 @@ type Account struct {
 type MemberRole string
 
 const (
-	// RoleOwner manages the account: members, agents and their keys.
-	RoleOwner MemberRole = "owner"
-	// RoleMember confirms the moves of the agents they own.
-	RoleMember MemberRole = "member"
+	// MemberRoleOwner manages the account: members, agents and their keys.
+	MemberRoleOwner MemberRole = "owner"
+	// MemberRoleMember confirms the moves of the agents they own.
+	MemberRoleMember MemberRole = "member"
 )
 
 // Membership is a user's place in an account.
@@ -77,7 +77,7 @@ func (a *Accounts) CreateAccount(ctx context.Context, slug, name, ownerEmail str
 		if acct, err = insertAccount(ctx, tx, slug, name); err != nil {
 			return err
 		}
-		return insertMembership(ctx, tx, acct.ID, userID, RoleOwner)
+		return insertMembership(ctx, tx, acct.ID, userID, MemberRoleOwner)
 	})
 	if err != nil {
 		return Account{}, fmt.Errorf("create account: %w", err)

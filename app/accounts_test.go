@@ -73,7 +73,7 @@ func TestCreateAccount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ms) != 2 || ms[0].AccountSlug != "acme" || ms[0].Role != app.RoleOwner || ms[1].AccountSlug != "acme-2" || ms[0].Operator {
+	if len(ms) != 2 || ms[0].AccountSlug != "acme" || ms[0].Role != app.MemberRoleOwner || ms[1].AccountSlug != "acme-2" || ms[0].Operator {
 		t.Errorf("memberships = %+v", ms)
 	}
 	got, err := b.accounts.AccountBySlug(b.ctx, "acme")
@@ -155,7 +155,7 @@ func TestLoginOIDC(t *testing.T) {
 		t.Errorf("first login = %+v, want user %d linked", u, pre.ID)
 	}
 	ms, err := b.accounts.Memberships(b.ctx, u.ID)
-	if err != nil || len(ms) != 1 || ms[0].AccountSlug != "acme" || ms[0].Role != app.RoleOwner {
+	if err != nil || len(ms) != 1 || ms[0].AccountSlug != "acme" || ms[0].Role != app.MemberRoleOwner {
 		t.Errorf("memberships after first login = %+v, %v", ms, err)
 	}
 

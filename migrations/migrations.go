@@ -34,7 +34,7 @@ const lockKey int64 = 0x4035_2a98_44f4_16e2
 // then River's. Concurrent callers (several processes starting at once) wait
 // for each other on a session advisory lock held on a connection of its own,
 // so the pool needs only one free connection.
-func Up(ctx context.Context, pool *pgxpool.Pool) (err error) {
+func Up(ctx context.Context, pool *pgxpool.Pool) error {
 	lockConn, err := pgx.ConnectConfig(ctx, pool.Config().ConnConfig)
 	if err != nil {
 		return fmt.Errorf("migrate: connect: %w", err)

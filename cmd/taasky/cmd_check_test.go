@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/pgtest"
+)
+
+// TestCheck: rooms made through the service replay to themselves (0
+// differences); a room altered behind the service's back is reported and
+// the command fails.
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	e := env{"DATABASE_URL": pgtest.NewDSN(t), "BASE_URL": "http://127.0.0.1", "SECRET_KEY": testSecret}
+	if _, _, err := runCmd(t, e, "account", "create", "--slug", "acme", "--name", "Acme", "--owner-email", "a@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cfg, err := app.LoadConfig(e.get, app.RoleWorker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := openServer(ctx, cfg, slog.New(slog.DiscardHandler), false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.close()
+	agent, _, err := srv.accounts.CreateAgent(ctx, "acme", "bot", "a@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := json.RawMessage(`{"day":{"type":"date","label":"Day"}}`)
+	for range 3 {
+		open, err := srv.rooms.Open(ctx, agent, app.OpenInput{Schema: schema, Subject: json.RawMessage(`{"day":"2026-12-24"}`),
+			Limits: json.RawMessage(`{"day":{"min":"2026-12-01"}}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := srv.rooms.Join(ctx, agent, app.JoinInput{InviteCode: open.InviteURL, Schema: schema}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _, err := runCmd(t, e, "check")
+	if err != nil || !strings.Contains(out, "3 rooms checked, 0 differences") {
+		t.Fatalf("check: %v\n%s", err, out)
+	}
+	if _, err := srv.pool.Exec(ctx, `UPDATE rooms SET round = 7 WHERE id = (SELECT min(id) FROM rooms)`); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err = runCmd(t, e, "check")
+	if err == nil || !strings.Contains(out, "1 differences") {
+		t.Fatalf("a tampered room went unnoticed: %v\n%s", err, out)
+	}
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/taasky/taasky/app"
+)
+
+// runServe is `taasky serve`: production, configured by the environment.
+func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cmd := newCommand("serve", "Runs the service, configured by the environment (see README.md). It migrates\nthe database first. Run any number of these against one database.", stdout)
+	web := cmd.Bool("web", true, "serve the dashboard and the MCP endpoint on LISTEN_ADDR")
+	worker := cmd.Bool("worker", true, "work the River jobs (notifications, expiry, deadlines)")
+	if err := cmd.parse(args); err != nil {
+		return err
+	}
+	if !*web && !*worker {
+		return cmd.fail("--web=false and --worker=false leave nothing to run")
+	}
+	var role app.Role
+	if *web {
+		role |= app.RoleWeb
+	}
+	if *worker {
+		role |= app.RoleWorker
+	}
+	cfg, err := loadConfig(getenv, role)
+	if err != nil {
+		return err
+	}
+	log := newLogger(stderr, true)
+	log.Info("starting", "web", *web, "worker", *worker, "config", cfg)
+	if *worker && cfg.SMTP == nil {
+		log.Warn("SMTP_URL is not set: mail is kept in the dev outbox, not sent")
+	}
+	srv, err := openServer(ctx, cfg, log, *web, *worker)
+	if err != nil {
+		return err
+	}
+	defer srv.close()
+	fiberApp, err := srv.webApp(ctx)
+	if err != nil {
+		return err
+	}
+	return srv.serve(ctx, fiberApp, nil)
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/migrations"
+)
+
+// loadConfig is app.LoadConfig with its problems laid out one per line.
+func loadConfig(getenv func(string) string, role app.Role) (app.Config, error) {
+	cfg, err := app.LoadConfig(getenv, role)
+	if err != nil {
+		return cfg, fmt.Errorf("the configuration is incomplete or wrong (see README.md):\n  %s",
+			strings.ReplaceAll(err.Error(), "\n", "\n  "))
+	}
+	return cfg, nil
+}
+
+// openDatabase opens a pool to dsn, checks that the database answers, and
+// brings its schema up to date. Every command that touches the database
+// migrates first, so a fresh database just works (Up is cheap when there is
+// nothing to do, and safe when several processes start at once).
+func openDatabase(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
+	pc, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	if !strings.Contains(dsn, "pool_max_conns") {
+		// pgxpool's default (4 on a 2-core machine) is short for web
+		// requests plus River's producers and listener.
+		pc.MaxConns = 20
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := pool.Ping(pingCtx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to the database: %w", err)
+	}
+	if err := migrations.Up(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return pool, nil
+}

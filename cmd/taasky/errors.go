@@ -1,0 +1,42 @@
+package main
+
+import (
+	"errors"
+	"log/slog"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/app"
+)
+
+// httpStatus is the one mapping of app error codes to HTTP statuses.
+func httpStatus(code app.ErrorCode) int {
+	switch code {
+	case app.ErrInvalid:
+		return fiber.StatusBadRequest
+	case app.ErrNotFound:
+		return fiber.StatusNotFound
+	case app.ErrConflict:
+		return fiber.StatusConflict
+	case app.ErrUnauthorized:
+		return fiber.StatusUnauthorized
+	}
+	return fiber.StatusInternalServerError
+}
+
+// errorHandler answers an error returned by a handler: Fiber's own errors
+// (404 for an unknown route…) as they are, *app.Error with its code and
+// message, anything else as "internal error", logged.
+func errorHandler(log *slog.Logger) fiber.ErrorHandler {
+	return func(c *fiber.Ctx, err error) error {
+		var fe *fiber.Error
+		if errors.As(err, &fe) {
+			return c.Status(fe.Code).SendString(fe.Message)
+		}
+		code := app.ErrorCodeOf(err)
+		if code == app.ErrInternal {
+			log.Error("request failed", "method", c.Method(), "path", c.Path(), "err", err)
+		}
+		return c.Status(httpStatus(code)).SendString(app.ErrorMessageOf(err))
+	}
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// health answers the load balancer's probes: /healthz says the process is
+// up; /readyz says it can serve (the database answers, no shutdown begun).
+type health struct {
+	pool     *pgxpool.Pool
+	log      *slog.Logger
+	stopping atomic.Bool
+}
+
+func (h *health) live(c *fiber.Ctx) error {
+	return c.SendString("ok\n")
+}
+
+func (h *health) ready(c *fiber.Ctx) error {
+	if h.stopping.Load() {
+		return c.Status(fiber.StatusServiceUnavailable).SendString("shutting down\n")
+	}
+	ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
+	defer cancel()
+	if err := h.pool.Ping(ctx); err != nil {
+		h.log.Warn("readyz: database ping failed", "err", err)
+		reason := "database unreachable\n"
+		if errors.Is(err, context.DeadlineExceeded) {
+			reason = "database did not answer within 2s\n"
+		}
+		return c.Status(fiber.StatusServiceUnavailable).SendString(reason)
+	}
+	return c.SendString("ready\n")
+}

@@ -1,0 +1,102 @@
+// Command taasky runs Taasky: the web service, its job workers, its database
+// migrations, and the admin commands that create accounts and agents.
+//
+// This package only wires: it reads the configuration, opens the database,
+// starts River and the one Fiber app, and hands each part what it needs. It
+// holds no package-level state; everything hangs off run's arguments.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	_ "time/tzdata" // users' time zones work on images without /usr/share/zoneinfo
+)
+
+func main() {
+	if os.Getenv("GOGC") == "" {
+		// The MCP layer allocates heavily per call; a sparser GC gave
+		// 1.3–2.3× the throughput on 2 cores (DESIGN.md §1). GOGC overrides.
+		debug.SetGCPercent(400)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal ends the process at once
+	}()
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "taasky:", err)
+		if errors.As(err, new(usageError)) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+const usage = `Usage: taasky <command> [flags]
+
+Commands:
+  dev              run everything on this machine, no setup needed
+  serve            run the service (--web, --worker), configured by environment
+  migrate          bring the database schema up to date
+  account create   create an account and its owner
+  agent create     create an agent and print its MCP URL and key
+  check            replay every room's log and compare it with the stored room
+
+Run 'taasky <command> -h' for a command's flags. Configuration: see README.md.
+`
+
+// run is the whole program: main only adds the process's signals, arguments,
+// environment and standard streams.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	err := dispatch(ctx, args, getenv, stdout, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil // the command printed its usage
+	}
+	return err
+}
+
+func dispatch(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return usageError{"no command given"}
+	}
+	cmd, rest := args[0], args[1:]
+	if len(rest) > 0 && (cmd == "account" || cmd == "agent") {
+		cmd, rest = cmd+" "+rest[0], rest[1:]
+	}
+	switch cmd {
+	case "dev":
+		return runDev(ctx, rest, getenv, stdout, stderr)
+	case "serve":
+		return runServe(ctx, rest, getenv, stdout, stderr)
+	case "migrate":
+		return runMigrate(ctx, rest, getenv, stdout)
+	case "account create":
+		return runAccountCreate(ctx, rest, getenv, stdout)
+	case "agent create":
+		return runAgentCreate(ctx, rest, getenv, stdout)
+	case "check":
+		return runCheck(ctx, rest, getenv, stdout)
+	case "help", "-h", "-help", "--help":
+		_, err := io.WriteString(stdout, usage)
+		return err
+	case "account", "agent":
+		return usageError{fmt.Sprintf("%s: which command? try '%s create'", cmd, cmd)}
+	}
+	fmt.Fprint(stderr, usage)
+	return usageError{fmt.Sprintf("unknown command %q", cmd)}
+}
+
+// usageError is a mistake in the command line: main exits with status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }

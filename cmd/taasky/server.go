@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/jobs"
+)
+
+// server is one process of the service: the database pool, River, and in the
+// web role the HTTP listener.
+type server struct {
+	deps
+	web     bool
+	working bool // River works jobs here
+}
+
+// openServer opens (and migrates) the database and builds the River client.
+func openServer(ctx context.Context, cfg app.Config, log *slog.Logger, web, worker bool) (*server, error) {
+	pool, err := openDatabase(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	d := deps{
+		cfg:      cfg,
+		log:      log,
+		pool:     pool,
+		accounts: app.NewAccounts(pool),
+		health:   &health{pool: pool, log: log},
+		closer:   &jobs.CloseDueWorker{},
+	}
+	client, working, err := newRiver(d, worker)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("river: %w", err)
+	}
+	d.river = client
+	if d.rooms, err = newRooms(d); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	d.closer.Rooms = d.rooms
+	if worker && !working {
+		log.Info("no job workers are registered yet: jobs are inserted, not worked")
+	}
+	return &server{deps: d, web: web, working: working}, nil
+}
+
+func (s *server) close() { s.pool.Close() }
+
+// serve runs until ctx is done, then shuts down gracefully: /readyz turns
+// 503, the listener stops accepting, requests in flight finish (20 s at
+// most), River finishes its running jobs (cancelled after SoftStopTimeout).
+// web (from newApp) is served on LISTEN_ADDR unless nil (worker only);
+// listening, if set, is called once it accepts requests.
+func (s *server) serve(ctx context.Context, web *fiber.App, listening func(addr string)) error {
+	if s.working {
+		// Not ctx: its end must stop River gracefully (Stop below), not
+		// cancel the jobs at once.
+		if err := s.river.Start(context.WithoutCancel(ctx)); err != nil {
+			return fmt.Errorf("start river: %w", err)
+		}
+	}
+	httpDone := make(chan error, 1)
+	if web != nil {
+		ln, err := net.Listen("tcp", s.cfg.ListenAddr)
+		if err != nil {
+			return errors.Join(fmt.Errorf("LISTEN_ADDR: %w", err), s.stopRiver())
+		}
+		s.log.Info("listening", "addr", ln.Addr().String(), "base_url", s.cfg.BaseURL)
+		go func() { httpDone <- web.Listener(ln) }()
+		if listening != nil {
+			listening(ln.Addr().String())
+		}
+	}
+
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-httpDone: // the listener failed
+		web = nil
+	}
+	s.log.Info("shutting down")
+	s.health.stopping.Store(true)
+	if web != nil {
+		if e := web.ShutdownWithTimeout(20 * time.Second); e != nil {
+			err = errors.Join(err, fmt.Errorf("shut down http: %w", e))
+		}
+		err = errors.Join(err, <-httpDone)
+	}
+	err = errors.Join(err, s.stopRiver())
+	s.log.Info("stopped")
+	return err
+}
+
+// webApp is newApp for the web role, nil for a worker-only process.
+func (s *server) webApp(ctx context.Context) (*fiber.App, error) {
+	if !s.web {
+		return nil, nil
+	}
+	return newApp(ctx, s.deps)
+}
+
+func (s *server) stopRiver() error {
+	if !s.working {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.river.Stop(ctx); err != nil {
+		return fmt.Errorf("stop river: %w", err)
+	}
+	return nil
+}

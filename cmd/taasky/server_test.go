@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/pgtest"
+)
+
+// TestShutdownFinishesRequests: a request in flight when the signal comes
+// gets its answer, and /readyz says the process is going away.
+func TestShutdownFinishesRequests(t *testing.T) {
+	t.Parallel()
+	cfg, err := app.LoadConfig(env{
+		"DATABASE_URL": pgtest.NewDSN(t),
+		"SECRET_KEY":   testSecret,
+		"LISTEN_ADDR":  "127.0.0.1:0",
+	}.get, app.RoleDev|app.RoleWeb|app.RoleWorker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := newLogger(io.Discard, true)
+	srv, err := openServer(t.Context(), cfg, log, true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.close()
+	web, err := srv.webApp(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	web.Get("/slow", func(c *fiber.Ctx) error {
+		close(entered)
+		<-release
+		return c.SendString("done")
+	})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	addr := make(chan string, 1)
+	served := make(chan error, 1)
+	go func() { served <- srv.serve(ctx, web, func(a string) { addr <- a }) }()
+	base := "http://" + <-addr
+
+	type reply struct {
+		status int
+		body   string
+		err    error
+	}
+	slow := make(chan reply, 1)
+	go func() {
+		resp, err := http.Get(base + "/slow")
+		if err != nil {
+			slow <- reply{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		slow <- reply{resp.StatusCode, string(body), err}
+	}()
+	<-entered
+	cancel() // the signal, while /slow is in flight
+	time.Sleep(100 * time.Millisecond)
+	if !srv.health.stopping.Load() {
+		t.Error("/readyz does not report the shutdown")
+	}
+	close(release)
+	if r := <-slow; r.err != nil || r.status != 200 || r.body != "done" {
+		t.Errorf("request in flight got %d %q, %v", r.status, r.body, r.err)
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not return")
+	}
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/jobs"
+)
+
+// deps is what the process opened, handed to the parts it wires.
+type deps struct {
+	cfg      app.Config
+	log      *slog.Logger
+	pool     *pgxpool.Pool
+	accounts *app.Accounts
+	// river inserts jobs (InsertTx, in the caller's transaction) in every
+	// role; it works them only in the worker role.
+	river  *river.Client[pgx.Tx]
+	rooms  *app.Rooms
+	health *health
+	// closer is the room-closing worker; its service is set once the River
+	// client it needs exists (the service inserts jobs, the worker runs them).
+	closer *jobs.CloseDueWorker
+}
+
+// newApp builds the one Fiber app of the web role. Mount the MCP endpoint
+// (POST /mcp/:account, behind the agent-key middleware) and the dashboard
+// here; keep handlers in their own packages and only wire them here.
+func newApp(ctx context.Context, d deps) (*fiber.App, error) {
+	_ = ctx // for the parts that need it at start (OIDC discovery, say)
+	a := fiber.New(fiber.Config{
+		AppName:               "taasky",
+		DisableStartupMessage: true,
+		ReadTimeout:           30 * time.Second,
+		WriteTimeout:          60 * time.Second,
+		IdleTimeout:           2 * time.Minute,
+		ErrorHandler:          errorHandler(d.log),
+	})
+	a.Get("/healthz", d.health.live)
+	a.Get("/readyz", d.health.ready)
+	return a, nil
+}
+
+// addWorkers registers the River workers (jobs/) that the worker role runs,
+// and returns how many it added: River refuses to start working with none.
+// Every role calls it, so that inserting a job of an unknown kind fails.
+func addWorkers(workers *river.Workers, d deps) int {
+	river.AddWorker(workers, d.closer)
+	return 1
+}
+
+// newRooms builds the negotiation service on the River client.
+func newRooms(d deps) (*app.Rooms, error) {
+	return app.NewRooms(app.RoomsConfig{Pool: d.pool, River: d.river, LimitsKey: d.cfg.Key("limits"),
+		TokenKey: d.cfg.Key("room-tokens"), BaseURL: d.cfg.BaseURL})
+}
+
+// newRiver returns the River client: with queues to work when work is true
+// and some worker exists, else an insert-only client.
+func newRiver(d deps, work bool) (client *river.Client[pgx.Tx], working bool, err error) {
+	workers := river.NewWorkers()
+	n := addWorkers(workers, d)
+	cfg := &river.Config{
+		Logger:          d.log.With("component", "river"),
+		Workers:         workers,
+		SoftStopTimeout: 20 * time.Second, // then running jobs are cancelled
+	}
+	if work && n > 0 {
+		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 20}}
+	}
+	client, err = river.NewClient(riverpgxv5.New(d.pool), cfg)
+	return client, cfg.Queues != nil, err
+}
