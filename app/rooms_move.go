@@ -179,20 +179,33 @@ func (s *Rooms) DecideAsOwner(ctx context.Context, userID, roomID int64, confirm
 		if !ok {
 			return Errorf(ErrNotFound, "confirmation not found")
 		}
-		if p := ld.room.PendingFor(side); p != nil && p.ID == confirmationID && p.SubjectHash != hashSeen {
-			return Errorf(ErrConflict, "subject_hash: the answer is for other terms than the ones waiting for it")
-		}
-		next, ev, why, err := ld.room.Decide(side, confirmationID, accept, s.now())
-		if err != nil {
-			return fromProtocol(err)
-		}
-		if err := s.commit(ctx, tx, ld, change{next: next, events: []negotiation.Event{ev}, voidWhy: why}); err != nil {
-			return err
-		}
-		d = &Decision{Result: ev.Outcome, Why: why, State: next.State}
-		return nil
+		d, err = s.decide(ctx, tx, ld, side, confirmationID, hashSeen, accept)
+		return err
 	})
 	return d, err
+}
+
+// decide applies a human's answer for side, bound to the hash they saw.
+// Once they confirm terms, their account has seen the other side's schema.
+func (s *Rooms) decide(ctx context.Context, tx pgx.Tx, ld *loaded, side negotiation.Side, confirmationID string, hashSeen negotiation.SubjectHash, accept bool) (*Decision, error) {
+	if p := ld.room.PendingFor(side); p != nil && p.ID == confirmationID && p.SubjectHash != hashSeen {
+		return nil, Errorf(ErrConflict, "subject_hash: the answer is for other terms than the ones waiting for it")
+	}
+	next, ev, why, err := ld.room.Decide(side, confirmationID, accept, s.now())
+	if err != nil {
+		return nil, fromProtocol(err)
+	}
+	if err := s.commit(ctx, tx, ld, change{next: next, events: []negotiation.Event{ev}, voidWhy: why}); err != nil {
+		return nil, err
+	}
+	if p := ld.row.party(side); ev.Outcome == negotiation.ResultApplied && p.AccountID != nil {
+		if theirs := next.Party(side.Other()).Schema; theirs != nil {
+			if err := markSchemaSeen(ctx, tx, *p.AccountID, string(theirs.Fingerprint()), s.now()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &Decision{Result: ev.Outcome, Why: why, State: next.State}, nil
 }
 
 // ownedSide finds the side of the confirmation, if its human is userID.

@@ -44,8 +44,8 @@ type CardNote struct {
 // seen says whether the viewer's account has confirmed terms under the
 // other side's schema before; loc is the viewer's time zone.
 func (r *Room) Card(viewer Side, seen bool, loc *time.Location) *Card {
-	if r.Table == nil {
-		return nil
+	if r.Table == nil || r.Party(viewer).Schema == nil {
+		return nil // nothing on the table, or the viewer has not joined
 	}
 	me, them := r.Party(viewer), r.Party(viewer.Other())
 	c := &Card{Viewer: viewer, TabledBy: r.Table.By, NewSchema: them.Schema != nil && !seen,

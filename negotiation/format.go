@@ -13,9 +13,13 @@ func FormatValue(f Field, v *Value, loc *time.Location) string {
 	case TypeTimerange:
 		s, e := v.Start.In(loc), v.End.In(loc)
 		zone := loc.String()
-		if zone == "UTC" || zone == "" {
+		_, off := s.Zone()
+		switch {
+		case off == 0 && (zone == "UTC" || zone == ""):
 			zone = "UTC"
-		} else {
+		case zone == "":
+			zone = "UTC" + s.Format("-07:00")
+		default:
 			zone += ", UTC" + s.Format("-07:00")
 		}
 		if s.Format(time.DateOnly) == e.Format(time.DateOnly) {

@@ -25,6 +25,9 @@ func (r *Room) Next(side Side) Next {
 	}
 	if p := r.PendingFor(side); p != nil {
 		say := "Waiting for your human to confirm (" + string(p.Verdict) + "). Do not ask them again; they were notified."
+		if r.Turn == side && r.Table == nil {
+			return Next{Verdicts: []Verdict{VerdictOffer, VerdictCancel}, Say: say}
+		}
 		if r.Turn == side {
 			return Next{Verdicts: []Verdict{VerdictCounter, VerdictNeedMoreDetail, VerdictCancel}, Say: say}
 		}

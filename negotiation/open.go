@@ -48,7 +48,7 @@ func Open(req OpenRequest, at time.Time) (*Room, []Event, []string, error) {
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		schemaJSON, warnings = s.Canonical(), w
+		schemaJSON, warnings = s.Declared(), w
 	}
 	if len(req.Subject) > 0 && len(req.Options) > 0 {
 		return nil, nil, nil, inputErr("pass subject or options, not both")
@@ -167,5 +167,5 @@ func (r *Room) Join(schemaJSON, limitsJSON json.RawMessage, at time.Time) (*Room
 	}
 	a := n.Parties[0]
 	n.NoDeal = NoDealPossible(a.Schema, a.Limits, s, lim)
-	return n, Event{Kind: EventJoin, Side: SideB, At: at, Schema: s.Canonical()}, nil
+	return n, Event{Kind: EventJoin, Side: SideB, At: at, Schema: s.Declared()}, nil
 }

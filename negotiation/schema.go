@@ -71,8 +71,20 @@ func (s *Schema) Field(name string) (Field, bool) {
 	return Field{}, false
 }
 
-// Canonical is the schema in RFC 8785 form; parsing it gives the same schema.
+// Canonical is the schema in RFC 8785 form (fields in name order): what
+// Fingerprint hashes.
 func (s *Schema) Canonical() []byte { return s.canonical }
+
+// Declared is the schema normalized like Canonical but with its fields in
+// the order they were declared, the order cards show them in. Parsing it
+// gives the same schema; it is what rooms store.
+func (s *Schema) Declared() []byte {
+	order := make([]int, len(s.fields))
+	for i := range order {
+		order[i] = i
+	}
+	return s.appendFields(nil, order)
+}
 
 // Fingerprint identifies the schema's content, to tell whether an account
 // has seen it before.
@@ -124,7 +136,7 @@ func ParseSchema(data []byte) (*Schema, []string, error) {
 		s.sorted[i] = i
 	}
 	slices.SortFunc(s.sorted, func(a, b int) int { return strings.Compare(s.fields[a].Name, s.fields[b].Name) })
-	s.canonical = s.appendCanonical(nil)
+	s.canonical = s.appendFields(nil, s.sorted)
 	return s, schemaWarnings(s), nil
 }
 
@@ -222,9 +234,9 @@ func clip(s string) string {
 	return string([]rune(s)[:40]) + "…"
 }
 
-func (s *Schema) appendCanonical(buf []byte) []byte {
+func (s *Schema) appendFields(buf []byte, order []int) []byte {
 	buf = append(buf, '{')
-	for i, fi := range s.sorted {
+	for i, fi := range order {
 		f := &s.fields[fi]
 		if i > 0 {
 			buf = append(buf, ',')

@@ -42,7 +42,7 @@ func (r *Room) Snapshot() []byte {
 		OpenedAt: r.OpenedAt.UTC(), ExpiresAt: r.ExpiresAt.UTC(), Deadline: r.Deadline.UTC()}
 	for i, p := range r.Parties {
 		if p.Schema != nil {
-			j.Schemas[i] = p.Schema.Canonical()
+			j.Schemas[i] = p.Schema.Declared()
 		}
 	}
 	if t := r.Table; t != nil {
@@ -90,6 +90,9 @@ func Restore(snapshot []byte, limits [2][]byte) (*Room, error) {
 	}
 	if t := j.Table; t != nil {
 		r.Table = &Table{By: t.By, Round: t.Round, AsOptions: t.AsOptions}
+		if t.By != SideA && t.By != SideB || r.Party(t.By).Schema == nil {
+			return nil, fmt.Errorf("restore room: a table by %q, who has no schema", t.By)
+		}
 		for _, raw := range t.Terms {
 			o, err := r.Party(t.By).Schema.ParseTerms(raw)
 			if err != nil {

@@ -200,6 +200,10 @@ func parseMoment(path string, n *node) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, termsErr("%s: %s is not a real moment", path, clip(n.s))
 	}
+	// The canonical form writes moments in UTC with a four-digit year.
+	if y := t.UTC().Year(); y < 1 || y > 9999 {
+		return time.Time{}, termsErr("%s: %s is out of range (years 0001 to 9999 in UTC)", path, clip(n.s))
+	}
 	return t.UTC(), nil
 }
 

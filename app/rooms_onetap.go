@@ -1,0 +1,169 @@
+package app
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// One-tap links let a party's human answer a confirmation from an email or
+// a push notification: GET shows the card and changes nothing (mail
+// scanners prefetch links); POST answers. A token is random (256 bits),
+// stored hashed, bound to one confirmation and its hash, single-use, and
+// worth nothing once the confirmation is settled.
+
+const oneTapPrefix = "ot_"
+
+// IssueOneTap creates a one-tap token for a pending confirmation, in the
+// caller's transaction (the fan-out's, which is the move's).
+func (s *Rooms) IssueOneTap(ctx context.Context, q querier, roomID int64, confirmationID, channel string) (string, error) {
+	token := oneTapPrefix + base64.RawURLEncoding.EncodeToString(randomBytes(32))
+	_, err := q.Exec(ctx, `INSERT INTO onetap_tokens (room_id, token_hash, confirmation_id, channel, created_at)
+		VALUES ($1, $2, $3, $4, $5)`, roomID, secretHash(token), confirmationID, channel, s.now())
+	if err != nil {
+		return "", fmt.Errorf("issue one-tap token: %w", err)
+	}
+	return token, nil
+}
+
+// OneTap is what a one-tap link shows.
+type OneTap struct {
+	RoomID       int64
+	Title        string
+	Side         negotiation.Side
+	Confirmation *negotiation.Confirmation // nil once it is no longer pending
+	Status       negotiation.Result        // "" while pending; what became of it otherwise
+	Why          string
+	UsedAt       *time.Time // the link was used already
+	Room         *negotiation.Room
+	Card         *negotiation.Card
+	TimeZone     *time.Location
+	OwnerUserID  *int64
+}
+
+type onetapRow struct {
+	roomID         int64
+	confirmationID string
+	usedAt         *time.Time
+}
+
+func selectOneTap(ctx context.Context, q querier, token string, lock bool) (*onetapRow, error) {
+	sql := `SELECT room_id, confirmation_id, used_at FROM onetap_tokens WHERE token_hash = $1`
+	if lock {
+		sql += ` FOR UPDATE`
+	}
+	r := &onetapRow{}
+	err := q.QueryRow(ctx, sql, secretHash(token)).Scan(&r.roomID, &r.confirmationID, &r.usedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, Errorf(ErrNotFound, "this link is not valid")
+	}
+	return r, err
+}
+
+// OneTapCard reads what a one-tap link shows. It changes nothing.
+func (s *Rooms) OneTapCard(ctx context.Context, token string) (*OneTap, error) {
+	var out *OneTap
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		ot, err := selectOneTap(ctx, tx, token, false)
+		if err != nil {
+			return err
+		}
+		out, err = s.oneTapView(ctx, tx, ot)
+		return err
+	})
+	return out, err
+}
+
+func (s *Rooms) oneTapView(ctx context.Context, q querier, ot *onetapRow) (*OneTap, error) {
+	ld, err := s.load(ctx, q, ot.roomID, false)
+	if err != nil {
+		return nil, err
+	}
+	var side negotiation.Side
+	var status, why *string
+	err = q.QueryRow(ctx, `SELECT side, NULLIF(status, 'pending'), why FROM confirmations WHERE room_id = $1 AND id = $2`,
+		ot.roomID, ot.confirmationID).Scan(&side, &status, &why)
+	if err != nil {
+		return nil, fmt.Errorf("one-tap confirmation: %w", err)
+	}
+	v := &OneTap{RoomID: ot.roomID, Side: side, UsedAt: ot.usedAt, Room: ld.room, TimeZone: time.UTC,
+		OwnerUserID: ld.row.party(side).OwnerUserID}
+	if ld.row.Title != nil {
+		v.Title = *ld.row.Title
+	}
+	if status != nil {
+		v.Status = negotiation.Result(*status)
+	}
+	if why != nil {
+		v.Why = *why
+	}
+	if c := ld.room.PendingFor(side); c != nil && c.ID == ot.confirmationID {
+		v.Confirmation = c
+	}
+	seen, tz, err := s.humanContext(ctx, q, ld.row.party(side), ld.room.Party(side.Other()).Schema)
+	if err != nil {
+		return nil, err
+	}
+	v.TimeZone = tz
+	v.Card = ld.room.Card(side, seen, tz)
+	return v, nil
+}
+
+// humanContext is what a party's card needs of its human: whether their
+// account has seen the other side's schema, and their time zone.
+func (s *Rooms) humanContext(ctx context.Context, q querier, p *partyRow, theirs *negotiation.Schema) (bool, *time.Location, error) {
+	seen := false
+	if p != nil && p.AccountID != nil && theirs != nil {
+		var err error
+		if seen, err = schemaSeen(ctx, q, *p.AccountID, string(theirs.Fingerprint())); err != nil {
+			return false, nil, err
+		}
+	}
+	tz := time.UTC
+	if p != nil && p.OwnerUserID != nil {
+		var name string
+		if err := q.QueryRow(ctx, `SELECT time_zone FROM users WHERE id = $1`, *p.OwnerUserID).Scan(&name); err != nil {
+			return false, nil, fmt.Errorf("time zone: %w", err)
+		}
+		if loc, err := time.LoadLocation(name); err == nil {
+			tz = loc
+		}
+	}
+	return seen, tz, nil
+}
+
+// DecideOneTap answers the confirmation a one-tap link is bound to. The
+// link works once; hashSeen is the subject_hash the page showed. A second
+// use says what already happened.
+func (s *Rooms) DecideOneTap(ctx context.Context, token string, hashSeen negotiation.SubjectHash, accept bool) (*Decision, error) {
+	var d *Decision
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		ot, err := selectOneTap(ctx, tx, token, true)
+		if err != nil {
+			return err
+		}
+		if ot.usedAt != nil {
+			return Errorf(ErrConflict, "this link was used already, at %s", ot.usedAt.UTC().Format("2006-01-02 15:04 MST"))
+		}
+		if _, err := tx.Exec(ctx, `UPDATE onetap_tokens SET used_at = $2 WHERE token_hash = $1`, secretHash(token), s.now()); err != nil {
+			return err
+		}
+		ld, err := s.load(ctx, tx, ot.roomID, true)
+		if err != nil {
+			return err
+		}
+		var side negotiation.Side
+		if err := tx.QueryRow(ctx, `SELECT side FROM confirmations WHERE room_id = $1 AND id = $2`, ot.roomID, ot.confirmationID).Scan(&side); err != nil {
+			return err
+		}
+		d, err = s.decide(ctx, tx, ld, side, ot.confirmationID, hashSeen, accept)
+		return err
+	})
+	return d, err
+}
