@@ -79,6 +79,11 @@ func (s *Rooms) commit(ctx context.Context, tx pgx.Tx, ld *loaded, c change) err
 	if err := updateRoom(ctx, tx, ld.row, c.next, now); err != nil {
 		return err
 	}
+	// Live pages listen (LISTEN taasky_room) on any server process; the
+	// notification is delivered at commit, never for a rolled-back change.
+	if _, err := tx.Exec(ctx, `SELECT pg_notify('taasky_room', $1::text)`, ld.row.ID); err != nil {
+		return fmt.Errorf("notify room change: %w", err)
+	}
 	ld.room = c.next
 	return nil
 }
