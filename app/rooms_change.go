@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -81,7 +82,7 @@ func (s *Rooms) commit(ctx context.Context, tx pgx.Tx, ld *loaded, c change) err
 	}
 	// Live pages listen (LISTEN taasky_room) on any server process; the
 	// notification is delivered at commit, never for a rolled-back change.
-	if _, err := tx.Exec(ctx, `SELECT pg_notify('taasky_room', $1::text)`, ld.row.ID); err != nil {
+	if _, err := tx.Exec(ctx, `SELECT pg_notify('taasky_room', $1)`, strconv.FormatInt(ld.row.ID, 10)); err != nil {
 		return fmt.Errorf("notify room change: %w", err)
 	}
 	ld.room = c.next
