@@ -34,6 +34,7 @@ func (s *Rooms) Read(ctx context.Context, agent Agent, roomToken string) (*View,
 // Summary is one room in a list.
 type Summary struct {
 	RoomID              int64                    `json:"-"`
+	RoomToken           string                   `json:"room_token"`
 	State               negotiation.State        `json:"state"`
 	ClosedReason        negotiation.ClosedReason `json:"closed_reason,omitempty"`
 	Round               int                      `json:"round"`
@@ -107,7 +108,7 @@ func (s *Rooms) List(ctx context.Context, agent Agent, tokens []string, cursor s
 				return err
 			}
 			r := ld.room
-			sum := Summary{RoomID: st.room, State: r.State, ClosedReason: r.ClosedReason, Round: r.Round,
+			sum := Summary{RoomID: st.room, RoomToken: s.roomToken(st.room, string(st.side), ld.row.party(st.side).TokenSalt), State: r.State, ClosedReason: r.ClosedReason, Round: r.Round,
 				Deadline: r.Deadline.UTC().Format(timeLayout), PendingConfirmation: r.PendingFor(st.side) != nil}
 			if r.Turn != "" {
 				t := whose(st.side, r.Turn)

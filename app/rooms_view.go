@@ -27,6 +27,10 @@ type View struct {
 	NoDealPossible      []string                 `json:"no_deal_possible"`
 	PendingConfirmation *ConfirmationView        `json:"pending_confirmation,omitempty"`
 	Next                negotiation.Next         `json:"next"`
+	// Card is the terms on the table as this side's human sees them (their
+	// labels, their time zone), for the adapters to render.
+	Card     *negotiation.Card `json:"-"`
+	TimeZone *time.Location    `json:"-"`
 }
 
 // RoundView is one entry of the room's history.
@@ -103,6 +107,15 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 		return nil, err
 	}
 	v.Rounds = roundsOf(events, side)
+	var theirs *negotiation.Schema
+	if p := r.Party(side.Other()); p.Schema != nil {
+		theirs = p.Schema
+	}
+	seen, tz, err := s.humanContext(ctx, q, ld.row.party(side), theirs)
+	if err != nil {
+		return nil, err
+	}
+	v.Card, v.TimeZone = r.Card(side, seen, tz), tz
 	return v, nil
 }
 
