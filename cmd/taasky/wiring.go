@@ -46,6 +46,7 @@ func newApp(ctx context.Context, d deps) (*fiber.App, error) {
 	})
 	a.Get("/healthz", d.health.live)
 	a.Get("/readyz", d.health.ready)
+	mountMCP(a, d)
 	return a, nil
 }
 

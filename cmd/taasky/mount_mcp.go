@@ -1,0 +1,16 @@
+package main
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/mcpserver"
+)
+
+// mountMCP serves the agents' tools at POST /mcp/{account_slug}. The MCP
+// server and its tools are built once, here, not per request.
+func mountMCP(a *fiber.App, d deps) {
+	mcpserver.New(d.rooms, version).Mount(a, d.accounts)
+}
+
+// version is the build's version, set with -ldflags "-X main.version=…".
+var version = "dev"

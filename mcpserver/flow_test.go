@@ -1,0 +1,171 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// TestMovesVectorsOverMCP plays every case of vectors/moves.json through
+// the tools over HTTP, two agents in two accounts; each human confirms
+// through the service as the web and email doors will.
+func TestMovesVectorsOverMCP(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	b, err := os.ReadFile(filepath.Join("..", "vectors", "moves.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Schema json.RawMessage            `json:"schema"`
+		Terms  map[string]json.RawMessage `json:"terms"`
+		Cases  []struct {
+			Name  string `json:"name"`
+			Start string `json:"start"`
+			Steps []struct {
+				Actor   string          `json:"actor"`
+				Verdict string          `json:"verdict"`
+				Terms   string          `json:"terms"`
+				Subject json.RawMessage `json:"subject"`
+				Approve string          `json:"approve"`
+				Join    string          `json:"join"`
+				Refused *string         `json:"refused"`
+				Room    *struct {
+					State string `json:"state"`
+					Round *int   `json:"round"`
+					Turn  *string `json:"turn"`
+				} `json:"room"`
+			} `json:"steps"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range f.Cases {
+		open := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": f.Schema, "title": "vectors"})
+		tokens := map[string]string{"a": open["room_token"].(string)}
+		join := func() string {
+			out, msg := e.call(t, "b", "negotiation_join", map[string]any{"invite_url": open["invite_url"], "subject_schema": f.Schema})
+			if msg == "" {
+				tokens["b"] = out["room_token"].(string)
+			}
+			return msg
+		}
+		if c.Start != "draft" {
+			if msg := join(); msg != "" {
+				t.Fatal(msg)
+			}
+		}
+		for i, st := range c.Steps {
+			where := fmt.Sprintf("%s: step %d", c.Name, i)
+			var msg string
+			switch {
+			case st.Join != "":
+				msg = join()
+			case tokens[st.Actor] == "":
+				// b has no room token before it joins: it cannot move at all.
+				_, msg = e.call(t, st.Actor, "negotiation_propose", map[string]any{"room_token": "rt_none", "verdict": st.Verdict})
+				if msg == "" {
+					t.Fatalf("%s: a move without a seat was accepted", where)
+				}
+				continue
+			case st.Verdict == "approve" || st.Verdict == "reject" || st.Verdict == "cancel":
+				args := map[string]any{"room_token": tokens[st.Actor]}
+				tool := "negotiation_cancel"
+				if st.Verdict != "cancel" {
+					tool = "negotiation_respond"
+					args["verdict"] = st.Verdict
+				}
+				if st.Approve == "on_table" {
+					read := e.must(t, st.Actor, "negotiation_read", map[string]any{"room_token": tokens[st.Actor]})
+					args["subject_hash"] = read["terms_on_table"].(map[string]any)["options"].([]any)[0].(map[string]any)["subject_hash"]
+				} else if st.Approve != "" {
+					args["subject_hash"] = st.Approve
+				}
+				var out map[string]any
+				out, msg = e.call(t, st.Actor, tool, args)
+				if msg == "" {
+					if out["status"] != "waiting_for_your_human" {
+						t.Fatalf("%s: status %v", where, out["status"])
+					}
+					if d := e.confirm(t, st.Actor, tokens[st.Actor], out, true); d.Result != negotiation.ResultApplied {
+						t.Fatalf("%s: confirmation %s: %s", where, d.Result, d.Why)
+					}
+				}
+			default:
+				subject := st.Subject
+				if st.Terms != "" {
+					subject = f.Terms[st.Terms]
+				}
+				args := map[string]any{"room_token": tokens[st.Actor], "verdict": st.Verdict}
+				if subject != nil {
+					args["subject"] = subject
+				}
+				_, msg = e.call(t, st.Actor, "negotiation_propose", args)
+			}
+			if st.Refused != nil {
+				if msg != *st.Refused {
+					t.Fatalf("%s: %q, want refused %q", where, msg, *st.Refused)
+				}
+				continue
+			}
+			if msg != "" {
+				t.Fatalf("%s: %s", where, msg)
+			}
+			if st.Room == nil {
+				continue
+			}
+			read := e.must(t, "a", "negotiation_read", map[string]any{"room_token": tokens["a"]})
+			if read["state"] != st.Room.State || (st.Room.Round != nil && int(read["round"].(float64)) != *st.Room.Round) {
+				t.Fatalf("%s: room %v round %v, want %+v", where, read["state"], read["round"], *st.Room)
+			}
+			if st.Room.Turn != nil {
+				want := map[string]string{"a": "you", "b": "them"}[*st.Room.Turn]
+				if read["turn"] != want {
+					t.Fatalf("%s: turn %v, want %s", where, read["turn"], want)
+				}
+			}
+		}
+	}
+	e.check(t)
+}
+
+// TestSlotsAndPreapproval: the peer picks a slot; with preapprove the pick
+// agrees the room at once once the initiator's human confirmed.
+func TestSlotsAndPreapproval(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	slots := []map[string]string{
+		{"start": "2026-12-03T10:00:00+01:00", "end": "2026-12-03T10:30:00+01:00"},
+		{"start": "2026-12-03T14:00:00+01:00", "end": "2026-12-03T14:30:00+01:00"},
+	}
+	open := e.must(t, "a", "negotiation_open", map[string]any{"slots": slots, "preapprove": true, "title": "Coffee?"})
+	ta := open["room_token"].(string)
+	room := open["room"].(map[string]any)
+	if room["pending_confirmation"] == nil || !strings.Contains(room["for_your_human"].(string), "accept whichever of the options") {
+		t.Fatalf("the preapproval is asked of a's human: %v", room)
+	}
+	e.confirm(t, "a", ta, map[string]any{"confirmation": room["pending_confirmation"]}, true)
+	join := e.must(t, "b", "negotiation_join", map[string]any{"invite_code": open["invite_code"]})
+	tb := join["room_token"].(string)
+	table := join["room"].(map[string]any)["terms_on_table"].(map[string]any)
+	options := table["options"].([]any)
+	if len(options) != 2 || table["as_options"] != true {
+		t.Fatalf("b sees the slots as options: %v", table)
+	}
+	pick := options[1].(map[string]any)["subject_hash"]
+	out := e.must(t, "b", "negotiation_respond", map[string]any{"room_token": tb, "verdict": "approve", "subject_hash": pick})
+	if d := e.confirm(t, "b", tb, out, true); d.State != negotiation.StateAgreed {
+		t.Fatalf("a preapproved pick agrees the room at once: %+v", d)
+	}
+	read := e.must(t, "a", "negotiation_read", map[string]any{"room_token": ta})
+	if read["state"] != "agreed" || !strings.Contains(read["for_your_human"].(string), "AGREED") {
+		t.Fatalf("a reads: %v", read)
+	}
+	e.check(t)
+}

@@ -1,0 +1,95 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/negotiation"
+)
+
+// Service is the negotiation service as the tools use it (app.Rooms).
+type Service interface {
+	Open(ctx context.Context, agent app.Agent, in app.OpenInput) (*app.OpenResult, error)
+	Join(ctx context.Context, agent app.Agent, in app.JoinInput) (*app.JoinResult, error)
+	Read(ctx context.Context, agent app.Agent, roomToken string) (*app.View, error)
+	List(ctx context.Context, agent app.Agent, tokens []string, cursor string) ([]app.Summary, string, error)
+	Propose(ctx context.Context, agent app.Agent, roomToken string, in app.MoveInput) (*app.View, error)
+	RequestConfirmation(ctx context.Context, agent app.Agent, roomToken string, verdict negotiation.Verdict, hash negotiation.SubjectHash) (*app.ConfirmationView, *app.View, error)
+}
+
+type agentKey struct{}
+
+// WithAgent returns ctx carrying the authenticated agent (the Fiber
+// middleware puts it in the request's locals, which is the same thing).
+func WithAgent(ctx context.Context, a app.Agent) context.Context {
+	return context.WithValue(ctx, agentKey{}, a)
+}
+
+// AgentKey is the key the agent is kept under in a request's context (and
+// in Fiber's locals).
+var AgentKey any = agentKey{}
+
+func agentFrom(ctx context.Context) (app.Agent, bool) {
+	a, ok := ctx.Value(agentKey{}).(app.Agent)
+	return a, ok
+}
+
+// Server is the MCP server with its tools, built once.
+type Server struct {
+	mcp     *mcp.Server
+	handler http.Handler
+	svc     Service
+}
+
+// New builds the server and its tools.
+func New(svc Service, version string) *Server {
+	s := &Server{svc: svc}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "taasky", Title: "Taasky", Version: version},
+		&mcp.ServerOptions{Instructions: instructions})
+	for _, t := range s.tools() {
+		s.mcp.AddTool(t.def, s.wrap(t))
+	}
+	s.handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: 1 << 20})
+	return s
+}
+
+// Handler serves MCP over Streamable HTTP. The request's context must carry
+// the agent (WithAgent, or Fiber locals under AgentKey).
+func (s *Server) Handler() http.Handler { return s.handler }
+
+const instructions = `Taasky lets you negotiate terms (a meeting time, a place, a fee) with another person's agent. Nothing is agreed until both humans confirm the exact same terms: you propose and counter; approving, rejecting and cancelling are released only by your human, who is notified. Call negotiation_read before every move: it says whose turn it is and what you may do next.`
+
+// tool is one tool: its public definition and its handler.
+type tool struct {
+	def    *mcp.Tool
+	handle func(ctx context.Context, agent app.Agent, args json.RawMessage) (any, error)
+}
+
+// wrap reads the agent, runs the handler and turns its result into
+// structured content, and any refusal into a tool error with one line.
+func (s *Server) wrap(t tool) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		agent, ok := agentFrom(ctx)
+		if !ok {
+			return errorResult("not authenticated"), nil
+		}
+		out, err := t.handle(ctx, agent, req.Params.Arguments)
+		if err != nil {
+			return errorResult(app.ErrorMessageOf(err)), nil
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return errorResult("internal error"), nil
+		}
+		return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
+	}
+}
+
+func errorResult(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+}
