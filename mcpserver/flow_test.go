@@ -36,8 +36,8 @@ func TestMovesVectorsOverMCP(t *testing.T) {
 				Join    string          `json:"join"`
 				Refused *string         `json:"refused"`
 				Room    *struct {
-					State string `json:"state"`
-					Round *int   `json:"round"`
+					State string  `json:"state"`
+					Round *int    `json:"round"`
 					Turn  *string `json:"turn"`
 				} `json:"room"`
 			} `json:"steps"`
