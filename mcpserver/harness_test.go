@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,6 +38,8 @@ type env struct {
 	// seen records every byte each agent received, to search for secrets.
 	mu   sync.Mutex
 	seen map[string]*bytes.Buffer
+	// clock is the service's time, in unix nanoseconds; tests move it.
+	clock *atomic.Int64
 }
 
 func setup(t *testing.T) *env {
@@ -52,13 +55,15 @@ func setup(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	base := "http://" + ln.Addr().String()
+	clock := &atomic.Int64{}
+	clock.Store(time.Now().UnixNano())
 	rooms, err := app.NewRooms(app.RoomsConfig{Pool: pool, River: rc, LimitsKey: bytes.Repeat([]byte{1}, 32),
-		TokenKey: bytes.Repeat([]byte{2}, 32), BaseURL: base})
+		TokenKey: bytes.Repeat([]byte{2}, 32), BaseURL: base, Now: func() time.Time { return time.Unix(0, clock.Load()) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := &env{ctx: ctx, pool: pool, rooms: rooms, accounts: app.NewAccounts(pool), url: base,
-		agents: map[string]app.Agent{}, keys: map[string]string{}, sessions: map[string]*mcp.ClientSession{}, seen: map[string]*bytes.Buffer{}}
+		clock: clock, agents: map[string]app.Agent{}, keys: map[string]string{}, sessions: map[string]*mcp.ClientSession{}, seen: map[string]*bytes.Buffer{}}
 	for side, slug := range map[string]string{"a": "alpha", "b": "beta"} {
 		email := slug + "@example.test"
 		if _, err := e.accounts.CreateAccount(ctx, slug, slug, email); err != nil {

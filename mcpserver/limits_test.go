@@ -1,0 +1,87 @@
+package mcpserver
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestLimitsOverMCP: own terms outside own limits are refused; the other
+// side's are flagged as outside_your_limits; no_deal_possible is told to
+// both at the join; and no number of either side's limits appears in
+// anything the other agent received.
+func TestLimitsOverMCP(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	schema := map[string]any{
+		"meeting_time": map[string]any{"type": "timerange", "label": "Meeting time"},
+		"fee":          map[string]any{"type": "money", "label": "Fee", "currency": "EUR"},
+		"seats":        map[string]any{"type": "int", "label": "Seats"},
+	}
+	limitsA := map[string]any{
+		"fee":          map[string]any{"max": map[string]any{"amount": "731.40", "currency": "EUR"}},
+		"seats":        map[string]any{"min": 1713, "max": 2391},
+		"meeting_time": map[string]any{"min": "2026-12-03T08:47:00Z", "max": "2026-12-03T16:13:00Z"},
+	}
+	limitsB := map[string]any{
+		"fee":   map[string]any{"min": map[string]any{"amount": "912.60", "currency": "EUR"}},
+		"seats": map[string]any{"min": 1949},
+	}
+	open := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema, "limits": limitsA})
+	ta := open["room_token"].(string)
+	join := e.must(t, "b", "negotiation_join", map[string]any{"invite_code": open["invite_code"], "subject_schema": schema, "limits": limitsB})
+	tb := join["room_token"].(string)
+	if nd := join["room"].(map[string]any)["no_deal_possible"].([]any); len(nd) != 1 || nd[0] != "fee" {
+		t.Fatalf("b is told no deal on fee: %v", nd)
+	}
+	readA := e.must(t, "a", "negotiation_read", map[string]any{"room_token": ta})
+	if nd := readA["no_deal_possible"].([]any); len(nd) != 1 || nd[0] != "fee" {
+		t.Fatalf("a is told no deal on fee: %v", nd)
+	}
+	terms := func(fee string, seats int, start, end string) map[string]any {
+		return map[string]any{"fee": map[string]any{"amount": fee, "currency": "EUR"}, "seats": seats,
+			"meeting_time": map[string]any{"start": start, "end": end}}
+	}
+	_, msg := e.call(t, "a", "negotiation_propose", map[string]any{"room_token": ta, "verdict": "offer",
+		"subject": terms("800.00", 2000, "2026-12-03T10:00:00Z", "2026-12-03T11:00:00Z")})
+	if msg != "fee: outside your limits (max 731.40 EUR)" {
+		t.Fatalf("own terms outside own limits: %q", msg)
+	}
+	e.must(t, "a", "negotiation_propose", map[string]any{"room_token": ta, "verdict": "offer",
+		"subject": terms("700.00", 1800, "2026-12-03T10:00:00Z", "2026-12-03T11:00:00Z")})
+	readB := e.must(t, "b", "negotiation_read", map[string]any{"room_token": tb})
+	flags := readB["terms_on_table"].(map[string]any)["options"].([]any)[0].(map[string]any)["outside_your_limits"].([]any)
+	got := []string{}
+	for _, f := range flags {
+		m := f.(map[string]any)
+		got = append(got, m["field"].(string)+":"+m["bound"].(string))
+	}
+	if strings.Join(got, ",") != "fee:min,seats:min" {
+		t.Fatalf("b's flags: %v", got)
+	}
+	if !strings.Contains(readB["for_your_human"].(string), "OUTSIDE YOUR LIMITS") {
+		t.Fatalf("b's human is told: %s", readB["for_your_human"])
+	}
+	// b counters outside a's limits: a sees flags on seats and the time.
+	e.must(t, "b", "negotiation_propose", map[string]any{"room_token": tb, "verdict": "counter",
+		"subject": terms("950.00", 3000, "2026-12-03T16:00:00Z", "2026-12-03T17:00:00Z")})
+	e.must(t, "a", "negotiation_read", map[string]any{"room_token": ta})
+	_, _ = e.call(t, "a", "negotiation_list", map[string]any{})
+
+	secretsOfA := []string{"731.4", "731,4", "1713", "2391", "08:47", "16:13", "8:47", "4:13"}
+	secretsOfB := []string{"912.6", "912,6", "1949"}
+	for _, s := range secretsOfA {
+		if bytes.Contains(e.seen["b"].Bytes(), []byte(s)) {
+			t.Errorf("a's limit %q appears in what b received", s)
+		}
+	}
+	for _, s := range secretsOfB {
+		if bytes.Contains(e.seen["a"].Bytes(), []byte(s)) {
+			t.Errorf("b's limit %q appears in what a received", s)
+		}
+	}
+	if e.seen["b"].Len() < 1000 || e.seen["a"].Len() < 1000 {
+		t.Fatalf("nothing recorded: %d, %d bytes", e.seen["a"].Len(), e.seen["b"].Len())
+	}
+	e.check(t)
+}
