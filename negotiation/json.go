@@ -54,6 +54,7 @@ const maxDepth = 16
 
 type jsonReader struct {
 	data  []byte
+	src   string // data as one string: strings without escapes are slices of it, not copies
 	pos   int
 	depth int
 	// Stacks that members and items are gathered on, then copied out at
@@ -66,7 +67,7 @@ type jsonReader struct {
 // parseJSON reads exactly one JSON value. Duplicate keys, invalid UTF-8,
 // nesting deeper than maxDepth and trailing bytes are errors.
 func parseJSON(data []byte) (node, error) {
-	r := jsonReader{data: data}
+	r := jsonReader{data: data, src: string(data), members: make([]member, 0, 32), items: make([]node, 0, 16)}
 	r.space()
 	n, err := r.value()
 	if err != nil {
@@ -251,7 +252,7 @@ func (r *jsonReader) number() (node, error) {
 			return node{}, r.fail("expected a digit in the exponent")
 		}
 	}
-	return node{kind: kindNumber, s: string(r.data[start:r.pos])}, nil
+	return node{kind: kindNumber, s: r.src[start:r.pos]}, nil
 }
 
 // str reads a string starting at its opening quote.
@@ -262,12 +263,12 @@ func (r *jsonReader) str() (string, error) {
 	for r.pos < len(r.data) {
 		c := r.data[r.pos]
 		if c == '"' {
-			s := r.data[start:r.pos]
-			if !utf8.Valid(s) {
+			s := r.src[start:r.pos]
+			if !utf8.ValidString(s) {
 				return "", r.fail("invalid UTF-8 in a string")
 			}
 			r.pos++
-			return string(s), nil
+			return s, nil
 		}
 		if c == '\\' {
 			break

@@ -186,7 +186,7 @@ func (f *Field) parseBound(path string, n *node) (Value, error) {
 	var err error
 	switch f.Type {
 	case TypeTimerange:
-		v.Start, err = parseMoment(path, n)
+		v.Start, err = parseMoment(path, "", n)
 	case TypeMoney:
 		v, err = f.parseMoney(path, n)
 	default:

@@ -28,19 +28,23 @@ type Value struct {
 // Terms are validated terms: every value checked against one schema,
 // normalized, and hashed.
 type Terms struct {
-	values    map[string][]Value
+	schema    *Schema
+	values    [][]Value // by the schema's field index; nil when absent
 	canonical []byte
 	hash      SubjectHash
 }
 
 // Values returns a field's values (one unless the field is repeated).
 func (t *Terms) Values(field string) ([]Value, bool) {
-	v, ok := t.values[field]
-	return v, ok
+	i := t.schema.index(field)
+	if i < 0 || t.values[i] == nil {
+		return nil, false
+	}
+	return t.values[i], true
 }
 
 // Has reports whether the terms hold the field.
-func (t *Terms) Has(field string) bool { _, ok := t.values[field]; return ok }
+func (t *Terms) Has(field string) bool { _, ok := t.Values(field); return ok }
 
 // Canonical is the normalized terms in RFC 8785 form: what subject_hash hashes.
 func (t *Terms) Canonical() []byte { return t.canonical }
@@ -70,31 +74,40 @@ func (s *Schema) termsFromNode(root *node) (*Terms, error) {
 	if root.kind != kindObject {
 		return nil, termsErr("terms must be an object of fields, not %s", root.kind)
 	}
-	t := &Terms{values: make(map[string][]Value, len(root.members))}
+	t := &Terms{schema: s, values: make([][]Value, len(s.fields))}
+	// One backing array for every value: a value per field, or per element.
+	n := 0
+	for i := range root.members {
+		n += max(1, len(root.members[i].val.items))
+	}
+	backing := make([]Value, 0, n)
 	for i := range root.members {
 		m := &root.members[i]
-		f, ok := s.Field(m.key)
-		if !ok {
+		fi := s.index(m.key)
+		if fi < 0 {
 			return nil, termsErr("unknown field: %s", clip(m.key))
 		}
-		vals, err := f.parseValues(&m.val)
-		if err != nil {
+		f := &s.fields[fi]
+		start := len(backing)
+		var err error
+		if backing, err = f.appendValues(backing, &m.val); err != nil {
 			return nil, err
 		}
-		t.values[f.Name] = vals
+		t.values[fi] = backing[start:len(backing):len(backing)]
 	}
-	for _, f := range s.fields {
-		if !f.Optional && !t.Has(f.Name) {
+	for i, f := range s.fields {
+		if !f.Optional && t.values[i] == nil {
 			return nil, termsErr("missing required field: %s", f.Name)
 		}
 	}
-	buf := make([]byte, 0, 64*len(t.values))
+	buf := make([]byte, 0, 48*n+16)
 	t.canonical = s.appendTerms(buf, t)
 	t.hash = hashOf(t.canonical)
 	return t, nil
 }
 
-func (f *Field) parseValues(n *node) ([]Value, error) {
+// appendValues validates a field's value (or, repeated, its values) onto out.
+func (f *Field) appendValues(out []Value, n *node) ([]Value, error) {
 	if n.kind == kindNull {
 		return nil, termsErr("%s: must not be null; leave an optional field out instead", f.Name)
 	}
@@ -103,7 +116,7 @@ func (f *Field) parseValues(n *node) ([]Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		return []Value{v}, nil
+		return append(out, v), nil
 	}
 	if n.kind != kindArray || len(n.items) == 0 {
 		return nil, termsErr("%s: must be a non-empty list", f.Name)
@@ -111,7 +124,6 @@ func (f *Field) parseValues(n *node) ([]Value, error) {
 	if len(n.items) > MaxRepeated {
 		return nil, termsErr("%s: at most %d values", f.Name, MaxRepeated)
 	}
-	out := make([]Value, len(n.items))
 	for i := range n.items {
 		v, err := f.parseValue(f.Name, &n.items[i])
 		if e, ok := err.(*Error); ok {
@@ -119,7 +131,7 @@ func (f *Field) parseValues(n *node) ([]Value, error) {
 			e.Message = fmt.Sprintf("%s[%d]%s", f.Name, i, strings.TrimPrefix(e.Message, f.Name))
 			return nil, e
 		}
-		out[i] = v
+		out = append(out, v)
 	}
 	return out, nil
 }
@@ -192,17 +204,18 @@ func parseDate(path string, n *node) (time.Time, error) {
 }
 
 // parseMoment reads an RFC 3339 moment with an offset (Z or ±hh:mm).
-func parseMoment(path string, n *node) (time.Time, error) {
+// path+suffix names it in errors (joined only then: this is a hot path).
+func parseMoment(path, suffix string, n *node) (time.Time, error) {
 	if n.kind != kindString || !momentShape(n.s) {
-		return time.Time{}, termsErr("%s: must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00", path)
+		return time.Time{}, termsErr("%s%s: must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00", path, suffix)
 	}
 	t, err := time.Parse(time.RFC3339Nano, n.s)
 	if err != nil {
-		return time.Time{}, termsErr("%s: %s is not a real moment", path, clip(n.s))
+		return time.Time{}, termsErr("%s%s: %s is not a real moment", path, suffix, clip(n.s))
 	}
 	// The canonical form writes moments in UTC with a four-digit year.
 	if y := t.UTC().Year(); y < 1 || y > 9999 {
-		return time.Time{}, termsErr("%s: %s is out of range (years 0001 to 9999 in UTC)", path, clip(n.s))
+		return time.Time{}, termsErr("%s%s: %s is out of range (years 0001 to 9999 in UTC)", path, suffix, clip(n.s))
 	}
 	return t.UTC(), nil
 }
@@ -264,11 +277,11 @@ func parseTimerange(path string, n *node) (Value, error) {
 	if !ok1 || !ok2 {
 		return Value{}, termsErr("%s: must be an object with start and end", path)
 	}
-	start, err := parseMoment(path+".start", sn)
+	start, err := parseMoment(path, ".start", sn)
 	if err != nil {
 		return Value{}, err
 	}
-	end, err := parseMoment(path+".end", en)
+	end, err := parseMoment(path, ".end", en)
 	if err != nil {
 		return Value{}, err
 	}
@@ -347,8 +360,8 @@ func (s *Schema) appendTerms(buf []byte, t *Terms) []byte {
 	first := true
 	for _, fi := range s.sorted {
 		f := &s.fields[fi]
-		vals, ok := t.values[f.Name]
-		if !ok {
+		vals := t.values[fi]
+		if vals == nil {
 			continue
 		}
 		if !first {
