@@ -6,6 +6,7 @@ import (
 	"crypto/cipher"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -27,6 +28,7 @@ type Rooms struct {
 	tokenKey []byte
 	baseURL  string
 	now      func() time.Time
+	zones    sync.Map // time zone name → *time.Location
 }
 
 // RoomsConfig wires a Rooms.

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -25,13 +24,18 @@ func (s *Rooms) load(ctx context.Context, q querier, roomID int64, lock bool) (*
 	if err != nil {
 		return nil, err
 	}
+	return s.restore(row)
+}
+
+// restore rebuilds the protocol's room from its row.
+func (s *Rooms) restore(row *roomRow) (*loaded, error) {
 	limits, err := s.partyLimits(row)
 	if err != nil {
 		return nil, err
 	}
 	room, err := negotiation.Restore([]byte(row.Snapshot), limits)
 	if err != nil {
-		return nil, fmt.Errorf("room %d: %w", roomID, err)
+		return nil, fmt.Errorf("room %d: %w", row.ID, err)
 	}
 	return &loaded{row: row, room: room}, nil
 }
@@ -79,11 +83,6 @@ func (s *Rooms) commit(ctx context.Context, tx pgx.Tx, ld *loaded, c change) err
 	ld.row.Snapshot = string(c.next.Snapshot())
 	if err := updateRoom(ctx, tx, ld.row, c.next, now); err != nil {
 		return err
-	}
-	// Live pages listen (LISTEN taasky_room) on any server process; the
-	// notification is delivered at commit, never for a rolled-back change.
-	if _, err := tx.Exec(ctx, `SELECT pg_notify('taasky_room', $1)`, strconv.FormatInt(ld.row.ID, 10)); err != nil {
-		return fmt.Errorf("notify room change: %w", err)
 	}
 	ld.room = c.next
 	return nil

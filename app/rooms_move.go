@@ -25,11 +25,11 @@ func (s *Rooms) withSeat(ctx context.Context, agent Agent, roomToken string, fn 
 		return Errorf(ErrInvalid, "room_token: required")
 	}
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		roomID, side, err := seatByToken(ctx, tx, secretHash(roomToken), agent.AccountID)
+		row, side, err := selectSeat(ctx, tx, secretHash(roomToken), agent.AccountID, true)
 		if err != nil {
 			return err
 		}
-		ld, err := s.load(ctx, tx, roomID, true)
+		ld, err := s.restore(row)
 		if err != nil {
 			return err
 		}

@@ -118,24 +118,38 @@ func (s *Rooms) oneTapView(ctx context.Context, q querier, ot *onetapRow) (*OneT
 // humanContext is what a party's card needs of its human: whether their
 // account has seen the other side's schema, and their time zone.
 func (s *Rooms) humanContext(ctx context.Context, q querier, p *partyRow, theirs *negotiation.Schema) (bool, *time.Location, error) {
-	seen := false
-	if p != nil && p.AccountID != nil && theirs != nil {
-		var err error
-		if seen, err = schemaSeen(ctx, q, *p.AccountID, string(theirs.Fingerprint())); err != nil {
-			return false, nil, err
-		}
+	if p == nil {
+		return false, time.UTC, nil
+	}
+	fp := ""
+	if theirs != nil {
+		fp = string(theirs.Fingerprint())
+	}
+	var seen bool
+	var zone *string
+	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM seen_schemas WHERE account_id = $1 AND fingerprint = $2),
+		(SELECT time_zone FROM users WHERE id = $3)`, p.AccountID, fp, p.OwnerUserID).Scan(&seen, &zone)
+	if err != nil {
+		return false, nil, fmt.Errorf("human context: %w", err)
 	}
 	tz := time.UTC
-	if p != nil && p.OwnerUserID != nil {
-		var name string
-		if err := q.QueryRow(ctx, `SELECT time_zone FROM users WHERE id = $1`, *p.OwnerUserID).Scan(&name); err != nil {
-			return false, nil, fmt.Errorf("time zone: %w", err)
-		}
-		if loc, err := time.LoadLocation(name); err == nil {
-			tz = loc
-		}
+	if zone != nil {
+		tz = s.zone(*zone)
 	}
 	return seen, tz, nil
+}
+
+// zone loads a time zone once per process (LoadLocation reads tzdata).
+func (s *Rooms) zone(name string) *time.Location {
+	if loc, ok := s.zones.Load(name); ok {
+		return loc.(*time.Location)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		loc = time.UTC
+	}
+	s.zones.Store(name, loc)
+	return loc
 }
 
 // DecideOneTap answers the confirmation a one-tap link is bound to. The

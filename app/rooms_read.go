@@ -17,11 +17,11 @@ func (s *Rooms) Read(ctx context.Context, agent Agent, roomToken string) (*View,
 	}
 	var v *View
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		roomID, side, err := seatByToken(ctx, tx, secretHash(roomToken), agent.AccountID)
+		row, side, err := selectSeat(ctx, tx, secretHash(roomToken), agent.AccountID, false)
 		if err != nil {
 			return err
 		}
-		ld, err := s.load(ctx, tx, roomID, false)
+		ld, err := s.restore(row)
 		if err != nil {
 			return err
 		}

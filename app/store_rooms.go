@@ -58,16 +58,40 @@ func selectRoom(ctx context.Context, q querier, roomID int64, lock bool) (*roomR
 	if err != nil {
 		return nil, fmt.Errorf("select room: %w", err)
 	}
-	rows, err := q.Query(ctx, `SELECT side, account_id, agent_id, owner_user_id, token_salt, limits_enc, schema_fp
-		FROM parties WHERE room_id = $1`, roomID)
+	return r, selectParties(ctx, q, r)
+}
+
+// selectSeat finds the room a room token opens, within the caller's account
+// only, with the caller's side, in one query; lock takes the room row FOR UPDATE.
+func selectSeat(ctx context.Context, q querier, tokenHash []byte, accountID int64, lock bool) (*roomRow, negotiation.Side, error) {
+	sql := `SELECT r.id, r.account_id, r.title, r.seq, r.snapshot, r.expiry_job_id, r.lapse_job_id, p.side
+		FROM parties p JOIN rooms r ON r.id = p.room_id WHERE p.token_hash = $1 AND p.account_id = $2`
+	if lock {
+		sql += ` FOR UPDATE OF r`
+	}
+	r := &roomRow{}
+	var side negotiation.Side
+	err := q.QueryRow(ctx, sql, tokenHash, accountID).Scan(&r.ID, &r.AccountID, &r.Title, &r.Seq, &r.Snapshot, &r.ExpiryJobID, &r.LapseJobID, &side)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, "", Errorf(ErrNotFound, "room_token: no room of yours has this token")
+	}
 	if err != nil {
-		return nil, fmt.Errorf("select parties: %w", err)
+		return nil, "", fmt.Errorf("select seat: %w", err)
+	}
+	return r, side, selectParties(ctx, q, r)
+}
+
+func selectParties(ctx context.Context, q querier, r *roomRow) error {
+	rows, err := q.Query(ctx, `SELECT side, account_id, agent_id, owner_user_id, token_salt, limits_enc, schema_fp
+		FROM parties WHERE room_id = $1`, r.ID)
+	if err != nil {
+		return fmt.Errorf("select parties: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		p := &partyRow{}
 		if err := rows.Scan(&p.Side, &p.AccountID, &p.AgentID, &p.OwnerUserID, &p.TokenSalt, &p.LimitsEnc, &p.SchemaFP); err != nil {
-			return nil, err
+			return err
 		}
 		if p.Side == negotiation.SideA {
 			r.Parties[0] = p
@@ -75,7 +99,7 @@ func selectRoom(ctx context.Context, q querier, roomID int64, lock bool) (*roomR
 			r.Parties[1] = p
 		}
 	}
-	return r, rows.Err()
+	return rows.Err()
 }
 
 func insertRoom(ctx context.Context, q querier, accountID int64, inviteHash []byte, title *string, r *negotiation.Room, now time.Time) (int64, error) {
@@ -99,9 +123,12 @@ func insertParty(ctx context.Context, q querier, roomID int64, p *partyRow, toke
 	return nil
 }
 
+// updateRoom writes the room and, in the same statement, notifies the live
+// pages (LISTEN taasky_room on any process; delivered at commit only).
 func updateRoom(ctx context.Context, q querier, row *roomRow, r *negotiation.Room, now time.Time) error {
 	_, err := q.Exec(ctx, `UPDATE rooms SET state = $2, closed_reason = NULLIF($3, ''), round = $4, turn = NULLIF($5, ''),
-		deadline = $6, seq = $7, snapshot = $8, expiry_job_id = $9, lapse_job_id = $10, updated_at = $11 WHERE id = $1`,
+		deadline = $6, seq = $7, snapshot = $8, expiry_job_id = $9, lapse_job_id = $10, updated_at = $11 WHERE id = $1
+		RETURNING pg_notify('taasky_room', id::text)`,
 		row.ID, r.State, string(r.ClosedReason), r.Round, string(r.Turn), r.Deadline, row.Seq, row.Snapshot,
 		row.ExpiryJobID, row.LapseJobID, now)
 	if err != nil {
