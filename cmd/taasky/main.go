@@ -50,6 +50,7 @@ Commands:
   account create   create an account and its owner
   agent create     create an agent and print its MCP URL and key
   check            replay every room's log and compare it with the stored room
+  bench            load Taasky with real MCP agents and measure it against the machine's floors
 
 Run 'taasky <command> -h' for a command's flags. Configuration: see README.md.
 `
@@ -86,6 +87,10 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return runAgentCreate(ctx, rest, getenv, stdout)
 	case "check":
 		return runCheck(ctx, rest, getenv, stdout)
+	case "bench":
+		return runBench(ctx, rest, getenv, stdout)
+	case "bench-echo":
+		return runBenchEcho(ctx, getenv)
 	case "help", "-h", "-help", "--help":
 		_, err := io.WriteString(stdout, usage)
 		return err

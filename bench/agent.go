@@ -1,0 +1,64 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Agent is one MCP client session, timing every call.
+type Agent struct {
+	session *mcp.ClientSession
+	lat     *Latencies
+}
+
+type bearer struct {
+	key  string
+	base http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.key)
+	return b.base.RoundTrip(r)
+}
+
+// Connect opens a go-sdk client session to an MCP URL with an agent key.
+func Connect(ctx context.Context, url, key string, transport http.RoundTripper, lat *Latencies) (*Agent, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "taasky-bench", Version: "1"}, nil)
+	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, DisableStandaloneSSE: true,
+		HTTPClient: &http.Client{Transport: bearer{key, transport}, Timeout: 60 * time.Second}}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("connect %s: %w", url, err)
+	}
+	return &Agent{session: s, lat: lat}, nil
+}
+
+// Close ends the session.
+func (a *Agent) Close() { _ = a.session.Close() }
+
+// Call calls a tool, records its latency under the tool's name, and decodes
+// its structured result into out (when not nil).
+func (a *Agent) Call(ctx context.Context, tool string, args any, out any) error {
+	start := time.Now()
+	res, err := a.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	a.lat.Add(tool, time.Since(start))
+	if err != nil {
+		return fmt.Errorf("%s: %w", tool, err)
+	}
+	if res.IsError {
+		return fmt.Errorf("%s refused: %s", tool, res.Content[0].(*mcp.TextContent).Text)
+	}
+	if out == nil {
+		return nil
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}

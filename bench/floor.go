@@ -1,0 +1,94 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Rate is a throughput measured over a run.
+type Rate struct {
+	Calls    int64
+	Elapsed  time.Duration
+	PerSec   float64
+	Latency  Summary
+	ServerMS float64 // server CPU per call, ms (when known)
+}
+
+// EchoLoad has `clients` go-sdk sessions call the echo tool as fast as they
+// can for d: the MCP stack's own ceiling on this machine.
+func EchoLoad(ctx context.Context, url string, clients int, d time.Duration, tr http.RoundTripper) (Rate, error) {
+	lat := &Latencies{}
+	agents := make([]*Agent, clients)
+	for i := range agents {
+		a, err := Connect(ctx, url, "echo", tr, lat)
+		if err != nil {
+			return Rate{}, err
+		}
+		defer a.Close()
+		agents[i] = a
+	}
+	var calls atomic.Int64
+	var firstErr error
+	var once sync.Once
+	start := time.Now()
+	stop := start.Add(d)
+	var wg sync.WaitGroup
+	for _, a := range agents {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(stop) {
+				if err := a.Call(ctx, "echo", map[string]any{"room_token": "rt_echo"}, nil); err != nil {
+					once.Do(func() { firstErr = err })
+					return
+				}
+				calls.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	el := time.Since(start)
+	return Rate{Calls: calls.Load(), Elapsed: el, PerSec: float64(calls.Load()) / el.Seconds(), Latency: lat.Get("echo")}, firstErr
+}
+
+var tpsLine = regexp.MustCompile(`tps = ([0-9.]+)`)
+
+// PGBench runs pgbench -N (the simple-update, durable-commit transaction)
+// against dsn with `clients` clients for d, after initializing its tables.
+// It returns the transactions per second and PostgreSQL's CPU per
+// transaction. It is skipped (err) when pgbench is not installed.
+func PGBench(ctx context.Context, dsn string, clients int, d time.Duration) (Rate, error) {
+	if _, err := exec.LookPath("pgbench"); err != nil {
+		return Rate{}, fmt.Errorf("pgbench is not installed (Debian: apt-get install postgresql-contrib or postgresql-client)")
+	}
+	if out, err := exec.CommandContext(ctx, "pgbench", "-i", "-q", "-s", "1", dsn).CombinedOutput(); err != nil {
+		return Rate{}, fmt.Errorf("pgbench -i: %v: %s", err, out)
+	}
+	cpu0 := PostgresCPU()
+	start := time.Now()
+	out, err := exec.CommandContext(ctx, "pgbench", "-N", "-n", "-c", strconv.Itoa(clients), "-j", "2",
+		"-T", strconv.Itoa(int(d.Seconds())), dsn).CombinedOutput()
+	el := time.Since(start)
+	cpu := PostgresCPU() - cpu0
+	if err != nil {
+		return Rate{}, fmt.Errorf("pgbench: %v: %s", err, out)
+	}
+	m := tpsLine.FindSubmatch(out)
+	if m == nil {
+		return Rate{}, fmt.Errorf("pgbench printed no tps: %s", out)
+	}
+	tps, _ := strconv.ParseFloat(string(m[1]), 64)
+	n := int64(tps * el.Seconds())
+	r := Rate{Calls: n, Elapsed: el, PerSec: tps}
+	if n > 0 {
+		r.ServerMS = float64(cpu.Microseconds()) / 1000 / float64(n)
+	}
+	return r, nil
+}

@@ -1,0 +1,140 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Process is a server the bench started (this binary, another command).
+type Process struct {
+	cmd  *exec.Cmd
+	Addr string // host:port it listens on
+}
+
+// FreeAddr picks a free port on 127.0.0.1.
+func FreeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// Start runs this executable with args and env, and waits until GET
+// http://addr/ready answers 200 (ready is a path such as /readyz).
+func Start(ctx context.Context, addr, ready string, env []string, args ...string) (*Process, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), env...)
+	logPath := filepath.Join(os.TempDir(), fmt.Sprintf("taasky-bench-%s-%d.log", args[0], time.Now().UnixNano()))
+	log, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &Process{cmd: cmd, Addr: addr}
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get("http://" + addr + ready)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return p, nil
+			}
+		}
+		if cmd.ProcessState != nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	p.Stop()
+	return nil, fmt.Errorf("%s did not become ready at %s (log: %s)", args[0], addr, logPath)
+}
+
+// Stop ends the process (SIGTERM, then SIGKILL after 10 s).
+func (p *Process) Stop() {
+	if p.cmd.Process == nil {
+		return
+	}
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// Usage is a process's CPU time so far and its peak memory.
+type Usage struct {
+	CPU    time.Duration
+	RSSKiB int64
+}
+
+// Usage reads /proc for the process.
+func (p *Process) Usage() (Usage, error) { return procUsage(p.cmd.Process.Pid) }
+
+const clockTicks = 100 // USER_HZ on Linux
+
+func procUsage(pid int) (Usage, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return Usage{}, err
+	}
+	// Fields after the command name, which is in parentheses.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	u := Usage{CPU: time.Duration(utime+stime) * time.Second / clockTicks}
+	st, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return u, err
+	}
+	defer st.Close()
+	sc := bufio.NewScanner(st)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			u.RSSKiB, _ = strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		}
+	}
+	return u, nil
+}
+
+// PostgresCPU sums the CPU time of every postgres process on this machine
+// (the server and its backends), to compare work per transaction.
+func PostgresCPU() time.Duration {
+	entries, _ := os.ReadDir("/proc")
+	var total time.Duration
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		if err != nil || !strings.HasPrefix(string(comm), "postgres") {
+			continue
+		}
+		if u, err := procUsage(pid); err == nil {
+			total += u.CPU
+		}
+	}
+	return total
+}

@@ -1,0 +1,238 @@
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/taasky/taasky/app"
+)
+
+// Options says what to run.
+type Options struct {
+	URL         string        // a running Taasky; empty: the bench starts one
+	DatabaseURL string        // Taasky's database (accounts and agents are created there)
+	PGBenchURL  string        // a scratch database for pgbench; empty: no pgbench
+	SinkAddr    string        // where the SMTP sink listens (point the server's SMTP_URL at it with URL)
+	Pairs       int           // agent pairs negotiating at once
+	Duration    time.Duration // of each measured run
+	SlotsShare  float64       // share of negotiations opened with slots (the rest: offer and counters)
+	Counters    int           // counters before the approvals in the other negotiations
+	Echo        bool          // measure the echo floor too
+	Out         io.Writer
+}
+
+// Report is what one run measured.
+type Report struct {
+	Moves, Reads, Agreed int64
+	Elapsed              time.Duration
+	Errors               int64
+	FirstError           error
+	Latency              *Latencies
+	Server               Usage // CPU spent and peak RSS of the started server
+	PostgresCPU          time.Duration
+	Echo, PGBench        *Rate
+}
+
+// Run starts what is needed, runs the pairs for the duration, and measures
+// the floors, then prints the report.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	sink, err := StartSink(o.SinkAddr)
+	if err != nil {
+		return nil, fmt.Errorf("smtp sink: %w", err)
+	}
+	defer sink.Close()
+	var server *Process
+	base := o.URL
+	if base == "" {
+		addr, err := FreeAddr()
+		if err != nil {
+			return nil, err
+		}
+		base = "http://" + addr
+		server, err = Start(ctx, addr, "/readyz", []string{
+			"DATABASE_URL=" + o.DatabaseURL, "BASE_URL=" + base, "LISTEN_ADDR=" + addr,
+			"SECRET_KEY=" + randomHex(24), "SMTP_URL=smtp://" + sink.Addr,
+			"OIDC_ISSUER=http://127.0.0.1:9", "OIDC_CLIENT_ID=bench", "OIDC_CLIENT_SECRET=bench",
+		}, "serve")
+		if err != nil {
+			return nil, err
+		}
+		defer server.Stop()
+	}
+	pool, err := pgxpool.New(ctx, o.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	defer pool.Close()
+	tr := &http.Transport{MaxIdleConns: 1024, MaxIdleConnsPerHost: 1024, IdleConnTimeout: time.Minute}
+	lat := &Latencies{}
+	pairs, err := makePairs(ctx, app.NewAccounts(pool), base, o.Pairs, tr, sink, lat)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Latency: lat}
+	var before Usage
+	if server != nil {
+		before, _ = server.Usage()
+	}
+	pg0 := PostgresCPU()
+	start := time.Now()
+	stop := start.Add(o.Duration)
+	var wg sync.WaitGroup
+	var moves, reads, agreed, errs atomic.Int64
+	var firstErr error
+	var once sync.Once
+	for i, p := range pairs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; time.Now().Before(stop); n++ {
+				slots := float64((n*7+i)%100) < o.SlotsShare*100
+				r, err := p.Negotiate(ctx, slots, o.Counters, n*len(pairs)+i)
+				moves.Add(int64(r.Moves))
+				reads.Add(int64(r.Reads))
+				if err != nil {
+					errs.Add(1)
+					once.Do(func() { firstErr = err })
+					continue
+				}
+				agreed.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	rep.Elapsed = time.Since(start)
+	rep.PostgresCPU = PostgresCPU() - pg0
+	rep.Moves, rep.Reads, rep.Agreed, rep.Errors, rep.FirstError = moves.Load(), reads.Load(), agreed.Load(), errs.Load(), firstErr
+	if server != nil {
+		after, _ := server.Usage()
+		rep.Server = Usage{CPU: after.CPU - before.CPU, RSSKiB: after.RSSKiB}
+	}
+	for _, p := range pairs {
+		p.A.Close()
+		p.B.Close()
+	}
+	if o.Echo {
+		if rep.Echo, err = runEcho(ctx, o, tr); err != nil {
+			fmt.Fprintf(o.Out, "echo floor: %v\n", err)
+		}
+	}
+	if o.PGBenchURL != "" {
+		r, err := PGBench(ctx, o.PGBenchURL, 2*o.Pairs, o.Duration)
+		if err != nil {
+			fmt.Fprintf(o.Out, "pgbench: %v\n", err)
+		} else {
+			rep.PGBench = &r
+		}
+	}
+	rep.Print(o.Out, o)
+	return rep, nil
+}
+
+func runEcho(ctx context.Context, o Options, tr http.RoundTripper) (*Rate, error) {
+	addr, err := FreeAddr()
+	if err != nil {
+		return nil, err
+	}
+	p, err := Start(ctx, addr, "/healthz", []string{"LISTEN_ADDR=" + addr}, "bench-echo")
+	if err != nil {
+		return nil, err
+	}
+	defer p.Stop()
+	before, _ := p.Usage()
+	r, err := EchoLoad(ctx, "http://"+addr+"/mcp/echo", 2*o.Pairs, o.Duration, tr)
+	after, _ := p.Usage()
+	if r.Calls > 0 {
+		r.ServerMS = float64((after.CPU - before.CPU).Microseconds()) / 1000 / float64(r.Calls)
+	}
+	return &r, err
+}
+
+func makePairs(ctx context.Context, accounts *app.Accounts, base string, n int, tr http.RoundTripper, sink *Sink, lat *Latencies) ([]*Pair, error) {
+	run := randomHex(3)
+	var pairs []*Pair
+	for i := range n {
+		p := &Pair{Sink: sink, Lat: lat}
+		jar, _ := cookiejar.New(nil)
+		p.Web = &http.Client{Transport: tr, Jar: jar, Timeout: 30 * time.Second}
+		for _, side := range []string{"a", "b"} {
+			slug := fmt.Sprintf("bench-%s-%s%d", run, side, i)
+			email := slug + "@bench.test"
+			if _, err := accounts.CreateAccount(ctx, slug, slug, email); err != nil {
+				return nil, err
+			}
+			_, key, err := accounts.CreateAgent(ctx, slug, "agent", email)
+			if err != nil {
+				return nil, err
+			}
+			agent, err := Connect(ctx, base+"/mcp/"+slug, key.Key, tr, lat)
+			if err != nil {
+				return nil, err
+			}
+			if side == "a" {
+				p.A, p.EmailA = agent, email
+			} else {
+				p.B, p.EmailB = agent, email
+			}
+		}
+		pairs = append(pairs, p)
+	}
+	return pairs, nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Print writes the report, the floors and the ratios.
+func (r *Report) Print(w io.Writer, o Options) {
+	sec := r.Elapsed.Seconds()
+	fmt.Fprintf(w, "\nTaasky bench: %d pairs (%d MCP clients), %s, slots share %.0f%%, %d counters\n", o.Pairs, 2*o.Pairs, r.Elapsed.Round(time.Millisecond), o.SlotsShare*100, o.Counters)
+	fmt.Fprintf(w, "  moves:      %d (%.1f/s; MCP moves and the humans' one-tap answers)\n", r.Moves, float64(r.Moves)/sec)
+	fmt.Fprintf(w, "  reads:      %d (%.1f/s)\n", r.Reads, float64(r.Reads)/sec)
+	fmt.Fprintf(w, "  agreed:     %d negotiations (%.2f/s)\n", r.Agreed, float64(r.Agreed)/sec)
+	fmt.Fprintf(w, "  errors:     %d", r.Errors)
+	if r.FirstError != nil {
+		fmt.Fprintf(w, " (first: %v)", r.FirstError)
+	}
+	fmt.Fprintln(w)
+	names, sums := r.Latency.Summaries()
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-30s %s\n", n, sums[n])
+	}
+	calls := r.Moves + r.Reads
+	if r.Server.CPU > 0 && calls > 0 {
+		fmt.Fprintf(w, "  server CPU: %.2f ms per call (moves and reads), peak RSS %d MiB\n", float64(r.Server.CPU.Microseconds())/1000/float64(calls), r.Server.RSSKiB/1024)
+	}
+	if r.Moves > 0 {
+		fmt.Fprintf(w, "  PostgreSQL CPU: %.3f ms per move\n", float64(r.PostgresCPU.Microseconds())/1000/float64(r.Moves))
+	}
+	mcpCalls := float64(calls-countOf(sums, "onetap_post")-countOf(sums, "onetap_get")) / sec
+	if e := r.Echo; e != nil {
+		fmt.Fprintf(w, "echo floor: %.0f calls/s at %d clients, p50 %s, server CPU %.2f ms per call\n", e.PerSec, 2*o.Pairs, round(e.Latency.P50), e.ServerMS)
+		fmt.Fprintf(w, "  ratio: MCP calls/s ÷ echo calls/s = %.2f; moves/s ÷ echo = %.2f\n", mcpCalls/e.PerSec, float64(r.Moves)/sec/e.PerSec)
+		if rd := sums["negotiation_read"]; rd.N > 0 && e.Latency.P50 > 0 {
+			fmt.Fprintf(w, "  ratio: negotiation_read p50 ÷ echo p50 = %.2f\n", float64(rd.P50)/float64(e.Latency.P50))
+		}
+	}
+	if p := r.PGBench; p != nil {
+		fmt.Fprintf(w, "pgbench -N: %.0f tps at %d clients, PostgreSQL CPU %.3f ms per transaction\n", p.PerSec, 2*o.Pairs, p.ServerMS)
+		if r.Moves > 0 && p.ServerMS > 0 {
+			fmt.Fprintf(w, "  ratio: PostgreSQL CPU per move ÷ per pgbench transaction = %.2f\n", float64(r.PostgresCPU.Microseconds())/1000/float64(r.Moves)/p.ServerMS)
+		}
+	}
+}
+
+func countOf(s map[string]Summary, name string) int64 { return int64(s[name].N) }

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
+
+	"github.com/taasky/taasky/bench"
+	"github.com/taasky/taasky/mcpserver"
+)
+
+// runBench is `taasky bench`: real MCP agents negotiating through a Taasky
+// server, measured against the machine's own floors in the same run.
+func runBench(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	cmd := newCommand("bench", "Runs agent pairs as real MCP clients through whole negotiations (each human confirming\n"+
+		"through the one-tap link of their email, caught by an SMTP sink), then an echo tool through the same\n"+
+		"stack and pgbench -N at the same client count, and prints the figures and their ratios.\n"+
+		"Without --url it starts `taasky serve` on DATABASE_URL (or the local PostgreSQL, database taasky_bench).", stdout)
+	url := cmd.String("url", "", "a running Taasky to load (its SMTP_URL must point at --sink; DATABASE_URL must be its database)")
+	sinkAddr := cmd.String("sink", "", "address of the SMTP sink (default: a free port on 127.0.0.1)")
+	pairs := cmd.Int("pairs", 8, "agent pairs negotiating at once (two MCP clients each)")
+	duration := cmd.Duration("duration", 30*time.Second, "length of each measured run")
+	slots := cmd.Float64("slots", 0.3, "share of negotiations opened with slots, 0 to 1 (the others: offer and counters)")
+	counters := cmd.Int("counters", 2, "counters before the approvals in the other negotiations")
+	echo := cmd.Bool("echo", true, "measure the echo floor too")
+	pgbench := cmd.Bool("pgbench", true, "run pgbench -N too (when installed)")
+	if err := cmd.parse(args); err != nil {
+		return err
+	}
+	switch {
+	case *pairs < 1 || *pairs > 512:
+		return cmd.fail("--pairs must be from 1 to 512")
+	case *duration < time.Second || *duration > time.Hour:
+		return cmd.fail("--duration must be from 1s to 1h")
+	case *slots < 0 || *slots > 1:
+		return cmd.fail("--slots must be from 0 to 1")
+	case *counters < 0 || *counters > 40:
+		return cmd.fail("--counters must be from 0 to 40")
+	}
+	dsn := getenv("DATABASE_URL")
+	if dsn == "" {
+		if *url != "" {
+			return cmd.fail("--url needs DATABASE_URL: the target's database, where the bench creates its accounts")
+		}
+		var err error
+		if dsn, err = findLocalPostgres(ctx, localCandidates(getenv), "taasky_bench"); err != nil {
+			return fmt.Errorf("no DATABASE_URL and no local PostgreSQL: %w", err)
+		}
+	}
+	o := bench.Options{URL: *url, DatabaseURL: dsn, SinkAddr: *sinkAddr, Pairs: *pairs, Duration: *duration,
+		SlotsShare: *slots, Counters: *counters, Echo: *echo, Out: stdout}
+	if *pgbench {
+		if pg, err := findLocalPostgres(ctx, localCandidates(getenv), "taasky_pgbench"); err == nil {
+			o.PGBenchURL = pg
+		} else {
+			fmt.Fprintf(stdout, "pgbench: no local PostgreSQL for its scratch database: %v\n", err)
+		}
+	}
+	if *url == "" {
+		// The server the bench starts migrates its database itself.
+		pool, err := openDatabase(ctx, dsn)
+		if err != nil {
+			return err
+		}
+		pool.Close()
+	}
+	rep, err := bench.Run(ctx, o)
+	if err != nil {
+		return err
+	}
+	if rep.Errors > 0 {
+		return fmt.Errorf("%d negotiations failed; the first: %v", rep.Errors, rep.FirstError)
+	}
+	return nil
+}
+
+// runBenchEcho is the hidden `taasky bench-echo`: the echo floor's server,
+// the same Fiber app settings, adaptor and go-sdk handler as the service,
+// and the same runtime settings (main sets them for every command).
+func runBenchEcho(ctx context.Context, getenv func(string) string) error {
+	addr := getenv("LISTEN_ADDR")
+	if addr == "" {
+		return usageError{"bench-echo: LISTEN_ADDR is required"}
+	}
+	web := fiber.New(fiber.Config{AppName: "taasky", DisableStartupMessage: true})
+	web.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok\n") })
+	echo := mcpserver.NewEcho()
+	web.All("/mcp/echo", adaptor.HTTPHandler(http.HandlerFunc(echo.ServeEcho)))
+	go func() {
+		<-ctx.Done()
+		_ = web.ShutdownWithTimeout(5 * time.Second)
+	}()
+	return web.Listen(addr)
+}
