@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -51,75 +50,59 @@ const MaxListTokens = 20
 const ListPage = 50
 
 // List is negotiation_list: the rooms whose tokens are given (each must be
-// the caller's), or the agent's rooms newest first, a page at a time.
+// the caller's), or the agent's rooms newest first, a page at a time (keyset
+// on the room id, served by parties_account_room). One query either way:
+// a summary needs only the room's columns, not the room restored.
 func (s *Rooms) List(ctx context.Context, agent Agent, tokens []string, cursor string) ([]Summary, string, error) {
 	if len(tokens) > MaxListTokens {
 		return nil, "", Errorf(ErrInvalid, "room_tokens: at most %d", MaxListTokens)
 	}
-	var out []Summary
+	var rows []summaryRow
+	var err error
 	next := ""
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		type seatRef struct {
-			room int64
-			side negotiation.Side
+	if len(tokens) > 0 {
+		hashes := make([][]byte, len(tokens))
+		for i, t := range tokens {
+			hashes[i] = secretHash(t)
 		}
-		var seats []seatRef
-		if len(tokens) > 0 {
-			for i, t := range tokens {
-				id, side, err := seatByToken(ctx, tx, secretHash(t), agent.AccountID)
-				if err != nil {
-					return Errorf(ErrNotFound, "room_tokens[%d]: no room of yours has this token", i)
-				}
-				seats = append(seats, seatRef{id, side})
-			}
-		} else {
-			before := int64(1<<63 - 1)
-			if cursor != "" {
-				c, err := strconv.ParseInt(cursor, 10, 64)
-				if err != nil || c <= 0 {
-					return Errorf(ErrInvalid, "cursor: not one this list gave")
-				}
-				before = c
-			}
-			rows, err := tx.Query(ctx, `SELECT room_id, side FROM parties
-				WHERE account_id = $1 AND agent_id = $2 AND room_id < $3 ORDER BY room_id DESC LIMIT $4`,
-				agent.AccountID, agent.ID, before, ListPage+1)
-			if err != nil {
-				return fmt.Errorf("list rooms: %w", err)
-			}
-			for rows.Next() {
-				var sr seatRef
-				if err := rows.Scan(&sr.room, &sr.side); err != nil {
-					return err
-				}
-				seats = append(seats, sr)
-			}
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			if len(seats) > ListPage {
-				seats = seats[:ListPage]
-				next = strconv.FormatInt(seats[ListPage-1].room, 10)
+		if rows, err = selectSummaries(ctx, s.pool, `p.account_id = $1 AND p.token_hash = ANY($2)`, agent.AccountID, hashes); err != nil {
+			return nil, "", err
+		}
+		found := map[string]bool{}
+		for _, r := range rows {
+			found[string(r.tokenHash)] = true
+		}
+		for i, h := range hashes {
+			if !found[string(h)] {
+				return nil, "", Errorf(ErrNotFound, "room_tokens[%d]: no room of yours has this token", i)
 			}
 		}
-		for _, st := range seats {
-			ld, err := s.load(ctx, tx, st.room, false)
-			if err != nil {
-				return err
+	} else {
+		before := int64(1<<63 - 1)
+		if cursor != "" {
+			c, err := strconv.ParseInt(cursor, 10, 64)
+			if err != nil || c <= 0 {
+				return nil, "", Errorf(ErrInvalid, "cursor: not one this list gave")
 			}
-			r := ld.room
-			sum := Summary{RoomID: st.room, RoomToken: s.roomToken(st.room, string(st.side), ld.row.party(st.side).TokenSalt), State: r.State, ClosedReason: r.ClosedReason, Round: r.Round,
-				Deadline: r.Deadline.UTC().Format(timeLayout), PendingConfirmation: r.PendingFor(st.side) != nil}
-			if r.Turn != "" {
-				t := whose(st.side, r.Turn)
-				sum.Turn = &t
-			}
-			if ld.row.Title != nil {
-				sum.Title = *ld.row.Title
-			}
-			out = append(out, sum)
+			before = c
 		}
-		return nil
-	})
-	return out, next, err
+		if rows, err = selectSummaries(ctx, s.pool, `p.account_id = $1 AND p.agent_id = $2 AND p.room_id < $3
+			ORDER BY p.room_id DESC LIMIT $4`, agent.AccountID, agent.ID, before, ListPage+1); err != nil {
+			return nil, "", err
+		}
+		if len(rows) > ListPage {
+			rows = rows[:ListPage]
+			next = strconv.FormatInt(rows[ListPage-1].Summary.RoomID, 10)
+		}
+	}
+	out := make([]Summary, len(rows))
+	for i, r := range rows {
+		out[i] = r.Summary
+		out[i].RoomToken = s.roomToken(r.RoomID, string(r.side), r.salt)
+		if r.Turn != nil {
+			t := whose(r.side, negotiation.Side(*r.Turn))
+			out[i].Turn = &t
+		}
+	}
+	return out, next, nil
 }

@@ -163,6 +163,21 @@ func lastEvent(ctx context.Context, q querier, roomID int64, seq int) (side stri
 	return side, fp, err
 }
 
+// lastTabledAt is when side last offered or countered in the room (zero:
+// never), for the cool-down between counters.
+func lastTabledAt(ctx context.Context, q querier, roomID int64, side negotiation.Side) (time.Time, error) {
+	var at time.Time
+	err := q.QueryRow(ctx, `SELECT at FROM room_events WHERE room_id = $1 AND side = $2 AND kind = 'propose'
+		AND event::jsonb->>'verdict' IN ('offer', 'counter') ORDER BY seq DESC LIMIT 1`, roomID, string(side)).Scan(&at)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("last tabled: %w", err)
+	}
+	return at, nil
+}
+
 func selectEvents(ctx context.Context, q querier, roomID int64) ([]negotiation.Event, error) {
 	rows, err := q.Query(ctx, `SELECT event FROM room_events WHERE room_id = $1 ORDER BY seq`, roomID)
 	if err != nil {
@@ -176,19 +191,6 @@ func selectEvents(ctx context.Context, q querier, roomID int64) ([]negotiation.E
 		}
 		return ev, json.Unmarshal(b, &ev)
 	})
-}
-
-// seatByToken finds the room and side a room token opens, within the
-// caller's account only.
-func seatByToken(ctx context.Context, q querier, tokenHash []byte, accountID int64) (int64, negotiation.Side, error) {
-	var roomID int64
-	var side negotiation.Side
-	err := q.QueryRow(ctx, `SELECT room_id, side FROM parties WHERE token_hash = $1 AND account_id = $2`,
-		tokenHash, accountID).Scan(&roomID, &side)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, "", Errorf(ErrNotFound, "room_token: no room of yours has this token")
-	}
-	return roomID, side, err
 }
 
 func roomByInvite(ctx context.Context, q querier, codeHash []byte) (int64, error) {
@@ -228,4 +230,32 @@ func schemaSeen(ctx context.Context, q querier, accountID int64, fp string) (boo
 	var seen bool
 	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM seen_schemas WHERE account_id = $1 AND fingerprint = $2)`, accountID, fp).Scan(&seen)
 	return seen, err
+}
+
+// summaryRow is a room's list entry as read, before the side is applied.
+type summaryRow struct {
+	Summary
+	side      negotiation.Side
+	salt      []byte
+	tokenHash []byte
+}
+
+// selectSummaries reads list entries for the parties matching where (its
+// arguments follow).
+func selectSummaries(ctx context.Context, q querier, where string, args ...any) ([]summaryRow, error) {
+	rows, err := q.Query(ctx, `SELECT r.id, p.side, p.token_salt, p.token_hash, r.state, coalesce(r.closed_reason, ''), r.round, r.turn,
+		r.deadline, coalesce(r.title, ''),
+		EXISTS (SELECT 1 FROM confirmations c WHERE c.room_id = r.id AND c.side = p.side AND c.status = 'pending')
+		FROM parties p JOIN rooms r ON r.id = p.room_id WHERE `+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list rooms: %w", err)
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (summaryRow, error) {
+		var r summaryRow
+		var deadline time.Time
+		err := row.Scan(&r.RoomID, &r.side, &r.salt, &r.tokenHash, &r.State, &r.ClosedReason, &r.Round, &r.Turn,
+			&deadline, &r.Title, &r.PendingConfirmation)
+		r.Deadline = deadline.UTC().Format(timeLayout)
+		return r, err
+	})
 }
