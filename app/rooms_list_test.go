@@ -1,0 +1,44 @@
+package app
+
+import (
+	"testing"
+)
+
+// TestListPages: the agent's rooms come newest first, 50 a page, with a
+// cursor to the next page; tokens list exactly the rooms they open.
+func TestListPages(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	var tokens []string
+	for range ListPage + 5 {
+		open, err := rb.rooms.Open(rb.ctx, rb.a, OpenInput{Schema: meetingSchema, Title: "x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens = append(tokens, open.RoomToken)
+	}
+	page1, next, err := rb.rooms.List(rb.ctx, rb.a, nil, "")
+	if err != nil || len(page1) != ListPage || next == "" {
+		t.Fatalf("page 1: %d rooms, cursor %q, %v", len(page1), next, err)
+	}
+	if page1[0].RoomToken != tokens[len(tokens)-1] || page1[0].State != "draft" || page1[0].Title != "x" {
+		t.Fatalf("newest first, with its token: %+v", page1[0])
+	}
+	page2, next2, err := rb.rooms.List(rb.ctx, rb.a, nil, next)
+	if err != nil || len(page2) != 5 || next2 != "" || page2[4].RoomToken != tokens[0] {
+		t.Fatalf("page 2: %d rooms, cursor %q, %v", len(page2), next2, err)
+	}
+	if _, _, err := rb.rooms.List(rb.ctx, rb.a, nil, "abc"); ErrorCodeOf(err) != ErrInvalid {
+		t.Fatalf("a bad cursor: %v", err)
+	}
+	byToken, _, err := rb.rooms.List(rb.ctx, rb.a, tokens[:3], "")
+	if err != nil || len(byToken) != 3 {
+		t.Fatalf("by tokens: %v %v", byToken, err)
+	}
+	if _, _, err := rb.rooms.List(rb.ctx, rb.a, make([]string, MaxListTokens+1), ""); ErrorCodeOf(err) != ErrInvalid {
+		t.Fatalf("too many tokens: %v", err)
+	}
+	if others, _, _ := rb.rooms.List(rb.ctx, rb.b, nil, ""); len(others) != 0 {
+		t.Fatalf("b sees a's rooms: %d", len(others))
+	}
+}
