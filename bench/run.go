@@ -28,6 +28,7 @@ type Options struct {
 	SlotsShare  float64       // share of negotiations opened with slots (the rest: offer and counters)
 	Counters    int           // counters before the approvals in the other negotiations
 	Echo        bool          // measure the echo floor too
+	SecretKey   string        // the started server's SECRET_KEY
 	Out         io.Writer
 }
 
@@ -44,8 +45,9 @@ type Report struct {
 }
 
 // Run starts what is needed, runs the pairs for the duration, and measures
-// the floors, then prints the report.
-func Run(ctx context.Context, o Options) (*Report, error) {
+// the floors, then prints the report; with scale, it measures the lists at
+// scale on the same server.
+func Run(ctx context.Context, o Options, scale *ScaleOptions) (*Report, error) {
 	sink, err := StartSink(o.SinkAddr)
 	if err != nil {
 		return nil, fmt.Errorf("smtp sink: %w", err)
@@ -61,7 +63,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		base = "http://" + addr
 		server, err = Start(ctx, addr, "/readyz", []string{
 			"DATABASE_URL=" + o.DatabaseURL, "BASE_URL=" + base, "LISTEN_ADDR=" + addr,
-			"SECRET_KEY=" + randomHex(24), "SMTP_URL=smtp://" + sink.Addr,
+			"SECRET_KEY=" + o.SecretKey, "SMTP_URL=smtp://" + sink.Addr,
 			"OIDC_ISSUER=http://127.0.0.1:9", "OIDC_CLIENT_ID=bench", "OIDC_CLIENT_SECRET=bench",
 		}, "serve")
 		if err != nil {
@@ -136,6 +138,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	rep.Print(o.Out, o)
+	if scale != nil {
+		o.URL = base
+		if err := Scale(ctx, o, *scale); err != nil {
+			return rep, fmt.Errorf("lists at scale: %w", err)
+		}
+	}
 	return rep, nil
 }
 

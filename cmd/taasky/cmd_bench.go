@@ -2,14 +2,22 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 
+	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/bench"
 	"github.com/taasky/taasky/mcpserver"
 )
@@ -29,6 +37,8 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	counters := cmd.Int("counters", 2, "counters before the approvals in the other negotiations")
 	echo := cmd.Bool("echo", true, "measure the echo floor too")
 	pgbench := cmd.Bool("pgbench", true, "run pgbench -N too (when installed)")
+	scale := cmd.String("scale", "", "also measure the rooms lists in accounts of these sizes, e.g. 1000,100000 (seeds the rooms)")
+	scaleCalls := cmd.Int("scale-calls", 200, "calls measured per list and size")
 	if err := cmd.parse(args); err != nil {
 		return err
 	}
@@ -52,8 +62,32 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 			return fmt.Errorf("no DATABASE_URL and no local PostgreSQL: %w", err)
 		}
 	}
+	secret := getenv("SECRET_KEY")
+	if secret == "" && *url == "" {
+		secret = hex.EncodeToString(randomBytes(24))
+	}
 	o := bench.Options{URL: *url, DatabaseURL: dsn, SinkAddr: *sinkAddr, Pairs: *pairs, Duration: *duration,
-		SlotsShare: *slots, Counters: *counters, Echo: *echo, Out: stdout}
+		SlotsShare: *slots, Counters: *counters, Echo: *echo, SecretKey: secret, Out: stdout}
+	var so *bench.ScaleOptions
+	if *scale != "" {
+		sizes, err := parseSizes(*scale)
+		if err != nil {
+			return cmd.fail("--scale: %v", err)
+		}
+		if secret == "" {
+			return cmd.fail("--scale with --url needs SECRET_KEY: the target's, to seed rooms it can read")
+		}
+		rooms, closeRooms, err := benchRooms(ctx, dsn, secret)
+		if err != nil {
+			return err
+		}
+		defer closeRooms()
+		so = &bench.ScaleOptions{Sizes: sizes, Calls: *scaleCalls, Seed: rooms.SeedRooms,
+			HumanList: func(ctx context.Context, userID int64, cursor string) (string, error) {
+				_, next, err := rooms.ListForHuman(ctx, userID, "", cursor)
+				return next, err
+			}}
+	}
 	if *pgbench {
 		if pg, err := findLocalPostgres(ctx, localCandidates(getenv), "taasky_pgbench"); err == nil {
 			o.PGBenchURL = pg
@@ -69,7 +103,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 		}
 		pool.Close()
 	}
-	rep, err := bench.Run(ctx, o)
+	rep, err := bench.Run(ctx, o, so)
 	if err != nil {
 		return err
 	}
@@ -96,4 +130,48 @@ func runBenchEcho(ctx context.Context, getenv func(string) string) error {
 		_ = web.ShutdownWithTimeout(5 * time.Second)
 	}()
 	return web.Listen(addr)
+}
+
+// parseSizes reads "1000,100000".
+func parseSizes(s string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil || n < 1 || n > 1_000_000 {
+			return nil, fmt.Errorf("%q is not a number of rooms from 1 to 1000000", part)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// benchRooms is the service on the bench server's database and keys, for
+// seeding rooms that server can read.
+func benchRooms(ctx context.Context, dsn, secret string) (*app.Rooms, func(), error) {
+	env := map[string]string{"DATABASE_URL": dsn, "SECRET_KEY": secret, "BASE_URL": "http://127.0.0.1"}
+	cfg, err := loadConfig(func(k string) string { return env[k] }, app.RoleMigrate)
+	if err != nil {
+		return nil, nil, err
+	}
+	pool, err := openDatabase(ctx, dsn)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := deps{cfg: cfg, pool: pool}
+	if d.river, err = river.NewClient(riverpgxv5.New(pool), &river.Config{}); err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	rooms, err := newRooms(d)
+	if err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	return rooms, pool.Close, nil
+}
+
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return b
 }
