@@ -47,6 +47,9 @@ func newApp(ctx context.Context, d deps) (*fiber.App, error) {
 	a.Get("/healthz", d.health.live)
 	a.Get("/readyz", d.health.ready)
 	mountMCP(a, d)
+	if err := mountDashboard(ctx, a, d); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 

@@ -1,0 +1,295 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// HumanRoom is a room as a member of one of its accounts sees it on the
+// dashboard: the side's view, its card and timeline rendered through the
+// side's own schema in the viewer's time zone, and the side's own limits.
+// Nothing in it comes from the other side's limits but the protocol's flags.
+type HumanRoom struct {
+	View        *View
+	Side        negotiation.Side
+	Deadline    time.Time
+	AccountSlug string
+	AccountName string
+	// Them says who sits across: an account's name, "a person in the
+	// browser", or "" before anyone joined.
+	Them string
+	// CanDecide: the viewer is the human who confirms for this side.
+	CanDecide bool
+	// Schema is the side's own schema: the one a counter is written in.
+	Schema   *negotiation.Schema
+	Pending  *negotiation.Confirmation
+	Card     *negotiation.Card
+	Timeline []HumanRound
+	Limits   []LimitLine
+	NoDeal   []negotiation.CardNote
+	TimeZone *time.Location
+	// Answered is a confirmation of this side the viewer asked about
+	// (after answering it): what became of it.
+	Answered *SettledConfirmation
+}
+
+// HumanRound is one move of the timeline, its terms rendered like a card.
+type HumanRound struct {
+	RoundView
+	At      time.Time
+	Options []negotiation.CardOption
+}
+
+// LimitLine is one of the side's own limits, written for its human.
+type LimitLine struct {
+	Label string
+	Text  string
+}
+
+// SettledConfirmation is what became of a confirmation.
+type SettledConfirmation struct {
+	ID      string
+	Verdict negotiation.Verdict
+	Status  string // pending, applied, declined, void
+	Why     string
+}
+
+// humanSide finds the side of the room that userID may see: a seat of one
+// of their accounts (want, if given and theirs; else the one they confirm
+// for; else the first). A room of no account of theirs is not found.
+func humanSide(ctx context.Context, q querier, userID, roomID int64, want negotiation.Side) (negotiation.Side, error) {
+	rows, err := q.Query(ctx, `SELECT p.side FROM parties p
+		JOIN memberships m ON m.account_id = p.account_id AND m.user_id = $2
+		WHERE p.room_id = $1
+		ORDER BY coalesce(p.owner_user_id = $2, false) DESC, p.side`, roomID, userID)
+	if err != nil {
+		return "", fmt.Errorf("room access: %w", err)
+	}
+	sides, err := pgx.CollectRows(rows, pgx.RowTo[negotiation.Side])
+	if err != nil {
+		return "", fmt.Errorf("room access: %w", err)
+	}
+	if len(sides) == 0 {
+		return "", Errorf(ErrNotFound, "room not found")
+	}
+	for _, s := range sides {
+		if s == want {
+			return s, nil
+		}
+	}
+	return sides[0], nil
+}
+
+// ForHuman reads the room as userID sees it (see HumanSide for want).
+// answered, if not "", asks what became of that confirmation of the side.
+// It changes nothing.
+func (s *Rooms) ForHuman(ctx context.Context, userID, roomID int64, want negotiation.Side, answered string) (*HumanRoom, error) {
+	var h *HumanRoom
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		side, err := humanSide(ctx, tx, userID, roomID, want)
+		if err != nil {
+			return err
+		}
+		ld, err := s.load(ctx, tx, roomID, false)
+		if err != nil {
+			return err
+		}
+		h, err = s.humanRoom(ctx, tx, ld, side, userID, nil)
+		if err != nil || answered == "" {
+			return err
+		}
+		h.Answered, err = settledConfirmation(ctx, tx, roomID, side, answered)
+		return err
+	})
+	return h, err
+}
+
+// humanRoom builds the side's HumanRoom for userID, in their time zone; a
+// person without an account (userID 0) sees it in loc.
+func (s *Rooms) humanRoom(ctx context.Context, q querier, ld *loaded, side negotiation.Side, userID int64, loc *time.Location) (*HumanRoom, error) {
+	v, err := s.view(ctx, q, ld, side)
+	if err != nil {
+		return nil, err
+	}
+	r := ld.room
+	if loc == nil {
+		loc = time.UTC
+	}
+	h := &HumanRoom{View: v, Side: side, Pending: r.PendingFor(side), TimeZone: loc, Schema: r.Party(side).Schema,
+		Deadline: r.Deadline}
+	me := ld.row.party(side)
+	if me != nil && me.AccountID != nil {
+		if err := q.QueryRow(ctx, `SELECT slug, name FROM accounts WHERE id = $1`, *me.AccountID).Scan(&h.AccountSlug, &h.AccountName); err != nil {
+			return nil, fmt.Errorf("room account: %w", err)
+		}
+	}
+	h.CanDecide = me != nil && me.OwnerUserID != nil && *me.OwnerUserID == userID
+	if h.Them, err = partyName(ctx, q, ld.row.party(side.Other())); err != nil {
+		return nil, err
+	}
+	if userID != 0 {
+		var name string
+		if err := q.QueryRow(ctx, `SELECT time_zone FROM users WHERE id = $1`, userID).Scan(&name); err != nil {
+			return nil, fmt.Errorf("time zone: %w", err)
+		}
+		if loc, err := time.LoadLocation(name); err == nil {
+			h.TimeZone = loc
+		}
+	}
+	seen := false
+	if theirs := r.Party(side.Other()).Schema; theirs != nil && me != nil && me.AccountID != nil {
+		if seen, err = schemaSeen(ctx, q, *me.AccountID, string(theirs.Fingerprint())); err != nil {
+			return nil, err
+		}
+	}
+	h.fill(r, side, seen)
+	return h, nil
+}
+
+// fill renders the card, the timeline, the notes and the side's limits.
+func (h *HumanRoom) fill(r *negotiation.Room, side negotiation.Side, seen bool) {
+	h.Card = r.Card(side, seen, h.TimeZone)
+	if h.Card != nil {
+		h.NoDeal = h.Card.NoDeal
+	} else if schema := r.Party(side).Schema; schema != nil {
+		for _, name := range r.NoDeal {
+			f, _ := schema.Field(name)
+			h.NoDeal = append(h.NoDeal, negotiation.CardNote{Name: name, Label: f.Label})
+		}
+	}
+	for _, rv := range h.View.Rounds {
+		hr := HumanRound{RoundView: rv}
+		hr.At, _ = time.Parse(timeLayout, rv.At)
+		mover := side
+		if rv.By == "them" {
+			mover = side.Other()
+		}
+		hr.Options = renderTerms(r, side, mover, rv.Terms, h.TimeZone)
+		h.Timeline = append(h.Timeline, hr)
+	}
+	mine := r.Party(side)
+	for _, lim := range mine.Limits.List() {
+		h.Limits = append(h.Limits, LimitLine{Label: lim.Field.Label, Text: describeLimit(lim, h.TimeZone)})
+	}
+}
+
+// renderTerms renders terms a side tabled through the viewer's schema, as a
+// card would (a card of a room whose table held them).
+func renderTerms(r *negotiation.Room, viewer, mover negotiation.Side, opts []OptionView, loc *time.Location) []negotiation.CardOption {
+	schema := r.Party(mover).Schema
+	if len(opts) == 0 || schema == nil || r.Party(viewer).Schema == nil {
+		return nil
+	}
+	t := &negotiation.Table{By: mover}
+	for _, o := range opts {
+		terms, err := schema.ParseTerms(o.Terms)
+		if err != nil {
+			return nil // stored terms always parse; render nothing rather than fail the page
+		}
+		t.Options = append(t.Options, terms)
+	}
+	past := *r
+	past.Table = t
+	c := past.Card(viewer, true, loc)
+	if c == nil {
+		return nil
+	}
+	return c.Options
+}
+
+// describeLimit writes one of the viewer's own limits for them.
+func describeLimit(lim negotiation.Limit, loc *time.Location) string {
+	f := lim.Field
+	val := func(v *negotiation.Value) string {
+		switch f.Type {
+		case negotiation.TypeTimerange:
+			return v.Start.In(loc).Format("Mon 2 Jan 2006 15:04 MST")
+		case negotiation.TypeDate:
+			return negotiation.FormatValue(f, v, loc)
+		}
+		return negotiation.FormatBound(f, v)
+	}
+	switch {
+	case lim.OneOf != nil:
+		out := "one of: "
+		for i, v := range lim.OneOf {
+			if i > 0 {
+				out += ", "
+			}
+			out += v
+		}
+		return out
+	case lim.Equals != nil:
+		if *lim.Equals {
+			return "must be yes"
+		}
+		return "must be no"
+	}
+	lo, hi := "at least ", "at most "
+	if f.Type == negotiation.TypeTimerange {
+		lo, hi = "not before ", "not after "
+	}
+	switch {
+	case lim.Min != nil && lim.Max != nil:
+		return lo + val(lim.Min) + "; " + hi + val(lim.Max)
+	case lim.Min != nil:
+		return lo + val(lim.Min)
+	case lim.Max != nil:
+		return hi + val(lim.Max)
+	}
+	return ""
+}
+
+// partyName says who sits at a party, for the other side to read.
+func partyName(ctx context.Context, q querier, p *partyRow) (string, error) {
+	switch {
+	case p == nil:
+		return "", nil
+	case p.AccountID == nil:
+		return "a person answering in the browser", nil
+	}
+	var name string
+	if err := q.QueryRow(ctx, `SELECT name FROM accounts WHERE id = $1`, *p.AccountID).Scan(&name); err != nil {
+		return "", fmt.Errorf("party name: %w", err)
+	}
+	return name, nil
+}
+
+// SeesRoom tells whether userID may see the room: a seat of one of their
+// accounts is in it. Otherwise it is not found.
+func (s *Rooms) SeesRoom(ctx context.Context, userID, roomID int64) error {
+	_, err := humanSide(ctx, s.pool, userID, roomID, "")
+	return err
+}
+
+// RoomAccounts lists the accounts seated in a room (for live updates).
+func (s *Rooms) RoomAccounts(ctx context.Context, roomID int64) ([]int64, error) {
+	rows, err := s.pool.Query(ctx, `SELECT account_id FROM parties WHERE room_id = $1 AND account_id IS NOT NULL`, roomID)
+	if err != nil {
+		return nil, fmt.Errorf("room accounts: %w", err)
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
+}
+
+func settledConfirmation(ctx context.Context, q querier, roomID int64, side negotiation.Side, id string) (*SettledConfirmation, error) {
+	c := &SettledConfirmation{ID: id}
+	var why *string
+	err := q.QueryRow(ctx, `SELECT verdict, status, why FROM confirmations WHERE room_id = $1 AND id = $2 AND side = $3`,
+		roomID, id, side).Scan(&c.Verdict, &c.Status, &why)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("confirmation: %w", err)
+	}
+	if why != nil {
+		c.Why = *why
+	}
+	return c, nil
+}

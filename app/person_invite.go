@@ -1,0 +1,195 @@
+package app
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// A person without an agent answers an invitation in the browser: they sit
+// as side b with the inviter's schema and no account, agent or owner, and
+// every tap of theirs is their human confirmation (the request and its
+// answer in one change). Their seat opens with a personal token, kept
+// hashed in parties.token_hash, that their link and their cookie carry.
+
+const personTokenPrefix = "ps_"
+
+// Invitation is what the invitation page shows before anyone joined.
+type Invitation struct {
+	RoomID      int64
+	Title       string
+	InviterName string
+	// Open is true while the invitation can be answered; otherwise Refusal
+	// says plainly why not (used, withdrawn, expired…).
+	Open     bool
+	Refusal  string
+	Deadline time.Time
+	// Schema is the inviter's: a person answers with it.
+	Schema *negotiation.Schema
+	// Card is the inviter's terms as the person would see them (nil if
+	// none were tabled yet).
+	Card *negotiation.Card
+	// Preapproved: the inviter's human already confirmed any option, so a
+	// pick agrees at once.
+	Preapproved bool
+	TimeZone    *time.Location
+}
+
+// PersonAnswer is a person's tap: approve (the hash they saw), reject,
+// counter (terms in the inviter's schema), cancel, or join (take the seat
+// and wait, when no terms are on the table yet).
+type PersonAnswer struct {
+	Verdict negotiation.Verdict
+	Hash    negotiation.SubjectHash
+	Terms   json.RawMessage
+	Email   string // optional, at the join: where updates go
+}
+
+// VerdictJoin is a person's join without a move.
+const VerdictJoin negotiation.Verdict = "join"
+
+// PersonResult is what a person's answer did.
+type PersonResult struct {
+	RoomID    int64
+	SeatToken string // set when the answer took the seat (the personal link's token)
+	State     negotiation.State
+}
+
+// InvitationByCode reads the invitation a code opens, as a person sees it
+// in loc. It changes nothing.
+func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Location) (*Invitation, error) {
+	code = inviteCodeFrom(code)
+	if code == "" {
+		return nil, Errorf(ErrNotFound, "this invitation link is not valid")
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	var inv *Invitation
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		roomID, err := roomByInvite(ctx, tx, secretHash(code))
+		if err != nil {
+			return Errorf(ErrNotFound, "this invitation link is not valid")
+		}
+		ld, err := s.load(ctx, tx, roomID, false)
+		if err != nil {
+			return err
+		}
+		r := ld.room
+		inv = &Invitation{RoomID: roomID, Deadline: r.Deadline, Schema: r.Party(negotiation.SideA).Schema,
+			Preapproved: r.Preapproved, TimeZone: loc}
+		if ld.row.Title != nil {
+			inv.Title = *ld.row.Title
+		}
+		if err := tx.QueryRow(ctx, `SELECT name FROM accounts WHERE id = $1`, ld.row.AccountID).Scan(&inv.InviterName); err != nil {
+			return fmt.Errorf("inviter: %w", err)
+		}
+		if _, _, err := r.Join(inv.Schema.Declared(), nil, s.now()); err != nil {
+			inv.Refusal = ErrorMessageOf(fromProtocol(err))
+		} else {
+			inv.Open = true
+		}
+		preview := *r
+		preview.Parties[1] = negotiation.Party{Schema: inv.Schema}
+		inv.Card = preview.Card(negotiation.SideB, true, loc)
+		return nil
+	})
+	return inv, err
+}
+
+// AnswerInvitation seats a person as side b of the room the code opens and
+// applies their answer, all in one transaction. It returns their personal
+// token: keep it in their cookie and give them their link.
+func (s *Rooms) AnswerInvitation(ctx context.Context, code string, ans PersonAnswer) (*PersonResult, error) {
+	code = inviteCodeFrom(code)
+	var email *string
+	if ans.Email != "" {
+		e, err := normalizeEmail("email", ans.Email)
+		if err != nil {
+			return nil, err
+		}
+		email = &e
+	}
+	res := &PersonResult{}
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		roomID, err := roomByInvite(ctx, tx, secretHash(code))
+		if err != nil {
+			return Errorf(ErrNotFound, "this invitation link is not valid")
+		}
+		ld, err := s.load(ctx, tx, roomID, true)
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		joined, evJoin, err := ld.room.Join(ld.room.Party(negotiation.SideA).Schema.Declared(), nil, now)
+		if err != nil {
+			return fromProtocol(err)
+		}
+		next, events, err := personMove(joined, ans, now)
+		if err != nil {
+			return err
+		}
+		res.SeatToken = personTokenPrefix + base64.RawURLEncoding.EncodeToString(randomBytes(32))
+		p := &partyRow{Side: negotiation.SideB, TokenSalt: randomBytes(16),
+			LimitsEnc: s.sealLimits(roomID, "b", joined.Party(negotiation.SideB).Limits.Raw()), SchemaFP: string(joined.Party(negotiation.SideB).Schema.Fingerprint())}
+		if err := insertParty(ctx, tx, roomID, p, secretHash(res.SeatToken), now); err != nil {
+			return err
+		}
+		if email != nil {
+			if _, err := tx.Exec(ctx, `UPDATE parties SET person_email = $2 WHERE room_id = $1 AND side = 'b'`, roomID, *email); err != nil {
+				return fmt.Errorf("person email: %w", err)
+			}
+		}
+		ld.row.Parties[1] = p
+		if err := s.commit(ctx, tx, ld, change{next: next, events: append([]negotiation.Event{evJoin}, events...)}); err != nil {
+			return err
+		}
+		res.RoomID, res.State = roomID, next.State
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// personMove plays a person's answer on r for side b: a counter as a
+// proposal; approve, reject and cancel as a request answered yes at once.
+func personMove(r *negotiation.Room, ans PersonAnswer, at time.Time) (*negotiation.Room, []negotiation.Event, error) {
+	b := negotiation.SideB
+	switch ans.Verdict {
+	case VerdictJoin:
+		return r, nil, nil
+	case negotiation.VerdictCounter, negotiation.VerdictOffer:
+		v := negotiation.VerdictCounter
+		if r.Table == nil {
+			v = negotiation.VerdictOffer
+		}
+		next, ev, err := r.Propose(b, negotiation.Move{Verdict: v, Subject: ans.Terms}, at)
+		if err != nil {
+			return nil, nil, fromProtocol(err)
+		}
+		return next, []negotiation.Event{ev}, nil
+	case negotiation.VerdictApprove, negotiation.VerdictReject, negotiation.VerdictCancel:
+		id := newConfirmationID()
+		asked, evReq, err := r.Request(b, ans.Verdict, ans.Hash, id, at)
+		if err != nil {
+			return nil, nil, fromProtocol(err)
+		}
+		next, evDec, why, err := asked.Decide(b, id, true, at)
+		if err != nil {
+			return nil, nil, fromProtocol(err)
+		}
+		if evDec.Outcome != negotiation.ResultApplied {
+			return nil, nil, Errorf(ErrConflict, "%s", why)
+		}
+		return next, []negotiation.Event{evReq, evDec}, nil
+	}
+	return nil, nil, Errorf(ErrInvalid, "answer: must be approve, counter, reject or cancel (got %q)", string(ans.Verdict))
+}

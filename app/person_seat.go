@@ -1,0 +1,84 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// personSeat finds the room a person's token opens.
+func personSeat(ctx context.Context, q querier, token string) (int64, error) {
+	if !strings.HasPrefix(token, personTokenPrefix) {
+		return 0, Errorf(ErrNotFound, "this link is not valid")
+	}
+	var roomID int64
+	err := q.QueryRow(ctx, `SELECT room_id FROM parties WHERE token_hash = $1 AND side = 'b' AND account_id IS NULL`,
+		secretHash(token)).Scan(&roomID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, Errorf(ErrNotFound, "this link is not valid")
+	}
+	return roomID, err
+}
+
+// PersonRoom reads the room a person's token opens, as they see it (side b,
+// the inviter's schema) in loc. It changes nothing.
+func (s *Rooms) PersonRoom(ctx context.Context, token string, loc *time.Location) (*HumanRoom, error) {
+	var h *HumanRoom
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		roomID, err := personSeat(ctx, tx, token)
+		if err != nil {
+			return err
+		}
+		ld, err := s.load(ctx, tx, roomID, false)
+		if err != nil {
+			return err
+		}
+		h, err = s.humanRoom(ctx, tx, ld, negotiation.SideB, 0, loc)
+		if err == nil {
+			h.CanDecide = true // their tap is their confirmation
+		}
+		return err
+	})
+	return h, err
+}
+
+// AnswerAsPerson applies a seated person's answer (see PersonAnswer).
+func (s *Rooms) AnswerAsPerson(ctx context.Context, token string, ans PersonAnswer) (*PersonResult, error) {
+	if ans.Verdict == VerdictJoin {
+		return nil, Errorf(ErrInvalid, "answer: you have joined already")
+	}
+	res := &PersonResult{}
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		roomID, err := personSeat(ctx, tx, token)
+		if err != nil {
+			return err
+		}
+		ld, err := s.load(ctx, tx, roomID, true)
+		if err != nil {
+			return err
+		}
+		next, events, err := personMove(ld.room, ans, s.now())
+		if err != nil {
+			return err
+		}
+		if err := s.commit(ctx, tx, ld, change{next: next, events: events}); err != nil {
+			return err
+		}
+		res.RoomID, res.State = roomID, next.State
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// PersonRoomID is the room a person's token opens (for live updates).
+func (s *Rooms) PersonRoomID(ctx context.Context, token string) (int64, error) {
+	return personSeat(ctx, s.pool, token)
+}

@@ -1,0 +1,90 @@
+package dashboard
+
+import (
+	"crypto/subtle"
+	"fmt"
+
+	"github.com/gofiber/fiber/v2"
+	"golang.org/x/oauth2"
+
+	"github.com/taasky/taasky/app"
+)
+
+// authCallback finishes a sign-in: the state must be the one this browser
+// started with, the code is exchanged with the PKCE verifier, the ID token
+// verified (issuer, audience, expiry, signature) and its nonce checked.
+// The identity is then linked to its user (app.Accounts.LoginOIDC) and a
+// signed session cookie set.
+func (d *Dashboard) authCallback(c *fiber.Ctx) error {
+	var ls loginState
+	ok := d.sign.open("login", c.Cookies(loginCookie), &ls)
+	d.clearCookie(c, loginCookie)
+	if !ok || d.now().Unix() >= ls.Expires {
+		return d.showError(c, fiber.StatusBadRequest, "This sign-in took too long or was started in another browser. Start again from the sign-in page.")
+	}
+	if e := c.Query("error"); e != "" {
+		msg := "The identity provider refused the sign-in (" + e + ")"
+		if desc := c.Query("error_description"); desc != "" {
+			msg += ": " + desc
+		}
+		return d.showError(c, fiber.StatusUnauthorized, msg+".")
+	}
+	if subtle.ConstantTimeCompare([]byte(c.Query("state")), []byte(ls.State)) != 1 {
+		return d.showError(c, fiber.StatusBadRequest, "state: this answer is not for the sign-in this browser started. Start again.")
+	}
+	id, err := d.identify(c, ls)
+	if err != nil {
+		d.log.Warn("sign-in failed", "err", err)
+		return d.showError(c, fiber.StatusUnauthorized, "The sign-in could not be verified. Start again.")
+	}
+	user, err := d.accounts.LoginOIDC(c.UserContext(), id)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	d.setCookie(c, sessionCookie, d.sign.seal("session", session{UserID: user.ID, Expires: d.now().Add(sessionTTL).Unix()}), sessionTTL)
+	return c.Redirect(safeNext(ls.Next), fiber.StatusSeeOther)
+}
+
+// identify exchanges the code and verifies the ID token; the email comes
+// from the token or, if the provider keeps it there, from userinfo.
+func (d *Dashboard) identify(c *fiber.Ctx, ls loginState) (app.OIDCIdentity, error) {
+	provider, oauth, verifier, err := d.oidc.get()
+	if err != nil {
+		return app.OIDCIdentity{}, err
+	}
+	ctx := d.oidc.exchangeContext(c.UserContext())
+	tok, err := oauth.Exchange(ctx, c.Query("code"), oauth2.VerifierOption(ls.Verifier))
+	if err != nil {
+		return app.OIDCIdentity{}, fmt.Errorf("exchange: %w", err)
+	}
+	raw, _ := tok.Extra("id_token").(string)
+	if raw == "" {
+		return app.OIDCIdentity{}, fmt.Errorf("no id_token in the token response")
+	}
+	idt, err := verifier.Verify(ctx, raw)
+	if err != nil {
+		return app.OIDCIdentity{}, fmt.Errorf("verify: %w", err)
+	}
+	if subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(ls.Nonce)) != 1 {
+		return app.OIDCIdentity{}, fmt.Errorf("nonce mismatch")
+	}
+	var claims struct {
+		Email         string `json:"email"`
+		EmailVerified bool   `json:"email_verified"`
+	}
+	if err := idt.Claims(&claims); err != nil {
+		return app.OIDCIdentity{}, fmt.Errorf("claims: %w", err)
+	}
+	id := app.OIDCIdentity{Issuer: idt.Issuer, Subject: idt.Subject, Email: claims.Email, EmailVerified: claims.EmailVerified}
+	if id.Email == "" {
+		ui, err := provider.UserInfo(ctx, oauth2.StaticTokenSource(tok))
+		if err != nil {
+			return app.OIDCIdentity{}, fmt.Errorf("userinfo: %w", err)
+		}
+		if ui.Subject != idt.Subject {
+			return app.OIDCIdentity{}, fmt.Errorf("userinfo is for another subject")
+		}
+		id.Email, id.EmailVerified = ui.Email, ui.EmailVerified
+	}
+	return id, nil
+}

@@ -1,0 +1,96 @@
+package dashboard
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// Signed cookies carry state no server keeps: the login session, a login
+// in progress, the CSRF token's proof. Each is JSON signed with HMAC-SHA256
+// under the session key and a purpose, so any process with the same
+// SECRET_KEY reads them, across restarts, and one kind cannot pass for
+// another.
+
+const (
+	sessionCookie = "taasky_session"
+	loginCookie   = "taasky_login"
+	zoneCookie    = "taasky_tz" // the browser's time zone, set by the script
+	seatCookie    = "taasky_seat_"
+	sessionTTL    = 14 * 24 * time.Hour
+	loginTTL      = 10 * time.Minute
+	seatTTL       = 120 * 24 * time.Hour
+)
+
+type signer struct{ key []byte }
+
+func (s signer) mac(purpose string, payload []byte) []byte {
+	m := hmac.New(sha256.New, s.key)
+	m.Write([]byte(purpose))
+	m.Write([]byte{0})
+	m.Write(payload)
+	return m.Sum(nil)
+}
+
+// seal signs v for purpose.
+func (s signer) seal(purpose string, v any) string {
+	payload, _ := json.Marshal(v)
+	return base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(s.mac(purpose, payload))
+}
+
+// open checks a sealed value for purpose and reads it into v.
+func (s signer) open(purpose, sealed string, v any) bool {
+	p, sig, ok := strings.Cut(sealed, ".")
+	if !ok {
+		return false
+	}
+	payload, err1 := base64.RawURLEncoding.DecodeString(p)
+	mac, err2 := base64.RawURLEncoding.DecodeString(sig)
+	if err1 != nil || err2 != nil || !hmac.Equal(mac, s.mac(purpose, payload)) {
+		return false
+	}
+	return json.Unmarshal(payload, v) == nil
+}
+
+// session is a logged-in user, until Expires (unix seconds).
+type session struct {
+	UserID  int64 `json:"u"`
+	Expires int64 `json:"e"`
+}
+
+// loginState is an OIDC login in progress: what the callback checks.
+type loginState struct {
+	State    string `json:"s"`
+	Nonce    string `json:"n"`
+	Verifier string `json:"v"`
+	Next     string `json:"r"`
+	Expires  int64  `json:"e"`
+}
+
+func (d *Dashboard) setCookie(c *fiber.Ctx, name, value string, ttl time.Duration) {
+	ck := &fiber.Cookie{Name: name, Value: value, Path: "/", HTTPOnly: true, Secure: d.secure, SameSite: fiber.CookieSameSiteLaxMode}
+	if ttl > 0 {
+		ck.Expires = d.now().Add(ttl)
+		ck.MaxAge = int(ttl.Seconds())
+	} else {
+		ck.Expires = time.Unix(1, 0)
+		ck.MaxAge = -1
+	}
+	c.Cookie(ck)
+}
+
+func (d *Dashboard) clearCookie(c *fiber.Ctx, name string) { d.setCookie(c, name, "", 0) }
+
+// currentSession returns the signed-in user's id, 0 if none.
+func (d *Dashboard) currentSession(c *fiber.Ctx) int64 {
+	var s session
+	if !d.sign.open("session", c.Cookies(sessionCookie), &s) || s.UserID <= 0 || d.now().Unix() >= s.Expires {
+		return 0
+	}
+	return s.UserID
+}

@@ -1,0 +1,321 @@
+package form
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// Field is one field of the schema as form controls: one Row per value
+// (a repeated field has several), and the error that names it, if any.
+type Field struct {
+	Name     string
+	Label    string
+	Type     negotiation.Type
+	Optional bool
+	Repeated bool
+	MaxLen   int
+	Values   []string // enum
+	Currency string   // money: the fixed currency, if any
+	Rows     []Row
+	Error    string
+}
+
+// Row is the controls of one value; Index numbers the row in its inputs'
+// names: f.<field>.<index>.<part>.
+type Row struct {
+	Index    int
+	Value    string // string, int, enum, date; bool: "yes", "no" or ""
+	Start    string // timerange, as datetime-local: 2026-12-03T10:00
+	End      string
+	Zone     string // timerange: IANA time zone of Start and End
+	Amount   string // money
+	Currency string
+}
+
+// Input is an input's name: f.<field>.<index>.<part>.
+func Input(field string, i int, part string) string {
+	return "f." + field + "." + strconv.Itoa(i) + "." + part
+}
+
+// RepeatedRows is how many rows an empty repeated field offers without
+// JavaScript (which may add more).
+const RepeatedRows = 3
+
+const localLayout = "2006-01-02T15:04"
+
+// Empty is the form for schema, with zone preselected for moments.
+func Empty(schema *negotiation.Schema, zone string) []Field {
+	var out []Field
+	for _, sf := range schema.Fields() {
+		f := newField(sf)
+		n := 1
+		if sf.Repeated {
+			n = RepeatedRows
+		}
+		for i := range n {
+			f.Rows = append(f.Rows, Row{Index: i, Zone: zone, Currency: sf.Currency})
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// Prefill is the form for schema holding the values of terms in that
+// schema (values returns a field's values, ok false when it is absent),
+// moments shown in loc.
+func Prefill(schema *negotiation.Schema, values func(field string) ([]negotiation.Value, bool), loc *time.Location) []Field {
+	fields := Empty(schema, loc.String())
+	for fi := range fields {
+		f := &fields[fi]
+		sf, _ := schema.Field(f.Name)
+		vals, ok := values(f.Name)
+		if !ok || len(vals) == 0 {
+			continue
+		}
+		f.Rows = nil
+		for i := range vals {
+			f.Rows = append(f.Rows, rowOf(sf, &vals[i], i, loc))
+		}
+		if f.Repeated && len(vals) < negotiation.MaxRepeated {
+			f.Rows = append(f.Rows, Row{Index: len(vals), Zone: loc.String(), Currency: sf.Currency})
+		}
+	}
+	return fields
+}
+
+// CardValues looks a field's values up in an option of a card.
+func CardValues(o *negotiation.CardOption) func(string) ([]negotiation.Value, bool) {
+	return func(name string) ([]negotiation.Value, bool) {
+		if o == nil {
+			return nil, false
+		}
+		for _, f := range o.Fields {
+			if f.Name == name && !f.Missing && !f.Theirs {
+				return f.Values, true
+			}
+		}
+		return nil, false
+	}
+}
+
+func newField(sf negotiation.Field) Field {
+	return Field{Name: sf.Name, Label: sf.Label, Type: sf.Type, Optional: sf.Optional, Repeated: sf.Repeated,
+		MaxLen: sf.MaxLen, Values: sf.Values, Currency: sf.Currency}
+}
+
+func rowOf(sf negotiation.Field, v *negotiation.Value, i int, loc *time.Location) Row {
+	r := Row{Index: i, Zone: loc.String(), Currency: sf.Currency}
+	switch sf.Type {
+	case negotiation.TypeInt:
+		r.Value = strconv.FormatInt(v.Int, 10)
+	case negotiation.TypeBool:
+		r.Value = "no"
+		if v.Bool {
+			r.Value = "yes"
+		}
+	case negotiation.TypeTimerange:
+		r.Start, r.End = v.Start.In(loc).Format(localLayout), v.End.In(loc).Format(localLayout)
+	case negotiation.TypeMoney:
+		digits, _ := negotiation.MinorDigits(v.Currency)
+		r.Amount, r.Currency = v.Amount.StringFixed(int32(digits)), v.Currency
+	default:
+		r.Value = v.Text
+	}
+	return r
+}
+
+// Parse reads a submitted form into terms of schema. It returns the fields
+// refilled with what was sent, each with its error, and ok when every
+// field could be read (the terms are then for negotiation to validate).
+func Parse(schema *negotiation.Schema, form url.Values) (json.RawMessage, []Field, bool) {
+	terms := map[string]any{}
+	var fields []Field
+	ok := true
+	for _, sf := range schema.Fields() {
+		f := newField(sf)
+		var values []any
+		for i := 0; i <= negotiation.MaxRepeated; i++ {
+			row, present := readRow(sf, form, i)
+			if !present {
+				break
+			}
+			f.Rows = append(f.Rows, row)
+			v, empty, msg := valueOf(sf, row)
+			if msg != "" && f.Error == "" {
+				f.Error = fmt.Sprintf("%s: %s", path(sf, i), msg)
+			}
+			if !empty && msg == "" {
+				values = append(values, v)
+			}
+			if !sf.Repeated {
+				break
+			}
+		}
+		switch {
+		case f.Error != "":
+			ok = false
+		case len(values) == 0 && !sf.Optional && sf.Type != negotiation.TypeBool:
+			f.Error = fmt.Sprintf("%s: required", sf.Name)
+			ok = false
+		case len(values) == 0:
+		case sf.Repeated:
+			terms[sf.Name] = values
+		default:
+			terms[sf.Name] = values[0]
+		}
+		if sf.Type == negotiation.TypeBool && !sf.Optional && len(values) == 0 && f.Error == "" {
+			terms[sf.Name] = false // an unticked box is "no"
+		}
+		if len(f.Rows) == 0 {
+			f.Rows = []Row{{Currency: sf.Currency}}
+		}
+		fields = append(fields, f)
+	}
+	b, err := json.Marshal(terms)
+	if err != nil {
+		return nil, fields, false
+	}
+	return b, fields, ok
+}
+
+func path(sf negotiation.Field, i int) string {
+	if sf.Repeated {
+		return fmt.Sprintf("%s[%d]", sf.Name, i)
+	}
+	return sf.Name
+}
+
+// readRow reads row i of a field; present is false when the form has none.
+func readRow(sf negotiation.Field, form url.Values, i int) (Row, bool) {
+	get := func(part string) (string, bool) {
+		v, ok := form[Input(sf.Name, i, part)]
+		if !ok || len(v) == 0 {
+			return "", false
+		}
+		return v[0], true
+	}
+	r := Row{Index: i}
+	var present bool
+	switch sf.Type {
+	case negotiation.TypeTimerange:
+		var p1, p2, p3 bool
+		r.Start, p1 = get("start")
+		r.End, p2 = get("end")
+		r.Zone, p3 = get("zone")
+		present = p1 || p2 || p3
+	case negotiation.TypeMoney:
+		var p1, p2 bool
+		r.Amount, p1 = get("amount")
+		r.Currency, p2 = get("currency")
+		if sf.Currency != "" {
+			r.Currency = sf.Currency
+		}
+		present = p1 || p2
+	case negotiation.TypeBool:
+		r.Value, present = get("v")
+		// An unticked checkbox sends nothing: the field's first row is
+		// there all the same.
+		present = present || (i == 0 && !sf.Repeated)
+	default:
+		r.Value, present = get("v")
+	}
+	return r, present
+}
+
+// valueOf is a row's JSON value; empty when nothing was entered.
+func valueOf(sf negotiation.Field, r Row) (v any, empty bool, msg string) {
+	switch sf.Type {
+	case negotiation.TypeInt:
+		if r.Value == "" {
+			return nil, true, ""
+		}
+		if _, err := strconv.ParseInt(r.Value, 10, 64); err != nil {
+			return nil, false, "must be a whole number like 30"
+		}
+		return json.Number(r.Value), false, ""
+	case negotiation.TypeBool:
+		switch r.Value {
+		case "yes":
+			return true, false, ""
+		case "no":
+			return false, false, ""
+		case "":
+			return nil, true, ""
+		}
+		return nil, false, "must be yes or no"
+	case negotiation.TypeTimerange:
+		return timerange(r)
+	case negotiation.TypeMoney:
+		if r.Amount == "" {
+			return nil, true, ""
+		}
+		if r.Currency == "" {
+			return nil, false, "currency: required with an amount"
+		}
+		return map[string]string{"amount": r.Amount, "currency": r.Currency}, false, ""
+	}
+	if r.Value == "" {
+		return nil, true, ""
+	}
+	return r.Value, false, ""
+}
+
+func timerange(r Row) (any, bool, string) {
+	if r.Start == "" && r.End == "" {
+		return nil, true, ""
+	}
+	if r.Start == "" || r.End == "" {
+		return nil, false, "give both a start and an end"
+	}
+	if r.Zone == "" || r.Zone == "Local" {
+		return nil, false, "time zone: required"
+	}
+	loc, err := time.LoadLocation(r.Zone)
+	if err != nil {
+		return nil, false, fmt.Sprintf("time zone: %q is not an IANA time zone like Europe/Paris", r.Zone)
+	}
+	start, err := parseLocal(r.Start, loc)
+	if err != nil {
+		return nil, false, "start: must be a date and time like 2026-12-03T10:00"
+	}
+	end, err := parseLocal(r.End, loc)
+	if err != nil {
+		return nil, false, "end: must be a date and time like 2026-12-03T10:30"
+	}
+	return map[string]string{"start": start.Format(time.RFC3339), "end": end.Format(time.RFC3339)}, false, ""
+}
+
+// parseLocal reads a datetime-local value (seconds optional) in loc.
+func parseLocal(s string, loc *time.Location) (time.Time, error) {
+	t, err := time.ParseInLocation(localLayout, s, loc)
+	if err != nil {
+		t, err = time.ParseInLocation(localLayout+":05", s, loc)
+	}
+	return t, err
+}
+
+var leadingName = regexp.MustCompile(`^(?:missing required field: |unknown field: )?([a-z][a-z0-9_]*)`)
+
+// Attach puts a validation message from negotiation beside the field it
+// names. It reports false when the message names no field of the form
+// (show it above the form then).
+func Attach(fields []Field, msg string) bool {
+	m := leadingName.FindStringSubmatch(strings.TrimSpace(msg))
+	if m == nil {
+		return false
+	}
+	for i := range fields {
+		if fields[i].Name == m[1] {
+			fields[i].Error = msg
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,118 @@
+package form
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+const schemaJSON = `{"when":{"type":"timerange","label":"When","repeated":true},"day":{"type":"date","label":"Day","optional":true},
+"qty":{"type":"int","label":"Quantity"},"ok":{"type":"bool","label":"OK"},"place":{"type":"enum","label":"Where","values":["office","video"]},
+"fee":{"type":"money","label":"Fee","currency":"EUR","optional":true},"tip":{"type":"money","label":"Tip","optional":true},
+"note":{"type":"string","label":"Note","optional":true}}`
+
+func schema(t *testing.T) *negotiation.Schema {
+	s, _, err := negotiation.ParseSchema([]byte(schemaJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestParseEveryType: each control becomes its JSON value (moments with
+// the chosen zone's offset, an unticked box as false, empty optional
+// fields absent, empty repeated rows left out), and the result is valid
+// terms for the schema.
+func TestParseEveryType(t *testing.T) {
+	s := schema(t)
+	form := url.Values{
+		"f.when.0.start": {"2026-12-03T10:00"}, "f.when.0.end": {"2026-12-03T10:30"}, "f.when.0.zone": {"Europe/Paris"},
+		"f.when.1.start": {""}, "f.when.1.end": {""}, "f.when.1.zone": {"UTC"},
+		"f.when.2.start": {"2026-12-04T09:00"}, "f.when.2.end": {"2026-12-04T09:15"}, "f.when.2.zone": {"UTC"},
+		"f.day.0.v": {""}, "f.qty.0.v": {"3"}, "f.place.0.v": {"video"},
+		"f.fee.0.amount": {"12.50"}, "f.tip.0.amount": {"2"}, "f.tip.0.currency": {"USD"}, "f.note.0.v": {"hi <b>"},
+	}
+	raw, fields, ok := Parse(s, form)
+	if !ok {
+		t.Fatalf("not ok: %+v", fields)
+	}
+	terms, err := s.ParseTerms(raw)
+	if err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	for _, want := range []string{`"start":"2026-12-03T10:00:00+01:00"`, `"ok":false`, `"qty":3`, `"currency":"USD"`, `"note":"hi \u003cb\u003e"`} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("%s lacks %s", raw, want)
+		}
+	}
+	if vals, _ := terms.Values("when"); len(vals) != 2 || terms.Has("day") {
+		t.Fatalf("repeated rows and optional fields: %s", raw)
+	}
+}
+
+// TestParseErrorsNameTheField: what the form cannot send well-formed is
+// reported beside its field; negotiation's messages attach to the field
+// they name.
+func TestParseErrorsNameTheField(t *testing.T) {
+	s := schema(t)
+	form := url.Values{"f.when.0.start": {"2026-12-03T10:00"}, "f.when.0.end": {""}, "f.when.0.zone": {"UTC"},
+		"f.qty.0.v": {"three"}, "f.tip.0.amount": {"2"}, "f.place.0.v": {""}}
+	_, fields, ok := Parse(s, form)
+	if ok {
+		t.Fatal("a broken form parsed")
+	}
+	errs := map[string]string{}
+	for _, f := range fields {
+		errs[f.Name] = f.Error
+	}
+	want := map[string]string{"when": "when[0]: give both a start and an end", "qty": "qty: must be a whole number like 30",
+		"tip": "tip: currency: required with an amount", "place": "place: required", "ok": "", "fee": ""}
+	for name, msg := range want {
+		if errs[name] != msg {
+			t.Errorf("%s: %q, want %q", name, errs[name], msg)
+		}
+	}
+	if !Attach(fields, "missing required field: place") || fields[4].Error != "missing required field: place" {
+		t.Fatal("a missing-field message is not attached")
+	}
+	if Attach(fields, "terms must be an object of fields, not array") {
+		t.Fatal("a message naming no field was attached")
+	}
+}
+
+// TestPrefillRoundTrips: a form prefilled from terms parses back to them.
+func TestPrefillRoundTrips(t *testing.T) {
+	s := schema(t)
+	in := `{"when":[{"start":"2026-12-03T09:00:00Z","end":"2026-12-03T09:30:00Z"}],"qty":2,"ok":true,"place":"office","fee":{"amount":"5.00","currency":"EUR"}}`
+	terms, err := s.ParseTerms([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, _ := time.LoadLocation("America/New_York")
+	fields := Prefill(s, terms.Values, loc)
+	form := url.Values{}
+	for _, f := range fields {
+		for _, r := range f.Rows {
+			set := func(part, v string) { form.Set(Input(f.Name, r.Index, part), v) }
+			switch f.Type {
+			case negotiation.TypeTimerange:
+				set("start", r.Start)
+				set("end", r.End)
+				set("zone", r.Zone)
+			case negotiation.TypeMoney:
+				set("amount", r.Amount)
+				set("currency", r.Currency)
+			default:
+				set("v", r.Value)
+			}
+		}
+	}
+	raw, _, ok := Parse(s, form)
+	back, err := s.ParseTerms(raw)
+	if !ok || err != nil || back.Hash() != terms.Hash() {
+		t.Fatalf("round trip: %v %s", err, raw)
+	}
+}

@@ -1,0 +1,212 @@
+package dashboard
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/dashboard/devoidc"
+	"github.com/taasky/taasky/internal/pgtest"
+)
+
+// bundle is a dashboard on a database of its own, served on a 127.0.0.1
+// port with the development OIDC provider, live updates fed by LISTEN,
+// and two accounts: alpha (owner alice) and beta (owner bob), each with an
+// agent.
+type bundle struct {
+	t            *testing.T
+	ctx          context.Context
+	pool         *pgxpool.Pool
+	rooms        *app.Rooms
+	accounts     *app.Accounts
+	dash         *Dashboard
+	app          *fiber.App
+	base         string
+	alpha, beta  app.Agent
+	alice, bob   app.User
+	carol        app.User // in no account of the rooms
+	alphaAccount app.Account
+}
+
+func setup(t *testing.T) *bundle {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pool := pgtest.New(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	rc, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rooms, err := app.NewRooms(app.RoomsConfig{Pool: pool, River: rc, LimitsKey: bytes.Repeat([]byte{7}, 32),
+		TokenKey: bytes.Repeat([]byte{9}, 32), BaseURL: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &bundle{t: t, ctx: ctx, pool: pool, rooms: rooms, accounts: app.NewAccounts(pool), base: base}
+	b.alphaAccount, b.alpha, b.alice = b.account("alpha", "Alpha Studio", "alice@example.test")
+	_, b.beta, b.bob = b.account("beta", "Beta & Co", "bob@example.test")
+	b.carol = b.account3("gamma", "Gamma", "carol@example.test")
+
+	log := slog.New(slog.DiscardHandler)
+	b.app = fiber.New(fiber.Config{DisableStartupMessage: true, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second})
+	issuer := base + "/dev-oidc"
+	h, err := devoidc.New(devoidc.Config{Issuer: issuer,
+		Clients: []devoidc.Client{{ID: "dash", Secret: "dash-secret", RedirectURIs: []string{base + "/auth/callback"}}},
+		Emails:  func(ctx context.Context) ([]string, error) { return b.accounts.OwnerEmails(ctx, 20) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.app.All("/dev-oidc/*", adaptor.HTTPHandler(h))
+	hub := NewHub(rooms.RoomAccounts, log)
+	go app.ListenRoomChanges(ctx, pool.Config().ConnConfig.Copy(), hub.Publish, log)
+	b.dash, err = New(ctx, Config{BaseURL: base, SessionKey: bytes.Repeat([]byte{5}, 32), Rooms: rooms, Accounts: b.accounts,
+		Hub: hub, Log: log, OIDC: OIDC{Issuer: issuer, ClientID: "dash", ClientSecret: "dash-secret"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.dash.Mount(b.app)
+	served := make(chan struct{})
+	go func() { _ = b.app.Listener(ln); close(served) }()
+	t.Cleanup(func() {
+		cancel()
+		_ = b.app.ShutdownWithTimeout(5 * time.Second)
+		<-served
+	})
+	return b
+}
+
+func (b *bundle) account(slug, name, email string) (app.Account, app.Agent, app.User) {
+	b.t.Helper()
+	acct, err := b.accounts.CreateAccount(b.ctx, slug, name, email)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	agent, _, err := b.accounts.CreateAgent(b.ctx, slug, name+"'s agent", email)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	u, err := b.accounts.UserByEmail(b.ctx, email)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return acct, agent, u
+}
+
+func (b *bundle) account3(slug, name, email string) app.User {
+	_, _, u := b.account(slug, name, email)
+	return u
+}
+
+var meetingSchema = json.RawMessage(`{"meeting_time":{"type":"timerange","label":"Meeting time"},` +
+	`"place":{"type":"enum","label":"Where","values":["office","video"]},` +
+	`"fee":{"type":"money","label":"Fee","currency":"EUR","optional":true}}`)
+
+func meeting(day, hour int, place, fee string) json.RawMessage {
+	s := `{"meeting_time":{"start":"2026-12-` + two(day) + `T` + two(hour) + `:00:00+01:00","end":"2026-12-` + two(day) + `T` + two(hour) + `:30:00+01:00"},"place":"` + place + `"`
+	if fee != "" {
+		s += `,"fee":{"amount":"` + fee + `","currency":"EUR"}`
+	}
+	return json.RawMessage(s + "}")
+}
+
+func two(n int) string { return string([]byte{byte('0' + n/10), byte('0' + n%10)}) }
+
+// joined opens a room by alpha (with title and opening terms) and joins
+// it by beta with limits; it returns both room tokens and the room id.
+func (b *bundle) joined(title string, subject json.RawMessage, betaLimits string) (string, string, int64) {
+	b.t.Helper()
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: meetingSchema, Subject: subject, Title: title})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	j, err := b.rooms.Join(b.ctx, b.beta, app.JoinInput{InviteCode: open.InviteCode, Schema: meetingSchema, Limits: json.RawMessage(betaLimits)})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return open.RoomToken, j.RoomToken, j.View.RoomID
+}
+
+// client is a browser without JavaScript, through app.Test: it keeps its
+// cookies and the last CSRF token it was given.
+type client struct {
+	b       *bundle
+	cookies map[string]string
+	token   string
+}
+
+func (b *bundle) client(user *app.User) *client {
+	cl := &client{b: b, cookies: map[string]string{}}
+	if user != nil {
+		cl.cookies[sessionCookie] = b.dash.sign.seal("session", session{UserID: user.ID, Expires: time.Now().Add(time.Hour).Unix()})
+	}
+	return cl
+}
+
+var csrfInput = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
+
+// do sends a request and returns the status, the Location and the body.
+func (cl *client) do(method, path string, form url.Values) (int, string, string) {
+	cl.b.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req := httptest.NewRequest(method, path, body)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for k, v := range cl.cookies {
+		req.AddCookie(&http.Cookie{Name: k, Value: v})
+	}
+	resp, err := cl.b.app.Test(req, -1)
+	if err != nil {
+		cl.b.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	for _, c := range resp.Cookies() {
+		if c.MaxAge < 0 || c.Value == "" {
+			delete(cl.cookies, c.Name)
+		} else {
+			cl.cookies[c.Name] = c.Value
+		}
+	}
+	if m := csrfInput.FindSubmatch(out); m != nil {
+		cl.token = string(m[1])
+	}
+	return resp.StatusCode, resp.Header.Get("Location"), string(out)
+}
+
+func (cl *client) get(path string) (int, string, string) { return cl.do(http.MethodGet, path, nil) }
+
+// post sends a form with the CSRF token of the last page.
+func (cl *client) post(path string, form url.Values) (int, string, string) {
+	if form == nil {
+		form = url.Values{}
+	}
+	form.Set(csrfField, cl.token)
+	return cl.do(http.MethodPost, path, form)
+}
+
+type moveInput = app.MoveInput

@@ -1,0 +1,42 @@
+package dashboard
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/dashboard/form"
+)
+
+// inviteData is the invitation page.
+type inviteData struct {
+	Inv    *app.Invitation
+	Code   string
+	Fields []form.Field // the counter form
+	Error  string       // an error not tied to one field
+	Email  string
+}
+
+// inviteShow is the invitation page for a person without an agent: who
+// invites, about what, the terms to pick or approve with one tap, a
+// counter form from the inviter's schema, and reject. A browser that
+// already answered is taken to its seat; a used, withdrawn or expired
+// invitation says so.
+func (d *Dashboard) inviteShow(c *fiber.Ctx) error {
+	code := c.Params("code")
+	loc := personZone(c)
+	inv, err := d.rooms.InvitationByCode(c.UserContext(), code, loc)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	if token := c.Cookies(seatCookieName(inv.RoomID)); token != "" {
+		if id, err := d.rooms.PersonRoomID(c.UserContext(), token); err == nil && id == inv.RoomID {
+			return c.Redirect("/p/"+token, fiber.StatusSeeOther)
+		}
+	}
+	return d.invitePage(c, inviteData{Inv: inv, Code: code, Fields: counterForm(inv.Schema, inv.Card, loc)})
+}
+
+func (d *Dashboard) invitePage(c *fiber.Ctx, data inviteData) error {
+	title := "Invitation from " + data.Inv.InviterName
+	return d.renderPage(c, "invite", &page{Title: title, Zone: data.Inv.TimeZone.String(), Data: data}, nil)
+}

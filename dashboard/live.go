@@ -1,0 +1,149 @@
+package dashboard
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// Hub fans room changes out to the live pages of this process. Publish is
+// fed by one LISTEN connection per process (app.ListenRoomChanges), so a
+// change made by any process reaches every page.
+type Hub struct {
+	accountsOf func(ctx context.Context, roomID int64) ([]int64, error)
+	log        *slog.Logger
+
+	mu       sync.Mutex
+	rooms    map[int64]map[chan struct{}]struct{}
+	accounts map[int64]map[chan struct{}]struct{}
+}
+
+// NewHub returns a hub; accountsOf says which accounts sit in a room (for
+// the pages that list an account's rooms).
+func NewHub(accountsOf func(ctx context.Context, roomID int64) ([]int64, error), log *slog.Logger) *Hub {
+	return &Hub{accountsOf: accountsOf, log: log,
+		rooms: map[int64]map[chan struct{}]struct{}{}, accounts: map[int64]map[chan struct{}]struct{}{}}
+}
+
+// Publish tells the pages watching room roomID, or the lists of its
+// accounts, that it changed; roomID 0 means any room may have.
+func (h *Hub) Publish(roomID int64) {
+	h.mu.Lock()
+	listWatchers := len(h.accounts) > 0
+	h.mu.Unlock()
+	var accts []int64
+	if listWatchers && roomID != 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		var err error
+		accts, err = h.accountsOf(ctx, roomID)
+		cancel()
+		if err != nil {
+			h.log.Warn("live: accounts of a room", "room", roomID, "err", err)
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if roomID == 0 {
+		for _, set := range h.rooms {
+			signal(set)
+		}
+		for _, set := range h.accounts {
+			signal(set)
+		}
+		return
+	}
+	signal(h.rooms[roomID])
+	for _, a := range accts {
+		signal(h.accounts[a])
+	}
+}
+
+// signal wakes each watcher; one pending wake-up is enough for a page.
+func signal(set map[chan struct{}]struct{}) {
+	for ch := range set {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (h *Hub) add(m map[int64]map[chan struct{}]struct{}, keys []int64) (chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	h.mu.Lock()
+	for _, k := range keys {
+		if m[k] == nil {
+			m[k] = map[chan struct{}]struct{}{}
+		}
+		m[k][ch] = struct{}{}
+	}
+	h.mu.Unlock()
+	return ch, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		for _, k := range keys {
+			delete(m[k], ch)
+			if len(m[k]) == 0 {
+				delete(m, k)
+			}
+		}
+	}
+}
+
+// watchRoom wakes ch when the room changes.
+func (h *Hub) watchRoom(roomID int64) (chan struct{}, func()) {
+	return h.add(h.rooms, []int64{roomID})
+}
+
+// watchAccounts wakes ch when a room of one of the accounts changes.
+func (h *Hub) watchAccounts(ids []int64) (chan struct{}, func()) { return h.add(h.accounts, ids) }
+
+const (
+	// streamLife ends each event stream before the server's write timeout
+	// (60 s); EventSource reconnects by itself and the page refreshes once.
+	streamLife = 45 * time.Second
+	heartbeat  = 15 * time.Second
+)
+
+// stream answers with a server-sent event stream: an event "change" each
+// time ch wakes, until the stream's life ends, the client goes away or
+// the dashboard stops.
+func (d *Dashboard) stream(c *fiber.Ctx, ch chan struct{}, stop func()) error {
+	c.Set(fiber.HeaderContentType, "text/event-stream")
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	c.Set("X-Accel-Buffering", "no")
+	done := d.ctx.Done()
+	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
+		defer stop()
+		end := time.NewTimer(streamLife)
+		defer end.Stop()
+		beat := time.NewTicker(heartbeat)
+		defer beat.Stop()
+		fmt.Fprint(w, "retry: 1500\n: live\n\n")
+		if w.Flush() != nil {
+			return
+		}
+		for {
+			var msg string
+			select {
+			case <-done:
+				return
+			case <-end.C:
+				return
+			case <-beat.C:
+				msg = ": beat\n\n"
+			case <-ch:
+				msg = "event: change\ndata: changed\n\n"
+			}
+			if _, err := fmt.Fprint(w, msg); err != nil || w.Flush() != nil {
+				return
+			}
+		}
+	})
+	return nil
+}

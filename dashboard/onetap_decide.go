@@ -1,0 +1,38 @@
+package dashboard
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/negotiation"
+)
+
+// onetapDecide answers the confirmation a one-tap link is bound to, with
+// the hash the page showed. The link works once: a second use is told what
+// already happened.
+func (d *Dashboard) onetapDecide(c *fiber.Ctx) error {
+	token := c.Params("token")
+	accept, msg := parseAnswer(c.FormValue("answer"))
+	var dec *app.Decision
+	status := fiber.StatusOK
+	if msg == "" {
+		var err error
+		dec, err = d.rooms.DecideOneTap(c.UserContext(), token, negotiation.SubjectHash(c.FormValue("subject_hash")), accept)
+		switch code := app.ErrorCodeOf(err); code {
+		case "":
+		case app.ErrConflict, app.ErrInvalid:
+			msg, status = app.ErrorMessageOf(err), statusOf(code)
+		default:
+			return d.fail(c, err)
+		}
+	} else {
+		status = fiber.StatusBadRequest
+	}
+	t, err := d.rooms.OneTapCard(c.UserContext(), token)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	c.Status(status)
+	return d.renderPage(c, "onetap", &page{Title: "Confirm: " + titleOr(t.Title), Zone: t.TimeZone.String(),
+		Data: onetapData{T: t, Token: token, Message: msg, Done: dec}}, nil)
+}

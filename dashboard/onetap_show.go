@@ -1,0 +1,35 @@
+package dashboard
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/app"
+)
+
+// onetapData is the one-tap page: the card a link is bound to, and what
+// happened to it.
+type onetapData struct {
+	T       *app.OneTap
+	Token   string
+	Message string        // the answer just given, or why it was refused
+	Done    *app.Decision // what the answer just given did
+}
+
+// onetapShow shows the card behind a one-tap link. It changes nothing:
+// mail scanners open links; only the buttons (a POST) answer.
+func (d *Dashboard) onetapShow(c *fiber.Ctx) error {
+	token := c.Params("token")
+	t, err := d.rooms.OneTapCard(c.UserContext(), token)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	return d.renderPage(c, "onetap", &page{Title: "Confirm: " + titleOr(t.Title), Zone: t.TimeZone.String(),
+		Data: onetapData{T: t, Token: token}}, nil)
+}
+
+func titleOr(t string) string {
+	if t == "" {
+		return "a negotiation"
+	}
+	return t
+}

@@ -1,0 +1,58 @@
+package dashboard
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// TestOneTapPages: a GET shows the card and changes nothing (twice); the
+// POST answers, bound to the hash shown; a second use says what happened.
+func TestOneTapPages(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ta, tb, roomID := b.joined("fee talk", nil, "")
+	v, err := b.rooms.Propose(b.ctx, b.alpha, ta, mv("offer", meeting(4, 9, "video", "20")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := v.TermsOnTable.Options[0].SubjectHash
+	cv, _, err := b.rooms.RequestConfirmation(b.ctx, b.beta, tb, "approve", hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := b.rooms.IssueOneTap(b.ctx, b.pool, roomID, cv.ID, "email")
+	if err != nil {
+		t.Fatal(err)
+	}
+	anyone := b.client(nil)
+	for range 2 {
+		st, _, body := anyone.get("/c/" + token)
+		if st != 200 || !strings.Contains(body, "Your agent asks you to approve") || !strings.Contains(body, `name="subject_hash" value="`+string(hash)+`"`) {
+			t.Fatalf("one-tap GET: %d %s", st, body)
+		}
+	}
+	if r, _ := b.rooms.Read(b.ctx, b.beta, tb); r.PendingConfirmation == nil {
+		t.Fatal("a GET answered the confirmation")
+	}
+	st, _, body := anyone.post("/c/"+token, url.Values{"subject_hash": {string(hash)}, "answer": {"confirm"}})
+	if st != 200 || !strings.Contains(body, "Done: your answer was applied.") {
+		t.Fatalf("one-tap POST: %d %s", st, body)
+	}
+	st, _, body = anyone.post("/c/"+token, url.Values{"subject_hash": {string(hash)}, "answer": {"confirm"}})
+	if st != http.StatusConflict || !strings.Contains(body, "this link was used already") || !strings.Contains(body, "Done: your answer was applied.") {
+		t.Fatalf("second use: %d %s", st, body)
+	}
+	if st, _, body := anyone.get("/c/" + token); st != 200 || !strings.Contains(body, "This link was used on") {
+		t.Fatalf("GET after use: %d %s", st, body)
+	}
+	if st, _, _ := anyone.get("/c/ot_nope"); st != http.StatusNotFound {
+		t.Fatalf("unknown link: %d", st)
+	}
+	if r, _ := b.rooms.Read(b.ctx, b.beta, tb); r.Approvals.You == nil || r.State != negotiation.StateAwaiting {
+		t.Fatalf("room after the one-tap approval: %+v", r)
+	}
+}

@@ -1,0 +1,75 @@
+package dashboard
+
+import (
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/dashboard/form"
+	"github.com/taasky/taasky/negotiation"
+)
+
+// A person without an agent answers from the browser: the invitation page
+// (/i/{code}) seats them on their first tap, and their personal link
+// (/p/{token}) brings them back; a cookie per room remembers the seat in
+// this browser.
+
+// personZone is the time zone a person's pages are shown in: the one their
+// browser told (the script sets a cookie), else UTC.
+func personZone(c *fiber.Ctx) *time.Location {
+	name, err := url.QueryUnescape(c.Cookies(zoneCookie)) // the script encodes it
+	if err == nil && name != "" && name != "Local" {
+		if loc, err := time.LoadLocation(name); err == nil {
+			return loc
+		}
+	}
+	return time.UTC
+}
+
+func seatCookieName(roomID int64) string { return seatCookie + strconv.FormatInt(roomID, 10) }
+
+// personForm is the form of a person's page: the answer's fields.
+type personForm struct {
+	Verdict negotiation.Verdict
+	Hash    negotiation.SubjectHash
+	Email   string
+	Values  url.Values
+}
+
+func readPersonForm(c *fiber.Ctx) (personForm, error) {
+	vals, err := url.ParseQuery(string(c.Body()))
+	if err != nil {
+		return personForm{}, app.Errorf(app.ErrInvalid, "the form could not be read")
+	}
+	return personForm{Verdict: negotiation.Verdict(vals.Get("verdict")), Hash: negotiation.SubjectHash(vals.Get("subject_hash")),
+		Email: vals.Get("email"), Values: vals}, nil
+}
+
+// answer turns the form into the service's answer. For a counter it
+// parses the terms form; fields holds the form as sent, with its errors,
+// and ok is false when the form itself could not be read.
+func (f personForm) answer(schema *negotiation.Schema) (ans app.PersonAnswer, fields []form.Field, ok bool) {
+	ans = app.PersonAnswer{Verdict: f.Verdict, Hash: f.Hash, Email: f.Email}
+	if f.Verdict != negotiation.VerdictCounter || schema == nil {
+		return ans, nil, true
+	}
+	terms, fields, ok := form.Parse(schema, f.Values)
+	ans.Terms = terms
+	return ans, fields, ok
+}
+
+// counterForm is the counter form for a person's page, prefilled with the
+// first option on the card.
+func counterForm(schema *negotiation.Schema, card *negotiation.Card, loc *time.Location) []form.Field {
+	if schema == nil {
+		return nil
+	}
+	var first *negotiation.CardOption
+	if card != nil && len(card.Options) > 0 {
+		first = &card.Options[0]
+	}
+	return form.Prefill(schema, form.CardValues(first), loc)
+}

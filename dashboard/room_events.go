@@ -1,0 +1,21 @@
+package dashboard
+
+import "github.com/gofiber/fiber/v2"
+
+// roomEvents streams a "change" event whenever the room changes, for a
+// member of one of its accounts.
+func (d *Dashboard) roomEvents(c *fiber.Ctx) error {
+	uid := d.currentSession(c)
+	if uid == 0 {
+		return d.showError(c, fiber.StatusUnauthorized, "Sign in first.")
+	}
+	roomID, err := c.ParamsInt("id")
+	if err != nil || roomID <= 0 {
+		return d.showError(c, fiber.StatusNotFound, "room not found")
+	}
+	if err := d.rooms.SeesRoom(c.UserContext(), uid, int64(roomID)); err != nil {
+		return d.fail(c, err)
+	}
+	ch, stop := d.hub.watchRoom(int64(roomID))
+	return d.stream(c, ch, stop)
+}

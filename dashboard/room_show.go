@@ -1,0 +1,52 @@
+package dashboard
+
+import (
+	"fmt"
+	"net/url"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/negotiation"
+)
+
+// roomData is the room page.
+type roomData struct {
+	R      *app.HumanRoom
+	RoomID int64
+	Self   string // this page's path, side included
+	Error  string // why an answer was refused
+}
+
+// roomShow is a room as a member of one of its accounts sees it: state,
+// deadline, the card with its pending confirmation, the side's own
+// limits, the notes and the timeline. ?side= picks a seat when both are
+// the user's; ?answered= shows what became of an answer just given.
+func (d *Dashboard) roomShow(c *fiber.Ctx) error {
+	v, done := d.requireViewer(c)
+	if v == nil {
+		return done
+	}
+	return d.roomPage(c, v, "")
+}
+
+func (d *Dashboard) roomPage(c *fiber.Ctx, v *viewer, errMsg string) error {
+	roomID, err := c.ParamsInt("id")
+	if err != nil || roomID <= 0 {
+		return d.showError(c, fiber.StatusNotFound, "room not found")
+	}
+	side := negotiation.Side(c.Query("side", c.FormValue("side")))
+	answered := c.Query("answered")
+	h, err := d.rooms.ForHuman(c.UserContext(), v.user.ID, int64(roomID), side, answered)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	self := fmt.Sprintf("/rooms/%d?side=%s", roomID, url.QueryEscape(string(h.Side)))
+	title := h.View.Title
+	if title == "" {
+		title = fmt.Sprintf("Room %d", roomID)
+	}
+	p := &page{Title: title, Live: fmt.Sprintf("/rooms/%d/events", roomID), Zone: h.TimeZone.String(),
+		Data: roomData{R: h, RoomID: int64(roomID), Self: self, Error: errMsg}}
+	return d.renderPage(c, "room", p, v)
+}

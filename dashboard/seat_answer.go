@@ -1,0 +1,31 @@
+package dashboard
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/dashboard/form"
+)
+
+// seatAnswer is a seated person's tap: approve, counter, reject or leave.
+func (d *Dashboard) seatAnswer(c *fiber.Ctx) error {
+	token := c.Params("token")
+	h, err := d.rooms.PersonRoom(c.UserContext(), token, personZone(c))
+	if err != nil {
+		return d.fail(c, err)
+	}
+	f, err := readPersonForm(c)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	ans, fields, ok := f.answer(h.Schema)
+	if !ok {
+		c.Status(fiber.StatusBadRequest)
+		return d.seatPage(c, token, fields, "")
+	}
+	if _, err := d.rooms.AnswerAsPerson(c.UserContext(), token, ans); err != nil {
+		return d.personRefused(c, err, f.Verdict, fields, func(msg string, fields []form.Field) error {
+			return d.seatPage(c, token, fields, msg)
+		})
+	}
+	return c.Redirect("/p/"+token, fiber.StatusSeeOther)
+}

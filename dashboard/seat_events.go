@@ -1,0 +1,13 @@
+package dashboard
+
+import "github.com/gofiber/fiber/v2"
+
+// seatEvents streams a "change" event whenever a person's room changes.
+func (d *Dashboard) seatEvents(c *fiber.Ctx) error {
+	roomID, err := d.rooms.PersonRoomID(c.UserContext(), c.Params("token"))
+	if err != nil {
+		return d.fail(c, err)
+	}
+	ch, stop := d.hub.watchRoom(roomID)
+	return d.stream(c, ch, stop)
+}

@@ -1,0 +1,47 @@
+package dashboard
+
+import (
+	"fmt"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/dashboard/form"
+)
+
+// seatData is a person's page in a room they answered from the browser.
+type seatData struct {
+	R       *app.HumanRoom
+	Token   string
+	Link    string // their personal link
+	Fields  []form.Field
+	Error   string
+	Welcome bool
+}
+
+// seatShow is a person's seat: the room as they see it (the inviter's
+// schema), what they may do now, and their personal link.
+func (d *Dashboard) seatShow(c *fiber.Ctx) error {
+	return d.seatPage(c, c.Params("token"), nil, "")
+}
+
+func (d *Dashboard) seatPage(c *fiber.Ctx, token string, fields []form.Field, errMsg string) error {
+	loc := personZone(c)
+	h, err := d.rooms.PersonRoom(c.UserContext(), token, loc)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	if c.Cookies(seatCookieName(h.View.RoomID)) != token {
+		d.setCookie(c, seatCookieName(h.View.RoomID), token, seatTTL)
+	}
+	if fields == nil {
+		fields = counterForm(h.Schema, h.Card, loc)
+	}
+	title := h.View.Title
+	if title == "" {
+		title = "Your answer to " + h.Them
+	}
+	data := seatData{R: h, Token: token, Link: d.baseURL + "/p/" + token, Fields: fields, Error: errMsg,
+		Welcome: c.Query("welcome") != ""}
+	return d.renderPage(c, "seat", &page{Title: title, Zone: loc.String(), Live: fmt.Sprintf("/p/%s/events", token), Data: data}, nil)
+}

@@ -1,0 +1,111 @@
+package dashboard
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/csrf"
+)
+
+// contentSecurityPolicy allows nothing inline and nothing from elsewhere:
+// the embedded script and stylesheet are the only code a page runs.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// headers sets the security headers of every dashboard response. Pages
+// are never cached: they hold one person's terms.
+func (d *Dashboard) headers(c *fiber.Ctx) error {
+	c.Set("Content-Security-Policy", contentSecurityPolicy)
+	c.Set("X-Content-Type-Options", "nosniff")
+	c.Set("X-Frame-Options", "DENY")
+	// same-origin: links in pages never leak a one-tap or personal token
+	// to another site, while the CSRF check still sees our own Referer.
+	c.Set("Referrer-Policy", "same-origin")
+	c.Set("Cache-Control", "no-store")
+	if d.secure {
+		c.Set("Strict-Transport-Security", "max-age=31536000")
+	}
+	return c.Next()
+}
+
+const (
+	csrfCookie = "taasky_csrf"
+	csrfField  = "_csrf"
+	csrfTTL    = 7 * 24 * time.Hour
+)
+
+// newCSRF is Fiber's CSRF middleware (double-submit cookie, token in the
+// form field _csrf) with tokens that prove themselves: random, stamped with
+// their expiry and signed, so that any process accepts them, across
+// restarts, with no shared store.
+func (d *Dashboard) newCSRF() fiber.Handler {
+	return csrf.New(csrf.Config{
+		KeyLookup:      "form:" + csrfField,
+		CookieName:     csrfCookie,
+		CookiePath:     "/",
+		CookieSecure:   d.secure,
+		CookieHTTPOnly: true,
+		CookieSameSite: "Lax",
+		Expiration:     csrfTTL,
+		ContextKey:     "csrf",
+		KeyGenerator:   d.newCSRFToken,
+		Storage:        csrfTokens{d},
+		ErrorHandler: func(c *fiber.Ctx, err error) error {
+			return d.showError(c, fiber.StatusForbidden, "This form has expired or did not come from this page. Go back, reload the page and try again.")
+		},
+	})
+}
+
+func (d *Dashboard) csrfMAC(body string) string {
+	m := hmac.New(sha256.New, d.sign.key)
+	m.Write([]byte("csrf\x00" + body))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:18])
+}
+
+func (d *Dashboard) newCSRFToken() string {
+	b := make([]byte, 18)
+	_, _ = rand.Read(b)
+	body := base64.RawURLEncoding.EncodeToString(b) + "." + strconv.FormatInt(d.now().Add(csrfTTL).Unix(), 10)
+	return body + "." + d.csrfMAC(body)
+}
+
+func (d *Dashboard) validCSRFToken(t string) bool {
+	i := strings.LastIndexByte(t, '.')
+	if i < 0 {
+		return false
+	}
+	body, mac := t[:i], t[i+1:]
+	if !hmac.Equal([]byte(mac), []byte(d.csrfMAC(body))) {
+		return false
+	}
+	_, exp, _ := strings.Cut(body, ".")
+	until, err := strconv.ParseInt(exp, 10, 64)
+	return err == nil && d.now().Unix() < until
+}
+
+// csrfTokens is the CSRF middleware's storage: a token is "stored" when it
+// is one of ours and not expired. Nothing is kept.
+type csrfTokens struct{ d *Dashboard }
+
+func (s csrfTokens) Get(key string) ([]byte, error) {
+	if s.d.validCSRFToken(key) {
+		return []byte{1}, nil
+	}
+	return nil, nil
+}
+func (csrfTokens) Set(string, []byte, time.Duration) error { return nil }
+func (csrfTokens) Delete(string) error                     { return nil }
+func (csrfTokens) Reset() error                            { return nil }
+func (csrfTokens) Close() error                            { return nil }
+
+// csrfToken is the token to put in the page's forms.
+func csrfToken(c *fiber.Ctx) string {
+	t, _ := c.Locals("csrf").(string)
+	return t
+}

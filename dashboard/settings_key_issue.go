@@ -1,0 +1,47 @@
+package dashboard
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/app"
+)
+
+// settingsKeyIssue issues another key for an agent the user manages and
+// shows it, once. The agent's other keys keep working.
+func (d *Dashboard) settingsKeyIssue(c *fiber.Ctx) error {
+	v, done := d.requireViewer(c)
+	if v == nil {
+		return done
+	}
+	agent, err := d.managedAgent(c, v, c.FormValue("account"), c.Params("id"))
+	if err != nil {
+		return d.settingsRefused(c, v, err)
+	}
+	key, err := d.accounts.IssueAgentKey(c.UserContext(), agent.AccountSlug, agent.ID)
+	if err != nil {
+		return d.settingsRefused(c, v, err)
+	}
+	return d.settingsPage(c, v, settingsData{NewKey: &newKey{Account: agent.AccountSlug, Agent: agent.Name, Key: key.Key,
+		MCPURL: d.mcpURL(agent.AccountSlug)}})
+}
+
+// managedAgent finds an agent of the account that the user manages.
+func (d *Dashboard) managedAgent(c *fiber.Ctx, v *viewer, slug, id string) (app.Agent, error) {
+	m, err := d.membership(c, v, slug)
+	if err != nil {
+		return app.Agent{}, err
+	}
+	agents, err := d.accounts.ListAgents(c.UserContext(), slug)
+	if err != nil {
+		return app.Agent{}, err
+	}
+	for _, a := range agents {
+		if formatID(a.ID) == id {
+			if !manages(m, a, v.user.ID) {
+				return app.Agent{}, app.Errorf(app.ErrUnauthorized, "agent: only the account's owners and the agent's owner manage its keys")
+			}
+			return a, nil
+		}
+	}
+	return app.Agent{}, app.Errorf(app.ErrNotFound, "agent: no agent %s in account %s", id, slug)
+}

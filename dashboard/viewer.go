@@ -1,0 +1,57 @@
+package dashboard
+
+import (
+	"net/url"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/app"
+)
+
+// viewer is the signed-in user of a request.
+type viewer struct {
+	user    app.User
+	waiting int
+}
+
+// currentViewer returns the signed-in user, nil if nobody is (or their
+// session names a user that no longer exists).
+func (d *Dashboard) currentViewer(c *fiber.Ctx) (*viewer, error) {
+	id := d.currentSession(c)
+	if id == 0 {
+		return nil, nil
+	}
+	u, err := d.accounts.UserByID(c.UserContext(), id)
+	if app.ErrorCodeOf(err) == app.ErrNotFound {
+		d.clearCookie(c, sessionCookie)
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	n, err := d.rooms.CountWaiting(c.UserContext(), id)
+	if err != nil {
+		return nil, err
+	}
+	return &viewer{user: u, waiting: n}, nil
+}
+
+// requireViewer returns the signed-in user, or sends the browser to sign
+// in first (and come back here): v is nil then, and done is what to return.
+func (d *Dashboard) requireViewer(c *fiber.Ctx) (v *viewer, done error) {
+	v, err := d.currentViewer(c)
+	if err != nil {
+		return nil, d.fail(c, err)
+	}
+	if v == nil {
+		back := c.OriginalURL()
+		if c.Method() != fiber.MethodGet {
+			back = c.Get(fiber.HeaderReferer)
+			if u, err := url.Parse(back); err == nil {
+				back = u.RequestURI()
+			}
+		}
+		return nil, c.Redirect("/login?next="+url.QueryEscape(safeNext(back)), fiber.StatusSeeOther)
+	}
+	return v, nil
+}
