@@ -77,6 +77,9 @@ func (s *Rooms) commit(ctx context.Context, tx pgx.Tx, ld *loaded, c change) err
 	if err := s.syncConfirmations(ctx, tx, ld, c, now); err != nil {
 		return err
 	}
+	if err := s.fanOut(ctx, tx, ld, c); err != nil {
+		return err
+	}
 	if err := s.cancelMootJobs(ctx, tx, ld, c.next); err != nil {
 		return err
 	}

@@ -43,6 +43,7 @@ func runDev(ctx context.Context, args []string, getenv func(string) string, stdo
 	if err != nil {
 		return err
 	}
+	vapidEnv, vapidGenerated := devVAPIDEnv(getenv, secret)
 	env := func(name string) string {
 		switch name {
 		case "DATABASE_URL":
@@ -50,7 +51,7 @@ func runDev(ctx context.Context, args []string, getenv func(string) string, stdo
 		case "SECRET_KEY":
 			return secret
 		}
-		return getenv(name)
+		return vapidEnv(name)
 	}
 	cfg, err := loadConfig(env, app.RoleDev|app.RoleWeb|app.RoleWorker)
 	if err != nil {
@@ -70,7 +71,13 @@ func runDev(ctx context.Context, args []string, getenv func(string) string, stdo
 	if err != nil {
 		return err
 	}
-	return srv.serve(ctx, web, func(string) { printDevBanner(stdout, cfg, db.desc, demos) })
+	if cfg.SMTP == nil {
+		mountOutbox(web, srv.deps)
+	}
+	return srv.serve(ctx, web, func(string) {
+		printDevBanner(stdout, cfg, db.desc, demos)
+		printNotifyBanner(stdout, cfg, vapidGenerated)
+	})
 }
 
 // devDatabase picks taasky dev's database: DATABASE_URL, else a local

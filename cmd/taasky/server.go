@@ -35,6 +35,7 @@ func openServer(ctx context.Context, cfg app.Config, log *slog.Logger, web, work
 		accounts: app.NewAccounts(pool),
 		health:   &health{pool: pool, log: log},
 		closer:   &jobs.CloseDueWorker{},
+		notify:   newNotifier(cfg, log),
 	}
 	client, working, err := newRiver(d, worker)
 	if err != nil {
@@ -47,6 +48,10 @@ func openServer(ctx context.Context, cfg app.Config, log *slog.Logger, web, work
 		return nil, err
 	}
 	d.closer.Rooms = d.rooms
+	if err = d.notify.bind(d); err != nil {
+		pool.Close()
+		return nil, err
+	}
 	if worker && !working {
 		log.Info("no job workers are registered yet: jobs are inserted, not worked")
 	}

@@ -29,6 +29,8 @@ type deps struct {
 	// closer is the room-closing worker; its service is set once the River
 	// client it needs exists (the service inserts jobs, the worker runs them).
 	closer *jobs.CloseDueWorker
+	// notify is the notifications service and its workers (workers_notify.go).
+	notify *notifier
 }
 
 // newApp builds the one Fiber app of the web role. Mount the MCP endpoint
@@ -58,7 +60,7 @@ func newApp(ctx context.Context, d deps) (*fiber.App, error) {
 // Every role calls it, so that inserting a job of an unknown kind fails.
 func addWorkers(workers *river.Workers, d deps) int {
 	river.AddWorker(workers, d.closer)
-	return 1
+	return 1 + addNotifyWorkers(workers, d)
 }
 
 // newRooms builds the negotiation service on the River client.

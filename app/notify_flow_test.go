@@ -1,0 +1,532 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	webpush "github.com/SherClockHolmes/webpush-go"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/negotiation"
+	"github.com/taasky/taasky/notify"
+	"github.com/taasky/taasky/notify/notifytest"
+)
+
+// notifyBundle is a rooms bundle whose notifications are worked for real:
+// River workers on the test's database, an SMTP server and a push endpoint
+// in the process.
+type notifyBundle struct {
+	*roomsBundle
+	svc  *Notifications
+	smtp *notifytest.SMTPServer
+	push *notifytest.PushEndpoint
+	rc   *river.Client[pgx.Tx]
+}
+
+// fastRetry retries a failed job after 200 ms (River's default waits
+// attempt⁴ seconds).
+type fastRetry struct{}
+
+func (fastRetry) NextRetry(*rivertype.JobRow) time.Time {
+	return time.Now().Add(200 * time.Millisecond)
+}
+
+func setupNotify(t testing.TB) *notifyBundle { return setupNotifyWith(t, true) }
+
+// setupNotifyWith: fast (tests) fetches jobs every 5 ms and retries after
+// 200 ms; otherwise River's production defaults apply (benchmarks).
+func setupNotifyWith(t testing.TB, fast bool) *notifyBundle {
+	t.Helper()
+	rb := setupRoomsB(t)
+	// The rooms' clock starts now: River schedules by the real clock.
+	rb.clock.Store(time.Now().UTC().UnixNano())
+	svc, err := NewNotifications(NotificationsConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: rb.rooms,
+		UnsubscribeKey: bytes.Repeat([]byte{5}, 32), BaseURL: rb.rooms.baseURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	priv, pub, err := webpush.GenerateVAPIDKeys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb := &notifyBundle{roomsBundle: rb, svc: svc, smtp: notifytest.NewSMTPServer(t), push: notifytest.NewPushEndpoint(t, pub)}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &jobs.EmailWorker{Deliveries: svc, From: "Taasky <taasky@example.test>",
+		Mailer: notify.NewSMTP(notify.SMTPConfig{Host: nb.smtp.Host, Port: nb.smtp.Port, Timeout: 5 * time.Second})})
+	river.AddWorker(workers, &jobs.PushWorker{Deliveries: svc, Pusher: &notify.Pusher{
+		VAPID: notify.VAPID{PublicKey: pub, PrivateKey: priv, Subscriber: "taasky@example.test"}}})
+	river.AddWorker(workers, &jobs.RemindWorker{Deliveries: svc})
+	cfg := &river.Config{
+		Workers: workers, Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 20}},
+		FetchOnlyKnownKinds: true, // the rooms' close jobs are not worked here
+		TestOnly:            true, Logger: slog.New(slog.DiscardHandler),
+	}
+	if fast {
+		cfg.FetchCooldown, cfg.FetchPollInterval, cfg.RetryPolicy = 5*time.Millisecond, 100*time.Millisecond, fastRetry{}
+	}
+	rc, err := river.NewClient(riverpgxv5.New(rb.pool), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = rc.Stop(ctx)
+	})
+	nb.rc = rc
+	return nb
+}
+
+// mailTo waits for the n-th message to addr and parses it.
+func (nb *notifyBundle) mailTo(t *testing.T, addr string, n int) *notify.Parsed {
+	t.Helper()
+	end := time.Now().Add(15 * time.Second)
+	for time.Now().Before(end) {
+		var got []notifytest.Mail
+		for _, m := range nb.smtp.Mails() {
+			if len(m.To) == 1 && m.To[0] == addr {
+				got = append(got, m)
+			}
+		}
+		if len(got) >= n {
+			p, err := notify.Parse(got[n-1].Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no message %d to %s; log: %+v", n, addr, nb.log(t, addr))
+	return nil
+}
+
+func (nb *notifyBundle) log(t *testing.T, email string) []Delivery {
+	t.Helper()
+	u, err := NewAccounts(nb.pool).UserByEmail(nb.ctx, email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := nb.svc.DeliveryLog(nb.ctx, u.ID, 0, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+func (nb *notifyBundle) subscribe(t *testing.T, email, name string) *notifytest.Device {
+	t.Helper()
+	u, err := NewAccounts(nb.pool).UserByEmail(nb.ctx, email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := nb.push.NewDevice(t, name)
+	if _, err := nb.svc.Subscribe(nb.ctx, u.ID, PushSubscriptionInput{Endpoint: d.Endpoint, P256dh: d.P256dh, Auth: d.Auth, Device: name}); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+var oneTapLink = regexp.MustCompile(`http://127\.0\.0\.1:8080/c/(ot_[A-Za-z0-9_-]{43})`)
+
+// Limits with numbers found nowhere else: no message may hold them, in any
+// form (UTC or the recipient's time, either decimal mark).
+const (
+	aLimits = `{"fee":{"max":{"amount":"876.54","currency":"EUR"}},"meeting_time":{"min":"2026-10-14T06:17:00Z","max":"2026-10-14T21:43:00Z"}}`
+	bLimits = `{"fee":{"max":{"amount":"19.37","currency":"EUR"}},"meeting_time":{"min":"2026-10-14T07:13:00Z","max":"2026-10-14T19:47:00Z"}}`
+)
+
+var limitNeedles = []string{"876.54", "876,54", "87654", "19.37", "19,37", "1937",
+	"06:17", "08:17", "21:43", "23:43", "07:13", "09:13", "19:47", "21:47", "0617", "2143", "0713", "1947"}
+
+// TestRequestByEmailAndPushThenOneTap: an agent's approve request reaches
+// its human by email and push, each with a one-tap link; showing the card
+// changes nothing, answering applies it; once both humans did, the room is
+// agreed and both get the agreed terms with an .ics. No message to anyone
+// holds a limit.
+func TestRequestByEmailAndPushThenOneTap(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	paris, _ := time.LoadLocation("Europe/Paris")
+	acc := NewAccounts(nb.pool)
+	ub, _ := acc.UserByEmail(nb.ctx, "beta@example.test")
+	if err := acc.SetUserTimeZone(nb.ctx, ub.ID, "Europe/Paris"); err != nil {
+		t.Fatal(err)
+	}
+	phone := nb.subscribe(t, "beta@example.test", "Beta's phone")
+
+	open, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema, Limits: json.RawMessage(aLimits), Title: "Quarterly review"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := nb.rooms.Join(nb.ctx, nb.b, JoinInput{InviteCode: open.InviteCode, Schema: meetingSchema, Limits: json.RawMessage(bLimits)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ta, tb := open.RoomToken, j.RoomToken
+	v, err := nb.rooms.Propose(nb.ctx, nb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "20.00")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := v.TermsOnTable.Options[0].SubjectHash
+	start := time.Now()
+	if _, _, err := nb.rooms.RequestConfirmation(nb.ctx, nb.b, tb, "approve", hash); err != nil {
+		t.Fatal(err)
+	}
+
+	// The email: multipart, b's labels and time zone, b's own flag by bound
+	// name, the one-tap link and the room's link; a request has no
+	// List-Unsubscribe.
+	mail := nb.mailTo(t, "beta@example.test", 1)
+	t.Logf("request email accepted %s after the respond call", time.Since(start))
+	if !strings.Contains(mail.Subject, "Approve these terms?") || !strings.Contains(mail.Subject, "Quarterly review") {
+		t.Errorf("subject %q", mail.Subject)
+	}
+	if mail.Header.Get("List-Unsubscribe") != "" {
+		t.Error("a request carries List-Unsubscribe")
+	}
+	for _, want := range []string{"Meeting time: Wed 14 Oct 2026, 12:00–12:30 (Europe/Paris, UTC+02:00)", "Fee: 20.00 EUR",
+		"outside your limits: above your maximum", "Your agent, agent, asks you to approve these terms in “Quarterly review” with ALPHA.",
+		"http://127.0.0.1:8080/rooms/" + itoa64(v.RoomID)} {
+		if !strings.Contains(mail.Text, want) {
+			t.Errorf("text lacks %q:\n%s", want, mail.Text)
+		}
+	}
+	if !strings.Contains(mail.HTML, "above your maximum") || !strings.Contains(mail.HTML, "12:00–12:30") {
+		t.Errorf("html:\n%s", mail.HTML)
+	}
+	m := oneTapLink.FindStringSubmatch(mail.Text)
+	if m == nil || !strings.Contains(mail.HTML, m[0]) {
+		t.Fatalf("no one-tap link in both parts:\n%s", mail.Text)
+	}
+	token := m[1]
+
+	// The push: verified VAPID, decrypted, urgent, with its own one-tap link.
+	pushes := nb.push.Wait(t, 1, 10*time.Second)
+	var pp notify.PushPayload
+	if err := json.Unmarshal(pushes[0].Plaintext, &pp); err != nil {
+		t.Fatalf("push payload %q: %v", pushes[0].Plaintext, err)
+	}
+	if pushes[0].Device != phone.Name || pushes[0].Urgency != "high" || pushes[0].TTL != "86400" ||
+		!oneTapLink.MatchString(pp.URL) || pp.URL == m[0] || pp.Kind != notify.KindRequest ||
+		!strings.Contains(pp.Title, "asks you to approve") || !strings.Contains(pp.Body, "Quarterly review") {
+		t.Errorf("push %+v (urgency %s, ttl %s)", pp, pushes[0].Urgency, pushes[0].TTL)
+	}
+
+	// Showing the card (GET /c/{token}) changes nothing, however often.
+	before, _ := nb.rooms.Read(nb.ctx, nb.b, tb)
+	for range 2 {
+		card, err := nb.rooms.OneTapCard(nb.ctx, token)
+		if err != nil || card.Confirmation == nil || card.Card == nil || card.TimeZone.String() != paris.String() {
+			t.Fatalf("one-tap card: %v %+v", err, card)
+		}
+	}
+	after, _ := nb.rooms.Read(nb.ctx, nb.b, tb)
+	if after.Approvals.You != nil || after.PendingConfirmation == nil || len(after.Rounds) != len(before.Rounds) {
+		t.Fatalf("showing the card changed the room: %+v", after)
+	}
+	// Answering it (POST) applies the approval.
+	d, err := nb.rooms.DecideOneTap(nb.ctx, token, hash, true)
+	if err != nil || d.Result != negotiation.ResultApplied || d.State != negotiation.StateAwaiting {
+		t.Fatalf("one-tap answer: %v %+v", err, d)
+	}
+
+	// a's human answers from their email too: the room is agreed.
+	if _, _, err := nb.rooms.RequestConfirmation(nb.ctx, nb.a, ta, "approve", hash); err != nil {
+		t.Fatal(err)
+	}
+	ma := oneTapLink.FindStringSubmatch(nb.mailTo(t, "alpha@example.test", 1).Text)
+	if ma == nil {
+		t.Fatal("no one-tap link for a")
+	}
+	if d, err := nb.rooms.DecideOneTap(nb.ctx, ma[1], hash, true); err != nil || d.State != negotiation.StateAgreed {
+		t.Fatalf("a's one-tap answer: %v %+v", err, d)
+	}
+
+	// Both humans get the agreed terms, with an .ics at exactly those
+	// moments (UTC), and a List-Unsubscribe link.
+	for _, addr := range []string{"alpha@example.test", "beta@example.test"} {
+		n := 2
+		agreed := nb.mailTo(t, addr, n)
+		if !strings.HasPrefix(agreed.Subject, "Agreed — Quarterly review") || agreed.Header.Get("List-Unsubscribe") == "" {
+			t.Errorf("%s: agreed mail %q, List-Unsubscribe %q", addr, agreed.Subject, agreed.Header.Get("List-Unsubscribe"))
+		}
+		if len(agreed.Attachments) != 1 || !strings.HasPrefix(agreed.Attachments[0].ContentType, "text/calendar") {
+			t.Fatalf("%s: attachments %+v", addr, agreed.Attachments)
+		}
+		ics := string(agreed.Attachments[0].Data)
+		for _, want := range []string{"BEGIN:VCALENDAR\r\n", "DTSTART:20261014T100000Z\r\n", "DTEND:20261014T103000Z\r\n",
+			"SUMMARY:Quarterly review\r\n", "END:VCALENDAR\r\n"} {
+			if !strings.Contains(ics, want) {
+				t.Errorf("%s: .ics lacks %q:\n%s", addr, want, ics)
+			}
+		}
+	}
+	nb.push.Wait(t, 2, 10*time.Second) // b's phone: the agreed notice
+
+	// Nothing anyone received holds a limit.
+	var all [][]byte
+	for _, m := range nb.smtp.Mails() {
+		all = append(all, m.Data)
+		p, err := notify.Parse(m.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, []byte(p.Subject), []byte(p.Text), []byte(p.HTML))
+		for _, a := range p.Attachments {
+			all = append(all, a.Data)
+		}
+	}
+	for _, p := range nb.push.Pushes() {
+		all = append(all, p.Plaintext)
+	}
+	for _, b := range all {
+		for _, needle := range limitNeedles {
+			if bytes.Contains(b, []byte(needle)) {
+				t.Errorf("a message holds %q (a limit):\n%s", needle, b)
+			}
+		}
+	}
+
+	// The delivery log says what went where.
+	logB := nb.log(t, "beta@example.test")
+	sent := map[string]int{}
+	for _, d := range logB {
+		if d.Status == jobs.StatusSent {
+			sent[string(d.Channel)+"/"+string(d.Topic)]++
+		}
+	}
+	if sent["email/request"] != 1 || sent["push/request"] != 1 || sent["email/agreed"] != 1 || sent["push/agreed"] != 1 {
+		t.Errorf("b's delivery log: %+v", logB)
+	}
+	nb.checkClean(t)
+}
+
+func itoa64(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestSMTPFailureRetriesAndSendsOnce: a server that refuses the first two
+// attempts gets the mail on the third, once.
+func TestSMTPFailureRetriesAndSendsOnce(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	nb.smtp.Refuse(2)
+	ta, _ := nb.openJoined(t, OpenInput{}, "")
+	if _, _, err := nb.rooms.RequestConfirmation(nb.ctx, nb.a, ta, "cancel", ""); err != nil {
+		t.Fatal(err)
+	}
+	mail := nb.mailTo(t, "alpha@example.test", 1)
+	if !strings.HasPrefix(mail.Subject, "Withdraw?") {
+		t.Errorf("subject %q", mail.Subject)
+	}
+	time.Sleep(500 * time.Millisecond) // room for a wrong second send
+	if got, tries := len(nb.smtp.Mails()), nb.smtp.Attempts(); got != 1 || tries != 3 {
+		t.Fatalf("%d mails accepted after %d attempts; want 1 after 3", got, tries)
+	}
+	log := nb.log(t, "alpha@example.test")
+	if len(log) != 1 || log[0].Status != jobs.StatusSent || log[0].Attempts != 3 || log[0].Recipient != "alpha@example.test" {
+		t.Fatalf("delivery log: %+v", log)
+	}
+}
+
+// TestFanOutIsUniqueAndSentOnce: inserting the same notice twice makes one
+// job, and a job run again after it sent sends nothing.
+func TestFanOutIsUniqueAndSentOnce(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	ta, _ := nb.openJoined(t, OpenInput{}, "")
+	cv, v, err := nb.rooms.RequestConfirmation(nb.ctx, nb.a, ta, "cancel", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb.mailTo(t, "alpha@example.test", 1)
+	notice := jobs.Notice{Topic: jobs.TopicRequest, RoomID: v.RoomID, Side: negotiation.SideA, UserID: nb.a.OwnerUserID, ConfirmationID: cv.ID}
+	for range 2 {
+		tx, err := nb.pool.Begin(nb.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := enqueueNotices(nb.ctx, tx, nb.rooms.river, nb.rooms.now(), []jobs.Notice{notice}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(nb.ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int
+	if err := nb.pool.QueryRow(nb.ctx, `SELECT count(*) FROM river_job WHERE kind = 'notify_email'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("%d email jobs (%v), want 1", n, err)
+	}
+	// The job, worked again (a crash between the send and River's
+	// completion), finds it was sent.
+	var jobID int64
+	_ = nb.pool.QueryRow(nb.ctx, `SELECT id FROM river_job WHERE kind = 'notify_email'`).Scan(&jobID)
+	_, err = nb.svc.Notification(nb.ctx, jobs.Delivery{Notice: notice, JobID: jobID, Attempt: 2, Channel: jobs.ChannelEmail})
+	if err == nil || !strings.Contains(err.Error(), "sent already") {
+		t.Fatalf("a second run: %v", err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if got := len(nb.smtp.Mails()); got != 1 {
+		t.Fatalf("%d mails, want 1", got)
+	}
+}
+
+// TestNoticesNoDealLapseReminderUnsubscribe: no deal possible at the join,
+// a reminder before the deadline, the lapse: each reaches both humans (the
+// reminder, its own); List-Unsubscribe stops notices, never requests.
+func TestNoticesNoDealLapseReminderUnsubscribe(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	// The deadline 1 h 2 s away: the 1 h reminder is due in 2 s.
+	deadline := nb.rooms.now().Add(time.Hour + 2*time.Second)
+	open, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema, Deadline: &deadline,
+		Limits: json.RawMessage(`{"fee":{"min":{"amount":"4321.09","currency":"EUR"}}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := nb.rooms.Join(nb.ctx, nb.b, JoinInput{InviteCode: open.InviteCode, Schema: meetingSchema,
+		Limits: json.RawMessage(`{"fee":{"max":{"amount":"987.65","currency":"EUR"}}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, addr := range []string{"alpha@example.test", "beta@example.test"} {
+		m := nb.mailTo(t, addr, 1)
+		if !strings.HasPrefix(m.Subject, "No deal possible on Fee") || strings.Contains(m.Text, "4321") || strings.Contains(m.Text, "987") {
+			t.Errorf("%s: %q\n%s", addr, m.Subject, m.Text)
+		}
+	}
+	v, err := nb.rooms.Propose(nb.ctx, nb.a, open.RoomToken, MoveInput{Verdict: "offer", Subject: meeting(10, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := nb.rooms.RequestConfirmation(nb.ctx, nb.b, j.RoomToken, "reject", ""); err != nil {
+		t.Fatal(err)
+	}
+	req := nb.mailTo(t, "beta@example.test", 2)
+	if !strings.HasPrefix(req.Subject, "Reject the terms?") {
+		t.Errorf("request %q", req.Subject)
+	}
+	rem := nb.mailTo(t, "beta@example.test", 3)
+	if !strings.HasPrefix(rem.Subject, "Reminder: your answer is waiting") || !oneTapLink.MatchString(rem.Text) ||
+		rem.Header.Get("List-Unsubscribe") == "" || !strings.Contains(rem.Text, "in about 60 minutes") {
+		t.Errorf("reminder %q:\n%s", rem.Subject, rem.Text)
+	}
+	// b unsubscribes from notices with the reminder's link.
+	link := strings.Trim(rem.Header.Get("List-Unsubscribe"), "<>")
+	email, err := nb.svc.UnsubscribeNotices(nb.ctx, link[strings.LastIndex(link, "/")+1:])
+	if err != nil || email != "beta@example.test" {
+		t.Fatalf("unsubscribe: %q %v", email, err)
+	}
+	if _, err := nb.svc.UnsubscribeNotices(nb.ctx, "un_forged"); ErrorCodeOf(err) != ErrNotFound {
+		t.Fatalf("a forged link: %v", err)
+	}
+	// The deadline passes: the room lapses, a is told, b (unsubscribed) not.
+	nb.advance(time.Hour + 3*time.Second)
+	if err := nb.rooms.CloseDue(nb.ctx, v.RoomID); err != nil {
+		t.Fatal(err)
+	}
+	closed := nb.mailTo(t, "alpha@example.test", 2)
+	if !strings.HasPrefix(closed.Subject, "Closed") || !strings.Contains(closed.Text, "the deadline passed without an agreement") {
+		t.Errorf("closed %q:\n%s", closed.Subject, closed.Text)
+	}
+	time.Sleep(300 * time.Millisecond)
+	for _, d := range nb.log(t, "beta@example.test") {
+		if d.Topic == jobs.TopicClosed {
+			t.Errorf("b unsubscribed from notices but got %+v", d)
+		}
+	}
+	if got := len(nb.smtp.Mails()); got != 5 {
+		t.Errorf("%d mails, want 5 (2 no deal, request, reminder, closed)", got)
+	}
+	// A request still reaches b.
+	_, tb2 := nb.openJoined(t, OpenInput{}, "")
+	if _, _, err := nb.rooms.RequestConfirmation(nb.ctx, nb.b, tb2, "cancel", ""); err != nil {
+		t.Fatal(err)
+	}
+	if m := nb.mailTo(t, "beta@example.test", 4); !strings.HasPrefix(m.Subject, "Withdraw?") {
+		t.Errorf("request after unsubscribing: %q", m.Subject)
+	}
+}
+
+// TestGonePushSubscriptionIsRemoved: a push service answering 410 removes
+// the device; a test push reaches a live one.
+func TestGonePushSubscriptionIsRemoved(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	old := nb.subscribe(t, "alpha@example.test", "old laptop")
+	nb.subscribe(t, "alpha@example.test", "phone")
+	nb.push.Gone(old)
+	if n, err := nb.svc.SendTestPush(nb.ctx, nb.a.OwnerUserID, 0); err != nil || n != 2 {
+		t.Fatalf("test push: %d %v", n, err)
+	}
+	got := nb.push.Wait(t, 1, 10*time.Second)
+	if got[0].Device != "phone" {
+		t.Fatalf("pushed to %s", got[0].Device)
+	}
+	end := time.Now().Add(5 * time.Second)
+	for time.Now().Before(end) {
+		subs, _ := nb.svc.PushSubscriptions(nb.ctx, nb.a.OwnerUserID)
+		if len(subs) == 1 && subs[0].Device == "phone" && subs[0].LastSentAt != nil {
+			var gone bool
+			for _, d := range nb.log(t, "alpha@example.test") {
+				gone = gone || d.Status == jobs.StatusGone
+			}
+			if gone {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	subs, _ := nb.svc.PushSubscriptions(nb.ctx, nb.a.OwnerUserID)
+	t.Fatalf("subscriptions %+v; log %+v", subs, nb.log(t, "alpha@example.test"))
+}
+
+// TestPreapproveRequestAndExpiryNotice: a slots room opened with
+// preapprove asks the initiator's human at once, showing every option; an
+// invitation nobody answers expires, and the initiator's human is told.
+func TestPreapproveRequestAndExpiryNotice(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	open, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Preapprove: true, Title: "Coffee", Slots: []json.RawMessage{
+		json.RawMessage(`{"start":"2026-12-03T09:00:00Z","end":"2026-12-03T09:30:00Z"}`),
+		json.RawMessage(`{"start":"2026-12-03T15:00:00Z","end":"2026-12-03T15:30:00Z"}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := nb.mailTo(t, "alpha@example.test", 1)
+	if !strings.HasPrefix(req.Subject, "Accept any of these options? — Coffee") ||
+		!strings.Contains(req.Text, "Option 1 of 2") || !strings.Contains(req.Text, "Option 2 of 2") ||
+		!strings.Contains(req.Text, "with the person you invite") || !oneTapLink.MatchString(req.Text) {
+		t.Errorf("preapprove request %q:\n%s", req.Subject, req.Text)
+	}
+	nb.advance(72 * time.Hour)
+	if err := nb.rooms.CloseDue(nb.ctx, open.View.RoomID); err != nil {
+		t.Fatal(err)
+	}
+	closed := nb.mailTo(t, "alpha@example.test", 2)
+	if !strings.HasPrefix(closed.Subject, "Closed — Coffee") || !strings.Contains(closed.Text, "nobody answered the invitation within 72 hours") {
+		t.Errorf("expiry notice %q:\n%s", closed.Subject, closed.Text)
+	}
+	// The request, voided by the expiry, is reminded of by nobody: its
+	// reminders find it no longer pending.
+	if err := nb.svc.Remind(nb.ctx, jobs.RemindArgs{RoomID: open.View.RoomID, Side: negotiation.SideA,
+		ConfirmationID: open.View.PendingConfirmation.ID, Before: "24h"}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n := len(nb.smtp.Mails()); n != 2 {
+		t.Errorf("%d mails, want 2", n)
+	}
+}

@@ -1,0 +1,119 @@
+package app
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/taasky/taasky/jobs"
+)
+
+// NotifyPrefs is what a human wants to be told on which channel. Requests
+// are confirmation requests (their agent waits for them); notices are the
+// rest: reminders, agreed, closed, no deal possible. Everything is on
+// until the human turns it off.
+type NotifyPrefs struct {
+	EmailRequests bool
+	EmailNotices  bool
+	PushRequests  bool
+	PushNotices   bool
+}
+
+// DefaultNotifyPrefs is a human's preferences until they change them.
+var DefaultNotifyPrefs = NotifyPrefs{EmailRequests: true, EmailNotices: true, PushRequests: true, PushNotices: true}
+
+func (p NotifyPrefs) allows(ch jobs.Channel, t jobs.Topic) bool {
+	switch {
+	case t == jobs.TopicTest:
+		return ch == jobs.ChannelPush
+	case ch == jobs.ChannelEmail && t.Critical():
+		return p.EmailRequests
+	case ch == jobs.ChannelEmail:
+		return p.EmailNotices
+	case t.Critical():
+		return p.PushRequests
+	}
+	return p.PushNotices
+}
+
+// Prefs returns the user's notification preferences.
+func (n *Notifications) Prefs(ctx context.Context, userID int64) (NotifyPrefs, error) {
+	p := DefaultNotifyPrefs
+	err := n.pool.QueryRow(ctx, `SELECT email_requests, email_notices, push_requests, push_notices
+		FROM notification_prefs WHERE user_id = $1`, userID).Scan(&p.EmailRequests, &p.EmailNotices, &p.PushRequests, &p.PushNotices)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return p, fmt.Errorf("notification preferences: %w", err)
+	}
+	return p, nil
+}
+
+// SetPrefs stores the user's notification preferences. Jobs already queued
+// check them again when they run.
+func (n *Notifications) SetPrefs(ctx context.Context, userID int64, p NotifyPrefs) error {
+	_, err := n.pool.Exec(ctx, `INSERT INTO notification_prefs (user_id, email_requests, email_notices, push_requests, push_notices, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (user_id) DO UPDATE SET email_requests = $2, email_notices = $3, push_requests = $4, push_notices = $5, updated_at = $6`,
+		userID, p.EmailRequests, p.EmailNotices, p.PushRequests, p.PushNotices, n.now())
+	if isForeignKeyViolation(err) {
+		return Errorf(ErrNotFound, "no user %d", userID)
+	}
+	if err != nil {
+		return fmt.Errorf("set notification preferences: %w", err)
+	}
+	return nil
+}
+
+// List-Unsubscribe links carry a token that names the user and is signed
+// with the server's key: nothing is stored, and it turns off only email
+// notices (never requests).
+const unsubPrefix = "un_"
+
+// unsubscribeToken is the user's List-Unsubscribe token.
+func (n *Notifications) unsubscribeToken(userID int64) string {
+	var id [8]byte
+	binary.BigEndian.PutUint64(id[:], uint64(userID))
+	return unsubPrefix + base64.RawURLEncoding.EncodeToString(append(id[:], n.unsubMAC(id[:])...))
+}
+
+func (n *Notifications) unsubMAC(id []byte) []byte {
+	m := hmac.New(sha256.New, n.unsubKey)
+	m.Write([]byte("email-notices\x00"))
+	m.Write(id)
+	return m.Sum(nil)[:16]
+}
+
+// UnsubscribeURL is where a List-Unsubscribe link points:
+// {BASE_URL}/unsubscribe/{token}. GET should show a button; POST (also RFC
+// 8058 one-click, from the mail client) calls UnsubscribeNotices.
+func (n *Notifications) UnsubscribeURL(userID int64) string {
+	return n.baseURL + "/unsubscribe/" + n.unsubscribeToken(userID)
+}
+
+// UnsubscribeNotices turns off the email notices of the user a
+// List-Unsubscribe token names, and returns their address. Requests for a
+// confirmation are still sent.
+func (n *Notifications) UnsubscribeNotices(ctx context.Context, token string) (string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(token, unsubPrefix))
+	if !strings.HasPrefix(token, unsubPrefix) || err != nil || len(b) != 24 || !hmac.Equal(b[8:], n.unsubMAC(b[:8])) {
+		return "", Errorf(ErrNotFound, "this link is not valid")
+	}
+	userID := int64(binary.BigEndian.Uint64(b[:8]))
+	p, err := n.Prefs(ctx, userID)
+	if err != nil {
+		return "", err
+	}
+	p.EmailNotices = false
+	if err := n.SetPrefs(ctx, userID, p); err != nil {
+		return "", err
+	}
+	var email string
+	err = n.pool.QueryRow(ctx, `SELECT email FROM users WHERE id = $1`, userID).Scan(&email)
+	return email, err
+}

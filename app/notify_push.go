@@ -1,0 +1,147 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/taasky/taasky/jobs"
+)
+
+// PushSubscription is one browser a user gets pushes on.
+type PushSubscription struct {
+	ID         int64
+	Endpoint   string
+	Device     string // what the user or the browser called it, e.g. "Firefox on Linux"
+	CreatedAt  time.Time
+	LastSentAt *time.Time
+}
+
+// PushSubscriptionInput is a browser's PushSubscription.toJSON(): endpoint
+// and keys (base64url), plus a name for it.
+type PushSubscriptionInput struct {
+	Endpoint string
+	P256dh   string
+	Auth     string
+	Device   string
+}
+
+func (in *PushSubscriptionInput) validate() error {
+	u, err := url.Parse(in.Endpoint)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || len(in.Endpoint) > 2048 {
+		return Errorf(ErrInvalid, "endpoint: an https URL from the browser's push subscription")
+	}
+	if b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(in.P256dh, "=")); err != nil || len(b) != 65 || b[0] != 4 {
+		return Errorf(ErrInvalid, "keys.p256dh: a P-256 public key, base64url (65 bytes)")
+	}
+	if b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(in.Auth, "=")); err != nil || len(b) != 16 {
+		return Errorf(ErrInvalid, "keys.auth: 16 bytes, base64url")
+	}
+	in.Device = strings.TrimSpace(in.Device)
+	if !utf8.ValidString(in.Device) {
+		in.Device = ""
+	}
+	in.Device = clipRunes(in.Device, 120)
+	return nil
+}
+
+// Subscribe stores a browser's push subscription for the user. The same
+// browser subscribing again (same endpoint) replaces its keys, and moves to
+// this user if another had it.
+func (n *Notifications) Subscribe(ctx context.Context, userID int64, in PushSubscriptionInput) (PushSubscription, error) {
+	if err := in.validate(); err != nil {
+		return PushSubscription{}, err
+	}
+	var s PushSubscription
+	err := pgx.BeginFunc(ctx, n.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `DELETE FROM push_subscriptions WHERE endpoint = $1 AND user_id <> $2`, in.Endpoint, userID); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `INSERT INTO push_subscriptions (user_id, endpoint, p256dh, auth, device, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6)
+			ON CONFLICT (user_id, endpoint) DO UPDATE SET p256dh = $3, auth = $4, device = $5
+			RETURNING id, endpoint, device, created_at, last_sent_at`,
+			userID, in.Endpoint, in.P256dh, in.Auth, in.Device, n.now()).Scan(&s.ID, &s.Endpoint, &s.Device, &s.CreatedAt, &s.LastSentAt)
+	})
+	if isForeignKeyViolation(err) {
+		return s, Errorf(ErrNotFound, "no user %d", userID)
+	}
+	if err != nil {
+		return s, fmt.Errorf("push subscribe: %w", err)
+	}
+	return s, nil
+}
+
+// Unsubscribe forgets one of the user's push subscriptions (by id, or by
+// endpoint when id is 0: what the browser knows). Forgetting one that is
+// not there is not an error.
+func (n *Notifications) Unsubscribe(ctx context.Context, userID, id int64, endpoint string) error {
+	_, err := n.pool.Exec(ctx, `DELETE FROM push_subscriptions WHERE user_id = $1 AND (id = $2 OR ($2 = 0 AND endpoint = $3))`,
+		userID, id, endpoint)
+	if err != nil {
+		return fmt.Errorf("push unsubscribe: %w", err)
+	}
+	return nil
+}
+
+// PushSubscriptions lists the user's devices, newest first.
+func (n *Notifications) PushSubscriptions(ctx context.Context, userID int64) ([]PushSubscription, error) {
+	rows, err := n.pool.Query(ctx, `SELECT id, endpoint, device, created_at, last_sent_at
+		FROM push_subscriptions WHERE user_id = $1 ORDER BY id DESC`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("push subscriptions: %w", err)
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (PushSubscription, error) {
+		var s PushSubscription
+		err := row.Scan(&s.ID, &s.Endpoint, &s.Device, &s.CreatedAt, &s.LastSentAt)
+		return s, err
+	})
+}
+
+// SendTestPush queues a test push to each of the user's devices (or to one,
+// when id is not 0) and returns how many. The delivery log shows how each
+// went.
+func (n *Notifications) SendTestPush(ctx context.Context, userID, id int64) (int, error) {
+	subs, err := n.PushSubscriptions(ctx, userID)
+	if err != nil {
+		return 0, err
+	}
+	nonce := make([]byte, 9)
+	_, _ = rand.Read(nonce)
+	var params []river.InsertManyParams
+	var logged []delivery
+	for _, s := range subs {
+		if id != 0 && s.ID != id {
+			continue
+		}
+		notice := jobs.Notice{Topic: jobs.TopicTest, UserID: userID}
+		params = append(params, river.InsertManyParams{Args: jobs.PushArgs{Notice: notice, SubscriptionID: s.ID,
+			Nonce: base64.RawURLEncoding.EncodeToString(nonce)}})
+		logged = append(logged, delivery{Notice: notice, Channel: jobs.ChannelPush, SubscriptionID: s.ID, Recipient: endpointHost(s.Endpoint)})
+	}
+	if len(params) == 0 {
+		return 0, Errorf(ErrNotFound, "no device to push to: subscribe this browser first")
+	}
+	err = pgx.BeginFunc(ctx, n.pool, func(tx pgx.Tx) error {
+		res, err := n.river.InsertManyTx(ctx, tx, params)
+		if err != nil {
+			return err
+		}
+		if err := matchJobIDs(logged, res); err != nil {
+			return err
+		}
+		return insertQueued(ctx, tx, logged, n.now())
+	})
+	if err != nil {
+		return 0, fmt.Errorf("test push: %w", err)
+	}
+	return len(params), nil
+}

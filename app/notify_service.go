@@ -1,0 +1,53 @@
+package app
+
+import (
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"github.com/taasky/taasky/jobs"
+)
+
+// Notifications is what humans choose about being told (preferences, push
+// devices), what they were told (the delivery log), and what the
+// notification workers read (jobs.Deliveries). The fan-out itself happens
+// in Rooms.commit, in the move's transaction.
+type Notifications struct {
+	pool     *pgxpool.Pool
+	river    *river.Client[pgx.Tx]
+	rooms    *Rooms
+	baseURL  string
+	unsubKey []byte
+	now      func() time.Time
+}
+
+// NotificationsConfig wires a Notifications.
+type NotificationsConfig struct {
+	Pool  *pgxpool.Pool
+	River *river.Client[pgx.Tx]
+	Rooms *Rooms // renders cards, issues one-tap tokens
+	// UnsubscribeKey signs List-Unsubscribe links (Config.Key("unsubscribe")).
+	UnsubscribeKey []byte
+	BaseURL        string
+	Now            func() time.Time // nil: the rooms' clock
+}
+
+// NewNotifications builds the service.
+func NewNotifications(c NotificationsConfig) (*Notifications, error) {
+	if c.Rooms == nil || c.Pool == nil || c.River == nil {
+		return nil, errors.New("notifications: pool, river and rooms are required")
+	}
+	if len(c.UnsubscribeKey) < 32 {
+		return nil, errors.New("notifications: unsubscribe key: at least 32 bytes")
+	}
+	if c.Now == nil {
+		c.Now = c.Rooms.now
+	}
+	return &Notifications{pool: c.Pool, river: c.River, rooms: c.Rooms, baseURL: c.BaseURL,
+		unsubKey: c.UnsubscribeKey, now: c.Now}, nil
+}
+
+var _ jobs.Deliveries = (*Notifications)(nil)

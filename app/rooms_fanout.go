@@ -1,0 +1,161 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/negotiation"
+)
+
+// fanOut inserts, in the change's transaction, the notification jobs the
+// change causes: a request to the human of each new pending confirmation
+// (and its reminders before the deadline), and notices to both humans when
+// the room is agreed or closed, or, at the join, when no deal is possible.
+// A rolled-back change sends nothing; a committed one never loses its
+// notifications.
+func (s *Rooms) fanOut(ctx context.Context, tx pgx.Tx, ld *loaded, c change) error {
+	before, after := ld.room, c.next
+	var notices []jobs.Notice
+	var reminders []jobs.RemindArgs
+	owner := func(side negotiation.Side) int64 {
+		if p := ld.row.party(side); p != nil && p.OwnerUserID != nil {
+			return *p.OwnerUserID
+		}
+		return 0 // a person answering in the browser, or nobody yet
+	}
+	now := s.now()
+	for _, side := range []negotiation.Side{negotiation.SideA, negotiation.SideB} {
+		was, is := before.PendingFor(side), after.PendingFor(side)
+		if is == nil || (was != nil && was.ID == is.ID) {
+			continue
+		}
+		user := owner(side)
+		if user == 0 {
+			continue
+		}
+		notices = append(notices, jobs.Notice{Topic: jobs.TopicRequest, RoomID: ld.row.ID, Side: side, UserID: user, ConfirmationID: is.ID})
+		for _, r := range jobs.Reminders {
+			if at := after.Deadline.Add(-r.Before); at.After(now) {
+				reminders = append(reminders, jobs.RemindArgs{RoomID: ld.row.ID, Side: side, ConfirmationID: is.ID, Before: r.Name, At: at})
+			}
+		}
+	}
+	var topic jobs.Topic
+	switch {
+	case !before.State.Terminal() && after.State == negotiation.StateAgreed:
+		topic = jobs.TopicAgreed
+	case !before.State.Terminal() && after.State == negotiation.StateClosed:
+		topic = jobs.TopicClosed
+	case len(after.NoDeal) > 0 && joined(c.events):
+		topic = jobs.TopicNoDeal
+	}
+	if topic != "" {
+		for _, side := range []negotiation.Side{negotiation.SideA, negotiation.SideB} {
+			if user := owner(side); user != 0 {
+				notices = append(notices, jobs.Notice{Topic: topic, RoomID: ld.row.ID, Side: side, UserID: user})
+			}
+		}
+	}
+	return enqueueNotices(ctx, tx, s.river, now, notices, reminders)
+}
+
+func joined(events []negotiation.Event) bool {
+	for _, ev := range events {
+		if ev.Kind == negotiation.EventJoin {
+			return true
+		}
+	}
+	return false
+}
+
+// enqueueNotices inserts one job per notice and channel its human allows
+// (email to their address; push to each of their devices) and the
+// scheduled reminders, and logs each job as queued. Jobs are unique by
+// their args: inserting the same notice twice makes one job.
+func enqueueNotices(ctx context.Context, tx pgx.Tx, rc *river.Client[pgx.Tx], now time.Time, notices []jobs.Notice, reminders []jobs.RemindArgs) error {
+	if len(notices) == 0 && len(reminders) == 0 {
+		return nil
+	}
+	users := make([]int64, 0, len(notices))
+	for _, n := range notices {
+		users = append(users, n.UserID)
+	}
+	recips, err := selectRecipients(ctx, tx, users)
+	if err != nil {
+		return err
+	}
+	var params []river.InsertManyParams
+	var logged []delivery
+	for _, n := range notices {
+		r, ok := recips[n.UserID]
+		if !ok {
+			continue
+		}
+		if r.prefs.allows(jobs.ChannelEmail, n.Topic) && r.email != "" {
+			params = append(params, river.InsertManyParams{Args: jobs.EmailArgs{Notice: n}})
+			logged = append(logged, delivery{Notice: n, Channel: jobs.ChannelEmail, Recipient: r.email})
+		}
+		if r.prefs.allows(jobs.ChannelPush, n.Topic) {
+			for _, sub := range r.subs {
+				params = append(params, river.InsertManyParams{Args: jobs.PushArgs{Notice: n, SubscriptionID: sub.id}})
+				logged = append(logged, delivery{Notice: n, Channel: jobs.ChannelPush, SubscriptionID: sub.id, Recipient: sub.host})
+			}
+		}
+	}
+	for _, r := range reminders {
+		params = append(params, river.InsertManyParams{Args: r})
+	}
+	if len(params) == 0 {
+		return nil
+	}
+	res, err := rc.InsertManyTx(ctx, tx, params)
+	if err != nil {
+		return fmt.Errorf("insert notification jobs: %w", err)
+	}
+	if err := matchJobIDs(logged, res); err != nil {
+		return err
+	}
+	return insertQueued(ctx, tx, logged, now)
+}
+
+// matchJobIDs sets each delivery's job id from the inserted jobs, matched
+// by their args (unique per job), not by the order of the results.
+func matchJobIDs(ds []delivery, res []*rivertype.JobInsertResult) error {
+	type key struct {
+		ch  jobs.Channel
+		n   jobs.Notice
+		sub int64
+	}
+	ids := make(map[key]int64, len(res))
+	for _, r := range res {
+		switch r.Job.Kind {
+		case jobs.EmailArgs{}.Kind():
+			var a jobs.EmailArgs
+			if err := json.Unmarshal(r.Job.EncodedArgs, &a); err != nil {
+				return err
+			}
+			ids[key{jobs.ChannelEmail, a.Notice, 0}] = r.Job.ID
+		case jobs.PushArgs{}.Kind():
+			var a jobs.PushArgs
+			if err := json.Unmarshal(r.Job.EncodedArgs, &a); err != nil {
+				return err
+			}
+			ids[key{jobs.ChannelPush, a.Notice, a.SubscriptionID}] = r.Job.ID
+		}
+	}
+	for i, d := range ds {
+		id, ok := ids[key{d.Channel, d.Notice, d.SubscriptionID}]
+		if !ok {
+			return fmt.Errorf("notification job of %+v not found among the inserted", d.Notice)
+		}
+		ds[i].JobID = id
+	}
+	return nil
+}

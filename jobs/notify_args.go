@@ -1,0 +1,123 @@
+package jobs
+
+import (
+	"errors"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// Topic is what a notification is about (notify.Kind, by value).
+type Topic string
+
+const (
+	TopicRequest  Topic = "request"  // a move waits for the human: critical
+	TopicReminder Topic = "reminder" // a request still waits; the deadline is near
+	TopicAgreed   Topic = "agreed"
+	TopicClosed   Topic = "closed" // rejected, cancelled, withdrawn, expired or lapsed
+	TopicNoDeal   Topic = "no_deal"
+	TopicTest     Topic = "test" // a push the human asked for from settings
+)
+
+// Critical reports whether the topic reaches the human whatever they
+// unsubscribed from: a confirmation request only.
+func (t Topic) Critical() bool { return t == TopicRequest }
+
+// Channel is how a notification travels.
+type Channel string
+
+const (
+	ChannelEmail Channel = "email"
+	ChannelPush  Channel = "push"
+)
+
+// Notice identifies one notification to one human: what, about which room
+// and confirmation, to whom. Jobs carry identities only, never content or
+// secrets: the worker renders from the room as it is when it runs, and
+// issues the one-tap token then.
+type Notice struct {
+	Topic          Topic            `json:"topic"`
+	RoomID         int64            `json:"room_id,omitempty"`
+	Side           negotiation.Side `json:"side,omitempty"`
+	UserID         int64            `json:"user_id"`
+	ConfirmationID string           `json:"confirmation_id,omitempty"` // request, reminder
+	Before         string           `json:"before,omitempty"`          // reminder: "24h" or "1h" before the deadline
+}
+
+// EmailArgs sends one notice by email.
+type EmailArgs struct {
+	Notice
+}
+
+// Kind is the job's name in River's tables.
+func (EmailArgs) Kind() string { return "notify_email" }
+
+// InsertOpts: unique by args, so a retried or repeated insert of the same
+// notice never makes a second job (and so a second mail).
+func (EmailArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// PushArgs sends one notice to one of the human's devices.
+type PushArgs struct {
+	Notice
+	SubscriptionID int64 `json:"subscription_id"`
+	// Nonce tells apart test pushes, which may be asked for again and again.
+	Nonce string `json:"nonce,omitempty"`
+}
+
+// Kind is the job's name in River's tables.
+func (PushArgs) Kind() string { return "notify_push" }
+
+// InsertOpts: unique by args; a push is worth fewer retries than a mail
+// (about two hours: the device may be gone, and the mail carries the same).
+func (PushArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 8, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// RemindArgs reminds a human of a confirmation still pending, At a while
+// before the room's deadline. The worker re-checks: an answered, replaced
+// or voided confirmation is not reminded of.
+type RemindArgs struct {
+	RoomID         int64            `json:"room_id"`
+	Side           negotiation.Side `json:"side"`
+	ConfirmationID string           `json:"confirmation_id"`
+	Before         string           `json:"before"` // "24h" or "1h"
+	At             time.Time        `json:"at"`
+}
+
+// Kind is the job's name in River's tables.
+func (RemindArgs) Kind() string { return "notify_remind" }
+
+// InsertOpts schedules the reminder at its moment, once per confirmation
+// and moment.
+func (a RemindArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{ScheduledAt: a.At, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// Reminders are how long before the deadline a pending confirmation is
+// reminded of.
+var Reminders = []struct {
+	Name   string
+	Before time.Duration
+}{{"24h", 24 * time.Hour}, {"1h", time.Hour}}
+
+// SkipError says a notice has nothing to send any more (answered already,
+// the channel turned off, the device unsubscribed): the job ends without a
+// retry, and the delivery log says why.
+type SkipError struct{ Reason string }
+
+func (e *SkipError) Error() string { return "skipped: " + e.Reason }
+
+// Skip returns a SkipError.
+func Skip(reason string) error { return &SkipError{Reason: reason} }
+
+func skipReason(err error) (string, bool) {
+	var s *SkipError
+	if errors.As(err, &s) {
+		return s.Reason, true
+	}
+	return "", false
+}

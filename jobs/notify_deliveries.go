@@ -1,0 +1,101 @@
+package jobs
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/taasky/taasky/negotiation"
+	"github.com/taasky/taasky/notify"
+)
+
+// Deliveries is the service as the notification workers see it.
+type Deliveries interface {
+	// Notification says what to tell the human of d now, or returns a
+	// SkipError when there is nothing to send any more. For a request or
+	// a reminder it issues the one-tap token the message carries.
+	Notification(ctx context.Context, d Delivery) (*Notification, error)
+	// Record writes an attempt's outcome to the recipient's delivery log;
+	// StatusGone also forgets the push subscription.
+	Record(ctx context.Context, d Delivery, o Outcome) error
+	// Remind fans out the reminder of a confirmation if it still waits.
+	Remind(ctx context.Context, a RemindArgs) error
+}
+
+// Delivery is one attempt at one notice on one channel.
+type Delivery struct {
+	Notice
+	JobID          int64
+	Attempt        int
+	Channel        Channel
+	SubscriptionID int64 // push
+}
+
+// Status is where a delivery stands in the log.
+type Status string
+
+const (
+	StatusQueued   Status = "queued"   // inserted with the move, not tried yet
+	StatusSent     Status = "sent"     // the SMTP server or the push service accepted it
+	StatusRetrying Status = "retrying" // an attempt failed; River retries with backoff
+	StatusFailed   Status = "failed"   // given up: refused for good, or out of attempts
+	StatusSkipped  Status = "skipped"  // nothing to send any more (see the detail)
+	StatusGone     Status = "gone"     // the push subscription no longer exists; removed
+)
+
+// Outcome is what an attempt did.
+type Outcome struct {
+	Status    Status
+	Detail    string // the error, or why it was skipped
+	Recipient string // the address, or the push service's host
+}
+
+// Notification is what the service says a notice holds: the recipient's
+// own view of the room (their card, labels, time zone), never a limit.
+// The worker adds what the job knows (topic, ids) and renders it.
+type Notification struct {
+	To       string  // email address (email)
+	Push     *Device // push
+	TimeZone *time.Location
+	Now      time.Time
+
+	RoomURL        string
+	OneTapURL      string // request, reminder
+	UnsubscribeURL string // non-critical mail
+	SettingsURL    string
+
+	Title        string
+	Agent        string
+	Them         string
+	Verdict      negotiation.Verdict
+	Card         *negotiation.Card
+	Deadline     time.Time
+	ClosedReason negotiation.ClosedReason
+	NoDeal       []string
+}
+
+// Device is one browser's push subscription.
+type Device struct {
+	Endpoint string
+	P256dh   string // base64url
+	Auth     string // base64url
+}
+
+// message is the notification ready for notify to render.
+func (n *Notification) message(d Delivery) *notify.Message {
+	var push *notify.PushTarget
+	if n.Push != nil {
+		push = &notify.PushTarget{Endpoint: n.Push.Endpoint, P256dh: n.Push.P256dh, Auth: n.Push.Auth}
+	}
+	return &notify.Message{
+		Kind: notify.Kind(d.Topic), ID: messageID(d), To: n.To, Push: push, TimeZone: n.TimeZone, Now: n.Now,
+		RoomID: d.RoomID, RoomURL: n.RoomURL, Title: n.Title, Agent: n.Agent, Them: n.Them,
+		Verdict: n.Verdict, OneTapURL: n.OneTapURL, Card: n.Card, Deadline: n.Deadline,
+		ClosedReason: n.ClosedReason, NoDeal: n.NoDeal, UnsubscribeURL: n.UnsubscribeURL, SettingsURL: n.SettingsURL,
+	}
+}
+
+// messageID is stable across the retries of one job.
+func messageID(d Delivery) string {
+	return "taasky." + string(d.Channel) + "." + strconv.FormatInt(d.JobID, 10) + "." + string(d.Topic)
+}

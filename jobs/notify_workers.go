@@ -1,0 +1,129 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+
+	"github.com/riverqueue/river"
+
+	"github.com/taasky/taasky/notify"
+)
+
+// EmailWorker sends EmailArgs: it asks the service what to say, renders it
+// and hands it to the mailer (SMTP, or the dev outbox). A failure is
+// returned to River, which retries with its backoff; the delivery log
+// follows every attempt.
+type EmailWorker struct {
+	river.WorkerDefaults[EmailArgs]
+	Deliveries Deliveries
+	Mailer     notify.Mailer
+	From       string
+	Log        *slog.Logger
+}
+
+func (w *EmailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error {
+	d := Delivery{Notice: job.Args.Notice, JobID: job.ID, Attempt: job.Attempt, Channel: ChannelEmail}
+	n, err := w.Deliveries.Notification(ctx, d)
+	if reason, ok := skipReason(err); ok {
+		return record(ctx, w.Log, w.Deliveries, d, Outcome{Status: StatusSkipped, Detail: reason})
+	}
+	if err != nil {
+		return err
+	}
+	out := Outcome{Recipient: n.To}
+	msg, err := notify.Email(n.message(d), w.From)
+	if err != nil {
+		err = &notify.PermanentError{Err: err} // a message that cannot be written will not be on a retry
+	} else {
+		err = w.Mailer.Send(ctx, msg)
+	}
+	return finish(ctx, w.Log, w.Deliveries, d, job.MaxAttempts, out, err)
+}
+
+// PushWorker sends PushArgs to one device. A gone subscription (404, 410)
+// is removed and not retried.
+type PushWorker struct {
+	river.WorkerDefaults[PushArgs]
+	Deliveries Deliveries
+	Pusher     *notify.Pusher // nil: Web Push is not configured
+	Log        *slog.Logger
+}
+
+func (w *PushWorker) Work(ctx context.Context, job *river.Job[PushArgs]) error {
+	d := Delivery{Notice: job.Args.Notice, JobID: job.ID, Attempt: job.Attempt, Channel: ChannelPush,
+		SubscriptionID: job.Args.SubscriptionID}
+	if w.Pusher == nil {
+		return record(ctx, w.Log, w.Deliveries, d, Outcome{Status: StatusSkipped, Detail: "Web Push is not configured (VAPID keys)"})
+	}
+	n, err := w.Deliveries.Notification(ctx, d)
+	if reason, ok := skipReason(err); ok {
+		return record(ctx, w.Log, w.Deliveries, d, Outcome{Status: StatusSkipped, Detail: reason})
+	}
+	if err != nil {
+		return err
+	}
+	if n.Push == nil {
+		return record(ctx, w.Log, w.Deliveries, d, Outcome{Status: StatusSkipped, Detail: "no device"})
+	}
+	out := Outcome{Recipient: hostOf(n.Push.Endpoint)}
+	m := n.message(d)
+	err = w.Pusher.Send(ctx, *m.Push, notify.Push(m), notify.OptionsFor(m.Kind))
+	if errors.Is(err, notify.ErrGone) {
+		out.Status, out.Detail = StatusGone, err.Error()
+		return record(ctx, w.Log, w.Deliveries, d, out)
+	}
+	return finish(ctx, w.Log, w.Deliveries, d, job.MaxAttempts, out, err)
+}
+
+// RemindWorker runs RemindArgs: the service re-checks the confirmation and
+// fans the reminder out to the human's channels.
+type RemindWorker struct {
+	river.WorkerDefaults[RemindArgs]
+	Deliveries Deliveries
+}
+
+func (w *RemindWorker) Work(ctx context.Context, job *river.Job[RemindArgs]) error {
+	return w.Deliveries.Remind(ctx, job.Args)
+}
+
+// finish records a send's outcome and tells River what to do: nothing
+// after a success, stop after a permanent refusal, retry otherwise.
+func finish(ctx context.Context, log *slog.Logger, ds Deliveries, d Delivery, maxAttempts int, out Outcome, sendErr error) error {
+	if sendErr == nil {
+		out.Status = StatusSent
+		return record(ctx, log, ds, d, out)
+	}
+	out.Detail = sendErr.Error()
+	var perm *notify.PermanentError
+	switch {
+	case errors.As(sendErr, &perm):
+		out.Status = StatusFailed
+		_ = record(ctx, log, ds, d, out)
+		return river.JobCancel(sendErr)
+	case d.Attempt >= maxAttempts:
+		out.Status = StatusFailed
+	default:
+		out.Status = StatusRetrying
+	}
+	_ = record(ctx, log, ds, d, out)
+	return fmt.Errorf("%s %s: %w", d.Channel, d.Topic, sendErr)
+}
+
+// record writes the log. A failure to write it after a send does not fail
+// the job: a retry would send the message again.
+func record(ctx context.Context, log *slog.Logger, ds Deliveries, d Delivery, out Outcome) error {
+	if err := ds.Record(ctx, d, out); err != nil && log != nil {
+		log.Warn("delivery log", "job_id", d.JobID, "status", out.Status, "err", err)
+	}
+	return nil
+}
+
+func hostOf(endpoint string) string {
+	if u, err := url.Parse(endpoint); err == nil {
+		return u.Host
+	}
+	return ""
+}

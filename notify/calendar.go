@@ -1,0 +1,107 @@
+package notify
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// Calendar is the .ics (RFC 5545) of an agreed room: one event per
+// timerange value of the agreed terms, at exactly the agreed moments, in
+// UTC. It is nil when the terms hold no timerange.
+func Calendar(m *Message) []byte {
+	if m.Card == nil || len(m.Card.Options) == 0 {
+		return nil
+	}
+	var events []calEvent
+	for _, f := range m.Card.Options[0].Fields {
+		if f.Type != negotiation.TypeTimerange {
+			continue
+		}
+		for i, v := range f.Values {
+			events = append(events, calEvent{
+				uid:   fmt.Sprintf("taasky-room-%d-%s-%d@%s", m.RoomID, f.Name, i, m.host()),
+				start: v.Start, end: v.End, label: f.Label,
+			})
+		}
+	}
+	if len(events) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	line := func(s string) { b.WriteString(fold(s)) }
+	line("BEGIN:VCALENDAR")
+	line("VERSION:2.0")
+	line("PRODID:-//Taasky//Taasky//EN")
+	line("CALSCALE:GREGORIAN")
+	line("METHOD:PUBLISH")
+	summary := m.subjectOf()
+	for _, e := range events {
+		line("BEGIN:VEVENT")
+		line("UID:" + e.uid)
+		line("DTSTAMP:" + icsTime(m.Now))
+		line("DTSTART:" + icsTime(e.start))
+		line("DTEND:" + icsTime(e.end))
+		s := summary
+		if len(events) > 1 {
+			s += " (" + e.label + ")"
+		}
+		line("SUMMARY:" + icsText(s))
+		desc := "Agreed on Taasky"
+		if m.Them != "" {
+			desc += " with " + m.Them
+		}
+		desc += ".\n" + e.label + ": " + exactMoment(e.start) + " to " + exactMoment(e.end) + "\n" + m.RoomURL
+		line("DESCRIPTION:" + icsText(desc))
+		if m.RoomURL != "" {
+			line("URL:" + m.RoomURL)
+		}
+		line("STATUS:CONFIRMED")
+		line("TRANSP:OPAQUE")
+		line("END:VEVENT")
+	}
+	line("END:VCALENDAR")
+	return b.Bytes()
+}
+
+type calEvent struct {
+	uid        string
+	start, end time.Time
+	label      string
+}
+
+// icsTime is a UTC DATE-TIME (form #2, with Z). RFC 5545 has no fractional
+// seconds: terms that hold some keep them in DESCRIPTION, written exactly.
+func icsTime(t time.Time) string { return t.UTC().Format("20060102T150405Z") }
+
+// exactMoment writes a moment as the terms' canonical form does: UTC, Z,
+// fractional seconds only when not zero.
+func exactMoment(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// icsText escapes a TEXT value (RFC 5545 §3.3.11).
+func icsText(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, ";", `\;`, ",", `\,`, "\r\n", `\n`, "\n", `\n`, "\r", `\n`)
+	return r.Replace(s)
+}
+
+// fold ends a content line with CRLF, folded at 75 octets without cutting a
+// UTF-8 sequence (RFC 5545 §3.1).
+func fold(s string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		size := utf8.RuneLen(r)
+		if n+size > 75 {
+			b.WriteString("\r\n ")
+			n = 1
+		}
+		b.WriteRune(r)
+		n += size
+	}
+	b.WriteString("\r\n")
+	return b.String()
+}

@@ -1,0 +1,83 @@
+package notify
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	htmltemplate "html/template"
+	"net/url"
+	"strings"
+	texttemplate "text/template"
+
+	"github.com/wneessen/go-mail"
+)
+
+//go:embed templates/*.tmpl
+var templateFiles embed.FS
+
+var (
+	textEmail = texttemplate.Must(texttemplate.ParseFS(templateFiles, "templates/email.txt.tmpl"))
+	htmlEmail = htmltemplate.Must(htmltemplate.ParseFS(templateFiles, "templates/email.html.tmpl"))
+)
+
+// Email renders m as a multipart (text and HTML) email from from. A room
+// agreed on terms that hold a timerange carries an .ics of it. Non-critical
+// mail carries List-Unsubscribe; a request never does.
+func Email(m *Message, from string) (*mail.Msg, error) {
+	if m.To == "" {
+		return nil, fmt.Errorf("email: no recipient")
+	}
+	v := m.view()
+	var ics []byte
+	if m.Kind == KindAgreed {
+		ics = Calendar(m)
+		v.Calendar = ics != nil
+	}
+	var text, html bytes.Buffer
+	if err := textEmail.Execute(&text, v); err != nil {
+		return nil, fmt.Errorf("email text: %w", err)
+	}
+	if err := htmlEmail.Execute(&html, v); err != nil {
+		return nil, fmt.Errorf("email html: %w", err)
+	}
+	msg := mail.NewMsg(mail.WithNoDefaultUserAgent())
+	if err := msg.From(from); err != nil {
+		return nil, fmt.Errorf("email from %q: %w", from, err)
+	}
+	if err := msg.To(m.To); err != nil {
+		return nil, fmt.Errorf("email to: %w", err)
+	}
+	msg.Subject(v.Subject)
+	msg.SetDateWithValue(m.Now)
+	msg.SetMessageIDWithValue(m.ID + "@" + m.host())
+	msg.SetGenHeader(mail.HeaderXAutoResponseSuppress, "All")
+	msg.SetGenHeader("Auto-Submitted", "auto-generated")
+	if v.Unsubscribe != "" {
+		if u, err := url.Parse(v.Unsubscribe); err == nil && u.Scheme == "https" {
+			if err := msg.SetListUnsubscribeOneClick(v.Unsubscribe); err != nil {
+				return nil, err
+			}
+		} else {
+			msg.SetListUnsubscribe(v.Unsubscribe) // http (dev): no one-click
+		}
+	}
+	msg.SetBodyString(mail.TypeTextPlain, strings.ReplaceAll(text.String(), "\r\n", "\n"))
+	msg.AddAlternativeString(mail.TypeTextHTML, html.String())
+	if ics != nil {
+		if err := msg.AttachReader("invite.ics", bytes.NewReader(ics),
+			mail.WithFileContentType("text/calendar; charset=utf-8; method=PUBLISH")); err != nil {
+			return nil, fmt.Errorf("email calendar: %w", err)
+		}
+	}
+	return msg, nil
+}
+
+// DefaultFrom is the sender when none is configured: Taasky at the host of
+// the service's base URL.
+func DefaultFrom(baseURL string) string {
+	host := "localhost"
+	if u, err := url.Parse(baseURL); err == nil && u.Hostname() != "" {
+		host = u.Hostname()
+	}
+	return "Taasky <taasky@" + host + ">"
+}

@@ -1,0 +1,106 @@
+package notify
+
+import (
+	"net/url"
+	"time"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// Kind is what a message is about.
+type Kind string
+
+const (
+	// KindRequest: an agent asks its human to confirm a move (approve,
+	// reject, cancel, preapprove). Critical: never digested, never
+	// unsubscribed away.
+	KindRequest Kind = "request"
+	// KindReminder: a request still waits and the room's deadline is near.
+	KindReminder Kind = "reminder"
+	// KindAgreed: both humans approved the same terms.
+	KindAgreed Kind = "agreed"
+	// KindClosed: the room closed (rejected, cancelled, withdrawn, expired,
+	// lapsed).
+	KindClosed Kind = "closed"
+	// KindNoDeal: at the join, the two sides' limits cannot overlap on some
+	// fields.
+	KindNoDeal Kind = "no_deal"
+	// KindTest: a push the human asked for from their settings.
+	KindTest Kind = "test"
+)
+
+// Critical reports whether a message of this kind must reach its human
+// whatever they unsubscribed from: only confirmation requests are.
+func (k Kind) Critical() bool { return k == KindRequest }
+
+// Message is one notification to one human, ready to render. Everything in
+// it is the recipient's own view: a Card rendered through their schema and
+// time zone; never the other side's limits, never a limit's value.
+type Message struct {
+	Kind Kind
+	// ID is stable across retries of one delivery: the Message-ID's local
+	// part, and the push tag.
+	ID string
+	// To is the recipient's email address (email only).
+	To string
+	// Push is the recipient's device (push only).
+	Push     *PushTarget
+	TimeZone *time.Location
+	Now      time.Time
+
+	RoomID  int64
+	RoomURL string
+	Title   string // the room's title: the inviter's words, "" for none
+	Agent   string // the recipient's agent, who asks
+	Them    string // the other side, as the recipient knows them
+
+	// Verdict is the move waiting for the recipient (request, reminder).
+	Verdict negotiation.Verdict
+	// OneTapURL shows the card and answers it (request, reminder).
+	OneTapURL string
+	// Card is the recipient's card of the terms on the table (the agreed
+	// terms once agreed); nil when nothing is on the table.
+	Card     *negotiation.Card
+	Deadline time.Time
+	// ClosedReason says why the room closed (closed).
+	ClosedReason negotiation.ClosedReason
+	// NoDeal names, in the recipient's labels, the fields on which no deal
+	// is possible (no_deal; also shown on requests).
+	NoDeal []string
+	// UnsubscribeURL stops non-critical mail (not on requests).
+	UnsubscribeURL string
+	SettingsURL    string
+}
+
+// PushTarget is one browser's push subscription (PushSubscription.toJSON).
+type PushTarget struct {
+	Endpoint string
+	P256dh   string
+	Auth     string
+}
+
+// subjectOf is what the room is about, for subjects and push titles.
+func (m *Message) subjectOf() string {
+	if m.Title != "" {
+		return m.Title
+	}
+	if m.Them != "" {
+		return "negotiation with " + m.Them
+	}
+	return "your negotiation"
+}
+
+// host is the service's host name, for Message-IDs and UIDs.
+func (m *Message) host() string {
+	if u, err := url.Parse(m.RoomURL); err == nil && u.Hostname() != "" {
+		return u.Hostname()
+	}
+	return "taasky.invalid"
+}
+
+func (m *Message) loc() *time.Location {
+	if m.TimeZone == nil {
+		return time.UTC
+	}
+	return m.TimeZone
+}

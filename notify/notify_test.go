@@ -1,0 +1,186 @@
+package notify
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+func moment(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// sample is a message as the service fills it in: b's card, Paris time.
+func sample(kind Kind) *Message {
+	paris, _ := time.LoadLocation("Europe/Paris")
+	start, end := moment("2026-10-14T10:00:00Z"), moment("2026-10-14T10:30:00.25Z")
+	return &Message{
+		Kind: kind, ID: "taasky.email.42." + string(kind), To: "bob@example.test", TimeZone: paris,
+		Now: moment("2026-10-12T10:00:00Z"), RoomID: 7, RoomURL: "https://taasky.example/rooms/7",
+		Title: "Board, review; \"Q4\"", Agent: "Bob's agent", Them: "Alice & Co",
+		Verdict: negotiation.VerdictApprove, OneTapURL: "https://taasky.example/c/ot_x",
+		Deadline: moment("2026-10-26T10:00:00Z"), ClosedReason: negotiation.ClosedLapsed,
+		NoDeal: []string{"Fee"}, UnsubscribeURL: "https://taasky.example/unsubscribe/un_x",
+		Card: &negotiation.Card{Viewer: "b", TabledBy: "a", Options: []negotiation.CardOption{{
+			SubjectHash: "sha256:aa",
+			Fields: []negotiation.CardField{
+				{Name: "meeting_time", Label: "Meeting time", Type: negotiation.TypeTimerange,
+					Values: []negotiation.Value{{Start: start, End: end}}, Text: "Wed 14 Oct 2026, 12:00–12:30 (Europe/Paris, UTC+02:00)"},
+				{Name: "fee", Label: "Fee", Type: negotiation.TypeMoney, Text: "20.00 EUR", Outside: []negotiation.Bound{negotiation.BoundMax}},
+				{Name: "room", Label: "Their <b>room</b>", Theirs: true, Type: negotiation.TypeString, Text: "<script>x</script>"},
+				{Name: "notes", Label: "Notes", Missing: true, Type: negotiation.TypeString},
+			},
+		}}, Asking: &negotiation.Confirmation{ID: "cf_1", Verdict: negotiation.VerdictApprove, SubjectHash: "sha256:aa"}},
+	}
+}
+
+func render(t *testing.T, m *Message) ([]byte, *Parsed) {
+	t.Helper()
+	msg, err := Email(m, "Taasky <taasky@taasky.example>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := msg.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Parse(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), p
+}
+
+func TestEmailEveryKind(t *testing.T) {
+	subjects := map[Kind]string{
+		KindRequest:  "Approve these terms? — Board, review; \"Q4\"",
+		KindReminder: "Reminder: your answer is waiting — Board, review; \"Q4\"",
+		KindAgreed:   "Agreed — Board, review; \"Q4\"",
+		KindClosed:   "Closed — Board, review; \"Q4\"",
+		KindNoDeal:   "No deal possible on Fee — Board, review; \"Q4\"",
+	}
+	for kind, subject := range subjects {
+		raw, p := render(t, sample(kind))
+		if p.Subject != subject {
+			t.Errorf("%s: subject %q, want %q", kind, p.Subject, subject)
+		}
+		if got := p.Header.Get("List-Unsubscribe"); (got != "") == kind.Critical() {
+			t.Errorf("%s: List-Unsubscribe %q", kind, got)
+		}
+		if kind != KindRequest && p.Header.Get("List-Unsubscribe-Post") != "List-Unsubscribe=One-Click" {
+			t.Errorf("%s: no one-click unsubscribe for an https link", kind)
+		}
+		if p.Text == "" || p.HTML == "" || !strings.Contains(string(raw), "multipart/alternative") {
+			t.Errorf("%s: not text and HTML", kind)
+		}
+		if p.Header.Get("Message-Id") != "<taasky.email.42."+string(kind)+"@taasky.example>" {
+			t.Errorf("%s: Message-ID %q", kind, p.Header.Get("Message-Id"))
+		}
+		if (len(p.Attachments) == 1) != (kind == KindAgreed) {
+			t.Errorf("%s: %d attachments", kind, len(p.Attachments))
+		}
+		// What the other party wrote is escaped in HTML.
+		if strings.Contains(p.HTML, "<script>") || strings.Contains(p.HTML, "<b>room") {
+			t.Errorf("%s: unescaped HTML from the other party:\n%s", kind, p.HTML)
+		}
+	}
+	_, p := render(t, sample(KindRequest))
+	for _, want := range []string{"Your agent, Bob's agent, asks you to approve these terms in “Board, review; \"Q4\"” with Alice & Co.",
+		"Meeting time: Wed 14 Oct 2026, 12:00–12:30 (Europe/Paris, UTC+02:00)", "Fee: 20.00 EUR",
+		"! outside your limits: above your maximum", "Their <b>room</b> (their field): <script>x</script>", "Notes: missing",
+		"No deal is possible on Fee", "https://taasky.example/c/ot_x", "The room: https://taasky.example/rooms/7",
+		"Deadline: Mon 26 Oct 2026, 11:00 (Europe/Paris)"} {
+		if !strings.Contains(p.Text, want) {
+			t.Errorf("request text lacks %q:\n%s", want, p.Text)
+		}
+	}
+}
+
+// A title or label cannot add a header or a line.
+func TestEmailHeaderInjection(t *testing.T) {
+	m := sample(KindRequest)
+	m.Title = "Hi\r\nBcc: eve@example.test\r\n\r\nbody"
+	raw, p := render(t, m)
+	if p.Header.Get("Bcc") != "" || bytes.Contains(raw, []byte("\r\nBcc:")) {
+		t.Fatalf("header injected:\n%s", raw)
+	}
+	if strings.ContainsAny(p.Subject, "\r\n") {
+		t.Fatalf("subject %q", p.Subject)
+	}
+}
+
+func TestCalendar(t *testing.T) {
+	m := sample(KindAgreed)
+	m.Title = strings.Repeat("Très long titre, avec; des virgules ", 4)
+	ics := string(Calendar(m))
+	for _, want := range []string{"BEGIN:VCALENDAR\r\nVERSION:2.0\r\n", "METHOD:PUBLISH\r\n",
+		"UID:taasky-room-7-meeting_time-0@taasky.example\r\n", "DTSTAMP:20261012T100000Z\r\n",
+		"DTSTART:20261014T100000Z\r\n", "DTEND:20261014T103000Z\r\n", "END:VEVENT\r\nEND:VCALENDAR\r\n"} {
+		if !strings.Contains(ics, want) {
+			t.Errorf(".ics lacks %q:\n%s", want, ics)
+		}
+	}
+	// Lines are CRLF, at most 75 octets, continued with a space; TEXT is
+	// escaped; the exact moments (fractional seconds) are in DESCRIPTION.
+	unfolded := strings.ReplaceAll(ics, "\r\n ", "")
+	for _, line := range strings.Split(strings.TrimSuffix(ics, "\r\n"), "\r\n") {
+		if len(line) > 75 || strings.Contains(line, "\n") {
+			t.Errorf("line of %d octets: %q", len(line), line)
+		}
+	}
+	if !strings.Contains(unfolded, `SUMMARY:Très long titre\, avec\; des virgules`) {
+		t.Errorf("summary not escaped:\n%s", unfolded)
+	}
+	if !strings.Contains(unfolded, `Meeting time: 2026-10-14T10:00:00Z to 2026-10-14T10:30:00.25Z`) {
+		t.Errorf("description lacks the exact moments:\n%s", unfolded)
+	}
+	m.Card.Options[0].Fields = m.Card.Options[0].Fields[1:]
+	if Calendar(m) != nil {
+		t.Error("an .ics for terms without a timerange")
+	}
+}
+
+func TestPushPayload(t *testing.T) {
+	m := sample(KindRequest)
+	m.Title = strings.Repeat("x", 300)
+	b := Push(m)
+	var p PushPayload
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.URL != "https://taasky.example/c/ot_x" || p.Kind != KindRequest || p.Tag != "taasky-room-7" ||
+		p.Title != "Bob's agent asks you to approve these terms" || len([]rune(p.Body)) > maxPushBody {
+		t.Fatalf("push %+v", p)
+	}
+	if len(b) > 1024 {
+		t.Fatalf("push payload of %d bytes", len(b))
+	}
+	m = sample(KindAgreed)
+	if err := json.Unmarshal(Push(m), &p); err != nil || p.URL != m.RoomURL || p.Title != "Agreed" ||
+		!strings.Contains(p.Body, "Meeting time: Wed 14 Oct 2026, 12:00–12:30") {
+		t.Fatalf("agreed push %+v %v", p, err)
+	}
+	if o := OptionsFor(KindRequest); o.Urgency != "high" || o.TTL != 24*time.Hour {
+		t.Fatalf("request push options %+v", o)
+	}
+}
+
+func TestDefaultFrom(t *testing.T) {
+	for base, want := range map[string]string{
+		"https://taasky.example.com":  "Taasky <taasky@taasky.example.com>",
+		"http://127.0.0.1:8080":       "Taasky <taasky@127.0.0.1>",
+		"https://x.example:8443/path": "Taasky <taasky@x.example>",
+	} {
+		if got := DefaultFrom(base); got != want {
+			t.Errorf("DefaultFrom(%q) = %q, want %q", base, got, want)
+		}
+	}
+}

@@ -1,0 +1,135 @@
+// Package notifytest holds real endpoints for tests of notifications: an
+// SMTP server that keeps what it accepts, and a Web Push endpoint that
+// checks the VAPID JWT and decrypts RFC 8291 payloads with the
+// subscription's private key. Both listen on 127.0.0.1.
+package notifytest
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-smtp"
+)
+
+// Mail is one message the SMTP server accepted.
+type Mail struct {
+	From       string
+	To         []string
+	Data       []byte
+	AcceptedAt time.Time
+}
+
+// SMTPServer is an in-process SMTP server (github.com/emersion/go-smtp).
+type SMTPServer struct {
+	Host string
+	Port int
+
+	mu       sync.Mutex
+	mails    []Mail
+	refuse   int // refuse this many more DATA commands with a 451
+	attempts int
+	arrived  chan struct{}
+}
+
+// NewSMTPServer starts a server on 127.0.0.1:0, closed when the test ends.
+func NewSMTPServer(t testing.TB) *SMTPServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &SMTPServer{arrived: make(chan struct{}, 1)}
+	addr := ln.Addr().(*net.TCPAddr)
+	s.Host, s.Port = addr.IP.String(), addr.Port
+	srv := smtp.NewServer(s)
+	srv.Domain = "localhost"
+	srv.AllowInsecureAuth = true
+	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return s
+}
+
+// Refuse makes the server answer the next n messages with "451 try again".
+func (s *SMTPServer) Refuse(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuse = n
+}
+
+// Attempts is how many messages were offered (DATA), accepted or not.
+func (s *SMTPServer) Attempts() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.attempts
+}
+
+// Mails returns the accepted messages so far.
+func (s *SMTPServer) Mails() []Mail {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Mail(nil), s.mails...)
+}
+
+// Wait returns once the server holds at least n messages, or fails the test
+// after timeout.
+func (s *SMTPServer) Wait(t testing.TB, n int, timeout time.Duration) []Mail {
+	t.Helper()
+	deadline := time.After(timeout)
+	for {
+		if m := s.Mails(); len(m) >= n {
+			return m
+		}
+		select {
+		case <-s.arrived:
+		case <-time.After(50 * time.Millisecond):
+		case <-deadline:
+			t.Fatalf("smtp: %d messages after %s, want %d", len(s.Mails()), timeout, n)
+		}
+	}
+}
+
+// NewSession is go-smtp's Backend.
+func (s *SMTPServer) NewSession(*smtp.Conn) (smtp.Session, error) { return &session{srv: s}, nil }
+
+type session struct {
+	srv  *SMTPServer
+	from string
+	to   []string
+}
+
+func (x *session) Reset()        { x.from, x.to = "", nil }
+func (x *session) Logout() error { return nil }
+func (x *session) Mail(from string, _ *smtp.MailOptions) error {
+	x.from = from
+	return nil
+}
+func (x *session) Rcpt(to string, _ *smtp.RcptOptions) error {
+	x.to = append(x.to, to)
+	return nil
+}
+
+func (x *session) Data(r io.Reader) error {
+	var buf bytes.Buffer
+	if _, err := io.Copy(&buf, r); err != nil {
+		return err
+	}
+	s := x.srv
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.attempts++
+	if s.refuse > 0 {
+		s.refuse--
+		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try again later"}
+	}
+	s.mails = append(s.mails, Mail{From: x.from, To: x.to, Data: buf.Bytes(), AcceptedAt: time.Now()})
+	select {
+	case s.arrived <- struct{}{}:
+	default:
+	}
+	return nil
+}

@@ -1,0 +1,144 @@
+package notify
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	webpush "github.com/SherClockHolmes/webpush-go"
+)
+
+// PushPayload is what a push shows: who asks, about what, and the link. It
+// is short (a push is at most 4 KiB encrypted, and a lock screen shows two
+// lines) and holds nothing of the card but field labels and values.
+type PushPayload struct {
+	Title string `json:"title"`
+	Body  string `json:"body"`
+	URL   string `json:"url"`
+	Tag   string `json:"tag"`
+	// Kind lets the service worker choose its actions ("Review" on a
+	// request or reminder).
+	Kind Kind `json:"kind"`
+}
+
+const maxPushBody = 240
+
+// Push renders m as a push payload (JSON).
+func Push(m *Message) []byte {
+	v := m.view()
+	p := PushPayload{Title: v.Heading, URL: v.ActionURL, Tag: fmt.Sprintf("taasky-room-%d", m.RoomID), Kind: m.Kind}
+	agent := "Your agent"
+	if m.Agent != "" {
+		agent = oneLine(m.Agent)
+	}
+	switch m.Kind {
+	case KindRequest:
+		p.Title = agent + " asks you to " + verbs[m.Verdict].ask
+	case KindReminder:
+		p.Title = "Still waiting: " + verbs[m.Verdict].ask
+	case KindTest:
+		p.Tag = "taasky-test"
+	}
+	body := oneLine(m.subjectOf())
+	if m.Them != "" && m.Title != "" {
+		body += " · with " + oneLine(m.Them)
+	}
+	if len(v.Options) == 1 {
+		var parts []string
+		for _, f := range v.Options[0].Fields {
+			if !f.Missing {
+				parts = append(parts, f.Label+": "+f.Text)
+			}
+		}
+		if len(parts) > 0 {
+			body += "\n" + strings.Join(parts, "; ")
+		}
+	} else if len(v.Options) > 1 {
+		body += fmt.Sprintf("\n%d options", len(v.Options))
+	}
+	if m.Kind == KindNoDeal || m.Kind == KindClosed || m.Kind == KindTest {
+		body = v.Intro
+	}
+	p.Title, p.Body = clipText(p.Title, 120), clipText(body, maxPushBody)
+	b, _ := json.Marshal(p)
+	return b
+}
+
+func clipText(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// ErrGone means the push subscription no longer exists (404 or 410): remove it.
+var ErrGone = errors.New("push subscription gone")
+
+// VAPID is the application server's identity for Web Push.
+type VAPID struct {
+	PublicKey  string // base64url
+	PrivateKey string // base64url
+	// Subscriber is the contact a push service may write to: an email
+	// address (mailto: is added) or an https URL.
+	Subscriber string
+}
+
+// Pusher sends Web Push messages.
+type Pusher struct {
+	VAPID  VAPID
+	Client *http.Client // nil: a client with a 15 s timeout
+}
+
+// PushOptions are per message: how long a push service keeps it for an
+// offline device, and how urgently it delivers it.
+type PushOptions struct {
+	TTL     time.Duration
+	Urgency webpush.Urgency
+}
+
+// OptionsFor says how to push a message of kind k: requests are urgent and
+// worth keeping a day (an answer has a deadline); notices are normal.
+func OptionsFor(k Kind) PushOptions {
+	switch k {
+	case KindRequest, KindReminder:
+		return PushOptions{TTL: 24 * time.Hour, Urgency: webpush.UrgencyHigh}
+	case KindTest:
+		return PushOptions{TTL: 10 * time.Minute, Urgency: webpush.UrgencyNormal}
+	}
+	return PushOptions{TTL: 72 * time.Hour, Urgency: webpush.UrgencyNormal}
+}
+
+// Send pushes payload to t. ErrGone: the subscription is gone; a
+// *PermanentError: the push service refuses the request for good; any other
+// error may pass on a retry.
+func (p *Pusher) Send(ctx context.Context, t PushTarget, payload []byte, o PushOptions) error {
+	client := p.Client
+	if client == nil {
+		client = &http.Client{Timeout: 15 * time.Second}
+	}
+	resp, err := webpush.SendNotificationWithContext(ctx, payload,
+		&webpush.Subscription{Endpoint: t.Endpoint, Keys: webpush.Keys{P256dh: t.P256dh, Auth: t.Auth}},
+		&webpush.Options{HTTPClient: client, Subscriber: p.VAPID.Subscriber, TTL: int(o.TTL / time.Second),
+			Urgency: o.Urgency, VAPIDPublicKey: p.VAPID.PublicKey, VAPIDPrivateKey: p.VAPID.PrivateKey})
+	if err != nil {
+		return fmt.Errorf("push: %w", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		return nil
+	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
+		return ErrGone
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+		return fmt.Errorf("push service: %s %s", resp.Status, strings.TrimSpace(string(body)))
+	}
+	return &PermanentError{Err: fmt.Errorf("push service: %s %s", resp.Status, strings.TrimSpace(string(body)))}
+}
