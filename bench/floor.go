@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Rate is a throughput measured over a run.
@@ -71,12 +74,29 @@ func PGBench(ctx context.Context, dsn string, clients int, d time.Duration) (Rat
 	if out, err := exec.CommandContext(ctx, "pgbench", "-i", "-q", "-s", "1", dsn).CombinedOutput(); err != nil {
 		return Rate{}, fmt.Errorf("pgbench -i: %v: %s", err, out)
 	}
-	cpu0 := PostgresCPU()
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		return Rate{}, err
+	}
+	defer pool.Close()
+	// pgbench's backends end with it, so their CPU is read while it runs:
+	// from a second in to a second before its end.
+	secs := max(3, int(d.Seconds()))
+	cmd := exec.CommandContext(ctx, "pgbench", "-N", "-n", "-c", strconv.Itoa(clients), "-j", "2",
+		"-T", strconv.Itoa(secs), dsn)
+	var outBuf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &outBuf, &outBuf
 	start := time.Now()
-	out, err := exec.CommandContext(ctx, "pgbench", "-N", "-n", "-c", strconv.Itoa(clients), "-j", "2",
-		"-T", strconv.Itoa(int(d.Seconds())), dsn).CombinedOutput()
+	if err := cmd.Start(); err != nil {
+		return Rate{}, err
+	}
+	time.Sleep(time.Second)
+	cpu0, t0 := PostgresCPU(ctx, pool), time.Now()
+	time.Sleep(time.Duration(secs-2) * time.Second)
+	cpu, window := PostgresCPU(ctx, pool).Since(cpu0), time.Since(t0)
+	err = cmd.Wait()
 	el := time.Since(start)
-	cpu := PostgresCPU() - cpu0
+	out := outBuf.Bytes()
 	if err != nil {
 		return Rate{}, fmt.Errorf("pgbench: %v: %s", err, out)
 	}
@@ -85,10 +105,9 @@ func PGBench(ctx context.Context, dsn string, clients int, d time.Duration) (Rat
 		return Rate{}, fmt.Errorf("pgbench printed no tps: %s", out)
 	}
 	tps, _ := strconv.ParseFloat(string(m[1]), 64)
-	n := int64(tps * el.Seconds())
-	r := Rate{Calls: n, Elapsed: el, PerSec: tps}
-	if n > 0 {
-		r.ServerMS = float64(cpu.Microseconds()) / 1000 / float64(n)
+	r := Rate{Calls: int64(tps * el.Seconds()), Elapsed: el, PerSec: tps}
+	if inWindow := tps * window.Seconds(); inWindow > 0 {
+		r.ServerMS = float64(cpu.Microseconds()) / 1000 / inWindow
 	}
 	return r, nil
 }

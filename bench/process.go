@@ -12,6 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Process is a server the bench started (this binary, another command).
@@ -118,23 +121,36 @@ func procUsage(pid int) (Usage, error) {
 	return u, nil
 }
 
-// PostgresCPU sums the CPU time of every postgres process on this machine
-// (the server and its backends), to compare work per transaction.
-func PostgresCPU() time.Duration {
-	entries, _ := os.ReadDir("/proc")
+// PGCPU is the CPU time of each PostgreSQL backend serving one database.
+type PGCPU map[int32]time.Duration
+
+// PostgresCPU reads the CPU time of the backends serving the database pool
+// is connected to (other databases' work on a shared server is left out).
+func PostgresCPU(ctx context.Context, pool *pgxpool.Pool) PGCPU {
+	out := PGCPU{}
+	rows, err := pool.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+	if err != nil {
+		return out
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		return out
+	}
+	for _, pid := range pids {
+		if u, err := procUsage(int(pid)); err == nil {
+			out[pid] = u.CPU
+		}
+	}
+	return out
+}
+
+// Since is the CPU the backends spent since an earlier reading: a backend
+// that started meanwhile counts whole; one that ended meanwhile is lost
+// (pooled connections rarely end).
+func (now PGCPU) Since(before PGCPU) time.Duration {
 	var total time.Duration
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-		if err != nil || !strings.HasPrefix(string(comm), "postgres") {
-			continue
-		}
-		if u, err := procUsage(pid); err == nil {
-			total += u.CPU
-		}
+	for pid, cpu := range now {
+		total += cpu - before[pid]
 	}
 	return total
 }

@@ -29,6 +29,7 @@ type Options struct {
 	Counters    int           // counters before the approvals in the other negotiations
 	Echo        bool          // measure the echo floor too
 	SecretKey   string        // the started server's SECRET_KEY
+	PprofAddr   string        // where the started server serves net/http/pprof (empty: nowhere)
 	Out         io.Writer
 }
 
@@ -65,6 +66,8 @@ func Run(ctx context.Context, o Options, scale *ScaleOptions) (*Report, error) {
 			"DATABASE_URL=" + o.DatabaseURL, "BASE_URL=" + base, "LISTEN_ADDR=" + addr,
 			"SECRET_KEY=" + o.SecretKey, "SMTP_URL=smtp://" + sink.Addr,
 			"OIDC_ISSUER=http://127.0.0.1:9", "OIDC_CLIENT_ID=bench", "OIDC_CLIENT_SECRET=bench",
+			// The bench measures capacity: no rate limit, no pause between counters.
+			"MCP_RATE_LIMIT=0", "COUNTER_COOLDOWN=0s", "PPROF_ADDR=" + o.PprofAddr,
 		}, "serve")
 		if err != nil {
 			return nil, err
@@ -87,7 +90,7 @@ func Run(ctx context.Context, o Options, scale *ScaleOptions) (*Report, error) {
 	if server != nil {
 		before, _ = server.Usage()
 	}
-	pg0 := PostgresCPU()
+	pg0 := PostgresCPU(ctx, pool)
 	start := time.Now()
 	stop := start.Add(o.Duration)
 	var wg sync.WaitGroup
@@ -114,7 +117,7 @@ func Run(ctx context.Context, o Options, scale *ScaleOptions) (*Report, error) {
 	}
 	wg.Wait()
 	rep.Elapsed = time.Since(start)
-	rep.PostgresCPU = PostgresCPU() - pg0
+	rep.PostgresCPU = PostgresCPU(ctx, pool).Since(pg0)
 	rep.Moves, rep.Reads, rep.Agreed, rep.Errors, rep.FirstError = moves.Load(), reads.Load(), agreed.Load(), errs.Load(), firstErr
 	if server != nil {
 		after, _ := server.Usage()

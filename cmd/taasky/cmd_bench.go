@@ -37,6 +37,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	counters := cmd.Int("counters", 2, "counters before the approvals in the other negotiations")
 	echo := cmd.Bool("echo", true, "measure the echo floor too")
 	pgbench := cmd.Bool("pgbench", true, "run pgbench -N too (when installed)")
+	pprofAddr := cmd.String("pprof", "", "have the started server serve net/http/pprof here, e.g. 127.0.0.1:6060")
 	scale := cmd.String("scale", "", "also measure the rooms lists in accounts of these sizes, e.g. 1000,100000 (seeds the rooms)")
 	scaleCalls := cmd.Int("scale-calls", 200, "calls measured per list and size")
 	if err := cmd.parse(args); err != nil {
@@ -67,7 +68,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 		secret = hex.EncodeToString(randomBytes(24))
 	}
 	o := bench.Options{URL: *url, DatabaseURL: dsn, SinkAddr: *sinkAddr, Pairs: *pairs, Duration: *duration,
-		SlotsShare: *slots, Counters: *counters, Echo: *echo, SecretKey: secret, Out: stdout}
+		SlotsShare: *slots, Counters: *counters, Echo: *echo, SecretKey: secret, PprofAddr: *pprofAddr, Out: stdout}
 	var so *bench.ScaleOptions
 	if *scale != "" {
 		sizes, err := parseSizes(*scale)

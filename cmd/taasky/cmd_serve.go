@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"context"
 	"io"
 
@@ -33,6 +34,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	log.Info("starting", "web", *web, "worker", *worker, "config", cfg)
 	if *worker && cfg.SMTP == nil {
 		log.Warn("SMTP_URL is not set: mail is kept in the dev outbox, not sent")
+	}
+	if err := startPprof(ctx, getenv("PPROF_ADDR"), log); err != nil {
+		return fmt.Errorf("PPROF_ADDR: %w", err)
 	}
 	srv, err := openServer(ctx, cfg, log, *web, *worker)
 	if err != nil {
