@@ -1,8 +1,8 @@
 package main
 
 import (
-	"fmt"
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/taasky/taasky/app"
