@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/taasky/taasky/app"
@@ -26,10 +27,13 @@ func loadConfig(getenv func(string) string, role app.Role) (app.Config, error) {
 // brings its schema up to date. Every command that touches the database
 // migrates first, so a fresh database just works (Up is cheap when there is
 // nothing to do, and safe when several processes start at once).
-func openDatabase(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
+func openDatabase(ctx context.Context, dsn string, tracer ...pgx.QueryTracer) (*pgxpool.Pool, error) {
 	pc, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	if len(tracer) > 0 {
+		pc.ConnConfig.Tracer = tracer[0]
 	}
 	if !strings.Contains(dsn, "pool_max_conns") {
 		// pgxpool's default (4 on a 2-core machine) is short for web

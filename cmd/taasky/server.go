@@ -24,7 +24,8 @@ type server struct {
 
 // openServer opens (and migrates) the database and builds the River client.
 func openServer(ctx context.Context, cfg app.Config, log *slog.Logger, web, worker bool) (*server, error) {
-	pool, err := openDatabase(ctx, cfg.DatabaseURL)
+	m := newMetrics()
+	pool, err := openDatabase(ctx, cfg.DatabaseURL, m)
 	if err != nil {
 		return nil, err
 	}
@@ -34,6 +35,7 @@ func openServer(ctx context.Context, cfg app.Config, log *slog.Logger, web, work
 		pool:     pool,
 		accounts: app.NewAccounts(pool),
 		health:   &health{pool: pool, log: log},
+		metrics:  m,
 		closer:   &jobs.CloseDueWorker{},
 		notify:   newNotifier(cfg, log),
 	}

@@ -23,9 +23,10 @@ type deps struct {
 	accounts *app.Accounts
 	// river inserts jobs (InsertTx, in the caller's transaction) in every
 	// role; it works them only in the worker role.
-	river  *river.Client[pgx.Tx]
-	rooms  *app.Rooms
-	health *health
+	river   *river.Client[pgx.Tx]
+	rooms   *app.Rooms
+	metrics *metrics
+	health  *health
 	// closer is the room-closing worker; its service is set once the River
 	// client it needs exists (the service inserts jobs, the worker runs them).
 	closer *jobs.CloseDueWorker
@@ -48,6 +49,9 @@ func newApp(ctx context.Context, d deps) (*fiber.App, error) {
 	})
 	a.Get("/healthz", d.health.live)
 	a.Get("/readyz", d.health.ready)
+	if d.metrics != nil {
+		d.metrics.mount(a)
+	}
 	mountMCP(a, d)
 	if err := mountDashboard(ctx, a, d); err != nil {
 		return nil, err

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// metrics is what /metrics exports: the Go runtime and process (memory,
+// GC, CPU), the pool, and the database statements the process sent (for
+// statements per move, with the moves counted by the bench).
+type metrics struct {
+	registry   *prometheus.Registry
+	statements atomic.Int64
+}
+
+func newMetrics() *metrics {
+	m := &metrics{registry: prometheus.NewRegistry()}
+	m.registry.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "taasky_db_statements_total",
+			Help: "SQL statements sent to PostgreSQL by this process."},
+			func() float64 { return float64(m.statements.Load()) }),
+	)
+	return m
+}
+
+// TraceQueryStart counts a statement (pgx.QueryTracer).
+func (m *metrics) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	m.statements.Add(1)
+	return ctx
+}
+
+// TraceQueryEnd is the other half of pgx.QueryTracer.
+func (m *metrics) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// mount serves /metrics in Prometheus's text format.
+func (m *metrics) mount(a *fiber.App) {
+	a.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})))
+}

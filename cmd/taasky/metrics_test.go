@@ -1,0 +1,26 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/taasky/taasky/internal/pgtest"
+)
+
+// TestMetrics: /metrics exports the runtime and the statements sent.
+func TestMetrics(t *testing.T) {
+	t.Parallel()
+	p := start(t, env{
+		"DATABASE_URL": pgtest.NewDSN(t), "BASE_URL": "http://127.0.0.1", "LISTEN_ADDR": "127.0.0.1:0",
+		"SECRET_KEY": testSecret, "OIDC_ISSUER": "http://127.0.0.1:9", "OIDC_CLIENT_ID": "taasky", "OIDC_CLIENT_SECRET": "secret",
+	}, "serve")
+	status, body := get(t, "http://"+p.addr+"/metrics")
+	for _, want := range []string{"taasky_db_statements_total ", "go_memstats_alloc_bytes_total", "process_cpu_seconds_total"} {
+		if status != 200 || !strings.Contains(body, want) {
+			t.Errorf("/metrics: %d, no %s", status, want)
+		}
+	}
+	if err := p.stop(); err != nil {
+		t.Fatal(err)
+	}
+}
