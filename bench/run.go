@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"regexp"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,6 +44,7 @@ type Report struct {
 	Latency              *Latencies
 	Server               Usage // CPU spent and peak RSS of the started server
 	PostgresCPU          time.Duration
+	Statements           float64 // sent by the server during the run (its /metrics)
 	Echo, PGBench        *Rate
 }
 
@@ -91,6 +94,7 @@ func Run(ctx context.Context, o Options, scale *ScaleOptions) (*Report, error) {
 		before, _ = server.Usage()
 	}
 	pg0 := PostgresCPU(ctx, pool)
+	st0 := statements(base)
 	start := time.Now()
 	stop := start.Add(o.Duration)
 	var wg sync.WaitGroup
@@ -118,6 +122,7 @@ func Run(ctx context.Context, o Options, scale *ScaleOptions) (*Report, error) {
 	wg.Wait()
 	rep.Elapsed = time.Since(start)
 	rep.PostgresCPU = PostgresCPU(ctx, pool).Since(pg0)
+	rep.Statements = statements(base) - st0
 	rep.Moves, rep.Reads, rep.Agreed, rep.Errors, rep.FirstError = moves.Load(), reads.Load(), agreed.Load(), errs.Load(), firstErr
 	if server != nil {
 		after, _ := server.Usage()
@@ -228,7 +233,10 @@ func (r *Report) Print(w io.Writer, o Options) {
 		fmt.Fprintf(w, "  server CPU: %.2f ms per call (moves and reads), peak RSS %d MiB\n", float64(r.Server.CPU.Microseconds())/1000/float64(calls), r.Server.RSSKiB/1024)
 	}
 	if r.Moves > 0 {
-		fmt.Fprintf(w, "  PostgreSQL CPU: %.3f ms per move\n", float64(r.PostgresCPU.Microseconds())/1000/float64(r.Moves))
+		fmt.Fprintf(w, "  PostgreSQL CPU: %.3f ms per move (all the database's work: reads, jobs and mail included)\n", float64(r.PostgresCPU.Microseconds())/1000/float64(r.Moves))
+		if r.Statements > 0 {
+			fmt.Fprintf(w, "  statements: %.1f per move (everything the server sent, reads and jobs included)\n", r.Statements/float64(r.Moves))
+		}
 	}
 	mcpCalls := float64(calls-countOf(sums, "onetap_post")-countOf(sums, "onetap_get")) / sec
 	if e := r.Echo; e != nil {
@@ -247,3 +255,22 @@ func (r *Report) Print(w io.Writer, o Options) {
 }
 
 func countOf(s map[string]Summary, name string) int64 { return int64(s[name].N) }
+
+var statementsLine = regexp.MustCompile(`(?m)^taasky_db_statements_total ([0-9.e+]+)$`)
+
+// statements reads the server's count of SQL statements sent (0 if it
+// exports none).
+func statements(base string) float64 {
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	m := statementsLine.FindSubmatch(b)
+	if m == nil {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(string(m[1]), 64)
+	return v
+}
