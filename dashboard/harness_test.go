@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/taasky/taasky/internal/fiberhttp"
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/dashboard/devoidc"
@@ -77,7 +77,7 @@ func setup(t *testing.T) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.app.All("/dev-oidc/*", adaptor.HTTPHandler(h))
+	b.app.All("/dev-oidc/*", fiberhttp.Handler(h))
 	hub := NewHub(rooms.RoomAccounts, log)
 	go app.ListenRoomChanges(ctx, pool.Config().ConnConfig.Copy(), hub.Publish, log)
 	b.dash, err = New(ctx, Config{BaseURL: base, SessionKey: bytes.Repeat([]byte{5}, 32), Rooms: rooms, Accounts: b.accounts,

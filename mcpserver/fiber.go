@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/middleware/adaptor"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/fiberhttp"
 )
 
 // Authenticator finds the agent an API key belongs to (app.Accounts).
@@ -20,7 +20,7 @@ type Authenticator interface {
 // revoked key, it gets 401 with a WWW-Authenticate header; a key of another
 // account gets 404, as an account the key cannot see does not exist for it.
 func (s *Server) Mount(r fiber.Router, auth Authenticator) {
-	mcpHandler := adaptor.HTTPHandler(s.handler)
+	mcpHandler := fiberhttp.Handler(s.handler)
 	r.All("/mcp/:account", func(c *fiber.Ctx) error {
 		const realm = `Bearer realm="taasky"`
 		header := c.Get(fiber.HeaderAuthorization)

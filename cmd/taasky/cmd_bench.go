@@ -15,7 +15,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/taasky/taasky/internal/fiberhttp"
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/bench"
@@ -125,7 +125,7 @@ func runBenchEcho(ctx context.Context, getenv func(string) string) error {
 	web := fiber.New(fiber.Config{AppName: "taasky", DisableStartupMessage: true})
 	web.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok\n") })
 	echo := mcpserver.NewEcho()
-	web.All("/mcp/echo", adaptor.HTTPHandler(http.HandlerFunc(echo.ServeEcho)))
+	web.All("/mcp/echo", fiberhttp.Handler(http.HandlerFunc(echo.ServeEcho)))
 	go func() {
 		<-ctx.Done()
 		_ = web.ShutdownWithTimeout(5 * time.Second)

@@ -5,11 +5,11 @@ import (
 	"sync/atomic"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/taasky/taasky/internal/fiberhttp"
 )
 
 // metrics is what /metrics exports: the Go runtime and process (memory,
@@ -43,5 +43,5 @@ func (m *metrics) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndDat
 
 // mount serves /metrics in Prometheus's text format.
 func (m *metrics) mount(a *fiber.App) {
-	a.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})))
+	a.Get("/metrics", fiberhttp.Handler(promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})))
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/base64"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/taasky/taasky/internal/fiberhttp"
 
 	"github.com/taasky/taasky/dashboard"
 	"github.com/taasky/taasky/dashboard/devoidc"
@@ -34,7 +34,7 @@ func mountDevIssuer(a *fiber.App, d deps) (dashboard.OIDC, error) {
 	if err != nil {
 		return dashboard.OIDC{}, err
 	}
-	a.All(devIssuerPath+"/*", adaptor.HTTPHandler(h))
+	a.All(devIssuerPath+"/*", fiberhttp.Handler(h))
 	d.log.Info("embedded OIDC issuer (dev only)", "issuer", issuer)
 	return dashboard.OIDC{Issuer: issuer, ClientID: "taasky-dashboard", ClientSecret: secret}, nil
 }
