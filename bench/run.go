@@ -46,6 +46,7 @@ type Report struct {
 	PostgresCPU          time.Duration
 	Statements           float64 // sent by the server during the run (its /metrics)
 	Echo, PGBench        *Rate
+	EchoDefault          *Rate // go-sdk's echo with default settings, for the floor's gain
 }
 
 // Run starts what is needed, runs the pairs for the duration, and measures
@@ -133,8 +134,11 @@ func Run(ctx context.Context, o Options, scale *ScaleOptions) (*Report, error) {
 		p.B.Close()
 	}
 	if o.Echo {
-		if rep.Echo, err = runEcho(ctx, o, tr); err != nil {
+		if rep.Echo, err = runEcho(ctx, o, tr, "bench-echo"); err != nil {
 			fmt.Fprintf(o.Out, "echo floor: %v\n", err)
+		}
+		if rep.EchoDefault, err = runEcho(ctx, o, tr, "bench-echo-default", "GOGC=100"); err != nil {
+			fmt.Fprintf(o.Out, "default echo: %v\n", err)
 		}
 	}
 	if o.PGBenchURL != "" {
@@ -155,12 +159,12 @@ func Run(ctx context.Context, o Options, scale *ScaleOptions) (*Report, error) {
 	return rep, nil
 }
 
-func runEcho(ctx context.Context, o Options, tr http.RoundTripper) (*Rate, error) {
+func runEcho(ctx context.Context, o Options, tr http.RoundTripper, command string, env ...string) (*Rate, error) {
 	addr, err := FreeAddr()
 	if err != nil {
 		return nil, err
 	}
-	p, err := Start(ctx, addr, "/healthz", []string{"LISTEN_ADDR=" + addr}, "bench-echo")
+	p, err := Start(ctx, addr, "/healthz", append(env, "LISTEN_ADDR="+addr), command)
 	if err != nil {
 		return nil, err
 	}
@@ -241,6 +245,10 @@ func (r *Report) Print(w io.Writer, o Options) {
 	mcpCalls := float64(calls-countOf(sums, "onetap_post")-countOf(sums, "onetap_get")) / sec
 	if e := r.Echo; e != nil {
 		fmt.Fprintf(w, "echo floor: %.0f calls/s at %d clients, p50 %s, server CPU %.2f ms per call\n", e.PerSec, 2*o.Pairs, round(e.Latency.P50), e.ServerMS)
+		if d := r.EchoDefault; d != nil && d.PerSec > 0 {
+			fmt.Fprintf(w, "  go-sdk's echo, default settings: %.0f calls/s, p50 %s, server CPU %.2f ms per call; Taasky's floor ÷ it = %.2f\n",
+				d.PerSec, round(d.Latency.P50), d.ServerMS, e.PerSec/d.PerSec)
+		}
 		fmt.Fprintf(w, "  ratio: MCP calls/s ÷ echo calls/s = %.2f; moves/s ÷ echo = %.2f\n", mcpCalls/e.PerSec, float64(r.Moves)/sec/e.PerSec)
 		if rd := sums["negotiation_read"]; rd.N > 0 && e.Latency.P50 > 0 {
 			fmt.Fprintf(w, "  ratio: negotiation_read p50 ÷ echo p50 = %.2f\n", float64(rd.P50)/float64(e.Latency.P50))

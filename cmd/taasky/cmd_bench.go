@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
@@ -110,6 +112,38 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	if rep.Errors > 0 {
 		return fmt.Errorf("%d negotiations failed; the first: %v", rep.Errors, rep.FirstError)
+	}
+	return nil
+}
+
+// runBenchEchoDefault is the hidden `taasky bench-echo-default`: the echo
+// as go-sdk's documentation builds it (a typed tool, net/http), run with
+// default runtime settings (the bench sets GOGC=100): the baseline that
+// Taasky's own floor is compared with.
+func runBenchEchoDefault(ctx context.Context, getenv func(string) string) error {
+	addr := getenv("LISTEN_ADDR")
+	if addr == "" {
+		return usageError{"bench-echo-default: LISTEN_ADDR is required"}
+	}
+	type echoArgs struct {
+		RoomToken string `json:"room_token"`
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: "Returns its arguments."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in echoArgs) (*mcp.CallToolResult, echoArgs, error) {
+			return nil, in, nil
+		})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
+	mux.Handle("/mcp/echo", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+		return err
 	}
 	return nil
 }

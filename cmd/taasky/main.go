@@ -91,6 +91,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return runBench(ctx, rest, getenv, stdout)
 	case "bench-echo":
 		return runBenchEcho(ctx, getenv)
+	case "bench-echo-default":
+		return runBenchEchoDefault(ctx, getenv)
 	case "help", "-h", "-help", "--help":
 		_, err := io.WriteString(stdout, usage)
 		return err
