@@ -29,6 +29,7 @@ type Rooms struct {
 	baseURL  string
 	now      func() time.Time
 	zones    sync.Map // time zone name → *time.Location
+	schemas  negotiation.SchemaCache
 }
 
 // RoomsConfig wires a Rooms.

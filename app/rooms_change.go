@@ -33,7 +33,7 @@ func (s *Rooms) restore(row *roomRow) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	room, err := negotiation.Restore([]byte(row.Snapshot), limits)
+	room, err := negotiation.RestoreWith(&s.schemas, []byte(row.Snapshot), limits)
 	if err != nil {
 		return nil, fmt.Errorf("room %d: %w", row.ID, err)
 	}

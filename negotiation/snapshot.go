@@ -67,6 +67,11 @@ func (r *Room) Snapshot() []byte {
 
 // Restore rebuilds a room from its Snapshot and each side's limits.
 func Restore(snapshot []byte, limits [2][]byte) (*Room, error) {
+	return RestoreWith(nil, snapshot, limits)
+}
+
+// RestoreWith is Restore taking the schemas from cache (nil: parse them).
+func RestoreWith(cache *SchemaCache, snapshot []byte, limits [2][]byte) (*Room, error) {
 	var j roomJSON
 	if err := json.Unmarshal(snapshot, &j); err != nil {
 		return nil, fmt.Errorf("restore room: %w", err)
@@ -78,7 +83,7 @@ func Restore(snapshot []byte, limits [2][]byte) (*Room, error) {
 		if raw == nil || string(raw) == "null" {
 			continue
 		}
-		s, _, err := ParseSchema(raw)
+		s, err := cache.Parse(raw)
 		if err != nil {
 			return nil, fmt.Errorf("restore room: schema %d: %w", i, err)
 		}
