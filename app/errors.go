@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"net/http"
 )
 
 // ErrorCode says what kind of failure an *Error is, so that adapters can map
@@ -60,4 +61,19 @@ func ErrorMessageOf(err error) string {
 		return e.Message
 	}
 	return "internal error"
+}
+
+// HTTPStatus is the one mapping of error codes to HTTP statuses.
+func (c ErrorCode) HTTPStatus() int {
+	switch c {
+	case ErrInvalid:
+		return http.StatusBadRequest
+	case ErrNotFound:
+		return http.StatusNotFound
+	case ErrConflict:
+		return http.StatusConflict
+	case ErrUnauthorized:
+		return http.StatusUnauthorized
+	}
+	return http.StatusInternalServerError
 }

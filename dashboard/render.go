@@ -97,16 +97,11 @@ func (d *Dashboard) fail(c *fiber.Ctx, err error) error {
 	return d.showError(c, statusOf(code), app.ErrorMessageOf(err))
 }
 
+// statusOf is app.ErrorCode.HTTPStatus, except that a signed-in person who
+// may not do something is forbidden (403), not unidentified (401).
 func statusOf(code app.ErrorCode) int {
-	switch code {
-	case app.ErrInvalid:
-		return fiber.StatusBadRequest
-	case app.ErrNotFound:
-		return fiber.StatusNotFound
-	case app.ErrConflict:
-		return fiber.StatusConflict
-	case app.ErrUnauthorized:
+	if code == app.ErrUnauthorized {
 		return fiber.StatusForbidden
 	}
-	return fiber.StatusInternalServerError
+	return code.HTTPStatus()
 }

@@ -9,20 +9,8 @@ import (
 	"github.com/taasky/taasky/app"
 )
 
-// httpStatus is the one mapping of app error codes to HTTP statuses.
-func httpStatus(code app.ErrorCode) int {
-	switch code {
-	case app.ErrInvalid:
-		return fiber.StatusBadRequest
-	case app.ErrNotFound:
-		return fiber.StatusNotFound
-	case app.ErrConflict:
-		return fiber.StatusConflict
-	case app.ErrUnauthorized:
-		return fiber.StatusUnauthorized
-	}
-	return fiber.StatusInternalServerError
-}
+// httpStatus maps app error codes to HTTP statuses (app.ErrorCode.HTTPStatus).
+func httpStatus(code app.ErrorCode) int { return code.HTTPStatus() }
 
 // errorHandler answers an error returned by a handler: Fiber's own errors
 // (404 for an unknown route…) as they are, *app.Error with its code and
