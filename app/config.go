@@ -43,10 +43,14 @@ type Config struct {
 	ListenAddr string
 	// SMTP is nil when SMTP_URL is unset: mail goes to the dev outbox.
 	SMTP *SMTPConfig
+	Mail MailConfig // SMTP_FROM: set by LoadMail (config_mail.go)
 	// OIDC is zero when OIDC_ISSUER is unset (allowed in dev only).
 	OIDC OIDCConfig
 	// VAPID is nil when the VAPID keys are unset: Web Push is off.
 	VAPID *VAPIDKeys
+	// Abuse is the rate limit per agent key and the pace of rooms
+	// (config_abuse.go).
+	Abuse AbuseConfig
 
 	secretKey string
 }
@@ -171,6 +175,8 @@ func LoadConfig(getenv func(string) string, role Role) (Config, error) {
 	if pub != "" && priv != "" {
 		c.VAPID = &VAPIDKeys{PublicKey: pub, PrivateKey: priv}
 	}
+
+	c.Abuse = loadAbuse(env, bad)
 
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, err

@@ -66,6 +66,8 @@ func setupNotifyWith(t testing.TB, fast bool) *notifyBundle {
 	river.AddWorker(workers, &jobs.PushWorker{Deliveries: svc, Pusher: &notify.Pusher{
 		VAPID: notify.VAPID{PublicKey: pub, PrivateKey: priv, Subscriber: "taasky@example.test"}}})
 	river.AddWorker(workers, &jobs.RemindWorker{Deliveries: svc})
+	river.AddWorker(workers, &jobs.InviteWorker{Invitations: svc, From: "Taasky <taasky@example.test>",
+		Mailer: notify.NewSMTP(notify.SMTPConfig{Host: nb.smtp.Host, Port: nb.smtp.Port, Timeout: 5 * time.Second})})
 	cfg := &river.Config{
 		Workers: workers, Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 20}},
 		FetchOnlyKnownKinds: true, // the rooms' close jobs are not worked here
@@ -301,12 +303,16 @@ func TestRequestByEmailAndPushThenOneTap(t *testing.T) {
 		}
 	}
 
-	// The delivery log says what went where.
-	logB := nb.log(t, "beta@example.test")
+	// The delivery log says what went where (a worker records a send just
+	// after the server accepted it: wait for the last ones).
+	var logB []Delivery
 	sent := map[string]int{}
-	for _, d := range logB {
-		if d.Status == jobs.StatusSent {
-			sent[string(d.Channel)+"/"+string(d.Topic)]++
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end) && (sent["push/agreed"] == 0 || sent["email/agreed"] == 0); time.Sleep(20 * time.Millisecond) {
+		logB, sent = nb.log(t, "beta@example.test"), map[string]int{}
+		for _, d := range logB {
+			if d.Status == jobs.StatusSent {
+				sent[string(d.Channel)+"/"+string(d.Topic)]++
+			}
 		}
 	}
 	if sent["email/request"] != 1 || sent["push/request"] != 1 || sent["email/agreed"] != 1 || sent["push/agreed"] != 1 {

@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -15,10 +17,10 @@ import (
 type Delivery struct {
 	JobID          int64
 	Channel        jobs.Channel // email, push
-	Topic          jobs.Topic   // request, reminder, agreed, closed, no_deal, test
+	Topic          jobs.Topic   // request, reminder, agreed, closed, no_deal, test, invite
 	RoomID         int64        // 0 for a test push
 	ConfirmationID string
-	Recipient      string      // the address, or the push service's host
+	Recipient      string      // the address (an invitation's: the invitee's), or the push service's host
 	Status         jobs.Status // queued, sent, retrying, failed, skipped, gone
 	Attempts       int
 	Error          string // the last error, or why it was skipped
@@ -46,12 +48,53 @@ func (n *Notifications) DeliveryLog(ctx context.Context, userID int64, limit int
 	if err != nil {
 		return nil, fmt.Errorf("delivery log: %w", err)
 	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (Delivery, error) {
-		var d Delivery
-		err := row.Scan(&d.JobID, &d.Channel, &d.Topic, &d.RoomID, &d.ConfirmationID, &d.Recipient, &d.Status,
-			&d.Attempts, &d.Error, &d.CreatedAt, &d.UpdatedAt)
-		return d, err
-	})
+	return pgx.CollectRows(rows, scanDelivery)
+}
+
+// DeliveryLogPage returns a page of the user's delivery log, newest first:
+// at most limit lines (1 to MaxDeliveryLog), after cursor ("" for the
+// newest), and the cursor of the next page ("" when this is the last). The
+// cursor is the last line's (created_at, job_id), so lines created at the
+// same moment are neither skipped nor repeated.
+func (n *Notifications) DeliveryLogPage(ctx context.Context, userID int64, limit int, cursor string) ([]Delivery, string, error) {
+	if limit <= 0 || limit > MaxDeliveryLog {
+		limit = MaxDeliveryLog
+	}
+	at, job := time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), int64(0)
+	if cursor != "" {
+		ns, id, ok := strings.Cut(cursor, ".")
+		nanos, err1 := strconv.ParseInt(ns, 10, 64)
+		j, err2 := strconv.ParseInt(id, 10, 64)
+		if !ok || err1 != nil || err2 != nil {
+			return nil, "", Errorf(ErrInvalid, "cursor: not a page of the delivery log")
+		}
+		at, job = time.Unix(0, nanos).UTC(), j
+	}
+	rows, err := n.pool.Query(ctx, `SELECT job_id, channel, topic, coalesce(room_id, 0), coalesce(confirmation_id, ''),
+			recipient, status, attempts, coalesce(error, ''), created_at, updated_at
+		FROM notification_deliveries WHERE user_id = $1 AND (created_at, job_id) < ($2, $3)
+		ORDER BY created_at DESC, job_id DESC LIMIT $4`, userID, at, job, limit+1)
+	if err != nil {
+		return nil, "", fmt.Errorf("delivery log: %w", err)
+	}
+	page, err := pgx.CollectRows(rows, scanDelivery)
+	if err != nil {
+		return nil, "", fmt.Errorf("delivery log: %w", err)
+	}
+	next := ""
+	if len(page) > limit {
+		page = page[:limit]
+		last := page[limit-1]
+		next = strconv.FormatInt(last.CreatedAt.UnixNano(), 10) + "." + strconv.FormatInt(last.JobID, 10)
+	}
+	return page, next, nil
+}
+
+func scanDelivery(row pgx.CollectableRow) (Delivery, error) {
+	var d Delivery
+	err := row.Scan(&d.JobID, &d.Channel, &d.Topic, &d.RoomID, &d.ConfirmationID, &d.Recipient, &d.Status,
+		&d.Attempts, &d.Error, &d.CreatedAt, &d.UpdatedAt)
+	return d, err
 }
 
 // Record writes an attempt's outcome (jobs.Deliveries). A gone push

@@ -96,15 +96,30 @@ func (n *Notifications) UnsubscribeURL(userID int64) string {
 	return n.baseURL + "/unsubscribe/" + n.unsubscribeToken(userID)
 }
 
+// UnsubscribeTokenValid reports whether token is a List-Unsubscribe token
+// of this server (for the page that shows the button), changing nothing.
+func (n *Notifications) UnsubscribeTokenValid(token string) bool {
+	_, ok := n.unsubscribeUser(token)
+	return ok
+}
+
+// unsubscribeUser is the user a List-Unsubscribe token names, if it is one.
+func (n *Notifications) unsubscribeUser(token string) (int64, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(token, unsubPrefix))
+	if !strings.HasPrefix(token, unsubPrefix) || err != nil || len(b) != 24 || !hmac.Equal(b[8:], n.unsubMAC(b[:8])) {
+		return 0, false
+	}
+	return int64(binary.BigEndian.Uint64(b[:8])), true
+}
+
 // UnsubscribeNotices turns off the email notices of the user a
 // List-Unsubscribe token names, and returns their address. Requests for a
 // confirmation are still sent.
 func (n *Notifications) UnsubscribeNotices(ctx context.Context, token string) (string, error) {
-	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(token, unsubPrefix))
-	if !strings.HasPrefix(token, unsubPrefix) || err != nil || len(b) != 24 || !hmac.Equal(b[8:], n.unsubMAC(b[:8])) {
+	userID, ok := n.unsubscribeUser(token)
+	if !ok {
 		return "", Errorf(ErrNotFound, "this link is not valid")
 	}
-	userID := int64(binary.BigEndian.Uint64(b[:8]))
 	p, err := n.Prefs(ctx, userID)
 	if err != nil {
 		return "", err

@@ -28,6 +28,7 @@ type Rooms struct {
 	tokenKey []byte
 	baseURL  string
 	now      func() time.Time
+	pace     negotiation.Pace
 	zones    sync.Map // time zone name → *time.Location
 	schemas  negotiation.SchemaCache
 }
@@ -40,6 +41,9 @@ type RoomsConfig struct {
 	TokenKey  []byte                // HMAC key room tokens are derived with
 	BaseURL   string
 	Now       func() time.Time // nil: time.Now
+	// Pace caps rounds and spaces one side's counters (the zero Pace: no
+	// limits). It is policy, not protocol: Replay does not apply it.
+	Pace negotiation.Pace
 }
 
 // NewRooms builds the service.
@@ -58,7 +62,7 @@ func NewRooms(c RoomsConfig) (*Rooms, error) {
 	if len(c.TokenKey) < 32 {
 		return nil, errors.New("token key: at least 32 bytes")
 	}
-	return &Rooms{pool: c.Pool, river: c.River, limits: aead, tokenKey: c.TokenKey, baseURL: c.BaseURL, now: c.Now}, nil
+	return &Rooms{pool: c.Pool, river: c.River, limits: aead, tokenKey: c.TokenKey, baseURL: c.BaseURL, now: c.Now, pace: c.Pace}, nil
 }
 
 // fromProtocol turns the protocol's refusals into service errors, which
@@ -73,6 +77,12 @@ func fromProtocol(err error) error {
 	}
 	return err
 }
+
+// readOnly is how a read runs: one snapshot for all its statements
+// (REPEATABLE READ), so a view never mixes a room before a move with the
+// log after it. Read-only transactions at this level never fail to
+// serialize.
+var readOnly = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
 
 // inTx runs fn in one transaction.
 func (s *Rooms) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -78,6 +79,9 @@ func (s *Rooms) Propose(ctx context.Context, agent Agent, roomToken string, in M
 			}
 			return fromProtocol(err)
 		}
+		if err := s.checkPace(ctx, tx, st, in.Verdict, ev.At); err != nil {
+			return err
+		}
 		if err := s.commit(ctx, tx, st.loaded, change{next: next, events: []negotiation.Event{ev}, fingerprint: fp}); err != nil {
 			return err
 		}
@@ -85,6 +89,23 @@ func (s *Rooms) Propose(ctx context.Context, agent Agent, roomToken string, in M
 		return err
 	})
 	return view, err
+}
+
+// checkPace refuses a move the service's pace does not allow (a round cap,
+// a cool-down between the side's counters). It runs after the protocol
+// accepted the move, so a retried move is still answered, not refused.
+func (s *Rooms) checkPace(ctx context.Context, tx pgx.Tx, st seat, v negotiation.Verdict, at time.Time) error {
+	if s.pace == (negotiation.Pace{}) {
+		return nil
+	}
+	var last time.Time
+	if v == negotiation.VerdictCounter && s.pace.Cooldown > 0 {
+		var err error
+		if last, err = lastTabledAt(ctx, tx, st.row.ID, st.side); err != nil {
+			return err
+		}
+	}
+	return fromProtocol(s.pace.Check(st.room, st.side, v, last, at))
 }
 
 // retriedPropose reports whether in repeats the side's latest move: the

@@ -69,7 +69,7 @@ func selectOneTap(ctx context.Context, q querier, token string, lock bool) (*one
 // OneTapCard reads what a one-tap link shows. It changes nothing.
 func (s *Rooms) OneTapCard(ctx context.Context, token string) (*OneTap, error) {
 	var out *OneTap
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	err := pgx.BeginTxFunc(ctx, s.pool, readOnly, func(tx pgx.Tx) error {
 		ot, err := selectOneTap(ctx, tx, token, false)
 		if err != nil {
 			return err

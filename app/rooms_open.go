@@ -22,6 +22,9 @@ type OpenInput struct {
 	Preapprove bool
 	Title      string
 	Deadline   *time.Time
+	// InviteEmail, if set, is emailed the invitation (who invites, the
+	// title, the link, the deadline), by a job inserted with the room.
+	InviteEmail string
 }
 
 // OpenResult answers an open: the opener's room token and the invitation.
@@ -36,14 +39,28 @@ type OpenResult struct {
 const maxTitle = 120
 
 // Open creates a room for the agent's account, with its opening terms if
-// any, and schedules the invitation's expiry and the deadline's lapse.
+// any, schedules the invitation's expiry and the deadline's lapse, and, if
+// asked, the invitation's email.
 func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResult, error) {
 	var title *string
 	if in.Title != "" {
 		if n := utf8.RuneCountInString(in.Title); n > maxTitle || strings.TrimSpace(in.Title) == "" || !utf8.ValidString(in.Title) {
 			return nil, Errorf(ErrInvalid, "title: 1 to %d characters of text", maxTitle)
 		}
+		if !negotiation.ReadableLine(in.Title) {
+			return nil, Errorf(ErrInvalid, "title: one line of readable text, without control characters or direction overrides")
+		}
+		if why := negotiation.Deceptive(in.Title); why != "" {
+			return nil, Errorf(ErrInvalid, "title: %s", why)
+		}
 		title = &in.Title
+	}
+	inviteEmail := ""
+	if in.InviteEmail != "" {
+		var err error
+		if inviteEmail, err = normalizeEmail("invite_email", in.InviteEmail); err != nil {
+			return nil, err
+		}
 	}
 	now := s.now()
 	room, events, warnings, err := negotiation.Open(negotiation.OpenRequest{
@@ -76,6 +93,11 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 		}
 		if err := s.commit(ctx, tx, ld, change{next: room, events: events}); err != nil {
 			return err
+		}
+		if inviteEmail != "" {
+			if err := s.enqueueInvite(ctx, tx, id, agent.OwnerUserID, inviteEmail, code); err != nil {
+				return err
+			}
 		}
 		res.View, err = s.view(ctx, tx, ld, negotiation.SideA)
 		return err
@@ -125,6 +147,11 @@ func (s *Rooms) Join(ctx context.Context, agent Agent, in JoinInput) (*JoinResul
 		next, ev, err := ld.room.Join(in.Schema, in.Limits, now)
 		if err != nil {
 			return fromProtocol(err)
+		}
+		if len(in.Schema) > 0 {
+			if err := next.Party(negotiation.SideB).Schema.CheckDeceptive(); err != nil {
+				return fromProtocol(err)
+			}
 		}
 		b := next.Party(negotiation.SideB)
 		p := &partyRow{Side: negotiation.SideB, AccountID: &agent.AccountID, AgentID: &agent.ID,

@@ -15,7 +15,7 @@ func (s *Rooms) Read(ctx context.Context, agent Agent, roomToken string) (*View,
 		return nil, Errorf(ErrInvalid, "room_token: required")
 	}
 	var v *View
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	err := pgx.BeginTxFunc(ctx, s.pool, readOnly, func(tx pgx.Tx) error {
 		row, side, err := selectSeat(ctx, tx, secretHash(roomToken), agent.AccountID, false)
 		if err != nil {
 			return err

@@ -27,6 +27,9 @@ type View struct {
 	NoDealPossible      []string                 `json:"no_deal_possible"`
 	PendingConfirmation *ConfirmationView        `json:"pending_confirmation,omitempty"`
 	Next                negotiation.Next         `json:"next"`
+	// NextCounterAt is when this side may counter again, while the
+	// service's cool-down between counters holds it back.
+	NextCounterAt string `json:"next_counter_at,omitempty"`
 	// Card is the terms on the table as this side's human sees them (their
 	// labels, their time zone), for the adapters to render.
 	Card     *negotiation.Card `json:"-"`
@@ -107,6 +110,13 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 		return nil, err
 	}
 	v.Rounds = roundsOf(events, side)
+	if s.pace != (negotiation.Pace{}) {
+		var at *time.Time
+		v.Next, at = s.pace.Next(r, side, negotiation.LastTabled(events, side), s.now())
+		if at != nil {
+			v.NextCounterAt = at.UTC().Format(timeLayout)
+		}
+	}
 	var theirs *negotiation.Schema
 	if p := r.Party(side.Other()); p.Schema != nil {
 		theirs = p.Schema

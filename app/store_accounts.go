@@ -124,3 +124,18 @@ func updateUserTimeZone(ctx context.Context, q querier, userID int64, tz string)
 	}
 	return err
 }
+
+// selectIsOperator reports whether any of the user's memberships is
+// flagged operator.
+func selectIsOperator(ctx context.Context, q querier, userID int64) (bool, error) {
+	var ok bool
+	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM memberships WHERE user_id = $1 AND operator)`, userID).Scan(&ok)
+	return ok, err
+}
+
+// updateOperator flags (or unflags) one membership; false when there is
+// no such membership.
+func updateOperator(ctx context.Context, q querier, accountID, userID int64, on bool) (bool, error) {
+	tag, err := q.Exec(ctx, `UPDATE memberships SET operator = $3 WHERE account_id = $1 AND user_id = $2`, accountID, userID, on)
+	return tag.RowsAffected() == 1, err
+}

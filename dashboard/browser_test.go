@@ -321,4 +321,25 @@ func TestBrowser(t *testing.T) {
 		}
 		br.shot(alice, "settings-new-agent")
 	})
+
+	t.Run("settings turn email notices off", func(t *testing.T) {
+		br := br.on(t)
+		carol := br.tab()
+		br.signIn(carol, "carol@example.test")
+		br.do(carol, "open the settings", chromedp.Navigate(b.base+"/settings"), chromedp.WaitVisible(chromedp.CSS(`#email_notices`)))
+		// The script registered /sw.js and says where this browser stands.
+		br.until(carol, "the push box is enhanced", `document.querySelector('[data-push-state]').textContent.indexOf('does not get your notifications') >= 0 && !document.querySelector('[data-push-subscribe]').hidden`)
+		br.do(carol, "turn notices off",
+			chromedp.Click(chromedp.CSS(`#email_notices`)),
+			chromedp.Click(chromedp.CSS(`form[data-prefs] button.primary`)),
+			chromedp.WaitVisible(chromedp.CSS(`p.notice`)))
+		if s := br.text(carol, "p.notice"); !strings.Contains(s, "Your notification choices were saved.") {
+			t.Fatalf("after saving: %q", s)
+		}
+		br.shot(carol, "settings-notifications")
+		p, err := b.notify.Prefs(b.ctx, b.carol.ID)
+		if err != nil || p.EmailNotices || !p.EmailRequests || !p.PushRequests || !p.PushNotices {
+			t.Fatalf("prefs: %+v %v", p, err)
+		}
+	})
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/internal/fiberhttp"
 )
 
 // Config is what the dashboard is built with.
@@ -22,6 +24,15 @@ type Config struct {
 	OIDC       OIDC
 	Rooms      Rooms
 	Accounts   Accounts
+	// Notifications serves the notification settings, the delivery log and
+	// /unsubscribe; nil: the settings say notifications are not set up here.
+	Notifications Notifications
+	// VAPIDPublicKey is the Web Push application server key (base64url)
+	// browsers subscribe with; "": Web Push is not configured.
+	VAPIDPublicKey string
+	// JobsUI is served at JobsUIPath to signed-in operators only (the River
+	// UI, built with that prefix); nil: not mounted.
+	JobsUI http.Handler
 	// Hub fans room changes out to live pages; nil: a hub of its own (fed
 	// by whoever calls its Publish).
 	Hub *Hub
@@ -38,6 +49,9 @@ type OIDC struct {
 	HTTPClient *http.Client
 }
 
+// JobsUIPath is where Config.JobsUI is served.
+const JobsUIPath = "/admin/jobs"
+
 // Dashboard serves the humans' pages. Build it with New, then Mount it.
 type Dashboard struct {
 	ctx      context.Context
@@ -47,6 +61,9 @@ type Dashboard struct {
 	oidc     *oidcClient
 	rooms    Rooms
 	accounts Accounts
+	notify   Notifications
+	vapidKey string
+	jobsUI   http.Handler
 	hub      *Hub
 	log      *slog.Logger
 	now      func() time.Time
@@ -77,7 +94,8 @@ func New(ctx context.Context, c Config) (*Dashboard, error) {
 		return nil, err
 	}
 	d := &Dashboard{ctx: ctx, baseURL: strings.TrimSuffix(c.BaseURL, "/"), secure: strings.HasPrefix(c.BaseURL, "https://"),
-		sign: signer{key: c.SessionKey}, rooms: c.Rooms, accounts: c.Accounts, hub: c.Hub, log: c.Log, now: c.Now, views: v}
+		sign: signer{key: c.SessionKey}, rooms: c.Rooms, accounts: c.Accounts, notify: c.Notifications, vapidKey: c.VAPIDPublicKey,
+		jobsUI: c.JobsUI, hub: c.Hub, log: c.Log, now: c.Now, views: v}
 	d.oidc = newOIDCClient(ctx, c.OIDC, d.baseURL+"/auth/callback")
 	d.csrf = d.newCSRF()
 	return d, nil
@@ -112,4 +130,20 @@ func (d *Dashboard) Mount(a *fiber.App) {
 	a.Post("/settings/agents/:id/keys", page(d.settingsKeyIssue)...)
 	a.Post("/settings/keys/:id/revoke", page(d.settingsKeyRevoke)...)
 	a.Post("/settings/timezone", page(d.settingsTimezone)...)
+	a.Post("/settings/notifications", page(d.settingsNotifyPrefs)...)
+	a.Post("/settings/push", page(d.settingsPushSubscribe)...)
+	a.Post("/settings/push/remove", page(d.settingsPushRemove)...)
+	a.Post("/settings/push/test", page(d.settingsPushTest)...)
+	a.Get("/settings/deliveries", page(d.settingsDeliveries)...)
+	a.Get("/sw.js", d.serviceWorker)
+	a.Get("/unsubscribe/:token", page(d.unsubscribeShow)...)
+	// No CSRF check: RFC 8058 one-click unsubscribes are POSTed by mail
+	// clients, with no cookie and no form token. The token in the path is
+	// the capability, and all it can do is turn email notices off.
+	a.Post("/unsubscribe/:token", d.headers, d.unsubscribeConfirm)
+	if d.jobsUI != nil {
+		jobs := []fiber.Handler{d.operatorsOnly, fiberhttp.Handler(d.jobsUI)}
+		a.All(JobsUIPath, jobs...)
+		a.All(JobsUIPath+"/*", jobs...)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	webpush "github.com/SherClockHolmes/webpush-go"
 	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -36,6 +37,8 @@ type bundle struct {
 	pool         *pgxpool.Pool
 	rooms        *app.Rooms
 	accounts     *app.Accounts
+	notify       *app.Notifications
+	vapidPublic  string // the VAPID key the settings show (no worker sends here)
 	dash         *Dashboard
 	app          *fiber.App
 	base         string
@@ -64,6 +67,14 @@ func setup(t *testing.T) *bundle {
 		t.Fatal(err)
 	}
 	b := &bundle{t: t, ctx: ctx, pool: pool, rooms: rooms, accounts: app.NewAccounts(pool), base: base}
+	b.notify, err = app.NewNotifications(app.NotificationsConfig{Pool: pool, River: rc, Rooms: rooms,
+		UnsubscribeKey: bytes.Repeat([]byte{3}, 32), BaseURL: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, b.vapidPublic, err = webpush.GenerateVAPIDKeys(); err != nil {
+		t.Fatal(err)
+	}
 	b.alphaAccount, b.alpha, b.alice = b.account("alpha", "Alpha Studio", "alice@example.test")
 	_, b.beta, b.bob = b.account("beta", "Beta & Co", "bob@example.test")
 	b.carol = b.account3("gamma", "Gamma", "carol@example.test")
@@ -81,7 +92,8 @@ func setup(t *testing.T) *bundle {
 	hub := NewHub(rooms.RoomAccounts, log)
 	go app.ListenRoomChanges(ctx, pool.Config().ConnConfig.Copy(), hub.Publish, log)
 	b.dash, err = New(ctx, Config{BaseURL: base, SessionKey: bytes.Repeat([]byte{5}, 32), Rooms: rooms, Accounts: b.accounts,
-		Hub: hub, Log: log, OIDC: OIDC{Issuer: issuer, ClientID: "dash", ClientSecret: "dash-secret"}})
+		Hub: hub, Log: log, OIDC: OIDC{Issuer: issuer, ClientID: "dash", ClientSecret: "dash-secret"},
+		Notifications: b.notify, VAPIDPublicKey: b.vapidPublic, JobsUI: jobsUIStub})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +105,18 @@ func setup(t *testing.T) *bundle {
 		_ = b.app.ShutdownWithTimeout(5 * time.Second)
 		<-served
 	})
+	// Wait until it serves: a shutdown that comes before the listener is
+	// up finds nothing to stop, and the listener then serves forever.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		resp, err := http.Get(base + "/static/app.css")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the dashboard does not serve: %v", err)
+		}
+	}
 	return b
 }
 
@@ -210,3 +234,9 @@ func (cl *client) post(path string, form url.Values) (int, string, string) {
 }
 
 type moveInput = app.MoveInput
+
+// jobsUIStub stands for the River UI (cmd/taasky mounts the real one): it
+// answers what it was asked, so a test sees who got through.
+var jobsUIStub = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.WriteString(w, "jobs ui: "+r.Method+" "+r.URL.Path)
+})

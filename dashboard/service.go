@@ -36,9 +36,26 @@ type Accounts interface {
 	CreateAgent(ctx context.Context, accountSlug, name, ownerEmail string) (app.Agent, app.NewAgentKey, error)
 	IssueAgentKey(ctx context.Context, accountSlug string, agentID int64) (app.NewAgentKey, error)
 	RevokeAgentKey(ctx context.Context, accountSlug string, keyID int64) error
+	IsOperator(ctx context.Context, userID int64) (bool, error)
+}
+
+// Notifications is what the dashboard needs of the notifications service:
+// a human's channels (email on or off, push devices), their delivery log,
+// and List-Unsubscribe links.
+type Notifications interface {
+	Prefs(ctx context.Context, userID int64) (app.NotifyPrefs, error)
+	SetPrefs(ctx context.Context, userID int64, p app.NotifyPrefs) error
+	Subscribe(ctx context.Context, userID int64, in app.PushSubscriptionInput) (app.PushSubscription, error)
+	Unsubscribe(ctx context.Context, userID, id int64, endpoint string) error
+	PushSubscriptions(ctx context.Context, userID int64) ([]app.PushSubscription, error)
+	SendTestPush(ctx context.Context, userID, id int64) (int, error)
+	DeliveryLogPage(ctx context.Context, userID int64, limit int, cursor string) ([]app.Delivery, string, error)
+	UnsubscribeTokenValid(token string) bool
+	UnsubscribeNotices(ctx context.Context, token string) (string, error)
 }
 
 var (
-	_ Rooms    = (*app.Rooms)(nil)
-	_ Accounts = (*app.Accounts)(nil)
+	_ Rooms         = (*app.Rooms)(nil)
+	_ Accounts      = (*app.Accounts)(nil)
+	_ Notifications = (*app.Notifications)(nil)
 )

@@ -9,7 +9,8 @@ import (
 // settingsData is the settings page.
 type settingsData struct {
 	Accounts []accountSettings
-	NewKey   *newKey // a key just issued: shown this once
+	NewKey   *newKey         // a key just issued: shown this once
+	Notify   *notifySettings // nil: notifications are not set up in this process
 	Error    string
 	Notice   string
 }
@@ -31,7 +32,12 @@ type newKey struct {
 }
 
 var settingsNotices = map[string]string{"revoked": "The key was revoked: it no longer works.",
-	"zone": "Your time zone was saved."}
+	"zone":         "Your time zone was saved.",
+	"notify":       "Your notification choices were saved.",
+	"push-on":      "This browser will get your notifications.",
+	"push-off":     "The device was removed: it gets no more notifications.",
+	"push-test":    "A test notification is on its way to your devices: the delivery log below says how it went.",
+	"push-nothing": "There is no device to send a test to: turn notifications on in this browser first."}
 
 // settingsShow lists the user's accounts with their agents and keys, and
 // the time zone their cards are shown in.
@@ -62,6 +68,9 @@ func (d *Dashboard) settingsPage(c *fiber.Ctx, v *viewer, data settingsData) err
 			as.Agents = append(as.Agents, agentSettings{A: a, Keys: keys, Manages: manages(m, a, v.user.ID)})
 		}
 		data.Accounts = append(data.Accounts, as)
+	}
+	if data.Notify, err = d.notifySettings(c, v); err != nil {
+		return d.fail(c, err)
 	}
 	return d.renderPage(c, "settings", &page{Title: "Settings", Data: data}, v)
 }

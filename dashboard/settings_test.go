@@ -74,13 +74,15 @@ func TestBadInputNeverFails500(t *testing.T) {
 	alice := b.client(&b.alice)
 	alice.get("/")
 	for _, path := range []string{"/rooms/abc", "/rooms/0", "/rooms/99999", "/rooms/99999/events", "/c/", "/c/x",
-		"/i/x", "/p/x", "/p/ps_x", "/p/x/events", "/?state=<b>", "/?after=%00", "/rooms/1?side=z"} {
+		"/i/x", "/p/x", "/p/ps_x", "/p/x/events", "/?state=<b>", "/?after=%00", "/rooms/1?side=z",
+		"/settings/deliveries?after=1.x", "/settings/deliveries?after=%00", "/unsubscribe/x", "/unsubscribe/un_%00"} {
 		if st, _, body := alice.get(path); st >= 500 || strings.Contains(body, "internal error") {
 			t.Errorf("GET %s: %d", path, st)
 		}
 	}
 	for _, path := range []string{"/rooms/abc/decide", "/rooms/1/decide", "/c/x", "/i/x", "/p/x",
-		"/settings/agents", "/settings/agents/x/keys", "/settings/keys/x/revoke", "/settings/timezone"} {
+		"/settings/agents", "/settings/agents/x/keys", "/settings/keys/x/revoke", "/settings/timezone",
+		"/settings/notifications", "/settings/push", "/settings/push/remove", "/settings/push/test", "/unsubscribe/x"} {
 		if st, _, body := alice.post(path, url.Values{"verdict": {"dance"}, "answer": {"confirm"}}); st >= 500 || strings.Contains(body, "internal error") {
 			t.Errorf("POST %s: %d %s", path, st, body)
 		}

@@ -19,6 +19,10 @@ const (
 	TopicClosed   Topic = "closed" // rejected, cancelled, withdrawn, expired or lapsed
 	TopicNoDeal   Topic = "no_deal"
 	TopicTest     Topic = "test" // a push the human asked for from settings
+	// TopicInvite: the invitation emailed at the open (negotiation_open's
+	// invite_email), to a person who may have no account. It is logged in
+	// the opener's delivery log.
+	TopicInvite Topic = "invite"
 )
 
 // Critical reports whether the topic reaches the human whatever they
@@ -75,6 +79,28 @@ func (PushArgs) Kind() string { return "notify_push" }
 // (about two hours: the device may be gone, and the mail carries the same).
 func (PushArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{MaxAttempts: 8, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// InviteArgs emails the invitation of a room to the address its opener's
+// agent gave (negotiation_open's invite_email), once per room and address.
+type InviteArgs struct {
+	RoomID int64 `json:"room_id" river:"unique"`
+	// UserID is the opener's human: the delivery shows in their log.
+	UserID int64  `json:"user_id"`
+	To     string `json:"to" river:"unique"`
+	// Code is the invitation's code sealed with the server's key (the
+	// service opens it when the mail is written): River's tables and its UI
+	// never show a code that opens the room.
+	Code []byte `json:"code"`
+}
+
+// Kind is the job's name in River's tables.
+func (InviteArgs) Kind() string { return "notify_invite" }
+
+// InsertOpts: unique by room and address (the sealed code differs at every
+// seal), so a repeated insert never mails twice.
+func (InviteArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
 // RemindArgs reminds a human of a confirmation still pending, At a while

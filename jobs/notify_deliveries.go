@@ -22,6 +22,16 @@ type Deliveries interface {
 	Remind(ctx context.Context, a RemindArgs) error
 }
 
+// Invitations is the service as the invitation worker sees it.
+type Invitations interface {
+	// Invitation says what the invitation of a holds now (who invites,
+	// about what, the link, the deadline), or returns a SkipError when the
+	// invitation is no longer open.
+	Invitation(ctx context.Context, d Delivery, a InviteArgs) (*Notification, error)
+	// Record writes an attempt's outcome to the opener's delivery log.
+	Record(ctx context.Context, d Delivery, o Outcome) error
+}
+
 // Delivery is one attempt at one notice on one channel.
 type Delivery struct {
 	Notice
@@ -61,6 +71,7 @@ type Notification struct {
 
 	RoomURL        string
 	OneTapURL      string // request, reminder
+	InviteURL      string // invite
 	UnsubscribeURL string // non-critical mail
 	SettingsURL    string
 
@@ -70,6 +81,7 @@ type Notification struct {
 	Verdict      negotiation.Verdict
 	Card         *negotiation.Card
 	Deadline     time.Time
+	ExpiresAt    time.Time // invite: the invitation's end if nobody answers
 	ClosedReason negotiation.ClosedReason
 	NoDeal       []string
 }
@@ -90,7 +102,7 @@ func (n *Notification) message(d Delivery) *notify.Message {
 	return &notify.Message{
 		Kind: notify.Kind(d.Topic), ID: messageID(d), To: n.To, Push: push, TimeZone: n.TimeZone, Now: n.Now,
 		RoomID: d.RoomID, RoomURL: n.RoomURL, Title: n.Title, Agent: n.Agent, Them: n.Them,
-		Verdict: n.Verdict, OneTapURL: n.OneTapURL, Card: n.Card, Deadline: n.Deadline,
+		Verdict: n.Verdict, OneTapURL: n.OneTapURL, InviteURL: n.InviteURL, Card: n.Card, Deadline: n.Deadline, ExpiresAt: n.ExpiresAt,
 		ClosedReason: n.ClosedReason, NoDeal: n.NoDeal, UnsubscribeURL: n.UnsubscribeURL, SettingsURL: n.SettingsURL,
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/taasky/taasky/negotiation"
 	"github.com/taasky/taasky/notify"
 )
 
@@ -33,14 +34,49 @@ func (w *EmailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error
 	if err != nil {
 		return err
 	}
+	return sendEmail(ctx, w.Log, w.Deliveries, w.Mailer, w.From, d, n, job.MaxAttempts)
+}
+
+// InviteWorker sends InviteArgs: the invitation a room's opener asked
+// Taasky to email. It is an email like the others (rendered by notify,
+// retried by River, logged in the opener's delivery log), to an address
+// that may belong to nobody with an account.
+type InviteWorker struct {
+	river.WorkerDefaults[InviteArgs]
+	Invitations Invitations
+	Mailer      notify.Mailer
+	From        string
+	Log         *slog.Logger
+}
+
+func (w *InviteWorker) Work(ctx context.Context, job *river.Job[InviteArgs]) error {
+	d := Delivery{Notice: Notice{Topic: TopicInvite, RoomID: job.Args.RoomID, Side: negotiation.SideA, UserID: job.Args.UserID},
+		JobID: job.ID, Attempt: job.Attempt, Channel: ChannelEmail}
+	n, err := w.Invitations.Invitation(ctx, d, job.Args)
+	if reason, ok := skipReason(err); ok {
+		return record(ctx, w.Log, w.Invitations, d, Outcome{Status: StatusSkipped, Detail: reason, Recipient: job.Args.To})
+	}
+	if err != nil {
+		return err
+	}
+	return sendEmail(ctx, w.Log, w.Invitations, w.Mailer, w.From, d, n, job.MaxAttempts)
+}
+
+// sendEmail renders n and hands it to the mailer, then records the outcome.
+func sendEmail(ctx context.Context, log *slog.Logger, rec recorder, mailer notify.Mailer, from string, d Delivery, n *Notification, maxAttempts int) error {
 	out := Outcome{Recipient: n.To}
-	msg, err := notify.Email(n.message(d), w.From)
+	msg, err := notify.Email(n.message(d), from)
 	if err != nil {
 		err = &notify.PermanentError{Err: err} // a message that cannot be written will not be on a retry
 	} else {
-		err = w.Mailer.Send(ctx, msg)
+		err = mailer.Send(ctx, msg)
 	}
-	return finish(ctx, w.Log, w.Deliveries, d, job.MaxAttempts, out, err)
+	return finish(ctx, log, rec, d, maxAttempts, out, err)
+}
+
+// recorder writes the delivery log.
+type recorder interface {
+	Record(ctx context.Context, d Delivery, o Outcome) error
 }
 
 // PushWorker sends PushArgs to one device. A gone subscription (404, 410)
@@ -91,7 +127,7 @@ func (w *RemindWorker) Work(ctx context.Context, job *river.Job[RemindArgs]) err
 
 // finish records a send's outcome and tells River what to do: nothing
 // after a success, stop after a permanent refusal, retry otherwise.
-func finish(ctx context.Context, log *slog.Logger, ds Deliveries, d Delivery, maxAttempts int, out Outcome, sendErr error) error {
+func finish(ctx context.Context, log *slog.Logger, ds recorder, d Delivery, maxAttempts int, out Outcome, sendErr error) error {
 	if sendErr == nil {
 		out.Status = StatusSent
 		return record(ctx, log, ds, d, out)
@@ -114,7 +150,7 @@ func finish(ctx context.Context, log *slog.Logger, ds Deliveries, d Delivery, ma
 
 // record writes the log. A failure to write it after a send does not fail
 // the job: a retry would send the message again.
-func record(ctx context.Context, log *slog.Logger, ds Deliveries, d Delivery, out Outcome) error {
+func record(ctx context.Context, log *slog.Logger, ds recorder, d Delivery, out Outcome) error {
 	if err := ds.Record(ctx, d, out); err != nil && log != nil {
 		log.Warn("delivery log", "job_id", d.JobID, "status", out.Status, "err", err)
 	}

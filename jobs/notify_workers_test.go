@@ -97,3 +97,45 @@ func TestEmailWorkerOutcomes(t *testing.T) {
 		}
 	}
 }
+
+type fakeInvitations struct {
+	fakeDeliveries
+	args InviteArgs
+}
+
+func (f *fakeInvitations) Invitation(_ context.Context, _ Delivery, a InviteArgs) (*Notification, error) {
+	f.args = a
+	return f.n, f.err
+}
+
+// TestInviteWorker: the invitation is mailed to the address of the job and
+// logged for the opener; one no longer open is skipped, logged with its
+// address.
+func TestInviteWorker(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	args := InviteArgs{RoomID: 7, UserID: 3, To: "pat@example.test", Code: []byte("sealed")}
+	note := &Notification{To: "pat@example.test", Now: time.Now(), InviteURL: "http://x/i/abc", Them: "Alpha", Title: "Lunch"}
+	for _, c := range []struct {
+		err      error
+		status   Status
+		mailSent int
+	}{{nil, StatusSent, 1}, {Skip("the invitation was answered or withdrawn"), StatusSkipped, 0}} {
+		inv := &fakeInvitations{fakeDeliveries: fakeDeliveries{n: note, err: c.err}}
+		mailer := &fakeMailer{}
+		w := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{}, &InviteWorker{Invitations: inv, Mailer: mailer, From: "taasky@example.test"})
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := w.Work(ctx, t, tx, args, nil)
+		_ = tx.Rollback(ctx)
+		if err != nil || res.EventKind != river.EventKindJobCompleted || inv.args.To != args.To || string(inv.args.Code) != "sealed" {
+			t.Fatalf("%s: %v %+v", c.status, err, res)
+		}
+		if len(inv.log) != 1 || inv.log[0].Status != c.status || inv.log[0].Recipient != "pat@example.test" || mailer.sent != c.mailSent {
+			t.Errorf("%s: log %+v, %d sent", c.status, inv.log, mailer.sent)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/taasky/taasky/app"
 )
@@ -15,6 +16,11 @@ import (
 func decodeArgs(raw json.RawMessage, into any) error {
 	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
 		raw = json.RawMessage(`{}`)
+	}
+	if !utf8.Valid(raw) {
+		// encoding/json would turn the bad bytes into U+FFFD: nothing is
+		// coerced, so say it.
+		return app.Errorf(app.ErrInvalid, "arguments: not valid UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -28,7 +34,11 @@ func decodeArgs(raw json.RawMessage, into any) error {
 	var typeErr *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &typeErr):
-		return app.Errorf(app.ErrInvalid, "%s: must be %s, not %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
+		field := typeErr.Field
+		if field == "" {
+			field = "arguments"
+		}
+		return app.Errorf(app.ErrInvalid, "%s: must be %s, not %s", field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		return app.Errorf(app.ErrInvalid, "unknown argument: %s", strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`))
 	}

@@ -1,8 +1,12 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -19,20 +23,35 @@ type Authenticator interface {
 // "Authorization: Bearer <agent key>": without one, or with an unknown or
 // revoked key, it gets 401 with a WWW-Authenticate header; a key of another
 // account gets 404, as an account the key cannot see does not exist for it.
+//
+// With a RateLimit (WithRateLimit), each agent key gets a token bucket: a
+// call beyond it gets 429 with Retry-After and one line saying the rule.
 func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 	mcpHandler := fiberhttp.Handler(s.handler)
+	limit := newLimiter(s.rate, time.Now)
 	r.All("/mcp/:account", func(c *fiber.Ctx) error {
 		const realm = `Bearer realm="taasky"`
 		header := c.Get(fiber.HeaderAuthorization)
 		key, ok := strings.CutPrefix(header, "Bearer ")
-		if !ok || strings.TrimSpace(key) == "" {
+		key = strings.TrimSpace(key)
+		if !ok || key == "" {
 			c.Set(fiber.HeaderWWWAuthenticate, realm)
 			return c.Status(fiber.StatusUnauthorized).JSON(fiber.Map{"error": "Authorization: Bearer <agent key> is required"})
 		}
-		agent, err := auth.AuthenticateAgentKey(c.UserContext(), strings.TrimSpace(key))
+		var id [32]byte
+		if limit != nil {
+			id = keyID(key)
+			if empty, wait := limit.empty(id); empty {
+				return limit.tooMany(c, wait)
+			}
+		}
+		agent, err := auth.AuthenticateAgentKey(c.UserContext(), key)
 		if err != nil {
 			if app.ErrorCodeOf(err) == app.ErrInternal {
-				return err
+				// The key could not be checked (the database did not
+				// answer): a moment's unavailability, not the caller's fault.
+				c.Set(fiber.HeaderRetryAfter, "5")
+				return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"error": "Taasky cannot check agent keys just now (its database did not answer); retry in a few seconds"})
 			}
 			c.Set(fiber.HeaderWWWAuthenticate, realm+`, error="invalid_token"`)
 			return c.Status(fiber.StatusUnauthorized).JSON(fiber.Map{"error": "the agent key is not valid (unknown or revoked)"})
@@ -40,7 +59,34 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 		if c.Params("account") != agent.AccountSlug {
 			return c.Status(fiber.StatusNotFound).JSON(fiber.Map{"error": "no such account"})
 		}
+		if limit != nil {
+			if ok, wait := limit.take(id); !ok {
+				return limit.tooMany(c, wait)
+			}
+		}
+		if c.Method() == fiber.MethodPost {
+			if msg := badBody(c.Body()); msg != "" {
+				return c.Status(fiber.StatusBadRequest).JSON(fiber.Map{"jsonrpc": "2.0", "id": nil,
+					"error": fiber.Map{"code": -32700, "message": msg}})
+			}
+		}
 		c.Locals(agentKey{}, agent)
 		return mcpHandler(c)
 	})
+}
+
+// badBody says, in one line, why a body is not a JSON-RPC message at all
+// ("" if it may be one), before go-sdk answers with its decoder's internals.
+func badBody(b []byte) string {
+	switch {
+	case !utf8.Valid(b):
+		return "parse error: the body is not valid UTF-8"
+	case !json.Valid(b):
+		return "parse error: the body is not valid JSON (a JSON-RPC 2.0 message is expected)"
+	case len(bytes.TrimLeft(b, " \t\r\n")) > 0 && bytes.TrimLeft(b, " \t\r\n")[0] == '[':
+		// A batch would carry any number of calls past the rate limit in
+		// one request; MCP 2025-06-18 dropped batching.
+		return "batches are not supported: send one JSON-RPC message per request"
+	}
+	return ""
 }

@@ -48,6 +48,7 @@ func (s *Server) open(ctx context.Context, agent app.Agent, raw json.RawMessage)
 		if a, err := mail.ParseAddress(in.InviteEmail); err != nil || a.Address != in.InviteEmail {
 			return nil, app.Errorf(app.ErrInvalid, "invite_email: not an email address")
 		}
+		oi.InviteEmail = in.InviteEmail
 	}
 	res, err := s.svc.Open(ctx, agent, oi)
 	if err != nil {

@@ -68,6 +68,7 @@ const viewSchema = `{"type": "object", "properties": {
 	"no_deal_possible": {"type": "array", "items": {"type": "string"}},
 	"pending_confirmation": {"type": "object"},
 	"next": {"type": "object", "properties": {"verdicts": {"type": "array", "items": {"type": "string"}}, "say": {"type": "string"}}},
+	"next_counter_at": {"type": "string", "description": "While the cool-down between your counters runs: the moment (RFC 3339) from which you may counter again."},
 	"for_your_human": {"type": "string"}
 }, "required": ["state", "round", "turn", "deadline", "next", "for_your_human"]}`
 

@@ -43,6 +43,14 @@ type Server struct {
 	mcp     *mcp.Server
 	handler http.Handler
 	svc     Service
+	rate    RateLimit
+}
+
+// WithRateLimit sets the per-agent-key rate limit Mount applies (the zero
+// RateLimit: none) and returns s.
+func (s *Server) WithRateLimit(rl RateLimit) *Server {
+	s.rate = rl
+	return s
 }
 
 // New builds the server and its tools.

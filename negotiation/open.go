@@ -48,6 +48,9 @@ func Open(req OpenRequest, at time.Time) (*Room, []Event, []string, error) {
 		if err != nil {
 			return nil, nil, nil, err
 		}
+		if err := s.CheckDeceptive(); err != nil {
+			return nil, nil, nil, err
+		}
 		schemaJSON, warnings = s.Declared(), w
 	}
 	if len(req.Subject) > 0 && len(req.Options) > 0 {

@@ -251,7 +251,10 @@ func momentShape(s string) bool {
 	if rest == "Z" {
 		return true
 	}
-	return len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && isDigits(rest[1:3]) && rest[3] == ':' && isDigits(rest[4:6])
+	// RFC 3339's offset is hh:mm with hh 00–23 and mm 00–59; Go's parser
+	// alone takes +24:00 (trust.TestBadInputTools).
+	return len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && isDigits(rest[1:3]) && rest[3] == ':' && isDigits(rest[4:6]) &&
+		rest[1:3] <= "23" && rest[4:6] <= "59"
 }
 
 func isDigits(s string) bool {

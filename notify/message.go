@@ -27,6 +27,9 @@ const (
 	KindNoDeal Kind = "no_deal"
 	// KindTest: a push the human asked for from their settings.
 	KindTest Kind = "test"
+	// KindInvite: the invitation emailed at the open to the address the
+	// inviter's agent gave; the recipient may have no account.
+	KindInvite Kind = "invite"
 )
 
 // Critical reports whether a message of this kind must reach its human
@@ -58,10 +61,14 @@ type Message struct {
 	Verdict negotiation.Verdict
 	// OneTapURL shows the card and answers it (request, reminder).
 	OneTapURL string
+	// InviteURL is the invitation's page (invite).
+	InviteURL string
 	// Card is the recipient's card of the terms on the table (the agreed
 	// terms once agreed); nil when nothing is on the table.
 	Card     *negotiation.Card
 	Deadline time.Time
+	// ExpiresAt is when an invitation nobody answered expires (invite).
+	ExpiresAt time.Time
 	// ClosedReason says why the room closed (closed).
 	ClosedReason negotiation.ClosedReason
 	// NoDeal names, in the recipient's labels, the fields on which no deal
@@ -92,8 +99,10 @@ func (m *Message) subjectOf() string {
 
 // host is the service's host name, for Message-IDs and UIDs.
 func (m *Message) host() string {
-	if u, err := url.Parse(m.RoomURL); err == nil && u.Hostname() != "" {
-		return u.Hostname()
+	for _, link := range []string{m.RoomURL, m.InviteURL} {
+		if u, err := url.Parse(link); err == nil && u.Hostname() != "" {
+			return u.Hostname()
+		}
 	}
 	return "taasky.invalid"
 }

@@ -1,8 +1,8 @@
 package notify
 
 // ServiceWorkerJS is the service worker the dashboard serves at /sw.js
-// (Content-Type: text/javascript; Service-Worker-Allowed is not needed at
-// the root). It shows Taasky's pushes (PushPayload) with a "Review" action
+// (Content-Type: text/javascript, Service-Worker-Allowed: /), registered
+// with the scope / by the settings page. It shows Taasky's pushes (PushPayload) with a "Review" action
 // on requests and reminders, and opens the payload's link on a tap: the
 // one-tap page, which only shows the card until the human presses a button.
 const ServiceWorkerJS = `// Taasky service worker: shows pushes, opens their link on a tap.

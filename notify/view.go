@@ -118,6 +118,27 @@ func (m *Message) view() view {
 			": your limits and theirs cannot overlap. Neither side's numbers were shared with the other."
 		v.ActionURL, v.ActionLabel = m.RoomURL, "Open the room"
 		v.Why = "A notice: Taasky compares both sides' limits once, when the other side joins."
+	case KindInvite:
+		who := "Someone"
+		if m.Them != "" {
+			who = oneLine(m.Them)
+		}
+		v.Subject = who + " invites you to negotiate"
+		if m.Title != "" {
+			v.Subject += " “" + oneLine(m.Title) + "”"
+		}
+		v.Heading = who + " invites you"
+		about := "terms with you"
+		if m.Title != "" {
+			about = "“" + oneLine(m.Title) + "” with you"
+		}
+		v.Intro = who + "'s agent would like to agree on " + about + ". Open the invitation to see what they propose: " +
+			"you can answer in the browser (pick, approve, counter or decline), or give the link to an agent of your own."
+		v.ActionURL, v.ActionLabel = m.InviteURL, "See the invitation"
+		if !m.ExpiresAt.IsZero() && m.ExpiresAt.Before(m.Deadline) {
+			v.Notes = append(v.Notes, "The invitation expires "+formatMoment(m.ExpiresAt, m.loc())+" if nobody answers it.")
+		}
+		v.Why = who + " gave your address to Taasky when opening this negotiation. Nothing more is sent to you unless you answer."
 	case KindTest:
 		v.Subject = "Taasky test notification"
 		v.Heading = "It works"

@@ -48,6 +48,7 @@ Commands:
   serve            run the service (--web, --worker), configured by environment
   migrate          bring the database schema up to date
   account create   create an account and its owner
+  account operator flag a member as an operator (the job queue at /admin/jobs)
   agent create     create an agent and print its MCP URL and key
   check            replay every room's log and compare it with the stored room
   bench            load Taasky with real MCP agents and measure it against the machine's floors
@@ -83,6 +84,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return runMigrate(ctx, rest, getenv, stdout)
 	case "account create":
 		return runAccountCreate(ctx, rest, getenv, stdout)
+	case "account operator":
+		return runAccountOperator(ctx, rest, getenv, stdout)
 	case "agent create":
 		return runAgentCreate(ctx, rest, getenv, stdout)
 	case "check":

@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
 
 	"github.com/gofiber/fiber/v2"
+	"riverqueue.com/riverui"
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/dashboard"
@@ -12,7 +15,8 @@ import (
 
 // mountDashboard mounts the humans' pages on a, with the embedded OIDC
 // issuer in dev when no OIDC_ISSUER is set, and starts this process's one
-// LISTEN connection for live pages (it ends with ctx).
+// LISTEN connection for live pages (it ends with ctx). The River UI goes
+// with it, at /admin/jobs, for operators only.
 func mountDashboard(ctx context.Context, a *fiber.App, d deps) error {
 	oidc := dashboard.OIDC{Issuer: d.cfg.OIDC.Issuer, ClientID: d.cfg.OIDC.ClientID, ClientSecret: d.cfg.OIDC.ClientSecret}
 	if oidc.Issuer == "" {
@@ -24,20 +28,51 @@ func mountDashboard(ctx context.Context, a *fiber.App, d deps) error {
 			return err
 		}
 	}
+	jobsUI, err := newJobsUI(ctx, d)
+	if err != nil {
+		return err
+	}
 	hub := dashboard.NewHub(d.rooms.RoomAccounts, d.log.With("component", "live"))
 	go app.ListenRoomChanges(ctx, d.pool.Config().ConnConfig.Copy(), hub.Publish, d.log.With("component", "live"))
-	dash, err := dashboard.New(ctx, dashboard.Config{
+	cfg := dashboard.Config{
 		BaseURL:    d.cfg.BaseURL,
 		SessionKey: d.cfg.Key("session"),
 		OIDC:       oidc,
 		Rooms:      d.rooms,
 		Accounts:   d.accounts,
+		JobsUI:     jobsUI,
 		Hub:        hub,
 		Log:        d.log.With("component", "dashboard"),
-	})
+	}
+	if d.notify != nil && d.notify.svc != nil {
+		cfg.Notifications = d.notify.svc
+	}
+	if d.cfg.VAPID != nil {
+		cfg.VAPIDPublicKey = d.cfg.VAPID.PublicKey
+	}
+	dash, err := dashboard.New(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	dash.Mount(a)
 	return nil
+}
+
+// newJobsUI is the River UI on the process's River client, its background
+// work bound to ctx. Job args are hidden in its lists until asked for: they
+// name users and rooms (never a secret: an invitation's code is sealed).
+func newJobsUI(ctx context.Context, d deps) (http.Handler, error) {
+	h, err := riverui.NewHandler(&riverui.HandlerOpts{
+		Endpoints:                riverui.NewEndpoints(d.river, nil),
+		JobListHideArgsByDefault: true,
+		Logger:                   d.log.With("component", "riverui"),
+		Prefix:                   dashboard.JobsUIPath,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("river ui: %w", err)
+	}
+	if err := h.Start(ctx); err != nil {
+		return nil, fmt.Errorf("river ui: %w", err)
+	}
+	return h, nil
 }

@@ -9,7 +9,8 @@ import (
 // mountMCP serves the agents' tools at POST /mcp/{account_slug}. The MCP
 // server and its tools are built once, here, not per request.
 func mountMCP(a *fiber.App, d deps) {
-	mcpserver.New(d.rooms, version).Mount(a, d.accounts)
+	rl := mcpserver.RateLimit{Rate: d.cfg.Abuse.MCPRate, Burst: d.cfg.Abuse.MCPBurst}
+	mcpserver.New(d.rooms, version).WithRateLimit(rl).Mount(a, d.accounts)
 }
 
 // version is the build's version, set with -ldflags "-X main.version=…".

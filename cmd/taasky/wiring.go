@@ -70,7 +70,7 @@ func addWorkers(workers *river.Workers, d deps) int {
 // newRooms builds the negotiation service on the River client.
 func newRooms(d deps) (*app.Rooms, error) {
 	return app.NewRooms(app.RoomsConfig{Pool: d.pool, River: d.river, LimitsKey: d.cfg.Key("limits"),
-		TokenKey: d.cfg.Key("room-tokens"), BaseURL: d.cfg.BaseURL})
+		TokenKey: d.cfg.Key("room-tokens"), BaseURL: d.cfg.BaseURL, Pace: d.cfg.Abuse.Pace})
 }
 
 // newRiver returns the River client: with queues to work when work is true
@@ -82,6 +82,14 @@ func newRiver(d deps, work bool) (client *river.Client[pgx.Tx], working bool, er
 		Logger:          d.log.With("component", "river"),
 		Workers:         workers,
 		SoftStopTimeout: 20 * time.Second, // then running jobs are cancelled
+		// A process killed mid-job leaves its jobs "running": River gives
+		// them back after RescueStuckJobsAfter (by default an hour, which
+		// would hold a confirmation request that long). Jobs take seconds
+		// (an SMTP send times out in 15 s), so a job still running after
+		// JobTimeout is cancelled, and one still "running" after a minute
+		// belongs to a process that died (trust.TestCrashes).
+		JobTimeout:           30 * time.Second,
+		RescueStuckJobsAfter: time.Minute,
 	}
 	if work && n > 0 {
 		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 20}}

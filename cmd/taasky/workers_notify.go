@@ -27,17 +27,20 @@ type notifier struct {
 	email  *jobs.EmailWorker
 	push   *jobs.PushWorker
 	remind *jobs.RemindWorker
+	invite *jobs.InviteWorker
 	outbox *notify.Outbox // nil when mail goes to an SMTP server
 }
 
 // newNotifier builds the channels from the configuration: SMTP_URL, else
-// the dev outbox; Web Push when the VAPID keys are set.
+// the dev outbox; mail from SMTP_FROM, else Taasky at BASE_URL's host; Web
+// Push when the VAPID keys are set.
 func newNotifier(cfg app.Config, log *slog.Logger) *notifier {
-	from := notify.DefaultFrom(cfg.BaseURL)
+	from := cfg.MailFrom(notify.DefaultFrom(cfg.BaseURL))
 	n := &notifier{
 		email:  &jobs.EmailWorker{From: from, Log: log},
 		push:   &jobs.PushWorker{Log: log},
 		remind: &jobs.RemindWorker{},
+		invite: &jobs.InviteWorker{From: from, Log: log},
 	}
 	if s := cfg.SMTP; s != nil {
 		n.email.Mailer = notify.NewSMTP(notify.SMTPConfig{Host: s.Host, Port: s.Port, Username: s.Username,
@@ -46,6 +49,7 @@ func newNotifier(cfg app.Config, log *slog.Logger) *notifier {
 		n.outbox = &notify.Outbox{}
 		n.email.Mailer = n.outbox
 	}
+	n.invite.Mailer = n.email.Mailer
 	if v := cfg.VAPID; v != nil {
 		contact := "taasky@localhost"
 		if a, err := mail.ParseAddress(from); err == nil {
@@ -64,7 +68,8 @@ func addNotifyWorkers(workers *river.Workers, d deps) int {
 	river.AddWorker(workers, d.notify.email)
 	river.AddWorker(workers, d.notify.push)
 	river.AddWorker(workers, d.notify.remind)
-	return 3
+	river.AddWorker(workers, d.notify.invite)
+	return 4
 }
 
 // bind builds the service on the process's River client and rooms, and
@@ -76,7 +81,7 @@ func (n *notifier) bind(d deps) error {
 		return err
 	}
 	n.svc = svc
-	n.email.Deliveries, n.push.Deliveries, n.remind.Deliveries = svc, svc, svc
+	n.email.Deliveries, n.push.Deliveries, n.remind.Deliveries, n.invite.Invitations = svc, svc, svc, svc
 	if n.outbox != nil {
 		n.outbox.Store = svc
 	}

@@ -1,5 +1,6 @@
 // Package form turns a subject schema into an HTML form's fields and a
-// submitted form back into terms, for a person who answers in the browser.
+// submitted form back into terms, for a person who answers in the browser;
+// it also reads the settings' notification forms (notify.go).
 //
 // It only translates: it never decides whether terms are valid (package
 // negotiation does, and its messages are attached to the field they name).

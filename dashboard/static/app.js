@@ -59,6 +59,99 @@
     });
   });
 
+  // Web Push (settings): only a script can subscribe a browser, so this is
+  // the one setting that needs JavaScript. The browser's subscription is
+  // posted as a form (with the page's CSRF token); the server keeps it.
+  var pushBox = document.querySelector('[data-push]');
+  if (pushBox) setupPush(pushBox);
+
+  function setupPush(box) {
+    var state = box.querySelector('[data-push-state]');
+    if (!('serviceWorker' in navigator) || !('PushManager' in window) || !window.fetch || !window.isSecureContext) {
+      state.textContent = 'This browser cannot get Web Push notifications here' +
+        (window.isSecureContext ? '.' : ' (it needs https).');
+      return;
+    }
+    var key = box.getAttribute('data-push-key');
+    var csrf = box.querySelector('[data-push-form] input[name="_csrf"]').value;
+    var on = box.querySelector('[data-push-subscribe]'), off = box.querySelector('[data-push-unsubscribe]');
+    var known = {};
+    document.querySelectorAll('[data-endpoint]').forEach(function (li) { known[li.getAttribute('data-endpoint')] = li; });
+
+    function post(path, fields) {
+      var body = new URLSearchParams(fields);
+      body.set('_csrf', csrf);
+      return fetch(path, { method: 'POST', body: body, credentials: 'same-origin' }).then(function (r) {
+        if (r.ok && r.redirected) { location.assign(r.url); return; }
+        return r.text().then(function (html) {
+          var err = new DOMParser().parseFromString(html, 'text/html').querySelector('.error');
+          throw new Error(err ? err.textContent : 'the server answered ' + r.status);
+        });
+      });
+    }
+    function show(sub) {
+      var mine = sub && known[sub.endpoint];
+      box.querySelector('[data-push-controls]').hidden = false;
+      on.hidden = !!mine;
+      off.hidden = !mine;
+      if (mine) state.textContent = 'This browser gets your notifications.';
+      else if (Notification.permission === 'denied') state.textContent = 'Notifications are blocked for this site in this browser: allow them in its site settings, then come back.';
+      else state.textContent = 'This browser does not get your notifications.';
+      Object.keys(known).forEach(function (ep) {
+        var mark = known[ep].querySelector('[data-this-device]');
+        if (mark) mark.hidden = !(mine && ep === sub.endpoint);
+      });
+    }
+    function fail(err) { state.textContent = 'That did not work: ' + ((err && err.message) || err); }
+    function keyBytes() {
+      var s = key.replace(/-/g, '+').replace(/_/g, '/');
+      while (s.length % 4) s += '=';
+      var raw = atob(s), out = new Uint8Array(raw.length);
+      for (var i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
+      return out;
+    }
+    function subscribe(reg) {
+      var opts = { userVisibleOnly: true, applicationServerKey: keyBytes() };
+      return reg.pushManager.subscribe(opts).catch(function () {
+        // Subscribed before with another server key: start again.
+        return reg.pushManager.getSubscription().then(function (old) {
+          return (old ? old.unsubscribe() : Promise.resolve()).then(function () { return reg.pushManager.subscribe(opts); });
+        });
+      });
+    }
+    navigator.serviceWorker.register('/sw.js', { scope: '/' }).then(function (reg) {
+      return reg.pushManager.getSubscription().then(function (sub) {
+        show(sub);
+        on.addEventListener('click', function () {
+          on.disabled = true;
+          Notification.requestPermission().then(function (p) {
+            if (p !== 'granted') throw new Error('notifications were not allowed');
+            return subscribe(reg);
+          }).then(function (sub) {
+            var j = sub.toJSON();
+            return post('/settings/push', { endpoint: j.endpoint, p256dh: j.keys.p256dh, auth: j.keys.auth, device: deviceName() });
+          }).catch(fail).then(function () { on.disabled = false; });
+        });
+        off.addEventListener('click', function () {
+          off.disabled = true;
+          reg.pushManager.getSubscription().then(function (sub) {
+            if (!sub) return show(null);
+            var endpoint = sub.endpoint;
+            return sub.unsubscribe().then(function () { return post('/settings/push/remove', { endpoint: endpoint }); });
+          }).catch(fail).then(function () { off.disabled = false; });
+        });
+      });
+    }).catch(fail);
+  }
+
+  function deviceName() {
+    var ua = navigator.userAgent;
+    var b = /Edg\//.test(ua) ? 'Edge' : /Firefox\//.test(ua) ? 'Firefox' : /Chrom(e|ium)\//.test(ua) ? 'Chrome' : /Safari\//.test(ua) ? 'Safari' : 'A browser';
+    var os = /Android/.test(ua) ? 'Android' : /iPhone|iPad/.test(ua) ? 'iOS' : /Mac OS X/.test(ua) ? 'macOS' :
+      /Windows/.test(ua) ? 'Windows' : /Linux/.test(ua) ? 'Linux' : '';
+    return b + (os ? ' on ' + os : '');
+  }
+
   // Live pages: the server says "change" (PostgreSQL NOTIFY, through any
   // server process); the page fetches itself and swaps its live parts.
   var live = document.body.getAttribute('data-live');

@@ -1,0 +1,108 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/negotiation"
+)
+
+// An agent may ask, at the open, that Taasky email the invitation
+// (negotiation_open's invite_email). The job is inserted in the open's
+// transaction and carries the invitation's code sealed with the limits key:
+// only its hash is stored with the room, and River's tables (and the River
+// UI operators see) must not hold a code that opens the room.
+
+// enqueueInvite inserts the invitation's email job, unique per room and
+// address, and logs it as queued in the opener's delivery log.
+func (s *Rooms) enqueueInvite(ctx context.Context, tx pgx.Tx, roomID, userID int64, to, code string) error {
+	args := jobs.InviteArgs{RoomID: roomID, UserID: userID, To: to, Code: s.sealInviteCode(roomID, code)}
+	res, err := s.river.InsertTx(ctx, tx, args, nil)
+	if err != nil {
+		return fmt.Errorf("insert invitation job: %w", err)
+	}
+	return insertQueued(ctx, tx, []delivery{{
+		Notice:  jobs.Notice{Topic: jobs.TopicInvite, RoomID: roomID, Side: negotiation.SideA, UserID: userID},
+		JobID:   res.Job.ID,
+		Channel: jobs.ChannelEmail, Recipient: to,
+	}}, s.now())
+}
+
+func inviteAD(roomID int64) []byte { return []byte("invite-code\x00" + strconv.FormatInt(roomID, 10)) }
+
+func (s *Rooms) sealInviteCode(roomID int64, code string) []byte {
+	nonce := randomBytes(s.limits.NonceSize())
+	return s.limits.Seal(nonce, nonce, []byte(code), inviteAD(roomID))
+}
+
+func (s *Rooms) openInviteCode(roomID int64, sealed []byte) (string, error) {
+	n := s.limits.NonceSize()
+	if len(sealed) < n {
+		return "", fmt.Errorf("invite code of room %d: too short", roomID)
+	}
+	code, err := s.limits.Open(nil, sealed[:n], sealed[n:], inviteAD(roomID))
+	if err != nil {
+		return "", fmt.Errorf("invite code of room %d: %w", roomID, err)
+	}
+	return string(code), nil
+}
+
+// Invitation says what the invitation email holds now (jobs.Invitations):
+// who invites (the opener's account), the title, the link, the deadline
+// and the invitation's expiry, in the opener's time zone (the recipient's
+// is not known). Nothing of the terms or limits. An invitation answered,
+// withdrawn or expired is not sent.
+func (n *Notifications) Invitation(ctx context.Context, d jobs.Delivery, a jobs.InviteArgs) (*jobs.Notification, error) {
+	code, err := n.rooms.openInviteCode(a.RoomID, a.Code)
+	if err != nil {
+		return nil, jobs.Skip("the invitation's code cannot be read (was SECRET_KEY changed?)")
+	}
+	out := &jobs.Notification{To: a.To, Now: n.now(), InviteURL: n.baseURL + "/i/" + code}
+	err = pgx.BeginTxFunc(ctx, n.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if st, err := deliveryStatus(ctx, tx, d.UserID, d.JobID); err != nil {
+			return err
+		} else if st == jobs.StatusSent {
+			return jobs.Skip("sent already")
+		}
+		ld, err := n.rooms.load(ctx, tx, a.RoomID, false)
+		if ErrorCodeOf(err) == ErrNotFound || errors.Is(err, pgx.ErrNoRows) {
+			return jobs.Skip("the room no longer exists")
+		}
+		if err != nil {
+			return err
+		}
+		if id, err := roomByInvite(ctx, tx, secretHash(code)); ErrorCodeOf(err) == ErrNotFound || (err == nil && id != a.RoomID) {
+			return jobs.Skip("the code does not open this room")
+		} else if err != nil {
+			return err
+		}
+		r := ld.room
+		if r.State != negotiation.StateDraft {
+			return jobs.Skip("the invitation was answered or withdrawn")
+		}
+		if _, due := r.Due(out.Now); due {
+			return jobs.Skip("the invitation has expired")
+		}
+		out.Deadline, out.ExpiresAt = r.Deadline, r.ExpiresAt
+		if ld.row.Title != nil {
+			out.Title = *ld.row.Title
+		}
+		_, tz, err := n.rooms.humanContext(ctx, tx, ld.row.party(negotiation.SideA), nil)
+		if err != nil {
+			return err
+		}
+		out.TimeZone = tz
+		return tx.QueryRow(ctx, `SELECT name FROM accounts WHERE id = $1`, ld.row.AccountID).Scan(&out.Them)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+var _ jobs.Invitations = (*Notifications)(nil)

@@ -1,0 +1,147 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/negotiation"
+)
+
+// TestInviteEmail: an open with invite_email mails the invitation, through
+// River and a real SMTP server: who invites, the title, the link that opens
+// it, the deadline in the inviter's time zone; no limit, no
+// List-Unsubscribe; the opener's delivery log says it was sent; River's
+// tables never hold the code.
+func TestInviteEmail(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	acc := NewAccounts(nb.pool)
+	ua, _ := acc.UserByEmail(nb.ctx, "alpha@example.test")
+	if err := acc.SetUserTimeZone(nb.ctx, ua.ID, "Europe/Paris"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema, InviteEmail: "pat"}); ErrorMessageOf(err) == "" ||
+		!strings.Contains(ErrorMessageOf(err), "invite_email: must be an email address") {
+		t.Fatalf("a bad address: %v", err)
+	}
+	deadline := nb.rooms.now().Add(30 * 24 * time.Hour).Truncate(time.Hour)
+	open, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema, Limits: json.RawMessage(aLimits),
+		Subject: meeting(10, "20.00"), Title: "Quarterly review", Deadline: &deadline, InviteEmail: "Pat@Example.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mail := nb.mailTo(t, "pat@example.test", 1)
+	paris, _ := time.LoadLocation("Europe/Paris")
+	if mail.Subject != "ALPHA invites you to negotiate “Quarterly review”" {
+		t.Errorf("subject %q", mail.Subject)
+	}
+	for _, want := range []string{"ALPHA's agent would like to agree on “Quarterly review” with you.", "See the invitation:", open.InviteURL,
+		"Deadline: " + deadline.In(paris).Format("Mon 2 Jan 2006, 15:04") + " (Europe/Paris)", "The invitation expires"} {
+		if !strings.Contains(mail.Text, want) {
+			t.Errorf("text lacks %q:\n%s", want, mail.Text)
+		}
+	}
+	if !strings.Contains(mail.HTML, `href="`+open.InviteURL+`"`) {
+		t.Errorf("html lacks the link:\n%s", mail.HTML)
+	}
+	if mail.Header.Get("List-Unsubscribe") != "" || !strings.Contains(mail.Header.Get("From"), "taasky@example.test") {
+		t.Errorf("headers: %v", mail.Header)
+	}
+	for _, m := range nb.smtp.Mails() {
+		for _, needle := range limitNeedles {
+			if bytes.Contains(m.Data, []byte(needle)) {
+				t.Errorf("the invitation to %v holds %q (a limit)", m.To, needle)
+			}
+		}
+	}
+	// The link opens the invitation.
+	if inv, err := nb.rooms.InvitationByCode(nb.ctx, open.InviteURL, time.UTC); err != nil || inv == nil {
+		t.Fatalf("the mailed link: %v", err)
+	}
+	// The opener's log: one line, sent, to the invitee.
+	var log []Delivery
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if log = nb.log(t, "alpha@example.test"); len(log) == 1 && log[0].Status == jobs.StatusSent {
+			break
+		}
+	}
+	if len(log) != 1 || log[0].Topic != jobs.TopicInvite || log[0].Channel != jobs.ChannelEmail || log[0].Status != jobs.StatusSent ||
+		log[0].Recipient != "pat@example.test" || log[0].RoomID != open.View.RoomID || log[0].Attempts != 1 {
+		t.Fatalf("the opener's log: %+v", log)
+	}
+	var args []byte
+	if err := nb.pool.QueryRow(nb.ctx, `SELECT args FROM river_job WHERE kind = 'notify_invite'`).Scan(&args); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(args, []byte(open.InviteCode)) {
+		t.Fatalf("the job holds the invitation's code: %s", args)
+	}
+}
+
+// TestInvitationRechecks: the invitation email is written from the room as
+// it is when the job runs: nothing is sent for an invitation answered,
+// expired, or whose sealed code does not open the room.
+func TestInvitationRechecks(t *testing.T) {
+	t.Parallel()
+	rb := setupRoomsB(t)
+	svc, err := NewNotifications(NotificationsConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: rb.rooms,
+		UnsubscribeKey: bytes.Repeat([]byte{5}, 32), BaseURL: rb.rooms.baseURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	openWithInvite := func() (*OpenResult, jobs.InviteArgs, jobs.Delivery) {
+		t.Helper()
+		open, err := rb.rooms.Open(rb.ctx, rb.a, OpenInput{Schema: meetingSchema, Title: "Lunch", InviteEmail: "pat@example.test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a jobs.InviteArgs
+		var id int64
+		if err := rb.pool.QueryRow(rb.ctx, `SELECT id, args FROM river_job WHERE kind = 'notify_invite' AND (args->>'room_id')::bigint = $1`,
+			open.View.RoomID).Scan(&id, &a); err != nil {
+			t.Fatal(err)
+		}
+		d := jobs.Delivery{Notice: jobs.Notice{Topic: jobs.TopicInvite, RoomID: a.RoomID, Side: negotiation.SideA, UserID: a.UserID},
+			JobID: id, Attempt: 1, Channel: jobs.ChannelEmail}
+		return open, a, d
+	}
+	skipped := func(err error, why string) {
+		t.Helper()
+		var s *jobs.SkipError
+		if !errors.As(err, &s) || !strings.Contains(s.Reason, why) {
+			t.Errorf("%v, want a skip: %s", err, why)
+		}
+	}
+
+	open, a, d := openWithInvite()
+	n, err := svc.Invitation(rb.ctx, d, a)
+	if err != nil || n.To != "pat@example.test" || n.InviteURL != open.InviteURL || n.Title != "Lunch" || n.Them != "ALPHA" ||
+		!n.ExpiresAt.Equal(rb.rooms.now().Add(negotiation.InvitationTTL)) {
+		t.Fatalf("invitation: %v %+v", err, n)
+	}
+	tampered := a
+	tampered.Code = append([]byte(nil), a.Code...)
+	tampered.Code[len(tampered.Code)-1] ^= 1
+	_, err = svc.Invitation(rb.ctx, d, tampered)
+	skipped(err, "cannot be read")
+	_, b, _ := openWithInvite()
+	b.RoomID = a.RoomID // another room's sealed code, moved to this room
+	_, err = svc.Invitation(rb.ctx, d, b)
+	skipped(err, "cannot be read") // the seal is bound to its room
+
+	if _, err := rb.rooms.Join(rb.ctx, rb.b, JoinInput{InviteCode: open.InviteCode, Schema: meetingSchema}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = svc.Invitation(rb.ctx, d, a)
+	skipped(err, "answered or withdrawn")
+
+	_, a2, d2 := openWithInvite()
+	rb.advance(negotiation.InvitationTTL + time.Minute)
+	_, err = svc.Invitation(rb.ctx, d2, a2)
+	skipped(err, "expired")
+}

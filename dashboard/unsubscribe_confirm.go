@@ -1,0 +1,25 @@
+package dashboard
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/app"
+)
+
+// unsubscribeConfirm turns off the email notices of the user the link
+// names: the page's button, or a mail client's RFC 8058 one-click POST
+// (which carries no cookie and no form token, so this route has no CSRF
+// check). Requests for a confirmation are never turned off this way.
+func (d *Dashboard) unsubscribeConfirm(c *fiber.Ctx) error {
+	if d.notify == nil {
+		return d.showError(c, fiber.StatusNotFound, "This unsubscribe link is not valid.")
+	}
+	email, err := d.notify.UnsubscribeNotices(c.UserContext(), c.Params("token"))
+	if app.ErrorCodeOf(err) == app.ErrNotFound {
+		return d.showError(c, fiber.StatusNotFound, "This unsubscribe link is not valid. Sign in and open Settings to choose what Taasky emails you.")
+	}
+	if err != nil {
+		return d.fail(c, err)
+	}
+	return d.render(c, "unsubscribe", "Email notices are off", nil, unsubscribeData{Email: email, Done: true})
+}

@@ -1,0 +1,22 @@
+package dashboard
+
+import (
+	"github.com/gofiber/fiber/v2"
+)
+
+// unsubscribeData is the page a List-Unsubscribe link opens.
+type unsubscribeData struct {
+	Token string
+	Email string // after the POST: whose notices are off
+	Done  bool
+}
+
+// unsubscribeShow is what a List-Unsubscribe link opens in a browser: a
+// button, and nothing changed (mail scanners open links too).
+func (d *Dashboard) unsubscribeShow(c *fiber.Ctx) error {
+	token := c.Params("token")
+	if d.notify == nil || !d.notify.UnsubscribeTokenValid(token) {
+		return d.showError(c, fiber.StatusNotFound, "This unsubscribe link is not valid. Sign in and open Settings to choose what Taasky emails you.")
+	}
+	return d.render(c, "unsubscribe", "Stop email notices", nil, unsubscribeData{Token: token})
+}
