@@ -1,0 +1,92 @@
+package negotiation
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestPace(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	r := &Room{State: StateAwaiting, Turn: SideA, Round: 3, Table: &Table{By: SideB, Round: 3}}
+	p := Pace{MaxRounds: 4, Cooldown: 1500 * time.Millisecond}
+	cases := []struct {
+		v        Verdict
+		last, at time.Time
+		round    int
+		want     string
+	}{
+		{VerdictCounter, time.Time{}, t0, 3, ""},
+		{VerdictCounter, t0, t0.Add(time.Second), 3, "too soon for another counter: the next is allowed from 2026-12-01T09:00:02Z"},
+		{VerdictCounter, t0, t0.Add(1999 * time.Millisecond), 3, "too soon for another counter: the next is allowed from 2026-12-01T09:00:02Z"},
+		{VerdictCounter, t0, t0.Add(2 * time.Second), 3, ""}, // rounded up to the second shown
+		{VerdictNeedMoreDetail, t0, t0, 3, ""}, // only counters cool down
+		{VerdictApprove, t0, t0, 4, ""},        // the cap leaves approve
+		{VerdictCounter, time.Time{}, t0, 4, "this room reached its cap of 4 rounds: approve, reject or cancel"},
+		{VerdictNeedMoreDetail, time.Time{}, t0, 4, "this room reached its cap of 4 rounds: approve, reject or cancel"},
+	}
+	for i, c := range cases {
+		rr := *r
+		rr.Round = c.round
+		err := p.Check(&rr, SideA, c.v, c.last, c.at)
+		got := ""
+		if err != nil {
+			got = err.Error()
+			if e, ok := err.(*Error); !ok || e.Code != CodeRefused {
+				t.Errorf("case %d: %T %v, want a refusal", i, err, err)
+			}
+		}
+		if got != c.want {
+			t.Errorf("case %d: %q, want %q", i, got, c.want)
+		}
+	}
+	if err := (Pace{}).Check(&Room{Round: 1 << 20}, SideA, VerdictCounter, t0, t0); err != nil {
+		t.Errorf("the zero Pace refused: %v", err)
+	}
+	n, at := p.Next(r, SideA, t0, t0.Add(time.Second))
+	if at == nil || !at.Equal(t0.Add(2*time.Second)) || slices.Contains(n.Verdicts, VerdictCounter) {
+		t.Errorf("Next in the cool-down: %v %v", n, at)
+	}
+	capped := *r
+	capped.Round = 4
+	n, at = p.Next(&capped, SideA, time.Time{}, t0)
+	if at != nil || !slices.Equal(n.Verdicts, []Verdict{VerdictApprove, VerdictReject, VerdictCancel}) {
+		t.Errorf("Next at the cap: %v %v", n, at)
+	}
+	events := []Event{{Kind: EventPropose, Side: SideA, Verdict: VerdictOffer, At: t0},
+		{Kind: EventPropose, Side: SideB, Verdict: VerdictCounter, At: t0.Add(time.Minute)},
+		{Kind: EventPropose, Side: SideA, Verdict: VerdictNeedMoreDetail, At: t0.Add(2 * time.Minute)}}
+	if got := LastTabled(events, SideA); !got.Equal(t0) {
+		t.Errorf("LastTabled: %v", got)
+	}
+}
+
+func TestDeceptive(t *testing.T) {
+	for _, c := range []struct {
+		schema, want string
+	}{
+		{`{"fee":{"type":"int","label":"Fee"}}`, ""},
+		{`{"fee":{"type":"int","label":"Plată în lei"}}`, ""},
+		{`{"fee":{"type":"int","label":"Сумма"}}`, ""},
+		{`{"fee":{"type":"int","label":"Fee (€) 👩‍💻"}}`, ""},
+		{`{"fee":{"type":"int","label":"Fее"}}`, `fee: label mixes scripts in one word ("Fее"): write each word in one script`},
+		{`{"fee":{"type":"int","label":"Fe\u200be"}}`, "fee: label holds an invisible character (U+200B)"},
+		{`{"a":{"type":"int","label":"Top"},"b":{"type":"int","label":"Тор"}}`, "b: its label looks like the label of a; a person could not tell them apart"},
+		{`{"a":{"type":"enum","label":"A","values":["ye","уе"]}}`, `a: values "ye" and "уе" look alike; a person could not tell them apart`},
+	} {
+		s, _, err := ParseSchema([]byte(c.schema))
+		if err != nil {
+			t.Fatalf("%s: %v", c.schema, err)
+		}
+		got := ""
+		if err := s.CheckDeceptive(); err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%s: %q, want %q", c.schema, got, c.want)
+		}
+	}
+	if !ReadableLine("Kick-off") || ReadableLine("Kick\noff") || ReadableLine("a\u202eb") {
+		t.Error("ReadableLine")
+	}
+}

@@ -1,0 +1,375 @@
+package trust
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/pgtest"
+	"github.com/taasky/taasky/negotiation"
+	"github.com/taasky/taasky/notify/notifytest"
+)
+
+// remote is an agent of an account of a process under test, with its human.
+type remote struct {
+	slug  string
+	email string
+	agent app.Agent
+	user  app.User
+	sess  *mcp.ClientSession
+}
+
+func newRemote(t testing.TB, w *world, base, slug string) *remote {
+	t.Helper()
+	ctx := context.Background()
+	r := &remote{slug: slug, email: slug + "@example.test"}
+	if _, err := w.accounts.CreateAccount(ctx, slug, "Tenant "+slug, r.email); err != nil {
+		t.Fatal(err)
+	}
+	ag, key, err := w.accounts.CreateAgent(ctx, slug, "agent", r.email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.agent = ag
+	if r.user, err = w.accounts.UserByEmail(ctx, r.email); err != nil {
+		t.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "crash-" + slug, Version: "1"}, nil)
+	r.sess, err = client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp/" + slug,
+		HTTPClient: &http.Client{Transport: recorder{key: key.Key, base: transport}, Timeout: 20 * time.Second}, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.sess.Close() })
+	return r
+}
+
+// crashLoad is the agents' side of the crash test: negotiations in a loop,
+// every successful answer kept as acknowledged, every call that failed in
+// transit retried as it was until it is answered.
+type crashLoad struct {
+	t       *testing.T
+	w       *world
+	mu      sync.Mutex
+	acks    []crashAck
+	calls   atomic.Int64
+	lost    atomic.Int64 // calls that failed in transit (then retried)
+	refused []string     // retries of a move refused instead of answered
+	pending []string     // confirmations left waiting for their human
+	rooms   atomic.Int64
+}
+
+type crashAck struct {
+	kind  string
+	agent app.Agent
+	token string
+	hash  string // propose: the terms tabled
+	cid   string // respond: the confirmation
+}
+
+func (l *crashLoad) ack(a crashAck) {
+	l.mu.Lock()
+	l.acks = append(l.acks, a)
+	l.mu.Unlock()
+}
+
+// do calls a tool until it is answered: a transport failure (the process
+// died) is retried with the same arguments after a pause. It returns the
+// answer, and whether an earlier attempt failed in transit.
+func (l *crashLoad) do(ctx context.Context, r *remote, tool string, args any) (result, bool, error) {
+	retried := false
+	for {
+		l.calls.Add(1)
+		res, err := callOn(ctx, r.sess, tool, args)
+		if err == nil {
+			return res, retried, nil
+		}
+		if ctx.Err() != nil {
+			return result{}, retried, ctx.Err()
+		}
+		l.lost.Add(1)
+		retried = true
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+var errStop = errors.New("stop")
+
+// negotiate plays one negotiation between a and b; n makes its terms unique.
+func (l *crashLoad) negotiate(ctx context.Context, a, b *remote, n int) error {
+	step := func(r *remote, tool string, args map[string]any) (result, error) {
+		res, retried, err := l.do(ctx, r, tool, args)
+		if err != nil {
+			return res, errStop
+		}
+		if res.err != "" {
+			if retried && tool != "negotiation_open" {
+				l.mu.Lock()
+				l.refused = append(l.refused, fmt.Sprintf("%s %s retried after a crash: %s", r.slug, tool, res.err))
+				l.mu.Unlock()
+			} else {
+				l.t.Errorf("%s %s: %s", r.slug, tool, res.err)
+			}
+			return res, errStop
+		}
+		return res, nil
+	}
+	open, err := step(a, "negotiation_open", map[string]any{"subject_schema": raceSchema, "subject": feeTerms(n)})
+	if err != nil {
+		return err
+	}
+	l.rooms.Add(1)
+	ta := open.str("room_token")
+	l.ack(crashAck{kind: "open", agent: a.agent, token: ta})
+	join, err := step(b, "negotiation_join", map[string]any{"invite_code": open.str("invite_code"), "subject_schema": raceSchema})
+	if err != nil {
+		return err
+	}
+	tb := join.str("room_token")
+	l.ack(crashAck{kind: "join", agent: b.agent, token: tb})
+	turn := [2]*remote{b, a}
+	tokens := [2]string{tb, ta}
+	hash := ""
+	for i := range 2 {
+		res, err := step(turn[i], "negotiation_propose", map[string]any{"room_token": tokens[i], "verdict": "counter", "subject": feeTerms(n + 1 + i)})
+		if err != nil {
+			return err
+		}
+		hash = tableHash(res.out)
+		l.ack(crashAck{kind: "propose", agent: turn[i].agent, token: tokens[i], hash: hash})
+	}
+	for i, side := range []*remote{b, a} {
+		res, err := step(side, "negotiation_respond", map[string]any{"room_token": tokens[i], "verdict": "approve", "subject_hash": hash})
+		if err != nil {
+			return err
+		}
+		c, _ := res.out["confirmation"].(map[string]any)
+		cid, _ := c["id"].(string)
+		l.ack(crashAck{kind: "respond", agent: side.agent, token: tokens[i], cid: cid})
+		if i == 1 && n%3 == 0 {
+			l.mu.Lock()
+			l.pending = append(l.pending, cid)
+			l.mu.Unlock()
+			return nil // left for the human: its request must arrive, once
+		}
+		v, err := l.w.rooms.Read(context.WithoutCancel(ctx), side.agent, tokens[i])
+		if err != nil {
+			return err
+		}
+		if _, err := l.w.rooms.DecideAsOwner(context.WithoutCancel(ctx), side.user.ID, v.RoomID, cid, negotiation.SubjectHash(hash), true); err != nil {
+			l.t.Errorf("%s's human: %v", side.slug, err)
+			return errStop
+		}
+	}
+	return nil
+}
+
+// TestCrashes kills `taasky serve` with SIGKILL at random moments under
+// load from MCP agents, restarts it, and then checks: no acknowledged move
+// lost, every room the replay of its log, every confirmation request still
+// waiting delivered by email, no email sent twice.
+func TestCrashes(t *testing.T) {
+	t.Parallel() // mostly waiting: for restarts, and for River to give back the jobs of a killed process
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	kills := size(3, 10)
+	dsn := pgtest.NewDSN(t)
+	smtp := notifytest.NewSMTPServer(t)
+	p := newProcess(t, dsn, fmt.Sprintf("SMTP_URL=smtp://%s:%d", smtp.Host, smtp.Port),
+		"MCP_RATE_LIMIT=0", "COUNTER_COOLDOWN=0")
+	p.start()
+	w := newWorld(t, dsn, p.base)
+	agents := []*remote{}
+	for i := range 4 {
+		agents = append(agents, newRemote(t, w, p.base, fmt.Sprintf("crash%d", i)))
+	}
+	l := &crashLoad{t: t, w: w}
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := i * 1_000_000; ctx.Err() == nil; n += 3 {
+				a, b := agents[i], agents[(i+1+n%3)%4]
+				if a == b {
+					b = agents[(i+1)%4]
+				}
+				if err := l.negotiate(ctx, a, b, n); err != nil && ctx.Err() == nil {
+					if !errors.Is(err, errStop) {
+						t.Error(err)
+					}
+				}
+			}
+		}()
+	}
+
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	began := time.Now()
+	var down time.Duration
+	for range kills {
+		time.Sleep(time.Duration(500+rng.IntN(2500)) * time.Millisecond)
+		killed := time.Now()
+		p.kill()
+		p.start()
+		down += time.Since(killed)
+	}
+	time.Sleep(time.Second)
+	stop()
+	wg.Wait()
+	loadTime := time.Since(began)
+
+	// Acknowledged means committed.
+	bg := context.Background()
+	lost := 0
+	for _, a := range l.acks {
+		v, err := w.rooms.Read(bg, a.agent, a.token)
+		switch {
+		case err != nil:
+			t.Errorf("acknowledged %s lost: its room token opens nothing: %v", a.kind, err)
+			lost++
+		case a.kind == "join" && v.State == negotiation.StateDraft:
+			t.Errorf("acknowledged join lost: room %d is a draft", v.RoomID)
+			lost++
+		case a.kind == "propose" && !worldHasTerms(t, w, v.RoomID, a.hash):
+			t.Errorf("acknowledged move lost: room %d has no terms %s", v.RoomID, a.hash)
+			lost++
+		case a.kind == "respond" && countRows(t, w, `SELECT count(*) FROM confirmations WHERE room_id = $1 AND id = $2`, v.RoomID, a.cid) != 1:
+			t.Errorf("acknowledged confirmation request lost: room %d has no %s", v.RoomID, a.cid)
+			lost++
+		}
+	}
+	for _, r := range l.refused {
+		t.Errorf("a retried move was refused, not answered: %s", r)
+	}
+	rep, err := w.rooms.Check(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Differences) > 0 {
+		t.Errorf("check: %s", strings.Join(rep.Differences, "\n"))
+	}
+	check := exec.Command(p.bin, "check")
+	check.Env = p.env
+	if out, err := check.CombinedOutput(); err != nil {
+		t.Errorf("taasky check: %v\n%s", err, out)
+	}
+
+	// Every email job finishes (sent, or skipped because the confirmation
+	// was answered first); the confirmations still waiting each got their
+	// request, once; no message was sent twice.
+	waitFrom := time.Now()
+	var unfinished int
+	for {
+		unfinished = countRows(t, w, `SELECT count(*) FROM river_job WHERE kind = 'notify_email' AND state NOT IN ('completed', 'discarded', 'cancelled')`)
+		if unfinished == 0 || time.Since(waitFrom) > 4*time.Minute {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if unfinished > 0 {
+		var states string
+		_ = w.pool.QueryRow(bg, `SELECT string_agg(state || ' ' || n, ', ') FROM (SELECT state, count(*) n FROM river_job
+			WHERE kind = 'notify_email' AND state NOT IN ('completed', 'discarded', 'cancelled') GROUP BY state) x`).Scan(&states)
+		t.Errorf("%d email jobs unfinished %s after the last restart (%s)", unfinished, time.Since(waitFrom).Round(time.Second), states)
+	}
+	deliveryWait := time.Since(waitFrom)
+	mails := smtp.Mails()
+	byID := map[string]int{}
+	requests := map[string]map[string]bool{} // confirmation id → the Message-IDs that requested it
+	for _, m := range mails {
+		hdr, body, err := readMail(m.Data)
+		if err != nil {
+			t.Errorf("a mail that does not parse: %v", err)
+			continue
+		}
+		byID[hdr.Get("Message-Id")]++
+		for _, tok := range oneTapLink.FindAllStringSubmatch(body, -1) {
+			h := sha256.Sum256([]byte(tok[1]))
+			var cid string
+			if err := w.pool.QueryRow(bg, `SELECT confirmation_id FROM onetap_tokens WHERE token_hash = $1`, h[:]).Scan(&cid); err != nil {
+				t.Errorf("a one-tap link in a mail opens nothing: %v", err)
+				continue
+			}
+			if requests[cid] == nil {
+				requests[cid] = map[string]bool{}
+			}
+			requests[cid][hdr.Get("Message-Id")] = true
+			break
+		}
+	}
+	dupIDs, dupRequests, undelivered := 0, 0, 0
+	for id, n := range byID {
+		if n > 1 {
+			// The same message again (a process killed after the SMTP
+			// server took it, before the job was marked done): at least
+			// once, with one Message-ID, so mail systems show it once.
+			// Reported, not failed: the fix is in jobs/ (docs/security.md).
+			dupIDs += n - 1
+			t.Logf("KNOWN (at-least-once email): message %s sent %d times", id, n)
+		}
+	}
+	for cid, ids := range requests {
+		if len(ids) > 1 {
+			// Two different messages for one confirmation: a real duplicate.
+			dupRequests += len(ids) - 1
+			t.Errorf("confirmation %s requested by %d different emails", cid, len(ids))
+		}
+	}
+	for _, cid := range l.pending {
+		if len(requests[cid]) == 0 {
+			undelivered++
+		}
+	}
+	if undelivered > 0 {
+		t.Errorf("%d of %d confirmations waiting for their human got no email", undelivered, len(l.pending))
+	}
+	t.Logf("crashes: %d kill -9 in %s of load (%d restarts, %s down in all); %d rooms, %d calls, %d failed in transit and retried, "+
+		"%d acknowledged results, %d lost; retries refused: %d; checker: %d rooms, %d differences; "+
+		"emails: %d sent, %d resent with the same Message-ID, %d requests duplicated as other messages; %d confirmations waiting, %d undelivered; "+
+		"email jobs all finished %s after the last restart",
+		kills, loadTime.Round(time.Millisecond), p.runs-1, down.Round(time.Millisecond), l.rooms.Load(), l.calls.Load(), l.lost.Load(),
+		len(l.acks), lost, len(l.refused), rep.Rooms, len(rep.Differences),
+		len(mails), dupIDs, dupRequests, len(l.pending), undelivered, deliveryWait.Round(time.Second))
+}
+
+func countRows(t testing.TB, w *world, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := w.pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
+
+func worldHasTerms(t testing.TB, w *world, room int64, hash string) bool {
+	t.Helper()
+	rows, err := w.pool.Query(context.Background(), `SELECT event FROM room_events WHERE room_id = $1 AND kind = 'propose'`, room)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var ev string
+		if err := rows.Scan(&ev); err != nil {
+			t.Fatal(err)
+		}
+		if termsIn(ev, hash) {
+			return true
+		}
+	}
+	return false
+}

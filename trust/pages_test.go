@@ -1,0 +1,125 @@
+package trust
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/dashboard"
+	"github.com/taasky/taasky/dashboard/devoidc"
+)
+
+// mountDashboard mounts the humans' pages with the development OIDC issuer
+// at /dev-oidc, as taasky dev does.
+func (s *stack) mountDashboard(log *slog.Logger) {
+	issuer := s.base + "/dev-oidc"
+	h, err := devoidc.New(devoidc.Config{Issuer: issuer,
+		Clients: []devoidc.Client{{ID: "dash", Secret: "dash-secret", RedirectURIs: []string{s.base + "/auth/callback"}}},
+		Emails:  func(ctx context.Context) ([]string, error) { return s.accounts.OwnerEmails(ctx, 100) }})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.app.All("/dev-oidc/*", adaptor.HTTPHandler(h))
+	hub := dashboard.NewHub(s.rooms.RoomAccounts, log)
+	go app.ListenRoomChanges(s.ctx, s.pool.Config().ConnConfig.Copy(), hub.Publish, log)
+	dash, err := dashboard.New(s.ctx, dashboard.Config{BaseURL: s.base, SessionKey: []byte(strings.Repeat("k", 32)),
+		Rooms: s.rooms, Accounts: s.accounts, Notifications: s.notes, Hub: hub, Log: log,
+		OIDC: dashboard.OIDC{Issuer: issuer, ClientID: "dash", ClientSecret: "dash-secret"}})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	dash.Mount(s.app)
+}
+
+// browser is a person's browser without JavaScript: a cookie jar, and the
+// CSRF token of the last page it was given.
+type browser struct {
+	s    *stack
+	http *http.Client
+	csrf string
+}
+
+var csrfInput = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
+
+// signedOut is a browser nobody signed in with.
+func (s *stack) signedOut() *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{s: s, http: &http.Client{Jar: jar, Transport: transport,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+// browser signs the tenant's owner in through the OIDC issuer (authorization
+// code, PKCE, state, nonce), as a person does.
+func (tn *tenant) browser() *browser {
+	s := tn.s
+	s.t.Helper()
+	br := s.signedOut()
+	follow := &http.Client{Jar: br.http.Jar, Transport: transport}
+	resp, err := follow.Get(s.base + "/login?next=/settings")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	m := regexp.MustCompile(`name="id" value="([^"]+)"`).FindSubmatch(page)
+	if m == nil {
+		s.t.Fatalf("the issuer's login page has no id: %s", page)
+	}
+	resp, err = follow.PostForm(resp.Request.URL.String(), url.Values{"id": {string(m[1])}, "email": {tn.email}})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Request.URL.Path != "/settings" {
+		s.t.Fatalf("%s signing in ended at %s (%d)", tn.email, resp.Request.URL, resp.StatusCode)
+	}
+	return br
+}
+
+// do sends a request (a form when form is not nil, with the CSRF token the
+// browser holds unless form has one) and returns the status, the Location
+// and the body. Redirects are not followed.
+func (br *browser) do(method, path string, form url.Values) (int, string, string) {
+	br.s.t.Helper()
+	var body io.Reader
+	if form != nil {
+		if _, ok := form["_csrf"]; !ok && br.csrf != "" {
+			form = cloneForm(form)
+			form.Set("_csrf", br.csrf)
+		}
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequestWithContext(br.s.ctx, method, br.s.base+path, body)
+	if err != nil {
+		return 0, "", err.Error() // a path no browser could send
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	resp, err := br.http.Do(req)
+	if err != nil {
+		br.s.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	if m := csrfInput.FindSubmatch(out); m != nil {
+		br.csrf = string(m[1])
+	}
+	return resp.StatusCode, resp.Header.Get("Location"), string(out)
+}
+
+func cloneForm(f url.Values) url.Values {
+	out := url.Values{}
+	for k, v := range f {
+		out[k] = append([]string(nil), v...)
+	}
+	return out
+}
