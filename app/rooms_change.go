@@ -27,9 +27,16 @@ func (s *Rooms) load(ctx context.Context, q querier, roomID int64, lock bool) (*
 	return s.restore(row)
 }
 
-// restore rebuilds the protocol's room from its row.
-func (s *Rooms) restore(row *roomRow) (*loaded, error) {
-	limits, err := s.partyLimits(row)
+// restore rebuilds the protocol's room from its row, with both sides' limits.
+func (s *Rooms) restore(row *roomRow) (*loaded, error) { return s.restoreFor(row, "") }
+
+// restoreFor is restore with only side's limits ("": both). A request of
+// one side never needs the other side's: no decision for a mover and
+// nothing shown to it reads them (docs/security.md, promise 3). Leaving
+// them out also keeps their size from showing in how long the answer
+// takes (trust.TestRefusalTiming).
+func (s *Rooms) restoreFor(row *roomRow, only negotiation.Side) (*loaded, error) {
+	limits, err := s.partyLimits(row, only)
 	if err != nil {
 		return nil, err
 	}
@@ -40,10 +47,10 @@ func (s *Rooms) restore(row *roomRow) (*loaded, error) {
 	return &loaded{row: row, room: room}, nil
 }
 
-func (s *Rooms) partyLimits(row *roomRow) ([2][]byte, error) {
+func (s *Rooms) partyLimits(row *roomRow, only negotiation.Side) ([2][]byte, error) {
 	var limits [2][]byte
 	for i, p := range row.Parties {
-		if p == nil {
+		if p == nil || only != "" && p.Side != only {
 			continue
 		}
 		l, err := s.openLimits(row.ID, string(p.Side), p.LimitsEnc)

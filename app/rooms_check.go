@@ -55,7 +55,7 @@ func (s *Rooms) checkRoom(ctx context.Context, id int64) (string, error) {
 	if len(events) != row.Seq {
 		return fmt.Sprintf("%d events logged, the room says %d", len(events), row.Seq), nil
 	}
-	limits, err := s.partyLimits(row)
+	limits, err := s.partyLimits(row, "")
 	if err != nil {
 		return "", err
 	}

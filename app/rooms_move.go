@@ -30,7 +30,7 @@ func (s *Rooms) withSeat(ctx context.Context, agent Agent, roomToken string, fn 
 		if err != nil {
 			return err
 		}
-		ld, err := s.restore(row)
+		ld, err := s.restoreFor(row, side)
 		if err != nil {
 			return err
 		}

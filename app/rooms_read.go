@@ -20,7 +20,7 @@ func (s *Rooms) Read(ctx context.Context, agent Agent, roomToken string) (*View,
 		if err != nil {
 			return err
 		}
-		ld, err := s.restore(row)
+		ld, err := s.restoreFor(row, side)
 		if err != nil {
 			return err
 		}

@@ -361,6 +361,11 @@ func TestLimitSecrecy(t *testing.T) {
 		if m := mails[tn.email]; m != nil {
 			all += "\n" + m.String()
 		}
+		for _, p := range s.push.Pushes() {
+			if p.Device == tn.slug {
+				all += "\n" + string(p.Plaintext)
+			}
+		}
 		seen[tn] = stripTokens.ReplaceAllString(unescapeJSON(all), " ")
 	}
 	// A secret's needle that is also a public value (terms someone tabled,
@@ -400,8 +405,8 @@ func TestLimitSecrecy(t *testing.T) {
 		bytesSeen += len(v)
 	}
 	t.Logf("limit secrecy (seed %d): %d negotiations in %s, %d limits, %d needle checks against other tenants' %d KiB "+
-		"(tool results, errors, pages, %d emails), %d skipped as public, %d leaks; twins: %d, mover told anything else: %d",
-		seed, rounds, time.Since(began).Round(time.Millisecond), len(secrets), checked, bytesSeen>>10, len(s.smtp.Mails()), skipped, leaks, twins, twinDiffs)
+		"(tool results, errors, pages, %d emails, %d decrypted pushes), %d skipped as public, %d leaks; twins: %d, mover told anything else: %d",
+		seed, rounds, time.Since(began).Round(time.Millisecond), len(secrets), checked, bytesSeen>>10, len(s.smtp.Mails()), len(s.push.Pushes()), skipped, leaks, twins, twinDiffs)
 }
 
 // unescapeJSON undoes JSON string escapes a needle could hide behind.

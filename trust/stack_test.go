@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/SherClockHolmes/webpush-go"
 	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -56,6 +57,7 @@ type stack struct {
 	accounts *app.Accounts
 	notes    *app.Notifications
 	smtp     *notifytest.SMTPServer
+	push     *notifytest.PushEndpoint // with notify: every tenant's human has a device on it
 	app      *fiber.App
 	base     string
 	tenants  []*tenant
@@ -95,15 +97,24 @@ func newStack(t testing.TB, c stackConfig) *stack {
 	email := &jobs.EmailWorker{From: notify.DefaultFrom(s.base), Log: log}
 	push := &jobs.PushWorker{Log: log}
 	remind := &jobs.RemindWorker{}
+	invite := &jobs.InviteWorker{From: notify.DefaultFrom(s.base)}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, closer)
 	river.AddWorker(workers, email)
 	river.AddWorker(workers, push)
 	river.AddWorker(workers, remind)
+	river.AddWorker(workers, invite)
 	rcfg := &river.Config{Workers: workers, Logger: log}
 	if c.notify {
 		s.smtp = notifytest.NewSMTPServer(t)
 		email.Mailer = notify.NewSMTP(notify.SMTPConfig{Host: s.smtp.Host, Port: s.smtp.Port})
+		invite.Mailer = email.Mailer
+		priv, pub, err := webpush.GenerateVAPIDKeys()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.push = notifytest.NewPushEndpoint(t, pub)
+		push.Pusher = &notify.Pusher{VAPID: notify.VAPID{PublicKey: pub, PrivateKey: priv, Subscriber: "trust@example.test"}}
 		rcfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}}
 		rcfg.FetchPollInterval = 100 * time.Millisecond
 	}
@@ -120,7 +131,7 @@ func newStack(t testing.TB, c stackConfig) *stack {
 		UnsubscribeKey: bytes.Repeat([]byte{3}, 32), BaseURL: s.base}); err != nil {
 		t.Fatal(err)
 	}
-	email.Deliveries, push.Deliveries, remind.Deliveries = s.notes, s.notes, s.notes
+	email.Deliveries, push.Deliveries, remind.Deliveries, invite.Invitations = s.notes, s.notes, s.notes, s.notes
 	if c.notify {
 		if err := s.river.Start(ctx); err != nil {
 			t.Fatal(err)
@@ -180,6 +191,13 @@ func (s *stack) addTenant(slug string) *tenant {
 		s.t.Fatal(err)
 	}
 	tn.sess = tn.connect(tn.key)
+	if s.push != nil {
+		d := s.push.NewDevice(s.t, slug)
+		if _, err := s.notes.Subscribe(s.ctx, tn.user.ID, app.PushSubscriptionInput{Endpoint: d.Endpoint, P256dh: d.P256dh,
+			Auth: d.Auth, Device: slug}); err != nil {
+			s.t.Fatal(err)
+		}
+	}
 	s.tenants = append(s.tenants, tn)
 	return tn
 }

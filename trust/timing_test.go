@@ -15,7 +15,8 @@ import (
 // and the two distributions of answer times must agree within generous
 // bounds (the machine is shared and noisy). The messages are compared in
 // TestLimitSecrecy; by construction (docs/security.md) no decision for the
-// mover reads the other side's limits.
+// mover reads the other side's limits, and a mover's request does not even
+// decrypt them.
 func TestRefusalTiming(t *testing.T) {
 	n := size(60, 400)
 	s := newStack(t, stackConfig{tenants: 2})
@@ -93,9 +94,10 @@ func pct(d []time.Duration, p int) time.Duration {
 	return s[(len(s)-1)*p/100]
 }
 
-// BenchmarkRestoreOtherLimits is what the other side's limits cost the
-// mover's request: every request restores the room, both sides' limits
-// parsed (go test ./trust -run XXX -bench RestoreOtherLimits).
+// BenchmarkRestoreOtherLimits is what the other side's limits would cost a
+// mover's request if its room were restored with both sides' limits (it is
+// restored with the mover's only: app.Rooms.restoreFor). go test ./trust
+// -run XXX -bench RestoreOtherLimits
 func BenchmarkRestoreOtherLimits(b *testing.B) {
 	schema := `{`
 	limits := `{`
