@@ -91,7 +91,7 @@ func humanSide(ctx context.Context, q querier, userID, roomID int64, want negoti
 // It changes nothing.
 func (s *Rooms) ForHuman(ctx context.Context, userID, roomID int64, want negotiation.Side, answered string) (*HumanRoom, error) {
 	var h *HumanRoom
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	err := pgx.BeginTxFunc(ctx, s.pool, readOnly, func(tx pgx.Tx) error {
 		side, err := humanSide(ctx, tx, userID, roomID, want)
 		if err != nil {
 			return err

@@ -21,7 +21,7 @@ import (
 func (n *Notifications) Notification(ctx context.Context, d jobs.Delivery) (*jobs.Notification, error) {
 	out := &jobs.Notification{Now: n.now(), SettingsURL: n.baseURL + "/settings", TimeZone: time.UTC}
 	// One snapshot: the room, its confirmation and the human as of one moment.
-	err := pgx.BeginTxFunc(ctx, n.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	err := pgx.BeginTxFunc(ctx, n.pool, readOnly, func(tx pgx.Tx) error {
 		if st, err := deliveryStatus(ctx, tx, d.UserID, d.JobID); err != nil {
 			return err
 		} else if st == jobs.StatusSent || st == jobs.StatusGone {

@@ -63,7 +63,7 @@ func (n *Notifications) Invitation(ctx context.Context, d jobs.Delivery, a jobs.
 		return nil, jobs.Skip("the invitation's code cannot be read (was SECRET_KEY changed?)")
 	}
 	out := &jobs.Notification{To: a.To, Now: n.now(), InviteURL: n.baseURL + "/i/" + code}
-	err = pgx.BeginTxFunc(ctx, n.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	err = pgx.BeginTxFunc(ctx, n.pool, readOnly, func(tx pgx.Tx) error {
 		if st, err := deliveryStatus(ctx, tx, d.UserID, d.JobID); err != nil {
 			return err
 		} else if st == jobs.StatusSent {

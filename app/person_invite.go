@@ -72,7 +72,7 @@ func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Loc
 		loc = time.UTC
 	}
 	var inv *Invitation
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	err := pgx.BeginTxFunc(ctx, s.pool, readOnly, func(tx pgx.Tx) error {
 		roomID, err := roomByInvite(ctx, tx, secretHash(code))
 		if err != nil {
 			return Errorf(ErrNotFound, "this invitation link is not valid")

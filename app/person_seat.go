@@ -29,7 +29,7 @@ func personSeat(ctx context.Context, q querier, token string) (int64, error) {
 // the inviter's schema) in loc. It changes nothing.
 func (s *Rooms) PersonRoom(ctx context.Context, token string, loc *time.Location) (*HumanRoom, error) {
 	var h *HumanRoom
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	err := pgx.BeginTxFunc(ctx, s.pool, readOnly, func(tx pgx.Tx) error {
 		roomID, err := personSeat(ctx, tx, token)
 		if err != nil {
 			return err

@@ -395,8 +395,23 @@ func TestLimitSecrecy(t *testing.T) {
 			own[sc.owner][n] = true
 		}
 	}
+	// The service's own log (River, workers, pages, at debug level) is read
+	// by operators: no limit belongs there either.
+	logs := unescapeJSON(s.logs.String())
 	checked, skipped, leaks := 0, 0, 0
 	for _, sc := range secrets {
+		for _, n := range sc.needles {
+			if public[n] {
+				continue
+			}
+			checked++
+			if found(logs, n) {
+				leaks++
+				i := strings.Index(logs, n)
+				t.Errorf("a limit of %s in negotiation %d (%s) reached the service's log as %q: …%s…", sc.owner.slug, sc.room, sc.what, n,
+					logs[max(0, i-120):min(len(logs), i+120)])
+			}
+		}
 		for _, other := range s.tenants {
 			if other == sc.owner {
 				continue
@@ -421,8 +436,8 @@ func TestLimitSecrecy(t *testing.T) {
 		bytesSeen += len(v)
 	}
 	t.Logf("limit secrecy (seed %d): %d negotiations in %s, %d limits, %d needle checks against other tenants' %d KiB "+
-		"(tool results, errors, pages, %d emails, %d decrypted pushes), %d skipped as public, %d leaks; twins: %d, mover told anything else: %d",
-		seed, rounds, time.Since(began).Round(time.Millisecond), len(secrets), checked, bytesSeen>>10, len(s.smtp.Mails()), len(s.push.Pushes()), skipped, leaks, twins, twinDiffs)
+		"(tool results, errors, pages, %d emails, %d decrypted pushes) and the service's %d KiB of logs, %d skipped as public, %d leaks; twins: %d, mover told anything else: %d",
+		seed, rounds, time.Since(began).Round(time.Millisecond), len(secrets), checked, bytesSeen>>10, len(s.smtp.Mails()), len(s.push.Pushes()), len(logs)>>10, skipped, leaks, twins, twinDiffs)
 }
 
 // unescapeJSON undoes JSON string escapes a needle could hide behind.

@@ -61,6 +61,25 @@ type stack struct {
 	app      *fiber.App
 	base     string
 	tenants  []*tenant
+	logs     lockedBuffer // everything the service logged, at debug level
+}
+
+// lockedBuffer is a bytes.Buffer that the service's goroutines may log into.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 type stackConfig struct {
@@ -91,13 +110,13 @@ func newStack(t testing.TB, c stackConfig) *stack {
 		t.Fatal(err)
 	}
 	s := &stack{t: t, ctx: ctx, pool: pool, accounts: app.NewAccounts(pool), base: "http://" + ln.Addr().String()}
-	log := slog.New(slog.DiscardHandler)
+	log := slog.New(slog.NewJSONHandler(&s.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 
 	closer := &jobs.CloseDueWorker{}
 	email := &jobs.EmailWorker{From: notify.DefaultFrom(s.base), Log: log}
 	push := &jobs.PushWorker{Log: log}
 	remind := &jobs.RemindWorker{}
-	invite := &jobs.InviteWorker{From: notify.DefaultFrom(s.base)}
+	invite := &jobs.InviteWorker{From: notify.DefaultFrom(s.base), Log: log}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, closer)
 	river.AddWorker(workers, email)
