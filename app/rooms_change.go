@@ -77,9 +77,11 @@ func (s *Rooms) commit(ctx context.Context, tx pgx.Tx, ld *loaded, c change) err
 	now := s.now()
 	for i := range c.events {
 		ld.row.Seq++
-		if err := insertEvent(ctx, tx, ld.row.ID, ld.row.Seq, &c.events[i], c.fingerprint); err != nil {
+		logged, err := insertEvent(ctx, tx, ld.row.ID, ld.row.Seq, &c.events[i], c.fingerprint)
+		if err != nil {
 			return err
 		}
+		ld.row.log = append(ld.row.log, logged)
 	}
 	if err := s.syncConfirmations(ctx, tx, ld, c, now); err != nil {
 		return err

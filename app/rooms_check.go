@@ -44,16 +44,16 @@ func (s *Rooms) Check(ctx context.Context) (*CheckReport, error) {
 }
 
 func (s *Rooms) checkRoom(ctx context.Context, id int64) (string, error) {
-	row, err := selectRoom(ctx, s.pool, id, false)
+	row, err := readRoom(ctx, s.pool, id, false)
 	if err != nil {
 		return "", err
 	}
-	events, err := selectEvents(ctx, s.pool, id)
-	if err != nil {
-		return "", err
+	if len(row.log) != row.Seq {
+		return fmt.Sprintf("%d events logged, the room says %d", len(row.log), row.Seq), nil
 	}
-	if len(events) != row.Seq {
-		return fmt.Sprintf("%d events logged, the room says %d", len(events), row.Seq), nil
+	events, err := row.events()
+	if err != nil {
+		return err.Error(), nil
 	}
 	limits, err := s.partyLimits(row, "")
 	if err != nil {

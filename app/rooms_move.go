@@ -100,10 +100,11 @@ func (s *Rooms) checkPace(ctx context.Context, tx pgx.Tx, st seat, v negotiation
 	}
 	var last time.Time
 	if v == negotiation.VerdictCounter && s.pace.Cooldown > 0 {
-		var err error
-		if last, err = lastTabledAt(ctx, tx, st.row.ID, st.side); err != nil {
+		events, err := st.row.events()
+		if err != nil {
 			return err
 		}
+		last = negotiation.LastTabled(events, st.side)
 	}
 	return fromProtocol(s.pace.Check(st.room, st.side, v, last, at))
 }

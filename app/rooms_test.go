@@ -468,3 +468,58 @@ func expectRefusalOrNil(errs chan<- error, err error) {
 		errs <- err
 	}
 }
+
+// A move that waited for the room's lock while another move committed must
+// answer with the room after both: its view's history includes the move it
+// waited for (the statement that took the lock read the log from before).
+func TestAMoveThatWaitedSeesTheMoveBeforeIt(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	const rooms = 30
+	var wg sync.WaitGroup
+	views := make(chan *View, 2*rooms)
+	errs := make(chan error, 2*rooms)
+	for i := range rooms {
+		ta, tb := rb.openJoined(t, OpenInput{}, "")
+		if _, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(8+i%8, "")}); err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(2)
+		go func() { // b counters
+			defer wg.Done()
+			v, err := rb.rooms.Propose(rb.ctx, rb.b, tb, MoveInput{Verdict: "counter", Subject: meeting(18, "")})
+			if err != nil {
+				errs <- err
+				return
+			}
+			views <- v
+		}()
+		go func() { // a asks to cancel at the same time: allowed on any turn
+			defer wg.Done()
+			_, v, err := rb.rooms.RequestConfirmation(rb.ctx, rb.a, ta, "cancel", "")
+			if err != nil {
+				errs <- err
+				return
+			}
+			views <- v
+		}()
+	}
+	wg.Wait()
+	close(views)
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	for v := range views {
+		proposes := 0
+		for _, r := range v.Rounds {
+			if r.Verdict == "offer" || r.Verdict == "counter" {
+				proposes++
+			}
+		}
+		if proposes != v.Round {
+			t.Errorf("room %d: the view says round %d but its history has %d offers and counters", v.RoomID, v.Round, proposes)
+		}
+	}
+	rb.checkClean(t)
+}

@@ -105,7 +105,7 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 	if t := r.Table; t != nil {
 		v.TermsOnTable = tableView(r, side)
 	}
-	events, err := selectEvents(ctx, q, ld.row.ID)
+	events, err := ld.row.events()
 	if err != nil {
 		return nil, err
 	}
@@ -117,11 +117,7 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 			v.NextCounterAt = at.UTC().Format(timeLayout)
 		}
 	}
-	var theirs *negotiation.Schema
-	if p := r.Party(side.Other()); p.Schema != nil {
-		theirs = p.Schema
-	}
-	seen, tz, err := s.humanContext(ctx, q, ld.row.party(side), theirs)
+	seen, tz, err := s.seatHuman(ctx, q, ld, side)
 	if err != nil {
 		return nil, err
 	}
@@ -176,4 +172,22 @@ func roundsOf(events []negotiation.Event, side negotiation.Side) []RoundView {
 		}
 	}
 	return out
+}
+
+// seatHuman is humanContext for side's card, from what selectSeat read
+// with the room when that still holds (the other side's schema unchanged).
+func (s *Rooms) seatHuman(ctx context.Context, q querier, ld *loaded, side negotiation.Side) (bool, *time.Location, error) {
+	theirs := ld.room.Party(side.Other()).Schema
+	fp := ""
+	if theirs != nil {
+		fp = string(theirs.Fingerprint())
+	}
+	if h := ld.row.human; h != nil && h.side == side && h.theirFP == fp {
+		tz := time.UTC
+		if h.zone != nil {
+			tz = s.zone(*h.zone)
+		}
+		return h.seen, tz, nil
+	}
+	return s.humanContext(ctx, q, ld.row.party(side), theirs)
 }

@@ -33,6 +33,8 @@ type roomRow struct {
 	ExpiryJobID *int64
 	LapseJobID  *int64
 	Parties     [2]*partyRow
+	log         []string  // the events as logged, one per seq
+	human       *humanRow // with selectSeat: the seat's human
 }
 
 func (r *roomRow) party(s negotiation.Side) *partyRow {
@@ -42,43 +44,147 @@ func (r *roomRow) party(s negotiation.Side) *partyRow {
 	return r.Parties[0]
 }
 
-const roomColumns = `id, account_id, title, seq, snapshot, expiry_job_id, lapse_job_id`
+// roomSelect reads a room, both its parties and its log in one statement.
+// A caller that locks the room checks the log against the room's seq: a
+// statement that waited for the lock read the parties and the log as they
+// were before the move it waited for (roomRow.current re-reads them).
+const roomSelect = `SELECT r.id, r.account_id, r.title, r.seq, r.snapshot, r.expiry_job_id, r.lapse_job_id,
+	pa.side, pa.account_id, pa.agent_id, pa.owner_user_id, pa.token_salt, pa.limits_enc, pa.schema_fp,
+	pb.side, pb.account_id, pb.agent_id, pb.owner_user_id, pb.token_salt, pb.limits_enc, pb.schema_fp,
+	ARRAY(SELECT e.event FROM room_events e WHERE e.room_id = r.id ORDER BY e.seq)`
 
-// selectRoom reads a room and its parties; lock takes the room row FOR UPDATE.
-func selectRoom(ctx context.Context, q querier, roomID int64, lock bool) (*roomRow, error) {
-	sql := `SELECT ` + roomColumns + ` FROM rooms WHERE id = $1`
-	if lock {
-		sql += ` FOR UPDATE`
-	}
+const roomJoins = ` LEFT JOIN parties pa ON pa.room_id = r.id AND pa.side = 'a'
+	LEFT JOIN parties pb ON pb.room_id = r.id AND pb.side = 'b'`
+
+// scanRoom scans roomSelect's columns, then extra.
+func scanRoom(row pgx.Row, extra ...any) (*roomRow, error) {
 	r := &roomRow{}
-	err := q.QueryRow(ctx, sql, roomID).Scan(&r.ID, &r.AccountID, &r.Title, &r.Seq, &r.Snapshot, &r.ExpiryJobID, &r.LapseJobID)
+	var ps [2]struct {
+		side     *negotiation.Side
+		schemaFP *string
+		p        partyRow
+	}
+	dest := []any{&r.ID, &r.AccountID, &r.Title, &r.Seq, &r.Snapshot, &r.ExpiryJobID, &r.LapseJobID}
+	for i := range ps {
+		x := &ps[i]
+		dest = append(dest, &x.side, &x.p.AccountID, &x.p.AgentID, &x.p.OwnerUserID, &x.p.TokenSalt, &x.p.LimitsEnc, &x.schemaFP)
+	}
+	dest = append(dest, &r.log)
+	if err := row.Scan(append(dest, extra...)...); err != nil {
+		return nil, err
+	}
+	for i, x := range ps {
+		if x.side != nil {
+			p := x.p
+			p.Side, p.SchemaFP = *x.side, *x.schemaFP
+			r.Parties[i] = &p
+		}
+	}
+	return r, nil
+}
+
+// selectRoom reads a room, its parties and its log; lock takes the room
+// row FOR UPDATE.
+func selectRoom(ctx context.Context, q querier, roomID int64, lock bool) (*roomRow, error) {
+	r, err := readRoom(ctx, q, roomID, lock)
+	if err != nil {
+		return nil, err
+	}
+	return r, r.current(ctx, q)
+}
+
+// readRoom is selectRoom's one statement, as it read (the consistency
+// checker compares its log with its seq).
+func readRoom(ctx context.Context, q querier, roomID int64, lock bool) (*roomRow, error) {
+	sql := roomSelect + ` FROM rooms r` + roomJoins + ` WHERE r.id = $1`
+	if lock {
+		sql += ` FOR UPDATE OF r`
+	}
+	r, err := scanRoom(q.QueryRow(ctx, sql, roomID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, Errorf(ErrNotFound, "room not found")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("select room: %w", err)
 	}
-	return r, selectParties(ctx, q, r)
+	return r, nil
 }
 
 // selectSeat finds the room a room token opens, within the caller's account
-// only, with the caller's side, in one query; lock takes the room row FOR UPDATE.
+// only, with the caller's side and its human's context (the time zone, and
+// whether the account has seen the other side's schema), in one statement;
+// lock takes the room row FOR UPDATE.
 func selectSeat(ctx context.Context, q querier, tokenHash []byte, accountID int64, lock bool) (*roomRow, negotiation.Side, error) {
-	sql := `SELECT r.id, r.account_id, r.title, r.seq, r.snapshot, r.expiry_job_id, r.lapse_job_id, p.side
-		FROM parties p JOIN rooms r ON r.id = p.room_id WHERE p.token_hash = $1 AND p.account_id = $2`
+	sql := roomSelect + `, p.side,
+		EXISTS (SELECT 1 FROM seen_schemas s WHERE s.account_id = p.account_id
+			AND s.fingerprint = CASE p.side WHEN 'a' THEN pb.schema_fp ELSE pa.schema_fp END),
+		(SELECT u.time_zone FROM users u WHERE u.id = p.owner_user_id)
+		FROM parties p JOIN rooms r ON r.id = p.room_id` + roomJoins + `
+		WHERE p.token_hash = $1 AND p.account_id = $2`
 	if lock {
 		sql += ` FOR UPDATE OF r`
 	}
-	r := &roomRow{}
 	var side negotiation.Side
-	err := q.QueryRow(ctx, sql, tokenHash, accountID).Scan(&r.ID, &r.AccountID, &r.Title, &r.Seq, &r.Snapshot, &r.ExpiryJobID, &r.LapseJobID, &side)
+	h := &humanRow{}
+	r, err := scanRoom(q.QueryRow(ctx, sql, tokenHash, accountID), &side, &h.seen, &h.zone)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, "", Errorf(ErrNotFound, "room_token: no room of yours has this token")
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("select seat: %w", err)
 	}
-	return r, side, selectParties(ctx, q, r)
+	if len(r.log) == r.Seq { // else read before the lock: current re-reads, and the context with it
+		h.side, h.theirFP = side, ""
+		if p := r.party(side.Other()); p != nil {
+			h.theirFP = p.SchemaFP
+		}
+		r.human = h
+	}
+	return r, side, r.current(ctx, q)
+}
+
+// humanRow is what selectSeat read of the seat's human, for the side's
+// card: valid while the other side's schema is theirFP.
+type humanRow struct {
+	side    negotiation.Side
+	theirFP string
+	seen    bool
+	zone    *string
+}
+
+// current re-reads the parties and the log when the statement that read
+// them ran before the room's latest move committed (it waited for the
+// lock): the room row is then newer than its log.
+func (r *roomRow) current(ctx context.Context, q querier) error {
+	if len(r.log) == r.Seq {
+		return nil
+	}
+	r.Parties = [2]*partyRow{}
+	if err := selectParties(ctx, q, r); err != nil {
+		return err
+	}
+	rows, err := q.Query(ctx, `SELECT event FROM room_events WHERE room_id = $1 ORDER BY seq`, r.ID)
+	if err != nil {
+		return fmt.Errorf("select events: %w", err)
+	}
+	if r.log, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		return fmt.Errorf("select events: %w", err)
+	}
+	if len(r.log) != r.Seq {
+		return fmt.Errorf("room %d: %d events logged, the room says %d", r.ID, len(r.log), r.Seq)
+	}
+	return nil
+}
+
+// events decodes the room's log.
+func (r *roomRow) events() ([]negotiation.Event, error) {
+	out := make([]negotiation.Event, len(r.log))
+	for i, b := range r.log {
+		if err := json.Unmarshal([]byte(b), &out[i]); err != nil {
+			return nil, fmt.Errorf("room %d event %d: %w", r.ID, i+1, err)
+		}
+	}
+	return out, nil
 }
 
 func selectParties(ctx context.Context, q querier, r *roomRow) error {
@@ -137,17 +243,18 @@ func updateRoom(ctx context.Context, q querier, row *roomRow, r *negotiation.Roo
 	return nil
 }
 
-func insertEvent(ctx context.Context, q querier, roomID int64, seq int, ev *negotiation.Event, fingerprint []byte) error {
+// insertEvent logs ev as the room's event seq and returns it as logged.
+func insertEvent(ctx context.Context, q querier, roomID int64, seq int, ev *negotiation.Event, fingerprint []byte) (string, error) {
 	b, err := json.Marshal(ev)
 	if err != nil {
-		return err
+		return "", err
 	}
 	_, err = q.Exec(ctx, `INSERT INTO room_events (room_id, seq, kind, side, fingerprint, event, at)
-		VALUES ($1, $2, $3, NULLIF($4, ''), $5, $6, $7)`, roomID, seq, ev.Kind, string(ev.Side), fingerprint, b, ev.At)
+		VALUES ($1, $2, $3, NULLIF($4, ''), $5, $6, $7)`, roomID, seq, ev.Kind, string(ev.Side), fingerprint, string(b), ev.At)
 	if err != nil {
-		return fmt.Errorf("insert event: %w", err)
+		return "", fmt.Errorf("insert event: %w", err)
 	}
-	return nil
+	return string(b), nil
 }
 
 // lastEvent returns the side and fingerprint of a room's latest event.
@@ -161,36 +268,6 @@ func lastEvent(ctx context.Context, q querier, roomID int64, seq int) (side stri
 		side = *s
 	}
 	return side, fp, err
-}
-
-// lastTabledAt is when side last offered or countered in the room (zero:
-// never), for the cool-down between counters.
-func lastTabledAt(ctx context.Context, q querier, roomID int64, side negotiation.Side) (time.Time, error) {
-	var at time.Time
-	err := q.QueryRow(ctx, `SELECT at FROM room_events WHERE room_id = $1 AND side = $2 AND kind = 'propose'
-		AND event::jsonb->>'verdict' IN ('offer', 'counter') ORDER BY seq DESC LIMIT 1`, roomID, string(side)).Scan(&at)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return time.Time{}, nil
-	}
-	if err != nil {
-		return time.Time{}, fmt.Errorf("last tabled: %w", err)
-	}
-	return at, nil
-}
-
-func selectEvents(ctx context.Context, q querier, roomID int64) ([]negotiation.Event, error) {
-	rows, err := q.Query(ctx, `SELECT event FROM room_events WHERE room_id = $1 ORDER BY seq`, roomID)
-	if err != nil {
-		return nil, fmt.Errorf("select events: %w", err)
-	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (negotiation.Event, error) {
-		var ev negotiation.Event
-		var b []byte
-		if err := row.Scan(&b); err != nil {
-			return ev, err
-		}
-		return ev, json.Unmarshal(b, &ev)
-	})
 }
 
 func roomByInvite(ctx context.Context, q querier, codeHash []byte) (int64, error) {

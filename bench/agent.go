@@ -14,6 +14,23 @@ import (
 type Agent struct {
 	session *mcp.ClientSession
 	lat     *Latencies
+	clients gate
+}
+
+// gate holds one slot per client: a call waits for a free slot, so that no
+// more calls are in flight than the bench has clients.
+type gate chan struct{}
+
+func (g gate) enter() {
+	if g != nil {
+		g <- struct{}{}
+	}
+}
+
+func (g gate) leave() {
+	if g != nil {
+		<-g
+	}
 }
 
 type bearer struct {
@@ -28,14 +45,14 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // Connect opens a go-sdk client session to an MCP URL with an agent key.
-func Connect(ctx context.Context, url, key string, transport http.RoundTripper, lat *Latencies) (*Agent, error) {
+func Connect(ctx context.Context, url, key string, transport http.RoundTripper, lat *Latencies, clients gate) (*Agent, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "taasky-bench", Version: "1"}, nil)
 	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, DisableStandaloneSSE: true,
 		HTTPClient: &http.Client{Transport: bearer{key, transport}, Timeout: 60 * time.Second}}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("connect %s: %w", url, err)
 	}
-	return &Agent{session: s, lat: lat}, nil
+	return &Agent{session: s, lat: lat, clients: clients}, nil
 }
 
 // Close ends the session.
@@ -44,9 +61,11 @@ func (a *Agent) Close() { _ = a.session.Close() }
 // Call calls a tool, records its latency under the tool's name, and decodes
 // its structured result into out (when not nil).
 func (a *Agent) Call(ctx context.Context, tool string, args any, out any) error {
+	a.clients.enter()
 	start := time.Now()
 	res, err := a.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	a.lat.Add(tool, time.Since(start))
+	a.clients.leave()
 	if err != nil {
 		return fmt.Errorf("%s: %w", tool, err)
 	}

@@ -30,7 +30,7 @@ func EchoLoad(ctx context.Context, url string, clients int, d time.Duration, tr 
 	lat := &Latencies{}
 	agents := make([]*Agent, clients)
 	for i := range agents {
-		a, err := Connect(ctx, url, "echo", tr, lat)
+		a, err := Connect(ctx, url, "echo", tr, lat, nil)
 		if err != nil {
 			return Rate{}, err
 		}

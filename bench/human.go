@@ -30,9 +30,7 @@ func (p *Pair) confirm(ctx context.Context, email string, asked time.Time) error
 	p.seen[email] = i + 1
 	p.Lat.Add("confirmation_request_to_smtp", mail.Accepted.Sub(asked))
 	link := OneTapURL(mail.Data)
-	start := time.Now()
 	page, err := p.get(ctx, link)
-	p.Lat.Add("onetap_get", time.Since(start))
 	if err != nil {
 		return err
 	}
@@ -41,16 +39,12 @@ func (p *Pair) confirm(ctx context.Context, email string, asked time.Time) error
 		return fmt.Errorf("the one-tap page has no form to confirm with")
 	}
 	form := url.Values{"_csrf": {csrf[1]}, "subject_hash": {hash[1]}, "answer": {"confirm"}}
-	start = time.Now()
 	req, _ := http.NewRequestWithContext(ctx, "POST", link, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	resp, err := p.Web.Do(req)
-	p.Lat.Add("onetap_post", time.Since(start))
+	resp, body, err := p.do(req, "onetap_post")
 	if err != nil {
 		return err
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
 	if resp.StatusCode != 200 || !strings.Contains(string(body), `data-result="applied"`) {
 		return fmt.Errorf("the one-tap confirm answered %d", resp.StatusCode)
 	}
@@ -59,14 +53,27 @@ func (p *Pair) confirm(ctx context.Context, email string, asked time.Time) error
 
 func (p *Pair) get(ctx context.Context, link string) (string, error) {
 	req, _ := http.NewRequestWithContext(ctx, "GET", link, nil)
-	resp, err := p.Web.Do(req)
+	resp, b, err := p.do(req, "onetap_get")
 	if err != nil {
 		return "", err
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
 	if resp.StatusCode != 200 {
 		return "", fmt.Errorf("GET %s: %d", link, resp.StatusCode)
 	}
-	return string(b), err
+	return string(b), nil
+}
+
+// do sends a human's request through a client slot, timed under name.
+func (p *Pair) do(req *http.Request, name string) (*http.Response, []byte, error) {
+	p.clients.enter()
+	defer p.clients.leave()
+	start := time.Now()
+	resp, err := p.Web.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	p.Lat.Add(name, time.Since(start))
+	return resp, b, err
 }

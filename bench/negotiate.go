@@ -14,6 +14,7 @@ type Pair struct {
 	Sink           *Sink
 	Web            *http.Client // the humans' browser for one-tap links
 	Lat            *Latencies
+	clients        gate
 	seen           map[string]int // per mailbox: the next message to look at
 }
 

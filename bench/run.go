@@ -25,7 +25,8 @@ type Options struct {
 	DatabaseURL string        // Taasky's database (accounts and agents are created there)
 	PGBenchURL  string        // a scratch database for pgbench; empty: no pgbench
 	SinkAddr    string        // where the SMTP sink listens (point the server's SMTP_URL at it with URL)
-	Pairs       int           // agent pairs negotiating at once
+	Pairs       int           // agent pairs: 2×Pairs MCP clients, the calls in flight at once
+	Inflight    int           // negotiations each pair keeps going at once (its agents never wait idle for a human)
 	Duration    time.Duration // of each measured run
 	SlotsShare  float64       // share of negotiations opened with slots (the rest: offer and counters)
 	Counters    int           // counters before the approvals in the other negotiations
@@ -85,7 +86,11 @@ func Run(ctx context.Context, o Options, scale *ScaleOptions) (*Report, error) {
 	defer pool.Close()
 	tr := &http.Transport{MaxIdleConns: 1024, MaxIdleConnsPerHost: 1024, IdleConnTimeout: time.Minute}
 	lat := &Latencies{}
-	pairs, err := makePairs(ctx, app.NewAccounts(pool), base, o.Pairs, tr, sink, lat)
+	// 2×Pairs clients: at most that many calls in flight, as the echo floor
+	// and pgbench have; each pair runs Inflight negotiations (lanes) so
+	// that its clients have work while a human is still reading an email.
+	clients := make(gate, 2*o.Pairs)
+	pairs, err := makePairs(ctx, app.NewAccounts(pool), base, o.Pairs*max(1, o.Inflight), tr, sink, lat, clients)
 	if err != nil {
 		return nil, err
 	}
@@ -178,11 +183,11 @@ func runEcho(ctx context.Context, o Options, tr http.RoundTripper, command strin
 	return &r, err
 }
 
-func makePairs(ctx context.Context, accounts *app.Accounts, base string, n int, tr http.RoundTripper, sink *Sink, lat *Latencies) ([]*Pair, error) {
+func makePairs(ctx context.Context, accounts *app.Accounts, base string, n int, tr http.RoundTripper, sink *Sink, lat *Latencies, clients gate) ([]*Pair, error) {
 	run := randomHex(3)
 	var pairs []*Pair
 	for i := range n {
-		p := &Pair{Sink: sink, Lat: lat}
+		p := &Pair{Sink: sink, Lat: lat, clients: clients}
 		jar, _ := cookiejar.New(nil)
 		p.Web = &http.Client{Transport: tr, Jar: jar, Timeout: 30 * time.Second}
 		for _, side := range []string{"a", "b"} {
@@ -195,7 +200,7 @@ func makePairs(ctx context.Context, accounts *app.Accounts, base string, n int, 
 			if err != nil {
 				return nil, err
 			}
-			agent, err := Connect(ctx, base+"/mcp/"+slug, key.Key, tr, lat)
+			agent, err := Connect(ctx, base+"/mcp/"+slug, key.Key, tr, lat, clients)
 			if err != nil {
 				return nil, err
 			}
@@ -219,7 +224,8 @@ func randomHex(n int) string {
 // Print writes the report, the floors and the ratios.
 func (r *Report) Print(w io.Writer, o Options) {
 	sec := r.Elapsed.Seconds()
-	fmt.Fprintf(w, "\nTaasky bench: %d pairs (%d MCP clients), %s, slots share %.0f%%, %d counters\n", o.Pairs, 2*o.Pairs, r.Elapsed.Round(time.Millisecond), o.SlotsShare*100, o.Counters)
+	fmt.Fprintf(w, "\nTaasky bench: %d pairs (%d MCP clients), %d negotiations in flight per pair, %s, slots share %.0f%%, %d counters\n",
+		o.Pairs, 2*o.Pairs, max(1, o.Inflight), r.Elapsed.Round(time.Millisecond), o.SlotsShare*100, o.Counters)
 	fmt.Fprintf(w, "  moves:      %d (%.1f/s; MCP moves and the humans' one-tap answers)\n", r.Moves, float64(r.Moves)/sec)
 	fmt.Fprintf(w, "  reads:      %d (%.1f/s)\n", r.Reads, float64(r.Reads)/sec)
 	fmt.Fprintf(w, "  agreed:     %d negotiations (%.2f/s)\n", r.Agreed, float64(r.Agreed)/sec)

@@ -58,7 +58,7 @@ func Scale(ctx context.Context, o Options, so ScaleOptions) error {
 		if _, err := pool.Exec(ctx, "ANALYZE"); err != nil {
 			return err
 		}
-		agent, err := Connect(ctx, base+"/mcp/"+agents[0].AccountSlug, keys[0], tr, lat)
+		agent, err := Connect(ctx, base+"/mcp/"+agents[0].AccountSlug, keys[0], tr, lat, nil)
 		if err != nil {
 			return err
 		}
@@ -82,7 +82,7 @@ func Scale(ctx context.Context, o Options, so ScaleOptions) error {
 		agent.Close()
 		// A later page costs the same as the first (keyset), timed apart.
 		later := &Latencies{}
-		agent, err = Connect(ctx, base+"/mcp/"+agents[0].AccountSlug, keys[0], tr, later)
+		agent, err = Connect(ctx, base+"/mcp/"+agents[0].AccountSlug, keys[0], tr, later, nil)
 		if err != nil {
 			return err
 		}

@@ -33,7 +33,8 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 		"Without --url it starts `taasky serve` on DATABASE_URL (or the local PostgreSQL, database taasky_bench).", stdout)
 	url := cmd.String("url", "", "a running Taasky to load (its SMTP_URL must point at --sink; DATABASE_URL must be its database)")
 	sinkAddr := cmd.String("sink", "", "address of the SMTP sink (default: a free port on 127.0.0.1)")
-	pairs := cmd.Int("pairs", 8, "agent pairs negotiating at once (two MCP clients each)")
+	pairs := cmd.Int("pairs", 8, "agent pairs (two MCP clients each: the calls in flight at once)")
+	inflight := cmd.Int("inflight", 4, "negotiations each pair keeps going at once, so its clients have work while a human confirms")
 	duration := cmd.Duration("duration", 30*time.Second, "length of each measured run")
 	slots := cmd.Float64("slots", 0.3, "share of negotiations opened with slots, 0 to 1 (the others: offer and counters)")
 	counters := cmd.Int("counters", 2, "counters before the approvals in the other negotiations")
@@ -69,7 +70,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	if secret == "" && *url == "" {
 		secret = hex.EncodeToString(randomBytes(24))
 	}
-	o := bench.Options{URL: *url, DatabaseURL: dsn, SinkAddr: *sinkAddr, Pairs: *pairs, Duration: *duration,
+	o := bench.Options{URL: *url, DatabaseURL: dsn, SinkAddr: *sinkAddr, Pairs: *pairs, Inflight: *inflight, Duration: *duration,
 		SlotsShare: *slots, Counters: *counters, Echo: *echo, SecretKey: secret, PprofAddr: *pprofAddr, Out: stdout}
 	var so *bench.ScaleOptions
 	if *scale != "" {

@@ -41,12 +41,12 @@ func TestDevNewcomerPath(t *testing.T) {
 	}
 	ctx := context.Background()
 	lat := &bench.Latencies{}
-	a, err := bench.Connect(ctx, found[0][1], found[0][2], http.DefaultTransport, lat)
+	a, err := bench.Connect(ctx, found[0][1], found[0][2], http.DefaultTransport, lat, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	b, err := bench.Connect(ctx, found[1][1], found[1][2], http.DefaultTransport, lat)
+	b, err := bench.Connect(ctx, found[1][1], found[1][2], http.DefaultTransport, lat, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
