@@ -72,20 +72,21 @@ type change struct {
 }
 
 // commit writes a decided change in the caller's transaction: the events,
-// the confirmations' fate, the jobs the change makes moot, and the room.
+// the confirmations' fate, the jobs the change causes and the ones it makes
+// moot, and the room. The room's own writes go in one round trip, after
+// the jobs (nothing the jobs insert refers to them).
 func (s *Rooms) commit(ctx context.Context, tx pgx.Tx, ld *loaded, c change) error {
 	now := s.now()
+	var writes pgx.Batch
 	for i := range c.events {
 		ld.row.Seq++
-		logged, err := insertEvent(ctx, tx, ld.row.ID, ld.row.Seq, &c.events[i], c.fingerprint)
+		logged, err := insertEvent(&writes, ld.row.ID, ld.row.Seq, &c.events[i], c.fingerprint)
 		if err != nil {
 			return err
 		}
 		ld.row.log = append(ld.row.log, logged)
 	}
-	if err := s.syncConfirmations(ctx, tx, ld, c, now); err != nil {
-		return err
-	}
+	s.syncConfirmations(&writes, ld, c, now)
 	if err := s.fanOut(ctx, tx, ld, c); err != nil {
 		return err
 	}
@@ -93,8 +94,9 @@ func (s *Rooms) commit(ctx context.Context, tx pgx.Tx, ld *loaded, c change) err
 		return err
 	}
 	ld.row.Snapshot = string(c.next.Snapshot())
-	if err := updateRoom(ctx, tx, ld.row, c.next, now); err != nil {
-		return err
+	updateRoom(&writes, ld.row, c.next, now)
+	if err := tx.SendBatch(ctx, &writes).Close(); err != nil {
+		return fmt.Errorf("write room %d: %w", ld.row.ID, err)
 	}
 	ld.room = c.next
 	return nil
@@ -103,7 +105,7 @@ func (s *Rooms) commit(ctx context.Context, tx pgx.Tx, ld *loaded, c change) err
 // syncConfirmations records new pending confirmations and settles the ones
 // the change ended: decided by the human, replaced, or voided by the room
 // moving on.
-func (s *Rooms) syncConfirmations(ctx context.Context, tx pgx.Tx, ld *loaded, c change, now time.Time) error {
+func (s *Rooms) syncConfirmations(writes *pgx.Batch, ld *loaded, c change, now time.Time) {
 	decided := map[string]negotiation.Result{}
 	for _, ev := range c.events {
 		if ev.Kind == negotiation.EventDecide {
@@ -127,17 +129,12 @@ func (s *Rooms) syncConfirmations(ctx context.Context, tx pgx.Tx, ld *loaded, c 
 			default:
 				why = "the terms on the table changed"
 			}
-			if err := settleConfirmation(ctx, tx, ld.row.ID, before.ID, status, why, now); err != nil {
-				return err
-			}
+			settleConfirmation(writes, ld.row.ID, before.ID, status, why, now)
 		}
 		if after != nil && (before == nil || before.ID != after.ID) {
-			if err := insertConfirmation(ctx, tx, ld.row.ID, after); err != nil {
-				return err
-			}
+			insertConfirmation(writes, ld.row.ID, after)
 		}
 	}
-	return nil
 }
 
 // scheduleCloses inserts the expiry and lapse jobs of a new room.

@@ -231,30 +231,23 @@ func insertParty(ctx context.Context, q querier, roomID int64, p *partyRow, toke
 
 // updateRoom writes the room and, in the same statement, notifies the live
 // pages (LISTEN taasky_room on any process; delivered at commit only).
-func updateRoom(ctx context.Context, q querier, row *roomRow, r *negotiation.Room, now time.Time) error {
-	_, err := q.Exec(ctx, `UPDATE rooms SET state = $2, closed_reason = NULLIF($3, ''), round = $4, turn = NULLIF($5, ''),
+func updateRoom(b *pgx.Batch, row *roomRow, r *negotiation.Room, now time.Time) {
+	b.Queue(`UPDATE rooms SET state = $2, closed_reason = NULLIF($3, ''), round = $4, turn = NULLIF($5, ''),
 		deadline = $6, seq = $7, snapshot = $8, expiry_job_id = $9, lapse_job_id = $10, updated_at = $11 WHERE id = $1
 		RETURNING pg_notify('taasky_room', id::text)`,
 		row.ID, r.State, string(r.ClosedReason), r.Round, string(r.Turn), r.Deadline, row.Seq, row.Snapshot,
 		row.ExpiryJobID, row.LapseJobID, now)
-	if err != nil {
-		return fmt.Errorf("update room: %w", err)
-	}
-	return nil
 }
 
 // insertEvent logs ev as the room's event seq and returns it as logged.
-func insertEvent(ctx context.Context, q querier, roomID int64, seq int, ev *negotiation.Event, fingerprint []byte) (string, error) {
-	b, err := json.Marshal(ev)
+func insertEvent(b *pgx.Batch, roomID int64, seq int, ev *negotiation.Event, fingerprint []byte) (string, error) {
+	j, err := json.Marshal(ev)
 	if err != nil {
 		return "", err
 	}
-	_, err = q.Exec(ctx, `INSERT INTO room_events (room_id, seq, kind, side, fingerprint, event, at)
-		VALUES ($1, $2, $3, NULLIF($4, ''), $5, $6, $7)`, roomID, seq, ev.Kind, string(ev.Side), fingerprint, string(b), ev.At)
-	if err != nil {
-		return "", fmt.Errorf("insert event: %w", err)
-	}
-	return string(b), nil
+	b.Queue(`INSERT INTO room_events (room_id, seq, kind, side, fingerprint, event, at)
+		VALUES ($1, $2, $3, NULLIF($4, ''), $5, $6, $7)`, roomID, seq, ev.Kind, string(ev.Side), fingerprint, string(j), ev.At)
+	return string(j), nil
 }
 
 // lastEvent returns the side and fingerprint of a room's latest event.
@@ -279,22 +272,14 @@ func roomByInvite(ctx context.Context, q querier, codeHash []byte) (int64, error
 	return id, err
 }
 
-func insertConfirmation(ctx context.Context, q querier, roomID int64, c *negotiation.Confirmation) error {
-	_, err := q.Exec(ctx, `INSERT INTO confirmations (room_id, id, side, verdict, subject_hash, status, requested_at)
+func insertConfirmation(b *pgx.Batch, roomID int64, c *negotiation.Confirmation) {
+	b.Queue(`INSERT INTO confirmations (room_id, id, side, verdict, subject_hash, status, requested_at)
 		VALUES ($1, $2, $3, $4, NULLIF($5, ''), 'pending', $6)`, roomID, c.ID, c.Side, c.Verdict, string(c.SubjectHash), c.RequestedAt)
-	if err != nil {
-		return fmt.Errorf("insert confirmation: %w", err)
-	}
-	return nil
 }
 
-func settleConfirmation(ctx context.Context, q querier, roomID int64, id string, status negotiation.Result, why string, at time.Time) error {
-	_, err := q.Exec(ctx, `UPDATE confirmations SET status = $3, why = NULLIF($4, ''), decided_at = $5
+func settleConfirmation(b *pgx.Batch, roomID int64, id string, status negotiation.Result, why string, at time.Time) {
+	b.Queue(`UPDATE confirmations SET status = $3, why = NULLIF($4, ''), decided_at = $5
 		WHERE room_id = $1 AND id = $2 AND status = 'pending'`, roomID, id, status, why, at)
-	if err != nil {
-		return fmt.Errorf("settle confirmation: %w", err)
-	}
-	return nil
 }
 
 func markSchemaSeen(ctx context.Context, q querier, accountID int64, fp string, at time.Time) error {
