@@ -1,42 +1,58 @@
 package app
 
 import (
+	"fmt"
+	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/taasky/taasky/negotiation"
 )
 
-// AbuseConfig is what the service allows one agent or one room, against a
-// counter-agent that floods: calls per agent key, rounds per room, and the
-// time between one side's counters.
+// AbuseConfig is what the service allows one agent, one room or one
+// client address, against a counter-agent or a stranger that floods: calls
+// per agent key, rounds per room, the time between one side's counters,
+// and requests per client address to the pages that take a secret or start
+// a login.
 type AbuseConfig struct {
 	// MCPRate is the sustained calls a second per agent key on /mcp
 	// (MCP_RATE_LIMIT); 0: no limit. MCPBurst is how many may come at once
 	// (MCP_RATE_BURST).
 	MCPRate  float64
 	MCPBurst int
+	// WebRate is the sustained requests a second per client address to
+	// the login, invitation, personal, one-tap and unsubscribe pages
+	// (WEB_RATE_LIMIT); 0: no limit. WebBurst is how many may come at once
+	// (WEB_RATE_BURST).
+	WebRate  float64
+	WebBurst int
+	// TrustedProxies are the proxies whose X-Forwarded-For names the client
+	// (TRUSTED_PROXIES); none: the client is the connection's address.
+	TrustedProxies []netip.Prefix
 	// Pace is the cap on rounds (ROOM_MAX_ROUNDS) and the cool-down between
 	// one side's counters (COUNTER_COOLDOWN).
 	Pace negotiation.Pace
 }
 
-// Defaults: far above what an agent that thinks between moves needs, far
-// below what a loop can send.
+// Defaults: far above what an agent that thinks between moves, or a person
+// who reads a page before the next, needs; far below what a loop can send.
 const (
 	defaultMCPRate         = 10
 	defaultMCPBurst        = 40
+	defaultWebRate         = 2
+	defaultWebBurst        = 20
 	defaultMaxRounds       = 50
 	defaultCounterCooldown = 2 * time.Second
 )
 
 // loadAbuse reads the abuse limits; bad reports a setting that breaks its rule.
 func loadAbuse(env func(string) string, bad func(name, format string, args ...any)) AbuseConfig {
-	a := AbuseConfig{MCPRate: defaultMCPRate, MCPBurst: defaultMCPBurst,
+	a := AbuseConfig{MCPRate: defaultMCPRate, MCPBurst: defaultMCPBurst, WebRate: defaultWebRate, WebBurst: defaultWebBurst,
 		Pace: negotiation.Pace{MaxRounds: defaultMaxRounds, Cooldown: defaultCounterCooldown}}
 	if v := env("MCP_RATE_LIMIT"); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 || f > 1e6 {
+		if err != nil || !(f >= 0 && f <= 1e6) { // NaN too
 			bad("MCP_RATE_LIMIT", "must be the calls a second allowed per agent key, e.g. 10 (0 turns the limit off)")
 		}
 		a.MCPRate = f
@@ -47,6 +63,27 @@ func loadAbuse(env func(string) string, bad func(name, format string, args ...an
 			bad("MCP_RATE_BURST", "must be a whole number of calls from 1, e.g. 40")
 		}
 		a.MCPBurst = n
+	}
+	if v := env("WEB_RATE_LIMIT"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f >= 0 && f <= 1e6) { // NaN too
+			bad("WEB_RATE_LIMIT", "must be the requests a second allowed per client address, e.g. 2 (0 turns the limit off)")
+		}
+		a.WebRate = f
+	}
+	if v := env("WEB_RATE_BURST"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1e6 {
+			bad("WEB_RATE_BURST", "must be a whole number of requests from 1, e.g. 20")
+		}
+		a.WebBurst = n
+	}
+	if v := env("TRUSTED_PROXIES"); v != "" {
+		var msg string
+		a.TrustedProxies, msg = parseTrustedProxies(v)
+		if msg != "" {
+			bad("TRUSTED_PROXIES", "%s", msg)
+		}
 	}
 	if v := env("ROOM_MAX_ROUNDS"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -63,4 +100,26 @@ func loadAbuse(env func(string) string, bad func(name, format string, args ...an
 		a.Pace.Cooldown = d
 	}
 	return a
+}
+
+// parseTrustedProxies reads a comma-separated list of addresses and CIDR
+// ranges; msg says what is wrong with it.
+func parseTrustedProxies(v string) (ps []netip.Prefix, msg string) {
+	const rule = "must be the addresses or CIDR ranges of your proxies, separated by commas, e.g. 10.0.0.0/8,192.0.2.7"
+	for s := range strings.SplitSeq(v, ",") {
+		s = strings.TrimSpace(s)
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil || a.Zone() != "" {
+				return nil, fmt.Sprintf("%s (%q is neither)", rule, s)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		if p.Addr().Is4In6() {
+			p = netip.PrefixFrom(p.Addr().Unmap(), max(0, p.Bits()-96))
+		}
+		ps = append(ps, p.Masked())
+	}
+	return ps, ""
 }

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/internal/fiberhttp"
+	"github.com/taasky/taasky/internal/ratelimit"
 )
 
 // Config is what the dashboard is built with.
@@ -36,8 +38,17 @@ type Config struct {
 	// Hub fans room changes out to live pages; nil: a hub of its own (fed
 	// by whoever calls its Publish).
 	Hub *Hub
-	Log *slog.Logger
-	Now func() time.Time // nil: time.Now
+	// RateLimit is a token bucket per client address, in this process, on
+	// the pages a stranger reaches without signing in that take a secret
+	// or start a login (Mount says which); the zero Limit: none.
+	RateLimit ratelimit.Limit
+	// TrustedProxies are the proxies in front of the service: a request
+	// from one counts against the address it says it forwarded
+	// (X-Forwarded-For); none: every request counts against the address
+	// it came from.
+	TrustedProxies []netip.Prefix
+	Log            *slog.Logger
+	Now            func() time.Time // nil: time.Now
 }
 
 // OIDC is the OpenID Connect provider humans sign in with.
@@ -69,6 +80,10 @@ type Dashboard struct {
 	now      func() time.Time
 	views    *views
 	csrf     fiber.Handler
+	// strangers are the buckets of Config.RateLimit, by client address
+	// (nil: no limit); trusted is Config.TrustedProxies.
+	strangers *ratelimit.Buckets[netip.Addr]
+	trusted   []netip.Prefix
 }
 
 // New builds the dashboard. ctx bounds its background work (the OIDC
@@ -98,6 +113,8 @@ func New(ctx context.Context, c Config) (*Dashboard, error) {
 		jobsUI: c.JobsUI, hub: c.Hub, log: c.Log, now: c.Now, views: v}
 	d.oidc = newOIDCClient(ctx, c.OIDC, d.baseURL+"/auth/callback")
 	d.csrf = d.newCSRF()
+	d.strangers = ratelimit.New[netip.Addr](c.RateLimit, maxClients, c.Now)
+	d.trusted = c.TrustedProxies
 	return d, nil
 }
 
@@ -107,24 +124,31 @@ func New(ctx context.Context, c Config) (*Dashboard, error) {
 func (d *Dashboard) Mount(a *fiber.App) {
 	page := func(h fiber.Handler) []fiber.Handler { return []fiber.Handler{d.headers, d.csrf, h} }
 	stream := func(h fiber.Handler) []fiber.Handler { return []fiber.Handler{d.headers, h} }
+	// A stranger's pages: no session needed, and each takes a secret (a
+	// code, a token) or starts a login. They share one bucket per client
+	// address (ratelimit.go), spent before the CSRF check and the handler,
+	// so a refused flood costs neither. Signed-in pages and static files
+	// are not limited.
+	strangerPage := func(h fiber.Handler) []fiber.Handler { return []fiber.Handler{d.headers, d.limitStrangers, d.csrf, h} }
+	strangerStream := func(h fiber.Handler) []fiber.Handler { return []fiber.Handler{d.headers, d.limitStrangers, h} }
 
 	a.Get("/static/:file", d.static)
 	a.Get("/", page(d.roomsList)...)
 	a.Get("/events", stream(d.roomsEvents)...)
-	a.Get("/login", stream(d.authLogin)...)
-	a.Get("/auth/callback", page(d.authCallback)...)
+	a.Get("/login", strangerStream(d.authLogin)...)
+	a.Get("/auth/callback", strangerPage(d.authCallback)...)
 	a.Post("/logout", page(d.authLogout)...)
 	a.Get("/signed-out", page(d.authSignedOut)...)
 	a.Get("/rooms/:id", page(d.roomShow)...)
 	a.Get("/rooms/:id/events", stream(d.roomEvents)...)
 	a.Post("/rooms/:id/decide", page(d.roomDecide)...)
-	a.Get("/c/:token", page(d.onetapShow)...)
-	a.Post("/c/:token", page(d.onetapDecide)...)
-	a.Get("/i/:code", page(d.inviteShow)...)
-	a.Post("/i/:code", page(d.inviteAnswer)...)
-	a.Get("/p/:token", page(d.seatShow)...)
-	a.Post("/p/:token", page(d.seatAnswer)...)
-	a.Get("/p/:token/events", stream(d.seatEvents)...)
+	a.Get("/c/:token", strangerPage(d.onetapShow)...)
+	a.Post("/c/:token", strangerPage(d.onetapDecide)...)
+	a.Get("/i/:code", strangerPage(d.inviteShow)...)
+	a.Post("/i/:code", strangerPage(d.inviteAnswer)...)
+	a.Get("/p/:token", strangerPage(d.seatShow)...)
+	a.Post("/p/:token", strangerPage(d.seatAnswer)...)
+	a.Get("/p/:token/events", strangerStream(d.seatEvents)...)
 	a.Get("/settings", page(d.settingsShow)...)
 	a.Post("/settings/agents", page(d.settingsAgentCreate)...)
 	a.Post("/settings/agents/:id/keys", page(d.settingsKeyIssue)...)
@@ -136,11 +160,11 @@ func (d *Dashboard) Mount(a *fiber.App) {
 	a.Post("/settings/push/test", page(d.settingsPushTest)...)
 	a.Get("/settings/deliveries", page(d.settingsDeliveries)...)
 	a.Get("/sw.js", d.serviceWorker)
-	a.Get("/unsubscribe/:token", page(d.unsubscribeShow)...)
+	a.Get("/unsubscribe/:token", strangerPage(d.unsubscribeShow)...)
 	// No CSRF check: RFC 8058 one-click unsubscribes are POSTed by mail
 	// clients, with no cookie and no form token. The token in the path is
 	// the capability, and all it can do is turn email notices off.
-	a.Post("/unsubscribe/:token", d.headers, d.unsubscribeConfirm)
+	a.Post("/unsubscribe/:token", d.headers, d.limitStrangers, d.unsubscribeConfirm)
 	if d.jobsUI != nil {
 		jobs := []fiber.Handler{d.operatorsOnly, fiberhttp.Handler(d.jobsUI)}
 		a.All(JobsUIPath, jobs...)

@@ -48,7 +48,9 @@ type bundle struct {
 	alphaAccount app.Account
 }
 
-func setup(t *testing.T) *bundle {
+// setup builds the bundle; each tweak changes the dashboard's Config
+// before New.
+func setup(t *testing.T, tweaks ...func(*Config)) *bundle {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pool := pgtest.New(t)
@@ -91,9 +93,13 @@ func setup(t *testing.T) *bundle {
 	b.app.All("/dev-oidc/*", fiberhttp.Handler(h))
 	hub := NewHub(rooms.RoomAccounts, log)
 	go app.ListenRoomChanges(ctx, pool.Config().ConnConfig.Copy(), hub.Publish, log)
-	b.dash, err = New(ctx, Config{BaseURL: base, SessionKey: bytes.Repeat([]byte{5}, 32), Rooms: rooms, Accounts: b.accounts,
+	cfg := Config{BaseURL: base, SessionKey: bytes.Repeat([]byte{5}, 32), Rooms: rooms, Accounts: b.accounts,
 		Hub: hub, Log: log, OIDC: OIDC{Issuer: issuer, ClientID: "dash", ClientSecret: "dash-secret"},
-		Notifications: b.notify, VAPIDPublicKey: b.vapidPublic, JobsUI: jobsUIStub})
+		Notifications: b.notify, VAPIDPublicKey: b.vapidPublic, JobsUI: jobsUIStub}
+	for _, tweak := range tweaks {
+		tweak(&cfg)
+	}
+	b.dash, err = New(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,8 +41,8 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 		var id [32]byte
 		if limit != nil {
 			id = keyID(key)
-			if empty, wait := limit.empty(id); empty {
-				return limit.tooMany(c, wait)
+			if empty, wait := limit.Empty(id); empty {
+				return tooMany(c, limit.Limit(), wait)
 			}
 		}
 		agent, err := auth.AuthenticateAgentKey(c.UserContext(), key)
@@ -60,8 +60,8 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 			return c.Status(fiber.StatusNotFound).JSON(fiber.Map{"error": "no such account"})
 		}
 		if limit != nil {
-			if ok, wait := limit.take(id); !ok {
-				return limit.tooMany(c, wait)
+			if ok, wait := limit.Take(id); !ok {
+				return tooMany(c, limit.Limit(), wait)
 			}
 		}
 		if c.Method() == fiber.MethodPost {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/dashboard"
+	"github.com/taasky/taasky/internal/ratelimit"
 )
 
 // mountDashboard mounts the humans' pages on a, with the embedded OIDC
@@ -42,7 +43,12 @@ func mountDashboard(ctx context.Context, a *fiber.App, d deps) error {
 		Accounts:   d.accounts,
 		JobsUI:     jobsUI,
 		Hub:        hub,
-		Log:        d.log.With("component", "dashboard"),
+		RateLimit:  ratelimit.Limit{Rate: d.cfg.Abuse.WebRate, Burst: d.cfg.Abuse.WebBurst},
+		// TrustedProxies are the dashboard's alone: the Fiber app sets no
+		// ProxyHeader, as Fiber would take the leftmost X-Forwarded-For,
+		// which the client writes.
+		TrustedProxies: d.cfg.Abuse.TrustedProxies,
+		Log:            d.log.With("component", "dashboard"),
 	}
 	if d.notify != nil && d.notify.svc != nil {
 		cfg.Notifications = d.notify.svc

@@ -1,0 +1,76 @@
+package app
+
+import (
+	"net/netip"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestLoadAbuseRules: each bad abuse setting gives one line that names the
+// variable and its rule.
+func TestLoadAbuseRules(t *testing.T) {
+	rateRule := "WEB_RATE_LIMIT: must be the requests a second allowed per client address, e.g. 2 (0 turns the limit off)"
+	burstRule := "WEB_RATE_BURST: must be a whole number of requests from 1, e.g. 20"
+	proxyRule := "TRUSTED_PROXIES: must be the addresses or CIDR ranges of your proxies, separated by commas, e.g. 10.0.0.0/8,192.0.2.7"
+	tests := []struct {
+		name string
+		set  map[string]string
+		want []string // the error's lines, whole
+	}{
+		{"rate not a number", map[string]string{"WEB_RATE_LIMIT": "fast"}, []string{rateRule}},
+		{"rate negative", map[string]string{"WEB_RATE_LIMIT": "-1"}, []string{rateRule}},
+		{"rate huge", map[string]string{"WEB_RATE_LIMIT": "1e9"}, []string{rateRule}},
+		{"rate NaN", map[string]string{"WEB_RATE_LIMIT": "NaN"}, []string{rateRule}},
+		{"mcp rate NaN", map[string]string{"MCP_RATE_LIMIT": "NaN"}, []string{
+			"MCP_RATE_LIMIT: must be the calls a second allowed per agent key, e.g. 10 (0 turns the limit off)"}},
+		{"rate with a unit", map[string]string{"WEB_RATE_LIMIT": "2/s"}, []string{rateRule}},
+		{"burst zero", map[string]string{"WEB_RATE_BURST": "0"}, []string{burstRule}},
+		{"burst fraction", map[string]string{"WEB_RATE_BURST": "2.5"}, []string{burstRule}},
+		{"burst huge", map[string]string{"WEB_RATE_BURST": "10000000"}, []string{burstRule}},
+		{"proxy a name", map[string]string{"TRUSTED_PROXIES": "proxy.internal"}, []string{proxyRule + ` ("proxy.internal" is neither)`}},
+		{"proxy bad range", map[string]string{"TRUSTED_PROXIES": "10.0.0.0/33"}, []string{proxyRule + ` ("10.0.0.0/33" is neither)`}},
+		{"proxy empty entry", map[string]string{"TRUSTED_PROXIES": "10.0.0.1,,10.0.0.2"}, []string{proxyRule + ` ("" is neither)`}},
+		{"proxy with a zone", map[string]string{"TRUSTED_PROXIES": "fe80::1%eth0"}, []string{proxyRule + ` ("fe80::1%eth0" is neither)`}},
+		{"proxy with a port", map[string]string{"TRUSTED_PROXIES": "10.0.0.1:8080"}, []string{proxyRule + ` ("10.0.0.1:8080" is neither)`}},
+		{"all at once", map[string]string{"WEB_RATE_LIMIT": "x", "WEB_RATE_BURST": "x", "MCP_RATE_LIMIT": "x"}, []string{
+			"MCP_RATE_LIMIT: must be the calls a second allowed per agent key, e.g. 10 (0 turns the limit off)", rateRule, burstRule}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := goodEnv()
+			for k, v := range tt.set {
+				env[k] = v
+			}
+			_, err := load(env, RoleWeb|RoleWorker)
+			if err == nil {
+				t.Fatalf("LoadConfig: no error, want %q", tt.want)
+			}
+			if got := strings.Split(err.Error(), "\n"); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadAbuseValues(t *testing.T) {
+	c, err := load(goodEnv(), RoleWeb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Abuse.WebRate != 2 || c.Abuse.WebBurst != 20 || c.Abuse.TrustedProxies != nil {
+		t.Errorf("defaults: %+v", c.Abuse)
+	}
+	env := goodEnv()
+	env["WEB_RATE_LIMIT"] = "0"
+	env["WEB_RATE_BURST"] = "5"
+	env["TRUSTED_PROXIES"] = " 10.1.2.3/8, 192.0.2.7 ,2001:db8::/32,::ffff:172.16.0.0/108"
+	if c, err = load(env, RoleWeb); err != nil {
+		t.Fatal(err)
+	}
+	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.7/32"),
+		netip.MustParsePrefix("2001:db8::/32"), netip.MustParsePrefix("172.16.0.0/12")}
+	if c.Abuse.WebRate != 0 || c.Abuse.WebBurst != 5 || !reflect.DeepEqual(c.Abuse.TrustedProxies, want) {
+		t.Errorf("set: rate %v burst %d proxies %v", c.Abuse.WebRate, c.Abuse.WebBurst, c.Abuse.TrustedProxies)
+	}
+}
