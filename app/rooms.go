@@ -31,6 +31,7 @@ type Rooms struct {
 	pace     negotiation.Pace
 	zones    sync.Map // time zone name → *time.Location
 	schemas  negotiation.SchemaCache
+	log      logCache // decoded log entries, by their text
 }
 
 // RoomsConfig wires a Rooms.

@@ -100,11 +100,11 @@ func (s *Rooms) checkPace(ctx context.Context, tx pgx.Tx, st seat, v negotiation
 	}
 	var last time.Time
 	if v == negotiation.VerdictCounter && s.pace.Cooldown > 0 {
-		events, err := st.row.events()
+		log, err := s.log.decode(st.row)
 		if err != nil {
 			return err
 		}
-		last = negotiation.LastTabled(events, st.side)
+		last = negotiation.LastTabled(events(log), st.side)
 	}
 	return fromProtocol(s.pace.Check(st.room, st.side, v, last, at))
 }

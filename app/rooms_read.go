@@ -4,8 +4,6 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -14,20 +12,17 @@ func (s *Rooms) Read(ctx context.Context, agent Agent, roomToken string) (*View,
 	if roomToken == "" {
 		return nil, Errorf(ErrInvalid, "room_token: required")
 	}
-	var v *View
-	err := pgx.BeginTxFunc(ctx, s.pool, readOnly, func(tx pgx.Tx) error {
-		row, side, err := selectSeat(ctx, tx, secretHash(roomToken), agent.AccountID, false)
-		if err != nil {
-			return err
-		}
-		ld, err := s.restoreFor(row, side)
-		if err != nil {
-			return err
-		}
-		v, err = s.view(ctx, tx, ld, side)
-		return err
-	})
-	return v, err
+	// One statement reads everything the view needs (selectSeat): it sees
+	// one snapshot without a transaction around it.
+	row, side, err := selectSeat(ctx, s.pool, secretHash(roomToken), agent.AccountID, false)
+	if err != nil {
+		return nil, err
+	}
+	ld, err := s.restoreFor(row, side)
+	if err != nil {
+		return nil, err
+	}
+	return s.view(ctx, s.pool, ld, side)
 }
 
 // Summary is one room in a list.

@@ -105,14 +105,14 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 	if t := r.Table; t != nil {
 		v.TermsOnTable = tableView(r, side)
 	}
-	events, err := ld.row.events()
+	log, err := s.log.decode(ld.row)
 	if err != nil {
 		return nil, err
 	}
-	v.Rounds = roundsOf(events, side)
+	v.Rounds = roundsOf(log, side)
 	if s.pace != (negotiation.Pace{}) {
 		var at *time.Time
-		v.Next, at = s.pace.Next(r, side, negotiation.LastTabled(events, side), s.now())
+		v.Next, at = s.pace.Next(r, side, negotiation.LastTabled(events(log), side), s.now())
 		if at != nil {
 			v.NextCounterAt = at.UTC().Format(timeLayout)
 		}
@@ -154,16 +154,16 @@ func tableView(r *negotiation.Room, side negotiation.Side) *TableView {
 }
 
 // roundsOf is the history of moves as side sees it.
-func roundsOf(events []negotiation.Event, side negotiation.Side) []RoundView {
+func roundsOf(log []*loggedEvent, side negotiation.Side) []RoundView {
 	out := []RoundView{}
 	round := 0
-	for _, ev := range events {
+	for _, ev := range log {
 		switch {
 		case ev.Kind == negotiation.EventPropose:
 			round++
 			rv := RoundView{Round: round, By: whose(side, ev.Side), Verdict: ev.Verdict, Fields: ev.Fields, At: ev.At.UTC().Format(timeLayout)}
-			for _, t := range ev.Terms {
-				rv.Terms = append(rv.Terms, OptionView{SubjectHash: negotiation.HashOf(t), Terms: t})
+			for i, t := range ev.Terms {
+				rv.Terms = append(rv.Terms, OptionView{SubjectHash: ev.Hashes[i], Terms: t})
 			}
 			out = append(out, rv)
 		case ev.Kind == negotiation.EventDecide && ev.Outcome == negotiation.ResultApplied:

@@ -15,6 +15,7 @@ type Pair struct {
 	Web            *http.Client // the humans' browser for one-tap links
 	Lat            *Latencies
 	clients        gate
+	lastRoom       [2]string      // the room tokens of the pair's latest negotiation, a's and b's
 	seen           map[string]int // per mailbox: the next message to look at
 }
 
@@ -97,6 +98,7 @@ func (p *Pair) Negotiate(ctx context.Context, slots bool, counters, n int) (Resu
 	}
 	res.Moves++
 	tokens := map[string]string{"a": open.RoomToken, "b": join.RoomToken}
+	p.lastRoom = [2]string{open.RoomToken, join.RoomToken}
 	agents := map[string]*Agent{"a": p.A, "b": p.B}
 	turn := "b" // who answers the terms on the table
 	if !slots {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/taasky/taasky/app"
 )
@@ -47,7 +48,8 @@ type Report struct {
 	PostgresCPU          time.Duration
 	Statements           float64 // sent by the server during the run (its /metrics)
 	Echo, PGBench        *Rate
-	EchoDefault          *Rate // go-sdk's echo with default settings, for the floor's gain
+	ReadAlone            Summary // negotiation_read with nothing else running, as the echo floor is measured
+	EchoDefault          *Rate   // go-sdk's echo with default settings, for the floor's gain
 }
 
 // Run starts what is needed, runs the pairs for the duration, and measures
@@ -72,7 +74,7 @@ func Run(ctx context.Context, o Options, scale *ScaleOptions) (*Report, error) {
 			"SECRET_KEY=" + o.SecretKey, "SMTP_URL=smtp://" + sink.Addr,
 			"OIDC_ISSUER=http://127.0.0.1:9", "OIDC_CLIENT_ID=bench", "OIDC_CLIENT_SECRET=bench",
 			// The bench measures capacity: no rate limit, no pause between counters.
-			"MCP_RATE_LIMIT=0", "COUNTER_COOLDOWN=0s", "PPROF_ADDR=" + o.PprofAddr,
+			"MCP_RATE_LIMIT=0", "WEB_RATE_LIMIT=0", "COUNTER_COOLDOWN=0s", "PPROF_ADDR=" + o.PprofAddr,
 		}, "serve")
 		if err != nil {
 			return nil, err
@@ -134,6 +136,7 @@ func Run(ctx context.Context, o Options, scale *ScaleOptions) (*Report, error) {
 		after, _ := server.Usage()
 		rep.Server = Usage{CPU: after.CPU - before.CPU, RSSKiB: after.RSSKiB}
 	}
+	rep.ReadAlone = readAlone(ctx, pairs, 2*o.Pairs, min(o.Duration, 10*time.Second))
 	for _, p := range pairs {
 		p.A.Close()
 		p.B.Close()
@@ -181,6 +184,39 @@ func runEcho(ctx context.Context, o Options, tr http.RoundTripper, command strin
 		r.ServerMS = float64((after.CPU - before.CPU).Microseconds()) / 1000 / float64(r.Calls)
 	}
 	return &r, err
+}
+
+// readAlone has clients read the pairs' latest rooms for d with nothing
+// else running: the read's latency as the echo floor's is measured, not
+// queued behind moves.
+func readAlone(ctx context.Context, pairs []*Pair, clients int, d time.Duration) Summary {
+	lat := &Latencies{}
+	stop := time.Now().Add(d)
+	var wg sync.WaitGroup
+	for i := range clients {
+		p := pairs[i/2%len(pairs)]
+		agent, token := p.A, p.lastRoom[0]
+		if i%2 == 1 {
+			agent, token = p.B, p.lastRoom[1]
+		}
+		if token == "" {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(stop) {
+				start := time.Now()
+				if _, err := agent.session.CallTool(ctx, &mcp.CallToolParams{Name: "negotiation_read",
+					Arguments: map[string]any{"room_token": token}}); err != nil {
+					return
+				}
+				lat.Add("read", time.Since(start))
+			}
+		}()
+	}
+	wg.Wait()
+	return lat.Get("read")
 }
 
 func makePairs(ctx context.Context, accounts *app.Accounts, base string, n int, tr http.RoundTripper, sink *Sink, lat *Latencies, clients gate) ([]*Pair, error) {
@@ -257,7 +293,11 @@ func (r *Report) Print(w io.Writer, o Options) {
 		}
 		fmt.Fprintf(w, "  ratio: MCP calls/s ÷ echo calls/s = %.2f; moves/s ÷ echo = %.2f\n", mcpCalls/e.PerSec, float64(r.Moves)/sec/e.PerSec)
 		if rd := sums["negotiation_read"]; rd.N > 0 && e.Latency.P50 > 0 {
-			fmt.Fprintf(w, "  ratio: negotiation_read p50 ÷ echo p50 = %.2f\n", float64(rd.P50)/float64(e.Latency.P50))
+			fmt.Fprintf(w, "  ratio: negotiation_read p50 ÷ echo p50 = %.2f among the moves", float64(rd.P50)/float64(e.Latency.P50))
+			if ra := r.ReadAlone; ra.N > 0 {
+				fmt.Fprintf(w, "; %.2f alone (%d reads at %d clients, p50 %s, p99 %s)", float64(ra.P50)/float64(e.Latency.P50), ra.N, 2*o.Pairs, round(ra.P50), round(ra.P99))
+			}
+			fmt.Fprintln(w)
 		}
 	}
 	if p := r.PGBench; p != nil {

@@ -41,6 +41,19 @@ func (m *metrics) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQ
 // TraceQueryEnd is the other half of pgx.QueryTracer.
 func (m *metrics) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
+// TraceBatchQuery counts each statement of a batch (pgx.BatchTracer): a
+// batch is one round trip, but every statement in it is PostgreSQL's work.
+func (m *metrics) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {
+	m.statements.Add(1)
+}
+
+// TraceBatchStart and TraceBatchEnd complete pgx.BatchTracer.
+func (m *metrics) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+
+func (m *metrics) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
 // mount serves /metrics in Prometheus's text format.
 func (m *metrics) mount(a *fiber.App) {
 	a.Get("/metrics", fiberhttp.Handler(promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})))

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/taasky/taasky/internal/pgtest"
 )
@@ -22,5 +25,31 @@ func TestMetrics(t *testing.T) {
 	}
 	if err := p.stop(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestMetricsCountBatchedStatements: a batch is one round trip but each of
+// its statements counts.
+func TestMetricsCountBatchedStatements(t *testing.T) {
+	t.Parallel()
+	m := newMetrics()
+	pool, err := openDatabase(context.Background(), pgtest.NewDSN(t), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	before := m.statements.Load() // the migration's
+	var b pgx.Batch
+	for range 3 {
+		b.Queue(`SELECT 1`)
+	}
+	if err := pool.SendBatch(context.Background(), &b).Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(context.Background(), `SELECT 1`); err != nil {
+		t.Fatal(err)
+	}
+	if n := m.statements.Load() - before; n != 4 {
+		t.Errorf("statements counted: %d, want 4", n)
 	}
 }
