@@ -37,6 +37,13 @@ func openDatabase(ctx context.Context, dsn string, tracer ...pgx.QueryTracer) (*
 	if len(tracer) > 0 {
 		pc.ConnConfig.Tracer = tracer[0]
 	}
+	if _, set := pc.ConnConfig.RuntimeParams["plan_cache_mode"]; !set {
+		// Every statement is prepared once per connection (pgx's cache) and
+		// looks rows up by keys: a generic plan is as good as a custom one,
+		// and PostgreSQL's default would plan the room's read again at each
+		// execution (as long as the execution itself, measured).
+		pc.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
+	}
 	if !strings.Contains(dsn, "pool_max_conns") {
 		// pgxpool's default (4 on a 2-core machine) is short for web
 		// requests plus River's producers and listener.
