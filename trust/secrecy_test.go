@@ -397,7 +397,7 @@ func TestLimitSecrecy(t *testing.T) {
 	}
 	// The service's own log (River, workers, pages, at debug level) is read
 	// by operators: no limit belongs there either.
-	logs := unescapeJSON(s.logs.String())
+	logs := unescapeJSON(s.logText())
 	checked, skipped, leaks := 0, 0, 0
 	for _, sc := range secrets {
 		for _, n := range sc.needles {

@@ -61,25 +61,15 @@ type stack struct {
 	app      *fiber.App
 	base     string
 	tenants  []*tenant
-	logs     lockedBuffer // everything the service logged, at debug level
+	logMu    sync.Mutex
+	logs     bytes.Buffer // everything the service logged, at debug level (under logMu)
 }
 
-// lockedBuffer is a bytes.Buffer that the service's goroutines may log into.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+// logText is what the service logged so far.
+func (s *stack) logText() string {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	return s.logs.String()
 }
 
 type stackConfig struct {
@@ -110,7 +100,7 @@ func newStack(t testing.TB, c stackConfig) *stack {
 		t.Fatal(err)
 	}
 	s := &stack{t: t, ctx: ctx, pool: pool, accounts: app.NewAccounts(pool), base: "http://" + ln.Addr().String()}
-	log := slog.New(slog.NewJSONHandler(&s.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	log := slog.New(slog.NewJSONHandler(lockedWriter{&s.logMu, &s.logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 
 	closer := &jobs.CloseDueWorker{}
 	email := &jobs.EmailWorker{From: notify.DefaultFrom(s.base), Log: log}
