@@ -32,19 +32,26 @@ type SMTPConfig struct {
 	TLSConfig *tls.Config
 }
 
-// SMTP sends mail through an SMTP server, one connection per message: a
-// worker sends one message per job, and a fresh connection keeps a failure
-// to that job.
+// SMTP sends mail through an SMTP server. It keeps a few connections open
+// between messages (a dial, EHLO, STARTTLS and AUTH per message cost more
+// than the message): a kept connection is checked with NOOP before use,
+// and one that went away is replaced by a new dial for the same message.
+// A connection whose message failed is closed, so a failure stays with
+// its job.
 type SMTP struct {
-	cfg SMTPConfig
+	cfg  SMTPConfig
+	idle chan *mail.Client
 }
+
+// keptConnections is how many idle connections an SMTP mailer keeps.
+const keptConnections = 4
 
 // NewSMTP returns a mailer for cfg.
 func NewSMTP(cfg SMTPConfig) *SMTP {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 15 * time.Second
 	}
-	return &SMTP{cfg: cfg}
+	return &SMTP{cfg: cfg, idle: make(chan *mail.Client, keptConnections)}
 }
 
 func (s *SMTP) client() (*mail.Client, error) {
@@ -67,20 +74,66 @@ func (s *SMTP) client() (*mail.Client, error) {
 // Send delivers msg; an error means the server did not accept it (a
 // permanent refusal is a *PermanentError).
 func (s *SMTP) Send(ctx context.Context, msg *mail.Msg) error {
+	select {
+	case c := <-s.idle:
+		err := c.Send(msg)
+		if err == nil {
+			s.keep(c)
+			return nil
+		}
+		_ = c.Close()
+		var se *mail.SendError
+		if !errors.As(err, &se) || se.Reason != mail.ErrConnCheck {
+			return sendFailure(err)
+		}
+		// The kept connection went away before the message was sent: dial.
+	default:
+	}
 	c, err := s.client()
 	if err != nil {
 		return fmt.Errorf("smtp: %w", err)
 	}
-	if err := c.DialAndSendWithContext(ctx, msg); err != nil {
-		var se *mail.SendError
-		// Only a recipient the server refuses for good is not worth a retry;
-		// anything else (a server down, a setting fixed later) may pass.
-		if errors.As(err, &se) && se.Reason == mail.ErrSMTPRcptTo && !se.IsTemp() {
-			return &PermanentError{Err: err}
-		}
+	if err := c.DialWithContext(ctx); err != nil {
 		return fmt.Errorf("smtp: %w", err)
 	}
+	if err := c.Send(msg); err != nil {
+		_ = c.Close()
+		return sendFailure(err)
+	}
+	s.keep(c)
 	return nil
+}
+
+// keep puts a connection back for the next message, or closes it when
+// enough are kept.
+func (s *SMTP) keep(c *mail.Client) {
+	select {
+	case s.idle <- c:
+	default:
+		_ = c.Close()
+	}
+}
+
+// Close closes the kept connections.
+func (s *SMTP) Close() {
+	for {
+		select {
+		case c := <-s.idle:
+			_ = c.Close()
+		default:
+			return
+		}
+	}
+}
+
+func sendFailure(err error) error {
+	var se *mail.SendError
+	// Only a recipient the server refuses for good is not worth a retry;
+	// anything else (a server down, a setting fixed later) may pass.
+	if errors.As(err, &se) && se.Reason == mail.ErrSMTPRcptTo && !se.IsTemp() {
+		return &PermanentError{Err: err}
+	}
+	return fmt.Errorf("smtp: %w", err)
 }
 
 // PermanentError is a refusal that a retry will not change: a recipient

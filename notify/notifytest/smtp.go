@@ -32,6 +32,8 @@ type SMTPServer struct {
 	mails    []Mail
 	refuse   int // refuse this many more DATA commands with a 451
 	attempts int
+	sessions int
+	conns    []*smtp.Conn
 	arrived  chan struct{}
 }
 
@@ -94,7 +96,31 @@ func (s *SMTPServer) Wait(t testing.TB, n int, timeout time.Duration) []Mail {
 }
 
 // NewSession is go-smtp's Backend.
-func (s *SMTPServer) NewSession(*smtp.Conn) (smtp.Session, error) { return &session{srv: s}, nil }
+func (s *SMTPServer) NewSession(c *smtp.Conn) (smtp.Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sessions++
+	s.conns = append(s.conns, c)
+	return &session{srv: s}, nil
+}
+
+// DropConnections closes every connection a client has open, as a server
+// that times idle clients out does.
+func (s *SMTPServer) DropConnections() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.conns {
+		_ = c.Close()
+	}
+	s.conns = nil
+}
+
+// Sessions is how many connections clients opened.
+func (s *SMTPServer) Sessions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessions
+}
 
 type session struct {
 	srv  *SMTPServer
