@@ -64,11 +64,6 @@ func (n *Notifications) Invitation(ctx context.Context, d jobs.Delivery, a jobs.
 	}
 	out := &jobs.Notification{To: a.To, Now: n.now(), InviteURL: n.baseURL + "/i/" + code}
 	err = pgx.BeginTxFunc(ctx, n.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		if st, err := deliveryStatus(ctx, tx, d.UserID, d.JobID); err != nil {
-			return err
-		} else if st == jobs.StatusSent {
-			return jobs.Skip("sent already")
-		}
 		ld, err := n.rooms.load(ctx, tx, a.RoomID, false)
 		if ErrorCodeOf(err) == ErrNotFound || errors.Is(err, pgx.ErrNoRows) {
 			return jobs.Skip("the room no longer exists")

@@ -115,8 +115,9 @@ func insertQueued(ctx context.Context, q querier, ds []delivery, now time.Time) 
 	return nil
 }
 
-// upsertDelivery records an attempt; the row is made if the job was not
-// logged when inserted.
+// upsertDelivery records an attempt in one statement; the row is made if
+// the job was not logged when inserted. A row that says sent is left as it
+// is: the message went, whatever a later attempt of its job reports.
 func upsertDelivery(ctx context.Context, q querier, d jobs.Delivery, o jobs.Outcome, now time.Time) error {
 	var room, sub *int64
 	var conf, detail *string
@@ -138,7 +139,8 @@ func upsertDelivery(ctx context.Context, q querier, d jobs.Delivery, o jobs.Outc
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)
 		ON CONFLICT (user_id, job_id) DO UPDATE SET
 			recipient = CASE WHEN EXCLUDED.recipient = '' THEN notification_deliveries.recipient ELSE EXCLUDED.recipient END,
-			status = EXCLUDED.status, attempts = EXCLUDED.attempts, error = EXCLUDED.error, updated_at = EXCLUDED.updated_at`,
+			status = EXCLUDED.status, attempts = EXCLUDED.attempts, error = EXCLUDED.error, updated_at = EXCLUDED.updated_at
+		WHERE notification_deliveries.status <> 'sent'`,
 		d.UserID, d.JobID, d.Channel, d.Topic, room, conf, sub, o.Recipient, o.Status, d.Attempt, detail, now)
 	if err != nil {
 		return fmt.Errorf("log delivery: %w", err)

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"mime"
+	"net/textproto"
 	"time"
 
 	"github.com/wneessen/go-mail"
+	"github.com/wneessen/go-mail/smtp"
 )
 
 // Mailer sends one rendered email.
@@ -65,20 +67,75 @@ func (s *SMTP) client() (*mail.Client, error) {
 }
 
 // Send delivers msg; an error means the server did not accept it (a
-// permanent refusal is a *PermanentError).
+// permanent refusal is a *PermanentError). It returns as soon as the
+// server answered the message's data: nil means the server accepted it.
+// go-mail dials, speaks TLS and authenticates; the mail transaction (MAIL,
+// RCPT, DATA) is run here, because go-mail's own sends an RSET after the
+// message and waits for its answer before returning — a round trip to the
+// server between its acceptance and the caller recording the send, which
+// is the window in which a crash makes a rescued job send the message
+// again. QUIT is not waited for either: nothing after the acceptance
+// changes anything for the message, and a failure there must not make a
+// retry send it twice.
 func (s *SMTP) Send(ctx context.Context, msg *mail.Msg) error {
 	c, err := s.client()
 	if err != nil {
 		return fmt.Errorf("smtp: %w", err)
 	}
-	if err := c.DialAndSendWithContext(ctx, msg); err != nil {
-		var se *mail.SendError
-		// Only a recipient the server refuses for good is not worth a retry;
-		// anything else (a server down, a setting fixed later) may pass.
-		if errors.As(err, &se) && se.Reason == mail.ErrSMTPRcptTo && !se.IsTemp() {
-			return &PermanentError{Err: err}
-		}
+	conn, err := c.DialToSMTPClientWithContext(ctx)
+	if err != nil {
+		return fmt.Errorf("smtp: dial: %w", err)
+	}
+	if err := transact(conn, msg, s.cfg.Timeout); err != nil {
+		_ = conn.Close()
+		return err
+	}
+	go func() { _ = conn.Quit() }() // bounded by the connection's deadline
+	return nil
+}
+
+// transact runs one mail transaction on conn: MAIL FROM, RCPT TO for each
+// recipient, DATA. It returns once the server answered the data.
+func transact(conn *smtp.Client, msg *mail.Msg, timeout time.Duration) error {
+	if err := conn.UpdateDeadline(timeout); err != nil {
 		return fmt.Errorf("smtp: %w", err)
+	}
+	from, err := msg.GetSender(false)
+	if err != nil {
+		return &PermanentError{Err: fmt.Errorf("smtp: sender: %w", err)}
+	}
+	rcpts, err := msg.GetRecipients()
+	if err != nil {
+		return &PermanentError{Err: fmt.Errorf("smtp: recipients: %w", err)}
+	}
+	if err := conn.Mail(from); err != nil {
+		return fmt.Errorf("smtp: MAIL FROM: %w", err)
+	}
+	for _, to := range rcpts {
+		if err := conn.Rcpt(to); err != nil {
+			// Only a recipient the server refuses for good (5xx) is not
+			// worth a retry; anything else (a server down, a setting fixed
+			// later) may pass.
+			var te *textproto.Error
+			if errors.As(err, &te) && te.Code >= 500 {
+				return &PermanentError{Err: fmt.Errorf("smtp: RCPT TO: %w", err)}
+			}
+			return fmt.Errorf("smtp: RCPT TO: %w", err)
+		}
+	}
+	w, err := conn.Data()
+	if err != nil {
+		return fmt.Errorf("smtp: DATA: %w", err)
+	}
+	if _, err := msg.WriteTo(w); err != nil {
+		_ = w.Close()
+		return fmt.Errorf("smtp: write the message: %w", err)
+	}
+	// The server's answer to the data: the acceptance, a refusal, or no
+	// answer (taken as not accepted: the retry may send it twice, which
+	// beats never).
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("smtp: the message: %w", err)
 	}
 	return nil
 }
