@@ -43,7 +43,7 @@ type Config struct {
 	ListenAddr string
 	// SMTP is nil when SMTP_URL is unset: mail goes to the dev outbox.
 	SMTP *SMTPConfig
-	Mail MailConfig // SMTP_FROM: set by LoadMail (config_mail.go)
+	Mail MailConfig // SMTP_FROM, INVITE_EMAIL_DAILY_CAP: set by LoadMail (config_mail.go)
 	// OIDC is zero when OIDC_ISSUER is unset (allowed in dev only).
 	OIDC OIDCConfig
 	// VAPID is nil when the VAPID keys are unset: Web Push is off.

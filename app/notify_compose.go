@@ -17,16 +17,12 @@ import (
 // recipient's own card, in their labels and time zone, and for a request
 // or a reminder a one-tap token issued for this message. It re-checks
 // everything the fan-out decided, so a job that runs late or twice sends
-// nothing that is no longer true.
+// nothing that is no longer true. (A job that was sent already is not
+// asked: the worker reads the log first, Sent.)
 func (n *Notifications) Notification(ctx context.Context, d jobs.Delivery) (*jobs.Notification, error) {
 	out := &jobs.Notification{Now: n.now(), SettingsURL: n.baseURL + "/settings", TimeZone: time.UTC}
 	// One snapshot: the room, its confirmation and the human as of one moment.
 	err := pgx.BeginTxFunc(ctx, n.pool, readOnly, func(tx pgx.Tx) error {
-		if st, err := deliveryStatus(ctx, tx, d.UserID, d.JobID); err != nil {
-			return err
-		} else if st == jobs.StatusSent || st == jobs.StatusGone {
-			return jobs.Skip("sent already")
-		}
 		recips, err := selectRecipients(ctx, tx, []int64{d.UserID})
 		if err != nil {
 			return err

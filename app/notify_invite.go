@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -17,14 +18,50 @@ import (
 // transaction and carries the invitation's code sealed with the limits key:
 // only its hash is stored with the room, and River's tables (and the River
 // UI operators see) must not hold a code that opens the room.
+//
+// invite_email makes Taasky write to any address, with the inviter's title
+// in the mail, so an account may have at most a daily cap of invitations
+// emailed (INVITE_EMAIL_DAILY_CAP) in any 24 hours. Past it the open is
+// refused and nothing changes: the tool result has no word on the email
+// (the opener's delivery log has), so an open that went on without the
+// mail would let the agent tell its human the invitee was written to.
+
+// inviteCapWindow is the span the daily cap counts over, rolling.
+const inviteCapWindow = 24 * time.Hour
+
+// checkInviteCap refuses an invitation email past the account's cap. It
+// runs in the open's transaction before anything is written, and holds the
+// account's row lock until the open commits, so concurrent opens of one
+// account count each other's invitation.
+func (s *Rooms) checkInviteCap(ctx context.Context, tx pgx.Tx, accountID int64, now time.Time) error {
+	if s.inviteCap <= 0 {
+		return nil
+	}
+	if err := lockAccountForInvites(ctx, tx, accountID); err != nil {
+		return err
+	}
+	at, err := nthLatestInviteEmail(ctx, tx, accountID, now.Add(-inviteCapWindow), s.inviteCap)
+	if err != nil || at.IsZero() {
+		return err
+	}
+	return Errorf(ErrConflict, "invite_email: this account has had %d invitations emailed in the last 24 hours, the most allowed; "+
+		"nothing was opened. Open without invite_email and share the invite_url yourself, or try again from %s",
+		s.inviteCap, at.Add(inviteCapWindow).UTC().Format(time.RFC3339))
+}
 
 // enqueueInvite inserts the invitation's email job, unique per room and
-// address, and logs it as queued in the opener's delivery log.
-func (s *Rooms) enqueueInvite(ctx context.Context, tx pgx.Tx, roomID, userID int64, to, code string) error {
+// address, logs it as queued in the opener's delivery log, and counts it
+// against the account's cap.
+func (s *Rooms) enqueueInvite(ctx context.Context, tx pgx.Tx, accountID, roomID, userID int64, to, code string) error {
 	args := jobs.InviteArgs{RoomID: roomID, UserID: userID, To: to, Code: s.sealInviteCode(roomID, code)}
 	res, err := s.river.InsertTx(ctx, tx, args, nil)
 	if err != nil {
 		return fmt.Errorf("insert invitation job: %w", err)
+	}
+	if s.inviteCap > 0 {
+		if err := insertInviteEmail(ctx, tx, accountID, roomID, s.now()); err != nil {
+			return err
+		}
 	}
 	return insertQueued(ctx, tx, []delivery{{
 		Notice:  jobs.Notice{Topic: jobs.TopicInvite, RoomID: roomID, Side: negotiation.SideA, UserID: userID},
@@ -64,11 +101,6 @@ func (n *Notifications) Invitation(ctx context.Context, d jobs.Delivery, a jobs.
 	}
 	out := &jobs.Notification{To: a.To, Now: n.now(), InviteURL: n.baseURL + "/i/" + code}
 	err = pgx.BeginTxFunc(ctx, n.pool, readOnly, func(tx pgx.Tx) error {
-		if st, err := deliveryStatus(ctx, tx, d.UserID, d.JobID); err != nil {
-			return err
-		} else if st == jobs.StatusSent {
-			return jobs.Skip("sent already")
-		}
 		ld, err := n.rooms.load(ctx, tx, a.RoomID, false)
 		if ErrorCodeOf(err) == ErrNotFound || errors.Is(err, pgx.ErrNoRows) {
 			return jobs.Skip("the room no longer exists")

@@ -97,22 +97,39 @@ func scanDelivery(row pgx.CollectableRow) (Delivery, error) {
 	return d, err
 }
 
-// Record writes an attempt's outcome (jobs.Deliveries). A gone push
-// subscription is forgotten.
+// Sent reports whether the delivery log says d's job was sent
+// (jobs.Deliveries, jobs.Invitations): an earlier attempt the server
+// accepted, whose completion River did not record before the process died.
+func (n *Notifications) Sent(ctx context.Context, d jobs.Delivery) (bool, error) {
+	st, err := deliveryStatus(ctx, n.pool, d.UserID, d.JobID)
+	if err != nil {
+		return false, fmt.Errorf("delivery status: %w", err)
+	}
+	return st == jobs.StatusSent, nil
+}
+
+// Record writes an attempt's outcome (jobs.Deliveries). The line is one
+// statement of its own, committed before anything else: once a message
+// was accepted, the sooner the log says so, the smaller the window in
+// which a crash makes a rescued job send it again (a later attempt reads
+// the line first: Sent). A line that says sent stays so. Then a gone push
+// subscription is forgotten, and a device pushed to is marked; both are
+// safe to repeat or to miss.
 func (n *Notifications) Record(ctx context.Context, d jobs.Delivery, o jobs.Outcome) error {
-	return pgx.BeginFunc(ctx, n.pool, func(tx pgx.Tx) error {
-		if err := upsertDelivery(ctx, tx, d, o, n.now()); err != nil {
-			return err
+	now := n.now()
+	if err := upsertDelivery(ctx, n.pool, d, o, now); err != nil {
+		return err
+	}
+	switch {
+	case o.Status == jobs.StatusGone && d.SubscriptionID != 0:
+		if _, err := n.pool.Exec(ctx, `DELETE FROM push_subscriptions WHERE user_id = $1 AND id = $2`, d.UserID, d.SubscriptionID); err != nil {
+			return fmt.Errorf("forget a gone push subscription: %w", err)
 		}
-		switch {
-		case o.Status == jobs.StatusGone && d.SubscriptionID != 0:
-			_, err := tx.Exec(ctx, `DELETE FROM push_subscriptions WHERE user_id = $1 AND id = $2`, d.UserID, d.SubscriptionID)
-			return err
-		case o.Status == jobs.StatusSent && d.SubscriptionID != 0:
-			_, err := tx.Exec(ctx, `UPDATE push_subscriptions SET last_sent_at = $3 WHERE user_id = $1 AND id = $2`,
-				d.UserID, d.SubscriptionID, n.now())
-			return err
+	case o.Status == jobs.StatusSent && d.SubscriptionID != 0:
+		if _, err := n.pool.Exec(ctx, `UPDATE push_subscriptions SET last_sent_at = $3 WHERE user_id = $1 AND id = $2`,
+			d.UserID, d.SubscriptionID, now); err != nil {
+			return fmt.Errorf("mark a push subscription used: %w", err)
 		}
-		return nil
-	})
+	}
+	return nil
 }

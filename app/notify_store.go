@@ -14,7 +14,7 @@ import (
 )
 
 // The notifications' SQL: notification_prefs, push_subscriptions,
-// notification_deliveries, dev_outbox.
+// notification_deliveries, dev_outbox, invite_emails.
 
 // recipient is what the fan-out needs of a human: where to write and what
 // they allow.
@@ -115,8 +115,9 @@ func insertQueued(ctx context.Context, q querier, ds []delivery, now time.Time) 
 	return nil
 }
 
-// upsertDelivery records an attempt; the row is made if the job was not
-// logged when inserted.
+// upsertDelivery records an attempt in one statement; the row is made if
+// the job was not logged when inserted. A row that says sent is left as it
+// is: the message went, whatever a later attempt of its job reports.
 func upsertDelivery(ctx context.Context, q querier, d jobs.Delivery, o jobs.Outcome, now time.Time) error {
 	var room, sub *int64
 	var conf, detail *string
@@ -138,7 +139,8 @@ func upsertDelivery(ctx context.Context, q querier, d jobs.Delivery, o jobs.Outc
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)
 		ON CONFLICT (user_id, job_id) DO UPDATE SET
 			recipient = CASE WHEN EXCLUDED.recipient = '' THEN notification_deliveries.recipient ELSE EXCLUDED.recipient END,
-			status = EXCLUDED.status, attempts = EXCLUDED.attempts, error = EXCLUDED.error, updated_at = EXCLUDED.updated_at`,
+			status = EXCLUDED.status, attempts = EXCLUDED.attempts, error = EXCLUDED.error, updated_at = EXCLUDED.updated_at
+		WHERE notification_deliveries.status <> 'sent'`,
 		d.UserID, d.JobID, d.Channel, d.Topic, room, conf, sub, o.Recipient, o.Status, d.Attempt, detail, now)
 	if err != nil {
 		return fmt.Errorf("log delivery: %w", err)
@@ -169,4 +171,42 @@ func clipRunes(s string, n int) string {
 func isForeignKeyViolation(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "23503"
+}
+
+// lockAccountForInvites takes the account's row lock that serializes the
+// count of its invitation emails until the transaction ends. FOR NO KEY
+// UPDATE: the inserts that only reference the account (other opens'
+// rooms) are not held up.
+func lockAccountForInvites(ctx context.Context, q querier, accountID int64) error {
+	_, err := q.Exec(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE`, accountID)
+	if err != nil {
+		return fmt.Errorf("lock the account for its invitation emails: %w", err)
+	}
+	return nil
+}
+
+// nthLatestInviteEmail forgets the account's invitation emails from before
+// since, and returns when its n-th latest one since then was asked for
+// (zero when it had fewer than n).
+func nthLatestInviteEmail(ctx context.Context, q querier, accountID int64, since time.Time, n int) (time.Time, error) {
+	var at time.Time
+	err := q.QueryRow(ctx, `WITH forgotten AS (DELETE FROM invite_emails WHERE account_id = $1 AND created_at <= $2)
+		SELECT created_at FROM invite_emails WHERE account_id = $1 AND created_at > $2
+		ORDER BY created_at DESC OFFSET $3 LIMIT 1`, accountID, since, n-1).Scan(&at)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("count invitation emails: %w", err)
+	}
+	return at, nil
+}
+
+// insertInviteEmail counts an invitation email against the account.
+func insertInviteEmail(ctx context.Context, q querier, accountID, roomID int64, at time.Time) error {
+	_, err := q.Exec(ctx, `INSERT INTO invite_emails (account_id, created_at, room_id) VALUES ($1, $2, $3)`, accountID, at, roomID)
+	if err != nil {
+		return fmt.Errorf("count an invitation email: %w", err)
+	}
+	return nil
 }

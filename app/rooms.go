@@ -32,6 +32,9 @@ type Rooms struct {
 	zones    sync.Map // time zone name → *time.Location
 	schemas  negotiation.SchemaCache
 	log      logCache // decoded log entries, by their text
+	// inviteCap is how many invitations one account may have emailed in
+	// any 24 hours (0: no cap).
+	inviteCap int
 }
 
 // RoomsConfig wires a Rooms.
@@ -45,6 +48,10 @@ type RoomsConfig struct {
 	// Pace caps rounds and spaces one side's counters (the zero Pace: no
 	// limits). It is policy, not protocol: Replay does not apply it.
 	Pace negotiation.Pace
+	// InviteEmailDailyCap is how many invitations one account may have
+	// emailed (negotiation_open's invite_email) in any 24 hours; 0: no cap
+	// (INVITE_EMAIL_DAILY_CAP, Config.Mail).
+	InviteEmailDailyCap int
 }
 
 // NewRooms builds the service.
@@ -63,7 +70,8 @@ func NewRooms(c RoomsConfig) (*Rooms, error) {
 	if len(c.TokenKey) < 32 {
 		return nil, errors.New("token key: at least 32 bytes")
 	}
-	return &Rooms{pool: c.Pool, river: c.River, limits: aead, tokenKey: c.TokenKey, baseURL: c.BaseURL, now: c.Now, pace: c.Pace}, nil
+	return &Rooms{pool: c.Pool, river: c.River, limits: aead, tokenKey: c.TokenKey, baseURL: c.BaseURL, now: c.Now, pace: c.Pace,
+		inviteCap: c.InviteEmailDailyCap}, nil
 }
 
 // fromProtocol turns the protocol's refusals into service errors, which

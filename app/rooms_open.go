@@ -23,7 +23,8 @@ type OpenInput struct {
 	Title      string
 	Deadline   *time.Time
 	// InviteEmail, if set, is emailed the invitation (who invites, the
-	// title, the link, the deadline), by a job inserted with the room.
+	// title, the link, the deadline), by a job inserted with the room;
+	// past the account's daily cap the open is refused (checkInviteCap).
 	InviteEmail string
 }
 
@@ -73,6 +74,11 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 	code := newInviteCode()
 	res := &OpenResult{InviteCode: code, InviteURL: s.baseURL + "/i/" + code, Warnings: warnings}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if inviteEmail != "" {
+			if err := s.checkInviteCap(ctx, tx, agent.AccountID, now); err != nil {
+				return err
+			}
+		}
 		draft := &negotiation.Room{State: negotiation.StateDraft, Deadline: room.Deadline, ExpiresAt: room.ExpiresAt}
 		id, err := insertRoom(ctx, tx, agent.AccountID, secretHash(code), title, draft, now)
 		if err != nil {
@@ -95,7 +101,7 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 			return err
 		}
 		if inviteEmail != "" {
-			if err := s.enqueueInvite(ctx, tx, id, agent.OwnerUserID, inviteEmail, code); err != nil {
+			if err := s.enqueueInvite(ctx, tx, agent.AccountID, id, agent.OwnerUserID, inviteEmail, code); err != nil {
 				return err
 			}
 		}

@@ -61,10 +61,15 @@ func (a *Agent) Close() { _ = a.session.Close() }
 // Call calls a tool, records its latency under the tool's name, and decodes
 // its structured result into out (when not nil).
 func (a *Agent) Call(ctx context.Context, tool string, args any, out any) error {
+	return a.CallWith(ctx, a.lat, tool, args, out)
+}
+
+// CallWith is Call with the latency recorded in lat.
+func (a *Agent) CallWith(ctx context.Context, lat *Latencies, tool string, args any, out any) error {
 	a.clients.enter()
 	start := time.Now()
 	res, err := a.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	a.lat.Add(tool, time.Since(start))
+	lat.Add(tool, time.Since(start))
 	a.clients.leave()
 	if err != nil {
 		return fmt.Errorf("%s: %w", tool, err)

@@ -11,12 +11,16 @@ import (
 
 // Deliveries is the service as the notification workers see it.
 type Deliveries interface {
+	// Sent reports whether the delivery log says d's job was sent: the SMTP
+	// server or the push service accepted an earlier attempt of it.
+	Sent(ctx context.Context, d Delivery) (bool, error)
 	// Notification says what to tell the human of d now, or returns a
 	// SkipError when there is nothing to send any more. For a request or
 	// a reminder it issues the one-tap token the message carries.
 	Notification(ctx context.Context, d Delivery) (*Notification, error)
 	// Record writes an attempt's outcome to the recipient's delivery log;
-	// StatusGone also forgets the push subscription.
+	// StatusGone also forgets the push subscription. StatusSent is written
+	// durably before Record returns, and a line that says sent stays so.
 	Record(ctx context.Context, d Delivery, o Outcome) error
 	// Remind fans out the reminder of a confirmation if it still waits.
 	Remind(ctx context.Context, a RemindArgs) error
@@ -24,11 +28,14 @@ type Deliveries interface {
 
 // Invitations is the service as the invitation worker sees it.
 type Invitations interface {
+	// Sent reports whether the opener's delivery log says d's job was sent.
+	Sent(ctx context.Context, d Delivery) (bool, error)
 	// Invitation says what the invitation of a holds now (who invites,
 	// about what, the link, the deadline), or returns a SkipError when the
 	// invitation is no longer open.
 	Invitation(ctx context.Context, d Delivery, a InviteArgs) (*Notification, error)
-	// Record writes an attempt's outcome to the opener's delivery log.
+	// Record writes an attempt's outcome to the opener's delivery log (sent
+	// durably before it returns, and for good).
 	Record(ctx context.Context, d Delivery, o Outcome) error
 }
 
@@ -46,7 +53,7 @@ type Status string
 
 const (
 	StatusQueued   Status = "queued"   // inserted with the move, not tried yet
-	StatusSent     Status = "sent"     // the SMTP server or the push service accepted it
+	StatusSent     Status = "sent"     // the SMTP server or the push service accepted it; final: no attempt sends again
 	StatusRetrying Status = "retrying" // an attempt failed; River retries with backoff
 	StatusFailed   Status = "failed"   // given up: refused for good, or out of attempts
 	StatusSkipped  Status = "skipped"  // nothing to send any more (see the detail)

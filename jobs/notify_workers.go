@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"time"
 
 	"github.com/riverqueue/river"
 
@@ -16,7 +17,8 @@ import (
 // EmailWorker sends EmailArgs: it asks the service what to say, renders it
 // and hands it to the mailer (SMTP, or the dev outbox). A failure is
 // returned to River, which retries with its backoff; the delivery log
-// follows every attempt.
+// follows every attempt, and an attempt whose job the log already says was
+// sent sends nothing (see sentBefore).
 type EmailWorker struct {
 	river.WorkerDefaults[EmailArgs]
 	Deliveries Deliveries
@@ -27,6 +29,9 @@ type EmailWorker struct {
 
 func (w *EmailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error {
 	d := Delivery{Notice: job.Args.Notice, JobID: job.ID, Attempt: job.Attempt, Channel: ChannelEmail}
+	if sent, err := sentBefore(ctx, w.Log, w.Deliveries, d); sent || err != nil {
+		return err
+	}
 	n, err := w.Deliveries.Notification(ctx, d)
 	if reason, ok := skipReason(err); ok {
 		return record(ctx, w.Log, w.Deliveries, d, Outcome{Status: StatusSkipped, Detail: reason})
@@ -52,6 +57,9 @@ type InviteWorker struct {
 func (w *InviteWorker) Work(ctx context.Context, job *river.Job[InviteArgs]) error {
 	d := Delivery{Notice: Notice{Topic: TopicInvite, RoomID: job.Args.RoomID, Side: negotiation.SideA, UserID: job.Args.UserID},
 		JobID: job.ID, Attempt: job.Attempt, Channel: ChannelEmail}
+	if sent, err := sentBefore(ctx, w.Log, w.Invitations, d); sent || err != nil {
+		return err
+	}
 	n, err := w.Invitations.Invitation(ctx, d, job.Args)
 	if reason, ok := skipReason(err); ok {
 		return record(ctx, w.Log, w.Invitations, d, Outcome{Status: StatusSkipped, Detail: reason, Recipient: job.Args.To})
@@ -62,7 +70,9 @@ func (w *InviteWorker) Work(ctx context.Context, job *river.Job[InviteArgs]) err
 	return sendEmail(ctx, w.Log, w.Invitations, w.Mailer, w.From, d, n, job.MaxAttempts)
 }
 
-// sendEmail renders n and hands it to the mailer, then records the outcome.
+// sendEmail renders n and hands it to the mailer, then records the outcome
+// at once: a message the server accepted is logged sent before anything
+// else happens.
 func sendEmail(ctx context.Context, log *slog.Logger, rec recorder, mailer notify.Mailer, from string, d Delivery, n *Notification, maxAttempts int) error {
 	out := Outcome{Recipient: n.To}
 	msg, err := notify.Email(n.message(d), from)
@@ -74,13 +84,36 @@ func sendEmail(ctx context.Context, log *slog.Logger, rec recorder, mailer notif
 	return finish(ctx, log, rec, d, maxAttempts, out, err)
 }
 
-// recorder writes the delivery log.
+// recorder writes the delivery log and reads back what it says of a job.
 type recorder interface {
+	Sent(ctx context.Context, d Delivery) (bool, error)
 	Record(ctx context.Context, d Delivery, o Outcome) error
 }
 
+// sentBefore reports whether the log says d's job was sent by an earlier
+// attempt. River marks a job completed some time after its worker returns
+// (in batches); a process killed in between leaves the job "running", and
+// River gives it back a minute later. The log was written as soon as the
+// server accepted the message, so the new attempt finds it and ends
+// without sending again. A job the log does not say was sent (not tried,
+// refused, or cut off before the server accepted it) is sent: at least
+// once for everything not accepted. An error reading the log fails the
+// attempt, for a retry: sending without knowing could send twice.
+func sentBefore(ctx context.Context, log *slog.Logger, rec recorder, d Delivery) (bool, error) {
+	sent, err := rec.Sent(ctx, d)
+	if err != nil {
+		return false, fmt.Errorf("%s %s: read the delivery log: %w", d.Channel, d.Topic, err)
+	}
+	if sent && log != nil {
+		log.Info("delivery sent by an earlier attempt; not sent again", "job_id", d.JobID, "attempt", d.Attempt,
+			"channel", d.Channel, "topic", d.Topic)
+	}
+	return sent, nil
+}
+
 // PushWorker sends PushArgs to one device. A gone subscription (404, 410)
-// is removed and not retried.
+// is removed and not retried. Like an email, a push the push service
+// accepted is logged sent at once, and not pushed again by a later attempt.
 type PushWorker struct {
 	river.WorkerDefaults[PushArgs]
 	Deliveries Deliveries
@@ -91,6 +124,9 @@ type PushWorker struct {
 func (w *PushWorker) Work(ctx context.Context, job *river.Job[PushArgs]) error {
 	d := Delivery{Notice: job.Args.Notice, JobID: job.ID, Attempt: job.Attempt, Channel: ChannelPush,
 		SubscriptionID: job.Args.SubscriptionID}
+	if sent, err := sentBefore(ctx, w.Log, w.Deliveries, d); sent || err != nil {
+		return err
+	}
 	if w.Pusher == nil {
 		return record(ctx, w.Log, w.Deliveries, d, Outcome{Status: StatusSkipped, Detail: "Web Push is not configured (VAPID keys)"})
 	}
@@ -148,9 +184,16 @@ func finish(ctx context.Context, log *slog.Logger, ds recorder, d Delivery, maxA
 	return fmt.Errorf("%s %s: %w", d.Channel, d.Topic, sendErr)
 }
 
+// recordTimeout bounds writing one line of the log.
+const recordTimeout = 10 * time.Second
+
 // record writes the log. A failure to write it after a send does not fail
-// the job: a retry would send the message again.
+// the job: a retry would send the message again. It is written even when
+// the job's context ends just as the send succeeded (JobTimeout, a
+// shutdown): a send left unrecorded is a send a rescued job repeats.
 func record(ctx context.Context, log *slog.Logger, ds recorder, d Delivery, out Outcome) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
 	if err := ds.Record(ctx, d, out); err != nil && log != nil {
 		log.Warn("delivery log", "job_id", d.JobID, "status", out.Status, "err", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertest"
@@ -16,19 +17,26 @@ import (
 	"github.com/taasky/taasky/notify"
 )
 
-// fakeDeliveries answers Notification with n (or err) and keeps the log.
+// fakeDeliveries answers Notification with n (or err) and keeps the log;
+// sent is what Sent says.
 type fakeDeliveries struct {
-	n   *Notification
-	err error
+	n    *Notification
+	err  error
+	sent bool
 
-	mu  sync.Mutex
-	log []Outcome
+	mu    sync.Mutex
+	log   []Outcome
+	asked int // Notification calls
 }
 
 func (f *fakeDeliveries) Notification(context.Context, Delivery) (*Notification, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.asked++
 	return f.n, f.err
 }
-func (f *fakeDeliveries) Remind(context.Context, RemindArgs) error { return nil }
+func (f *fakeDeliveries) Sent(context.Context, Delivery) (bool, error) { return f.sent, nil }
+func (f *fakeDeliveries) Remind(context.Context, RemindArgs) error     { return nil }
 func (f *fakeDeliveries) Record(_ context.Context, _ Delivery, o Outcome) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -138,4 +146,72 @@ func TestInviteWorker(t *testing.T) {
 			t.Errorf("%s: log %+v, %d sent", c.status, inv.log, mailer.sent)
 		}
 	}
+}
+
+// TestSentBeforeSendsNothing: an attempt of a job whose delivery the log
+// already says was sent (a rescued job: the process died after the server
+// accepted the message, before River recorded the completion) completes
+// without asking what to say, sending, or writing the log, for each worker
+// that sends. A log that cannot be read fails the attempt, for a retry,
+// without sending.
+func TestSentBeforeSendsNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	note := &Notification{To: "bob@example.test", Now: time.Now(), RoomURL: "http://x/rooms/1", OneTapURL: "http://x/c/ot_1",
+		Push: &Device{Endpoint: "http://127.0.0.1:9/push/x"}}
+	notice := Notice{Topic: TopicRequest, RoomID: 1, Side: "b", UserID: 2, ConfirmationID: "cf_1"}
+	work := func(run func(tx pgx.Tx) (*rivertest.WorkResult, error)) (*rivertest.WorkResult, error) {
+		t.Helper()
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = tx.Rollback(ctx) }()
+		return run(tx)
+	}
+
+	ds := &fakeDeliveries{n: note, sent: true}
+	mailer := &fakeMailer{}
+	email := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{}, &EmailWorker{Deliveries: ds, Mailer: mailer, From: "taasky@example.test"})
+	res, err := work(func(tx pgx.Tx) (*rivertest.WorkResult, error) {
+		return email.Work(ctx, t, tx, EmailArgs{Notice: notice}, nil)
+	})
+	if err != nil || res.EventKind != river.EventKindJobCompleted || mailer.sent != 0 || ds.asked != 0 || len(ds.log) != 0 {
+		t.Errorf("email sent before: %v %+v; %d sent, %d asked, log %+v", err, res, mailer.sent, ds.asked, ds.log)
+	}
+
+	inv := &fakeInvitations{fakeDeliveries: fakeDeliveries{n: note, sent: true}}
+	invite := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{}, &InviteWorker{Invitations: inv, Mailer: mailer, From: "taasky@example.test"})
+	res, err = work(func(tx pgx.Tx) (*rivertest.WorkResult, error) {
+		return invite.Work(ctx, t, tx, InviteArgs{RoomID: 7, UserID: 3, To: "pat@example.test", Code: []byte("sealed")}, nil)
+	})
+	if err != nil || res.EventKind != river.EventKindJobCompleted || mailer.sent != 0 || inv.args.To != "" || len(inv.log) != 0 {
+		t.Errorf("invitation sent before: %v %+v; %d sent, asked for %+v, log %+v", err, res, mailer.sent, inv.args, inv.log)
+	}
+
+	pds := &fakeDeliveries{n: note, sent: true}
+	push := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{}, &PushWorker{Deliveries: pds, Pusher: &notify.Pusher{}})
+	res, err = work(func(tx pgx.Tx) (*rivertest.WorkResult, error) {
+		return push.Work(ctx, t, tx, PushArgs{Notice: notice, SubscriptionID: 5}, nil)
+	})
+	if err != nil || res.EventKind != river.EventKindJobCompleted || pds.asked != 0 || len(pds.log) != 0 {
+		t.Errorf("push sent before: %v %+v; %d asked, log %+v", err, res, pds.asked, pds.log)
+	}
+
+	broken := &unreadableLog{fakeDeliveries: fakeDeliveries{n: note}}
+	email = rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{}, &EmailWorker{Deliveries: broken, Mailer: mailer, From: "taasky@example.test"})
+	res, err = work(func(tx pgx.Tx) (*rivertest.WorkResult, error) {
+		return email.Work(ctx, t, tx, EmailArgs{Notice: notice}, nil)
+	})
+	if err == nil || res.EventKind != river.EventKindJobFailed || mailer.sent != 0 || broken.asked != 0 {
+		t.Errorf("unreadable log: %v %+v; %d sent, %d asked", err, res, mailer.sent, broken.asked)
+	}
+}
+
+// unreadableLog is a delivery log that cannot be read.
+type unreadableLog struct{ fakeDeliveries }
+
+func (*unreadableLog) Sent(context.Context, Delivery) (bool, error) {
+	return false, errors.New("connection refused")
 }

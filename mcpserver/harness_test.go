@@ -42,7 +42,8 @@ type env struct {
 	clock *atomic.Int64
 }
 
-func setup(t *testing.T) *env {
+// setup starts the endpoint; opts change the rooms' configuration.
+func setup(t *testing.T, opts ...func(*app.RoomsConfig)) *env {
 	t.Helper()
 	ctx := context.Background()
 	pool := pgtest.New(t)
@@ -57,8 +58,12 @@ func setup(t *testing.T) *env {
 	base := "http://" + ln.Addr().String()
 	clock := &atomic.Int64{}
 	clock.Store(time.Now().UnixNano())
-	rooms, err := app.NewRooms(app.RoomsConfig{Pool: pool, River: rc, LimitsKey: bytes.Repeat([]byte{1}, 32),
-		TokenKey: bytes.Repeat([]byte{2}, 32), BaseURL: base, Now: func() time.Time { return time.Unix(0, clock.Load()) }})
+	cfg := app.RoomsConfig{Pool: pool, River: rc, LimitsKey: bytes.Repeat([]byte{1}, 32),
+		TokenKey: bytes.Repeat([]byte{2}, 32), BaseURL: base, Now: func() time.Time { return time.Unix(0, clock.Load()) }}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	rooms, err := app.NewRooms(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

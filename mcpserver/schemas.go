@@ -23,7 +23,7 @@ var inputSchemas = map[string]string{
 		"preapprove": {"type": "boolean", "description": "With options or slots: your human confirms once that any of them is fine, so the other side's pick agrees the room at once."},
 		"title": {"type": "string", "minLength": 1, "maxLength": 120, "description": "What this is about, in your human's words; both sides see it."},
 		"deadline": {"type": "string", "format": "date-time", "description": "When the negotiation lapses if not agreed (RFC 3339). Default 14 days, at most 90."},
-		"invite_email": {"type": "string", "format": "email", "description": "Email the invitation to this person."}
+		"invite_email": {"type": "string", "format": "email", "description": "Email the invitation to this person. An account may have only so many invitations emailed a day: past that the open is refused and nothing is opened; open without invite_email and send invite_url yourself."}
 	}}`,
 	"negotiation_join": `{"type": "object", "additionalProperties": false, "properties": {
 		"invite_code": {"type": "string", "description": "The invitation's code, or the whole invite URL."},

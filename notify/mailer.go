@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"mime"
+	"net/textproto"
 	"time"
 
 	"github.com/wneessen/go-mail"
+	"github.com/wneessen/go-mail/smtp"
 )
 
 // Mailer sends one rendered email.
@@ -35,12 +37,11 @@ type SMTPConfig struct {
 // SMTP sends mail through an SMTP server. It keeps a few connections open
 // between messages (a dial, EHLO, STARTTLS and AUTH per message cost more
 // than the message): a kept connection is checked with NOOP before use,
-// and one that went away is replaced by a new dial for the same message.
-// A connection whose message failed is closed, so a failure stays with
-// its job.
+// and one that went away is replaced by a new dial. A connection whose
+// message failed is closed, so a failure stays with its job.
 type SMTP struct {
 	cfg  SMTPConfig
-	idle chan *mail.Client
+	idle chan *smtp.Client
 }
 
 // keptConnections is how many idle connections an SMTP mailer keeps.
@@ -51,7 +52,7 @@ func NewSMTP(cfg SMTPConfig) *SMTP {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 15 * time.Second
 	}
-	return &SMTP{cfg: cfg, idle: make(chan *mail.Client, keptConnections)}
+	return &SMTP{cfg: cfg, idle: make(chan *smtp.Client, keptConnections)}
 }
 
 func (s *SMTP) client() (*mail.Client, error) {
@@ -72,68 +73,117 @@ func (s *SMTP) client() (*mail.Client, error) {
 }
 
 // Send delivers msg; an error means the server did not accept it (a
-// permanent refusal is a *PermanentError).
+// permanent refusal is a *PermanentError). It returns as soon as the
+// server answered the message's data: nil means the server accepted it.
+// go-mail dials, speaks TLS and authenticates; the mail transaction (MAIL,
+// RCPT, DATA) is run here, because go-mail's own sends an RSET after the
+// message and waits for its answer before returning — a round trip to the
+// server between its acceptance and the caller recording the send, which
+// is the window in which a crash makes a rescued job send the message
+// again. QUIT is not waited for either: nothing after the acceptance
+// changes anything for the message, and a failure there must not make a
+// retry send it twice.
 func (s *SMTP) Send(ctx context.Context, msg *mail.Msg) error {
-	select {
-	case c := <-s.idle:
-		err := c.Send(msg)
-		if err == nil {
-			s.keep(c)
-			return nil
+	conn := s.kept()
+	if conn == nil {
+		c, err := s.client()
+		if err != nil {
+			return fmt.Errorf("smtp: %w", err)
 		}
-		_ = c.Close()
-		var se *mail.SendError
-		if !errors.As(err, &se) || se.Reason != mail.ErrConnCheck {
-			return sendFailure(err)
+		if conn, err = c.DialToSMTPClientWithContext(ctx); err != nil {
+			return fmt.Errorf("smtp: dial: %w", err)
 		}
-		// The kept connection went away before the message was sent: dial.
-	default:
 	}
-	c, err := s.client()
-	if err != nil {
-		return fmt.Errorf("smtp: %w", err)
+	if err := transact(conn, msg, s.cfg.Timeout); err != nil {
+		_ = conn.Close()
+		return err
 	}
-	if err := c.DialWithContext(ctx); err != nil {
-		return fmt.Errorf("smtp: %w", err)
-	}
-	if err := c.Send(msg); err != nil {
-		_ = c.Close()
-		return sendFailure(err)
-	}
-	s.keep(c)
+	s.keep(conn)
 	return nil
 }
 
-// keep puts a connection back for the next message, or closes it when
-// enough are kept.
-func (s *SMTP) keep(c *mail.Client) {
-	select {
-	case s.idle <- c:
-	default:
-		_ = c.Close()
+// kept returns a kept connection that still answers NOOP, or nil.
+func (s *SMTP) kept() *smtp.Client {
+	for {
+		select {
+		case conn := <-s.idle:
+			if conn.UpdateDeadline(s.cfg.Timeout) == nil && conn.Noop() == nil {
+				return conn
+			}
+			_ = conn.Close()
+		default:
+			return nil
+		}
 	}
 }
 
-// Close closes the kept connections.
+// keep puts a connection back for the next message (a transaction ended by
+// its data leaves the session ready for the next MAIL), or ends it when
+// enough are kept: QUIT, not waited for (bounded by the deadline).
+func (s *SMTP) keep(conn *smtp.Client) {
+	select {
+	case s.idle <- conn:
+	default:
+		go func() { _ = conn.Quit() }()
+	}
+}
+
+// Close ends the kept connections.
 func (s *SMTP) Close() {
 	for {
 		select {
-		case c := <-s.idle:
-			_ = c.Close()
+		case conn := <-s.idle:
+			_ = conn.Quit()
 		default:
 			return
 		}
 	}
 }
 
-func sendFailure(err error) error {
-	var se *mail.SendError
-	// Only a recipient the server refuses for good is not worth a retry;
-	// anything else (a server down, a setting fixed later) may pass.
-	if errors.As(err, &se) && se.Reason == mail.ErrSMTPRcptTo && !se.IsTemp() {
-		return &PermanentError{Err: err}
+// transact runs one mail transaction on conn: MAIL FROM, RCPT TO for each
+// recipient, DATA. It returns once the server answered the data.
+func transact(conn *smtp.Client, msg *mail.Msg, timeout time.Duration) error {
+	if err := conn.UpdateDeadline(timeout); err != nil {
+		return fmt.Errorf("smtp: %w", err)
 	}
-	return fmt.Errorf("smtp: %w", err)
+	from, err := msg.GetSender(false)
+	if err != nil {
+		return &PermanentError{Err: fmt.Errorf("smtp: sender: %w", err)}
+	}
+	rcpts, err := msg.GetRecipients()
+	if err != nil {
+		return &PermanentError{Err: fmt.Errorf("smtp: recipients: %w", err)}
+	}
+	if err := conn.Mail(from); err != nil {
+		return fmt.Errorf("smtp: MAIL FROM: %w", err)
+	}
+	for _, to := range rcpts {
+		if err := conn.Rcpt(to); err != nil {
+			// Only a recipient the server refuses for good (5xx) is not
+			// worth a retry; anything else (a server down, a setting fixed
+			// later) may pass.
+			var te *textproto.Error
+			if errors.As(err, &te) && te.Code >= 500 {
+				return &PermanentError{Err: fmt.Errorf("smtp: RCPT TO: %w", err)}
+			}
+			return fmt.Errorf("smtp: RCPT TO: %w", err)
+		}
+	}
+	w, err := conn.Data()
+	if err != nil {
+		return fmt.Errorf("smtp: DATA: %w", err)
+	}
+	if _, err := msg.WriteTo(w); err != nil {
+		_ = w.Close()
+		return fmt.Errorf("smtp: write the message: %w", err)
+	}
+	// The server's answer to the data: the acceptance, a refusal, or no
+	// answer (taken as not accepted: the retry may send it twice, which
+	// beats never).
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("smtp: the message: %w", err)
+	}
+	return nil
 }
 
 // PermanentError is a refusal that a retry will not change: a recipient

@@ -1,53 +1,123 @@
-package notify_test
+package notify
 
 import (
+	"bufio"
 	"context"
+	"errors"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
-
-	"github.com/taasky/taasky/notify"
-	"github.com/taasky/taasky/notify/notifytest"
 )
 
-// TestSMTPKeepsConnections: messages in a row share a connection; a kept
-// connection the server dropped is replaced for the same message; a
-// refused message is an error and the next one goes through.
-func TestSMTPKeepsConnections(t *testing.T) {
-	srv := notifytest.NewSMTPServer(t)
-	m := notify.NewSMTP(notify.SMTPConfig{Host: srv.Host, Port: srv.Port, Timeout: 5 * time.Second})
-	defer m.Close()
-	ctx := context.Background()
-	send := func(i int) error {
-		msg, err := notify.Email(&notify.Message{Kind: notify.KindClosed, To: "ann@example.test", ID: "t" + string(rune('a'+i)),
-			RoomURL: "http://127.0.0.1/rooms/1", Title: "Room", TimeZone: time.UTC, Now: time.Now()}, "Taasky <taasky@127.0.0.1>")
+// TestSMTPAcceptedIsSent: a message the server accepted (250 to its data)
+// is sent, even when the connection breaks right after: an error then
+// would make River retry, and send it twice. Nothing but QUIT follows the
+// acceptance (go-mail's RSET would be a round trip before the send is
+// recorded). A recipient refused for good is a PermanentError; a refusal
+// for now, at RCPT or at the data, is an error worth a retry.
+func TestSMTPAcceptedIsSent(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name            string
+		rcpt, dataReply string
+		wantErr         bool
+		permanent       bool
+	}{
+		{"accepted, then the connection breaks", "250 ok", "250 2.0.0 queued", false, false},
+		{"refused for now at the data", "250 ok", "451 4.3.0 try again later", true, false},
+		{"recipient refused for now", "450 4.2.1 mailbox busy", "", true, false},
+		{"recipient refused for good", "550 5.1.1 no such user", "", true, true},
+	} {
+		srv := newFakeSMTP(t, c.rcpt, c.dataReply)
+		host, port, _ := net.SplitHostPort(srv.addr)
+		p, _ := strconv.Atoi(port)
+		msg, err := Email(sample(KindAgreed), "Taasky <taasky@taasky.example>")
 		if err != nil {
 			t.Fatal(err)
 		}
-		return m.Send(ctx, msg)
-	}
-	for i := range 3 {
-		if err := send(i); err != nil {
-			t.Fatal(err)
+		err = NewSMTP(SMTPConfig{Host: host, Port: p, Timeout: 5 * time.Second}).Send(context.Background(), msg)
+		var perm *PermanentError
+		if (err != nil) != c.wantErr || errors.As(err, &perm) != c.permanent {
+			t.Errorf("%s: %v", c.name, err)
+		}
+		if !c.wantErr {
+			if after := srv.afterData(); after != "" && after != "QUIT" {
+				t.Errorf("%s: %q after the acceptance, want nothing but QUIT", c.name, after)
+			}
 		}
 	}
-	if n := srv.Sessions(); n != 1 {
-		t.Errorf("3 messages in a row took %d connections, want 1", n)
-	}
-	srv.DropConnections()
-	if err := send(3); err != nil {
-		t.Fatalf("after the server dropped the kept connection: %v", err)
-	}
-	srv.Refuse(1)
-	if err := send(4); err == nil {
-		t.Fatal("a refused message came back as sent")
-	}
-	if err := send(5); err != nil {
+}
+
+// fakeSMTP serves one session on 127.0.0.1: RCPT is answered rcpt, the
+// data dataReply; the connection breaks at the command after the data.
+type fakeSMTP struct {
+	addr string
+	mu   sync.Mutex
+	next string // the command after the data
+}
+
+func (f *fakeSMTP) afterData() string {
+	time.Sleep(100 * time.Millisecond) // QUIT is sent without waiting
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.next
+}
+
+func newFakeSMTP(t *testing.T, rcpt, dataReply string) *fakeSMTP {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(srv.Mails()); got != 5 {
-		t.Errorf("%d messages arrived, want 5", got)
-	}
-	if n := srv.Sessions(); n != 3 {
-		t.Errorf("%d connections, want 3 (the first, one after the drop, one after the refusal)", n)
-	}
+	t.Cleanup(func() { _ = ln.Close() })
+	f := &fakeSMTP{addr: ln.Addr().String()}
+	go func() {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+		r := bufio.NewReader(conn)
+		say := func(s string) { _, _ = conn.Write([]byte(s + "\r\n")) }
+		say("220 fake ESMTP")
+		afterData := false
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			cmd := strings.ToUpper(strings.TrimSpace(line))
+			switch {
+			case afterData:
+				f.mu.Lock()
+				f.next = cmd
+				f.mu.Unlock()
+				return // the connection breaks
+			case strings.HasPrefix(cmd, "EHLO"):
+				say("250-fake\r\n250 8BITMIME")
+			case strings.HasPrefix(cmd, "RCPT"):
+				say(rcpt)
+			case cmd == "DATA":
+				say("354 go ahead")
+				for {
+					l, err := r.ReadString('\n')
+					if err != nil {
+						return
+					}
+					if l == ".\r\n" {
+						break
+					}
+				}
+				say(dataReply)
+				afterData = true
+			default: // MAIL, NOOP, RSET, QUIT before the data
+				say("250 ok")
+			}
+		}
+	}()
+	return f
 }

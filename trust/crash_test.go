@@ -289,6 +289,7 @@ func TestCrashes(t *testing.T) {
 	deliveryWait := time.Since(waitFrom)
 	mails := smtp.Mails()
 	byID := map[string]int{}
+	acceptedAt := map[string][]time.Time{}   // Message-ID → when the SMTP server accepted each copy
 	requests := map[string]map[string]bool{} // confirmation id → the Message-IDs that requested it
 	for _, m := range mails {
 		hdr, body, err := readMail(m.Data)
@@ -297,6 +298,7 @@ func TestCrashes(t *testing.T) {
 			continue
 		}
 		byID[hdr.Get("Message-Id")]++
+		acceptedAt[hdr.Get("Message-Id")] = append(acceptedAt[hdr.Get("Message-Id")], m.AcceptedAt)
 		for _, tok := range oneTapLink.FindAllStringSubmatch(body, -1) {
 			h := sha256.Sum256([]byte(tok[1]))
 			var cid string
@@ -311,15 +313,25 @@ func TestCrashes(t *testing.T) {
 			break
 		}
 	}
-	dupIDs, dupRequests, undelivered := 0, 0, 0
+	dupIDs, inTheWindow, dupRequests, undelivered := 0, 0, 0, 0
 	for id, n := range byID {
 		if n > 1 {
-			// The same message again (a process killed after the SMTP
-			// server took it, before the job was marked done): at least
-			// once, with one Message-ID, so mail systems show it once.
-			// Reported, not failed: the fix is in jobs/ (docs/security.md).
+			// The same message again: a rescued job that sent what an
+			// earlier attempt had sent. The worker logs a send as soon as
+			// the server accepts it, in one statement, and reads the log
+			// before sending, so only a kill between the server's
+			// acceptance and that statement can do this (docs/security.md,
+			// "Open"). The log tells which.
 			dupIDs += n - 1
-			t.Logf("KNOWN (at-least-once email): message %s sent %d times", id, n)
+			why, inWindow := whyResent(t, w, id, acceptedAt[id])
+			if !inWindow {
+				t.Errorf("message %s sent %d times: %s", id, n, why)
+				continue
+			}
+			// The residual risk docs/security.md names: reported and
+			// counted, not failed (a kill lands there now and then).
+			inTheWindow += n - 1
+			t.Logf("KNOWN: message %s sent %d times: %s", id, n, why)
 		}
 	}
 	for cid, ids := range requests {
@@ -339,11 +351,41 @@ func TestCrashes(t *testing.T) {
 	}
 	t.Logf("crashes: %d kill -9 in %s of load (%d restarts, %s down in all); %d rooms, %d calls, %d failed in transit and retried, "+
 		"%d acknowledged results, %d lost; retries refused: %d; checker: %d rooms, %d differences; "+
-		"emails: %d sent, %d resent with the same Message-ID, %d requests duplicated as other messages; %d confirmations waiting, %d undelivered; "+
+		"emails: %d sent, %d resent with the same Message-ID (%d of them in the acceptance window), %d requests duplicated as other messages; %d confirmations waiting, %d undelivered; "+
 		"email jobs all finished %s after the last restart",
 		kills, loadTime.Round(time.Millisecond), p.runs-1, down.Round(time.Millisecond), l.rooms.Load(), l.calls.Load(), l.lost.Load(),
 		len(l.acks), lost, len(l.refused), rep.Rooms, len(rep.Differences),
-		len(mails), dupIDs, dupRequests, len(l.pending), undelivered, deliveryWait.Round(time.Second))
+		len(mails), dupIDs, inTheWindow, dupRequests, len(l.pending), undelivered, deliveryWait.Round(time.Second))
+}
+
+// whyResent says, from the delivery log, why a message was sent again. The
+// log's line was written just after the one send it records; a rescued
+// attempt comes a minute or more after the one it repeats. A copy accepted
+// well before the line was written is a send that was never logged: a kill
+// in the window. A copy accepted after it is a send despite the log: the
+// check before sending failed.
+func whyResent(t testing.TB, w *world, messageID string, accepted []time.Time) (why string, inWindow bool) {
+	t.Helper()
+	parts := strings.Split(strings.Trim(messageID, "<>"), ".") // taasky.email.<job>.<topic>@host
+	if len(parts) < 3 {
+		return "not a Message-ID Taasky writes", false
+	}
+	var status string
+	var attempts int
+	var logged time.Time
+	err := w.pool.QueryRow(context.Background(), `SELECT status, attempts, updated_at FROM notification_deliveries WHERE job_id = $1::bigint`,
+		parts[2]).Scan(&status, &attempts, &logged)
+	if err != nil {
+		return fmt.Sprintf("no delivery log line (%v)", err), false
+	}
+	for _, at := range accepted {
+		if at.After(logged.Add(time.Second)) {
+			return fmt.Sprintf("a copy was accepted at %s, after the log said %s (attempt %d, %s): the check before sending failed",
+				at.Format(time.RFC3339Nano), status, attempts, logged.Format(time.RFC3339Nano)), false
+		}
+	}
+	return fmt.Sprintf("the log says %s at attempt %d (%s); the earlier copy's send was never logged: a kill between the SMTP "+
+		"server's acceptance and the statement that records it (the window docs/security.md names)", status, attempts, logged.Format(time.RFC3339Nano)), true
 }
 
 func countRows(t testing.TB, w *world, sql string, args ...any) int {

@@ -17,7 +17,7 @@ import (
 // loadConfig is app.LoadConfig with its problems laid out one per line.
 func loadConfig(getenv func(string) string, role app.Role) (app.Config, error) {
 	cfg, err := app.LoadConfig(getenv, role)
-	err = errors.Join(err, cfg.LoadMail(getenv)) // SMTP_FROM: one more line among LoadConfig's
+	err = errors.Join(err, cfg.LoadMail(getenv)) // SMTP_FROM, INVITE_EMAIL_DAILY_CAP: more lines among LoadConfig's
 	if err != nil {
 		return cfg, fmt.Errorf("the configuration is incomplete or wrong (see README.md):\n  %s",
 			strings.ReplaceAll(err.Error(), "\n", "\n  "))

@@ -70,7 +70,8 @@ func addWorkers(workers *river.Workers, d deps) int {
 // newRooms builds the negotiation service on the River client.
 func newRooms(d deps) (*app.Rooms, error) {
 	return app.NewRooms(app.RoomsConfig{Pool: d.pool, River: d.river, LimitsKey: d.cfg.Key("limits"),
-		TokenKey: d.cfg.Key("room-tokens"), BaseURL: d.cfg.BaseURL, Pace: d.cfg.Abuse.Pace})
+		TokenKey: d.cfg.Key("room-tokens"), BaseURL: d.cfg.BaseURL, Pace: d.cfg.Abuse.Pace,
+		InviteEmailDailyCap: d.cfg.Mail.InviteDailyCap})
 }
 
 // newRiver returns the River client: with queues to work when work is true
