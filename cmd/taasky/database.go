@@ -25,6 +25,14 @@ func loadConfig(getenv func(string) string, role app.Role) (app.Config, error) {
 	return cfg, nil
 }
 
+// poolConns is the pool's size unless DATABASE_URL sets pool_max_conns;
+// jobWorkers is how many jobs one process works at once. The pool keeps
+// room for requests beside every worker.
+const (
+	poolConns  = 40
+	jobWorkers = 10
+)
+
 // openDatabase opens a pool to dsn, checks that the database answers, and
 // brings its schema up to date. Every command that touches the database
 // migrates first, so a fresh database just works (Up is cheap when there is
@@ -46,8 +54,11 @@ func openDatabase(ctx context.Context, dsn string, tracer ...pgx.QueryTracer) (*
 	}
 	if !strings.Contains(dsn, "pool_max_conns") {
 		// pgxpool's default (4 on a 2-core machine) is short for web
-		// requests plus River's producers and listener.
-		pc.MaxConns = 20
+		// requests plus River: its workers (jobWorkers), producers and
+		// listener must not take every connection from the requests, nor
+		// the requests from them (at 32 clients, a pool of 20 with 20
+		// workers starved the email jobs for seconds).
+		pc.MaxConns = poolConns
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {

@@ -93,7 +93,7 @@ func newRiver(d deps, work bool) (client *river.Client[pgx.Tx], working bool, er
 		RescueStuckJobsAfter: time.Minute,
 	}
 	if work && n > 0 {
-		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 20}}
+		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: jobWorkers}}
 	}
 	client, err = river.NewClient(riverpgxv5.New(d.pool), cfg)
 	return client, cfg.Queues != nil, err
