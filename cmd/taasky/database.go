@@ -29,8 +29,8 @@ func loadConfig(getenv func(string) string, role app.Role) (app.Config, error) {
 // jobWorkers is how many jobs one process works at once. The pool keeps
 // room for requests beside every worker.
 const (
-	poolConns  = 40
-	jobWorkers = 10
+	poolConns  = 50
+	jobWorkers = 20
 )
 
 // openDatabase opens a pool to dsn, checks that the database answers, and
