@@ -110,7 +110,9 @@ func ParseSchema(data []byte) (*Schema, []string, error) {
 	if len(data) > MaxSchemaBytes {
 		return nil, nil, schemaErr("subject_schema is larger than %d bytes", MaxSchemaBytes)
 	}
-	root, err := parseJSON(data)
+	r := pooledReader()
+	defer r.release()
+	root, err := r.parse(data)
 	if err != nil {
 		return nil, nil, schemaErr("subject_schema: %v", err)
 	}

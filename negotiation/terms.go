@@ -63,7 +63,9 @@ func (s *Schema) ParseTerms(data []byte) (*Terms, error) {
 	if len(data) > MaxTermsBytes {
 		return nil, termsErr("terms are larger than %d bytes", MaxTermsBytes)
 	}
-	root, err := parseJSON(data)
+	r := pooledReader()
+	defer r.release()
+	root, err := r.parse(data)
 	if err != nil {
 		return nil, termsErr("terms: %v", err)
 	}
