@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/shopspring/decimal"
 )
 
 // seeds adds every JSON value found under key in the vector files to f.
@@ -104,6 +106,28 @@ func FuzzParseLimits(f *testing.F) {
 		a := NoDealPossible(s, l, s, l)
 		if len(a) > 0 {
 			t.Fatalf("one party's limits cannot rule out a deal with itself: %v", a)
+		}
+	})
+}
+
+// The writer of amounts is held to what it replaces: decimal's StringFixed.
+
+func FuzzAppendAmount(f *testing.F) {
+	for _, s := range []string{"0", "1500", "1500.5", "0.05", "0.00", "7", "123456789012345678", "123456789012345678.9999",
+		"1234567890123456789", "-1.5", "1e3", "1.23456", "0.0001", "99.999"} {
+		for _, d := range []uint8{0, 2, 3, 4} {
+			f.Add(s, d)
+		}
+	}
+	f.Fuzz(func(t *testing.T, s string, digits uint8) {
+		a, err := decimal.NewFromString(s)
+		if err != nil || len(s) > 64 {
+			return
+		}
+		d := int(digits % 6)
+		got := string(appendAmount([]byte("x"), a, d))
+		if want := "x" + a.StringFixed(int32(d)); got != want {
+			t.Fatalf("%q with %d digits: %s, StringFixed gives %s", s, d, got, want)
 		}
 	})
 }

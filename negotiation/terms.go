@@ -83,9 +83,14 @@ func (s *Schema) termsFromNode(root *node) (*Terms, error) {
 		n += max(1, len(root.members[i].val.items))
 	}
 	backing := make([]Value, 0, n)
+	fi := -1
 	for i := range root.members {
 		m := &root.members[i]
-		fi := s.index(m.key)
+		// Terms mostly list their fields in the schema's order: try the
+		// field after the last one before searching them all.
+		if fi++; fi >= len(s.fields) || s.fields[fi].Name != m.key {
+			fi = s.index(m.key)
+		}
 		if fi < 0 {
 			return nil, termsErr("unknown field: %s", clip(m.key))
 		}
@@ -320,7 +325,7 @@ func (f *Field) parseMoney(path string, n *node) (Value, error) {
 	if f.Currency != "" && cn.s != f.Currency {
 		return Value{}, termsErr("%s.currency: must be %s", path, f.Currency)
 	}
-	amount, err := parseAmount(path+".amount", an, cn.s, digits)
+	amount, err := parseAmount(path, ".amount", an, cn.s, digits)
 	if err != nil {
 		return Value{}, err
 	}
@@ -330,29 +335,31 @@ func (f *Field) parseMoney(path string, n *node) (Value, error) {
 // maxAmountDigits bounds the whole part of an amount: no deal is worth more.
 const maxAmountDigits = 18
 
-func parseAmount(path string, n *node, currency string, digits int) (decimal.Decimal, error) {
+// parseAmount reads an amount; path+suffix names it in errors (joined only
+// then, as in parseMoment).
+func parseAmount(path, suffix string, n *node, currency string, digits int) (decimal.Decimal, error) {
 	if n.kind == kindNumber {
-		return decimal.Decimal{}, termsErr(`%s: must be a decimal string like "1500.00", not a number`, path)
+		return decimal.Decimal{}, termsErr(`%s%s: must be a decimal string like "1500.00", not a number`, path, suffix)
 	}
 	if n.kind != kindString {
-		return decimal.Decimal{}, termsErr(`%s: must be a decimal string like "1500.00"`, path)
+		return decimal.Decimal{}, termsErr(`%s%s: must be a decimal string like "1500.00"`, path, suffix)
 	}
 	s := n.s
 	if strings.HasPrefix(s, "-") {
-		return decimal.Decimal{}, termsErr("%s: must not be negative", path)
+		return decimal.Decimal{}, termsErr("%s%s: must not be negative", path, suffix)
 	}
 	whole, frac, hasPoint := strings.Cut(s, ".")
 	if !isDigits(whole) || (hasPoint && !isDigits(frac)) || (len(whole) > 1 && whole[0] == '0') {
-		return decimal.Decimal{}, termsErr(`%s: must be a decimal string like "1500.00"`, path)
+		return decimal.Decimal{}, termsErr(`%s%s: must be a decimal string like "1500.00"`, path, suffix)
 	}
 	if len(whole) > maxAmountDigits {
-		return decimal.Decimal{}, termsErr("%s: at most %d digits before the decimal point", path, maxAmountDigits)
+		return decimal.Decimal{}, termsErr("%s%s: at most %d digits before the decimal point", path, suffix, maxAmountDigits)
 	}
 	if len(frac) > digits {
 		if digits == 0 {
-			return decimal.Decimal{}, termsErr("%s: %s has no decimals", path, currency)
+			return decimal.Decimal{}, termsErr("%s%s: %s has no decimals", path, suffix, currency)
 		}
-		return decimal.Decimal{}, termsErr("%s: %s has at most %d decimals", path, currency, digits)
+		return decimal.Decimal{}, termsErr("%s%s: %s has at most %d decimals", path, suffix, currency, digits)
 	}
 	return decimal.RequireFromString(s), nil
 }
@@ -408,10 +415,39 @@ func (f *Field) appendValue(buf []byte, v *Value) []byte {
 	case TypeMoney:
 		digits, _ := MinorDigits(v.Currency)
 		buf = append(buf, `{"amount":"`...)
-		buf = append(buf, v.Amount.StringFixed(int32(digits))...)
+		buf = appendAmount(buf, v.Amount, digits)
 		buf = append(buf, `","currency":`...)
 		buf = appendJCSString(buf, v.Currency)
 		return append(buf, '}')
+	}
+	return buf
+}
+
+// appendAmount writes a non-negative amount with exactly digits decimals,
+// as StringFixed(digits) does but without its three allocations, when it
+// needs no rounding and has at most 18 digits in all (so its coefficient
+// is an int64): every amount of valid terms but the very largest, which go
+// through StringFixed.
+func appendAmount(buf []byte, a decimal.Decimal, digits int) []byte {
+	exp := int(a.Exponent())
+	if a.Sign() < 0 || exp > 0 || -exp > digits || a.NumDigits() > 18 {
+		return append(buf, a.StringFixed(int32(digits))...)
+	}
+	// The amount times 10^digits: zeros to have a digit before the point,
+	// the coefficient, zeros up to digits decimals; then the point.
+	var scratch [20]byte
+	coef := strconv.AppendInt(scratch[:0], a.CoefficientInt64(), 10)
+	for range digits + 1 - (len(coef) + digits + exp) {
+		buf = append(buf, '0')
+	}
+	buf = append(buf, coef...)
+	for range digits + exp {
+		buf = append(buf, '0')
+	}
+	if digits > 0 {
+		buf = append(buf, 0)
+		copy(buf[len(buf)-digits:], buf[len(buf)-digits-1:len(buf)-1])
+		buf[len(buf)-digits-1] = '.'
 	}
 	return buf
 }
