@@ -2,9 +2,11 @@ package negotiation
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 )
@@ -110,7 +112,64 @@ func FuzzParseLimits(f *testing.F) {
 	})
 }
 
-// The writer of amounts is held to what it replaces: decimal's StringFixed.
+// The hand readers of moments and dates and the writer of amounts are held
+// to what they replace: time.Parse and decimal's StringFixed.
+
+func FuzzMoment(f *testing.F) {
+	for _, s := range []string{
+		"2026-12-03T10:00:00+02:00", "2026-12-03T10:00:00Z", "2026-12-03T10:00:00.5Z", "2026-12-03T10:00:00.123456789-12:59",
+		"0000-01-01T00:00:00Z", "0001-01-01T00:00:00+00:01", "0001-01-01T00:00:00-00:01", "9999-12-31T23:59:59.999999999Z",
+		"9999-12-31T23:59:59-00:01", "2024-02-29T12:00:00Z", "2025-02-29T12:00:00Z", "2000-02-29T00:00:00Z", "1900-02-29T00:00:00Z",
+		"2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z", "2026-04-31T00:00:00Z", "2026-04-00T00:00:00Z", "2026-12-03T24:00:00Z",
+		"2026-12-03T23:60:00Z", "2026-12-03T23:59:60Z", "2026-12-03T10:00:00+24:00", "2026-12-03t10:00:00z", "2026-12-03T10:00:00.Z",
+		"2026-12-03T10:00:00.1234567890Z", "2026-12-03T10:00:00",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := node{kind: kindString, s: s}
+		got, err := parseMoment("p", ".s", &n)
+		want, wantErr := momentByTimeParse(s)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || got != want {
+			t.Fatalf("%q: %#v %v, time.Parse gives %#v %v", s, got, err, want, wantErr)
+		}
+	})
+}
+
+// momentByTimeParse is parseMoment as it was written with time.Parse.
+func momentByTimeParse(s string) (time.Time, error) {
+	if !momentShape(s) {
+		return time.Time{}, termsErr("p.s: must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00")
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, termsErr("p.s: %s is not a real moment", clip(s))
+	}
+	if y := t.UTC().Year(); y < 1 || y > 9999 {
+		return time.Time{}, termsErr("p.s: %s is out of range (years 0001 to 9999 in UTC)", clip(s))
+	}
+	return t.UTC(), nil
+}
+
+func FuzzDate(f *testing.F) {
+	for _, s := range []string{"2026-12-24", "0000-01-01", "9999-12-31", "2024-02-29", "2025-02-29", "1900-02-29", "2000-02-29",
+		"2026-13-01", "2026-00-01", "2026-04-31", "2026-04-00", "2026-1x-01", "+026-01-01", "2026-1-011", "20261-01-1", "2026/12/24"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := node{kind: kindString, s: s}
+		got, err := parseDate("p", &n)
+		want, wantErr := time.Parse(time.DateOnly, s)
+		switch {
+		case len(s) != 10 || s[4] != '-' || s[7] != '-':
+			if err == nil {
+				t.Fatalf("%q: accepted without the shape of a date", s)
+			}
+		case (err == nil) != (wantErr == nil) || got != want:
+			t.Fatalf("%q: %#v %v, time.Parse gives %#v %v", s, got, err, want, wantErr)
+		}
+	})
+}
 
 func FuzzAppendAmount(f *testing.F) {
 	for _, s := range []string{"0", "1500", "1500.5", "0.05", "0.00", "7", "123456789012345678", "123456789012345678.9999",

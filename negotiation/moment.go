@@ -1,0 +1,150 @@
+package negotiation
+
+import "time"
+
+// Dates and moments are read by hand: time.Parse's general layout parser
+// was the largest single cost of validating terms. The shape is checked
+// first, exactly; the readers below then only check ranges, and accept
+// exactly what time.Parse accepts (FuzzMoment and FuzzDate hold them to it).
+
+func parseDate(path string, n *node) (time.Time, error) {
+	if n.kind != kindString || len(n.s) != 10 || n.s[4] != '-' || n.s[7] != '-' {
+		return time.Time{}, termsErr("%s: must be a date like 2026-12-03", path)
+	}
+	d, ok := dateUTC(n.s)
+	if !ok {
+		return time.Time{}, termsErr("%s: %s is not a calendar day", path, clip(n.s))
+	}
+	return d, nil
+}
+
+// parseMoment reads an RFC 3339 moment with an offset (Z or ±hh:mm).
+// path+suffix names it in errors (joined only then: this is a hot path).
+func parseMoment(path, suffix string, n *node) (time.Time, error) {
+	if n.kind != kindString || !momentShape(n.s) {
+		return time.Time{}, termsErr("%s%s: must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00", path, suffix)
+	}
+	t, ok := momentUTC(n.s)
+	if !ok {
+		return time.Time{}, termsErr("%s%s: %s is not a real moment", path, suffix, clip(n.s))
+	}
+	// The canonical form writes moments in UTC with a four-digit year.
+	if u := t.Unix(); u < unixYear1 || u >= unixYear10000 {
+		return time.Time{}, termsErr("%s%s: %s is out of range (years 0001 to 9999 in UTC)", path, suffix, clip(n.s))
+	}
+	return t, nil
+}
+
+// The first seconds of years 1 and 10000 in UTC.
+const (
+	unixYear1     = -62135596800
+	unixYear10000 = 253402300800
+)
+
+// momentShape checks the exact RFC 3339 layout: YYYY-MM-DDTHH:MM:SS, an
+// optional fraction of 1 to 9 digits, and Z or ±hh:mm. Go's parser alone
+// accepts a little more (a lowercase t or z, for one).
+func momentShape(s string) bool {
+	const head = "dddd-dd-ddTdd:dd:dd"
+	if len(s) < len(head)+1 {
+		return false
+	}
+	for i := 0; i < len(head); i++ {
+		if head[i] == 'd' {
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		} else if s[i] != head[i] {
+			return false
+		}
+	}
+	rest := s[len(head):]
+	if rest[0] == '.' {
+		j := 1
+		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+			j++
+		}
+		if j == 1 || j > 10 {
+			return false
+		}
+		rest = rest[j:]
+	}
+	if rest == "Z" {
+		return true
+	}
+	// RFC 3339's offset is hh:mm with hh 00–23 and mm 00–59; Go's parser
+	// alone takes +24:00 (trust.TestBadInputTools).
+	return len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && isDigits(rest[1:3]) && rest[3] == ':' && isDigits(rest[4:6]) &&
+		rest[1:3] <= "23" && rest[4:6] <= "59"
+}
+
+// momentUTC is time.Parse(time.RFC3339Nano, s).UTC() for an s that has
+// momentShape; false where time.Parse fails: a month, day, hour, minute or
+// second out of range (Go takes no leap second).
+func momentUTC(s string) (time.Time, bool) {
+	year, month, day, ok := civilDay(s[:10])
+	hour, minute, sec := twoDigits(s[11:13]), twoDigits(s[14:16]), twoDigits(s[17:19])
+	if !ok || hour > 23 || minute > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	rest := s[19:]
+	nsec := 0
+	if rest[0] == '.' {
+		j := 1
+		for ; rest[j] >= '0' && rest[j] <= '9'; j++ {
+			nsec = nsec*10 + int(rest[j]-'0')
+		}
+		for range 10 - j { // j-1 digits read, of 9
+			nsec *= 10
+		}
+		rest = rest[j:]
+	}
+	offset := 0 // seconds east of UTC
+	if rest != "Z" {
+		offset = (twoDigits(rest[1:3])*60 + twoDigits(rest[4:6])) * 60
+		if rest[0] == '-' {
+			offset = -offset
+		}
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
+	return t.Add(-time.Duration(offset) * time.Second), true
+}
+
+// dateUTC is time.Parse(time.DateOnly, s) for a 10-byte s with '-' at 4
+// and 7; false where time.Parse fails.
+func dateUTC(s string) (time.Time, bool) {
+	if !isDigits(s[:4]) || !isDigits(s[5:7]) || !isDigits(s[8:]) {
+		return time.Time{}, false
+	}
+	year, month, day, ok := civilDay(s)
+	if !ok {
+		return time.Time{}, false
+	}
+	return time.Date(year, time.Month(month), day, 0, 0, 0, 0, time.UTC), true
+}
+
+// civilDay reads YYYY-MM-DD, its digits already checked, and reports
+// whether the day exists (year 0000 included, as time.Parse has it).
+func civilDay(s string) (year, month, day int, ok bool) {
+	year = twoDigits(s[0:2])*100 + twoDigits(s[2:4])
+	month, day = twoDigits(s[5:7]), twoDigits(s[8:10])
+	if month < 1 || month > 12 || day < 1 {
+		return 0, 0, 0, false
+	}
+	days := [...]int{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[month-1]
+	if month == 2 && year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+		days = 29
+	}
+	return year, month, day, day <= days
+}
+
+func twoDigits(s string) int { return int(s[0]-'0')*10 + int(s[1]-'0') }
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
