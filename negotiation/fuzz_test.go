@@ -66,6 +66,7 @@ func FuzzParseTerms(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		sameAsTree(t, s, data)
 		terms, err := s.ParseTerms(data)
 		if err != nil {
 			if _, ok := err.(*Error); !ok {

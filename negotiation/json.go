@@ -75,6 +75,10 @@ type jsonReader struct {
 	// instead of allocating per node. Nil for a reader of its own.
 	memberArena []member
 	itemArena   []node
+	usedTree    bool // since the last release
+	// Scratch of readTerms, which reads no tree (terms_fast.go).
+	pair   [2]member
+	values []Value
 }
 
 // smallObject is how many keys an object may have before its duplicate
@@ -104,13 +108,21 @@ func pooledReader() *jsonReader { return readers.Get().(*jsonReader) }
 // buffers are left to the garbage collector.
 const maxPooledNodes = 4096
 
+// release clears what the reader read (so that the pool does not keep the
+// last input alive) and returns it to the pool.
 func (r *jsonReader) release() {
 	r.data, r.src = nil, ""
-	clear(r.members[:cap(r.members)])
-	clear(r.items[:cap(r.items)])
-	clear(r.memberArena)
-	clear(r.itemArena)
-	if cap(r.members)+cap(r.memberArena) > maxPooledNodes || cap(r.items)+cap(r.itemArena) > maxPooledNodes {
+	r.pair = [2]member{}
+	clear(r.values[:cap(r.values)])
+	r.values = r.values[:0]
+	if r.usedTree {
+		clear(r.members[:cap(r.members)])
+		clear(r.items[:cap(r.items)])
+		clear(r.memberArena)
+		clear(r.itemArena)
+		r.usedTree = false
+	}
+	if cap(r.members)+cap(r.memberArena) > maxPooledNodes || cap(r.items)+cap(r.itemArena) > maxPooledNodes || cap(r.values) > maxPooledNodes {
 		return
 	}
 	for i, set := range r.keySets {
@@ -123,8 +135,14 @@ func (r *jsonReader) release() {
 	readers.Put(r)
 }
 
-func (r *jsonReader) parse(data []byte) (node, error) {
+// reset points the reader at the start of data.
+func (r *jsonReader) reset(data []byte) {
 	r.data, r.src, r.pos, r.depth = data, string(data), 0, 0
+}
+
+func (r *jsonReader) parse(data []byte) (node, error) {
+	r.reset(data)
+	r.usedTree = true
 	r.space()
 	n, err := r.value()
 	if err != nil {

@@ -65,6 +65,16 @@ func (s *Schema) ParseTerms(data []byte) (*Terms, error) {
 	}
 	r := pooledReader()
 	defer r.release()
+	r.reset(data)
+	if t, ok := s.readTerms(r); ok {
+		return t, nil
+	}
+	return s.parseTermsTree(r, data)
+}
+
+// parseTermsTree reads terms through a tree of the whole JSON first: the
+// way that decides which error invalid terms get.
+func (s *Schema) parseTermsTree(r *jsonReader, data []byte) (*Terms, error) {
 	root, err := r.parse(data)
 	if err != nil {
 		return nil, termsErr("terms: %v", err)
@@ -107,10 +117,14 @@ func (s *Schema) termsFromNode(root *node) (*Terms, error) {
 			return nil, termsErr("missing required field: %s", f.Name)
 		}
 	}
-	buf := make([]byte, 0, 48*n+16)
-	t.canonical = s.appendTerms(buf, t)
-	t.hash = hashOf(t.canonical)
+	s.seal(t, n)
 	return t, nil
+}
+
+// seal writes the canonical form of terms of n values, and hashes it.
+func (s *Schema) seal(t *Terms, n int) {
+	t.canonical = s.appendTerms(make([]byte, 0, 48*n+16), t)
+	t.hash = hashOf(t.canonical)
 }
 
 // appendValues validates a field's value (or, repeated, its values) onto out.
