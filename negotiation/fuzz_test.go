@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 )
@@ -123,7 +124,8 @@ func FuzzMoment(f *testing.F) {
 		"9999-12-31T23:59:59-00:01", "2024-02-29T12:00:00Z", "2025-02-29T12:00:00Z", "2000-02-29T00:00:00Z", "1900-02-29T00:00:00Z",
 		"2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z", "2026-04-31T00:00:00Z", "2026-04-00T00:00:00Z", "2026-12-03T24:00:00Z",
 		"2026-12-03T23:60:00Z", "2026-12-03T23:59:60Z", "2026-12-03T10:00:00+24:00", "2026-12-03t10:00:00z", "2026-12-03T10:00:00.Z",
-		"2026-12-03T10:00:00.1234567890Z", "2026-12-03T10:00:00",
+		"2026-12-03T10:00:00.1234567890Z", "2026-12-03T10:00:00", "2026-12-03T10:00:0aZ", "2026-12-03T10-00:00Z", "2026-12-03 10:00:00Z",
+		"2026_12-03T10:00:00Z", "2026-12-03T10:00:00+02-00", "2026-12-03T10:00:00+0200",
 	} {
 		f.Add(s)
 	}
@@ -137,9 +139,10 @@ func FuzzMoment(f *testing.F) {
 	})
 }
 
-// momentByTimeParse is parseMoment as it was written with time.Parse.
+// momentByTimeParse is parseMoment as it was written with time.Parse, and
+// with momentShape as it was written, against a pattern.
 func momentByTimeParse(s string) (time.Time, error) {
-	if !momentShape(s) {
+	if !momentShapeByPattern(s) {
 		return time.Time{}, termsErr("p.s: must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00")
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
@@ -150,6 +153,38 @@ func momentByTimeParse(s string) (time.Time, error) {
 		return time.Time{}, termsErr("p.s: %s is out of range (years 0001 to 9999 in UTC)", clip(s))
 	}
 	return t.UTC(), nil
+}
+
+func momentShapeByPattern(s string) bool {
+	const head = "dddd-dd-ddTdd:dd:dd"
+	if len(s) < len(head)+1 {
+		return false
+	}
+	for i := 0; i < len(head); i++ {
+		if head[i] == 'd' {
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		} else if s[i] != head[i] {
+			return false
+		}
+	}
+	rest := s[len(head):]
+	if rest[0] == '.' {
+		j := 1
+		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+			j++
+		}
+		if j == 1 || j > 10 {
+			return false
+		}
+		rest = rest[j:]
+	}
+	if rest == "Z" {
+		return true
+	}
+	return len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && isDigits(rest[1:3]) && rest[3] == ':' && isDigits(rest[4:6]) &&
+		rest[1:3] <= "23" && rest[4:6] <= "59"
 }
 
 func FuzzDate(f *testing.F) {
@@ -188,6 +223,30 @@ func FuzzAppendAmount(f *testing.F) {
 		got := string(appendAmount([]byte("x"), a, d))
 		if want := "x" + a.StringFixed(int32(d)); got != want {
 			t.Fatalf("%q with %d digits: %s, StringFixed gives %s", s, d, got, want)
+		}
+	})
+}
+
+// FuzzValidText holds validText's ASCII fast path to the rune-by-rune
+// check it skips.
+func FuzzValidText(f *testing.F) {
+	for _, s := range []string{"", "plain", "tab\there", "line\nfeed", "cr\r", "\x00", "\x1f", "\x7f", "é", "\u0085", "\u009f",
+		"a\u202eb", "\u2066", "\u2069x", "x\xff", "\xed\xa0\x80", "ok é \u2028", "é\t"} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, s string, multiline bool) {
+		want := utf8.ValidString(s)
+		for _, r := range s {
+			switch {
+			case r == '\t' || r == '\n' || r == '\r':
+				want = want && multiline
+			case r < 0x20, r >= 0x7F && r <= 0x9F, r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+				want = false
+			}
+		}
+		if got := validText(s, multiline); got != want {
+			t.Fatalf("validText(%q, %v) = %v, want %v", s, multiline, got, want)
 		}
 	})
 }

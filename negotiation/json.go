@@ -396,24 +396,35 @@ func (r *jsonReader) number() (node, error) {
 func (r *jsonReader) str() (string, error) {
 	r.pos++
 	start := r.pos
-	// Fast path: no escapes.
-	for r.pos < len(r.data) {
-		c := r.data[r.pos]
-		if c == '"' {
+	// Fast path: no escapes. The loop keeps its place in a local, not in
+	// r.pos, and UTF-8 is checked only if a byte was not ASCII.
+	ascii := true
+	i := r.pos
+	for ; i < len(r.data); i++ {
+		c := r.data[i]
+		if c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' {
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			ascii = false
+			continue
+		}
+		break
+	}
+	r.pos = i
+	if r.pos < len(r.data) {
+		switch r.data[r.pos] {
+		case '"':
 			s := r.src[start:r.pos]
-			if !utf8.ValidString(s) {
+			if !ascii && !utf8.ValidString(s) {
 				return "", r.fail("invalid UTF-8 in a string")
 			}
 			r.pos++
 			return s, nil
-		}
-		if c == '\\' {
-			break
-		}
-		if c < 0x20 {
+		case '\\': // read on below
+		default:
 			return "", r.fail("control character in a string")
 		}
-		r.pos++
 	}
 	buf := append([]byte(nil), r.data[start:r.pos]...)
 	for r.pos < len(r.data) {

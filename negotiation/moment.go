@@ -46,17 +46,9 @@ const (
 // accepts a little more (a lowercase t or z, for one).
 func momentShape(s string) bool {
 	const head = "dddd-dd-ddTdd:dd:dd"
-	if len(s) < len(head)+1 {
+	if len(s) < len(head)+1 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' ||
+		!isDigits(s[0:4]) || !isDigits(s[5:7]) || !isDigits(s[8:10]) || !isDigits(s[11:13]) || !isDigits(s[14:16]) || !isDigits(s[17:19]) {
 		return false
-	}
-	for i := 0; i < len(head); i++ {
-		if head[i] == 'd' {
-			if s[i] < '0' || s[i] > '9' {
-				return false
-			}
-		} else if s[i] != head[i] {
-			return false
-		}
 	}
 	rest := s[len(head):]
 	if rest[0] == '.' {
