@@ -76,9 +76,6 @@ type jsonReader struct {
 	memberArena []member
 	itemArena   []node
 	usedTree    bool // since the last release
-	// Scratch of readTerms, which reads no tree (terms_fast.go).
-	pair   [2]member
-	values []Value
 }
 
 // smallObject is how many keys an object may have before its duplicate
@@ -112,9 +109,6 @@ const maxPooledNodes = 4096
 // last input alive) and returns it to the pool.
 func (r *jsonReader) release() {
 	r.data, r.src = nil, ""
-	r.pair = [2]member{}
-	clear(r.values[:cap(r.values)])
-	r.values = r.values[:0]
 	if r.usedTree {
 		clear(r.members[:cap(r.members)])
 		clear(r.items[:cap(r.items)])
@@ -122,7 +116,7 @@ func (r *jsonReader) release() {
 		clear(r.itemArena)
 		r.usedTree = false
 	}
-	if cap(r.members)+cap(r.memberArena) > maxPooledNodes || cap(r.items)+cap(r.itemArena) > maxPooledNodes || cap(r.values) > maxPooledNodes {
+	if cap(r.members)+cap(r.memberArena) > maxPooledNodes || cap(r.items)+cap(r.itemArena) > maxPooledNodes {
 		return
 	}
 	for i, set := range r.keySets {

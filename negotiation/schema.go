@@ -56,6 +56,7 @@ type Schema struct {
 	fields    []Field // in declaration order
 	sorted    []int   // indexes of fields by name, the canonical order
 	canonical []byte
+	repeated  int // how many fields are repeated
 }
 
 // Fields returns the fields in the order they were declared.
@@ -132,6 +133,9 @@ func ParseSchema(data []byte) (*Schema, []string, error) {
 			return nil, nil, err
 		}
 		s.fields = append(s.fields, f)
+		if f.Repeated {
+			s.repeated++
+		}
 	}
 	s.sorted = make([]int, len(s.fields))
 	for i := range s.sorted {

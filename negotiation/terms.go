@@ -227,6 +227,11 @@ func parseTimerange(path string, n *node) (Value, error) {
 	if !ok1 || !ok2 {
 		return Value{}, termsErr("%s: must be an object with start and end", path)
 	}
+	return timerangeOf(path, sn, en)
+}
+
+// timerangeOf checks a timerange's start and end.
+func timerangeOf(path string, sn, en *node) (Value, error) {
 	start, err := parseMoment(path, ".start", sn)
 	if err != nil {
 		return Value{}, err
@@ -255,6 +260,11 @@ func (f *Field) parseMoney(path string, n *node) (Value, error) {
 	if !ok1 || !ok2 {
 		return Value{}, termsErr(`%s: must be an object like {"amount": "1500.00", "currency": "EUR"}`, path)
 	}
+	return f.moneyOf(path, an, cn)
+}
+
+// moneyOf checks money's amount and currency.
+func (f *Field) moneyOf(path string, an, cn *node) (Value, error) {
 	if cn.kind != kindString {
 		return Value{}, termsErr("%s.currency: must be an ISO 4217 code like EUR", path)
 	}

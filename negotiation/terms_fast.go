@@ -7,8 +7,13 @@ package negotiation
 // error is reported: a JSON error anywhere comes before a wrong value, a
 // duplicate key before an unknown field. So every message stays as the
 // tree gives it, and readTerms never needs to make one. Values are checked
-// by the same parseValue, on nodes made as they are read, and giving up is
-// always safe; FuzzParseTerms holds the two paths to the same results.
+// by the same code as in the tree (parseValue, or the timerangeOf and
+// moneyOf it ends in), on nodes made as they are read, and giving up is
+// always safe. sameAsTree holds the two paths to the same results, in
+// TestReadTermsSingleEdits, TestTermsVectors and FuzzParseTerms.
+
+// seen below has a bit per field.
+const _ uint32 = 1 << (MaxFields - 1)
 
 // readTerms reads terms from the start of r's data; false when they are
 // not valid, or not plainly so.
@@ -16,9 +21,11 @@ func (s *Schema) readTerms(r *jsonReader) (*Terms, bool) {
 	if !r.next('{') {
 		return nil, false
 	}
-	var seen uint32 // the fields read, by index: a field twice is a duplicate key
+	var seen uint32 // the fields read, by index (MaxFields ≤ 32): a field twice is a duplicate key
 	var spans [MaxFields]struct{ start, end int }
-	vals := r.values[:0]
+	// One backing array for every value, as in termsFromNode, sized for a
+	// value per field and two per repeated field; append grows it if not.
+	vals := make([]Value, 0, len(s.fields)+s.repeated)
 	fi := -1
 	empty := r.next('}')
 	for !empty {
@@ -51,7 +58,6 @@ func (s *Schema) readTerms(r *jsonReader) (*Terms, bool) {
 			return nil, false
 		}
 	}
-	r.values = vals // keep the scratch, grown, for the next terms
 	r.space()
 	if r.pos != len(r.data) {
 		return nil, false
@@ -62,11 +68,10 @@ func (s *Schema) readTerms(r *jsonReader) (*Terms, bool) {
 		}
 	}
 	t := &Terms{schema: s, values: make([][]Value, len(s.fields))}
-	backing := append([]Value(nil), vals...)
 	for i := range s.fields {
 		if seen&(1<<i) != 0 {
 			sp := spans[i]
-			t.values[i] = backing[sp.start:sp.end:sp.end]
+			t.values[i] = vals[sp.start:sp.end:sp.end]
 		}
 	}
 	s.seal(t, len(vals))
@@ -98,62 +103,78 @@ func (f *Field) readValues(r *jsonReader, out []Value) ([]Value, bool) {
 	return out, false
 }
 
-// readValue reads one value and checks it with parseValue.
+// readValue reads one value and checks it as parseValue does: with
+// parseValue itself, or for a timerange or money, once its two members are
+// read, with what parseValue checks them with.
 func (f *Field) readValue(r *jsonReader) (Value, bool) {
 	r.space()
 	if r.pos >= len(r.data) {
 		return Value{}, false
 	}
-	var n node
+	var v Value
+	var err error
 	switch c := r.data[r.pos]; {
-	case c == '{' && (f.Type == TypeTimerange || f.Type == TypeMoney):
-		members, ok := r.readPair()
-		if !ok {
+	case c == '{' && f.Type == TypeTimerange:
+		var start, end node
+		if !r.readPair("start", &start, "end", &end) {
 			return Value{}, false
 		}
-		n = node{kind: kindObject, members: members}
+		v, err = timerangeOf(f.Name, &start, &end)
+	case c == '{' && f.Type == TypeMoney:
+		var amount, currency node
+		if !r.readPair("amount", &amount, "currency", &currency) {
+			return Value{}, false
+		}
+		v, err = f.moneyOf(f.Name, &amount, &currency)
 	case c == '{' || c == '[':
 		return Value{}, false
 	default:
-		var err error
+		var n node
 		if n, err = r.value(); err != nil {
 			return Value{}, false
 		}
+		v, err = f.parseValue(f.Name, &n)
 	}
-	v, err := f.parseValue(f.Name, &n)
 	return v, err == nil
 }
 
-// readPair reads an object of one or two members with plain values, all
-// that a timerange or money is made of, into r.pair.
-func (r *jsonReader) readPair() ([]member, bool) {
+// readPair reads an object of exactly the keys a and b, in either order,
+// with plain values (no object or list), into va and vb.
+func (r *jsonReader) readPair(a string, va *node, b string, vb *node) bool {
 	r.pos++ // '{'
-	for k := 0; k < len(r.pair); k++ {
+	var seenA, seenB bool
+	for {
 		r.space()
 		if r.pos >= len(r.data) || r.data[r.pos] != '"' {
-			return nil, false
+			return false
 		}
 		key, err := r.str()
-		if err != nil || (k == 1 && key == r.pair[0].key) || !r.next(':') {
-			return nil, false
+		if err != nil || !r.next(':') {
+			return false
+		}
+		var v *node
+		switch {
+		case key == a && !seenA:
+			v, seenA = va, true
+		case key == b && !seenB:
+			v, seenB = vb, true
+		default:
+			return false
 		}
 		r.space()
 		if r.pos >= len(r.data) || r.data[r.pos] == '{' || r.data[r.pos] == '[' {
-			return nil, false
+			return false
 		}
-		v, err := r.value()
-		if err != nil {
-			return nil, false
+		if *v, err = r.value(); err != nil {
+			return false
 		}
-		r.pair[k] = member{key: key, val: v}
-		if r.next('}') {
-			return r.pair[:k+1], true
+		if seenA && seenB {
+			return r.next('}')
 		}
 		if !r.next(',') {
-			return nil, false
+			return false
 		}
 	}
-	return nil, false
 }
 
 // next skips space and then c, if c is next.

@@ -53,6 +53,9 @@ func TestReadTermsLikeTheTree(t *testing.T) {
 		`{"slots":[{"start":"2026-12-03T10:00:00Z"}]}`, `{"slots":[{}]}`, `{"slots":[{"start":{},"end":[]}]}`,
 		`{"price":{"amount":"1.50","currency":"EUR"}}`, `{"price":{"currency":"JPY","amount":"1500"}}`,
 		`{"price":{"amount":"1.50","amount":"1.50"}}`, `{"price":{"amount":1.5,"currency":"EUR"}}`, `{"price":{"amount":"1.50"}}`,
+		`{"price":{"amount":"1","currency":"EUR","amount":"1"}}`, `{"price":{"amount":"1","currency":"EUR",}}`,
+		`{"price":{"currency":"EUR","currency":"EUR"}}`, `{"price":{"amount":"1",}}`, `{"price":{"amount":"1" "currency":"EUR"}}`,
+		`{"price":{"amount":"1","currency":"EUR"`, `{"price":{"amount":"1","currency":"EUR"]}`, `{"price":{"amount":"1","currency":"eur"}}`,
 		`{"day":"2026-02-29"}`, `{"day":"2028-02-29"}`, `{"ok":true,"ok":true}`, `[]`, `null`, `"x"`, ``, `{`, `{"qty"`,
 	} {
 		sameAsTree(t, s, []byte(in))
@@ -76,4 +79,39 @@ func TestReadTermsLikeTheTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameAsTree(t, big, terms)
+}
+
+// TestReadTermsSingleEdits: every terms one edit away from valid ones (a
+// byte deleted, inserted or replaced, from bytes that matter to JSON and to
+// the values) read as the tree reads them.
+func TestReadTermsSingleEdits(t *testing.T) {
+	s, _, err := ParseSchema(fuzzSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := []string{
+		`{"topic":"hi","qty":-7,"ok":true,"day":"2024-02-29","place":"video",` +
+			`"slots":[{"start":"2026-12-03T10:00:00.5+02:00","end":"2026-12-03T11:00:00Z"},{"end":"2026-12-04T11:00:00Z","start":"2026-12-04T10:00:00Z"}],` +
+			`"price":{"amount":"0.50","currency":"EUR"}}`,
+		` { "price" : { "currency" : "JPY" , "amount" : "1500" } , "ok" : false } `,
+	}
+	alphabet := []byte("{}[]:,\"\\ \t0159.eE+-ZTtrunlfasx\x00\xc3")
+	edits := 0
+	for _, v := range valid {
+		sameAsTree(t, s, []byte(v))
+		for i := 0; i <= len(v); i++ {
+			if i < len(v) {
+				sameAsTree(t, s, []byte(v[:i]+v[i+1:]))
+				edits++
+			}
+			for _, c := range alphabet {
+				sameAsTree(t, s, []byte(v[:i]+string(c)+v[i:]))
+				if i < len(v) {
+					sameAsTree(t, s, []byte(v[:i]+string(c)+v[i+1:]))
+				}
+				edits += 2
+			}
+		}
+	}
+	t.Logf("%d edits", edits)
 }
