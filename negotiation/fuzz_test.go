@@ -207,6 +207,28 @@ func FuzzDate(f *testing.F) {
 	})
 }
 
+func FuzzAppendMoment(f *testing.F) {
+	for _, sec := range []int64{0, -1, 1, unixYear1, unixYear1 - 1, unixYear10000 - 1, unixYear10000, 951782400, 4107542400, -62162035200} {
+		for _, ns := range []int64{0, 1, 500000000, 123456789, 999999999, 100} {
+			f.Add(sec, ns, int32(0))
+		}
+	}
+	f.Add(int64(1796284800), int64(0), int32(7200))
+	f.Fuzz(func(t *testing.T, sec, ns int64, offset int32) {
+		// Mostly moments valid terms hold, some outside (written by AppendFormat).
+		if span := int64(unixYear10000 - unixYear1); sec%7 != 0 {
+			sec = unixYear1 + (sec%span+span)%span
+		}
+		m := time.Unix(sec, ns).UTC()
+		if offset != 0 {
+			m = m.In(time.FixedZone("", int(offset%86400)))
+		}
+		if got, want := string(appendMoment([]byte("x"), m)), "x"+m.Format(time.RFC3339Nano); got != want {
+			t.Fatalf("%d.%09d %d: %s, AppendFormat gives %s", sec, ns, offset, got, want)
+		}
+	})
+}
+
 func FuzzAppendAmount(f *testing.F) {
 	for _, s := range []string{"0", "1500", "1500.5", "0.05", "0.00", "7", "123456789012345678", "123456789012345678.9999",
 		"1234567890123456789", "-1.5", "1e3", "1.23456", "0.0001", "99.999"} {

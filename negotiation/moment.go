@@ -130,6 +130,64 @@ func civilDay(s string) (year, month, day int, ok bool) {
 	return year, month, day, day <= days
 }
 
+// appendMoment writes a moment as t.AppendFormat(buf, time.RFC3339Nano)
+// does, for the moments of valid terms (in UTC, years 0001 to 9999)
+// without its general formatting; anything else goes through AppendFormat.
+// FuzzAppendMoment holds the two to the same bytes.
+func appendMoment(buf []byte, t time.Time) []byte {
+	sec := t.Unix()
+	if t.Location() != time.UTC || sec < unixYear1 || sec >= unixYear10000 {
+		return t.AppendFormat(buf, time.RFC3339Nano)
+	}
+	days, clock := sec/86400, int(sec%86400)
+	if clock < 0 {
+		days, clock = days-1, clock+86400
+	}
+	year, month, day := civilFromDays(days)
+	buf = appendTwoDigits(appendTwoDigits(buf, year/100), year%100)
+	buf = appendTwoDigits(append(buf, '-'), month)
+	buf = appendTwoDigits(append(buf, '-'), day)
+	buf = appendTwoDigits(append(buf, 'T'), clock/3600)
+	buf = appendTwoDigits(append(buf, ':'), clock/60%60)
+	buf = appendTwoDigits(append(buf, ':'), clock%60)
+	if ns := t.Nanosecond(); ns != 0 {
+		// Nine digits, less the trailing zeros.
+		var frac [10]byte
+		frac[0] = '.'
+		for i := 9; i > 0; i-- {
+			frac[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		n := len(frac)
+		for frac[n-1] == '0' {
+			n--
+		}
+		buf = append(buf, frac[:n]...)
+	}
+	return append(buf, 'Z')
+}
+
+// civilFromDays is the proleptic Gregorian date days after 1970-01-01, for
+// days from year 0001 on (H. Hinnant, "chrono-Compatible Low-Level Date
+// Algorithms": years counted from March, in 400-year eras).
+func civilFromDays(days int64) (year, month, day int) {
+	z := int(days) + 719468 // days since 0000-03-01: positive from year 1 on
+	era := z / 146097
+	doe := z - era*146097                                  // day of the era, 0 to 146096
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365 // year of the era, 0 to 399
+	doy := doe - (365*yoe + yoe/4 - yoe/100)               // day of the year from March 1st
+	mp := (5*doy + 2) / 153                                // month from March, 0 to 11
+	year, day = yoe+era*400, doy-(153*mp+2)/5+1
+	if mp < 10 {
+		month = mp + 3
+	} else {
+		month, year = mp-9, year+1
+	}
+	return year, month, day
+}
+
+func appendTwoDigits(buf []byte, n int) []byte { return append(buf, byte('0'+n/10), byte('0'+n%10)) }
+
 func twoDigits(s string) int { return int(s[0]-'0')*10 + int(s[1]-'0') }
 
 func isDigits(s string) bool {

@@ -358,9 +358,9 @@ func (f *Field) appendValue(buf []byte, v *Value) []byte {
 		return strconv.AppendBool(buf, v.Bool)
 	case TypeTimerange:
 		buf = append(buf, `{"end":"`...)
-		buf = v.End.AppendFormat(buf, time.RFC3339Nano)
+		buf = appendMoment(buf, v.End)
 		buf = append(buf, `","start":"`...)
-		buf = v.Start.AppendFormat(buf, time.RFC3339Nano)
+		buf = appendMoment(buf, v.Start)
 		return append(buf, `"}`...)
 	case TypeMoney:
 		digits, _ := MinorDigits(v.Currency)
