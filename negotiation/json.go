@@ -386,24 +386,43 @@ func (r *jsonReader) number() (node, error) {
 	return node{kind: kindNumber, s: r.src[start:r.pos]}, nil
 }
 
+// stringByte sorts bytes for str's fast path (one table lookup a byte
+// instead of four comparisons): ASCII that stands for itself, a byte of a
+// longer UTF-8 sequence, or one that ends the fast path (a quote, a
+// backslash, a control character).
+var stringByte = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c == '"' || c == '\\' || c < 0x20:
+			t[c] = endsFastPath
+		case c >= utf8.RuneSelf:
+			t[c] = partOfRune
+		}
+	}
+	return t
+}()
+
+const (
+	plainASCII = iota
+	partOfRune
+	endsFastPath
+)
+
 // str reads a string starting at its opening quote.
 func (r *jsonReader) str() (string, error) {
 	r.pos++
 	start := r.pos
-	// Fast path: no escapes. The loop keeps its place in a local, not in
-	// r.pos, and UTF-8 is checked only if a byte was not ASCII.
+	// Fast path: no escapes. The loop keeps its place in locals, not in
+	// r, and UTF-8 is checked only if a byte was not ASCII.
 	ascii := true
-	i := r.pos
-	for ; i < len(r.data); i++ {
-		c := r.data[i]
-		if c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' {
-			continue
-		}
-		if c >= utf8.RuneSelf {
+	data, i := r.data, r.pos
+	for ; i < len(data); i++ {
+		if k := stringByte[data[i]]; k != plainASCII {
+			if k == endsFastPath {
+				break
+			}
 			ascii = false
-			continue
 		}
-		break
 	}
 	r.pos = i
 	if r.pos < len(r.data) {
