@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -225,6 +226,26 @@ func FuzzAppendMoment(f *testing.F) {
 		}
 		if got, want := string(appendMoment([]byte("x"), m)), "x"+m.Format(time.RFC3339Nano); got != want {
 			t.Fatalf("%d.%09d %d: %s, AppendFormat gives %s", sec, ns, offset, got, want)
+		}
+	})
+}
+
+// FuzzParseAmount: an amount parseAmount accepts is the decimal
+// RequireFromString makes of it, to the last field.
+func FuzzParseAmount(f *testing.F) {
+	for _, s := range []string{"0", "0.00", "1500", "1500.5", "0.05", "123456789012345678", "12345678901234567.8", "1234567890123456.78",
+		"123456789012345678.9999", "007", "1.", ".5", "-1", "1e3", "1.2.3"} {
+		f.Add(s, uint8(2))
+		f.Add(s, uint8(4))
+	}
+	f.Fuzz(func(t *testing.T, s string, digits uint8) {
+		n := node{kind: kindString, s: s}
+		got, err := parseAmount("p", ".amount", &n, "EUR", int(digits%5))
+		if err != nil {
+			return
+		}
+		if want := decimal.RequireFromString(s); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: %#v, RequireFromString gives %#v", s, got, want)
 		}
 	})
 }

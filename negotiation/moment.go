@@ -98,8 +98,8 @@ func momentUTC(s string) (time.Time, bool) {
 			offset = -offset
 		}
 	}
-	t := time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
-	return t.Add(-time.Duration(offset) * time.Second), true
+	unix := daysFromCivil(year, month, day)*86400 + int64(hour*3600+minute*60+sec-offset)
+	return time.Unix(unix, int64(nsec)).UTC(), true
 }
 
 // dateUTC is time.Parse(time.DateOnly, s) for a 10-byte s with '-' at 4
@@ -112,7 +112,7 @@ func dateUTC(s string) (time.Time, bool) {
 	if !ok {
 		return time.Time{}, false
 	}
-	return time.Date(year, time.Month(month), day, 0, 0, 0, 0, time.UTC), true
+	return time.Unix(daysFromCivil(year, month, day)*86400, 0).UTC(), true
 }
 
 // civilDay reads YYYY-MM-DD, its digits already checked, and reports
@@ -165,6 +165,20 @@ func appendMoment(buf []byte, t time.Time) []byte {
 		buf = append(buf, frac[:n]...)
 	}
 	return append(buf, 'Z')
+}
+
+// daysFromCivil is the number of days from 1970-01-01 to a proleptic
+// Gregorian date of years 0000 to 9999: civilFromDays undone.
+func daysFromCivil(year, month, day int) int64 {
+	if month <= 2 {
+		year-- // the year counted from March: -1 for January 0000, which the eras below allow
+	}
+	era := (year+400)/400 - 1 // floor(year / 400) for year ≥ -400
+	yoe := year - era*400
+	mp := (month + 9) % 12 // month from March
+	doy := (153*mp+2)/5 + day - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era*146097+doe) - 719468
 }
 
 // civilFromDays is the proleptic Gregorian date days after 1970-01-01, for

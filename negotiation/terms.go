@@ -311,7 +311,18 @@ func parseAmount(path, suffix string, n *node, currency string, digits int) (dec
 		}
 		return decimal.Decimal{}, termsErr("%s%s: %s has at most %d decimals", path, suffix, currency, digits)
 	}
-	return decimal.RequireFromString(s), nil
+	if len(whole)+len(frac) > 18 {
+		return decimal.RequireFromString(s), nil
+	}
+	// What RequireFromString makes of it, without reading it again: the
+	// digits as an int64 coefficient, scaled by the decimals.
+	var c int64
+	for i := 0; i < len(s); i++ {
+		if s[i] != '.' {
+			c = c*10 + int64(s[i]-'0')
+		}
+	}
+	return decimal.New(c, -int32(len(frac))), nil
 }
 
 // appendTerms writes terms in canonical form: fields in name order, moments
