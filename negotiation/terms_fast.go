@@ -82,7 +82,10 @@ func (s *Schema) readTerms(r *jsonReader) (*Terms, bool) {
 func (f *Field) readValues(r *jsonReader, out []Value) ([]Value, bool) {
 	if !f.Repeated {
 		v, ok := f.readValue(r)
-		return append(out, v), ok
+		if !ok {
+			return out, false
+		}
+		return append(out, v), true
 	}
 	if !r.next('[') {
 		return out, false
