@@ -2,6 +2,7 @@ package negotiation
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -564,5 +565,45 @@ func TestPooledReaderReadsLikeAFreshOne(t *testing.T) {
 			t.Errorf("%q: pooled %+v %v, fresh %+v %v", in, got, err, want, wantErr)
 		}
 		r.release()
+	}
+}
+
+// TestSpecialByteIn: the eight-bytes-at-a-time test agrees with stringByte
+// for every byte value at every place, and on random words.
+func TestSpecialByteIn(t *testing.T) {
+	bytewise := func(w [8]byte) bool {
+		for _, c := range w {
+			if stringByte[c] != plainASCII {
+				return true
+			}
+		}
+		return false
+	}
+	check := func(w [8]byte) {
+		if got := specialByteIn(binary.LittleEndian.Uint64(w[:])); got != bytewise(w) {
+			t.Fatalf("%q: %v, byte by byte %v", w, got, !got)
+		}
+	}
+	for p := range 8 {
+		for v := range 256 {
+			for _, fill := range []byte{'a', ' ', '~', '!', '#', '[', ']', 0x7f} {
+				w := [8]byte{fill, fill, fill, fill, fill, fill, fill, fill}
+				w[p] = byte(v)
+				check(w)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 1 << 20 {
+		var w [8]byte
+		for i := range w {
+			// Mostly plain ASCII, so that words with no special byte come up.
+			if rng.IntN(8) == 0 {
+				w[i] = byte(rng.IntN(256))
+			} else {
+				w[i] = byte(0x20 + rng.IntN(0x60))
+			}
+		}
+		check(w)
 	}
 }
