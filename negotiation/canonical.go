@@ -67,6 +67,21 @@ func appendJCSInt(buf []byte, v int64) []byte { return strconv.AppendInt(buf, v,
 // false, without those either). Bidirectional overrides are refused too:
 // they make text read differently from what it is.
 func validText(s string, multiline bool) bool {
+	// ASCII first, byte by byte; the runes from the first other byte on.
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 0x20 && c < 0x7F:
+		case c >= utf8.RuneSelf:
+			return validRunes(s[i:], multiline)
+		case (c == '\t' || c == '\n' || c == '\r') && multiline:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func validRunes(s string, multiline bool) bool {
 	if !utf8.ValidString(s) {
 		return false
 	}

@@ -2,9 +2,15 @@ package negotiation
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
 )
 
 // seeds adds every JSON value found under key in the vector files to f.
@@ -62,6 +68,7 @@ func FuzzParseTerms(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		sameAsTree(t, s, data)
 		terms, err := s.ParseTerms(data)
 		if err != nil {
 			if _, ok := err.(*Error); !ok {
@@ -104,6 +111,185 @@ func FuzzParseLimits(f *testing.F) {
 		a := NoDealPossible(s, l, s, l)
 		if len(a) > 0 {
 			t.Fatalf("one party's limits cannot rule out a deal with itself: %v", a)
+		}
+	})
+}
+
+// The hand readers of moments and dates and the writer of amounts are held
+// to what they replace: time.Parse and decimal's StringFixed.
+
+func FuzzMoment(f *testing.F) {
+	for _, s := range []string{
+		"2026-12-03T10:00:00+02:00", "2026-12-03T10:00:00Z", "2026-12-03T10:00:00.5Z", "2026-12-03T10:00:00.123456789-12:59",
+		"0000-01-01T00:00:00Z", "0001-01-01T00:00:00+00:01", "0001-01-01T00:00:00-00:01", "9999-12-31T23:59:59.999999999Z",
+		"9999-12-31T23:59:59-00:01", "2024-02-29T12:00:00Z", "2025-02-29T12:00:00Z", "2000-02-29T00:00:00Z", "1900-02-29T00:00:00Z",
+		"2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z", "2026-04-31T00:00:00Z", "2026-04-00T00:00:00Z", "2026-12-03T24:00:00Z",
+		"2026-12-03T23:60:00Z", "2026-12-03T23:59:60Z", "2026-12-03T10:00:00+24:00", "2026-12-03t10:00:00z", "2026-12-03T10:00:00.Z",
+		"2026-12-03T10:00:00.1234567890Z", "2026-12-03T10:00:00", "2026-12-03T10:00:0aZ", "2026-12-03T10-00:00Z", "2026-12-03 10:00:00Z",
+		"2026_12-03T10:00:00Z", "2026-12-03T10:00:00+02-00", "2026-12-03T10:00:00+0200",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := node{kind: kindString, s: s}
+		got, err := parseMoment("p", ".s", &n)
+		want, wantErr := momentByTimeParse(s)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || got != want {
+			t.Fatalf("%q: %#v %v, time.Parse gives %#v %v", s, got, err, want, wantErr)
+		}
+	})
+}
+
+// momentByTimeParse is parseMoment as it was written with time.Parse, and
+// with momentShape as it was written, against a pattern.
+func momentByTimeParse(s string) (time.Time, error) {
+	if !momentShapeByPattern(s) {
+		return time.Time{}, termsErr("p.s: must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00")
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, termsErr("p.s: %s is not a real moment", clip(s))
+	}
+	if y := t.UTC().Year(); y < 1 || y > 9999 {
+		return time.Time{}, termsErr("p.s: %s is out of range (years 0001 to 9999 in UTC)", clip(s))
+	}
+	return t.UTC(), nil
+}
+
+func momentShapeByPattern(s string) bool {
+	const head = "dddd-dd-ddTdd:dd:dd"
+	if len(s) < len(head)+1 {
+		return false
+	}
+	for i := 0; i < len(head); i++ {
+		if head[i] == 'd' {
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		} else if s[i] != head[i] {
+			return false
+		}
+	}
+	rest := s[len(head):]
+	if rest[0] == '.' {
+		j := 1
+		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+			j++
+		}
+		if j == 1 || j > 10 {
+			return false
+		}
+		rest = rest[j:]
+	}
+	if rest == "Z" {
+		return true
+	}
+	return len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && isDigits(rest[1:3]) && rest[3] == ':' && isDigits(rest[4:6]) &&
+		rest[1:3] <= "23" && rest[4:6] <= "59"
+}
+
+func FuzzDate(f *testing.F) {
+	for _, s := range []string{"2026-12-24", "0000-01-01", "9999-12-31", "2024-02-29", "2025-02-29", "1900-02-29", "2000-02-29",
+		"2026-13-01", "2026-00-01", "2026-04-31", "2026-04-00", "2026-1x-01", "+026-01-01", "2026-1-011", "20261-01-1", "2026/12/24"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := node{kind: kindString, s: s}
+		got, err := parseDate("p", &n)
+		want, wantErr := time.Parse(time.DateOnly, s)
+		switch {
+		case len(s) != 10 || s[4] != '-' || s[7] != '-':
+			if err == nil {
+				t.Fatalf("%q: accepted without the shape of a date", s)
+			}
+		case (err == nil) != (wantErr == nil) || got != want:
+			t.Fatalf("%q: %#v %v, time.Parse gives %#v %v", s, got, err, want, wantErr)
+		}
+	})
+}
+
+func FuzzAppendMoment(f *testing.F) {
+	for _, sec := range []int64{0, -1, 1, unixYear1, unixYear1 - 1, unixYear10000 - 1, unixYear10000, 951782400, 4107542400, -62162035200} {
+		for _, ns := range []int64{0, 1, 500000000, 123456789, 999999999, 100} {
+			f.Add(sec, ns, int32(0))
+		}
+	}
+	f.Add(int64(1796284800), int64(0), int32(7200))
+	f.Fuzz(func(t *testing.T, sec, ns int64, offset int32) {
+		// Mostly moments valid terms hold, some outside (written by AppendFormat).
+		if span := int64(unixYear10000 - unixYear1); sec%7 != 0 {
+			sec = unixYear1 + (sec%span+span)%span
+		}
+		m := time.Unix(sec, ns).UTC()
+		if offset != 0 {
+			m = m.In(time.FixedZone("", int(offset%86400)))
+		}
+		if got, want := string(appendMoment([]byte("x"), m)), "x"+m.Format(time.RFC3339Nano); got != want {
+			t.Fatalf("%d.%09d %d: %s, AppendFormat gives %s", sec, ns, offset, got, want)
+		}
+	})
+}
+
+// FuzzParseAmount: an amount parseAmount accepts is the decimal
+// RequireFromString makes of it, to the last field.
+func FuzzParseAmount(f *testing.F) {
+	for _, s := range []string{"0", "0.00", "1500", "1500.5", "0.05", "123456789012345678", "12345678901234567.8", "1234567890123456.78",
+		"123456789012345678.9999", "007", "1.", ".5", "-1", "1e3", "1.2.3"} {
+		f.Add(s, uint8(2))
+		f.Add(s, uint8(4))
+	}
+	f.Fuzz(func(t *testing.T, s string, digits uint8) {
+		n := node{kind: kindString, s: s}
+		got, err := parseAmount("p", ".amount", &n, "EUR", int(digits%5))
+		if err != nil {
+			return
+		}
+		if want := decimal.RequireFromString(s); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: %#v, RequireFromString gives %#v", s, got, want)
+		}
+	})
+}
+
+func FuzzAppendAmount(f *testing.F) {
+	for _, s := range []string{"0", "1500", "1500.5", "0.05", "0.00", "7", "123456789012345678", "123456789012345678.9999",
+		"1234567890123456789", "-1.5", "1e3", "1.23456", "0.0001", "99.999"} {
+		for _, d := range []uint8{0, 2, 3, 4} {
+			f.Add(s, d)
+		}
+	}
+	f.Fuzz(func(t *testing.T, s string, digits uint8) {
+		a, err := decimal.NewFromString(s)
+		if err != nil || len(s) > 64 {
+			return
+		}
+		d := int(digits % 6)
+		got := string(appendAmount([]byte("x"), a, d))
+		if want := "x" + a.StringFixed(int32(d)); got != want {
+			t.Fatalf("%q with %d digits: %s, StringFixed gives %s", s, d, got, want)
+		}
+	})
+}
+
+// FuzzValidText holds validText's ASCII fast path to the rune-by-rune
+// check it skips.
+func FuzzValidText(f *testing.F) {
+	for _, s := range []string{"", "plain", "tab\there", "line\nfeed", "cr\r", "\x00", "\x1f", "\x7f", "é", "\u0085", "\u009f",
+		"a\u202eb", "\u2066", "\u2069x", "x\xff", "\xed\xa0\x80", "ok é \u2028", "é\t"} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, s string, multiline bool) {
+		want := utf8.ValidString(s)
+		for _, r := range s {
+			switch {
+			case r == '\t' || r == '\n' || r == '\r':
+				want = want && multiline
+			case r < 0x20, r >= 0x7F && r <= 0x9F, r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+				want = false
+			}
+		}
+		if got := validText(s, multiline); got != want {
+			t.Fatalf("validText(%q, %v) = %v, want %v", s, multiline, got, want)
 		}
 	})
 }

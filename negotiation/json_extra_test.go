@@ -2,10 +2,13 @@ package negotiation
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -498,5 +501,109 @@ func TestParseJSONAgreesWithEncodingJSON(t *testing.T) {
 	t.Logf("%d inputs: %d accepted alike, %d refused alike, %d excluded", len(inputs), accepted, refused, excluded)
 	if accepted < 300 || refused < 100 {
 		t.Errorf("too few cases to mean anything: %d accepted, %d refused (%d excluded)", accepted, refused, excluded)
+	}
+}
+
+// TestParseJSONDuplicateKeysInLargeObjects: past smallObject keys the
+// duplicate check moves to a set; it still names the first key seen twice,
+// and objects that merely share keys (siblings, nested, one parse after
+// another on a pooled reader) are not duplicates.
+func TestParseJSONDuplicateKeysInLargeObjects(t *testing.T) {
+	object := func(n int, extra ...string) string {
+		var b strings.Builder
+		b.WriteString("{")
+		for i := range n {
+			fmt.Fprintf(&b, `"k%d":%d,`, i, i)
+		}
+		for _, k := range extra {
+			fmt.Fprintf(&b, `"%s":0,`, k)
+		}
+		return strings.TrimSuffix(b.String(), ",") + "}"
+	}
+	for _, n := range []int{2, smallObject - 1, smallObject, smallObject + 1, 3 * smallObject} {
+		for _, dup := range []string{"k0", fmt.Sprintf("k%d", n/2), fmt.Sprintf("k%d", n-1)} {
+			in := object(n, "other", dup, "k0")
+			_, err := parseJSON([]byte(in))
+			if want := fmt.Sprintf("not valid JSON: key %q appears twice", dup); err == nil || err.Error() != want {
+				t.Errorf("%d keys, %s repeated: %v, want %s", n, dup, err, want)
+			}
+		}
+	}
+	big := object(2 * smallObject)
+	fine := []string{
+		big,
+		`{"a":` + big + `,"b":` + big + `}`,
+		`[` + big + `,` + big + `]`,
+		strings.Replace(big, `"k1":1`, `"k1":`+big, 1),
+	}
+	for _, in := range fine {
+		for range 2 {
+			r := pooledReader()
+			_, err := r.parse([]byte(in))
+			r.release()
+			if err != nil {
+				t.Errorf("%.60s…: %v", in, err)
+			}
+		}
+	}
+}
+
+// TestPooledReaderReadsLikeAFreshOne: a reader reused from the pool, its
+// arenas full of an earlier parse, builds the same tree and refuses with
+// the same error as a reader of its own.
+func TestPooledReaderReadsLikeAFreshOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 11))
+	for range 2000 {
+		in := genValue(rng, 0)
+		if rng.IntN(3) == 0 {
+			in = mutate(rng, in)
+		}
+		want, wantErr := parseJSON([]byte(in))
+		r := pooledReader()
+		got, err := r.parse([]byte(in))
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: pooled %+v %v, fresh %+v %v", in, got, err, want, wantErr)
+		}
+		r.release()
+	}
+}
+
+// TestSpecialByteIn: the eight-bytes-at-a-time test agrees with stringByte
+// for every byte value at every place, and on random words.
+func TestSpecialByteIn(t *testing.T) {
+	bytewise := func(w [8]byte) bool {
+		for _, c := range w {
+			if stringByte[c] != plainASCII {
+				return true
+			}
+		}
+		return false
+	}
+	check := func(w [8]byte) {
+		if got := specialByteIn(binary.LittleEndian.Uint64(w[:])); got != bytewise(w) {
+			t.Fatalf("%q: %v, byte by byte %v", w, got, !got)
+		}
+	}
+	for p := range 8 {
+		for v := range 256 {
+			for _, fill := range []byte{'a', ' ', '~', '!', '#', '[', ']', 0x7f} {
+				w := [8]byte{fill, fill, fill, fill, fill, fill, fill, fill}
+				w[p] = byte(v)
+				check(w)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 1 << 20 {
+		var w [8]byte
+		for i := range w {
+			// Mostly plain ASCII, so that words with no special byte come up.
+			if rng.IntN(8) == 0 {
+				w[i] = byte(rng.IntN(256))
+			} else {
+				w[i] = byte(0x20 + rng.IntN(0x60))
+			}
+		}
+		check(w)
 	}
 }

@@ -73,7 +73,9 @@ func (s *Schema) ParseLimits(data []byte) (*Limits, error) {
 	if len(data) > MaxSchemaBytes {
 		return nil, limitsErr("limits are larger than %d bytes", MaxSchemaBytes)
 	}
-	root, err := parseJSON(data)
+	r := pooledReader()
+	defer r.release()
+	root, err := r.parse(data)
 	if err != nil {
 		return nil, limitsErr("limits: %v", err)
 	}

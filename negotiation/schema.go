@@ -56,6 +56,7 @@ type Schema struct {
 	fields    []Field // in declaration order
 	sorted    []int   // indexes of fields by name, the canonical order
 	canonical []byte
+	repeated  int // how many fields are repeated
 }
 
 // Fields returns the fields in the order they were declared.
@@ -110,7 +111,9 @@ func ParseSchema(data []byte) (*Schema, []string, error) {
 	if len(data) > MaxSchemaBytes {
 		return nil, nil, schemaErr("subject_schema is larger than %d bytes", MaxSchemaBytes)
 	}
-	root, err := parseJSON(data)
+	r := pooledReader()
+	defer r.release()
+	root, err := r.parse(data)
 	if err != nil {
 		return nil, nil, schemaErr("subject_schema: %v", err)
 	}
@@ -130,6 +133,9 @@ func ParseSchema(data []byte) (*Schema, []string, error) {
 			return nil, nil, err
 		}
 		s.fields = append(s.fields, f)
+		if f.Repeated {
+			s.repeated++
+		}
 	}
 	s.sorted = make([]int, len(s.fields))
 	for i := range s.sorted {

@@ -63,7 +63,19 @@ func (s *Schema) ParseTerms(data []byte) (*Terms, error) {
 	if len(data) > MaxTermsBytes {
 		return nil, termsErr("terms are larger than %d bytes", MaxTermsBytes)
 	}
-	root, err := parseJSON(data)
+	r := pooledReader()
+	defer r.release()
+	r.reset(data)
+	if t, ok := s.readTerms(r); ok {
+		return t, nil
+	}
+	return s.parseTermsTree(r, data)
+}
+
+// parseTermsTree reads terms through a tree of the whole JSON first: the
+// way that decides which error invalid terms get.
+func (s *Schema) parseTermsTree(r *jsonReader, data []byte) (*Terms, error) {
+	root, err := r.parse(data)
 	if err != nil {
 		return nil, termsErr("terms: %v", err)
 	}
@@ -81,9 +93,14 @@ func (s *Schema) termsFromNode(root *node) (*Terms, error) {
 		n += max(1, len(root.members[i].val.items))
 	}
 	backing := make([]Value, 0, n)
+	fi := -1
 	for i := range root.members {
 		m := &root.members[i]
-		fi := s.index(m.key)
+		// Terms mostly list their fields in the schema's order: try the
+		// field after the last one before searching them all.
+		if fi++; fi >= len(s.fields) || s.fields[fi].Name != m.key {
+			fi = s.index(m.key)
+		}
 		if fi < 0 {
 			return nil, termsErr("unknown field: %s", clip(m.key))
 		}
@@ -100,10 +117,14 @@ func (s *Schema) termsFromNode(root *node) (*Terms, error) {
 			return nil, termsErr("missing required field: %s", f.Name)
 		}
 	}
-	buf := make([]byte, 0, 48*n+16)
-	t.canonical = s.appendTerms(buf, t)
-	t.hash = hashOf(t.canonical)
+	s.seal(t, n)
 	return t, nil
+}
+
+// seal writes the canonical form of terms of n values, and hashes it.
+func (s *Schema) seal(t *Terms, n int) {
+	t.canonical = s.appendTerms(make([]byte, 0, 48*n+16), t)
+	t.hash = hashOf(t.canonical)
 }
 
 // appendValues validates a field's value (or, repeated, its values) onto out.
@@ -192,80 +213,6 @@ func parseInt(path string, n *node) (int64, error) {
 	return i, nil
 }
 
-func parseDate(path string, n *node) (time.Time, error) {
-	if n.kind != kindString || len(n.s) != 10 || n.s[4] != '-' || n.s[7] != '-' {
-		return time.Time{}, termsErr("%s: must be a date like 2026-12-03", path)
-	}
-	d, err := time.Parse(time.DateOnly, n.s)
-	if err != nil {
-		return time.Time{}, termsErr("%s: %s is not a calendar day", path, clip(n.s))
-	}
-	return d, nil
-}
-
-// parseMoment reads an RFC 3339 moment with an offset (Z or ±hh:mm).
-// path+suffix names it in errors (joined only then: this is a hot path).
-func parseMoment(path, suffix string, n *node) (time.Time, error) {
-	if n.kind != kindString || !momentShape(n.s) {
-		return time.Time{}, termsErr("%s%s: must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00", path, suffix)
-	}
-	t, err := time.Parse(time.RFC3339Nano, n.s)
-	if err != nil {
-		return time.Time{}, termsErr("%s%s: %s is not a real moment", path, suffix, clip(n.s))
-	}
-	// The canonical form writes moments in UTC with a four-digit year.
-	if y := t.UTC().Year(); y < 1 || y > 9999 {
-		return time.Time{}, termsErr("%s%s: %s is out of range (years 0001 to 9999 in UTC)", path, suffix, clip(n.s))
-	}
-	return t.UTC(), nil
-}
-
-// momentShape checks the exact RFC 3339 layout: YYYY-MM-DDTHH:MM:SS, an
-// optional fraction of 1 to 9 digits, and Z or ±hh:mm. Go's parser alone
-// accepts a little more (a lowercase t or z, for one).
-func momentShape(s string) bool {
-	const head = "dddd-dd-ddTdd:dd:dd"
-	if len(s) < len(head)+1 {
-		return false
-	}
-	for i := 0; i < len(head); i++ {
-		if head[i] == 'd' {
-			if s[i] < '0' || s[i] > '9' {
-				return false
-			}
-		} else if s[i] != head[i] {
-			return false
-		}
-	}
-	rest := s[len(head):]
-	if rest[0] == '.' {
-		j := 1
-		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
-			j++
-		}
-		if j == 1 || j > 10 {
-			return false
-		}
-		rest = rest[j:]
-	}
-	if rest == "Z" {
-		return true
-	}
-	// RFC 3339's offset is hh:mm with hh 00–23 and mm 00–59; Go's parser
-	// alone takes +24:00 (trust.TestBadInputTools).
-	return len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && isDigits(rest[1:3]) && rest[3] == ':' && isDigits(rest[4:6]) &&
-		rest[1:3] <= "23" && rest[4:6] <= "59"
-}
-
-func isDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
 func parseTimerange(path string, n *node) (Value, error) {
 	if n.kind != kindObject {
 		return Value{}, termsErr("%s: must be an object with start and end", path)
@@ -280,6 +227,11 @@ func parseTimerange(path string, n *node) (Value, error) {
 	if !ok1 || !ok2 {
 		return Value{}, termsErr("%s: must be an object with start and end", path)
 	}
+	return timerangeOf(path, sn, en)
+}
+
+// timerangeOf checks a timerange's start and end.
+func timerangeOf(path string, sn, en *node) (Value, error) {
 	start, err := parseMoment(path, ".start", sn)
 	if err != nil {
 		return Value{}, err
@@ -308,6 +260,11 @@ func (f *Field) parseMoney(path string, n *node) (Value, error) {
 	if !ok1 || !ok2 {
 		return Value{}, termsErr(`%s: must be an object like {"amount": "1500.00", "currency": "EUR"}`, path)
 	}
+	return f.moneyOf(path, an, cn)
+}
+
+// moneyOf checks money's amount and currency.
+func (f *Field) moneyOf(path string, an, cn *node) (Value, error) {
 	if cn.kind != kindString {
 		return Value{}, termsErr("%s.currency: must be an ISO 4217 code like EUR", path)
 	}
@@ -318,7 +275,7 @@ func (f *Field) parseMoney(path string, n *node) (Value, error) {
 	if f.Currency != "" && cn.s != f.Currency {
 		return Value{}, termsErr("%s.currency: must be %s", path, f.Currency)
 	}
-	amount, err := parseAmount(path+".amount", an, cn.s, digits)
+	amount, err := parseAmount(path, ".amount", an, cn.s, digits)
 	if err != nil {
 		return Value{}, err
 	}
@@ -328,31 +285,44 @@ func (f *Field) parseMoney(path string, n *node) (Value, error) {
 // maxAmountDigits bounds the whole part of an amount: no deal is worth more.
 const maxAmountDigits = 18
 
-func parseAmount(path string, n *node, currency string, digits int) (decimal.Decimal, error) {
+// parseAmount reads an amount; path+suffix names it in errors (joined only
+// then, as in parseMoment).
+func parseAmount(path, suffix string, n *node, currency string, digits int) (decimal.Decimal, error) {
 	if n.kind == kindNumber {
-		return decimal.Decimal{}, termsErr(`%s: must be a decimal string like "1500.00", not a number`, path)
+		return decimal.Decimal{}, termsErr(`%s%s: must be a decimal string like "1500.00", not a number`, path, suffix)
 	}
 	if n.kind != kindString {
-		return decimal.Decimal{}, termsErr(`%s: must be a decimal string like "1500.00"`, path)
+		return decimal.Decimal{}, termsErr(`%s%s: must be a decimal string like "1500.00"`, path, suffix)
 	}
 	s := n.s
 	if strings.HasPrefix(s, "-") {
-		return decimal.Decimal{}, termsErr("%s: must not be negative", path)
+		return decimal.Decimal{}, termsErr("%s%s: must not be negative", path, suffix)
 	}
 	whole, frac, hasPoint := strings.Cut(s, ".")
 	if !isDigits(whole) || (hasPoint && !isDigits(frac)) || (len(whole) > 1 && whole[0] == '0') {
-		return decimal.Decimal{}, termsErr(`%s: must be a decimal string like "1500.00"`, path)
+		return decimal.Decimal{}, termsErr(`%s%s: must be a decimal string like "1500.00"`, path, suffix)
 	}
 	if len(whole) > maxAmountDigits {
-		return decimal.Decimal{}, termsErr("%s: at most %d digits before the decimal point", path, maxAmountDigits)
+		return decimal.Decimal{}, termsErr("%s%s: at most %d digits before the decimal point", path, suffix, maxAmountDigits)
 	}
 	if len(frac) > digits {
 		if digits == 0 {
-			return decimal.Decimal{}, termsErr("%s: %s has no decimals", path, currency)
+			return decimal.Decimal{}, termsErr("%s%s: %s has no decimals", path, suffix, currency)
 		}
-		return decimal.Decimal{}, termsErr("%s: %s has at most %d decimals", path, currency, digits)
+		return decimal.Decimal{}, termsErr("%s%s: %s has at most %d decimals", path, suffix, currency, digits)
 	}
-	return decimal.RequireFromString(s), nil
+	if len(whole)+len(frac) > 18 {
+		return decimal.RequireFromString(s), nil
+	}
+	// What RequireFromString makes of it, without reading it again: the
+	// digits as an int64 coefficient, scaled by the decimals.
+	var c int64
+	for i := 0; i < len(s); i++ {
+		if s[i] != '.' {
+			c = c*10 + int64(s[i]-'0')
+		}
+	}
+	return decimal.New(c, -int32(len(frac))), nil
 }
 
 // appendTerms writes terms in canonical form: fields in name order, moments
@@ -399,17 +369,46 @@ func (f *Field) appendValue(buf []byte, v *Value) []byte {
 		return strconv.AppendBool(buf, v.Bool)
 	case TypeTimerange:
 		buf = append(buf, `{"end":"`...)
-		buf = v.End.AppendFormat(buf, time.RFC3339Nano)
+		buf = appendMoment(buf, v.End)
 		buf = append(buf, `","start":"`...)
-		buf = v.Start.AppendFormat(buf, time.RFC3339Nano)
+		buf = appendMoment(buf, v.Start)
 		return append(buf, `"}`...)
 	case TypeMoney:
 		digits, _ := MinorDigits(v.Currency)
 		buf = append(buf, `{"amount":"`...)
-		buf = append(buf, v.Amount.StringFixed(int32(digits))...)
+		buf = appendAmount(buf, v.Amount, digits)
 		buf = append(buf, `","currency":`...)
 		buf = appendJCSString(buf, v.Currency)
 		return append(buf, '}')
+	}
+	return buf
+}
+
+// appendAmount writes a non-negative amount with exactly digits decimals,
+// as StringFixed(digits) does but without its three allocations, when it
+// needs no rounding and has at most 18 digits in all (so its coefficient
+// is an int64): every amount of valid terms but the very largest, which go
+// through StringFixed.
+func appendAmount(buf []byte, a decimal.Decimal, digits int) []byte {
+	exp := int(a.Exponent())
+	if a.Sign() < 0 || exp > 0 || -exp > digits || a.NumDigits() > 18 {
+		return append(buf, a.StringFixed(int32(digits))...)
+	}
+	// The amount times 10^digits: zeros to have a digit before the point,
+	// the coefficient, zeros up to digits decimals; then the point.
+	var scratch [20]byte
+	coef := strconv.AppendInt(scratch[:0], a.CoefficientInt64(), 10)
+	for range digits + 1 - (len(coef) + digits + exp) {
+		buf = append(buf, '0')
+	}
+	buf = append(buf, coef...)
+	for range digits + exp {
+		buf = append(buf, '0')
+	}
+	if digits > 0 {
+		buf = append(buf, 0)
+		copy(buf[len(buf)-digits:], buf[len(buf)-digits-1:len(buf)-1])
+		buf[len(buf)-digits-1] = '.'
 	}
 	return buf
 }

@@ -136,6 +136,7 @@ func TestTermsVectors(t *testing.T) {
 				}
 			}
 		}
+		sameAsTree(t, s, data)
 		terms, err := s.ParseTerms(data)
 		if errText(err) != c.Error {
 			t.Errorf("%s: error %q, want %q", c.Name, errText(err), c.Error)
