@@ -132,11 +132,15 @@ func (s *Rooms) humanContext(ctx context.Context, q querier, p *partyRow, theirs
 	if err != nil {
 		return false, nil, fmt.Errorf("human context: %w", err)
 	}
-	tz := time.UTC
-	if zone != nil {
-		tz = s.zone(*zone)
+	return seen, s.zoneOf(zone), nil
+}
+
+// zoneOf is a human's time zone, UTC when they set none.
+func (s *Rooms) zoneOf(name *string) *time.Location {
+	if name == nil {
+		return time.UTC
 	}
-	return seen, tz, nil
+	return s.zone(*name)
 }
 
 // zone loads a time zone once per process (LoadLocation reads tzdata).

@@ -183,11 +183,7 @@ func (s *Rooms) seatHuman(ctx context.Context, q querier, ld *loaded, side negot
 		fp = string(theirs.Fingerprint())
 	}
 	if h := ld.row.human; h != nil && h.side == side && h.theirFP == fp {
-		tz := time.UTC
-		if h.zone != nil {
-			tz = s.zone(*h.zone)
-		}
-		return h.seen, tz, nil
+		return h.seen, s.zoneOf(h.zone), nil
 	}
 	return s.humanContext(ctx, q, ld.row.party(side), theirs)
 }

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/taasky/taasky/app"
 )
@@ -206,17 +205,14 @@ func readAlone(ctx context.Context, pairs []*Pair, clients int, d time.Duration)
 		go func() {
 			defer wg.Done()
 			for time.Now().Before(stop) {
-				start := time.Now()
-				if _, err := agent.session.CallTool(ctx, &mcp.CallToolParams{Name: "negotiation_read",
-					Arguments: map[string]any{"room_token": token}}); err != nil {
+				if err := agent.CallWith(ctx, lat, "negotiation_read", map[string]any{"room_token": token}, nil); err != nil {
 					return
 				}
-				lat.Add("read", time.Since(start))
 			}
 		}()
 	}
 	wg.Wait()
-	return lat.Get("read")
+	return lat.Get("negotiation_read")
 }
 
 func makePairs(ctx context.Context, accounts *app.Accounts, base string, n int, tr http.RoundTripper, sink *Sink, lat *Latencies, clients gate) ([]*Pair, error) {

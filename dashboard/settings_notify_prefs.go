@@ -27,3 +27,15 @@ var (
 	errNotifyOff = app.Errorf(app.ErrNotFound, "notifications are not set up on this server")
 	errPushOff   = app.Errorf(app.ErrInvalid, "Web Push is not configured on this server (VAPID keys)")
 )
+
+// pushOff says why this server cannot take push subscriptions or send
+// pushes, or nil when it can.
+func (d *Dashboard) pushOff() error {
+	switch {
+	case d.notify == nil:
+		return errNotifyOff
+	case d.vapidKey == "":
+		return errPushOff
+	}
+	return nil
+}

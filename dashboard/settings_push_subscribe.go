@@ -14,11 +14,8 @@ func (d *Dashboard) settingsPushSubscribe(c *fiber.Ctx) error {
 	if v == nil {
 		return done
 	}
-	switch {
-	case d.notify == nil:
-		return d.settingsRefused(c, v, errNotifyOff)
-	case d.vapidKey == "":
-		return d.settingsRefused(c, v, errPushOff)
+	if err := d.pushOff(); err != nil {
+		return d.settingsRefused(c, v, err)
 	}
 	if _, err := d.notify.Subscribe(c.UserContext(), v.user.ID, form.PushSubscription(c.FormValue)); err != nil {
 		return d.settingsRefused(c, v, err)
