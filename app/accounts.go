@@ -48,10 +48,11 @@ type Membership struct {
 // agent keys.
 type Accounts struct {
 	pool *pgxpool.Pool
+	keys *keyCache
 }
 
 // NewAccounts returns the accounts use cases over pool.
-func NewAccounts(pool *pgxpool.Pool) *Accounts { return &Accounts{pool: pool} }
+func NewAccounts(pool *pgxpool.Pool) *Accounts { return &Accounts{pool: pool, keys: newKeyCache()} }
 
 // CreateAccount creates an account and makes ownerEmail its owner, creating
 // that user (by email, to be linked at their first login) if needed. All of

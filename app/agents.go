@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -101,12 +102,15 @@ func (a *Accounts) IssueAgentKey(ctx context.Context, accountSlug string, agentI
 	return key, nil
 }
 
-// RevokeAgentKey revokes a key of the account at once. Revoking a revoked key
-// does nothing.
+// RevokeAgentKey revokes a key of the account at once: this process
+// refuses it from now on, and every other process as soon as the change's
+// notification reaches it. Revoking a revoked key does nothing.
 func (a *Accounts) RevokeAgentKey(ctx context.Context, accountSlug string, keyID int64) error {
-	if err := revokeAgentKey(ctx, a.pool, accountSlug, keyID); err != nil {
+	keyHash, err := revokeAgentKey(ctx, a.pool, accountSlug, keyID)
+	if err != nil {
 		return fmt.Errorf("revoke agent key: %w", notFound(err, "key %d not found in account %s", keyID, accountSlug))
 	}
+	a.keys.forget(hex.EncodeToString(keyHash))
 	return nil
 }
 
@@ -137,12 +141,18 @@ func (a *Accounts) ListAgentKeys(ctx context.Context, accountSlug string, agentI
 }
 
 // AuthenticateAgentKey returns the agent whose key this is. Unknown,
-// malformed and revoked keys are ErrUnauthorized.
+// malformed and revoked keys are ErrUnauthorized. While the process
+// listens to KeyChanges, keys checked lately are answered from memory.
 func (a *Accounts) AuthenticateAgentKey(ctx context.Context, key string) (Agent, error) {
 	if len(key) != agentKeyLen || !strings.HasPrefix(key, agentKeyPrefix) {
 		return Agent{}, Errorf(ErrUnauthorized, "not a Taasky agent key (they look like %s…)", agentKeyPrefix)
 	}
-	agent, revoked, err := selectAgentByKeyHash(ctx, a.pool, hashAgentKey(key))
+	h := sha256.Sum256([]byte(key))
+	agent, ok, gen := a.keys.get(h)
+	if ok {
+		return agent, nil
+	}
+	agent, revoked, err := selectAgentByKeyHash(ctx, a.pool, h[:])
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return Agent{}, Errorf(ErrUnauthorized, "unknown agent key")
@@ -151,6 +161,7 @@ func (a *Accounts) AuthenticateAgentKey(ctx context.Context, key string) (Agent,
 	case revoked:
 		return Agent{}, Errorf(ErrUnauthorized, "this agent key was revoked; ask the account's owner for a new one")
 	}
+	a.keys.put(h, agent, gen)
 	return agent, nil
 }
 

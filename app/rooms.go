@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
+	"github.com/taasky/taasky/internal/gencache"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -31,7 +32,8 @@ type Rooms struct {
 	pace     negotiation.Pace
 	zones    sync.Map // time zone name → *time.Location
 	schemas  negotiation.SchemaCache
-	log      logCache // decoded log entries, by their text
+	log      logCache                           // decoded log entries, by their text
+	views    *gencache.Cache[string, *keptView] // Read's views, by room token hash
 	// inviteCap is how many invitations one account may have emailed in
 	// any 24 hours (0: no cap).
 	inviteCap int
@@ -71,7 +73,7 @@ func NewRooms(c RoomsConfig) (*Rooms, error) {
 		return nil, errors.New("token key: at least 32 bytes")
 	}
 	return &Rooms{pool: c.Pool, river: c.River, limits: aead, tokenKey: c.TokenKey, baseURL: c.BaseURL, now: c.Now, pace: c.Pace,
-		inviteCap: c.InviteEmailDailyCap}, nil
+		inviteCap: c.InviteEmailDailyCap, log: newLogCache(logCacheSize), views: gencache.New[string, *keptView](viewsKept)}, nil
 }
 
 // fromProtocol turns the protocol's refusals into service errors, which

@@ -3,8 +3,8 @@ package app
 import (
 	"encoding/json"
 	"fmt"
-	"sync"
 
+	"github.com/taasky/taasky/internal/gencache"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -19,31 +19,31 @@ type loggedEvent struct {
 // append-only and an entry's text decides what it decodes to, so a room
 // read again decodes and hashes only its new entries. Keying by the text
 // (not by room and seq) also keeps an entry of a rolled-back move from
-// standing in for the one that committed. Two generations bound it: when
-// the current one is full it becomes the previous, and the previous is
-// dropped; an entry found in the previous moves back to the current.
+// standing in for the one that committed.
 type logCache struct {
-	mu        sync.Mutex
-	cur, prev map[string]*loggedEvent
-	size      int // entries a generation holds; 0: logCacheSize
+	c *gencache.Cache[string, *loggedEvent]
 }
 
 // logCacheSize is the entries a generation holds (a few hundred bytes each).
 const logCacheSize = 50_000
 
+func newLogCache(size int) logCache {
+	return logCache{gencache.New[string, *loggedEvent](size)}
+}
+
 // decode returns row's log decoded, from the cache where it can.
-func (c *logCache) decode(row *roomRow) ([]*loggedEvent, error) {
+func (c logCache) decode(row *roomRow) ([]*loggedEvent, error) {
 	out := make([]*loggedEvent, len(row.log))
 	var missing []int
-	c.mu.Lock()
-	for i, text := range row.log {
-		if e := c.getLocked(text); e != nil {
-			out[i] = e
-		} else {
-			missing = append(missing, i)
+	c.c.Locked(func(tx gencache.Tx[string, *loggedEvent]) {
+		for i, text := range row.log {
+			if e, ok := tx.Get(text); ok {
+				out[i] = e
+			} else {
+				missing = append(missing, i)
+			}
 		}
-	}
-	c.mu.Unlock()
+	})
 	if len(missing) == 0 {
 		return out, nil
 	}
@@ -57,34 +57,12 @@ func (c *logCache) decode(row *roomRow) ([]*loggedEvent, error) {
 		}
 		out[i] = e
 	}
-	c.mu.Lock()
-	for _, i := range missing {
-		c.putLocked(row.log[i], out[i])
-	}
-	c.mu.Unlock()
+	c.c.Locked(func(tx gencache.Tx[string, *loggedEvent]) {
+		for _, i := range missing {
+			tx.Put(row.log[i], out[i])
+		}
+	})
 	return out, nil
-}
-
-func (c *logCache) getLocked(text string) *loggedEvent {
-	if e, ok := c.cur[text]; ok {
-		return e
-	}
-	e, ok := c.prev[text]
-	if ok {
-		c.putLocked(text, e)
-	}
-	return e
-}
-
-func (c *logCache) putLocked(text string, e *loggedEvent) {
-	size := c.size
-	if size == 0 {
-		size = logCacheSize
-	}
-	if c.cur == nil || len(c.cur) >= size {
-		c.prev, c.cur = c.cur, make(map[string]*loggedEvent, 1024)
-	}
-	c.cur[text] = e
 }
 
 // events is the log's events, for the protocol's helpers.

@@ -22,7 +22,7 @@ func TestLogCache(t *testing.T) {
 		}
 		log = append(log, string(b))
 	}
-	c := &logCache{size: 2}
+	c := newLogCache(2)
 	for round := range 3 {
 		// Each round: the log as it grows, then all of it; every decode
 		// equals a fresh one, whatever the cache kept or dropped.
@@ -45,8 +45,8 @@ func TestLogCache(t *testing.T) {
 				}
 			}
 		}
-		if len(c.cur) > 2 || len(c.prev) > 2 {
-			t.Fatalf("generations hold %d and %d entries, at most 2 each", len(c.cur), len(c.prev))
+		if n := c.c.Len(); n > 4 {
+			t.Fatalf("the cache holds %d entries, at most two generations of 2", n)
 		}
 	}
 	if _, err := c.decode(&roomRow{ID: 2, log: []string{`{"kind":`}, Seq: 1}); err == nil {

@@ -3,27 +3,78 @@ package app
 import (
 	"context"
 	"strconv"
+	"time"
 
 	"github.com/taasky/taasky/negotiation"
 )
 
 // Read is negotiation_read: the side's full view. It changes nothing.
+//
+// Agents read before every move, and mostly find the room as it was: the
+// views read last are kept by room token (Rooms.views), and one statement
+// (selectSeatUnless) checks that the room is still at the kept view's seq,
+// that the caller's account holds the token, and the human's context, and
+// leaves the snapshot and the log out when the kept view still holds. The
+// view returned is shared: callers must not change it.
 func (s *Rooms) Read(ctx context.Context, agent Agent, roomToken string) (*View, error) {
 	if roomToken == "" {
 		return nil, Errorf(ErrInvalid, "room_token: required")
 	}
-	// One statement reads everything the view needs (selectSeat): it sees
-	// one snapshot without a transaction around it.
-	row, side, err := selectSeat(ctx, s.pool, secretHash(roomToken), agent.AccountID, false)
+	hash := secretHash(roomToken)
+	kept, ok := s.views.Get(string(hash))
+	known := -1
+	if ok {
+		known = kept.seq
+	}
+	// One statement reads everything the view needs: it sees one snapshot
+	// without a transaction around it.
+	row, side, err := selectSeatUnless(ctx, s.pool, hash, agent.AccountID, known)
 	if err != nil {
 		return nil, err
+	}
+	if row.skipped {
+		if kept.holds(row.human, s.now()) {
+			return kept.view, nil
+		}
+		// The human's context changed (their time zone, or their account
+		// saw the other side's schema): read the room again.
+		if row, side, err = selectSeat(ctx, s.pool, hash, agent.AccountID, false); err != nil {
+			return nil, err
+		}
 	}
 	ld, err := s.restoreFor(row, side)
 	if err != nil {
 		return nil, err
 	}
-	return s.view(ctx, s.pool, ld, side)
+	v, err := s.view(ctx, s.pool, ld, side)
+	if err != nil {
+		return nil, err
+	}
+	if h := row.human; h != nil && h.side == side {
+		s.views.Put(string(hash), &keptView{seq: row.Seq, zone: h.zone, seen: h.seen, view: v})
+	}
+	return v, nil
 }
+
+// keptView is a view Read returned, with what it was built from besides
+// the room at seq.
+type keptView struct {
+	seq  int
+	zone *string
+	seen bool
+	view *View
+}
+
+// holds reports whether the kept view is still the view for a seat whose
+// human's context is h, at now.
+func (k *keptView) holds(h *humanRow, now time.Time) bool {
+	sameZone := (k.zone == nil) == (h.zone == nil) && (k.zone == nil || *k.zone == *h.zone)
+	return sameZone && k.seen == h.seen && (k.view.changesAt.IsZero() || now.Before(k.view.changesAt))
+}
+
+// viewsKept is how many views a generation of Rooms.views holds (a few KB
+// each).
+const viewsKept = 10_000
 
 // Summary is one room in a list.
 type Summary struct {

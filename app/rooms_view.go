@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 	"time"
 
 	"github.com/taasky/taasky/negotiation"
@@ -34,6 +35,24 @@ type View struct {
 	// labels, their time zone), for the adapters to render.
 	Card     *negotiation.Card `json:"-"`
 	TimeZone *time.Location    `json:"-"`
+	// changesAt is when the view changes with no move (the cool-down's
+	// end); zero when only a move changes it.
+	changesAt time.Time
+	rendered  atomic.Pointer[[]byte] // Rendered's
+}
+
+// Rendered returns render(v), rendered once per view: Read keeps views and
+// shares them between reads, and the adapter that sends them whole (MCP)
+// need not render one again at each read. One adapter only may call it.
+func (v *View) Rendered(render func(*View) ([]byte, error)) ([]byte, error) {
+	if b := v.rendered.Load(); b != nil {
+		return *b, nil
+	}
+	b, err := render(v)
+	if err == nil {
+		v.rendered.Store(&b)
+	}
+	return b, err
 }
 
 // RoundView is one entry of the room's history.
@@ -115,6 +134,7 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 		v.Next, at = s.pace.Next(r, side, negotiation.LastTabled(events(log), side), s.now())
 		if at != nil {
 			v.NextCounterAt = at.UTC().Format(timeLayout)
+			v.changesAt = *at
 		}
 	}
 	seen, tz, err := s.seatHuman(ctx, q, ld, side)

@@ -83,15 +83,15 @@ func selectAgentKeys(ctx context.Context, q querier, g Agent) ([]AgentKey, error
 	})
 }
 
-// revokeAgentKey sets revoked_at once; a revoked key keeps its first time.
-func revokeAgentKey(ctx context.Context, q querier, accountSlug string, keyID int64) error {
-	tag, err := q.Exec(ctx, `
+// revokeAgentKey sets revoked_at once (a revoked key keeps its first time)
+// and returns the key's hash.
+func revokeAgentKey(ctx context.Context, q querier, accountSlug string, keyID int64) ([]byte, error) {
+	var keyHash []byte
+	err := q.QueryRow(ctx, `
 		UPDATE agent_keys k SET revoked_at = coalesce(k.revoked_at, now())
 		FROM accounts a
-		WHERE a.slug = $1 AND k.account_id = a.id AND k.id = $2`,
-		accountSlug, keyID)
-	if err == nil && tag.RowsAffected() == 0 {
-		return pgx.ErrNoRows
-	}
-	return err
+		WHERE a.slug = $1 AND k.account_id = a.id AND k.id = $2
+		RETURNING k.key_hash`,
+		accountSlug, keyID).Scan(&keyHash)
+	return keyHash, err
 }

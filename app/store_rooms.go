@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -35,6 +36,9 @@ type roomRow struct {
 	Parties     [2]*partyRow
 	log         []string  // the events as logged, one per seq
 	human       *humanRow // with selectSeat: the seat's human
+	// skipped: selectSeatUnless found the room at the seq it was given and
+	// left out the snapshot and the log.
+	skipped bool
 }
 
 func (r *roomRow) party(s negotiation.Side) *partyRow {
@@ -51,7 +55,18 @@ func (r *roomRow) party(s negotiation.Side) *partyRow {
 const roomSelect = `SELECT r.id, r.account_id, r.title, r.seq, r.snapshot, r.expiry_job_id, r.lapse_job_id,
 	pa.side, pa.account_id, pa.agent_id, pa.owner_user_id, pa.token_salt, pa.limits_enc, pa.schema_fp,
 	pb.side, pb.account_id, pb.agent_id, pb.owner_user_id, pb.token_salt, pb.limits_enc, pb.schema_fp,
-	ARRAY(SELECT e.event FROM room_events e WHERE e.room_id = r.id ORDER BY e.seq)`
+	` + roomLog
+
+const roomLog = `ARRAY(SELECT e.event FROM room_events e WHERE e.room_id = r.id ORDER BY e.seq)`
+
+// roomSelectUnless is roomSelect that leaves out the snapshot and the log
+// (an empty snapshot, a NULL log) when the room's seq is the parameter
+// named by param: the caller holds that seq's view already.
+func roomSelectUnless(param string) string {
+	same := `r.seq = ` + param
+	return strings.Replace(strings.Replace(roomSelect, `r.snapshot`, `CASE WHEN `+same+` THEN '' ELSE r.snapshot END`, 1),
+		roomLog, `CASE WHEN `+same+` THEN NULL ELSE `+roomLog+` END`, 1)
+}
 
 const roomJoins = ` LEFT JOIN parties pa ON pa.room_id = r.id AND pa.side = 'a'
 	LEFT JOIN parties pb ON pb.room_id = r.id AND pb.side = 'b'`
@@ -115,30 +130,58 @@ func readRoom(ctx context.Context, q querier, roomID int64, lock bool) (*roomRow
 // whether the account has seen the other side's schema), in one statement;
 // lock takes the room row FOR UPDATE.
 func selectSeat(ctx context.Context, q querier, tokenHash []byte, accountID int64, lock bool) (*roomRow, negotiation.Side, error) {
-	sql := roomSelect + `, p.side,
-		EXISTS (SELECT 1 FROM seen_schemas s WHERE s.account_id = p.account_id
-			AND s.fingerprint = CASE p.side WHEN 'a' THEN pb.schema_fp ELSE pa.schema_fp END),
-		(SELECT u.time_zone FROM users u WHERE u.id = p.owner_user_id)
-		FROM parties p JOIN rooms r ON r.id = p.room_id` + roomJoins + `
-		WHERE p.token_hash = $1 AND p.account_id = $2`
-	if lock {
-		sql += ` FOR UPDATE OF r`
-	}
+	return querySeat(ctx, q, tokenHash, accountID, lock, -1)
+}
+
+// selectSeatUnless is selectSeat without a lock, leaving out the snapshot
+// and the log when the room is still at seq known: the row then comes back
+// with skipped set, and its parties and human context only.
+func selectSeatUnless(ctx context.Context, q querier, tokenHash []byte, accountID int64, known int) (*roomRow, negotiation.Side, error) {
+	return querySeat(ctx, q, tokenHash, accountID, false, known)
+}
+
+const seatFrom = `, p.side,
+	EXISTS (SELECT 1 FROM seen_schemas s WHERE s.account_id = p.account_id
+		AND s.fingerprint = CASE p.side WHEN 'a' THEN pb.schema_fp ELSE pa.schema_fp END),
+	(SELECT u.time_zone FROM users u WHERE u.id = p.owner_user_id)
+	FROM parties p JOIN rooms r ON r.id = p.room_id` + roomJoins + `
+	WHERE p.token_hash = $1 AND p.account_id = $2`
+
+var (
+	seatSQL       = roomSelect + seatFrom
+	seatSQLLocked = seatSQL + ` FOR UPDATE OF r`
+	seatSQLUnless = roomSelectUnless(`$3`) + seatFrom
+)
+
+func querySeat(ctx context.Context, q querier, tokenHash []byte, accountID int64, lock bool, known int) (*roomRow, negotiation.Side, error) {
 	var side negotiation.Side
 	h := &humanRow{}
-	r, err := scanRoom(q.QueryRow(ctx, sql, tokenHash, accountID), &side, &h.seen, &h.zone)
+	var row pgx.Row
+	switch {
+	case lock:
+		row = q.QueryRow(ctx, seatSQLLocked, tokenHash, accountID)
+	case known >= 0:
+		row = q.QueryRow(ctx, seatSQLUnless, tokenHash, accountID, known)
+	default:
+		row = q.QueryRow(ctx, seatSQL, tokenHash, accountID)
+	}
+	r, err := scanRoom(row, &side, &h.seen, &h.zone)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, "", Errorf(ErrNotFound, "room_token: no room of yours has this token")
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("select seat: %w", err)
 	}
-	if len(r.log) == r.Seq { // else read before the lock: current re-reads, and the context with it
+	r.skipped = known >= 0 && r.Seq == known
+	if r.skipped || len(r.log) == r.Seq { // else read before the lock: current re-reads, and the context with it
 		h.side, h.theirFP = side, ""
 		if p := r.party(side.Other()); p != nil {
 			h.theirFP = p.SchemaFP
 		}
 		r.human = h
+	}
+	if r.skipped {
+		return r, side, nil
 	}
 	return r, side, r.current(ctx, q)
 }

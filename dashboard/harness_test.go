@@ -92,7 +92,7 @@ func setup(t *testing.T, tweaks ...func(*Config)) *bundle {
 	}
 	b.app.All("/dev-oidc/*", fiberhttp.Handler(h))
 	hub := NewHub(rooms.RoomAccounts, log)
-	go app.ListenRoomChanges(ctx, pool.Config().ConnConfig.Copy(), hub.Publish, log)
+	go app.Listen(ctx, pool.Config().ConnConfig.Copy(), log, app.RoomChanges(hub.Publish))
 	cfg := Config{BaseURL: base, SessionKey: bytes.Repeat([]byte{5}, 32), Rooms: rooms, Accounts: b.accounts,
 		Hub: hub, Log: log, OIDC: OIDC{Issuer: issuer, ClientID: "dash", ClientSecret: "dash-secret"},
 		Notifications: b.notify, VAPIDPublicKey: b.vapidPublic, JobsUI: jobsUIStub}

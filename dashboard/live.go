@@ -12,7 +12,7 @@ import (
 )
 
 // Hub fans room changes out to the live pages of this process. Publish is
-// fed by one LISTEN connection per process (app.ListenRoomChanges), so a
+// fed by one LISTEN connection per process (app.Listen, app.RoomChanges), so a
 // change made by any process reaches every page.
 type Hub struct {
 	accountsOf func(ctx context.Context, roomID int64) ([]int64, error)

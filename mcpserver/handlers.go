@@ -126,7 +126,8 @@ func (s *Server) read(ctx context.Context, agent app.Agent, raw json.RawMessage)
 	if err != nil {
 		return nil, err
 	}
-	return room(v), nil
+	b, err := v.Rendered(func(v *app.View) ([]byte, error) { return json.Marshal(room(v)) })
+	return json.RawMessage(b), err
 }
 
 func (s *Server) propose(ctx context.Context, agent app.Agent, raw json.RawMessage) (any, error) {

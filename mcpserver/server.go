@@ -90,9 +90,11 @@ func (s *Server) wrap(t tool) mcp.ToolHandler {
 		if err != nil {
 			return errorResult(app.ErrorMessageOf(err)), nil
 		}
-		b, err := json.Marshal(out)
-		if err != nil {
-			return errorResult("internal error"), nil
+		b, ok := out.(json.RawMessage) // rendered already
+		if !ok {
+			if b, err = json.Marshal(out); err != nil {
+				return errorResult("internal error"), nil
+			}
 		}
 		return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
 	}

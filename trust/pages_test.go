@@ -29,7 +29,7 @@ func (s *stack) mountDashboard(log *slog.Logger) {
 	}
 	s.app.All("/dev-oidc/*", adaptor.HTTPHandler(h))
 	hub := dashboard.NewHub(s.rooms.RoomAccounts, log)
-	go app.ListenRoomChanges(s.ctx, s.pool.Config().ConnConfig.Copy(), hub.Publish, log)
+	go app.Listen(s.ctx, s.pool.Config().ConnConfig.Copy(), log, app.RoomChanges(hub.Publish), s.accounts.KeyChanges())
 	dash, err := dashboard.New(s.ctx, dashboard.Config{BaseURL: s.base, SessionKey: []byte(strings.Repeat("k", 32)),
 		Rooms: s.rooms, Accounts: s.accounts, Notifications: s.notes, Hub: hub, Log: log,
 		OIDC: dashboard.OIDC{Issuer: issuer, ClientID: "dash", ClientSecret: "dash-secret"}})

@@ -15,26 +15,25 @@ import (
 )
 
 // mountDashboard mounts the humans' pages on a, with the embedded OIDC
-// issuer in dev when no OIDC_ISSUER is set, and starts this process's one
-// LISTEN connection for live pages (it ends with ctx). The River UI goes
-// with it, at /admin/jobs, for operators only.
-func mountDashboard(ctx context.Context, a *fiber.App, d deps) error {
+// issuer in dev when no OIDC_ISSUER is set, and returns the Channel that
+// feeds its live pages. The River UI goes with it, at /admin/jobs, for
+// operators only.
+func mountDashboard(ctx context.Context, a *fiber.App, d deps) (app.Channel, error) {
 	oidc := dashboard.OIDC{Issuer: d.cfg.OIDC.Issuer, ClientID: d.cfg.OIDC.ClientID, ClientSecret: d.cfg.OIDC.ClientSecret}
 	if oidc.Issuer == "" {
 		if d.cfg.Role&app.RoleDev == 0 {
-			return errors.New("dashboard: OIDC_ISSUER is required")
+			return app.Channel{}, errors.New("dashboard: OIDC_ISSUER is required")
 		}
 		var err error
 		if oidc, err = mountDevIssuer(a, d); err != nil {
-			return err
+			return app.Channel{}, err
 		}
 	}
 	jobsUI, err := newJobsUI(ctx, d)
 	if err != nil {
-		return err
+		return app.Channel{}, err
 	}
 	hub := dashboard.NewHub(d.rooms.RoomAccounts, d.log.With("component", "live"))
-	go app.ListenRoomChanges(ctx, d.pool.Config().ConnConfig.Copy(), hub.Publish, d.log.With("component", "live"))
 	cfg := dashboard.Config{
 		BaseURL:    d.cfg.BaseURL,
 		SessionKey: d.cfg.Key("session"),
@@ -58,10 +57,10 @@ func mountDashboard(ctx context.Context, a *fiber.App, d deps) error {
 	}
 	dash, err := dashboard.New(ctx, cfg)
 	if err != nil {
-		return err
+		return app.Channel{}, err
 	}
 	dash.Mount(a)
-	return nil
+	return app.RoomChanges(hub.Publish), nil
 }
 
 // newJobsUI is the River UI on the process's River client, its background

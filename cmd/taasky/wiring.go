@@ -38,7 +38,6 @@ type deps struct {
 // (POST /mcp/:account, behind the agent-key middleware) and the dashboard
 // here; keep handlers in their own packages and only wire them here.
 func newApp(ctx context.Context, d deps) (*fiber.App, error) {
-	_ = ctx // for the parts that need it at start (OIDC discovery, say)
 	a := fiber.New(fiber.Config{
 		AppName:               "taasky",
 		DisableStartupMessage: true,
@@ -53,9 +52,13 @@ func newApp(ctx context.Context, d deps) (*fiber.App, error) {
 		d.metrics.mount(a)
 	}
 	mountMCP(a, d)
-	if err := mountDashboard(ctx, a, d); err != nil {
+	rooms, err := mountDashboard(ctx, a, d)
+	if err != nil {
 		return nil, err
 	}
+	// One LISTEN connection per process: the live pages, and the agent
+	// keys the MCP endpoint keeps while it hears of their changes.
+	go app.Listen(ctx, d.pool.Config().ConnConfig.Copy(), d.log.With("component", "listen"), rooms, d.accounts.KeyChanges())
 	return a, nil
 }
 

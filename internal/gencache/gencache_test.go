@@ -1,0 +1,69 @@
+package gencache
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestGenerations(t *testing.T) {
+	c := New[int, string](2)
+	c.Put(1, "a")
+	c.Put(2, "b")
+	c.Put(3, "c") // 1 and 2 become the previous generation
+	if v, ok := c.Get(1); !ok || v != "a" {
+		t.Fatalf("Get(1) = %q, %v; want a from the previous generation", v, ok)
+	}
+	// 1 moved back to the current generation (with 3): the next new entry
+	// drops 2's generation.
+	c.Put(4, "d")
+	if _, ok := c.Get(2); ok {
+		t.Fatal("2 survived two generations unused")
+	}
+	for _, k := range []int{1, 3, 4} {
+		if _, ok := c.Get(k); !ok {
+			t.Fatalf("%d was dropped while in use", k)
+		}
+	}
+	if n := c.Len(); n > 4 {
+		t.Fatalf("Len = %d, more than two generations of 2", n)
+	}
+	c.Put(4, "e") // replacing an entry never starts a generation
+	if v, _ := c.Get(4); v != "e" {
+		t.Fatalf("Get(4) = %q after replacing it", v)
+	}
+	c.Delete(4)
+	if _, ok := c.Get(4); ok {
+		t.Fatal("4 is there after Delete")
+	}
+	c.Clear()
+	if c.Len() != 0 {
+		t.Fatal("entries are there after Clear")
+	}
+	c.Locked(func(tx Tx[int, string]) {
+		tx.Put(5, "f")
+		if v, ok := tx.Get(5); !ok || v != "f" {
+			t.Fatalf("Tx.Get(5) = %q, %v", v, ok)
+		}
+	})
+}
+
+func TestConcurrent(t *testing.T) {
+	c := New[int, int](64)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 10_000 {
+				k := (g*7 + i) % 300
+				if v, ok := c.Get(k); ok && v != k*2 {
+					t.Errorf("Get(%d) = %d", k, v)
+					return
+				}
+				c.Put(k, k*2)
+			}
+		})
+	}
+	wg.Wait()
+	if n := c.Len(); n > 128 {
+		t.Fatalf("Len = %d, more than two generations of 64", n)
+	}
+}
