@@ -27,16 +27,35 @@ type Rate struct {
 // EchoLoad has `clients` go-sdk sessions call the echo tool as fast as they
 // can for d: the MCP stack's own ceiling on this machine.
 func EchoLoad(ctx context.Context, url string, clients int, d time.Duration, tr http.RoundTripper) (Rate, error) {
-	lat := &Latencies{}
-	agents := make([]*Agent, clients)
-	for i := range agents {
-		a, err := Connect(ctx, url, "echo", tr, lat, nil)
-		if err != nil {
-			return Rate{}, err
-		}
-		defer a.Close()
-		agents[i] = a
+	agents, err := connectEcho(ctx, url, clients, tr)
+	defer closeAll(agents)
+	if err != nil {
+		return Rate{}, err
 	}
+	return echoFor(ctx, agents, d, &Latencies{})
+}
+
+func connectEcho(ctx context.Context, url string, clients int, tr http.RoundTripper) ([]*Agent, error) {
+	agents := make([]*Agent, 0, clients)
+	for range clients {
+		a, err := Connect(ctx, url, "echo", tr, &Latencies{}, nil)
+		if err != nil {
+			return agents, err
+		}
+		agents = append(agents, a)
+	}
+	return agents, nil
+}
+
+func closeAll(agents []*Agent) {
+	for _, a := range agents {
+		a.Close()
+	}
+}
+
+// echoFor has the agents call the echo tool as fast as they can for d,
+// recording the latencies in lat.
+func echoFor(ctx context.Context, agents []*Agent, d time.Duration, lat *Latencies) (Rate, error) {
 	var calls atomic.Int64
 	var firstErr error
 	var once sync.Once
@@ -48,7 +67,7 @@ func EchoLoad(ctx context.Context, url string, clients int, d time.Duration, tr 
 		go func() {
 			defer wg.Done()
 			for time.Now().Before(stop) {
-				if err := a.Call(ctx, "echo", map[string]any{"room_token": "rt_echo"}, nil); err != nil {
+				if err := a.CallWith(ctx, lat, "echo", map[string]any{"room_token": "rt_echo"}, nil); err != nil {
 					once.Do(func() { firstErr = err })
 					return
 				}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"regexp"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -47,8 +48,8 @@ type Report struct {
 	PostgresCPU          time.Duration
 	Statements           float64 // sent by the server during the run (its /metrics)
 	Echo, PGBench        *Rate
-	ReadAlone            Summary // negotiation_read with nothing else running, as the echo floor is measured
-	EchoDefault          *Rate   // go-sdk's echo with default settings, for the floor's gain
+	ReadAlone            *ReadVsEcho // negotiation_read with nothing else running, beside the echo floor
+	EchoDefault          *Rate       // go-sdk's echo with default settings, for the floor's gain
 }
 
 // Run starts what is needed, runs the pairs for the duration, and measures
@@ -135,7 +136,11 @@ func Run(ctx context.Context, o Options, scale *ScaleOptions) (*Report, error) {
 		after, _ := server.Usage()
 		rep.Server = Usage{CPU: after.CPU - before.CPU, RSSKiB: after.RSSKiB}
 	}
-	rep.ReadAlone = readAlone(ctx, pairs, 2*o.Pairs, min(o.Duration, 10*time.Second))
+	if o.Echo {
+		if rep.ReadAlone, err = readsBesideEcho(ctx, o, tr, pairs, server); err != nil {
+			fmt.Fprintf(o.Out, "reads beside the echo: %v\n", err)
+		}
+	}
 	for _, p := range pairs {
 		p.A.Close()
 		p.B.Close()
@@ -167,11 +172,7 @@ func Run(ctx context.Context, o Options, scale *ScaleOptions) (*Report, error) {
 }
 
 func runEcho(ctx context.Context, o Options, tr http.RoundTripper, command string, env ...string) (*Rate, error) {
-	addr, err := FreeAddr()
-	if err != nil {
-		return nil, err
-	}
-	p, err := Start(ctx, addr, "/healthz", append(env, "LISTEN_ADDR="+addr), command)
+	p, addr, err := startEcho(ctx, command, env...)
 	if err != nil {
 		return nil, err
 	}
@@ -185,10 +186,85 @@ func runEcho(ctx context.Context, o Options, tr http.RoundTripper, command strin
 	return &r, err
 }
 
-// readAlone has clients read the pairs' latest rooms for d with nothing
-// else running: the read's latency as the echo floor's is measured, not
-// queued behind moves.
-func readAlone(ctx context.Context, pairs []*Pair, clients int, d time.Duration) Summary {
+// startEcho starts an echo server (command: bench-echo, or
+// bench-echo-default) on a free address.
+func startEcho(ctx context.Context, command string, env ...string) (*Process, string, error) {
+	addr, err := FreeAddr()
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := Start(ctx, addr, "/healthz", append(env, "LISTEN_ADDR="+addr), command)
+	return p, addr, err
+}
+
+// ReadVsEcho is negotiation_read with nothing else running against the
+// echo floor, measured in alternating slices.
+type ReadVsEcho struct {
+	Reads, Echo Summary
+	Rounds      []float64 // each round's read p50 ÷ echo p50, in order
+	// Server CPU per call, ms: Taasky's per read, the echo server's per
+	// echo (0 when unknown: a server the bench did not start).
+	ReadMS, EchoMS float64
+}
+
+// readRounds is how many slices of reads and of echo readsBesideEcho
+// alternates.
+const readRounds = 5
+
+// readsBesideEcho has the clients read the pairs' latest rooms with
+// nothing else running, and the same number of clients call the echo
+// floor, in alternating slices (reads, echo, reads, …; up to 10 s of each
+// in all), so that a drift of the machine (autovacuum after the moves,
+// another process) weighs on both alike.
+func readsBesideEcho(ctx context.Context, o Options, tr http.RoundTripper, pairs []*Pair, server *Process) (*ReadVsEcho, error) {
+	p, addr, err := startEcho(ctx, "bench-echo")
+	if err != nil {
+		return nil, err
+	}
+	defer p.Stop()
+	echo, err := connectEcho(ctx, "http://"+addr+"/mcp/echo", 2*o.Pairs, tr)
+	defer closeAll(echo)
+	if err != nil {
+		return nil, err
+	}
+	slice := min(o.Duration, 10*time.Second) / readRounds
+	reads, echoes := &Latencies{}, &Latencies{}
+	out := &ReadVsEcho{}
+	var readCPU, echoCPU time.Duration
+	for range readRounds {
+		u0 := usage(server)
+		r := readFor(ctx, pairs, 2*o.Pairs, slice)
+		u1, e0 := usage(server), usage(p)
+		e := &Latencies{}
+		if _, err := echoFor(ctx, echo, slice, e); err != nil {
+			return nil, err
+		}
+		readCPU, echoCPU = readCPU+u1-u0, echoCPU+usage(p)-e0
+		reads.Merge(r)
+		echoes.Merge(e)
+		if rs, es := r.Get("negotiation_read"), e.Get("echo"); rs.N > 0 && es.P50 > 0 {
+			out.Rounds = append(out.Rounds, float64(rs.P50)/float64(es.P50))
+		}
+	}
+	out.Reads, out.Echo = reads.Get("negotiation_read"), echoes.Get("echo")
+	if server != nil && out.Reads.N > 0 && out.Echo.N > 0 {
+		out.ReadMS = float64(readCPU.Microseconds()) / 1000 / float64(out.Reads.N)
+		out.EchoMS = float64(echoCPU.Microseconds()) / 1000 / float64(out.Echo.N)
+	}
+	return out, nil
+}
+
+// usage is p's CPU time so far (0 for no process).
+func usage(p *Process) time.Duration {
+	if p == nil {
+		return 0
+	}
+	u, _ := p.Usage()
+	return u.CPU
+}
+
+// readFor has clients read the pairs' latest rooms for d.
+func readFor(ctx context.Context, pairs []*Pair, clients int, d time.Duration) *Latencies {
 	lat := &Latencies{}
 	stop := time.Now().Add(d)
 	var wg sync.WaitGroup
@@ -212,7 +288,7 @@ func readAlone(ctx context.Context, pairs []*Pair, clients int, d time.Duration)
 		}()
 	}
 	wg.Wait()
-	return lat.Get("negotiation_read")
+	return lat
 }
 
 func makePairs(ctx context.Context, accounts *app.Accounts, base string, n int, tr http.RoundTripper, sink *Sink, lat *Latencies, clients gate) ([]*Pair, error) {
@@ -290,10 +366,16 @@ func (r *Report) Print(w io.Writer, o Options) {
 		fmt.Fprintf(w, "  ratio: MCP calls/s ÷ echo calls/s = %.2f; moves/s ÷ echo = %.2f\n", mcpCalls/e.PerSec, float64(r.Moves)/sec/e.PerSec)
 		if rd := sums["negotiation_read"]; rd.N > 0 && e.Latency.P50 > 0 {
 			fmt.Fprintf(w, "  ratio: negotiation_read p50 ÷ echo p50 = %.2f among the moves", float64(rd.P50)/float64(e.Latency.P50))
-			if ra := r.ReadAlone; ra.N > 0 {
-				fmt.Fprintf(w, "; %.2f alone (%d reads at %d clients, p50 %s, p99 %s)", float64(ra.P50)/float64(e.Latency.P50), ra.N, 2*o.Pairs, round(ra.P50), round(ra.P99))
-			}
 			fmt.Fprintln(w)
+		}
+		if ra := r.ReadAlone; ra != nil && len(ra.Rounds) > 0 && ra.Echo.P50 > 0 {
+			rounds := slices.Sorted(slices.Values(ra.Rounds))
+			fmt.Fprintf(w, "  ratio: negotiation_read p50 ÷ echo p50, alone, in %d alternating slices = %.2f (slices %.2f–%.2f, median %.2f; reads p50 %s p99 %s, echo p50 %s p99 %s)\n",
+				2*len(ra.Rounds), float64(ra.Reads.P50)/float64(ra.Echo.P50), rounds[0], rounds[len(rounds)-1], rounds[len(rounds)/2],
+				round(ra.Reads.P50), round(ra.Reads.P99), round(ra.Echo.P50), round(ra.Echo.P99))
+			if ra.ReadMS > 0 {
+				fmt.Fprintf(w, "    server CPU per call in those slices: %.2f ms per read, %.2f ms per echo\n", ra.ReadMS, ra.EchoMS)
+			}
 		}
 	}
 	if p := r.PGBench; p != nil {

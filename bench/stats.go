@@ -23,6 +23,17 @@ func (l *Latencies) Add(name string, d time.Duration) {
 	l.mu.Unlock()
 }
 
+// Merge adds every duration o holds.
+func (l *Latencies) Merge(o *Latencies) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for name, ds := range o.by {
+		for _, d := range ds {
+			l.Add(name, d)
+		}
+	}
+}
+
 // Summary is a distribution's count and percentiles.
 type Summary struct {
 	N             int
