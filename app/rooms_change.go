@@ -2,10 +2,12 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
 
 	"github.com/taasky/taasky/jobs"
 	"github.com/taasky/taasky/negotiation"
@@ -137,20 +139,33 @@ func (s *Rooms) syncConfirmations(writes *pgx.Batch, ld *loaded, c change, now t
 	}
 }
 
-// scheduleCloses inserts the expiry and lapse jobs of a new room.
+// scheduleCloses inserts the expiry and lapse jobs of a new room, in one
+// statement.
 func (s *Rooms) scheduleCloses(ctx context.Context, tx pgx.Tx, row *roomRow, r *negotiation.Room) error {
+	lapse := jobs.CloseDueArgs{RoomID: row.ID, At: r.Deadline}
+	params := []river.InsertManyParams{{Args: lapse}}
 	if r.ExpiresAt.Before(r.Deadline) {
-		res, err := s.river.InsertTx(ctx, tx, jobs.CloseDueArgs{RoomID: row.ID, At: r.ExpiresAt}, nil)
-		if err != nil {
-			return fmt.Errorf("schedule expiry: %w", err)
-		}
-		row.ExpiryJobID = &res.Job.ID
+		params = append(params, river.InsertManyParams{Args: jobs.CloseDueArgs{RoomID: row.ID, At: r.ExpiresAt}})
 	}
-	res, err := s.river.InsertTx(ctx, tx, jobs.CloseDueArgs{RoomID: row.ID, At: r.Deadline}, nil)
+	res, err := s.river.InsertManyTx(ctx, tx, params)
 	if err != nil {
-		return fmt.Errorf("schedule lapse: %w", err)
+		return fmt.Errorf("schedule the room's closes: %w", err)
 	}
-	row.LapseJobID = &res.Job.ID
+	// The results are matched by their moment, not by their order.
+	for _, j := range res {
+		var a jobs.CloseDueArgs
+		if err := json.Unmarshal(j.Job.EncodedArgs, &a); err != nil {
+			return fmt.Errorf("schedule the room's closes: %w", err)
+		}
+		if a.At.Equal(lapse.At) {
+			row.LapseJobID = &j.Job.ID
+		} else {
+			row.ExpiryJobID = &j.Job.ID
+		}
+	}
+	if row.LapseJobID == nil || len(params) == 2 && row.ExpiryJobID == nil {
+		return fmt.Errorf("schedule the room's closes: %d jobs inserted for %d", len(res), len(params))
+	}
 	return nil
 }
 

@@ -377,8 +377,19 @@ func TestExpiryAndLapse(t *testing.T) {
 
 	deadline := time.Unix(0, rb.clock.Load()).Add(24 * time.Hour)
 	ta, _ := rb.openJoined(t, OpenInput{Deadline: &deadline}, "")
-	rb.advance(23 * time.Hour)
 	v, _ = rb.rooms.Read(rb.ctx, rb.a, ta)
+	// The join cancelled the expiry, not the lapse: the room keeps the
+	// lapse's job, scheduled at the deadline.
+	var lapseAt time.Time
+	var expiryKept bool
+	if err := rb.pool.QueryRow(rb.ctx, `SELECT j.scheduled_at, r.expiry_job_id IS NOT NULL FROM rooms r
+		JOIN river_job j ON j.id = r.lapse_job_id AND j.state = 'scheduled' WHERE r.id = $1`, v.RoomID).Scan(&lapseAt, &expiryKept); err != nil {
+		t.Fatalf("the lapse's job: %v", err)
+	}
+	if !lapseAt.Equal(deadline) || expiryKept {
+		t.Fatalf("lapse job at %s (deadline %s); expiry job kept after the join: %v", lapseAt, deadline, expiryKept)
+	}
+	rb.advance(23 * time.Hour)
 	if err := rb.rooms.CloseDue(rb.ctx, v.RoomID); err != nil {
 		t.Fatal(err)
 	}
