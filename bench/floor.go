@@ -32,7 +32,7 @@ func EchoLoad(ctx context.Context, url string, clients int, d time.Duration, tr 
 	if err != nil {
 		return Rate{}, err
 	}
-	return echoFor(ctx, agents, d, &Latencies{})
+	return echoFor(ctx, agents, "echo", d, &Latencies{})
 }
 
 func connectEcho(ctx context.Context, url string, clients int, tr http.RoundTripper) ([]*Agent, error) {
@@ -53,9 +53,9 @@ func closeAll(agents []*Agent) {
 	}
 }
 
-// echoFor has the agents call the echo tool as fast as they can for d,
-// recording the latencies in lat.
-func echoFor(ctx context.Context, agents []*Agent, d time.Duration, lat *Latencies) (Rate, error) {
+// echoFor has the agents call an echo server's tool (echo, or echo_view)
+// as fast as they can for d, recording the latencies in lat.
+func echoFor(ctx context.Context, agents []*Agent, tool string, d time.Duration, lat *Latencies) (Rate, error) {
 	var calls atomic.Int64
 	var firstErr error
 	var once sync.Once
@@ -67,7 +67,7 @@ func echoFor(ctx context.Context, agents []*Agent, d time.Duration, lat *Latenci
 		go func() {
 			defer wg.Done()
 			for time.Now().Before(stop) {
-				if err := a.CallWith(ctx, lat, "echo", map[string]any{"room_token": "rt_echo"}, nil); err != nil {
+				if err := a.CallWith(ctx, lat, tool, map[string]any{"room_token": "rt_echo"}, nil); err != nil {
 					once.Do(func() { firstErr = err })
 					return
 				}
@@ -77,7 +77,7 @@ func echoFor(ctx context.Context, agents []*Agent, d time.Duration, lat *Latenci
 	}
 	wg.Wait()
 	el := time.Since(start)
-	return Rate{Calls: calls.Load(), Elapsed: el, PerSec: float64(calls.Load()) / el.Seconds(), Latency: lat.Get("echo")}, firstErr
+	return Rate{Calls: calls.Load(), Elapsed: el, PerSec: float64(calls.Load()) / el.Seconds(), Latency: lat.Get(tool)}, firstErr
 }
 
 var tpsLine = regexp.MustCompile(`tps = ([0-9.]+)`)

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/mcpserver"
 )
 
 // Options says what to run.
@@ -198,24 +199,26 @@ func startEcho(ctx context.Context, command string, env ...string) (*Process, st
 }
 
 // ReadVsEcho is negotiation_read with nothing else running against the
-// echo floor, measured in alternating slices.
+// echo floor, measured in alternating slices; and echo_view, an echo whose
+// answer is a read's (mcpserver.NewEcho), which tells what answering a few
+// KB costs apart from reading the room.
 type ReadVsEcho struct {
-	Reads, Echo Summary
-	Rounds      []float64 // each round's read p50 ÷ echo p50, in order
+	Reads, Echo, EchoView Summary
+	Rounds                []float64 // each round's read p50 ÷ echo p50, in order
 	// Server CPU per call, ms: Taasky's per read, the echo server's per
-	// echo (0 when unknown: a server the bench did not start).
-	ReadMS, EchoMS float64
+	// echo and per echo_view (0 when unknown: a server the bench did not
+	// start).
+	ReadMS, EchoMS, EchoViewMS float64
 }
 
-// readRounds is how many slices of reads and of echo readsBesideEcho
-// alternates.
+// readRounds is how many slices of each readsBesideEcho alternates.
 const readRounds = 5
 
 // readsBesideEcho has the clients read the pairs' latest rooms with
-// nothing else running, and the same number of clients call the echo
-// floor, in alternating slices (reads, echo, reads, …; up to 10 s of each
-// in all), so that a drift of the machine (autovacuum after the moves,
-// another process) weighs on both alike.
+// nothing else running, and the same number of clients call echo and
+// echo_view, in alternating slices (reads, echo, echo_view, reads, …; up to
+// 10 s of each in all), so that a drift of the machine (autovacuum after
+// the moves, another process) weighs on all three alike.
 func readsBesideEcho(ctx context.Context, o Options, tr http.RoundTripper, pairs []*Pair, server *Process) (*ReadVsEcho, error) {
 	p, addr, err := startEcho(ctx, "bench-echo")
 	if err != nil {
@@ -228,39 +231,33 @@ func readsBesideEcho(ctx context.Context, o Options, tr http.RoundTripper, pairs
 		return nil, err
 	}
 	slice := min(o.Duration, 10*time.Second) / readRounds
-	reads, echoes := &Latencies{}, &Latencies{}
+	all := &Latencies{}
 	out := &ReadVsEcho{}
-	var readCPU, echoCPU time.Duration
+	var cpu [3]time.Duration // reads, echo, echo_view
 	for range readRounds {
-		u0 := usage(server)
+		u := usage(server)
 		r := readFor(ctx, pairs, 2*o.Pairs, slice)
-		u1, e0 := usage(server), usage(p)
+		cpu[0] += usage(server) - u
+		all.Merge(r)
 		e := &Latencies{}
-		if _, err := echoFor(ctx, echo, slice, e); err != nil {
-			return nil, err
+		for i, tool := range []string{"echo", "echo_view"} {
+			u := usage(p)
+			if _, err := echoFor(ctx, echo, tool, slice, e); err != nil {
+				return nil, err
+			}
+			cpu[1+i] += usage(p) - u
 		}
-		readCPU, echoCPU = readCPU+u1-u0, echoCPU+usage(p)-e0
-		reads.Merge(r)
-		echoes.Merge(e)
+		all.Merge(e)
 		if rs, es := r.Get("negotiation_read"), e.Get("echo"); rs.N > 0 && es.P50 > 0 {
 			out.Rounds = append(out.Rounds, float64(rs.P50)/float64(es.P50))
 		}
 	}
-	out.Reads, out.Echo = reads.Get("negotiation_read"), echoes.Get("echo")
-	if server != nil && out.Reads.N > 0 && out.Echo.N > 0 {
-		out.ReadMS = float64(readCPU.Microseconds()) / 1000 / float64(out.Reads.N)
-		out.EchoMS = float64(echoCPU.Microseconds()) / 1000 / float64(out.Echo.N)
+	out.Reads, out.Echo, out.EchoView = all.Get("negotiation_read"), all.Get("echo"), all.Get("echo_view")
+	if server != nil && out.Reads.N > 0 && out.Echo.N > 0 && out.EchoView.N > 0 {
+		perCall := func(d time.Duration, n int) float64 { return float64(d.Microseconds()) / 1000 / float64(n) }
+		out.ReadMS, out.EchoMS, out.EchoViewMS = perCall(cpu[0], out.Reads.N), perCall(cpu[1], out.Echo.N), perCall(cpu[2], out.EchoView.N)
 	}
 	return out, nil
-}
-
-// usage is p's CPU time so far (0 for no process).
-func usage(p *Process) time.Duration {
-	if p == nil {
-		return 0
-	}
-	u, _ := p.Usage()
-	return u.CPU
 }
 
 // readFor has clients read the pairs' latest rooms for d.
@@ -289,6 +286,15 @@ func readFor(ctx context.Context, pairs []*Pair, clients int, d time.Duration) *
 	}
 	wg.Wait()
 	return lat
+}
+
+// usage is p's CPU time so far (0 for no process).
+func usage(p *Process) time.Duration {
+	if p == nil {
+		return 0
+	}
+	u, _ := p.Usage()
+	return u.CPU
 }
 
 func makePairs(ctx context.Context, accounts *app.Accounts, base string, n int, tr http.RoundTripper, sink *Sink, lat *Latencies, clients gate) ([]*Pair, error) {
@@ -365,16 +371,18 @@ func (r *Report) Print(w io.Writer, o Options) {
 		}
 		fmt.Fprintf(w, "  ratio: MCP calls/s ÷ echo calls/s = %.2f; moves/s ÷ echo = %.2f\n", mcpCalls/e.PerSec, float64(r.Moves)/sec/e.PerSec)
 		if rd := sums["negotiation_read"]; rd.N > 0 && e.Latency.P50 > 0 {
-			fmt.Fprintf(w, "  ratio: negotiation_read p50 ÷ echo p50 = %.2f among the moves", float64(rd.P50)/float64(e.Latency.P50))
-			fmt.Fprintln(w)
+			fmt.Fprintf(w, "  ratio: negotiation_read p50 ÷ echo p50 = %.2f among the moves\n", float64(rd.P50)/float64(e.Latency.P50))
 		}
-		if ra := r.ReadAlone; ra != nil && len(ra.Rounds) > 0 && ra.Echo.P50 > 0 {
+		if ra := r.ReadAlone; ra != nil && len(ra.Rounds) > 0 && ra.Echo.P50 > 0 && ra.EchoView.P50 > 0 {
 			rounds := slices.Sorted(slices.Values(ra.Rounds))
-			fmt.Fprintf(w, "  ratio: negotiation_read p50 ÷ echo p50, alone, in %d alternating slices = %.2f (slices %.2f–%.2f, median %.2f; reads p50 %s p99 %s, echo p50 %s p99 %s)\n",
-				2*len(ra.Rounds), float64(ra.Reads.P50)/float64(ra.Echo.P50), rounds[0], rounds[len(rounds)-1], rounds[len(rounds)/2],
-				round(ra.Reads.P50), round(ra.Reads.P99), round(ra.Echo.P50), round(ra.Echo.P99))
+			fmt.Fprintf(w, "  ratio: negotiation_read p50 ÷ echo p50, alone, in %d alternating slices each = %.2f (by slice %.2f–%.2f, median %.2f)\n",
+				len(ra.Rounds), float64(ra.Reads.P50)/float64(ra.Echo.P50), rounds[0], rounds[len(rounds)-1], rounds[len(rounds)/2])
+			fmt.Fprintf(w, "    of which answering a read's %d bytes (echo_view p50 ÷ echo p50) = %.2f, and the rest (read p50 ÷ echo_view p50) = %.2f\n",
+				len(mcpserver.SampleView()), float64(ra.EchoView.P50)/float64(ra.Echo.P50), float64(ra.Reads.P50)/float64(ra.EchoView.P50))
+			fmt.Fprintf(w, "    p50 / p99: reads %s / %s, echo %s / %s, echo_view %s / %s\n", round(ra.Reads.P50), round(ra.Reads.P99),
+				round(ra.Echo.P50), round(ra.Echo.P99), round(ra.EchoView.P50), round(ra.EchoView.P99))
 			if ra.ReadMS > 0 {
-				fmt.Fprintf(w, "    server CPU per call in those slices: %.2f ms per read, %.2f ms per echo\n", ra.ReadMS, ra.EchoMS)
+				fmt.Fprintf(w, "    server CPU per call: %.2f ms per read, %.2f per echo, %.2f per echo_view\n", ra.ReadMS, ra.EchoMS, ra.EchoViewMS)
 			}
 		}
 	}

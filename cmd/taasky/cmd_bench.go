@@ -30,7 +30,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	cmd := newCommand("bench", "Runs agent pairs as real MCP clients through whole negotiations (each human confirming\n"+
 		"through the one-tap link of their email, caught by an SMTP sink), then an echo tool through the same\n"+
 		"stack and pgbench -N at the same client count, and prints the figures and their ratios.\n"+
-		"Without --url it starts `taasky serve` on DATABASE_URL (or the local PostgreSQL, database taasky_bench).", stdout)
+		"Without --url it starts `taasky serve` on DATABASE_URL (or the local PostgreSQL, database taasky_bench, created afresh at each run).", stdout)
 	url := cmd.String("url", "", "a running Taasky to load (its SMTP_URL must point at --sink; DATABASE_URL must be its database)")
 	sinkAddr := cmd.String("sink", "", "address of the SMTP sink (default: a free port on 127.0.0.1)")
 	pairs := cmd.Int("pairs", 8, "agent pairs (two MCP clients each: the calls in flight at once)")
@@ -62,7 +62,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 			return cmd.fail("--url needs DATABASE_URL: the target's database, where the bench creates its accounts")
 		}
 		var err error
-		if dsn, err = findLocalPostgres(ctx, localCandidates(getenv), "taasky_bench"); err != nil {
+		if dsn, err = freshLocalDatabase(ctx, localCandidates(getenv), "taasky_bench"); err != nil {
 			return fmt.Errorf("no DATABASE_URL and no local PostgreSQL: %w", err)
 		}
 	}

@@ -71,6 +71,26 @@ func findLocalPostgres(ctx context.Context, candidates []string, dbName string) 
 	return "", errors.Join(errs...)
 }
 
+// freshLocalDatabase is findLocalPostgres for a database of the caller's
+// own that it recreates empty first: the bench's, so that no run measures
+// the jobs and rooms the runs before it left (River's queries slow down as
+// its table grows).
+func freshLocalDatabase(ctx context.Context, candidates []string, dbName string) (string, error) {
+	admin, err := findLocalPostgres(ctx, candidates, "postgres")
+	if err != nil {
+		return "", err
+	}
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{dbName}.Sanitize()+" WITH (FORCE)"); err != nil {
+		return "", fmt.Errorf("drop database %s: %w", dbName, err)
+	}
+	return findLocalPostgres(ctx, candidates, dbName)
+}
+
 // rootRefusal is what to do instead of a private PostgreSQL when running as
 // root, which initdb refuses.
 const rootRefusal = `no PostgreSQL answers at 127.0.0.1:5432 or /var/run/postgresql, and taasky dev

@@ -1,0 +1,65 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestSampleViewIsARead keeps echo_view's answer (testdata/sample_view.json)
+// what it stands for in the bench: negotiation_read's result for a room of
+// the bench's default mix (an offer, two counters, both humans' approvals),
+// with the same keys and within a tenth of its size. -update rewrites it.
+func TestSampleViewIsARead(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	schema := map[string]any{
+		"meeting_time": map[string]any{"type": "timerange", "label": "Meeting time"},
+		"fee":          map[string]any{"type": "money", "label": "Fee", "currency": "EUR"},
+	}
+	terms := func(n int) map[string]any {
+		start := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC).Add(time.Duration(n) * time.Hour)
+		return map[string]any{
+			"meeting_time": map[string]any{"start": start.Format(time.RFC3339), "end": start.Add(30 * time.Minute).Format(time.RFC3339)},
+			"fee":          map[string]any{"amount": "1" + string(rune('0'+n)) + "0.00", "currency": "EUR"},
+		}
+	}
+	open := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema, "title": "Bench"})
+	tokens := map[string]string{"a": open["room_token"].(string)}
+	tokens["b"] = e.must(t, "b", "negotiation_join", map[string]any{"invite_url": open["invite_url"], "subject_schema": schema})["room_token"].(string)
+	e.must(t, "a", "negotiation_propose", map[string]any{"room_token": tokens["a"], "verdict": "offer", "subject": terms(1)})
+	e.must(t, "b", "negotiation_propose", map[string]any{"room_token": tokens["b"], "verdict": "counter", "subject": terms(2)})
+	e.must(t, "a", "negotiation_propose", map[string]any{"room_token": tokens["a"], "verdict": "counter", "subject": terms(3)})
+	for _, side := range []string{"b", "a"} {
+		v := e.must(t, side, "negotiation_read", map[string]any{"room_token": tokens[side]})
+		hash := v["terms_on_table"].(map[string]any)["options"].([]any)[0].(map[string]any)["subject_hash"]
+		w := e.must(t, side, "negotiation_respond", map[string]any{"room_token": tokens[side], "verdict": "approve", "subject_hash": hash})
+		e.confirm(t, side, tokens[side], w, true)
+	}
+	res, msg := e.call(t, "a", "negotiation_read", map[string]any{"room_token": tokens["a"]})
+	if msg != "" || res["state"] != "agreed" {
+		t.Fatalf("read: %v %s", res, msg)
+	}
+	read, _ := json.Marshal(res)
+	path := filepath.Join("testdata", "sample_view.json")
+	if *update {
+		if err := os.WriteFile(path, append(read, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return // the binary embeds the file as it was: check it at the next run
+	}
+	var sample map[string]any
+	if err := json.Unmarshal(sampleView, &sample); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if got, want := slices.Sorted(maps.Keys(sample)), slices.Sorted(maps.Keys(res)); !slices.Equal(got, want) {
+		t.Errorf("%s has the keys %v; a read has %v (go test ./mcpserver -run SampleView -update)", path, got, want)
+	}
+	if n, m := len(sampleView), len(read); n < m*9/10 || n > m*11/10 {
+		t.Errorf("%s is %d bytes; a read is %d (go test ./mcpserver -run SampleView -update)", path, n, m)
+	}
+}
