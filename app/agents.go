@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -110,7 +109,7 @@ func (a *Accounts) RevokeAgentKey(ctx context.Context, accountSlug string, keyID
 	if err != nil {
 		return fmt.Errorf("revoke agent key: %w", notFound(err, "key %d not found in account %s", keyID, accountSlug))
 	}
-	a.keys.forget(hex.EncodeToString(keyHash))
+	a.keys.forgetHash(keyHash)
 	return nil
 }
 
@@ -147,7 +146,7 @@ func (a *Accounts) AuthenticateAgentKey(ctx context.Context, key string) (Agent,
 	if len(key) != agentKeyLen || !strings.HasPrefix(key, agentKeyPrefix) {
 		return Agent{}, Errorf(ErrUnauthorized, "not a Taasky agent key (they look like %s…)", agentKeyPrefix)
 	}
-	h := sha256.Sum256([]byte(key))
+	h := hashAgentKey(key)
 	agent, ok, gen := a.keys.get(h)
 	if ok {
 		return agent, nil
@@ -169,14 +168,12 @@ func issueKey(ctx context.Context, q querier, agent Agent) (NewAgentKey, error) 
 	secret := make([]byte, 32)
 	_, _ = rand.Read(secret) // never fails
 	key := agentKeyPrefix + base64.RawURLEncoding.EncodeToString(secret)
-	stored, err := insertAgentKey(ctx, q, agent, hashAgentKey(key), key[:agentKeyShowLen])
+	h := hashAgentKey(key)
+	stored, err := insertAgentKey(ctx, q, agent, h[:], key[:agentKeyShowLen])
 	if err != nil {
 		return NewAgentKey{}, err
 	}
 	return NewAgentKey{AgentKey: stored, Key: key}, nil
 }
 
-func hashAgentKey(key string) []byte {
-	h := sha256.Sum256([]byte(key))
-	return h[:]
-}
+func hashAgentKey(key string) [32]byte { return sha256.Sum256([]byte(key)) }

@@ -116,7 +116,8 @@ func TestKeyCacheAcrossProcesses(t *testing.T) {
 }
 
 // TestKeyCheckedDuringANotificationIsNotKept: the database's answer for a
-// key, read before a notification arrived, is not kept after it.
+// key, read before a notification arrived, is not kept after it; and no
+// key is kept past keyMaxAge.
 func TestKeyCheckedDuringANotificationIsNotKept(t *testing.T) {
 	c := newKeyCache()
 	c.heard(true)
@@ -127,9 +128,17 @@ func TestKeyCheckedDuringANotificationIsNotKept(t *testing.T) {
 	if _, ok, _ := c.get(h); ok {
 		t.Fatal("an answer older than a notification was kept")
 	}
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	c.now = func() time.Time { return now }
 	_, _, gen = c.get(h)
 	c.put(h, Agent{ID: 1}, gen)
 	if a, ok, _ := c.get(h); !ok || a.ID != 1 {
 		t.Fatal("an answer with no notification since was not kept")
+	}
+	// Whatever the listener hears or misses, a kept key is asked again
+	// after keyMaxAge.
+	now = now.Add(keyMaxAge + time.Second)
+	if _, ok, _ := c.get(h); ok {
+		t.Fatal("a key kept longer than keyMaxAge was used")
 	}
 }

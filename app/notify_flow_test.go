@@ -151,6 +151,11 @@ const (
 	bLimits = `{"fee":{"max":{"amount":"19.37","currency":"EUR"}},"meeting_time":{"min":"2026-10-14T07:13:00Z","max":"2026-10-14T19:47:00Z"}}`
 )
 
+// randomParts are the random strings a message carries (MIME boundaries,
+// Message-IDs, the tokens of one-tap and unsubscribe links), which now and
+// then hold a needle's digits: they are taken out before the search.
+var randomParts = regexp.MustCompile(`boundary="?[^";\s]+"?|<[^<>@\s]+@[^<>\s]+>|/(c|unsubscribe)/[A-Za-z0-9_.=-]+`)
+
 var limitNeedles = []string{"876.54", "876,54", "87654", "19.37", "19,37", "1937",
 	"06:17", "08:17", "21:43", "23:43", "07:13", "09:13", "19:47", "21:47", "0617", "2143", "0713", "1947"}
 
@@ -300,6 +305,7 @@ func TestRequestByEmailAndPushThenOneTap(t *testing.T) {
 		all = append(all, p.Plaintext)
 	}
 	for _, b := range all {
+		b = randomParts.ReplaceAll(b, []byte("[random]"))
 		for _, needle := range limitNeedles {
 			if bytes.Contains(b, []byte(needle)) {
 				t.Errorf("a message holds %q (a limit):\n%s", needle, b)

@@ -50,7 +50,7 @@ func (s *Rooms) Read(ctx context.Context, agent Agent, roomToken string) (*View,
 	if err != nil {
 		return nil, err
 	}
-	if h := row.human; h != nil && h.side == side {
+	if h := row.human; h != nil {
 		s.views.Put(string(hash), &keptView{seq: row.Seq, zone: h.zone, seen: h.seen, view: v})
 	}
 	return v, nil
@@ -72,9 +72,9 @@ func (k *keptView) holds(h *humanRow, now time.Time) bool {
 	return sameZone && k.seen == h.seen && (k.view.changesAt.IsZero() || now.Before(k.view.changesAt))
 }
 
-// viewsKept is how many views a generation of Rooms.views holds (a few KB
-// each).
-const viewsKept = 10_000
+// viewsKept is how many views a generation of Rooms.views holds: about
+// 6 KB each with MCP's rendering, so at most about 50 MB for both.
+const viewsKept = 4096
 
 // Summary is one room in a list.
 type Summary struct {

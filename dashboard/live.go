@@ -21,18 +21,65 @@ type Hub struct {
 	mu       sync.Mutex
 	rooms    map[int64]map[chan struct{}]struct{}
 	accounts map[int64]map[chan struct{}]struct{}
+	// Changes not fanned out yet (pending, or all when too many piled
+	// up), and whether a goroutine is fanning them out.
+	pending  map[int64]struct{}
+	all      bool
+	draining bool
 }
+
+// maxPending is how many changed rooms the hub holds before it tells every
+// page instead.
+const maxPending = 10_000
 
 // NewHub returns a hub; accountsOf says which accounts sit in a room (for
 // the pages that list an account's rooms).
 func NewHub(accountsOf func(ctx context.Context, roomID int64) ([]int64, error), log *slog.Logger) *Hub {
-	return &Hub{accountsOf: accountsOf, log: log,
+	return &Hub{accountsOf: accountsOf, log: log, pending: map[int64]struct{}{},
 		rooms: map[int64]map[chan struct{}]struct{}{}, accounts: map[int64]map[chan struct{}]struct{}{}}
 }
 
 // Publish tells the pages watching room roomID, or the lists of its
-// accounts, that it changed; roomID 0 means any room may have.
+// accounts, that it changed; roomID 0 means any room may have. It does not
+// wait: the listener that calls it serves other channels too, and telling
+// the lists needs a query. Changes of one room pending at once are told once.
 func (h *Hub) Publish(roomID int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if roomID == 0 || len(h.pending) >= maxPending {
+		h.all = true
+	} else {
+		h.pending[roomID] = struct{}{}
+	}
+	if !h.draining {
+		h.draining = true
+		go h.drain()
+	}
+}
+
+// drain fans out what Publish left until nothing is pending, then ends.
+func (h *Hub) drain() {
+	for {
+		h.mu.Lock()
+		pending, all := h.pending, h.all
+		if len(pending) == 0 && !all {
+			h.draining = false
+			h.mu.Unlock()
+			return
+		}
+		h.pending, h.all = map[int64]struct{}{}, false
+		h.mu.Unlock()
+		if all {
+			h.publish(0)
+			continue
+		}
+		for id := range pending {
+			h.publish(id)
+		}
+	}
+}
+
+func (h *Hub) publish(roomID int64) {
 	h.mu.Lock()
 	listWatchers := len(h.accounts) > 0
 	h.mu.Unlock()
