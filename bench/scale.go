@@ -26,7 +26,24 @@ type ScaleOptions struct {
 // scaleWarmUp is how many calls of each list go untimed before the measure.
 const scaleWarmUp = 20
 
-// Scale seeds a pair of accounts per size and measures both lists there.
+// scaleRounds is how many rounds the sizes' calls alternate in.
+const scaleRounds = 10
+
+// scaleAccount is one size's pair of accounts, seeded.
+type scaleAccount struct {
+	n      int
+	agents [2]app.Agent
+	keys   [2]string
+	agent  *Agent // side a's MCP client
+	lat    *Latencies
+	later  *Latencies // negotiation_list's later page
+	deep   string     // the first page's cursor
+}
+
+// Scale seeds a pair of accounts per size, then measures both lists there
+// with the sizes' calls alternating in rounds, so that what the machine
+// does meanwhile (a checkpoint, autovacuum, another process) weighs on
+// every size alike.
 func Scale(ctx context.Context, o Options, so ScaleOptions) error {
 	pool, err := pgxpool.New(ctx, o.DatabaseURL)
 	if err != nil {
@@ -36,12 +53,11 @@ func Scale(ctx context.Context, o Options, so ScaleOptions) error {
 	accounts := app.NewAccounts(pool)
 	tr := &http.Transport{MaxIdleConnsPerHost: 64}
 	base := o.URL
-	fmt.Fprintf(o.Out, "\nLists at scale (%d calls each):\n", so.Calls)
+	fmt.Fprintf(o.Out, "\nLists at scale (%d calls each, the sizes alternating in %d rounds):\n", so.Calls, scaleRounds)
+	var sizes []*scaleAccount
 	for _, n := range so.Sizes {
-		lat := &Latencies{}
+		sa := &scaleAccount{n: n, lat: &Latencies{}, later: &Latencies{}}
 		run := randomHex(3)
-		var agents [2]app.Agent
-		var keys [2]string
 		for i, side := range []string{"a", "b"} {
 			slug := fmt.Sprintf("scale-%s-%s", run, side)
 			if _, err := accounts.CreateAccount(ctx, slug, slug, slug+"@bench.test"); err != nil {
@@ -51,69 +67,70 @@ func Scale(ctx context.Context, o Options, so ScaleOptions) error {
 			if err != nil {
 				return err
 			}
-			agents[i], keys[i] = ag, key.Key
+			sa.agents[i], sa.keys[i] = ag, key.Key
 		}
 		start := time.Now()
-		if _, err := so.Seed(ctx, agents[0], agents[1], n); err != nil {
+		if _, err := so.Seed(ctx, sa.agents[0], sa.agents[1], n); err != nil {
 			return fmt.Errorf("seed %d rooms: %w", n, err)
 		}
 		fmt.Fprintf(o.Out, "  seeded %d rooms in %s\n", n, time.Since(start).Round(time.Millisecond))
-		// A bulk load leaves what rooms grown one by one never have: no
-		// statistics, no visibility map, hint bits to set on first read, a
-		// checkpoint's worth of WAL. Settle it as autovacuum and the
-		// checkpointer would (CHECKPOINT needs a superuser: tried, not required).
-		if _, err := pool.Exec(ctx, "VACUUM (ANALYZE) rooms, parties, room_events"); err != nil {
+		sizes = append(sizes, sa)
+	}
+	// A bulk load leaves what rooms grown one by one never have: no
+	// statistics, no visibility map, hint bits to set on first read, a
+	// checkpoint's worth of WAL. Settle it as autovacuum and the
+	// checkpointer would (CHECKPOINT needs a superuser: tried, not required).
+	if _, err := pool.Exec(ctx, "VACUUM (ANALYZE) rooms, parties, room_events"); err != nil {
+		return err
+	}
+	_, _ = pool.Exec(ctx, "CHECKPOINT")
+	for _, sa := range sizes {
+		if sa.agent, err = Connect(ctx, base+"/mcp/"+sa.agents[0].AccountSlug, sa.keys[0], tr, sa.lat, nil); err != nil {
 			return err
 		}
-		_, _ = pool.Exec(ctx, "CHECKPOINT")
-		agent, err := Connect(ctx, base+"/mcp/"+agents[0].AccountSlug, keys[0], tr, lat, nil)
-		if err != nil {
-			return err
-		}
+		defer sa.agent.Close()
 		// Warm up (prepared statements, plans, cache) without timing.
 		warm := &Latencies{}
 		for range scaleWarmUp {
-			if err := agent.CallWith(ctx, warm, "negotiation_list", map[string]any{}, nil); err != nil {
+			if err := sa.agent.CallWith(ctx, warm, "negotiation_list", map[string]any{}, nil); err != nil {
 				return err
 			}
-			if _, err := so.HumanList(ctx, agents[0].OwnerUserID, ""); err != nil {
+			if _, err := so.HumanList(ctx, sa.agents[0].OwnerUserID, ""); err != nil {
 				return fmt.Errorf("dashboard list: %w", err)
 			}
 		}
-		var deep string
-		for i := range so.Calls {
-			var page struct {
-				NextCursor string `json:"next_cursor"`
+	}
+	for r := range scaleRounds {
+		for _, sa := range sizes {
+			for i := range so.Calls / scaleRounds {
+				var page struct {
+					NextCursor string `json:"next_cursor"`
+				}
+				if err := sa.agent.Call(ctx, "negotiation_list", map[string]any{}, &page); err != nil {
+					return err
+				}
+				if r == 0 && i == 0 {
+					sa.deep = page.NextCursor
+				}
+				t0 := time.Now()
+				if _, err := so.HumanList(ctx, sa.agents[0].OwnerUserID, ""); err != nil {
+					return fmt.Errorf("dashboard list: %w", err)
+				}
+				sa.lat.Add("dashboard rooms list", time.Since(t0))
 			}
-			if err := agent.Call(ctx, "negotiation_list", map[string]any{}, &page); err != nil {
-				return err
-			}
-			if i == 0 {
-				deep = page.NextCursor
-			}
-			t0 := time.Now()
-			if _, err := so.HumanList(ctx, agents[0].OwnerUserID, ""); err != nil {
-				return fmt.Errorf("dashboard list: %w", err)
-			}
-			lat.Add("dashboard rooms list", time.Since(t0))
-		}
-		agent.Close()
-		// A later page costs the same as the first (keyset), timed apart.
-		later := &Latencies{}
-		agent, err = Connect(ctx, base+"/mcp/"+agents[0].AccountSlug, keys[0], tr, later, nil)
-		if err != nil {
-			return err
-		}
-		for range so.Calls / 4 {
-			if err := agent.Call(ctx, "negotiation_list", map[string]any{"cursor": deep}, nil); err != nil {
-				return err
+			// A later page costs the same as the first (keyset), timed apart.
+			for range so.Calls / 4 / scaleRounds {
+				if err := sa.agent.CallWith(ctx, sa.later, "negotiation_list", map[string]any{"cursor": sa.deep}, nil); err != nil {
+					return err
+				}
 			}
 		}
-		agent.Close()
-		lat.by["negotiation_list, page 2"] = later.by["negotiation_list"]
-		names, sums := lat.Summaries()
+	}
+	for _, sa := range sizes {
+		sa.lat.by["negotiation_list, page 2"] = sa.later.by["negotiation_list"]
+		names, sums := sa.lat.Summaries()
 		for _, name := range names {
-			fmt.Fprintf(o.Out, "  %7d rooms  %-26s %s\n", n, name, sums[name])
+			fmt.Fprintf(o.Out, "  %7d rooms  %-26s %s\n", sa.n, name, sums[name])
 		}
 	}
 	return nil
