@@ -123,31 +123,39 @@ func (s *Rooms) humanRoom(ctx context.Context, q querier, ld *loaded, side negot
 	}
 	h := &HumanRoom{View: v, Side: side, Pending: r.PendingFor(side), TimeZone: loc, Schema: r.Party(side).Schema,
 		Deadline: r.Deadline}
-	me := ld.row.party(side)
-	if me != nil && me.AccountID != nil {
-		if err := q.QueryRow(ctx, `SELECT slug, name FROM accounts WHERE id = $1`, *me.AccountID).Scan(&h.AccountSlug, &h.AccountName); err != nil {
-			return nil, fmt.Errorf("room account: %w", err)
-		}
-	}
+	me, them := ld.row.party(side), ld.row.party(side.Other())
 	h.CanDecide = me != nil && me.OwnerUserID != nil && *me.OwnerUserID == userID
-	if h.Them, err = partyName(ctx, q, ld.row.party(side.Other())); err != nil {
-		return nil, err
+	// The side's account, the other side's name and the viewer's time zone,
+	// in one statement (each part NULL when it does not apply).
+	var mine, theirs *int64
+	if me != nil {
+		mine = me.AccountID
 	}
-	if userID != 0 {
-		var name string
-		if err := q.QueryRow(ctx, `SELECT time_zone FROM users WHERE id = $1`, userID).Scan(&name); err != nil {
-			return nil, fmt.Errorf("time zone: %w", err)
-		}
-		if loc, err := time.LoadLocation(name); err == nil {
-			h.TimeZone = loc
-		}
+	if them != nil {
+		theirs = them.AccountID
 	}
-	seen := false
-	if theirs := r.Party(side.Other()).Schema; theirs != nil && me != nil && me.AccountID != nil {
-		if seen, err = schemaSeen(ctx, q, *me.AccountID, string(theirs.Fingerprint())); err != nil {
-			return nil, err
-		}
+	var slug, name, themName, zone *string
+	if err := q.QueryRow(ctx, `SELECT a.slug, a.name, o.name, u.time_zone FROM (SELECT) x
+		LEFT JOIN accounts a ON a.id = $1 LEFT JOIN accounts o ON o.id = $2 LEFT JOIN users u ON u.id = $3`,
+		mine, theirs, userID).Scan(&slug, &name, &themName, &zone); err != nil {
+		return nil, fmt.Errorf("room's people: %w", err)
 	}
+	if slug != nil {
+		h.AccountSlug, h.AccountName = *slug, *name
+	}
+	switch {
+	case them == nil:
+	case them.AccountID == nil:
+		h.Them = "a person answering in the browser"
+	case themName != nil:
+		h.Them = *themName
+	}
+	if userID != 0 && zone != nil {
+		h.TimeZone = s.zoneOf(zone)
+	}
+	// Whether the side's account has seen the other side's schema is the
+	// view's (seatHuman): the same account, the same schema.
+	seen := v.seen
 	h.fill(r, side, seen)
 	return h, nil
 }
@@ -247,20 +255,6 @@ func describeLimit(lim negotiation.Limit, loc *time.Location) string {
 }
 
 // partyName says who sits at a party, for the other side to read.
-func partyName(ctx context.Context, q querier, p *partyRow) (string, error) {
-	switch {
-	case p == nil:
-		return "", nil
-	case p.AccountID == nil:
-		return "a person answering in the browser", nil
-	}
-	var name string
-	if err := q.QueryRow(ctx, `SELECT name FROM accounts WHERE id = $1`, *p.AccountID).Scan(&name); err != nil {
-		return "", fmt.Errorf("party name: %w", err)
-	}
-	return name, nil
-}
-
 // SeesRoom tells whether userID may see the room: a seat of one of their
 // accounts is in it. Otherwise it is not found.
 func (s *Rooms) SeesRoom(ctx context.Context, userID, roomID int64) error {

@@ -38,6 +38,7 @@ type View struct {
 	// changesAt is when the view changes with no move (the cool-down's
 	// end); zero when only a move changes it.
 	changesAt time.Time
+	seen      bool                   // the side's account had seen the other side's schema
 	rendered  atomic.Pointer[[]byte] // Rendered's
 }
 
@@ -141,7 +142,7 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 	if err != nil {
 		return nil, err
 	}
-	v.Card, v.TimeZone = r.Card(side, seen, tz), tz
+	v.Card, v.TimeZone, v.seen = r.Card(side, seen, tz), tz, seen
 	return v, nil
 }
 

@@ -331,12 +331,6 @@ func markSchemaSeen(ctx context.Context, q querier, accountID int64, fp string, 
 	return err
 }
 
-func schemaSeen(ctx context.Context, q querier, accountID int64, fp string) (bool, error) {
-	var seen bool
-	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM seen_schemas WHERE account_id = $1 AND fingerprint = $2)`, accountID, fp).Scan(&seen)
-	return seen, err
-}
-
 // summaryRow is a room's list entry as read, before the side is applied.
 type summaryRow struct {
 	Summary
