@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"errors"
 	"log/slog"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -55,7 +57,7 @@ func Listen(ctx context.Context, conf *pgx.ConnConfig, log *slog.Logger, channel
 	wait := 100 * time.Millisecond
 	for ctx.Err() == nil {
 		conn, err := pgx.ConnectConfig(ctx, conf)
-		for _, name := range append([]string{probeChannel}, keysOf(byName)...) {
+		for _, name := range append([]string{probeChannel}, slices.Collect(maps.Keys(byName))...) {
 			if err == nil {
 				_, err = conn.Exec(ctx, "LISTEN "+pgx.Identifier{name}.Sanitize())
 			}
@@ -83,14 +85,6 @@ func Listen(ctx context.Context, conf *pgx.ConnConfig, log *slog.Logger, channel
 		}
 		wait = min(wait*2, 5*time.Second)
 	}
-}
-
-func keysOf(m map[string]Channel) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 type listener struct {

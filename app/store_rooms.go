@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -52,20 +51,25 @@ func (r *roomRow) party(s negotiation.Side) *partyRow {
 // A caller that locks the room checks the log against the room's seq: a
 // statement that waited for the lock read the parties and the log as they
 // were before the move it waited for (roomRow.current re-reads them).
-const roomSelect = `SELECT r.id, r.account_id, r.title, r.seq, r.snapshot, r.expiry_job_id, r.lapse_job_id,
-	pa.side, pa.account_id, pa.agent_id, pa.owner_user_id, pa.token_salt, pa.limits_enc, pa.schema_fp,
-	pb.side, pb.account_id, pb.agent_id, pb.owner_user_id, pb.token_salt, pb.limits_enc, pb.schema_fp,
-	` + roomLog
+var roomSelect = roomColumns(`r.snapshot`, roomLog)
 
 const roomLog = `ARRAY(SELECT e.event FROM room_events e WHERE e.room_id = r.id ORDER BY e.seq)`
+
+// roomColumns is roomSelect with the given expressions for the snapshot
+// and the log.
+func roomColumns(snapshot, log string) string {
+	return `SELECT r.id, r.account_id, r.title, r.seq, ` + snapshot + `, r.expiry_job_id, r.lapse_job_id,
+	pa.side, pa.account_id, pa.agent_id, pa.owner_user_id, pa.token_salt, pa.limits_enc, pa.schema_fp,
+	pb.side, pb.account_id, pb.agent_id, pb.owner_user_id, pb.token_salt, pb.limits_enc, pb.schema_fp,
+	` + log
+}
 
 // roomSelectUnless is roomSelect that leaves out the snapshot and the log
 // (an empty snapshot, a NULL log) when the room's seq is the parameter
 // named by param: the caller holds that seq's view already.
 func roomSelectUnless(param string) string {
 	same := `r.seq = ` + param
-	return strings.Replace(strings.Replace(roomSelect, `r.snapshot`, `CASE WHEN `+same+` THEN '' ELSE r.snapshot END`, 1),
-		roomLog, `CASE WHEN `+same+` THEN NULL ELSE `+roomLog+` END`, 1)
+	return roomColumns(`CASE WHEN `+same+` THEN '' ELSE r.snapshot END`, `CASE WHEN `+same+` THEN NULL ELSE `+roomLog+` END`)
 }
 
 const roomJoins = ` LEFT JOIN parties pa ON pa.room_id = r.id AND pa.side = 'a'
