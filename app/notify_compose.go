@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -72,16 +71,21 @@ func topicGroup(t jobs.Topic) string {
 	return "notices"
 }
 
-// roomNotification fills in the room as the recipient sees it.
+// roomNotification fills in the room as the recipient sees it, read with
+// their context and the parties' names in one statement.
 func (n *Notifications) roomNotification(ctx context.Context, tx pgx.Tx, d jobs.Delivery, out *jobs.Notification) error {
-	ld, err := n.rooms.load(ctx, tx, d.RoomID, false)
+	row, err := selectRoomFor(ctx, tx, d.RoomID, d.Side)
 	if ErrorCodeOf(err) == ErrNotFound {
 		return jobs.Skip("the room no longer exists")
 	}
 	if err != nil {
 		return err
 	}
-	r, p := ld.room, ld.row.party(d.Side)
+	ld, err := n.rooms.restoreFor(row, d.Side)
+	if err != nil {
+		return err
+	}
+	r, p := ld.room, row.party(d.Side)
 	if p == nil || p.OwnerUserID == nil || *p.OwnerUserID != d.UserID {
 		return jobs.Skip("no longer this side's human")
 	}
@@ -94,10 +98,10 @@ func (n *Notifications) roomNotification(ctx context.Context, tx pgx.Tx, d jobs.
 	}
 	out.RoomURL = n.baseURL + "/rooms/" + strconv.FormatInt(d.RoomID, 10)
 	out.Deadline, out.ClosedReason = r.Deadline, r.ClosedReason
-	if ld.row.Title != nil {
-		out.Title = *ld.row.Title
+	if row.Title != nil {
+		out.Title = *row.Title
 	}
-	seen, tz, err := n.rooms.humanContext(ctx, tx, p, r.Party(d.Side.Other()).Schema)
+	seen, tz, err := n.rooms.seatHuman(ctx, tx, ld, d.Side)
 	if err != nil {
 		return err
 	}
@@ -110,17 +114,15 @@ func (n *Notifications) roomNotification(ctx context.Context, tx pgx.Tx, d jobs.
 			}
 		}
 	}
-	out.Agent, out.Them, err = partyNames(ctx, tx, ld.row, d.Side)
-	return err
+	out.Agent, out.Them = partyNames(row, d.Side)
+	return nil
 }
 
-// partyNames is the side's agent and the other side's account, by name.
-func partyNames(ctx context.Context, q querier, row *roomRow, side negotiation.Side) (agent, them string, err error) {
-	if p := row.party(side); p != nil && p.AccountID != nil && p.AgentID != nil {
-		err = q.QueryRow(ctx, `SELECT name FROM agents WHERE account_id = $1 AND id = $2`, *p.AccountID, *p.AgentID).Scan(&agent)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return "", "", fmt.Errorf("agent name: %w", err)
-		}
+// partyNames is the side's agent and the other side's account, by name, as
+// selectRoomFor read them.
+func partyNames(row *roomRow, side negotiation.Side) (agent, them string) {
+	if row.human.agent != nil {
+		agent = *row.human.agent
 	}
 	o := row.party(side.Other())
 	switch {
@@ -131,13 +133,10 @@ func partyNames(ctx context.Context, q querier, row *roomRow, side negotiation.S
 		if side == negotiation.SideB {
 			them = "the inviter"
 		}
-	default:
-		err = q.QueryRow(ctx, `SELECT name FROM accounts WHERE id = $1`, *o.AccountID).Scan(&them)
-		if err != nil {
-			return "", "", fmt.Errorf("account name: %w", err)
-		}
+	case row.human.them != nil:
+		them = *row.human.them
 	}
-	return agent, them, nil
+	return agent, them
 }
 
 func selectPushTarget(ctx context.Context, q querier, userID, id int64) (*jobs.Device, error) {

@@ -53,49 +53,40 @@ type onetapRow struct {
 	usedAt         *time.Time
 }
 
-func selectOneTap(ctx context.Context, q querier, token string, lock bool) (*onetapRow, error) {
-	sql := `SELECT room_id, confirmation_id, used_at FROM onetap_tokens WHERE token_hash = $1`
-	if lock {
-		sql += ` FOR UPDATE`
-	}
+func selectOneTap(ctx context.Context, q querier, token string) (*onetapRow, error) {
 	r := &onetapRow{}
-	err := q.QueryRow(ctx, sql, secretHash(token)).Scan(&r.roomID, &r.confirmationID, &r.usedAt)
+	err := q.QueryRow(ctx, `SELECT room_id, confirmation_id, used_at FROM onetap_tokens WHERE token_hash = $1`,
+		secretHash(token)).Scan(&r.roomID, &r.confirmationID, &r.usedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, Errorf(ErrNotFound, "this link is not valid")
 	}
 	return r, err
 }
 
-// OneTapCard reads what a one-tap link shows. It changes nothing.
+// OneTapCard reads what a one-tap link shows, in one statement (oneTapSQL):
+// the token, its confirmation, the room and the side's human. It changes
+// nothing.
 func (s *Rooms) OneTapCard(ctx context.Context, token string) (*OneTap, error) {
-	var out *OneTap
-	err := pgx.BeginTxFunc(ctx, s.pool, readOnly, func(tx pgx.Tx) error {
-		ot, err := selectOneTap(ctx, tx, token, false)
-		if err != nil {
-			return err
-		}
-		out, err = s.oneTapView(ctx, tx, ot)
-		return err
-	})
-	return out, err
-}
-
-func (s *Rooms) oneTapView(ctx context.Context, q querier, ot *onetapRow) (*OneTap, error) {
-	ld, err := s.load(ctx, q, ot.roomID, false)
+	h := &humanRow{}
+	var ot onetapRow
+	var side negotiation.Side
+	var status, why *string
+	row, err := scanRoom(s.pool.QueryRow(ctx, oneTapSQL, secretHash(token)),
+		&h.seen, &h.zone, &ot.confirmationID, &ot.usedAt, &side, &status, &why)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, Errorf(ErrNotFound, "this link is not valid")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("one-tap: %w", err)
+	}
+	row.setHuman(side, h)
+	ld, err := s.restoreFor(row, side)
 	if err != nil {
 		return nil, err
 	}
-	var side negotiation.Side
-	var status, why *string
-	err = q.QueryRow(ctx, `SELECT side, NULLIF(status, 'pending'), why FROM confirmations WHERE room_id = $1 AND id = $2`,
-		ot.roomID, ot.confirmationID).Scan(&side, &status, &why)
-	if err != nil {
-		return nil, fmt.Errorf("one-tap confirmation: %w", err)
-	}
-	v := &OneTap{RoomID: ot.roomID, Side: side, UsedAt: ot.usedAt, Room: ld.room, TimeZone: time.UTC,
-		OwnerUserID: ld.row.party(side).OwnerUserID}
-	if ld.row.Title != nil {
-		v.Title = *ld.row.Title
+	v := &OneTap{RoomID: row.ID, Side: side, UsedAt: ot.usedAt, Room: ld.room, OwnerUserID: row.party(side).OwnerUserID}
+	if row.Title != nil {
+		v.Title = *row.Title
 	}
 	if status != nil {
 		v.Status = negotiation.Result(*status)
@@ -106,7 +97,7 @@ func (s *Rooms) oneTapView(ctx context.Context, q querier, ot *onetapRow) (*OneT
 	if c := ld.room.PendingFor(side); c != nil && c.ID == ot.confirmationID {
 		v.Confirmation = c
 	}
-	seen, tz, err := s.humanContext(ctx, q, ld.row.party(side), ld.room.Party(side.Other()).Schema)
+	seen, tz, err := s.seatHuman(ctx, s.pool, ld, side)
 	if err != nil {
 		return nil, err
 	}
@@ -162,26 +153,40 @@ func (s *Rooms) zone(name string) *time.Location {
 func (s *Rooms) DecideOneTap(ctx context.Context, token string, hashSeen negotiation.SubjectHash, accept bool) (*Decision, error) {
 	var d *Decision
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		ot, err := selectOneTap(ctx, tx, token, true)
-		if err != nil {
-			return err
-		}
-		if ot.usedAt != nil {
-			return Errorf(ErrConflict, "this link was used already, at %s", ot.usedAt.UTC().Format("2006-01-02 15:04 MST"))
-		}
-		if _, err := tx.Exec(ctx, `UPDATE onetap_tokens SET used_at = $2 WHERE token_hash = $1`, secretHash(token), s.now()); err != nil {
-			return err
-		}
-		ld, err := s.load(ctx, tx, ot.roomID, true)
-		if err != nil {
-			return err
-		}
+		// The token is marked used, and its confirmation's side read, in
+		// one statement; a second use waits for the first's lock and then
+		// finds the token used.
+		var roomID int64
+		var confirmationID string
 		var side negotiation.Side
-		if err := tx.QueryRow(ctx, `SELECT side FROM confirmations WHERE room_id = $1 AND id = $2`, ot.roomID, ot.confirmationID).Scan(&side); err != nil {
+		err := tx.QueryRow(ctx, `UPDATE onetap_tokens t SET used_at = $2 FROM confirmations c
+			WHERE t.token_hash = $1 AND t.used_at IS NULL AND c.room_id = t.room_id AND c.id = t.confirmation_id
+			RETURNING t.room_id, t.confirmation_id, c.side`, secretHash(token), s.now()).Scan(&roomID, &confirmationID, &side)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return oneTapRefused(ctx, tx, token)
+		}
+		if err != nil {
+			return fmt.Errorf("one-tap: %w", err)
+		}
+		ld, err := s.load(ctx, tx, roomID, true)
+		if err != nil {
 			return err
 		}
-		d, err = s.decide(ctx, tx, ld, side, ot.confirmationID, hashSeen, accept)
+		d, err = s.decide(ctx, tx, ld, side, confirmationID, hashSeen, accept)
 		return err
 	})
 	return d, err
+}
+
+// oneTapRefused says why a token could not be used: it is unknown, or it
+// was used already.
+func oneTapRefused(ctx context.Context, q querier, token string) error {
+	ot, err := selectOneTap(ctx, q, token)
+	if err != nil {
+		return err
+	}
+	if ot.usedAt != nil {
+		return Errorf(ErrConflict, "this link was used already, at %s", ot.usedAt.UTC().Format("2006-01-02 15:04 MST"))
+	}
+	return Errorf(ErrNotFound, "this link is not valid") // its confirmation is gone with its room
 }

@@ -144,17 +144,40 @@ func selectSeatUnless(ctx context.Context, q querier, tokenHash []byte, accountI
 	return querySeat(ctx, q, tokenHash, accountID, false, known)
 }
 
-const seatFrom = `, p.side,
-	EXISTS (SELECT 1 FROM seen_schemas s WHERE s.account_id = p.account_id
-		AND s.fingerprint = CASE p.side WHEN 'a' THEN pb.schema_fp ELSE pa.schema_fp END),
-	(SELECT u.time_zone FROM users u WHERE u.id = p.owner_user_id)
-	FROM parties p JOIN rooms r ON r.id = p.room_id` + roomJoins + `
+// humanCols is what a side's card needs of its human, for the side's
+// party p and the other party o: whether p's account has seen o's schema,
+// and the time zone of p's human.
+const humanCols = `,
+	EXISTS (SELECT 1 FROM seen_schemas s WHERE s.account_id = p.account_id AND s.fingerprint = o.schema_fp),
+	(SELECT u.time_zone FROM users u WHERE u.id = p.owner_user_id)`
+
+// namesCols names, for a message to p's human, p's agent and o's account.
+const namesCols = `,
+	(SELECT g.name FROM agents g WHERE g.account_id = p.account_id AND g.id = p.agent_id),
+	(SELECT a.name FROM accounts a WHERE a.id = o.account_id)`
+
+// otherParty joins o, the party across from p.
+const otherParty = ` LEFT JOIN parties o ON o.room_id = r.id AND o.side <> p.side`
+
+const seatFrom = `, p.side` + humanCols + `
+	FROM parties p JOIN rooms r ON r.id = p.room_id` + roomJoins + otherParty + `
 	WHERE p.token_hash = $1 AND p.account_id = $2`
 
 var (
 	seatSQL       = roomSelect + seatFrom
 	seatSQLLocked = seatSQL + ` FOR UPDATE OF r`
 	seatSQLUnless = roomSelectUnless(`$3`) + seatFrom
+	// roomForSQL is a room by id ($1) with the context and the names of
+	// the human of side $2.
+	roomForSQL = roomSelect + humanCols + namesCols + ` FROM rooms r` + roomJoins + `
+	LEFT JOIN parties p ON p.room_id = r.id AND p.side = $2` + otherParty + ` WHERE r.id = $1`
+	// oneTapSQL is the room of a one-tap token ($1, hashed) with the context
+	// of the human of the confirmation's side, and the token and the
+	// confirmation as they stand.
+	oneTapSQL = roomSelect + humanCols + `, t.confirmation_id, t.used_at, c.side, NULLIF(c.status, 'pending'), c.why
+	FROM onetap_tokens t JOIN confirmations c ON c.room_id = t.room_id AND c.id = t.confirmation_id
+	JOIN rooms r ON r.id = t.room_id` + roomJoins + `
+	LEFT JOIN parties p ON p.room_id = r.id AND p.side = c.side` + otherParty + ` WHERE t.token_hash = $1`
 )
 
 func querySeat(ctx context.Context, q querier, tokenHash []byte, accountID int64, lock bool, known int) (*roomRow, negotiation.Side, error) {
@@ -178,11 +201,7 @@ func querySeat(ctx context.Context, q querier, tokenHash []byte, accountID int64
 	}
 	r.skipped = known >= 0 && r.Seq == known
 	if r.skipped || len(r.log) == r.Seq { // else read before the lock: current re-reads, and the context with it
-		h.side, h.theirFP = side, ""
-		if p := r.party(side.Other()); p != nil {
-			h.theirFP = p.SchemaFP
-		}
-		r.human = h
+		r.setHuman(side, h)
 	}
 	if r.skipped {
 		return r, side, nil
@@ -190,13 +209,40 @@ func querySeat(ctx context.Context, q querier, tokenHash []byte, accountID int64
 	return r, side, r.current(ctx, q)
 }
 
-// humanRow is what selectSeat read of the seat's human, for the side's
-// card: valid while the other side's schema is theirFP.
+// humanRow is what a statement read of a side's human with the room, for
+// the side's card: valid while the other side's schema is theirFP.
 type humanRow struct {
 	side    negotiation.Side
 	theirFP string
 	seen    bool
 	zone    *string
+	// With namesCols: the side's agent and the other side's account.
+	agent, them *string
+}
+
+// setHuman keeps h as side's human, as of the other side's schema now.
+func (r *roomRow) setHuman(side negotiation.Side, h *humanRow) {
+	h.side, h.theirFP = side, ""
+	if p := r.party(side.Other()); p != nil {
+		h.theirFP = p.SchemaFP
+	}
+	r.human = h
+}
+
+// selectRoomFor reads a room as side's human is shown it: the room, its
+// parties and its log, with the human's context and the parties' names,
+// in one statement.
+func selectRoomFor(ctx context.Context, q querier, roomID int64, side negotiation.Side) (*roomRow, error) {
+	h := &humanRow{}
+	r, err := scanRoom(q.QueryRow(ctx, roomForSQL, roomID, side), &h.seen, &h.zone, &h.agent, &h.them)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, Errorf(ErrNotFound, "room not found")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("select room: %w", err)
+	}
+	r.setHuman(side, h)
+	return r, nil
 }
 
 // current re-reads the parties and the log when the statement that read
