@@ -491,6 +491,63 @@ func TestNoticesNoDealLapseReminderUnsubscribe(t *testing.T) {
 	}
 }
 
+// TestRemindersComeOneAfterTheOther: a request schedules its first
+// reminder only; that reminder, finding the confirmation still pending,
+// is sent and schedules the next.
+func TestRemindersComeOneAfterTheOther(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	// The deadline 24 h 2 s away: the 24 h reminder is due in 2 s.
+	deadline := nb.rooms.now().Add(24*time.Hour + 2*time.Second)
+	open, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema, Deadline: &deadline})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := nb.rooms.Join(nb.ctx, nb.b, JoinInput{InviteCode: open.InviteCode, Schema: meetingSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := nb.rooms.Propose(nb.ctx, nb.a, open.RoomToken, MoveInput{Verdict: "offer", Subject: meeting(10, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := nb.rooms.RequestConfirmation(nb.ctx, nb.b, j.RoomToken, "reject", ""); err != nil {
+		t.Fatal(err)
+	}
+	type reminder struct {
+		before string
+		at     time.Time
+	}
+	scheduled := func() []reminder {
+		rows, err := nb.pool.Query(nb.ctx, `SELECT args->>'before', scheduled_at FROM river_job
+			WHERE kind = 'notify_remind' AND (args->>'room_id')::bigint = $1 ORDER BY id`, v.RoomID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (reminder, error) {
+			var x reminder
+			return x, r.Scan(&x.before, &x.at)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if got := scheduled(); len(got) != 1 || got[0].before != "24h" {
+		t.Fatalf("after the request: reminders %+v, want the 24h one only", got)
+	}
+	if req := nb.mailTo(t, "beta@example.test", 1); !strings.HasPrefix(req.Subject, "Reject the terms?") {
+		t.Errorf("request %q", req.Subject)
+	}
+	if rem := nb.mailTo(t, "beta@example.test", 2); !strings.HasPrefix(rem.Subject, "Reminder: your answer is waiting") {
+		t.Errorf("reminder %q:\n%s", rem.Subject, rem.Text)
+	}
+	got := scheduled()
+	if len(got) != 2 || got[1].before != "1h" || !got[1].at.Equal(deadline.Add(-time.Hour).Truncate(time.Microsecond)) {
+		t.Fatalf("after the 24h reminder: %+v, want the 1h one at %s next", got, deadline.Add(-time.Hour))
+	}
+}
+
 // TestGonePushSubscriptionIsRemoved: a push service answering 410 removes
 // the device; a test push reaches a live one.
 func TestGonePushSubscriptionIsRemoved(t *testing.T) {

@@ -16,10 +16,10 @@ import (
 
 // fanOut inserts, in the change's transaction, the notification jobs the
 // change causes: a request to the human of each new pending confirmation
-// (and its reminders before the deadline), and notices to both humans when
-// the room is agreed or closed, or, at the join, when no deal is possible.
-// A rolled-back change sends nothing; a committed one never loses its
-// notifications.
+// (and its first reminder before the deadline), and notices to both humans
+// when the room is agreed or closed, or, at the join, when no deal is
+// possible. A rolled-back change sends nothing; a committed one never loses
+// its notifications.
 func (s *Rooms) fanOut(ctx context.Context, tx pgx.Tx, ld *loaded, c change) error {
 	before, after := ld.room, c.next
 	var notices []jobs.Notice
@@ -41,10 +41,8 @@ func (s *Rooms) fanOut(ctx context.Context, tx pgx.Tx, ld *loaded, c change) err
 			continue
 		}
 		notices = append(notices, jobs.Notice{Topic: jobs.TopicRequest, RoomID: ld.row.ID, Side: side, UserID: user, ConfirmationID: is.ID})
-		for _, r := range jobs.Reminders {
-			if at := after.Deadline.Add(-r.Before); at.After(now) {
-				reminders = append(reminders, jobs.RemindArgs{RoomID: ld.row.ID, Side: side, ConfirmationID: is.ID, Before: r.Name, At: at})
-			}
+		if r, ok := jobs.NextReminder(jobs.RemindArgs{RoomID: ld.row.ID, Side: side, ConfirmationID: is.ID}, after.Deadline, now); ok {
+			reminders = append(reminders, r)
 		}
 	}
 	var topic jobs.Topic

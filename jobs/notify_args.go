@@ -124,11 +124,32 @@ func (a RemindArgs) InsertOpts() river.InsertOpts {
 }
 
 // Reminders are how long before the deadline a pending confirmation is
-// reminded of.
+// reminded of, the earliest first.
 var Reminders = []struct {
 	Name   string
 	Before time.Duration
 }{{"24h", 24 * time.Hour}, {"1h", time.Hour}}
+
+// NextReminder is the reminder due after a (a.Before empty: the first) of a
+// confirmation pending until deadline, the first of Reminders still ahead
+// of now; false when none is. A confirmation has one reminder job at a
+// time: the request schedules the first, and each reminder that finds the
+// confirmation still pending schedules the next, so a confirmation
+// answered early leaves one job behind, not one per reminder.
+func NextReminder(a RemindArgs, deadline, now time.Time) (RemindArgs, bool) {
+	past := a.Before == ""
+	for _, r := range Reminders {
+		if !past {
+			past = r.Name == a.Before
+			continue
+		}
+		if at := deadline.Add(-r.Before); at.After(now) {
+			a.Before, a.At = r.Name, at
+			return a, true
+		}
+	}
+	return RemindArgs{}, false
+}
 
 // SkipError says a notice has nothing to send any more (answered already,
 // the channel turned off, the device unsubscribed): the job ends without a
