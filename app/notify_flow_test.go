@@ -465,7 +465,7 @@ func TestNoticesNoDealLapseReminderUnsubscribe(t *testing.T) {
 	}
 	// The deadline passes: the room lapses, a is told, b (unsubscribed) not.
 	nb.advance(time.Hour + 3*time.Second)
-	if err := nb.rooms.CloseDue(nb.ctx, v.RoomID); err != nil {
+	if _, err := nb.rooms.CloseDue(nb.ctx, v.RoomID); err != nil {
 		t.Fatal(err)
 	}
 	closed := nb.mailTo(t, "alpha@example.test", 2)
@@ -600,7 +600,7 @@ func TestPreapproveRequestAndExpiryNotice(t *testing.T) {
 		t.Errorf("preapprove request %q:\n%s", req.Subject, req.Text)
 	}
 	nb.advance(72 * time.Hour)
-	if err := nb.rooms.CloseDue(nb.ctx, open.View.RoomID); err != nil {
+	if _, err := nb.rooms.CloseDue(nb.ctx, open.View.RoomID); err != nil {
 		t.Fatal(err)
 	}
 	closed := nb.mailTo(t, "alpha@example.test", 2)

@@ -2,12 +2,10 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
 
 	"github.com/taasky/taasky/jobs"
 	"github.com/taasky/taasky/negotiation"
@@ -139,38 +137,26 @@ func (s *Rooms) syncConfirmations(writes *pgx.Batch, ld *loaded, c change, now t
 	}
 }
 
-// scheduleCloses inserts the expiry and lapse jobs of a new room, in one
-// statement.
+// scheduleCloses inserts a new room's close job, at the room's first due
+// moment (its invitation's expiry, or its deadline if that comes first).
+// Run before then, or once somebody joined, it waits for the next due
+// moment (CloseDue).
 func (s *Rooms) scheduleCloses(ctx context.Context, tx pgx.Tx, row *roomRow, r *negotiation.Room) error {
-	lapse := jobs.CloseDueArgs{RoomID: row.ID, At: r.Deadline}
-	params := []river.InsertManyParams{{Args: lapse}}
-	if r.ExpiresAt.Before(r.Deadline) {
-		params = append(params, river.InsertManyParams{Args: jobs.CloseDueArgs{RoomID: row.ID, At: r.ExpiresAt}})
+	at, ok := r.DueAt()
+	if !ok {
+		return nil
 	}
-	res, err := s.river.InsertManyTx(ctx, tx, params)
+	res, err := s.river.InsertTx(ctx, tx, jobs.CloseDueArgs{RoomID: row.ID, At: at}, nil)
 	if err != nil {
-		return fmt.Errorf("schedule the room's closes: %w", err)
+		return fmt.Errorf("schedule the room's close: %w", err)
 	}
-	// The results are matched by their moment, not by their order.
-	for _, j := range res {
-		var a jobs.CloseDueArgs
-		if err := json.Unmarshal(j.Job.EncodedArgs, &a); err != nil {
-			return fmt.Errorf("schedule the room's closes: %w", err)
-		}
-		if a.At.Equal(lapse.At) {
-			row.LapseJobID = &j.Job.ID
-		} else {
-			row.ExpiryJobID = &j.Job.ID
-		}
-	}
-	if row.LapseJobID == nil || len(params) == 2 && row.ExpiryJobID == nil {
-		return fmt.Errorf("schedule the room's closes: %d jobs inserted for %d", len(res), len(params))
-	}
+	row.CloseJobID = &res.Job.ID
 	return nil
 }
 
-// cancelMootJobs cancels the expiry once somebody joined, and both closes
-// once the room is final.
+// cancelMootJobs cancels the close job once the room is final (and, for a
+// room opened before there was one close job, its expiry job once somebody
+// joined).
 func (s *Rooms) cancelMootJobs(ctx context.Context, tx pgx.Tx, ld *loaded, next *negotiation.Room) error {
 	cancel := func(id **int64) error {
 		if *id == nil {
@@ -188,16 +174,17 @@ func (s *Rooms) cancelMootJobs(ctx context.Context, tx pgx.Tx, ld *loaded, next 
 		}
 	}
 	if next.State.Terminal() {
-		return cancel(&ld.row.LapseJobID)
+		return cancel(&ld.row.CloseJobID)
 	}
 	return nil
 }
 
 // CloseDue closes a room whose invitation expired or whose deadline passed.
-// A room that is not due (already closed, agreed, or not yet due) is left
-// as it is: the job is safe to run late or twice.
-func (s *Rooms) CloseDue(ctx context.Context, roomID int64) error {
-	return s.inTx(ctx, func(tx pgx.Tx) error {
+// A room that is not due is left as it is, so the job is safe to run late
+// or twice; later is when a live room will be due (the job comes back
+// then), zero for a final or deleted room.
+func (s *Rooms) CloseDue(ctx context.Context, roomID int64) (later time.Time, err error) {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		ld, err := s.load(ctx, tx, roomID, true)
 		if err != nil {
 			if ErrorCodeOf(err) == ErrNotFound {
@@ -206,11 +193,15 @@ func (s *Rooms) CloseDue(ctx context.Context, roomID int64) error {
 			return err
 		}
 		next, ev, err := ld.room.CloseDue(s.now())
-		if err != nil {
-			return nil // not due: nothing to do
+		if err != nil { // not due
+			if at, ok := ld.room.DueAt(); ok {
+				later = at
+			}
+			return nil
 		}
 		return s.commit(ctx, tx, ld, change{next: next, events: []negotiation.Event{ev}})
 	})
+	return later, err
 }
 
 var _ jobs.RoomCloser = (*Rooms)(nil)

@@ -18,8 +18,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertest"
 
 	"github.com/taasky/taasky/internal/pgtest"
+	"github.com/taasky/taasky/jobs"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -354,12 +356,21 @@ func TestExpiryAndLapse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rb.advance(72 * time.Hour)
-	if err := rb.rooms.CloseDue(rb.ctx, open.View.RoomID); err != nil {
-		t.Fatal(err)
+	// One close job, scheduled with the room at the invitation's expiry.
+	var closeAt time.Time
+	if err := rb.pool.QueryRow(rb.ctx, `SELECT j.scheduled_at FROM rooms r JOIN river_job j ON j.id = r.close_job_id
+		WHERE r.id = $1 AND j.state = 'scheduled'`, open.View.RoomID).Scan(&closeAt); err != nil {
+		t.Fatalf("the room's close job: %v", err)
 	}
-	if err := rb.rooms.CloseDue(rb.ctx, open.View.RoomID); err != nil { // twice: no change
-		t.Fatal(err)
+	if want := time.Unix(0, rb.clock.Load()).Add(72 * time.Hour); !closeAt.Equal(want.Truncate(time.Microsecond)) {
+		t.Fatalf("close job at %s, want the expiry %s", closeAt, want)
+	}
+	rb.advance(72 * time.Hour)
+	if later, err := rb.rooms.CloseDue(rb.ctx, open.View.RoomID); err != nil || !later.IsZero() {
+		t.Fatal(later, err)
+	}
+	if later, err := rb.rooms.CloseDue(rb.ctx, open.View.RoomID); err != nil || !later.IsZero() { // twice: no change
+		t.Fatal(later, err)
 	}
 	v, _ := rb.rooms.Read(rb.ctx, rb.a, open.RoomToken)
 	if v.State != "closed" || v.ClosedReason != "expired" {
@@ -368,45 +379,77 @@ func TestExpiryAndLapse(t *testing.T) {
 	if _, err := rb.rooms.Join(rb.ctx, rb.b, JoinInput{InviteCode: open.InviteCode, Schema: meetingSchema}); err == nil || err.Error() != "the invitation has expired" {
 		t.Fatalf("join an expired invitation: %v", err)
 	}
-	// The scheduled jobs were inserted with the room, and cancelled once moot.
+	// The job was inserted with the room, and cancelled once moot.
 	var scheduled, cancelled int
 	_ = rb.pool.QueryRow(rb.ctx, `SELECT count(*) FILTER (WHERE state = 'scheduled'), count(*) FILTER (WHERE state = 'cancelled') FROM river_job`).Scan(&scheduled, &cancelled)
-	if scheduled != 0 || cancelled != 2 {
-		t.Fatalf("jobs: %d scheduled, %d cancelled; want 0 and 2", scheduled, cancelled)
+	if scheduled != 0 || cancelled != 1 {
+		t.Fatalf("jobs: %d scheduled, %d cancelled; want 0 and 1", scheduled, cancelled)
 	}
 
-	deadline := time.Unix(0, rb.clock.Load()).Add(24 * time.Hour)
+	// A room joined before its invitation expires: the close job, run at
+	// the expiry, finds it not due and comes back at the deadline.
+	deadline := time.Unix(0, rb.clock.Load()).Add(96 * time.Hour)
 	ta, _ := rb.openJoined(t, OpenInput{Deadline: &deadline}, "")
 	v, _ = rb.rooms.Read(rb.ctx, rb.a, ta)
-	// The join cancelled the expiry, not the lapse: the room keeps the
-	// lapse's job, scheduled at the deadline.
-	var lapseAt time.Time
-	var expiryKept bool
-	if err := rb.pool.QueryRow(rb.ctx, `SELECT j.scheduled_at, r.expiry_job_id IS NOT NULL FROM rooms r
-		JOIN river_job j ON j.id = r.lapse_job_id AND j.state = 'scheduled' WHERE r.id = $1`, v.RoomID).Scan(&lapseAt, &expiryKept); err != nil {
-		t.Fatalf("the lapse's job: %v", err)
+	var jobState string
+	if err := rb.pool.QueryRow(rb.ctx, `SELECT j.state FROM rooms r JOIN river_job j ON j.id = r.close_job_id
+		WHERE r.id = $1`, v.RoomID).Scan(&jobState); err != nil || jobState != "scheduled" {
+		t.Fatalf("the close job after the join: %q %v", jobState, err)
 	}
-	if !lapseAt.Equal(deadline) || expiryKept {
-		t.Fatalf("lapse job at %s (deadline %s); expiry job kept after the join: %v", lapseAt, deadline, expiryKept)
-	}
-	rb.advance(23 * time.Hour)
-	if err := rb.rooms.CloseDue(rb.ctx, v.RoomID); err != nil {
-		t.Fatal(err)
+	rb.advance(72 * time.Hour)
+	later, err := rb.rooms.CloseDue(rb.ctx, v.RoomID)
+	if err != nil || !later.Equal(deadline) {
+		t.Fatalf("at the expiry of a joined room: later %s, %v; want the deadline %s", later, err, deadline)
 	}
 	if v, _ = rb.rooms.Read(rb.ctx, rb.a, ta); v.State != "awaiting" {
 		t.Fatalf("closed before its deadline: %s", v.State)
 	}
-	rb.advance(time.Hour)
+	rb.advance(24 * time.Hour)
 	if _, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")}); err == nil || err.Error() != "the deadline has passed" {
 		t.Fatalf("a move after the deadline: %v", err)
 	}
-	if err := rb.rooms.CloseDue(rb.ctx, v.RoomID); err != nil {
-		t.Fatal(err)
+	if later, err := rb.rooms.CloseDue(rb.ctx, v.RoomID); err != nil || !later.IsZero() {
+		t.Fatal(later, err)
 	}
 	if v, _ = rb.rooms.Read(rb.ctx, rb.a, ta); v.State != "closed" || v.ClosedReason != "lapsed" {
 		t.Fatalf("after the deadline: %s %s", v.State, v.ClosedReason)
 	}
+	if err := rb.pool.QueryRow(rb.ctx, `SELECT j.state FROM river_job j WHERE j.kind = 'room_close_due'
+		AND (j.args->>'room_id')::bigint = $1`, v.RoomID).Scan(&jobState); err != nil || jobState != "cancelled" {
+		t.Fatalf("the close job of the lapsed room: %q %v", jobState, err)
+	}
 	rb.checkClean(t)
+}
+
+// TestCloseJobWaitsForTheDeadline: the close job, worked before a joined
+// room is due (here at once; in production at the invitation's expiry),
+// closes nothing and comes back at the deadline.
+func TestCloseJobWaitsForTheDeadline(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	rb.clock.Store(time.Now().UTC().UnixNano()) // River snoozes by the real clock
+	deadline := time.Unix(0, rb.clock.Load()).Add(96 * time.Hour)
+	ta, _ := rb.openJoined(t, OpenInput{Deadline: &deadline}, "")
+	v, err := rb.rooms.Read(rb.ctx, rb.a, ta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{}, &jobs.CloseDueWorker{Rooms: rb.rooms})
+	tx, err := rb.pool.Begin(rb.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(rb.ctx) }()
+	res, err := w.Work(rb.ctx, t, tx, jobs.CloseDueArgs{RoomID: v.RoomID, At: deadline.Add(-24 * time.Hour)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.EventKind != river.EventKindJobSnoozed || res.Job.ScheduledAt.Sub(deadline).Abs() > time.Minute {
+		t.Fatalf("worked before the deadline: %s, scheduled at %s; want snoozed until %s", res.EventKind, res.Job.ScheduledAt, deadline)
+	}
+	if v, _ = rb.rooms.Read(rb.ctx, rb.a, ta); v.State != "awaiting" {
+		t.Fatalf("closed before its deadline: %s", v.State)
+	}
 }
 
 // TestRacingMoves has the two sides race on many rooms: double approve,

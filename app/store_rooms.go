@@ -30,8 +30,8 @@ type roomRow struct {
 	Title       *string
 	Seq         int
 	Snapshot    string
-	ExpiryJobID *int64
-	LapseJobID  *int64
+	ExpiryJobID *int64 // rooms opened before migration 00010 only: cancelled at the join
+	CloseJobID  *int64 // closes the room when due; cancelled once it is final
 	Parties     [2]*partyRow
 	log         []string  // the events as logged, one per seq
 	human       *humanRow // with selectSeat: the seat's human
@@ -58,7 +58,7 @@ const roomLog = `ARRAY(SELECT e.event FROM room_events e WHERE e.room_id = r.id 
 // roomColumns is roomSelect with the given expressions for the snapshot
 // and the log.
 func roomColumns(snapshot, log string) string {
-	return `SELECT r.id, r.account_id, r.title, r.seq, ` + snapshot + `, r.expiry_job_id, r.lapse_job_id,
+	return `SELECT r.id, r.account_id, r.title, r.seq, ` + snapshot + `, r.expiry_job_id, r.close_job_id,
 	pa.side, pa.account_id, pa.agent_id, pa.owner_user_id, pa.token_salt, pa.limits_enc, pa.schema_fp,
 	pb.side, pb.account_id, pb.agent_id, pb.owner_user_id, pb.token_salt, pb.limits_enc, pb.schema_fp,
 	` + log
@@ -83,7 +83,7 @@ func scanRoom(row pgx.Row, extra ...any) (*roomRow, error) {
 		schemaFP *string
 		p        partyRow
 	}
-	dest := []any{&r.ID, &r.AccountID, &r.Title, &r.Seq, &r.Snapshot, &r.ExpiryJobID, &r.LapseJobID}
+	dest := []any{&r.ID, &r.AccountID, &r.Title, &r.Seq, &r.Snapshot, &r.ExpiryJobID, &r.CloseJobID}
 	for i := range ps {
 		x := &ps[i]
 		dest = append(dest, &x.side, &x.p.AccountID, &x.p.AgentID, &x.p.OwnerUserID, &x.p.TokenSalt, &x.p.LimitsEnc, &x.schemaFP)
@@ -326,10 +326,10 @@ func insertParty(ctx context.Context, q querier, roomID int64, p *partyRow, toke
 // pages (LISTEN taasky_room on any process; delivered at commit only).
 func updateRoom(b *pgx.Batch, row *roomRow, r *negotiation.Room, now time.Time) {
 	b.Queue(`UPDATE rooms SET state = $2, closed_reason = NULLIF($3, ''), round = $4, turn = NULLIF($5, ''),
-		deadline = $6, seq = $7, snapshot = $8, expiry_job_id = $9, lapse_job_id = $10, updated_at = $11 WHERE id = $1
+		deadline = $6, seq = $7, snapshot = $8, expiry_job_id = $9, close_job_id = $10, updated_at = $11 WHERE id = $1
 		RETURNING pg_notify('taasky_room', id::text)`,
 		row.ID, r.State, string(r.ClosedReason), r.Round, string(r.Turn), r.Deadline, row.Seq, row.Snapshot,
-		row.ExpiryJobID, row.LapseJobID, now)
+		row.ExpiryJobID, row.CloseJobID, now)
 }
 
 // insertEvent logs ev as the room's event seq and returns it as logged.

@@ -7,8 +7,10 @@ import (
 	"github.com/riverqueue/river"
 )
 
-// CloseDueArgs closes a room at At if it is still open then: the invitation
-// expiry (72 hours after the open) or the lapse at the room's deadline.
+// CloseDueArgs closes a room when it is due: at its invitation's expiry
+// (72 hours after the open) if nobody joined, at its deadline otherwise.
+// At is the first due moment, when the job is scheduled with the room; a
+// job that finds the room not yet due waits for the next (a River snooze).
 type CloseDueArgs struct {
 	RoomID int64     `json:"room_id"`
 	At     time.Time `json:"at"`
@@ -23,9 +25,10 @@ func (a CloseDueArgs) InsertOpts() river.InsertOpts {
 }
 
 // RoomCloser is the service as the close worker sees it. CloseDue closes the
-// room if it is due at now and does nothing otherwise.
+// room if it is due now; otherwise later is when it will be (zero: never,
+// the room is final).
 type RoomCloser interface {
-	CloseDue(ctx context.Context, roomID int64) error
+	CloseDue(ctx context.Context, roomID int64) (later time.Time, err error)
 }
 
 // CloseDueWorker runs CloseDueArgs.
@@ -35,5 +38,9 @@ type CloseDueWorker struct {
 }
 
 func (w *CloseDueWorker) Work(ctx context.Context, job *river.Job[CloseDueArgs]) error {
-	return w.Rooms.CloseDue(ctx, job.Args.RoomID)
+	later, err := w.Rooms.CloseDue(ctx, job.Args.RoomID)
+	if err != nil || later.IsZero() {
+		return err
+	}
+	return river.JobSnooze(max(time.Until(later), time.Second))
 }

@@ -180,6 +180,22 @@ func (r *Room) Due(at time.Time) (ClosedReason, bool) {
 	return "", false
 }
 
+// DueAt is the first moment the room is due to close (Due) if nothing else
+// happens: the invitation's expiry while nobody joined (or the deadline,
+// if that comes first), the deadline after; false for a final room.
+func (r *Room) DueAt() (time.Time, bool) {
+	switch r.State {
+	case StateDraft:
+		if r.ExpiresAt.Before(r.Deadline) {
+			return r.ExpiresAt, true
+		}
+		return r.Deadline, true
+	case StateAwaiting:
+		return r.Deadline, true
+	}
+	return time.Time{}, false
+}
+
 // checkLive refuses anything in a finished or overdue room.
 func (r *Room) checkLive(at time.Time) error {
 	if r.State.Terminal() {

@@ -264,6 +264,7 @@ func TestDue(t *testing.T) {
 		refusedWith(t, before, r, err, CodeRefused, "the invitation has expired")
 		_, _, err = r.Join(qtySchema, nil, r.ExpiresAt)
 		refusedWith(t, before, r, err, CodeRefused, "the invitation has expired")
+		dueAtIs(t, r, r.ExpiresAt)
 		closed, ev, err := r.CloseDue(r.ExpiresAt)
 		if err != nil || closed.State != StateClosed || closed.ClosedReason != ClosedExpired || ev.Kind != EventClose || ev.Reason != ClosedExpired || closed.Turn != "" {
 			t.Errorf("CloseDue: %v %+v %+v", err, closed, ev)
@@ -278,6 +279,7 @@ func TestDue(t *testing.T) {
 		if reason, due := r.Due(r.ExpiresAt); !due || reason != ClosedLapsed {
 			t.Errorf("at the invitation's end: %q %v, want lapsed", reason, due)
 		}
+		dueAtIs(t, r, d)
 		_, _, err := r.Join(qtySchema, nil, d)
 		refusedWith(t, r.Snapshot(), r, err, CodeRefused, "the deadline has passed")
 	})
@@ -296,6 +298,7 @@ func TestDue(t *testing.T) {
 		if reason, due := r.Due(r.Deadline); !due || reason != ClosedLapsed {
 			t.Errorf("at the deadline: %q %v, want lapsed", reason, due)
 		}
+		dueAtIs(t, r, r.Deadline)
 		before := r.Snapshot()
 		_, _, err := r.Propose(SideB, Move{Verdict: VerdictCounter, Subject: qty2}, r.Deadline)
 		refusedWith(t, before, r, err, CodeRefused, "the deadline has passed")
@@ -314,9 +317,28 @@ func TestDue(t *testing.T) {
 		if reason, due := p.r.Due(late); due {
 			t.Errorf("agreed room due: %s", reason)
 		}
+		if at, ok := p.r.DueAt(); ok {
+			t.Errorf("agreed room due at %s", at)
+		}
 		_, _, err := p.r.CloseDue(late)
 		refusedWith(t, p.r.Snapshot(), p.r, err, CodeRefused, "room is agreed")
 	})
+}
+
+// dueAtIs checks that r is first due at want: DueAt says so, and Due
+// agrees just before and at that moment.
+func dueAtIs(t *testing.T, r *Room, want time.Time) {
+	t.Helper()
+	at, ok := r.DueAt()
+	if !ok || !at.Equal(want) {
+		t.Errorf("DueAt %s %v, want %s", at, ok, want)
+	}
+	if _, due := r.Due(want.Add(-time.Nanosecond)); due {
+		t.Errorf("due before %s", want)
+	}
+	if _, due := r.Due(want); !due {
+		t.Errorf("not due at %s", want)
+	}
 }
 
 func TestOpenDeadline(t *testing.T) {
