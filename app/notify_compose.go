@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -20,34 +21,12 @@ import (
 // asked: the worker reads the log first, Sent.)
 func (n *Notifications) Notification(ctx context.Context, d jobs.Delivery) (*jobs.Notification, error) {
 	out := &jobs.Notification{Now: n.now(), SettingsURL: n.baseURL + "/settings", TimeZone: time.UTC}
-	// One snapshot: the room, its confirmation and the human as of one moment.
-	err := pgx.BeginTxFunc(ctx, n.pool, readOnly, func(tx pgx.Tx) error {
-		recips, err := selectRecipients(ctx, tx, []int64{d.UserID})
-		if err != nil {
-			return err
-		}
-		r, ok := recips[d.UserID]
-		if !ok {
-			return jobs.Skip("the user no longer exists")
-		}
-		if !r.prefs.allows(d.Channel, d.Topic) {
-			return jobs.Skip(string(d.Channel) + " " + topicGroup(d.Topic) + " are turned off")
-		}
-		switch d.Channel {
-		case jobs.ChannelEmail:
-			out.To = r.email
-		case jobs.ChannelPush:
-			t, err := selectPushTarget(ctx, tx, d.UserID, d.SubscriptionID)
-			if err != nil {
-				return err
-			}
-			out.Push = t
-		}
-		if d.Topic == jobs.TopicTest {
-			return nil
-		}
-		return n.roomNotification(ctx, tx, d, out)
-	})
+	var err error
+	if d.Topic == jobs.TopicTest {
+		err = n.testNotification(ctx, d, out)
+	} else {
+		err = n.roomNotification(ctx, d, out)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +43,49 @@ func (n *Notifications) Notification(ctx context.Context, d jobs.Delivery) (*job
 	return out, nil
 }
 
+// address checks that the recipient (nil: gone) may be told d now, on its
+// channel, and says where: their email address, or their device (nil:
+// unsubscribed).
+func address(d jobs.Delivery, r *recipient, device *jobs.Device, out *jobs.Notification) error {
+	if r == nil {
+		return jobs.Skip("the user no longer exists")
+	}
+	if !r.prefs.allows(d.Channel, d.Topic) {
+		return jobs.Skip(string(d.Channel) + " " + topicGroup(d.Topic) + " are turned off")
+	}
+	switch d.Channel {
+	case jobs.ChannelEmail:
+		out.To = r.email
+	case jobs.ChannelPush:
+		if device == nil {
+			return jobs.Skip("the device unsubscribed")
+		}
+		out.Push = device
+	}
+	return nil
+}
+
+// testNotification addresses a test message, which is about no room.
+func (n *Notifications) testNotification(ctx context.Context, d jobs.Delivery, out *jobs.Notification) error {
+	recips, err := selectRecipients(ctx, n.pool, []int64{d.UserID})
+	if err != nil {
+		return err
+	}
+	var device *jobs.Device
+	if d.Channel == jobs.ChannelPush {
+		t := &jobs.Device{}
+		err := n.pool.QueryRow(ctx, `SELECT endpoint, p256dh, auth FROM push_subscriptions WHERE user_id = $1 AND id = $2`,
+			d.UserID, d.SubscriptionID).Scan(&t.Endpoint, &t.P256dh, &t.Auth)
+		switch {
+		case err == nil:
+			device = t
+		case !errors.Is(err, pgx.ErrNoRows):
+			return err
+		}
+	}
+	return address(d, recips[d.UserID], device, out)
+}
+
 func topicGroup(t jobs.Topic) string {
 	if t.Critical() {
 		return "requests"
@@ -71,16 +93,35 @@ func topicGroup(t jobs.Topic) string {
 	return "notices"
 }
 
-// roomNotification fills in the room as the recipient sees it, read with
-// their context and the parties' names in one statement.
-func (n *Notifications) roomNotification(ctx context.Context, tx pgx.Tx, d jobs.Delivery, out *jobs.Notification) error {
-	row, err := selectRoomFor(ctx, tx, d.RoomID, d.Side)
-	if ErrorCodeOf(err) == ErrNotFound {
+// roomNotification addresses a notice about a room and fills in the room
+// as the recipient sees it, all read as of one moment, in one statement
+// (notificationSQL).
+func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, out *jobs.Notification) error {
+	h := &humanRow{}
+	var userID *int64
+	var email, endpoint, p256dh, auth *string
+	var prefs NotifyPrefs
+	row, err := scanRoom(n.pool.QueryRow(ctx, notificationSQL, d.RoomID, d.Side, d.UserID, d.SubscriptionID),
+		&h.seen, &h.zone, &h.agent, &h.them, &userID, &email,
+		&prefs.EmailRequests, &prefs.EmailNotices, &prefs.PushRequests, &prefs.PushNotices, &endpoint, &p256dh, &auth)
+	if errors.Is(err, pgx.ErrNoRows) {
 		return jobs.Skip("the room no longer exists")
 	}
 	if err != nil {
+		return fmt.Errorf("select notification: %w", err)
+	}
+	var rcpt *recipient
+	if userID != nil {
+		rcpt = &recipient{email: *email, prefs: prefs}
+	}
+	var device *jobs.Device
+	if endpoint != nil {
+		device = &jobs.Device{Endpoint: *endpoint, P256dh: *p256dh, Auth: *auth}
+	}
+	if err := address(d, rcpt, device, out); err != nil {
 		return err
 	}
+	row.setHuman(d.Side, h)
 	ld, err := n.rooms.restoreFor(row, d.Side)
 	if err != nil {
 		return err
@@ -101,7 +142,7 @@ func (n *Notifications) roomNotification(ctx context.Context, tx pgx.Tx, d jobs.
 	if row.Title != nil {
 		out.Title = *row.Title
 	}
-	seen, tz, err := n.rooms.seatHuman(ctx, tx, ld, d.Side)
+	seen, tz, err := n.rooms.seatHuman(ctx, n.pool, ld, d.Side)
 	if err != nil {
 		return err
 	}
@@ -119,7 +160,7 @@ func (n *Notifications) roomNotification(ctx context.Context, tx pgx.Tx, d jobs.
 }
 
 // partyNames is the side's agent and the other side's account, by name, as
-// selectRoomFor read them.
+// notificationSQL read them.
 func partyNames(row *roomRow, side negotiation.Side) (agent, them string) {
 	if row.human.agent != nil {
 		agent = *row.human.agent
@@ -137,16 +178,6 @@ func partyNames(row *roomRow, side negotiation.Side) (agent, them string) {
 		them = *row.human.them
 	}
 	return agent, them
-}
-
-func selectPushTarget(ctx context.Context, q querier, userID, id int64) (*jobs.Device, error) {
-	t := &jobs.Device{}
-	err := q.QueryRow(ctx, `SELECT endpoint, p256dh, auth FROM push_subscriptions WHERE user_id = $1 AND id = $2`, userID, id).
-		Scan(&t.Endpoint, &t.P256dh, &t.Auth)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, jobs.Skip("the device unsubscribed")
-	}
-	return t, err
 }
 
 // Remind fans out the reminder of a confirmation that still waits, to the

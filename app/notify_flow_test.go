@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"regexp"
 	"strings"
@@ -140,6 +141,18 @@ func (nb *notifyBundle) subscribe(t *testing.T, email, name string) *notifytest.
 		t.Fatal(err)
 	}
 	return d
+}
+
+// withdrawAsked opens and joins a room in which a's agent asks its human
+// to withdraw: a confirmation pending for side a.
+func (nb *notifyBundle) withdrawAsked(t *testing.T) (*ConfirmationView, *View) {
+	t.Helper()
+	ta, _ := nb.openJoined(t, OpenInput{}, "")
+	cv, v, err := nb.rooms.RequestConfirmation(nb.ctx, nb.a, ta, "cancel", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cv, v
 }
 
 var oneTapLink = regexp.MustCompile(`http://127\.0\.0\.1:8080/c/(ot_[A-Za-z0-9_-]{43})`)
@@ -362,11 +375,7 @@ func TestSMTPFailureRetriesAndSendsOnce(t *testing.T) {
 func TestFanOutIsUniqueAndSentOnce(t *testing.T) {
 	t.Parallel()
 	nb := setupNotify(t)
-	ta, _ := nb.openJoined(t, OpenInput{}, "")
-	cv, v, err := nb.rooms.RequestConfirmation(nb.ctx, nb.a, ta, "cancel", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cv, v := nb.withdrawAsked(t)
 	nb.mailTo(t, "alpha@example.test", 1)
 	notice := jobs.Notice{Topic: jobs.TopicRequest, RoomID: v.RoomID, Side: negotiation.SideA, UserID: nb.a.OwnerUserID, ConfirmationID: cv.ID}
 	for range 2 {
@@ -411,6 +420,56 @@ func TestFanOutIsUniqueAndSentOnce(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	if got := len(nb.smtp.Mails()); got != 1 {
 		t.Fatalf("%d mails, want 1", got)
+	}
+}
+
+// TestNotificationRechecks: a notice is read again when its job runs, in
+// one statement; each thing that stopped being true skips it, and a live
+// one comes back addressed, with the recipient's card and the parties'
+// names.
+func TestNotificationRechecks(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	cv, v := nb.withdrawAsked(t)
+	dev := nb.subscribe(t, "alpha@example.test", "laptop")
+	subs, err := nb.svc.PushSubscriptions(nb.ctx, nb.a.OwnerUserID)
+	if err != nil || len(subs) != 1 {
+		t.Fatalf("subscriptions %+v, %v", subs, err)
+	}
+	request := jobs.Notice{Topic: jobs.TopicRequest, RoomID: v.RoomID, Side: negotiation.SideA, UserID: nb.a.OwnerUserID, ConfirmationID: cv.ID}
+	email := jobs.Delivery{Notice: request, Channel: jobs.ChannelEmail}
+	n, err := nb.svc.Notification(nb.ctx, email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.To != "alpha@example.test" || n.Push != nil || n.Verdict != "cancel" || n.Agent != "agent" || n.Them != "BETA" || !oneTapLink.MatchString(n.OneTapURL) {
+		t.Errorf("the request by email: to %q, push %v, verdict %q, agent %q, them %q, link %q", n.To, n.Push, n.Verdict, n.Agent, n.Them, n.OneTapURL)
+	}
+	push := jobs.Delivery{Notice: request, Channel: jobs.ChannelPush, SubscriptionID: subs[0].ID}
+	if n, err := nb.svc.Notification(nb.ctx, push); err != nil || n.Push == nil || n.Push.Endpoint != dev.Endpoint || n.To != "" {
+		t.Errorf("the request by push: %+v, %v", n, err)
+	}
+	noticeOff := NotifyPrefs{EmailRequests: true, EmailNotices: false, PushRequests: true, PushNotices: true}
+	if err := nb.svc.SetPrefs(nb.ctx, nb.a.OwnerUserID, noticeOff); err != nil {
+		t.Fatal(err)
+	}
+	with := func(f func(d *jobs.Delivery)) jobs.Delivery { d := email; f(&d); return d }
+	for _, c := range []struct {
+		d    jobs.Delivery
+		skip string
+	}{
+		{with(func(d *jobs.Delivery) { d.RoomID = v.RoomID + 1000 }), "the room no longer exists"},
+		{with(func(d *jobs.Delivery) { d.UserID = 1 << 40 }), "the user no longer exists"},
+		{with(func(d *jobs.Delivery) { d.Topic = jobs.TopicAgreed }), "email notices are turned off"},
+		{with(func(d *jobs.Delivery) { d.Channel, d.SubscriptionID = jobs.ChannelPush, subs[0].ID+1000 }), "the device unsubscribed"},
+		{with(func(d *jobs.Delivery) { d.Side = negotiation.SideB }), "no longer this side's human"},
+		{with(func(d *jobs.Delivery) { d.ConfirmationID = "cf_other" }), "the confirmation is no longer pending"},
+	} {
+		_, err := nb.svc.Notification(nb.ctx, c.d)
+		var skip *jobs.SkipError
+		if !errors.As(err, &skip) || skip.Reason != c.skip {
+			t.Errorf("%+v: %v, want skipped: %s", c.d, err, c.skip)
+		}
 	}
 }
 

@@ -29,6 +29,19 @@ type subRef struct {
 	host string
 }
 
+// notificationSQL is everything a notice about a room needs, as of one
+// moment: the room ($1) with the context and the names of side $2's human,
+// and the recipient's ($3) address, preferences, and device $4 (a push's).
+var notificationSQL = roomSelect + humanCols + namesCols + `,
+	ru.id, ru.email, coalesce(rp.email_requests, true), coalesce(rp.email_notices, true),
+	coalesce(rp.push_requests, true), coalesce(rp.push_notices, true), ps.endpoint, ps.p256dh, ps.auth
+	FROM rooms r` + roomJoins + `
+	LEFT JOIN parties p ON p.room_id = r.id AND p.side = $2` + otherParty + `
+	LEFT JOIN users ru ON ru.id = $3
+	LEFT JOIN notification_prefs rp ON rp.user_id = ru.id
+	LEFT JOIN push_subscriptions ps ON ps.user_id = ru.id AND ps.id = $4
+	WHERE r.id = $1`
+
 // selectRecipients reads the humans' addresses, preferences and devices.
 func selectRecipients(ctx context.Context, q querier, users []int64) (map[int64]*recipient, error) {
 	rows, err := q.Query(ctx, `SELECT u.id, u.email,

@@ -167,10 +167,6 @@ var (
 	seatSQL       = roomSelect + seatFrom
 	seatSQLLocked = seatSQL + ` FOR UPDATE OF r`
 	seatSQLUnless = roomSelectUnless(`$3`) + seatFrom
-	// roomForSQL is a room by id ($1) with the context and the names of
-	// the human of side $2.
-	roomForSQL = roomSelect + humanCols + namesCols + ` FROM rooms r` + roomJoins + `
-	LEFT JOIN parties p ON p.room_id = r.id AND p.side = $2` + otherParty + ` WHERE r.id = $1`
 	// oneTapSQL is the room of a one-tap token ($1, hashed) with the context
 	// of the human of the confirmation's side, and the token and the
 	// confirmation as they stand.
@@ -227,22 +223,6 @@ func (r *roomRow) setHuman(side negotiation.Side, h *humanRow) {
 		h.theirFP = p.SchemaFP
 	}
 	r.human = h
-}
-
-// selectRoomFor reads a room as side's human is shown it: the room, its
-// parties and its log, with the human's context and the parties' names,
-// in one statement.
-func selectRoomFor(ctx context.Context, q querier, roomID int64, side negotiation.Side) (*roomRow, error) {
-	h := &humanRow{}
-	r, err := scanRoom(q.QueryRow(ctx, roomForSQL, roomID, side), &h.seen, &h.zone, &h.agent, &h.them)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, Errorf(ErrNotFound, "room not found")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("select room: %w", err)
-	}
-	r.setHuman(side, h)
-	return r, nil
 }
 
 // current re-reads the parties and the log when the statement that read
