@@ -86,20 +86,21 @@ func (s *Rooms) ListForHuman(ctx context.Context, userID int64, filter RoomFilte
 		return nil, "", err
 	}
 	rows, err := s.pool.Query(ctx, `
-		SELECT p.room_id, p.side, p.rank, p.rank_key, a.slug, a.name, coalesce(r.title, ''), r.state,
+		SELECT k.room_id, k.side, k.rank, k.rank_key, a.slug, a.name, coalesce(r.title, ''), r.state,
 		       coalesce(r.closed_reason, ''), r.round, coalesce(r.turn, ''), r.deadline, r.updated_at,
 		       coalesce(p.owner_user_id = $1, false)
 		FROM (SELECT account_id FROM memberships WHERE user_id = $1) m
 		CROSS JOIN LATERAL (
-			SELECT room_id, side, rank, rank_key, account_id, owner_user_id FROM parties
+			SELECT room_id, side, rank, rank_key, account_id FROM party_ranks
 			WHERE account_id = m.account_id AND rank BETWEEN $2 AND $3
 			  AND (rank, rank_key, room_id, side) > ($4, $5, $6, $7)
 			ORDER BY rank, rank_key, room_id, side
 			LIMIT $8
-		) p
+		) k
+		JOIN parties p ON p.room_id = k.room_id AND p.side = k.side
 		JOIN rooms r ON r.id = p.room_id
-		JOIN accounts a ON a.id = p.account_id
-		ORDER BY p.rank, p.rank_key, p.room_id, p.side
+		JOIN accounts a ON a.id = k.account_id
+		ORDER BY k.rank, k.rank_key, k.room_id, k.side
 		LIMIT $8`,
 		userID, lo, hi, after.rank, after.key, after.room, after.side, HumanPageSize+1)
 	if err != nil {
@@ -133,7 +134,7 @@ func (s *Rooms) ListForHuman(ctx context.Context, userID int64, filter RoomFilte
 func (s *Rooms) CountWaiting(ctx context.Context, userID int64) (int, error) {
 	var n int
 	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM memberships m
-		JOIN parties p ON p.account_id = m.account_id AND p.rank = 1
+		JOIN party_ranks k ON k.account_id = m.account_id AND k.rank = 1
 		WHERE m.user_id = $1`, userID).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count waiting rooms: %w", err)

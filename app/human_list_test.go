@@ -103,7 +103,7 @@ func TestListForHumanRanksAndPages(t *testing.T) {
 		if _, err := tx.Exec(rb.ctx, "SET LOCAL plan_cache_mode = force_generic_plan"); err != nil {
 			return err
 		}
-		rows, err := tx.Query(rb.ctx, `EXPLAIN SELECT room_id FROM parties WHERE account_id = $1 AND rank BETWEEN 1 AND 5
+		rows, err := tx.Query(rb.ctx, `EXPLAIN SELECT room_id FROM party_ranks WHERE account_id = $1 AND rank BETWEEN 1 AND 5
 			AND (rank, rank_key, room_id, side) > (0, 0, 0, '') ORDER BY rank, rank_key, room_id, side LIMIT 51`, rb.a.AccountID)
 		if err != nil {
 			return err
@@ -113,11 +113,11 @@ func TestListForHumanRanksAndPages(t *testing.T) {
 			return err
 		}
 		for _, l := range lines {
-			if strings.Contains(l, "parties_account_rank") {
+			if strings.Contains(l, "party_ranks_account") {
 				return nil
 			}
 		}
-		t.Errorf("the list does not use parties_account_rank:\n%v", lines)
+		t.Errorf("the list does not use party_ranks_account:\n%v", lines)
 		return nil
 	})
 	if err != nil {
