@@ -80,7 +80,7 @@ func Scale(ctx context.Context, o Options, so ScaleOptions) error {
 	// statistics, no visibility map, hint bits to set on first read, a
 	// checkpoint's worth of WAL. Settle it as autovacuum and the
 	// checkpointer would (CHECKPOINT needs a superuser: tried, not required).
-	if _, err := pool.Exec(ctx, "VACUUM (ANALYZE) rooms, parties, room_events"); err != nil {
+	if _, err := pool.Exec(ctx, "VACUUM (ANALYZE) rooms, parties, party_ranks, room_events"); err != nil {
 		return err
 	}
 	_, _ = pool.Exec(ctx, "CHECKPOINT")
