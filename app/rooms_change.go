@@ -137,11 +137,11 @@ func (s *Rooms) syncConfirmations(writes *pgx.Batch, ld *loaded, c change, now t
 	}
 }
 
-// scheduleCloses inserts a new room's close job, at the room's first due
+// scheduleClose inserts a new room's close job, at the room's first due
 // moment (its invitation's expiry, or its deadline if that comes first).
 // Run before then, or once somebody joined, it waits for the next due
 // moment (CloseDue).
-func (s *Rooms) scheduleCloses(ctx context.Context, tx pgx.Tx, row *roomRow, r *negotiation.Room) error {
+func (s *Rooms) scheduleClose(ctx context.Context, tx pgx.Tx, row *roomRow, r *negotiation.Room) error {
 	at, ok := r.DueAt()
 	if !ok {
 		return nil

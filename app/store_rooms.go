@@ -34,7 +34,7 @@ type roomRow struct {
 	CloseJobID  *int64 // closes the room when due; cancelled once it is final
 	Parties     [2]*partyRow
 	log         []string  // the events as logged, one per seq
-	human       *humanRow // with selectSeat: the seat's human
+	human       *humanRow // the human of the side the statement read it for (a seat, a one-tap link, a notice)
 	// skipped: selectSeatUnless found the room at the seq it was given and
 	// left out the snapshot and the log.
 	skipped bool
