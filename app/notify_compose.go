@@ -121,15 +121,16 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 	if err := address(d, rcpt, device, out); err != nil {
 		return err
 	}
-	row.setHuman(d.Side, h)
-	ld, err := n.rooms.restoreFor(row, d.Side)
+	p := row.party(d.Side)
+	if p == nil || p.Side != d.Side || p.OwnerUserID == nil || *p.OwnerUserID != d.UserID {
+		return jobs.Skip("no longer this side's human")
+	}
+	row.setHuman(p.Side, h)
+	ld, err := n.rooms.restoreFor(row, p.Side) // this side's limits only
 	if err != nil {
 		return err
 	}
-	r, p := ld.room, row.party(d.Side)
-	if p == nil || p.OwnerUserID == nil || *p.OwnerUserID != d.UserID {
-		return jobs.Skip("no longer this side's human")
-	}
+	r := ld.room
 	if d.Topic == jobs.TopicRequest || d.Topic == jobs.TopicReminder {
 		c := r.PendingFor(d.Side)
 		if c == nil || c.ID != d.ConfirmationID {
@@ -155,15 +156,15 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 			}
 		}
 	}
-	out.Agent, out.Them = partyNames(row, d.Side)
+	out.Agent, out.Them = partyNames(row, d.Side, h)
 	return nil
 }
 
-// partyNames is the side's agent and the other side's account, by name, as
-// notificationSQL read them.
-func partyNames(row *roomRow, side negotiation.Side) (agent, them string) {
-	if row.human.agent != nil {
-		agent = *row.human.agent
+// partyNames is the side's agent and the other side's account, by name,
+// from what notificationSQL read of them (h).
+func partyNames(row *roomRow, side negotiation.Side, h *humanRow) (agent, them string) {
+	if h.agent != nil {
+		agent = *h.agent
 	}
 	o := row.party(side.Other())
 	switch {
@@ -174,8 +175,8 @@ func partyNames(row *roomRow, side negotiation.Side) (agent, them string) {
 		if side == negotiation.SideB {
 			them = "the inviter"
 		}
-	case row.human.them != nil:
-		them = *row.human.them
+	case h.them != nil:
+		them = *h.them
 	}
 	return agent, them
 }

@@ -2,10 +2,12 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/taasky/taasky/jobs"
 	"github.com/taasky/taasky/negotiation"
@@ -162,7 +164,8 @@ func (s *Rooms) cancelMootJobs(ctx context.Context, tx pgx.Tx, ld *loaded, next 
 		if *id == nil {
 			return nil
 		}
-		if _, err := s.river.JobCancelTx(ctx, tx, **id); err != nil {
+		// A job River deleted already (finished long ago) needs no cancel.
+		if _, err := s.river.JobCancelTx(ctx, tx, **id); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
 			return fmt.Errorf("cancel job %d: %w", **id, err)
 		}
 		*id = nil
@@ -181,9 +184,9 @@ func (s *Rooms) cancelMootJobs(ctx context.Context, tx pgx.Tx, ld *loaded, next 
 
 // CloseDue closes a room whose invitation expired or whose deadline passed.
 // A room that is not due is left as it is, so the job is safe to run late
-// or twice; later is when a live room will be due (the job comes back
+// or twice; wait is how long until a live room is due (the job comes back
 // then), zero for a final or deleted room.
-func (s *Rooms) CloseDue(ctx context.Context, roomID int64) (later time.Time, err error) {
+func (s *Rooms) CloseDue(ctx context.Context, roomID int64) (wait time.Duration, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		ld, err := s.load(ctx, tx, roomID, true)
 		if err != nil {
@@ -192,16 +195,17 @@ func (s *Rooms) CloseDue(ctx context.Context, roomID int64) (later time.Time, er
 			}
 			return err
 		}
-		next, ev, err := ld.room.CloseDue(s.now())
+		now := s.now()
+		next, ev, err := ld.room.CloseDue(now)
 		if err != nil { // not due
 			if at, ok := ld.room.DueAt(); ok {
-				later = at
+				wait = at.Sub(now)
 			}
 			return nil
 		}
 		return s.commit(ctx, tx, ld, change{next: next, events: []negotiation.Event{ev}})
 	})
-	return later, err
+	return wait, err
 }
 
 var _ jobs.RoomCloser = (*Rooms)(nil)

@@ -188,5 +188,5 @@ func oneTapRefused(ctx context.Context, q querier, token string) error {
 	if ot.usedAt != nil {
 		return Errorf(ErrConflict, "this link was used already, at %s", ot.usedAt.UTC().Format("2006-01-02 15:04 MST"))
 	}
-	return Errorf(ErrNotFound, "this link is not valid") // its confirmation is gone with its room
+	return Errorf(ErrNotFound, "this link is not valid")
 }

@@ -366,11 +366,11 @@ func TestExpiryAndLapse(t *testing.T) {
 		t.Fatalf("close job at %s, want the expiry %s", closeAt, want)
 	}
 	rb.advance(72 * time.Hour)
-	if later, err := rb.rooms.CloseDue(rb.ctx, open.View.RoomID); err != nil || !later.IsZero() {
-		t.Fatal(later, err)
+	if wait, err := rb.rooms.CloseDue(rb.ctx, open.View.RoomID); err != nil || wait != 0 {
+		t.Fatal(wait, err)
 	}
-	if later, err := rb.rooms.CloseDue(rb.ctx, open.View.RoomID); err != nil || !later.IsZero() { // twice: no change
-		t.Fatal(later, err)
+	if wait, err := rb.rooms.CloseDue(rb.ctx, open.View.RoomID); err != nil || wait != 0 { // twice: no change
+		t.Fatal(wait, err)
 	}
 	v, _ := rb.rooms.Read(rb.ctx, rb.a, open.RoomToken)
 	if v.State != "closed" || v.ClosedReason != "expired" {
@@ -397,9 +397,9 @@ func TestExpiryAndLapse(t *testing.T) {
 		t.Fatalf("the close job after the join: %q %v", jobState, err)
 	}
 	rb.advance(72 * time.Hour)
-	later, err := rb.rooms.CloseDue(rb.ctx, v.RoomID)
-	if err != nil || !later.Equal(deadline) {
-		t.Fatalf("at the expiry of a joined room: later %s, %v; want the deadline %s", later, err, deadline)
+	wait, err := rb.rooms.CloseDue(rb.ctx, v.RoomID)
+	if err != nil || wait != 24*time.Hour {
+		t.Fatalf("at the expiry of a joined room: wait %s, %v; want the 24 h to the deadline", wait, err)
 	}
 	if v, _ = rb.rooms.Read(rb.ctx, rb.a, ta); v.State != "awaiting" {
 		t.Fatalf("closed before its deadline: %s", v.State)
@@ -408,8 +408,8 @@ func TestExpiryAndLapse(t *testing.T) {
 	if _, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")}); err == nil || err.Error() != "the deadline has passed" {
 		t.Fatalf("a move after the deadline: %v", err)
 	}
-	if later, err := rb.rooms.CloseDue(rb.ctx, v.RoomID); err != nil || !later.IsZero() {
-		t.Fatal(later, err)
+	if wait, err := rb.rooms.CloseDue(rb.ctx, v.RoomID); err != nil || wait != 0 {
+		t.Fatal(wait, err)
 	}
 	if v, _ = rb.rooms.Read(rb.ctx, rb.a, ta); v.State != "closed" || v.ClosedReason != "lapsed" {
 		t.Fatalf("after the deadline: %s %s", v.State, v.ClosedReason)
@@ -449,6 +449,30 @@ func TestCloseJobWaitsForTheDeadline(t *testing.T) {
 	}
 	if v, _ = rb.rooms.Read(rb.ctx, rb.a, ta); v.State != "awaiting" {
 		t.Fatalf("closed before its deadline: %s", v.State)
+	}
+}
+
+// TestClosingWhenTheJobIsGone: a close job River deleted already (it
+// finished long ago) does not stop the room from closing.
+func TestClosingWhenTheJobIsGone(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	deadline := time.Unix(0, rb.clock.Load()).Add(48 * time.Hour)
+	ta, _ := rb.openJoined(t, OpenInput{Deadline: &deadline}, "")
+	v, err := rb.rooms.Read(rb.ctx, rb.a, ta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag, err := rb.pool.Exec(rb.ctx, `DELETE FROM river_job WHERE id = (SELECT close_job_id FROM rooms WHERE id = $1)`, v.RoomID)
+	if err != nil || tag.RowsAffected() != 1 {
+		t.Fatalf("delete the close job: %v %v", tag, err)
+	}
+	rb.advance(48 * time.Hour)
+	if wait, err := rb.rooms.CloseDue(rb.ctx, v.RoomID); err != nil || wait != 0 {
+		t.Fatal(wait, err)
+	}
+	if v, _ = rb.rooms.Read(rb.ctx, rb.a, ta); v.State != "closed" || v.ClosedReason != "lapsed" {
+		t.Fatalf("after the deadline: %s %s", v.State, v.ClosedReason)
 	}
 }
 

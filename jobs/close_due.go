@@ -25,10 +25,10 @@ func (a CloseDueArgs) InsertOpts() river.InsertOpts {
 }
 
 // RoomCloser is the service as the close worker sees it. CloseDue closes the
-// room if it is due now; otherwise later is when it will be (zero: never,
-// the room is final).
+// room if it is due now; otherwise wait is how long until it will be (zero:
+// never, the room is final).
 type RoomCloser interface {
-	CloseDue(ctx context.Context, roomID int64) (later time.Time, err error)
+	CloseDue(ctx context.Context, roomID int64) (wait time.Duration, err error)
 }
 
 // CloseDueWorker runs CloseDueArgs.
@@ -38,9 +38,9 @@ type CloseDueWorker struct {
 }
 
 func (w *CloseDueWorker) Work(ctx context.Context, job *river.Job[CloseDueArgs]) error {
-	later, err := w.Rooms.CloseDue(ctx, job.Args.RoomID)
-	if err != nil || later.IsZero() {
+	wait, err := w.Rooms.CloseDue(ctx, job.Args.RoomID)
+	if err != nil || wait == 0 {
 		return err
 	}
-	return river.JobSnooze(max(time.Until(later), time.Second))
+	return river.JobSnooze(max(wait, time.Second))
 }

@@ -12,8 +12,10 @@ import (
 	"github.com/taasky/taasky/migrations"
 )
 
-// TestRecentDownsAndUpAgain: the newest migrations can be rolled back and
-// applied again (an operator's way back from a bad release).
+// TestRecentDownsAndUpAgain: the newest migrations' Down sections work (a
+// developer's way back; releases only go up) and keep the rooms' order:
+// ranks move back into parties and out again, and the rank trigger works
+// on either side.
 func TestRecentDownsAndUpAgain(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -31,27 +33,57 @@ func TestRecentDownsAndUpAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	column := func(table, col string) bool {
-		var ok bool
-		if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.columns
-			WHERE table_name = $1 AND column_name = $2)`, table, col).Scan(&ok); err != nil {
-			t.Fatal(err)
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		if _, err := pool.Exec(ctx, sql, args...); err != nil {
+			t.Fatalf("%s: %v", sql, err)
 		}
-		return ok
 	}
-	if !column("party_ranks", "rank") || column("parties", "rank") || !column("rooms", "close_job_id") {
-		t.Fatal("the newest schema: no party_ranks.rank, or parties.rank, or no rooms.close_job_id")
+	// A joined room, a's turn: a ranks 2 (its agent's turn), b 3.
+	var account, room int64
+	if err := pool.QueryRow(ctx, `INSERT INTO accounts (slug, name) VALUES ('down-test', 'Down') RETURNING id`).Scan(&account); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.QueryRow(ctx, `INSERT INTO rooms (account_id, invite_code_hash, title, state, round, turn, deadline,
+		expires_at, seq, snapshot, opened_at, updated_at)
+		VALUES ($1, decode(repeat('01', 32), 'hex'), 'Down', 'awaiting', 1, 'a', now() + interval '1 day',
+		now() + interval '3 days', 0, '', now(), now()) RETURNING id`, account).Scan(&room); err != nil {
+		t.Fatal(err)
+	}
+	exec(`INSERT INTO parties (room_id, side, account_id, token_hash, token_salt, limits_enc, schema_fp, joined_at)
+		VALUES ($1, 'a', $2, decode(repeat('0a', 32), 'hex'), '\x00', '\x00', 'fp', now()),
+		       ($1, 'b', $2, decode(repeat('0b', 32), 'hex'), '\x00', '\x00', 'fp', now())`, room, account)
+	exec(`UPDATE rooms SET updated_at = updated_at WHERE id = $1`, room)
+	ranks := func(table string) string {
+		t.Helper()
+		var got string
+		if err := pool.QueryRow(ctx, `SELECT string_agg(side || rank, ' ' ORDER BY side) FROM `+table+` WHERE room_id = $1`,
+			room).Scan(&got); err != nil {
+			t.Fatalf("ranks in %s: %v", table, err)
+		}
+		return got
+	}
+	if got := ranks("party_ranks"); got != "a2 b3" {
+		t.Fatalf("ranks %q, want a2 b3", got)
 	}
 	if _, err := provider.DownTo(ctx, 9); err != nil {
 		t.Fatalf("down to 9: %v", err)
 	}
-	if column("party_ranks", "rank") || !column("parties", "rank") || !column("rooms", "lapse_job_id") {
-		t.Fatal("down to 9: party_ranks kept, or parties.rank or rooms.lapse_job_id missing")
+	if got := ranks("parties"); got != "a2 b3" {
+		t.Fatalf("down to 9: ranks in parties %q, want a2 b3", got)
+	}
+	exec(`UPDATE rooms SET turn = 'b' WHERE id = $1`, room) // the trigger, as it was
+	if got := ranks("parties"); got != "a3 b2" {
+		t.Fatalf("down to 9, b's turn: ranks in parties %q, want a3 b2", got)
 	}
 	if _, err := provider.Up(ctx); err != nil {
 		t.Fatalf("up again: %v", err)
 	}
-	if !column("party_ranks", "rank") || column("parties", "rank") {
-		t.Fatal("up again: not the newest schema")
+	if got := ranks("party_ranks"); got != "a3 b2" {
+		t.Fatalf("up again: ranks %q, want a3 b2", got)
+	}
+	exec(`UPDATE rooms SET turn = 'a' WHERE id = $1`, room)
+	if got := ranks("party_ranks"); got != "a2 b3" {
+		t.Fatalf("up again, a's turn: ranks %q, want a2 b3", got)
 	}
 }
