@@ -254,7 +254,6 @@ func describeLimit(lim negotiation.Limit, loc *time.Location) string {
 	return ""
 }
 
-// partyName says who sits at a party, for the other side to read.
 // SeesRoom tells whether userID may see the room: a seat of one of their
 // accounts is in it. Otherwise it is not found.
 func (s *Rooms) SeesRoom(ctx context.Context, userID, roomID int64) error {

@@ -106,47 +106,6 @@ func (s *Rooms) OneTapCard(ctx context.Context, token string) (*OneTap, error) {
 	return v, nil
 }
 
-// humanContext is what a party's card needs of its human: whether their
-// account has seen the other side's schema, and their time zone.
-func (s *Rooms) humanContext(ctx context.Context, q querier, p *partyRow, theirs *negotiation.Schema) (bool, *time.Location, error) {
-	if p == nil {
-		return false, time.UTC, nil
-	}
-	fp := ""
-	if theirs != nil {
-		fp = string(theirs.Fingerprint())
-	}
-	var seen bool
-	var zone *string
-	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM seen_schemas WHERE account_id = $1 AND fingerprint = $2),
-		(SELECT time_zone FROM users WHERE id = $3)`, p.AccountID, fp, p.OwnerUserID).Scan(&seen, &zone)
-	if err != nil {
-		return false, nil, fmt.Errorf("human context: %w", err)
-	}
-	return seen, s.zoneOf(zone), nil
-}
-
-// zoneOf is a human's time zone, UTC when they set none.
-func (s *Rooms) zoneOf(name *string) *time.Location {
-	if name == nil {
-		return time.UTC
-	}
-	return s.zone(*name)
-}
-
-// zone loads a time zone once per process (LoadLocation reads tzdata).
-func (s *Rooms) zone(name string) *time.Location {
-	if loc, ok := s.zones.Load(name); ok {
-		return loc.(*time.Location)
-	}
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		loc = time.UTC
-	}
-	s.zones.Store(name, loc)
-	return loc
-}
-
 // DecideOneTap answers the confirmation a one-tap link is bound to. The
 // link works once; hashSeen is the subject_hash the page showed. A second
 // use says what already happened.

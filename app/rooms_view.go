@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -195,8 +196,9 @@ func roundsOf(log []*loggedEvent, side negotiation.Side) []RoundView {
 	return out
 }
 
-// seatHuman is humanContext for side's card, from what selectSeat read
-// with the room when that still holds (the other side's schema unchanged).
+// seatHuman is humanContext for side's card, from what the room's statement
+// read of the side's human (roomRow.human: a seat, a one-tap link, a notice)
+// when that still holds (the other side's schema unchanged).
 func (s *Rooms) seatHuman(ctx context.Context, q querier, ld *loaded, side negotiation.Side) (bool, *time.Location, error) {
 	theirs := ld.room.Party(side.Other()).Schema
 	fp := ""
@@ -207,4 +209,45 @@ func (s *Rooms) seatHuman(ctx context.Context, q querier, ld *loaded, side negot
 		return h.seen, s.zoneOf(h.zone), nil
 	}
 	return s.humanContext(ctx, q, ld.row.party(side), theirs)
+}
+
+// humanContext is what a party's card needs of its human: whether their
+// account has seen the other side's schema, and their time zone.
+func (s *Rooms) humanContext(ctx context.Context, q querier, p *partyRow, theirs *negotiation.Schema) (bool, *time.Location, error) {
+	if p == nil {
+		return false, time.UTC, nil
+	}
+	fp := ""
+	if theirs != nil {
+		fp = string(theirs.Fingerprint())
+	}
+	var seen bool
+	var zone *string
+	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM seen_schemas WHERE account_id = $1 AND fingerprint = $2),
+		(SELECT time_zone FROM users WHERE id = $3)`, p.AccountID, fp, p.OwnerUserID).Scan(&seen, &zone)
+	if err != nil {
+		return false, nil, fmt.Errorf("human context: %w", err)
+	}
+	return seen, s.zoneOf(zone), nil
+}
+
+// zoneOf is a human's time zone, UTC when they set none.
+func (s *Rooms) zoneOf(name *string) *time.Location {
+	if name == nil {
+		return time.UTC
+	}
+	return s.zone(*name)
+}
+
+// zone loads a time zone once per process (LoadLocation reads tzdata).
+func (s *Rooms) zone(name string) *time.Location {
+	if loc, ok := s.zones.Load(name); ok {
+		return loc.(*time.Location)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		loc = time.UTC
+	}
+	s.zones.Store(name, loc)
+	return loc
 }
