@@ -15,8 +15,8 @@ var roomLink = regexp.MustCompile(`/rooms/(\d+)`)
 
 // BenchmarkRespondToSMTP measures the time from an agent's respond call
 // (RequestConfirmation: the move's transaction with its jobs) to the SMTP
-// server accepting the human's email, at 50 calls per second, with River's
-// production settings (fetch cooldown 100 ms, 20 workers). Each iteration
+// server accepting the human's email, at 50 calls per second, with the
+// production settings (jobs.FetchCooldown, 20 workers). Each iteration
 // is one call; run it with a count of calls:
 //
 //	go test ./app -run '^$' -bench RespondToSMTP -benchtime 1000x

@@ -45,7 +45,8 @@ func (fastRetry) NextRetry(*rivertype.JobRow) time.Time {
 func setupNotify(t testing.TB) *notifyBundle { return setupNotifyWith(t, true) }
 
 // setupNotifyWith: fast (tests) fetches jobs every 5 ms and retries after
-// 200 ms; otherwise River's production defaults apply (benchmarks).
+// 200 ms; otherwise the production settings apply (benchmarks): the fetch
+// cooldown of cmd/taasky (jobs.FetchCooldown), River's retries.
 func setupNotifyWith(t testing.TB, fast bool) *notifyBundle {
 	t.Helper()
 	rb := setupRoomsB(t)
@@ -73,6 +74,7 @@ func setupNotifyWith(t testing.TB, fast bool) *notifyBundle {
 		Workers: workers, Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 20}},
 		FetchOnlyKnownKinds: true, // the rooms' close jobs are not worked here
 		TestOnly:            true, Logger: slog.New(slog.DiscardHandler),
+		FetchCooldown:       jobs.FetchCooldown,
 	}
 	if fast {
 		cfg.FetchCooldown, cfg.FetchPollInterval, cfg.RetryPolicy = 5*time.Millisecond, 100*time.Millisecond, fastRetry{}

@@ -43,7 +43,10 @@ func setupRoomsB(t testing.TB) *roomsBundle {
 	t.Helper()
 	ctx := context.Background()
 	pool := pgtest.New(t)
-	rc, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
+	// An insert-only client, announcing inserts as production does: River
+	// sends at most one announcement per FetchCooldown, which the workers
+	// (setupNotifyWith) wait for.
+	rc, err := river.NewClient(riverpgxv5.New(pool), &river.Config{FetchCooldown: jobs.FetchCooldown})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -113,7 +113,7 @@ func newStack(t testing.TB, c stackConfig) *stack {
 	river.AddWorker(workers, push)
 	river.AddWorker(workers, remind)
 	river.AddWorker(workers, invite)
-	rcfg := &river.Config{Workers: workers, Logger: log}
+	rcfg := &river.Config{Workers: workers, Logger: log, FetchCooldown: jobs.FetchCooldown}
 	if c.notify {
 		s.smtp = notifytest.NewSMTPServer(t)
 		email.Mailer = notify.NewSMTP(notify.SMTPConfig{Host: s.smtp.Host, Port: s.smtp.Port})

@@ -94,6 +94,7 @@ func newRiver(d deps, work bool) (client *river.Client[pgx.Tx], working bool, er
 		// belongs to a process that died (trust.TestCrashes).
 		JobTimeout:           30 * time.Second,
 		RescueStuckJobsAfter: time.Minute,
+		FetchCooldown:        jobs.FetchCooldown,
 	}
 	if work && n > 0 {
 		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: jobWorkers}}
