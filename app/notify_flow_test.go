@@ -74,7 +74,7 @@ func setupNotifyWith(t testing.TB, fast bool) *notifyBundle {
 		Workers: workers, Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 20}},
 		FetchOnlyKnownKinds: true, // the rooms' close jobs are not worked here
 		TestOnly:            true, Logger: slog.New(slog.DiscardHandler),
-		FetchCooldown:       jobs.FetchCooldown,
+		FetchCooldown: jobs.FetchCooldown,
 	}
 	if fast {
 		cfg.FetchCooldown, cfg.FetchPollInterval, cfg.RetryPolicy = 5*time.Millisecond, 100*time.Millisecond, fastRetry{}
