@@ -22,17 +22,21 @@ type Rate struct {
 	PerSec   float64
 	Latency  Summary
 	ServerMS float64 // server CPU per call, ms (when known)
+	// PostgreSQL CPU per call, ms, of a server that is not PostgreSQL
+	// (echo_commit's)
+	PostgresMS float64
 }
 
-// EchoLoad has `clients` go-sdk sessions call the echo tool as fast as they
-// can for d: the MCP stack's own ceiling on this machine.
-func EchoLoad(ctx context.Context, url string, clients int, d time.Duration, tr http.RoundTripper) (Rate, error) {
+// EchoLoad has `clients` go-sdk sessions call an echo server's tool (echo,
+// echo_commit) as fast as they can for d: the MCP stack's own ceiling on
+// this machine.
+func EchoLoad(ctx context.Context, url, tool string, clients int, d time.Duration, tr http.RoundTripper) (Rate, error) {
 	agents, err := connectEcho(ctx, url, clients, tr)
 	defer closeAll(agents)
 	if err != nil {
 		return Rate{}, err
 	}
-	return echoFor(ctx, agents, "echo", d, &Latencies{})
+	return echoFor(ctx, agents, tool, d, &Latencies{})
 }
 
 func connectEcho(ctx context.Context, url string, clients int, tr http.RoundTripper) ([]*Agent, error) {

@@ -51,6 +51,8 @@ type Report struct {
 	Echo, PGBench        *Rate
 	ReadAlone            *ReadVsEcho // negotiation_read with nothing else running, beside the echo floor
 	EchoDefault          *Rate       // go-sdk's echo with default settings, for the floor's gain
+	// echo_commit: the echo floor with pgbench -N's transaction in each call
+	Durable *Rate
 }
 
 // Run starts what is needed, runs the pairs for the duration, and measures
@@ -147,11 +149,16 @@ func Run(ctx context.Context, o Options, scale *ScaleOptions) (*Report, error) {
 		p.B.Close()
 	}
 	if o.Echo {
-		if rep.Echo, err = runEcho(ctx, o, tr, "bench-echo"); err != nil {
+		if rep.Echo, err = runEcho(ctx, o, tr, "echo", "", "bench-echo"); err != nil {
 			fmt.Fprintf(o.Out, "echo floor: %v\n", err)
 		}
-		if rep.EchoDefault, err = runEcho(ctx, o, tr, "bench-echo-default", "GOGC=100"); err != nil {
+		if rep.EchoDefault, err = runEcho(ctx, o, tr, "echo", "", "bench-echo-default", "GOGC=100"); err != nil {
 			fmt.Fprintf(o.Out, "default echo: %v\n", err)
+		}
+		if o.PGBenchURL != "" {
+			if rep.Durable, err = runEcho(ctx, o, tr, "echo_commit", o.PGBenchURL, "bench-echo", "DURABLE_DATABASE_URL="+o.PGBenchURL); err != nil {
+				fmt.Fprintf(o.Out, "durable echo: %v\n", err)
+			}
 		}
 	}
 	if o.PGBenchURL != "" {
@@ -172,17 +179,32 @@ func Run(ctx context.Context, o Options, scale *ScaleOptions) (*Report, error) {
 	return rep, nil
 }
 
-func runEcho(ctx context.Context, o Options, tr http.RoundTripper, command string, env ...string) (*Rate, error) {
+// runEcho starts an echo server (command, with env), has 2×pairs clients
+// call its tool for the duration, and measures the server's CPU per call
+// and, when it works on the database at dsn, PostgreSQL's.
+func runEcho(ctx context.Context, o Options, tr http.RoundTripper, tool, dsn, command string, env ...string) (*Rate, error) {
 	p, addr, err := startEcho(ctx, command, env...)
 	if err != nil {
 		return nil, err
 	}
 	defer p.Stop()
+	var pool *pgxpool.Pool
+	var pg PGCPU
+	if dsn != "" {
+		if pool, err = pgxpool.New(ctx, dsn); err != nil {
+			return nil, err
+		}
+		defer pool.Close()
+		pg = PostgresCPU(ctx, pool)
+	}
 	before, _ := p.Usage()
-	r, err := EchoLoad(ctx, "http://"+addr+"/mcp/echo", 2*o.Pairs, o.Duration, tr)
+	r, err := EchoLoad(ctx, "http://"+addr+"/mcp/echo", tool, 2*o.Pairs, o.Duration, tr)
 	after, _ := p.Usage()
 	if r.Calls > 0 {
 		r.ServerMS = float64((after.CPU - before.CPU).Microseconds()) / 1000 / float64(r.Calls)
+		if pool != nil {
+			r.PostgresMS = float64(PostgresCPU(ctx, pool).Since(pg).Microseconds()) / 1000 / float64(r.Calls)
+		}
 	}
 	return &r, err
 }
@@ -370,6 +392,11 @@ func (r *Report) Print(w io.Writer, o Options) {
 				d.PerSec, round(d.Latency.P50), d.ServerMS, e.PerSec/d.PerSec)
 		}
 		fmt.Fprintf(w, "  ratio: MCP calls/s ÷ echo calls/s = %.2f; moves/s ÷ echo = %.2f\n", mcpCalls/e.PerSec, float64(r.Moves)/sec/e.PerSec)
+		if d := r.Durable; d != nil && d.PerSec > 0 {
+			fmt.Fprintf(w, "  durable echo (echo_commit: the echo, and pgbench -N's transaction in each call): %.0f calls/s, p50 %s, server CPU %.2f ms and PostgreSQL CPU %.3f ms per call\n",
+				d.PerSec, round(d.Latency.P50), d.ServerMS, d.PostgresMS)
+			fmt.Fprintf(w, "  ratio: durable echo ÷ echo = %.2f; moves/s ÷ durable echo = %.2f\n", d.PerSec/e.PerSec, float64(r.Moves)/sec/d.PerSec)
+		}
 		if rd := sums["negotiation_read"]; rd.N > 0 && e.Latency.P50 > 0 {
 			fmt.Fprintf(w, "  ratio: negotiation_read p50 ÷ echo p50 = %.2f among the moves\n", float64(rd.P50)/float64(e.Latency.P50))
 		}

@@ -29,7 +29,8 @@ import (
 func runBench(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	cmd := newCommand("bench", "Runs agent pairs as real MCP clients through whole negotiations (each human confirming\n"+
 		"through the one-tap link of their email, caught by an SMTP sink), then an echo tool through the same\n"+
-		"stack and pgbench -N at the same client count, and prints the figures and their ratios.\n"+
+		"stack (alone, and with pgbench -N's transaction in each call) and pgbench -N at the same client count,\n"+
+		"and prints the figures and their ratios.\n"+
 		"Without --url it starts `taasky serve` on DATABASE_URL (or the local PostgreSQL, database taasky_bench, created afresh at each run).", stdout)
 	url := cmd.String("url", "", "a running Taasky to load (its SMTP_URL must point at --sink; DATABASE_URL must be its database)")
 	sinkAddr := cmd.String("sink", "", "address of the SMTP sink (default: a free port on 127.0.0.1)")
@@ -151,15 +152,29 @@ func runBenchEchoDefault(ctx context.Context, getenv func(string) string) error 
 
 // runBenchEcho is the hidden `taasky bench-echo`: the echo floor's server,
 // the same Fiber app settings, adaptor and go-sdk handler as the service,
-// and the same runtime settings (main sets them for every command).
+// and the same runtime settings (main sets them for every command). With
+// DURABLE_DATABASE_URL (a scratch database) it also serves echo_commit,
+// through a pool set up as the service's.
 func runBenchEcho(ctx context.Context, getenv func(string) string) error {
 	addr := getenv("LISTEN_ADDR")
 	if addr == "" {
 		return usageError{"bench-echo: LISTEN_ADDR is required"}
 	}
+	var commit func(context.Context) error
+	if dsn := getenv("DURABLE_DATABASE_URL"); dsn != "" {
+		pool, err := connect(ctx, dsn)
+		if err != nil {
+			return err
+		}
+		defer pool.Close()
+		if err := bench.PrepareDurable(ctx, pool); err != nil {
+			return err
+		}
+		commit = bench.DurableCall(pool)
+	}
 	web := fiber.New(fiber.Config{AppName: "taasky", DisableStartupMessage: true})
 	web.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok\n") })
-	echo := mcpserver.NewEcho()
+	echo := mcpserver.NewEcho(commit)
 	web.All("/mcp/echo", fiberhttp.Handler(http.HandlerFunc(echo.ServeEcho)))
 	go func() {
 		<-ctx.Done()

@@ -38,6 +38,20 @@ const (
 // migrates first, so a fresh database just works (Up is cheap when there is
 // nothing to do, and safe when several processes start at once).
 func openDatabase(ctx context.Context, dsn string, tracer ...pgx.QueryTracer) (*pgxpool.Pool, error) {
+	pool, err := connect(ctx, dsn, tracer...)
+	if err != nil {
+		return nil, err
+	}
+	if err := migrations.Up(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return pool, nil
+}
+
+// connect opens a pool to dsn with the service's settings and checks that
+// the database answers.
+func connect(ctx context.Context, dsn string, tracer ...pgx.QueryTracer) (*pgxpool.Pool, error) {
 	pc, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
@@ -69,10 +83,6 @@ func openDatabase(ctx context.Context, dsn string, tracer ...pgx.QueryTracer) (*
 	if err := pool.Ping(pingCtx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("connect to the database: %w", err)
-	}
-	if err := migrations.Up(ctx, pool); err != nil {
-		pool.Close()
-		return nil, err
 	}
 	return pool, nil
 }
