@@ -93,13 +93,17 @@ type recorder interface {
 // sentBefore reports whether the log says d's job was sent by an earlier
 // attempt. River marks a job completed some time after its worker returns
 // (in batches); a process killed in between leaves the job "running", and
-// River gives it back a minute later. The log was written as soon as the
-// server accepted the message, so the new attempt finds it and ends
-// without sending again. A job the log does not say was sent (not tried,
-// refused, or cut off before the server accepted it) is sent: at least
-// once for everything not accepted. An error reading the log fails the
-// attempt, for a retry: sending without knowing could send twice.
+// River gives it back a minute later, as its next attempt. The log was
+// written as soon as the server accepted the message, so the new attempt
+// finds it and ends without sending again. A job the log does not say was
+// sent (not tried, refused, or cut off before the server accepted it) is
+// sent: at least once for everything not accepted. An error reading the
+// log fails the attempt, for a retry: sending without knowing could send
+// twice. A first attempt has no earlier one, and does not read the log.
 func sentBefore(ctx context.Context, log *slog.Logger, rec recorder, d Delivery) (bool, error) {
+	if d.Attempt <= 1 {
+		return false, nil
+	}
 	sent, err := rec.Sent(ctx, d)
 	if err != nil {
 		return false, fmt.Errorf("%s %s: read the delivery log: %w", d.Channel, d.Topic, err)

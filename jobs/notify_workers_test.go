@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertest"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/wneessen/go-mail"
 
 	"github.com/taasky/taasky/internal/pgtest"
@@ -24,9 +25,10 @@ type fakeDeliveries struct {
 	err  error
 	sent bool
 
-	mu    sync.Mutex
-	log   []Outcome
-	asked int // Notification calls
+	mu      sync.Mutex
+	log     []Outcome
+	asked   int // Notification calls
+	checked int // Sent calls
 }
 
 func (f *fakeDeliveries) Notification(context.Context, Delivery) (*Notification, error) {
@@ -35,8 +37,13 @@ func (f *fakeDeliveries) Notification(context.Context, Delivery) (*Notification,
 	f.asked++
 	return f.n, f.err
 }
-func (f *fakeDeliveries) Sent(context.Context, Delivery) (bool, error) { return f.sent, nil }
-func (f *fakeDeliveries) Remind(context.Context, RemindArgs) error     { return nil }
+func (f *fakeDeliveries) Sent(context.Context, Delivery) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.checked++
+	return f.sent, nil
+}
+func (f *fakeDeliveries) Remind(context.Context, RemindArgs) error { return nil }
 func (f *fakeDeliveries) Record(_ context.Context, _ Delivery, o Outcome) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -148,12 +155,13 @@ func TestInviteWorker(t *testing.T) {
 	}
 }
 
-// TestSentBeforeSendsNothing: an attempt of a job whose delivery the log
-// already says was sent (a rescued job: the process died after the server
-// accepted the message, before River recorded the completion) completes
-// without asking what to say, sending, or writing the log, for each worker
-// that sends. A log that cannot be read fails the attempt, for a retry,
-// without sending.
+// TestSentBeforeSendsNothing: a second attempt of a job whose delivery the
+// log already says was sent (a rescued job: the process died after the
+// server accepted the message, before River recorded the completion)
+// completes without asking what to say, sending, or writing the log, for
+// each worker that sends. A log that cannot be read fails the attempt, for
+// a retry, without sending. A first attempt has no earlier one: it sends
+// without reading the log.
 func TestSentBeforeSendsNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -161,21 +169,32 @@ func TestSentBeforeSendsNothing(t *testing.T) {
 	note := &Notification{To: "bob@example.test", Now: time.Now(), RoomURL: "http://x/rooms/1", OneTapURL: "http://x/c/ot_1",
 		Push: &Device{Endpoint: "http://127.0.0.1:9/push/x"}}
 	notice := Notice{Topic: TopicRequest, RoomID: 1, Side: "b", UserID: 2, ConfirmationID: "cf_1"}
-	work := func(run func(tx pgx.Tx) (*rivertest.WorkResult, error)) (*rivertest.WorkResult, error) {
+	inserter, err := river.NewClient(riverpgxv5.New(nil), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// rescued works args as River gives back the job of a process that died
+	// during its first attempt: as the second.
+	rescued := func(args river.JobArgs, work func(tx pgx.Tx, job *rivertype.JobRow) (*rivertest.WorkResult, error)) (*rivertest.WorkResult, error) {
 		t.Helper()
 		tx, err := pool.Begin(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer func() { _ = tx.Rollback(ctx) }()
-		return run(tx)
+		res, err := inserter.InsertTx(ctx, tx, args, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Job.Attempt = 1 // WorkJob makes it the next
+		return work(tx, res.Job)
 	}
 
 	ds := &fakeDeliveries{n: note, sent: true}
 	mailer := &fakeMailer{}
 	email := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{}, &EmailWorker{Deliveries: ds, Mailer: mailer, From: "taasky@example.test"})
-	res, err := work(func(tx pgx.Tx) (*rivertest.WorkResult, error) {
-		return email.Work(ctx, t, tx, EmailArgs{Notice: notice}, nil)
+	res, err := rescued(EmailArgs{Notice: notice}, func(tx pgx.Tx, job *rivertype.JobRow) (*rivertest.WorkResult, error) {
+		return email.WorkJob(ctx, t, tx, job)
 	})
 	if err != nil || res.EventKind != river.EventKindJobCompleted || mailer.sent != 0 || ds.asked != 0 || len(ds.log) != 0 {
 		t.Errorf("email sent before: %v %+v; %d sent, %d asked, log %+v", err, res, mailer.sent, ds.asked, ds.log)
@@ -183,8 +202,8 @@ func TestSentBeforeSendsNothing(t *testing.T) {
 
 	inv := &fakeInvitations{fakeDeliveries: fakeDeliveries{n: note, sent: true}}
 	invite := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{}, &InviteWorker{Invitations: inv, Mailer: mailer, From: "taasky@example.test"})
-	res, err = work(func(tx pgx.Tx) (*rivertest.WorkResult, error) {
-		return invite.Work(ctx, t, tx, InviteArgs{RoomID: 7, UserID: 3, To: "pat@example.test", Code: []byte("sealed")}, nil)
+	res, err = rescued(InviteArgs{RoomID: 7, UserID: 3, To: "pat@example.test", Code: []byte("sealed")}, func(tx pgx.Tx, job *rivertype.JobRow) (*rivertest.WorkResult, error) {
+		return invite.WorkJob(ctx, t, tx, job)
 	})
 	if err != nil || res.EventKind != river.EventKindJobCompleted || mailer.sent != 0 || inv.args.To != "" || len(inv.log) != 0 {
 		t.Errorf("invitation sent before: %v %+v; %d sent, asked for %+v, log %+v", err, res, mailer.sent, inv.args, inv.log)
@@ -192,8 +211,8 @@ func TestSentBeforeSendsNothing(t *testing.T) {
 
 	pds := &fakeDeliveries{n: note, sent: true}
 	push := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{}, &PushWorker{Deliveries: pds, Pusher: &notify.Pusher{}})
-	res, err = work(func(tx pgx.Tx) (*rivertest.WorkResult, error) {
-		return push.Work(ctx, t, tx, PushArgs{Notice: notice, SubscriptionID: 5}, nil)
+	res, err = rescued(PushArgs{Notice: notice, SubscriptionID: 5}, func(tx pgx.Tx, job *rivertype.JobRow) (*rivertest.WorkResult, error) {
+		return push.WorkJob(ctx, t, tx, job)
 	})
 	if err != nil || res.EventKind != river.EventKindJobCompleted || pds.asked != 0 || len(pds.log) != 0 {
 		t.Errorf("push sent before: %v %+v; %d asked, log %+v", err, res, pds.asked, pds.log)
@@ -201,11 +220,23 @@ func TestSentBeforeSendsNothing(t *testing.T) {
 
 	broken := &unreadableLog{fakeDeliveries: fakeDeliveries{n: note}}
 	email = rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{}, &EmailWorker{Deliveries: broken, Mailer: mailer, From: "taasky@example.test"})
-	res, err = work(func(tx pgx.Tx) (*rivertest.WorkResult, error) {
-		return email.Work(ctx, t, tx, EmailArgs{Notice: notice}, nil)
+	res, err = rescued(EmailArgs{Notice: notice}, func(tx pgx.Tx, job *rivertype.JobRow) (*rivertest.WorkResult, error) {
+		return email.WorkJob(ctx, t, tx, job)
 	})
 	if err == nil || res.EventKind != river.EventKindJobFailed || mailer.sent != 0 || broken.asked != 0 {
 		t.Errorf("unreadable log: %v %+v; %d sent, %d asked", err, res, mailer.sent, broken.asked)
+	}
+
+	first := &fakeDeliveries{n: note}
+	email = rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{}, &EmailWorker{Deliveries: first, Mailer: mailer, From: "taasky@example.test"})
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	res, err = email.Work(ctx, t, tx, EmailArgs{Notice: notice}, nil)
+	if err != nil || res.EventKind != river.EventKindJobCompleted || mailer.sent != 1 || first.checked != 0 || len(first.log) != 1 {
+		t.Errorf("first attempt: %v %+v; %d sent, log read %d times, log %+v", err, res, mailer.sent, first.checked, first.log)
 	}
 }
 
