@@ -80,6 +80,14 @@ func (a *Agent) CallWith(ctx context.Context, lat *Latencies, tool string, args 
 	if out == nil {
 		return nil
 	}
+	// The text is the structured result as JSON (mcpserver): decoding it
+	// once costs the shared machine less than marshalling go-sdk's map of
+	// it again to decode that.
+	if len(res.Content) == 1 {
+		if text, ok := res.Content[0].(*mcp.TextContent); ok {
+			return json.Unmarshal([]byte(text.Text), out)
+		}
+	}
 	b, err := json.Marshal(res.StructuredContent)
 	if err != nil {
 		return err
