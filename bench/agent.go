@@ -82,15 +82,18 @@ func (a *Agent) CallWith(ctx context.Context, lat *Latencies, tool string, args 
 	}
 	// The text is the structured result as JSON (mcpserver): decoding it
 	// once costs the shared machine less than marshalling go-sdk's map of
-	// it again to decode that.
+	// it again to decode that. A text that is not the result falls back.
 	if len(res.Content) == 1 {
-		if text, ok := res.Content[0].(*mcp.TextContent); ok {
-			return json.Unmarshal([]byte(text.Text), out)
+		if text, ok := res.Content[0].(*mcp.TextContent); ok && json.Unmarshal([]byte(text.Text), out) == nil {
+			return nil
 		}
 	}
 	b, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		return err
+	if err == nil {
+		err = json.Unmarshal(b, out)
 	}
-	return json.Unmarshal(b, out)
+	if err != nil {
+		return fmt.Errorf("%s: decode the result: %w", tool, err)
+	}
+	return nil
 }

@@ -33,6 +33,12 @@ func PrepareDurable(ctx context.Context, pool *pgxpool.Pool) error {
 	return nil
 }
 
+// DropDurable drops PrepareDurable's tables.
+func DropDurable(ctx context.Context, pool *pgxpool.Pool) error {
+	_, err := pool.Exec(ctx, `DROP TABLE IF EXISTS echo_accounts, echo_history`)
+	return err
+}
+
 // DurableCall is the durable-call floor's work: pgbench -N's transaction
 // (update a random account's balance, read it back, log the change in the
 // history, commit), on PrepareDurable's tables. Served as the echo server's

@@ -60,6 +60,15 @@ func TestDurableEcho(t *testing.T) {
 		t.Errorf("history after PrepareDurable: %d rows, %v", rows, err)
 	}
 
+	// Dropped after the run, nothing is left for autovacuum.
+	if err := DropDurable(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	var left int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_tables WHERE tablename LIKE 'echo_%'`).Scan(&left); err != nil || left != 0 {
+		t.Errorf("after DropDurable: %d tables, %v", left, err)
+	}
+
 	// Without a transaction to commit, the echo server has no echo_commit.
 	b, err := Connect(ctx, serveEcho(t, mcpserver.NewEcho(nil)), "echo", http.DefaultTransport, &Latencies{}, nil)
 	if err != nil {

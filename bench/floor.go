@@ -17,19 +17,20 @@ import (
 
 // Rate is a throughput measured over a run.
 type Rate struct {
-	Calls    int64
-	Elapsed  time.Duration
-	PerSec   float64
-	Latency  Summary
-	ServerMS float64 // server CPU per call, ms (when known)
-	// PostgreSQL CPU per call, ms, of a server that is not PostgreSQL
-	// (echo_commit's)
+	Calls   int64
+	Elapsed time.Duration
+	PerSec  float64
+	Latency Summary
+	// CPU per call, ms (when known): the server's; for pgbench, PostgreSQL's
+	ServerMS float64
+	// PostgreSQL's CPU per call, ms, behind an echo server that works on
+	// the database (echo_commit)
 	PostgresMS float64
 }
 
-// EchoLoad has `clients` go-sdk sessions call an echo server's tool (echo,
-// echo_commit) as fast as they can for d: the MCP stack's own ceiling on
-// this machine.
+// EchoLoad has `clients` go-sdk sessions call an echo server's tool as fast
+// as they can for d: with echo, the MCP stack's own ceiling on this
+// machine; with echo_commit, a durable call's.
 func EchoLoad(ctx context.Context, url, tool string, clients int, d time.Duration, tr http.RoundTripper) (Rate, error) {
 	agents, err := connectEcho(ctx, url, clients, tr)
 	defer closeAll(agents)
@@ -57,7 +58,7 @@ func closeAll(agents []*Agent) {
 	}
 }
 
-// echoFor has the agents call an echo server's tool (echo, or echo_view)
+// echoFor has the agents call an echo server's tool (echo, echo_view or echo_commit)
 // as fast as they can for d, recording the latencies in lat.
 func echoFor(ctx context.Context, agents []*Agent, tool string, d time.Duration, lat *Latencies) (Rate, error) {
 	var calls atomic.Int64

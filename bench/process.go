@@ -19,8 +19,9 @@ import (
 
 // Process is a server the bench started (this binary, another command).
 type Process struct {
-	cmd  *exec.Cmd
-	Addr string // host:port it listens on
+	cmd    *exec.Cmd
+	exited chan struct{} // closed once the process ended (and was waited for)
+	Addr   string        // host:port it listens on
 }
 
 // FreeAddr picks a free port on 127.0.0.1.
@@ -49,9 +50,15 @@ func Start(ctx context.Context, addr, ready string, env []string, args ...string
 	}
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
+		log.Close()
 		return nil, err
 	}
-	p := &Process{cmd: cmd, Addr: addr}
+	p := &Process{cmd: cmd, exited: make(chan struct{}), Addr: addr}
+	go func() {
+		_ = cmd.Wait()
+		log.Close()
+		close(p.exited)
+	}()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		resp, err := http.Get("http://" + addr + ready)
@@ -61,28 +68,24 @@ func Start(ctx context.Context, addr, ready string, env []string, args ...string
 				return p, nil
 			}
 		}
-		if cmd.ProcessState != nil {
-			break
+		select {
+		case <-p.exited:
+			return nil, fmt.Errorf("%s ended before it was ready at %s (log: %s)", args[0], addr, logPath)
+		case <-time.After(100 * time.Millisecond):
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
 	p.Stop()
 	return nil, fmt.Errorf("%s did not become ready at %s (log: %s)", args[0], addr, logPath)
 }
 
-// Stop ends the process (SIGTERM, then SIGKILL after 10 s).
+// Stop ends the process (an interrupt, then SIGKILL after 10 s).
 func (p *Process) Stop() {
-	if p.cmd.Process == nil {
-		return
-	}
 	_ = p.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-p.exited:
 	case <-time.After(10 * time.Second):
 		_ = p.cmd.Process.Kill()
-		<-done
+		<-p.exited
 	}
 }
 

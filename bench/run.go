@@ -47,7 +47,7 @@ type Report struct {
 	Latency              *Latencies
 	Server               Usage // CPU spent and peak RSS of the started server
 	PostgresCPU          time.Duration
-	Statements           float64 // sent by the server during the run (its /metrics)
+	Counted              counters // by the server during the run (its /metrics)
 	Echo, PGBench        *Rate
 	ReadAlone            *ReadVsEcho // negotiation_read with nothing else running, beside the echo floor
 	EchoDefault          *Rate       // go-sdk's echo with default settings, for the floor's gain
@@ -105,7 +105,7 @@ func Run(ctx context.Context, o Options, scale *ScaleOptions) (*Report, error) {
 		before, _ = server.Usage()
 	}
 	pg0 := PostgresCPU(ctx, pool)
-	st0 := statements(base)
+	c0 := serverCounters(base)
 	start := time.Now()
 	stop := start.Add(o.Duration)
 	var wg sync.WaitGroup
@@ -133,7 +133,7 @@ func Run(ctx context.Context, o Options, scale *ScaleOptions) (*Report, error) {
 	wg.Wait()
 	rep.Elapsed = time.Since(start)
 	rep.PostgresCPU = PostgresCPU(ctx, pool).Since(pg0)
-	rep.Statements = statements(base) - st0
+	rep.Counted = serverCounters(base).since(c0)
 	rep.Moves, rep.Reads, rep.Agreed, rep.Errors, rep.FirstError = moves.Load(), reads.Load(), agreed.Load(), errs.Load(), firstErr
 	if server != nil {
 		after, _ := server.Usage()
@@ -156,7 +156,7 @@ func Run(ctx context.Context, o Options, scale *ScaleOptions) (*Report, error) {
 			fmt.Fprintf(o.Out, "default echo: %v\n", err)
 		}
 		if o.PGBenchURL != "" {
-			if rep.Durable, err = runEcho(ctx, o, tr, "echo_commit", o.PGBenchURL, "bench-echo", "DURABLE_DATABASE_URL="+o.PGBenchURL); err != nil {
+			if rep.Durable, err = runEcho(ctx, o, tr, "echo_commit", o.PGBenchURL, "bench-echo"); err != nil {
 				fmt.Fprintf(o.Out, "durable echo: %v\n", err)
 			}
 		}
@@ -180,9 +180,15 @@ func Run(ctx context.Context, o Options, scale *ScaleOptions) (*Report, error) {
 }
 
 // runEcho starts an echo server (command, with env), has 2×pairs clients
-// call its tool for the duration, and measures the server's CPU per call
-// and, when it works on the database at dsn, PostgreSQL's.
+// call its tool for the duration, and measures the server's CPU per call.
+// With dsn, the server works on that database (DURABLE_DATABASE_URL: its
+// echo_commit), PostgreSQL's CPU per call is measured too, and the tables
+// it made are dropped afterwards, so that no autovacuum of them weighs on
+// what runs next.
 func runEcho(ctx context.Context, o Options, tr http.RoundTripper, tool, dsn, command string, env ...string) (*Rate, error) {
+	if dsn != "" {
+		env = append(env, "DURABLE_DATABASE_URL="+dsn)
+	}
 	p, addr, err := startEcho(ctx, command, env...)
 	if err != nil {
 		return nil, err
@@ -195,6 +201,7 @@ func runEcho(ctx context.Context, o Options, tr http.RoundTripper, tool, dsn, co
 			return nil, err
 		}
 		defer pool.Close()
+		defer func() { _ = DropDurable(ctx, pool) }()
 		pg = PostgresCPU(ctx, pool)
 	}
 	before, _ := p.Usage()
@@ -375,13 +382,19 @@ func (r *Report) Print(w io.Writer, o Options) {
 		fmt.Fprintf(w, "  %-30s %s\n", n, sums[n])
 	}
 	calls := r.Moves + r.Reads
-	if r.Server.CPU > 0 && calls > 0 {
-		fmt.Fprintf(w, "  server CPU: %.2f ms per call (moves and reads), peak RSS %d MiB\n", float64(r.Server.CPU.Microseconds())/1000/float64(calls), r.Server.RSSKiB/1024)
+	if r.Server.CPU > 0 && r.Moves > 0 {
+		cpu := float64(r.Server.CPU.Microseconds()) / 1000
+		fmt.Fprintf(w, "  server CPU: %.2f ms per move (its reads, jobs and mail included), %.2f ms per call (moves and reads); peak RSS %d MiB\n",
+			cpu/float64(r.Moves), cpu/float64(calls), r.Server.RSSKiB/1024)
+	}
+	if n := float64(calls); r.Counted.Mallocs > 0 && n > 0 {
+		fmt.Fprintf(w, "  server allocations: %.0f per call, %.1f KiB per call (moves and reads; jobs and mail included)\n",
+			r.Counted.Mallocs/n, r.Counted.AllocBytes/n/1024)
 	}
 	if r.Moves > 0 {
 		fmt.Fprintf(w, "  PostgreSQL CPU: %.3f ms per move (all the database's work: reads, jobs and mail included)\n", float64(r.PostgresCPU.Microseconds())/1000/float64(r.Moves))
-		if r.Statements > 0 {
-			fmt.Fprintf(w, "  statements: %.1f per move (everything the server sent, reads and jobs included)\n", r.Statements/float64(r.Moves))
+		if r.Counted.Statements > 0 {
+			fmt.Fprintf(w, "  statements: %.1f per move (everything the server sent, reads and jobs included)\n", r.Counted.Statements/float64(r.Moves))
 		}
 	}
 	mcpCalls := float64(calls-countOf(sums, "onetap_post")-countOf(sums, "onetap_get")) / sec
@@ -423,21 +436,40 @@ func (r *Report) Print(w io.Writer, o Options) {
 
 func countOf(s map[string]Summary, name string) int64 { return int64(s[name].N) }
 
-var statementsLine = regexp.MustCompile(`(?m)^taasky_db_statements_total ([0-9.e+]+)$`)
+// counters are what the server counts in /metrics that the report divides
+// by the moves or the calls.
+type counters struct {
+	Statements float64 // SQL statements sent (taasky_db_statements_total)
+	Mallocs    float64 // heap objects allocated (go_memstats_mallocs_total)
+	AllocBytes float64 // bytes allocated on the heap (go_memstats_alloc_bytes_total)
+}
 
-// statements reads the server's count of SQL statements sent (0 if it
-// exports none).
-func statements(base string) float64 {
+func (c counters) since(before counters) counters {
+	return counters{c.Statements - before.Statements, c.Mallocs - before.Mallocs, c.AllocBytes - before.AllocBytes}
+}
+
+var counterLine = regexp.MustCompile(`(?m)^(taasky_db_statements_total|go_memstats_mallocs_total|go_memstats_alloc_bytes_total) ([0-9.e+]+)$`)
+
+// serverCounters reads the server's counters (zeros for those it does not
+// export, or when it cannot be reached).
+func serverCounters(base string) counters {
+	var c counters
 	resp, err := http.Get(base + "/metrics")
 	if err != nil {
-		return 0
+		return c
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	m := statementsLine.FindSubmatch(b)
-	if m == nil {
-		return 0
+	for _, m := range counterLine.FindAllSubmatch(b, -1) {
+		v, _ := strconv.ParseFloat(string(m[2]), 64)
+		switch string(m[1]) {
+		case "taasky_db_statements_total":
+			c.Statements = v
+		case "go_memstats_mallocs_total":
+			c.Mallocs = v
+		case "go_memstats_alloc_bytes_total":
+			c.AllocBytes = v
+		}
 	}
-	v, _ := strconv.ParseFloat(string(m[1]), 64)
-	return v
+	return c
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/taasky/taasky/negotiation"
 	"github.com/taasky/taasky/notify"
@@ -29,7 +30,7 @@ type EmailWorker struct {
 
 func (w *EmailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error {
 	d := Delivery{Notice: job.Args.Notice, JobID: job.ID, Attempt: job.Attempt, Channel: ChannelEmail}
-	if sent, err := sentBefore(ctx, w.Log, w.Deliveries, d); sent || err != nil {
+	if sent, err := sentBefore(ctx, w.Log, w.Deliveries, d, job.JobRow); sent || err != nil {
 		return err
 	}
 	n, err := w.Deliveries.Notification(ctx, d)
@@ -57,7 +58,7 @@ type InviteWorker struct {
 func (w *InviteWorker) Work(ctx context.Context, job *river.Job[InviteArgs]) error {
 	d := Delivery{Notice: Notice{Topic: TopicInvite, RoomID: job.Args.RoomID, Side: negotiation.SideA, UserID: job.Args.UserID},
 		JobID: job.ID, Attempt: job.Attempt, Channel: ChannelEmail}
-	if sent, err := sentBefore(ctx, w.Log, w.Invitations, d); sent || err != nil {
+	if sent, err := sentBefore(ctx, w.Log, w.Invitations, d, job.JobRow); sent || err != nil {
 		return err
 	}
 	n, err := w.Invitations.Invitation(ctx, d, job.Args)
@@ -93,15 +94,16 @@ type recorder interface {
 // sentBefore reports whether the log says d's job was sent by an earlier
 // attempt. River marks a job completed some time after its worker returns
 // (in batches); a process killed in between leaves the job "running", and
-// River gives it back a minute later, as its next attempt. The log was
+// River gives it back a minute later, to be fetched again. The log was
 // written as soon as the server accepted the message, so the new attempt
 // finds it and ends without sending again. A job the log does not say was
 // sent (not tried, refused, or cut off before the server accepted it) is
 // sent: at least once for everything not accepted. An error reading the
 // log fails the attempt, for a retry: sending without knowing could send
-// twice. A first attempt has no earlier one, and does not read the log.
-func sentBefore(ctx context.Context, log *slog.Logger, rec recorder, d Delivery) (bool, error) {
-	if d.Attempt <= 1 {
+// twice. A job fetched for the first time (firstFetch) has had no earlier
+// attempt, and does not read the log.
+func sentBefore(ctx context.Context, log *slog.Logger, rec recorder, d Delivery, job *rivertype.JobRow) (bool, error) {
+	if firstFetch(job) {
 		return false, nil
 	}
 	sent, err := rec.Sent(ctx, d)
@@ -113,6 +115,14 @@ func sentBefore(ctx context.Context, log *slog.Logger, rec recorder, d Delivery)
 			"channel", d.Channel, "topic", d.Topic)
 	}
 	return sent, nil
+}
+
+// firstFetch reports whether River is running job for the first time.
+// Its attempt alone does not say: River takes one off for a snooze and for
+// an attempt cut off at shutdown. Every fetch adds the client to
+// AttemptedBy, so a job fetched once has one entry.
+func firstFetch(job *rivertype.JobRow) bool {
+	return job != nil && job.Attempt <= 1 && len(job.AttemptedBy) <= 1
 }
 
 // PushWorker sends PushArgs to one device. A gone subscription (404, 410)
@@ -128,7 +138,7 @@ type PushWorker struct {
 func (w *PushWorker) Work(ctx context.Context, job *river.Job[PushArgs]) error {
 	d := Delivery{Notice: job.Args.Notice, JobID: job.ID, Attempt: job.Attempt, Channel: ChannelPush,
 		SubscriptionID: job.Args.SubscriptionID}
-	if sent, err := sentBefore(ctx, w.Log, w.Deliveries, d); sent || err != nil {
+	if sent, err := sentBefore(ctx, w.Log, w.Deliveries, d, job.JobRow); sent || err != nil {
 		return err
 	}
 	if w.Pusher == nil {

@@ -246,3 +246,24 @@ type unreadableLog struct{ fakeDeliveries }
 func (*unreadableLog) Sent(context.Context, Delivery) (bool, error) {
 	return false, errors.New("connection refused")
 }
+
+// TestFirstFetch: only a job River fetches for the first time skips the
+// delivery log. A snoozed job, or one cut off at shutdown, comes back with
+// its attempt taken off but one more fetch in AttemptedBy.
+func TestFirstFetch(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		attempt int
+		by      []string
+		first   bool
+	}{
+		{1, []string{"a"}, true},
+		{2, []string{"a", "b"}, false}, // retried, or rescued after its process died
+		{1, []string{"a", "a"}, false}, // snoozed, or cut off at shutdown, and fetched again
+		{2, []string{"b"}, false},      // AttemptedBy trimmed (River keeps the last 100)
+	} {
+		if got := firstFetch(&rivertype.JobRow{Attempt: c.attempt, AttemptedBy: c.by}); got != c.first {
+			t.Errorf("attempt %d by %v: first %v, want %v", c.attempt, c.by, got, c.first)
+		}
+	}
+}

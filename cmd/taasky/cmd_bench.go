@@ -162,7 +162,7 @@ func runBenchEcho(ctx context.Context, getenv func(string) string) error {
 	}
 	var commit func(context.Context) error
 	if dsn := getenv("DURABLE_DATABASE_URL"); dsn != "" {
-		pool, err := connect(ctx, dsn)
+		pool, err := connect(ctx, "DURABLE_DATABASE_URL", dsn)
 		if err != nil {
 			return err
 		}

@@ -38,7 +38,7 @@ const (
 // migrates first, so a fresh database just works (Up is cheap when there is
 // nothing to do, and safe when several processes start at once).
 func openDatabase(ctx context.Context, dsn string, tracer ...pgx.QueryTracer) (*pgxpool.Pool, error) {
-	pool, err := connect(ctx, dsn, tracer...)
+	pool, err := connect(ctx, "DATABASE_URL", dsn, tracer...)
 	if err != nil {
 		return nil, err
 	}
@@ -49,12 +49,12 @@ func openDatabase(ctx context.Context, dsn string, tracer ...pgx.QueryTracer) (*
 	return pool, nil
 }
 
-// connect opens a pool to dsn with the service's settings and checks that
-// the database answers.
-func connect(ctx context.Context, dsn string, tracer ...pgx.QueryTracer) (*pgxpool.Pool, error) {
+// connect opens a pool to dsn (from the environment variable named) with
+// the service's settings and checks that the database answers.
+func connect(ctx context.Context, name, dsn string, tracer ...pgx.QueryTracer) (*pgxpool.Pool, error) {
 	pc, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(tracer) > 0 {
 		pc.ConnConfig.Tracer = tracer[0]
