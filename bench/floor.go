@@ -26,6 +26,9 @@ type Rate struct {
 	// PostgreSQL's CPU per call, ms, behind an echo server that works on
 	// the database (echo_commit)
 	PostgresMS float64
+	// the server's heap allocations per call, and their KiB (when it
+	// exports them)
+	Mallocs, AllocKiB float64
 }
 
 // EchoLoad has `clients` go-sdk sessions call an echo server's tool as fast

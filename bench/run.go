@@ -205,10 +205,14 @@ func runEcho(ctx context.Context, o Options, tr http.RoundTripper, tool, dsn, co
 		pg = PostgresCPU(ctx, pool)
 	}
 	before, _ := p.Usage()
+	c0 := serverCounters("http://" + addr)
 	r, err := EchoLoad(ctx, "http://"+addr+"/mcp/echo", tool, 2*o.Pairs, o.Duration, tr)
 	after, _ := p.Usage()
 	if r.Calls > 0 {
 		r.ServerMS = float64((after.CPU - before.CPU).Microseconds()) / 1000 / float64(r.Calls)
+		if c := serverCounters("http://" + addr).since(c0); c.Mallocs > 0 {
+			r.Mallocs, r.AllocKiB = c.Mallocs/float64(r.Calls), c.AllocBytes/1024/float64(r.Calls)
+		}
 		if pool != nil {
 			r.PostgresMS = float64(PostgresCPU(ctx, pool).Since(pg).Microseconds()) / 1000 / float64(r.Calls)
 		}
@@ -399,7 +403,11 @@ func (r *Report) Print(w io.Writer, o Options) {
 	}
 	mcpCalls := float64(calls-countOf(sums, "onetap_post")-countOf(sums, "onetap_get")) / sec
 	if e := r.Echo; e != nil {
-		fmt.Fprintf(w, "echo floor: %.0f calls/s at %d clients, p50 %s, server CPU %.2f ms per call\n", e.PerSec, 2*o.Pairs, round(e.Latency.P50), e.ServerMS)
+		fmt.Fprintf(w, "echo floor: %.0f calls/s at %d clients, p50 %s, server CPU %.2f ms per call", e.PerSec, 2*o.Pairs, round(e.Latency.P50), e.ServerMS)
+		if e.Mallocs > 0 {
+			fmt.Fprintf(w, ", %.0f allocations and %.1f KiB per call", e.Mallocs, e.AllocKiB)
+		}
+		fmt.Fprintln(w)
 		if d := r.EchoDefault; d != nil && d.PerSec > 0 {
 			fmt.Fprintf(w, "  go-sdk's echo, default settings: %.0f calls/s, p50 %s, server CPU %.2f ms per call; Taasky's floor ÷ it = %.2f\n",
 				d.PerSec, round(d.Latency.P50), d.ServerMS, e.PerSec/d.PerSec)

@@ -174,6 +174,7 @@ func runBenchEcho(ctx context.Context, getenv func(string) string) error {
 	}
 	web := fiber.New(fiber.Config{AppName: "taasky", DisableStartupMessage: true})
 	web.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok\n") })
+	newMetrics().mount(web) // the runtime's allocations, as the service exports them
 	echo := mcpserver.NewEcho(commit)
 	web.All("/mcp/echo", fiberhttp.Handler(http.HandlerFunc(echo.ServeEcho)))
 	go func() {
