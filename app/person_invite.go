@@ -117,7 +117,7 @@ func (s *Rooms) AnswerInvitation(ctx context.Context, code string, ans PersonAns
 		email = &e
 	}
 	res := &PersonResult{}
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.inTx(ctx, func(tx *roomTx) error {
 		roomID, err := roomByInvite(ctx, tx, secretHash(code))
 		if err != nil {
 			return Errorf(ErrNotFound, "this invitation link is not valid")

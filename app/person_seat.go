@@ -53,7 +53,7 @@ func (s *Rooms) AnswerAsPerson(ctx context.Context, token string, ans PersonAnsw
 		return nil, Errorf(ErrInvalid, "answer: you have joined already")
 	}
 	res := &PersonResult{}
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.inTx(ctx, func(tx *roomTx) error {
 		roomID, err := personSeat(ctx, tx, token)
 		if err != nil {
 			return err

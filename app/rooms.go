@@ -6,6 +6,7 @@ import (
 	"crypto/cipher"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -37,6 +38,7 @@ type Rooms struct {
 	// inviteCap is how many invitations one account may have emailed in
 	// any 24 hours (0: no cap).
 	inviteCap int
+	announcer *announcer
 }
 
 // RoomsConfig wires a Rooms.
@@ -54,6 +56,8 @@ type RoomsConfig struct {
 	// emailed (negotiation_open's invite_email) in any 24 hours; 0: no cap
 	// (INVITE_EMAIL_DAILY_CAP, Config.Mail).
 	InviteEmailDailyCap int
+	// Log takes what goes wrong after a change committed (nil: slog.Default).
+	Log *slog.Logger
 }
 
 // NewRooms builds the service.
@@ -69,11 +73,14 @@ func NewRooms(c RoomsConfig) (*Rooms, error) {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
+	if c.Log == nil {
+		c.Log = slog.Default()
+	}
 	if len(c.TokenKey) < 32 {
 		return nil, errors.New("token key: at least 32 bytes")
 	}
 	return &Rooms{pool: c.Pool, river: c.River, limits: aead, tokenKey: c.TokenKey, baseURL: c.BaseURL, now: c.Now, pace: c.Pace,
-		inviteCap: c.InviteEmailDailyCap, log: newLogCache(logCacheSize), views: gencache.New[string, *keptView](viewsKept)}, nil
+		inviteCap: c.InviteEmailDailyCap, announcer: &announcer{pool: c.Pool, log: c.Log}, log: newLogCache(logCacheSize), views: gencache.New[string, *keptView](viewsKept)}, nil
 }
 
 // fromProtocol turns the protocol's refusals into service errors, which
@@ -95,7 +102,25 @@ func fromProtocol(err error) error {
 // serialize.
 var readOnly = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
 
-// inTx runs fn in one transaction.
-func (s *Rooms) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	return pgx.BeginFunc(ctx, s.pool, fn)
+// roomTx is a transaction that may change rooms (commit): it keeps their
+// ids, to announce once the transaction has committed.
+type roomTx struct {
+	pgx.Tx
+	changed []int64
+}
+
+// inTx runs fn in one transaction and, once it committed, announces the
+// rooms it changed to the live pages (announcer).
+func (s *Rooms) inTx(ctx context.Context, fn func(tx *roomTx) error) error {
+	var changed []int64
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		rt := &roomTx{Tx: tx}
+		err := fn(rt)
+		changed = rt.changed
+		return err
+	})
+	if err == nil && len(changed) > 0 {
+		s.announcer.add(changed)
+	}
+	return err
 }

@@ -77,7 +77,7 @@ type change struct {
 // the confirmations' fate, the jobs the change causes and the ones it makes
 // moot, and the room. The room's own writes go in one round trip, after
 // the jobs (nothing the jobs insert refers to them).
-func (s *Rooms) commit(ctx context.Context, tx pgx.Tx, ld *loaded, c change) error {
+func (s *Rooms) commit(ctx context.Context, tx *roomTx, ld *loaded, c change) error {
 	now := s.now()
 	var writes pgx.Batch
 	for i := range c.events {
@@ -101,6 +101,7 @@ func (s *Rooms) commit(ctx context.Context, tx pgx.Tx, ld *loaded, c change) err
 		return fmt.Errorf("write room %d: %w", ld.row.ID, err)
 	}
 	ld.room = c.next
+	tx.changed = append(tx.changed, ld.row.ID)
 	return nil
 }
 
@@ -187,7 +188,7 @@ func (s *Rooms) cancelMootJobs(ctx context.Context, tx pgx.Tx, ld *loaded, next 
 // or twice; wait is how long until a live room is due (the job comes back
 // then), zero for a final or deleted room.
 func (s *Rooms) CloseDue(ctx context.Context, roomID int64) (wait time.Duration, err error) {
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
+	err = s.inTx(ctx, func(tx *roomTx) error {
 		ld, err := s.load(ctx, tx, roomID, true)
 		if err != nil {
 			if ErrorCodeOf(err) == ErrNotFound {

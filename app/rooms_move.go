@@ -21,11 +21,11 @@ type seat struct {
 
 // withSeat runs fn in a transaction on the room the agent's token opens,
 // locked. A token of another account finds nothing.
-func (s *Rooms) withSeat(ctx context.Context, agent Agent, roomToken string, fn func(tx pgx.Tx, st seat) error) error {
+func (s *Rooms) withSeat(ctx context.Context, agent Agent, roomToken string, fn func(tx *roomTx, st seat) error) error {
 	if roomToken == "" {
 		return Errorf(ErrInvalid, "room_token: required")
 	}
-	return s.inTx(ctx, func(tx pgx.Tx) error {
+	return s.inTx(ctx, func(tx *roomTx) error {
 		row, side, err := selectSeat(ctx, tx, secretHash(roomToken), agent.AccountID, true)
 		if err != nil {
 			return err
@@ -64,7 +64,7 @@ type MoveInput struct {
 // The same move sent again right after is answered with the room as it is.
 func (s *Rooms) Propose(ctx context.Context, agent Agent, roomToken string, in MoveInput) (*View, error) {
 	var view *View
-	err := s.withSeat(ctx, agent, roomToken, func(tx pgx.Tx, st seat) error {
+	err := s.withSeat(ctx, agent, roomToken, func(tx *roomTx, st seat) error {
 		next, ev, err := st.room.Propose(st.side, negotiation.Move{Verdict: in.Verdict, Subject: in.Subject, Options: in.Options, Fields: in.Fields}, s.now())
 		fp := fingerprintOf(negotiation.EventPropose, st.side, ev.Verdict, ev.Terms, ev.Fields)
 		if err != nil {
@@ -156,7 +156,7 @@ func (s *Rooms) RequestConfirmation(ctx context.Context, agent Agent, roomToken 
 	}
 	var cv *ConfirmationView
 	var view *View
-	err := s.withSeat(ctx, agent, roomToken, func(tx pgx.Tx, st seat) error {
+	err := s.withSeat(ctx, agent, roomToken, func(tx *roomTx, st seat) error {
 		if p := st.room.PendingFor(st.side); p != nil && p.Verdict == verdict && p.SubjectHash == hash {
 			cv = confirmationView(p)
 			var err error
@@ -189,7 +189,7 @@ type Decision struct {
 // subject_hash the human was shown: an answer is bound to it.
 func (s *Rooms) DecideAsOwner(ctx context.Context, userID, roomID int64, confirmationID string, hashSeen negotiation.SubjectHash, accept bool) (*Decision, error) {
 	var d *Decision
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.inTx(ctx, func(tx *roomTx) error {
 		ld, err := s.load(ctx, tx, roomID, true)
 		if err != nil {
 			return err
@@ -209,7 +209,7 @@ func (s *Rooms) DecideAsOwner(ctx context.Context, userID, roomID int64, confirm
 
 // decide applies a human's answer for side, bound to the hash they saw.
 // Once they confirm terms, their account has seen the other side's schema.
-func (s *Rooms) decide(ctx context.Context, tx pgx.Tx, ld *loaded, side negotiation.Side, confirmationID string, hashSeen negotiation.SubjectHash, accept bool) (*Decision, error) {
+func (s *Rooms) decide(ctx context.Context, tx *roomTx, ld *loaded, side negotiation.Side, confirmationID string, hashSeen negotiation.SubjectHash, accept bool) (*Decision, error) {
 	if p := ld.room.PendingFor(side); p != nil && p.ID == confirmationID && p.SubjectHash != hashSeen {
 		return nil, Errorf(ErrConflict, "subject_hash: the answer is for other terms than the ones waiting for it")
 	}

@@ -111,7 +111,7 @@ func (s *Rooms) OneTapCard(ctx context.Context, token string) (*OneTap, error) {
 // use says what already happened.
 func (s *Rooms) DecideOneTap(ctx context.Context, token string, hashSeen negotiation.SubjectHash, accept bool) (*Decision, error) {
 	var d *Decision
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.inTx(ctx, func(tx *roomTx) error {
 		// The token is marked used, and its confirmation's side read, in
 		// one statement; a second use waits for the first's lock and then
 		// finds the token used.

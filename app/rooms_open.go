@@ -7,8 +7,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -73,7 +71,7 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 	}
 	code := newInviteCode()
 	res := &OpenResult{InviteCode: code, InviteURL: s.baseURL + "/i/" + code, Warnings: warnings}
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
+	err = s.inTx(ctx, func(tx *roomTx) error {
 		if inviteEmail != "" {
 			if err := s.checkInviteCap(ctx, tx, agent.AccountID, now); err != nil {
 				return err
@@ -135,7 +133,7 @@ func (s *Rooms) Join(ctx context.Context, agent Agent, in JoinInput) (*JoinResul
 		return nil, Errorf(ErrInvalid, "invite_code: required (the code or the invite URL)")
 	}
 	res := &JoinResult{}
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.inTx(ctx, func(tx *roomTx) error {
 		roomID, err := roomByInvite(ctx, tx, secretHash(code))
 		if err != nil {
 			return err

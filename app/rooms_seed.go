@@ -48,7 +48,7 @@ func (s *Rooms) SeedRooms(ctx context.Context, a, b Agent, n int) (string, error
 		return "", err
 	}
 	var last string
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
+	err = s.inTx(ctx, func(tx *roomTx) error {
 		var roomRows, partyRows, eventRows [][]any
 		for i := range int64(n) {
 			id := first + i

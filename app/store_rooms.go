@@ -302,12 +302,10 @@ func insertParty(ctx context.Context, q querier, roomID int64, p *partyRow, toke
 	return nil
 }
 
-// updateRoom writes the room and, in the same statement, notifies the live
-// pages (LISTEN taasky_room on any process; delivered at commit only).
+// updateRoom writes the room (inTx announces it once committed).
 func updateRoom(b *pgx.Batch, row *roomRow, r *negotiation.Room, now time.Time) {
 	b.Queue(`UPDATE rooms SET state = $2, closed_reason = NULLIF($3, ''), round = $4, turn = NULLIF($5, ''),
-		deadline = $6, seq = $7, snapshot = $8, expiry_job_id = $9, close_job_id = $10, updated_at = $11 WHERE id = $1
-		RETURNING pg_notify('taasky_room', id::text)`,
+		deadline = $6, seq = $7, snapshot = $8, expiry_job_id = $9, close_job_id = $10, updated_at = $11 WHERE id = $1`,
 		row.ID, r.State, string(r.ClosedReason), r.Round, string(r.Turn), r.Deadline, row.Seq, row.Snapshot,
 		row.ExpiryJobID, row.CloseJobID, now)
 }
