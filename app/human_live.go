@@ -2,8 +2,8 @@ package app
 
 import "strconv"
 
-// RoomChannel is the PostgreSQL channel every room change notifies (with
-// the room id as text) when its transaction commits (see commit).
+// RoomChannel is the PostgreSQL channel every room change is announced on
+// (with the room id as text) once its transaction committed (announcer).
 const RoomChannel = "taasky_room"
 
 // RoomChanges is the Channel that calls changed with the id of each room

@@ -80,7 +80,7 @@ func NewRooms(c RoomsConfig) (*Rooms, error) {
 		return nil, errors.New("token key: at least 32 bytes")
 	}
 	return &Rooms{pool: c.Pool, river: c.River, limits: aead, tokenKey: c.TokenKey, baseURL: c.BaseURL, now: c.Now, pace: c.Pace,
-		inviteCap: c.InviteEmailDailyCap, announcer: &announcer{pool: c.Pool, log: c.Log}, log: newLogCache(logCacheSize), views: gencache.New[string, *keptView](viewsKept)}, nil
+		inviteCap: c.InviteEmailDailyCap, announcer: newAnnouncer(c.Pool, c.Log), log: newLogCache(logCacheSize), views: gencache.New[string, *keptView](viewsKept)}, nil
 }
 
 // fromProtocol turns the protocol's refusals into service errors, which
@@ -101,6 +101,10 @@ func fromProtocol(err error) error {
 // log after it. Read-only transactions at this level never fail to
 // serialize.
 var readOnly = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+
+// Close waits until the rooms changed so far were announced to the live
+// pages; call it before closing the pool.
+func (s *Rooms) Close() { s.announcer.flush() }
 
 // roomTx is a transaction that may change rooms (commit): it keeps their
 // ids, to announce once the transaction has committed.

@@ -37,6 +37,13 @@ type announcer struct {
 	mu       sync.Mutex
 	pending  []int64
 	draining bool
+	idle     *sync.Cond // on mu, signalled when draining ends
+}
+
+func newAnnouncer(pool *pgxpool.Pool, log *slog.Logger) *announcer {
+	a := &announcer{pool: pool, log: log}
+	a.idle = sync.NewCond(&a.mu)
+	return a
 }
 
 // add announces rooms; it does not wait.
@@ -57,6 +64,7 @@ func (a *announcer) drain() {
 		rooms := a.pending
 		if len(rooms) == 0 {
 			a.draining = false
+			a.idle.Broadcast()
 			a.mu.Unlock()
 			return
 		}
@@ -64,6 +72,17 @@ func (a *announcer) drain() {
 		a.mu.Unlock()
 		slices.Sort(rooms)
 		a.send(slices.Compact(rooms))
+	}
+}
+
+// flush waits until everything added was sent (or failed): at shutdown,
+// before the pool closes, so that the last changes still reach the other
+// processes' pages.
+func (a *announcer) flush() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for a.draining {
+		a.idle.Wait()
 	}
 }
 

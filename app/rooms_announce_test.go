@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"sync"
 	"testing"
@@ -12,8 +13,8 @@ import (
 
 // TestAnnouncements: every room a committed change touched reaches a
 // listener on RoomChannel, and so does every room announced at once from
-// many goroutines (batched, each at least once); a move refused changes
-// nothing and announces nothing.
+// many goroutines (batched, each at least once, all sent when Close
+// returns); a refused move and a failed transaction announce nothing.
 func TestAnnouncements(t *testing.T) {
 	t.Parallel()
 	rb := setupRoomsB(t)
@@ -67,6 +68,13 @@ func TestAnnouncements(t *testing.T) {
 	if _, err := rb.rooms.Propose(rb.ctx, rb.b, joined.RoomToken, MoveInput{Verdict: "counter", Subject: meeting(10, "20.00")}); err == nil {
 		t.Fatal("b countered nothing")
 	}
+	// Nor is a transaction that changed a room and then failed.
+	if err := rb.rooms.inTx(rb.ctx, func(tx *roomTx) error {
+		tx.changed = append(tx.changed, room)
+		return errors.New("rolled back")
+	}); err == nil {
+		t.Fatal("the failed transaction committed")
+	}
 	var many []int64
 	for i := range 200 {
 		many = append(many, int64(1_000_000+i%50)) // each id four times
@@ -80,8 +88,12 @@ func TestAnnouncements(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	rb.rooms.Close() // everything added is sent by now
+	if a := rb.rooms.announcer; a.draining || len(a.pending) != 0 {
+		t.Errorf("Close returned with %d rooms unannounced", len(a.pending))
+	}
 	hear(many...)
 	if heard[room] != 0 {
-		t.Errorf("a refused move was announced %d times", heard[room])
+		t.Errorf("a refused move or a failed transaction was announced (%d times)", heard[room])
 	}
 }

@@ -60,7 +60,12 @@ func openServer(ctx context.Context, cfg app.Config, log *slog.Logger, web, work
 	return &server{deps: d, web: web, working: working}, nil
 }
 
-func (s *server) close() { s.pool.Close() }
+// close lets the last room changes reach the other processes' live pages,
+// then closes the pool.
+func (s *server) close() {
+	s.rooms.Close()
+	s.pool.Close()
+}
 
 // serve runs until ctx is done, then shuts down gracefully: /readyz turns
 // 503, the listener stops accepting, requests in flight finish (20 s at
