@@ -80,7 +80,8 @@ func NewRooms(c RoomsConfig) (*Rooms, error) {
 		return nil, errors.New("token key: at least 32 bytes")
 	}
 	return &Rooms{pool: c.Pool, river: c.River, limits: aead, tokenKey: c.TokenKey, baseURL: c.BaseURL, now: c.Now, pace: c.Pace,
-		inviteCap: c.InviteEmailDailyCap, announcer: newAnnouncer(c.Pool, c.Log), log: newLogCache(logCacheSize), views: gencache.New[string, *keptView](viewsKept)}, nil
+		inviteCap: c.InviteEmailDailyCap, announcer: newAnnouncer(c.Pool, c.Log),
+		log: newLogCache(logCacheSize), views: gencache.New[string, *keptView](viewsKept)}, nil
 }
 
 // fromProtocol turns the protocol's refusals into service errors, which
