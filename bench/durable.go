@@ -16,9 +16,11 @@ const durableAccounts = 100_000
 // database, as pgbench -i -s 1 makes its own (accounts, and an empty
 // history), so that no run measures what the runs before it left.
 func PrepareDurable(ctx context.Context, pool *pgxpool.Pool) error {
-	_, err := pool.Exec(ctx, `DROP TABLE IF EXISTS echo_accounts, echo_history;
-		CREATE TABLE echo_accounts (aid int PRIMARY KEY, bid int NOT NULL, abalance int NOT NULL, filler char(84));
+	err := DropDurable(ctx, pool)
+	if err == nil {
+		_, err = pool.Exec(ctx, `CREATE TABLE echo_accounts (aid int PRIMARY KEY, bid int NOT NULL, abalance int NOT NULL, filler char(84));
 		CREATE TABLE echo_history (tid int, bid int, aid int, delta int, mtime timestamp, filler char(22))`)
+	}
 	if err != nil {
 		return fmt.Errorf("durable floor's tables: %w", err)
 	}
