@@ -10,11 +10,10 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/gofiber/fiber/v2/middleware/adaptor"
-
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/dashboard"
 	"github.com/taasky/taasky/dashboard/devoidc"
+	"github.com/taasky/taasky/internal/fiberhttp"
 )
 
 // mountDashboard mounts the humans' pages with the development OIDC issuer
@@ -27,7 +26,7 @@ func (s *stack) mountDashboard(log *slog.Logger) {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	s.app.All("/dev-oidc/*", adaptor.HTTPHandler(h))
+	s.app.All("/dev-oidc/*", fiberhttp.Handler(h))
 	hub := dashboard.NewHub(s.rooms.RoomAccounts, log)
 	go app.Listen(s.ctx, s.pool.Config().ConnConfig.Copy(), log, app.RoomChanges(hub.Publish), s.accounts.KeyChanges())
 	dash, err := dashboard.New(s.ctx, dashboard.Config{BaseURL: s.base, SessionKey: []byte(strings.Repeat("k", 32)),

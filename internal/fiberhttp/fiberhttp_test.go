@@ -1,9 +1,14 @@
 package fiberhttp
 
 import (
+	"bytes"
 	"context"
+	"io/fs"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,4 +50,40 @@ func TestDerivedContextsAndShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	(<-leaked)()
+}
+
+// TestNoRawAdaptor: no other package of the module mounts a net/http
+// handler with Fiber's adaptor directly. A trust test once did, and -race
+// caught the shutdown race above, now and then, in CI.
+func TestNoRawAdaptor(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (path == self || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(src, []byte("adaptor.HTTPHandler")) {
+			t.Errorf("%s mounts a handler with Fiber's adaptor: use fiberhttp.Handler", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
