@@ -176,12 +176,13 @@ var limitNeedles = []string{"876.54", "876,54", "87654", "19.37", "19,37", "1937
 	"06:17", "08:17", "21:43", "23:43", "07:13", "09:13", "19:47", "21:47", "0617", "2143", "0713", "1947"}
 
 // clockOffLimits sets the rooms' clock a minute back while its minute is
-// one of the limits' (the time zones here differ by whole hours): the
-// moments a message shows from it (deadline, expiry) then never read as a
-// limit. Jobs scheduled from it run at once, as they would a minute later.
+// one of the limits' clock needles' (the time zones here differ by whole
+// hours): the moments a message shows from it (deadline, expiry) then
+// never read as a limit. Jobs scheduled from it run at once, as they would
+// a minute later.
 func (nb *notifyBundle) clockOffLimits() {
 	now := nb.rooms.now()
-	for slices.Contains([]int{13, 17, 43, 47}, now.Minute()) {
+	for slices.ContainsFunc(limitNeedles, func(n string) bool { return strings.HasSuffix(n, now.Format(":04")) }) {
 		now = now.Add(-time.Minute)
 	}
 	nb.clock.Store(now.UnixNano())
