@@ -73,6 +73,7 @@ var englishText = map[Key]catalog.Message{
 	"rank.waiting_for_you":   text("waiting for you"),
 	"rank.waiting_for_human": text("waiting for its human"),
 	"rank.your_agent":        text("your agent's turn"),
+	"rank.closed":            text("closed"),
 
 	// What became of a confirmation the human answered.
 	"result.applied":         text("Done: your answer was applied."),

@@ -50,8 +50,8 @@ func protocolValues(t *testing.T) map[string][]string {
 			})
 		}
 	}
-	for _, typ := range []string{"State", "ClosedReason", "Bound", "Verdict"} {
-		if len(out[typ]) < 4 {
+	for _, typ := range []string{"State", "ClosedReason", "Bound", "Verdict", "Result"} {
+		if len(out[typ]) < 3 {
 			t.Fatalf("found %d constants of negotiation.%s: %v", len(out[typ]), typ, out[typ])
 		}
 	}
@@ -63,7 +63,7 @@ func protocolValues(t *testing.T) map[string][]string {
 // a confirmation's words.
 func TestEveryProtocolValueHasWords(t *testing.T) {
 	vals := protocolValues(t)
-	prefix := map[string]string{"State": "state.", "ClosedReason": "closed.", "Bound": "bound.", "Verdict": "verdict."}
+	prefix := map[string]string{"State": "state.", "ClosedReason": "closed.", "Bound": "bound.", "Verdict": "verdict.", "Result": "result."}
 	for typ, p := range prefix {
 		for _, v := range vals[typ] {
 			if !Has(Key(p + v)) {
@@ -93,7 +93,7 @@ func TestEveryProtocolValueHasWords(t *testing.T) {
 // accessors from a protocol value.
 var (
 	keyUse    = regexp.MustCompile(`(?:\.T\(|\bt |\(t )"([a-z_]+(?:\.[a-z_]+)+)"`)
-	derivedBy = []string{"state.", "closed.", "bound.", "verdict.", "ask.", "topic.", "rank."}
+	derivedBy = []string{"state.", "closed.", "bound.", "verdict.", "ask.", "result.", "topic."}
 )
 
 // TestEveryKeyIsUsedAndEveryUseIsAKey walks the module: a key that no
@@ -169,6 +169,10 @@ func TestWords(t *testing.T) {
 		{p.T("refusal.expired", 1), "This invitation has expired: nobody answered it within 1 hour."},
 		{p.T("human.title", `Q4 "board"`), `Negotiation: "Q4 \"board\"" (the inviter's words).`},
 		{p.Turn(nil), "nobody's turn"},
+		{p.Result(negotiation.ResultApplied, "", ""), "Done: your answer was applied."},
+		{p.Result(negotiation.ResultApplied, negotiation.VerdictCancel, ""), "Done: you withdrew."},
+		{p.Result(negotiation.ResultVoid, negotiation.VerdictApprove, "the terms changed"), "Your answer applied to nothing: the terms changed."},
+		{p.Result("pending", negotiation.VerdictApprove, ""), "Still waiting for your answer."},
 		{p.Option(1, 3), "Option 2 of 3"},
 		{p.NoDeal([]string{"Fee", "Room"}), "No deal is possible on Fee, Room: your limits and theirs cannot both be met (neither side's numbers are shown)."},
 		{p.Until(0), "now"},

@@ -130,6 +130,21 @@ func (p *Printer) AskButton(v negotiation.Verdict) string {
 	return p.of(Key("ask.button."+v), string(v))
 }
 
+// Result says what became of a human's answer to a confirmation of v
+// (v may be ""); why is why it came out void. A status that is no Result
+// yet ("" or "pending") is still waiting.
+func (p *Printer) Result(r negotiation.Result, v negotiation.Verdict, why string) string {
+	switch r {
+	case negotiation.ResultApplied:
+		if v != "" {
+			return p.T("result.applied_verdict", p.Verdict(v))
+		}
+	case negotiation.ResultVoid:
+		return p.T("result.void", why)
+	}
+	return p.of(Key("result."+r), p.T("result.waiting"))
+}
+
 // Turn says whose turn it is, from a view's turn ("you", "them", or nil).
 func (p *Printer) Turn(turn *string) string {
 	switch {
