@@ -17,18 +17,33 @@ import (
 	"github.com/taasky/taasky/negotiation"
 )
 
-// protocolValues reads negotiation's source for the constants of each
-// protocol type, so that a value added there without words fails here.
+// protocolValues reads negotiation's source (and jobs', for the topics
+// of a delivery) for the constants of each protocol type, so that a value
+// added there without words fails here.
 func protocolValues(t *testing.T) map[string][]string {
 	t.Helper()
+	out := map[string][]string{}
+	constants(t, "../../negotiation", out)
+	constants(t, "../../jobs", out)
+	for _, typ := range []string{"State", "ClosedReason", "Bound", "Verdict", "Result", "Topic"} {
+		if len(out[typ]) < 3 {
+			t.Fatalf("found %d constants of type %s: %v", len(out[typ]), typ, out[typ])
+		}
+	}
+	return out
+}
+
+// constants adds the string constants declared with a type in the
+// package in dir to out, by the type's name.
+func constants(t *testing.T, dir string, out map[string][]string) {
+	t.Helper()
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, "../../negotiation", func(fi fs.FileInfo) bool {
+	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool {
 		return !strings.HasSuffix(fi.Name(), "_test.go")
 	}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string][]string{}
 	for _, pkg := range pkgs {
 		for _, f := range pkg.Files {
 			ast.Inspect(f, func(n ast.Node) bool {
@@ -50,12 +65,6 @@ func protocolValues(t *testing.T) map[string][]string {
 			})
 		}
 	}
-	for _, typ := range []string{"State", "ClosedReason", "Bound", "Verdict", "Result"} {
-		if len(out[typ]) < 3 {
-			t.Fatalf("found %d constants of negotiation.%s: %v", len(out[typ]), typ, out[typ])
-		}
-	}
-	return out
 }
 
 // TestEveryProtocolValueHasWords: each state, close reason, bound and
@@ -63,11 +72,11 @@ func protocolValues(t *testing.T) map[string][]string {
 // a confirmation's words.
 func TestEveryProtocolValueHasWords(t *testing.T) {
 	vals := protocolValues(t)
-	prefix := map[string]string{"State": "state.", "ClosedReason": "closed.", "Bound": "bound.", "Verdict": "verdict.", "Result": "result."}
+	prefix := map[string]string{"State": "state.", "ClosedReason": "closed.", "Bound": "bound.", "Verdict": "verdict.", "Result": "result.", "Topic": "topic."}
 	for typ, p := range prefix {
 		for _, v := range vals[typ] {
 			if !Has(Key(p + v)) {
-				t.Errorf("negotiation.%s %q has no words: add %q to english.go", typ, v, p+v)
+				t.Errorf("the %s %q has no words: add %q to english.go", typ, v, p+v)
 			}
 		}
 	}
