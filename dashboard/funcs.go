@@ -8,18 +8,28 @@ import (
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/dashboard/form"
+	"github.com/taasky/taasky/internal/locale"
 	"github.com/taasky/taasky/negotiation"
 )
 
+// words is the vocabulary the pages are written in; a page has no
+// language of its own yet.
+var words = locale.English()
+
 var templateFuncs = template.FuncMap{
-	"countdown": countdown,
-	"when":      when,
+	"t":         t,
+	"countdown": func(at, now time.Time) string { return words.Left(at.Sub(now)) },
+	"when":      words.Moment,
 	"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"verdict":   verdictText,
-	"asking":    askingText,
-	"state":     stateText,
+	"verdict":   words.Verdict,
+	"asking":    func(v negotiation.Verdict) string { return words.T("ask.heading", words.Ask(v)) },
+	"askAfter":  words.AskAfter,
+	"confirmAs": func(v negotiation.Verdict) string { return words.T("ask.confirm", words.AskButton(v)) },
+	"state":     words.State,
 	"rank":      rankText,
-	"bound":     boundText,
+	"bound":     words.Bound,
+	"noDeal":    func(label string) string { return words.NoDeal([]string{label}) },
+	"option":    words.Option,
 	"short":     shortHash,
 	"input":     form.Input,
 	"zones":     func() []string { return commonZones },
@@ -27,152 +37,56 @@ var templateFuncs = template.FuncMap{
 	"typeIs":    func(t negotiation.Type, s string) bool { return string(t) == s },
 	"inList":    func(s string, list []string) bool { return contains(list, s) },
 	"add":       func(a, b int) int { return a + b },
-	"turn":      turnText,
+	"turn":      words.Turn,
+	"yourTurn":  func(t *string) bool { return t != nil && *t == "you" },
 	"refusal":   refusalText,
 	"settled":   settledText,
 }
 
-func turnText(t *string) string {
-	switch {
-	case t == nil:
-		return "nobody's turn"
-	case *t == "you":
-		return "your side's turn"
+// t is a message of the catalog; a key it lacks fails the page rather
+// than show a blank or the key.
+func t(key locale.Key, args ...any) (string, error) {
+	if !locale.Has(key) {
+		return "", fmt.Errorf("no message %q in the catalog", key)
 	}
-	return "their turn"
+	return words.T(key, args...), nil
 }
 
 // refusalText says plainly why an invitation cannot be answered.
 func refusalText(msg string) string {
 	switch msg {
 	case "the invitation was withdrawn":
-		return "This invitation was withdrawn by the person who sent it."
+		return words.T("refusal.withdrawn")
 	case "the invitation has expired":
-		return "This invitation has expired: nobody answered it within 72 hours."
+		return words.T("refusal.expired", int(negotiation.InvitationTTL/time.Hour))
 	case "the invitation has been used already":
-		return "This invitation has been answered already. If it was you, open the personal link you were given then."
+		return words.T("refusal.used")
 	case "the deadline has passed":
-		return "This invitation can no longer be answered: its deadline has passed."
+		return words.T("refusal.deadline")
 	}
-	return "This invitation can no longer be answered (" + msg + ")."
+	return words.T("refusal.other", msg)
 }
 
 // settledText says what became of a confirmation.
 func settledText(status string, v negotiation.Verdict, why string) string {
-	switch status {
-	case "applied":
-		if v == "" {
-			return "Done: your answer was applied."
-		}
-		return "Done: you " + verdictText(v) + "."
-	case "declined":
-		return "You declined. Your agent is told and the room is unchanged."
-	case "void":
-		return "Your answer applied to nothing: " + why + "."
-	}
-	return "Still waiting for your answer."
-}
-
-// countdown says how long is left until t, for a person.
-func countdown(t, now time.Time) string {
-	d := t.Sub(now)
-	switch {
-	case d <= 0:
-		return "passed"
-	case d < time.Hour:
-		return fmt.Sprintf("%d min left", int(d.Minutes())+1)
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%d h %02d min left", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return fmt.Sprintf("%d days left", int(d.Hours()/24))
-}
-
-// when writes a moment in loc (nil: UTC).
-func when(t time.Time, loc *time.Location) string {
-	if loc == nil {
-		loc = time.UTC
-	}
-	return t.In(loc).Format("Mon 2 Jan 2006, 15:04 MST")
-}
-
-func verdictText(v negotiation.Verdict) string {
-	switch v {
-	case negotiation.VerdictOffer:
-		return "offered terms"
-	case negotiation.VerdictCounter:
-		return "countered"
-	case negotiation.VerdictNeedMoreDetail:
-		return "asked for more detail"
-	case negotiation.VerdictApprove:
-		return "approved"
-	case negotiation.VerdictReject:
-		return "rejected the terms"
-	case negotiation.VerdictCancel:
-		return "cancelled"
-	case negotiation.VerdictPreapprove:
-		return "confirmed that any option is fine"
-	}
-	return string(v)
-}
-
-// askingText is what a pending confirmation asks the human.
-func askingText(v negotiation.Verdict) string {
-	switch v {
-	case negotiation.VerdictApprove:
-		return "Your agent asks you to approve these terms"
-	case negotiation.VerdictReject:
-		return "Your agent asks you to reject these terms and close the negotiation"
-	case negotiation.VerdictCancel:
-		return "Your agent asks you to withdraw: the negotiation closes for both sides"
-	case negotiation.VerdictPreapprove:
-		return "Your agent asks you to confirm that any of these options is fine: the other side's pick agrees at once"
-	}
-	return "Your agent asks you to confirm"
-}
-
-func stateText(s negotiation.State, reason negotiation.ClosedReason) string {
-	switch s {
-	case negotiation.StateDraft:
-		return "invitation sent"
-	case negotiation.StateAwaiting:
-		return "negotiating"
-	case negotiation.StateAgreed:
-		return "agreed"
-	case negotiation.StateClosed:
-		return "closed (" + string(reason) + ")"
-	}
-	return string(s)
+	return words.Result(negotiation.Result(status), v, why)
 }
 
 func rankText(r app.Rank, ownerIsYou bool) string {
 	switch r {
 	case app.RankWaitingForYou:
 		if ownerIsYou {
-			return "waiting for you"
+			return words.T("rank.waiting_for_you")
 		}
-		return "waiting for its human"
+		return words.T("rank.waiting_for_human")
 	case app.RankYourTurn:
-		return "your agent's turn"
+		return words.T("rank.your_agent")
 	case app.RankTheirTurn:
-		return "their turn"
+		return words.T("turn.theirs")
 	case app.RankAgreed:
-		return "agreed"
+		return words.State(negotiation.StateAgreed, "")
 	}
-	return "closed"
-}
-
-func boundText(b negotiation.Bound) string {
-	switch b {
-	case negotiation.BoundMin:
-		return "below your minimum"
-	case negotiation.BoundMax:
-		return "above your maximum"
-	case negotiation.BoundOneOf:
-		return "not one of the values you accept"
-	case negotiation.BoundEquals:
-		return "not what you require"
-	}
-	return string(b)
+	return words.T("rank.closed")
 }
 
 // shortHash is a subject_hash short enough to read: sha256:1a2b3c4d5e6f.

@@ -6,6 +6,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/locale"
 	"github.com/taasky/taasky/jobs"
 )
 
@@ -57,33 +58,23 @@ func (d *Dashboard) notifySettings(c *fiber.Ctx, v *viewer) (*notifySettings, er
 	loc := v.loc()
 	ns := &notifySettings{Prefs: prefs, PushKey: d.vapidKey, Log: deliveryLines(log, loc), More: next != ""}
 	for _, s := range devices {
-		dl := deviceLine{PushSubscription: s, Since: when(s.CreatedAt, loc)}
+		dl := deviceLine{PushSubscription: s, Since: words.Moment(s.CreatedAt, loc)}
 		if s.LastSentAt != nil {
-			dl.LastSent = when(*s.LastSentAt, loc)
+			dl.LastSent = words.Moment(*s.LastSentAt, loc)
 		}
 		ns.Devices = append(ns.Devices, dl)
 	}
 	return ns, nil
 }
 
-var topicWords = map[jobs.Topic]string{
-	jobs.TopicRequest:  "request to confirm",
-	jobs.TopicReminder: "reminder",
-	jobs.TopicAgreed:   "agreed",
-	jobs.TopicClosed:   "closed",
-	jobs.TopicNoDeal:   "no deal possible",
-	jobs.TopicTest:     "test",
-	jobs.TopicInvite:   "invitation",
-}
-
 func deliveryLines(ds []app.Delivery, loc *time.Location) []deliveryLine {
 	out := make([]deliveryLine, len(ds))
 	for i, x := range ds {
-		what := topicWords[x.Topic]
-		if what == "" {
-			what = string(x.Topic)
+		what := string(x.Topic)
+		if k := locale.Key("topic." + x.Topic); locale.Has(k) {
+			what = words.T(k)
 		}
-		out[i] = deliveryLine{Delivery: x, What: what, When: when(x.CreatedAt, loc),
+		out[i] = deliveryLine{Delivery: x, What: what, When: words.Moment(x.CreatedAt, loc),
 			Failed: x.Status == jobs.StatusFailed || x.Status == jobs.StatusRetrying}
 	}
 	return out

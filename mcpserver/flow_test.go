@@ -147,7 +147,7 @@ func TestSlotsAndPreapproval(t *testing.T) {
 	open := e.must(t, "a", "negotiation_open", map[string]any{"slots": slots, "preapprove": true, "title": "Coffee?"})
 	ta := open["room_token"].(string)
 	room := open["room"].(map[string]any)
-	if room["pending_confirmation"] == nil || !strings.Contains(room["for_your_human"].(string), "accept whichever of the options") {
+	if room["pending_confirmation"] == nil || !strings.Contains(room["for_your_human"].(string), "accept any of these options") {
 		t.Fatalf("the preapproval is asked of a's human: %v", room)
 	}
 	e.confirm(t, "a", ta, map[string]any{"confirmation": room["pending_confirmation"]}, true)

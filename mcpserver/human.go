@@ -6,67 +6,77 @@ import (
 	"time"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/locale"
 	"github.com/taasky/taasky/negotiation"
 )
+
+// words is the vocabulary for_your_human is written in; an agent's human
+// has no language of their own yet.
+var words = locale.English()
 
 // forYourHuman writes the room for the agent's human, to be shown as it is:
 // their labels and time zone, the other side's words marked as theirs, and
 // what is being asked of them.
 func forYourHuman(v *app.View) string {
 	var b strings.Builder
-	tz := v.TimeZone
-	if tz == nil {
-		tz = time.UTC
+	line := func(key locale.Key, args ...any) {
+		b.WriteString(words.T(key, args...))
+		b.WriteByte('\n')
 	}
 	if v.Title != "" {
-		fmt.Fprintf(&b, "Negotiation: %q (the inviter's words).\n", v.Title)
+		line("human.title", v.Title)
 	}
-	deadline, _ := time.Parse(time.RFC3339, v.Deadline)
 	switch v.State {
 	case negotiation.StateDraft:
-		b.WriteString("Waiting for the other side to accept the invitation.\n")
+		line("human.draft")
 	case negotiation.StateAwaiting:
-		switch {
-		case v.Turn != nil && *v.Turn == "you":
-			b.WriteString("It is your side's turn.\n")
-		default:
-			b.WriteString("Waiting for the other side.\n")
+		if v.Turn != nil && *v.Turn == "you" {
+			line("human.your_turn")
+		} else {
+			line("human.their_turn")
 		}
 	case negotiation.StateAgreed:
-		b.WriteString("AGREED: both sides confirmed the terms below.\n")
+		line("human.agreed")
 	case negotiation.StateClosed:
-		fmt.Fprintf(&b, "Closed (%s). Nothing was agreed.\n", closedWords[v.ClosedReason])
+		line("human.closed", words.ClosedReason(v.ClosedReason))
 	}
 	if !v.State.Terminal() {
-		fmt.Fprintf(&b, "Deadline: %s (%s).\n", deadline.In(tz).Format("Mon 2 Jan 2006 15:04"), tz)
+		deadline, _ := time.Parse(time.RFC3339, v.Deadline)
+		line("human.deadline", words.Moment(deadline, v.TimeZone))
 	}
 	if c := v.Card; c != nil {
-		who := "the other side"
-		if c.TabledBy == v.Side {
-			who = "your side"
-		}
-		if len(c.Options) > 1 {
-			fmt.Fprintf(&b, "Options proposed by %s (one is to be chosen):\n", who)
-		} else {
-			fmt.Fprintf(&b, "Terms proposed by %s:\n", who)
+		yours := c.TabledBy == v.Side
+		switch {
+		case len(c.Options) > 1 && yours:
+			line("human.options.yours")
+		case len(c.Options) > 1:
+			line("human.options.theirs")
+		case yours:
+			line("human.terms.yours")
+		default:
+			line("human.terms.theirs")
 		}
 		for i, o := range c.Options {
 			if len(c.Options) > 1 {
-				fmt.Fprintf(&b, "Option %d:\n", i+1)
+				line("human.option", words.Option(i, len(c.Options)))
 			}
 			for _, f := range o.Fields {
 				b.WriteString(cardLine(f))
 			}
 		}
 		if c.NewSchema {
-			b.WriteString("The other side uses a form you have not agreed under before: check each field.\n")
+			line("card.new_schema")
 		}
 	}
 	if len(v.NoDealPossible) > 0 {
-		fmt.Fprintf(&b, "No deal is possible on: %s (your limits and theirs cannot both be met; neither number is shown).\n", strings.Join(labels(v), ", "))
+		b.WriteString(words.NoDeal(labels(v)) + "\n")
 	}
 	if p := v.PendingConfirmation; p != nil {
-		fmt.Fprintf(&b, "Your confirmation is needed: %s. You were sent a link; you can also answer on the dashboard.\n", askWords(p))
+		ask := words.T("human.confirm", words.Ask(p.Verdict))
+		if after := words.AskAfter(p.Verdict); after != "" {
+			ask += " " + after
+		}
+		b.WriteString(ask + " " + words.T("human.confirm_where") + "\n")
 	}
 	return b.String()
 }
@@ -74,23 +84,24 @@ func forYourHuman(v *app.View) string {
 func cardLine(f negotiation.CardField) string {
 	label := f.Label
 	if f.Theirs {
-		label += " (their field)"
+		label = words.T("human.their_field", label)
 	}
 	switch {
 	case f.Missing:
-		return fmt.Sprintf("- %s: not given\n", label)
+		return fmt.Sprintf("- %s: %s\n", label, words.T("human.not_given"))
 	case f.Type == negotiation.TypeString:
-		return fmt.Sprintf("- %s: %q (their words)\n", label, f.Text)
+		return fmt.Sprintf("- %s: %s\n", label, words.T("human.their_words", fmt.Sprintf("%q", f.Text)))
 	}
-	line := fmt.Sprintf("- %s: %s", label, f.Text)
+	text := f.Text
 	if f.Theirs && f.Type == negotiation.TypeEnum {
-		line += " (their words)"
+		text = words.T("human.their_words", text)
 	}
+	line := fmt.Sprintf("- %s: %s", label, text)
 	if len(f.Outside) > 0 {
-		line += " — OUTSIDE YOUR LIMITS; confirming accepts it anyway"
+		line += " — " + words.T("human.outside")
 	}
 	if f.NoDeal {
-		line += " — no deal possible on this field"
+		line += " — " + words.T("human.no_deal_field")
 	}
 	return line + "\n"
 }
@@ -106,26 +117,4 @@ func labels(v *app.View) []string {
 		}
 	}
 	return out
-}
-
-var closedWords = map[negotiation.ClosedReason]string{
-	negotiation.ClosedRejected:  "the terms were rejected",
-	negotiation.ClosedCancelled: "a side cancelled",
-	negotiation.ClosedWithdrawn: "the invitation was withdrawn",
-	negotiation.ClosedExpired:   "nobody accepted the invitation in time",
-	negotiation.ClosedLapsed:    "the deadline passed",
-}
-
-func askWords(c *app.ConfirmationView) string {
-	switch c.Verdict {
-	case negotiation.VerdictApprove:
-		return "approve the terms above"
-	case negotiation.VerdictReject:
-		return "reject the terms above (this ends the negotiation)"
-	case negotiation.VerdictCancel:
-		return "cancel the negotiation"
-	case negotiation.VerdictPreapprove:
-		return "accept whichever of the options the other side picks"
-	}
-	return string(c.Verdict)
 }

@@ -39,9 +39,9 @@ func Push(m *Message) []byte {
 	}
 	switch m.Kind {
 	case KindRequest:
-		p.Title = agent + " asks you to " + verbs[m.Verdict].ask
+		p.Title = agent + " asks you to " + words.Ask(m.Verdict)
 	case KindReminder:
-		p.Title = "Still waiting: " + verbs[m.Verdict].ask
+		p.Title = "Still waiting: " + words.Ask(m.Verdict)
 	case KindTest:
 		p.Tag = "taasky-test"
 	}

@@ -1,11 +1,10 @@
 package notify
 
 import (
-	"fmt"
 	"strings"
-	"time"
 	"unicode"
 
+	"github.com/taasky/taasky/internal/locale"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -40,27 +39,9 @@ type fieldView struct {
 	Flag    string // outside the recipient's limits, in words (never a number)
 }
 
-var verbs = map[negotiation.Verdict]struct{ ask, subject, after string }{
-	negotiation.VerdictApprove:    {"approve these terms", "Approve these terms?", ""},
-	negotiation.VerdictReject:     {"reject the terms on the table", "Reject the terms?", "Rejecting closes the room for good."},
-	negotiation.VerdictCancel:     {"withdraw from the negotiation", "Withdraw?", "The room closes for both sides and cannot be reopened."},
-	negotiation.VerdictPreapprove: {"accept any of these options", "Accept any of these options?", "The other side picks one, and the room is agreed at once."},
-}
-
-var closedWhy = map[negotiation.ClosedReason]string{
-	negotiation.ClosedRejected:  "the terms were rejected",
-	negotiation.ClosedCancelled: "one side withdrew",
-	negotiation.ClosedWithdrawn: "the invitation was withdrawn",
-	negotiation.ClosedExpired:   "nobody answered the invitation within 72 hours",
-	negotiation.ClosedLapsed:    "the deadline passed without an agreement",
-}
-
-var boundWords = map[negotiation.Bound]string{
-	negotiation.BoundMin:    "below your minimum",
-	negotiation.BoundMax:    "above your maximum",
-	negotiation.BoundOneOf:  "not one of the values you accept",
-	negotiation.BoundEquals: "not the value you require",
-}
+// words is the vocabulary notify writes in; a Message has no language of
+// its own yet.
+var words = locale.English()
 
 func (m *Message) view() view {
 	about := oneLine(m.subjectOf())
@@ -76,23 +57,22 @@ func (m *Message) view() view {
 	if m.Agent != "" {
 		agent = "Your agent, " + oneLine(m.Agent) + ","
 	}
-	v := view{RoomURL: m.RoomURL, Settings: m.SettingsURL, Deadline: formatMoment(m.Deadline, m.loc())}
+	v := view{RoomURL: m.RoomURL, Settings: m.SettingsURL, Deadline: words.Moment(m.Deadline, m.loc())}
 	if !m.Kind.Critical() {
 		v.Unsubscribe = m.UnsubscribeURL
 	}
-	verb := verbs[m.Verdict]
 	switch m.Kind {
 	case KindRequest:
-		v.Subject = verb.subject + " — " + about
-		v.Heading = verb.subject
-		v.Intro = agent + " asks you to " + verb.ask + in + with + ". " + verb.after
+		v.Subject = words.AskQuestion(m.Verdict) + " — " + about
+		v.Heading = words.AskQuestion(m.Verdict)
+		v.Intro = agent + " asks you to " + words.Ask(m.Verdict) + in + with + ". " + words.AskAfter(m.Verdict)
 		v.ActionURL, v.ActionLabel = m.OneTapURL, "Review and answer"
 		v.Why = "Your agent cannot make this move without you. The link shows the terms first; nothing happens until you press a button."
 	case KindReminder:
 		v.Subject = "Reminder: your answer is waiting — " + about
 		v.Heading = "Your answer is still waiting"
-		v.Intro = agent + " asked you to " + verb.ask + in + with + ". The deadline is " + v.Deadline +
-			" (" + untilText(m.Deadline.Sub(m.Now)) + "); if nobody agrees by then, the room closes."
+		v.Intro = agent + " asked you to " + words.Ask(m.Verdict) + in + with + ". The deadline is " + v.Deadline +
+			" (" + words.Until(m.Deadline.Sub(m.Now)) + "); if nobody agrees by then, the room closes."
 		v.ActionURL, v.ActionLabel = m.OneTapURL, "Review and answer"
 		v.Why = "A reminder before the deadline of a confirmation you have not answered yet."
 	case KindAgreed:
@@ -104,11 +84,7 @@ func (m *Message) view() view {
 	case KindClosed:
 		v.Subject = "Closed — " + about
 		v.Heading = "Closed"
-		why := closedWhy[m.ClosedReason]
-		if why == "" {
-			why = string(m.ClosedReason)
-		}
-		v.Intro = "The negotiation" + in + with + " is closed: " + why + "."
+		v.Intro = "The negotiation" + in + with + " is closed: " + words.ClosedReason(m.ClosedReason) + "."
 		v.ActionURL, v.ActionLabel = m.RoomURL, "Open the room"
 		v.Why = "A notice: a negotiation of yours ended without an agreement."
 	case KindNoDeal:
@@ -136,7 +112,7 @@ func (m *Message) view() view {
 			"you can answer in the browser (pick, approve, counter or decline), or give the link to an agent of your own."
 		v.ActionURL, v.ActionLabel = m.InviteURL, "See the invitation"
 		if !m.ExpiresAt.IsZero() && m.ExpiresAt.Before(m.Deadline) {
-			v.Notes = append(v.Notes, "The invitation expires "+formatMoment(m.ExpiresAt, m.loc())+" if nobody answers it.")
+			v.Notes = append(v.Notes, "The invitation expires "+words.Moment(m.ExpiresAt, m.loc())+" if nobody answers it.")
 		}
 		v.Why = who + " gave your address to Taasky when opening this negotiation. Nothing more is sent to you unless you answer."
 	case KindTest:
@@ -150,11 +126,11 @@ func (m *Message) view() view {
 	if m.Card != nil && m.Kind != KindNoDeal && m.Kind != KindClosed {
 		v.Options = optionsOf(m.Card, m.Kind, m.Verdict)
 		if m.Card.NewSchema && (m.Kind == KindRequest || m.Kind == KindReminder) {
-			v.Notes = append(v.Notes, "Their schema is new to your account: check the labels marked as theirs.")
+			v.Notes = append(v.Notes, words.T("card.new_schema"))
 		}
 	}
 	if len(m.NoDeal) > 0 && m.Kind != KindNoDeal {
-		v.Notes = append(v.Notes, "No deal is possible on "+strings.Join(m.NoDeal, ", ")+": the two sides' limits cannot overlap.")
+		v.Notes = append(v.Notes, words.NoDeal(m.NoDeal))
 	}
 	return v
 }
@@ -175,47 +151,18 @@ func optionsOf(c *negotiation.Card, kind Kind, verdict negotiation.Verdict) []op
 	for i, o := range opts {
 		ov := optionView{}
 		if len(opts) > 1 {
-			ov.Name = fmt.Sprintf("Option %d of %d", i+1, len(opts))
+			ov.Name = words.Option(i, len(opts))
 		}
 		for _, f := range o.Fields {
 			fv := fieldView{Label: oneLine(f.Label), Text: f.Text, Theirs: f.Theirs, Missing: f.Missing}
-			var flags []string
-			for _, b := range f.Outside {
-				flags = append(flags, boundWords[b])
-			}
-			if len(flags) > 0 {
-				fv.Flag = "outside your limits: " + strings.Join(flags, ", ")
+			if len(f.Outside) > 0 {
+				fv.Flag = words.Outside(f.Outside)
 			}
 			ov.Fields = append(ov.Fields, fv)
 		}
 		out = append(out, ov)
 	}
 	return out
-}
-
-// formatMoment writes a moment for a person, in their time zone.
-func formatMoment(t time.Time, loc *time.Location) string {
-	if t.IsZero() {
-		return ""
-	}
-	t = t.In(loc)
-	zone := loc.String()
-	if zone == "" || zone == "Local" {
-		zone = "UTC" + t.Format("-07:00")
-	}
-	return t.Format("Mon 2 Jan 2006, 15:04") + " (" + zone + ")"
-}
-
-func untilText(d time.Duration) string {
-	switch {
-	case d <= 0:
-		return "now"
-	case d < 90*time.Minute:
-		return fmt.Sprintf("in about %d minutes", int(d.Round(time.Minute)/time.Minute))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("in about %d hours", int(d.Round(time.Hour)/time.Hour))
-	}
-	return fmt.Sprintf("in about %d days", int(d.Round(24*time.Hour)/(24*time.Hour)))
 }
 
 // oneLine keeps text written by a party (titles, labels) on one line:

@@ -1,0 +1,153 @@
+package locale
+
+import (
+	"golang.org/x/text/feature/plural"
+	"golang.org/x/text/message/catalog"
+)
+
+// englishText is the catalog's English text, by key. Keys name what the text
+// is for; %-verbs are filled in by the accessors (positional, %[1]s, where
+// a translation may need another order). A counted number picks its CLDR
+// plural form.
+var englishText = map[Key]catalog.Message{
+	// What a room's state is called, in a list or a status line.
+	"state.draft":    text("invitation sent"),
+	"state.awaiting": text("negotiating"),
+	"state.agreed":   text("agreed"),
+	"state.closed":   text("closed (%[1]s)"), // the close reason in words
+
+	// Why a room closed, as the end of "… is closed: ".
+	"closed.rejected":  text("the terms were rejected"),
+	"closed.cancelled": text("one side withdrew"),
+	"closed.withdrawn": text("the invitation was withdrawn"),
+	"closed.expired": plural.Selectf(1, "%d",
+		"one", "nobody answered the invitation within %[1]d hour",
+		"other", "nobody answered the invitation within %[1]d hours"),
+	"closed.lapsed": text("the deadline passed without an agreement"),
+
+	// A value outside the reader's limits, by bound, never by number.
+	"bound.min":     text("below your minimum"),
+	"bound.max":     text("above your maximum"),
+	"bound.one_of":  text("not one of the values you accept"),
+	"bound.equals":  text("not the value you require"),
+	"bound.outside": text("outside your limits: %[1]s"), // the bounds in words, joined
+
+	// What a side did, after "Your side" or "Their side".
+	"verdict.offer":            text("offered terms"),
+	"verdict.counter":          text("countered"),
+	"verdict.need_more_detail": text("asked for more detail"),
+	"verdict.approve":          text("approved"),
+	"verdict.reject":           text("rejected the terms"),
+	"verdict.cancel":           text("withdrew"),
+	"verdict.preapprove":       text("confirmed that any option is fine"),
+
+	// What a confirmation asks a human to do, after "asks you to".
+	"ask.approve":    text("approve these terms"),
+	"ask.reject":     text("reject the terms on the table"),
+	"ask.cancel":     text("withdraw from the negotiation"),
+	"ask.preapprove": text("accept any of these options"),
+	// The same, as a question (a mail's subject and heading).
+	"ask.question.approve":    text("Approve these terms?"),
+	"ask.question.reject":     text("Reject the terms?"),
+	"ask.question.cancel":     text("Withdraw?"),
+	"ask.question.preapprove": text("Accept any of these options?"),
+	// What follows from confirming, when it is more than the verdict says.
+	"ask.after.reject":     text("Rejecting closes the room for good."),
+	"ask.after.cancel":     text("The room closes for both sides and cannot be reopened."),
+	"ask.after.preapprove": text("The other side picks one, and the room is agreed at once."),
+	// The confirm button's word, after "Confirm: ".
+	"ask.button.approve":    text("approve"),
+	"ask.button.reject":     text("reject"),
+	"ask.button.cancel":     text("withdraw"),
+	"ask.button.preapprove": text("any option is fine"),
+	"ask.heading":           text("Your agent asks you to %[1]s"), // ask.<verdict>
+	"ask.confirm":           text("Confirm: %[1]s"),               // ask.button.<verdict>
+
+	// Whose turn it is, for an agent's human; turn.you for a person's seat.
+	"turn.nobody": text("nobody's turn"),
+	"turn.yours":  text("your side's turn"),
+	"turn.theirs": text("their turn"),
+	"turn.you":    text("your turn"),
+
+	// Where a room stands in the list of rooms.
+	"rank.waiting_for_you":   text("waiting for you"),
+	"rank.waiting_for_human": text("waiting for its human"),
+	"rank.your_agent":        text("your agent's turn"),
+	"rank.closed":            text("closed"),
+
+	// What became of a confirmation the human answered.
+	"result.applied":         text("Done: your answer was applied."),
+	"result.applied_verdict": text("Done: you %[1]s."), // verdict.<verdict>
+	"result.agreed":          text("The room is agreed."),
+	"result.declined":        text("You declined. Your agent is told and the room is unchanged."),
+	"result.void":            text("Your answer applied to nothing: %[1]s."),
+	"result.waiting":         text("Still waiting for your answer."),
+
+	// Why an invitation cannot be answered.
+	"refusal.withdrawn": text("This invitation was withdrawn by the person who sent it."),
+	"refusal.expired": plural.Selectf(1, "%d",
+		"one", "This invitation has expired: nobody answered it within %[1]d hour.",
+		"other", "This invitation has expired: nobody answered it within %[1]d hours."),
+	"refusal.used":     text("This invitation has been answered already. If it was you, open the personal link you were given then."),
+	"refusal.deadline": text("This invitation can no longer be answered: its deadline has passed."),
+	"refusal.other":    text("This invitation can no longer be answered (%[1]s)."),
+
+	// A card: the terms on the table, in the reader's labels.
+	"card.option":     text("Option %[1]d of %[2]d"),
+	"card.theirs":     text("their field"),
+	"card.missing":    text("missing"),
+	"card.new_schema": text("The other side uses a form you have not agreed under before: check each field."),
+	"card.no_deal":    text("No deal is possible on %[1]s: your limits and theirs cannot both be met (neither side's numbers are shown)."),
+
+	// How long until a moment, in a sentence ("The deadline is … (in about 3 hours)").
+	"until.now": text("now"),
+	"until.minutes": plural.Selectf(1, "%d",
+		"one", "in about %[1]d minute",
+		"other", "in about %[1]d minutes"),
+	"until.hours": plural.Selectf(1, "%d",
+		"one", "in about %[1]d hour",
+		"other", "in about %[1]d hours"),
+	"until.days": plural.Selectf(1, "%d",
+		"one", "in about %[1]d day",
+		"other", "in about %[1]d days"),
+
+	// How long is left, in a countdown beside a deadline.
+	"left.passed":  text("passed"),
+	"left.minutes": text("%[1]d min left"),
+	"left.hours":   text("%[1]d h %02[2]d min left"),
+	"left.days": plural.Selectf(1, "%d",
+		"one", "%[1]d day left",
+		"other", "%[1]d days left"),
+
+	// What a delivery in the log was about.
+	"topic.request":  text("request to confirm"),
+	"topic.reminder": text("reminder"),
+	"topic.agreed":   text("agreed"),
+	"topic.closed":   text("closed"),
+	"topic.no_deal":  text("no deal possible"),
+	"topic.test":     text("test"),
+	"topic.invite":   text("invitation"),
+
+	// for_your_human: the room in plain text, for an agent to show its human.
+	"human.title":          text("Negotiation: %[1]q (the inviter's words)."),
+	"human.draft":          text("Waiting for the other side to accept the invitation."),
+	"human.your_turn":      text("It is your side's turn."),
+	"human.their_turn":     text("Waiting for the other side."),
+	"human.agreed":         text("AGREED: both sides confirmed the terms below."),
+	"human.closed":         text("Closed (%[1]s). Nothing was agreed."), // closed.<reason>
+	"human.deadline":       text("Deadline: %[1]s."),
+	"human.options.yours":  text("Options proposed by your side (one is to be chosen):"),
+	"human.options.theirs": text("Options proposed by the other side (one is to be chosen):"),
+	"human.terms.yours":    text("Terms proposed by your side:"),
+	"human.terms.theirs":   text("Terms proposed by the other side:"),
+	"human.option":         text("%[1]s:"), // card.option
+	"human.their_field":    text("%[1]s (their field)"),
+	"human.not_given":      text("not given"),
+	"human.their_words":    text("%[1]s (their words)"),
+	"human.outside":        text("OUTSIDE YOUR LIMITS; confirming accepts it anyway"),
+	"human.no_deal_field":  text("no deal possible on this field"),
+	"human.confirm":        text("Your confirmation is needed: %[1]s."), // ask.<verdict>
+	"human.confirm_where":  text("You were sent a link; you can also answer on the dashboard."),
+}
+
+func text(s string) catalog.Message { return catalog.String(s) }

@@ -1,0 +1,216 @@
+package locale
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+	"golang.org/x/text/message/catalog"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// Key names a message in the catalog.
+type Key string
+
+// messages is every language's catalog; English is the fallback, and the
+// only language so far.
+var messages = newCatalog()
+
+func newCatalog() *catalog.Builder {
+	b := catalog.NewBuilder(catalog.Fallback(language.English))
+	for k, m := range englishText {
+		if err := b.Set(language.English, string(k), m); err != nil {
+			panic(fmt.Sprintf("locale: %s: %v", k, err)) // a malformed entry in english.go
+		}
+	}
+	return b
+}
+
+// A Printer writes Taasky's words in one language. It is safe for
+// concurrent use.
+type Printer struct {
+	p *message.Printer
+}
+
+// NewPrinter returns a Printer for the language tag lang ("en", "de-CH",
+// or an Accept-Language value); a language the catalog lacks gets the
+// closest one it has, English at worst.
+func NewPrinter(lang string) *Printer {
+	tags, _, _ := language.ParseAcceptLanguage(lang)
+	tag, _, _ := messages.Matcher().Match(tags...)
+	return &Printer{p: message.NewPrinter(tag, message.Catalog(messages))}
+}
+
+// English is the Printer of the catalog's source language.
+func English() *Printer { return englishPrinter }
+
+var englishPrinter = NewPrinter("en")
+
+// Has reports whether the catalog has key.
+func Has(key Key) bool {
+	_, ok := englishText[key]
+	return ok
+}
+
+// T writes the message key with args. A key the catalog lacks is written
+// as itself, so that it shows (and a test catches it) instead of a blank.
+func (p *Printer) T(key Key, args ...any) string {
+	if !Has(key) {
+		return string(key)
+	}
+	return p.p.Sprintf(string(key), args...)
+}
+
+// of writes the message key, or fallback when the catalog lacks it (a
+// protocol value newer than the catalog is shown as its name).
+func (p *Printer) of(key Key, fallback string, args ...any) string {
+	if !Has(key) {
+		return fallback
+	}
+	return p.p.Sprintf(string(key), args...)
+}
+
+// State is a room's state in words; a closed room's says why it closed.
+func (p *Printer) State(s negotiation.State, reason negotiation.ClosedReason) string {
+	if s == negotiation.StateClosed {
+		return p.T("state.closed", p.ClosedReason(reason))
+	}
+	return p.of(Key("state."+s), string(s))
+}
+
+// ClosedReason says why a room closed.
+func (p *Printer) ClosedReason(r negotiation.ClosedReason) string {
+	if r == negotiation.ClosedExpired {
+		return p.T("closed.expired", int(negotiation.InvitationTTL/time.Hour))
+	}
+	return p.of(Key("closed."+r), string(r))
+}
+
+// Bound names a limit a value falls outside of.
+func (p *Printer) Bound(b negotiation.Bound) string {
+	return p.of(Key("bound."+b), string(b))
+}
+
+// Outside flags a value outside the reader's limits, by bound names only.
+func (p *Printer) Outside(bs []negotiation.Bound) string {
+	words := make([]string, len(bs))
+	for i, b := range bs {
+		words[i] = p.Bound(b)
+	}
+	return p.T("bound.outside", strings.Join(words, ", "))
+}
+
+// Verdict is what a side did, as a predicate: "countered".
+func (p *Printer) Verdict(v negotiation.Verdict) string {
+	return p.of(Key("verdict."+v), string(v))
+}
+
+// Ask is what a confirmation of v asks the human to do: "approve these
+// terms".
+func (p *Printer) Ask(v negotiation.Verdict) string {
+	return p.of(Key("ask."+v), string(v))
+}
+
+// AskQuestion is Ask as a question: "Approve these terms?".
+func (p *Printer) AskQuestion(v negotiation.Verdict) string {
+	return p.of(Key("ask.question."+v), string(v)+"?")
+}
+
+// AskAfter says what follows from confirming v, or "" when the verdict
+// says it all (approve).
+func (p *Printer) AskAfter(v negotiation.Verdict) string {
+	return p.of(Key("ask.after."+v), "")
+}
+
+// AskButton is the confirm button's word for v: "withdraw".
+func (p *Printer) AskButton(v negotiation.Verdict) string {
+	return p.of(Key("ask.button."+v), string(v))
+}
+
+// Result says what became of a human's answer to a confirmation of v
+// (v may be ""); why is why it came out void. A status that is no Result
+// yet ("" or "pending") is still waiting.
+func (p *Printer) Result(r negotiation.Result, v negotiation.Verdict, why string) string {
+	switch r {
+	case negotiation.ResultApplied:
+		if v != "" {
+			return p.T("result.applied_verdict", p.Verdict(v))
+		}
+	case negotiation.ResultVoid:
+		return p.T("result.void", why)
+	}
+	return p.of(Key("result."+r), p.T("result.waiting"))
+}
+
+// Turn says whose turn it is, from a view's turn ("you", "them", or nil).
+func (p *Printer) Turn(turn *string) string {
+	switch {
+	case turn == nil:
+		return p.T("turn.nobody")
+	case *turn == "you":
+		return p.T("turn.yours")
+	}
+	return p.T("turn.theirs")
+}
+
+// Option names option i (from 0) of n on a card: "Option 2 of 3".
+func (p *Printer) Option(i, n int) string { return p.T("card.option", i+1, n) }
+
+// NoDeal says that the two sides' limits cannot both be met on the fields
+// labelled labels.
+func (p *Printer) NoDeal(labels []string) string {
+	return p.T("card.no_deal", strings.Join(labels, ", "))
+}
+
+// Until says how long until a moment d away, in a sentence: "in about 3
+// hours".
+func (p *Printer) Until(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return p.T("until.now")
+	case d < 90*time.Minute:
+		return p.T("until.minutes", int(d.Round(time.Minute)/time.Minute))
+	case d < 48*time.Hour:
+		return p.T("until.hours", int(d.Round(time.Hour)/time.Hour))
+	}
+	return p.T("until.days", int(d.Round(24*time.Hour)/(24*time.Hour)))
+}
+
+// Left says how long is left until a deadline d away, in a countdown:
+// "3 h 05 min left". The minutes are rounded up, so that "1 min left"
+// lasts until the moment itself.
+func (p *Printer) Left(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return p.T("left.passed")
+	case d < time.Hour:
+		return p.T("left.minutes", int(d.Minutes())+1)
+	case d < 48*time.Hour:
+		return p.T("left.hours", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return p.T("left.days", int(d.Hours()/24))
+}
+
+// Moment writes t for a person in loc (nil: UTC), naming the zone:
+// "Mon 26 Oct 2026, 11:00 (Europe/Paris)"; the zero time is "".
+func (p *Printer) Moment(t time.Time, loc *time.Location) string {
+	if t.IsZero() {
+		return ""
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	t = t.In(loc)
+	zone := loc.String()
+	if zone == "" || zone == "Local" {
+		zone = "UTC" + t.Format("-07:00")
+	}
+	return t.Format(momentLayout) + " (" + zone + ")"
+}
+
+// momentLayout is how a moment is written, in English. (Other languages
+// will need their own patterns, and names of days and months.)
+const momentLayout = "Mon 2 Jan 2006, 15:04"
