@@ -7,7 +7,9 @@
 // argument, a wrong type, a missing one is one clear tool error), the
 // service decides, and results are structured content plus the same JSON as
 // text. Tool schemas and descriptions are the public contract; they are
-// snapshotted in testdata/tools.golden.json.
+// snapshotted in testdata/tools.golden.json. An error that is not the
+// caller's is answered "internal error" and logged (WithLogger); every call
+// is counted by tool and outcome (WithMetrics).
 //
 // Arguments are read from the raw JSON of the call, not through go-sdk's
 // typed tools: those decode arguments into a map, which forgets the order a

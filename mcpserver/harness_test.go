@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -14,12 +15,15 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/fiberhttp"
 	"github.com/taasky/taasky/internal/pgtest"
 	"github.com/taasky/taasky/negotiation"
 )
@@ -40,6 +44,27 @@ type env struct {
 	seen map[string]*bytes.Buffer
 	// clock is the service's time, in unix nanoseconds; tests move it.
 	clock *atomic.Int64
+	// logs is what the server logged, as JSON lines; its metrics are served
+	// at url + "/metrics".
+	logs *logBuffer
+}
+
+// logBuffer is a bytes.Buffer that the server's requests may write at once.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // setup starts the endpoint; opts change the rooms' configuration.
@@ -67,7 +92,7 @@ func setup(t *testing.T, opts ...func(*app.RoomsConfig)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{ctx: ctx, pool: pool, rooms: rooms, accounts: app.NewAccounts(pool), url: base,
+	e := &env{ctx: ctx, pool: pool, rooms: rooms, accounts: app.NewAccounts(pool), url: base, logs: &logBuffer{},
 		clock: clock, agents: map[string]app.Agent{}, keys: map[string]string{}, sessions: map[string]*mcp.ClientSession{}, seen: map[string]*bytes.Buffer{}}
 	for side, slug := range map[string]string{"a": "alpha", "b": "beta"} {
 		email := slug + "@example.test"
@@ -81,7 +106,10 @@ func setup(t *testing.T, opts ...func(*app.RoomsConfig)) *env {
 		e.agents[side], e.keys[side], e.seen[side] = ag, key.Key, &bytes.Buffer{}
 	}
 	web := fiber.New(fiber.Config{DisableStartupMessage: true})
-	New(rooms, "test").Mount(web, e.accounts)
+	metrics, registry := NewMetrics(), prometheus.NewRegistry()
+	registry.MustRegister(metrics)
+	web.Get("/metrics", fiberhttp.Handler(promhttp.HandlerFor(registry, promhttp.HandlerOpts{})))
+	New(rooms, "test").WithLogger(slog.New(slog.NewJSONHandler(e.logs, nil))).WithMetrics(metrics).Mount(web, e.accounts)
 	go func() { _ = web.Listener(ln) }()
 	t.Cleanup(func() { _ = web.ShutdownWithTimeout(5 * time.Second) })
 	for side := range e.agents {

@@ -3,7 +3,10 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -44,6 +47,9 @@ type Server struct {
 	handler http.Handler
 	svc     Service
 	rate    RateLimit
+	names   []string // the tools' names
+	log     *slog.Logger
+	metrics *Metrics
 }
 
 // WithRateLimit sets the per-agent-key rate limit Mount applies (the zero
@@ -53,22 +59,38 @@ func (s *Server) WithRateLimit(rl RateLimit) *Server {
 	return s
 }
 
+// WithLogger sets where internal errors are logged (each with its tool,
+// account and agent; never the call's arguments) and returns s. Without
+// one they are counted (WithMetrics) but not logged.
+func (s *Server) WithLogger(log *slog.Logger) *Server {
+	if log != nil {
+		s.log = log
+	}
+	return s
+}
+
+// WithMetrics counts every tool call in m (nil: none) and returns s.
+func (s *Server) WithMetrics(m *Metrics) *Server {
+	if m != nil {
+		m.known(s.names)
+	}
+	s.metrics = m
+	return s
+}
+
 // New builds the server and its tools.
 func New(svc Service, version string) *Server {
-	s := &Server{svc: svc}
+	s := &Server{svc: svc, log: slog.New(slog.DiscardHandler)}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "taasky", Title: "Taasky", Version: version},
 		&mcp.ServerOptions{Instructions: instructions})
 	for _, t := range s.tools() {
 		s.mcp.AddTool(t.def, s.wrap(t))
+		s.names = append(s.names, t.def.Name)
 	}
 	s.handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: 1 << 20})
 	return s
 }
-
-// Handler serves MCP over Streamable HTTP. The request's context must carry
-// the agent (WithAgent, or Fiber locals under AgentKey).
-func (s *Server) Handler() http.Handler { return s.handler }
 
 const instructions = `Taasky lets you negotiate terms (a meeting time, a place, a fee) with another person's agent. Nothing is agreed until both humans confirm the exact same terms: you propose and counter; approving, rejecting and cancelling are released only by your human, who is notified. Call negotiation_read before every move: it says whose turn it is and what you may do next.`
 
@@ -79,25 +101,52 @@ type tool struct {
 }
 
 // wrap reads the agent, runs the handler and turns its result into
-// structured content, and any refusal into a tool error with one line.
+// structured content, and any refusal into a tool error with one line. An
+// internal error is answered "internal error" and logged with the tool,
+// the account and the agent (the arguments hold keys, tokens and limits:
+// they are not logged). Every call is counted with its outcome.
 func (s *Server) wrap(t tool) mcp.ToolHandler {
+	name := t.def.Name
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		start := time.Now()
 		agent, ok := agentFrom(ctx)
+		var b []byte
+		var err error
 		if !ok {
-			return errorResult("not authenticated"), nil
+			err = app.Errorf(app.ErrUnauthorized, "not authenticated")
+		} else {
+			b, err = result(t.handle(ctx, agent, req.Params.Arguments))
 		}
-		out, err := t.handle(ctx, agent, req.Params.Arguments)
+		outcome := outcomeOK
+		switch {
+		case err == nil:
+		case app.ErrorCodeOf(err) == app.ErrInternal:
+			outcome = outcomeInternal
+			s.log.ErrorContext(ctx, "tool call failed", "tool", name, "account", agent.AccountSlug, "agent_id", agent.ID, "err", err)
+		default:
+			outcome = outcomeRefused
+		}
+		s.metrics.observe(name, outcome, time.Since(start))
 		if err != nil {
 			return errorResult(app.ErrorMessageOf(err)), nil
 		}
-		b, ok := out.(json.RawMessage) // rendered already
-		if !ok {
-			if b, err = json.Marshal(out); err != nil {
-				return errorResult("internal error"), nil
-			}
-		}
 		return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
 	}
+}
+
+// result is a handler's result as JSON.
+func result(out any, err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	if b, ok := out.(json.RawMessage); ok { // rendered already
+		return b, nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("encode the result: %w", err)
+	}
+	return b, nil
 }
 
 func errorResult(msg string) *mcp.CallToolResult {

@@ -10,24 +10,30 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/taasky/taasky/internal/fiberhttp"
+	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/mcpserver"
 )
 
 // metrics is what /metrics exports: the Go runtime and process (memory,
-// GC, CPU), the pool, and the database statements the process sent (for
-// statements per move, with the moves counted by the bench).
+// GC, CPU), the pool, the database statements the process sent (for
+// statements per move, with the moves counted by the bench), the MCP tool
+// calls (mcpserver.Metrics) and the jobs worked (jobs.Metrics).
 type metrics struct {
 	registry   *prometheus.Registry
 	statements atomic.Int64
+	mcp        *mcpserver.Metrics
+	jobs       *jobs.Metrics
 }
 
 func newMetrics() *metrics {
-	m := &metrics{registry: prometheus.NewRegistry()}
+	m := &metrics{registry: prometheus.NewRegistry(), mcp: mcpserver.NewMetrics(), jobs: jobs.NewMetrics()}
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "taasky_db_statements_total",
 			Help: "SQL statements sent to PostgreSQL by this process."},
 			func() float64 { return float64(m.statements.Load()) }),
+		m.mcp, m.jobs,
 	)
 	return m
 }

@@ -10,7 +10,11 @@ import (
 // server and its tools are built once, here, not per request.
 func mountMCP(a *fiber.App, d deps) {
 	rl := mcpserver.RateLimit{Rate: d.cfg.Abuse.MCPRate, Burst: d.cfg.Abuse.MCPBurst}
-	mcpserver.New(d.rooms, version).WithRateLimit(rl).Mount(a, d.accounts)
+	var m *mcpserver.Metrics
+	if d.metrics != nil {
+		m = d.metrics.mcp
+	}
+	mcpserver.New(d.rooms, version).WithRateLimit(rl).WithLogger(d.log.With("component", "mcp")).WithMetrics(m).Mount(a, d.accounts)
 }
 
 // version is the build's version, set with -ldflags "-X main.version=…".

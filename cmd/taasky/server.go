@@ -74,9 +74,11 @@ func (s *server) close() {
 // listening, if set, is called once it accepts requests.
 func (s *server) serve(ctx context.Context, web *fiber.App, listening func(addr string)) error {
 	if s.working {
+		unwatch := s.metrics.jobs.Watch(s.river) // until River stops
 		// Not ctx: its end must stop River gracefully (Stop below), not
 		// cancel the jobs at once.
 		if err := s.river.Start(context.WithoutCancel(ctx)); err != nil {
+			unwatch()
 			return fmt.Errorf("start river: %w", err)
 		}
 	}
