@@ -21,6 +21,7 @@ import (
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/bench"
+	"github.com/taasky/taasky/internal/config"
 	"github.com/taasky/taasky/mcpserver"
 )
 
@@ -201,7 +202,7 @@ func parseSizes(s string) ([]int, error) {
 // seeding rooms that server can read.
 func benchRooms(ctx context.Context, dsn, secret string) (*app.Rooms, func(), error) {
 	env := map[string]string{"DATABASE_URL": dsn, "SECRET_KEY": secret, "BASE_URL": "http://127.0.0.1"}
-	cfg, err := loadConfig(func(k string) string { return env[k] }, app.RoleMigrate)
+	cfg, err := loadConfig(func(k string) string { return env[k] }, config.RoleMigrate)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/config"
 )
 
 // runAccountOperator is `taasky account operator`.
@@ -17,7 +18,7 @@ func runAccountOperator(ctx context.Context, args []string, getenv func(string) 
 	if err := cmd.parse(args, "account", "email"); err != nil {
 		return err
 	}
-	cfg, err := loadConfig(getenv, app.RoleAdmin)
+	cfg, err := loadConfig(getenv, config.RoleAdmin)
 	if err != nil {
 		return err
 	}
