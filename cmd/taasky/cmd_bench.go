@@ -88,7 +88,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 			return err
 		}
 		defer closeRooms()
-		so = &bench.ScaleOptions{Sizes: sizes, Calls: *scaleCalls, Seed: rooms.SeedRooms,
+		so = &bench.ScaleOptions{Sizes: sizes, Calls: *scaleCalls, Seats: rooms.NewSeatSecrets,
 			HumanList: func(ctx context.Context, userID int64, cursor string) (string, error) {
 				_, next, err := rooms.ListForHuman(ctx, userID, "", cursor)
 				return next, err
