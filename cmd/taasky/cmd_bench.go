@@ -22,7 +22,6 @@ import (
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/bench"
 	"github.com/taasky/taasky/internal/config"
-	"github.com/taasky/taasky/mcpserver"
 )
 
 // runBench is `taasky bench`: real MCP agents negotiating through a Taasky
@@ -176,8 +175,7 @@ func runBenchEcho(ctx context.Context, getenv func(string) string) error {
 	web := fiber.New(fiber.Config{AppName: "taasky", DisableStartupMessage: true})
 	web.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok\n") })
 	newMetrics().mount(web) // the runtime's allocations, as the service exports them
-	echo := mcpserver.NewEcho(commit)
-	web.All("/mcp/echo", fiberhttp.Handler(http.HandlerFunc(echo.ServeEcho)))
+	web.All("/mcp/echo", fiberhttp.Handler(bench.EchoHandler(commit)))
 	go func() {
 		<-ctx.Done()
 		_ = web.ShutdownWithTimeout(5 * time.Second)
