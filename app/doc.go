@@ -1,6 +1,6 @@
 // Package app is the Taasky service: its use cases (accounts, agents and their
-// keys, and the negotiation rooms), the PostgreSQL store behind them, and the
-// configuration the service runs with.
+// keys, and the negotiation rooms) and the PostgreSQL store behind them. The
+// process's configuration is read by internal/config, not here.
 //
 // It decides nothing about the protocol itself (package negotiation does) and
 // knows nothing of HTTP, MCP or the command line: adapters call its use cases

@@ -3,11 +3,11 @@ package app
 import (
 	"errors"
 	"fmt"
-	"net/http"
 )
 
-// ErrorCode says what kind of failure an *Error is, so that adapters can map
-// it once (to an HTTP status, an MCP tool error, an exit code).
+// ErrorCode says what kind of failure an *Error is, so that each adapter can
+// map it once to its own answer (an HTTP status, an MCP tool error, an exit
+// code). The mappings live in the adapters, not here.
 type ErrorCode string
 
 const (
@@ -61,19 +61,4 @@ func ErrorMessageOf(err error) string {
 		return e.Message
 	}
 	return "internal error"
-}
-
-// HTTPStatus is the one mapping of error codes to HTTP statuses.
-func (c ErrorCode) HTTPStatus() int {
-	switch c {
-	case ErrInvalid:
-		return http.StatusBadRequest
-	case ErrNotFound:
-		return http.StatusNotFound
-	case ErrConflict:
-		return http.StatusConflict
-	case ErrUnauthorized:
-		return http.StatusUnauthorized
-	}
-	return http.StatusInternalServerError
 }

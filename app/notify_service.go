@@ -29,7 +29,7 @@ type NotificationsConfig struct {
 	Pool  *pgxpool.Pool
 	River *river.Client[pgx.Tx]
 	Rooms *Rooms // renders cards, issues one-tap tokens
-	// UnsubscribeKey signs List-Unsubscribe links (Config.Key("unsubscribe")).
+	// UnsubscribeKey signs List-Unsubscribe links (config.Config.Key("unsubscribe")).
 	UnsubscribeKey []byte
 	BaseURL        string
 	Now            func() time.Time // nil: the rooms' clock

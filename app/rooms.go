@@ -54,7 +54,7 @@ type RoomsConfig struct {
 	Pace negotiation.Pace
 	// InviteEmailDailyCap is how many invitations one account may have
 	// emailed (negotiation_open's invite_email) in any 24 hours; 0: no cap
-	// (INVITE_EMAIL_DAILY_CAP, Config.Mail).
+	// (INVITE_EMAIL_DAILY_CAP, config.Config.Mail).
 	InviteEmailDailyCap int
 	// Log takes what goes wrong after a change committed (nil: slog.Default).
 	Log *slog.Logger

@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/taasky/taasky/internal/pgtest"
-	"github.com/taasky/taasky/mcpserver"
 )
 
 // TestDurableEcho has a go-sdk client call echo_commit over HTTP: each call
@@ -26,14 +25,14 @@ func TestDurableEcho(t *testing.T) {
 	if err := PrepareDurable(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
-	url := serveEcho(t, mcpserver.NewEcho(DurableCall(pool)))
+	url := serveEcho(t, EchoHandler(DurableCall(pool)))
 	a, err := Connect(ctx, url, "echo", http.DefaultTransport, &Latencies{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(a.Close)
 	for range 3 {
-		var out tokenArgs
+		var out echoArgs
 		if err := a.Call(ctx, "echo_commit", map[string]any{"room_token": "rt_x"}, &out); err != nil || out.RoomToken != "rt_x" {
 			t.Fatalf("echo_commit: %v, %+v", err, out)
 		}
@@ -70,7 +69,7 @@ func TestDurableEcho(t *testing.T) {
 	}
 
 	// Without a transaction to commit, the echo server has no echo_commit.
-	b, err := Connect(ctx, serveEcho(t, mcpserver.NewEcho(nil)), "echo", http.DefaultTransport, &Latencies{}, nil)
+	b, err := Connect(ctx, serveEcho(t, EchoHandler(nil)), "echo", http.DefaultTransport, &Latencies{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,19 +79,15 @@ func TestDurableEcho(t *testing.T) {
 	}
 }
 
-type tokenArgs struct {
-	RoomToken string `json:"room_token"`
-}
-
 // serveEcho serves an echo server's MCP endpoint on 127.0.0.1 until the
 // test ends, and returns its URL.
-func serveEcho(t *testing.T, echo *mcpserver.Server) string {
+func serveEcho(t *testing.T, echo http.Handler) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: http.HandlerFunc(echo.ServeEcho), ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: echo, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return "http://" + ln.Addr().String() + "/mcp/echo"

@@ -18,7 +18,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/taasky/taasky/app"
-	"github.com/taasky/taasky/mcpserver"
 )
 
 // Options says what to run.
@@ -233,7 +232,7 @@ func startEcho(ctx context.Context, command string, env ...string) (*Process, st
 
 // ReadVsEcho is negotiation_read with nothing else running against the
 // echo floor, measured in alternating slices; and echo_view, an echo whose
-// answer is a read's (mcpserver.NewEcho), which tells what answering a few
+// answer is a read's (EchoHandler), which tells what answering a few
 // KB costs apart from reading the room.
 type ReadVsEcho struct {
 	Reads, Echo, EchoView Summary
@@ -426,7 +425,7 @@ func (r *Report) Print(w io.Writer, o Options) {
 			fmt.Fprintf(w, "  ratio: negotiation_read p50 ÷ echo p50, alone, in %d alternating slices each = %.2f (by slice %.2f–%.2f, median %.2f)\n",
 				len(ra.Rounds), float64(ra.Reads.P50)/float64(ra.Echo.P50), rounds[0], rounds[len(rounds)-1], rounds[len(rounds)/2])
 			fmt.Fprintf(w, "    of which answering a read's %d bytes (echo_view p50 ÷ echo p50) = %.2f, and the rest (read p50 ÷ echo_view p50) = %.2f\n",
-				len(mcpserver.SampleView()), float64(ra.EchoView.P50)/float64(ra.Echo.P50), float64(ra.Reads.P50)/float64(ra.EchoView.P50))
+				len(sampleView), float64(ra.EchoView.P50)/float64(ra.Echo.P50), float64(ra.Reads.P50)/float64(ra.EchoView.P50))
 			fmt.Fprintf(w, "    p50 / p99: reads %s / %s, echo %s / %s, echo_view %s / %s\n", round(ra.Reads.P50), round(ra.Reads.P99),
 				round(ra.Echo.P50), round(ra.Echo.P99), round(ra.EchoView.P50), round(ra.EchoView.P99))
 			if ra.ReadMS > 0 {

@@ -16,9 +16,9 @@ import (
 type ScaleOptions struct {
 	Sizes []int // rooms in one account, e.g. 1000 and 100000
 	Calls int   // calls measured per list and size
-	// Seed writes n rooms between a and b (app.Rooms.SeedRooms on the
-	// server's keys).
-	Seed func(ctx context.Context, a, b app.Agent, n int) (string, error)
+	// Seats mints the seeded rooms' secrets with the server's keys
+	// (app.Rooms.NewSeatSecrets), so that it can read them.
+	Seats Seats
 	// HumanList lists the rooms of a user's accounts, as the dashboard does.
 	HumanList func(ctx context.Context, userID int64, cursor string) (string, error)
 }
@@ -70,7 +70,7 @@ func Scale(ctx context.Context, o Options, so ScaleOptions) error {
 			sa.agents[i], sa.keys[i] = ag, key.Key
 		}
 		start := time.Now()
-		if _, err := so.Seed(ctx, sa.agents[0], sa.agents[1], n); err != nil {
+		if _, err := SeedRooms(ctx, pool, so.Seats, sa.agents[0], sa.agents[1], n); err != nil {
 			return fmt.Errorf("seed %d rooms: %w", n, err)
 		}
 		fmt.Fprintf(o.Out, "  seeded %d rooms in %s\n", n, time.Since(start).Round(time.Millisecond))

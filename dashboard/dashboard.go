@@ -21,7 +21,7 @@ type Config struct {
 	// redirect URL, and whether cookies are Secure (https).
 	BaseURL string
 	// SessionKey signs the session, login and CSRF cookies (32 bytes, e.g.
-	// app.Config.Key("session")). Every process must have the same one.
+	// config.Config.Key("session")). Every process must have the same one.
 	SessionKey []byte
 	OIDC       OIDC
 	Rooms      Rooms

@@ -97,11 +97,19 @@ func (d *Dashboard) fail(c *fiber.Ctx, err error) error {
 	return d.showError(c, statusOf(code), app.ErrorMessageOf(err))
 }
 
-// statusOf is app.ErrorCode.HTTPStatus, except that a signed-in person who
-// may not do something is forbidden (403), not unidentified (401).
+// statusOf maps app error codes to the dashboard's HTTP statuses. A
+// signed-in person who may not do something is forbidden (403), not
+// unidentified (401).
 func statusOf(code app.ErrorCode) int {
-	if code == app.ErrUnauthorized {
+	switch code {
+	case app.ErrInvalid:
+		return fiber.StatusBadRequest
+	case app.ErrNotFound:
+		return fiber.StatusNotFound
+	case app.ErrConflict:
+		return fiber.StatusConflict
+	case app.ErrUnauthorized:
 		return fiber.StatusForbidden
 	}
-	return code.HTTPStatus()
+	return fiber.StatusInternalServerError
 }

@@ -80,10 +80,18 @@ func (s *Server) WithMetrics(m *Metrics) *Server {
 
 // New builds the server and its tools.
 func New(svc Service, version string) *Server {
-	s := &Server{svc: svc, log: slog.New(slog.DiscardHandler)}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "taasky", Title: "Taasky", Version: version},
-		&mcp.ServerOptions{Instructions: instructions})
-	for _, t := range s.tools() {
+	s := &Server{svc: svc}
+	return s.serve(&mcp.Implementation{Name: "taasky", Title: "Taasky", Version: version},
+		&mcp.ServerOptions{Instructions: instructions}, s.tools())
+}
+
+// serve builds s's go-sdk server with tools, stateless, answering in JSON.
+func (s *Server) serve(impl *mcp.Implementation, opts *mcp.ServerOptions, tools []tool) *Server {
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.mcp = mcp.NewServer(impl, opts)
+	for _, t := range tools {
 		s.mcp.AddTool(t.def, s.wrap(t))
 		s.names = append(s.names, t.def.Name)
 	}

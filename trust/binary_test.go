@@ -21,6 +21,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/config"
 )
 
 var binary struct {
@@ -202,7 +203,7 @@ func newWorld(t testing.TB, dsn, base string) *world {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	cfg, err := app.LoadConfig(func(name string) string {
+	cfg, err := config.Load(func(name string) string {
 		switch name {
 		case "DATABASE_URL":
 			return dsn
@@ -212,7 +213,7 @@ func newWorld(t testing.TB, dsn, base string) *world {
 			return testSecret
 		}
 		return ""
-	}, app.RoleWorker)
+	}, config.RoleWorker)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/config"
 )
 
 // runAccountCreate is `taasky account create`.
@@ -19,7 +20,7 @@ func runAccountCreate(ctx context.Context, args []string, getenv func(string) st
 	if err := cmd.parse(args, "slug", "name", "owner-email"); err != nil {
 		return err
 	}
-	cfg, err := loadConfig(getenv, app.RoleAdmin)
+	cfg, err := loadConfig(getenv, config.RoleAdmin)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/config"
 )
 
 // runAgentCreate is `taasky agent create`.
@@ -19,7 +20,7 @@ func runAgentCreate(ctx context.Context, args []string, getenv func(string) stri
 	if err := cmd.parse(args, "account", "name", "owner-email"); err != nil {
 		return err
 	}
-	cfg, err := loadConfig(getenv, app.RoleAdmin)
+	cfg, err := loadConfig(getenv, config.RoleAdmin)
 	if err != nil {
 		return err
 	}
@@ -45,6 +46,6 @@ func runAgentCreate(ctx context.Context, args []string, getenv func(string) stri
 }
 
 // mcpURL is where an account's agents talk MCP.
-func mcpURL(cfg app.Config, accountSlug string) string {
+func mcpURL(cfg config.Config, accountSlug string) string {
 	return cfg.BaseURL + "/mcp/" + accountSlug
 }

@@ -21,7 +21,7 @@ import (
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/bench"
-	"github.com/taasky/taasky/mcpserver"
+	"github.com/taasky/taasky/internal/config"
 )
 
 // runBench is `taasky bench`: real MCP agents negotiating through a Taasky
@@ -87,7 +87,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 			return err
 		}
 		defer closeRooms()
-		so = &bench.ScaleOptions{Sizes: sizes, Calls: *scaleCalls, Seed: rooms.SeedRooms,
+		so = &bench.ScaleOptions{Sizes: sizes, Calls: *scaleCalls, Seats: rooms.NewSeatSecrets,
 			HumanList: func(ctx context.Context, userID int64, cursor string) (string, error) {
 				_, next, err := rooms.ListForHuman(ctx, userID, "", cursor)
 				return next, err
@@ -175,8 +175,7 @@ func runBenchEcho(ctx context.Context, getenv func(string) string) error {
 	web := fiber.New(fiber.Config{AppName: "taasky", DisableStartupMessage: true})
 	web.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok\n") })
 	newMetrics().mount(web) // the runtime's allocations, as the service exports them
-	echo := mcpserver.NewEcho(commit)
-	web.All("/mcp/echo", fiberhttp.Handler(http.HandlerFunc(echo.ServeEcho)))
+	web.All("/mcp/echo", fiberhttp.Handler(bench.EchoHandler(commit)))
 	go func() {
 		<-ctx.Done()
 		_ = web.ShutdownWithTimeout(5 * time.Second)
@@ -201,7 +200,7 @@ func parseSizes(s string) ([]int, error) {
 // seeding rooms that server can read.
 func benchRooms(ctx context.Context, dsn, secret string) (*app.Rooms, func(), error) {
 	env := map[string]string{"DATABASE_URL": dsn, "SECRET_KEY": secret, "BASE_URL": "http://127.0.0.1"}
-	cfg, err := loadConfig(func(k string) string { return env[k] }, app.RoleMigrate)
+	cfg, err := loadConfig(func(k string) string { return env[k] }, config.RoleMigrate)
 	if err != nil {
 		return nil, nil, err
 	}

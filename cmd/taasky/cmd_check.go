@@ -6,7 +6,7 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/config"
 )
 
 // runCheck is `taasky check`: the consistency checker. It replays every
@@ -17,7 +17,7 @@ func runCheck(ctx context.Context, args []string, getenv func(string) string, st
 	if err := cmd.parse(args); err != nil {
 		return err
 	}
-	cfg, err := loadConfig(getenv, app.RoleWorker) // needs SECRET_KEY: limits are sealed with it
+	cfg, err := loadConfig(getenv, config.RoleWorker) // needs SECRET_KEY: limits are sealed with it
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/config"
 	"github.com/taasky/taasky/internal/pgtest"
 )
 
@@ -21,7 +22,7 @@ func TestCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	cfg, err := app.LoadConfig(e.get, app.RoleWorker)
+	cfg, err := config.Load(e.get, config.RoleWorker)
 	if err != nil {
 		t.Fatal(err)
 	}

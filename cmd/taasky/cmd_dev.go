@@ -6,7 +6,7 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/config"
 )
 
 // runDev is `taasky dev`: the whole service on this machine with nothing set
@@ -53,7 +53,7 @@ func runDev(ctx context.Context, args []string, getenv func(string) string, stdo
 		}
 		return vapidEnv(name)
 	}
-	cfg, err := loadConfig(env, app.RoleDev|app.RoleWeb|app.RoleWorker)
+	cfg, err := loadConfig(env, config.RoleDev|config.RoleWeb|config.RoleWorker)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/config"
 )
 
 // runMigrate is `taasky migrate`: Taasky's migrations, then River's.
@@ -14,7 +14,7 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 	if err := cmd.parse(args); err != nil {
 		return err
 	}
-	cfg, err := loadConfig(getenv, app.RoleMigrate)
+	cfg, err := loadConfig(getenv, config.RoleMigrate)
 	if err != nil {
 		return err
 	}

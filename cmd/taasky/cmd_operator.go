@@ -6,18 +6,19 @@ import (
 	"io"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/config"
 )
 
 // runAccountOperator is `taasky account operator`.
 func runAccountOperator(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	cmd := newCommand("account operator", "Flags a member of an account as an operator: once signed in, they see the\njob queue (River UI) at {BASE_URL}/admin/jobs. --off removes the flag.", stdout)
-	slug := cmd.String("slug", "", "the account's `slug`")
+	slug := cmd.String("account", "", "the account's `slug`")
 	email := cmd.String("email", "", "the member's `email` address")
 	off := cmd.Bool("off", false, "remove the operator flag instead")
-	if err := cmd.parse(args, "slug", "email"); err != nil {
+	if err := cmd.parse(args, "account", "email"); err != nil {
 		return err
 	}
-	cfg, err := loadConfig(getenv, app.RoleAdmin)
+	cfg, err := loadConfig(getenv, config.RoleAdmin)
 	if err != nil {
 		return err
 	}

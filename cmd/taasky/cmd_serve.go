@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/config"
 )
 
 // runServe is `taasky serve`: production, configured by the environment.
@@ -19,12 +19,12 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if !*web && !*worker {
 		return cmd.fail("--web=false and --worker=false leave nothing to run")
 	}
-	var role app.Role
+	var role config.Role
 	if *web {
-		role |= app.RoleWeb
+		role |= config.RoleWeb
 	}
 	if *worker {
-		role |= app.RoleWorker
+		role |= config.RoleWorker
 	}
 	cfg, err := loadConfig(getenv, role)
 	if err != nil {

@@ -10,14 +10,14 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/config"
 	"github.com/taasky/taasky/migrations"
 )
 
-// loadConfig is app.LoadConfig with its problems laid out one per line.
-func loadConfig(getenv func(string) string, role app.Role) (app.Config, error) {
-	cfg, err := app.LoadConfig(getenv, role)
-	err = errors.Join(err, cfg.LoadMail(getenv)) // SMTP_FROM, INVITE_EMAIL_DAILY_CAP: more lines among LoadConfig's
+// loadConfig is config.Load with its problems laid out one per line.
+func loadConfig(getenv func(string) string, role config.Role) (config.Config, error) {
+	cfg, err := config.Load(getenv, role)
+	err = errors.Join(err, cfg.LoadMail(getenv)) // SMTP_FROM, INVITE_EMAIL_DAILY_CAP: more lines among Load's
 	if err != nil {
 		return cfg, fmt.Errorf("the configuration is incomplete or wrong (see README.md):\n  %s",
 			strings.ReplaceAll(err.Error(), "\n", "\n  "))

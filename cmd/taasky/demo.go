@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/config"
 )
 
 // demoAgent is a demo account's agent with a key fresh from this start.
@@ -50,7 +51,7 @@ func ensureDemo(ctx context.Context, accounts *app.Accounts) ([]demoAgent, error
 }
 
 // printDevBanner tells the person at the terminal what to open.
-func printDevBanner(w io.Writer, cfg app.Config, dbDesc string, demos []demoAgent) {
+func printDevBanner(w io.Writer, cfg config.Config, dbDesc string, demos []demoAgent) {
 	fmt.Fprintf(w, "\nTaasky is running (dev). Database: %s\n\n", dbDesc)
 	fmt.Fprintf(w, "  Dashboard: %s/\n\n", cfg.BaseURL)
 	for _, d := range demos {

@@ -9,8 +9,21 @@ import (
 	"github.com/taasky/taasky/app"
 )
 
-// httpStatus maps app error codes to HTTP statuses (app.ErrorCode.HTTPStatus).
-func httpStatus(code app.ErrorCode) int { return code.HTTPStatus() }
+// httpStatus maps app error codes to HTTP statuses, for the routes outside
+// the dashboard (which maps them itself: dashboard's statusOf).
+func httpStatus(code app.ErrorCode) int {
+	switch code {
+	case app.ErrInvalid:
+		return fiber.StatusBadRequest
+	case app.ErrNotFound:
+		return fiber.StatusNotFound
+	case app.ErrConflict:
+		return fiber.StatusConflict
+	case app.ErrUnauthorized:
+		return fiber.StatusUnauthorized
+	}
+	return fiber.StatusInternalServerError
+}
 
 // errorHandler answers an error returned by a handler: Fiber's own errors
 // (404 for an unknown route…) as they are, *app.Error with its code and

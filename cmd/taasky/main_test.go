@@ -126,6 +126,7 @@ func TestBadCommandLines(t *testing.T) {
 		{[]string{"account", "create"}, "account create: missing --slug, --name, --owner-email (see 'taasky account create -h')"},
 		{[]string{"account", "create", "--slug", "acme", "--name", " "}, "account create: missing --name, --owner-email (see 'taasky account create -h')"},
 		{[]string{"account", "create", "--slug"}, "account create: flag needs an argument: -slug (see 'taasky account create -h')"},
+		{[]string{"account", "operator", "--email", "a@x.test"}, "account operator: missing --account (see 'taasky account operator -h')"},
 		{[]string{"agent", "create", "--acount", "x"}, "agent create: flag provided but not defined: -acount (see 'taasky agent create -h')"},
 		{[]string{"agent", "create", "--json=maybe"}, `agent create: invalid boolean value "maybe" for -json: parse error (see 'taasky agent create -h')`},
 		{[]string{"serve", "--web=false", "--worker=false"}, "serve: --web=false and --worker=false leave nothing to run (see 'taasky serve -h')"},

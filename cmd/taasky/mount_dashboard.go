@@ -11,6 +11,7 @@ import (
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/dashboard"
+	"github.com/taasky/taasky/internal/config"
 	"github.com/taasky/taasky/internal/ratelimit"
 )
 
@@ -21,7 +22,7 @@ import (
 func mountDashboard(ctx context.Context, a *fiber.App, d deps) (app.Channel, error) {
 	oidc := dashboard.OIDC{Issuer: d.cfg.OIDC.Issuer, ClientID: d.cfg.OIDC.ClientID, ClientSecret: d.cfg.OIDC.ClientSecret}
 	if oidc.Issuer == "" {
-		if d.cfg.Role&app.RoleDev == 0 {
+		if d.cfg.Role&config.RoleDev == 0 {
 			return app.Channel{}, errors.New("dashboard: OIDC_ISSUER is required")
 		}
 		var err error

@@ -76,11 +76,11 @@ func TestAdminJobsForOperators(t *testing.T) {
 	base := e["BASE_URL"]
 
 	admin := env{"DATABASE_URL": e["DATABASE_URL"], "BASE_URL": base}
-	if _, _, err := runCmd(t, admin, "account", "operator", "--slug", "demo-a", "--email", "carol@example.test"); err == nil ||
+	if _, _, err := runCmd(t, admin, "account", "operator", "--account", "demo-a", "--email", "carol@example.test"); err == nil ||
 		!strings.Contains(err.Error(), "carol@example.test is not a member of demo-a") {
 		t.Fatalf("a non-member: %v", err)
 	}
-	out, _, err := runCmd(t, admin, "account", "operator", "--slug", "demo-a", "--email", "alice@example.test")
+	out, _, err := runCmd(t, admin, "account", "operator", "--account", "demo-a", "--email", "alice@example.test")
 	if err != nil || out != "alice@example.test is an operator: the job queue is at "+base+"/admin/jobs once they sign in.\n" {
 		t.Fatalf("account operator: %q %v", out, err)
 	}
@@ -120,7 +120,7 @@ func TestAdminJobsForOperators(t *testing.T) {
 			t.Errorf("bob, GET %s: %d", path, resp.StatusCode)
 		}
 	}
-	if out, _, err := runCmd(t, admin, "account", "operator", "--slug", "demo-a", "--email", "alice@example.test", "--off"); err != nil ||
+	if out, _, err := runCmd(t, admin, "account", "operator", "--account", "demo-a", "--email", "alice@example.test", "--off"); err != nil ||
 		!strings.Contains(out, "no longer an operator") {
 		t.Fatalf("--off: %q %v", out, err)
 	}

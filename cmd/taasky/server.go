@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/config"
 	"github.com/taasky/taasky/jobs"
 )
 
@@ -23,7 +24,7 @@ type server struct {
 }
 
 // openServer opens (and migrates) the database and builds the River client.
-func openServer(ctx context.Context, cfg app.Config, log *slog.Logger, web, worker bool) (*server, error) {
+func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, worker bool) (*server, error) {
 	m := newMetrics()
 	pool, err := openDatabase(ctx, cfg.DatabaseURL, m)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/config"
 	"github.com/taasky/taasky/internal/pgtest"
 )
 
@@ -17,11 +17,11 @@ import (
 // gets its answer, and /readyz says the process is going away.
 func TestShutdownFinishesRequests(t *testing.T) {
 	t.Parallel()
-	cfg, err := app.LoadConfig(env{
+	cfg, err := config.Load(env{
 		"DATABASE_URL": pgtest.NewDSN(t),
 		"SECRET_KEY":   testSecret,
 		"LISTEN_ADDR":  "127.0.0.1:0",
-	}.get, app.RoleDev|app.RoleWeb|app.RoleWorker)
+	}.get, config.RoleDev|config.RoleWeb|config.RoleWorker)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,12 +12,13 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/config"
 	"github.com/taasky/taasky/jobs"
 )
 
 // deps is what the process opened, handed to the parts it wires.
 type deps struct {
-	cfg      app.Config
+	cfg      config.Config
 	log      *slog.Logger
 	pool     *pgxpool.Pool
 	accounts *app.Accounts

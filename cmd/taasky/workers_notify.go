@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/config"
 	"github.com/taasky/taasky/jobs"
 	"github.com/taasky/taasky/notify"
 )
@@ -34,7 +35,7 @@ type notifier struct {
 // newNotifier builds the channels from the configuration: SMTP_URL, else
 // the dev outbox; mail from SMTP_FROM, else Taasky at BASE_URL's host; Web
 // Push when the VAPID keys are set.
-func newNotifier(cfg app.Config, log *slog.Logger) *notifier {
+func newNotifier(cfg config.Config, log *slog.Logger) *notifier {
 	from := cfg.MailFrom(notify.DefaultFrom(cfg.BaseURL))
 	n := &notifier{
 		email:  &jobs.EmailWorker{From: from, Log: log},
@@ -121,7 +122,7 @@ func devVAPIDEnv(getenv func(string) string, secret string) (env func(string) st
 
 // printNotifyBanner tells the person at the terminal where mail goes and
 // which Web Push keys are used.
-func printNotifyBanner(w io.Writer, cfg app.Config, vapidGenerated bool) {
+func printNotifyBanner(w io.Writer, cfg config.Config, vapidGenerated bool) {
 	fmt.Fprintln(w)
 	if cfg.SMTP == nil {
 		fmt.Fprintf(w, "  Mail is kept, not sent: %s/dev/outbox (set SMTP_URL to send it)\n", cfg.BaseURL)

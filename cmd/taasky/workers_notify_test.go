@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/config"
 	"github.com/taasky/taasky/internal/pgtest"
 )
 
@@ -22,7 +22,7 @@ func TestDevVAPIDKeys(t *testing.T) {
 		get("VAPID_PRIVATE_KEY") != again("VAPID_PRIVATE_KEY") {
 		t.Fatal("dev VAPID keys are not generated, or not stable")
 	}
-	cfg, err := app.LoadConfig(get, app.RoleDev|app.RoleWeb|app.RoleWorker)
+	cfg, err := config.Load(get, config.RoleDev|config.RoleWeb|config.RoleWorker)
 	if err != nil || cfg.VAPID == nil {
 		t.Fatalf("dev VAPID keys refused: %v", err)
 	}
@@ -39,8 +39,8 @@ func TestDevVAPIDKeys(t *testing.T) {
 // text with live links and its HTML sandboxed.
 func TestDevOutboxPage(t *testing.T) {
 	t.Parallel()
-	cfg, err := app.LoadConfig(env{"DATABASE_URL": pgtest.NewDSN(t), "SECRET_KEY": testSecret, "LISTEN_ADDR": "127.0.0.1:0"}.get,
-		app.RoleDev|app.RoleWeb|app.RoleWorker)
+	cfg, err := config.Load(env{"DATABASE_URL": pgtest.NewDSN(t), "SECRET_KEY": testSecret, "LISTEN_ADDR": "127.0.0.1:0"}.get,
+		config.RoleDev|config.RoleWeb|config.RoleWorker)
 	if err != nil {
 		t.Fatal(err)
 	}

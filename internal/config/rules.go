@@ -1,4 +1,4 @@
-package app
+package config
 
 import (
 	"bytes"
@@ -86,13 +86,13 @@ func checkIssuer(v string) string {
 
 // parseSMTPURL reads smtp://user:pass@host:port or smtps://…; user, password
 // and port are optional (port 587 for smtp, 465 for smtps).
-func parseSMTPURL(v string) (*SMTPConfig, string) {
+func parseSMTPURL(v string) (*SMTP, string) {
 	const form = "must look like smtp://user:password@host:port or smtps://user:password@host:port"
 	u, err := url.Parse(v)
 	if err != nil || u.Opaque != "" {
 		return nil, form
 	}
-	c := &SMTPConfig{Host: u.Hostname()}
+	c := &SMTP{Host: u.Hostname()}
 	switch u.Scheme {
 	case "smtp":
 		c.Port = 587

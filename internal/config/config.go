@@ -1,4 +1,4 @@
-package app
+package config
 
 import (
 	"crypto/hkdf"
@@ -34,7 +34,7 @@ const (
 )
 
 // Config is the service's configuration, read from the environment by
-// LoadConfig. The secret key is kept unexported: use Key to derive keys.
+// Load. The secret key is kept unexported: use Key to derive keys.
 type Config struct {
 	Role        Role
 	DatabaseURL string
@@ -42,21 +42,21 @@ type Config struct {
 	BaseURL    string
 	ListenAddr string
 	// SMTP is nil when SMTP_URL is unset: mail goes to the dev outbox.
-	SMTP *SMTPConfig
-	Mail MailConfig // SMTP_FROM, INVITE_EMAIL_DAILY_CAP: set by LoadMail (config_mail.go)
+	SMTP *SMTP
+	Mail Mail // SMTP_FROM, INVITE_EMAIL_DAILY_CAP: set by LoadMail (mail.go)
 	// OIDC is zero when OIDC_ISSUER is unset (allowed in dev only).
-	OIDC OIDCConfig
+	OIDC OIDC
 	// VAPID is nil when the VAPID keys are unset: Web Push is off.
 	VAPID *VAPIDKeys
 	// Abuse is the rate limit per agent key and the pace of rooms
-	// (config_abuse.go).
-	Abuse AbuseConfig
+	// (abuse.go).
+	Abuse Abuse
 
 	secretKey string
 }
 
-// SMTPConfig is where mail is sent (SMTP_URL).
-type SMTPConfig struct {
+// SMTP is where mail is sent (SMTP_URL).
+type SMTP struct {
 	Host     string
 	Port     int
 	Username string
@@ -66,8 +66,8 @@ type SMTPConfig struct {
 	ImplicitTLS bool
 }
 
-// OIDCConfig is the OpenID Connect issuer humans log in with.
-type OIDCConfig struct {
+// OIDC is the OpenID Connect issuer humans log in with.
+type OIDC struct {
 	Issuer       string
 	ClientID     string
 	ClientSecret string
@@ -79,10 +79,10 @@ type VAPIDKeys struct {
 	PrivateKey string
 }
 
-// LoadConfig reads the configuration for role from getenv (os.Getenv in main).
+// Load reads the configuration for role from getenv (os.Getenv in main).
 // It reports every missing or bad setting at once, one line each, joined with
 // errors.Join.
-func LoadConfig(getenv func(string) string, role Role) (Config, error) {
+func Load(getenv func(string) string, role Role) (Config, error) {
 	env := func(name string) string { return strings.TrimSpace(getenv(name)) }
 	c := Config{Role: role}
 	var errs []error
@@ -143,13 +143,13 @@ func LoadConfig(getenv func(string) string, role Role) (Config, error) {
 		c.SMTP = smtp
 	}
 
-	c.OIDC = OIDCConfig{
+	c.OIDC = OIDC{
 		Issuer:       env("OIDC_ISSUER"),
 		ClientID:     env("OIDC_CLIENT_ID"),
 		ClientSecret: env("OIDC_CLIENT_SECRET"),
 	}
 	oidcNeeded := web && !dev
-	if dev && c.OIDC != (OIDCConfig{}) {
+	if dev && c.OIDC != (OIDC{}) {
 		oidcNeeded = true // in dev: all three, or none for the embedded issuer
 	}
 	if c.OIDC.Issuer == "" {
@@ -190,14 +190,14 @@ func LoadConfig(getenv func(string) string, role Role) (Config, error) {
 // roles that require one may ask for keys.
 func (c Config) Key(purpose string) []byte {
 	if c.secretKey == "" {
-		panic("app: Config.Key(" + purpose + ") without a SECRET_KEY")
+		panic("config: Config.Key(" + purpose + ") without a SECRET_KEY")
 	}
 	if purpose == "" {
-		panic("app: Config.Key with an empty purpose")
+		panic("config: Config.Key with an empty purpose")
 	}
 	key, err := hkdf.Key(sha256.New, []byte(c.secretKey), nil, "taasky/"+purpose, 32)
 	if err != nil {
-		panic("app: hkdf: " + err.Error()) // only for lengths over 255*32
+		panic("config: hkdf: " + err.Error()) // only for lengths over 255*32
 	}
 	return key
 }

@@ -1,4 +1,4 @@
-package app
+package config
 
 import (
 	"bytes"
@@ -35,7 +35,7 @@ func vapidPair(t *testing.T) (pub, priv string) {
 }
 
 func load(env map[string]string, role Role) (Config, error) {
-	return LoadConfig(func(k string) string { return env[k] }, role)
+	return Load(func(k string) string { return env[k] }, role)
 }
 
 func TestLoadConfigRules(t *testing.T) {
@@ -149,12 +149,12 @@ func TestLoadConfigRules(t *testing.T) {
 			_, err := load(env, tt.role)
 			if len(tt.want) == 0 {
 				if err != nil {
-					t.Fatalf("LoadConfig: %v", err)
+					t.Fatalf("Load: %v", err)
 				}
 				return
 			}
 			if err == nil {
-				t.Fatalf("LoadConfig: no error, want %q", tt.want)
+				t.Fatalf("Load: no error, want %q", tt.want)
 			}
 			lines := strings.Split(err.Error(), "\n")
 			if len(lines) != len(tt.want) {
@@ -189,7 +189,7 @@ func TestLoadConfigValues(t *testing.T) {
 	if c.ListenAddr != ":8080" {
 		t.Errorf("ListenAddr = %q, want :8080 in serve", c.ListenAddr)
 	}
-	want := SMTPConfig{Host: "mail.example.com", Port: 465, Username: "mailer", Password: "pa ss", ImplicitTLS: true}
+	want := SMTP{Host: "mail.example.com", Port: 465, Username: "mailer", Password: "pa ss", ImplicitTLS: true}
 	if c.SMTP == nil || *c.SMTP != want {
 		t.Errorf("SMTP = %+v, want %+v", c.SMTP, want)
 	}
@@ -210,14 +210,14 @@ func TestLoadConfigValues(t *testing.T) {
 	if dev.ListenAddr != "127.0.0.1:8080" || dev.BaseURL != "http://127.0.0.1:8080" {
 		t.Errorf("dev defaults: listen %q, base %q", dev.ListenAddr, dev.BaseURL)
 	}
-	if dev.SMTP != nil || dev.OIDC != (OIDCConfig{}) {
+	if dev.SMTP != nil || dev.OIDC != (OIDC{}) {
 		t.Errorf("dev: SMTP %+v, OIDC %+v: want none", dev.SMTP, dev.OIDC)
 	}
 	smtp, err := load(map[string]string{"DATABASE_URL": "postgres://localhost/x", "SMTP_URL": "smtp://mail"}, RoleMigrate)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *smtp.SMTP != (SMTPConfig{Host: "mail", Port: 587}) {
+	if *smtp.SMTP != (SMTP{Host: "mail", Port: 587}) {
 		t.Errorf("smtp defaults: %+v", smtp.SMTP)
 	}
 }

@@ -1,23 +1,35 @@
-package app
+package bench
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/negotiation"
 )
 
-// SeedRooms fills the store with n rooms between agents a and b, each
+// Seats mints a seat's secrets with the keys of the server under test
+// (app.Rooms.NewSeatSecrets), so that it can read the rooms seeded.
+type Seats func(roomID int64, side negotiation.Side, limits []byte) app.SeatSecrets
+
+// SeedRooms fills the database with n rooms between agents a and b, each
 // opened, joined and offered, for measuring lists at scale (taasky bench
 // --scale). The protocol plays one room; the rows are then written with
 // COPY, each room with its own ids, tokens, invitation and sealed limits,
 // so the consistency checker replays every one of them. It returns a's
 // token of the last room.
-func (s *Rooms) SeedRooms(ctx context.Context, a, b Agent, n int) (string, error) {
-	now := s.now()
+//
+// The statements are the bench's own, against the schema: the service has
+// no use case that writes rooms without playing them.
+func SeedRooms(ctx context.Context, pool *pgxpool.Pool, seats Seats, a, b app.Agent, n int) (string, error) {
+	now := time.Now()
 	schema := json.RawMessage(`{"meeting_time":{"type":"timerange","label":"Meeting time"},"fee":{"type":"money","label":"Fee","currency":"EUR"}}`)
 	room, events, _, err := negotiation.Open(negotiation.OpenRequest{Schema: schema}, now)
 	if err != nil {
@@ -41,30 +53,29 @@ func (s *Rooms) SeedRooms(ctx context.Context, a, b Agent, n int) (string, error
 	snapshot := string(room.Snapshot())
 	fp := string(room.Party(negotiation.SideA).Schema.Fingerprint())
 	var first int64
-	if err := s.pool.QueryRow(ctx, `SELECT nextval(pg_get_serial_sequence('rooms', 'id'))`).Scan(&first); err != nil {
-		return "", err
+	if err := pool.QueryRow(ctx, `SELECT nextval(pg_get_serial_sequence('rooms', 'id'))`).Scan(&first); err != nil {
+		return "", fmt.Errorf("seed: reserve room ids: %w", err)
 	}
-	if _, err := s.pool.Exec(ctx, `SELECT setval(pg_get_serial_sequence('rooms', 'id'), $1)`, first+int64(n)); err != nil {
-		return "", err
+	if _, err := pool.Exec(ctx, `SELECT setval(pg_get_serial_sequence('rooms', 'id'), $1)`, first+int64(n)); err != nil {
+		return "", fmt.Errorf("seed: reserve room ids: %w", err)
 	}
 	var last string
-	err = s.inTx(ctx, func(tx *roomTx) error {
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		var roomRows, partyRows, eventRows [][]any
 		for i := range int64(n) {
 			id := first + i
-			roomRows = append(roomRows, []any{id, a.AccountID, secretHash(newInviteCode()), "seeded", string(room.State), room.Round,
+			roomRows = append(roomRows, []any{id, a.AccountID, inviteCodeHash(), "seeded", string(room.State), room.Round,
 				string(room.Turn), room.Deadline, room.ExpiresAt, len(events), snapshot, now, now})
 			for _, p := range []struct {
-				side  string
-				agent Agent
-			}{{"a", a}, {"b", b}} {
-				salt := randomBytes(16)
-				token := s.roomToken(id, p.side, salt)
-				if p.side == "a" {
-					last = token
+				side  negotiation.Side
+				agent app.Agent
+			}{{negotiation.SideA, a}, {negotiation.SideB, b}} {
+				seat := seats(id, p.side, []byte("{}"))
+				if p.side == negotiation.SideA {
+					last = seat.Token
 				}
-				partyRows = append(partyRows, []any{id, p.side, p.agent.AccountID, p.agent.ID, p.agent.OwnerUserID,
-					secretHash(token), salt, s.sealLimits(id, p.side, []byte("{}")), fp, now})
+				partyRows = append(partyRows, []any{id, string(p.side), p.agent.AccountID, p.agent.ID, p.agent.OwnerUserID,
+					seat.TokenHash, seat.TokenSalt, seat.LimitsSealed, fp, now})
 			}
 			for j, ev := range events {
 				eventRows = append(eventRows, []any{id, j + 1, string(ev.Kind), nullSide(ev.Side), string(eventJSON[j]), ev.At})
@@ -86,10 +97,19 @@ func (s *Rooms) SeedRooms(ctx context.Context, a, b Agent, n int) (string, error
 		}
 		// Touch each room once so that whatever derives from a room's
 		// change (the dashboard's ranks) is derived for the seeded ones too.
-		_, err := tx.Exec(ctx, `UPDATE rooms SET updated_at = updated_at WHERE id >= $1 AND id < $2`, first, first+int64(n))
-		return err
+		if _, err := tx.Exec(ctx, `UPDATE rooms SET updated_at = updated_at WHERE id >= $1 AND id < $2`, first, first+int64(n)); err != nil {
+			return fmt.Errorf("seed: touch rooms: %w", err)
+		}
+		return nil
 	})
 	return last, err
+}
+
+// inviteCodeHash is the hash of an invitation code nobody holds: a
+// seeded room is joined already.
+func inviteCodeHash() []byte {
+	h := sha256.Sum256([]byte(rand.Text()))
+	return h[:]
 }
 
 func nullSide(s negotiation.Side) any {

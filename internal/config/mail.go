@@ -1,4 +1,4 @@
-package app
+package config
 
 import (
 	"errors"
@@ -8,9 +8,9 @@ import (
 	"strings"
 )
 
-// MailConfig is how Taasky signs the mail it sends, and how much of it an
+// Mail is how Taasky signs the mail it sends, and how much of it an
 // account may cause.
-type MailConfig struct {
+type Mail struct {
 	// From is the From address as given in SMTP_FROM ("taasky@example.com"
 	// or "Taasky <taasky@example.com>"); "" when unset: the caller's default.
 	From string
@@ -25,10 +25,10 @@ type MailConfig struct {
 const defaultInviteDailyCap = 200
 
 // LoadMail reads SMTP_FROM and INVITE_EMAIL_DAILY_CAP into c.Mail. A bad
-// value is one line, in the words of LoadConfig's ("SMTP_FROM: …"), to be
+// value is one line, in the words of Load's ("SMTP_FROM: …"), to be
 // joined with its errors so that every problem shows at once.
 func (c *Config) LoadMail(getenv func(string) string) error {
-	c.Mail = MailConfig{InviteDailyCap: defaultInviteDailyCap}
+	c.Mail = Mail{InviteDailyCap: defaultInviteDailyCap}
 	var errs []error
 	if v := strings.TrimSpace(getenv("SMTP_FROM")); v != "" {
 		if msg := checkMailFrom(v); msg != "" {

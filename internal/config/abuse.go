@@ -1,4 +1,4 @@
-package app
+package config
 
 import (
 	"fmt"
@@ -10,12 +10,12 @@ import (
 	"github.com/taasky/taasky/negotiation"
 )
 
-// AbuseConfig is what the service allows one agent, one room or one
+// Abuse is what the service allows one agent, one room or one
 // client address, against a counter-agent or a stranger that floods: calls
 // per agent key, rounds per room, the time between one side's counters,
 // and requests per client address to the pages that take a secret or start
 // a login.
-type AbuseConfig struct {
+type Abuse struct {
 	// MCPRate is the sustained calls a second per agent key on /mcp
 	// (MCP_RATE_LIMIT); 0: no limit. MCPBurst is how many may come at once
 	// (MCP_RATE_BURST).
@@ -47,8 +47,8 @@ const (
 )
 
 // loadAbuse reads the abuse limits; bad reports a setting that breaks its rule.
-func loadAbuse(env func(string) string, bad func(name, format string, args ...any)) AbuseConfig {
-	a := AbuseConfig{MCPRate: defaultMCPRate, MCPBurst: defaultMCPBurst, WebRate: defaultWebRate, WebBurst: defaultWebBurst,
+func loadAbuse(env func(string) string, bad func(name, format string, args ...any)) Abuse {
+	a := Abuse{MCPRate: defaultMCPRate, MCPBurst: defaultMCPBurst, WebRate: defaultWebRate, WebBurst: defaultWebBurst,
 		Pace: negotiation.Pace{MaxRounds: defaultMaxRounds, Cooldown: defaultCounterCooldown}}
 	if v := env("MCP_RATE_LIMIT"); v != "" {
 		f, err := strconv.ParseFloat(v, 64)

@@ -1,4 +1,4 @@
-package app
+package config
 
 import (
 	"net/netip"
@@ -44,7 +44,7 @@ func TestLoadAbuseRules(t *testing.T) {
 			}
 			_, err := load(env, RoleWeb|RoleWorker)
 			if err == nil {
-				t.Fatalf("LoadConfig: no error, want %q", tt.want)
+				t.Fatalf("Load: no error, want %q", tt.want)
 			}
 			if got := strings.Split(err.Error(), "\n"); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got\n%q\nwant\n%q", got, tt.want)
