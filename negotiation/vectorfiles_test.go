@@ -20,7 +20,13 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // test that plays it.
 func TestEveryVectorFileRuns(t *testing.T) {
 	played := []string{"moves.json", "hash.json", "schemas.json", "terms.json", "limits.json", "rooms.json"}
-	files, _ := filepath.Glob(filepath.Join("..", "vectors", "*.json"))
+	files, err := filepath.Glob(filepath.Join("..", "vectors", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("../vectors/*.json matches no file: the vectors are not where the test looks")
+	}
 	for _, f := range files {
 		if !slices.Contains(played, filepath.Base(f)) {
 			t.Errorf("vectors/%s has no test that plays it", filepath.Base(f))
