@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/taasky/taasky/internal/golden"
 )
 
 // TestSampleViewIsARead keeps echo_view's answer (testdata/sample_view.json)
@@ -46,7 +48,7 @@ func TestSampleViewIsARead(t *testing.T) {
 	}
 	read, _ := json.Marshal(res)
 	path := filepath.Join("testdata", "sample_view.json")
-	if *update {
+	if golden.Update() {
 		if err := os.WriteFile(path, append(read, '\n'), 0o644); err != nil {
 			t.Fatal(err)
 		}
