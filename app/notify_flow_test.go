@@ -120,6 +120,32 @@ func (nb *notifyBundle) mailTo(t *testing.T, addr string, n int) *notify.Parsed 
 	return nil
 }
 
+// settle waits until every notification job that is due has finished
+// (completed, cancelled or discarded: sent, skipped or given up), so that a
+// send the test then finds missing, or one too many, was not merely late.
+// Jobs scheduled for later than a second from now (the next reminder) are
+// not waited for. It fails the test after 15 s.
+func (nb *notifyBundle) settle(t *testing.T) {
+	t.Helper()
+	kinds := []string{jobs.EmailArgs{}.Kind(), jobs.PushArgs{}.Kind(), jobs.InviteArgs{}.Kind(), jobs.RemindArgs{}.Kind()}
+	end := time.Now().Add(15 * time.Second)
+	for {
+		var due int
+		if err := nb.pool.QueryRow(nb.ctx, `SELECT count(*) FROM river_job WHERE kind = ANY($1)
+			AND state NOT IN ('completed', 'cancelled', 'discarded') AND scheduled_at < now() + interval '1 second'`,
+			kinds).Scan(&due); err != nil {
+			t.Fatal(err)
+		}
+		if due == 0 {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatalf("%d notification jobs still due after 15 s", due)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func (nb *notifyBundle) log(t *testing.T, email string) []Delivery {
 	t.Helper()
 	u, err := NewAccounts(nb.pool).UserByEmail(nb.ctx, email)
@@ -386,7 +412,7 @@ func TestSMTPFailureRetriesAndSendsOnce(t *testing.T) {
 	if !strings.HasPrefix(mail.Subject, "Withdraw?") {
 		t.Errorf("subject %q", mail.Subject)
 	}
-	time.Sleep(500 * time.Millisecond) // room for a wrong second send
+	nb.settle(t) // a wrong second send would be done by now
 	if got, tries := len(nb.smtp.Mails()), nb.smtp.Attempts(); got != 1 || tries != 3 {
 		t.Fatalf("%d mails accepted after %d attempts; want 1 after 3", got, tries)
 	}
@@ -443,7 +469,7 @@ func TestFanOutIsUniqueAndSentOnce(t *testing.T) {
 	if log := nb.log(t, "alpha@example.test"); len(log) != 1 || log[0].Status != jobs.StatusSent || log[0].Attempts != 1 {
 		t.Fatalf("the log after a late report: %+v", log)
 	}
-	time.Sleep(300 * time.Millisecond)
+	nb.settle(t)
 	if got := len(nb.smtp.Mails()); got != 1 {
 		t.Fatalf("%d mails, want 1", got)
 	}
@@ -557,7 +583,7 @@ func TestNoticesNoDealLapseReminderUnsubscribe(t *testing.T) {
 	if !strings.HasPrefix(closed.Subject, "Closed") || !strings.Contains(closed.Text, "the deadline passed without an agreement") {
 		t.Errorf("closed %q:\n%s", closed.Subject, closed.Text)
 	}
-	time.Sleep(300 * time.Millisecond)
+	nb.settle(t)
 	for _, d := range nb.log(t, "beta@example.test") {
 		if d.Topic == jobs.TopicClosed {
 			t.Errorf("b unsubscribed from notices but got %+v", d)
@@ -698,7 +724,7 @@ func TestPreapproveRequestAndExpiryNotice(t *testing.T) {
 		ConfirmationID: open.View.PendingConfirmation.ID, Before: "24h"}); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
+	nb.settle(t)
 	if n := len(nb.smtp.Mails()); n != 2 {
 		t.Errorf("%d mails, want 2", n)
 	}

@@ -48,7 +48,7 @@ func TestRescuedJobSendsNothingTwice(t *testing.T) {
 	for _, kind := range kinds {
 		nb.waitJob(t, kind, 2)
 	}
-	time.Sleep(300 * time.Millisecond) // room for a wrong send
+	nb.settle(t) // a wrong send would be done by now
 	if got := len(nb.smtp.Mails()); got != 2 {
 		t.Errorf("%d mails, want 2 (the request and the invitation, once each)", got)
 	}

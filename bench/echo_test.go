@@ -2,7 +2,7 @@ package bench
 
 import (
 	"encoding/json"
-	"flag"
+
 	"maps"
 	"os"
 	"path/filepath"
@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taasky/taasky/internal/golden"
 	"github.com/taasky/taasky/negotiation"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/sample_view.json")
 
 // TestSampleViewIsARead keeps echo_view's answer (testdata/sample_view.json)
 // what it stands for in the bench: negotiation_read's result for a room of
@@ -69,7 +68,7 @@ func TestSampleViewIsARead(t *testing.T) {
 	}
 	read, _ := json.Marshal(res)
 	path := filepath.Join("testdata", "sample_view.json")
-	if *update {
+	if golden.Update() {
 		if err := os.WriteFile(path, append(read, '\n'), 0o644); err != nil {
 			t.Fatal(err)
 		}

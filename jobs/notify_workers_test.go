@@ -101,8 +101,10 @@ func TestEmailWorkerOutcomes(t *testing.T) {
 		_ = tx.Rollback(ctx)
 		if c.attempt > 1 {
 			// rivertest works a job at attempt 1; the last attempt is checked
-			// through finish directly.
-			err = finish(ctx, nil, ds, Delivery{Attempt: c.attempt}, 25, Outcome{}, c.send)
+			// through finish directly, which hands River the send's error.
+			if err := finish(ctx, nil, ds, Delivery{Attempt: c.attempt}, 25, Outcome{}, c.send); !errors.Is(err, c.send) {
+				t.Errorf("%s: finish returned %v, want the send's error", c.name, err)
+			}
 			ds.log = ds.log[1:]
 		} else if res.EventKind != c.event {
 			t.Errorf("%s: River event %s, want %s (%v)", c.name, res.EventKind, c.event, err)

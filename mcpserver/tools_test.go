@@ -1,17 +1,13 @@
 package mcpserver
 
 import (
-	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/tools.golden.json")
+	"github.com/taasky/taasky/internal/golden"
+)
 
 // TestToolsContract snapshots what an agent sees of the tools: names,
 // titles, descriptions, input and output schemas. A change to the public
@@ -34,21 +30,5 @@ func TestToolsContract(t *testing.T) {
 			t.Errorf("%s: no output schema", tool.Name)
 		}
 	}
-	got, _ := json.MarshalIndent(res.Tools, "", "  ")
-	got = append(got, '\n')
-	path := filepath.Join("testdata", "tools.golden.json")
-	if *update {
-		_ = os.MkdirAll("testdata", 0o755)
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./mcpserver -run TestToolsContract -update)", err)
-	}
-	if string(got) != string(want) {
-		t.Fatalf("the tools' public contract changed; if meant, run go test ./mcpserver -run TestToolsContract -update and review the diff")
-	}
+	golden.JSON(t, "tools.golden.json", res.Tools)
 }

@@ -27,7 +27,7 @@ func inputErr(format string, args ...any) *Error {
 // the open, the opening offer if terms were given, and the preapproval
 // request. Warnings are the schema's "keep it small" advice.
 func Open(req OpenRequest, at time.Time) (*Room, []Event, []string, error) {
-	schemaJSON := req.Schema
+	var schemaJSON []byte
 	var warnings []string
 	switch {
 	case len(req.Slots) > 0:

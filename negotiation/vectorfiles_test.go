@@ -3,55 +3,32 @@ package negotiation
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+	"github.com/taasky/taasky/internal/golden"
+)
 
 // TestEveryVectorFileRuns keeps a vector file from being added without a
 // test that plays it.
 func TestEveryVectorFileRuns(t *testing.T) {
 	played := []string{"moves.json", "hash.json", "schemas.json", "terms.json", "limits.json", "rooms.json"}
-	files, _ := filepath.Glob(filepath.Join("..", "vectors", "*.json"))
+	files, err := filepath.Glob(filepath.Join("..", "vectors", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("../vectors/*.json matches no file: the vectors are not where the test looks")
+	}
 	for _, f := range files {
 		if !slices.Contains(played, filepath.Base(f)) {
 			t.Errorf("vectors/%s has no test that plays it", filepath.Base(f))
 		}
-	}
-}
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got any) {
-	t.Helper()
-	b, err := json.MarshalIndent(got, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b = append(b, '\n')
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(b, want) {
-		t.Errorf("%s differs from what the code produces now; if the change is meant, run go test ./negotiation -update and review the diff\n got: %s", path, b)
 	}
 }
 
@@ -146,7 +123,7 @@ func TestTermsVectors(t *testing.T) {
 			produced = append(produced, out{c.Name, string(terms.Canonical()), terms.Hash()})
 		}
 	}
-	golden(t, "terms.golden.json", produced)
+	golden.JSON(t, "terms.golden.json", produced)
 }
 
 func TestLimitsVectors(t *testing.T) {
@@ -454,5 +431,5 @@ func TestRoomVectors(t *testing.T) {
 			}
 		})
 	}
-	golden(t, "cards.golden.json", cards)
+	golden.JSON(t, "cards.golden.json", cards)
 }

@@ -38,7 +38,9 @@ func TestSMTPAcceptedIsSent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = NewSMTP(SMTPConfig{Host: host, Port: p, Timeout: 5 * time.Second}).Send(context.Background(), msg)
+		mailer := NewSMTP(SMTPConfig{Host: host, Port: p, Timeout: 5 * time.Second})
+		err = mailer.Send(context.Background(), msg)
+		mailer.Close() // a kept connection ends with QUIT; the session then ends
 		var perm *PermanentError
 		if (err != nil) != c.wantErr || errors.As(err, &perm) != c.permanent {
 			t.Errorf("%s: %v", c.name, err)
@@ -55,12 +57,19 @@ func TestSMTPAcceptedIsSent(t *testing.T) {
 // data dataReply; the connection breaks at the command after the data.
 type fakeSMTP struct {
 	addr string
+	done chan struct{} // closed when the session ends
 	mu   sync.Mutex
 	next string // the command after the data
 }
 
+// afterData waits for the session to end (the client's QUIT, or the
+// connection closed), then says what came after the data.
 func (f *fakeSMTP) afterData() string {
-	time.Sleep(100 * time.Millisecond) // QUIT is sent without waiting
+	select {
+	case <-f.done:
+	case <-time.After(15 * time.Second):
+		return "nothing: the session did not end"
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.next
@@ -73,8 +82,9 @@ func newFakeSMTP(t *testing.T, rcpt, dataReply string) *fakeSMTP {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ln.Close() })
-	f := &fakeSMTP{addr: ln.Addr().String()}
+	f := &fakeSMTP{addr: ln.Addr().String(), done: make(chan struct{})}
 	go func() {
+		defer close(f.done)
 		conn, err := ln.Accept()
 		if err != nil {
 			return

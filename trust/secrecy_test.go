@@ -353,9 +353,11 @@ func TestLimitSecrecy(t *testing.T) {
 	}
 	// Mail: wait for the queue to empty, then read each recipient's mail.
 	deadline := time.Now().Add(2 * time.Minute)
-	for s.count(`SELECT count(*) FROM river_job WHERE kind IN ('notify_email', 'notify_push')
-		AND state IN ('available', 'running', 'retryable', 'pending')`) > 0 && time.Now().Before(deadline) {
-		time.Sleep(200 * time.Millisecond)
+	for queued := `SELECT count(*) FROM river_job WHERE kind IN ('notify_email', 'notify_push')
+		AND state IN ('available', 'running', 'retryable', 'pending')`; s.count(queued) > 0; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d notification jobs still queued after 2 minutes: the mail read below would be short", s.count(queued))
+		}
 	}
 	mails := map[string]*strings.Builder{}
 	for _, m := range s.smtp.Mails() {

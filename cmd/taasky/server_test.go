@@ -66,9 +66,11 @@ func TestShutdownFinishesRequests(t *testing.T) {
 	}()
 	<-entered
 	cancel() // the signal, while /slow is in flight
-	time.Sleep(100 * time.Millisecond)
-	if !srv.health.stopping.Load() {
-		t.Error("/readyz does not report the shutdown")
+	for deadline := time.Now().Add(10 * time.Second); !srv.health.stopping.Load(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Error("/readyz does not report the shutdown 10 s after the signal")
+			break
+		}
 	}
 	close(release)
 	if r := <-slow; r.err != nil || r.status != 200 || r.body != "done" {

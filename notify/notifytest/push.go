@@ -180,7 +180,7 @@ func (p *PushEndpoint) verify(r *http.Request, d *Device, body []byte) (*Push, e
 func verifyVAPID(header, wantKey, origin string) (map[string]any, error) {
 	rest, ok := strings.CutPrefix(header, "vapid ")
 	if !ok {
-		return nil, fmt.Errorf("Authorization %q: not vapid", header)
+		return nil, fmt.Errorf("authorization header %q: not vapid", header)
 	}
 	var token, key string
 	for _, part := range strings.Split(rest, ",") {

@@ -1,0 +1,128 @@
+package negotiation
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tryVerdict makes the move a Next verdict names, with plausible arguments.
+func tryVerdict(r *Room, side Side, v Verdict, at time.Time) error {
+	switch v {
+	case VerdictOffer, VerdictCounter:
+		_, _, err := r.Propose(side, Move{Verdict: v, Subject: qty3}, at)
+		return err
+	case VerdictNeedMoreDetail:
+		_, _, err := r.Propose(side, Move{Verdict: v, Fields: []string{"qty"}}, at)
+		return err
+	case VerdictApprove:
+		_, _, err := r.Request(side, v, r.Table.Options[0].Hash(), "try", at)
+		return err
+	default:
+		_, _, err := r.Request(side, v, "", "try", at)
+		return err
+	}
+}
+
+func TestNextInEveryState(t *testing.T) {
+	all := []Verdict{VerdictApprove, VerdictCounter, VerdictNeedMoreDetail, VerdictReject, VerdictCancel}
+	none := []Verdict{}
+	type want struct {
+		verdicts []Verdict
+		say      string
+	}
+	cases := []struct {
+		name string
+		room func(t *testing.T) *Room
+		a, b want
+	}{
+		{"draft without terms", func(t *testing.T) *Room { return openPlay(t, OpenRequest{}).r },
+			want{[]Verdict{VerdictOffer, VerdictCancel}, "Waiting for the other side to join. You may table opening terms now (offer), or cancel the invitation."},
+			want{none, "Waiting for the invitation to be answered."}},
+		{"draft with opening terms", func(t *testing.T) *Room { return openPlay(t, OpenRequest{Subject: qty1}).r },
+			want{[]Verdict{VerdictCancel}, "Your opening terms wait for the other side to join. You may cancel the invitation."},
+			want{none, "Waiting for the invitation to be answered."}},
+		{"joined, nothing on the table", func(t *testing.T) *Room { return joined(t, nil).r },
+			want{[]Verdict{VerdictOffer, VerdictCancel}, "Your turn: offer terms."},
+			want{[]Verdict{VerdictCancel}, "It is the other side's turn. Wait, and read the room again later."}},
+		{"terms on the table, b's turn", func(t *testing.T) *Room { return joined(t, qty1).r },
+			want{[]Verdict{VerdictCancel}, "It is the other side's turn. Wait, and read the room again later."},
+			want{all, "Your turn: approve the terms on the table (quote their subject_hash), counter, ask for more detail, or reject."}},
+		{"b approved, a's turn", func(t *testing.T) *Room {
+			p := joined(t, qty1)
+			p.confirm(SideB, VerdictApprove, p.r.Table.Options[0].Hash())
+			return p.r
+		},
+			want{all, "The other side approved sha256:" + "%HASH%" + ". Approve the same subject_hash to agree, or counter."},
+			want{[]Verdict{VerdictCancel}, "It is the other side's turn. Wait, and read the room again later."}},
+		{"b's human asked, on b's turn; a's cancel asked out of turn", func(t *testing.T) *Room {
+			p := joined(t, qty1)
+			p.request(SideB, VerdictApprove, p.r.Table.Options[0].Hash(), "b1")
+			p.request(SideA, VerdictCancel, "", "a1")
+			return p.r
+		},
+			want{[]Verdict{VerdictCancel}, "Waiting for your human to confirm (cancel). Do not ask them again; they were notified."},
+			want{[]Verdict{VerdictCounter, VerdictNeedMoreDetail, VerdictCancel}, "Waiting for your human to confirm (approve). Do not ask them again; they were notified."}},
+		{"agreed", func(t *testing.T) *Room {
+			p := joined(t, qty1)
+			h := p.r.Table.Options[0].Hash()
+			p.confirm(SideB, VerdictApprove, h)
+			p.confirm(SideA, VerdictApprove, h)
+			return p.r
+		},
+			want{none, "Agreed: both humans approved the same terms. Nothing more to do."},
+			want{none, "Agreed: both humans approved the same terms. Nothing more to do."}},
+		{"rejected", func(t *testing.T) *Room {
+			p := joined(t, qty1)
+			p.confirm(SideB, VerdictReject, "")
+			return p.r
+		},
+			want{none, "The room is closed (rejected). Nothing more to do."},
+			want{none, "The room is closed (rejected). Nothing more to do."}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := c.room(t)
+			for _, w := range []struct {
+				side Side
+				want want
+			}{{SideA, c.a}, {SideB, c.b}} {
+				got := r.Next(w.side)
+				say := w.want.say
+				if strings.Contains(say, "%HASH%") {
+					say = strings.Replace(say, "sha256:%HASH%", string(r.Approval(SideB)), 1)
+				}
+				if !slices.Equal(got.Verdicts, w.want.verdicts) || got.Say != say {
+					t.Errorf("Next(%s) = %v %q\nwant %v %q", w.side, got.Verdicts, got.Say, w.want.verdicts, say)
+				}
+				// The verdicts are a list in JSON, never null.
+				if b, _ := json.Marshal(got); !bytes.Contains(b, []byte(`"verdicts":[`)) {
+					t.Errorf("Next(%s) encodes as %s", w.side, b)
+				}
+				// Every verdict offered is one the room takes now.
+				for _, v := range got.Verdicts {
+					if err := tryVerdict(r, w.side, v, t0.Add(time.Hour)); err != nil {
+						t.Errorf("Next(%s) offers %s, but it is refused: %v", w.side, v, err)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestNextWithPendingCancelAndNothingOnTheTable documents a bug: with
+// nothing on the table, a side whose cancel waits for its human is offered
+// counter and need_more_detail (both refused: "nothing to counter yet",
+// "nothing to ask about yet") and is not offered offer, which is allowed.
+func TestNextWithPendingCancelAndNothingOnTheTable(t *testing.T) {
+	p := joined(t, nil)
+	p.request(SideA, VerdictCancel, "", "a1")
+	got := p.r.Next(SideA)
+	want := []Verdict{VerdictOffer, VerdictCancel}
+	if !slices.Equal(got.Verdicts, want) {
+		t.Fatalf("Next(a) = %v, want %v", got.Verdicts, want)
+	}
+}

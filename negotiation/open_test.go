@@ -1,0 +1,188 @@
+package negotiation
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestOpenDeadline(t *testing.T) {
+	for _, c := range []struct {
+		deadline time.Time
+		err      string
+	}{
+		{t0, "deadline must be in the future"},
+		{t0.Add(-time.Hour), "deadline must be in the future"},
+		{t0.Add(MaxDeadline + time.Nanosecond), "deadline must be at most 90 days away"},
+		{t0.Add(MaxDeadline), ""},
+		{t0.Add(time.Nanosecond), ""},
+	} {
+		d := c.deadline
+		r, _, _, err := Open(OpenRequest{Schema: qtySchema, Deadline: &d}, t0)
+		if errText(err) != c.err {
+			t.Errorf("deadline %v: error %q, want %q", d, errText(err), c.err)
+		}
+		if err != nil {
+			if e := err.(*Error); e.Code != CodeInvalidInput {
+				t.Errorf("code %s", e.Code)
+			}
+		} else if !r.Deadline.Equal(d) {
+			t.Errorf("deadline %v, want %v", r.Deadline, d)
+		}
+	}
+	// A deadline given in another zone is kept in UTC.
+	d := t0.Add(48 * time.Hour).In(time.FixedZone("X", -5*3600))
+	r, _, _, err := Open(OpenRequest{Schema: qtySchema, Deadline: &d}, t0)
+	if err != nil || r.Deadline.Location() != time.UTC || !r.Deadline.Equal(d) {
+		t.Errorf("deadline %v (%v)", r.Deadline, err)
+	}
+}
+
+func TestOpenRefusals(t *testing.T) {
+	slot := func(start, end string) json.RawMessage {
+		return json.RawMessage(`{"start":"` + start + `","end":"` + end + `"}`)
+	}
+	good := slot("2026-03-03T10:00:00Z", "2026-03-03T10:30:00Z")
+	bad := slot("2026-03-03T10:00:00Z", "2026-03-03T09:30:00Z")
+	eleven := make([]json.RawMessage, 11)
+	for i := range eleven {
+		eleven[i] = good
+	}
+	cases := []struct {
+		name string
+		req  OpenRequest
+		code Code
+		msg  string
+	}{
+		{"nothing", OpenRequest{}, CodeInvalidInput, "subject_schema is required (or slots, for a meeting time)"},
+		{"schema and slots", OpenRequest{Schema: qtySchema, Slots: []json.RawMessage{good}}, CodeInvalidInput, "pass subject_schema or slots, not both"},
+		{"slots and subject", OpenRequest{Slots: []json.RawMessage{good}, Subject: qty1}, CodeInvalidInput, "slots are the opening options; pass no subject or options with them"},
+		{"slots and options", OpenRequest{Slots: []json.RawMessage{good}, Options: []json.RawMessage{qty1, qty2}}, CodeInvalidInput, "slots are the opening options; pass no subject or options with them"},
+		{"eleven slots", OpenRequest{Slots: eleven}, CodeInvalidInput, "slots: at most 10"},
+		{"subject and options", OpenRequest{Schema: qtySchema, Subject: qty1, Options: []json.RawMessage{qty1, qty2}}, CodeInvalidInput, "pass subject or options, not both"},
+		{"preapprove one subject", OpenRequest{Schema: qtySchema, Subject: qty1, Preapprove: true, PreapprovalID: "p"}, CodeInvalidInput, "preapprove needs options or slots to choose from"},
+		{"preapprove one slot", OpenRequest{Slots: []json.RawMessage{good}, Preapprove: true, PreapprovalID: "p"}, CodeInvalidInput, "preapprove needs options or slots to choose from"},
+		{"preapprove without an id", OpenRequest{Schema: qtySchema, Options: []json.RawMessage{qty1, qty2}, Preapprove: true}, CodeInvalidInput, "a confirmation needs an id"},
+		{"one bad slot", OpenRequest{Slots: []json.RawMessage{bad}}, CodeInvalidTerms, "slots: meeting_time: end must be after start"},
+		{"a bad slot among two", OpenRequest{Slots: []json.RawMessage{good, bad}}, CodeInvalidTerms, "slots: options[1]: meeting_time: end must be after start"},
+		{"the same slot twice", OpenRequest{Slots: []json.RawMessage{good, good}}, CodeInvalidInput, "slots: options[1]: the same terms as options[0]"},
+		{"bad schema", OpenRequest{Schema: []byte(`{"Qty":{"type":"int","label":"Q"}}`)}, CodeInvalidSchema, `field name "Qty": use lowercase letters, digits and _, starting with a letter, at most 32 characters`},
+		{"bad limits", OpenRequest{Schema: qtySchema, Limits: []byte(`{"qty":{"min":"1"}}`)}, CodeInvalidLimits, "limits.qty.min: must be a whole number, not a string"},
+		{"opening terms outside own limits", OpenRequest{Schema: qtySchema, Limits: []byte(`{"qty":{"max":10}}`), Subject: []byte(`{"qty":11}`)}, CodeOutsideOwnLimits, "qty: outside your limits (max 10)"},
+	}
+	for _, c := range cases {
+		r, events, _, err := Open(c.req, t0)
+		if r != nil || events != nil {
+			t.Errorf("%s: a refused open returned a room", c.name)
+		}
+		var e *Error
+		if !errors.As(err, &e) || e.Code != c.code || e.Message != c.msg {
+			t.Errorf("%s: error %v, want %s %q", c.name, err, c.code, c.msg)
+		}
+	}
+}
+
+func TestOpenEventsAndWarnings(t *testing.T) {
+	schema := []byte(`{"meeting":{"type":"timerange","label":"Meeting"},"duration_minutes":{"type":"int","label":"Duration"}}`)
+	opts := []json.RawMessage{
+		[]byte(`{"meeting":{"start":"2026-03-03T10:00:00+01:00","end":"2026-03-03T11:00:00+01:00"},"duration_minutes":60}`),
+		[]byte(`{"meeting":{"start":"2026-03-04T10:00:00+01:00","end":"2026-03-04T11:00:00+01:00"},"duration_minutes":60}`),
+	}
+	r, events, warnings, err := Open(OpenRequest{Schema: schema, Options: opts, Preapprove: true, PreapprovalID: "pre"}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(warnings, []string{"duration_minutes: a timerange already says how long; a separate duration can contradict it"}) {
+		t.Errorf("warnings %q", warnings)
+	}
+	var kinds []EventKind
+	for _, ev := range events {
+		kinds = append(kinds, ev.Kind)
+	}
+	if !slices.Equal(kinds, []EventKind{EventOpen, EventPropose, EventRequest}) {
+		t.Fatalf("events %v", kinds)
+	}
+	if !events[0].Preapprove || events[0].Side != SideA || !bytes.Equal(events[0].Schema, mustSchema(t, schema).Declared()) {
+		t.Errorf("open event %+v", events[0])
+	}
+	if ev := events[1]; ev.Verdict != VerdictOffer || !ev.AsOptions || len(ev.Terms) != 2 || !bytes.Equal(ev.Terms[1], r.Table.Options[1].Canonical()) {
+		t.Errorf("propose event %+v", ev)
+	}
+	if ev := events[2]; ev.Verdict != VerdictPreapprove || ev.ConfirmationID != "pre" || ev.Side != SideA {
+		t.Errorf("request event %+v", ev)
+	}
+	if c := r.PendingFor(SideA); c == nil || c.ID != "pre" || c.Verdict != VerdictPreapprove || c.TableRound != 0 || c.SubjectHash != "" {
+		t.Errorf("pending %+v", c)
+	}
+	if r.State != StateDraft || r.Round != 1 || r.Turn != "" || !r.Preapprove || r.Preapproved {
+		t.Errorf("room %+v", r)
+	}
+}
+
+func TestJoinRefusals(t *testing.T) {
+	t.Run("withdrawn", func(t *testing.T) {
+		p := openPlay(t, OpenRequest{Subject: qty1})
+		p.confirm(SideA, VerdictCancel, "")
+		if p.r.ClosedReason != ClosedWithdrawn {
+			t.Fatalf("closed %s, want withdrawn", p.r.ClosedReason)
+		}
+		_, _, err := p.r.Join(qtySchema, nil, p.tick())
+		refusedWith(t, p.r.Snapshot(), p.r, err, CodeRefused, "the invitation was withdrawn")
+	})
+	t.Run("expired", func(t *testing.T) {
+		p := openPlay(t, OpenRequest{})
+		r, _, err := p.r.CloseDue(p.r.ExpiresAt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = r.Join(qtySchema, nil, r.ExpiresAt)
+		refusedWith(t, r.Snapshot(), r, err, CodeRefused, "the invitation has expired")
+	})
+	t.Run("lapsed before anyone joined", func(t *testing.T) {
+		d := t0.Add(time.Hour)
+		p := openPlay(t, OpenRequest{Deadline: &d})
+		r, _, err := p.r.CloseDue(d)
+		if err != nil || r.ClosedReason != ClosedLapsed {
+			t.Fatalf("%v %s", err, r.ClosedReason)
+		}
+		_, _, err = r.Join(qtySchema, nil, d)
+		refusedWith(t, r.Snapshot(), r, err, CodeRefused, "room is closed")
+	})
+	t.Run("used already", func(t *testing.T) {
+		p := joined(t, qty1)
+		_, _, err := p.r.Join(qtySchema, nil, p.tick())
+		refusedWith(t, p.r.Snapshot(), p.r, err, CodeRefused, "the invitation has been used already")
+		p.confirm(SideB, VerdictCancel, "")
+		if p.r.ClosedReason != ClosedCancelled {
+			t.Fatalf("closed %s, want cancelled", p.r.ClosedReason)
+		}
+		_, _, err = p.r.Join(qtySchema, nil, p.tick())
+		refusedWith(t, p.r.Snapshot(), p.r, err, CodeRefused, "the invitation has been used already")
+	})
+	t.Run("bad input", func(t *testing.T) {
+		r := openPlay(t, OpenRequest{}).r
+		before := r.Snapshot()
+		_, _, err := r.Join(nil, nil, t0)
+		refusedWith(t, before, r, err, CodeInvalidInput, "subject_schema is required")
+		_, _, err = r.Join([]byte(`{}`), nil, t0)
+		refusedWith(t, before, r, err, CodeInvalidSchema, "subject_schema needs at least one field")
+		_, _, err = r.Join(qtySchema, []byte(`{"qty":{"min":5,"max":1}}`), t0)
+		refusedWith(t, before, r, err, CodeInvalidLimits, "limits.qty: min must be before max")
+	})
+	t.Run("slots: the inviter's schema", func(t *testing.T) {
+		p := openPlay(t, OpenRequest{Slots: []json.RawMessage{
+			[]byte(`{"start":"2026-03-03T10:00:00Z","end":"2026-03-03T10:30:00Z"}`),
+			[]byte(`{"start":"2026-03-03T11:00:00Z","end":"2026-03-03T11:30:00Z"}`)}})
+		p.join(nil, nil)
+		if !bytes.Equal(p.r.Party(SideB).Schema.Canonical(), SlotsSchema().Canonical()) || p.r.Turn != SideB {
+			t.Errorf("b's schema %s, turn %s", p.r.Party(SideB).Schema.Canonical(), p.r.Turn)
+		}
+		if p.events[len(p.events)-1].Schema == nil {
+			t.Error("the join event does not record the schema b joined with")
+		}
+		p.replays()
+	})
+}
