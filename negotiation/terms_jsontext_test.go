@@ -2,11 +2,15 @@ package negotiation
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
+	"testing"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -30,10 +34,14 @@ type libReader struct {
 	// Stacks that members and items are gathered on, as in jsonReader.
 	members []member
 	items   []node
+	// Arenas the members and items are copied out into, as in jsonReader.
+	memberArena []member
+	itemArena   []node
 }
 
 var libReaders = sync.Pool{New: func() any {
-	r := &libReader{members: make([]member, 0, 32), items: make([]node, 0, 16)}
+	r := &libReader{members: make([]member, 0, 32), items: make([]node, 0, 16),
+		memberArena: make([]member, 0, 64), itemArena: make([]node, 0, 16)}
 	r.dec = jsontext.NewDecoder(&r.in)
 	return r
 }}
@@ -56,7 +64,10 @@ func (r *libReader) release() {
 	r.data, r.src = nil, ""
 	clear(r.members[:cap(r.members)])
 	clear(r.items[:cap(r.items)])
+	clear(r.memberArena)
+	clear(r.itemArena)
 	r.members, r.items = r.members[:0], r.items[:0]
+	r.memberArena, r.itemArena = r.memberArena[:0], r.itemArena[:0]
 	r.in = bytes.Buffer{}
 	r.dec.Reset(&r.in)
 	libReaders.Put(r)
@@ -151,7 +162,7 @@ func (r *libReader) object() (node, error) {
 		switch r.dec.PeekKind() {
 		case '}':
 			r.dec.ReadToken()
-			return node{kind: kindObject, members: append([]member(nil), r.members[mark:]...)}, nil
+			return node{kind: kindObject, members: keep(&r.memberArena, r.members[mark:])}, nil
 		case '"':
 		default: // not read: the decoder would read a whole object or list as a key before refusing it
 			return node{}, r.explain(jsontext.ErrNonStringName, st, from)
@@ -180,7 +191,7 @@ func (r *libReader) array() (node, error) {
 	for {
 		if r.dec.PeekKind() == ']' {
 			r.dec.ReadToken()
-			return node{kind: kindArray, items: append([]node(nil), r.items[mark:]...)}, nil
+			return node{kind: kindArray, items: keep(&r.itemArena, r.items[mark:])}, nil
 		}
 		v, err := r.value(st)
 		if err != nil {
@@ -189,6 +200,19 @@ func (r *libReader) array() (node, error) {
 		r.items = append(r.items, v)
 		st = afterItem
 	}
+}
+
+// keep copies xs into the arena (a new, larger one when it is full).
+func keep[T any](arena *[]T, xs []T) []T {
+	if len(xs) == 0 {
+		return nil
+	}
+	if cap(*arena)-len(*arena) < len(xs) {
+		*arena = make([]T, 0, max(2*cap(*arena), len(xs)))
+	}
+	start := len(*arena)
+	*arena = append(*arena, xs...)
+	return (*arena)[start:len(*arena):len(*arena)]
 }
 
 func jsonFail(what string, at int) error {
@@ -411,4 +435,176 @@ func termsDiffer(s *Schema, data []byte) string {
 		return fmt.Sprintf("%q: jsontext reads %s, hand %s", data, got.Canonical(), want.Canonical())
 	}
 	return ""
+}
+
+// termsCases are what BenchmarkTermsLibrary reads: the largest valid terms,
+// small ones, and the inputs an attacker would send.
+func termsCases(tb testing.TB) []struct {
+	name  string
+	s     *Schema
+	terms []byte
+} {
+	bigSchema, bigTerms := bigSchemaAndTerms()
+	big, _, err := ParseSchema(bigSchema)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	small, _, err := ParseSchema([]byte(`{"place":{"type":"enum","label":"Where","values":["office","video"]},"qty":{"type":"int","label":"Qty"},"note":{"type":"string","label":"Note","optional":true}}`))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	all, _, err := ParseSchema(fuzzSchema)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	huge := `{"topic":"` + strings.Repeat("négociation ", MaxTermsBytes/14) + `"}`
+	return []struct {
+		name  string
+		s     *Schema
+		terms []byte
+	}{
+		{"24fields", big, bigTerms},
+		{"3fields", small, []byte(`{"place":"video","qty":3,"note":"after lunch"}`)},
+		{"deep", all, []byte(`{"topic":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}`)},
+		{"hugeString", all, []byte(huge)},
+		{"hugeStringBadUTF8", all, []byte(huge[:len(huge)-3] + "\xff\"}")},
+		{"manyKeys", all, []byte(`{` + strings.Repeat(`"qty":1,`, MaxTermsBytes/9) + `"qty":1}`)},
+	}
+}
+
+// BenchmarkTermsLibrary: the hand parser (ParseTerms) and jsontext
+// (parseTermsLibrary) on the same terms; for benchstat, compare the
+// reader=hand and reader=jsontext halves.
+func BenchmarkTermsLibrary(b *testing.B) {
+	for _, c := range termsCases(b) {
+		for _, reader := range []struct {
+			name  string
+			parse func(*Schema, []byte) (*Terms, error)
+		}{{"hand", (*Schema).ParseTerms}, {"jsontext", (*Schema).parseTermsLibrary}} {
+			b.Run("case="+c.name+"/reader="+reader.name, func(b *testing.B) {
+				_, wantErr := c.s.ParseTerms(c.terms)
+				b.ReportAllocs()
+				b.SetBytes(int64(len(c.terms)))
+				for b.Loop() {
+					t, err := reader.parse(c.s, c.terms)
+					if (err == nil) != (wantErr == nil) {
+						b.Fatal(err)
+					}
+					if t != nil {
+						_ = t.Hash()
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestLibraryReadsTermsAlike: on every case of vectors/terms.json, and on
+// every terms one edit away from its valid ones, jsontext's reader gives the
+// same error word for word, or the same canonical form and hash.
+func TestLibraryReadsTermsAlike(t *testing.T) {
+	var f struct {
+		Description string                     `json:"description"`
+		Schemas     map[string]json.RawMessage `json:"schemas"`
+		Cases       []struct {
+			Name   string          `json:"name"`
+			Schema string          `json:"schema"`
+			Terms  json.RawMessage `json:"terms"`
+			Raw    string          `json:"raw"`
+			Latin1 bool            `json:"latin1"`
+			Error  string          `json:"error"`
+		} `json:"cases"`
+	}
+	readVector(t, "terms.json", &f)
+	alphabet := []byte("{}[]:,\"\\ \t0159.eE+-ZTtrunlfasx\x00\xc3\xff")
+	n := 0
+	try := func(s *Schema, data string) {
+		n++
+		if d := termsDiffer(s, []byte(data)); d != "" {
+			t.Error(d)
+		}
+	}
+	for _, c := range f.Cases {
+		s := mustSchema(t, f.Schemas[c.Schema])
+		data := string(c.Terms)
+		if c.Raw != "" {
+			data = c.Raw
+			if c.Latin1 {
+				b := []byte(nil)
+				for _, r := range c.Raw {
+					b = append(b, byte(r))
+				}
+				data = string(b)
+			}
+		}
+		if _, err := s.parseTermsLibrary([]byte(data)); errText(err) != c.Error {
+			t.Errorf("%s: jsontext: error %q, want %q", c.Name, errText(err), c.Error)
+		}
+		if c.Error != "" {
+			continue
+		}
+		for i := 0; i <= len(data); i++ {
+			if i < len(data) {
+				try(s, data[:i]+data[i+1:])
+			}
+			for _, c := range alphabet {
+				try(s, data[:i]+string(c)+data[i:])
+				if i < len(data) {
+					try(s, data[:i]+string(c)+data[i+1:])
+				}
+			}
+		}
+	}
+	for _, c := range termsCases(t) {
+		try(c.s, string(c.terms))
+	}
+	t.Logf("%d terms", n)
+}
+
+// TestLibraryReadsJSONAlike: jsontext's reader builds the same tree as
+// parseJSON, or refuses with the same words, on hand-picked and random
+// JSON, broken at random.
+func TestLibraryReadsJSONAlike(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7493, 8259))
+	inputs := append([]string(nil), handInputs...)
+	for range 20000 {
+		v := genValue(rng, 0)
+		inputs = append(inputs, v, mutate(rng, v), mutate(rng, mutate(rng, v)))
+		if b := []byte(v); len(b) > 0 {
+			b[rng.IntN(len(b))] = byte(0x80 + rng.IntN(0x80)) // a byte of UTF-8, or not
+			inputs = append(inputs, string(b), v[:rng.IntN(len(v))])
+		}
+	}
+	differ := 0
+	for _, in := range inputs {
+		if d := libraryDiffers([]byte(in)); d != "" {
+			if differ++; differ <= 20 {
+				t.Error(d)
+			}
+		}
+	}
+	if differ > 0 {
+		t.Errorf("%d of %d inputs read differently", differ, len(inputs))
+	}
+}
+
+// FuzzLibraryReadsAlike: any input, read as JSON and as terms, gets the
+// same answer from both readers.
+func FuzzLibraryReadsAlike(f *testing.F) {
+	for _, in := range handInputs {
+		f.Add([]byte(in))
+	}
+	seeds(f, "terms.json", field("terms"))
+	s, _, err := ParseSchema(fuzzSchema)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if d := libraryDiffers(data); d != "" {
+			t.Fatal(d)
+		}
+		if d := termsDiffer(s, data); d != "" {
+			t.Fatal(d)
+		}
+	})
 }
