@@ -49,7 +49,8 @@ type movesFile struct {
 }
 
 // TestMovesVectors plays every case of vectors/moves.json, the approvals,
-// rejections and cancels through a request and the human's confirmation.
+// rejections and cancels (and an agent's attempt at a preapproval) through
+// a request and the human's confirmation.
 func TestMovesVectors(t *testing.T) {
 	var f movesFile
 	readVector(t, "moves.json", &f)
@@ -73,7 +74,7 @@ func TestMovesVectors(t *testing.T) {
 				switch {
 				case st.Join != "":
 					next, _, err = r.Join(f.Schema, nil, at)
-				case st.Verdict == VerdictApprove || st.Verdict == VerdictReject || st.Verdict == VerdictCancel:
+				case st.Verdict == VerdictApprove || st.Verdict == VerdictReject || st.Verdict == VerdictCancel || st.Verdict == VerdictPreapprove:
 					hash := SubjectHash(st.Approve)
 					if st.Approve == "on_table" {
 						hash = r.Table.Options[0].Hash()
@@ -82,7 +83,7 @@ func TestMovesVectors(t *testing.T) {
 					next, _, err = r.Request(st.Actor, st.Verdict, hash, id, at)
 					if err == nil {
 						var why string
-						next, _, why, err = next.Decide(st.Actor, id, true, at)
+						next, _, why, err = next.Decide(st.Actor, id, next.PendingFor(st.Actor).SubjectHash, true, at)
 						if why != "" {
 							t.Fatalf("step %d: confirmation void: %s", i, why)
 						}
