@@ -344,6 +344,7 @@ func TestRoomVectors(t *testing.T) {
 				Options []json.RawMessage `json:"options"`
 				Fields  []string          `json:"fields"`
 				Request Verdict           `json:"request"`
+				Agent   bool              `json:"agent"`
 				Answer  Verdict           `json:"answer"`
 				Invited bool              `json:"invitation"`
 				Option  *int              `json:"option"`
@@ -406,7 +407,7 @@ func TestRoomVectors(t *testing.T) {
 					}
 				case st.Propose != "":
 					next, ev, err = r.Propose(st.Actor, Move{Verdict: st.Propose, Subject: st.Subject, Options: st.Options, Fields: st.Fields}, at)
-				case st.Request == VerdictPreapprove:
+				case st.Request == VerdictPreapprove && !st.Agent:
 					id := fmt.Sprintf("c%d", i)
 					next, ev, err = r.RequestPreapproval(st.Actor, id, at)
 					if err == nil {

@@ -49,8 +49,7 @@ type movesFile struct {
 }
 
 // TestMovesVectors plays every case of vectors/moves.json, the approvals,
-// rejections and cancels (and an agent's attempt at a preapproval) through
-// a request and the human's confirmation.
+// rejections and cancels through a request and the human's confirmation.
 func TestMovesVectors(t *testing.T) {
 	var f movesFile
 	readVector(t, "moves.json", &f)
@@ -74,7 +73,7 @@ func TestMovesVectors(t *testing.T) {
 				switch {
 				case st.Join != "":
 					next, _, err = r.Join(f.Schema, nil, at)
-				case st.Verdict == VerdictApprove || st.Verdict == VerdictReject || st.Verdict == VerdictCancel || st.Verdict == VerdictPreapprove:
+				case st.Verdict == VerdictApprove || st.Verdict == VerdictReject || st.Verdict == VerdictCancel:
 					hash := SubjectHash(st.Approve)
 					if st.Approve == "on_table" {
 						hash = r.Table.Options[0].Hash()
