@@ -91,7 +91,7 @@ func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Loc
 		if err := tx.QueryRow(ctx, `SELECT name FROM accounts WHERE id = $1`, ld.row.AccountID).Scan(&inv.InviterName); err != nil {
 			return fmt.Errorf("inviter: %w", err)
 		}
-		if _, _, err := r.Join(inv.Schema.Declared(), nil, s.now()); err != nil {
+		if _, _, err := r.AnswerInvitation(negotiation.Answer{Verdict: negotiation.VerdictJoin}, "", s.now()); err != nil {
 			inv.Refusal = ErrorMessageOf(fromProtocol(err))
 		} else {
 			inv.Open = true
