@@ -27,7 +27,7 @@ func TestInviteEmail(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema, InviteEmail: "pat"}); ErrorMessageOf(err) == "" ||
-		!strings.Contains(ErrorMessageOf(err), "invite_email: must be an email address") {
+		!strings.Contains(ErrorMessageOf(err), "invite_email: not an email address") {
 		t.Fatalf("a bad address: %v", err)
 	}
 	deadline := nb.rooms.now().Add(30 * 24 * time.Hour).Truncate(time.Hour)

@@ -43,7 +43,8 @@ type Invitation struct {
 
 // PersonAnswer is a person's tap: approve (the hash they saw), reject,
 // counter (terms in the inviter's schema), cancel, or join (take the seat
-// and wait, when no terms are on the table yet).
+// and wait, when no terms are on the table yet). The protocol plays it as
+// one operation (negotiation.Room.Answer, AnswerInvitation).
 type PersonAnswer struct {
 	Verdict negotiation.Verdict
 	Hash    negotiation.SubjectHash
@@ -52,7 +53,7 @@ type PersonAnswer struct {
 }
 
 // VerdictJoin is a person's join without a move.
-const VerdictJoin negotiation.Verdict = "join"
+const VerdictJoin = negotiation.VerdictJoin
 
 // PersonResult is what a person's answer did.
 type PersonResult struct {
@@ -90,7 +91,7 @@ func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Loc
 		if err := tx.QueryRow(ctx, `SELECT name FROM accounts WHERE id = $1`, ld.row.AccountID).Scan(&inv.InviterName); err != nil {
 			return fmt.Errorf("inviter: %w", err)
 		}
-		if _, _, err := r.Join(inv.Schema.Declared(), nil, s.now()); err != nil {
+		if _, _, err := r.AnswerInvitation(negotiation.Answer{Verdict: negotiation.VerdictJoin}, "", s.now()); err != nil {
 			inv.Refusal = ErrorMessageOf(fromProtocol(err))
 		} else {
 			inv.Open = true
@@ -127,17 +128,14 @@ func (s *Rooms) AnswerInvitation(ctx context.Context, code string, ans PersonAns
 			return err
 		}
 		now := s.now()
-		joined, evJoin, err := ld.room.Join(ld.room.Party(negotiation.SideA).Schema.Declared(), nil, now)
+		next, events, err := ld.room.AnswerInvitation(ans.protocol(), newConfirmationID(), now)
 		if err != nil {
 			return fromProtocol(err)
 		}
-		next, events, err := personMove(joined, ans, now)
-		if err != nil {
-			return err
-		}
 		res.SeatToken = personTokenPrefix + base64.RawURLEncoding.EncodeToString(randomBytes(32))
+		b := next.Party(negotiation.SideB)
 		p := &partyRow{Side: negotiation.SideB, TokenSalt: randomBytes(16),
-			LimitsEnc: s.sealLimits(roomID, "b", joined.Party(negotiation.SideB).Limits.Raw()), SchemaFP: string(joined.Party(negotiation.SideB).Schema.Fingerprint())}
+			LimitsEnc: s.sealLimits(roomID, "b", b.Limits.Raw()), SchemaFP: string(b.Schema.Fingerprint())}
 		if err := insertParty(ctx, tx, roomID, p, secretHash(res.SeatToken), now); err != nil {
 			return err
 		}
@@ -147,7 +145,7 @@ func (s *Rooms) AnswerInvitation(ctx context.Context, code string, ans PersonAns
 			}
 		}
 		ld.row.Parties[1] = p
-		if err := s.commit(ctx, tx, ld, change{next: next, events: append([]negotiation.Event{evJoin}, events...)}); err != nil {
+		if err := s.commit(ctx, tx, ld, change{next: next, events: events}); err != nil {
 			return err
 		}
 		res.RoomID, res.State = roomID, next.State
@@ -159,37 +157,8 @@ func (s *Rooms) AnswerInvitation(ctx context.Context, code string, ans PersonAns
 	return res, nil
 }
 
-// personMove plays a person's answer on r for side b: a counter as a
-// proposal; approve, reject and cancel as a request answered yes at once.
-func personMove(r *negotiation.Room, ans PersonAnswer, at time.Time) (*negotiation.Room, []negotiation.Event, error) {
-	b := negotiation.SideB
-	switch ans.Verdict {
-	case VerdictJoin:
-		return r, nil, nil
-	case negotiation.VerdictCounter, negotiation.VerdictOffer:
-		v := negotiation.VerdictCounter
-		if r.Table == nil {
-			v = negotiation.VerdictOffer
-		}
-		next, ev, err := r.Propose(b, negotiation.Move{Verdict: v, Subject: ans.Terms}, at)
-		if err != nil {
-			return nil, nil, fromProtocol(err)
-		}
-		return next, []negotiation.Event{ev}, nil
-	case negotiation.VerdictApprove, negotiation.VerdictReject, negotiation.VerdictCancel:
-		id := newConfirmationID()
-		asked, evReq, err := r.Request(b, ans.Verdict, ans.Hash, id, at)
-		if err != nil {
-			return nil, nil, fromProtocol(err)
-		}
-		next, evDec, why, err := asked.Decide(b, id, true, at)
-		if err != nil {
-			return nil, nil, fromProtocol(err)
-		}
-		if evDec.Outcome != negotiation.ResultApplied {
-			return nil, nil, Errorf(ErrConflict, "%s", why)
-		}
-		return next, []negotiation.Event{evReq, evDec}, nil
-	}
-	return nil, nil, Errorf(ErrInvalid, "answer: must be approve, counter, reject or cancel (got %q)", string(ans.Verdict))
+// protocol is the answer as the protocol takes it (the email is the
+// service's).
+func (a PersonAnswer) protocol() negotiation.Answer {
+	return negotiation.Answer{Verdict: a.Verdict, Hash: a.Hash, Terms: a.Terms}
 }

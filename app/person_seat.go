@@ -49,9 +49,6 @@ func (s *Rooms) PersonRoom(ctx context.Context, token string, loc *time.Location
 
 // AnswerAsPerson applies a seated person's answer (see PersonAnswer).
 func (s *Rooms) AnswerAsPerson(ctx context.Context, token string, ans PersonAnswer) (*PersonResult, error) {
-	if ans.Verdict == VerdictJoin {
-		return nil, Errorf(ErrInvalid, "answer: you have joined already")
-	}
 	res := &PersonResult{}
 	err := s.inTx(ctx, func(tx *roomTx) error {
 		roomID, err := personSeat(ctx, tx, token)
@@ -62,9 +59,9 @@ func (s *Rooms) AnswerAsPerson(ctx context.Context, token string, ans PersonAnsw
 		if err != nil {
 			return err
 		}
-		next, events, err := personMove(ld.room, ans, s.now())
+		next, events, err := ld.room.Answer(negotiation.SideB, ans.protocol(), newConfirmationID(), s.now())
 		if err != nil {
-			return err
+			return fromProtocol(err)
 		}
 		if err := s.commit(ctx, tx, ld, change{next: next, events: events}); err != nil {
 			return err

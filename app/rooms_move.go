@@ -151,8 +151,8 @@ func confirmationView(c *negotiation.Confirmation) *ConfirmationView {
 // move waits for the side's human. The same request while it is pending is
 // answered with the pending confirmation.
 func (s *Rooms) RequestConfirmation(ctx context.Context, agent Agent, roomToken string, verdict negotiation.Verdict, hash negotiation.SubjectHash) (*ConfirmationView, *View, error) {
-	if verdict == negotiation.VerdictPreapprove {
-		return nil, nil, Errorf(ErrInvalid, "verdict must be approve or reject")
+	if err := negotiation.CheckRequestVerdict(verdict); err != nil {
+		return nil, nil, fromProtocol(err)
 	}
 	var cv *ConfirmationView
 	var view *View
@@ -210,10 +210,7 @@ func (s *Rooms) DecideAsOwner(ctx context.Context, userID, roomID int64, confirm
 // decide applies a human's answer for side, bound to the hash they saw.
 // Once they confirm terms, their account has seen the other side's schema.
 func (s *Rooms) decide(ctx context.Context, tx *roomTx, ld *loaded, side negotiation.Side, confirmationID string, hashSeen negotiation.SubjectHash, accept bool) (*Decision, error) {
-	if p := ld.room.PendingFor(side); p != nil && p.ID == confirmationID && p.SubjectHash != hashSeen {
-		return nil, Errorf(ErrConflict, "subject_hash: the answer is for other terms than the ones waiting for it")
-	}
-	next, ev, why, err := ld.room.Decide(side, confirmationID, accept, s.now())
+	next, ev, why, err := ld.room.Decide(side, confirmationID, hashSeen, accept, s.now())
 	if err != nil {
 		return nil, fromProtocol(err)
 	}

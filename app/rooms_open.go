@@ -3,9 +3,9 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"net/mail"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/taasky/taasky/negotiation"
 )
@@ -35,31 +35,23 @@ type OpenResult struct {
 	View       *View
 }
 
-const maxTitle = 120
-
 // Open creates a room for the agent's account, with its opening terms if
 // any, schedules the invitation's expiry and the deadline's lapse, and, if
 // asked, the invitation's email.
 func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResult, error) {
-	var title *string
-	if in.Title != "" {
-		if n := utf8.RuneCountInString(in.Title); n > maxTitle || strings.TrimSpace(in.Title) == "" || !utf8.ValidString(in.Title) {
-			return nil, Errorf(ErrInvalid, "title: 1 to %d characters of text", maxTitle)
-		}
-		if !negotiation.ReadableLine(in.Title) {
-			return nil, Errorf(ErrInvalid, "title: one line of readable text, without control characters or direction overrides")
-		}
-		if why := negotiation.Deceptive(in.Title); why != "" {
-			return nil, Errorf(ErrInvalid, "title: %s", why)
-		}
-		title = &in.Title
-	}
 	inviteEmail := ""
 	if in.InviteEmail != "" {
 		var err error
-		if inviteEmail, err = normalizeEmail("invite_email", in.InviteEmail); err != nil {
+		if inviteEmail, err = checkInviteEmail(in.InviteEmail); err != nil {
 			return nil, err
 		}
+	}
+	var title *string
+	if in.Title != "" {
+		if err := negotiation.CheckTitle(in.Title); err != nil {
+			return nil, fromProtocol(err)
+		}
+		title = &in.Title
 	}
 	now := s.now()
 	room, events, warnings, err := negotiation.Open(negotiation.OpenRequest{
@@ -110,6 +102,18 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 		return nil, err
 	}
 	return res, nil
+}
+
+// checkInviteEmail is the one check of negotiation_open's invite_email:
+// one address exactly as given (no display name, no spaces around it),
+// at most 254 characters. It returns the address lowercased, as the
+// invitation is sent to it.
+func checkInviteEmail(s string) (string, error) {
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != s || len(s) > 254 {
+		return "", Errorf(ErrInvalid, "invite_email: not an email address")
+	}
+	return strings.ToLower(s), nil
 }
 
 // JoinInput is an agent's negotiation_join.

@@ -123,9 +123,6 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 		t := whose(side, r.Turn)
 		v.Turn = &t
 	}
-	if t := r.Table; t != nil {
-		v.TermsOnTable = tableView(r, side)
-	}
 	log, err := s.log.decode(ld.row)
 	if err != nil {
 		return nil, err
@@ -144,33 +141,27 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 		return nil, err
 	}
 	v.Card, v.TimeZone, v.seen = r.Card(side, seen, tz), tz, seen
+	if r.Table != nil {
+		v.TermsOnTable = tableView(r.Table, side, v.Card)
+	}
 	return v, nil
 }
 
-func tableView(r *negotiation.Room, side negotiation.Side) *TableView {
-	t := r.Table
-	me, tabler := r.Party(side), r.Party(t.By)
+// tableView is the terms on the table for side; what their terms lack or
+// break of side's comes from side's card, which decided it.
+func tableView(t *negotiation.Table, side negotiation.Side, card *negotiation.Card) *TableView {
 	tv := &TableView{By: whose(side, t.By), AsOptions: t.AsOptions}
 	for _, o := range t.Options {
-		ov := OptionView{SubjectHash: o.Hash(), Terms: o.Canonical()}
-		if t.By != side {
-			ov.OutsideYourLimits = negotiation.OutsideLimits(me.Schema, me.Limits, tabler.Schema, o)
-		}
-		tv.Options = append(tv.Options, ov)
+		tv.Options = append(tv.Options, OptionView{SubjectHash: o.Hash(), Terms: o.Canonical()})
 	}
-	if t.By != side && len(t.Options) > 0 {
-		first := t.Options[0]
-		for _, f := range tabler.Schema.Fields() {
-			if mine, ok := me.Schema.Field(f.Name); (!ok || !negotiation.Matches(mine, f)) && first.Has(f.Name) {
-				tv.YouLack = append(tv.YouLack, f.Name)
-			}
-		}
-		for _, f := range me.Schema.Fields() {
-			theirs, ok := tabler.Schema.Field(f.Name)
-			if !f.Optional && (!ok || !negotiation.Matches(f, theirs) || !first.Has(f.Name)) {
-				tv.TheyLack = append(tv.TheyLack, f.Name)
-			}
-		}
+	if t.By == side || card == nil || len(card.Options) != len(tv.Options) {
+		return tv
+	}
+	for i := range tv.Options {
+		tv.Options[i].OutsideYourLimits = card.Options[i].Breaches()
+	}
+	if len(card.Options) > 0 {
+		tv.YouLack, tv.TheyLack = card.Options[0].TheirFields(), card.Options[0].MissingFields()
 	}
 	return tv
 }

@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"net/mail"
 	"time"
 
 	"github.com/taasky/taasky/app"
@@ -36,19 +35,13 @@ func (s *Server) open(ctx context.Context, agent app.Agent, raw json.RawMessage)
 		return nil, err
 	}
 	oi := app.OpenInput{Schema: optional(in.SubjectSchema), Limits: optional(in.Limits), Subject: optional(in.Subject),
-		Options: in.Options, Slots: in.Slots, Preapprove: in.Preapprove, Title: in.Title}
+		Options: in.Options, Slots: in.Slots, Preapprove: in.Preapprove, Title: in.Title, InviteEmail: in.InviteEmail}
 	if in.Deadline != "" {
 		d, err := time.Parse(time.RFC3339, in.Deadline)
 		if err != nil {
 			return nil, app.Errorf(app.ErrInvalid, "deadline: must be an RFC 3339 moment with an offset, like 2026-12-03T18:00:00+02:00")
 		}
 		oi.Deadline = &d
-	}
-	if in.InviteEmail != "" {
-		if a, err := mail.ParseAddress(in.InviteEmail); err != nil || a.Address != in.InviteEmail {
-			return nil, app.Errorf(app.ErrInvalid, "invite_email: not an email address")
-		}
-		oi.InviteEmail = in.InviteEmail
 	}
 	res, err := s.svc.Open(ctx, agent, oi)
 	if err != nil {

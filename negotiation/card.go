@@ -106,3 +106,40 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// Breaches lists the viewer's bounds the option's values break, field by
+// field in the viewer's schema order, as OutsideLimits does; none on the
+// viewer's own terms.
+func (o *CardOption) Breaches() []Breach {
+	var out []Breach
+	for _, f := range o.Fields {
+		for _, b := range f.Outside {
+			out = append(out, Breach{Field: f.Name, Bound: b})
+		}
+	}
+	return out
+}
+
+// TheirFields names the fields of theirs the option gives that the
+// viewer's schema lacks (Theirs), in their schema's order.
+func (o *CardOption) TheirFields() []string {
+	var out []string
+	for _, f := range o.Fields {
+		if f.Theirs {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+// MissingFields names the viewer's required fields the option does not
+// give (Missing), in the viewer's schema's order.
+func (o *CardOption) MissingFields() []string {
+	var out []string
+	for _, f := range o.Fields {
+		if f.Missing {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}

@@ -63,9 +63,11 @@ func Replay(events []Event, limits [2][]byte) (*Room, error) {
 		case EventPropose:
 			r, got, err = r.replayPropose(ev)
 		case EventRequest:
-			r, got, err = r.Request(ev.Side, ev.Verdict, ev.Hash, ev.ConfirmationID, ev.At)
+			r, got, err = r.request(ev.Side, ev.Verdict, ev.Hash, ev.ConfirmationID, ev.At)
 		case EventDecide:
-			r, got, _, err = r.Decide(ev.Side, ev.ConfirmationID, ev.Accept, ev.At)
+			// A decide logs the hash of the confirmation it answered: the
+			// one its human saw.
+			r, got, _, err = r.Decide(ev.Side, ev.ConfirmationID, ev.Hash, ev.Accept, ev.At)
 			if err == nil && got.Outcome != ev.Outcome {
 				err = fmt.Errorf("outcome %s, logged %s", got.Outcome, ev.Outcome)
 			}

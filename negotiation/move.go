@@ -175,11 +175,38 @@ func (r *Room) voidTermsConfirmations() {
 	}
 }
 
-// Request records a move that waits for the party's human: approve
-// (quoting the subject_hash of terms on the table), reject, cancel, or the
-// initiator's preapproval. It is refused now if the move would be; a new
-// request replaces the party's pending one.
+// CheckRequestVerdict says whether an agent may ask its human for v:
+// approve, reject or cancel. A preapproval is never an agent's move: Open
+// asks it of the initiator's human (RequestPreapproval).
+func CheckRequestVerdict(v Verdict) error {
+	switch v {
+	case VerdictApprove, VerdictReject, VerdictCancel:
+		return nil
+	}
+	return inputErr("verdict must be approve or reject")
+}
+
+// Request records an agent's move that waits for the party's human:
+// approve (quoting the subject_hash of terms on the table), reject or
+// cancel. It is refused now if the move would be; a new request replaces
+// the party's pending one.
 func (r *Room) Request(side Side, v Verdict, hash SubjectHash, id string, at time.Time) (*Room, Event, error) {
+	if err := CheckRequestVerdict(v); err != nil {
+		return nil, Event{}, err
+	}
+	return r.request(side, v, hash, id, at)
+}
+
+// RequestPreapproval asks the initiator's human to confirm, once, that any
+// of the opening options is fine (Open does, when asked to). Only side a,
+// in a room opened with preapprove, while a's options are on the table.
+func (r *Room) RequestPreapproval(side Side, id string, at time.Time) (*Room, Event, error) {
+	return r.request(side, VerdictPreapprove, "", id, at)
+}
+
+// request records any confirmation; Replay enters here with the logged
+// requests.
+func (r *Room) request(side Side, v Verdict, hash SubjectHash, id string, at time.Time) (*Room, Event, error) {
 	if err := r.checkConfirmable(side, v, hash, at); err != nil {
 		return nil, Event{}, err
 	}
@@ -237,13 +264,19 @@ const (
 )
 
 // Decide applies a human's answer to their party's pending confirmation.
-// The move applies only if the room is still as it was when asked (for an
-// approval, the same terms on the table); otherwise the confirmation comes
-// out void, and why is the one-line reason.
-func (r *Room) Decide(side Side, id string, accept bool, at time.Time) (n *Room, ev Event, why string, err error) {
+// hashSeen is the subject_hash the human was shown ("" for a confirmation
+// that quotes none): an answer binds to it, and one for other terms than
+// the pending confirmation's is refused, accepted or declined. The move
+// applies only if the room is still as it was when asked (for an approval,
+// the same terms on the table); otherwise the confirmation comes out void,
+// and why is the one-line reason.
+func (r *Room) Decide(side Side, id string, hashSeen SubjectHash, accept bool, at time.Time) (n *Room, ev Event, why string, err error) {
 	c := r.PendingFor(side)
 	if c == nil || c.ID != id {
 		return nil, Event{}, "", refused("this confirmation is no longer pending")
+	}
+	if c.SubjectHash != hashSeen {
+		return nil, Event{}, "", refused("subject_hash: the answer is for other terms than the ones waiting for it")
 	}
 	n = r.clone()
 	n.Pending[side.index()] = nil

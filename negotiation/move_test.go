@@ -90,7 +90,13 @@ func TestRequestRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, _, err := c.r.Request(c.side, c.v, c.hash, c.id, t0.Add(time.Hour))
+			request := c.r.Request
+			if c.v == VerdictPreapprove { // the initiator's human is asked by Open, not by an agent
+				request = func(side Side, _ Verdict, _ SubjectHash, id string, at time.Time) (*Room, Event, error) {
+					return c.r.RequestPreapproval(side, id, at)
+				}
+			}
+			_, _, err := request(c.side, c.v, c.hash, c.id, t0.Add(time.Hour))
 			refusedWith(t, c.r.Snapshot(), c.r, err, c.code, c.msg)
 		})
 	}

@@ -87,7 +87,7 @@ func Open(req OpenRequest, at time.Time) (*Room, []Event, []string, error) {
 	}
 	if req.Preapprove {
 		var ev Event
-		r, ev, err = r.Request(SideA, VerdictPreapprove, "", req.PreapprovalID, at)
+		r, ev, err = r.RequestPreapproval(SideA, req.PreapprovalID, at)
 		if err != nil {
 			return nil, nil, nil, err
 		}

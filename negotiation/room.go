@@ -70,7 +70,8 @@ const (
 	VerdictReject         Verdict = "reject"           // human: closes the room
 	VerdictCancel         Verdict = "cancel"           // human: closes the room, out of turn too
 	// VerdictPreapprove is the initiator's human confirming, once, that any
-	// of the opening options is fine. It is never an agent's move.
+	// of the opening options is fine. It is never an agent's move: Request
+	// refuses it, and Open asks for it (RequestPreapproval).
 	VerdictPreapprove Verdict = "preapprove"
 )
 

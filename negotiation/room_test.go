@@ -78,7 +78,7 @@ func (p *play) request(side Side, v Verdict, h SubjectHash, id string) {
 
 func (p *play) decide(side Side, id string, accept bool) (Result, string) {
 	p.t.Helper()
-	r, ev, why, err := p.r.Decide(side, id, accept, p.tick())
+	r, ev, why, err := p.r.Decide(side, id, pendingHash(p.r, side, id), accept, p.tick())
 	p.ok(r, ev, err)
 	return ev.Outcome, why
 }
@@ -227,9 +227,9 @@ func TestConfirmations(t *testing.T) {
 		p := joined(t, qty1)
 		p.request(SideB, VerdictApprove, p.r.Table.Options[0].Hash(), "first")
 		p.request(SideB, VerdictReject, "", "second")
-		_, _, _, err := p.r.Decide(SideB, "first", true, p.tick())
+		_, _, _, err := p.r.Decide(SideB, "first", "", true, p.tick())
 		refusedWith(t, p.r.Snapshot(), p.r, err, CodeRefused, "this confirmation is no longer pending")
-		_, _, _, err = p.r.Decide(SideA, "second", true, p.tick())
+		_, _, _, err = p.r.Decide(SideA, "second", "", true, p.tick())
 		refusedWith(t, p.r.Snapshot(), p.r, err, CodeRefused, "this confirmation is no longer pending")
 		if res, _ := p.decide(SideB, "second", true); res != ResultApplied || p.r.State != StateClosed || p.r.ClosedReason != ClosedRejected {
 			t.Errorf("%s: %s %s", res, p.r.State, p.r.ClosedReason)
@@ -264,7 +264,7 @@ func TestConfirmations(t *testing.T) {
 	t.Run("an answer after the deadline is void", func(t *testing.T) {
 		p := joined(t, qty1)
 		p.request(SideB, VerdictApprove, p.r.Table.Options[0].Hash(), "b1")
-		r, ev, why, err := p.r.Decide(SideB, "b1", true, p.r.Deadline)
+		r, ev, why, err := p.r.Decide(SideB, "b1", p.r.Table.Options[0].Hash(), true, p.r.Deadline)
 		if err != nil || ev.Outcome != ResultVoid || why != "the deadline has passed" {
 			t.Fatalf("%v %s %q", err, ev.Outcome, why)
 		}
@@ -281,7 +281,7 @@ func TestConfirmations(t *testing.T) {
 		stale.TableRound = p.r.Table.Round - 1
 		r := p.r.clone()
 		r.Pending[1] = &stale
-		n, ev, why, err := r.Decide(SideB, "b1", true, p.tick())
+		n, ev, why, err := r.Decide(SideB, "b1", stale.SubjectHash, true, p.tick())
 		if err != nil || ev.Outcome != ResultVoid || why != "the terms on the table changed" || n.Approval(SideB) != "" {
 			t.Errorf("%v %s %q", err, ev.Outcome, why)
 		}

@@ -17,7 +17,7 @@ import (
 // TestEveryVectorFileRuns keeps a vector file from being added without a
 // test that plays it.
 func TestEveryVectorFileRuns(t *testing.T) {
-	played := []string{"moves.json", "hash.json", "schemas.json", "terms.json", "limits.json", "rooms.json"}
+	played := []string{"moves.json", "hash.json", "schemas.json", "terms.json", "limits.json", "rooms.json", "titles.json"}
 	files, err := filepath.Glob(filepath.Join("..", "vectors", "*.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -321,6 +321,9 @@ func TestRoomVectors(t *testing.T) {
 				Options []json.RawMessage `json:"options"`
 				Fields  []string          `json:"fields"`
 				Request Verdict           `json:"request"`
+				Agent   bool              `json:"agent"`
+				Answer  Verdict           `json:"answer"`
+				Invited bool              `json:"invitation"`
 				Option  *int              `json:"option"`
 				Hash    SubjectHash       `json:"hash"`
 				Decide  *bool             `json:"decide"`
@@ -381,6 +384,12 @@ func TestRoomVectors(t *testing.T) {
 					}
 				case st.Propose != "":
 					next, ev, err = r.Propose(st.Actor, Move{Verdict: st.Propose, Subject: st.Subject, Options: st.Options, Fields: st.Fields}, at)
+				case st.Request == VerdictPreapprove && !st.Agent:
+					id := fmt.Sprintf("c%d", i)
+					next, ev, err = r.RequestPreapproval(st.Actor, id, at)
+					if err == nil {
+						ids[st.Actor] = id
+					}
 				case st.Request != "":
 					hash := st.Hash
 					if st.Option != nil {
@@ -391,8 +400,32 @@ func TestRoomVectors(t *testing.T) {
 					if err == nil {
 						ids[st.Actor] = id
 					}
+				case st.Answer != "":
+					ans := Answer{Verdict: st.Answer, Hash: st.Hash, Terms: st.Subject}
+					if st.Option != nil {
+						ans.Hash = r.Table.Options[*st.Option].Hash()
+					}
+					var evs []Event
+					if st.Invited {
+						next, evs, err = r.AnswerInvitation(ans, fmt.Sprintf("c%d", i), at)
+					} else {
+						next, evs, err = r.Answer(st.Actor, ans, fmt.Sprintf("c%d", i), at)
+					}
+					if err == nil {
+						events = append(events, evs[:len(evs)-1]...)
+						ev = evs[len(evs)-1]
+					}
 				case st.Decide != nil:
-					next, ev, why, err = r.Decide(st.Actor, ids[st.Actor], *st.Decide, at)
+					// The human saw the pending confirmation's terms, unless
+					// the step says which (option or hash).
+					seen := st.Hash
+					if p := r.PendingFor(st.Actor); st.Hash == "" && st.Option == nil && p != nil {
+						seen = p.SubjectHash
+					}
+					if st.Option != nil {
+						seen = r.Table.Options[*st.Option].Hash()
+					}
+					next, ev, why, err = r.Decide(st.Actor, ids[st.Actor], seen, *st.Decide, at)
 					if err == nil && (ev.Outcome != st.Outcome || why != st.Why) {
 						t.Errorf("%s: outcome %s (%q), want %s (%q)", where, ev.Outcome, why, st.Outcome, st.Why)
 					}

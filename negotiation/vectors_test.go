@@ -82,7 +82,7 @@ func TestMovesVectors(t *testing.T) {
 					next, _, err = r.Request(st.Actor, st.Verdict, hash, id, at)
 					if err == nil {
 						var why string
-						next, _, why, err = next.Decide(st.Actor, id, true, at)
+						next, _, why, err = next.Decide(st.Actor, id, next.PendingFor(st.Actor).SubjectHash, true, at)
 						if why != "" {
 							t.Fatalf("step %d: confirmation void: %s", i, why)
 						}

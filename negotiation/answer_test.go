@@ -1,0 +1,167 @@
+package negotiation
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// pendingHash is the hash the side's human is shown for its pending
+// confirmation id ("" if none is pending under that id).
+func pendingHash(r *Room, side Side, id string) SubjectHash {
+	if c := r.PendingFor(side); c != nil && c.ID == id {
+		return c.SubjectHash
+	}
+	return ""
+}
+
+func TestDecideBindsTheHashSeen(t *testing.T) {
+	const msg = "subject_hash: the answer is for other terms than the ones waiting for it"
+	p := openPlay(t, OpenRequest{Options: []json.RawMessage{qty1, qty2}})
+	p.join(qtySchema, nil)
+	h0, h1 := p.r.Table.Options[0].Hash(), p.r.Table.Options[1].Hash()
+	p.request(SideB, VerdictApprove, h0, "b1")
+	for _, accept := range []bool{true, false} {
+		for _, seen := range []SubjectHash{h1, "", "sha256:00"} {
+			_, _, _, err := p.r.Decide(SideB, "b1", seen, accept, p.tick())
+			refusedWith(t, p.r.Snapshot(), p.r, err, CodeRefused, msg)
+		}
+	}
+	// Another id is no longer pending, whatever the hash.
+	_, _, _, err := p.r.Decide(SideB, "b0", h0, true, p.tick())
+	refusedWith(t, p.r.Snapshot(), p.r, err, CodeRefused, "this confirmation is no longer pending")
+	// A reject quotes no hash: an answer that carries one is for other terms.
+	p.request(SideB, VerdictReject, h0, "b2")
+	_, _, _, err = p.r.Decide(SideB, "b2", h0, true, p.tick())
+	refusedWith(t, p.r.Snapshot(), p.r, err, CodeRefused, msg)
+	if res, _ := p.decide(SideB, "b2", true); res != ResultApplied || p.r.ClosedReason != ClosedRejected {
+		t.Fatalf("%s %s", res, p.r.ClosedReason)
+	}
+	p.replays()
+}
+
+func TestReplayRefusesADecideForOtherTerms(t *testing.T) {
+	p := joined(t, qty1)
+	p.confirm(SideB, VerdictApprove, p.r.Table.Options[0].Hash())
+	events := append([]Event(nil), p.events...)
+	events[len(events)-1].Hash = "sha256:00"
+	if _, err := Replay(events, p.limits); err == nil || !strings.Contains(err.Error(), "the answer is for other terms") {
+		t.Fatalf("replay of a decide for other terms: %v", err)
+	}
+}
+
+func TestRequestIsNeverAPreapproval(t *testing.T) {
+	p := openPlay(t, OpenRequest{Options: []json.RawMessage{qty1, qty2}, Preapprove: true, PreapprovalID: "pre"})
+	// Even where a preapproval is due, an agent may not ask for one.
+	_, _, err := p.r.Request(SideA, VerdictPreapprove, "", "again", p.tick())
+	refusedWith(t, p.r.Snapshot(), p.r, err, CodeInvalidInput, "verdict must be approve or reject")
+	if err := CheckRequestVerdict(VerdictPreapprove); err == nil || err.Error() != "verdict must be approve or reject" {
+		t.Errorf("CheckRequestVerdict(preapprove): %v", err)
+	}
+	for _, v := range []Verdict{VerdictApprove, VerdictReject, VerdictCancel} {
+		if err := CheckRequestVerdict(v); err != nil {
+			t.Errorf("CheckRequestVerdict(%s): %v", v, err)
+		}
+	}
+	// The initiator's human may be asked again (it replaces the pending one).
+	n, ev, err := p.r.RequestPreapproval(SideA, "again", p.tick())
+	if err != nil || ev.Verdict != VerdictPreapprove || n.PendingFor(SideA).ID != "again" {
+		t.Fatalf("%v %+v", err, ev)
+	}
+	p.r, p.events = n, append(p.events, ev)
+	p.replays()
+}
+
+// TestAnswerIsARequestAndItsDecision: a person's answer logs the events an
+// agent's request and its human's yes would, so replay and the checker see
+// no difference.
+func TestAnswerIsARequestAndItsDecision(t *testing.T) {
+	at := t0.Add(time.Hour)
+	for _, v := range []Verdict{VerdictApprove, VerdictReject, VerdictCancel} {
+		p := joined(t, qty1)
+		h := p.r.Table.Options[0].Hash()
+		got, gotEvents, err := p.r.Answer(SideB, Answer{Verdict: v, Hash: h}, "x", at)
+		if err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		if v != VerdictApprove {
+			h = ""
+		}
+		asked, evReq, err := p.r.Request(SideB, v, h, "x", at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, evDec, _, err := asked.Decide(SideB, "x", h, true, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(gotEvents, []Event{evReq, evDec}) || string(got.Snapshot()) != string(want.Snapshot()) {
+			t.Errorf("%s: events %+v, want %+v", v, gotEvents, []Event{evReq, evDec})
+		}
+	}
+	// A counter is a counter; on an empty table it is an offer.
+	p := joined(t, qty1)
+	_, evs, err := p.r.Answer(SideB, Answer{Verdict: VerdictOffer, Terms: qty2}, "x", at)
+	if err != nil || len(evs) != 1 || evs[0].Verdict != VerdictCounter {
+		t.Fatalf("%v %+v", err, evs)
+	}
+}
+
+func TestAnswerInvitation(t *testing.T) {
+	p := openPlay(t, OpenRequest{Options: []json.RawMessage{qty1, qty2}})
+	before := p.r.Snapshot()
+	n, evs, err := p.r.AnswerInvitation(Answer{Verdict: VerdictApprove, Hash: p.r.Table.Options[1].Hash()}, "x", p.tick())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(p.r.Snapshot()) != string(before) {
+		t.Error("AnswerInvitation changed the receiver")
+	}
+	if len(evs) != 3 || evs[0].Kind != EventJoin || evs[1].Kind != EventRequest || evs[2].Kind != EventDecide {
+		t.Fatalf("events %+v", evs)
+	}
+	if n.Party(SideB).Schema.Fingerprint() != n.Party(SideA).Schema.Fingerprint() || len(n.Party(SideB).Limits.List()) != 0 {
+		t.Error("the person does not sit with the inviter's schema and no limits")
+	}
+	if n.Approval(SideB) != p.r.Table.Options[1].Hash() || len(n.Table.Options) != 1 || n.Turn != SideA {
+		t.Errorf("room %+v", n)
+	}
+	p.r, p.events = n, append(p.events, evs...)
+	p.replays()
+	// The invitation is used now.
+	_, _, err = p.r.AnswerInvitation(Answer{Verdict: VerdictJoin}, "y", p.tick())
+	refusedWith(t, p.r.Snapshot(), p.r, err, CodeRefused, "the invitation has been used already")
+}
+
+func TestCheckTitleInvalidUTF8(t *testing.T) {
+	err := CheckTitle("caf\xe9")
+	refusedWith(t, nil, nil, err, CodeInvalidInput, "title: 1 to 120 characters of text")
+}
+
+func TestCardOptionLacksAndBreaches(t *testing.T) {
+	a := []byte(`{"qty":{"type":"int","label":"Quantity"},"note":{"type":"string","label":"Note"},"fee":{"type":"money","label":"Fee","currency":"EUR","optional":true}}`)
+	b := []byte(`{"qty":{"type":"int","label":"Menge"},"colour":{"type":"string","label":"Farbe"},"fee":{"type":"money","label":"Preis","currency":"EUR"}}`)
+	p := openPlay(t, OpenRequest{Schema: a, Limits: []byte(`{"qty":{"max":3},"fee":{"max":{"amount":"10","currency":"EUR"}}}`)})
+	p.join(b, nil)
+	p.propose(SideA, Move{Verdict: VerdictOffer, Subject: []byte(`{"qty":1,"note":"x"}`)})
+	p.propose(SideB, Move{Verdict: VerdictCounter, Subject: []byte(`{"qty":5,"colour":"red","fee":{"amount":"12","currency":"EUR"}}`)})
+	card := p.r.Card(SideA, true, time.UTC)
+	o := card.Options[0]
+	mine := p.r.Party(SideA)
+	want := OutsideLimits(mine.Schema, mine.Limits, p.r.Party(SideB).Schema, p.r.Table.Options[0])
+	if !reflect.DeepEqual(o.Breaches(), want) || len(want) != 2 {
+		t.Errorf("breaches %v, want %v", o.Breaches(), want)
+	}
+	if got := o.TheirFields(); !reflect.DeepEqual(got, []string{"colour"}) {
+		t.Errorf("their fields %v", got)
+	}
+	if got := o.MissingFields(); !reflect.DeepEqual(got, []string{"note"}) {
+		t.Errorf("missing fields %v", got)
+	}
+	// The viewer's own terms carry no flags.
+	if own := p.r.Card(SideB, true, time.UTC).Options[0]; own.Breaches() != nil {
+		t.Errorf("own terms flagged: %v", own.Breaches())
+	}
+}
