@@ -40,6 +40,7 @@ var englishText = map[Key]catalog.Message{
 	"verdict.reject":           text("rejected the terms"),
 	"verdict.cancel":           text("withdrew"),
 	"verdict.preapprove":       text("confirmed that any option is fine"),
+	"verdict.join":             text("joined"),
 
 	// What a confirmation asks a human to do, after "asks you to".
 	"ask.approve":    text("approve these terms"),
