@@ -129,7 +129,8 @@ func (n *Notifications) Invitation(ctx context.Context, d jobs.Delivery, a jobs.
 			return err
 		}
 		out.TimeZone = tz
-		return tx.QueryRow(ctx, `SELECT name FROM accounts WHERE id = $1`, ld.row.AccountID).Scan(&out.Them)
+		out.Them, err = selectAccountName(ctx, tx, ld.row.AccountID)
+		return err
 	})
 	if err != nil {
 		return nil, err

@@ -28,15 +28,15 @@ type partyRow struct {
 }
 
 type roomRow struct {
-	ID          int64
-	AccountID   int64
-	Title       *string
-	Seq         int
-	Snapshot    string
-	CloseJobID  *int64 // closes the room when due; cancelled once it is final
-	Parties     [2]*partyRow
-	log         []string  // the events as logged, one per seq
-	human       *humanRow // the human of the side the statement read it for (a seat, a one-tap link, a notice)
+	ID         int64
+	AccountID  int64
+	Title      *string
+	Seq        int
+	Snapshot   string
+	CloseJobID *int64 // closes the room when due; cancelled once it is final
+	Parties    [2]*partyRow
+	log        []string  // the events as logged, one per seq
+	human      *humanRow // the human of the side the statement read it for (a seat, a one-tap link, a notice)
 	// skipped: selectSeatUnless found the room at the seq it was given and
 	// left out the snapshot and the log.
 	skipped bool
@@ -300,4 +300,3 @@ func selectRoomState(ctx context.Context, q querier, roomID int64) (state, round
 	}
 	return state, round, turn, nil
 }
-
