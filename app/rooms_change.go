@@ -42,7 +42,7 @@ func (s *Rooms) restoreFor(row *roomRow, only negotiation.Side) (*loaded, error)
 	if err != nil {
 		return nil, err
 	}
-	room, err := negotiation.RestoreWith(&s.schemas, []byte(row.Snapshot), limits)
+	room, err := negotiation.RestoreWith(s.schemas, []byte(row.Snapshot), limits)
 	if err != nil {
 		return nil, fmt.Errorf("room %d: %w", row.ID, err)
 	}

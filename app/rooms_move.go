@@ -100,7 +100,7 @@ func (s *Rooms) checkPace(ctx context.Context, tx pgx.Tx, st seat, v negotiation
 	}
 	var last time.Time
 	if v == negotiation.VerdictCounter && s.pace.Cooldown > 0 {
-		log, err := s.log.decode(st.row)
+		log, err := s.logCache.decode(st.row)
 		if err != nil {
 			return err
 		}

@@ -126,7 +126,7 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 	if t := r.Table; t != nil {
 		v.TermsOnTable = tableView(r, side)
 	}
-	log, err := s.log.decode(ld.row)
+	log, err := s.logCache.decode(ld.row)
 	if err != nil {
 		return nil, err
 	}

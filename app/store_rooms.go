@@ -27,6 +27,11 @@ type partyRow struct {
 	SchemaFP    string
 }
 
+// roomRow is a room as stored. rooms.expiry_job_id, the invitation's own
+// job of the rooms opened before migration 00010, is no longer read nor
+// cancelled at the join: such a job, run after a join, finds the room not
+// due and waits for its deadline, as the close job does (CloseDue is safe
+// to run twice).
 type roomRow struct {
 	ID         int64
 	AccountID  int64
