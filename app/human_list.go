@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -85,42 +83,14 @@ func (s *Rooms) ListForHuman(ctx context.Context, userID int64, filter RoomFilte
 	if err != nil {
 		return nil, "", err
 	}
-	rows, err := s.pool.Query(ctx, `
-		SELECT k.room_id, k.side, k.rank, k.rank_key, a.slug, a.name, coalesce(r.title, ''), r.state,
-		       coalesce(r.closed_reason, ''), r.round, coalesce(r.turn, ''), r.deadline, r.updated_at,
-		       coalesce(p.owner_user_id = $1, false)
-		FROM (SELECT account_id FROM memberships WHERE user_id = $1) m
-		CROSS JOIN LATERAL (
-			SELECT room_id, side, rank, rank_key, account_id FROM party_ranks
-			WHERE account_id = m.account_id AND rank BETWEEN $2 AND $3
-			  AND (rank, rank_key, room_id, side) > ($4, $5, $6, $7)
-			ORDER BY rank, rank_key, room_id, side
-			LIMIT $8
-		) k
-		JOIN parties p ON p.room_id = k.room_id AND p.side = k.side
-		JOIN rooms r ON r.id = p.room_id
-		JOIN accounts a ON a.id = k.account_id
-		ORDER BY k.rank, k.rank_key, k.room_id, k.side
-		LIMIT $8`,
-		userID, lo, hi, after.rank, after.key, after.room, after.side, HumanPageSize+1)
+	out, keys, err := selectHumanSummaries(ctx, s.pool, userID, lo, hi, after, HumanPageSize+1)
 	if err != nil {
 		return nil, "", fmt.Errorf("list rooms for human: %w", err)
 	}
-	var keys []listCursor
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (HumanSummary, error) {
-		var h HumanSummary
-		var k listCursor
-		err := row.Scan(&h.RoomID, &h.Side, &h.Rank, &k.key, &h.AccountSlug, &h.AccountName, &h.Title, &h.State,
-			&h.ClosedReason, &h.Round, &h.Turn, &h.Deadline, &h.UpdatedAt, &h.OwnerIsYou)
-		if h.Turn != "" {
+	for i := range out {
+		if h := &out[i]; h.Turn != "" {
 			h.Turn = whose(h.Side, negotiation.Side(h.Turn))
 		}
-		k.rank, k.room, k.side = int(h.Rank), h.RoomID, string(h.Side)
-		keys = append(keys, k)
-		return h, err
-	})
-	if err != nil {
-		return nil, "", fmt.Errorf("list rooms for human: %w", err)
 	}
 	next := ""
 	if len(out) > HumanPageSize {
@@ -132,10 +102,7 @@ func (s *Rooms) ListForHuman(ctx context.Context, userID int64, filter RoomFilte
 
 // CountWaiting counts the rooms of userID's accounts waiting for a human.
 func (s *Rooms) CountWaiting(ctx context.Context, userID int64) (int, error) {
-	var n int
-	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM memberships m
-		JOIN party_ranks k ON k.account_id = m.account_id AND k.rank = 1
-		WHERE m.user_id = $1`, userID).Scan(&n)
+	n, err := countWaiting(ctx, s.pool, userID)
 	if err != nil {
 		return 0, fmt.Errorf("count waiting rooms: %w", err)
 	}

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -64,14 +63,7 @@ type SettledConfirmation struct {
 // of their accounts (want, if given and theirs; else the one they confirm
 // for; else the first). A room of no account of theirs is not found.
 func humanSide(ctx context.Context, q querier, userID, roomID int64, want negotiation.Side) (negotiation.Side, error) {
-	rows, err := q.Query(ctx, `SELECT p.side FROM parties p
-		JOIN memberships m ON m.account_id = p.account_id AND m.user_id = $2
-		WHERE p.room_id = $1
-		ORDER BY coalesce(p.owner_user_id = $2, false) DESC, p.side`, roomID, userID)
-	if err != nil {
-		return "", fmt.Errorf("room access: %w", err)
-	}
-	sides, err := pgx.CollectRows(rows, pgx.RowTo[negotiation.Side])
+	sides, err := selectHumanSides(ctx, q, userID, roomID)
 	if err != nil {
 		return "", fmt.Errorf("room access: %w", err)
 	}
@@ -104,7 +96,7 @@ func (s *Rooms) ForHuman(ctx context.Context, userID, roomID int64, want negotia
 		if err != nil || answered == "" {
 			return err
 		}
-		h.Answered, err = settledConfirmation(ctx, tx, roomID, side, answered)
+		h.Answered, err = selectSettledConfirmation(ctx, tx, roomID, side, answered)
 		return err
 	})
 	return h, err
@@ -134,24 +126,22 @@ func (s *Rooms) humanRoom(ctx context.Context, q querier, ld *loaded, side negot
 	if them != nil {
 		theirs = them.AccountID
 	}
-	var slug, name, themName, zone *string
-	if err := q.QueryRow(ctx, `SELECT a.slug, a.name, o.name, u.time_zone FROM (SELECT) x
-		LEFT JOIN accounts a ON a.id = $1 LEFT JOIN accounts o ON o.id = $2 LEFT JOIN users u ON u.id = $3`,
-		mine, theirs, userID).Scan(&slug, &name, &themName, &zone); err != nil {
+	people, err := selectRoomPeople(ctx, q, mine, theirs, userID)
+	if err != nil {
 		return nil, fmt.Errorf("room's people: %w", err)
 	}
-	if slug != nil {
-		h.AccountSlug, h.AccountName = *slug, *name
+	if people.slug != nil {
+		h.AccountSlug, h.AccountName = *people.slug, *people.name
 	}
 	switch {
 	case them == nil:
 	case them.AccountID == nil:
 		h.Them = "a person answering in the browser"
-	case themName != nil:
-		h.Them = *themName
+	case people.them != nil:
+		h.Them = *people.them
 	}
-	if userID != 0 && zone != nil {
-		h.TimeZone = s.zoneOf(zone)
+	if userID != 0 && people.zone != nil {
+		h.TimeZone = s.zoneOf(people.zone)
 	}
 	// Whether the side's account has seen the other side's schema is the
 	// view's (seatHuman): the same account, the same schema.
@@ -263,26 +253,5 @@ func (s *Rooms) SeesRoom(ctx context.Context, userID, roomID int64) error {
 
 // RoomAccounts lists the accounts seated in a room (for live updates).
 func (s *Rooms) RoomAccounts(ctx context.Context, roomID int64) ([]int64, error) {
-	rows, err := s.pool.Query(ctx, `SELECT account_id FROM parties WHERE room_id = $1 AND account_id IS NOT NULL`, roomID)
-	if err != nil {
-		return nil, fmt.Errorf("room accounts: %w", err)
-	}
-	return pgx.CollectRows(rows, pgx.RowTo[int64])
-}
-
-func settledConfirmation(ctx context.Context, q querier, roomID int64, side negotiation.Side, id string) (*SettledConfirmation, error) {
-	c := &SettledConfirmation{ID: id}
-	var why *string
-	err := q.QueryRow(ctx, `SELECT verdict, status, why FROM confirmations WHERE room_id = $1 AND id = $2 AND side = $3`,
-		roomID, id, side).Scan(&c.Verdict, &c.Status, &why)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("confirmation: %w", err)
-	}
-	if why != nil {
-		c.Why = *why
-	}
-	return c, nil
+	return selectRoomAccounts(ctx, s.pool, roomID)
 }

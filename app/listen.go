@@ -59,7 +59,7 @@ func Listen(ctx context.Context, conf *pgx.ConnConfig, log *slog.Logger, channel
 		conn, err := pgx.ConnectConfig(ctx, conf)
 		for _, name := range append([]string{probeChannel}, slices.Collect(maps.Keys(byName))...) {
 			if err == nil {
-				_, err = conn.Exec(ctx, "LISTEN "+pgx.Identifier{name}.Sanitize())
+				err = listenOn(ctx, conn, name)
 			}
 		}
 		if err == nil {
@@ -118,7 +118,7 @@ func (l *listener) probe(ctx context.Context) error {
 	token := rand.Text()
 	pctx, cancel := context.WithTimeout(ctx, probeWithin)
 	defer cancel()
-	if _, err := l.conn.Exec(pctx, "SELECT pg_notify($1, $2)", probeChannel, token); err != nil {
+	if err := pgNotify(pctx, l.conn, probeChannel, token); err != nil {
 		return err
 	}
 	for {

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -73,13 +72,7 @@ func (n *Notifications) testNotification(ctx context.Context, d jobs.Delivery, o
 	}
 	var device *jobs.Device
 	if d.Channel == jobs.ChannelPush {
-		t := &jobs.Device{}
-		err := n.pool.QueryRow(ctx, `SELECT endpoint, p256dh, auth FROM push_subscriptions WHERE user_id = $1 AND id = $2`,
-			d.UserID, d.SubscriptionID).Scan(&t.Endpoint, &t.P256dh, &t.Auth)
-		switch {
-		case err == nil:
-			device = t
-		case !errors.Is(err, pgx.ErrNoRows):
+		if device, err = selectPushDevice(ctx, n.pool, d.UserID, d.SubscriptionID); err != nil {
 			return err
 		}
 	}
@@ -95,30 +88,17 @@ func topicGroup(t jobs.Topic) string {
 
 // roomNotification addresses a notice about a room and fills in the room
 // as the recipient sees it, all read as of one moment, in one statement
-// (notificationSQL).
+// (selectNotice).
 func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, out *jobs.Notification) error {
-	h := &humanRow{}
-	var userID *int64
-	var email, endpoint, p256dh, auth *string
-	var prefs NotifyPrefs
-	row, err := scanRoom(n.pool.QueryRow(ctx, notificationSQL, d.RoomID, d.Side, d.UserID, d.SubscriptionID),
-		&h.seen, &h.zone, &h.agent, &h.them, &userID, &email,
-		&prefs.EmailRequests, &prefs.EmailNotices, &prefs.PushRequests, &prefs.PushNotices, &endpoint, &p256dh, &auth)
+	row, nt, err := selectNotice(ctx, n.pool, d.RoomID, d.Side, d.UserID, d.SubscriptionID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return jobs.Skip("the room no longer exists")
 	}
 	if err != nil {
-		return fmt.Errorf("select notification: %w", err)
+		return err
 	}
-	var rcpt *recipient
-	if userID != nil {
-		rcpt = &recipient{email: *email, prefs: prefs}
-	}
-	var device *jobs.Device
-	if endpoint != nil {
-		device = &jobs.Device{Endpoint: *endpoint, P256dh: *p256dh, Auth: *auth}
-	}
-	if err := address(d, rcpt, device, out); err != nil {
+	h := nt.human
+	if err := address(d, nt.recipient, nt.device, out); err != nil {
 		return err
 	}
 	p := row.party(d.Side)
@@ -161,7 +141,7 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 }
 
 // partyNames is the side's agent and the other side's account, by name,
-// from what notificationSQL read of them (h).
+// from what selectNotice read of them (h).
 func partyNames(row *roomRow, side negotiation.Side, h *humanRow) (agent, them string) {
 	if h.agent != nil {
 		agent = *h.agent

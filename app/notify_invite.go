@@ -73,16 +73,16 @@ func (s *Rooms) enqueueInvite(ctx context.Context, tx pgx.Tx, accountID, roomID,
 func inviteAD(roomID int64) []byte { return []byte("invite-code\x00" + strconv.FormatInt(roomID, 10)) }
 
 func (s *Rooms) sealInviteCode(roomID int64, code string) []byte {
-	nonce := randomBytes(s.limits.NonceSize())
-	return s.limits.Seal(nonce, nonce, []byte(code), inviteAD(roomID))
+	nonce := randomBytes(s.limitsKey.NonceSize())
+	return s.limitsKey.Seal(nonce, nonce, []byte(code), inviteAD(roomID))
 }
 
 func (s *Rooms) openInviteCode(roomID int64, sealed []byte) (string, error) {
-	n := s.limits.NonceSize()
+	n := s.limitsKey.NonceSize()
 	if len(sealed) < n {
 		return "", fmt.Errorf("invite code of room %d: too short", roomID)
 	}
-	code, err := s.limits.Open(nil, sealed[:n], sealed[n:], inviteAD(roomID))
+	code, err := s.limitsKey.Open(nil, sealed[:n], sealed[n:], inviteAD(roomID))
 	if err != nil {
 		return "", fmt.Errorf("invite code of room %d: %w", roomID, err)
 	}
@@ -129,7 +129,8 @@ func (n *Notifications) Invitation(ctx context.Context, d jobs.Delivery, a jobs.
 			return err
 		}
 		out.TimeZone = tz
-		return tx.QueryRow(ctx, `SELECT name FROM accounts WHERE id = $1`, ld.row.AccountID).Scan(&out.Them)
+		out.Them, err = selectAccountName(ctx, tx, ld.row.AccountID)
+		return err
 	})
 	if err != nil {
 		return nil, err

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/taasky/taasky/jobs"
 )
 
@@ -41,14 +39,11 @@ func (n *Notifications) DeliveryLog(ctx context.Context, userID int64, limit int
 	if before.IsZero() {
 		before = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 	}
-	rows, err := n.pool.Query(ctx, `SELECT job_id, channel, topic, coalesce(room_id, 0), coalesce(confirmation_id, ''),
-			recipient, status, attempts, coalesce(error, ''), created_at, updated_at
-		FROM notification_deliveries WHERE user_id = $1 AND created_at < $2
-		ORDER BY created_at DESC, job_id DESC LIMIT $3`, userID, before, limit)
+	ds, err := selectDeliveriesBefore(ctx, n.pool, userID, before, limit)
 	if err != nil {
 		return nil, fmt.Errorf("delivery log: %w", err)
 	}
-	return pgx.CollectRows(rows, scanDelivery)
+	return ds, nil
 }
 
 // DeliveryLogPage returns a page of the user's delivery log, newest first:
@@ -70,14 +65,7 @@ func (n *Notifications) DeliveryLogPage(ctx context.Context, userID int64, limit
 		}
 		at, job = time.Unix(0, nanos).UTC(), j
 	}
-	rows, err := n.pool.Query(ctx, `SELECT job_id, channel, topic, coalesce(room_id, 0), coalesce(confirmation_id, ''),
-			recipient, status, attempts, coalesce(error, ''), created_at, updated_at
-		FROM notification_deliveries WHERE user_id = $1 AND (created_at, job_id) < ($2, $3)
-		ORDER BY created_at DESC, job_id DESC LIMIT $4`, userID, at, job, limit+1)
-	if err != nil {
-		return nil, "", fmt.Errorf("delivery log: %w", err)
-	}
-	page, err := pgx.CollectRows(rows, scanDelivery)
+	page, err := selectDeliveriesAfter(ctx, n.pool, userID, at, job, limit+1)
 	if err != nil {
 		return nil, "", fmt.Errorf("delivery log: %w", err)
 	}
@@ -88,13 +76,6 @@ func (n *Notifications) DeliveryLogPage(ctx context.Context, userID int64, limit
 		next = strconv.FormatInt(last.CreatedAt.UnixNano(), 10) + "." + strconv.FormatInt(last.JobID, 10)
 	}
 	return page, next, nil
-}
-
-func scanDelivery(row pgx.CollectableRow) (Delivery, error) {
-	var d Delivery
-	err := row.Scan(&d.JobID, &d.Channel, &d.Topic, &d.RoomID, &d.ConfirmationID, &d.Recipient, &d.Status,
-		&d.Attempts, &d.Error, &d.CreatedAt, &d.UpdatedAt)
-	return d, err
 }
 
 // Sent reports whether the delivery log says d's job was sent
@@ -122,12 +103,11 @@ func (n *Notifications) Record(ctx context.Context, d jobs.Delivery, o jobs.Outc
 	}
 	switch {
 	case o.Status == jobs.StatusGone && d.SubscriptionID != 0:
-		if _, err := n.pool.Exec(ctx, `DELETE FROM push_subscriptions WHERE user_id = $1 AND id = $2`, d.UserID, d.SubscriptionID); err != nil {
+		if err := deletePushSubscription(ctx, n.pool, d.UserID, d.SubscriptionID); err != nil {
 			return fmt.Errorf("forget a gone push subscription: %w", err)
 		}
 	case o.Status == jobs.StatusSent && d.SubscriptionID != 0:
-		if _, err := n.pool.Exec(ctx, `UPDATE push_subscriptions SET last_sent_at = $3 WHERE user_id = $1 AND id = $2`,
-			d.UserID, d.SubscriptionID, now); err != nil {
+		if err := markPushSent(ctx, n.pool, d.UserID, d.SubscriptionID, now); err != nil {
 			return fmt.Errorf("mark a push subscription used: %w", err)
 		}
 	}

@@ -23,9 +23,7 @@ type OutboxMail struct {
 
 // SaveOutbox keeps a message (notify.OutboxStore).
 func (n *Notifications) SaveOutbox(ctx context.Context, to, subject string, raw []byte) error {
-	_, err := n.pool.Exec(ctx, `INSERT INTO dev_outbox (to_addr, subject, raw, created_at) VALUES ($1, $2, $3, $4)`,
-		to, subject, raw, n.now())
-	if err != nil {
+	if err := insertOutbox(ctx, n.pool, to, subject, raw, n.now()); err != nil {
 		return fmt.Errorf("dev outbox: %w", err)
 	}
 	return nil
@@ -36,22 +34,16 @@ func (n *Notifications) Outbox(ctx context.Context, limit int) ([]OutboxMail, er
 	if limit <= 0 || limit > 500 {
 		limit = 500
 	}
-	rows, err := n.pool.Query(ctx, `SELECT id, to_addr, subject, created_at FROM dev_outbox ORDER BY id DESC LIMIT $1`, limit)
+	ms, err := selectOutbox(ctx, n.pool, limit)
 	if err != nil {
 		return nil, fmt.Errorf("dev outbox: %w", err)
 	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (OutboxMail, error) {
-		var m OutboxMail
-		err := row.Scan(&m.ID, &m.To, &m.Subject, &m.CreatedAt)
-		return m, err
-	})
+	return ms, nil
 }
 
 // OutboxMessage returns one kept message, with Raw.
 func (n *Notifications) OutboxMessage(ctx context.Context, id int64) (OutboxMail, error) {
-	m := OutboxMail{ID: id}
-	err := n.pool.QueryRow(ctx, `SELECT to_addr, subject, raw, created_at FROM dev_outbox WHERE id = $1`, id).
-		Scan(&m.To, &m.Subject, &m.Raw, &m.CreatedAt)
+	m, err := selectOutboxMessage(ctx, n.pool, id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return m, Errorf(ErrNotFound, "no message %d in the outbox", id)
 	}

@@ -6,11 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/taasky/taasky/jobs"
 )
@@ -45,10 +42,8 @@ func (p NotifyPrefs) allows(ch jobs.Channel, t jobs.Topic) bool {
 
 // Prefs returns the user's notification preferences.
 func (n *Notifications) Prefs(ctx context.Context, userID int64) (NotifyPrefs, error) {
-	p := DefaultNotifyPrefs
-	err := n.pool.QueryRow(ctx, `SELECT email_requests, email_notices, push_requests, push_notices
-		FROM notification_prefs WHERE user_id = $1`, userID).Scan(&p.EmailRequests, &p.EmailNotices, &p.PushRequests, &p.PushNotices)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+	p, err := selectPrefs(ctx, n.pool, userID)
+	if err != nil {
 		return p, fmt.Errorf("notification preferences: %w", err)
 	}
 	return p, nil
@@ -57,10 +52,7 @@ func (n *Notifications) Prefs(ctx context.Context, userID int64) (NotifyPrefs, e
 // SetPrefs stores the user's notification preferences. Jobs already queued
 // check them again when they run.
 func (n *Notifications) SetPrefs(ctx context.Context, userID int64, p NotifyPrefs) error {
-	_, err := n.pool.Exec(ctx, `INSERT INTO notification_prefs (user_id, email_requests, email_notices, push_requests, push_notices, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6)
-		ON CONFLICT (user_id) DO UPDATE SET email_requests = $2, email_notices = $3, push_requests = $4, push_notices = $5, updated_at = $6`,
-		userID, p.EmailRequests, p.EmailNotices, p.PushRequests, p.PushNotices, n.now())
+	err := upsertPrefs(ctx, n.pool, userID, p, n.now())
 	if isForeignKeyViolation(err) {
 		return Errorf(ErrNotFound, "no user %d", userID)
 	}
@@ -128,7 +120,5 @@ func (n *Notifications) UnsubscribeNotices(ctx context.Context, token string) (s
 	if err := n.SetPrefs(ctx, userID, p); err != nil {
 		return "", err
 	}
-	var email string
-	err = n.pool.QueryRow(ctx, `SELECT email FROM users WHERE id = $1`, userID).Scan(&email)
-	return email, err
+	return selectUserEmail(ctx, n.pool, userID)
 }

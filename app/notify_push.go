@@ -62,14 +62,9 @@ func (n *Notifications) Subscribe(ctx context.Context, userID int64, in PushSubs
 	}
 	var s PushSubscription
 	err := pgx.BeginFunc(ctx, n.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM push_subscriptions WHERE endpoint = $1 AND user_id <> $2`, in.Endpoint, userID); err != nil {
-			return err
-		}
-		return tx.QueryRow(ctx, `INSERT INTO push_subscriptions (user_id, endpoint, p256dh, auth, device, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6)
-			ON CONFLICT (user_id, endpoint) DO UPDATE SET p256dh = $3, auth = $4, device = $5
-			RETURNING id, endpoint, device, created_at, last_sent_at`,
-			userID, in.Endpoint, in.P256dh, in.Auth, in.Device, n.now()).Scan(&s.ID, &s.Endpoint, &s.Device, &s.CreatedAt, &s.LastSentAt)
+		var err error
+		s, err = upsertPushSubscription(ctx, tx, userID, in, n.now())
+		return err
 	})
 	if isForeignKeyViolation(err) {
 		return s, Errorf(ErrNotFound, "no user %d", userID)
@@ -84,9 +79,7 @@ func (n *Notifications) Subscribe(ctx context.Context, userID int64, in PushSubs
 // endpoint when id is 0: what the browser knows). Forgetting one that is
 // not there is not an error.
 func (n *Notifications) Unsubscribe(ctx context.Context, userID, id int64, endpoint string) error {
-	_, err := n.pool.Exec(ctx, `DELETE FROM push_subscriptions WHERE user_id = $1 AND (id = $2 OR ($2 = 0 AND endpoint = $3))`,
-		userID, id, endpoint)
-	if err != nil {
+	if err := deleteUserPushSubscription(ctx, n.pool, userID, id, endpoint); err != nil {
 		return fmt.Errorf("push unsubscribe: %w", err)
 	}
 	return nil
@@ -94,16 +87,11 @@ func (n *Notifications) Unsubscribe(ctx context.Context, userID, id int64, endpo
 
 // PushSubscriptions lists the user's devices, newest first.
 func (n *Notifications) PushSubscriptions(ctx context.Context, userID int64) ([]PushSubscription, error) {
-	rows, err := n.pool.Query(ctx, `SELECT id, endpoint, device, created_at, last_sent_at
-		FROM push_subscriptions WHERE user_id = $1 ORDER BY id DESC`, userID)
+	subs, err := selectPushSubscriptions(ctx, n.pool, userID)
 	if err != nil {
 		return nil, fmt.Errorf("push subscriptions: %w", err)
 	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (PushSubscription, error) {
-		var s PushSubscription
-		err := row.Scan(&s.ID, &s.Endpoint, &s.Device, &s.CreatedAt, &s.LastSentAt)
-		return s, err
-	})
+	return subs, nil
 }
 
 // SendTestPush queues a test push to each of the user's devices (or to one,

@@ -88,7 +88,7 @@ func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Loc
 		if ld.row.Title != nil {
 			inv.Title = *ld.row.Title
 		}
-		if err := tx.QueryRow(ctx, `SELECT name FROM accounts WHERE id = $1`, ld.row.AccountID).Scan(&inv.InviterName); err != nil {
+		if inv.InviterName, err = selectAccountName(ctx, tx, ld.row.AccountID); err != nil {
 			return fmt.Errorf("inviter: %w", err)
 		}
 		if _, _, err := r.AnswerInvitation(negotiation.Answer{Verdict: negotiation.VerdictJoin}, "", s.now()); err != nil {
@@ -140,7 +140,7 @@ func (s *Rooms) AnswerInvitation(ctx context.Context, code string, ans PersonAns
 			return err
 		}
 		if email != nil {
-			if _, err := tx.Exec(ctx, `UPDATE parties SET person_email = $2 WHERE room_id = $1 AND side = 'b'`, roomID, *email); err != nil {
+			if err := updatePersonEmail(ctx, tx, roomID, *email); err != nil {
 				return fmt.Errorf("person email: %w", err)
 			}
 		}

@@ -16,9 +16,7 @@ func personSeat(ctx context.Context, q querier, token string) (int64, error) {
 	if !strings.HasPrefix(token, personTokenPrefix) {
 		return 0, Errorf(ErrNotFound, "this link is not valid")
 	}
-	var roomID int64
-	err := q.QueryRow(ctx, `SELECT room_id FROM parties WHERE token_hash = $1 AND side = 'b' AND account_id IS NULL`,
-		secretHash(token)).Scan(&roomID)
+	roomID, err := selectPersonSeat(ctx, q, secretHash(token))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, Errorf(ErrNotFound, "this link is not valid")
 	}

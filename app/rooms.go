@@ -24,17 +24,17 @@ import (
 // to decide, appends the events, updates the room and inserts the River jobs
 // the change causes.
 type Rooms struct {
-	pool     *pgxpool.Pool
-	river    *river.Client[pgx.Tx]
-	limits   cipher.AEAD
-	tokenKey []byte
-	baseURL  string
-	now      func() time.Time
-	pace     negotiation.Pace
-	zones    sync.Map // time zone name → *time.Location
-	schemas  negotiation.SchemaCache
-	log      logCache                           // decoded log entries, by their text
-	views    *gencache.Cache[string, *keptView] // Read's views, by room token hash
+	pool      *pgxpool.Pool
+	river     *river.Client[pgx.Tx]
+	limitsKey cipher.AEAD // seals the parties' limits (and invitation codes in jobs) at rest
+	tokenKey  []byte
+	baseURL   string
+	now       func() time.Time
+	pace      negotiation.Pace
+	zones     sync.Map                           // time zone name → *time.Location
+	schemas   schemaCache                        // parsed schemas, by their JSON
+	logCache  logCache                           // decoded log entries, by their text
+	views     *gencache.Cache[string, *keptView] // Read's views, by room token hash
 	// inviteCap is how many invitations one account may have emailed in
 	// any 24 hours (0: no cap).
 	inviteCap int
@@ -79,9 +79,9 @@ func NewRooms(c RoomsConfig) (*Rooms, error) {
 	if len(c.TokenKey) < 32 {
 		return nil, errors.New("token key: at least 32 bytes")
 	}
-	return &Rooms{pool: c.Pool, river: c.River, limits: aead, tokenKey: c.TokenKey, baseURL: c.BaseURL, now: c.Now, pace: c.Pace,
+	return &Rooms{pool: c.Pool, river: c.River, limitsKey: aead, tokenKey: c.TokenKey, baseURL: c.BaseURL, now: c.Now, pace: c.Pace,
 		inviteCap: c.InviteEmailDailyCap, announcer: newAnnouncer(c.Pool, c.Log),
-		log: newLogCache(logCacheSize), views: gencache.New[string, *keptView](viewsKept)}, nil
+		schemas: newSchemaCache(schemasKept), logCache: newLogCache(logCacheSize), views: gencache.New[string, *keptView](viewsKept)}, nil
 }
 
 // fromProtocol turns the protocol's refusals into service errors, which

@@ -10,21 +10,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// announceSQL notifies RoomChannel of each room, in a transaction of its
-// own that commits without waiting for the disk: it writes nothing that
-// needs to last, the changes it tells of being durable already.
-//
-// PostgreSQL lets one notifying transaction commit at a time, holding a
-// lock from before its commit until the commit record is on disk. A NOTIFY
-// inside each move made every move in the database wait for the notifying
-// commits before it to be flushed one by one, where commits without it
-// share a flush: in `taasky bench`, `Lock: object` at commit was
-// PostgreSQL's first wait, and however fast the machine, moves could not
-// commit faster than one disk flush each. Announced apart and batched,
-// the lock is held for microseconds, once for many moves.
-const announceSQL = `SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, id::text)
-	FROM unnest($2::bigint[]) AS id`
-
 // announcer tells the live pages of every process (LISTEN RoomChannel)
 // which rooms changed, after their transactions committed. Rooms changed
 // while a batch is being sent go in the next one, so under load one
@@ -92,7 +77,7 @@ func (a *announcer) flush() {
 func (a *announcer) send(rooms []int64) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if _, err := a.pool.Exec(ctx, announceSQL, RoomChannel, rooms); err != nil {
+	if err := announceRooms(ctx, a.pool, rooms); err != nil {
 		a.log.Warn("live pages not told of room changes", "rooms", len(rooms), "err", err)
 	}
 }

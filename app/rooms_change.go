@@ -42,7 +42,7 @@ func (s *Rooms) restoreFor(row *roomRow, only negotiation.Side) (*loaded, error)
 	if err != nil {
 		return nil, err
 	}
-	room, err := negotiation.RestoreWith(&s.schemas, []byte(row.Snapshot), limits)
+	room, err := negotiation.RestoreWith(s.schemas, []byte(row.Snapshot), limits)
 	if err != nil {
 		return nil, fmt.Errorf("room %d: %w", row.ID, err)
 	}
@@ -157,29 +157,17 @@ func (s *Rooms) scheduleClose(ctx context.Context, tx pgx.Tx, row *roomRow, r *n
 	return nil
 }
 
-// cancelMootJobs cancels the close job once the room is final (and, for a
-// room opened before there was one close job, its expiry job once somebody
-// joined).
+// cancelMootJobs cancels the close job once the room is final.
 func (s *Rooms) cancelMootJobs(ctx context.Context, tx pgx.Tx, ld *loaded, next *negotiation.Room) error {
-	cancel := func(id **int64) error {
-		if *id == nil {
-			return nil
-		}
-		// A job River deleted already (finished long ago) needs no cancel.
-		if _, err := s.river.JobCancelTx(ctx, tx, **id); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
-			return fmt.Errorf("cancel job %d: %w", **id, err)
-		}
-		*id = nil
+	id := ld.row.CloseJobID
+	if !next.State.Terminal() || id == nil {
 		return nil
 	}
-	if next.State != negotiation.StateDraft {
-		if err := cancel(&ld.row.ExpiryJobID); err != nil {
-			return err
-		}
+	// A job River deleted already (finished long ago) needs no cancel.
+	if _, err := s.river.JobCancelTx(ctx, tx, *id); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
+		return fmt.Errorf("cancel job %d: %w", *id, err)
 	}
-	if next.State.Terminal() {
-		return cancel(&ld.row.CloseJobID)
-	}
+	ld.row.CloseJobID = nil
 	return nil
 }
 

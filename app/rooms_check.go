@@ -17,20 +17,9 @@ type CheckReport struct {
 // the result with the stored room, byte for byte.
 func (s *Rooms) Check(ctx context.Context) (*CheckReport, error) {
 	rep := &CheckReport{}
-	var ids []int64
-	rows, err := s.pool.Query(ctx, `SELECT id FROM rooms ORDER BY id`)
+	ids, err := selectRoomIDs(ctx, s.pool)
 	if err != nil {
 		return nil, fmt.Errorf("check: %w", err)
-	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	for _, id := range ids {
 		rep.Rooms++
@@ -66,8 +55,7 @@ func (s *Rooms) checkRoom(ctx context.Context, id int64) (string, error) {
 	if got := string(replayed.Snapshot()); got != row.Snapshot {
 		return fmt.Sprintf("stored %s, replayed %s", row.Snapshot, got), nil
 	}
-	var state, round, turn string
-	err = s.pool.QueryRow(ctx, `SELECT state, round::text, coalesce(turn, '') FROM rooms WHERE id = $1`, id).Scan(&state, &round, &turn)
+	state, round, turn, err := selectRoomState(ctx, s.pool, id)
 	if err != nil {
 		return "", err
 	}

@@ -100,7 +100,7 @@ func (s *Rooms) checkPace(ctx context.Context, tx pgx.Tx, st seat, v negotiation
 	}
 	var last time.Time
 	if v == negotiation.VerdictCounter && s.pace.Cooldown > 0 {
-		log, err := s.log.decode(st.row)
+		log, err := s.logCache.decode(st.row)
 		if err != nil {
 			return err
 		}
@@ -229,8 +229,7 @@ func (s *Rooms) decide(ctx context.Context, tx *roomTx, ld *loaded, side negotia
 
 // ownedSide finds the side of the confirmation, if its human is userID.
 func ownedSide(ctx context.Context, q querier, ld *loaded, userID int64, confirmationID string) (negotiation.Side, bool, error) {
-	var side negotiation.Side
-	err := q.QueryRow(ctx, `SELECT side FROM confirmations WHERE room_id = $1 AND id = $2`, ld.row.ID, confirmationID).Scan(&side)
+	side, err := selectConfirmationSide(ctx, q, ld.row.ID, confirmationID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", false, nil
 	}

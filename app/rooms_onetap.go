@@ -24,9 +24,7 @@ const oneTapPrefix = "ot_"
 // caller's transaction (the fan-out's, which is the move's).
 func (s *Rooms) IssueOneTap(ctx context.Context, q querier, roomID int64, confirmationID, channel string) (string, error) {
 	token := oneTapPrefix + base64.RawURLEncoding.EncodeToString(randomBytes(32))
-	_, err := q.Exec(ctx, `INSERT INTO onetap_tokens (room_id, token_hash, confirmation_id, channel, created_at)
-		VALUES ($1, $2, $3, $4, $5)`, roomID, secretHash(token), confirmationID, channel, s.now())
-	if err != nil {
+	if err := insertOneTap(ctx, q, roomID, secretHash(token), confirmationID, channel, s.now()); err != nil {
 		return "", fmt.Errorf("issue one-tap token: %w", err)
 	}
 	return token, nil
@@ -47,39 +45,18 @@ type OneTap struct {
 	OwnerUserID  *int64
 }
 
-type onetapRow struct {
-	roomID         int64
-	confirmationID string
-	usedAt         *time.Time
-}
-
-func selectOneTap(ctx context.Context, q querier, token string) (*onetapRow, error) {
-	r := &onetapRow{}
-	err := q.QueryRow(ctx, `SELECT room_id, confirmation_id, used_at FROM onetap_tokens WHERE token_hash = $1`,
-		secretHash(token)).Scan(&r.roomID, &r.confirmationID, &r.usedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, Errorf(ErrNotFound, "this link is not valid")
-	}
-	return r, err
-}
-
-// OneTapCard reads what a one-tap link shows, in one statement (oneTapSQL):
-// the token, its confirmation, the room and the side's human. It changes
-// nothing.
+// OneTapCard reads what a one-tap link shows, in one statement
+// (selectOneTapCard): the token, its confirmation, the room and the side's
+// human. It changes nothing.
 func (s *Rooms) OneTapCard(ctx context.Context, token string) (*OneTap, error) {
-	h := &humanRow{}
-	var ot onetapRow
-	var side negotiation.Side
-	var status, why *string
-	row, err := scanRoom(s.pool.QueryRow(ctx, oneTapSQL, secretHash(token)),
-		&h.seen, &h.zone, &ot.confirmationID, &ot.usedAt, &side, &status, &why)
+	row, card, err := selectOneTapCard(ctx, s.pool, secretHash(token))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, Errorf(ErrNotFound, "this link is not valid")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("one-tap: %w", err)
 	}
-	row.setHuman(side, h)
+	ot, side, status, why := card.token, card.side, card.status, card.why
 	ld, err := s.restoreFor(row, side)
 	if err != nil {
 		return nil, err
@@ -115,12 +92,7 @@ func (s *Rooms) DecideOneTap(ctx context.Context, token string, hashSeen negotia
 		// The token is marked used, and its confirmation's side read, in
 		// one statement; a second use waits for the first's lock and then
 		// finds the token used.
-		var roomID int64
-		var confirmationID string
-		var side negotiation.Side
-		err := tx.QueryRow(ctx, `UPDATE onetap_tokens t SET used_at = $2 FROM confirmations c
-			WHERE t.token_hash = $1 AND t.used_at IS NULL AND c.room_id = t.room_id AND c.id = t.confirmation_id
-			RETURNING t.room_id, t.confirmation_id, c.side`, secretHash(token), s.now()).Scan(&roomID, &confirmationID, &side)
+		roomID, confirmationID, side, err := useOneTap(ctx, tx, secretHash(token), s.now())
 		if errors.Is(err, pgx.ErrNoRows) {
 			return oneTapRefused(ctx, tx, token)
 		}
@@ -140,7 +112,10 @@ func (s *Rooms) DecideOneTap(ctx context.Context, token string, hashSeen negotia
 // oneTapRefused says why a token could not be used: it is unknown, or it
 // was used already.
 func oneTapRefused(ctx context.Context, q querier, token string) error {
-	ot, err := selectOneTap(ctx, q, token)
+	ot, err := selectOneTap(ctx, q, secretHash(token))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Errorf(ErrNotFound, "this link is not valid")
+	}
 	if err != nil {
 		return err
 	}

@@ -111,7 +111,7 @@ func (s *Rooms) List(ctx context.Context, agent Agent, tokens []string, cursor s
 		for i, t := range tokens {
 			hashes[i] = secretHash(t)
 		}
-		if rows, err = selectSummaries(ctx, s.pool, `p.account_id = $1 AND p.token_hash = ANY($2)`, agent.AccountID, hashes); err != nil {
+		if rows, err = selectSummariesByTokens(ctx, s.pool, agent.AccountID, hashes); err != nil {
 			return nil, "", err
 		}
 		found := map[string]bool{}
@@ -132,8 +132,7 @@ func (s *Rooms) List(ctx context.Context, agent Agent, tokens []string, cursor s
 			}
 			before = c
 		}
-		if rows, err = selectSummaries(ctx, s.pool, `p.account_id = $1 AND p.agent_id = $2 AND p.room_id < $3
-			ORDER BY p.room_id DESC LIMIT $4`, agent.AccountID, agent.ID, before, ListPage+1); err != nil {
+		if rows, err = selectSummariesByAgent(ctx, s.pool, agent.AccountID, agent.ID, before, ListPage+1); err != nil {
 			return nil, "", err
 		}
 		if len(rows) > ListPage {

@@ -57,16 +57,16 @@ func newConfirmationID() string {
 
 // sealLimits encrypts a party's limits, bound to its room and side.
 func (s *Rooms) sealLimits(roomID int64, side string, limits []byte) []byte {
-	nonce := randomBytes(s.limits.NonceSize())
-	return s.limits.Seal(nonce, nonce, limits, []byte(fmt.Sprintf("limits\x00%d\x00%s", roomID, side)))
+	nonce := randomBytes(s.limitsKey.NonceSize())
+	return s.limitsKey.Seal(nonce, nonce, limits, []byte(fmt.Sprintf("limits\x00%d\x00%s", roomID, side)))
 }
 
 func (s *Rooms) openLimits(roomID int64, side string, sealed []byte) ([]byte, error) {
-	n := s.limits.NonceSize()
+	n := s.limitsKey.NonceSize()
 	if len(sealed) < n {
 		return nil, fmt.Errorf("limits of room %d side %s: too short", roomID, side)
 	}
-	out, err := s.limits.Open(nil, sealed[:n], sealed[n:], []byte(fmt.Sprintf("limits\x00%d\x00%s", roomID, side)))
+	out, err := s.limitsKey.Open(nil, sealed[:n], sealed[n:], []byte(fmt.Sprintf("limits\x00%d\x00%s", roomID, side)))
 	if err != nil {
 		return nil, fmt.Errorf("limits of room %d side %s: %w", roomID, side, err)
 	}

@@ -123,7 +123,7 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 		t := whose(side, r.Turn)
 		v.Turn = &t
 	}
-	log, err := s.log.decode(ld.row)
+	log, err := s.logCache.decode(ld.row)
 	if err != nil {
 		return nil, err
 	}
@@ -212,10 +212,7 @@ func (s *Rooms) humanContext(ctx context.Context, q querier, p *partyRow, theirs
 	if theirs != nil {
 		fp = string(theirs.Fingerprint())
 	}
-	var seen bool
-	var zone *string
-	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM seen_schemas WHERE account_id = $1 AND fingerprint = $2),
-		(SELECT time_zone FROM users WHERE id = $3)`, p.AccountID, fp, p.OwnerUserID).Scan(&seen, &zone)
+	seen, zone, err := selectHumanContext(ctx, q, p, fp)
 	if err != nil {
 		return false, nil, fmt.Errorf("human context: %w", err)
 	}

@@ -3,13 +3,14 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// The SQL of accounts, users and memberships. Lookups that find nothing
-// return pgx.ErrNoRows, except selectAccountBySlug, whose not-found is the
-// same for every caller.
+// The SQL of accounts, users (and their settings: the time zone) and
+// memberships. Lookups that find nothing return pgx.ErrNoRows (wrapped),
+// except selectAccountBySlug, whose not-found is the same for every caller.
 
 func insertAccount(ctx context.Context, q querier, slug, name string) (Account, error) {
 	acct := Account{Slug: slug, Name: name}
@@ -19,7 +20,10 @@ func insertAccount(ctx context.Context, q querier, slug, name string) (Account, 
 	if isUniqueViolation(err, "accounts_slug_key") {
 		return Account{}, Errorf(ErrConflict, "account slug already taken: %s", slug)
 	}
-	return acct, err
+	if err != nil {
+		return Account{}, fmt.Errorf("insertAccount %s: %w", slug, err)
+	}
+	return acct, nil
 }
 
 func selectAccountBySlug(ctx context.Context, q querier, slug string) (Account, error) {
@@ -30,14 +34,29 @@ func selectAccountBySlug(ctx context.Context, q querier, slug string) (Account, 
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Account{}, Errorf(ErrNotFound, "account not found: %s", slug)
 	}
-	return acct, err
+	if err != nil {
+		return Account{}, fmt.Errorf("selectAccountBySlug %s: %w", slug, err)
+	}
+	return acct, nil
+}
+
+// selectAccountName is the name of the account with id.
+func selectAccountName(ctx context.Context, q querier, id int64) (string, error) {
+	var name string
+	if err := q.QueryRow(ctx, `SELECT name FROM accounts WHERE id = $1`, id).Scan(&name); err != nil {
+		return "", fmt.Errorf("selectAccountName %d: %w", id, err)
+	}
+	return name, nil
 }
 
 func insertMembership(ctx context.Context, q querier, accountID, userID int64, role MemberRole) error {
 	_, err := q.Exec(ctx,
 		`INSERT INTO memberships (account_id, user_id, role) VALUES ($1, $2, $3)`,
 		accountID, userID, role)
-	return err
+	if err != nil {
+		return fmt.Errorf("insertMembership %d %d: %w", accountID, userID, err)
+	}
+	return nil
 }
 
 func selectMemberships(ctx context.Context, q querier, userID int64) ([]Membership, error) {
@@ -47,13 +66,17 @@ func selectMemberships(ctx context.Context, q querier, userID int64) ([]Membersh
 		WHERE m.user_id = $1
 		ORDER BY a.slug`, userID)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("selectMemberships %d: %w", userID, err)
 	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (Membership, error) {
+	ms, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Membership, error) {
 		var m Membership
 		err := row.Scan(&m.AccountID, &m.AccountSlug, &m.AccountName, &m.UserID, &m.Role, &m.Operator)
 		return m, err
 	})
+	if err != nil {
+		return nil, fmt.Errorf("selectMemberships %d: %w", userID, err)
+	}
+	return ms, nil
 }
 
 // selectMemberByEmail returns the id of the account's member with email.
@@ -62,7 +85,26 @@ func selectMemberByEmail(ctx context.Context, q querier, accountID int64, email 
 	err := q.QueryRow(ctx, `
 		SELECT u.id FROM memberships m JOIN users u ON u.id = m.user_id
 		WHERE m.account_id = $1 AND u.email = $2`, accountID, email).Scan(&userID)
-	return userID, err
+	if err != nil {
+		return 0, fmt.Errorf("selectMemberByEmail %d: %w", accountID, err)
+	}
+	return userID, nil
+}
+
+// selectOwnerEmails lists the emails of account owners, first created
+// first, at most limit of them.
+func selectOwnerEmails(ctx context.Context, q querier, limit int) ([]string, error) {
+	rows, err := q.Query(ctx, `SELECT DISTINCT ON (u.id) u.email FROM users u
+		JOIN memberships m ON m.user_id = u.id AND m.role = 'owner'
+		ORDER BY u.id LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("selectOwnerEmails: %w", err)
+	}
+	emails, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("selectOwnerEmails: %w", err)
+	}
+	return emails, nil
 }
 
 // ensureUserByEmail returns the id of the user with email, creating it.
@@ -78,7 +120,10 @@ func ensureUserByEmail(ctx context.Context, q querier, email string) (int64, err
 		UNION ALL
 		SELECT id FROM users WHERE email = $1
 		LIMIT 1`, email).Scan(&id)
-	return id, err
+	if err != nil {
+		return 0, fmt.Errorf("ensureUserByEmail: %w", err)
+	}
+	return id, nil
 }
 
 const userColumns = `id, email, coalesce(oidc_issuer, ''), coalesce(oidc_subject, ''), time_zone, created_at`
@@ -89,40 +134,75 @@ func scanUser(row pgx.Row) (User, error) {
 	return u, err
 }
 
+func selectUserByID(ctx context.Context, q querier, id int64) (User, error) {
+	u, err := scanUser(q.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
+	if err != nil {
+		return User{}, fmt.Errorf("selectUserByID %d: %w", id, err)
+	}
+	return u, nil
+}
+
 // selectUserByEmail locks the row for update when forUpdate (in a transaction).
 func selectUserByEmail(ctx context.Context, q querier, email string, forUpdate bool) (User, error) {
 	sql := `SELECT ` + userColumns + ` FROM users WHERE email = $1`
 	if forUpdate {
 		sql += ` FOR UPDATE`
 	}
-	return scanUser(q.QueryRow(ctx, sql, email))
+	u, err := scanUser(q.QueryRow(ctx, sql, email))
+	if err != nil {
+		return User{}, fmt.Errorf("selectUserByEmail: %w", err)
+	}
+	return u, nil
 }
 
 func selectUserByOIDC(ctx context.Context, q querier, issuer, subject string) (User, error) {
-	return scanUser(q.QueryRow(ctx,
+	u, err := scanUser(q.QueryRow(ctx,
 		`SELECT `+userColumns+` FROM users WHERE oidc_issuer = $1 AND oidc_subject = $2`,
 		issuer, subject))
+	if err != nil {
+		return User{}, fmt.Errorf("selectUserByOIDC: %w", err)
+	}
+	return u, nil
+}
+
+// selectUserEmail is the email of the user with id.
+func selectUserEmail(ctx context.Context, q querier, id int64) (string, error) {
+	var email string
+	if err := q.QueryRow(ctx, `SELECT email FROM users WHERE id = $1`, id).Scan(&email); err != nil {
+		return "", fmt.Errorf("selectUserEmail %d: %w", id, err)
+	}
+	return email, nil
 }
 
 func insertUserOIDC(ctx context.Context, q querier, email, issuer, subject string) (User, error) {
-	return scanUser(q.QueryRow(ctx,
+	u, err := scanUser(q.QueryRow(ctx,
 		`INSERT INTO users (email, oidc_issuer, oidc_subject) VALUES ($1, $2, $3) RETURNING `+userColumns,
 		email, issuer, subject))
+	if err != nil {
+		return User{}, fmt.Errorf("insertUserOIDC: %w", err)
+	}
+	return u, nil
 }
 
 func updateUserOIDC(ctx context.Context, q querier, userID int64, issuer, subject string) error {
 	_, err := q.Exec(ctx,
 		`UPDATE users SET oidc_issuer = $2, oidc_subject = $3 WHERE id = $1`,
 		userID, issuer, subject)
-	return err
+	if err != nil {
+		return fmt.Errorf("updateUserOIDC %d: %w", userID, err)
+	}
+	return nil
 }
 
 func updateUserTimeZone(ctx context.Context, q querier, userID int64, tz string) error {
 	tag, err := q.Exec(ctx, `UPDATE users SET time_zone = $2 WHERE id = $1`, userID, tz)
 	if err == nil && tag.RowsAffected() == 0 {
-		return pgx.ErrNoRows
+		err = pgx.ErrNoRows
 	}
-	return err
+	if err != nil {
+		return fmt.Errorf("updateUserTimeZone %d: %w", userID, err)
+	}
+	return nil
 }
 
 // selectIsOperator reports whether any of the user's memberships is
@@ -130,12 +210,18 @@ func updateUserTimeZone(ctx context.Context, q querier, userID int64, tz string)
 func selectIsOperator(ctx context.Context, q querier, userID int64) (bool, error) {
 	var ok bool
 	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM memberships WHERE user_id = $1 AND operator)`, userID).Scan(&ok)
-	return ok, err
+	if err != nil {
+		return false, fmt.Errorf("selectIsOperator %d: %w", userID, err)
+	}
+	return ok, nil
 }
 
 // updateOperator flags (or unflags) one membership; false when there is
 // no such membership.
 func updateOperator(ctx context.Context, q querier, accountID, userID int64, on bool) (bool, error) {
 	tag, err := q.Exec(ctx, `UPDATE memberships SET operator = $3 WHERE account_id = $1 AND user_id = $2`, accountID, userID, on)
-	return tag.RowsAffected() == 1, err
+	if err != nil {
+		return false, fmt.Errorf("updateOperator %d %d: %w", accountID, userID, err)
+	}
+	return tag.RowsAffected() == 1, nil
 }

@@ -2,12 +2,13 @@ package app
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 )
 
 // The SQL of agents and agent keys. Every query is scoped by the account.
-// Lookups that find nothing return pgx.ErrNoRows.
+// Lookups that find nothing return pgx.ErrNoRows (wrapped).
 
 const agentColumns = `g.id, g.account_id, a.slug, g.name, g.owner_user_id, u.email, g.created_at`
 
@@ -29,13 +30,20 @@ func insertAgent(ctx context.Context, q querier, acct Account, name string, owne
 	if isUniqueViolation(err, "agents_account_id_name_key") {
 		return Agent{}, Errorf(ErrConflict, "agent name already taken in account %s: %s", acct.Slug, name)
 	}
-	return g, err
+	if err != nil {
+		return Agent{}, fmt.Errorf("insertAgent %s: %w", acct.Slug, err)
+	}
+	return g, nil
 }
 
 func selectAgent(ctx context.Context, q querier, accountSlug string, agentID int64) (Agent, error) {
-	return scanAgent(q.QueryRow(ctx,
+	g, err := scanAgent(q.QueryRow(ctx,
 		`SELECT `+agentColumns+` FROM `+agentJoins+` WHERE a.slug = $1 AND g.id = $2`,
 		accountSlug, agentID))
+	if err != nil {
+		return Agent{}, fmt.Errorf("selectAgent %s %d: %w", accountSlug, agentID, err)
+	}
+	return g, nil
 }
 
 func selectAgents(ctx context.Context, q querier, acct Account) ([]Agent, error) {
@@ -43,9 +51,13 @@ func selectAgents(ctx context.Context, q querier, acct Account) ([]Agent, error)
 		`SELECT `+agentColumns+` FROM `+agentJoins+` WHERE g.account_id = $1 ORDER BY g.id`,
 		acct.ID)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("selectAgents %s: %w", acct.Slug, err)
 	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (Agent, error) { return scanAgent(row) })
+	agents, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Agent, error) { return scanAgent(row) })
+	if err != nil {
+		return nil, fmt.Errorf("selectAgents %s: %w", acct.Slug, err)
+	}
+	return agents, nil
 }
 
 // selectAgentByKeyHash finds a key's agent and says whether the key is revoked.
@@ -56,7 +68,10 @@ func selectAgentByKeyHash(ctx context.Context, q querier, keyHash []byte) (Agent
 		FROM `+agentJoins+`
 		JOIN agent_keys k ON k.account_id = g.account_id AND k.agent_id = g.id
 		WHERE k.key_hash = $1`, keyHash), &revoked)
-	return g, revoked, err
+	if err != nil {
+		return Agent{}, false, fmt.Errorf("selectAgentByKeyHash: %w", err)
+	}
+	return g, revoked, nil
 }
 
 func insertAgentKey(ctx context.Context, q querier, g Agent, keyHash []byte, prefix string) (AgentKey, error) {
@@ -65,7 +80,10 @@ func insertAgentKey(ctx context.Context, q querier, g Agent, keyHash []byte, pre
 		INSERT INTO agent_keys (account_id, agent_id, key_hash, prefix)
 		VALUES ($1, $2, $3, $4) RETURNING id, created_at`,
 		g.AccountID, g.ID, keyHash, prefix).Scan(&k.ID, &k.CreatedAt)
-	return k, err
+	if err != nil {
+		return AgentKey{}, fmt.Errorf("insertAgentKey %d: %w", g.ID, err)
+	}
+	return k, nil
 }
 
 func selectAgentKeys(ctx context.Context, q querier, g Agent) ([]AgentKey, error) {
@@ -74,13 +92,17 @@ func selectAgentKeys(ctx context.Context, q querier, g Agent) ([]AgentKey, error
 		FROM agent_keys WHERE account_id = $1 AND agent_id = $2 ORDER BY id`,
 		g.AccountID, g.ID)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("selectAgentKeys %d: %w", g.ID, err)
 	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (AgentKey, error) {
+	keys, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (AgentKey, error) {
 		var k AgentKey
 		err := row.Scan(&k.ID, &k.AccountID, &k.AgentID, &k.Prefix, &k.CreatedAt, &k.RevokedAt)
 		return k, err
 	})
+	if err != nil {
+		return nil, fmt.Errorf("selectAgentKeys %d: %w", g.ID, err)
+	}
+	return keys, nil
 }
 
 // revokeAgentKey sets revoked_at once (a revoked key keeps its first time)
@@ -93,5 +115,8 @@ func revokeAgentKey(ctx context.Context, q querier, accountSlug string, keyID in
 		WHERE a.slug = $1 AND k.account_id = a.id AND k.id = $2
 		RETURNING k.key_hash`,
 		accountSlug, keyID).Scan(&keyHash)
-	return keyHash, err
+	if err != nil {
+		return nil, fmt.Errorf("revokeAgentKey %s %d: %w", accountSlug, keyID, err)
+	}
+	return keyHash, nil
 }

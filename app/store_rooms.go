@@ -12,7 +12,10 @@ import (
 	"github.com/taasky/taasky/negotiation"
 )
 
-// The rooms' SQL: rooms, parties, room_events, confirmations, seen_schemas.
+// The rooms' SQL: rooms, parties, room_events. The seats and what a
+// side's human needs with the room are in store_rooms_seat.go, the lists
+// in store_rooms_list.go, confirmations and one-tap tokens in
+// store_confirmations.go.
 
 type partyRow struct {
 	Side        negotiation.Side
@@ -24,17 +27,21 @@ type partyRow struct {
 	SchemaFP    string
 }
 
+// roomRow is a room as stored. rooms.expiry_job_id, the invitation's own
+// job of the rooms opened before migration 00010, is no longer read nor
+// cancelled at the join: such a job, run after a join, finds the room not
+// due and waits for its deadline, as the close job does (CloseDue is safe
+// to run twice).
 type roomRow struct {
-	ID          int64
-	AccountID   int64
-	Title       *string
-	Seq         int
-	Snapshot    string
-	ExpiryJobID *int64 // rooms opened before migration 00010 only: cancelled at the join
-	CloseJobID  *int64 // closes the room when due; cancelled once it is final
-	Parties     [2]*partyRow
-	log         []string  // the events as logged, one per seq
-	human       *humanRow // the human of the side the statement read it for (a seat, a one-tap link, a notice)
+	ID         int64
+	AccountID  int64
+	Title      *string
+	Seq        int
+	Snapshot   string
+	CloseJobID *int64 // closes the room when due; cancelled once it is final
+	Parties    [2]*partyRow
+	log        []string  // the events as logged, one per seq
+	human      *humanRow // the human of the side the statement read it for (a seat, a one-tap link, a notice)
 	// skipped: selectSeatUnless found the room at the seq it was given and
 	// left out the snapshot and the log.
 	skipped bool
@@ -58,7 +65,7 @@ const roomLog = `ARRAY(SELECT e.event FROM room_events e WHERE e.room_id = r.id 
 // roomColumns is roomSelect with the given expressions for the snapshot
 // and the log.
 func roomColumns(snapshot, log string) string {
-	return `SELECT r.id, r.account_id, r.title, r.seq, ` + snapshot + `, r.expiry_job_id, r.close_job_id,
+	return `SELECT r.id, r.account_id, r.title, r.seq, ` + snapshot + `, r.close_job_id,
 	pa.side, pa.account_id, pa.agent_id, pa.owner_user_id, pa.token_salt, pa.limits_enc, pa.schema_fp,
 	pb.side, pb.account_id, pb.agent_id, pb.owner_user_id, pb.token_salt, pb.limits_enc, pb.schema_fp,
 	` + log
@@ -83,7 +90,7 @@ func scanRoom(row pgx.Row, extra ...any) (*roomRow, error) {
 		schemaFP *string
 		p        partyRow
 	}
-	dest := []any{&r.ID, &r.AccountID, &r.Title, &r.Seq, &r.Snapshot, &r.ExpiryJobID, &r.CloseJobID}
+	dest := []any{&r.ID, &r.AccountID, &r.Title, &r.Seq, &r.Snapshot, &r.CloseJobID}
 	for i := range ps {
 		x := &ps[i]
 		dest = append(dest, &x.side, &x.p.AccountID, &x.p.AgentID, &x.p.OwnerUserID, &x.p.TokenSalt, &x.p.LimitsEnc, &x.schemaFP)
@@ -124,105 +131,9 @@ func readRoom(ctx context.Context, q querier, roomID int64, lock bool) (*roomRow
 		return nil, Errorf(ErrNotFound, "room not found")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("select room: %w", err)
+		return nil, fmt.Errorf("readRoom %d: %w", roomID, err)
 	}
 	return r, nil
-}
-
-// selectSeat finds the room a room token opens, within the caller's account
-// only, with the caller's side and its human's context (the time zone, and
-// whether the account has seen the other side's schema), in one statement;
-// lock takes the room row FOR UPDATE.
-func selectSeat(ctx context.Context, q querier, tokenHash []byte, accountID int64, lock bool) (*roomRow, negotiation.Side, error) {
-	return querySeat(ctx, q, tokenHash, accountID, lock, -1)
-}
-
-// selectSeatUnless is selectSeat without a lock, leaving out the snapshot
-// and the log when the room is still at seq known: the row then comes back
-// with skipped set, and its parties and human context only.
-func selectSeatUnless(ctx context.Context, q querier, tokenHash []byte, accountID int64, known int) (*roomRow, negotiation.Side, error) {
-	return querySeat(ctx, q, tokenHash, accountID, false, known)
-}
-
-// humanCols is what a side's card needs of its human, for the side's
-// party p and the other party o: whether p's account has seen o's schema,
-// and the time zone of p's human.
-const humanCols = `,
-	EXISTS (SELECT 1 FROM seen_schemas s WHERE s.account_id = p.account_id AND s.fingerprint = o.schema_fp),
-	(SELECT u.time_zone FROM users u WHERE u.id = p.owner_user_id)`
-
-// namesCols names, for a message to p's human, p's agent and o's account.
-const namesCols = `,
-	(SELECT g.name FROM agents g WHERE g.account_id = p.account_id AND g.id = p.agent_id),
-	(SELECT a.name FROM accounts a WHERE a.id = o.account_id)`
-
-// otherParty joins o, the party across from p.
-const otherParty = ` LEFT JOIN parties o ON o.room_id = r.id AND o.side <> p.side`
-
-const seatFrom = `, p.side` + humanCols + `
-	FROM parties p JOIN rooms r ON r.id = p.room_id` + roomJoins + otherParty + `
-	WHERE p.token_hash = $1 AND p.account_id = $2`
-
-var (
-	seatSQL       = roomSelect + seatFrom
-	seatSQLLocked = seatSQL + ` FOR UPDATE OF r`
-	seatSQLUnless = roomSelectUnless(`$3`) + seatFrom
-	// oneTapSQL is the room of a one-tap token ($1, hashed) with the context
-	// of the human of the confirmation's side, and the token and the
-	// confirmation as they stand.
-	oneTapSQL = roomSelect + humanCols + `, t.confirmation_id, t.used_at, c.side, NULLIF(c.status, 'pending'), c.why
-	FROM onetap_tokens t JOIN confirmations c ON c.room_id = t.room_id AND c.id = t.confirmation_id
-	JOIN rooms r ON r.id = t.room_id` + roomJoins + `
-	LEFT JOIN parties p ON p.room_id = r.id AND p.side = c.side` + otherParty + ` WHERE t.token_hash = $1`
-)
-
-func querySeat(ctx context.Context, q querier, tokenHash []byte, accountID int64, lock bool, known int) (*roomRow, negotiation.Side, error) {
-	var side negotiation.Side
-	h := &humanRow{}
-	var row pgx.Row
-	switch {
-	case lock:
-		row = q.QueryRow(ctx, seatSQLLocked, tokenHash, accountID)
-	case known >= 0:
-		row = q.QueryRow(ctx, seatSQLUnless, tokenHash, accountID, known)
-	default:
-		row = q.QueryRow(ctx, seatSQL, tokenHash, accountID)
-	}
-	r, err := scanRoom(row, &side, &h.seen, &h.zone)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, "", Errorf(ErrNotFound, "room_token: no room of yours has this token")
-	}
-	if err != nil {
-		return nil, "", fmt.Errorf("select seat: %w", err)
-	}
-	r.skipped = known >= 0 && r.Seq == known
-	if r.skipped || len(r.log) == r.Seq { // else read before the lock: current re-reads, and the context with it
-		r.setHuman(side, h)
-	}
-	if r.skipped {
-		return r, side, nil
-	}
-	return r, side, r.current(ctx, q)
-}
-
-// humanRow is what a statement read of a side's human with the room, for
-// the side's card: valid while the other side's schema is theirFP.
-type humanRow struct {
-	side    negotiation.Side
-	theirFP string
-	seen    bool
-	zone    *string
-	// With namesCols: the side's agent and the other side's account.
-	agent, them *string
-}
-
-// setHuman keeps h as side's human, as of the other side's schema now.
-func (r *roomRow) setHuman(side negotiation.Side, h *humanRow) {
-	h.side, h.theirFP = side, ""
-	if p := r.party(side.Other()); p != nil {
-		h.theirFP = p.SchemaFP
-	}
-	r.human = h
 }
 
 // current re-reads the parties and the log when the statement that read
@@ -236,12 +147,9 @@ func (r *roomRow) current(ctx context.Context, q querier) error {
 	if err := selectParties(ctx, q, r); err != nil {
 		return err
 	}
-	rows, err := q.Query(ctx, `SELECT event FROM room_events WHERE room_id = $1 ORDER BY seq`, r.ID)
-	if err != nil {
-		return fmt.Errorf("select events: %w", err)
-	}
-	if r.log, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
-		return fmt.Errorf("select events: %w", err)
+	var err error
+	if r.log, err = selectEvents(ctx, q, r.ID); err != nil {
+		return err
 	}
 	if len(r.log) != r.Seq {
 		return fmt.Errorf("room %d: %d events logged, the room says %d", r.ID, len(r.log), r.Seq)
@@ -260,17 +168,31 @@ func (r *roomRow) events() ([]negotiation.Event, error) {
 	return out, nil
 }
 
+// selectEvents reads a room's log, one event per seq.
+func selectEvents(ctx context.Context, q querier, roomID int64) ([]string, error) {
+	rows, err := q.Query(ctx, `SELECT event FROM room_events WHERE room_id = $1 ORDER BY seq`, roomID)
+	if err != nil {
+		return nil, fmt.Errorf("selectEvents %d: %w", roomID, err)
+	}
+	log, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("selectEvents %d: %w", roomID, err)
+	}
+	return log, nil
+}
+
+// selectParties reads the room's parties into r.
 func selectParties(ctx context.Context, q querier, r *roomRow) error {
 	rows, err := q.Query(ctx, `SELECT side, account_id, agent_id, owner_user_id, token_salt, limits_enc, schema_fp
 		FROM parties WHERE room_id = $1`, r.ID)
 	if err != nil {
-		return fmt.Errorf("select parties: %w", err)
+		return fmt.Errorf("selectParties %d: %w", r.ID, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		p := &partyRow{}
 		if err := rows.Scan(&p.Side, &p.AccountID, &p.AgentID, &p.OwnerUserID, &p.TokenSalt, &p.LimitsEnc, &p.SchemaFP); err != nil {
-			return err
+			return fmt.Errorf("selectParties %d: %w", r.ID, err)
 		}
 		if p.Side == negotiation.SideA {
 			r.Parties[0] = p
@@ -278,7 +200,10 @@ func selectParties(ctx context.Context, q querier, r *roomRow) error {
 			r.Parties[1] = p
 		}
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("selectParties %d: %w", r.ID, err)
+	}
+	return nil
 }
 
 func insertRoom(ctx context.Context, q querier, accountID int64, inviteHash []byte, title *string, r *negotiation.Room, now time.Time) (int64, error) {
@@ -287,7 +212,7 @@ func insertRoom(ctx context.Context, q querier, accountID int64, inviteHash []by
 		VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7, $8, 0, '', $9, $9) RETURNING id`,
 		accountID, inviteHash, title, r.State, r.Round, string(r.Turn), r.Deadline, r.ExpiresAt, now).Scan(&id)
 	if err != nil {
-		return 0, fmt.Errorf("insert room: %w", err)
+		return 0, fmt.Errorf("insertRoom: %w", err)
 	}
 	return id, nil
 }
@@ -297,7 +222,16 @@ func insertParty(ctx context.Context, q querier, roomID int64, p *partyRow, toke
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 		roomID, p.Side, p.AccountID, p.AgentID, p.OwnerUserID, tokenHash, p.TokenSalt, p.LimitsEnc, p.SchemaFP, now)
 	if err != nil {
-		return fmt.Errorf("insert party: %w", err)
+		return fmt.Errorf("insertParty %d %s: %w", roomID, p.Side, err)
+	}
+	return nil
+}
+
+// updatePersonEmail keeps where a person answering in the browser (side
+// b) wants their updates.
+func updatePersonEmail(ctx context.Context, q querier, roomID int64, email string) error {
+	if _, err := q.Exec(ctx, `UPDATE parties SET person_email = $2 WHERE room_id = $1 AND side = 'b'`, roomID, email); err != nil {
+		return fmt.Errorf("updatePersonEmail %d: %w", roomID, err)
 	}
 	return nil
 }
@@ -305,16 +239,16 @@ func insertParty(ctx context.Context, q querier, roomID int64, p *partyRow, toke
 // updateRoom writes the room (inTx announces it once committed).
 func updateRoom(b *pgx.Batch, row *roomRow, r *negotiation.Room, now time.Time) {
 	b.Queue(`UPDATE rooms SET state = $2, closed_reason = NULLIF($3, ''), round = $4, turn = NULLIF($5, ''),
-		deadline = $6, seq = $7, snapshot = $8, expiry_job_id = $9, close_job_id = $10, updated_at = $11 WHERE id = $1`,
+		deadline = $6, seq = $7, snapshot = $8, close_job_id = $9, updated_at = $10 WHERE id = $1`,
 		row.ID, r.State, string(r.ClosedReason), r.Round, string(r.Turn), r.Deadline, row.Seq, row.Snapshot,
-		row.ExpiryJobID, row.CloseJobID, now)
+		row.CloseJobID, now)
 }
 
 // insertEvent logs ev as the room's event seq and returns it as logged.
 func insertEvent(b *pgx.Batch, roomID int64, seq int, ev *negotiation.Event, fingerprint []byte) (string, error) {
 	j, err := json.Marshal(ev)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("insertEvent %d/%d: %w", roomID, seq, err)
 	}
 	b.Queue(`INSERT INTO room_events (room_id, seq, kind, side, fingerprint, event, at)
 		VALUES ($1, $2, $3, NULLIF($4, ''), $5, $6, $7)`, roomID, seq, ev.Kind, string(ev.Side), fingerprint, string(j), ev.At)
@@ -328,10 +262,13 @@ func lastEvent(ctx context.Context, q querier, roomID int64, seq int) (side stri
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", nil, nil
 	}
+	if err != nil {
+		return "", nil, fmt.Errorf("lastEvent %d/%d: %w", roomID, seq, err)
+	}
 	if s != nil {
 		side = *s
 	}
-	return side, fp, err
+	return side, fp, nil
 }
 
 func roomByInvite(ctx context.Context, q querier, codeHash []byte) (int64, error) {
@@ -340,49 +277,31 @@ func roomByInvite(ctx context.Context, q querier, codeHash []byte) (int64, error
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, Errorf(ErrNotFound, "invite_code: no invitation has this code")
 	}
-	return id, err
-}
-
-func insertConfirmation(b *pgx.Batch, roomID int64, c *negotiation.Confirmation) {
-	b.Queue(`INSERT INTO confirmations (room_id, id, side, verdict, subject_hash, status, requested_at)
-		VALUES ($1, $2, $3, $4, NULLIF($5, ''), 'pending', $6)`, roomID, c.ID, c.Side, c.Verdict, string(c.SubjectHash), c.RequestedAt)
-}
-
-func settleConfirmation(b *pgx.Batch, roomID int64, id string, status negotiation.Result, why string, at time.Time) {
-	b.Queue(`UPDATE confirmations SET status = $3, why = NULLIF($4, ''), decided_at = $5
-		WHERE room_id = $1 AND id = $2 AND status = 'pending'`, roomID, id, status, why, at)
-}
-
-func markSchemaSeen(ctx context.Context, q querier, accountID int64, fp string, at time.Time) error {
-	_, err := q.Exec(ctx, `INSERT INTO seen_schemas (account_id, fingerprint, seen_at) VALUES ($1, $2, $3)
-		ON CONFLICT DO NOTHING`, accountID, fp, at)
-	return err
-}
-
-// summaryRow is a room's list entry as read, before the side is applied.
-type summaryRow struct {
-	Summary
-	side      negotiation.Side
-	salt      []byte
-	tokenHash []byte
-}
-
-// selectSummaries reads list entries for the parties matching where (its
-// arguments follow).
-func selectSummaries(ctx context.Context, q querier, where string, args ...any) ([]summaryRow, error) {
-	rows, err := q.Query(ctx, `SELECT r.id, p.side, p.token_salt, p.token_hash, r.state, coalesce(r.closed_reason, ''), r.round, r.turn,
-		r.deadline, coalesce(r.title, ''),
-		EXISTS (SELECT 1 FROM confirmations c WHERE c.room_id = r.id AND c.side = p.side AND c.status = 'pending')
-		FROM parties p JOIN rooms r ON r.id = p.room_id WHERE `+where, args...)
 	if err != nil {
-		return nil, fmt.Errorf("list rooms: %w", err)
+		return 0, fmt.Errorf("roomByInvite: %w", err)
 	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (summaryRow, error) {
-		var r summaryRow
-		var deadline time.Time
-		err := row.Scan(&r.RoomID, &r.side, &r.salt, &r.tokenHash, &r.State, &r.ClosedReason, &r.Round, &r.Turn,
-			&deadline, &r.Title, &r.PendingConfirmation)
-		r.Deadline = deadline.UTC().Format(timeLayout)
-		return r, err
-	})
+	return id, nil
+}
+
+// selectRoomIDs lists every room, oldest first (the consistency checker).
+func selectRoomIDs(ctx context.Context, q querier) ([]int64, error) {
+	rows, err := q.Query(ctx, `SELECT id FROM rooms ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("selectRoomIDs: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("selectRoomIDs: %w", err)
+	}
+	return ids, nil
+}
+
+// selectRoomState reads the columns a room keeps beside its snapshot for
+// queries (state, round, turn), as text, for the consistency checker.
+func selectRoomState(ctx context.Context, q querier, roomID int64) (state, round, turn string, err error) {
+	err = q.QueryRow(ctx, `SELECT state, round::text, coalesce(turn, '') FROM rooms WHERE id = $1`, roomID).Scan(&state, &round, &turn)
+	if err != nil {
+		return "", "", "", fmt.Errorf("selectRoomState %d: %w", roomID, err)
+	}
+	return state, round, turn, nil
 }

@@ -70,8 +70,16 @@ func Restore(snapshot []byte, limits [2][]byte) (*Room, error) {
 	return RestoreWith(nil, snapshot, limits)
 }
 
-// RestoreWith is Restore taking the schemas from cache (nil: parse them).
-func RestoreWith(cache *SchemaCache, snapshot []byte, limits [2][]byte) (*Room, error) {
+// Schemas gives the parsed schema of a schema's JSON, for RestoreWith: a
+// cache the caller keeps (and bounds), so that restoring a room does not
+// parse the same schemas again on every move. A Schema never changes once
+// parsed, so one may be shared.
+type Schemas interface {
+	Parse(data []byte) (*Schema, error)
+}
+
+// RestoreWith is Restore taking the schemas from schemas (nil: parse them).
+func RestoreWith(schemas Schemas, snapshot []byte, limits [2][]byte) (*Room, error) {
 	var j roomJSON
 	if err := json.Unmarshal(snapshot, &j); err != nil {
 		return nil, fmt.Errorf("restore room: %w", err)
@@ -83,7 +91,7 @@ func RestoreWith(cache *SchemaCache, snapshot []byte, limits [2][]byte) (*Room, 
 		if raw == nil || string(raw) == "null" {
 			continue
 		}
-		s, err := cache.Parse(raw)
+		s, err := parseSchema(schemas, raw)
 		if err != nil {
 			return nil, fmt.Errorf("restore room: schema %d: %w", i, err)
 		}
@@ -107,4 +115,13 @@ func RestoreWith(cache *SchemaCache, snapshot []byte, limits [2][]byte) (*Room, 
 		}
 	}
 	return r, nil
+}
+
+// parseSchema parses data, through schemas if there are.
+func parseSchema(schemas Schemas, data []byte) (*Schema, error) {
+	if schemas != nil {
+		return schemas.Parse(data)
+	}
+	s, _, err := ParseSchema(data)
+	return s, err
 }

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/negotiation"
 )
 
-// The notifications' SQL: notification_prefs, push_subscriptions,
-// notification_deliveries, dev_outbox, invite_emails.
+// The notifications' SQL: notification_prefs, what a notice reads,
+// notification_deliveries, invite_emails. Push subscriptions and the dev
+// outbox are in store_notifications_push.go.
 
 // recipient is what the fan-out needs of a human: where to write and what
 // they allow.
@@ -42,6 +43,62 @@ var notificationSQL = roomSelect + humanCols + namesCols + `,
 	LEFT JOIN push_subscriptions ps ON ps.user_id = ru.id AND ps.id = $4
 	WHERE r.id = $1`
 
+// notice is what notificationSQL reads besides the room.
+type notice struct {
+	human     *humanRow    // of the side's human, not yet set on the room
+	recipient *recipient   // nil: the user no longer exists
+	device    *jobs.Device // nil: no device asked for, or not theirs (any more)
+}
+
+// selectNotice reads everything a notice about a room needs, in one
+// statement (notificationSQL): the room, side's human's context and
+// names, and the recipient userID's address, preferences and device
+// subscriptionID (a push's).
+func selectNotice(ctx context.Context, q querier, roomID int64, side negotiation.Side, userID, subscriptionID int64) (*roomRow, *notice, error) {
+	h := &humanRow{}
+	var rcptID *int64
+	var email, endpoint, p256dh, auth *string
+	var prefs NotifyPrefs
+	row, err := scanRoom(q.QueryRow(ctx, notificationSQL, roomID, side, userID, subscriptionID),
+		&h.seen, &h.zone, &h.agent, &h.them, &rcptID, &email,
+		&prefs.EmailRequests, &prefs.EmailNotices, &prefs.PushRequests, &prefs.PushNotices, &endpoint, &p256dh, &auth)
+	if err != nil {
+		return nil, nil, fmt.Errorf("selectNotice %d: %w", roomID, err)
+	}
+	n := &notice{human: h}
+	if rcptID != nil {
+		n.recipient = &recipient{email: *email, prefs: prefs}
+	}
+	if endpoint != nil {
+		n.device = &jobs.Device{Endpoint: *endpoint, P256dh: *p256dh, Auth: *auth}
+	}
+	return row, n, nil
+}
+
+// selectPrefs reads the user's notification preferences:
+// DefaultNotifyPrefs for a user who never set them.
+func selectPrefs(ctx context.Context, q querier, userID int64) (NotifyPrefs, error) {
+	p := DefaultNotifyPrefs
+	err := q.QueryRow(ctx, `SELECT email_requests, email_notices, push_requests, push_notices
+		FROM notification_prefs WHERE user_id = $1`, userID).Scan(&p.EmailRequests, &p.EmailNotices, &p.PushRequests, &p.PushNotices)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return p, fmt.Errorf("selectPrefs %d: %w", userID, err)
+	}
+	return p, nil
+}
+
+// upsertPrefs stores the user's notification preferences.
+func upsertPrefs(ctx context.Context, q querier, userID int64, p NotifyPrefs, at time.Time) error {
+	_, err := q.Exec(ctx, `INSERT INTO notification_prefs (user_id, email_requests, email_notices, push_requests, push_notices, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (user_id) DO UPDATE SET email_requests = $2, email_notices = $3, push_requests = $4, push_notices = $5, updated_at = $6`,
+		userID, p.EmailRequests, p.EmailNotices, p.PushRequests, p.PushNotices, at)
+	if err != nil {
+		return fmt.Errorf("upsertPrefs %d: %w", userID, err)
+	}
+	return nil
+}
+
 // selectRecipients reads the humans' addresses, preferences and devices.
 func selectRecipients(ctx context.Context, q querier, users []int64) (map[int64]*recipient, error) {
 	rows, err := q.Query(ctx, `SELECT u.id, u.email,
@@ -54,7 +111,7 @@ func selectRecipients(ctx context.Context, q querier, users []int64) (map[int64]
 		WHERE u.id = ANY($1)
 		ORDER BY u.id, s.id`, users)
 	if err != nil {
-		return nil, fmt.Errorf("select recipients: %w", err)
+		return nil, fmt.Errorf("selectRecipients: %w", err)
 	}
 	defer rows.Close()
 	out := map[int64]*recipient{}
@@ -65,7 +122,7 @@ func selectRecipients(ctx context.Context, q querier, users []int64) (map[int64]
 		var endpoint *string
 		if err := rows.Scan(&id, &r.email, &r.prefs.EmailRequests, &r.prefs.EmailNotices,
 			&r.prefs.PushRequests, &r.prefs.PushNotices, &subID, &endpoint); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("selectRecipients: %w", err)
 		}
 		if have, ok := out[id]; ok {
 			r = have
@@ -76,7 +133,10 @@ func selectRecipients(ctx context.Context, q querier, users []int64) (map[int64]
 			r.subs = append(r.subs, subRef{id: *subID, host: endpointHost(*endpoint)})
 		}
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("selectRecipients: %w", err)
+	}
+	return out, nil
 }
 
 func endpointHost(endpoint string) string {
@@ -123,7 +183,7 @@ func insertQueued(ctx context.Context, q querier, ds []delivery, now time.Time) 
 			AS x(u, j, c, t, r, cf, s, rc)
 		ON CONFLICT (user_id, job_id) DO NOTHING`, users, jobIDs, channels, topics, rooms, confs, subs, recips, now)
 	if err != nil {
-		return fmt.Errorf("log queued deliveries: %w", err)
+		return fmt.Errorf("insertQueued: %w", err)
 	}
 	return nil
 }
@@ -156,9 +216,52 @@ func upsertDelivery(ctx context.Context, q querier, d jobs.Delivery, o jobs.Outc
 		WHERE notification_deliveries.status <> 'sent'`,
 		d.UserID, d.JobID, d.Channel, d.Topic, room, conf, sub, o.Recipient, o.Status, d.Attempt, detail, now)
 	if err != nil {
-		return fmt.Errorf("log delivery: %w", err)
+		return fmt.Errorf("upsertDelivery %d: %w", d.JobID, err)
 	}
 	return nil
+}
+
+// deliveryColumns is a line of the delivery log, as scanDelivery reads it.
+const deliveryColumns = `job_id, channel, topic, coalesce(room_id, 0), coalesce(confirmation_id, ''),
+			recipient, status, attempts, coalesce(error, ''), created_at, updated_at`
+
+func scanDelivery(row pgx.CollectableRow) (Delivery, error) {
+	var d Delivery
+	err := row.Scan(&d.JobID, &d.Channel, &d.Topic, &d.RoomID, &d.ConfirmationID, &d.Recipient, &d.Status,
+		&d.Attempts, &d.Error, &d.CreatedAt, &d.UpdatedAt)
+	return d, err
+}
+
+// selectDeliveriesBefore reads at most limit lines of the user's delivery
+// log created before before, newest first.
+func selectDeliveriesBefore(ctx context.Context, q querier, userID int64, before time.Time, limit int) ([]Delivery, error) {
+	rows, err := q.Query(ctx, `SELECT `+deliveryColumns+`
+		FROM notification_deliveries WHERE user_id = $1 AND created_at < $2
+		ORDER BY created_at DESC, job_id DESC LIMIT $3`, userID, before, limit)
+	if err != nil {
+		return nil, fmt.Errorf("selectDeliveriesBefore %d: %w", userID, err)
+	}
+	ds, err := pgx.CollectRows(rows, scanDelivery)
+	if err != nil {
+		return nil, fmt.Errorf("selectDeliveriesBefore %d: %w", userID, err)
+	}
+	return ds, nil
+}
+
+// selectDeliveriesAfter reads at most limit lines of the user's delivery
+// log that come after the line (at, jobID) in its order, newest first.
+func selectDeliveriesAfter(ctx context.Context, q querier, userID int64, at time.Time, jobID int64, limit int) ([]Delivery, error) {
+	rows, err := q.Query(ctx, `SELECT `+deliveryColumns+`
+		FROM notification_deliveries WHERE user_id = $1 AND (created_at, job_id) < ($2, $3)
+		ORDER BY created_at DESC, job_id DESC LIMIT $4`, userID, at, jobID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("selectDeliveriesAfter %d: %w", userID, err)
+	}
+	ds, err := pgx.CollectRows(rows, scanDelivery)
+	if err != nil {
+		return nil, fmt.Errorf("selectDeliveriesAfter %d: %w", userID, err)
+	}
+	return ds, nil
 }
 
 // deliveryStatus is the logged status of a job ("" if none).
@@ -168,7 +271,10 @@ func deliveryStatus(ctx context.Context, q querier, userID, jobID int64) (jobs.S
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", nil
 	}
-	return st, err
+	if err != nil {
+		return "", fmt.Errorf("deliveryStatus %d: %w", jobID, err)
+	}
+	return st, nil
 }
 
 func clipRunes(s string, n int) string {
@@ -179,13 +285,6 @@ func clipRunes(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// isForeignKeyViolation reports whether err is a foreign key violation
-// (a user that does not exist).
-func isForeignKeyViolation(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "23503"
-}
-
 // lockAccountForInvites takes the account's row lock that serializes the
 // count of its invitation emails until the transaction ends. FOR NO KEY
 // UPDATE: the inserts that only reference the account (other opens'
@@ -193,7 +292,7 @@ func isForeignKeyViolation(err error) bool {
 func lockAccountForInvites(ctx context.Context, q querier, accountID int64) error {
 	_, err := q.Exec(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE`, accountID)
 	if err != nil {
-		return fmt.Errorf("lock the account for its invitation emails: %w", err)
+		return fmt.Errorf("lockAccountForInvites %d: %w", accountID, err)
 	}
 	return nil
 }
@@ -210,7 +309,7 @@ func nthLatestInviteEmail(ctx context.Context, q querier, accountID int64, since
 		return time.Time{}, nil
 	}
 	if err != nil {
-		return time.Time{}, fmt.Errorf("count invitation emails: %w", err)
+		return time.Time{}, fmt.Errorf("nthLatestInviteEmail %d: %w", accountID, err)
 	}
 	return at, nil
 }
@@ -219,7 +318,7 @@ func nthLatestInviteEmail(ctx context.Context, q querier, accountID int64, since
 func insertInviteEmail(ctx context.Context, q querier, accountID, roomID int64, at time.Time) error {
 	_, err := q.Exec(ctx, `INSERT INTO invite_emails (account_id, created_at, room_id) VALUES ($1, $2, $3)`, accountID, at, roomID)
 	if err != nil {
-		return fmt.Errorf("count an invitation email: %w", err)
+		return fmt.Errorf("insertInviteEmail %d: %w", accountID, err)
 	}
 	return nil
 }

@@ -1,0 +1,126 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// The SQL of confirmations and of the one-tap tokens bound to them.
+// Lookups that find nothing return pgx.ErrNoRows (wrapped), unless said.
+
+func insertConfirmation(b *pgx.Batch, roomID int64, c *negotiation.Confirmation) {
+	b.Queue(`INSERT INTO confirmations (room_id, id, side, verdict, subject_hash, status, requested_at)
+		VALUES ($1, $2, $3, $4, NULLIF($5, ''), 'pending', $6)`, roomID, c.ID, c.Side, c.Verdict, string(c.SubjectHash), c.RequestedAt)
+}
+
+func settleConfirmation(b *pgx.Batch, roomID int64, id string, status negotiation.Result, why string, at time.Time) {
+	b.Queue(`UPDATE confirmations SET status = $3, why = NULLIF($4, ''), decided_at = $5
+		WHERE room_id = $1 AND id = $2 AND status = 'pending'`, roomID, id, status, why, at)
+}
+
+// selectConfirmationSide is the side a confirmation of the room is for.
+func selectConfirmationSide(ctx context.Context, q querier, roomID int64, id string) (negotiation.Side, error) {
+	var side negotiation.Side
+	err := q.QueryRow(ctx, `SELECT side FROM confirmations WHERE room_id = $1 AND id = $2`, roomID, id).Scan(&side)
+	if err != nil {
+		return "", fmt.Errorf("selectConfirmationSide %d %s: %w", roomID, id, err)
+	}
+	return side, nil
+}
+
+// selectSettledConfirmation is what became of one of side's confirmations
+// (nil, no error: there is no such confirmation of the side).
+func selectSettledConfirmation(ctx context.Context, q querier, roomID int64, side negotiation.Side, id string) (*SettledConfirmation, error) {
+	c := &SettledConfirmation{ID: id}
+	var why *string
+	err := q.QueryRow(ctx, `SELECT verdict, status, why FROM confirmations WHERE room_id = $1 AND id = $2 AND side = $3`,
+		roomID, id, side).Scan(&c.Verdict, &c.Status, &why)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("selectSettledConfirmation %d %s: %w", roomID, id, err)
+	}
+	if why != nil {
+		c.Why = *why
+	}
+	return c, nil
+}
+
+// insertOneTap stores a one-tap token (hashed) for a confirmation.
+func insertOneTap(ctx context.Context, q querier, roomID int64, tokenHash []byte, confirmationID, channel string, at time.Time) error {
+	_, err := q.Exec(ctx, `INSERT INTO onetap_tokens (room_id, token_hash, confirmation_id, channel, created_at)
+		VALUES ($1, $2, $3, $4, $5)`, roomID, tokenHash, confirmationID, channel, at)
+	if err != nil {
+		return fmt.Errorf("insertOneTap %d %s: %w", roomID, confirmationID, err)
+	}
+	return nil
+}
+
+// onetapRow is a one-tap token as stored.
+type onetapRow struct {
+	roomID         int64
+	confirmationID string
+	usedAt         *time.Time
+}
+
+func selectOneTap(ctx context.Context, q querier, tokenHash []byte) (*onetapRow, error) {
+	r := &onetapRow{}
+	err := q.QueryRow(ctx, `SELECT room_id, confirmation_id, used_at FROM onetap_tokens WHERE token_hash = $1`,
+		tokenHash).Scan(&r.roomID, &r.confirmationID, &r.usedAt)
+	if err != nil {
+		return nil, fmt.Errorf("selectOneTap: %w", err)
+	}
+	return r, nil
+}
+
+// useOneTap marks an unused token used and reads its confirmation's side,
+// in one statement; a second use waits for the first's lock and then finds
+// the token used (pgx.ErrNoRows, as for a token that does not exist).
+func useOneTap(ctx context.Context, q querier, tokenHash []byte, at time.Time) (roomID int64, confirmationID string, side negotiation.Side, err error) {
+	err = q.QueryRow(ctx, `UPDATE onetap_tokens t SET used_at = $2 FROM confirmations c
+			WHERE t.token_hash = $1 AND t.used_at IS NULL AND c.room_id = t.room_id AND c.id = t.confirmation_id
+			RETURNING t.room_id, t.confirmation_id, c.side`, tokenHash, at).Scan(&roomID, &confirmationID, &side)
+	if err != nil {
+		return 0, "", "", fmt.Errorf("useOneTap: %w", err)
+	}
+	return roomID, confirmationID, side, nil
+}
+
+// oneTapSQL is the room of a one-tap token ($1, hashed) with the context
+// of the human of the confirmation's side, and the token and the
+// confirmation as they stand.
+var oneTapSQL = roomSelect + humanCols + `, t.confirmation_id, t.used_at, c.side, NULLIF(c.status, 'pending'), c.why
+	FROM onetap_tokens t JOIN confirmations c ON c.room_id = t.room_id AND c.id = t.confirmation_id
+	JOIN rooms r ON r.id = t.room_id` + roomJoins + `
+	LEFT JOIN parties p ON p.room_id = r.id AND p.side = c.side` + otherParty + ` WHERE t.token_hash = $1`
+
+// oneTapCard is what oneTapSQL reads besides the room.
+type oneTapCard struct {
+	token  onetapRow
+	side   negotiation.Side
+	status *string // nil while pending
+	why    *string
+}
+
+// selectOneTapCard reads the room of a one-tap token, its token and its
+// confirmation, with the confirmation's side's human set on the room, in
+// one statement.
+func selectOneTapCard(ctx context.Context, q querier, tokenHash []byte) (*roomRow, *oneTapCard, error) {
+	h := &humanRow{}
+	c := &oneTapCard{}
+	row, err := scanRoom(q.QueryRow(ctx, oneTapSQL, tokenHash),
+		&h.seen, &h.zone, &c.token.confirmationID, &c.token.usedAt, &c.side, &c.status, &c.why)
+	if err != nil {
+		return nil, nil, fmt.Errorf("selectOneTapCard: %w", err)
+	}
+	c.token.roomID = row.ID
+	row.setHuman(c.side, h)
+	return row, c, nil
+}

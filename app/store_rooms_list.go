@@ -1,0 +1,124 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// The lists' SQL: an agent's rooms (negotiation_list) and a human's
+// (the dashboard), read from the rooms' columns, never restored.
+
+// summaryRow is a room's list entry as read, before the side is applied.
+type summaryRow struct {
+	Summary
+	side      negotiation.Side
+	salt      []byte
+	tokenHash []byte
+}
+
+// summarySelect is a list entry of party p; the caller's WHERE follows.
+const summarySelect = `SELECT r.id, p.side, p.token_salt, p.token_hash, r.state, coalesce(r.closed_reason, ''), r.round, r.turn,
+		r.deadline, coalesce(r.title, ''),
+		EXISTS (SELECT 1 FROM confirmations c WHERE c.room_id = r.id AND c.side = p.side AND c.status = 'pending')
+		FROM parties p JOIN rooms r ON r.id = p.room_id WHERE `
+
+// selectSummariesByTokens reads the list entries of the account's parties
+// whose room tokens hash to hashes (any order; a hash of no party of the
+// account has no entry).
+func selectSummariesByTokens(ctx context.Context, q querier, accountID int64, hashes [][]byte) ([]summaryRow, error) {
+	rows, err := q.Query(ctx, summarySelect+`p.account_id = $1 AND p.token_hash = ANY($2)`, accountID, hashes)
+	if err != nil {
+		return nil, fmt.Errorf("selectSummariesByTokens: %w", err)
+	}
+	out, err := collectSummaries(rows)
+	if err != nil {
+		return nil, fmt.Errorf("selectSummariesByTokens: %w", err)
+	}
+	return out, nil
+}
+
+// selectSummariesByAgent reads at most limit list entries of the agent's
+// parties, newest room first, of rooms before the room id before (keyset,
+// served by parties_account_room).
+func selectSummariesByAgent(ctx context.Context, q querier, accountID, agentID, before int64, limit int) ([]summaryRow, error) {
+	rows, err := q.Query(ctx, summarySelect+`p.account_id = $1 AND p.agent_id = $2 AND p.room_id < $3
+			ORDER BY p.room_id DESC LIMIT $4`, accountID, agentID, before, limit)
+	if err != nil {
+		return nil, fmt.Errorf("selectSummariesByAgent %d: %w", agentID, err)
+	}
+	out, err := collectSummaries(rows)
+	if err != nil {
+		return nil, fmt.Errorf("selectSummariesByAgent %d: %w", agentID, err)
+	}
+	return out, nil
+}
+
+func collectSummaries(rows pgx.Rows) ([]summaryRow, error) {
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (summaryRow, error) {
+		var r summaryRow
+		var deadline time.Time
+		err := row.Scan(&r.RoomID, &r.side, &r.salt, &r.tokenHash, &r.State, &r.ClosedReason, &r.Round, &r.Turn,
+			&deadline, &r.Title, &r.PendingConfirmation)
+		r.Deadline = deadline.UTC().Format(timeLayout)
+		return r, err
+	})
+}
+
+// selectHumanSummaries reads at most limit rooms of the accounts userID
+// belongs to, with ranks lo to hi, after the cursor, in the list's order;
+// with each its place in the list (a cursor). Turn is the side that moves
+// ("a", "b" or "").
+func selectHumanSummaries(ctx context.Context, q querier, userID int64, lo, hi Rank, after listCursor, limit int) ([]HumanSummary, []listCursor, error) {
+	rows, err := q.Query(ctx, `
+		SELECT k.room_id, k.side, k.rank, k.rank_key, a.slug, a.name, coalesce(r.title, ''), r.state,
+		       coalesce(r.closed_reason, ''), r.round, coalesce(r.turn, ''), r.deadline, r.updated_at,
+		       coalesce(p.owner_user_id = $1, false)
+		FROM (SELECT account_id FROM memberships WHERE user_id = $1) m
+		CROSS JOIN LATERAL (
+			SELECT room_id, side, rank, rank_key, account_id FROM party_ranks
+			WHERE account_id = m.account_id AND rank BETWEEN $2 AND $3
+			  AND (rank, rank_key, room_id, side) > ($4, $5, $6, $7)
+			ORDER BY rank, rank_key, room_id, side
+			LIMIT $8
+		) k
+		JOIN parties p ON p.room_id = k.room_id AND p.side = k.side
+		JOIN rooms r ON r.id = p.room_id
+		JOIN accounts a ON a.id = k.account_id
+		ORDER BY k.rank, k.rank_key, k.room_id, k.side
+		LIMIT $8`,
+		userID, lo, hi, after.rank, after.key, after.room, after.side, limit)
+	if err != nil {
+		return nil, nil, fmt.Errorf("selectHumanSummaries: %w", err)
+	}
+	var keys []listCursor
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (HumanSummary, error) {
+		var h HumanSummary
+		var k listCursor
+		err := row.Scan(&h.RoomID, &h.Side, &h.Rank, &k.key, &h.AccountSlug, &h.AccountName, &h.Title, &h.State,
+			&h.ClosedReason, &h.Round, &h.Turn, &h.Deadline, &h.UpdatedAt, &h.OwnerIsYou)
+		k.rank, k.room, k.side = int(h.Rank), h.RoomID, string(h.Side)
+		keys = append(keys, k)
+		return h, err
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("selectHumanSummaries: %w", err)
+	}
+	return out, keys, nil
+}
+
+// countWaiting counts the rooms of userID's accounts waiting for a human.
+func countWaiting(ctx context.Context, q querier, userID int64) (int, error) {
+	var n int
+	err := q.QueryRow(ctx, `SELECT count(*) FROM memberships m
+		JOIN party_ranks k ON k.account_id = m.account_id AND k.rank = 1
+		WHERE m.user_id = $1`, userID).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("countWaiting: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,193 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// The seats' SQL: the room a token opens, with what the side's human needs
+// with it (their time zone, whether their account has seen the other
+// side's schema), and who may see a room.
+
+// selectSeat finds the room a room token opens, within the caller's account
+// only, with the caller's side and its human's context (the time zone, and
+// whether the account has seen the other side's schema), in one statement;
+// lock takes the room row FOR UPDATE.
+func selectSeat(ctx context.Context, q querier, tokenHash []byte, accountID int64, lock bool) (*roomRow, negotiation.Side, error) {
+	return querySeat(ctx, q, tokenHash, accountID, lock, -1)
+}
+
+// selectSeatUnless is selectSeat without a lock, leaving out the snapshot
+// and the log when the room is still at seq known: the row then comes back
+// with skipped set, and its parties and human context only.
+func selectSeatUnless(ctx context.Context, q querier, tokenHash []byte, accountID int64, known int) (*roomRow, negotiation.Side, error) {
+	return querySeat(ctx, q, tokenHash, accountID, false, known)
+}
+
+// humanCols is what a side's card needs of its human, for the side's
+// party p and the other party o: whether p's account has seen o's schema,
+// and the time zone of p's human.
+const humanCols = `,
+	EXISTS (SELECT 1 FROM seen_schemas s WHERE s.account_id = p.account_id AND s.fingerprint = o.schema_fp),
+	(SELECT u.time_zone FROM users u WHERE u.id = p.owner_user_id)`
+
+// namesCols names, for a message to p's human, p's agent and o's account.
+const namesCols = `,
+	(SELECT g.name FROM agents g WHERE g.account_id = p.account_id AND g.id = p.agent_id),
+	(SELECT a.name FROM accounts a WHERE a.id = o.account_id)`
+
+// otherParty joins o, the party across from p.
+const otherParty = ` LEFT JOIN parties o ON o.room_id = r.id AND o.side <> p.side`
+
+const seatFrom = `, p.side` + humanCols + `
+	FROM parties p JOIN rooms r ON r.id = p.room_id` + roomJoins + otherParty + `
+	WHERE p.token_hash = $1 AND p.account_id = $2`
+
+var (
+	seatSQL       = roomSelect + seatFrom
+	seatSQLLocked = seatSQL + ` FOR UPDATE OF r`
+	seatSQLUnless = roomSelectUnless(`$3`) + seatFrom
+)
+
+func querySeat(ctx context.Context, q querier, tokenHash []byte, accountID int64, lock bool, known int) (*roomRow, negotiation.Side, error) {
+	var side negotiation.Side
+	h := &humanRow{}
+	var row pgx.Row
+	switch {
+	case lock:
+		row = q.QueryRow(ctx, seatSQLLocked, tokenHash, accountID)
+	case known >= 0:
+		row = q.QueryRow(ctx, seatSQLUnless, tokenHash, accountID, known)
+	default:
+		row = q.QueryRow(ctx, seatSQL, tokenHash, accountID)
+	}
+	r, err := scanRoom(row, &side, &h.seen, &h.zone)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, "", Errorf(ErrNotFound, "room_token: no room of yours has this token")
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("selectSeat: %w", err)
+	}
+	r.skipped = known >= 0 && r.Seq == known
+	if r.skipped || len(r.log) == r.Seq { // else read before the lock: current re-reads, and the context with it
+		r.setHuman(side, h)
+	}
+	if r.skipped {
+		return r, side, nil
+	}
+	return r, side, r.current(ctx, q)
+}
+
+// humanRow is what a statement read of a side's human with the room, for
+// the side's card: valid while the other side's schema is theirFP.
+type humanRow struct {
+	side    negotiation.Side
+	theirFP string
+	seen    bool
+	zone    *string
+	// With namesCols: the side's agent and the other side's account.
+	agent, them *string
+}
+
+// setHuman keeps h as side's human, as of the other side's schema now.
+func (r *roomRow) setHuman(side negotiation.Side, h *humanRow) {
+	h.side, h.theirFP = side, ""
+	if p := r.party(side.Other()); p != nil {
+		h.theirFP = p.SchemaFP
+	}
+	r.human = h
+}
+
+// selectHumanContext is what a party's card needs of its human: whether
+// the party's account has seen the schema of fingerprint fp, and the time
+// zone of the party's human (nil: none set).
+func selectHumanContext(ctx context.Context, q querier, p *partyRow, fp string) (bool, *string, error) {
+	var seen bool
+	var zone *string
+	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM seen_schemas WHERE account_id = $1 AND fingerprint = $2),
+		(SELECT time_zone FROM users WHERE id = $3)`, p.AccountID, fp, p.OwnerUserID).Scan(&seen, &zone)
+	if err != nil {
+		return false, nil, fmt.Errorf("selectHumanContext: %w", err)
+	}
+	return seen, zone, nil
+}
+
+// markSchemaSeen records that the account has seen the schema of
+// fingerprint fp (its human confirmed terms written in it).
+func markSchemaSeen(ctx context.Context, q querier, accountID int64, fp string, at time.Time) error {
+	_, err := q.Exec(ctx, `INSERT INTO seen_schemas (account_id, fingerprint, seen_at) VALUES ($1, $2, $3)
+		ON CONFLICT DO NOTHING`, accountID, fp, at)
+	if err != nil {
+		return fmt.Errorf("markSchemaSeen %d: %w", accountID, err)
+	}
+	return nil
+}
+
+// selectPersonSeat finds the room a person's token (hashed) opens: side b
+// of a room, with no account.
+func selectPersonSeat(ctx context.Context, q querier, tokenHash []byte) (int64, error) {
+	var roomID int64
+	err := q.QueryRow(ctx, `SELECT room_id FROM parties WHERE token_hash = $1 AND side = 'b' AND account_id IS NULL`,
+		tokenHash).Scan(&roomID)
+	if err != nil {
+		return 0, fmt.Errorf("selectPersonSeat: %w", err)
+	}
+	return roomID, nil
+}
+
+// selectHumanSides lists the sides of the room that sit for one of
+// userID's accounts, the one they confirm for first, then by side.
+func selectHumanSides(ctx context.Context, q querier, userID, roomID int64) ([]negotiation.Side, error) {
+	rows, err := q.Query(ctx, `SELECT p.side FROM parties p
+		JOIN memberships m ON m.account_id = p.account_id AND m.user_id = $2
+		WHERE p.room_id = $1
+		ORDER BY coalesce(p.owner_user_id = $2, false) DESC, p.side`, roomID, userID)
+	if err != nil {
+		return nil, fmt.Errorf("selectHumanSides %d: %w", roomID, err)
+	}
+	sides, err := pgx.CollectRows(rows, pgx.RowTo[negotiation.Side])
+	if err != nil {
+		return nil, fmt.Errorf("selectHumanSides %d: %w", roomID, err)
+	}
+	return sides, nil
+}
+
+// roomPeople is who a side's human sees in a room; each is nil when it
+// does not apply.
+type roomPeople struct {
+	slug, name *string // the side's account
+	them       *string // the other side's account, by name
+	zone       *string // the viewer's time zone
+}
+
+// selectRoomPeople reads, in one statement, the side's account (mine), the
+// other side's account's name (theirs) and the viewer's time zone.
+func selectRoomPeople(ctx context.Context, q querier, mine, theirs *int64, userID int64) (roomPeople, error) {
+	var p roomPeople
+	err := q.QueryRow(ctx, `SELECT a.slug, a.name, o.name, u.time_zone FROM (SELECT) x
+		LEFT JOIN accounts a ON a.id = $1 LEFT JOIN accounts o ON o.id = $2 LEFT JOIN users u ON u.id = $3`,
+		mine, theirs, userID).Scan(&p.slug, &p.name, &p.them, &p.zone)
+	if err != nil {
+		return roomPeople{}, fmt.Errorf("selectRoomPeople: %w", err)
+	}
+	return p, nil
+}
+
+// selectRoomAccounts lists the accounts seated in a room.
+func selectRoomAccounts(ctx context.Context, q querier, roomID int64) ([]int64, error) {
+	rows, err := q.Query(ctx, `SELECT account_id FROM parties WHERE room_id = $1 AND account_id IS NOT NULL`, roomID)
+	if err != nil {
+		return nil, fmt.Errorf("selectRoomAccounts %d: %w", roomID, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("selectRoomAccounts %d: %w", roomID, err)
+	}
+	return ids, nil
+}
