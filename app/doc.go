@@ -9,6 +9,6 @@
 // group of tables each (store_rooms*.go, store_confirmations.go,
 // store_accounts.go, store_agents.go, store_notifications*.go,
 // store_listen.go): use cases call named store functions, which wrap their
-// errors with their name (errors.Is still finds pgx.ErrNoRows), and
-// TestSQLOnlyInStoreFiles holds the rule.
+// errors with their name (errors.Is still finds pgx.ErrNoRows); a test
+// fails on SQL anywhere else.
 package app

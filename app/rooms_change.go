@@ -36,7 +36,7 @@ func (s *Rooms) restore(row *roomRow) (*loaded, error) { return s.restoreFor(row
 // one side never needs the other side's: no decision for a mover and
 // nothing shown to it reads them (docs/security.md, promise 3). Leaving
 // them out also keeps their size from showing in how long the answer
-// takes (trust.TestRefusalTiming).
+// takes.
 func (s *Rooms) restoreFor(row *roomRow, only negotiation.Side) (*loaded, error) {
 	limits, err := s.partyLimits(row, only)
 	if err != nil {

@@ -415,7 +415,7 @@ const (
 // (b^'"')-1 only if b is '"', in (b^'\\')-1 only if b is '\\'; a byte from
 // 0x80 has its own high bit. A subtraction borrows into the next byte only
 // from a byte that is itself special, so the answer is exact: true if and
-// only if some byte is special (TestSpecialByteIn).
+// only if some byte is special.
 func specialByteIn(x uint64) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quote, backslash := x^(ones*'"'), x^(ones*'\\')

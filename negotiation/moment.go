@@ -65,7 +65,7 @@ func momentShape(s string) bool {
 		return true
 	}
 	// RFC 3339's offset is hh:mm with hh 00–23 and mm 00–59; Go's parser
-	// alone takes +24:00 (trust.TestBadInputTools).
+	// alone takes +24:00.
 	return len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && isDigits(rest[1:3]) && rest[3] == ':' && isDigits(rest[4:6]) &&
 		rest[1:3] <= "23" && rest[4:6] <= "59"
 }

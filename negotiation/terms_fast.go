@@ -9,8 +9,8 @@ package negotiation
 // tree gives it, and readTerms never needs to make one. Values are checked
 // by the same code as in the tree (parseValue, or the timerangeOf and
 // moneyOf it ends in), on nodes made as they are read, and giving up is
-// always safe. sameAsTree holds the two paths to the same results, in
-// TestReadTermsSingleEdits, TestTermsVectors and FuzzParseTerms.
+// always safe. The tests and the fuzzer hold the two paths to the same
+// results (sameAsTree).
 
 // seen below has a bit per field.
 const _ uint32 = 1 << (MaxFields - 1)

@@ -92,7 +92,7 @@ func newRiver(d deps, work bool) (client *river.Client[pgx.Tx], working bool, er
 		// would hold a confirmation request that long). Jobs take seconds
 		// (an SMTP send times out in 15 s), so a job still running after
 		// JobTimeout is cancelled, and one still "running" after a minute
-		// belongs to a process that died (trust.TestCrashes).
+		// belongs to a process that died.
 		JobTimeout:           30 * time.Second,
 		RescueStuckJobsAfter: time.Minute,
 		FetchCooldown:        jobs.FetchCooldown,
