@@ -39,6 +39,7 @@ type Rooms struct {
 	// any 24 hours (0: no cap).
 	inviteCap int
 	announcer *announcer
+	waiters   waiters // the reads waiting for their rooms to change (ReadWait)
 }
 
 // RoomsConfig wires a Rooms.
