@@ -93,7 +93,7 @@ func fromProtocol(err error) error {
 		if e.Code == negotiation.CodeRefused {
 			return &Error{Code: ErrConflict, Message: e.Message}
 		}
-		return &Error{Code: ErrInvalid, Message: e.Message}
+		return &Error{Code: ErrInvalid, Message: e.Message, Faults: e.Faults}
 	}
 	return err
 }
