@@ -18,7 +18,7 @@ import (
 type Service interface {
 	Open(ctx context.Context, agent app.Agent, in app.OpenInput) (*app.OpenResult, error)
 	Join(ctx context.Context, agent app.Agent, in app.JoinInput) (*app.JoinResult, error)
-	Read(ctx context.Context, agent app.Agent, roomToken string) (*app.View, error)
+	ReadWait(ctx context.Context, agent app.Agent, roomToken string, wait time.Duration) (*app.View, error)
 	List(ctx context.Context, agent app.Agent, tokens []string, cursor string) ([]app.Summary, string, error)
 	Propose(ctx context.Context, agent app.Agent, roomToken string, in app.MoveInput) (*app.View, error)
 	RequestConfirmation(ctx context.Context, agent app.Agent, roomToken string, verdict negotiation.Verdict, hash negotiation.SubjectHash) (*app.ConfirmationView, *app.View, error)
@@ -136,7 +136,7 @@ func (s *Server) wrap(t tool) mcp.ToolHandler {
 		}
 		s.metrics.observe(name, outcome, time.Since(start))
 		if err != nil {
-			return errorResult(app.ErrorMessageOf(err)), nil
+			return refusal(err), nil
 		}
 		return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
 	}
