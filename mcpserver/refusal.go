@@ -18,7 +18,8 @@ var hints = map[string]string{
 }
 
 // refusal is a refused call as a tool error: one text line that says every
-// fault, then, when there are several, the faults as JSON
+// fault (an unknown field with the fields there are), then, when there are
+// several, the faults as JSON
 // ({"faults": [{field, rule, message}]}) in a second text block. There is
 // no structured content: a client validates that against the output schema.
 func refusal(err error) *mcp.CallToolResult {
@@ -36,7 +37,7 @@ func refusal(err error) *mcp.CallToolResult {
 		msg = strings.Join(lines, "; ")
 	}
 	res := errorResult(msg)
-	if len(faults) > 0 {
+	if len(faults) > 1 {
 		b, _ := json.Marshal(struct {
 			Faults []negotiation.Fault `json:"faults"`
 		}{faults})

@@ -85,7 +85,7 @@ func (s *Schema) names() []string {
 // withFaults is e with every fault of the terms attached (prefixed, for
 // one of several options, with its place), e's message unchanged.
 func withFaults(e *Error, s *Schema, l *Limits, data []byte, prefix string) *Error {
-	if e.Code != CodeInvalidTerms && e.Code != CodeOutsideOwnLimits {
+	if (e.Code != CodeInvalidTerms && e.Code != CodeOutsideOwnLimits) || len(data) > MaxTermsBytes {
 		return e
 	}
 	faults := s.termsFaults(data, l)

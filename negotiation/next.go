@@ -43,12 +43,8 @@ func (r *Room) next(side Side, counterOK bool) Next {
 		return Next{Verdicts: []Verdict{VerdictCancel}, Say: "Your opening terms wait for the other side to join. You may cancel the invitation."}
 	}
 	n := r.live(side, counterOK)
-	switch {
-	case len(r.NoDeal) == 0:
-	case r.Turn == side && r.PendingFor(side) == nil:
-		// The turn's usual advice ("offer terms") would lead nowhere.
-		n.Say = noDealSay(r.NoDeal) + " The protocol still allows: " + verdictList(n.Verdicts) + "."
-	default:
+	if len(r.NoDeal) > 0 {
+		// First the way things stand, then what the protocol still allows.
 		n.Say = noDealSay(r.NoDeal) + " " + n.Say
 	}
 	return n
@@ -101,12 +97,4 @@ func noDealSay(fields []string) string {
 	return "No deal is possible on " + strings.Join(fields, ", ") +
 		": your human's limits and the other side's cannot overlap there, so any terms break one side's limits." +
 		" The ways out: cancel, or ask your human whether they would move their limits (limits are fixed in a room, so that means cancelling and opening a new one)."
-}
-
-func verdictList(vs []Verdict) string {
-	s := make([]string, len(vs))
-	for i, v := range vs {
-		s[i] = string(v)
-	}
-	return strings.Join(s, ", ")
 }
