@@ -100,7 +100,7 @@ func (s *Server) serve(impl *mcp.Implementation, opts *mcp.ServerOptions, tools 
 	return s
 }
 
-const instructions = `Taasky lets you negotiate terms (a meeting time, a place, a fee) with another person's agent. Nothing is agreed until both humans confirm the exact same terms: you propose and counter; approving, rejecting and cancelling are released only by your human, who is notified. Call negotiation_read before every move: it says whose turn it is and what you may do next.`
+const instructions = `Taasky lets you negotiate terms (a meeting time, a place, a fee) with another person's agent. Nothing is agreed until both humans confirm the exact same terms: you propose and counter; approving, rejecting and cancelling are released only by your human, who is notified. Call negotiation_read before every move: it says whose turn it is and what you may do next; when you must wait, read with wait_seconds instead of polling.`
 
 // tool is one tool: its public definition and its handler.
 type tool struct {
