@@ -3,6 +3,8 @@ package app
 import (
 	"errors"
 	"fmt"
+
+	"github.com/taasky/taasky/negotiation"
 )
 
 // ErrorCode says what kind of failure an *Error is, so that each adapter can
@@ -30,6 +32,9 @@ const (
 type Error struct {
 	Code    ErrorCode
 	Message string
+	// Faults is every broken rule of the input, when there are several
+	// (negotiation.Error's); Message is the first.
+	Faults []negotiation.Fault
 }
 
 func (e *Error) Error() string { return e.Message }

@@ -39,6 +39,7 @@ type Rooms struct {
 	// any 24 hours (0: no cap).
 	inviteCap int
 	announcer *announcer
+	waiters   waiters // the reads waiting for their rooms to change (ReadWait)
 }
 
 // RoomsConfig wires a Rooms.
@@ -92,7 +93,7 @@ func fromProtocol(err error) error {
 		if e.Code == negotiation.CodeRefused {
 			return &Error{Code: ErrConflict, Message: e.Message}
 		}
-		return &Error{Code: ErrInvalid, Message: e.Message}
+		return &Error{Code: ErrInvalid, Message: e.Message, Faults: e.Faults}
 	}
 	return err
 }

@@ -151,6 +151,11 @@ func (s *Rooms) Join(ctx context.Context, agent Agent, in JoinInput) (*JoinResul
 			res.View, err = s.view(ctx, tx, ld, negotiation.SideB)
 			return err
 		}
+		if ld.row.Parties[1] != nil {
+			// Taken by another agent: answered as a code that never was,
+			// so that a stranger holding a leaked code learns nothing.
+			return errNoInvitation
+		}
 		now := s.now()
 		next, ev, err := ld.room.Join(in.Schema, in.Limits, now)
 		if err != nil {

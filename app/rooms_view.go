@@ -128,13 +128,17 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 		return nil, err
 	}
 	v.Rounds = roundsOf(log, side)
-	if s.pace != (negotiation.Pace{}) {
-		var at *time.Time
-		v.Next, at = s.pace.Next(r, side, negotiation.LastTabled(events(log), side), s.now())
-		if at != nil {
-			v.NextCounterAt = at.UTC().Format(timeLayout)
-			v.changesAt = *at
-		}
+	evs := events(log)
+	next, coolEnd := s.pace.Advise(r, side, negotiation.LastTabled(evs, side), s.now(), negotiation.TempoOf(evs, negotiation.DefaultTempo))
+	v.Next = next
+	if coolEnd != nil {
+		v.NextCounterAt = coolEnd.UTC().Format(timeLayout)
+		v.changesAt = *coolEnd
+	}
+	// A kept view is read again once its check_after has passed, so that
+	// it never advises a moment in the past.
+	if c := next.CheckAfter; c != nil && (v.changesAt.IsZero() || c.Before(v.changesAt)) {
+		v.changesAt = *c
 	}
 	seen, tz, err := s.seatHuman(ctx, q, ld, side)
 	if err != nil {

@@ -271,11 +271,15 @@ func lastEvent(ctx context.Context, q querier, roomID int64, seq int) (side stri
 	return side, fp, nil
 }
 
+// errNoInvitation answers a code that opens no room, or one whose seat
+// another agent took.
+var errNoInvitation = Errorf(ErrNotFound, "invite_code: no invitation has this code")
+
 func roomByInvite(ctx context.Context, q querier, codeHash []byte) (int64, error) {
 	var id int64
 	err := q.QueryRow(ctx, `SELECT id FROM rooms WHERE invite_code_hash = $1`, codeHash).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, Errorf(ErrNotFound, "invite_code: no invitation has this code")
+		return 0, errNoInvitation
 	}
 	if err != nil {
 		return 0, fmt.Errorf("roomByInvite: %w", err)

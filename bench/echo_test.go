@@ -49,7 +49,7 @@ func TestSampleViewIsARead(t *testing.T) {
 	must(b, "negotiation_propose", map[string]any{"room_token": tokens[b], "verdict": "counter", "subject": terms(2)})
 	must(a, "negotiation_propose", map[string]any{"room_token": tokens[a], "verdict": "counter", "subject": terms(3)})
 	for _, side := range []int{b, a} {
-		v := must(side, "negotiation_read", map[string]any{"room_token": tokens[side]})
+		v := must(side, "negotiation_read", map[string]any{"room_token": tokens[side]})["room"].(map[string]any)
 		hash := v["terms_on_table"].(map[string]any)["options"].([]any)[0].(map[string]any)["subject_hash"].(string)
 		w := must(side, "negotiation_respond", map[string]any{"room_token": tokens[side], "verdict": "approve", "subject_hash": hash})
 		// The human answers yes, as the web and email doors do.
@@ -63,7 +63,7 @@ func TestSampleViewIsARead(t *testing.T) {
 		}
 	}
 	res := must(a, "negotiation_read", map[string]any{"room_token": tokens[a]})
-	if res["state"] != "agreed" {
+	if res["room"].(map[string]any)["state"] != "agreed" {
 		t.Fatalf("read: %v", res)
 	}
 	read, _ := json.Marshal(res)

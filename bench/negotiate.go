@@ -115,10 +115,13 @@ func (p *Pair) Negotiate(ctx context.Context, slots bool, counters, n int) (Resu
 		}
 	}
 	for range 2 {
-		var v roomView
-		if err := agents[turn].Call(ctx, "negotiation_read", map[string]any{"room_token": tokens[turn]}, &v); err != nil {
+		var read struct {
+			Room roomView `json:"room"`
+		}
+		if err := agents[turn].Call(ctx, "negotiation_read", map[string]any{"room_token": tokens[turn]}, &read); err != nil {
 			return res, err
 		}
+		v := read.Room
 		res.Reads++
 		if v.TermsOnTable == nil || len(v.TermsOnTable.Options) == 0 {
 			return res, fmt.Errorf("nothing on the table to approve")
@@ -140,10 +143,13 @@ func (p *Pair) Negotiate(ctx context.Context, slots bool, counters, n int) (Resu
 		res.Moves++
 		turn = other(turn)
 	}
-	var end roomView
-	if err := p.A.Call(ctx, "negotiation_read", map[string]any{"room_token": tokens["a"]}, &end); err != nil {
+	var endRead struct {
+		Room roomView `json:"room"`
+	}
+	if err := p.A.Call(ctx, "negotiation_read", map[string]any{"room_token": tokens["a"]}, &endRead); err != nil {
 		return res, err
 	}
+	end := endRead.Room
 	res.Reads++
 	if end.State != "agreed" {
 		return res, fmt.Errorf("the room ended %s, not agreed", end.State)

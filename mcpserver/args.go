@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/taasky/taasky/app"
 )
@@ -21,6 +24,9 @@ func decodeArgs(raw json.RawMessage, into any) error {
 		// encoding/json would turn the bad bytes into U+FFFD: nothing is
 		// coerced, so say it.
 		return app.Errorf(app.ErrInvalid, "arguments: not valid UTF-8")
+	}
+	if err := uniqueKeys(raw); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -72,4 +78,25 @@ func optional(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	return nil
+}
+
+// uniqueKeys refuses arguments that give a key twice in one object, at any
+// depth: encoding/json would keep the last one silently.
+func uniqueKeys(raw json.RawMessage) error {
+	dec := jsontext.NewDecoder(bytes.NewReader(raw))
+	for {
+		_, err := dec.ReadToken()
+		if err == io.EOF {
+			return nil
+		}
+		if err == nil {
+			continue
+		}
+		var se *jsontext.SyntacticError
+		if errors.As(err, &se) && errors.Is(se.Err, jsontext.ErrDuplicateName) {
+			at := strings.TrimPrefix(string(se.JSONPointer), "/")
+			return app.Errorf(app.ErrInvalid, "%s: given twice; give each key once", strings.ReplaceAll(at, "/", "."))
+		}
+		return nil // malformed JSON: decoding says it
+	}
 }

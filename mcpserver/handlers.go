@@ -11,13 +11,25 @@ import (
 
 type handler = func(ctx context.Context, agent app.Agent, args json.RawMessage) (any, error)
 
-// roomOut is a room view as the tools return it.
+// roomOut is a room view as the tools return it: the latest rounds only
+// (negotiation.Window) unless the whole history is asked for.
 type roomOut struct {
 	*app.View
-	ForYourHuman string `json:"for_your_human"`
+	Rounds        []app.RoundView `json:"rounds"`
+	EarlierRounds int             `json:"earlier_rounds,omitempty"`
+	ForYourHuman  string          `json:"for_your_human"`
 }
 
-func room(v *app.View) *roomOut { return &roomOut{View: v, ForYourHuman: forYourHuman(v)} }
+func room(v *app.View, history bool) *roomOut {
+	from := negotiation.Window(len(v.Rounds), history)
+	return &roomOut{View: v, Rounds: v.Rounds[from:], EarlierRounds: from, ForYourHuman: forYourHuman(v)}
+}
+
+// inRoom is the result of a tool that answers with the room and nothing
+// else: every tool's room is under "room".
+type inRoom struct {
+	Room *roomOut `json:"room"`
+}
 
 func (s *Server) open(ctx context.Context, agent app.Agent, raw json.RawMessage) (any, error) {
 	var in struct {
@@ -27,7 +39,7 @@ func (s *Server) open(ctx context.Context, agent app.Agent, raw json.RawMessage)
 		Options       []json.RawMessage `json:"options"`
 		Slots         []json.RawMessage `json:"slots"`
 		Preapprove    bool              `json:"preapprove"`
-		Title         string            `json:"title"`
+		Title         *string           `json:"title"`
 		Deadline      string            `json:"deadline"`
 		InviteEmail   string            `json:"invite_email"`
 	}
@@ -35,7 +47,13 @@ func (s *Server) open(ctx context.Context, agent app.Agent, raw json.RawMessage)
 		return nil, err
 	}
 	oi := app.OpenInput{Schema: optional(in.SubjectSchema), Limits: optional(in.Limits), Subject: optional(in.Subject),
-		Options: in.Options, Slots: in.Slots, Preapprove: in.Preapprove, Title: in.Title, InviteEmail: in.InviteEmail}
+		Options: in.Options, Slots: in.Slots, Preapprove: in.Preapprove, InviteEmail: in.InviteEmail}
+	if in.Title != nil {
+		if err := negotiation.CheckTitle(*in.Title); err != nil { // "" too: a title given is 1 to 120 characters
+			return nil, app.Errorf(app.ErrInvalid, "%s", err.Error())
+		}
+		oi.Title = *in.Title
+	}
 	if in.Deadline != "" {
 		d, err := time.Parse(time.RFC3339, in.Deadline)
 		if err != nil {
@@ -53,12 +71,13 @@ func (s *Server) open(ctx context.Context, agent app.Agent, raw json.RawMessage)
 		InviteCode string   `json:"invite_code"`
 		Warnings   []string `json:"warnings,omitempty"`
 		Room       *roomOut `json:"room"`
-	}{res.RoomToken, res.InviteURL, res.InviteCode, res.Warnings, room(res.View)}, nil
+	}{res.RoomToken, res.InviteURL, res.InviteCode, res.Warnings, room(res.View, false)}, nil
 }
 
 func (s *Server) join(ctx context.Context, agent app.Agent, raw json.RawMessage) (any, error) {
 	var in struct {
-		InviteCode    string          `json:"invite_code"`
+		Invite        string          `json:"invite"`
+		InviteCode    string          `json:"invite_code"` // the names invite had before
 		InviteURL     string          `json:"invite_url"`
 		SubjectSchema json.RawMessage `json:"subject_schema"`
 		Limits        json.RawMessage `json:"limits"`
@@ -66,11 +85,18 @@ func (s *Server) join(ctx context.Context, agent app.Agent, raw json.RawMessage)
 	if err := decodeArgs(raw, &in); err != nil {
 		return nil, err
 	}
-	code := in.InviteCode
-	if code == "" {
-		code = in.InviteURL
-	} else if in.InviteURL != "" {
-		return nil, app.Errorf(app.ErrInvalid, "pass invite_code or invite_url, not both")
+	code, given := "", 0
+	for _, c := range []string{in.Invite, in.InviteCode, in.InviteURL} {
+		if c != "" {
+			code, given = c, given+1
+		}
+	}
+	switch given {
+	case 0:
+		return nil, app.Errorf(app.ErrInvalid, "invite: required (the invitation's code or its whole URL)")
+	case 1:
+	default:
+		return nil, app.Errorf(app.ErrInvalid, "invite: pass it once (invite, or its old names invite_code or invite_url)")
 	}
 	res, err := s.svc.Join(ctx, agent, app.JoinInput{InviteCode: code, Schema: optional(in.SubjectSchema), Limits: optional(in.Limits)})
 	if err != nil {
@@ -79,7 +105,7 @@ func (s *Server) join(ctx context.Context, agent app.Agent, raw json.RawMessage)
 	return struct {
 		RoomToken string   `json:"room_token"`
 		Room      *roomOut `json:"room"`
-	}{res.RoomToken, room(res.View)}, nil
+	}{res.RoomToken, room(res.View, false)}, nil
 }
 
 func (s *Server) list(ctx context.Context, agent app.Agent, raw json.RawMessage) (any, error) {
@@ -111,15 +137,22 @@ type tokenArgs struct {
 }
 
 func (s *Server) read(ctx context.Context, agent app.Agent, raw json.RawMessage) (any, error) {
-	var in tokenArgs
+	var in struct {
+		RoomToken   string `json:"room_token"`
+		History     bool   `json:"history"`
+		WaitSeconds int    `json:"wait_seconds"`
+	}
 	if err := decodeArgs(raw, &in); err != nil {
 		return nil, err
 	}
-	v, err := s.svc.Read(ctx, agent, in.RoomToken)
+	v, err := s.svc.ReadWait(ctx, agent, in.RoomToken, time.Duration(in.WaitSeconds)*time.Second)
 	if err != nil {
 		return nil, err
 	}
-	b, err := v.Rendered(func(v *app.View) ([]byte, error) { return json.Marshal(room(v)) })
+	if in.History {
+		return inRoom{room(v, true)}, nil
+	}
+	b, err := v.Rendered(func(v *app.View) ([]byte, error) { return json.Marshal(inRoom{room(v, false)}) })
 	return json.RawMessage(b), err
 }
 
@@ -147,7 +180,7 @@ func (s *Server) propose(ctx context.Context, agent app.Agent, raw json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	return room(v), nil
+	return inRoom{room(v, false)}, nil
 }
 
 // waiting is what respond and cancel answer: the human is asked.
@@ -194,5 +227,5 @@ func (s *Server) ask(ctx context.Context, agent app.Agent, token string, v negot
 	if err != nil {
 		return nil, err
 	}
-	return waiting{Status: "waiting_for_your_human", Confirmation: cv, Room: room(view)}, nil
+	return waiting{Status: "waiting_for_your_human", Confirmation: cv, Room: room(view, false)}, nil
 }

@@ -109,6 +109,10 @@ func setup(t *testing.T, opts ...func(*app.RoomsConfig)) *env {
 	metrics, registry := NewMetrics(), prometheus.NewRegistry()
 	registry.MustRegister(metrics)
 	web.Get("/metrics", fiberhttp.Handler(promhttp.HandlerFor(registry, promhttp.HandlerOpts{})))
+	// The process hears room changes, as the service's does (a waiting read).
+	lctx, stop := context.WithCancel(ctx)
+	t.Cleanup(stop)
+	go app.Listen(lctx, pool.Config().ConnConfig.Copy(), slog.New(slog.DiscardHandler), rooms.RoomChanges(nil))
 	New(rooms, "test").WithLogger(slog.New(slog.NewJSONHandler(e.logs, nil))).WithMetrics(metrics).Mount(web, e.accounts)
 	go func() { _ = web.Listener(ln) }()
 	t.Cleanup(func() { _ = web.ShutdownWithTimeout(5 * time.Second) })

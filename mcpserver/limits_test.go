@@ -34,7 +34,7 @@ func TestLimitsOverMCP(t *testing.T) {
 	if nd := join["room"].(map[string]any)["no_deal_possible"].([]any); len(nd) != 1 || nd[0] != "fee" {
 		t.Fatalf("b is told no deal on fee: %v", nd)
 	}
-	readA := e.must(t, "a", "negotiation_read", map[string]any{"room_token": ta})
+	readA := e.must(t, "a", "negotiation_read", map[string]any{"room_token": ta})["room"].(map[string]any)
 	if nd := readA["no_deal_possible"].([]any); len(nd) != 1 || nd[0] != "fee" {
 		t.Fatalf("a is told no deal on fee: %v", nd)
 	}
@@ -49,7 +49,7 @@ func TestLimitsOverMCP(t *testing.T) {
 	}
 	e.must(t, "a", "negotiation_propose", map[string]any{"room_token": ta, "verdict": "offer",
 		"subject": terms("700.00", 1800, "2026-12-03T10:00:00Z", "2026-12-03T11:00:00Z")})
-	readB := e.must(t, "b", "negotiation_read", map[string]any{"room_token": tb})
+	readB := e.must(t, "b", "negotiation_read", map[string]any{"room_token": tb})["room"].(map[string]any)
 	flags := readB["terms_on_table"].(map[string]any)["options"].([]any)[0].(map[string]any)["outside_your_limits"].([]any)
 	got := []string{}
 	for _, f := range flags {

@@ -18,7 +18,7 @@ import (
 type Service interface {
 	Open(ctx context.Context, agent app.Agent, in app.OpenInput) (*app.OpenResult, error)
 	Join(ctx context.Context, agent app.Agent, in app.JoinInput) (*app.JoinResult, error)
-	Read(ctx context.Context, agent app.Agent, roomToken string) (*app.View, error)
+	ReadWait(ctx context.Context, agent app.Agent, roomToken string, wait time.Duration) (*app.View, error)
 	List(ctx context.Context, agent app.Agent, tokens []string, cursor string) ([]app.Summary, string, error)
 	Propose(ctx context.Context, agent app.Agent, roomToken string, in app.MoveInput) (*app.View, error)
 	RequestConfirmation(ctx context.Context, agent app.Agent, roomToken string, verdict negotiation.Verdict, hash negotiation.SubjectHash) (*app.ConfirmationView, *app.View, error)
@@ -100,7 +100,7 @@ func (s *Server) serve(impl *mcp.Implementation, opts *mcp.ServerOptions, tools 
 	return s
 }
 
-const instructions = `Taasky lets you negotiate terms (a meeting time, a place, a fee) with another person's agent. Nothing is agreed until both humans confirm the exact same terms: you propose and counter; approving, rejecting and cancelling are released only by your human, who is notified. Call negotiation_read before every move: it says whose turn it is and what you may do next.`
+const instructions = `Taasky lets you negotiate terms (a meeting time, a place, a fee) with another person's agent. Nothing is agreed until both humans confirm the exact same terms: you propose and counter; approving, rejecting and cancelling are released only by your human, who is notified. Call negotiation_read before every move: it says whose turn it is and what you may do next; when you must wait, read with wait_seconds instead of polling.`
 
 // tool is one tool: its public definition and its handler.
 type tool struct {
@@ -136,7 +136,7 @@ func (s *Server) wrap(t tool) mcp.ToolHandler {
 		}
 		s.metrics.observe(name, outcome, time.Since(start))
 		if err != nil {
-			return errorResult(app.ErrorMessageOf(err)), nil
+			return refusal(err), nil
 		}
 		return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
 	}

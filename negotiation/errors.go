@@ -18,6 +18,9 @@ const (
 type Error struct {
 	Code    Code
 	Message string
+	// Faults, when the input broke more than one rule (terms), is every
+	// fault found, the first of them the one Message says.
+	Faults []Fault
 }
 
 func (e *Error) Error() string { return e.Message }

@@ -92,10 +92,12 @@ func (r *Room) parseOwnTerms(side Side, m Move) ([]*Terms, error) {
 		return nil, inputErr("pass subject or options, not both")
 	case len(m.Subject) > 0:
 		t, err := p.Schema.ParseTerms(m.Subject)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			err = p.Limits.CheckOwn(t)
 		}
-		if err := p.Limits.CheckOwn(t); err != nil {
+		if e, ok := err.(*Error); ok {
+			return nil, withFaults(e, p.Schema, p.Limits, m.Subject, "")
+		} else if err != nil {
 			return nil, err
 		}
 		return []*Terms{t}, nil
@@ -105,13 +107,25 @@ func (r *Room) parseOwnTerms(side Side, m Move) ([]*Terms, error) {
 		return nil, inputErr("options: %d to %d alternatives", MinOptions, MaxOptions)
 	}
 	out := make([]*Terms, len(m.Options))
+	var first *Error
 	for i, raw := range m.Options {
 		t, err := p.Schema.ParseTerms(raw)
 		if err == nil {
 			err = p.Limits.CheckOwn(t)
 		}
 		if e, ok := err.(*Error); ok {
-			return nil, errf(e.Code, fmt.Sprintf("options[%d]: %s", i, e.Message))
+			// Every option's faults in one refusal, the first option's
+			// first fault its message.
+			at := fmt.Sprintf("options[%d]", i)
+			faults := withFaults(errf(e.Code, e.Message), p.Schema, p.Limits, raw, at).Faults
+			if first == nil {
+				first = errf(e.Code, at+": "+e.Message)
+			}
+			first.Faults = append(first.Faults, faults...)
+			continue
+		}
+		if first != nil {
+			continue
 		}
 		for j := range i {
 			if out[j].Hash() == t.Hash() {
@@ -119,6 +133,9 @@ func (r *Room) parseOwnTerms(side Side, m Move) ([]*Terms, error) {
 			}
 		}
 		out[i] = t
+	}
+	if first != nil {
+		return nil, first
 	}
 	return out, nil
 }

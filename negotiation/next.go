@@ -1,13 +1,32 @@
 package negotiation
 
-// Next is what a side may do now: the verdicts and one plain sentence.
+import (
+	"strings"
+	"time"
+)
+
+// Next is what a side may do now: the verdicts, one plain sentence, and,
+// when the side has to wait for something (the other side, a human, the
+// cool-down), when to look again.
 type Next struct {
 	Verdicts []Verdict `json:"verdicts"`
 	Say      string    `json:"say"`
+	// CheckAfter is set when the side waits: the moment worth reading the
+	// room again (Advise). Nil when the side can act now, or never again.
+	CheckAfter *time.Time `json:"check_after,omitempty"`
 }
 
-// Next tells a side what it may do in the room now.
-func (r *Room) Next(side Side) Next {
+// Waiting reports whether the side has to wait for something that is not
+// its own move.
+func (n Next) Waiting() bool { return n.CheckAfter != nil }
+
+// Next tells a side what it may do in the room now (the protocol alone:
+// Pace.Advise adds the service's cool-down and when to look again).
+func (r *Room) Next(side Side) Next { return r.next(side, true) }
+
+// next is Next; counterOK false leaves counter out (a cool-down holds it),
+// and the sentence then never names it.
+func (r *Room) next(side Side, counterOK bool) Next {
 	switch r.State {
 	case StateAgreed:
 		return Next{Verdicts: []Verdict{}, Say: "Agreed: both humans approved the same terms. Nothing more to do."}
@@ -23,26 +42,59 @@ func (r *Room) Next(side Side) Next {
 		}
 		return Next{Verdicts: []Verdict{VerdictCancel}, Say: "Your opening terms wait for the other side to join. You may cancel the invitation."}
 	}
+	n := r.live(side, counterOK)
+	if len(r.NoDeal) > 0 {
+		// First the way things stand, then what the protocol still allows.
+		n.Say = noDealSay(r.NoDeal) + " " + n.Say
+	}
+	return n
+}
+
+// live is next in an awaiting room.
+func (r *Room) live(side Side, counterOK bool) Next {
+	keep := func(vs ...Verdict) []Verdict {
+		out := vs[:0:0]
+		for _, v := range vs {
+			if v != VerdictCounter || counterOK {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
 	if p := r.PendingFor(side); p != nil {
 		say := "Waiting for your human to confirm (" + string(p.Verdict) + "). Do not ask them again; they were notified."
 		if r.Turn == side && r.Table == nil {
 			return Next{Verdicts: []Verdict{VerdictOffer, VerdictCancel}, Say: say}
 		}
 		if r.Turn == side {
-			return Next{Verdicts: []Verdict{VerdictCounter, VerdictNeedMoreDetail, VerdictCancel}, Say: say}
+			return Next{Verdicts: keep(VerdictCounter, VerdictNeedMoreDetail, VerdictCancel), Say: say}
 		}
 		return Next{Verdicts: []Verdict{VerdictCancel}, Say: say}
 	}
 	if r.Turn != side {
-		return Next{Verdicts: []Verdict{VerdictCancel}, Say: "It is the other side's turn. Wait, and read the room again later."}
+		return Next{Verdicts: []Verdict{VerdictCancel}, Say: "It is the other side's turn: wait for their move."}
 	}
 	if r.Table == nil {
 		return Next{Verdicts: []Verdict{VerdictOffer, VerdictCancel}, Say: "Your turn: offer terms."}
 	}
+	vs := keep(VerdictApprove, VerdictCounter, VerdictNeedMoreDetail, VerdictReject, VerdictCancel)
 	if h := r.Approval(side.Other()); h != "" {
-		return Next{Verdicts: []Verdict{VerdictApprove, VerdictCounter, VerdictNeedMoreDetail, VerdictReject, VerdictCancel},
-			Say: "The other side approved " + string(h) + ". Approve the same subject_hash to agree, or counter."}
+		say := "The other side approved " + string(h) + ". Approve the same subject_hash to agree"
+		if counterOK {
+			say += ", or counter"
+		}
+		return Next{Verdicts: vs, Say: say + "."}
 	}
-	return Next{Verdicts: []Verdict{VerdictApprove, VerdictCounter, VerdictNeedMoreDetail, VerdictReject, VerdictCancel},
-		Say: "Your turn: approve the terms on the table (quote their subject_hash), counter, ask for more detail, or reject."}
+	if counterOK {
+		return Next{Verdicts: vs, Say: "Your turn: approve the terms on the table (quote their subject_hash), counter, ask for more detail, or reject."}
+	}
+	return Next{Verdicts: vs, Say: "Your turn: approve the terms on the table (quote their subject_hash), ask for more detail, or reject."}
+}
+
+// noDealSay is the sentence that leads every next of a live room in which
+// the two sides' limits cannot overlap on some fields.
+func noDealSay(fields []string) string {
+	return "No deal is possible on " + strings.Join(fields, ", ") +
+		": your human's limits and the other side's cannot overlap there, so any terms break one side's limits." +
+		" The ways out: cancel, or ask your human whether they would move their limits (limits are fixed in a room, so that means cancelling and opening a new one)."
 }

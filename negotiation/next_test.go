@@ -47,9 +47,9 @@ func TestNextInEveryState(t *testing.T) {
 			want{none, "Waiting for the invitation to be answered."}},
 		{"joined, nothing on the table", func(t *testing.T) *Room { return joined(t, nil).r },
 			want{[]Verdict{VerdictOffer, VerdictCancel}, "Your turn: offer terms."},
-			want{[]Verdict{VerdictCancel}, "It is the other side's turn. Wait, and read the room again later."}},
+			want{[]Verdict{VerdictCancel}, "It is the other side's turn: wait for their move."}},
 		{"terms on the table, b's turn", func(t *testing.T) *Room { return joined(t, qty1).r },
-			want{[]Verdict{VerdictCancel}, "It is the other side's turn. Wait, and read the room again later."},
+			want{[]Verdict{VerdictCancel}, "It is the other side's turn: wait for their move."},
 			want{all, "Your turn: approve the terms on the table (quote their subject_hash), counter, ask for more detail, or reject."}},
 		{"b approved, a's turn", func(t *testing.T) *Room {
 			p := joined(t, qty1)
@@ -57,7 +57,7 @@ func TestNextInEveryState(t *testing.T) {
 			return p.r
 		},
 			want{all, "The other side approved sha256:" + "%HASH%" + ". Approve the same subject_hash to agree, or counter."},
-			want{[]Verdict{VerdictCancel}, "It is the other side's turn. Wait, and read the room again later."}},
+			want{[]Verdict{VerdictCancel}, "It is the other side's turn: wait for their move."}},
 		{"b's human asked, on b's turn; a's cancel asked out of turn", func(t *testing.T) *Room {
 			p := joined(t, qty1)
 			p.request(SideB, VerdictApprove, p.r.Table.Options[0].Hash(), "b1")

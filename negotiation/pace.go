@@ -60,8 +60,9 @@ func (p Pace) NextCounterAt(lastTabled time.Time) time.Time {
 
 // Next is Room.Next with the pace applied: once the round cap is reached
 // only approve, reject and cancel remain; while the side's cool-down runs,
-// counter is left out and the sentence says from when it is allowed, which
-// is returned too (nil when a counter is not held back by the cool-down).
+// counter is left out (and never named) and the sentence says from when it
+// is allowed, which is returned too (nil when a counter is not held back by
+// the cool-down).
 func (p Pace) Next(r *Room, side Side, lastTabled, at time.Time) (Next, *time.Time) {
 	n := r.Next(side)
 	if r.State.Terminal() || len(n.Verdicts) == 0 {
@@ -76,9 +77,80 @@ func (p Pace) Next(r *Room, side Side, lastTabled, at time.Time) (Next, *time.Ti
 	if !at.Before(next) || !slices.Contains(n.Verdicts, VerdictCounter) {
 		return n, nil
 	}
-	n.Verdicts = slices.DeleteFunc(slices.Clone(n.Verdicts), func(v Verdict) bool { return v == VerdictCounter })
+	n = r.next(side, false)
 	n.Say += " You may counter again from " + next.UTC().Format(time.RFC3339) + "."
 	return n, &next
+}
+
+// Tempo is how long a room's parties usually take to answer: its humans
+// (a confirmation), and an agent (a move once it is its turn).
+type Tempo struct {
+	Human, Agent time.Duration
+}
+
+// DefaultTempo is the tempo assumed where a room's log tells nothing yet.
+var DefaultTempo = Tempo{Human: 2 * time.Minute, Agent: 10 * time.Second}
+
+// TempoOf is how long this room's humans took to answer their
+// confirmations (the median; def.Human when none was answered yet), with
+// def.Agent for agents.
+func TempoOf(events []Event, def Tempo) Tempo {
+	asked := map[string]time.Time{}
+	var took []time.Duration
+	for i := range events {
+		ev := &events[i]
+		switch ev.Kind {
+		case EventRequest:
+			asked[ev.ConfirmationID] = ev.At
+		case EventDecide:
+			if at, ok := asked[ev.ConfirmationID]; ok && !ev.At.Before(at) {
+				took = append(took, ev.At.Sub(at))
+			}
+		}
+	}
+	t := def
+	if len(took) > 0 {
+		slices.Sort(took)
+		t.Human = max(took[len(took)/2], time.Second)
+	}
+	return t
+}
+
+// Advise is Next with the pace applied (Pace.Next) and, when the side has
+// to wait, when to look again (Next.CheckAfter, whole seconds, never after
+// the deadline): the cool-down's end when it holds a counter back, the
+// tempo of a human when one is asked (the side's own, or the other side's
+// on its turn) or the invitation waits, of an agent when it is the other
+// side's turn. The second result is the cool-down's end, as Pace.Next's.
+func (p Pace) Advise(r *Room, side Side, lastTabled, at time.Time, t Tempo) (Next, *time.Time) {
+	n, coolEnd := p.Next(r, side, lastTabled, at)
+	if r.State.Terminal() || len(n.Verdicts) == 0 {
+		return n, coolEnd
+	}
+	var after time.Time
+	switch {
+	case r.State == StateDraft:
+		after = at.Add(t.Human) // the invitee opens their invitation
+	case r.PendingFor(side) != nil:
+		after = at.Add(t.Human)
+	case r.Turn != side && r.PendingFor(side.Other()) != nil:
+		after = at.Add(t.Human)
+	case r.Turn != side:
+		after = at.Add(t.Agent)
+	case coolEnd != nil:
+		after = *coolEnd
+	default:
+		return n, coolEnd
+	}
+	if r.Deadline.Before(after) {
+		after = r.Deadline
+	}
+	if s := after.Truncate(time.Second); !s.Equal(after) {
+		after = s.Add(time.Second)
+	}
+	after = after.UTC()
+	n.CheckAfter = &after
+	return n, coolEnd
 }
 
 // LastTabled is when side last offered or countered, from the room's log

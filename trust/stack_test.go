@@ -298,6 +298,15 @@ func callOn(ctx context.Context, sess *mcp.ClientSession, tool string, args any)
 	if err := json.Unmarshal(b, &out); err != nil {
 		return result{}, err
 	}
+	// Every tool answers with the room under "room": its members are
+	// read here beside the tool's own (room_token, status, …).
+	if room, ok := out["room"].(map[string]any); ok {
+		for k, v := range room {
+			if _, own := out[k]; !own {
+				out[k] = v
+			}
+		}
+	}
 	return result{out: out}, nil
 }
 

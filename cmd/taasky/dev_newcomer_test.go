@@ -70,15 +70,17 @@ func TestDevNewcomerPath(t *testing.T) {
 	must(a.Call(ctx, "negotiation_propose", map[string]any{"room_token": open.RoomToken, "verdict": "offer",
 		"subject": map[string]any{"meeting_time": map[string]any{"start": "2026-12-03T10:00:00+01:00", "end": "2026-12-03T10:30:00+01:00"}}}, nil))
 	var read struct {
-		State        string `json:"state"`
-		TermsOnTable struct {
-			Options []struct {
-				SubjectHash string `json:"subject_hash"`
-			} `json:"options"`
-		} `json:"terms_on_table"`
+		Room struct {
+			State        string `json:"state"`
+			TermsOnTable struct {
+				Options []struct {
+					SubjectHash string `json:"subject_hash"`
+				} `json:"options"`
+			} `json:"terms_on_table"`
+		} `json:"room"`
 	}
 	must(b.Call(ctx, "negotiation_read", map[string]any{"room_token": join.RoomToken}, &read))
-	hash := read.TermsOnTable.Options[0].SubjectHash
+	hash := read.Room.TermsOnTable.Options[0].SubjectHash
 	seen := map[string]bool{}
 	for _, side := range []struct {
 		agent *bench.Agent
@@ -88,8 +90,8 @@ func TestDevNewcomerPath(t *testing.T) {
 		confirmFromOutbox(t, base, seen)
 	}
 	must(a.Call(ctx, "negotiation_read", map[string]any{"room_token": open.RoomToken}, &read))
-	if read.State != "agreed" {
-		t.Fatalf("the room is %s, not agreed", read.State)
+	if read.Room.State != "agreed" {
+		t.Fatalf("the room is %s, not agreed", read.Room.State)
 	}
 }
 

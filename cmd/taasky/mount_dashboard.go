@@ -61,7 +61,7 @@ func mountDashboard(ctx context.Context, a *fiber.App, d deps) (app.Channel, err
 		return app.Channel{}, err
 	}
 	dash.Mount(a)
-	return app.RoomChanges(hub.Publish), nil
+	return d.rooms.RoomChanges(hub.Publish), nil // the waiting reads of the MCP tools, too
 }
 
 // newJobsUI is the River UI on the process's River client, its background

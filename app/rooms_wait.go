@@ -1,0 +1,164 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// MaxWait bounds negotiation_read's wait: under the request timeouts of
+// common MCP clients (30 s and up) and proxies.
+const MaxWait = 25 * time.Second
+
+// pollWhileDeaf is how often a waiting read looks at its room while the
+// process does not hear room changes (its LISTEN connection is down).
+const pollWhileDeaf = time.Second
+
+// waiters are the reads waiting for their rooms to change in this process.
+// Every process hears every room change (LISTEN RoomChannel, RoomChanges),
+// so a wait is stateless: it works on whichever node the call reaches.
+type waiters struct {
+	mu        sync.Mutex
+	rooms     map[int64]map[chan struct{}]struct{}
+	listening atomic.Bool
+}
+
+// add registers a wait on room; done removes it.
+func (w *waiters) add(room int64) (ch chan struct{}, done func()) {
+	ch = make(chan struct{}, 1)
+	w.mu.Lock()
+	if w.rooms == nil {
+		w.rooms = map[int64]map[chan struct{}]struct{}{}
+	}
+	if w.rooms[room] == nil {
+		w.rooms[room] = map[chan struct{}]struct{}{}
+	}
+	w.rooms[room][ch] = struct{}{}
+	w.mu.Unlock()
+	return ch, func() {
+		w.mu.Lock()
+		delete(w.rooms[room], ch)
+		if len(w.rooms[room]) == 0 {
+			delete(w.rooms, room)
+		}
+		w.mu.Unlock()
+	}
+}
+
+// wake tells the waits on room (0: on every room) to look again. It never
+// blocks: a wait told once already has not looked yet.
+func (w *waiters) wake(room int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for id, chans := range w.rooms {
+		if room != 0 && id != room {
+			continue
+		}
+		for ch := range chans {
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// RoomChanges is the process's Channel of room changes (RoomChannel): it
+// wakes the reads waiting on a room (ReadWait) and calls also (the live
+// pages' hub; nil: nothing more) with each changed room, and with 0 when
+// the listener (re)connects.
+func (s *Rooms) RoomChanges(also func(roomID int64)) Channel {
+	return Channel{
+		Name: RoomChannel,
+		Notified: func(payload string) {
+			if id, err := strconv.ParseInt(payload, 10, 64); err == nil && id > 0 {
+				s.waiters.wake(id)
+				if also != nil {
+					also(id)
+				}
+			}
+		},
+		Heard: func(listening bool) {
+			s.waiters.listening.Store(listening)
+			if listening {
+				s.waiters.wake(0)
+				if also != nil {
+					also(0)
+				}
+			}
+		},
+	}
+}
+
+// ReadWait is Read that waits when the side has to (its next has a
+// check_after: the other side's move, a human's answer, its own cool-down),
+// for at most wait (MaxWait): it answers as soon as what the side sees
+// changes, or its cool-down ends, or the wait is over, with the room as it
+// then is. A change that leaves a counter held back by a cool-down ending
+// within the wait is waited out, so that the answer lets the side counter.
+// A side that can act now is answered at once.
+func (s *Rooms) ReadWait(ctx context.Context, agent Agent, roomToken string, wait time.Duration) (*View, error) {
+	if wait < 0 || wait > MaxWait {
+		return nil, Errorf(ErrInvalid, "wait_seconds: 0 to %d", int(MaxWait/time.Second))
+	}
+	v, err := s.Read(ctx, agent, roomToken)
+	if err != nil || wait == 0 || !v.Next.Waiting() {
+		return v, err
+	}
+	ch, done := s.waiters.add(v.RoomID)
+	defer done()
+	end := time.Now().Add(wait)
+	first := waitKey(v)
+	// Read again now that the wait is registered: a change between the
+	// first read and the registration is not lost.
+	for {
+		if v, err = s.Read(ctx, agent, roomToken); err != nil {
+			return nil, err
+		}
+		left := time.Until(end)
+		coolLeft := time.Duration(-1)
+		if v.NextCounterAt != "" {
+			coolLeft = v.changesAt.Sub(s.now())
+		}
+		if left <= 0 || (waitKey(v) != first && (coolLeft < 0 || coolLeft > left)) {
+			return v, nil
+		}
+		timeout := left
+		if coolLeft >= 0 && coolLeft < timeout {
+			timeout = coolLeft + 10*time.Millisecond
+		}
+		if !s.waiters.listening.Load() && timeout > pollWhileDeaf {
+			timeout = pollWhileDeaf
+		}
+		timer := time.NewTimer(timeout)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return v, nil
+		case <-ch:
+		case <-timer.C:
+		}
+		timer.Stop()
+	}
+}
+
+// waitKey is what a waiting side sees of a view, less the advice's
+// moment: a wait ends when it changes.
+func waitKey(v *View) string {
+	b, _ := json.Marshal(struct {
+		State         any
+		Reason        any
+		Round         int
+		Turn          *string
+		Rounds        int
+		Table         *TableView
+		Approvals     ApprovalsView
+		Pending       *ConfirmationView
+		Verdicts      any
+		NextCounterAt string
+	}{v.State, v.ClosedReason, v.Round, v.Turn, len(v.Rounds), v.TermsOnTable, v.Approvals, v.PendingConfirmation, v.Next.Verdicts, v.NextCounterAt})
+	return string(b)
+}

@@ -1,0 +1,37 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// toolListBudget is the tool list's budget, as a client receives it
+// (tools/list's result, compact JSON): a model reads it at every session.
+// The goal is 10 KB; this guards the level reached (18.6 KB with
+// every argument typed, docs/agents.md) against growth.
+const toolListBudget = 19 << 10
+
+// TestToolListSize holds the tool list within its budget and reports its
+// size in bytes and (≈ 4 bytes a token) tokens, tool by tool.
+func TestToolListSize(t *testing.T) {
+	s := New(nil, "test")
+	var tools []*mcp.Tool
+	for _, tl := range s.tools() {
+		tools = append(tools, tl.def)
+	}
+	b, err := json.Marshal(&mcp.ListToolsResult{Tools: tools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools {
+		one, _ := json.Marshal(tl)
+		d, _ := json.Marshal(tl.Description)
+		t.Logf("%-20s %5d bytes (description %4d, input %4d, output %4d)", tl.Name, len(one), len(d), len(tl.InputSchema.(json.RawMessage)), len(tl.OutputSchema.(json.RawMessage)))
+	}
+	t.Logf("tool list: %d bytes, ≈ %d tokens", len(b), len(b)/4)
+	if len(b) > toolListBudget {
+		t.Errorf("the tool list is %d bytes; its budget is %d", len(b), toolListBudget)
+	}
+}

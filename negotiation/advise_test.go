@@ -1,0 +1,126 @@
+package negotiation
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Every verdict a sentence names is one the side is offered, and none is
+// named that is not: with a cool-down holding the counter back, "counter"
+// is in neither.
+func TestSayAgreesWithVerdicts(t *testing.T) {
+	p := joined(t, qty1)
+	pace := Pace{Cooldown: time.Hour}
+	last := p.at
+	for _, side := range []Side{SideA, SideB} {
+		n, coolEnd := pace.Next(p.r, side, last, p.at.Add(time.Second))
+		if side == SideB {
+			if coolEnd == nil || slices.Contains(n.Verdicts, VerdictCounter) {
+				t.Fatalf("b in the cool-down: %v %v", n, coolEnd)
+			}
+			if strings.Contains(strings.Split(n.Say, " You may counter again")[0], "counter") {
+				t.Errorf("b's sentence names counter, its verdicts do not: %q", n.Say)
+			}
+		}
+		for _, v := range []Verdict{VerdictApprove, VerdictCounter, VerdictReject} {
+			named := strings.Contains(strings.ReplaceAll(n.Say, "counter again", ""), string(v))
+			if named != slices.Contains(n.Verdicts, v) && side == SideB {
+				t.Errorf("%s: %q names %s: %t; verdicts %v", side, n.Say, v, named, n.Verdicts)
+			}
+		}
+	}
+	// The other side approved: the sentence drops "or counter" too.
+	p.confirm(SideB, VerdictApprove, p.r.Table.Options[0].Hash())
+	n, _ := pace.Next(p.r, SideA, p.at, p.at.Add(time.Second))
+	if strings.Contains(n.Say, "or counter") || slices.Contains(n.Verdicts, VerdictCounter) {
+		t.Errorf("a after b approved, in the cool-down: %v", n)
+	}
+}
+
+// With no deal possible, next says which fields block and the ways out,
+// never "offer terms" as if an agreement could be reached.
+func TestNextWithNoDealPossible(t *testing.T) {
+	p := openPlay(t, OpenRequest{Limits: []byte(`{"qty":{"min":10}}`)})
+	p.join(qtySchema, []byte(`{"qty":{"max":5}}`))
+	if !slices.Equal(p.r.NoDeal, []string{"qty"}) {
+		t.Fatalf("no deal %v", p.r.NoDeal)
+	}
+	a, b := p.r.Next(SideA), p.r.Next(SideB)
+	for _, n := range []Next{a, b} {
+		if !strings.HasPrefix(n.Say, "No deal is possible on qty:") || !strings.Contains(n.Say, "cancel") || !slices.Contains(n.Verdicts, VerdictCancel) {
+			t.Errorf("next %v", n)
+		}
+	}
+	if !strings.HasSuffix(a.Say, "opening a new one). Your turn: offer terms.") {
+		t.Errorf("a's turn: %q", a.Say)
+	}
+	if !strings.HasSuffix(b.Say, "It is the other side's turn: wait for their move.") {
+		t.Errorf("b waits: %q", b.Say)
+	}
+}
+
+func TestAdvise(t *testing.T) {
+	tempo := Tempo{Human: 90 * time.Second, Agent: 7 * time.Second}
+	pace := Pace{Cooldown: 2 * time.Second}
+	p := joined(t, qty1)
+	at := p.at.Add(300 * time.Millisecond)
+	check := func(name string, side Side, last time.Time, want time.Time) {
+		t.Helper()
+		n, _ := pace.Advise(p.r, side, last, at, tempo)
+		switch {
+		case want.IsZero() && n.CheckAfter != nil:
+			t.Errorf("%s: check_after %v, want none (%v)", name, n.CheckAfter, n)
+		case !want.IsZero() && (n.CheckAfter == nil || !n.CheckAfter.Equal(want)):
+			t.Errorf("%s: check_after %v, want %v", name, n.CheckAfter, want)
+		}
+	}
+	up := func(t time.Time) time.Time { return t.Truncate(time.Second).Add(time.Second) }
+	// a tabled qty1; b's turn, free to act; a waits for b's agent.
+	check("b may act", SideB, time.Time{}, time.Time{})
+	check("a waits for b's agent", SideA, p.at, up(at.Add(7*time.Second)))
+	// b countered just now: a may act, but its counter waits for the cool-down.
+	p.propose(SideB, Move{Verdict: VerdictCounter, Subject: qty2})
+	at = p.at.Add(500 * time.Millisecond)
+	check("a in its cool-down", SideA, p.at, p.at.Add(2*time.Second))
+	check("a past its cool-down", SideA, p.at.Add(-time.Minute), time.Time{})
+	// a asked its human: a waits for a human, and so does b.
+	p.request(SideA, VerdictApprove, p.r.Table.Options[0].Hash(), "a1")
+	at = p.at
+	check("a's human asked", SideA, time.Time{}, at.Add(90*time.Second))
+	check("b waits for a's human", SideB, time.Time{}, at.Add(90*time.Second))
+	// Never after the deadline.
+	p.r.Deadline = at.Add(30 * time.Second)
+	check("deadline first", SideA, time.Time{}, at.Add(30*time.Second))
+}
+
+func TestTempoOf(t *testing.T) {
+	events := []Event{
+		{Kind: EventRequest, ConfirmationID: "1", At: t0},
+		{Kind: EventDecide, ConfirmationID: "1", At: t0.Add(40 * time.Second)},
+		{Kind: EventRequest, ConfirmationID: "2", At: t0.Add(time.Hour)},
+		{Kind: EventDecide, ConfirmationID: "2", At: t0.Add(time.Hour + 10*time.Second)},
+		{Kind: EventRequest, ConfirmationID: "3", At: t0.Add(2 * time.Hour)},
+		{Kind: EventDecide, ConfirmationID: "3", At: t0.Add(2*time.Hour + 20*time.Second)},
+		{Kind: EventRequest, ConfirmationID: "4", At: t0.Add(3 * time.Hour)}, // unanswered
+	}
+	if got := TempoOf(events, DefaultTempo); got.Human != 20*time.Second || got.Agent != DefaultTempo.Agent {
+		t.Errorf("TempoOf: %+v", got)
+	}
+	if got := TempoOf(events[6:], DefaultTempo); got != DefaultTempo {
+		t.Errorf("TempoOf with nothing answered: %+v", got)
+	}
+}
+
+func TestWindow(t *testing.T) {
+	for _, c := range []struct {
+		n       int
+		history bool
+		want    int
+	}{{0, false, 0}, {2, false, 0}, {3, false, 1}, {10, false, 8}, {10, true, 0}} {
+		if got := Window(c.n, c.history); got != c.want {
+			t.Errorf("Window(%d, %t) = %d, want %d", c.n, c.history, got, c.want)
+		}
+	}
+}
