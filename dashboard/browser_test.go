@@ -181,6 +181,7 @@ func TestBrowser(t *testing.T) {
 		if r := br.text(bobTab, "#room-live [data-round]"); r != "2" {
 			t.Fatalf("round before the counter: %q", r)
 		}
+		br.until(bobTab, "the page listens", `document.documentElement.dataset.live === 'open'`)
 		br.do(bobTab, "mark the page", chromedp.Evaluate[chromedp.Void](`window.notReloaded = true`))
 		// Alpha's agent counters, from outside the browser.
 		v, err := b.rooms.Propose(b.ctx, b.alpha, ta, mv("counter", meeting(3, 14, "video", "95")))

@@ -181,7 +181,11 @@
   // Started after "load": a stream opened before it keeps the page loading.
   function listen() {
     var es = new EventSource(live);
-    es.addEventListener('open', function () { if (opened) refresh(); opened = true; });
+    es.addEventListener('open', function () {
+      if (opened) refresh();
+      opened = true;
+      document.documentElement.dataset.live = 'open'; // the stream is heard from now on
+    });
     es.addEventListener('change', refresh);
   }
   if (document.readyState === 'complete') listen();
