@@ -228,4 +228,3 @@ func (s *Rooms) decide(ctx context.Context, tx *roomTx, ld *loaded, side negotia
 	}
 	return &Decision{Result: ev.Outcome, Why: why, State: next.State}, nil
 }
-
