@@ -104,8 +104,11 @@ func ParseRole(s string) (MemberRole, error) {
 	return "", Errorf(ErrInvalid, "role: must be owner, admin or member (got %q)", s)
 }
 
-// roleMayGrant: inviting or setting role needs ActChangeRoles for owner
-// and admin, ActManageMembers for member.
+// ManageAction is what acting on a person of role asks of May: inviting,
+// removing or managing the invitation of an owner or admin is
+// ActChangeRoles (owners), of a member ActManageMembers.
+func ManageAction(role MemberRole) Action { return roleAction(role) }
+
 func roleAction(role MemberRole) Action {
 	if role == MemberRoleMember {
 		return ActManageMembers
