@@ -164,7 +164,10 @@ func TestSignUp(t *testing.T) {
 	tb.refused("no name", app.ErrInvalid, "name: must be 1–80 characters, without control characters (got 0)",
 		func() error { _, err := tb.accounts.SignUp(tb.ctx, ann.ID, "  ", "other"); return err })
 	tb.refused("a long name", app.ErrInvalid, "name: must be 1–80 characters, without control characters (got 81)",
-		func() error { _, err := tb.accounts.SignUp(tb.ctx, ann.ID, strings.Repeat("n", 81), "other"); return err })
+		func() error {
+			_, err := tb.accounts.SignUp(tb.ctx, ann.ID, strings.Repeat("n", 81), "other")
+			return err
+		})
 
 	ned := tb.person("ned@example.test", false)
 	tb.refused("an unverified email", app.ErrUnauthorized, "email: your identity provider has not verified ned@example.test; only a verified address may own an account",
@@ -209,15 +212,30 @@ func TestInvitations(t *testing.T) {
 
 	// Refusals of the inviter.
 	tb.refused("a second pending invitation", app.ErrConflict, "email: bob@example.test already has a pending invitation; resend it from the list of invitations",
-		func() error { _, err := tb.accounts.Invite(tb.ctx, ann.ID, "alpha", "bob@example.test", app.MemberRoleAdmin); return err })
+		func() error {
+			_, err := tb.accounts.Invite(tb.ctx, ann.ID, "alpha", "bob@example.test", app.MemberRoleAdmin)
+			return err
+		})
 	tb.refused("inviting a member", app.ErrConflict, "email: ann@example.test is already a member of alpha",
-		func() error { _, err := tb.accounts.Invite(tb.ctx, ann.ID, "alpha", "ann@example.test", app.MemberRoleMember); return err })
+		func() error {
+			_, err := tb.accounts.Invite(tb.ctx, ann.ID, "alpha", "ann@example.test", app.MemberRoleMember)
+			return err
+		})
 	tb.refused("an unknown role", app.ErrInvalid, `role: must be owner, admin or member (got "boss")`,
-		func() error { _, err := tb.accounts.Invite(tb.ctx, ann.ID, "alpha", "kim@example.test", "boss"); return err })
+		func() error {
+			_, err := tb.accounts.Invite(tb.ctx, ann.ID, "alpha", "kim@example.test", "boss")
+			return err
+		})
 	tb.refused("a bad address", app.ErrInvalid, `email: must be an email address like name@example.com (got "kim")`,
-		func() error { _, err := tb.accounts.Invite(tb.ctx, ann.ID, "alpha", "kim", app.MemberRoleMember); return err })
+		func() error {
+			_, err := tb.accounts.Invite(tb.ctx, ann.ID, "alpha", "kim", app.MemberRoleMember)
+			return err
+		})
 	tb.refused("a stranger invites", app.ErrNotFound, `account: you are not a member of "alpha"`,
-		func() error { _, err := tb.accounts.Invite(tb.ctx, bob.ID, "alpha", "kim@example.test", app.MemberRoleMember); return err })
+		func() error {
+			_, err := tb.accounts.Invite(tb.ctx, bob.ID, "alpha", "kim@example.test", app.MemberRoleMember)
+			return err
+		})
 
 	// Refusals of the invitee: the link stays usable.
 	cat := tb.person("cat@example.test", true)
@@ -225,7 +243,10 @@ func TestInvitations(t *testing.T) {
 		"email: this invitation is for another address than cat@example.test; sign out and sign in with the address it was sent to",
 		func() error { _, err := tb.accounts.AcceptInvitation(tb.ctx, cat.ID, token); return err })
 	tb.refused("a link that never was", app.ErrNotFound, "invitation: this link is not valid",
-		func() error { _, err := tb.accounts.AcceptInvitation(tb.ctx, bob.ID, "tj_"+strings.Repeat("A", 43)); return err })
+		func() error {
+			_, err := tb.accounts.AcceptInvitation(tb.ctx, bob.ID, "tj_"+strings.Repeat("A", 43))
+			return err
+		})
 	tb.refused("a malformed link", app.ErrNotFound, "invitation: this link is not valid",
 		func() error { _, err := tb.accounts.InvitationByToken(tb.ctx, "nothing"); return err })
 	m, err := tb.accounts.AcceptInvitation(tb.ctx, bob.ID, token)
@@ -237,12 +258,18 @@ func TestInvitations(t *testing.T) {
 
 	// A member may not invite; an admin invites members only.
 	tb.refused("a member invites", app.ErrUnauthorized, "invitation: only the account's owners and admins invite",
-		func() error { _, err := tb.accounts.Invite(tb.ctx, bob.ID, "alpha", "kim@example.test", app.MemberRoleMember); return err })
+		func() error {
+			_, err := tb.accounts.Invite(tb.ctx, bob.ID, "alpha", "kim@example.test", app.MemberRoleMember)
+			return err
+		})
 	if err := tb.accounts.ChangeRole(tb.ctx, ann.ID, "alpha", bob.ID, app.MemberRoleAdmin); err != nil {
 		t.Fatal(err)
 	}
 	tb.refused("an admin invites an owner", app.ErrUnauthorized, "role: only the account's owners invite an owner or admin",
-		func() error { _, err := tb.accounts.Invite(tb.ctx, bob.ID, "alpha", "kim@example.test", app.MemberRoleOwner); return err })
+		func() error {
+			_, err := tb.accounts.Invite(tb.ctx, bob.ID, "alpha", "kim@example.test", app.MemberRoleOwner)
+			return err
+		})
 
 	// Resend replaces the link; revoke ends it; the cap counts every mail.
 	kimInv, err := tb.accounts.Invite(tb.ctx, bob.ID, "alpha", "kim@example.test", app.MemberRoleMember)
@@ -265,7 +292,10 @@ func TestInvitations(t *testing.T) {
 		func() error { _, err := tb.accounts.AcceptInvitation(tb.ctx, kim.ID, second); return err })
 	tb.refused("past the cap", app.ErrConflict,
 		"email: this account has sent 3 invitations in the last 24 hours, the most allowed; nothing was sent. Try again from 2026-11-03T09:00:00Z",
-		func() error { _, err := tb.accounts.Invite(tb.ctx, ann.ID, "alpha", "lee@example.test", app.MemberRoleMember); return err })
+		func() error {
+			_, err := tb.accounts.Invite(tb.ctx, ann.ID, "alpha", "lee@example.test", app.MemberRoleMember)
+			return err
+		})
 	if err := tb.accounts.RevokeInvitation(tb.ctx, bob.ID, "alpha", kimInv.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -435,7 +465,10 @@ func TestRolesRemovalAndWhoSees(t *testing.T) {
 		func() error { return tb.accounts.ChangeRole(tb.ctx, ann.ID, "alpha", bob.ID, "root") })
 	tb.refused("a member's key issued by another member", app.ErrUnauthorized,
 		"agent: only Bob's agent's human and the account's owners and admins manage its keys",
-		func() error { _, err := tb.accounts.IssueAgentKey(app.AsActor(tb.ctx, dan.ID), "alpha", bobAgent.ID); return err })
+		func() error {
+			_, err := tb.accounts.IssueAgentKey(app.AsActor(tb.ctx, dan.ID), "alpha", bobAgent.ID)
+			return err
+		})
 	if _, err := tb.accounts.IssueAgentKey(app.AsActor(tb.ctx, cat.ID), "alpha", bobAgent.ID); err != nil {
 		t.Fatalf("an admin issues a key for a member's agent: %v", err)
 	}
@@ -469,7 +502,10 @@ func TestRolesRemovalAndWhoSees(t *testing.T) {
 		t.Fatalf("the other side sees the note: %+v %v", h, err)
 	}
 	tb.refused("a key for the orphaned agent", app.ErrConflict, "agent: Bob's agent's human left the account, so it can have no new key; create a new agent",
-		func() error { _, err := tb.accounts.IssueAgentKey(app.AsActor(tb.ctx, ann.ID), "alpha", bobAgent.ID); return err })
+		func() error {
+			_, err := tb.accounts.IssueAgentKey(app.AsActor(tb.ctx, ann.ID), "alpha", bobAgent.ID)
+			return err
+		})
 	d, err := tb.rooms.DecideAsOwner(tb.ctx, ann.ID, roomID, conf.ID, "", false)
 	if err != nil || d.Result != negotiation.ResultDeclined {
 		t.Fatalf("the owner answers the orphaned confirmation: %+v %v", d, err)
