@@ -107,7 +107,7 @@ func (a *Accounts) Invite(ctx context.Context, actorID int64, slug, email string
 		if err != nil {
 			return err
 		}
-		if acctID, err = a.authorize(ctx, tx, actorID, slug, roleAction(role), false,
+		if _, err = a.authorize(ctx, tx, actorID, slug, roleAction(role), false,
 			"role: only the account's owners invite an owner or admin"); err != nil {
 			return err
 		}

@@ -38,32 +38,35 @@ func protocolValues(t *testing.T) map[string][]string {
 func constants(t *testing.T, dir string, out map[string][]string) {
 	t.Helper()
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool {
-		return !strings.HasSuffix(fi.Name(), "_test.go")
-	}, 0)
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pkg := range pkgs {
-		for _, f := range pkg.Files {
-			ast.Inspect(f, func(n ast.Node) bool {
-				vs, ok := n.(*ast.ValueSpec)
-				if !ok || vs.Type == nil {
-					return true
-				}
-				typ, ok := vs.Type.(*ast.Ident)
-				if !ok {
-					return true
-				}
-				for _, v := range vs.Values {
-					if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-						s, _ := strconv.Unquote(lit.Value)
-						out[typ.Name] = append(out[typ.Name], s)
-					}
-				}
-				return true
-			})
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
 		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			vs, ok := n.(*ast.ValueSpec)
+			if !ok || vs.Type == nil {
+				return true
+			}
+			typ, ok := vs.Type.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			for _, v := range vs.Values {
+				if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					s, _ := strconv.Unquote(lit.Value)
+					out[typ.Name] = append(out[typ.Name], s)
+				}
+			}
+			return true
+		})
 	}
 }
 
