@@ -31,6 +31,7 @@ const (
 	MemberRoleOwner MemberRole = "owner"
 	// MemberRoleMember confirms the moves of the agents they own.
 	MemberRoleMember MemberRole = "member"
+	// MemberRoleAdmin (access.go) sees every room and manages members and agents.
 )
 
 // Membership is a user's place in an account.
@@ -47,12 +48,16 @@ type Membership struct {
 // Accounts holds the use cases of accounts, users, memberships, agents and
 // agent keys.
 type Accounts struct {
-	pool *pgxpool.Pool
-	keys *keyCache
+	pool  *pgxpool.Pool
+	keys  *keyCache
+	now   func() time.Time
+	teams *teams // sign-up and invitations (UseTeams); nil: not set up
 }
 
 // NewAccounts returns the accounts use cases over pool.
-func NewAccounts(pool *pgxpool.Pool) *Accounts { return &Accounts{pool: pool, keys: newKeyCache()} }
+func NewAccounts(pool *pgxpool.Pool) *Accounts {
+	return &Accounts{pool: pool, keys: newKeyCache(), now: time.Now}
+}
 
 // CreateAccount creates an account and makes ownerEmail its owner, creating
 // that user (by email, to be linked at their first login) if needed. All of

@@ -19,7 +19,7 @@ type Agent struct {
 	AccountID   int64
 	AccountSlug string
 	Name        string
-	OwnerUserID int64 // the member whose human confirmations it asks for
+	OwnerUserID int64 // the member whose human confirmations it asks for; 0: they left the account
 	OwnerEmail  string
 	CreatedAt   time.Time
 }
@@ -74,8 +74,10 @@ func (a *Accounts) CreateAgent(ctx context.Context, accountSlug, name, ownerEmai
 			return err
 		}
 		agent.OwnerEmail = email
-		key, err = issueKey(ctx, tx, agent)
-		return err
+		if key, err = issueKey(ctx, tx, agent); err != nil {
+			return err
+		}
+		return auditAgent(ctx, tx, agent, actorOf(ctx), AuditAgentCreated, a.now(), key.Prefix)
 	})
 	if err != nil {
 		return Agent{}, NewAgentKey{}, fmt.Errorf("create agent: %w", err)
@@ -92,8 +94,13 @@ func (a *Accounts) IssueAgentKey(ctx context.Context, accountSlug string, agentI
 		if err != nil {
 			return notFound(err, "agent %d not found in account %s", agentID, accountSlug)
 		}
-		key, err = issueKey(ctx, tx, agent)
-		return err
+		if err := mayManage(ctx, tx, agent); err != nil {
+			return err
+		}
+		if key, err = issueKey(ctx, tx, agent); err != nil {
+			return err
+		}
+		return auditAgent(ctx, tx, agent, actorOf(ctx), AuditKeyIssued, a.now(), key.Prefix)
 	})
 	if err != nil {
 		return NewAgentKey{}, fmt.Errorf("issue agent key: %w", err)
@@ -105,9 +112,22 @@ func (a *Accounts) IssueAgentKey(ctx context.Context, accountSlug string, agentI
 // refuses it from now on, and every other process as soon as the change's
 // notification reaches it. Revoking a revoked key does nothing.
 func (a *Accounts) RevokeAgentKey(ctx context.Context, accountSlug string, keyID int64) error {
-	keyHash, err := revokeAgentKey(ctx, a.pool, accountSlug, keyID)
+	var keyHash []byte
+	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+		agent, prefix, err := selectKeyAgent(ctx, tx, accountSlug, keyID)
+		if err != nil {
+			return notFound(err, "key %d not found in account %s", keyID, accountSlug)
+		}
+		if err := mayManage(ctx, tx, agent); err != nil {
+			return err
+		}
+		if keyHash, err = revokeAgentKey(ctx, tx, accountSlug, keyID); err != nil {
+			return err
+		}
+		return auditAgent(ctx, tx, agent, actorOf(ctx), AuditKeyRevoked, a.now(), prefix)
+	})
 	if err != nil {
-		return fmt.Errorf("revoke agent key: %w", notFound(err, "key %d not found in account %s", keyID, accountSlug))
+		return fmt.Errorf("revoke agent key: %w", err)
 	}
 	a.keys.forgetHash(keyHash)
 	return nil
@@ -157,7 +177,7 @@ func (a *Accounts) AuthenticateAgentKey(ctx context.Context, key string) (Agent,
 		return Agent{}, Errorf(ErrUnauthorized, "unknown agent key")
 	case err != nil:
 		return Agent{}, fmt.Errorf("authenticate agent key: %w", err)
-	case revoked:
+	case revoked || agent.OwnerUserID == 0:
 		return Agent{}, Errorf(ErrUnauthorized, "this agent key was revoked; ask the account's owner for a new one")
 	}
 	a.keys.put(h, agent, gen)
@@ -165,6 +185,9 @@ func (a *Accounts) AuthenticateAgentKey(ctx context.Context, key string) (Agent,
 }
 
 func issueKey(ctx context.Context, q querier, agent Agent) (NewAgentKey, error) {
+	if agent.OwnerUserID == 0 {
+		return NewAgentKey{}, Errorf(ErrConflict, "agent: %s's human left the account, so it can have no new key; create a new agent", agent.Name)
+	}
 	secret := make([]byte, 32)
 	_, _ = rand.Read(secret) // never fails
 	key := agentKeyPrefix + base64.RawURLEncoding.EncodeToString(secret)

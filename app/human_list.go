@@ -70,7 +70,8 @@ type HumanSummary struct {
 // HumanPageSize is how many rooms a list page holds.
 const HumanPageSize = 50
 
-// ListForHuman lists the rooms of every account userID belongs to, most
+// ListForHuman lists the rooms userID may see (access.go: every room of
+// the accounts they own or administer, their own agents' elsewhere), most
 // urgent first (waiting for a human, the agent's turn, theirs, agreed,
 // closed; live rooms by nearest deadline, final ones latest first), from
 // cursor on. It returns the cursor of the next page, "" at the end.
@@ -83,7 +84,11 @@ func (s *Rooms) ListForHuman(ctx context.Context, userID int64, filter RoomFilte
 	if err != nil {
 		return nil, "", err
 	}
-	out, keys, err := selectHumanSummaries(ctx, s.pool, userID, lo, hi, after, HumanPageSize+1)
+	sc, err := scopeOf(ctx, s.pool, userID)
+	if err != nil {
+		return nil, "", fmt.Errorf("list rooms for human: %w", err)
+	}
+	out, keys, err := selectHumanSummaries(ctx, s.pool, userID, sc, lo, hi, after, HumanPageSize+1)
 	if err != nil {
 		return nil, "", fmt.Errorf("list rooms for human: %w", err)
 	}
@@ -102,7 +107,11 @@ func (s *Rooms) ListForHuman(ctx context.Context, userID int64, filter RoomFilte
 
 // CountWaiting counts the rooms of userID's accounts waiting for a human.
 func (s *Rooms) CountWaiting(ctx context.Context, userID int64) (int, error) {
-	n, err := countWaiting(ctx, s.pool, userID)
+	sc, err := scopeOf(ctx, s.pool, userID)
+	if err != nil {
+		return 0, fmt.Errorf("count waiting rooms: %w", err)
+	}
+	n, err := countWaiting(ctx, s.pool, userID, sc)
 	if err != nil {
 		return 0, fmt.Errorf("count waiting rooms: %w", err)
 	}

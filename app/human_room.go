@@ -23,8 +23,17 @@ type HumanRoom struct {
 	// Them says who sits across: an account's name, "a person in the
 	// browser", or "" before anyone joined.
 	Them string
-	// CanDecide: the viewer is the human who confirms for this side.
+	// CanDecide: the viewer may answer this side's confirmations
+	// (access.go: its human, or an owner once its human left).
 	CanDecide bool
+	// SeatHuman is the email of the human who answers for this side, ""
+	// when they left the account (its owners answer then: SeatOrphaned).
+	SeatHuman    string
+	SeatIsYou    bool
+	SeatOrphaned bool
+	// Notes are the side's timeline entries that are not moves (a member
+	// left), oldest first.
+	Notes []RoomNote
 	// Schema is the side's own schema: the one a counter is written in.
 	Schema   *negotiation.Schema
 	Pending  *negotiation.Confirmation
@@ -59,41 +68,26 @@ type SettledConfirmation struct {
 	Why     string
 }
 
-// humanSide finds the side of the room that userID may see: a seat of one
-// of their accounts (want, if given and theirs; else the one they confirm
-// for; else the first). A room of no account of theirs is not found.
-func humanSide(ctx context.Context, q querier, userID, roomID int64, want negotiation.Side) (negotiation.Side, error) {
-	sides, err := selectHumanSides(ctx, q, userID, roomID)
-	if err != nil {
-		return "", fmt.Errorf("room access: %w", err)
-	}
-	if len(sides) == 0 {
-		return "", Errorf(ErrNotFound, "room not found")
-	}
-	for _, s := range sides {
-		if s == want {
-			return s, nil
-		}
-	}
-	return sides[0], nil
-}
-
 // ForHuman reads the room as userID sees it (see HumanSide for want).
 // answered, if not "", asks what became of that confirmation of the side.
 // It changes nothing.
 func (s *Rooms) ForHuman(ctx context.Context, userID, roomID int64, want negotiation.Side, answered string) (*HumanRoom, error) {
 	var h *HumanRoom
 	err := pgx.BeginTxFunc(ctx, s.pool, readOnly, func(tx pgx.Tx) error {
-		side, err := humanSide(ctx, tx, userID, roomID, want)
+		seat, err := humanSide(ctx, tx, userID, roomID, want)
 		if err != nil {
 			return err
 		}
+		side := negotiation.Side(seat.Side)
 		ld, err := s.load(ctx, tx, roomID, false)
 		if err != nil {
 			return err
 		}
 		h, err = s.humanRoom(ctx, tx, ld, side, userID, nil)
-		if err != nil || answered == "" {
+		if err != nil {
+			return err
+		}
+		if err := h.access(ctx, tx, seat, userID); err != nil || answered == "" {
 			return err
 		}
 		h.Answered, err = selectSettledConfirmation(ctx, tx, roomID, side, answered)

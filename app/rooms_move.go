@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -202,7 +201,10 @@ func (s *Rooms) DecideAsOwner(ctx context.Context, userID, roomID int64, confirm
 			return Errorf(ErrNotFound, "confirmation not found")
 		}
 		d, err = s.decide(ctx, tx, ld, side, confirmationID, hashSeen, accept)
-		return err
+		if err != nil {
+			return err
+		}
+		return s.auditDecision(ctx, tx, ld, side, userID, confirmationID, d)
 	})
 	return d, err
 }
@@ -225,17 +227,4 @@ func (s *Rooms) decide(ctx context.Context, tx *roomTx, ld *loaded, side negotia
 		}
 	}
 	return &Decision{Result: ev.Outcome, Why: why, State: next.State}, nil
-}
-
-// ownedSide finds the side of the confirmation, if its human is userID.
-func ownedSide(ctx context.Context, q querier, ld *loaded, userID int64, confirmationID string) (negotiation.Side, bool, error) {
-	side, err := selectConfirmationSide(ctx, q, ld.row.ID, confirmationID)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, err
-	}
-	p := ld.row.party(side)
-	return side, p != nil && p.OwnerUserID != nil && *p.OwnerUserID == userID, nil
 }

@@ -104,7 +104,14 @@ func (s *Rooms) DecideOneTap(ctx context.Context, token string, hashSeen negotia
 			return err
 		}
 		d, err = s.decide(ctx, tx, ld, side, confirmationID, hashSeen, accept)
-		return err
+		if err != nil {
+			return err
+		}
+		var actor int64 // the link went to the side's human
+		if p := ld.row.party(side); p != nil && p.OwnerUserID != nil {
+			actor = *p.OwnerUserID
+		}
+		return s.auditDecision(ctx, tx, ld, side, actor, confirmationID, d)
 	})
 	return d, err
 }

@@ -126,11 +126,11 @@ func ensureUserByEmail(ctx context.Context, q querier, email string) (int64, err
 	return id, nil
 }
 
-const userColumns = `id, email, coalesce(oidc_issuer, ''), coalesce(oidc_subject, ''), time_zone, created_at`
+const userColumns = `id, email, coalesce(oidc_issuer, ''), coalesce(oidc_subject, ''), time_zone, created_at, email_verified, session_epoch`
 
 func scanUser(row pgx.Row) (User, error) {
 	var u User
-	err := row.Scan(&u.ID, &u.Email, &u.OIDCIssuer, &u.OIDCSubject, &u.TimeZone, &u.CreatedAt)
+	err := row.Scan(&u.ID, &u.Email, &u.OIDCIssuer, &u.OIDCSubject, &u.TimeZone, &u.CreatedAt, &u.EmailVerified, &u.SessionEpoch)
 	return u, err
 }
 
@@ -176,7 +176,7 @@ func selectUserEmail(ctx context.Context, q querier, id int64) (string, error) {
 
 func insertUserOIDC(ctx context.Context, q querier, email, issuer, subject string) (User, error) {
 	u, err := scanUser(q.QueryRow(ctx,
-		`INSERT INTO users (email, oidc_issuer, oidc_subject) VALUES ($1, $2, $3) RETURNING `+userColumns,
+		`INSERT INTO users (email, oidc_issuer, oidc_subject, email_verified) VALUES ($1, $2, $3, true) RETURNING `+userColumns,
 		email, issuer, subject))
 	if err != nil {
 		return User{}, fmt.Errorf("insertUserOIDC: %w", err)
@@ -186,7 +186,7 @@ func insertUserOIDC(ctx context.Context, q querier, email, issuer, subject strin
 
 func updateUserOIDC(ctx context.Context, q querier, userID int64, issuer, subject string) error {
 	_, err := q.Exec(ctx,
-		`UPDATE users SET oidc_issuer = $2, oidc_subject = $3 WHERE id = $1`,
+		`UPDATE users SET oidc_issuer = $2, oidc_subject = $3, email_verified = true WHERE id = $1`,
 		userID, issuer, subject)
 	if err != nil {
 		return fmt.Errorf("updateUserOIDC %d: %w", userID, err)
@@ -224,4 +224,15 @@ func updateOperator(ctx context.Context, q querier, accountID, userID int64, on 
 		return false, fmt.Errorf("updateOperator %d %d: %w", accountID, userID, err)
 	}
 	return tag.RowsAffected() == 1, nil
+}
+
+// updateEmailVerified records what the issuer said of the email at a
+// returning user's sign-in, and returns the user as they are now.
+func updateEmailVerified(ctx context.Context, q querier, userID int64, verified bool) (User, error) {
+	u, err := scanUser(q.QueryRow(ctx,
+		`UPDATE users SET email_verified = $2 WHERE id = $1 RETURNING `+userColumns, userID, verified))
+	if err != nil {
+		return User{}, fmt.Errorf("updateEmailVerified %d: %w", userID, err)
+	}
+	return u, nil
 }

@@ -10,11 +10,11 @@ import (
 // The SQL of agents and agent keys. Every query is scoped by the account.
 // Lookups that find nothing return pgx.ErrNoRows (wrapped).
 
-const agentColumns = `g.id, g.account_id, a.slug, g.name, g.owner_user_id, u.email, g.created_at`
+const agentColumns = `g.id, g.account_id, a.slug, g.name, coalesce(g.owner_user_id, 0), coalesce(u.email, ''), g.created_at`
 
 const agentJoins = `agents g
 	JOIN accounts a ON a.id = g.account_id
-	JOIN users u ON u.id = g.owner_user_id`
+	LEFT JOIN users u ON u.id = g.owner_user_id`
 
 func scanAgent(row pgx.Row, extra ...any) (Agent, error) {
 	var g Agent
@@ -119,4 +119,16 @@ func revokeAgentKey(ctx context.Context, q querier, accountSlug string, keyID in
 		return nil, fmt.Errorf("revokeAgentKey %s %d: %w", accountSlug, keyID, err)
 	}
 	return keyHash, nil
+}
+
+// selectKeyAgent is the agent of the account's key keyID, and the key's prefix.
+func selectKeyAgent(ctx context.Context, q querier, accountSlug string, keyID int64) (Agent, string, error) {
+	var prefix string
+	g, err := scanAgent(q.QueryRow(ctx, `SELECT `+agentColumns+`, k.prefix FROM `+agentJoins+`
+		JOIN agent_keys k ON k.account_id = g.account_id AND k.agent_id = g.id
+		WHERE a.slug = $1 AND k.id = $2`, accountSlug, keyID), &prefix)
+	if err != nil {
+		return Agent{}, "", fmt.Errorf("selectKeyAgent %s %d: %w", accountSlug, keyID, err)
+	}
+	return g, prefix, nil
 }

@@ -69,21 +69,22 @@ func collectSummaries(rows pgx.Rows) ([]summaryRow, error) {
 	})
 }
 
-// selectHumanSummaries reads at most limit rooms of the accounts userID
-// belongs to, with ranks lo to hi, after the cursor, in the list's order;
+// selectHumanSummaries reads at most limit rooms userID may see (every
+// room of the accounts sc.whole, their own seats' in sc.own), with ranks lo to hi, after the cursor, in the list's order;
 // with each its place in the list (a cursor). Turn is the side that moves
 // ("a", "b" or "").
-func selectHumanSummaries(ctx context.Context, q querier, userID int64, lo, hi Rank, after listCursor, limit int) ([]HumanSummary, []listCursor, error) {
+func selectHumanSummaries(ctx context.Context, q querier, userID int64, sc roomScope, lo, hi Rank, after listCursor, limit int) ([]HumanSummary, []listCursor, error) {
 	rows, err := q.Query(ctx, `
 		SELECT k.room_id, k.side, k.rank, k.rank_key, a.slug, a.name, coalesce(r.title, ''), r.state,
 		       coalesce(r.closed_reason, ''), r.round, coalesce(r.turn, ''), r.deadline, r.updated_at,
 		       coalesce(p.owner_user_id = $1, false)
-		FROM (SELECT account_id FROM memberships WHERE user_id = $1) m
+		FROM (SELECT a, true FROM unnest($9::bigint[]) a UNION ALL SELECT a, false FROM unnest($10::bigint[]) a) AS m(account_id, whole)
 		CROSS JOIN LATERAL (
-			SELECT room_id, side, rank, rank_key, account_id FROM party_ranks
-			WHERE account_id = m.account_id AND rank BETWEEN $2 AND $3
-			  AND (rank, rank_key, room_id, side) > ($4, $5, $6, $7)
-			ORDER BY rank, rank_key, room_id, side
+			SELECT q.room_id, q.side, q.rank, q.rank_key, q.account_id FROM party_ranks q
+			WHERE q.account_id = m.account_id AND q.rank BETWEEN $2 AND $3
+			  AND (q.rank, q.rank_key, q.room_id, q.side) > ($4, $5, $6, $7)
+			  AND (m.whole OR EXISTS (SELECT 1 FROM parties o WHERE o.room_id = q.room_id AND o.side = q.side AND o.owner_user_id = $1))
+			ORDER BY q.rank, q.rank_key, q.room_id, q.side
 			LIMIT $8
 		) k
 		JOIN parties p ON p.room_id = k.room_id AND p.side = k.side
@@ -91,7 +92,7 @@ func selectHumanSummaries(ctx context.Context, q querier, userID int64, lo, hi R
 		JOIN accounts a ON a.id = k.account_id
 		ORDER BY k.rank, k.rank_key, k.room_id, k.side
 		LIMIT $8`,
-		userID, lo, hi, after.rank, after.key, after.room, after.side, limit)
+		userID, lo, hi, after.rank, after.key, after.room, after.side, limit, sc.whole, sc.own)
 	if err != nil {
 		return nil, nil, fmt.Errorf("selectHumanSummaries: %w", err)
 	}
@@ -111,12 +112,14 @@ func selectHumanSummaries(ctx context.Context, q querier, userID int64, lo, hi R
 	return out, keys, nil
 }
 
-// countWaiting counts the rooms of userID's accounts waiting for a human.
-func countWaiting(ctx context.Context, q querier, userID int64) (int, error) {
+// countWaiting counts the rooms userID may see (sc) waiting for a human.
+func countWaiting(ctx context.Context, q querier, userID int64, sc roomScope) (int, error) {
 	var n int
-	err := q.QueryRow(ctx, `SELECT count(*) FROM memberships m
+	err := q.QueryRow(ctx, `SELECT count(*) FROM
+		(SELECT a, true FROM unnest($2::bigint[]) a UNION ALL SELECT a, false FROM unnest($3::bigint[]) a) AS m(account_id, whole)
 		JOIN party_ranks k ON k.account_id = m.account_id AND k.rank = 1
-		WHERE m.user_id = $1`, userID).Scan(&n)
+		WHERE m.whole OR EXISTS (SELECT 1 FROM parties o WHERE o.room_id = k.room_id AND o.side = k.side AND o.owner_user_id = $1)`,
+		userID, sc.whole, sc.own).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("countWaiting: %w", err)
 	}

@@ -141,23 +141,6 @@ func selectPersonSeat(ctx context.Context, q querier, tokenHash []byte) (int64, 
 	return roomID, nil
 }
 
-// selectHumanSides lists the sides of the room that sit for one of
-// userID's accounts, the one they confirm for first, then by side.
-func selectHumanSides(ctx context.Context, q querier, userID, roomID int64) ([]negotiation.Side, error) {
-	rows, err := q.Query(ctx, `SELECT p.side FROM parties p
-		JOIN memberships m ON m.account_id = p.account_id AND m.user_id = $2
-		WHERE p.room_id = $1
-		ORDER BY coalesce(p.owner_user_id = $2, false) DESC, p.side`, roomID, userID)
-	if err != nil {
-		return nil, fmt.Errorf("selectHumanSides %d: %w", roomID, err)
-	}
-	sides, err := pgx.CollectRows(rows, pgx.RowTo[negotiation.Side])
-	if err != nil {
-		return nil, fmt.Errorf("selectHumanSides %d: %w", roomID, err)
-	}
-	return sides, nil
-}
-
 // roomPeople is who a side's human sees in a room; each is nil when it
 // does not apply.
 type roomPeople struct {

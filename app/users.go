@@ -20,6 +20,12 @@ type User struct {
 	OIDCSubject string
 	TimeZone    string // IANA name, e.g. "Europe/Paris"
 	CreatedAt   time.Time
+	// EmailVerified: the issuer said so at the last sign-in. Only a
+	// verified person may own or join an account.
+	EmailVerified bool
+	// SessionEpoch is in every session cookie of the user: raising it
+	// ends them all (RemoveMember, Leave).
+	SessionEpoch int
 }
 
 // OIDCIdentity is what a verified ID token says about the person logging in.
@@ -73,6 +79,9 @@ func (a *Accounts) LoginOIDC(ctx context.Context, id OIDCIdentity) (User, error)
 
 func (a *Accounts) loginOIDC(ctx context.Context, id OIDCIdentity) (User, error) {
 	u, err := selectUserByOIDC(ctx, a.pool, id.Issuer, id.Subject)
+	if err == nil && u.EmailVerified != id.EmailVerified {
+		return updateEmailVerified(ctx, a.pool, u.ID, id.EmailVerified) // a returning user, whose issuer changed its word
+	}
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return u, err // a returning user, or a failure
 	}

@@ -41,7 +41,7 @@ func (d *Dashboard) authCallback(c *fiber.Ctx) error {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	d.setCookie(c, sessionCookie, d.sign.seal("session", session{UserID: user.ID, Expires: d.now().Add(sessionTTL).Unix()}), sessionTTL)
+	d.startSession(c, user)
 	return c.Redirect(safeNext(ls.Next), fiber.StatusSeeOther)
 }
 

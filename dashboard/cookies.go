@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/app"
 )
 
 // Signed cookies carry state no server keeps: the login session, a login
@@ -57,10 +59,13 @@ func (s signer) open(purpose, sealed string, v any) bool {
 	return json.Unmarshal(payload, v) == nil
 }
 
-// session is a logged-in user, until Expires (unix seconds).
+// session is a logged-in user, until Expires (unix seconds), while the
+// user's session epoch is still Epoch (app.User.SessionEpoch: raised when
+// they are removed from an account or leave one, to end every session).
 type session struct {
 	UserID  int64 `json:"u"`
 	Expires int64 `json:"e"`
+	Epoch   int   `json:"p,omitempty"`
 }
 
 // loginState is an OIDC login in progress: what the callback checks.
@@ -86,11 +91,32 @@ func (d *Dashboard) setCookie(c *fiber.Ctx, name, value string, ttl time.Duratio
 
 func (d *Dashboard) clearCookie(c *fiber.Ctx, name string) { d.setCookie(c, name, "", 0) }
 
-// currentSession returns the signed-in user's id, 0 if none.
-func (d *Dashboard) currentSession(c *fiber.Ctx) int64 {
+// sessionOf reads the session cookie; false if there is none, or it is
+// forged or expired. The epoch is not checked here.
+func (d *Dashboard) sessionOf(c *fiber.Ctx) (session, bool) {
 	var s session
 	if !d.sign.open("session", c.Cookies(sessionCookie), &s) || s.UserID <= 0 || d.now().Unix() >= s.Expires {
+		return session{}, false
+	}
+	return s, true
+}
+
+// currentSession returns the signed-in user's id, 0 if none (or their
+// sessions were ended since this one began).
+func (d *Dashboard) currentSession(c *fiber.Ctx) int64 {
+	s, ok := d.sessionOf(c)
+	if !ok {
+		return 0
+	}
+	u, err := d.accounts.UserByID(c.UserContext(), s.UserID)
+	if err != nil || u.SessionEpoch != s.Epoch {
 		return 0
 	}
 	return s.UserID
+}
+
+// startSession signs user in on this browser.
+func (d *Dashboard) startSession(c *fiber.Ctx, user app.User) {
+	d.setCookie(c, sessionCookie, d.sign.seal("session", session{UserID: user.ID, Expires: d.now().Add(sessionTTL).Unix(),
+		Epoch: user.SessionEpoch}), sessionTTL)
 }

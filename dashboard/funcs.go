@@ -18,6 +18,7 @@ var words = locale.English()
 
 var templateFuncs = template.FuncMap{
 	"t":         t,
+	"role":      func(r app.MemberRole) string { return words.T(locale.Key("role." + string(r))) },
 	"countdown": func(at, now time.Time) string { return words.Left(at.Sub(now)) },
 	"when":      words.Moment,
 	"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },

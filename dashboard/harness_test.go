@@ -69,6 +69,9 @@ func setup(t *testing.T, tweaks ...func(*Config)) *bundle {
 		t.Fatal(err)
 	}
 	b := &bundle{t: t, ctx: ctx, pool: pool, rooms: rooms, accounts: app.NewAccounts(pool), base: base}
+	if err := b.accounts.UseTeams(app.TeamsConfig{River: rc, SealKey: bytes.Repeat([]byte{4}, 32), BaseURL: base}); err != nil {
+		t.Fatal(err)
+	}
 	b.notify, err = app.NewNotifications(app.NotificationsConfig{Pool: pool, River: rc, Rooms: rooms,
 		UnsubscribeKey: bytes.Repeat([]byte{3}, 32), BaseURL: base})
 	if err != nil {

@@ -13,6 +13,8 @@ type roomsData struct {
 	Filters []filterLink
 	Next    string
 	First   bool // the first page
+	// NoAccount: the viewer belongs to no account; the page offers sign-up.
+	NoAccount bool
 }
 
 type filterLink struct {
@@ -39,6 +41,13 @@ func (d *Dashboard) roomsList(c *fiber.Ctx) error {
 		return d.fail(c, err)
 	}
 	data := roomsData{Rooms: rooms, Filter: filter, Next: next, First: c.Query("after") == ""}
+	if len(rooms) == 0 && data.First {
+		ms, err := d.accounts.Memberships(c.UserContext(), v.user.ID)
+		if err != nil {
+			return d.fail(c, err)
+		}
+		data.NoAccount = len(ms) == 0
+	}
 	for _, f := range roomFilters {
 		f.Current = f.Value == filter
 		data.Filters = append(data.Filters, f)

@@ -37,6 +37,24 @@ type Accounts interface {
 	IssueAgentKey(ctx context.Context, accountSlug string, agentID int64) (app.NewAgentKey, error)
 	RevokeAgentKey(ctx context.Context, accountSlug string, keyID int64) error
 	IsOperator(ctx context.Context, userID int64) (bool, error)
+	Teams
+}
+
+// Teams is what the dashboard needs for sign-up, members and invitations.
+// Every call that acts for a person is checked by app.May there too.
+type Teams interface {
+	SignUp(ctx context.Context, userID int64, name, slug string) (app.Account, error)
+	Membership(ctx context.Context, userID int64, slug string) (app.Membership, error)
+	Members(ctx context.Context, actorID int64, slug string) ([]app.Member, error)
+	Invite(ctx context.Context, actorID int64, slug, email string, role app.MemberRole) (app.MemberInvitation, error)
+	Invitations(ctx context.Context, actorID int64, slug string) ([]app.MemberInvitation, error)
+	ResendInvitation(ctx context.Context, actorID int64, slug string, id int64) error
+	RevokeInvitation(ctx context.Context, actorID int64, slug string, id int64) error
+	InvitationByToken(ctx context.Context, token string) (app.MemberInvitation, error)
+	AcceptInvitation(ctx context.Context, userID int64, token string) (app.Membership, error)
+	ChangeRole(ctx context.Context, actorID int64, slug string, userID int64, role app.MemberRole) error
+	RemoveMember(ctx context.Context, actorID int64, slug string, userID int64) error
+	Leave(ctx context.Context, userID int64, slug string) error
 }
 
 // Notifications is what the dashboard needs of the notifications service:

@@ -17,7 +17,7 @@ func (d *Dashboard) settingsAgentCreate(c *fiber.Ctx) error {
 	if _, err := d.membership(c, v, slug); err != nil {
 		return d.settingsRefused(c, v, err)
 	}
-	agent, key, err := d.accounts.CreateAgent(c.UserContext(), slug, c.FormValue("name"), v.user.Email)
+	agent, key, err := d.accounts.CreateAgent(app.AsActor(c.UserContext(), v.user.ID), slug, c.FormValue("name"), v.user.Email)
 	if err != nil {
 		return d.settingsRefused(c, v, err)
 	}

@@ -17,7 +17,7 @@ func (d *Dashboard) settingsKeyIssue(c *fiber.Ctx) error {
 	if err != nil {
 		return d.settingsRefused(c, v, err)
 	}
-	key, err := d.accounts.IssueAgentKey(c.UserContext(), agent.AccountSlug, agent.ID)
+	key, err := d.accounts.IssueAgentKey(app.AsActor(c.UserContext(), v.user.ID), agent.AccountSlug, agent.ID)
 	if err != nil {
 		return d.settingsRefused(c, v, err)
 	}
@@ -38,7 +38,7 @@ func (d *Dashboard) managedAgent(c *fiber.Ctx, v *viewer, slug, id string) (app.
 	for _, a := range agents {
 		if formatID(a.ID) == id {
 			if !manages(m, a, v.user.ID) {
-				return app.Agent{}, app.Errorf(app.ErrUnauthorized, "agent: only the account's owners and the agent's owner manage its keys")
+				return app.Agent{}, app.Errorf(app.ErrUnauthorized, "agent: only the agent's human and the account's owners and admins manage its keys")
 			}
 			return a, nil
 		}

@@ -25,7 +25,7 @@ func (d *Dashboard) settingsKeyRevoke(c *fiber.Ctx) error {
 	keyID := c.Params("id")
 	for _, k := range keys {
 		if formatID(k.ID) == keyID {
-			if err := d.accounts.RevokeAgentKey(c.UserContext(), agent.AccountSlug, k.ID); err != nil {
+			if err := d.accounts.RevokeAgentKey(app.AsActor(c.UserContext(), v.user.ID), agent.AccountSlug, k.ID); err != nil {
 				return d.settingsRefused(c, v, err)
 			}
 			return c.Redirect("/settings?done=revoked", fiber.StatusSeeOther)

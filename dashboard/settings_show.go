@@ -77,9 +77,10 @@ func (d *Dashboard) settingsPage(c *fiber.Ctx, v *viewer, data settingsData) err
 
 func (d *Dashboard) mcpURL(slug string) string { return d.baseURL + "/mcp/" + slug }
 
-// manages: an account's owners manage every agent; a member, their own.
+// manages asks app.May whether the member may issue and revoke the
+// agent's keys (owners and admins: every agent; a member: their own).
 func manages(m app.Membership, a app.Agent, userID int64) bool {
-	return m.Role == app.MemberRoleOwner || a.OwnerUserID == userID
+	return app.May(m.Role, app.ActManageAgent, app.WhoseOf(a.OwnerUserID, userID))
 }
 
 // membership returns the user's membership in the account with slug.

@@ -17,13 +17,14 @@ type viewer struct {
 // currentViewer returns the signed-in user, nil if nobody is (or their
 // session names a user that no longer exists).
 func (d *Dashboard) currentViewer(c *fiber.Ctx) (*viewer, error) {
-	id := d.currentSession(c)
-	if id == 0 {
+	s, ok := d.sessionOf(c)
+	if !ok {
 		return nil, nil
 	}
+	id := s.UserID
 	u, err := d.accounts.UserByID(c.UserContext(), id)
-	if app.ErrorCodeOf(err) == app.ErrNotFound {
-		d.clearCookie(c, sessionCookie)
+	if app.ErrorCodeOf(err) == app.ErrNotFound || (err == nil && u.SessionEpoch != s.Epoch) {
+		d.clearCookie(c, sessionCookie) // gone, or signed out everywhere since
 		return nil, nil
 	}
 	if err != nil {

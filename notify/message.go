@@ -30,6 +30,10 @@ const (
 	// KindInvite: the invitation emailed at the open to the address the
 	// inviter's agent gave; the recipient may have no account.
 	KindInvite Kind = "invite"
+	// KindMemberInvite: an invitation to join an account (its name in
+	// Them, who invites in Agent, the role in Role, the link in InviteURL,
+	// its expiry in ExpiresAt).
+	KindMemberInvite Kind = "member_invite"
 )
 
 // Critical reports whether a message of this kind must reach its human
@@ -61,8 +65,10 @@ type Message struct {
 	Verdict negotiation.Verdict
 	// OneTapURL shows the card and answers it (request, reminder).
 	OneTapURL string
-	// InviteURL is the invitation's page (invite).
+	// InviteURL is the invitation's page (invite, member_invite).
 	InviteURL string
+	// Role is the role a member invitation offers (member_invite).
+	Role string
 	// Card is the recipient's card of the terms on the table (the agreed
 	// terms once agreed); nil when nothing is on the table.
 	Card     *negotiation.Card

@@ -115,6 +115,15 @@ func (m *Message) view() view {
 			v.Notes = append(v.Notes, "The invitation expires "+words.Moment(m.ExpiresAt, m.loc())+" if nobody answers it.")
 		}
 		v.Why = who + " gave your address to Taasky when opening this negotiation. Nothing more is sent to you unless you answer."
+	case KindMemberInvite:
+		acct, who := oneLine(m.Them), oneLine(m.Agent)
+		v.Subject = words.T("member_invite.subject", who, acct)
+		v.Heading = words.T("member_invite.heading", acct)
+		v.Intro = words.T("member_invite.intro", who, acct, words.T("role."+locale.Key(m.Role)))
+		v.ActionURL, v.ActionLabel = m.InviteURL, words.T("member_invite.action")
+		v.Notes = append(v.Notes, words.T("member_invite.expires", words.Moment(m.ExpiresAt, m.loc())),
+			words.T("member_invite.sign_in", m.To))
+		v.Why = words.T("member_invite.why", who)
 	case KindTest:
 		v.Subject = "Taasky test notification"
 		v.Heading = "It works"

@@ -107,7 +107,9 @@ func newStack(t testing.TB, c stackConfig) *stack {
 	push := &jobs.PushWorker{Log: log}
 	remind := &jobs.RemindWorker{}
 	invite := &jobs.InviteWorker{From: notify.DefaultFrom(s.base), Log: log}
+	member := &jobs.MemberInviteWorker{Invitations: s.accounts, From: notify.DefaultFrom(s.base), Log: log}
 	workers := river.NewWorkers()
+	river.AddWorker(workers, member)
 	river.AddWorker(workers, closer)
 	river.AddWorker(workers, email)
 	river.AddWorker(workers, push)
@@ -117,7 +119,7 @@ func newStack(t testing.TB, c stackConfig) *stack {
 	if c.notify {
 		s.smtp = notifytest.NewSMTPServer(t)
 		email.Mailer = notify.NewSMTP(notify.SMTPConfig{Host: s.smtp.Host, Port: s.smtp.Port})
-		invite.Mailer = email.Mailer
+		invite.Mailer, member.Mailer = email.Mailer, email.Mailer
 		priv, pub, err := webpush.GenerateVAPIDKeys()
 		if err != nil {
 			t.Fatal(err)
@@ -128,6 +130,9 @@ func newStack(t testing.TB, c stackConfig) *stack {
 		rcfg.FetchPollInterval = 100 * time.Millisecond
 	}
 	if s.river, err = river.NewClient(riverpgxv5.New(pool), rcfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.accounts.UseTeams(app.TeamsConfig{River: s.river, SealKey: bytes.Repeat([]byte{4}, 32), BaseURL: s.base, Now: c.now}); err != nil {
 		t.Fatal(err)
 	}
 	s.rooms, err = app.NewRooms(app.RoomsConfig{Pool: pool, River: s.river, LimitsKey: bytes.Repeat([]byte{1}, 32),

@@ -50,6 +50,9 @@ Commands:
   account create   create an account and its owner
   account operator flag a member as an operator (the job queue at /admin/jobs)
   agent create     create an agent and print its MCP URL and key
+  member add       make someone a member of an account (with --role)
+  member remove    remove a member: their agents' keys and sessions stop working
+  member role      change a member's role (owner, admin, member)
   check            replay every room's log and compare it with the stored room
   bench            load Taasky with real MCP agents and measure it against the machine's floors
 
@@ -72,7 +75,7 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return usageError{"no command given"}
 	}
 	cmd, rest := args[0], args[1:]
-	if len(rest) > 0 && (cmd == "account" || cmd == "agent") {
+	if len(rest) > 0 && (cmd == "account" || cmd == "agent" || cmd == "member") {
 		cmd, rest = cmd+" "+rest[0], rest[1:]
 	}
 	switch cmd {
@@ -88,6 +91,12 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return runAccountOperator(ctx, rest, getenv, stdout)
 	case "agent create":
 		return runAgentCreate(ctx, rest, getenv, stdout)
+	case "member add":
+		return runMemberAdd(ctx, rest, getenv, stdout)
+	case "member remove":
+		return runMemberRemove(ctx, rest, getenv, stdout)
+	case "member role":
+		return runMemberRole(ctx, rest, getenv, stdout)
 	case "check":
 		return runCheck(ctx, rest, getenv, stdout)
 	case "bench":
@@ -99,7 +108,7 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 	case "help", "-h", "-help", "--help":
 		_, err := io.WriteString(stdout, usage)
 		return err
-	case "account", "agent":
+	case "account", "agent", "member":
 		return usageError{fmt.Sprintf("%s: which command? try '%s create'", cmd, cmd)}
 	}
 	fmt.Fprint(stderr, usage)

@@ -46,6 +46,11 @@ func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, w
 		return nil, fmt.Errorf("river: %w", err)
 	}
 	d.river = client
+	if err = d.accounts.UseTeams(app.TeamsConfig{River: client, SealKey: cfg.Key("member-invites"), BaseURL: cfg.BaseURL,
+		SignupDailyCap: cfg.Abuse.SignupDailyCap, InviteDailyCap: cfg.Mail.InviteDailyCap}); err != nil {
+		pool.Close()
+		return nil, err
+	}
 	if d.rooms, err = newRooms(d); err != nil {
 		pool.Close()
 		return nil, err

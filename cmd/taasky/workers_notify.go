@@ -29,6 +29,7 @@ type notifier struct {
 	push   *jobs.PushWorker
 	remind *jobs.RemindWorker
 	invite *jobs.InviteWorker
+	member *jobs.MemberInviteWorker
 	outbox *notify.Outbox // nil when mail goes to an SMTP server
 }
 
@@ -42,6 +43,7 @@ func newNotifier(cfg config.Config, log *slog.Logger) *notifier {
 		push:   &jobs.PushWorker{Log: log},
 		remind: &jobs.RemindWorker{},
 		invite: &jobs.InviteWorker{From: from, Log: log},
+		member: &jobs.MemberInviteWorker{From: from, Log: log},
 	}
 	if s := cfg.SMTP; s != nil {
 		n.email.Mailer = notify.NewSMTP(notify.SMTPConfig{Host: s.Host, Port: s.Port, Username: s.Username,
@@ -50,7 +52,7 @@ func newNotifier(cfg config.Config, log *slog.Logger) *notifier {
 		n.outbox = &notify.Outbox{}
 		n.email.Mailer = n.outbox
 	}
-	n.invite.Mailer = n.email.Mailer
+	n.invite.Mailer, n.member.Mailer = n.email.Mailer, n.email.Mailer
 	if v := cfg.VAPID; v != nil {
 		contact := "taasky@localhost"
 		if a, err := mail.ParseAddress(from); err == nil {
@@ -70,7 +72,8 @@ func addNotifyWorkers(workers *river.Workers, d deps) int {
 	river.AddWorker(workers, d.notify.push)
 	river.AddWorker(workers, d.notify.remind)
 	river.AddWorker(workers, d.notify.invite)
-	return 4
+	river.AddWorker(workers, d.notify.member)
+	return 5
 }
 
 // bind builds the service on the process's River client and rooms, and
@@ -83,6 +86,7 @@ func (n *notifier) bind(d deps) error {
 	}
 	n.svc = svc
 	n.email.Deliveries, n.push.Deliveries, n.remind.Deliveries, n.invite.Invitations = svc, svc, svc, svc
+	n.member.Invitations = d.accounts
 	if n.outbox != nil {
 		n.outbox.Store = svc
 	}

@@ -33,6 +33,9 @@ type Abuse struct {
 	// Pace is the cap on rounds (ROOM_MAX_ROUNDS) and the cool-down between
 	// one side's counters (COUNTER_COOLDOWN).
 	Pace negotiation.Pace
+	// SignupDailyCap is how many accounts one person may create from the
+	// dashboard in any 24 hours (SIGNUP_DAILY_CAP); 0: no cap.
+	SignupDailyCap int
 }
 
 // Defaults: far above what an agent that thinks between moves, or a person
@@ -44,12 +47,13 @@ const (
 	defaultWebBurst        = 20
 	defaultMaxRounds       = 50
 	defaultCounterCooldown = 2 * time.Second
+	defaultSignupDailyCap  = 5
 )
 
 // loadAbuse reads the abuse limits; bad reports a setting that breaks its rule.
 func loadAbuse(env func(string) string, bad func(name, format string, args ...any)) Abuse {
 	a := Abuse{MCPRate: defaultMCPRate, MCPBurst: defaultMCPBurst, WebRate: defaultWebRate, WebBurst: defaultWebBurst,
-		Pace: negotiation.Pace{MaxRounds: defaultMaxRounds, Cooldown: defaultCounterCooldown}}
+		Pace: negotiation.Pace{MaxRounds: defaultMaxRounds, Cooldown: defaultCounterCooldown}, SignupDailyCap: defaultSignupDailyCap}
 	if v := env("MCP_RATE_LIMIT"); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(f >= 0 && f <= 1e6) { // NaN too
@@ -98,6 +102,13 @@ func loadAbuse(env func(string) string, bad func(name, format string, args ...an
 			bad("COUNTER_COOLDOWN", "must be a duration like 2s or 500ms, at most 24h (0 turns it off)")
 		}
 		a.Pace.Cooldown = d
+	}
+	if v := env("SIGNUP_DAILY_CAP"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 1e6 {
+			bad("SIGNUP_DAILY_CAP", "must be a whole number of accounts one person may create in 24 hours, e.g. 5 (0: no cap)")
+		}
+		a.SignupDailyCap = n
 	}
 	return a
 }

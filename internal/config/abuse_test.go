@@ -12,6 +12,7 @@ import (
 func TestLoadAbuseRules(t *testing.T) {
 	rateRule := "WEB_RATE_LIMIT: must be the requests a second allowed per client address, e.g. 2 (0 turns the limit off)"
 	burstRule := "WEB_RATE_BURST: must be a whole number of requests from 1, e.g. 20"
+	signupRule := "SIGNUP_DAILY_CAP: must be a whole number of accounts one person may create in 24 hours, e.g. 5 (0: no cap)"
 	proxyRule := "TRUSTED_PROXIES: must be the addresses or CIDR ranges of your proxies, separated by commas, e.g. 10.0.0.0/8,192.0.2.7"
 	tests := []struct {
 		name string
@@ -33,6 +34,8 @@ func TestLoadAbuseRules(t *testing.T) {
 		{"proxy empty entry", map[string]string{"TRUSTED_PROXIES": "10.0.0.1,,10.0.0.2"}, []string{proxyRule + ` ("" is neither)`}},
 		{"proxy with a zone", map[string]string{"TRUSTED_PROXIES": "fe80::1%eth0"}, []string{proxyRule + ` ("fe80::1%eth0" is neither)`}},
 		{"proxy with a port", map[string]string{"TRUSTED_PROXIES": "10.0.0.1:8080"}, []string{proxyRule + ` ("10.0.0.1:8080" is neither)`}},
+		{"signup cap negative", map[string]string{"SIGNUP_DAILY_CAP": "-1"}, []string{signupRule}},
+		{"signup cap a word", map[string]string{"SIGNUP_DAILY_CAP": "few"}, []string{signupRule}},
 		{"all at once", map[string]string{"WEB_RATE_LIMIT": "x", "WEB_RATE_BURST": "x", "MCP_RATE_LIMIT": "x"}, []string{
 			"MCP_RATE_LIMIT: must be the calls a second allowed per agent key, e.g. 10 (0 turns the limit off)", rateRule, burstRule}},
 	}
@@ -58,19 +61,20 @@ func TestLoadAbuseValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Abuse.WebRate != 2 || c.Abuse.WebBurst != 20 || c.Abuse.TrustedProxies != nil {
+	if c.Abuse.WebRate != 2 || c.Abuse.WebBurst != 20 || c.Abuse.TrustedProxies != nil || c.Abuse.SignupDailyCap != 5 {
 		t.Errorf("defaults: %+v", c.Abuse)
 	}
 	env := goodEnv()
 	env["WEB_RATE_LIMIT"] = "0"
 	env["WEB_RATE_BURST"] = "5"
+	env["SIGNUP_DAILY_CAP"] = "0"
 	env["TRUSTED_PROXIES"] = " 10.1.2.3/8, 192.0.2.7 ,2001:db8::/32,::ffff:172.16.0.0/108"
 	if c, err = load(env, RoleWeb); err != nil {
 		t.Fatal(err)
 	}
 	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.7/32"),
 		netip.MustParsePrefix("2001:db8::/32"), netip.MustParsePrefix("172.16.0.0/12")}
-	if c.Abuse.WebRate != 0 || c.Abuse.WebBurst != 5 || !reflect.DeepEqual(c.Abuse.TrustedProxies, want) {
+	if c.Abuse.WebRate != 0 || c.Abuse.WebBurst != 5 || !reflect.DeepEqual(c.Abuse.TrustedProxies, want) || c.Abuse.SignupDailyCap != 0 {
 		t.Errorf("set: rate %v burst %d proxies %v", c.Abuse.WebRate, c.Abuse.WebBurst, c.Abuse.TrustedProxies)
 	}
 }

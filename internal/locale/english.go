@@ -129,6 +129,25 @@ var englishText = map[Key]catalog.Message{
 	"topic.test":     text("test"),
 	"topic.invite":   text("invitation"),
 
+	// A member's role in an account.
+	"role.owner":  text("owner"),
+	"role.admin":  text("admin"),
+	"role.member": text("member"),
+
+	// The mail inviting a person to join an account: who invites, the
+	// account's name, the role (role.<role>), the link's expiry.
+	"member_invite.subject": text("%[1]s invites you to join %[2]s on Taasky"),
+	"member_invite.heading": text("Join %[1]s on Taasky"),
+	"member_invite.intro": text("%[1]s invites you to join %[2]s as %[3]s. Members connect their AI agents to Taasky " +
+		"and confirm what their agents agree."),
+	"member_invite.action":  text("Accept the invitation"),
+	"member_invite.expires": text("The link works once and expires %[1]s."),
+	"member_invite.sign_in": text("Sign in with %[1]s to accept: the invitation is for that address."),
+	"member_invite.why":     text("%[1]s gave your address to Taasky to invite you. Nothing more is sent unless you are invited again."),
+
+	// A note on a room's timeline that is not a move.
+	"note.member_left": text("%[1]s is no longer a member of the account: its owners answer this side's confirmations now."),
+
 	// for_your_human: the room in plain text, for an agent to show its human.
 	"human.title":          text("Negotiation: %[1]q (the inviter's words)."),
 	"human.draft":          text("Waiting for the other side to accept the invitation."),

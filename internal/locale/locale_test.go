@@ -105,7 +105,7 @@ func TestEveryProtocolValueHasWords(t *testing.T) {
 // accessors from a protocol value.
 var (
 	keyUse    = regexp.MustCompile(`(?:\.T\(|\bt |\(t )"([a-z_]+(?:\.[a-z_]+)+)"`)
-	derivedBy = []string{"state.", "closed.", "bound.", "verdict.", "ask.", "result.", "topic."}
+	derivedBy = []string{"state.", "closed.", "bound.", "verdict.", "ask.", "result.", "topic.", "role.", "note."}
 )
 
 // TestEveryKeyIsUsedAndEveryUseIsAKey walks the module: a key that no

@@ -1,0 +1,80 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// A signed-in person's access to a room's seats, as May decides it.
+
+// humanSide finds the seat of the room that userID may see (access.go):
+// want, if given and seen; else the one they answer for; else the first.
+// A room with no such seat is not found, whether it exists or not.
+func humanSide(ctx context.Context, q querier, userID, roomID int64, want negotiation.Side) (seatAccess, error) {
+	seats, err := selectSeatAccess(ctx, q, userID, roomID)
+	if err != nil {
+		return seatAccess{}, fmt.Errorf("room access: %w", err)
+	}
+	var seen []seatAccess
+	for _, st := range seats {
+		if May(st.Role, ActSeeRoom, whoseOf(st.Owner, userID)) {
+			seen = append(seen, st)
+		}
+	}
+	if len(seen) == 0 {
+		return seatAccess{}, Errorf(ErrNotFound, "room not found")
+	}
+	for _, st := range seen {
+		if negotiation.Side(st.Side) == want {
+			return st, nil
+		}
+	}
+	return seen[0], nil
+}
+
+// access fills what the viewer may do with the side and whose it is.
+func (h *HumanRoom) access(ctx context.Context, q querier, seat seatAccess, userID int64) error {
+	whose := whoseOf(seat.Owner, userID)
+	h.CanDecide = May(seat.Role, ActDecide, whose)
+	h.SeatHuman, h.SeatIsYou, h.SeatOrphaned = seat.OwnerEmail, whose == Mine, whose == Nobodys
+	notes, err := selectRoomNotes(ctx, q, h.View.RoomID, seat.Side)
+	h.Notes = notes
+	return err
+}
+
+// ownedSide finds the side of the confirmation, and whether userID may
+// answer it (access.go).
+func ownedSide(ctx context.Context, q querier, ld *loaded, userID int64, confirmationID string) (negotiation.Side, bool, error) {
+	side, err := selectConfirmationSide(ctx, q, ld.row.ID, confirmationID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	seats, err := selectSeatAccess(ctx, q, userID, ld.row.ID)
+	if err != nil {
+		return "", false, err
+	}
+	for _, st := range seats {
+		if negotiation.Side(st.Side) == side {
+			return side, May(st.Role, ActDecide, whoseOf(st.Owner, userID)), nil
+		}
+	}
+	return side, false, nil
+}
+
+// auditDecision writes a human's answer to the side's account's audit log.
+func (s *Rooms) auditDecision(ctx context.Context, q querier, ld *loaded, side negotiation.Side, actorID int64, confirmationID string, d *Decision) error {
+	p := ld.row.party(side)
+	if p == nil || p.AccountID == nil {
+		return nil
+	}
+	return insertAudit(ctx, q, *p.AccountID, actorID, AuditConfirmationAnswer, s.now(), map[string]string{
+		"room": fmt.Sprint(ld.row.ID), "side": string(side), "confirmation": confirmationID, "result": string(d.Result)})
+}

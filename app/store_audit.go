@@ -1,0 +1,69 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The SQL of the audit log (audit_log, migration 00012).
+
+// insertAudit appends an entry; actorID 0 is an operator. The actor's
+// email is copied in, so the entry still says who after they leave.
+func insertAudit(ctx context.Context, q querier, accountID, actorID int64, action AuditAction, at time.Time, detail map[string]string) error {
+	if detail == nil {
+		detail = map[string]string{}
+	}
+	var actor *int64
+	if actorID != 0 {
+		actor = &actorID
+	}
+	_, err := q.Exec(ctx, `INSERT INTO audit_log (account_id, at, actor_id, actor, action, detail)
+		VALUES ($1, $2, $3, coalesce((SELECT email FROM users WHERE id = $3), 'operator'), $4, $5)`,
+		accountID, at, actor, string(action), detail)
+	if err != nil {
+		return fmt.Errorf("insertAudit %d %s: %w", accountID, action, err)
+	}
+	return nil
+}
+
+// selectAudit reads at most limit entries of the account with ids below
+// before, newest first.
+func selectAudit(ctx context.Context, q querier, accountID, before int64, limit int) ([]AuditEntry, error) {
+	rows, err := q.Query(ctx, `SELECT id, at, coalesce(actor_id, 0), actor, action, detail FROM audit_log
+		WHERE account_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3`, accountID, before, limit)
+	if err != nil {
+		return nil, fmt.Errorf("selectAudit %d: %w", accountID, err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (AuditEntry, error) {
+		var e AuditEntry
+		err := row.Scan(&e.ID, &e.At, &e.ActorID, &e.Actor, &e.Action, &e.Detail)
+		return e, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("selectAudit %d: %w", accountID, err)
+	}
+	return out, nil
+}
+
+// countAccountsCreatedSince counts the accounts userID created since t
+// (the sign-up cap), after locking the user's row so that concurrent
+// sign-ups count each other.
+func countAccountsCreatedSince(ctx context.Context, q querier, userID int64, since time.Time) (int, time.Time, error) {
+	if _, err := q.Exec(ctx, `SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, userID); err != nil {
+		return 0, time.Time{}, fmt.Errorf("countAccountsCreatedSince %d: %w", userID, err)
+	}
+	var n int
+	var first *time.Time
+	err := q.QueryRow(ctx, `SELECT count(*), min(at) FROM audit_log
+		WHERE actor_id = $1 AND action = 'account.created' AND at > $2`, userID, since).Scan(&n, &first)
+	if err != nil {
+		return 0, time.Time{}, fmt.Errorf("countAccountsCreatedSince %d: %w", userID, err)
+	}
+	if first == nil {
+		return n, time.Time{}, nil
+	}
+	return n, *first, nil
+}

@@ -1,0 +1,346 @@
+package app
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+)
+
+// Teams: an account's members and their roles (owner, admin, member; what
+// each may do is access.go's), invitations by email, role changes,
+// removals and leaving. A removed member (or one who leaves) loses their
+// agents' keys and every session at once; the rooms their agents sit in
+// stay open, and those rooms' confirmations go to the account's owners,
+// with a note on each room's timeline.
+
+// Member is a person of an account, as its members list shows them.
+type Member struct {
+	UserID int64
+	Email  string
+	Role   MemberRole
+	Since  time.Time
+}
+
+// RoomNote is an entry of a side's timeline that is not a move: e.g.
+// "member_left" (Email left the account; its owners answer now).
+type RoomNote struct {
+	At    time.Time
+	Kind  string
+	Email string
+}
+
+// seatAccess is a seat of a room in an account of the viewer, with the
+// viewer's role there and the seat's human (0: nobody).
+type seatAccess struct {
+	Side       string
+	Role       MemberRole
+	Owner      int64
+	OwnerEmail string
+}
+
+// TeamsConfig is what sign-up and invitations need beyond the pool.
+type TeamsConfig struct {
+	// River inserts the invitation mails' jobs (jobs.MemberInviteArgs).
+	River *river.Client[pgx.Tx]
+	// SealKey (32 bytes) seals an invitation's link in its job's
+	// arguments: River's tables must not hold a link that works.
+	SealKey []byte
+	// BaseURL is the service's public URL, for the links in the mails.
+	BaseURL string
+	// SignupDailyCap is how many accounts one person may create in any 24
+	// hours (SIGNUP_DAILY_CAP); 0: no cap.
+	SignupDailyCap int
+	// InviteDailyCap is how many invitation mails one account may send in
+	// any 24 hours (INVITE_EMAIL_DAILY_CAP, the cap of room invitations,
+	// counted apart); 0: no cap.
+	InviteDailyCap int
+	Now            func() time.Time // nil: time.Now
+}
+
+// teams is TeamsConfig, ready.
+type teams struct {
+	river     *river.Client[pgx.Tx]
+	seal      cipher.AEAD
+	baseURL   string
+	signupCap int
+	inviteCap int
+}
+
+// UseTeams turns on sign-up and invitations (cmd/taasky does, once the
+// River client exists). Without it they are refused as not set up.
+func (a *Accounts) UseTeams(c TeamsConfig) error {
+	if c.River == nil {
+		return errors.New("teams: River is required")
+	}
+	block, err := aes.NewCipher(c.SealKey)
+	if err != nil || len(c.SealKey) != 32 {
+		return fmt.Errorf("teams: seal key: must be 32 bytes (%v)", err)
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return err
+	}
+	if c.Now != nil {
+		a.now = c.Now
+	}
+	a.teams = &teams{river: c.River, seal: aead, baseURL: c.BaseURL, signupCap: c.SignupDailyCap, inviteCap: c.InviteDailyCap}
+	return nil
+}
+
+// memberOf is userID's membership in the account with slug; an account
+// they are not in is not found, whether it exists or not.
+func (a *Accounts) memberOf(ctx context.Context, q querier, userID int64, slug string) (Membership, error) {
+	m, err := selectMembership(ctx, q, userID, slug)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Membership{}, Errorf(ErrNotFound, "account: you are not a member of %q", slug)
+	}
+	return m, err
+}
+
+// Membership returns userID's membership in the account with slug.
+func (a *Accounts) Membership(ctx context.Context, userID int64, slug string) (Membership, error) {
+	m, err := a.memberOf(ctx, a.pool, userID, slug)
+	if err != nil {
+		return Membership{}, fmt.Errorf("membership: %w", err)
+	}
+	return m, nil
+}
+
+// Members lists the account's members, owners first; any member may.
+func (a *Accounts) Members(ctx context.Context, actorID int64, slug string) ([]Member, error) {
+	m, err := a.memberOf(ctx, a.pool, actorID, slug)
+	if err != nil {
+		return nil, fmt.Errorf("members: %w", err)
+	}
+	out, err := selectMembers(ctx, a.pool, m.AccountID)
+	if err != nil {
+		return nil, fmt.Errorf("members: %w", err)
+	}
+	return out, nil
+}
+
+// ChangeRole sets a member's role. Owners may; the last owner cannot be
+// demoted.
+func (a *Accounts) ChangeRole(ctx context.Context, actorID int64, slug string, userID int64, role MemberRole) error {
+	return a.changeRole(ctx, actorID, slug, userID, role, false)
+}
+
+// ChangeRoleAsOperator is ChangeRole for an operator on the command line.
+func (a *Accounts) ChangeRoleAsOperator(ctx context.Context, slug, email string, role MemberRole) error {
+	u, err := a.UserByEmail(ctx, email)
+	if err != nil {
+		return err
+	}
+	return a.changeRole(ctx, 0, slug, u.ID, role, true)
+}
+
+func (a *Accounts) changeRole(ctx context.Context, actorID int64, slug string, userID int64, role MemberRole, operator bool) error {
+	if _, err := ParseRole(string(role)); err != nil {
+		return err
+	}
+	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+		acctID, err := a.authorize(ctx, tx, actorID, slug, ActChangeRoles, operator,
+			"role: only the account's owners change roles")
+		if err != nil {
+			return err
+		}
+		if err := lockAccountMembers(ctx, tx, acctID); err != nil {
+			return err
+		}
+		target, err := selectMembershipByID(ctx, tx, userID, acctID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return Errorf(ErrNotFound, "member: no member %d in account %s", userID, slug)
+		} else if err != nil {
+			return err
+		}
+		if target.Role == role {
+			return nil
+		}
+		if target.Role == MemberRoleOwner {
+			if err := a.notLastOwner(ctx, tx, acctID, "role: the account's last owner cannot be demoted; make another member owner first"); err != nil {
+				return err
+			}
+		}
+		if err := updateRole(ctx, tx, acctID, userID, role); err != nil {
+			return err
+		}
+		email, err := selectUserEmail(ctx, tx, userID)
+		if err != nil {
+			return err
+		}
+		return insertAudit(ctx, tx, acctID, actorID, AuditRoleChanged, a.now(),
+			map[string]string{"email": email, "from": string(target.Role), "to": string(role)})
+	})
+	if err != nil {
+		return fmt.Errorf("change role: %w", err)
+	}
+	return nil
+}
+
+// authorize checks that actorID may act on the account with slug (or
+// that an operator acts), and returns the account's id.
+func (a *Accounts) authorize(ctx context.Context, q querier, actorID int64, slug string, act Action, operator bool, refusal string) (int64, error) {
+	if operator {
+		acct, err := selectAccountBySlug(ctx, q, slug)
+		return acct.ID, err
+	}
+	m, err := a.memberOf(ctx, q, actorID, slug)
+	if err != nil {
+		return 0, err
+	}
+	if !May(m.Role, act, Colleagues) {
+		return 0, Errorf(ErrUnauthorized, "%s", refusal)
+	}
+	return m.AccountID, nil
+}
+
+// notLastOwner refuses with msg when the account has one owner or none.
+func (a *Accounts) notLastOwner(ctx context.Context, q querier, accountID int64, msg string) error {
+	n, err := countOwners(ctx, q, accountID)
+	if err != nil {
+		return err
+	}
+	if n <= 1 {
+		return Errorf(ErrConflict, "%s", msg)
+	}
+	return nil
+}
+
+// RemoveMember removes a member from the account: owners remove anyone,
+// admins remove members; the last owner cannot be removed. See leave.
+func (a *Accounts) RemoveMember(ctx context.Context, actorID int64, slug string, userID int64) error {
+	return a.remove(ctx, actorID, slug, userID, false)
+}
+
+// RemoveMemberAsOperator is RemoveMember for an operator on the command line.
+func (a *Accounts) RemoveMemberAsOperator(ctx context.Context, slug, email string) error {
+	u, err := a.UserByEmail(ctx, email)
+	if err != nil {
+		return err
+	}
+	return a.remove(ctx, 0, slug, u.ID, true)
+}
+
+// Leave takes userID out of the account, as RemoveMember does.
+func (a *Accounts) Leave(ctx context.Context, userID int64, slug string) error {
+	return a.remove(ctx, userID, slug, userID, false)
+}
+
+func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userID int64, operator bool) error {
+	var forget [][]byte
+	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+		var acctID int64
+		if operator {
+			acct, err := selectAccountBySlug(ctx, tx, slug)
+			if err != nil {
+				return err
+			}
+			acctID = acct.ID
+		} else {
+			m, err := a.memberOf(ctx, tx, actorID, slug)
+			if err != nil {
+				return err
+			}
+			acctID = m.AccountID
+		}
+		if err := lockAccountMembers(ctx, tx, acctID); err != nil {
+			return err
+		}
+		target, err := selectMembershipByID(ctx, tx, userID, acctID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return Errorf(ErrNotFound, "member: no member %d in account %s", userID, slug)
+		} else if err != nil {
+			return err
+		}
+		if !operator && actorID != userID {
+			actor, err := selectMembershipByID(ctx, tx, actorID, acctID)
+			if err != nil {
+				return err
+			}
+			if !May(actor.Role, roleAction(target.Role), Colleagues) || !May(actor.Role, ActManageMembers, Colleagues) {
+				return Errorf(ErrUnauthorized, "member: only the account's owners remove an owner or admin, and owners and admins a member")
+			}
+		}
+		if target.Role == MemberRoleOwner {
+			msg := "member: the account's last owner cannot be removed; make another member owner first"
+			if actorID == userID {
+				msg = "member: you are the account's last owner and cannot leave it; make another member owner first"
+			}
+			if err := a.notLastOwner(ctx, tx, acctID, msg); err != nil {
+				return err
+			}
+		}
+		now := a.now()
+		if forget, err = revokeMemberKeys(ctx, tx, acctID, userID, now); err != nil {
+			return err
+		}
+		seats, err := orphanSeats(ctx, tx, acctID, userID, now)
+		if err != nil {
+			return err
+		}
+		email, err := selectUserEmail(ctx, tx, userID)
+		if err != nil {
+			return err
+		}
+		if err := deleteMembership(ctx, tx, acctID, userID); err != nil {
+			return err
+		}
+		if err := bumpSessionEpoch(ctx, tx, userID); err != nil {
+			return err
+		}
+		action := AuditMemberRemoved
+		if actorID == userID {
+			action = AuditMemberLeft
+		}
+		return insertAudit(ctx, tx, acctID, actorID, action, now, map[string]string{"email": email, "role": string(target.Role),
+			"keys_revoked": fmt.Sprint(len(forget)), "rooms_handed_to_owners": fmt.Sprint(len(seats))})
+	})
+	if err != nil {
+		return fmt.Errorf("remove member: %w", err)
+	}
+	for _, h := range forget {
+		a.keys.forgetHash(h)
+	}
+	return nil
+}
+
+// AddMemberAsOperator makes email a member of the account with role,
+// creating the user by email (linked at their first sign-in), as
+// `taasky member add` does. An existing member is a conflict.
+func (a *Accounts) AddMemberAsOperator(ctx context.Context, slug, email string, role MemberRole) error {
+	if _, err := ParseRole(string(role)); err != nil {
+		return err
+	}
+	email, err := normalizeEmail("email", email)
+	if err != nil {
+		return err
+	}
+	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+		acct, err := selectAccountBySlug(ctx, tx, slug)
+		if err != nil {
+			return err
+		}
+		userID, err := ensureUserByEmail(ctx, tx, email)
+		if err != nil {
+			return err
+		}
+		added, err := insertMembershipIfNone(ctx, tx, acct.ID, userID, role)
+		if err != nil {
+			return err
+		}
+		if !added {
+			return Errorf(ErrConflict, "email: %s is already a member of %s", email, slug)
+		}
+		return insertAudit(ctx, tx, acct.ID, 0, AuditMemberAdded, a.now(), map[string]string{"email": email, "role": string(role)})
+	})
+	if err != nil {
+		return fmt.Errorf("add member: %w", err)
+	}
+	return nil
+}

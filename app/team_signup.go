@@ -1,0 +1,105 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/jackc/pgx/v5"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Sign-up: a signed-in person whose email the issuer verified creates an
+// account and owns it. The slug is derived from the name (SuggestSlug) and
+// may be edited; it follows the accounts' slug rule, must be free, and
+// may not be a word the service's own paths use. A person may create at
+// most SignupDailyCap accounts in any 24 hours.
+
+// reservedSlugs are words an account's slug may not be: paths of the
+// service, and names that would pass for it.
+var reservedSlugs = map[string]bool{
+	"admin": true, "api": true, "mcp": true, "login": true, "logout": true, "static": true, "well-known": true,
+	"auth": true, "settings": true, "signup": true, "join": true, "rooms": true, "events": true, "accounts": true,
+	"account": true, "dev-oidc": true, "healthz": true, "readyz": true, "metrics": true, "verify": true,
+	"taasky": true, "www": true, "root": true, "support": true, "help": true, "oauth": true, "unsubscribe": true,
+}
+
+// SuggestSlug derives a slug from an account's name: lowercase letters and
+// digits, accents dropped, other runs of characters turned into one '-',
+// at most 40 characters ("" when nothing is left).
+func SuggestSlug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range norm.NFKD.String(strings.ToLower(name)) {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+		default:
+			dash = true
+		}
+	}
+	s := b.String()
+	if len(s) > 40 {
+		s = strings.TrimRight(s[:40], "-")
+	}
+	return s
+}
+
+// SignUp creates an account named name with slug, owned by userID.
+func (a *Accounts) SignUp(ctx context.Context, userID int64, name, slug string) (Account, error) {
+	if err := a.teamsOn(); err != nil {
+		return Account{}, err
+	}
+	name, err := checkName("name", name)
+	if err != nil {
+		return Account{}, err
+	}
+	slug = strings.TrimSpace(slug)
+	if err := checkSlug(slug); err != nil {
+		return Account{}, err
+	}
+	if reservedSlugs[slug] {
+		return Account{}, Errorf(ErrInvalid, "slug: %q is a word Taasky keeps for itself; choose another", slug)
+	}
+	var acct Account
+	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+		u, err := selectUserByID(ctx, tx, userID)
+		if err != nil {
+			return notFound(err, "no user %d", userID)
+		}
+		if !u.EmailVerified {
+			return Errorf(ErrUnauthorized, "email: your identity provider has not verified %s; only a verified address may own an account", u.Email)
+		}
+		now := a.now()
+		if cap := a.teams.signupCap; cap > 0 {
+			n, first, err := countAccountsCreatedSince(ctx, tx, userID, now.Add(-24*time.Hour))
+			if err != nil {
+				return err
+			}
+			if n >= cap {
+				return Errorf(ErrConflict, "name: you have created %d accounts in the last 24 hours, the most allowed; try again from %s",
+					n, first.Add(24*time.Hour).UTC().Format(time.RFC3339))
+			}
+		}
+		if acct, err = insertAccount(ctx, tx, slug, name); ErrorCodeOf(err) == ErrConflict {
+			return Errorf(ErrConflict, "slug: %q is taken by another account; choose another", slug)
+		} else if err != nil {
+			return err
+		}
+		if err := insertMembership(ctx, tx, acct.ID, userID, MemberRoleOwner); err != nil {
+			return err
+		}
+		return insertAudit(ctx, tx, acct.ID, userID, AuditAccountCreated, now, map[string]string{"slug": slug, "name": name})
+	})
+	if err != nil {
+		return Account{}, fmt.Errorf("sign up: %w", err)
+	}
+	return acct, nil
+}

@@ -1,0 +1,125 @@
+package dashboard
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// signInTyping signs a person in through the development provider's form,
+// typing their address (the provider offers only owners' addresses).
+func (br *browser) signInTyping(ctx context.Context, from, email string) {
+	br.do(ctx, "sign in as "+email,
+		chromedp.Navigate(br.b.base+from),
+		chromedp.WaitVisible(chromedp.CSS(`#email`)),
+		chromedp.SetValue(chromedp.CSS(`#email`), email),
+		chromedp.Click(chromedp.CSS(`form:last-of-type button`)),
+		chromedp.WaitVisible(chromedp.CSS(`nav a[href="/settings"]`)),
+	)
+}
+
+// TestBrowserTeams: a newcomer signs up and lands on the first steps with
+// the MCP URL; invites a colleague, whose mail (read from the SMTP
+// server) holds the link; a person signed in with another address is
+// refused and the link still works; the colleague signs in with the
+// invited address and joins; the owner makes them admin, then removes
+// them, which signs them out at once.
+func TestBrowserTeams(t *testing.T) {
+	b := setup(t)
+	smtp := b.inviteMails(t)
+	br := newBrowser(t, b)
+
+	nina := br.tab()
+	br.signInTyping(nina, "/login?next=/", "nina@example.test")
+	br.do(nina, "the rooms page offers sign-up", chromedp.WaitVisible(chromedp.CSS(`[data-no-account] a[href="/signup"]`)),
+		chromedp.Click(chromedp.CSS(`[data-no-account] a[href="/signup"]`)), chromedp.WaitVisible(chromedp.CSS(`form[data-signup]`)))
+	// A reserved address first: refused, with the field and the rule.
+	br.do(nina, "sign up with a reserved slug",
+		chromedp.SetValue(chromedp.CSS(`#signup-name`), "Nina Studio"),
+		chromedp.SetValue(chromedp.CSS(`#signup-slug`), "admin"),
+		chromedp.Click(chromedp.CSS(`form[data-signup] button.primary`)),
+		chromedp.WaitVisible(chromedp.CSS(`p.error`)))
+	if s := br.text(nina, "p.error"); s != `slug: "admin" is a word Taasky keeps for itself; choose another` {
+		t.Fatalf("reserved slug: %q", s)
+	}
+	br.do(nina, "sign up", chromedp.Evaluate[chromedp.Void](`document.querySelector('#signup-slug').value = ''`),
+		chromedp.Click(chromedp.CSS(`form[data-signup] button.primary`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-mcp-url]`)))
+	br.shot(nina, "first-steps")
+	if s := br.text(nina, "[data-mcp-url]"); s != b.base+"/mcp/nina-studio" {
+		t.Fatalf("the first steps' MCP URL: %q", s)
+	}
+
+	br.do(nina, "invite omar", chromedp.Click(chromedp.CSS(`a[href="/accounts/nina-studio/members"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`form[data-invite]`)),
+		chromedp.SetValue(chromedp.CSS(`#invite-email`), "omar@example.test"),
+		chromedp.Click(chromedp.CSS(`form[data-invite] button.primary`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-invitation="omar@example.test"][data-status="pending"]`)))
+	br.shot(nina, "members-invited")
+	mails := smtp.Wait(t, 1, 15*time.Second)
+	mail, link := joinLinkIn(t, mails[0])
+	if mails[0].To[0] != "omar@example.test" || mail.Subject != "nina@example.test invites you to join Nina Studio on Taasky" ||
+		!strings.Contains(mail.Text, "as member") {
+		t.Fatalf("the invitation mail to %v: %q\n%s", mails[0].To, mail.Subject, mail.Text)
+	}
+
+	// Someone else opens the link: refused, with the reason.
+	pia := br.tab()
+	br.signInTyping(pia, "/login?next=/", "pia@example.test")
+	br.do(pia, "pia tries the link", chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS(`form[data-join]`)),
+		chromedp.Click(chromedp.CSS(`form[data-join] button`)), chromedp.WaitVisible(chromedp.CSS(`p.error`)))
+	if s := br.text(pia, "p.error"); !strings.Contains(s, "this invitation is for another address than pia@example.test") {
+		t.Fatalf("the wrong address: %q", s)
+	}
+
+	// Omar opens it signed out, signs in with the invited address, joins.
+	omar := br.tab()
+	br.do(omar, "omar opens the link", chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS(`a[href^="/login?next=/join/"]`)))
+	br.shot(omar, "join-signed-out")
+	br.do(omar, "omar signs in from the invitation", chromedp.Click(chromedp.CSS(`a[href^="/login?next=/join/"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#email`)), chromedp.SetValue(chromedp.CSS(`#email`), "omar@example.test"),
+		chromedp.Click(chromedp.CSS(`form:last-of-type button`)), chromedp.WaitVisible(chromedp.CSS(`form[data-join]`)),
+		chromedp.Click(chromedp.CSS(`form[data-join] button`)), chromedp.WaitVisible(chromedp.CSS(`[data-mcp-url]`)))
+
+	// The owner makes omar admin, then removes him.
+	br.do(nina, "make omar admin", chromedp.Navigate(b.base+"/accounts/nina-studio/members"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-member="omar@example.test"][data-role="member"]`)),
+		chromedp.SetValue(chromedp.CSS(`[data-member="omar@example.test"] select`), "admin"),
+		chromedp.Click(chromedp.CSS(`[data-change-role="omar@example.test"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-member="omar@example.test"][data-role="admin"]`)))
+	br.shot(nina, "members-roles")
+	br.do(omar, "omar sees the account's members", chromedp.Navigate(b.base+"/accounts/nina-studio/members"),
+		chromedp.WaitVisible(chromedp.CSS(`form[data-invite]`)))
+	br.do(nina, "remove omar", chromedp.Click(chromedp.CSS(`[data-remove="omar@example.test"]`)),
+		chromedp.WaitNotPresent(chromedp.CSS(`[data-member="omar@example.test"]`)))
+	if s := br.text(nina, "p.notice"); !strings.HasPrefix(s, "The member was removed") {
+		t.Fatalf("after the removal: %q", s)
+	}
+	if n := len(br.b.mustMembers("nina-studio")); n != 1 {
+		t.Fatalf("%d members after the removal", n)
+	}
+	br.do(omar, "omar is signed out", chromedp.Navigate(b.base+"/accounts/nina-studio/members"),
+		chromedp.WaitVisible(chromedp.CSS(`#email`)))
+}
+
+// mustMembers lists an account's members as its first owner sees them.
+func (b *bundle) mustMembers(slug string) []string {
+	b.t.Helper()
+	var out []string
+	rows, err := b.pool.Query(b.ctx, `SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id JOIN accounts a ON a.id = m.account_id WHERE a.slug = $1`, slug)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e string
+		if err := rows.Scan(&e); err != nil {
+			b.t.Fatal(err)
+		}
+		out = append(out, e)
+	}
+	return out
+}

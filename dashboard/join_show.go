@@ -1,0 +1,38 @@
+package dashboard
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/app"
+)
+
+// joinData is an invitation to join an account, as its link shows it.
+type joinData struct {
+	Inv    app.MemberInvitation
+	Status app.InvitationStatus
+	Token  string
+	Error  string
+}
+
+// joinShow shows what an invitation's link offers: the account, who
+// invites, the role, and (signed in) a button to join. A link that never
+// existed is the same not-found page for everyone.
+func (d *Dashboard) joinShow(c *fiber.Ctx) error {
+	token := c.Params("token")
+	inv, err := d.accounts.InvitationByToken(c.UserContext(), token)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	v, err := d.currentViewer(c)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	return d.joinPage(c, v, joinData{Inv: inv, Token: token})
+}
+
+func (d *Dashboard) joinPage(c *fiber.Ctx, v *viewer, data joinData) error {
+	data.Status = data.Inv.Status(d.now())
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	c.Set("Referrer-Policy", "no-referrer")
+	return d.renderPage(c, "join", &page{Title: "Join " + data.Inv.AccountName, Data: data}, v)
+}

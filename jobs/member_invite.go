@@ -1,0 +1,81 @@
+package jobs
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/taasky/taasky/notify"
+)
+
+// MemberInviteArgs mails an invitation to join an account. It carries the
+// link's token sealed (only the service opens it): River's tables and its
+// UI must not hold a link that works.
+type MemberInviteArgs struct {
+	AccountID    int64  `json:"account_id"`
+	InvitationID int64  `json:"invitation_id"`
+	To           string `json:"to"`
+	Token        []byte `json:"token"` // sealed
+}
+
+// Kind is the job's name in River's tables.
+func (MemberInviteArgs) Kind() string { return "member_invite" }
+
+// InsertOpts: unique by args (a resend seals a new token: a new job).
+func (MemberInviteArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// MemberInvite is what an invitation's mail says.
+type MemberInvite struct {
+	ID          string // the mail's Message-ID part: one per invitation and send
+	To          string
+	AccountName string
+	InvitedBy   string
+	Role        string
+	URL         string
+	ExpiresAt   time.Time
+	Now         time.Time
+}
+
+// MemberInvitations is what MemberInviteWorker needs of the service.
+type MemberInvitations interface {
+	// MemberInviteMail says what the mail holds now (the account, who
+	// invites, the role, the link, its expiry), or returns a SkipError
+	// when the invitation was accepted, revoked, re-sent with a new link
+	// or has expired.
+	MemberInviteMail(ctx context.Context, a MemberInviteArgs) (*MemberInvite, error)
+}
+
+// MemberInviteWorker sends MemberInviteArgs. A failure is returned to
+// River, which retries with its backoff. There is no delivery log for
+// these mails (it belongs to a user, and the invitee is none yet): the
+// members page lists the invitation and when it was sent.
+type MemberInviteWorker struct {
+	river.WorkerDefaults[MemberInviteArgs]
+	Invitations MemberInvitations
+	Mailer      notify.Mailer
+	From        string
+	Log         *slog.Logger
+}
+
+func (w *MemberInviteWorker) Work(ctx context.Context, job *river.Job[MemberInviteArgs]) error {
+	m, err := w.Invitations.MemberInviteMail(ctx, job.Args)
+	if reason, ok := skipReason(err); ok {
+		if w.Log != nil {
+			w.Log.Info("member invitation not sent", "invitation_id", job.Args.InvitationID, "reason", reason)
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	msg, err := notify.Email(&notify.Message{Kind: notify.KindMemberInvite, ID: m.ID, To: m.To, Now: m.Now,
+		Them: m.AccountName, Agent: m.InvitedBy, Role: m.Role, InviteURL: m.URL, ExpiresAt: m.ExpiresAt}, w.From)
+	if err != nil {
+		return river.JobCancel(err) // a message that cannot be written will not be on a retry
+	}
+	return w.Mailer.Send(ctx, msg)
+}
