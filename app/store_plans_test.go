@@ -31,7 +31,7 @@ type skew struct {
 // rooms wait for a confirmation whose reminder is far ahead, the others
 // are live with deadlines far ahead: none is due. The rows are written
 // with INSERT … SELECT; the rooms are not replayable (no log).
-func seedSkew(t *testing.T, rb *roomsBundle, big, small int) *skew {
+func seedSkew(t testing.TB, rb *roomsBundle, big, small int) *skew {
 	t.Helper()
 	acc := NewAccounts(rb.pool)
 	agent := func(slug string) Agent {
