@@ -160,31 +160,3 @@ func partyNames(row *roomRow, side negotiation.Side, h *humanRow) (agent, them s
 	}
 	return agent, them
 }
-
-// Remind fans out the reminder of a confirmation that still waits, to the
-// channels its human allows now (jobs.Deliveries), and schedules the next
-// reminder (jobs.NextReminder). An answered, replaced or voided
-// confirmation, or a finished room, is not reminded of.
-func (n *Notifications) Remind(ctx context.Context, a jobs.RemindArgs) error {
-	return pgx.BeginFunc(ctx, n.pool, func(tx pgx.Tx) error {
-		ld, err := n.rooms.load(ctx, tx, a.RoomID, false)
-		if ErrorCodeOf(err) == ErrNotFound {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		c := ld.room.PendingFor(a.Side)
-		p := ld.row.party(a.Side)
-		if c == nil || c.ID != a.ConfirmationID || ld.room.State.Terminal() || p == nil || p.OwnerUserID == nil {
-			return nil
-		}
-		now := n.now()
-		var next []jobs.RemindArgs
-		if r, ok := jobs.NextReminder(a, ld.room.Deadline, now); ok {
-			next = append(next, r)
-		}
-		return enqueueNotices(ctx, tx, n.river, now, []jobs.Notice{{Topic: jobs.TopicReminder, RoomID: a.RoomID,
-			Side: a.Side, UserID: *p.OwnerUserID, ConfirmationID: a.ConfirmationID, Before: a.Before}}, next)
-	})
-}

@@ -68,12 +68,11 @@ func setupNotifyWith(t testing.TB, fast bool) *notifyBundle {
 		Mailer: notify.NewSMTP(notify.SMTPConfig{Host: nb.smtp.Host, Port: nb.smtp.Port, Timeout: 5 * time.Second})})
 	river.AddWorker(workers, &jobs.PushWorker{Deliveries: svc, Pusher: &notify.Pusher{
 		VAPID: notify.VAPID{PublicKey: pub, PrivateKey: priv, Subscriber: "taasky@example.test"}}})
-	river.AddWorker(workers, &jobs.RemindWorker{Deliveries: svc})
 	river.AddWorker(workers, &jobs.InviteWorker{Invitations: svc, From: "Taasky <taasky@example.test>",
 		Mailer: notify.NewSMTP(notify.SMTPConfig{Host: nb.smtp.Host, Port: nb.smtp.Port, Timeout: 5 * time.Second})})
 	cfg := &river.Config{
 		Workers: workers, Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 20}},
-		FetchOnlyKnownKinds: true, // the rooms' close jobs are not worked here
+		FetchOnlyKnownKinds: true, // the sweep is called by the tests, with the rooms' clock
 		TestOnly:            true, Logger: slog.New(slog.DiscardHandler),
 		FetchCooldown: jobs.FetchCooldown,
 	}
@@ -127,7 +126,7 @@ func (nb *notifyBundle) mailTo(t *testing.T, addr string, n int) *notify.Parsed 
 // not waited for. It fails the test after 15 s.
 func (nb *notifyBundle) settle(t *testing.T) {
 	t.Helper()
-	kinds := []string{jobs.EmailArgs{}.Kind(), jobs.PushArgs{}.Kind(), jobs.InviteArgs{}.Kind(), jobs.RemindArgs{}.Kind()}
+	kinds := []string{jobs.EmailArgs{}.Kind(), jobs.PushArgs{}.Kind(), jobs.InviteArgs{}.Kind()}
 	end := time.Now().Add(15 * time.Second)
 	for {
 		var due int
@@ -435,7 +434,7 @@ func TestFanOutIsUniqueAndSentOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := enqueueNotices(nb.ctx, tx, nb.rooms.river, nb.rooms.now(), []jobs.Notice{notice}, nil); err != nil {
+		if err := enqueueNotices(nb.ctx, tx, nb.rooms.river, nb.rooms.now(), []jobs.Notice{notice}); err != nil {
 			t.Fatal(err)
 		}
 		if err := tx.Commit(nb.ctx); err != nil {
@@ -531,8 +530,8 @@ func TestNotificationRechecks(t *testing.T) {
 func TestNoticesNoDealLapseReminderUnsubscribe(t *testing.T) {
 	t.Parallel()
 	nb := setupNotify(t)
-	// The deadline 1 h 2 s away: the 1 h reminder is due in 2 s.
-	deadline := nb.rooms.now().Add(time.Hour + 2*time.Second)
+	// The deadline 1 h 6 min away: the 1 h reminder is due in 6 minutes.
+	deadline := nb.rooms.now().Add(time.Hour + 6*time.Minute)
 	open, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema, Deadline: &deadline,
 		Limits: json.RawMessage(`{"fee":{"min":{"amount":"4321.09","currency":"EUR"}}}`)})
 	if err != nil {
@@ -549,7 +548,7 @@ func TestNoticesNoDealLapseReminderUnsubscribe(t *testing.T) {
 			t.Errorf("%s: %q\n%s", addr, m.Subject, m.Text)
 		}
 	}
-	v, err := nb.rooms.Propose(nb.ctx, nb.a, open.RoomToken, MoveInput{Verdict: "offer", Subject: meeting(10, "")})
+	_, err = nb.rooms.Propose(nb.ctx, nb.a, open.RoomToken, MoveInput{Verdict: "offer", Subject: meeting(10, "")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -559,6 +558,10 @@ func TestNoticesNoDealLapseReminderUnsubscribe(t *testing.T) {
 	req := nb.mailTo(t, "beta@example.test", 2)
 	if !strings.HasPrefix(req.Subject, "Reject the terms?") {
 		t.Errorf("request %q", req.Subject)
+	}
+	nb.advance(6 * time.Minute)
+	if n, err := nb.svc.RemindDue(nb.ctx, 10); err != nil || n != 1 {
+		t.Fatalf("the sweep at the 1 h reminder: %d due, %v", n, err)
 	}
 	rem := nb.mailTo(t, "beta@example.test", 3)
 	if !strings.HasPrefix(rem.Subject, "Reminder: your answer is waiting") || !oneTapLink.MatchString(rem.Text) ||
@@ -575,9 +578,9 @@ func TestNoticesNoDealLapseReminderUnsubscribe(t *testing.T) {
 		t.Fatalf("a forged link: %v", err)
 	}
 	// The deadline passes: the room lapses, a is told, b (unsubscribed) not.
-	nb.advance(time.Hour + 3*time.Second)
-	if _, err := nb.rooms.CloseDue(nb.ctx, v.RoomID); err != nil {
-		t.Fatal(err)
+	nb.advance(time.Hour)
+	if n, err := nb.rooms.CloseDue(nb.ctx, 10); err != nil || n != 1 {
+		t.Fatalf("the sweep after the deadline: %d due, %v", n, err)
 	}
 	closed := nb.mailTo(t, "alpha@example.test", 2)
 	if !strings.HasPrefix(closed.Subject, "Closed") || !strings.Contains(closed.Text, "the deadline passed without an agreement") {
@@ -599,63 +602,6 @@ func TestNoticesNoDealLapseReminderUnsubscribe(t *testing.T) {
 	}
 	if m := nb.mailTo(t, "beta@example.test", 4); !strings.HasPrefix(m.Subject, "Withdraw?") {
 		t.Errorf("request after unsubscribing: %q", m.Subject)
-	}
-}
-
-// TestRemindersComeOneAfterTheOther: a request schedules its first
-// reminder only; that reminder, finding the confirmation still pending,
-// is sent and schedules the next.
-func TestRemindersComeOneAfterTheOther(t *testing.T) {
-	t.Parallel()
-	nb := setupNotify(t)
-	// The deadline 24 h 2 s away: the 24 h reminder is due in 2 s.
-	deadline := nb.rooms.now().Add(24*time.Hour + 2*time.Second)
-	open, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema, Deadline: &deadline})
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := nb.rooms.Join(nb.ctx, nb.b, JoinInput{InviteCode: open.InviteCode, Schema: meetingSchema})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := nb.rooms.Propose(nb.ctx, nb.a, open.RoomToken, MoveInput{Verdict: "offer", Subject: meeting(10, "")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := nb.rooms.RequestConfirmation(nb.ctx, nb.b, j.RoomToken, "reject", ""); err != nil {
-		t.Fatal(err)
-	}
-	type reminder struct {
-		before string
-		at     time.Time
-	}
-	scheduled := func() []reminder {
-		rows, err := nb.pool.Query(nb.ctx, `SELECT args->>'before', scheduled_at FROM river_job
-			WHERE kind = 'notify_remind' AND (args->>'room_id')::bigint = $1 ORDER BY id`, v.RoomID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (reminder, error) {
-			var x reminder
-			return x, r.Scan(&x.before, &x.at)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	if got := scheduled(); len(got) != 1 || got[0].before != "24h" {
-		t.Fatalf("after the request: reminders %+v, want the 24h one only", got)
-	}
-	if req := nb.mailTo(t, "beta@example.test", 1); !strings.HasPrefix(req.Subject, "Reject the terms?") {
-		t.Errorf("request %q", req.Subject)
-	}
-	if rem := nb.mailTo(t, "beta@example.test", 2); !strings.HasPrefix(rem.Subject, "Reminder: your answer is waiting") {
-		t.Errorf("reminder %q:\n%s", rem.Subject, rem.Text)
-	}
-	got := scheduled()
-	if len(got) != 2 || got[1].before != "1h" || !got[1].at.Equal(deadline.Add(-time.Hour).Truncate(time.Microsecond)) {
-		t.Fatalf("after the 24h reminder: %+v, want the 1h one at %s next", got, deadline.Add(-time.Hour))
 	}
 }
 
@@ -698,7 +644,7 @@ func TestGonePushSubscriptionIsRemoved(t *testing.T) {
 func TestPreapproveRequestAndExpiryNotice(t *testing.T) {
 	t.Parallel()
 	nb := setupNotify(t)
-	open, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Preapprove: true, Title: "Coffee", Slots: []json.RawMessage{
+	_, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Preapprove: true, Title: "Coffee", Slots: []json.RawMessage{
 		json.RawMessage(`{"start":"2026-12-03T09:00:00Z","end":"2026-12-03T09:30:00Z"}`),
 		json.RawMessage(`{"start":"2026-12-03T15:00:00Z","end":"2026-12-03T15:30:00Z"}`)}})
 	if err != nil {
@@ -711,18 +657,17 @@ func TestPreapproveRequestAndExpiryNotice(t *testing.T) {
 		t.Errorf("preapprove request %q:\n%s", req.Subject, req.Text)
 	}
 	nb.advance(72 * time.Hour)
-	if _, err := nb.rooms.CloseDue(nb.ctx, open.View.RoomID); err != nil {
-		t.Fatal(err)
+	if n, err := nb.rooms.CloseDue(nb.ctx, 10); err != nil || n != 1 {
+		t.Fatalf("the sweep at the expiry: %d due, %v", n, err)
 	}
 	closed := nb.mailTo(t, "alpha@example.test", 2)
 	if !strings.HasPrefix(closed.Subject, "Closed — Coffee") || !strings.Contains(closed.Text, "nobody answered the invitation within 72 hours") {
 		t.Errorf("expiry notice %q:\n%s", closed.Subject, closed.Text)
 	}
-	// The request, voided by the expiry, is reminded of by nobody: its
-	// reminders find it no longer pending.
-	if err := nb.svc.Remind(nb.ctx, jobs.RemindArgs{RoomID: open.View.RoomID, Side: negotiation.SideA,
-		ConfirmationID: open.View.PendingConfirmation.ID, Before: "24h"}); err != nil {
-		t.Fatal(err)
+	// The request, voided by the expiry, is reminded of by nobody: the
+	// sweep finds no reminder due.
+	if n, err := nb.svc.RemindDue(nb.ctx, 10); err != nil || n != 0 {
+		t.Fatalf("reminders after the expiry: %d due, %v", n, err)
 	}
 	nb.settle(t)
 	if n := len(nb.smtp.Mails()); n != 2 {

@@ -2,14 +2,11 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river/rivertype"
 
-	"github.com/taasky/taasky/jobs"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -74,9 +71,11 @@ type change struct {
 }
 
 // commit writes a decided change in the caller's transaction: the events,
-// the confirmations' fate, the jobs the change causes and the ones it makes
-// moot, and the room. The room's own writes go in one round trip, after
-// the jobs (nothing the jobs insert refers to them).
+// the confirmations' fate (a new one with its first reminder's moment),
+// the notification jobs the change causes, and the room. The room's own
+// writes go in one round trip, after the jobs (nothing the jobs insert
+// refers to them). Nothing is scheduled for the room's due moment: the
+// sweep finds it (CloseDue).
 func (s *Rooms) commit(ctx context.Context, tx *roomTx, ld *loaded, c change) error {
 	now := s.now()
 	var writes pgx.Batch
@@ -90,9 +89,6 @@ func (s *Rooms) commit(ctx context.Context, tx *roomTx, ld *loaded, c change) er
 	}
 	s.syncConfirmations(&writes, ld, c, now)
 	if err := s.fanOut(ctx, tx, ld, c); err != nil {
-		return err
-	}
-	if err := s.cancelMootJobs(ctx, tx, ld, c.next); err != nil {
 		return err
 	}
 	ld.row.Snapshot = string(c.next.Snapshot())
@@ -135,66 +131,22 @@ func (s *Rooms) syncConfirmations(writes *pgx.Batch, ld *loaded, c change, now t
 			settleConfirmation(writes, ld.row.ID, before.ID, status, why, now)
 		}
 		if after != nil && (before == nil || before.ID != after.ID) {
-			insertConfirmation(writes, ld.row.ID, after)
+			insertConfirmation(writes, ld.row.ID, after, firstReminder(ld.row.party(side), after, c.next.Deadline))
 		}
 	}
 }
 
-// scheduleClose inserts a new room's close job, at the room's first due
-// moment (its invitation's expiry, or its deadline if that comes first).
-// Run before then, or once somebody joined, it waits for the next due
-// moment (CloseDue).
-func (s *Rooms) scheduleClose(ctx context.Context, tx pgx.Tx, row *roomRow, r *negotiation.Room) error {
-	at, ok := r.DueAt()
+// firstReminder is the moment a new confirmation of party p is first
+// reminded of (negotiation.Reminders), nil when it gets no reminder: none
+// fits before the deadline, or nobody's account holds the party (a person
+// answering in the browser has no channel to remind them on).
+func firstReminder(p *partyRow, c *negotiation.Confirmation, deadline time.Time) *time.Time {
+	if p == nil || p.OwnerUserID == nil {
+		return nil
+	}
+	at, ok := negotiation.FirstReminder(c.RequestedAt, deadline)
 	if !ok {
 		return nil
 	}
-	res, err := s.river.InsertTx(ctx, tx, jobs.CloseDueArgs{RoomID: row.ID, At: at}, nil)
-	if err != nil {
-		return fmt.Errorf("schedule the room's close: %w", err)
-	}
-	row.CloseJobID = &res.Job.ID
-	return nil
+	return &at
 }
-
-// cancelMootJobs cancels the close job once the room is final.
-func (s *Rooms) cancelMootJobs(ctx context.Context, tx pgx.Tx, ld *loaded, next *negotiation.Room) error {
-	id := ld.row.CloseJobID
-	if !next.State.Terminal() || id == nil {
-		return nil
-	}
-	// A job River deleted already (finished long ago) needs no cancel.
-	if _, err := s.river.JobCancelTx(ctx, tx, *id); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
-		return fmt.Errorf("cancel job %d: %w", *id, err)
-	}
-	ld.row.CloseJobID = nil
-	return nil
-}
-
-// CloseDue closes a room whose invitation expired or whose deadline passed.
-// A room that is not due is left as it is, so the job is safe to run late
-// or twice; wait is how long until a live room is due (the job comes back
-// then), zero for a final or deleted room.
-func (s *Rooms) CloseDue(ctx context.Context, roomID int64) (wait time.Duration, err error) {
-	err = s.inTx(ctx, func(tx *roomTx) error {
-		ld, err := s.load(ctx, tx, roomID, true)
-		if err != nil {
-			if ErrorCodeOf(err) == ErrNotFound {
-				return nil
-			}
-			return err
-		}
-		now := s.now()
-		next, ev, err := ld.room.CloseDue(now)
-		if err != nil { // not due
-			if at, ok := ld.room.DueAt(); ok {
-				wait = at.Sub(now)
-			}
-			return nil
-		}
-		return s.commit(ctx, tx, ld, change{next: next, events: []negotiation.Event{ev}})
-	})
-	return wait, err
-}
-
-var _ jobs.RoomCloser = (*Rooms)(nil)

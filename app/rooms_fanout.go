@@ -16,14 +16,13 @@ import (
 
 // fanOut inserts, in the change's transaction, the notification jobs the
 // change causes: a request to the human of each new pending confirmation
-// (and its first reminder before the deadline), and notices to both humans
+// (its reminders are the sweep's: RemindDue), and notices to both humans
 // when the room is agreed or closed, or, at the join, when no deal is
 // possible. A rolled-back change sends nothing; a committed one never loses
 // its notifications.
 func (s *Rooms) fanOut(ctx context.Context, tx pgx.Tx, ld *loaded, c change) error {
 	before, after := ld.room, c.next
 	var notices []jobs.Notice
-	var reminders []jobs.RemindArgs
 	owner := func(side negotiation.Side) int64 {
 		if p := ld.row.party(side); p != nil && p.OwnerUserID != nil {
 			return *p.OwnerUserID
@@ -41,9 +40,6 @@ func (s *Rooms) fanOut(ctx context.Context, tx pgx.Tx, ld *loaded, c change) err
 			continue
 		}
 		notices = append(notices, jobs.Notice{Topic: jobs.TopicRequest, RoomID: ld.row.ID, Side: side, UserID: user, ConfirmationID: is.ID})
-		if r, ok := jobs.NextReminder(jobs.RemindArgs{RoomID: ld.row.ID, Side: side, ConfirmationID: is.ID}, after.Deadline, now); ok {
-			reminders = append(reminders, r)
-		}
 	}
 	var topic jobs.Topic
 	switch {
@@ -61,7 +57,7 @@ func (s *Rooms) fanOut(ctx context.Context, tx pgx.Tx, ld *loaded, c change) err
 			}
 		}
 	}
-	return enqueueNotices(ctx, tx, s.river, now, notices, reminders)
+	return enqueueNotices(ctx, tx, s.river, now, notices)
 }
 
 func joined(events []negotiation.Event) bool {
@@ -74,11 +70,11 @@ func joined(events []negotiation.Event) bool {
 }
 
 // enqueueNotices inserts one job per notice and channel its human allows
-// (email to their address; push to each of their devices) and the
-// scheduled reminders, and logs each job as queued. Jobs are unique by
-// their args: inserting the same notice twice makes one job.
-func enqueueNotices(ctx context.Context, tx pgx.Tx, rc *river.Client[pgx.Tx], now time.Time, notices []jobs.Notice, reminders []jobs.RemindArgs) error {
-	if len(notices) == 0 && len(reminders) == 0 {
+// (email to their address; push to each of their devices), all in one
+// InsertManyTx, and logs each job as queued. Jobs are unique by their
+// args: inserting the same notice twice makes one job.
+func enqueueNotices(ctx context.Context, tx pgx.Tx, rc *river.Client[pgx.Tx], now time.Time, notices []jobs.Notice) error {
+	if len(notices) == 0 {
 		return nil
 	}
 	users := make([]int64, 0, len(notices))
@@ -106,9 +102,6 @@ func enqueueNotices(ctx context.Context, tx pgx.Tx, rc *river.Client[pgx.Tx], no
 				logged = append(logged, delivery{Notice: n, Channel: jobs.ChannelPush, SubscriptionID: sub.id, Recipient: sub.host})
 			}
 		}
-	}
-	for _, r := range reminders {
-		params = append(params, river.InsertManyParams{Args: r})
 	}
 	if len(params) == 0 {
 		return nil

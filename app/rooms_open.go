@@ -84,9 +84,6 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 		}
 		ld := &loaded{row: &roomRow{ID: id, AccountID: agent.AccountID, Title: title, Parties: [2]*partyRow{p}},
 			room: &negotiation.Room{}}
-		if err := s.scheduleClose(ctx, tx, ld.row, room); err != nil {
-			return err
-		}
 		if err := s.commit(ctx, tx, ld, change{next: room, events: events}); err != nil {
 			return err
 		}

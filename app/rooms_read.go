@@ -97,7 +97,7 @@ const ListPage = 50
 
 // List is negotiation_list: the rooms whose tokens are given (each must be
 // the caller's), or the agent's rooms newest first, a page at a time (keyset
-// on the room id, served by parties_account_room). One query either way:
+// on the room id, served by parties_agent_newest). One query either way:
 // a summary needs only the room's columns, not the room restored.
 func (s *Rooms) List(ctx context.Context, agent Agent, tokens []string, cursor string) ([]Summary, string, error) {
 	if len(tokens) > MaxListTokens {

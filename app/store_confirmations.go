@@ -14,9 +14,11 @@ import (
 // The SQL of confirmations and of the one-tap tokens bound to them.
 // Lookups that find nothing return pgx.ErrNoRows (wrapped), unless said.
 
-func insertConfirmation(b *pgx.Batch, roomID int64, c *negotiation.Confirmation) {
-	b.Queue(`INSERT INTO confirmations (room_id, id, side, verdict, subject_hash, status, requested_at)
-		VALUES ($1, $2, $3, $4, NULLIF($5, ''), 'pending', $6)`, roomID, c.ID, c.Side, c.Verdict, string(c.SubjectHash), c.RequestedAt)
+// insertConfirmation records a pending confirmation with the moment of its
+// first reminder (remindAt nil: none), which the sweep finds it by.
+func insertConfirmation(b *pgx.Batch, roomID int64, c *negotiation.Confirmation, remindAt *time.Time) {
+	b.Queue(`INSERT INTO confirmations (room_id, id, side, verdict, subject_hash, status, requested_at, remind_at)
+		VALUES ($1, $2, $3, $4, NULLIF($5, ''), 'pending', $6, $7)`, roomID, c.ID, c.Side, c.Verdict, string(c.SubjectHash), c.RequestedAt, remindAt)
 }
 
 func settleConfirmation(b *pgx.Batch, roomID int64, id string, status negotiation.Result, why string, at time.Time) {

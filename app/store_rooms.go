@@ -27,21 +27,19 @@ type partyRow struct {
 	SchemaFP    string
 }
 
-// roomRow is a room as stored. rooms.expiry_job_id, the invitation's own
-// job of the rooms opened before migration 00010, is no longer read nor
-// cancelled at the join: such a job, run after a join, finds the room not
-// due and waits for its deadline, as the close job does (CloseDue is safe
-// to run twice).
+// roomRow is a room as stored. rooms.expiry_job_id and rooms.close_job_id,
+// the River jobs of the rooms opened before the sweep (migration 00013),
+// are neither read nor written: those jobs finish as no-ops, and the sweep
+// closes every room (jobs.SweepArgs).
 type roomRow struct {
-	ID         int64
-	AccountID  int64
-	Title      *string
-	Seq        int
-	Snapshot   string
-	CloseJobID *int64 // closes the room when due; cancelled once it is final
-	Parties    [2]*partyRow
-	log        []string  // the events as logged, one per seq
-	human      *humanRow // the human of the side the statement read it for (a seat, a one-tap link, a notice)
+	ID        int64
+	AccountID int64
+	Title     *string
+	Seq       int
+	Snapshot  string
+	Parties   [2]*partyRow
+	log       []string  // the events as logged, one per seq
+	human     *humanRow // the human of the side the statement read it for (a seat, a one-tap link, a notice)
 	// skipped: selectSeatUnless found the room at the seq it was given and
 	// left out the snapshot and the log.
 	skipped bool
@@ -65,7 +63,7 @@ const roomLog = `ARRAY(SELECT e.event FROM room_events e WHERE e.room_id = r.id 
 // roomColumns is roomSelect with the given expressions for the snapshot
 // and the log.
 func roomColumns(snapshot, log string) string {
-	return `SELECT r.id, r.account_id, r.title, r.seq, ` + snapshot + `, r.close_job_id,
+	return `SELECT r.id, r.account_id, r.title, r.seq, ` + snapshot + `,
 	pa.side, pa.account_id, pa.agent_id, pa.owner_user_id, pa.token_salt, pa.limits_enc, pa.schema_fp,
 	pb.side, pb.account_id, pb.agent_id, pb.owner_user_id, pb.token_salt, pb.limits_enc, pb.schema_fp,
 	` + log
@@ -90,7 +88,7 @@ func scanRoom(row pgx.Row, extra ...any) (*roomRow, error) {
 		schemaFP *string
 		p        partyRow
 	}
-	dest := []any{&r.ID, &r.AccountID, &r.Title, &r.Seq, &r.Snapshot, &r.CloseJobID}
+	dest := []any{&r.ID, &r.AccountID, &r.Title, &r.Seq, &r.Snapshot}
 	for i := range ps {
 		x := &ps[i]
 		dest = append(dest, &x.side, &x.p.AccountID, &x.p.AgentID, &x.p.OwnerUserID, &x.p.TokenSalt, &x.p.LimitsEnc, &x.schemaFP)
@@ -239,9 +237,8 @@ func updatePersonEmail(ctx context.Context, q querier, roomID int64, email strin
 // updateRoom writes the room (inTx announces it once committed).
 func updateRoom(b *pgx.Batch, row *roomRow, r *negotiation.Room, now time.Time) {
 	b.Queue(`UPDATE rooms SET state = $2, closed_reason = NULLIF($3, ''), round = $4, turn = NULLIF($5, ''),
-		deadline = $6, seq = $7, snapshot = $8, close_job_id = $9, updated_at = $10 WHERE id = $1`,
-		row.ID, r.State, string(r.ClosedReason), r.Round, string(r.Turn), r.Deadline, row.Seq, row.Snapshot,
-		row.CloseJobID, now)
+		deadline = $6, seq = $7, snapshot = $8, updated_at = $9 WHERE id = $1`,
+		row.ID, r.State, string(r.ClosedReason), r.Round, string(r.Turn), r.Deadline, row.Seq, row.Snapshot, now)
 }
 
 // insertEvent logs ev as the room's event seq and returns it as logged.

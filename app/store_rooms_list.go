@@ -22,10 +22,16 @@ type summaryRow struct {
 }
 
 // summarySelect is a list entry of party p; the caller's WHERE follows.
+// Whether the side's human is asked is a lateral probe of the one pending
+// confirmation (confirmations_one_pending), room by room: as an EXISTS in
+// the select list, a generic plan may hash every pending confirmation of
+// the database instead, on each call.
 const summarySelect = `SELECT r.id, p.side, p.token_salt, p.token_hash, r.state, coalesce(r.closed_reason, ''), r.round, r.turn,
-		r.deadline, coalesce(r.title, ''),
-		EXISTS (SELECT 1 FROM confirmations c WHERE c.room_id = r.id AND c.side = p.side AND c.status = 'pending')
-		FROM parties p JOIN rooms r ON r.id = p.room_id WHERE `
+		r.deadline, coalesce(r.title, ''), c.asked IS NOT NULL
+		FROM parties p JOIN rooms r ON r.id = p.room_id
+		LEFT JOIN LATERAL (SELECT true AS asked FROM confirmations c
+			WHERE c.room_id = r.id AND c.side = p.side AND c.status = 'pending' LIMIT 1) c ON true
+		WHERE `
 
 // selectSummariesByTokens reads the list entries of the account's parties
 // whose room tokens hash to hashes (any order; a hash of no party of the
@@ -42,12 +48,21 @@ func selectSummariesByTokens(ctx context.Context, q querier, accountID int64, ha
 	return out, nil
 }
 
+// summariesByAgentSQL is an agent's list entries, newest room first,
+// before a room id ($3). It is written on -room_id, as its index
+// parties_agent_newest (migration 00014) is: every condition and the order
+// are the index's, and no other index yields that order, so whatever plan
+// the prepared statement gets reads the agent's own entries only. Ordered
+// by room_id instead, a generic plan (costed as if each tenant held an
+// equal share of the rooms) may prefer walking parties' primary key down
+// from the newest room, through every other tenant's rooms (TestListPlans).
+const summariesByAgentSQL = summarySelect + `p.account_id = $1 AND p.agent_id = $2 AND -p.room_id > -$3::bigint
+			ORDER BY -p.room_id LIMIT $4`
+
 // selectSummariesByAgent reads at most limit list entries of the agent's
-// parties, newest room first, of rooms before the room id before (keyset,
-// served by parties_account_room).
+// parties, newest room first, of rooms before the room id before (keyset).
 func selectSummariesByAgent(ctx context.Context, q querier, accountID, agentID, before int64, limit int) ([]summaryRow, error) {
-	rows, err := q.Query(ctx, summarySelect+`p.account_id = $1 AND p.agent_id = $2 AND p.room_id < $3
-			ORDER BY p.room_id DESC LIMIT $4`, accountID, agentID, before, limit)
+	rows, err := q.Query(ctx, summariesByAgentSQL, accountID, agentID, before, limit)
 	if err != nil {
 		return nil, fmt.Errorf("selectSummariesByAgent %d: %w", agentID, err)
 	}
@@ -74,24 +89,7 @@ func collectSummaries(rows pgx.Rows) ([]summaryRow, error) {
 // with each its place in the list (a cursor). Turn is the side that moves
 // ("a", "b" or "").
 func selectHumanSummaries(ctx context.Context, q querier, userID int64, sc roomScope, lo, hi Rank, after listCursor, limit int) ([]HumanSummary, []listCursor, error) {
-	rows, err := q.Query(ctx, `
-		SELECT k.room_id, k.side, k.rank, k.rank_key, a.slug, a.name, coalesce(r.title, ''), r.state,
-		       coalesce(r.closed_reason, ''), r.round, coalesce(r.turn, ''), r.deadline, r.updated_at,
-		       coalesce(p.owner_user_id = $1, false)
-		FROM (SELECT a, true FROM unnest($9::bigint[]) a UNION ALL SELECT a, false FROM unnest($10::bigint[]) a) AS m(account_id, whole)
-		CROSS JOIN LATERAL (
-			SELECT q.room_id, q.side, q.rank, q.rank_key, q.account_id FROM party_ranks q
-			WHERE q.account_id = m.account_id AND q.rank BETWEEN $2 AND $3
-			  AND (q.rank, q.rank_key, q.room_id, q.side) > ($4, $5, $6, $7)
-			  AND (m.whole OR EXISTS (SELECT 1 FROM parties o WHERE o.room_id = q.room_id AND o.side = q.side AND o.owner_user_id = $1))
-			ORDER BY q.rank, q.rank_key, q.room_id, q.side
-			LIMIT $8
-		) k
-		JOIN parties p ON p.room_id = k.room_id AND p.side = k.side
-		JOIN rooms r ON r.id = p.room_id
-		JOIN accounts a ON a.id = k.account_id
-		ORDER BY k.rank, k.rank_key, k.room_id, k.side
-		LIMIT $8`,
+	rows, err := q.Query(ctx, humanSummariesSQL,
 		userID, lo, hi, after.rank, after.key, after.room, after.side, limit, sc.whole, sc.own)
 	if err != nil {
 		return nil, nil, fmt.Errorf("selectHumanSummaries: %w", err)
@@ -111,6 +109,28 @@ func selectHumanSummaries(ctx context.Context, q querier, userID int64, sc roomS
 	}
 	return out, keys, nil
 }
+
+// humanSummariesSQL is a human's list: per account they may see (whole:
+// every room; else their own seats'), its ranks in party_ranks_account's
+// order from the cursor on.
+const humanSummariesSQL = `
+		SELECT k.room_id, k.side, k.rank, k.rank_key, a.slug, a.name, coalesce(r.title, ''), r.state,
+		       coalesce(r.closed_reason, ''), r.round, coalesce(r.turn, ''), r.deadline, r.updated_at,
+		       coalesce(p.owner_user_id = $1, false)
+		FROM (SELECT a, true FROM unnest($9::bigint[]) a UNION ALL SELECT a, false FROM unnest($10::bigint[]) a) AS m(account_id, whole)
+		CROSS JOIN LATERAL (
+			SELECT q.room_id, q.side, q.rank, q.rank_key, q.account_id FROM party_ranks q
+			WHERE q.account_id = m.account_id AND q.rank BETWEEN $2 AND $3
+			  AND (q.rank, q.rank_key, q.room_id, q.side) > ($4, $5, $6, $7)
+			  AND (m.whole OR EXISTS (SELECT 1 FROM parties o WHERE o.room_id = q.room_id AND o.side = q.side AND o.owner_user_id = $1))
+			ORDER BY q.rank, q.rank_key, q.room_id, q.side
+			LIMIT $8
+		) k
+		JOIN parties p ON p.room_id = k.room_id AND p.side = k.side
+		JOIN rooms r ON r.id = p.room_id
+		JOIN accounts a ON a.id = k.account_id
+		ORDER BY k.rank, k.rank_key, k.room_id, k.side
+		LIMIT $8`
 
 // countWaiting counts the rooms userID may see (sc) waiting for a human.
 func countWaiting(ctx context.Context, q querier, userID int64, sc roomScope) (int, error) {

@@ -47,7 +47,7 @@ type Notice struct {
 	Side           negotiation.Side `json:"side,omitempty"`
 	UserID         int64            `json:"user_id"`
 	ConfirmationID string           `json:"confirmation_id,omitempty"` // request, reminder
-	Before         string           `json:"before,omitempty"`          // reminder: "24h" or "1h" before the deadline
+	Before         string           `json:"before,omitempty"`          // reminder: its name (negotiation.Reminder)
 }
 
 // EmailArgs sends one notice by email.
@@ -103,53 +103,20 @@ func (InviteArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
-// RemindArgs reminds a human of a confirmation still pending, At a while
-// before the room's deadline. The worker re-checks: an answered, replaced
-// or voided confirmation is not reminded of.
+// RemindArgs is the reminder job a confirmation had before the sweep
+// (SweepArgs) took over reminders: scheduled at its moment, each one
+// scheduling the next. No code inserts it any more; a database migrated
+// from then may still hold such jobs, and its worker stays to finish them.
 type RemindArgs struct {
 	RoomID         int64            `json:"room_id"`
 	Side           negotiation.Side `json:"side"`
 	ConfirmationID string           `json:"confirmation_id"`
-	Before         string           `json:"before"` // "24h" or "1h"
+	Before         string           `json:"before"`
 	At             time.Time        `json:"at"`
 }
 
 // Kind is the job's name in River's tables.
 func (RemindArgs) Kind() string { return "notify_remind" }
-
-// InsertOpts schedules the reminder at its moment, once per confirmation
-// and moment.
-func (a RemindArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{ScheduledAt: a.At, UniqueOpts: river.UniqueOpts{ByArgs: true}}
-}
-
-// Reminders are how long before the deadline a pending confirmation is
-// reminded of, the earliest first.
-var Reminders = []struct {
-	Name   string
-	Before time.Duration
-}{{"24h", 24 * time.Hour}, {"1h", time.Hour}}
-
-// NextReminder is the reminder due after a (a.Before empty: the first) of a
-// confirmation pending until deadline, the first of Reminders still ahead
-// of now; false when none is. A confirmation has one reminder job at a
-// time: the request schedules the first, and each reminder that finds the
-// confirmation still pending schedules the next, so a confirmation
-// answered early leaves one job behind, not one per reminder.
-func NextReminder(a RemindArgs, deadline, now time.Time) (RemindArgs, bool) {
-	past := a.Before == ""
-	for _, r := range Reminders {
-		if !past {
-			past = r.Name == a.Before
-			continue
-		}
-		if at := deadline.Add(-r.Before); at.After(now) {
-			a.Before, a.At = r.Name, at
-			return a, true
-		}
-	}
-	return RemindArgs{}, false
-}
 
 // SkipError says a notice has nothing to send any more (answered already,
 // the channel turned off, the device unsubscribed): the job ends without a

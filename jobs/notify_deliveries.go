@@ -22,8 +22,6 @@ type Deliveries interface {
 	// StatusGone also forgets the push subscription. StatusSent is written
 	// durably before Record returns, and a line that says sent stays so.
 	Record(ctx context.Context, d Delivery, o Outcome) error
-	// Remind fans out the reminder of a confirmation if it still waits.
-	Remind(ctx context.Context, a RemindArgs) error
 }
 
 // Invitations is the service as the invitation worker sees it.

@@ -164,16 +164,15 @@ func (w *PushWorker) Work(ctx context.Context, job *river.Job[PushArgs]) error {
 	return finish(ctx, w.Log, w.Deliveries, d, job.MaxAttempts, out, err)
 }
 
-// RemindWorker runs RemindArgs: the service re-checks the confirmation and
-// fans the reminder out to the human's channels.
+// RemindWorker finishes an old reminder job at once, doing nothing: the
+// sweep reminds of every pending confirmation at its moments (migration
+// 00013 has it plan the reminders of the confirmations pending before it),
+// so the job is moot.
 type RemindWorker struct {
 	river.WorkerDefaults[RemindArgs]
-	Deliveries Deliveries
 }
 
-func (w *RemindWorker) Work(ctx context.Context, job *river.Job[RemindArgs]) error {
-	return w.Deliveries.Remind(ctx, job.Args)
-}
+func (w *RemindWorker) Work(context.Context, *river.Job[RemindArgs]) error { return nil }
 
 // finish records a send's outcome and tells River what to do: nothing
 // after a success, stop after a permanent refusal, retry otherwise.

@@ -43,7 +43,6 @@ func (f *fakeDeliveries) Sent(context.Context, Delivery) (bool, error) {
 	f.checked++
 	return f.sent, nil
 }
-func (f *fakeDeliveries) Remind(context.Context, RemindArgs) error { return nil }
 func (f *fakeDeliveries) Record(_ context.Context, _ Delivery, o Outcome) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -102,7 +102,7 @@ func newStack(t testing.TB, c stackConfig) *stack {
 	s := &stack{t: t, ctx: ctx, pool: pool, accounts: app.NewAccounts(pool), base: "http://" + ln.Addr().String()}
 	log := slog.New(slog.NewJSONHandler(lockedWriter{&s.logMu, &s.logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 
-	closer := &jobs.CloseDueWorker{}
+	sweeper := &jobs.SweepWorker{Log: log}
 	email := &jobs.EmailWorker{From: notify.DefaultFrom(s.base), Log: log}
 	push := &jobs.PushWorker{Log: log}
 	remind := &jobs.RemindWorker{}
@@ -110,7 +110,8 @@ func newStack(t testing.TB, c stackConfig) *stack {
 	member := &jobs.MemberInviteWorker{Invitations: s.accounts, From: notify.DefaultFrom(s.base), Log: log}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, member)
-	river.AddWorker(workers, closer)
+	river.AddWorker(workers, sweeper)
+	river.AddWorker(workers, &jobs.CloseDueWorker{})
 	river.AddWorker(workers, email)
 	river.AddWorker(workers, push)
 	river.AddWorker(workers, remind)
@@ -128,6 +129,7 @@ func newStack(t testing.TB, c stackConfig) *stack {
 		push.Pusher = &notify.Pusher{VAPID: notify.VAPID{PublicKey: pub, PrivateKey: priv, Subscriber: "trust@example.test"}}
 		rcfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}}
 		rcfg.FetchPollInterval = 100 * time.Millisecond
+		rcfg.PeriodicJobs = []*river.PeriodicJob{jobs.SweepJob()} // as cmd/taasky
 	}
 	if s.river, err = river.NewClient(riverpgxv5.New(pool), rcfg); err != nil {
 		t.Fatal(err)
@@ -140,12 +142,12 @@ func newStack(t testing.TB, c stackConfig) *stack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	closer.Rooms = s.rooms
 	if s.notes, err = app.NewNotifications(app.NotificationsConfig{Pool: pool, River: s.river, Rooms: s.rooms,
 		UnsubscribeKey: bytes.Repeat([]byte{3}, 32), BaseURL: s.base}); err != nil {
 		t.Fatal(err)
 	}
-	email.Deliveries, push.Deliveries, remind.Deliveries, invite.Invitations = s.notes, s.notes, s.notes, s.notes
+	email.Deliveries, push.Deliveries, invite.Invitations = s.notes, s.notes, s.notes
+	sweeper.Rooms, sweeper.Reminders = s.rooms, s.notes
 	if c.notify {
 		if err := s.river.Start(ctx); err != nil {
 			t.Fatal(err)

@@ -37,7 +37,7 @@ func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, w
 		accounts: app.NewAccounts(pool),
 		health:   &health{pool: pool, log: log},
 		metrics:  m,
-		closer:   &jobs.CloseDueWorker{},
+		sweeper:  &jobs.SweepWorker{Log: log},
 		notify:   newNotifier(cfg, log),
 	}
 	client, working, err := newRiver(d, worker)
@@ -55,11 +55,11 @@ func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, w
 		pool.Close()
 		return nil, err
 	}
-	d.closer.Rooms = d.rooms
 	if err = d.notify.bind(d); err != nil {
 		pool.Close()
 		return nil, err
 	}
+	d.sweeper.Rooms, d.sweeper.Reminders = d.rooms, d.notify.svc
 	if worker && !working {
 		log.Info("no job workers are registered yet: jobs are inserted, not worked")
 	}

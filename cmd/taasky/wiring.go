@@ -28,9 +28,10 @@ type deps struct {
 	rooms   *app.Rooms
 	metrics *metrics
 	health  *health
-	// closer is the room-closing worker; its service is set once the River
-	// client it needs exists (the service inserts jobs, the worker runs them).
-	closer *jobs.CloseDueWorker
+	// sweeper is the sweep's worker (what falls due by time); its services
+	// are set once the River client they need exists (the services insert
+	// jobs, the worker runs them).
+	sweeper *jobs.SweepWorker
 	// notify is the notifications service and its workers (workers_notify.go).
 	notify *notifier
 }
@@ -66,9 +67,12 @@ func newApp(ctx context.Context, d deps) (*fiber.App, error) {
 // addWorkers registers the River workers (jobs/) that the worker role runs,
 // and returns how many it added: River refuses to start working with none.
 // Every role calls it, so that inserting a job of an unknown kind fails.
+// The close and reminder jobs of the rooms opened before the sweep finish
+// as no-ops (jobs.CloseDueWorker, jobs.RemindWorker).
 func addWorkers(workers *river.Workers, d deps) int {
-	river.AddWorker(workers, d.closer)
-	return 1 + addNotifyWorkers(workers, d)
+	river.AddWorker(workers, d.sweeper)
+	river.AddWorker(workers, &jobs.CloseDueWorker{})
+	return 2 + addNotifyWorkers(workers, d)
 }
 
 // newRooms builds the negotiation service on the River client.
@@ -99,6 +103,8 @@ func newRiver(d deps, work bool) (client *river.Client[pgx.Tx], working bool, er
 	}
 	if work && n > 0 {
 		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: jobWorkers}}
+		// The elected leader among the working processes inserts it.
+		cfg.PeriodicJobs = []*river.PeriodicJob{jobs.SweepJob()}
 	}
 	client, err = river.NewClient(riverpgxv5.New(d.pool), cfg)
 	return client, cfg.Queues != nil, err

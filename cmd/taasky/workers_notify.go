@@ -85,7 +85,7 @@ func (n *notifier) bind(d deps) error {
 		return err
 	}
 	n.svc = svc
-	n.email.Deliveries, n.push.Deliveries, n.remind.Deliveries, n.invite.Invitations = svc, svc, svc, svc
+	n.email.Deliveries, n.push.Deliveries, n.invite.Invitations = svc, svc, svc
 	n.member.Invitations = d.accounts
 	if n.outbox != nil {
 		n.outbox.Store = svc

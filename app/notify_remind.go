@@ -1,0 +1,58 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/negotiation"
+)
+
+// RemindDue sends the reminders due at the clock's now of at most limit
+// pending confirmations (jobs.DueReminders), and returns how many it found
+// due. In one transaction: the confirmations are locked, each one's
+// reminder due is decided (negotiation.DueReminder: the latest due, none
+// at or after the deadline), the notification jobs go in with one
+// InsertManyTx, and each confirmation's next reminder is written, so a
+// committed sweep never loses a reminder and a second one finds nothing
+// due. The notice's worker checks again that the confirmation still waits
+// when it writes the message.
+func (n *Notifications) RemindDue(ctx context.Context, limit int) (int, error) {
+	now := n.now()
+	found := 0
+	err := pgx.BeginFunc(ctx, n.pool, func(tx pgx.Tx) error {
+		due, err := selectDueReminders(ctx, tx, now, limit)
+		if err != nil {
+			return err
+		}
+		found = len(due)
+		var notices []jobs.Notice
+		next := make([]*time.Time, len(due))
+		for i, d := range due {
+			if d.ownerUserID == nil {
+				continue // nobody to remind: no reminder is left
+			}
+			var since time.Time
+			if d.remindAt != nil {
+				since = *d.remindAt
+			}
+			r, send, at := negotiation.DueReminder(d.requestedAt, d.deadline, since, now)
+			if send {
+				notices = append(notices, jobs.Notice{Topic: jobs.TopicReminder, RoomID: d.roomID, Side: d.side,
+					UserID: *d.ownerUserID, ConfirmationID: d.id, Before: r.Name})
+			}
+			if !at.IsZero() {
+				next[i] = &at
+			}
+		}
+		if err := enqueueNotices(ctx, tx, n.river, now, notices); err != nil {
+			return err
+		}
+		return updateRemindAt(ctx, tx, due, next)
+	})
+	return found, err
+}
+
+var _ jobs.DueReminders = (*Notifications)(nil)

@@ -1,0 +1,49 @@
+package app
+
+import (
+	"context"
+	"errors"
+
+	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/negotiation"
+)
+
+// CloseDue closes at most limit rooms due at the rooms' clock's now: an
+// invitation nobody answered in time (expired), a deadline passed
+// unagreed (lapsed). It returns how many due rooms it found. Each room is
+// closed in a transaction of its own, through the protocol
+// (negotiation.Room.CloseDue), with the notices it causes; a room another
+// sweep or a move closed meanwhile is left as it is, so a sweep is safe
+// to run late, twice, or beside another. A room that fails to close does
+// not stop the others: the errors are returned together.
+func (s *Rooms) CloseDue(ctx context.Context, limit int) (int, error) {
+	ids, err := selectDueRooms(ctx, s.pool, s.now(), limit)
+	if err != nil {
+		return 0, err
+	}
+	var errs []error
+	for _, id := range ids {
+		errs = append(errs, s.closeIfDue(ctx, id))
+	}
+	return len(ids), errors.Join(errs...)
+}
+
+// closeIfDue closes a room if it is due now.
+func (s *Rooms) closeIfDue(ctx context.Context, roomID int64) error {
+	return s.inTx(ctx, func(tx *roomTx) error {
+		ld, err := s.load(ctx, tx, roomID, true)
+		if ErrorCodeOf(err) == ErrNotFound {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		next, ev, err := ld.room.CloseDue(s.now())
+		if err != nil { // not due: closed meanwhile
+			return nil
+		}
+		return s.commit(ctx, tx, ld, change{next: next, events: []negotiation.Event{ev}})
+	})
+}
+
+var _ jobs.DueRooms = (*Rooms)(nil)

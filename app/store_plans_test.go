@@ -1,0 +1,236 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// The lists and the sweep must stay fast for every tenant, whatever the
+// others' sizes. A prepared statement is planned once for every tenant
+// (after five runs PostgreSQL may keep a generic plan, costed without the
+// parameters' values), so these tests force the generic plan and read it:
+// each statement must go through its index, with every condition of the
+// tenant in the index's conditions, never a scan of a whole table nor a
+// walk of a primary key through the other tenants' rows. The executed plan
+// must read no row it then throws away.
+
+// skew is the seeded database: a tenant pair with many rooms, one with few.
+type skew struct {
+	big, small [2]Agent // sides a and b
+}
+
+// seedSkew seeds big rooms between the first pair and small between the
+// second, the small tenant's rooms first (lower ids: a walk from the
+// newest room down meets every big room before them). A third of the big
+// rooms wait for a confirmation whose reminder is far ahead, the others
+// are live with deadlines far ahead: none is due. The rows are written
+// with INSERT … SELECT; the rooms are not replayable (no log).
+func seedSkew(t testing.TB, rb *roomsBundle, big, small int) *skew {
+	t.Helper()
+	acc := NewAccounts(rb.pool)
+	agent := func(slug string) Agent {
+		email := slug + "@example.test"
+		if _, err := acc.CreateAccount(rb.ctx, slug, strings.ToUpper(slug), email); err != nil {
+			t.Fatal(err)
+		}
+		a, _, err := acc.CreateAgent(rb.ctx, slug, "agent", email)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	sk := &skew{big: [2]Agent{rb.a, rb.b}, small: [2]Agent{agent("gamma"), agent("delta")}}
+	far := time.Date(2027, 6, 1, 0, 0, 0, 0, time.UTC)
+	seed := func(pair [2]Agent, n int, tag string) {
+		exec := func(sql string, args ...any) {
+			t.Helper()
+			if _, err := rb.pool.Exec(rb.ctx, sql, args...); err != nil {
+				t.Fatalf("seed %s: %v\n%s", tag, err, sql)
+			}
+		}
+		exec(`INSERT INTO rooms (account_id, invite_code_hash, title, state, round, turn, deadline, expires_at, seq, snapshot, opened_at, updated_at)
+			SELECT $1, sha256(convert_to($3 || g, 'UTF8')), $3, 'awaiting', 1, 'b', $4::timestamptz + g * interval '1 second',
+			       $4::timestamptz - interval '1 day', 3, '', now(), now()
+			FROM generate_series(1, $2) g`, pair[0].AccountID, n, tag, far)
+		exec(`INSERT INTO parties (room_id, side, account_id, agent_id, owner_user_id, token_hash, token_salt, limits_enc, schema_fp, joined_at)
+			SELECT r.id, s.side, s.account_id, s.agent_id, s.owner, sha256(convert_to(s.side || r.id, 'UTF8')), '\x00', '\x00', 'fp', now()
+			FROM rooms r CROSS JOIN (VALUES ('a', $2::bigint, $3::bigint, $4::bigint), ('b', $5, $6, $7)) AS s (side, account_id, agent_id, owner)
+			WHERE r.title = $1`, tag, pair[0].AccountID, pair[0].ID, pair[0].OwnerUserID, pair[1].AccountID, pair[1].ID, pair[1].OwnerUserID)
+		exec(`INSERT INTO confirmations (room_id, id, side, verdict, status, requested_at, remind_at)
+			SELECT id, 'cf_' || id, 'b', 'reject', 'pending', now(), $2::timestamptz - interval '1 day'
+			FROM rooms WHERE title = $1 AND id % 3 = 0`, tag, far)
+		exec(`UPDATE rooms SET updated_at = updated_at WHERE title = $1`, tag) // the ranks
+	}
+	start := time.Now()
+	seed(sk.small, small, "small")
+	seed(sk.big, big, "big")
+	t.Logf("seeded %d and %d rooms in %s", big, small, time.Since(start))
+	if _, err := rb.pool.Exec(rb.ctx, `ANALYZE`); err != nil {
+		t.Fatal(err)
+	}
+	return sk
+}
+
+// planNode is a node of EXPLAIN (FORMAT JSON)'s plan.
+type planNode struct {
+	Type       string     `json:"Node Type"`
+	Relation   string     `json:"Relation Name"`
+	Index      string     `json:"Index Name"`
+	IndexCond  string     `json:"Index Cond"`
+	Filter     string     `json:"Filter"`
+	ActualRows float64    `json:"Actual Rows"`
+	Removed    float64    `json:"Rows Removed by Filter"`
+	Plans      []planNode `json:"Plans"`
+}
+
+func (n *planNode) walk(f func(*planNode)) {
+	f(n)
+	for i := range n.Plans {
+		n.Plans[i].walk(f)
+	}
+}
+
+func (n *planNode) String() string {
+	var b strings.Builder
+	var show func(n *planNode, depth int)
+	show = func(n *planNode, depth int) {
+		fmt.Fprintf(&b, "%s%s %s %s cond=%q filter=%q rows=%v removed=%v\n", strings.Repeat("  ", depth), n.Type,
+			n.Relation, n.Index, n.IndexCond, n.Filter, n.ActualRows, n.Removed)
+		for i := range n.Plans {
+			show(&n.Plans[i], depth+1)
+		}
+	}
+	show(n, 0)
+	return b.String()
+}
+
+// genericPlan prepares sql on a connection of its own, forces its generic
+// plan, and returns the plan of running it with args (analyze: run it, and
+// count the rows each node read).
+func genericPlan(t *testing.T, ctx context.Context, pool *pgxpool.Pool, sql string, analyze bool, args ...any) *planNode {
+	t.Helper()
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SET plan_cache_mode = force_generic_plan`); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _, _ = conn.Exec(ctx, `RESET plan_cache_mode`) }()
+	if _, err := conn.Conn().Prepare(ctx, "planned", sql); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Conn().Deallocate(ctx, "planned") }()
+	// EXPLAIN takes no parameters of its own: the values go in as literals,
+	// and EXECUTE still runs the statement's generic plan, its conditions
+	// naming the parameters ($n), not the values.
+	var literals []string
+	for _, a := range args {
+		switch v := a.(type) {
+		case time.Time:
+			literals = append(literals, "'"+v.UTC().Format(time.RFC3339Nano)+"'")
+		case string:
+			literals = append(literals, "'"+strings.ReplaceAll(v, "'", "''")+"'")
+		case []int64:
+			literals = append(literals, "'{"+strings.Trim(strings.Join(strings.Fields(fmt.Sprint(v)), ","), "[]")+"}'")
+		default:
+			literals = append(literals, fmt.Sprint(v))
+		}
+	}
+	opts := "FORMAT JSON"
+	if analyze {
+		opts = "ANALYZE, FORMAT JSON"
+	}
+	var out []byte
+	if err := conn.QueryRow(ctx, `EXPLAIN (`+opts+`) EXECUTE planned (`+strings.Join(literals, ", ")+`)`).Scan(&out); err != nil {
+		t.Fatal(err)
+	}
+	var plans []struct {
+		Plan planNode `json:"Plan"`
+	}
+	if err := json.Unmarshal(out, &plans); err != nil || len(plans) != 1 {
+		t.Fatalf("EXPLAIN: %v %s", err, out)
+	}
+	return &plans[0].Plan
+}
+
+// bigTables are the tables that grow with use: none may be read whole.
+var bigTables = map[string]bool{"rooms": true, "parties": true, "party_ranks": true, "confirmations": true, "room_events": true}
+
+// requirePlan checks the plan's scans: no whole big table, no walk of a
+// primary key named in noWalk, the index want used with every condition
+// in conds among its index conditions, and (analyzed) no row read only to
+// be thrown away by a filter, and at most maxRows rows from any scan.
+func requirePlan(t *testing.T, name string, plan *planNode, want string, conds []string, noWalk []string, maxRows float64) {
+	t.Helper()
+	used := false
+	plan.walk(func(n *planNode) {
+		if strings.Contains(n.Type, "Seq Scan") && bigTables[n.Relation] {
+			t.Errorf("%s: a Seq Scan of %s", name, n.Relation)
+		}
+		for _, pk := range noWalk {
+			if n.Index == pk && !strings.Contains(n.IndexCond, " = ") {
+				t.Errorf("%s: walks %s (cond %q)", name, pk, n.IndexCond)
+			}
+		}
+		if n.Index == want {
+			used = true
+			for _, c := range conds {
+				if !strings.Contains(n.IndexCond, c) {
+					t.Errorf("%s: %s's condition %q lacks %q", name, want, n.IndexCond, c)
+				}
+			}
+		}
+		if strings.Contains(n.Type, "Scan") && n.Index != "" {
+			if n.Removed > 0 {
+				t.Errorf("%s: %s read %v rows its filter %q threw away", name, n.Index, n.Removed, n.Filter)
+			}
+			if maxRows > 0 && n.ActualRows > maxRows {
+				t.Errorf("%s: %s read %v rows, want at most %v", name, n.Index, n.ActualRows, maxRows)
+			}
+		}
+	})
+	if !used {
+		t.Errorf("%s: %s not used", name, want)
+	}
+	if t.Failed() {
+		t.Logf("%s, generic plan:\n%s", name, plan)
+	}
+}
+
+// TestListPlans: negotiation_list's and the dashboard's lists, and the
+// sweep's two reads, each by its index under the generic plan, for the
+// small tenant beside a big one, and for the big one.
+func TestListPlans(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	sk := seedSkew(t, rb, 30000, 30)
+	ctx := rb.ctx
+	const limit = ListPage + 1 // as the lists ask, to know whether a page follows
+	for _, c := range []struct {
+		name  string
+		agent Agent
+	}{{"small tenant", sk.small[0]}, {"small tenant, side b", sk.small[1]}, {"big tenant", sk.big[0]}} {
+		plan := genericPlan(t, ctx, rb.pool, summariesByAgentSQL, true, c.agent.AccountID, c.agent.ID, int64(1<<62), limit)
+		requirePlan(t, "negotiation_list, "+c.name, plan, "parties_agent_newest",
+			[]string{"account_id = $1", "agent_id = $2", "(- room_id) > (- $3)"}, []string{"parties_pkey", "rooms_pkey", "confirmations_pkey", "confirmations_one_pending"}, limit)
+
+		after := listCursor{rank: 0}
+		plan = genericPlan(t, ctx, rb.pool, humanSummariesSQL, true, c.agent.OwnerUserID, RankWaitingForYou, RankClosed,
+			after.rank, after.key, after.room, after.side, limit, []int64{c.agent.AccountID}, []int64{})
+		requirePlan(t, "dashboard list, "+c.name, plan, "party_ranks_account",
+			[]string{"account_id = "}, []string{"party_ranks_pkey", "parties_pkey", "rooms_pkey"}, limit)
+	}
+	now := time.Date(2026, 10, 12, 10, 0, 0, 0, time.UTC)
+	plan := genericPlan(t, ctx, rb.pool, dueRoomsSQL, true, now, 200)
+	requirePlan(t, "due rooms", plan, "rooms_due", []string{"<= $1"}, []string{"rooms_pkey"}, 1)
+	plan = genericPlan(t, ctx, rb.pool, dueRemindersSQL, false, now, 200)
+	requirePlan(t, "due reminders", plan, "confirmations_remind", []string{"remind_at <= $1"}, []string{"confirmations_pkey"}, 0)
+}

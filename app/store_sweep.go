@@ -1,0 +1,103 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// The sweep's SQL: what falls due by time, read through the partial
+// indexes of migration 00013 (rooms_due, confirmations_remind), so a sweep
+// reads only what is due, however many live rooms wait.
+
+// roomDue is rooms_due's expression, a live room's due moment
+// (negotiation.Room.DueAt); the queries must spell it as the index does.
+const roomDue = `(CASE WHEN state = 'draft' THEN least(expires_at, deadline) ELSE deadline END)`
+
+// dueRoomsSQL lists live rooms due at $1, the earliest due first, at most $2.
+const dueRoomsSQL = `SELECT id FROM rooms WHERE state IN ('draft', 'awaiting') AND ` + roomDue + ` <= $1
+	ORDER BY ` + roomDue + ` LIMIT $2`
+
+// selectDueRooms lists at most limit rooms due at now, the earliest due
+// first. It locks nothing: each is then closed in a transaction of its
+// own, which locks the room and asks the protocol whether it is due.
+func selectDueRooms(ctx context.Context, q querier, now time.Time, limit int) ([]int64, error) {
+	rows, err := q.Query(ctx, dueRoomsSQL, now, limit)
+	if err != nil {
+		return nil, fmt.Errorf("selectDueRooms: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("selectDueRooms: %w", err)
+	}
+	return ids, nil
+}
+
+// dueReminder is a pending confirmation whose next reminder is due, with
+// what deciding and addressing it needs.
+type dueReminder struct {
+	roomID      int64
+	id          string
+	side        negotiation.Side
+	requestedAt time.Time
+	remindAt    *time.Time // nil: never planned (written without remind_at)
+	deadline    time.Time
+	ownerUserID *int64 // nil: nobody's account holds the party
+}
+
+// dueRemindersSQL: pending confirmations whose reminder is due at $1, the
+// earliest first, at most $2, locked. SKIP LOCKED: a confirmation another
+// sweep holds, or a move is settling, is left to them (the next sweep
+// finds it if it still waits). NO KEY UPDATE, the lock an update of
+// remind_at takes anyway: it does not conflict with the key-share locks
+// that rows referring to the confirmation take (a one-tap token being
+// issued for its request), which must not make the sweep skip it.
+const dueRemindersSQL = `SELECT c.room_id, c.id, c.side, c.requested_at,
+		CASE WHEN c.remind_at = '-infinity' THEN NULL ELSE c.remind_at END, r.deadline, p.owner_user_id
+	FROM confirmations c JOIN rooms r ON r.id = c.room_id
+	LEFT JOIN parties p ON p.room_id = c.room_id AND p.side = c.side
+	WHERE c.status = 'pending' AND c.remind_at <= $1
+	ORDER BY c.remind_at LIMIT $2
+	FOR NO KEY UPDATE OF c SKIP LOCKED`
+
+// selectDueReminders reads and locks, in the caller's transaction, at most
+// limit pending confirmations whose next reminder is due at now.
+func selectDueReminders(ctx context.Context, tx pgx.Tx, now time.Time, limit int) ([]dueReminder, error) {
+	rows, err := tx.Query(ctx, dueRemindersSQL, now, limit)
+	if err != nil {
+		return nil, fmt.Errorf("selectDueReminders: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (dueReminder, error) {
+		var d dueReminder
+		err := row.Scan(&d.roomID, &d.id, &d.side, &d.requestedAt, &d.remindAt, &d.deadline, &d.ownerUserID)
+		return d, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("selectDueReminders: %w", err)
+	}
+	return out, nil
+}
+
+// updateRemindAt sets the next reminder of each confirmation (nil: none
+// left), in one statement; a confirmation no longer pending is left as it
+// is.
+func updateRemindAt(ctx context.Context, tx pgx.Tx, ds []dueReminder, next []*time.Time) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	rooms, ids := make([]int64, len(ds)), make([]string, len(ds))
+	for i, d := range ds {
+		rooms[i], ids[i] = d.roomID, d.id
+	}
+	_, err := tx.Exec(ctx, `UPDATE confirmations c SET remind_at = u.at
+		FROM unnest($1::bigint[], $2::text[], $3::timestamptz[]) AS u (room_id, id, at)
+		WHERE c.room_id = u.room_id AND c.id = u.id AND c.status = 'pending'`, rooms, ids, next)
+	if err != nil {
+		return fmt.Errorf("updateRemindAt: %w", err)
+	}
+	return nil
+}

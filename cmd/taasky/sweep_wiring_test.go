@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestSweepClosesARoomAtItsDeadline: in the wired process, the River
+// periodic sweep (no job of the room's own) closes a room whose deadline
+// passed, and the agent reads it lapsed.
+func TestSweepClosesARoomAtItsDeadline(t *testing.T) {
+	t.Parallel()
+	e := devEnv(t)
+	p := start(t, e, "dev")
+	out := p.waitStdout(t, "Stop with Ctrl-C.")
+	key := regexp.MustCompile(`tsk_[A-Za-z0-9_-]{43}`).FindString(out) // demo-a's agent
+	if key == "" {
+		t.Fatalf("no agent key printed:\n%s", out)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "sweep-test", Version: "1"}, nil)
+	session, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: e["BASE_URL"] + "/mcp/demo-a",
+		HTTPClient: &http.Client{Transport: bearer(key), Timeout: 20 * time.Second}, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	deadline := time.Now().Add(3 * time.Second).Truncate(time.Second).Add(time.Second)
+	res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "negotiation_open", Arguments: map[string]any{
+		"subject_schema": json.RawMessage(`{"place":{"type":"enum","label":"Where","values":["office","video"]}}`),
+		"deadline":       deadline.UTC().Format(time.RFC3339)}})
+	if err != nil || res.IsError {
+		t.Fatalf("negotiation_open: %v %+v", err, res)
+	}
+	var room struct {
+		RoomToken string `json:"room_token"`
+		Room      struct {
+			State        string `json:"state"`
+			ClosedReason string `json:"closed_reason"`
+		} `json:"room"`
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &room); err != nil || room.RoomToken == "" {
+		t.Fatalf("open result: %s", raw)
+	}
+	token := room.RoomToken
+	end := time.Now().Add(20 * time.Second)
+	for {
+		res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "negotiation_read",
+			Arguments: map[string]any{"room_token": token}})
+		if err != nil || res.IsError {
+			t.Fatalf("negotiation_read: %v %+v", err, res)
+		}
+		raw, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(raw, &room); err != nil {
+			t.Fatal(err)
+		}
+		if room.Room.State == "closed" {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("20 s after the open the room is %s: %s", room.Room.State, raw)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if room.Room.ClosedReason != "lapsed" {
+		t.Fatalf("closed %q, want lapsed", room.Room.ClosedReason)
+	}
+	t.Logf("closed %s after its deadline", time.Since(deadline).Round(time.Millisecond))
+}
