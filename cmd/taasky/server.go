@@ -69,7 +69,8 @@ func (s *server) close() {
 }
 
 // serve runs until ctx is done, then shuts down gracefully: /readyz turns
-// 503, the listener stops accepting, requests in flight finish (20 s at
+// 503 for SHUTDOWN_GRACE while requests are still served, the listener
+// stops accepting, requests in flight finish (20 s at
 // most), River finishes its running jobs (cancelled after SoftStopTimeout).
 // web (from newApp) is served on LISTEN_ADDR unless nil (worker only);
 // listening, if set, is called once it accepts requests.
@@ -105,6 +106,7 @@ func (s *server) serve(ctx context.Context, web *fiber.App, listening func(addr 
 	s.log.Info("shutting down")
 	s.health.stopping.Store(true)
 	if web != nil {
+		s.drainGrace() // shutdown.go
 		if e := web.ShutdownWithTimeout(20 * time.Second); e != nil {
 			err = errors.Join(err, fmt.Errorf("shut down http: %w", e))
 		}
