@@ -136,7 +136,7 @@ func (s *Server) wrap(t tool) mcp.ToolHandler {
 		}
 		s.metrics.observe(name, outcome, time.Since(start))
 		if err != nil {
-			return errorResult(app.ErrorMessageOf(err)), nil
+			return errorResult(answerOf(err)), nil
 		}
 		return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
 	}
