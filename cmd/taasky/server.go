@@ -76,6 +76,13 @@ func (s *server) close() {
 // listening, if set, is called once it accepts requests.
 func (s *server) serve(ctx context.Context, web *fiber.App, listening func(addr string)) error {
 	if s.working {
+		// The lease first: no job is fetched before the other workers can
+		// see this process alive; then the rescue of dead workers' jobs
+		// (rescue.go). Both end with the pool's close.
+		leaseCtx, endLease := context.WithCancel(context.WithoutCancel(ctx))
+		defer endLease()
+		s.startLease(leaseCtx)
+		go s.rescueOrphans(leaseCtx)
 		unwatch := s.metrics.jobs.Watch(s.river) // until River stops
 		// Not ctx: its end must stop River gracefully (Stop below), not
 		// cancel the jobs at once.
