@@ -52,6 +52,7 @@ Commands:
   agent create     create an agent and print its MCP URL and key
   check            replay every room's log and compare it with the stored room
   bench            load Taasky with real MCP agents and measure it against the machine's floors
+  probe --url U    exit 0 if U answers 200 (a container's healthcheck: the image has no shell)
 
 Run 'taasky <command> -h' for a command's flags. Configuration: see README.md.
 `
@@ -92,6 +93,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return runCheck(ctx, rest, getenv, stdout)
 	case "bench":
 		return runBench(ctx, rest, getenv, stdout)
+	case "probe":
+		return runProbe(ctx, rest, stdout)
 	case "bench-echo":
 		return runBenchEcho(ctx, getenv)
 	case "bench-echo-default":
