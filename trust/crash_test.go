@@ -60,15 +60,16 @@ func newRemote(t testing.TB, w *world, base, slug string) *remote {
 // every successful answer kept as acknowledged, every call that failed in
 // transit retried as it was until it is answered.
 type crashLoad struct {
-	t       *testing.T
-	w       *world
-	mu      sync.Mutex
-	acks    []crashAck
-	calls   atomic.Int64
-	lost    atomic.Int64 // calls that failed in transit (then retried)
-	refused []string     // retries of a move refused instead of answered
-	pending []string     // confirmations left waiting for their human
-	rooms   atomic.Int64
+	t         *testing.T
+	w         *world
+	mu        sync.Mutex
+	acks      []crashAck
+	calls     atomic.Int64
+	lost      atomic.Int64 // calls that failed in transit (then retried)
+	refused   []string     // retries of a move refused instead of answered
+	retryable atomic.Int64 // tool errors that said "retry" (the database switching over)
+	pending   []string     // confirmations left waiting for their human
+	rooms     atomic.Int64
 }
 
 type crashAck struct {
@@ -77,6 +78,8 @@ type crashAck struct {
 	token string
 	hash  string // propose: the terms tabled
 	cid   string // respond: the confirmation
+	// start and end: when the call that was answered began and ended.
+	start, end time.Time
 }
 
 func (l *crashLoad) ack(a crashAck) {
@@ -93,6 +96,14 @@ func (l *crashLoad) do(ctx context.Context, r *remote, tool string, args any) (r
 	for {
 		l.calls.Add(1)
 		res, err := callOn(ctx, r.sess, tool, args)
+		if err == nil && res.err == app.RetryMessage {
+			// The database did not answer (a failover): the same call
+			// again, as the answer says.
+			l.retryable.Add(1)
+			retried = true
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
 		if err == nil {
 			return res, retried, nil
 		}
@@ -109,7 +120,9 @@ var errStop = errors.New("stop")
 
 // negotiate plays one negotiation between a and b; n makes its terms unique.
 func (l *crashLoad) negotiate(ctx context.Context, a, b *remote, n int) error {
+	var start time.Time
 	step := func(r *remote, tool string, args map[string]any) (result, error) {
+		start = time.Now()
 		res, retried, err := l.do(ctx, r, tool, args)
 		if err != nil {
 			return res, errStop
@@ -132,13 +145,13 @@ func (l *crashLoad) negotiate(ctx context.Context, a, b *remote, n int) error {
 	}
 	l.rooms.Add(1)
 	ta := open.str("room_token")
-	l.ack(crashAck{kind: "open", agent: a.agent, token: ta})
+	l.ack(crashAck{kind: "open", agent: a.agent, token: ta, start: start, end: time.Now()})
 	join, err := step(b, "negotiation_join", map[string]any{"invite_code": open.str("invite_code"), "subject_schema": raceSchema})
 	if err != nil {
 		return err
 	}
 	tb := join.str("room_token")
-	l.ack(crashAck{kind: "join", agent: b.agent, token: tb})
+	l.ack(crashAck{kind: "join", agent: b.agent, token: tb, start: start, end: time.Now()})
 	turn := [2]*remote{b, a}
 	tokens := [2]string{tb, ta}
 	hash := ""
@@ -148,7 +161,7 @@ func (l *crashLoad) negotiate(ctx context.Context, a, b *remote, n int) error {
 			return err
 		}
 		hash = tableHash(res.out)
-		l.ack(crashAck{kind: "propose", agent: turn[i].agent, token: tokens[i], hash: hash})
+		l.ack(crashAck{kind: "propose", agent: turn[i].agent, token: tokens[i], hash: hash, start: start, end: time.Now()})
 	}
 	for i, side := range []*remote{b, a} {
 		res, err := step(side, "negotiation_respond", map[string]any{"room_token": tokens[i], "verdict": "approve", "subject_hash": hash})
@@ -157,7 +170,7 @@ func (l *crashLoad) negotiate(ctx context.Context, a, b *remote, n int) error {
 		}
 		c, _ := res.out["confirmation"].(map[string]any)
 		cid, _ := c["id"].(string)
-		l.ack(crashAck{kind: "respond", agent: side.agent, token: tokens[i], cid: cid})
+		l.ack(crashAck{kind: "respond", agent: side.agent, token: tokens[i], cid: cid, start: start, end: time.Now()})
 		if i == 1 && n%3 == 0 {
 			l.mu.Lock()
 			l.pending = append(l.pending, cid)
@@ -165,10 +178,19 @@ func (l *crashLoad) negotiate(ctx context.Context, a, b *remote, n int) error {
 			return nil // left for the human: its request must arrive, once
 		}
 		v, err := l.w.rooms.Read(context.WithoutCancel(ctx), side.agent, tokens[i])
+		for app.Unavailable(err) { // the database switching over: the human tries again
+			time.Sleep(100 * time.Millisecond)
+			v, err = l.w.rooms.Read(context.WithoutCancel(ctx), side.agent, tokens[i])
+		}
 		if err != nil {
 			return err
 		}
-		if _, err := l.w.rooms.DecideAsOwner(context.WithoutCancel(ctx), side.user.ID, v.RoomID, cid, negotiation.SubjectHash(hash), true); err != nil {
+		_, err = l.w.rooms.DecideAsOwner(context.WithoutCancel(ctx), side.user.ID, v.RoomID, cid, negotiation.SubjectHash(hash), true)
+		for app.Unavailable(err) {
+			time.Sleep(100 * time.Millisecond)
+			_, err = l.w.rooms.DecideAsOwner(context.WithoutCancel(ctx), side.user.ID, v.RoomID, cid, negotiation.SubjectHash(hash), true)
+		}
+		if err != nil {
 			l.t.Errorf("%s's human: %v", side.slug, err)
 			return errStop
 		}
