@@ -3,7 +3,6 @@ package trust
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os/exec"
 	"sort"
@@ -15,8 +14,6 @@ import (
 	"github.com/taasky/taasky/negotiation"
 	"github.com/taasky/taasky/notify/notifytest"
 )
-
-var failover = flag.Bool("trust.failover", false, "run TestFailover at its small size (one kill of the primary, one of a node)")
 
 // TestFailover runs three `taasky serve` nodes on a PostgreSQL primary with
 // a synchronous standby, under a steady load of agents spread over the
@@ -30,9 +27,7 @@ func TestFailover(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL servers and builds and runs the binary")
 	}
-	if !*full && !*failover {
-		t.Skip("minutes long: run with -trust.failover (one kill of each) or -trust.full (three)")
-	}
+	t.Parallel() // mostly waiting: for servers to start, promote and rejoin
 	kills := size(1, 3)
 	pg := newPGPair(t)
 	dsn := pg.DSN()

@@ -158,7 +158,7 @@ func (p *pgPair) rejoin(i int) {
 	if err := os.RemoveAll(n.dir); err != nil {
 		p.t.Fatal(err)
 	}
-	p.pg("pg_basebackup", "-h", "127.0.0.1", "-p", strconv.Itoa(prim.port), "-U", "postgres", "-D", n.dir, "-R", "-X", "stream", "--no-sync")
+	p.pg("pg_basebackup", "-h", "127.0.0.1", "-p", strconv.Itoa(prim.port), "-U", "postgres", "-D", n.dir, "-R", "-X", "stream", "-c", "fast", "--no-sync")
 	p.configure(n)
 	p.pg("pg_ctl", "-D", n.dir, "-l", n.dir+".log", "-w", "-t", "60", "start")
 	deadline := time.Now().Add(60 * time.Second)
