@@ -29,6 +29,43 @@ type remote struct {
 	agent app.Agent
 	user  app.User
 	sess  *mcp.ClientSession
+	// With more than one node: the agent's key, the nodes' base URLs and
+	// the one its session is on; after a transport failure it moves on to
+	// the next node (a load balancer's part), under mu.
+	key   string
+	bases []string
+	node  int
+	mu    sync.Mutex
+}
+
+// session is the agent's current MCP session.
+func (r *remote) session() *mcp.ClientSession {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sess
+}
+
+// moveOn connects the agent to the next node, if it has several and failed
+// is still its session (another caller may have moved it already).
+func (r *remote) moveOn(failed *mcp.ClientSession) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.bases) < 2 || r.sess != failed {
+		return
+	}
+	next := (r.node + 1) % len(r.bases)
+	sess, err := connectAgent(r.bases[next], r.slug, r.key)
+	if err != nil {
+		return // that node is down too: the next failure moves on again
+	}
+	_ = r.sess.Close()
+	r.sess, r.node = sess, next
+}
+
+func connectAgent(base, slug, key string) (*mcp.ClientSession, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "crash-" + slug, Version: "1"}, nil)
+	return client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp/" + slug,
+		HTTPClient: &http.Client{Transport: recorder{key: key, base: transport}, Timeout: 20 * time.Second}, DisableStandaloneSSE: true}, nil)
 }
 
 func newRemote(t testing.TB, w *world, base, slug string) *remote {
@@ -46,13 +83,12 @@ func newRemote(t testing.TB, w *world, base, slug string) *remote {
 	if r.user, err = w.accounts.UserByEmail(ctx, r.email); err != nil {
 		t.Fatal(err)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "crash-" + slug, Version: "1"}, nil)
-	r.sess, err = client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp/" + slug,
-		HTTPClient: &http.Client{Transport: recorder{key: key.Key, base: transport}, Timeout: 20 * time.Second}, DisableStandaloneSSE: true}, nil)
+	r.key = key.Key
+	r.sess, err = connectAgent(base, slug, key.Key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = r.sess.Close() })
+	t.Cleanup(func() { _ = r.session().Close() })
 	return r
 }
 
@@ -95,7 +131,8 @@ func (l *crashLoad) do(ctx context.Context, r *remote, tool string, args any) (r
 	retried := false
 	for {
 		l.calls.Add(1)
-		res, err := callOn(ctx, r.sess, tool, args)
+		sess := r.session()
+		res, err := callOn(ctx, sess, tool, args)
 		if err == nil && res.err == app.RetryMessage {
 			// The database did not answer (a failover): the same call
 			// again, as the answer says.
@@ -112,6 +149,7 @@ func (l *crashLoad) do(ctx context.Context, r *remote, tool string, args any) (r
 		}
 		l.lost.Add(1)
 		retried = true
+		r.moveOn(sess)
 		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -42,8 +42,16 @@ func TestFailover(t *testing.T) {
 	w := newWorld(t, dsn, nodes[0].base)
 	const agentsN = 6
 	var agents []*remote
-	for i := range agentsN { // agent i talks to node i%3
-		agents = append(agents, newRemote(t, w, nodes[i%3].base, fmt.Sprintf("fail%d", i)))
+	var bases []string
+	for _, p := range nodes {
+		bases = append(bases, p.base)
+	}
+	home := map[int64]int{}  // agent → the node it starts on
+	for i := range agentsN { // agent i starts on node i%3, and moves on when it fails
+		r := newRemote(t, w, nodes[i%3].base, fmt.Sprintf("fail%d", i))
+		r.bases, r.node = bases, i%3
+		home[r.agent.ID] = i % 3
+		agents = append(agents, r)
 	}
 	l := &crashLoad{t: t, w: w}
 	ctx, stop := context.WithCancel(context.Background())
@@ -109,11 +117,14 @@ func TestFailover(t *testing.T) {
 	t.Logf("load stopped after %s", loadTime.Round(time.Millisecond))
 
 	// The first move that began after each kill and was answered.
-	firstOK := func(after time.Time) time.Duration {
+	firstOK := func(after time.Time, node int) time.Duration { // node -1: any agent
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		best := time.Duration(-1)
 		for _, a := range l.acks {
+			if node >= 0 && home[a.agent.ID] != node {
+				continue
+			}
 			if a.start.After(after) && (best < 0 || a.end.Sub(after) < best) {
 				best = a.end.Sub(after)
 			}
@@ -122,11 +133,11 @@ func TestFailover(t *testing.T) {
 	}
 	var recovery []string
 	for _, k := range primaryKills {
-		recovery = append(recovery, firstOK(k).Round(10*time.Millisecond).String())
+		recovery = append(recovery, firstOK(k, -1).Round(10*time.Millisecond).String())
 	}
 	var nodeRecovery []string
-	for _, k := range nodeKills {
-		nodeRecovery = append(nodeRecovery, firstOK(k).Round(10*time.Millisecond).String())
+	for i, k := range nodeKills { // the first move of an agent that started on the killed node
+		nodeRecovery = append(nodeRecovery, firstOK(k, i%3).Round(10*time.Millisecond).String())
 	}
 
 	bg := context.Background()
@@ -215,7 +226,7 @@ func TestFailover(t *testing.T) {
 	sort.Slice(promoteTook, func(i, j int) bool { return promoteTook[i] < promoteTook[j] })
 	t.Logf("failover: %d primary kills (promotion done %v after each kill), %d node kills, in %s of load on 3 nodes, %d agents; "+
 		"%d rooms, %d calls, %d acknowledged, %d lost, %d applied twice, %d retried after a transport failure, %d retryable tool errors (all saying to retry), %d retries refused; "+
-		"first successful move after the primary's death: %s; after a node's death: %s; checker: %d rooms, %d differences; "+
+		"first successful move after the primary's death: %s; of an agent of the dead node, served by another, after its death: %s; checker: %d rooms, %d differences; "+
 		"emails: %d sent, %d resent with the same Message-ID, %d requested by another message; %d confirmations waiting, %d undelivered",
 		kills, promoteTook, kills, loadTime.Round(time.Second), agentsN,
 		l.rooms.Load(), l.calls.Load(), len(l.acks), lost, twice, l.lost.Load(), l.retryable.Load(), len(l.refused),
