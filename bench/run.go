@@ -77,6 +77,7 @@ func Run(ctx context.Context, o Options, scale *ScaleOptions) (*Report, error) {
 			"OIDC_ISSUER=http://127.0.0.1:9", "OIDC_CLIENT_ID=bench", "OIDC_CLIENT_SECRET=bench",
 			// The bench measures capacity: no rate limit, no pause between counters.
 			"MCP_RATE_LIMIT=0", "WEB_RATE_LIMIT=0", "COUNTER_COOLDOWN=0s", "PPROF_ADDR=" + o.PprofAddr,
+			"SHUTDOWN_GRACE=0", // no load balancer to tell: stop at once
 		}, "serve")
 		if err != nil {
 			return nil, err

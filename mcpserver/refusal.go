@@ -23,7 +23,7 @@ var hints = map[string]string{
 // ({"faults": [{field, rule, message}]}) in a second text block. There is
 // no structured content: a client validates that against the output schema.
 func refusal(err error) *mcp.CallToolResult {
-	msg := app.ErrorMessageOf(err)
+	msg := answerOf(err) // "internal error", or the retry advice while the database is away
 	if h, ok := hints[msg]; ok {
 		msg = h
 	}

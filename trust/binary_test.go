@@ -83,6 +83,10 @@ type process struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 	runs int
+	// args follow "serve" (e.g. --web=false); ready, if set, replaces the
+	// wait for /readyz (a worker-only process has no listener).
+	args  []string
+	ready func() bool
 }
 
 const testSecret = "trust-suite-secret-key-0123456789abcdef-xyz"
@@ -133,7 +137,7 @@ func (p *process) logs() string {
 // start runs the process and waits until /readyz says ready.
 func (p *process) start() {
 	p.t.Helper()
-	cmd := exec.Command(p.bin, "serve")
+	cmd := exec.Command(p.bin, append([]string{"serve"}, p.args...)...)
 	cmd.Env = p.env
 	w := lockedWriter{&p.mu, p.log}
 	cmd.Stdout, cmd.Stderr = w, w
@@ -153,7 +157,11 @@ func (p *process) start() {
 			p.t.Fatalf("taasky serve exited at start:\n%s", tail(p.logs(), 4000))
 		default:
 		}
-		if st, _ := p.get("/readyz"); st == http.StatusOK {
+		if p.ready != nil {
+			if p.ready() {
+				return
+			}
+		} else if st, _ := p.get("/readyz"); st == http.StatusOK {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)

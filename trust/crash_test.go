@@ -29,6 +29,43 @@ type remote struct {
 	agent app.Agent
 	user  app.User
 	sess  *mcp.ClientSession
+	// With more than one node: the agent's key, the nodes' base URLs and
+	// the one its session is on; after a transport failure it moves on to
+	// the next node (a load balancer's part), under mu.
+	key   string
+	bases []string
+	node  int
+	mu    sync.Mutex
+}
+
+// session is the agent's current MCP session.
+func (r *remote) session() *mcp.ClientSession {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sess
+}
+
+// moveOn connects the agent to the next node, if it has several and failed
+// is still its session (another caller may have moved it already).
+func (r *remote) moveOn(failed *mcp.ClientSession) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.bases) < 2 || r.sess != failed {
+		return
+	}
+	next := (r.node + 1) % len(r.bases)
+	sess, err := connectAgent(r.bases[next], r.slug, r.key)
+	if err != nil {
+		return // that node is down too: the next failure moves on again
+	}
+	_ = r.sess.Close()
+	r.sess, r.node = sess, next
+}
+
+func connectAgent(base, slug, key string) (*mcp.ClientSession, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "crash-" + slug, Version: "1"}, nil)
+	return client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp/" + slug,
+		HTTPClient: &http.Client{Transport: recorder{key: key, base: transport}, Timeout: 20 * time.Second}, DisableStandaloneSSE: true}, nil)
 }
 
 func newRemote(t testing.TB, w *world, base, slug string) *remote {
@@ -46,13 +83,12 @@ func newRemote(t testing.TB, w *world, base, slug string) *remote {
 	if r.user, err = w.accounts.UserByEmail(ctx, r.email); err != nil {
 		t.Fatal(err)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "crash-" + slug, Version: "1"}, nil)
-	r.sess, err = client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp/" + slug,
-		HTTPClient: &http.Client{Transport: recorder{key: key.Key, base: transport}, Timeout: 20 * time.Second}, DisableStandaloneSSE: true}, nil)
+	r.key = key.Key
+	r.sess, err = connectAgent(base, slug, key.Key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = r.sess.Close() })
+	t.Cleanup(func() { _ = r.session().Close() })
 	return r
 }
 
@@ -60,15 +96,16 @@ func newRemote(t testing.TB, w *world, base, slug string) *remote {
 // every successful answer kept as acknowledged, every call that failed in
 // transit retried as it was until it is answered.
 type crashLoad struct {
-	t       *testing.T
-	w       *world
-	mu      sync.Mutex
-	acks    []crashAck
-	calls   atomic.Int64
-	lost    atomic.Int64 // calls that failed in transit (then retried)
-	refused []string     // retries of a move refused instead of answered
-	pending []string     // confirmations left waiting for their human
-	rooms   atomic.Int64
+	t         *testing.T
+	w         *world
+	mu        sync.Mutex
+	acks      []crashAck
+	calls     atomic.Int64
+	lost      atomic.Int64 // calls that failed in transit (then retried)
+	refused   []string     // retries of a move refused instead of answered
+	retryable atomic.Int64 // tool errors that said "retry" (the database switching over)
+	pending   []string     // confirmations left waiting for their human
+	rooms     atomic.Int64
 }
 
 type crashAck struct {
@@ -77,6 +114,8 @@ type crashAck struct {
 	token string
 	hash  string // propose: the terms tabled
 	cid   string // respond: the confirmation
+	// start and end: when the call that was answered began and ended.
+	start, end time.Time
 }
 
 func (l *crashLoad) ack(a crashAck) {
@@ -92,7 +131,16 @@ func (l *crashLoad) do(ctx context.Context, r *remote, tool string, args any) (r
 	retried := false
 	for {
 		l.calls.Add(1)
-		res, err := callOn(ctx, r.sess, tool, args)
+		sess := r.session()
+		res, err := callOn(ctx, sess, tool, args)
+		if err == nil && res.err == app.RetryMessage {
+			// The database did not answer (a failover): the same call
+			// again, as the answer says.
+			l.retryable.Add(1)
+			retried = true
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
 		if err == nil {
 			return res, retried, nil
 		}
@@ -101,6 +149,7 @@ func (l *crashLoad) do(ctx context.Context, r *remote, tool string, args any) (r
 		}
 		l.lost.Add(1)
 		retried = true
+		r.moveOn(sess)
 		time.Sleep(100 * time.Millisecond)
 	}
 }
@@ -109,7 +158,9 @@ var errStop = errors.New("stop")
 
 // negotiate plays one negotiation between a and b; n makes its terms unique.
 func (l *crashLoad) negotiate(ctx context.Context, a, b *remote, n int) error {
+	var start time.Time
 	step := func(r *remote, tool string, args map[string]any) (result, error) {
+		start = time.Now()
 		res, retried, err := l.do(ctx, r, tool, args)
 		if err != nil {
 			return res, errStop
@@ -132,13 +183,13 @@ func (l *crashLoad) negotiate(ctx context.Context, a, b *remote, n int) error {
 	}
 	l.rooms.Add(1)
 	ta := open.str("room_token")
-	l.ack(crashAck{kind: "open", agent: a.agent, token: ta})
+	l.ack(crashAck{kind: "open", agent: a.agent, token: ta, start: start, end: time.Now()})
 	join, err := step(b, "negotiation_join", map[string]any{"invite_code": open.str("invite_code"), "subject_schema": raceSchema})
 	if err != nil {
 		return err
 	}
 	tb := join.str("room_token")
-	l.ack(crashAck{kind: "join", agent: b.agent, token: tb})
+	l.ack(crashAck{kind: "join", agent: b.agent, token: tb, start: start, end: time.Now()})
 	turn := [2]*remote{b, a}
 	tokens := [2]string{tb, ta}
 	hash := ""
@@ -148,7 +199,7 @@ func (l *crashLoad) negotiate(ctx context.Context, a, b *remote, n int) error {
 			return err
 		}
 		hash = tableHash(res.out)
-		l.ack(crashAck{kind: "propose", agent: turn[i].agent, token: tokens[i], hash: hash})
+		l.ack(crashAck{kind: "propose", agent: turn[i].agent, token: tokens[i], hash: hash, start: start, end: time.Now()})
 	}
 	for i, side := range []*remote{b, a} {
 		res, err := step(side, "negotiation_respond", map[string]any{"room_token": tokens[i], "verdict": "approve", "subject_hash": hash})
@@ -157,7 +208,7 @@ func (l *crashLoad) negotiate(ctx context.Context, a, b *remote, n int) error {
 		}
 		c, _ := res.out["confirmation"].(map[string]any)
 		cid, _ := c["id"].(string)
-		l.ack(crashAck{kind: "respond", agent: side.agent, token: tokens[i], cid: cid})
+		l.ack(crashAck{kind: "respond", agent: side.agent, token: tokens[i], cid: cid, start: start, end: time.Now()})
 		if i == 1 && n%3 == 0 {
 			l.mu.Lock()
 			l.pending = append(l.pending, cid)
@@ -165,10 +216,19 @@ func (l *crashLoad) negotiate(ctx context.Context, a, b *remote, n int) error {
 			return nil // left for the human: its request must arrive, once
 		}
 		v, err := l.w.rooms.Read(context.WithoutCancel(ctx), side.agent, tokens[i])
+		for app.Unavailable(err) { // the database switching over: the human tries again
+			time.Sleep(100 * time.Millisecond)
+			v, err = l.w.rooms.Read(context.WithoutCancel(ctx), side.agent, tokens[i])
+		}
 		if err != nil {
 			return err
 		}
-		if _, err := l.w.rooms.DecideAsOwner(context.WithoutCancel(ctx), side.user.ID, v.RoomID, cid, negotiation.SubjectHash(hash), true); err != nil {
+		_, err = l.w.rooms.DecideAsOwner(context.WithoutCancel(ctx), side.user.ID, v.RoomID, cid, negotiation.SubjectHash(hash), true)
+		for app.Unavailable(err) {
+			time.Sleep(100 * time.Millisecond)
+			_, err = l.w.rooms.DecideAsOwner(context.WithoutCancel(ctx), side.user.ID, v.RoomID, cid, negotiation.SubjectHash(hash), true)
+		}
+		if err != nil {
 			l.t.Errorf("%s's human: %v", side.slug, err)
 			return errStop
 		}

@@ -18,6 +18,7 @@ import (
 func loadConfig(getenv func(string) string, role config.Role) (config.Config, error) {
 	cfg, err := config.Load(getenv, role)
 	err = errors.Join(err, cfg.LoadMail(getenv)) // SMTP_FROM, INVITE_EMAIL_DAILY_CAP: more lines among Load's
+	err = errors.Join(err, cfg.LoadShutdown(getenv))
 	if err != nil {
 		return cfg, fmt.Errorf("the configuration is incomplete or wrong (see README.md):\n  %s",
 			strings.ReplaceAll(err.Error(), "\n", "\n  "))

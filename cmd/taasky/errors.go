@@ -35,6 +35,13 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 			return c.Status(fe.Code).SendString(fe.Message)
 		}
 		code := app.ErrorCodeOf(err)
+		if code == app.ErrInternal && app.Unavailable(err) {
+			// The database did not answer (a failover, a restart): a
+			// moment's unavailability the caller may retry.
+			log.Warn("request failed: the database did not answer", "method", c.Method(), "path", c.Path(), "err", err)
+			c.Set(fiber.HeaderRetryAfter, "5")
+			return c.Status(fiber.StatusServiceUnavailable).SendString(app.RetryMessage)
+		}
 		if code == app.ErrInternal {
 			log.Error("request failed", "method", c.Method(), "path", c.Path(), "err", err)
 		}

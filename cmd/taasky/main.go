@@ -55,6 +55,7 @@ Commands:
   member role      change a member's role (owner, admin, member)
   check            replay every room's log and compare it with the stored room
   bench            load Taasky with real MCP agents and measure it against the machine's floors
+  probe --url U    exit 0 if U answers 200 (a container's healthcheck: the image has no shell)
 
 Run 'taasky <command> -h' for a command's flags. Configuration: see README.md.
 `
@@ -101,6 +102,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return runCheck(ctx, rest, getenv, stdout)
 	case "bench":
 		return runBench(ctx, rest, getenv, stdout)
+	case "probe":
+		return runProbe(ctx, rest, stdout)
 	case "bench-echo":
 		return runBenchEcho(ctx, getenv)
 	case "bench-echo-default":

@@ -74,12 +74,20 @@ func (s *server) close() {
 }
 
 // serve runs until ctx is done, then shuts down gracefully: /readyz turns
-// 503, the listener stops accepting, requests in flight finish (20 s at
+// 503 for SHUTDOWN_GRACE while requests are still served, the listener
+// stops accepting, requests in flight finish (20 s at
 // most), River finishes its running jobs (cancelled after SoftStopTimeout).
 // web (from newApp) is served on LISTEN_ADDR unless nil (worker only);
 // listening, if set, is called once it accepts requests.
 func (s *server) serve(ctx context.Context, web *fiber.App, listening func(addr string)) error {
 	if s.working {
+		// The lease first: no job is fetched before the other workers can
+		// see this process alive; then the rescue of dead workers' jobs
+		// (rescue.go). Both end with the pool's close.
+		leaseCtx, endLease := context.WithCancel(context.WithoutCancel(ctx))
+		defer endLease()
+		s.startLease(leaseCtx)
+		go s.rescueOrphans(leaseCtx)
 		unwatch := s.metrics.jobs.Watch(s.river) // until River stops
 		// Not ctx: its end must stop River gracefully (Stop below), not
 		// cancel the jobs at once.
@@ -110,6 +118,7 @@ func (s *server) serve(ctx context.Context, web *fiber.App, listening func(addr 
 	s.log.Info("shutting down")
 	s.health.stopping.Store(true)
 	if web != nil {
+		s.drainGrace() // shutdown.go
 		if e := web.ShutdownWithTimeout(20 * time.Second); e != nil {
 			err = errors.Join(err, fmt.Errorf("shut down http: %w", e))
 		}

@@ -88,6 +88,7 @@ func newRiver(d deps, work bool) (client *river.Client[pgx.Tx], working bool, er
 	workers := river.NewWorkers()
 	n := addWorkers(workers, d)
 	cfg := &river.Config{
+		ID:              newNodeID(), // its lease's name (rescue.go)
 		Logger:          d.log.With("component", "river"),
 		Workers:         workers,
 		SoftStopTimeout: 20 * time.Second, // then running jobs are cancelled

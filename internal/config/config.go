@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+	"time"
 )
 
 // Role says what a process is about to do, and so which settings it needs.
@@ -51,6 +52,9 @@ type Config struct {
 	// Abuse is the rate limit per agent key and the pace of rooms
 	// (abuse.go).
 	Abuse Abuse
+	// ShutdownGrace is how long /readyz answers 503 after SIGTERM before
+	// the listener closes (SHUTDOWN_GRACE; set by LoadShutdown, shutdown.go).
+	ShutdownGrace time.Duration
 
 	secretKey string
 }

@@ -1,0 +1,48 @@
+package app
+
+import (
+	"errors"
+	"io"
+	"net"
+	"syscall"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// RetryMessage is what a caller is told when the database did not answer:
+// a moment's unavailability (a failover to the standby, a restart), not
+// the caller's fault, and worth the same call again. A move that had gone
+// through is answered, the second time, with its result (the same move
+// sent again is recognised: rooms_move.go), never applied twice.
+const RetryMessage = "Taasky's database did not answer (it may be switching to its standby): retry this call with the same arguments in a few seconds; a move that went through is answered with its result, not applied twice"
+
+// Unavailable reports whether err says the database could not be reached,
+// went away mid-call, or is not (or no longer) the primary: errors that
+// the same call a few seconds later may not meet. Constraint violations,
+// serialization failures and the like are not among them: they are
+// answered where they arise.
+func Unavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	if _, ok := errors.AsType[*pgconn.ConnectError](err); ok {
+		return true
+	}
+	if pe, ok := errors.AsType[*pgconn.PgError](err); ok {
+		switch {
+		case len(pe.Code) == 5 && pe.Code[:2] == "08": // connection exception
+			return true
+		case pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03": // admin/crash shutdown, cannot connect now
+			return true
+		case pe.Code == "25006": // read_only_sql_transaction: a standby answered
+			return true
+		}
+		return false
+	}
+	if _, ok := errors.AsType[*net.OpError](err); ok {
+		return true
+	}
+	return pgconn.SafeToRetry(err) || pgconn.Timeout(err) ||
+		errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE)
+}

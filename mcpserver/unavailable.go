@@ -1,0 +1,14 @@
+package mcpserver
+
+import "github.com/taasky/taasky/app"
+
+// answerOf is the one line a tool error says: the refusal's message, or,
+// for an internal error, "internal error", unless the database did not
+// answer (a failover, a restart): then the agent is told to retry the same
+// call, which is answered with its first result if it had gone through.
+func answerOf(err error) string {
+	if app.ErrorCodeOf(err) == app.ErrInternal && app.Unavailable(err) {
+		return app.RetryMessage
+	}
+	return app.ErrorMessageOf(err)
+}
