@@ -25,7 +25,7 @@ CREATE TABLE oauth_clients (
 -- endpoint needs back (scopes, the audience, the authorize form without
 -- secrets, the session: account and agent).
 CREATE TABLE oauth_tokens (
-    signature  text PRIMARY KEY,
+    signature  text NOT NULL,
     kind       text NOT NULL CHECK (kind IN ('code', 'pkce', 'access', 'refresh')),
     request_id text NOT NULL,
     account_id bigint NOT NULL,
@@ -35,6 +35,8 @@ CREATE TABLE oauth_tokens (
     active     boolean NOT NULL DEFAULT true,
     expires_at timestamptz NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now(),
+    -- a code and its PKCE challenge share the code's signature
+    PRIMARY KEY (signature, kind),
     FOREIGN KEY (account_id, agent_id) REFERENCES agents (account_id, id) ON DELETE CASCADE
 );
 CREATE INDEX oauth_tokens_request ON oauth_tokens (request_id);

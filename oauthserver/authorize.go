@@ -62,6 +62,9 @@ func (s *Server) Approve(ctx context.Context, params url.Values, userID int64, a
 		p.ar.GrantScope(sc)
 	}
 	p.ar.GrantScope(Scope)
+	// Requested too: fosite carries the requested audience into the token
+	// request, where the resource the client names there is checked.
+	p.ar.SetRequestedAudience(fosite.Arguments{p.auth.Resource})
 	p.ar.GrantAudience(p.auth.Resource)
 	sess := &Session{AccountID: agent.AccountID, AccountSlug: agent.AccountSlug, AgentID: agent.ID, UserID: userID}
 	resp, err := s.provider.NewAuthorizeResponse(ctx, p.ar, sess)

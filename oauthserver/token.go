@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/ory/fosite"
 )
@@ -24,11 +25,12 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		s.provider.WriteAccessError(ctx, w, ar, err)
 		return
 	}
-	// RFC 8707 §2.2: a resource named here must be the one granted; the
-	// code is not spent by a refusal.
+	// RFC 8707 §2.2: a resource named here must be the one granted. (A
+	// code has one try: fosite has dropped its PKCE challenge by now.)
+	granted := append(slices.Clone(ar.GetGrantedAudience()), ar.GetRequestedAudience()...)
 	for _, res := range ar.GetRequestForm()["resource"] {
-		if !slices.Contains(ar.GetGrantedAudience(), res) {
-			err := errInvalidTarget.WithHintf("resource: this grant is for %v, not %s.", []string(ar.GetGrantedAudience()), res)
+		if !slices.Contains(granted, res) {
+			err := errInvalidTarget.WithHintf("resource: this grant is for %s, not %s.", strings.Join(granted, " "), res)
 			s.provider.WriteAccessError(ctx, w, ar, err)
 			return
 		}
