@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -11,7 +12,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -465,5 +468,55 @@ func getJSON(t *testing.T, u string, v any) {
 	}
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestOAuthTypeScriptClient connects the official TypeScript SDK's client
+// OAuth (test/ts-oauth/connect.mjs) with only the MCP URL: Chromium signs
+// the person in and consents, and the client calls a tool.
+func TestOAuthTypeScriptClient(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join("..", "..", "test", "ts-oauth")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("test/ts-oauth has no node_modules: .ci/run must run npm ci there")
+		}
+		t.Skip("run `npm ci --prefix test/ts-oauth` to include the TypeScript SDK client")
+	}
+	s := newOAuthStack(t)
+	cmd := exec.Command("node", "connect.mjs", s.base+"/mcp", s.callback)
+	cmd.Dir = dir
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	var seen []string
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := sc.Text()
+		seen = append(seen, line)
+		if u, ok := strings.CutPrefix(line, "AUTHORIZE "); ok {
+			q := s.consent(u, "bob@example.test", "approve")
+			if q.Get("code") == "" {
+				t.Fatalf("no code: %v", q)
+			}
+			if _, err := io.WriteString(stdin, q.Get("code")+"\n"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if strings.HasPrefix(line, "REFRESH ") {
+			break
+		}
+	}
+	out := strings.Join(seen, "\n")
+	if !strings.Contains(out, "TOOLS 7") || !strings.Contains(out, "CALLED negotiation_list") || !strings.Contains(out, "REFRESH yes") {
+		t.Fatalf("the TypeScript client said:\n%s\n%s", out, stderr.String())
+	}
+	if s.screens != 2 {
+		t.Errorf("the person saw %d screens, want 2 (sign in, consent)", s.screens)
 	}
 }
