@@ -36,7 +36,9 @@ func TestMetadataDocuments(t *testing.T) {
 	})
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	mux.HandleFunc("/notjson", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "<html>hello</html>") })
-	mux.HandleFunc("/other", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, doc("https://elsewhere.example/c", "https://x.example/cb")) })
+	mux.HandleFunc("/other", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, doc("https://elsewhere.example/c", "https://x.example/cb"))
+	})
 	mux.HandleFunc("/plainhttp", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, doc(srv.URL+"/plainhttp", "http://evil.example/cb"))
 	})
@@ -64,7 +66,7 @@ func TestMetadataDocuments(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Name != "Good Assistant" || c.RedirectURIs[0] != "https://good.example/cb" || c.FreshUntil == nil ||
-		c.FreshUntil.Sub(time.Now()) < 100*time.Second || c.FreshUntil.Sub(time.Now()) > 130*time.Second {
+		time.Until(*c.FreshUntil) < 100*time.Second || time.Until(*c.FreshUntil) > 130*time.Second {
 		t.Errorf("good client: %+v", c)
 	}
 	if _, err := s.clients.get(ctx, srv.URL+"/good"); err != nil || hits.Load() != 1 {

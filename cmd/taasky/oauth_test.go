@@ -185,6 +185,26 @@ func TestOAuthGoClient(t *testing.T) {
 		t.Fatalf("negotiation_list: %+v, %v", res, err)
 	}
 
+	// The human's gate holds as for a keyed agent: the agent's withdrawal
+	// waits for the person's confirmation.
+	var opened struct {
+		RoomToken string `json:"room_token"`
+	}
+	res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "negotiation_open", Arguments: map[string]any{
+		"subject_schema": map[string]any{"place": map[string]any{"type": "string", "label": "Where"}}, "title": "OAuth test"}})
+	if err != nil || res.IsError {
+		t.Fatalf("negotiation_open: %+v, %v", res, err)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	_ = json.Unmarshal(raw, &opened)
+	res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "negotiation_cancel", Arguments: map[string]any{"room_token": opened.RoomToken}})
+	if err != nil || res.IsError {
+		t.Fatalf("negotiation_cancel: %+v, %v", res, err)
+	}
+	if raw, _ = json.Marshal(res.StructuredContent); !strings.Contains(string(raw), `"status":"waiting_for_your_human"`) {
+		t.Errorf("negotiation_cancel by an OAuth agent: %s", raw)
+	}
+
 	ts, err := h.TokenSource(ctx)
 	if err != nil {
 		t.Fatal(err)
