@@ -37,6 +37,7 @@ type oauthStack struct {
 	callback string
 	answers  chan url.Values
 	screens  int // pages the person saw in the last authorization
+	log      func() string
 }
 
 func newOAuthStack(t *testing.T) *oauthStack {
@@ -58,6 +59,7 @@ func newOAuthStack(t *testing.T) *oauthStack {
 	p := start(t, env{"DATABASE_URL": pgtest.NewDSN(t), "LISTEN_ADDR": addr, "BASE_URL": s.base,
 		"XDG_CONFIG_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}, "dev")
 	p.waitStdout(t, "Stop with Ctrl-C.")
+	s.log = p.stderr.String
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("taasky's log:\n%s", p.stderr.String())
@@ -451,6 +453,13 @@ func TestOAuthAbuse(t *testing.T) {
 	}
 	if code := mcpStatus(t, s.base+"/mcp", got.AccessToken); code != 401 {
 		t.Errorf("after revocation: %d", code)
+	}
+
+	// Nothing in the log holds a code or a token.
+	for _, secret := range []string{code, first.AccessToken, first.RefreshToken, rotated.AccessToken, rotated.RefreshToken, got.RefreshToken} {
+		if strings.Contains(s.log(), secret) {
+			t.Errorf("the log holds a code or token")
+		}
 	}
 
 	// Without a bearer: 401 pointing at the resource's metadata.
