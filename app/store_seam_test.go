@@ -17,7 +17,7 @@ import (
 
 // seamDirs are the directories checked, relative to app/; in app/ itself
 // the store files may hold SQL.
-var seamDirs = []string{".", "../dashboard", "../mcpserver", "../jobs", "../notify", "../negotiation"}
+var seamDirs = []string{".", "../dashboard", "../mcpserver", "../oauthserver", "../jobs", "../notify", "../negotiation"}
 
 func TestSQLOnlyInStoreFiles(t *testing.T) {
 	for _, dir := range seamDirs {

@@ -29,6 +29,9 @@ type Config struct {
 	// Notifications serves the notification settings, the delivery log and
 	// /unsubscribe; nil: the settings say notifications are not set up here.
 	Notifications Notifications
+	// OAuth serves the consent screen (/oauth/authorize) and Settings'
+	// agents connected with OAuth; nil: OAuth is not offered.
+	OAuth OAuth
 	// VAPIDPublicKey is the Web Push application server key (base64url)
 	// browsers subscribe with; "": Web Push is not configured.
 	VAPIDPublicKey string
@@ -73,6 +76,7 @@ type Dashboard struct {
 	rooms    Rooms
 	accounts Accounts
 	notify   Notifications
+	oauth    OAuth
 	vapidKey string
 	jobsUI   http.Handler
 	hub      *Hub
@@ -109,7 +113,7 @@ func New(ctx context.Context, c Config) (*Dashboard, error) {
 		return nil, err
 	}
 	d := &Dashboard{ctx: ctx, baseURL: strings.TrimSuffix(c.BaseURL, "/"), secure: strings.HasPrefix(c.BaseURL, "https://"),
-		sign: signer{key: c.SessionKey}, rooms: c.Rooms, accounts: c.Accounts, notify: c.Notifications, vapidKey: c.VAPIDPublicKey,
+		sign: signer{key: c.SessionKey}, rooms: c.Rooms, accounts: c.Accounts, notify: c.Notifications, oauth: c.OAuth, vapidKey: c.VAPIDPublicKey,
 		jobsUI: c.JobsUI, hub: c.Hub, log: c.Log, now: c.Now, views: v}
 	d.oidc = newOIDCClient(ctx, c.OIDC, d.baseURL+"/auth/callback")
 	d.csrf = d.newCSRF()
@@ -171,6 +175,9 @@ func (d *Dashboard) Mount(a *fiber.App) {
 	a.Post("/accounts/:slug/leave", page(d.memberLeave)...)
 	a.Get("/join/:token", strangerPage(d.joinShow)...)
 	a.Post("/join/:token", strangerPage(d.joinAccept)...)
+	a.Post("/settings/agents/:id/disconnect", page(d.settingsAgentDisconnect)...)
+	a.Get("/oauth/authorize", strangerPage(d.oauthConsentShow)...)
+	a.Post("/oauth/authorize", page(d.oauthConsentAnswer)...)
 	a.Get("/sw.js", d.serviceWorker)
 	a.Get("/unsubscribe/:token", strangerPage(d.unsubscribeShow)...)
 	// No CSRF check: RFC 8058 one-click unsubscribes are POSTed by mail

@@ -25,6 +25,8 @@ type agentSettings struct {
 	A       app.Agent
 	Keys    []app.AgentKey
 	Manages bool // the viewer may issue and revoke its keys
+	// OAuth: connected with OAuth (by a client, not with keys); nil: keys.
+	OAuth *app.OAuthConnection
 }
 
 type newKey struct {
@@ -37,6 +39,7 @@ var settingsNotices = map[string]string{"revoked": "The key was revoked: it no l
 	"push-on":      "This browser will get your notifications.",
 	"push-off":     "The device was removed: it gets no more notifications.",
 	"push-test":    "A test notification is on its way to your devices: the delivery log below says how it went.",
+	"disconnected": "The agent was disconnected: its tokens no longer work.",
 	"push-nothing": "There is no device to send a test to: turn notifications on in this browser first."}
 
 // settingsShow lists the user's accounts with their agents and keys, and
@@ -60,12 +63,20 @@ func (d *Dashboard) settingsPage(c *fiber.Ctx, v *viewer, data settingsData) err
 		if err != nil {
 			return d.fail(c, err)
 		}
+		connected, err := d.oauthConnections(c, m.AccountSlug)
+		if err != nil {
+			return d.fail(c, err)
+		}
 		for _, a := range agents {
 			keys, err := d.accounts.ListAgentKeys(c.UserContext(), m.AccountSlug, a.ID)
 			if err != nil {
 				return d.fail(c, err)
 			}
-			as.Agents = append(as.Agents, agentSettings{A: a, Keys: keys, Manages: manages(m, a, v.user.ID)})
+			g := agentSettings{A: a, Keys: keys, Manages: manages(m, a, v.user.ID)}
+			if x, ok := connected[a.ID]; ok {
+				g.OAuth = &x
+			}
+			as.Agents = append(as.Agents, g)
 		}
 		data.Accounts = append(data.Accounts, as)
 	}

@@ -24,19 +24,24 @@ type Authenticator interface {
 // revoked key, it gets 401 with a WWW-Authenticate header; a key of another
 // account gets 404, as an account the key cannot see does not exist for it.
 //
+// With an auth that is also an OAuthAuthenticator, OAuth access tokens are
+// accepted too (oauth.go), and /mcp without an account as well.
+//
 // With a RateLimit (WithRateLimit), each agent key gets a token bucket: a
 // call beyond it gets 429 with Retry-After and one line saying the rule.
 func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 	mcpHandler := fiberhttp.Handler(s.handler)
 	limit := newLimiter(s.rate, time.Now)
-	r.All("/mcp/:account", func(c *fiber.Ctx) error {
-		const realm = `Bearer realm="taasky"`
+	tokens, _ := auth.(OAuthAuthenticator)
+	handle := func(c *fiber.Ctx) error {
+		account := c.Params("account") // "" at /mcp: the token's account
+		realm := challenge(tokens, account)
 		header := c.Get(fiber.HeaderAuthorization)
 		key, ok := strings.CutPrefix(header, "Bearer ")
 		key = strings.TrimSpace(key)
 		if !ok || key == "" {
 			c.Set(fiber.HeaderWWWAuthenticate, realm)
-			return c.Status(fiber.StatusUnauthorized).JSON(fiber.Map{"error": "Authorization: Bearer <agent key> is required"})
+			return c.Status(fiber.StatusUnauthorized).JSON(fiber.Map{"error": missingBearer(tokens)})
 		}
 		var id [32]byte
 		if limit != nil {
@@ -45,7 +50,7 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 				return tooMany(c, limit.Limit(), wait)
 			}
 		}
-		agent, err := auth.AuthenticateAgentKey(c.UserContext(), key)
+		agent, err := authenticate(c.UserContext(), auth, tokens, key, account)
 		if err != nil {
 			if app.ErrorCodeOf(err) == app.ErrInternal {
 				// The key could not be checked (the database did not
@@ -54,9 +59,9 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 				return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"error": "Taasky cannot check agent keys just now (its database did not answer); retry in a few seconds"})
 			}
 			c.Set(fiber.HeaderWWWAuthenticate, realm+`, error="invalid_token"`)
-			return c.Status(fiber.StatusUnauthorized).JSON(fiber.Map{"error": "the agent key is not valid (unknown or revoked)"})
+			return c.Status(fiber.StatusUnauthorized).JSON(fiber.Map{"error": invalidBearer(tokens, key, err)})
 		}
-		if c.Params("account") != agent.AccountSlug {
+		if account != "" && account != agent.AccountSlug {
 			return c.Status(fiber.StatusNotFound).JSON(fiber.Map{"error": "no such account"})
 		}
 		if limit != nil {
@@ -72,7 +77,11 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 		}
 		c.Locals(agentKey{}, agent)
 		return mcpHandler(c)
-	})
+	}
+	r.All("/mcp/:account", handle)
+	if tokens != nil {
+		r.All("/mcp", handle)
+	}
 }
 
 // badBody says, in one line, why a body is not a JSON-RPC message at all

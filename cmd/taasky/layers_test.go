@@ -15,6 +15,8 @@ var layers = map[string][]string{
 		"taasky/dashboard", "taasky/mcpserver", "taasky/notify", "taasky/internal/locale"},
 	"mcpserver": {"github.com/jackc/pgx", "github.com/riverqueue/",
 		"taasky/dashboard", "taasky/jobs", "taasky/notify"},
+	"oauthserver": {"github.com/jackc/pgx", "github.com/riverqueue/",
+		"taasky/dashboard", "taasky/mcpserver", "taasky/jobs", "taasky/notify", "taasky/internal/locale"},
 	"dashboard": {"github.com/jackc/pgx", "github.com/riverqueue/", "github.com/modelcontextprotocol/",
 		"taasky/mcpserver"},
 	"jobs": {"net/http", "github.com/gofiber/", "github.com/modelcontextprotocol/",

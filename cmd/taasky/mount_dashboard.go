@@ -19,7 +19,7 @@ import (
 // issuer in dev when no OIDC_ISSUER is set, and returns the Channel that
 // feeds its live pages. The River UI goes with it, at /admin/jobs, for
 // operators only.
-func mountDashboard(ctx context.Context, a *fiber.App, d deps) (app.Channel, error) {
+func mountDashboard(ctx context.Context, a *fiber.App, d deps, door *oauthDoor) (app.Channel, error) {
 	oidc := dashboard.OIDC{Issuer: d.cfg.OIDC.Issuer, ClientID: d.cfg.OIDC.ClientID, ClientSecret: d.cfg.OIDC.ClientSecret}
 	if oidc.Issuer == "" {
 		if d.cfg.Role&config.RoleDev == 0 {
@@ -41,6 +41,7 @@ func mountDashboard(ctx context.Context, a *fiber.App, d deps) (app.Channel, err
 		OIDC:       oidc,
 		Rooms:      d.rooms,
 		Accounts:   d.accounts,
+		OAuth:      door.consent(),
 		JobsUI:     jobsUI,
 		Hub:        hub,
 		RateLimit:  ratelimit.Limit{Rate: d.cfg.Abuse.WebRate, Burst: d.cfg.Abuse.WebBurst},

@@ -6,15 +6,16 @@ import (
 	"github.com/taasky/taasky/mcpserver"
 )
 
-// mountMCP serves the agents' tools at POST /mcp/{account_slug}. The MCP
+// mountMCP serves the agents' tools at POST /mcp/{account_slug} (and /mcp),
+// to agent keys and OAuth access tokens. The MCP
 // server and its tools are built once, here, not per request.
-func mountMCP(a *fiber.App, d deps) {
+func mountMCP(a *fiber.App, d deps, door *oauthDoor) {
 	rl := mcpserver.RateLimit{Rate: d.cfg.Abuse.MCPRate, Burst: d.cfg.Abuse.MCPBurst}
 	var m *mcpserver.Metrics
 	if d.metrics != nil {
 		m = d.metrics.mcp
 	}
-	mcpserver.New(d.rooms, version).WithRateLimit(rl).WithLogger(d.log.With("component", "mcp")).WithMetrics(m).Mount(a, d.accounts)
+	mcpserver.New(d.rooms, version).WithRateLimit(rl).WithLogger(d.log.With("component", "mcp")).WithMetrics(m).Mount(a, door.mcpAuth(d.accounts))
 }
 
 // version is the build's version, set with -ldflags "-X main.version=…".

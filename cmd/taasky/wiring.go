@@ -53,8 +53,12 @@ func newApp(ctx context.Context, d deps) (*fiber.App, error) {
 	if d.metrics != nil {
 		d.metrics.mount(a)
 	}
-	mountMCP(a, d)
-	rooms, err := mountDashboard(ctx, a, d)
+	door, err := mountOAuth(a, d)
+	if err != nil {
+		return nil, err
+	}
+	mountMCP(a, d, door)
+	rooms, err := mountDashboard(ctx, a, d, door)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,319 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// OAuth holds what Taasky's authorization server (MCP authorization, OAuth
+// 2.1) keeps: its clients, the tokens it issued (by signature, never the
+// token), and the agents people connected with it. The protocol itself
+// (codes, PKCE, rotation) is the oauthserver package's; this is its state.
+type OAuth struct {
+	pool *pgxpool.Pool
+}
+
+// NewOAuth returns the OAuth state over pool.
+func NewOAuth(pool *pgxpool.Pool) *OAuth { return &OAuth{pool: pool} }
+
+// OAuthClientKind says how Taasky knows a client.
+type OAuthClientKind string
+
+const (
+	// OAuthClientRegistered: registered by Dynamic Client Registration
+	// (RFC 7591); Taasky made its client_id.
+	OAuthClientRegistered OAuthClientKind = "registered"
+	// OAuthClientMetadataDocument: its client_id is the https URL of a
+	// Client ID Metadata Document, fetched (and fetched again once stale).
+	OAuthClientMetadataDocument OAuthClientKind = "metadata_document"
+)
+
+// OAuthClient is an MCP client (an assistant) that may ask a person for a
+// grant. Every client is public: it proves itself with PKCE, not a secret.
+type OAuthClient struct {
+	ID           string
+	Kind         OAuthClientKind
+	Name         string
+	LogoURI      string
+	ClientURI    string
+	RedirectURIs []string
+	CreatedAt    time.Time
+	// FreshUntil: a metadata document is fetched again after it.
+	FreshUntil *time.Time
+}
+
+// OAuthTokenKind is what an OAuthToken row stands for.
+type OAuthTokenKind string
+
+const (
+	OAuthCode    OAuthTokenKind = "code"
+	OAuthPKCE    OAuthTokenKind = "pkce"
+	OAuthAccess  OAuthTokenKind = "access"
+	OAuthRefresh OAuthTokenKind = "refresh"
+)
+
+// OAuthToken is a code or token as stored: its signature (an HMAC of it),
+// the grant it belongs to (RequestID) and the request it stands for,
+// serialized by the authorization server (no secrets in it).
+type OAuthToken struct {
+	Signature string
+	Kind      OAuthTokenKind
+	RequestID string
+	AccountID int64
+	AgentID   int64
+	ClientID  string
+	Request   []byte
+	Active    bool
+	ExpiresAt time.Time
+}
+
+// OAuthConnection is an agent connected with OAuth, as Settings lists it.
+type OAuthConnection struct {
+	AccountID      int64
+	AgentID        int64
+	ClientID       string
+	ClientName     string
+	UserID         int64
+	ConnectedAt    time.Time
+	LastUsedAt     *time.Time
+	DisconnectedAt *time.Time
+}
+
+// Client returns the client with id; ErrNotFound if Taasky does not know it.
+func (o *OAuth) Client(ctx context.Context, id string) (OAuthClient, error) {
+	c, err := selectOAuthClient(ctx, o.pool, id)
+	if err != nil {
+		return OAuthClient{}, fmt.Errorf("oauth client: %w", notFound(err, "client_id: no client %q is registered with Taasky", id))
+	}
+	return c, nil
+}
+
+// SaveClient inserts a client, or replaces a metadata document's client by
+// its fresh copy.
+func (o *OAuth) SaveClient(ctx context.Context, c OAuthClient) (OAuthClient, error) {
+	saved, err := upsertOAuthClient(ctx, o.pool, c)
+	if err != nil {
+		return OAuthClient{}, fmt.Errorf("save oauth client: %w", err)
+	}
+	return saved, nil
+}
+
+// ClientKnown reports whether any person ever connected an agent with the
+// client: the consent screen warns about a client new to Taasky.
+func (o *OAuth) ClientKnown(ctx context.Context, clientID string) (bool, error) {
+	ok, err := selectOAuthClientUsed(ctx, o.pool, clientID)
+	if err != nil {
+		return false, fmt.Errorf("oauth client known: %w", err)
+	}
+	return ok, nil
+}
+
+// SaveToken stores a code or token.
+func (o *OAuth) SaveToken(ctx context.Context, t OAuthToken) error {
+	if err := insertOAuthToken(ctx, o.pool, t); err != nil {
+		return fmt.Errorf("save oauth token: %w", err)
+	}
+	return nil
+}
+
+// Token returns the code or token of kind with signature, active or not;
+// ErrNotFound if there is none (never issued, expired and swept, revoked).
+func (o *OAuth) Token(ctx context.Context, kind OAuthTokenKind, signature string) (OAuthToken, error) {
+	t, err := selectOAuthToken(ctx, o.pool, kind, signature)
+	if err != nil {
+		return OAuthToken{}, fmt.Errorf("oauth token: %w", notFound(err, "no such %s", kind))
+	}
+	return t, nil
+}
+
+// DeleteToken deletes a code or token (none: nothing happens).
+func (o *OAuth) DeleteToken(ctx context.Context, kind OAuthTokenKind, signature string) error {
+	if err := deleteOAuthToken(ctx, o.pool, kind, signature); err != nil {
+		return fmt.Errorf("delete oauth token: %w", err)
+	}
+	return nil
+}
+
+// DeactivateToken marks a code or refresh token used; false if it was
+// already used (or is gone): a second use of the same one.
+func (o *OAuth) DeactivateToken(ctx context.Context, kind OAuthTokenKind, signature string) (bool, error) {
+	ok, err := deactivateOAuthToken(ctx, o.pool, kind, signature)
+	if err != nil {
+		return false, fmt.Errorf("deactivate oauth token: %w", err)
+	}
+	return ok, nil
+}
+
+// RevokeGrant ends the tokens of kind issued under one grant (requestID):
+// refresh tokens are marked used (so a later use of one is still seen as a
+// reuse), access tokens are deleted.
+func (o *OAuth) RevokeGrant(ctx context.Context, requestID string, kind OAuthTokenKind) error {
+	if err := revokeOAuthGrant(ctx, o.pool, requestID, kind); err != nil {
+		return fmt.Errorf("revoke oauth grant: %w", err)
+	}
+	return nil
+}
+
+// ConnectableAccounts are the accounts this person may connect an agent
+// for on the consent screen. Today that is every account they are a member
+// of (owner or member): the agent is theirs and asks them to confirm.
+func (o *OAuth) ConnectableAccounts(ctx context.Context, userID int64) ([]Membership, error) {
+	ms, err := connectableAccounts(ctx, o.pool, userID)
+	if err != nil {
+		return nil, fmt.Errorf("connectable accounts: %w", err)
+	}
+	return ms, nil
+}
+
+// connectableAccounts are the accounts in which userID may create an agent
+// of their own (the role policy, May), which is what a consent does.
+func connectableAccounts(ctx context.Context, q querier, userID int64) ([]Membership, error) {
+	ms, err := selectMemberships(ctx, q, userID)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(ms, func(m Membership) bool { return !May(m.Role, ActCreateAgent, Mine) }), nil
+}
+
+// Connect is a person's consent: the agent of client for them in the
+// account, created (named after the client) or, for the same client and
+// person, the one they connected before, connected again.
+func (o *OAuth) Connect(ctx context.Context, userID int64, accountSlug string, client OAuthClient) (Agent, error) {
+	var agent Agent
+	err := pgx.BeginFunc(ctx, o.pool, func(tx pgx.Tx) error {
+		ms, err := connectableAccounts(ctx, tx, userID)
+		if err != nil {
+			return err
+		}
+		var acct *Membership
+		for i := range ms {
+			if ms[i].AccountSlug == accountSlug {
+				acct = &ms[i]
+			}
+		}
+		if acct == nil {
+			return Errorf(ErrUnauthorized, "account: you are not a member of %q, so you cannot connect an agent for it", accountSlug)
+		}
+		agentID, err := reconnectOAuthAgent(ctx, tx, acct.AccountID, client.ID, userID)
+		switch {
+		case err == nil:
+			agent, err = selectAgent(ctx, tx, accountSlug, agentID)
+			return err
+		case !errors.Is(err, pgx.ErrNoRows):
+			return err
+		}
+		email, err := selectUserEmail(ctx, tx, userID)
+		if err != nil {
+			return err
+		}
+		name, err := freeAgentName(ctx, tx, acct.AccountID, agentNames(client.Name, email))
+		if err != nil {
+			return err
+		}
+		agent, err = insertAgent(ctx, tx, Account{ID: acct.AccountID, Slug: accountSlug, Name: acct.AccountName}, name, userID)
+		if err != nil {
+			return err
+		}
+		agent.OwnerEmail = email
+		return insertOAuthAgent(ctx, tx, agent, client.ID)
+	})
+	if err != nil {
+		return Agent{}, fmt.Errorf("connect agent: %w", err)
+	}
+	return agent, nil
+}
+
+// agentNames are the names an OAuth agent may take, best first: the
+// client's, then with its owner's email, then numbered.
+func agentNames(client, email string) []string {
+	cut := func(s string) string {
+		r := []rune(s)
+		if len(r) > 80 {
+			r = r[:80]
+		}
+		return string(r)
+	}
+	names := []string{cut(client), cut(client + " (" + email + ")")}
+	for i := 2; i <= 9; i++ {
+		names = append(names, cut(fmt.Sprintf("%s %d (%s)", client, i, email)))
+	}
+	return names
+}
+
+// ConnectedAgent is the agent an access token was issued for, unless it
+// was disconnected since; it notes the agent's last use (to the minute).
+func (o *OAuth) ConnectedAgent(ctx context.Context, accountID, agentID int64) (Agent, error) {
+	agent, disconnected, err := touchOAuthAgent(ctx, o.pool, accountID, agentID)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return Agent{}, Errorf(ErrUnauthorized, "the agent of this token no longer exists")
+	case err != nil:
+		return Agent{}, fmt.Errorf("connected agent: %w", err)
+	case disconnected:
+		return Agent{}, Errorf(ErrUnauthorized, "this agent was disconnected; connect your assistant again")
+	}
+	return agent, nil
+}
+
+// Connections lists the account's agents connected with OAuth.
+func (o *OAuth) Connections(ctx context.Context, accountSlug string) ([]OAuthConnection, error) {
+	cs, err := selectOAuthConnections(ctx, o.pool, accountSlug)
+	if err != nil {
+		return nil, fmt.Errorf("oauth connections: %w", err)
+	}
+	return cs, nil
+}
+
+// Disconnect ends an OAuth agent's grant at once: every token of it is
+// deleted (the next call with one gets 401) and none is issued again until
+// its person consents again. Disconnecting twice does nothing more.
+func (o *OAuth) Disconnect(ctx context.Context, accountSlug string, agentID int64) error {
+	err := pgx.BeginFunc(ctx, o.pool, func(tx pgx.Tx) error {
+		return disconnectOAuthAgent(ctx, tx, accountSlug, agentID)
+	})
+	if err != nil {
+		return fmt.Errorf("disconnect agent: %w", notFound(err, "agent %d of account %s is not connected with OAuth", agentID, accountSlug))
+	}
+	return nil
+}
+
+// AccountExists reports whether an account with slug exists (a resource's
+// metadata names only accounts that do).
+func (a *Accounts) AccountExists(ctx context.Context, slug string) (bool, error) {
+	_, err := selectAccountBySlug(ctx, a.pool, slug)
+	switch ErrorCodeOf(err) {
+	case "":
+		return true, nil
+	case ErrNotFound:
+		return false, nil
+	}
+	return false, fmt.Errorf("account exists: %w", err)
+}
+
+// OAuthAuthorization is what the consent screen shows of an authorization
+// request: which client asks, where its answer goes, for which account,
+// and why this person may not consent, if they may not.
+type OAuthAuthorization struct {
+	Client OAuthClient
+	// NewClient: nobody connected an agent with this client before.
+	NewClient    bool
+	RedirectURI  string
+	RedirectHost string
+	// ClientHost is the host of the client_id (a metadata document) or of
+	// its client_uri; HostDiffers: the redirect goes to another host.
+	ClientHost  string
+	HostDiffers bool
+	// Resource is the MCP URL the grant is for; Fixed: it names the
+	// account (Accounts holds that one), else the person chooses.
+	Resource string
+	Fixed    bool
+	Accounts []Membership
+	// Refusal says why this person cannot connect an agent here ("": they can).
+	Refusal string
+}

@@ -1,0 +1,50 @@
+package dashboard
+
+import (
+	"net/url"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/app"
+)
+
+// consentData is the consent screen.
+type consentData struct {
+	A      app.OAuthAuthorization
+	Params []consentParam // the authorization request, carried by the form
+}
+
+type consentParam struct{ Name, Value string }
+
+// oauthConsentShow is the authorize endpoint's page: after the person signs
+// in (as for any page), which client asks, where its answer goes, for which
+// account, and what it may do; approve or decline.
+func (d *Dashboard) oauthConsentShow(c *fiber.Ctx) error {
+	if d.oauth == nil {
+		return d.showError(c, fiber.StatusNotFound, "This Taasky does not offer OAuth: connect your agent with a key from Settings.")
+	}
+	v, done := d.requireViewer(c)
+	if v == nil {
+		return done
+	}
+	params := authorizeParams(c)
+	auth, redirect, err := d.oauth.ReadAuthorization(c.UserContext(), params, v.user.ID)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	if redirect != "" {
+		return c.Redirect(redirect, fiber.StatusSeeOther)
+	}
+	return d.consentPage(c, v, auth, params)
+}
+
+func (d *Dashboard) consentPage(c *fiber.Ctx, v *viewer, auth app.OAuthAuthorization, params url.Values) error {
+	data := consentData{A: auth}
+	for k, vs := range params {
+		for _, val := range vs {
+			data.Params = append(data.Params, consentParam{k, val})
+		}
+	}
+	c.Set("Content-Security-Policy", consentPolicy(auth.RedirectURI, auth.Client.LogoURI))
+	return d.renderPage(c, "consent", &page{Title: "Connect " + auth.Client.Name, Data: data}, v)
+}

@@ -1,0 +1,212 @@
+package oauthserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/ory/fosite"
+
+	"github.com/taasky/taasky/app"
+)
+
+// The consent screen's side of the authorize endpoint. The dashboard
+// serves /oauth/authorize (it knows the person); these check the request
+// each time it is shown or answered, so the form carries nothing trusted.
+// Each returns either a redirect for the browser (the answer, or an error
+// the client is told, with iss: RFC 9207) or an *app.Error to show the
+// person (the client cannot be told: unknown client, wrong redirect_uri).
+
+type pending struct {
+	ar     fosite.AuthorizeRequester
+	client app.OAuthClient
+	auth   app.OAuthAuthorization
+}
+
+// ReadAuthorization checks the request for the person userID.
+func (s *Server) ReadAuthorization(ctx context.Context, params url.Values, userID int64) (app.OAuthAuthorization, string, error) {
+	p, redirect, err := s.parse(ctx, params, userID)
+	if p == nil {
+		return app.OAuthAuthorization{}, redirect, err
+	}
+	return p.auth, "", nil
+}
+
+// Approve is the person's yes for account: their agent of this client
+// there (created or reconnected), and a code for the client.
+func (s *Server) Approve(ctx context.Context, params url.Values, userID int64, account string) (string, error) {
+	p, redirect, err := s.parse(ctx, params, userID)
+	if p == nil {
+		return redirect, err
+	}
+	if p.auth.Refusal != "" {
+		return "", app.Errorf(app.ErrUnauthorized, "%s", p.auth.Refusal)
+	}
+	var chosen *app.Membership
+	for i := range p.auth.Accounts {
+		if p.auth.Accounts[i].AccountSlug == account {
+			chosen = &p.auth.Accounts[i]
+		}
+	}
+	if chosen == nil {
+		return "", app.Errorf(app.ErrInvalid, "account: choose one of the accounts listed (got %q)", account)
+	}
+	agent, err := s.store.state.Connect(ctx, userID, chosen.AccountSlug, p.client)
+	if err != nil {
+		return "", err
+	}
+	for _, sc := range p.ar.GetRequestedScopes() {
+		p.ar.GrantScope(sc)
+	}
+	p.ar.GrantScope(Scope)
+	// Requested too: fosite carries the requested audience into the token
+	// request, where the resource the client names there is checked.
+	p.ar.SetRequestedAudience(fosite.Arguments{p.auth.Resource})
+	p.ar.GrantAudience(p.auth.Resource)
+	sess := &Session{AccountID: agent.AccountID, AccountSlug: agent.AccountSlug, AgentID: agent.ID, UserID: userID}
+	resp, err := s.provider.NewAuthorizeResponse(ctx, p.ar, sess)
+	if err != nil {
+		s.logRefusal("authorize", err)
+		return s.errorRedirect(ctx, p.ar, err)
+	}
+	resp.AddParameter("iss", s.base)
+	rec := newRecorder()
+	s.provider.WriteAuthorizeResponse(ctx, rec, p.ar, resp)
+	return rec.Header().Get("Location"), nil
+}
+
+// Decline is the person's no: access_denied to the client.
+func (s *Server) Decline(ctx context.Context, params url.Values, userID int64) (string, error) {
+	p, redirect, err := s.parse(ctx, params, userID)
+	if p == nil {
+		return redirect, err
+	}
+	return s.errorRedirect(ctx, p.ar, fosite.ErrAccessDenied.WithHint("The person declined to connect this client to Taasky."))
+}
+
+func (s *Server) parse(ctx context.Context, params url.Values, userID int64) (*pending, string, error) {
+	client, err := s.clients.get(ctx, params.Get("client_id"))
+	if err != nil {
+		if app.ErrorCodeOf(err) == app.ErrNotFound {
+			err = app.Errorf(app.ErrInvalid, "%s", app.ErrorMessageOf(err))
+		}
+		return nil, "", err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/oauth/authorize?"+params.Encode(), nil)
+	if err != nil {
+		return nil, "", app.Errorf(app.ErrInvalid, "the authorization request is not a valid URL")
+	}
+	ar, err := s.provider.NewAuthorizeRequest(ctx, req)
+	if err != nil {
+		if _, ok := errors.AsType[*storageFailure](err); ok {
+			s.logRefusal("authorize", err)
+			return nil, "", fmt.Errorf("authorize: %w", err)
+		}
+		if ar != nil && ar.IsRedirectURIValid() {
+			redirect, err := s.errorRedirect(ctx, ar, err)
+			return nil, redirect, err
+		}
+		rfc := fosite.ErrorToRFC6749Error(err)
+		return nil, "", app.Errorf(app.ErrInvalid, "%s: %s", rfc.ErrorField, rfc.GetDescription())
+	}
+	fail := func(e *fosite.RFC6749Error) (*pending, string, error) {
+		redirect, err := s.errorRedirect(ctx, ar, e)
+		return nil, redirect, err
+	}
+	switch m := params.Get("code_challenge_method"); {
+	case params.Get("code_challenge") == "":
+		return fail(fosite.ErrInvalidRequest.WithHint("code_challenge: PKCE is required (code_challenge_method S256)."))
+	case m != "S256":
+		return fail(fosite.ErrInvalidRequest.WithHintf("code_challenge_method: only S256 is supported (got %q; plain is refused).", m))
+	}
+	auth := app.OAuthAuthorization{Client: client, RedirectURI: ar.GetRedirectURI().String(), RedirectHost: ar.GetRedirectURI().Host}
+	resources := params["resource"]
+	var account string
+	switch {
+	case len(resources) > 1:
+		return fail(errInvalidTarget.WithHint("resource: ask for one resource, the MCP URL you were given."))
+	case len(resources) == 0 || resources[0] == s.ResourceURL(""):
+		auth.Resource = s.ResourceURL("")
+	default:
+		slug, ok := strings.CutPrefix(resources[0], s.base+"/mcp/")
+		if !ok || slug == "" || strings.ContainsAny(slug, "/?#") {
+			return fail(errInvalidTarget.WithHintf("resource: %s is not a Taasky MCP URL (%s/mcp or %s/mcp/{account}).", resources[0], s.base, s.base))
+		}
+		exists, err := s.accounts.AccountExists(ctx, slug)
+		if err != nil {
+			return nil, "", err
+		}
+		if !exists {
+			return fail(errInvalidTarget.WithHintf("resource: there is no account %q at this Taasky.", slug))
+		}
+		auth.Resource, auth.Fixed, account = resources[0], true, slug
+	}
+	ms, err := s.store.state.ConnectableAccounts(ctx, userID)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, m := range ms {
+		if !auth.Fixed || m.AccountSlug == account {
+			auth.Accounts = append(auth.Accounts, m)
+		}
+	}
+	switch {
+	case auth.Fixed && len(auth.Accounts) == 0:
+		auth.Refusal = fmt.Sprintf("You are not a member of the account %s, so you cannot connect an agent for it. Ask one of its owners to add you, or decline.", account)
+	case len(auth.Accounts) == 0:
+		auth.Refusal = "You are not a member of any account yet, so there is nothing to connect an agent for. Ask an account's owner to add you, or decline."
+	}
+	known, err := s.store.state.ClientKnown(ctx, client.ID)
+	if err != nil {
+		return nil, "", err
+	}
+	auth.NewClient = !known
+	if client.Kind == app.OAuthClientMetadataDocument {
+		auth.ClientHost = hostOf(client.ID)
+	} else {
+		auth.ClientHost = hostOf(client.ClientURI)
+	}
+	auth.HostDiffers = auth.ClientHost != "" && !strings.EqualFold(auth.ClientHost, ar.GetRedirectURI().Hostname())
+	return &pending{ar: ar, client: client, auth: auth}, "", nil
+}
+
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
+}
+
+func (s *Server) errorRedirect(ctx context.Context, ar fosite.AuthorizeRequester, err error) (string, error) {
+	rec := newRecorder()
+	s.provider.WriteAuthorizeError(ctx, rec, ar, err)
+	loc := rec.Header().Get("Location")
+	if loc == "" {
+		rfc := fosite.ErrorToRFC6749Error(err)
+		return "", app.Errorf(app.ErrInvalid, "%s: %s", rfc.ErrorField, rfc.GetDescription())
+	}
+	u, perr := url.Parse(loc)
+	if perr != nil {
+		return "", app.Errorf(app.ErrInvalid, "redirect_uri: cannot be parsed")
+	}
+	q := u.Query()
+	q.Set("iss", s.base)
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// recorder keeps what fosite writes: its headers (a redirect's Location).
+type recorder struct {
+	h    http.Header
+	code int
+}
+
+func newRecorder() *recorder { return &recorder{h: http.Header{}} }
+
+func (r *recorder) Header() http.Header         { return r.h }
+func (r *recorder) Write(b []byte) (int, error) { return len(b), nil }
+func (r *recorder) WriteHeader(code int)        { r.code = code }

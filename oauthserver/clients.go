@@ -1,0 +1,276 @@
+package oauthserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ory/fosite"
+
+	"github.com/taasky/taasky/app"
+)
+
+// clients finds the clients a request names: registered ones in the
+// database, and Client ID Metadata Documents (an https client_id) fetched
+// from their URL, kept for as long as their HTTP caching allows.
+type clients struct {
+	state    State
+	http     *http.Client
+	audience string // every client's tokens are for resources under it
+	now      func() time.Time
+}
+
+const (
+	metadataMaxBytes = 16 << 10
+	metadataTimeout  = 5 * time.Second
+	metadataMinFresh = time.Minute
+	metadataMaxFresh = 24 * time.Hour
+	metadataDefFresh = time.Hour
+)
+
+// Scope is the one scope: negotiating for the person.
+const Scope = "negotiate"
+
+// newMetadataClient fetches metadata documents: a short timeout, https
+// only, at most 3 redirects, and, unless allowPrivate (dev and test), no
+// connection to a loopback, private or link-local address, whichever
+// hop it is.
+func newMetadataClient(allowPrivate bool, base http.RoundTripper) *http.Client {
+	if base == nil {
+		dialer := &net.Dialer{Timeout: metadataTimeout}
+		if !allowPrivate {
+			dialer.Control = refusePrivate
+		}
+		base = &http.Transport{DialContext: dialer.DialContext, TLSHandshakeTimeout: metadataTimeout,
+			ResponseHeaderTimeout: metadataTimeout, MaxResponseHeaderBytes: 16 << 10}
+	}
+	return &http.Client{Timeout: metadataTimeout, Transport: base,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 3 {
+				return errors.New("more than 3 redirects")
+			}
+			if req.URL.Scheme != "https" {
+				return fmt.Errorf("a redirect to %s, which is not https", req.URL.Redacted())
+			}
+			return nil
+		}}
+}
+
+func refusePrivate(_, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return err
+	}
+	a := ap.Addr().Unmap()
+	if a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() || a.IsUnspecified() || a.IsMulticast() {
+		return fmt.Errorf("%s is a private or loopback address", a)
+	}
+	return nil
+}
+
+// isMetadataURL says whether a client_id names a metadata document.
+func isMetadataURL(id string) bool { return strings.HasPrefix(id, "https://") }
+
+// get returns the client with id: ErrInvalid (or ErrNotFound) with a
+// message naming the rule, ErrInternal when the database failed.
+func (cs *clients) get(ctx context.Context, id string) (app.OAuthClient, error) {
+	if id == "" {
+		return app.OAuthClient{}, app.Errorf(app.ErrInvalid, "client_id: is required")
+	}
+	c, err := cs.state.Client(ctx, id)
+	switch {
+	case err == nil && (!isMetadataURL(id) || c.FreshUntil != nil && cs.now().Before(*c.FreshUntil)):
+		return c, nil
+	case err != nil && app.ErrorCodeOf(err) != app.ErrNotFound:
+		return app.OAuthClient{}, err
+	case !isMetadataURL(id):
+		return app.OAuthClient{}, app.Errorf(app.ErrNotFound, "client_id: no client %q is registered with Taasky (register with Dynamic Client Registration, or use a Client ID Metadata Document URL)", id)
+	}
+	return cs.fetch(ctx, id)
+}
+
+// metadataDocument is what Taasky reads of a Client ID Metadata Document.
+type metadataDocument struct {
+	ClientID                string   `json:"client_id"`
+	ClientName              string   `json:"client_name"`
+	ClientURI               string   `json:"client_uri"`
+	LogoURI                 string   `json:"logo_uri"`
+	RedirectURIs            []string `json:"redirect_uris"`
+	GrantTypes              []string `json:"grant_types"`
+	ResponseTypes           []string `json:"response_types"`
+	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
+}
+
+func (cs *clients) fetch(ctx context.Context, id string) (app.OAuthClient, error) {
+	bad := func(format string, args ...any) (app.OAuthClient, error) {
+		return app.OAuthClient{}, app.Errorf(app.ErrInvalid, "client_id: the client's metadata document at %s "+format, append([]any{id}, args...)...)
+	}
+	u, err := url.Parse(id)
+	if err != nil || u.Host == "" || u.Fragment != "" || u.User != nil || u.Path == "" || u.Path == "/" {
+		return bad("is not an https URL with a path")
+	}
+	ctx, cancel := context.WithTimeout(ctx, metadataTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, id, nil)
+	if err != nil {
+		return bad("is not a URL Taasky can fetch")
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := cs.http.Do(req)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "Timeout") {
+			return bad("did not answer within %s", metadataTimeout)
+		}
+		return bad("could not be fetched (%s)", describeFetchError(err))
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return bad("answered HTTP %d, not 200", resp.StatusCode)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, metadataMaxBytes+1))
+	if err != nil {
+		return bad("could not be read within %s", metadataTimeout)
+	}
+	if len(body) > metadataMaxBytes {
+		return bad("is larger than %d KiB", metadataMaxBytes>>10)
+	}
+	var doc metadataDocument
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return bad("is not a JSON object of client metadata")
+	}
+	if doc.ClientID != id {
+		return bad("names another client_id (%q): it must be its own URL", doc.ClientID)
+	}
+	switch doc.TokenEndpointAuthMethod {
+	case "", "none":
+	default:
+		return bad("asks for token_endpoint_auth_method %q: Taasky supports public clients only (none, with PKCE)", doc.TokenEndpointAuthMethod)
+	}
+	c := app.OAuthClient{ID: id, Kind: app.OAuthClientMetadataDocument, LogoURI: doc.LogoURI, ClientURI: doc.ClientURI}
+	if c.Name, err = clientName(doc.ClientName, u.Host); err != nil {
+		return bad("has a client_name that %s", err)
+	}
+	if c.RedirectURIs, err = checkRedirectURIs(doc.RedirectURIs); err != nil {
+		return bad("has redirect_uris that %s", err)
+	}
+	if err := checkGrants(doc.GrantTypes, doc.ResponseTypes); err != nil {
+		return bad("%s", err)
+	}
+	if !httpsOrEmpty(c.LogoURI) || !httpsOrEmpty(c.ClientURI) {
+		return bad("has a logo_uri or client_uri that is not https")
+	}
+	fresh := cs.now().Add(freshFor(resp.Header))
+	c.FreshUntil = &fresh
+	return cs.state.SaveClient(ctx, c)
+}
+
+func describeFetchError(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return err.Error()
+}
+
+// freshFor reads the response's caching: max-age (or Expires), no-store
+// and no-cache (fetch again next time), bounded to a day.
+func freshFor(h http.Header) time.Duration {
+	cc := strings.ToLower(h.Get("Cache-Control"))
+	for _, d := range strings.Split(cc, ",") {
+		d = strings.TrimSpace(d)
+		switch {
+		case d == "no-store" || d == "no-cache":
+			return 0
+		case strings.HasPrefix(d, "max-age="):
+			if n, err := strconv.Atoi(strings.TrimPrefix(d, "max-age=")); err == nil {
+				return min(max(time.Duration(n)*time.Second, metadataMinFresh), metadataMaxFresh)
+			}
+		}
+	}
+	if e, err := http.ParseTime(h.Get("Expires")); err == nil {
+		return min(max(time.Until(e), metadataMinFresh), metadataMaxFresh)
+	}
+	return metadataDefFresh
+}
+
+func clientName(name, fallback string) (string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		name = fallback
+	}
+	if n := utf8.RuneCountInString(name); n > 80 || strings.ContainsFunc(name, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		return "", errors.New("is longer than 80 characters or holds control characters")
+	}
+	return name, nil
+}
+
+// checkRedirectURIs: 1–10 absolute URIs without a fragment; http only to
+// a loopback address (a native app), https or a private-use scheme else.
+func checkRedirectURIs(uris []string) ([]string, error) {
+	if len(uris) < 1 || len(uris) > 10 {
+		return nil, fmt.Errorf("must list 1 to 10 URIs (got %d)", len(uris))
+	}
+	for _, raw := range uris {
+		u, err := url.Parse(raw)
+		switch {
+		case err != nil || !u.IsAbs() || len(raw) > 2000:
+			return nil, fmt.Errorf("include %q, which is not an absolute URI", raw)
+		case u.Fragment != "":
+			return nil, fmt.Errorf("include %q, which has a fragment", raw)
+		case u.Scheme == "http" && !isLoopbackHost(u.Hostname()):
+			return nil, fmt.Errorf("include %q: http is allowed only to localhost, 127.0.0.1 or [::1]", raw)
+		case u.Scheme == "javascript" || u.Scheme == "data" || u.Scheme == "file":
+			return nil, fmt.Errorf("include %q, whose scheme is not allowed", raw)
+		}
+	}
+	return uris, nil
+}
+
+func isLoopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	a, err := netip.ParseAddr(h)
+	return err == nil && a.IsLoopback()
+}
+
+func checkGrants(grants, responses []string) error {
+	for _, g := range grants {
+		if g != "authorization_code" && g != "refresh_token" {
+			return fmt.Errorf("asks for grant type %q: Taasky offers authorization_code and refresh_token", g)
+		}
+	}
+	for _, r := range responses {
+		if r != "code" {
+			return fmt.Errorf("asks for response type %q: Taasky offers code", r)
+		}
+	}
+	return nil
+}
+
+func httpsOrEmpty(s string) bool {
+	if s == "" {
+		return true
+	}
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme == "https" && u.Host != ""
+}
+
+// fosite is the client as fosite checks it: public (PKCE, no secret), the
+// code and refresh grants, its tokens for resources under /mcp.
+func (cs *clients) fosite(c app.OAuthClient) fosite.Client {
+	return &fosite.DefaultClient{ID: c.ID, RedirectURIs: c.RedirectURIs, Public: true,
+		GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"},
+		Scopes: []string{Scope, "offline_access"}, Audience: []string{cs.audience}}
+}

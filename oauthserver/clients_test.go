@@ -1,0 +1,122 @@
+package oauthserver
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/pgtest"
+)
+
+// TestMetadataDocuments fetches Client ID Metadata Documents from a TLS
+// server: a good one is kept as its caching says; each bad one is refused
+// with one line naming the rule, and nothing is kept.
+func TestMetadataDocuments(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	var hits atomic.Int32
+	var srv *httptest.Server
+	doc := func(id string, redirect string) string {
+		return fmt.Sprintf(`{"client_id":%q,"client_name":"Good Assistant","redirect_uris":[%q],"logo_uri":"https://logo.example/a.png"}`, id, redirect)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/good", func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Cache-Control", "public, max-age=120")
+		fmt.Fprint(w, doc(srv.URL+"/good", "https://good.example/cb"))
+	})
+	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"client_id":"`+srv.URL+`/big","pad":"`+strings.Repeat("x", 20<<10)+`"}`)
+	})
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	mux.HandleFunc("/notjson", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "<html>hello</html>") })
+	mux.HandleFunc("/other", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, doc("https://elsewhere.example/c", "https://x.example/cb"))
+	})
+	mux.HandleFunc("/plainhttp", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, doc(srv.URL+"/plainhttp", "http://evil.example/cb"))
+	})
+	mux.HandleFunc("/secret", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"client_id":"`+srv.URL+`/secret","redirect_uris":["https://a.example/cb"],"token_endpoint_auth_method":"client_secret_basic"}`)
+	})
+	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://169.254.169.254/latest/meta-data", http.StatusFound)
+	})
+	mux.HandleFunc("/gone", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) })
+	srv = httptest.NewTLSServer(mux)
+	t.Cleanup(srv.Close)
+
+	state := app.NewOAuth(pool)
+	s, err := New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: state, Accounts: app.NewAccounts(pool),
+		MetadataTransport: srv.Client().Transport})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.clients.http.Timeout = 300 * time.Millisecond
+	ctx := context.Background()
+
+	c, err := s.clients.get(ctx, srv.URL+"/good")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Name != "Good Assistant" || c.RedirectURIs[0] != "https://good.example/cb" || c.FreshUntil == nil ||
+		time.Until(*c.FreshUntil) < 100*time.Second || time.Until(*c.FreshUntil) > 130*time.Second {
+		t.Errorf("good client: %+v", c)
+	}
+	if _, err := s.clients.get(ctx, srv.URL+"/good"); err != nil || hits.Load() != 1 {
+		t.Errorf("a fresh document was fetched again (%d fetches): %v", hits.Load(), err)
+	}
+
+	for path, want := range map[string]string{
+		"/big":       "larger than 16 KiB",
+		"/slow":      "did not answer",
+		"/notjson":   "not a JSON object",
+		"/other":     "names another client_id",
+		"/plainhttp": "http is allowed only to localhost",
+		"/secret":    "public clients only",
+		"/moved":     "not https",
+		"/gone":      "HTTP 404",
+	} {
+		_, err := s.clients.get(ctx, srv.URL+path)
+		if app.ErrorCodeOf(err) != app.ErrInvalid || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "client_id: ") {
+			t.Errorf("%s: %v, want ErrInvalid with %q", path, err, want)
+		}
+		if _, err := state.Client(ctx, srv.URL+path); app.ErrorCodeOf(err) != app.ErrNotFound {
+			t.Errorf("%s was kept: %v", path, err)
+		}
+	}
+	if _, err := s.clients.get(ctx, "tsc_unknown"); app.ErrorCodeOf(err) != app.ErrNotFound {
+		t.Errorf("unknown registered client: %v", err)
+	}
+}
+
+// TestRefusePrivate: outside dev and test, a metadata document is never
+// fetched from the machine itself, its network or the cloud's metadata.
+func TestRefusePrivate(t *testing.T) {
+	for addr, refused := range map[string]bool{"127.0.0.1:443": true, "10.1.2.3:443": true, "[::1]:443": true,
+		"169.254.169.254:80": true, "192.168.0.9:443": true, "[fd00::1]:443": true, "0.0.0.0:443": true,
+		"93.184.215.14:443": false, "[2606:4700::1]:443": false} {
+		if err := refusePrivate("tcp", addr, nil); (err != nil) != refused {
+			t.Errorf("%s: %v, refused want %v", addr, err, refused)
+		}
+	}
+}
+
+func TestFreshFor(t *testing.T) {
+	for cc, want := range map[string]time.Duration{"max-age=600": 10 * time.Minute, "no-store": 0, "no-cache, max-age=60": 0,
+		"max-age=5": time.Minute, "max-age=999999": 24 * time.Hour, "": time.Hour} {
+		h := http.Header{}
+		if cc != "" {
+			h.Set("Cache-Control", cc)
+		}
+		if got := freshFor(h); got != want {
+			t.Errorf("Cache-Control %q: %s, want %s", cc, got, want)
+		}
+	}
+}

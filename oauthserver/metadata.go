@@ -1,0 +1,79 @@
+package oauthserver
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+)
+
+// ResourceURL is the resource an account's MCP endpoint is: {base}/mcp/{account},
+// or {base}/mcp for "" (the account is chosen at the consent).
+func (s *Server) ResourceURL(account string) string {
+	if account == "" {
+		return s.base + "/mcp"
+	}
+	return s.base + "/mcp/" + account
+}
+
+// ResourceMetadataURL is where the resource's metadata (RFC 9728) is.
+func (s *Server) ResourceMetadataURL(account string) string {
+	return s.base + "/.well-known/oauth-protected-resource" + strings.TrimPrefix(s.ResourceURL(account), s.base)
+}
+
+// serverMetadata is RFC 8414's document, as MCP authorization asks.
+func (s *Server) serverMetadata(w http.ResponseWriter, _ *http.Request) {
+	cors(w)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	_ = json.NewEncoder(w).Encode(&oauthex.AuthServerMeta{
+		Issuer:                                     s.base,
+		AuthorizationEndpoint:                      s.base + "/oauth/authorize",
+		TokenEndpoint:                              s.base + "/oauth/token",
+		RegistrationEndpoint:                       s.base + "/oauth/register",
+		RevocationEndpoint:                         s.base + "/oauth/revoke",
+		ScopesSupported:                            []string{Scope},
+		ResponseTypesSupported:                     []string{"code"},
+		ResponseModesSupported:                     []string{"query"},
+		GrantTypesSupported:                        []string{"authorization_code", "refresh_token"},
+		TokenEndpointAuthMethodsSupported:          []string{"none"},
+		RevocationEndpointAuthMethodsSupported:     []string{"none"},
+		CodeChallengeMethodsSupported:              []string{"S256"},
+		ClientIDMetadataDocumentSupported:          true,
+		AuthorizationResponseIssParameterSupported: true,
+	})
+}
+
+// resourceMetadata is RFC 9728's document of /mcp or /mcp/{account}
+// (served by go-sdk's handler); an account that does not exist has none.
+func (s *Server) resourceMetadata(w http.ResponseWriter, r *http.Request) {
+	account, _ := strings.CutPrefix(r.URL.Path, "/.well-known/oauth-protected-resource/mcp")
+	account = strings.TrimPrefix(account, "/")
+	if r.Method == http.MethodGet && account != "" {
+		ok, err := s.accounts.AccountExists(r.Context(), account)
+		if err != nil {
+			s.log.Error("resource metadata", "err", err)
+			http.Error(w, `{"error":"server_error","error_description":"Taasky could not look the account up just now; retry in a few seconds"}`, http.StatusServiceUnavailable)
+			return
+		}
+		if !ok {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"error":"not_found","error_description":"no such account: its MCP URL is {BASE_URL}/mcp/{account}, or use {BASE_URL}/mcp and choose the account when you consent"}`))
+			return
+		}
+	}
+	name := "Taasky"
+	if account != "" {
+		name = "Taasky (" + account + ")"
+	}
+	auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+		Resource:               s.ResourceURL(account),
+		AuthorizationServers:   []string{s.base},
+		ScopesSupported:        []string{Scope},
+		BearerMethodsSupported: []string{"header"},
+		ResourceName:           name,
+	}).ServeHTTP(w, r)
+}

@@ -1,0 +1,94 @@
+package oauthserver
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/ratelimit"
+)
+
+// registerClient is Dynamic Client Registration (RFC 7591), for clients
+// without a Client ID Metadata Document. Every client is registered
+// public (token_endpoint_auth_method none, PKCE): a client that asked for
+// a secret is told so in the answer, as RFC 7591 §3.2.1 allows.
+func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) {
+	cors(w)
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	if ok, wait := s.register.Take(host); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfter(wait)))
+		writeJSONError(w, http.StatusTooManyRequests, "too_many_requests", "too many client registrations from this address; retry after "+strconv.Itoa(ratelimit.RetryAfter(wait))+" s")
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, metadataMaxBytes+1))
+	if err != nil || len(body) > metadataMaxBytes {
+		writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", "the registration must be a JSON object of at most 16 KiB")
+		return
+	}
+	var m oauthex.ClientRegistrationMetadata
+	if err := json.Unmarshal(body, &m); err != nil {
+		writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", "the registration is not a JSON object of client metadata (RFC 7591)")
+		return
+	}
+	uris, err := checkRedirectURIs(m.RedirectURIs)
+	if err != nil {
+		writeJSONError(w, http.StatusBadRequest, "invalid_redirect_uri", "redirect_uris: "+err.Error())
+		return
+	}
+	name, err := clientName(m.ClientName, "MCP client")
+	if err != nil {
+		writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", "client_name: "+err.Error())
+		return
+	}
+	if err := checkGrants(m.GrantTypes, m.ResponseTypes); err != nil {
+		writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", err.Error())
+		return
+	}
+	if !httpsOrEmpty(m.LogoURI) || !httpsOrEmpty(m.ClientURI) {
+		writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", "logo_uri and client_uri must be https URLs")
+		return
+	}
+	for _, sc := range strings.Fields(m.Scope) {
+		if sc != Scope && sc != "offline_access" {
+			writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", "scope: Taasky offers "+Scope+" (got "+strconv.Quote(sc)+")")
+			return
+		}
+	}
+	id := make([]byte, 18)
+	_, _ = rand.Read(id)
+	c, err := s.clients.state.SaveClient(r.Context(), app.OAuthClient{ID: "tsc_" + base64.RawURLEncoding.EncodeToString(id),
+		Kind: app.OAuthClientRegistered, Name: name, LogoURI: m.LogoURI, ClientURI: m.ClientURI, RedirectURIs: uris})
+	if err != nil {
+		s.log.Error("register client", "err", err)
+		writeJSONError(w, http.StatusServiceUnavailable, "server_error", "Taasky could not save the registration just now; retry in a few seconds")
+		return
+	}
+	m.RedirectURIs = c.RedirectURIs
+	m.ClientName = c.Name
+	m.TokenEndpointAuthMethod = "none"
+	m.GrantTypes = []string{"authorization_code", "refresh_token"}
+	m.ResponseTypes = []string{"code"}
+	m.Scope = Scope
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusCreated)
+	_ = json.NewEncoder(w).Encode(&oauthex.ClientRegistrationResponse{ClientRegistrationMetadata: m, ClientID: c.ID, ClientIDIssuedAt: c.CreatedAt})
+}
+
+func writeJSONError(w http.ResponseWriter, status int, code, description string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": code, "error_description": description})
+}

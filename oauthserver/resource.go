@@ -1,0 +1,34 @@
+package oauthserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/ory/fosite"
+
+	"github.com/taasky/taasky/app"
+)
+
+// AuthenticateAccessToken is the MCP door's check of an access token for
+// resource (ResourceURL of the path called): the agent it acts as. A
+// token that is unknown, expired, revoked, for another resource, or whose
+// agent was disconnected is ErrUnauthorized; a database failure is not.
+func (s *Server) AuthenticateAccessToken(ctx context.Context, token, resource string) (app.Agent, error) {
+	sess := &Session{}
+	_, ar, err := s.provider.IntrospectToken(ctx, token, fosite.AccessToken, sess)
+	if err != nil {
+		if f, ok := errors.AsType[*storageFailure](err); ok {
+			return app.Agent{}, fmt.Errorf("authenticate access token: %w", f.err)
+		}
+		if errors.Is(err, fosite.ErrTokenExpired) {
+			return app.Agent{}, app.Errorf(app.ErrUnauthorized, "the access token expired; refresh it")
+		}
+		return app.Agent{}, app.Errorf(app.ErrUnauthorized, "the access token is not valid (unknown, expired or revoked)")
+	}
+	if !slices.Contains(ar.GetGrantedAudience(), resource) {
+		return app.Agent{}, app.Errorf(app.ErrUnauthorized, "this access token is for %v, not for %s", []string(ar.GetGrantedAudience()), resource)
+	}
+	return s.store.state.ConnectedAgent(ctx, sess.AccountID, sess.AgentID)
+}

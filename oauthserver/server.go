@@ -1,0 +1,140 @@
+package oauthserver
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/ory/fosite"
+	"github.com/ory/fosite/compose"
+
+	"github.com/taasky/taasky/internal/fiberhttp"
+	"github.com/taasky/taasky/internal/ratelimit"
+)
+
+// Config is what the server is built with.
+type Config struct {
+	// BaseURL is the public URL (no trailing slash): the issuer, and the
+	// resources {BaseURL}/mcp and {BaseURL}/mcp/{account}.
+	BaseURL string
+	// Secret signs the tokens (HMAC; at least 32 bytes, e.g.
+	// config.Config.Key("oauth")). Every process must have the same one.
+	Secret []byte
+	State  State
+	// Accounts says whether an account exists (a resource's metadata).
+	Accounts AccountFinder
+	// AllowPrivateFetch lets metadata documents be fetched from loopback
+	// and private addresses: dev and test only.
+	AllowPrivateFetch bool
+	// MetadataTransport fetches metadata documents; nil: Taasky's own
+	// (AllowPrivateFetch decides what it may dial). Tests pass a TLS
+	// server's.
+	MetadataTransport http.RoundTripper
+	// RegisterLimit bounds Dynamic Client Registrations per client address
+	// (the zero Limit: 10 a minute, bursts of 10).
+	RegisterLimit ratelimit.Limit
+	// AccessTokenLifespan: 10 minutes if zero. Refresh tokens: 30 days.
+	AccessTokenLifespan time.Duration
+	Log                 *slog.Logger
+}
+
+// AccountFinder says whether an account with slug exists (app.Accounts).
+type AccountFinder interface {
+	AccountExists(ctx context.Context, slug string) (bool, error)
+}
+
+// Server is the authorization server. Build it with New; Mount its
+// endpoints; the dashboard's consent screen calls its Consent methods, and
+// the MCP door its AuthenticateAccessToken.
+type Server struct {
+	base     string
+	provider fosite.OAuth2Provider
+	store    *store
+	clients  *clients
+	accounts AccountFinder
+	register *ratelimit.Buckets[string]
+	log      *slog.Logger
+	now      func() time.Time
+}
+
+// New builds the server.
+func New(c Config) (*Server, error) {
+	if len(c.Secret) < 32 {
+		return nil, errors.New("oauthserver: the secret must be at least 32 bytes")
+	}
+	if c.State == nil || c.Accounts == nil {
+		return nil, errors.New("oauthserver: State and Accounts are required")
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	if c.AccessTokenLifespan == 0 {
+		c.AccessTokenLifespan = 10 * time.Minute
+	}
+	if c.RegisterLimit.Rate == 0 {
+		c.RegisterLimit = ratelimit.Limit{Rate: 10.0 / 60, Burst: 10}
+	}
+	base := strings.TrimSuffix(c.BaseURL, "/")
+	cl := &clients{state: c.State, http: newMetadataClient(c.AllowPrivateFetch, c.MetadataTransport), audience: base + "/mcp", now: time.Now}
+	st := &store{state: c.State, clients: cl}
+	cfg := &fosite.Config{
+		AccessTokenLifespan:   c.AccessTokenLifespan,
+		RefreshTokenLifespan:  30 * 24 * time.Hour,
+		AuthorizeCodeLifespan: 5 * time.Minute,
+		GlobalSecret:          c.Secret[:32],
+		// PKCE for every client, S256 only (OAuth 2.1, MCP authorization).
+		EnforcePKCE:                    true,
+		EnablePKCEPlainChallengeMethod: false,
+		// A refresh token for every grant, whatever scopes were asked.
+		RefreshTokenScopes: []string{},
+		// OAuth 2.1 with PKCE makes state optional; fosite would demand 8
+		// characters of it (a value below zero turns its check off).
+		MinParameterEntropy: -1,
+		ScopeStrategy:       fosite.ExactScopeStrategy,
+		TokenURL:            base + "/oauth/token",
+		AccessTokenIssuer:   base,
+	}
+	provider := compose.Compose(cfg, st, compose.NewOAuth2HMACStrategy(cfg),
+		compose.OAuth2AuthorizeExplicitFactory,
+		compose.OAuth2RefreshTokenGrantFactory,
+		compose.OAuth2TokenRevocationFactory,
+		compose.OAuth2TokenIntrospectionFactory,
+		compose.OAuth2PKCEFactory,
+	)
+	return &Server{base: base, provider: provider, store: st, clients: cl, accounts: c.Accounts,
+		register: ratelimit.New[string](c.RegisterLimit, 10_000, time.Now), log: c.Log, now: time.Now}, nil
+}
+
+// Issuer is the authorization server's issuer identifier: BaseURL.
+func (s *Server) Issuer() string { return s.base }
+
+// Mount serves the metadata documents, registration, token and
+// revocation endpoints on r. The authorize endpoint is the dashboard's
+// (/oauth/authorize: it needs the person's session and shows the consent).
+func (s *Server) Mount(r fiber.Router) {
+	r.Get("/.well-known/oauth-authorization-server", fiberhttp.Handler(http.HandlerFunc(s.serverMetadata)))
+	r.Get("/.well-known/oauth-protected-resource/mcp", fiberhttp.Handler(http.HandlerFunc(s.resourceMetadata)))
+	r.Get("/.well-known/oauth-protected-resource/mcp/:account", fiberhttp.Handler(http.HandlerFunc(s.resourceMetadata)))
+	r.Options("/.well-known/*", fiberhttp.Handler(http.HandlerFunc(s.resourceMetadata)))
+	r.Post("/oauth/register", fiberhttp.Handler(http.HandlerFunc(s.registerClient)))
+	r.Post("/oauth/token", fiberhttp.Handler(http.HandlerFunc(s.token)))
+	r.Post("/oauth/revoke", fiberhttp.Handler(http.HandlerFunc(s.revoke)))
+	r.Options("/oauth/:endpoint", fiberhttp.Handler(http.HandlerFunc(s.preflight)))
+}
+
+// cors lets browser-based clients (the MCP Inspector) call the endpoints a
+// client calls: they take no cookie, so any origin is as safe as none.
+func cors(w http.ResponseWriter) {
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	w.Header().Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+	w.Header().Set("Access-Control-Allow-Headers", "Authorization, Content-Type, MCP-Protocol-Version")
+}
+
+func (s *Server) preflight(w http.ResponseWriter, _ *http.Request) {
+	cors(w)
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,67 @@
+package oauthserver
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/ory/fosite"
+)
+
+// errInvalidTarget is RFC 8707's refusal of a resource the grant is not for.
+var errInvalidTarget = &fosite.RFC6749Error{ErrorField: "invalid_target", CodeField: http.StatusBadRequest,
+	DescriptionField: "The requested resource is invalid, unknown, or not the one this grant is for."}
+
+// token is the token endpoint: a code (with its PKCE verifier) or a
+// refresh token for an access token and a new refresh token. A reused
+// code or refresh token revokes the grant (fosite).
+func (s *Server) token(w http.ResponseWriter, r *http.Request) {
+	cors(w)
+	ctx := r.Context()
+	ar, err := s.provider.NewAccessRequest(ctx, r, &Session{})
+	if err != nil {
+		s.logRefusal("token", err)
+		s.provider.WriteAccessError(ctx, w, ar, err)
+		return
+	}
+	// RFC 8707 §2.2: a resource named here must be the one granted. (A
+	// code has one try: fosite has dropped its PKCE challenge by now.)
+	granted := append(slices.Clone(ar.GetGrantedAudience()), ar.GetRequestedAudience()...)
+	for _, res := range ar.GetRequestForm()["resource"] {
+		if !slices.Contains(granted, res) {
+			err := errInvalidTarget.WithHintf("resource: this grant is for %s, not %s.", strings.Join(granted, " "), res)
+			s.provider.WriteAccessError(ctx, w, ar, err)
+			return
+		}
+	}
+	resp, err := s.provider.NewAccessResponse(ctx, ar)
+	if err != nil {
+		s.logRefusal("token", err)
+		s.provider.WriteAccessError(ctx, w, ar, err)
+		return
+	}
+	s.provider.WriteAccessResponse(ctx, w, ar, resp)
+}
+
+// revoke is RFC 7009's endpoint: revoking a refresh token ends its grant
+// (its access tokens too); revoking an unknown token succeeds.
+func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
+	cors(w)
+	err := s.provider.NewRevocationRequest(r.Context(), r)
+	if err != nil {
+		s.logRefusal("revoke", err)
+	}
+	s.provider.WriteRevocationResponse(r.Context(), w, err)
+}
+
+// logRefusal logs what went wrong without what was sent (a code, a
+// token): the error's code, and its cause only when the database failed.
+func (s *Server) logRefusal(endpoint string, err error) {
+	rfc := fosite.ErrorToRFC6749Error(err)
+	if f, ok := errors.AsType[*storageFailure](err); ok {
+		s.log.Error("oauth "+endpoint, "error", rfc.ErrorField, "cause", f.err)
+		return
+	}
+	s.log.Info("oauth "+endpoint+" refused", "error", rfc.ErrorField, "description", rfc.GetDescription())
+}
