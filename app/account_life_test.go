@@ -53,7 +53,10 @@ func TestRenameAccount(t *testing.T) {
 	tb.refused("an empty name", app.ErrInvalid, "name: must be 1–80 characters, without control characters (got 0)",
 		func() error { _, err := tb.accounts.RenameAccount(tb.ctx, ann.ID, "alpha", "   "); return err })
 	tb.refused("a long name", app.ErrInvalid, "name: must be 1–80 characters, without control characters (got 81)",
-		func() error { _, err := tb.accounts.RenameAccount(tb.ctx, ann.ID, "alpha", strings.Repeat("n", 81)); return err })
+		func() error {
+			_, err := tb.accounts.RenameAccount(tb.ctx, ann.ID, "alpha", strings.Repeat("n", 81))
+			return err
+		})
 	if got, _ := tb.accounts.AccountBySlug(tb.ctx, "alpha"); got.Name != "Alpha Works" {
 		t.Fatalf("after the refusals the name is %q", got.Name)
 	}
