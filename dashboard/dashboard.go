@@ -169,6 +169,8 @@ func (d *Dashboard) Mount(a *fiber.App) {
 	a.Post("/accounts/:slug/members/:user/role", page(d.memberRole)...)
 	a.Post("/accounts/:slug/members/:user/remove", page(d.memberRemove)...)
 	a.Post("/accounts/:slug/leave", page(d.memberLeave)...)
+	a.Get("/accounts/:slug/settings", page(d.accountSettings)...)
+	a.Post("/accounts/:slug/rename", page(d.accountRename)...)
 	a.Get("/join/:token", strangerPage(d.joinShow)...)
 	a.Post("/join/:token", strangerPage(d.joinAccept)...)
 	a.Get("/sw.js", d.serviceWorker)

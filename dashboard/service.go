@@ -55,6 +55,8 @@ type Teams interface {
 	ChangeRole(ctx context.Context, actorID int64, slug string, userID int64, role app.MemberRole) error
 	RemoveMember(ctx context.Context, actorID int64, slug string, userID int64) error
 	Leave(ctx context.Context, userID int64, slug string) error
+	RenameAccount(ctx context.Context, actorID int64, slug, name string) (app.Account, error)
+	AuditLog(ctx context.Context, actorID int64, accountSlug, cursor string) ([]app.AuditEntry, string, error)
 }
 
 // Notifications is what the dashboard needs of the notifications service:
