@@ -3,6 +3,10 @@ package app
 import (
 	"context"
 	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/taasky/taasky/negotiation"
 )
 
 // The SQL of the account's life: rename, export.
@@ -17,4 +21,27 @@ func updateAccountName(ctx context.Context, q querier, accountID int64, name str
 		return "", fmt.Errorf("updateAccountName %d: %w", accountID, err)
 	}
 	return old, nil
+}
+
+// accountSeat is a room an account sits in, and its side.
+type accountSeat struct {
+	roomID int64
+	side   negotiation.Side
+}
+
+// selectAccountSeats lists the account's seats, oldest room first.
+func selectAccountSeats(ctx context.Context, q querier, accountID int64) ([]accountSeat, error) {
+	rows, err := q.Query(ctx, `SELECT room_id, side FROM parties WHERE account_id = $1 ORDER BY room_id, side`, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("selectAccountSeats %d: %w", accountID, err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (accountSeat, error) {
+		var s accountSeat
+		err := row.Scan(&s.roomID, &s.side)
+		return s, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("selectAccountSeats %d: %w", accountID, err)
+	}
+	return out, nil
 }
