@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"encoding/json"
 	"net/url"
 	"strings"
 	"testing"
@@ -39,6 +40,11 @@ func TestAccountSettingsPage(t *testing.T) {
 	if a, _ := b.accounts.AccountBySlug(b.ctx, "alpha-co"); a.Name != "Alpha Studio" {
 		t.Fatalf("the name after a refusal: %q", a.Name)
 	}
+	st, _, body = owner.post("/accounts/alpha-co/export", nil)
+	var ex app.AccountExport
+	if err := json.Unmarshal([]byte(body), &ex); st != 200 || err != nil || ex.Account != "alpha-co" || ex.Name != "Alpha Studio" || len(ex.AuditLog) == 0 {
+		t.Fatalf("the export: %d %v\n%s", st, err, body)
+	}
 	member := b.client(&mo)
 	if st, _, _ := member.get("/accounts/alpha-co/settings"); st != 403 {
 		t.Fatalf("a member sees the settings: %d", st)
@@ -46,6 +52,9 @@ func TestAccountSettingsPage(t *testing.T) {
 	member.get("/settings")
 	if st, _, _ := member.post("/accounts/alpha-co/rename", url.Values{"name": {"Mine"}}); st != 403 {
 		t.Fatalf("a member renames: %d", st)
+	}
+	if st, _, _ := member.post("/accounts/alpha-co/export", nil); st != 403 {
+		t.Fatalf("a member exports: %d", st)
 	}
 	if st, _, _ := owner.get("/accounts/alpha-co/settings?cursor=zz"); st != 400 {
 		t.Fatalf("a bad cursor: %d", st)

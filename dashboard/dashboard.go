@@ -171,6 +171,7 @@ func (d *Dashboard) Mount(a *fiber.App) {
 	a.Post("/accounts/:slug/leave", page(d.memberLeave)...)
 	a.Get("/accounts/:slug/settings", page(d.accountSettings)...)
 	a.Post("/accounts/:slug/rename", page(d.accountRename)...)
+	a.Post("/accounts/:slug/export", page(d.accountExport)...)
 	a.Get("/join/:token", strangerPage(d.joinShow)...)
 	a.Post("/join/:token", strangerPage(d.joinAccept)...)
 	a.Get("/sw.js", d.serviceWorker)

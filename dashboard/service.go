@@ -13,6 +13,7 @@ type Rooms interface {
 	ListForHuman(ctx context.Context, userID int64, f app.RoomFilter, cursor string) ([]app.HumanSummary, string, error)
 	CountWaiting(ctx context.Context, userID int64) (int, error)
 	ForHuman(ctx context.Context, userID, roomID int64, want negotiation.Side, answered string) (*app.HumanRoom, error)
+	ExportAccount(ctx context.Context, actorID int64, slug string) (*app.AccountExport, error)
 	SeesRoom(ctx context.Context, userID, roomID int64) error
 	RoomAccounts(ctx context.Context, roomID int64) ([]int64, error)
 	DecideAsOwner(ctx context.Context, userID, roomID int64, confirmationID string, hashSeen negotiation.SubjectHash, accept bool) (*app.Decision, error)
