@@ -13,7 +13,7 @@ import (
 func TestCloseAccountRooms(t *testing.T) {
 	t.Parallel()
 	rb := setupRooms(t)
-	live, liveB := rb.openJoined(t, OpenInput{}, "")
+	_, liveB := rb.openJoined(t, OpenInput{}, "")
 	draft, err := rb.rooms.Open(rb.ctx, rb.a, OpenInput{Schema: meetingSchema})
 	if err != nil {
 		t.Fatal(err)
@@ -65,6 +65,5 @@ func TestCloseAccountRooms(t *testing.T) {
 	if n, err := rb.rooms.closeAccountRooms(rb.ctx, rb.a.AccountID); err != nil || n != 0 {
 		t.Fatalf("again: closed %d, %v", n, err)
 	}
-	_ = live
 	rb.checkClean(t)
 }
