@@ -16,6 +16,8 @@ import "context"
 //	manage members  yes             yes (members)   no
 //	change roles    yes             no              no
 //	see audit log   yes             yes             no
+//	rename, export  yes             yes             no
+//	delete account  yes             no              no
 //
 // "nobody's" is a seat whose human left the account (or was removed):
 // its confirmations go to the owners.
@@ -39,6 +41,10 @@ const (
 	ActChangeRoles Action = "change_roles"
 	// ActSeeAudit: read the account's audit log.
 	ActSeeAudit Action = "see_audit"
+	// ActManageAccount: rename the account, export its rooms and log.
+	ActManageAccount Action = "manage_account"
+	// ActDeleteAccount: delete the account and everything of its side.
+	ActDeleteAccount Action = "delete_account"
 )
 
 // Whose says who the thing acted on belongs to, seen from the actor.
@@ -73,9 +79,9 @@ func May(role MemberRole, act Action, whose Whose) bool {
 		return whose == Mine || (whose == Nobodys && role == MemberRoleOwner)
 	case ActCreateAgent:
 		return true
-	case ActManageMembers, ActSeeAudit:
+	case ActManageMembers, ActSeeAudit, ActManageAccount:
 		return lead
-	case ActChangeRoles:
+	case ActChangeRoles, ActDeleteAccount:
 		return role == MemberRoleOwner
 	}
 	return false

@@ -30,6 +30,8 @@ const (
 	AuditKeyIssued          AuditAction = "agent.key_issued"
 	AuditKeyRevoked         AuditAction = "agent.key_revoked"
 	AuditConfirmationAnswer AuditAction = "confirmation.answered"
+	AuditAccountRenamed     AuditAction = "account.renamed"
+	AuditAccountExported    AuditAction = "account.exported"
 )
 
 // AuditEntry is one entry of an account's audit log.

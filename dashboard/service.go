@@ -13,6 +13,7 @@ type Rooms interface {
 	ListForHuman(ctx context.Context, userID int64, f app.RoomFilter, cursor string) ([]app.HumanSummary, string, error)
 	CountWaiting(ctx context.Context, userID int64) (int, error)
 	ForHuman(ctx context.Context, userID, roomID int64, want negotiation.Side, answered string) (*app.HumanRoom, error)
+	ExportAccount(ctx context.Context, actorID int64, slug string) (*app.AccountExport, error)
 	SeesRoom(ctx context.Context, userID, roomID int64) error
 	RoomAccounts(ctx context.Context, roomID int64) ([]int64, error)
 	DecideAsOwner(ctx context.Context, userID, roomID int64, confirmationID string, hashSeen negotiation.SubjectHash, accept bool) (*app.Decision, error)
@@ -55,6 +56,8 @@ type Teams interface {
 	ChangeRole(ctx context.Context, actorID int64, slug string, userID int64, role app.MemberRole) error
 	RemoveMember(ctx context.Context, actorID int64, slug string, userID int64) error
 	Leave(ctx context.Context, userID int64, slug string) error
+	RenameAccount(ctx context.Context, actorID int64, slug, name string) (app.Account, error)
+	AuditLog(ctx context.Context, actorID int64, accountSlug, cursor string) ([]app.AuditEntry, string, error)
 }
 
 // Notifications is what the dashboard needs of the notifications service:

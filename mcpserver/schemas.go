@@ -39,7 +39,7 @@ const (
 var roomDefs = []string{dTime, dHash,
 	`"room":{"type":"object","required":["state","round","turn","deadline","rounds","approvals","no_deal_possible","next","for_your_human"],"properties":{` +
 		`"state":{"enum":["draft","awaiting","agreed","closed"]},` +
-		`"closed_reason":{"enum":["rejected","cancelled","withdrawn","expired","lapsed"]},` +
+		`"closed_reason":{"enum":["rejected","cancelled","withdrawn","expired","lapsed","account_deleted"]},` +
 		`"round":{"type":"integer"},"turn":{"enum":["you","them",null]},"deadline":{"$ref":"#/$defs/t"},"title":{"type":"string"},` +
 		`"rounds":{"type":"array","items":{"$ref":"#/$defs/mv"}},"earlier_rounds":{"type":"integer"},` +
 		`"terms_on_table":{"type":"object","required":["by","as_options","options"],"properties":{"by":{"$ref":"#/$defs/by"},"as_options":{"type":"boolean"},"options":{"type":"array","items":{"$ref":"#/$defs/o"}},"you_lack":{"$ref":"#/$defs/ss"},"they_lack":{"$ref":"#/$defs/ss"}}},` +
@@ -132,7 +132,7 @@ var outputSchemas = map[string]string{
 	"negotiation_join": roomOutput(false, []string{"room_token"}, `"room_token":{"type":"string"}`, `"meeting_field":{"type":"string"}`),
 	"negotiation_list": `{"type":"object","required":["rooms"],"properties":{"rooms":{"type":"array","items":{"type":"object",` +
 		`"required":["room_token","state","round","turn","deadline","pending_confirmation"],"properties":{"room_token":{"type":"string"},` +
-		`"state":{"enum":["draft","awaiting","agreed","closed"]},"closed_reason":{"enum":["rejected","cancelled","withdrawn","expired","lapsed"]},` +
+		`"state":{"enum":["draft","awaiting","agreed","closed"]},"closed_reason":{"enum":["rejected","cancelled","withdrawn","expired","lapsed","account_deleted"]},` +
 		`"round":{"type":"integer"},"turn":{"enum":["you","them",null]},"deadline":{"type":"string","format":"date-time"},"title":{"type":"string"},` +
 		`"pending_confirmation":{"type":"boolean"}}}},"next_cursor":{"type":"string"}}}`,
 	"negotiation_read":    roomOutput(true, nil),

@@ -15,7 +15,7 @@ const (
 	EventPropose EventKind = "propose" // offer, counter or need_more_detail
 	EventRequest EventKind = "request" // a move waits for a human: approve, reject, cancel, preapprove
 	EventDecide  EventKind = "decide"  // the human's answer to a request
-	EventClose   EventKind = "close"   // the room expired or lapsed
+	EventClose   EventKind = "close"   // the room expired or lapsed, or a side's account was deleted
 )
 
 // Event is one entry of a room's log. Replaying a room's events from the
@@ -72,7 +72,11 @@ func Replay(events []Event, limits [2][]byte) (*Room, error) {
 				err = fmt.Errorf("outcome %s, logged %s", got.Outcome, ev.Outcome)
 			}
 		case EventClose:
-			r, got, err = r.CloseDue(ev.At)
+			if ev.Reason == ClosedAccountDeleted {
+				r, got, err = r.CloseAccountDeleted(ev.At)
+			} else {
+				r, got, err = r.CloseDue(ev.At)
+			}
 			if err == nil && got.Reason != ev.Reason {
 				err = fmt.Errorf("closed %s, logged %s", got.Reason, ev.Reason)
 			}

@@ -379,3 +379,16 @@ func (r *Room) CloseDue(at time.Time) (*Room, Event, error) {
 	n.close(reason)
 	return n, Event{Kind: EventClose, At: at, Reason: reason}, nil
 }
+
+// CloseAccountDeleted closes an open room (a draft or a live one) because
+// the account of one side is being deleted: nobody is left to answer for
+// it. An agreed or closed room is refused and stays whole, for the other
+// side keeps its copy.
+func (r *Room) CloseAccountDeleted(at time.Time) (*Room, Event, error) {
+	if r.State.Terminal() {
+		return nil, Event{}, refused("room is " + string(r.State))
+	}
+	n := r.clone()
+	n.close(ClosedAccountDeleted)
+	return n, Event{Kind: EventClose, At: at, Reason: ClosedAccountDeleted}, nil
+}

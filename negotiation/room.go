@@ -57,6 +57,9 @@ const (
 	ClosedWithdrawn ClosedReason = "withdrawn" // the initiator's human cancelled the invitation
 	ClosedExpired   ClosedReason = "expired"   // nobody joined within InvitationTTL
 	ClosedLapsed    ClosedReason = "lapsed"    // the deadline passed unagreed
+	// ClosedAccountDeleted: one side's account was deleted while the room
+	// was open (CloseAccountDeleted).
+	ClosedAccountDeleted ClosedReason = "account_deleted"
 )
 
 // Verdict is a move's kind.

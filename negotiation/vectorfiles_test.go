@@ -330,6 +330,7 @@ func TestRoomVectors(t *testing.T) {
 				Outcome Result            `json:"outcome"`
 				Why     string            `json:"why"`
 				Close   bool              `json:"close"`
+				Deleted bool              `json:"account_deleted"`
 				Refused string            `json:"refused"`
 				Room    *roomWant         `json:"room"`
 				Card    Side              `json:"card"`
@@ -431,6 +432,8 @@ func TestRoomVectors(t *testing.T) {
 					}
 				case st.Close:
 					next, ev, err = r.CloseDue(at)
+				case st.Deleted:
+					next, ev, err = r.CloseAccountDeleted(at)
 				default:
 					t.Fatalf("%s: nothing to do", where)
 				}

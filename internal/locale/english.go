@@ -23,7 +23,8 @@ var englishText = map[Key]catalog.Message{
 	"closed.expired": plural.Selectf(1, "%d",
 		"one", "nobody answered the invitation within %[1]d hour",
 		"other", "nobody answered the invitation within %[1]d hours"),
-	"closed.lapsed": text("the deadline passed without an agreement"),
+	"closed.lapsed":          text("the deadline passed without an agreement"),
+	"closed.account_deleted": text("the other side's account was deleted"),
 
 	// A value outside the reader's limits, by bound, never by number.
 	"bound.min":     text("below your minimum"),

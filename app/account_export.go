@@ -1,0 +1,105 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// AccountExport is what an account takes with it: each room it sits in,
+// as its own side sees it (its schema, the rounds, the terms, and its own
+// limits, never the other side's), and its audit log.
+type AccountExport struct {
+	Account    string        `json:"account"`
+	Name       string        `json:"name"`
+	ExportedAt string        `json:"exported_at"`
+	Rooms      []ExportRoom  `json:"rooms"`
+	AuditLog   []ExportAudit `json:"audit_log"`
+}
+
+// ExportRoom is one room of the export, seen from the account's side.
+type ExportRoom struct {
+	ID     int64            `json:"id"`
+	Side   negotiation.Side `json:"side"`
+	Schema json.RawMessage  `json:"schema"`
+	Limits json.RawMessage  `json:"limits"`
+	*View
+}
+
+// ExportAudit is one audit log entry of the export.
+type ExportAudit struct {
+	At     string            `json:"at"`
+	Actor  string            `json:"actor"`
+	Action AuditAction       `json:"action"`
+	Detail map[string]string `json:"detail"`
+}
+
+// ExportAccount returns the account's export. Owners and admins may; the
+// export is in the audit log.
+func (s *Rooms) ExportAccount(ctx context.Context, actorID int64, slug string) (*AccountExport, error) {
+	var out *AccountExport
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		m, err := selectMembership(ctx, tx, actorID, slug)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return Errorf(ErrNotFound, "account: you are not a member of %q", slug)
+		} else if err != nil {
+			return err
+		}
+		if !May(m.Role, ActManageAccount, Colleagues) {
+			return Errorf(ErrUnauthorized, "export: only the account's owners and admins export it")
+		}
+		now := s.now()
+		out = &AccountExport{Account: slug, Name: m.AccountName, ExportedAt: now.UTC().Format(time.RFC3339),
+			Rooms: []ExportRoom{}, AuditLog: []ExportAudit{}}
+		seats, err := selectAccountSeats(ctx, tx, m.AccountID)
+		if err != nil {
+			return err
+		}
+		for _, st := range seats {
+			row, err := selectRoom(ctx, tx, st.roomID, false)
+			if err != nil {
+				return err
+			}
+			ld, err := s.restoreFor(row, st.side)
+			if err != nil {
+				return err
+			}
+			v, err := s.view(ctx, tx, ld, st.side)
+			if err != nil {
+				return err
+			}
+			r := ExportRoom{ID: st.roomID, Side: st.side, Schema: json.RawMessage("null"), Limits: json.RawMessage("null"), View: v}
+			if p := ld.room.Party(st.side); p.Schema != nil {
+				r.Schema = p.Schema.Canonical()
+				if p.Limits != nil && len(p.Limits.Raw()) > 0 {
+					r.Limits = p.Limits.Raw()
+				}
+			}
+			out.Rooms = append(out.Rooms, r)
+		}
+		for before := int64(1<<63 - 1); ; {
+			page, err := selectAudit(ctx, tx, m.AccountID, before, 500)
+			if err != nil {
+				return err
+			}
+			for _, e := range page {
+				out.AuditLog = append(out.AuditLog, ExportAudit{At: e.At.UTC().Format(time.RFC3339), Actor: e.Actor, Action: e.Action, Detail: e.Detail})
+			}
+			if len(page) < 500 {
+				break
+			}
+			before = page[len(page)-1].ID
+		}
+		return insertAudit(ctx, tx, m.AccountID, actorID, AuditAccountExported, now, map[string]string{"rooms": fmt.Sprint(len(out.Rooms))})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,28 @@
+package dashboard
+
+import (
+	"encoding/json"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// accountExport sends the account's export as a JSON file (owners and
+// admins; the export is audited, so it is a POST).
+func (d *Dashboard) accountExport(c *fiber.Ctx) error {
+	v, done := d.requireViewer(c)
+	if v == nil {
+		return done
+	}
+	slug := c.Params("slug")
+	ex, err := d.rooms.ExportAccount(c.UserContext(), v.user.ID, slug)
+	if err != nil {
+		return d.fail(c, err)
+	}
+	out, err := json.MarshalIndent(ex, "", "  ")
+	if err != nil {
+		return d.fail(c, err)
+	}
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+	c.Set(fiber.HeaderContentDisposition, `attachment; filename="taasky-`+slug+`-export.json"`)
+	return c.Send(out)
+}
