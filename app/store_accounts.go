@@ -59,20 +59,23 @@ func insertMembership(ctx context.Context, q querier, accountID, userID int64, r
 	return nil
 }
 
+// membershipSQL reads memberships with their account's slug and name, in
+// scanMembership's order; the callers add the WHERE.
+const membershipSQL = `SELECT m.account_id, a.slug, a.name, m.user_id, m.role, m.operator
+		FROM memberships m JOIN accounts a ON a.id = m.account_id`
+
+func scanMembership(row pgx.Row) (Membership, error) {
+	var m Membership
+	err := row.Scan(&m.AccountID, &m.AccountSlug, &m.AccountName, &m.UserID, &m.Role, &m.Operator)
+	return m, err
+}
+
 func selectMemberships(ctx context.Context, q querier, userID int64) ([]Membership, error) {
-	rows, err := q.Query(ctx, `
-		SELECT m.account_id, a.slug, a.name, m.user_id, m.role, m.operator
-		FROM memberships m JOIN accounts a ON a.id = m.account_id
-		WHERE m.user_id = $1
-		ORDER BY a.slug`, userID)
+	rows, err := q.Query(ctx, membershipSQL+` WHERE m.user_id = $1 ORDER BY a.slug`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("selectMemberships %d: %w", userID, err)
 	}
-	ms, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Membership, error) {
-		var m Membership
-		err := row.Scan(&m.AccountID, &m.AccountSlug, &m.AccountName, &m.UserID, &m.Role, &m.Operator)
-		return m, err
-	})
+	ms, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Membership, error) { return scanMembership(row) })
 	if err != nil {
 		return nil, fmt.Errorf("selectMemberships %d: %w", userID, err)
 	}

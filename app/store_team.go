@@ -16,11 +16,7 @@ import (
 
 // selectMembership is userID's membership in the account with slug.
 func selectMembership(ctx context.Context, q querier, userID int64, slug string) (Membership, error) {
-	var m Membership
-	err := q.QueryRow(ctx, `SELECT m.account_id, a.slug, a.name, m.user_id, m.role, m.operator
-		FROM memberships m JOIN accounts a ON a.id = m.account_id
-		WHERE a.slug = $1 AND m.user_id = $2`, slug, userID).
-		Scan(&m.AccountID, &m.AccountSlug, &m.AccountName, &m.UserID, &m.Role, &m.Operator)
+	m, err := scanMembership(q.QueryRow(ctx, membershipSQL+` WHERE a.slug = $1 AND m.user_id = $2`, slug, userID))
 	if err != nil {
 		return Membership{}, fmt.Errorf("selectMembership %s %d: %w", slug, userID, err)
 	}
@@ -29,11 +25,7 @@ func selectMembership(ctx context.Context, q querier, userID int64, slug string)
 
 // selectMembershipByID is userID's membership in the account with id.
 func selectMembershipByID(ctx context.Context, q querier, userID, accountID int64) (Membership, error) {
-	var m Membership
-	err := q.QueryRow(ctx, `SELECT m.account_id, a.slug, a.name, m.user_id, m.role, m.operator
-		FROM memberships m JOIN accounts a ON a.id = m.account_id
-		WHERE m.account_id = $1 AND m.user_id = $2`, accountID, userID).
-		Scan(&m.AccountID, &m.AccountSlug, &m.AccountName, &m.UserID, &m.Role, &m.Operator)
+	m, err := scanMembership(q.QueryRow(ctx, membershipSQL+` WHERE m.account_id = $1 AND m.user_id = $2`, accountID, userID))
 	if err != nil {
 		return Membership{}, fmt.Errorf("selectMembershipByID %d %d: %w", accountID, userID, err)
 	}

@@ -1,6 +1,8 @@
 package dashboard
 
 import (
+	"context"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
@@ -8,19 +10,25 @@ import (
 
 // invitationResend mails a pending invitation again, with a new link.
 func (d *Dashboard) invitationResend(c *fiber.Ctx) error {
-	v, done := d.requireViewer(c)
+	return d.invitationAct(c, d.accounts.ResendInvitation, "resent")
+}
+
+// invitationAct applies act to the invitation of the path for the viewer,
+// and goes back to the members page saying done, or shows why not.
+func (d *Dashboard) invitationAct(c *fiber.Ctx, act func(ctx context.Context, userID int64, slug string, id int64) error, done string) error {
+	v, refused := d.requireViewer(c)
 	if v == nil {
-		return done
+		return refused
 	}
 	slug := c.Params("slug")
 	id, err := pathID(c, "id", "invitation")
 	if err == nil {
-		err = d.accounts.ResendInvitation(c.UserContext(), v.user.ID, slug, id)
+		err = act(c.UserContext(), v.user.ID, slug, id)
 	}
 	if err != nil {
 		return d.membersRefused(c, v, slug, err, membersData{})
 	}
-	return c.Redirect("/accounts/"+slug+"/members?done=resent", fiber.StatusSeeOther)
+	return c.Redirect("/accounts/"+slug+"/members?done="+done, fiber.StatusSeeOther)
 }
 
 // pathID reads a positive id from the path, or says which is wrong.

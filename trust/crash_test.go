@@ -294,24 +294,7 @@ func TestCrashes(t *testing.T) {
 
 	// Acknowledged means committed.
 	bg := context.Background()
-	lost := 0
-	for _, a := range l.acks {
-		v, err := w.rooms.Read(bg, a.agent, a.token)
-		switch {
-		case err != nil:
-			t.Errorf("acknowledged %s lost: its room token opens nothing: %v", a.kind, err)
-			lost++
-		case a.kind == "join" && v.State == negotiation.StateDraft:
-			t.Errorf("acknowledged join lost: room %d is a draft", v.RoomID)
-			lost++
-		case a.kind == "propose" && !worldHasTerms(t, w, v.RoomID, a.hash):
-			t.Errorf("acknowledged move lost: room %d has no terms %s", v.RoomID, a.hash)
-			lost++
-		case a.kind == "respond" && countRows(t, w, `SELECT count(*) FROM confirmations WHERE room_id = $1 AND id = $2`, v.RoomID, a.cid) != 1:
-			t.Errorf("acknowledged confirmation request lost: room %d has no %s", v.RoomID, a.cid)
-			lost++
-		}
-	}
+	lost := l.lostAcks(bg)
 	for _, r := range l.refused {
 		t.Errorf("a retried move was refused, not answered: %s", r)
 	}
@@ -455,6 +438,32 @@ func countRows(t testing.TB, w *world, sql string, args ...any) int {
 		t.Fatalf("%s: %v", sql, err)
 	}
 	return n
+}
+
+// lostAcks reports each acknowledged call whose effect the database does not
+// hold (acknowledged means committed), and counts them.
+func (l *crashLoad) lostAcks(ctx context.Context) int {
+	t, w := l.t, l.w
+	t.Helper()
+	lost := 0
+	for _, a := range l.acks {
+		v, err := w.rooms.Read(ctx, a.agent, a.token)
+		switch {
+		case err != nil:
+			t.Errorf("acknowledged %s lost: its room token opens nothing: %v", a.kind, err)
+			lost++
+		case a.kind == "join" && v.State == negotiation.StateDraft:
+			t.Errorf("acknowledged join lost: room %d is a draft", v.RoomID)
+			lost++
+		case a.kind == "propose" && !worldHasTerms(t, w, v.RoomID, a.hash):
+			t.Errorf("acknowledged move lost: room %d has no terms %s", v.RoomID, a.hash)
+			lost++
+		case a.kind == "respond" && countRows(t, w, `SELECT count(*) FROM confirmations WHERE room_id = $1 AND id = $2`, v.RoomID, a.cid) != 1:
+			t.Errorf("acknowledged confirmation request lost: room %d has no %s", v.RoomID, a.cid)
+			lost++
+		}
+	}
+	return lost
 }
 
 func worldHasTerms(t testing.TB, w *world, room int64, hash string) bool {

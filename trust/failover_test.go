@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taasky/taasky/negotiation"
 	"github.com/taasky/taasky/notify/notifytest"
 )
 
@@ -141,24 +140,7 @@ func TestFailover(t *testing.T) {
 	}
 
 	bg := context.Background()
-	lost := 0
-	for _, a := range l.acks {
-		v, err := w.rooms.Read(bg, a.agent, a.token)
-		switch {
-		case err != nil:
-			t.Errorf("acknowledged %s lost: its room token opens nothing: %v", a.kind, err)
-			lost++
-		case a.kind == "join" && v.State == negotiation.StateDraft:
-			t.Errorf("acknowledged join lost: room %d is a draft", v.RoomID)
-			lost++
-		case a.kind == "propose" && !worldHasTerms(t, w, v.RoomID, a.hash):
-			t.Errorf("acknowledged move lost: room %d has no terms %s", v.RoomID, a.hash)
-			lost++
-		case a.kind == "respond" && countRows(t, w, `SELECT count(*) FROM confirmations WHERE room_id = $1 AND id = $2`, v.RoomID, a.cid) != 1:
-			t.Errorf("acknowledged confirmation request lost: room %d has no %s", v.RoomID, a.cid)
-			lost++
-		}
-	}
+	lost := l.lostAcks(bg)
 	// Applied twice: a room whose log holds the same side's same move twice
 	// in a row (a retry applied again rather than answered; the
 	// fingerprint names the side, the verdict and the terms).
