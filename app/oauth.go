@@ -133,6 +133,16 @@ func (o *OAuth) Token(ctx context.Context, kind OAuthTokenKind, signature string
 }
 
 // DeleteToken deletes a code or token (none: nothing happens).
+// PurgeExpired deletes at most limit codes and tokens that expired before
+// before, and says how many it deleted (jobs.PurgeWorker).
+func (o *OAuth) PurgeExpired(ctx context.Context, before time.Time, limit int) (int, error) {
+	n, err := deleteExpiredOAuthTokens(ctx, o.pool, before, limit)
+	if err != nil {
+		return 0, fmt.Errorf("purge expired oauth tokens: %w", err)
+	}
+	return n, nil
+}
+
 func (o *OAuth) DeleteToken(ctx context.Context, kind OAuthTokenKind, signature string) error {
 	if err := deleteOAuthToken(ctx, o.pool, kind, signature); err != nil {
 		return fmt.Errorf("delete oauth token: %w", err)

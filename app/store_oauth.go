@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -87,6 +88,18 @@ func deactivateOAuthToken(ctx context.Context, q querier, kind OAuthTokenKind, s
 		return false, fmt.Errorf("deactivateOAuthToken %s: %w", kind, err)
 	}
 	return tag.RowsAffected() == 1, nil
+}
+
+// deleteExpiredOAuthTokens deletes at most limit codes and tokens that
+// expired before before (through oauth_tokens_expires).
+func deleteExpiredOAuthTokens(ctx context.Context, q querier, before time.Time, limit int) (int, error) {
+	tag, err := q.Exec(ctx, `
+		DELETE FROM oauth_tokens WHERE (signature, kind) IN (
+			SELECT signature, kind FROM oauth_tokens WHERE expires_at < $1 LIMIT $2)`, before, limit)
+	if err != nil {
+		return 0, fmt.Errorf("deleteExpiredOAuthTokens: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
 }
 
 func revokeOAuthGrant(ctx context.Context, q querier, requestID string, kind OAuthTokenKind) error {

@@ -78,11 +78,11 @@ func (w *SweepWorker) Work(ctx context.Context, _ *river.Job[SweepArgs]) error {
 	}
 	end := time.Now().Add(SweepBudget)
 	// A room that fails to close does not hold back the reminders.
-	closed, errClose := sweepSteps(ctx, end, w.Rooms.CloseDue)
+	closed, errClose := sweepSteps(ctx, end, w.Rooms.CloseDue, SweepBatch)
 	if errClose != nil {
 		errClose = fmt.Errorf("sweep: close due rooms: %w", errClose)
 	}
-	reminded, errRemind := sweepSteps(ctx, end, w.Reminders.RemindDue)
+	reminded, errRemind := sweepSteps(ctx, end, w.Reminders.RemindDue, SweepBatch)
 	if errRemind != nil {
 		errRemind = fmt.Errorf("sweep: reminders: %w", errRemind)
 	}
@@ -92,14 +92,14 @@ func (w *SweepWorker) Work(ctx context.Context, _ *river.Job[SweepArgs]) error {
 	return errors.Join(errClose, errRemind)
 }
 
-// sweepSteps runs step in batches of SweepBatch until one finds fewer (all
+// sweepSteps runs step in batches of batch until one finds fewer (all
 // that is due is done) or end has passed, and returns how many it found.
-func sweepSteps(ctx context.Context, end time.Time, step func(context.Context, int) (int, error)) (int, error) {
+func sweepSteps(ctx context.Context, end time.Time, step func(context.Context, int) (int, error), batch int) (int, error) {
 	total := 0
 	for {
-		n, err := step(ctx, SweepBatch)
+		n, err := step(ctx, batch)
 		total += n
-		if err != nil || n < SweepBatch || !time.Now().Before(end) {
+		if err != nil || n < batch || !time.Now().Before(end) {
 			return total, err
 		}
 	}

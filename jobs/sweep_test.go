@@ -60,11 +60,11 @@ func TestSweepSteps(t *testing.T) {
 		due -= n
 		return n, nil
 	}
-	if n, err := sweepSteps(ctx, time.Now().Add(time.Hour), step); n != 2*SweepBatch+3 || err != nil || calls != 3 {
+	if n, err := sweepSteps(ctx, time.Now().Add(time.Hour), step, SweepBatch); n != 2*SweepBatch+3 || err != nil || calls != 3 {
 		t.Fatalf("%d found in %d steps (%v), want all in 3", n, calls, err)
 	}
 	due, calls = 5*SweepBatch, 0
-	if n, err := sweepSteps(ctx, time.Now(), step); n != SweepBatch || err != nil || calls != 1 {
+	if n, err := sweepSteps(ctx, time.Now(), step, SweepBatch); n != SweepBatch || err != nil || calls != 1 {
 		t.Fatalf("with the budget spent: %d found in %d steps (%v), want one step", n, calls, err)
 	}
 

@@ -173,6 +173,9 @@ func (s *store) GetAuthorizeCodeSession(ctx context.Context, signature string, s
 	return r, nil
 }
 
+// InvalidateAuthorizeCodeSession spends the code, after a successful
+// exchange only; its PKCE challenge goes with it (see
+// DeletePKCERequestSession).
 func (s *store) InvalidateAuthorizeCodeSession(ctx context.Context, signature string) error {
 	ok, err := s.state.DeactivateToken(ctx, app.OAuthCode, signature)
 	if err != nil {
@@ -182,7 +185,7 @@ func (s *store) InvalidateAuthorizeCodeSession(ctx context.Context, signature st
 		// Another exchange of the same code got there first.
 		return fosite.ErrInvalidatedAuthorizeCode
 	}
-	return nil
+	return storageErrorOrNil(s.state.DeleteToken(ctx, app.OAuthPKCE, signature))
 }
 
 func (s *store) CreatePKCERequestSession(ctx context.Context, signature string, r fosite.Requester) error {
@@ -194,9 +197,14 @@ func (s *store) GetPKCERequestSession(ctx context.Context, signature string, ses
 	return r, err
 }
 
-func (s *store) DeletePKCERequestSession(ctx context.Context, signature string) error {
-	return storageErrorOrNil(s.state.DeleteToken(ctx, app.OAuthPKCE, signature))
-}
+// DeletePKCERequestSession keeps the challenge: fosite asks for it to go
+// before it compares the verifier, so a wrong verifier (or a resource the
+// grant is not for) would spend the code. A refused exchange changes
+// nothing; the challenge goes when the code is spent
+// (InvalidateAuthorizeCodeSession) or expires (the purge). Guessing a
+// verifier is hopeless: S256 of at least 43 random characters, for a code
+// that lives 5 minutes.
+func (s *store) DeletePKCERequestSession(context.Context, string) error { return nil }
 
 func (s *store) CreateAccessTokenSession(ctx context.Context, signature string, r fosite.Requester) error {
 	return s.save(ctx, app.OAuthAccess, signature, r)

@@ -25,8 +25,8 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		s.provider.WriteAccessError(ctx, w, ar, err)
 		return
 	}
-	// RFC 8707 §2.2: a resource named here must be the one granted. (A
-	// code has one try: fosite has dropped its PKCE challenge by now.)
+	// RFC 8707 §2.2: a resource named here must be the one granted; the
+	// code stays usable (nothing is spent before NewAccessResponse).
 	granted := append(slices.Clone(ar.GetGrantedAudience()), ar.GetRequestedAudience()...)
 	for _, res := range ar.GetRequestForm()["resource"] {
 		if !slices.Contains(granted, res) {

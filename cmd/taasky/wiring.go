@@ -76,7 +76,8 @@ func newApp(ctx context.Context, d deps) (*fiber.App, error) {
 func addWorkers(workers *river.Workers, d deps) int {
 	river.AddWorker(workers, d.sweeper)
 	river.AddWorker(workers, &jobs.CloseDueWorker{})
-	return 2 + addNotifyWorkers(workers, d)
+	river.AddWorker(workers, &jobs.PurgeWorker{Tokens: app.NewOAuth(d.pool), Log: d.log})
+	return 3 + addNotifyWorkers(workers, d)
 }
 
 // newRooms builds the negotiation service on the River client.
@@ -109,7 +110,7 @@ func newRiver(d deps, work bool) (client *river.Client[pgx.Tx], working bool, er
 	if work && n > 0 {
 		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: jobWorkers}}
 		// The elected leader among the working processes inserts it.
-		cfg.PeriodicJobs = []*river.PeriodicJob{jobs.SweepJob()}
+		cfg.PeriodicJobs = []*river.PeriodicJob{jobs.SweepJob(), jobs.PurgeJob()}
 	}
 	client, err = river.NewClient(riverpgxv5.New(d.pool), cfg)
 	return client, cfg.Queues != nil, err

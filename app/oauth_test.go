@@ -1,0 +1,70 @@
+package app_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/jobs"
+)
+
+// TestPurgeExpiredOAuthTokens: the hourly purge deletes the codes and
+// tokens that expired more than a grace ago, in batches, and keeps every
+// other (a rotated refresh token still in its life is what catches its
+// reuse).
+func TestPurgeExpiredOAuthTokens(t *testing.T) {
+	b := setup(t)
+	if _, err := b.accounts.CreateAccount(b.ctx, "acme", "Acme", "alice@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	agent, _, err := b.accounts.CreateAgent(b.ctx, "acme", "Assistant", "alice@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	oauth := app.NewOAuth(b.pool)
+	now := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	save := func(sig string, kind app.OAuthTokenKind, expires time.Time) {
+		t.Helper()
+		err := oauth.SaveToken(b.ctx, app.OAuthToken{Signature: sig, Kind: kind, RequestID: "req-" + sig,
+			AccountID: agent.AccountID, AgentID: agent.ID, ClientID: "tsc_x", Request: []byte(`{}`), ExpiresAt: expires})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	const old = jobs.PurgeBatch + 7 // more than one batch
+	for i := range old {
+		save(fmt.Sprintf("old-%04d", i), app.OAuthAccess, now.Add(-jobs.PurgeGrace-time.Minute))
+	}
+	save("recent-access", app.OAuthAccess, now.Add(-time.Hour)) // expired, inside the grace
+	save("live-refresh", app.OAuthRefresh, now.Add(29*24*time.Hour))
+	if _, err := oauth.DeactivateToken(b.ctx, app.OAuthRefresh, "live-refresh"); err != nil { // rotated
+		t.Fatal(err)
+	}
+
+	w := &jobs.PurgeWorker{Tokens: oauth, Now: func() time.Time { return now }}
+	if err := w.Work(context.Background(), &river.Job[jobs.PurgeArgs]{}); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	rows, err := b.pool.Query(b.ctx, `SELECT signature FROM oauth_tokens ORDER BY signature`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		left = append(left, s)
+	}
+	if len(left) != 2 || left[0] != "live-refresh" || left[1] != "recent-access" {
+		t.Fatalf("left after the purge: %v; want the rotated live refresh token and the access token inside the grace", left)
+	}
+	if tok, err := oauth.Token(b.ctx, app.OAuthRefresh, "live-refresh"); err != nil || tok.Active {
+		t.Errorf("the rotated refresh token: %+v, %v", tok, err)
+	}
+}

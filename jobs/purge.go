@@ -1,0 +1,78 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+)
+
+// PurgeArgs deletes what has expired and is kept for nothing: the OAuth
+// codes and tokens past their lifetime (a rotated refresh token is kept
+// until then, so that its reuse is still caught). One River periodic job
+// (PurgeJob), inserted by the leader every PurgeInterval.
+type PurgeArgs struct{}
+
+// Kind is the job's name in River's tables.
+func (PurgeArgs) Kind() string { return "purge_expired" }
+
+// InsertOpts: one attempt; the next purge finds whatever a failed one left.
+func (PurgeArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 1} }
+
+// PurgeInterval is how often the purge runs.
+const PurgeInterval = time.Hour
+
+// PurgeGrace is how long past its expiry a token is kept: a clock a little
+// behind on one node never meets a deleted token it still thinks valid.
+const PurgeGrace = 24 * time.Hour
+
+// PurgeBatch is how many rows one statement deletes; a purge deletes
+// batches until one deletes fewer, or SweepBudget has passed.
+const PurgeBatch = 1000
+
+// PurgeJob is the purge's periodic job, for river.Config.PeriodicJobs.
+func PurgeJob() *river.PeriodicJob {
+	return river.NewPeriodicJob(river.PeriodicInterval(PurgeInterval),
+		func() (river.JobArgs, *river.InsertOpts) { return PurgeArgs{}, nil },
+		&river.PeriodicJobOpts{ID: "purge_expired", RunOnStart: true})
+}
+
+// ExpiredTokens is the service as the purge sees the OAuth state:
+// PurgeExpired deletes at most limit codes and tokens that expired before
+// before, and says how many it deleted.
+type ExpiredTokens interface {
+	PurgeExpired(ctx context.Context, before time.Time, limit int) (int, error)
+}
+
+// PurgeWorker runs PurgeArgs.
+type PurgeWorker struct {
+	river.WorkerDefaults[PurgeArgs]
+	Tokens ExpiredTokens
+	Log    *slog.Logger
+	// Now is the clock (time.Now if nil).
+	Now func() time.Time
+}
+
+func (w *PurgeWorker) Work(ctx context.Context, _ *river.Job[PurgeArgs]) error {
+	if w.Tokens == nil {
+		return errors.New("purge: the worker is not wired to the service")
+	}
+	now := time.Now
+	if w.Now != nil {
+		now = w.Now
+	}
+	before := now().Add(-PurgeGrace)
+	n, err := sweepSteps(ctx, time.Now().Add(SweepBudget), func(ctx context.Context, limit int) (int, error) {
+		return w.Tokens.PurgeExpired(ctx, before, limit)
+	}, PurgeBatch)
+	if n > 0 && w.Log != nil {
+		w.Log.Info("purge", "oauth_tokens_deleted", n)
+	}
+	if err != nil {
+		return fmt.Errorf("purge: oauth tokens: %w", err)
+	}
+	return nil
+}
