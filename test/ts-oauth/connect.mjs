@@ -3,20 +3,23 @@
 // PKCE, the resource indicator) against a running Taasky. It prints the
 // authorization URL ("AUTHORIZE <url>"); the Go test signs the person in
 // and consents in Chromium and writes the code the redirect carried on
-// stdin; then it calls a tool and prints what it saw.
+// stdin; then it calls a tool and prints what it saw. Given a Client ID
+// Metadata Document's URL, the client uses it as its client_id (where the
+// server's metadata says it may) instead of registering.
 //
-//   node connect.mjs <MCP URL> <redirect URL>
+//   node connect.mjs <MCP URL> <redirect URL> [client metadata URL]
 import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 
-const [mcpURL, redirectURL] = process.argv.slice(2);
+const [mcpURL, redirectURL, clientMetadataURL] = process.argv.slice(2);
 const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
 
 const kept = {};
 const provider = {
   get redirectUrl() { return redirectURL; },
+  clientMetadataUrl: clientMetadataURL,
   get clientMetadata() {
     return {
       client_name: "TypeScript SDK test client",
