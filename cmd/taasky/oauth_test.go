@@ -68,14 +68,7 @@ func newOAuthStack(t *testing.T) *oauthStack {
 			t.Logf("taasky's log:\n%s", p.stderr.String())
 		}
 	})
-	cb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/callback" {
-			http.NotFound(w, r) // the browser's favicon.ico
-			return
-		}
-		s.answers <- r.URL.Query()
-		_, _ = io.WriteString(w, "<p id=done>You can close this tab.</p>")
-	}))
+	cb := httptest.NewServer(s.redirectEndpoint())
 	t.Cleanup(cb.Close)
 	s.callback = cb.URL + "/callback"
 	alloc, cancel := chromedp.NewExecAllocator(context.Background(), chromedp.ExecPath(path), chromedp.Headless,
@@ -89,6 +82,19 @@ func newOAuthStack(t *testing.T) *oauthStack {
 	}
 	s.tab = tab
 	return s
+}
+
+// redirectEndpoint is a client's redirect URI: it passes the answer's
+// query to s.answers.
+func (s *oauthStack) redirectEndpoint() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/callback" {
+			http.NotFound(w, r) // the browser's favicon.ico
+			return
+		}
+		s.answers <- r.URL.Query()
+		_, _ = io.WriteString(w, "<p id=done>You can close this tab.</p>")
+	})
 }
 
 func (s *oauthStack) do(what string, steps ...chromedp.Action[chromedp.Void]) {
@@ -359,6 +365,19 @@ func TestOAuthAbuse(t *testing.T) {
 	s.do("wrong redirect", chromedp.Navigate(c.authorizeURL(resource, "x", "redirect_uri", "https://evil.example/cb")), chromedp.WaitVisible(chromedp.CSS(`p.error`)))
 	if txt := s.text(`p.error`); !strings.Contains(txt, "redirect_uri") {
 		t.Errorf("wrong redirect: %q", txt)
+	}
+
+	// A loopback redirect matches the registered one on any port (RFC
+	// 8252 §7.3: desktop clients listen on a free port).
+	otherPort := httptest.NewServer(s.redirectEndpoint())
+	t.Cleanup(otherPort.Close)
+	{
+		v, ch := pkce()
+		q := s.consent(c.authorizeURL(resource, ch, "redirect_uri", otherPort.URL+"/callback"), "alice@example.test", "approve")
+		a := c.token(url.Values{"grant_type": {"authorization_code"}, "code": {q.Get("code")}, "redirect_uri": {otherPort.URL + "/callback"}, "code_verifier": {v}})
+		if a.AccessToken == "" {
+			t.Errorf("a loopback redirect on another port: %v, then %+v", q, a)
+		}
 	}
 
 	// A resource of an account alice is no member of: refused, with the reason.
