@@ -29,12 +29,15 @@ func (s *Server) serverMetadata(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "public, max-age=3600")
 	_ = json.NewEncoder(w).Encode(&oauthex.AuthServerMeta{
-		Issuer:                                     s.base,
-		AuthorizationEndpoint:                      s.base + "/oauth/authorize",
-		TokenEndpoint:                              s.base + "/oauth/token",
-		RegistrationEndpoint:                       s.base + "/oauth/register",
-		RevocationEndpoint:                         s.base + "/oauth/revoke",
-		ScopesSupported:                            []string{Scope},
+		Issuer:                s.base,
+		AuthorizationEndpoint: s.base + "/oauth/authorize",
+		TokenEndpoint:         s.base + "/oauth/token",
+		RegistrationEndpoint:  s.base + "/oauth/register",
+		RevocationEndpoint:    s.base + "/oauth/revoke",
+		// offline_access: every grant has a refresh token anyway; listed, as
+		// MCP authorization's 2026-07-28 revision asks of a server that
+		// issues them (never in the resource's own scopes).
+		ScopesSupported:                            []string{Scope, "offline_access"},
 		ResponseTypesSupported:                     []string{"code"},
 		ResponseModesSupported:                     []string{"query"},
 		GrantTypesSupported:                        []string{"authorization_code", "refresh_token"},
