@@ -32,7 +32,7 @@ func TestRegister(t *testing.T) {
 		_ = json.Unmarshal(w.Body.Bytes(), &m)
 		return w.Code, m
 	}
-	code, m := post(`{"client_name":"Cursor","redirect_uris":["cursor://anysphere.cursor-mcp/oauth/callback"],"token_endpoint_auth_method":"client_secret_basic"}`)
+	code, m := post(`{"client_name":"Cursor","application_type":"native","redirect_uris":["cursor://anysphere.cursor-mcp/oauth/callback"],"token_endpoint_auth_method":"client_secret_basic"}`)
 	if code != 201 || m["token_endpoint_auth_method"] != "none" || m["client_secret"] != nil || !strings.HasPrefix(m["client_id"].(string), "tsc_") {
 		t.Fatalf("register: %d %v", code, m)
 	}
