@@ -137,7 +137,14 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 		}
 	}
 	out.Agent, out.Them = partyNames(row, d.Side, h)
+	out.ThemDeleted = theirAccountDeleted(row.party(d.Side.Other()), h.them)
 	return nil
+}
+
+// theirAccountDeleted reports whether the other side's account was
+// deleted: its party names an account, whose name (read with it) is gone.
+func theirAccountDeleted(o *partyRow, name *string) bool {
+	return o != nil && o.AccountID != nil && name == nil
 }
 
 // partyNames is the side's agent and the other side's account, by name,

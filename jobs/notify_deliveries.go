@@ -83,6 +83,7 @@ type Notification struct {
 	Title        string
 	Agent        string
 	Them         string
+	ThemDeleted  bool // the other side's account was deleted
 	Verdict      negotiation.Verdict
 	Card         *negotiation.Card
 	Deadline     time.Time
@@ -106,7 +107,7 @@ func (n *Notification) message(d Delivery) *notify.Message {
 	}
 	return &notify.Message{
 		Kind: notify.Kind(d.Topic), ID: messageID(d), To: n.To, Push: push, TimeZone: n.TimeZone, Now: n.Now,
-		RoomID: d.RoomID, RoomURL: n.RoomURL, Title: n.Title, Agent: n.Agent, Them: n.Them,
+		RoomID: d.RoomID, RoomURL: n.RoomURL, Title: n.Title, Agent: n.Agent, Them: n.Them, ThemDeleted: n.ThemDeleted,
 		Verdict: n.Verdict, OneTapURL: n.OneTapURL, InviteURL: n.InviteURL, Card: n.Card, Deadline: n.Deadline, ExpiresAt: n.ExpiresAt,
 		ClosedReason: n.ClosedReason, NoDeal: n.NoDeal, UnsubscribeURL: n.UnsubscribeURL, SettingsURL: n.SettingsURL,
 	}

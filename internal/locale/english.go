@@ -169,6 +169,10 @@ var englishText = map[Key]catalog.Message{
 	"human.no_deal_field":  text("no deal possible on this field"),
 	"human.confirm":        text("Your confirmation is needed: %[1]s."), // ask.<verdict>
 	"human.confirm_where":  text("You were sent a link; you can also answer on the dashboard."),
+
+	// Account deletion
+	// Who sits across a room whose other side's account was deleted.
+	"party.deleted_account": text("a deleted account"),
 }
 
 func text(s string) catalog.Message { return catalog.String(s) }
