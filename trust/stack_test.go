@@ -138,7 +138,7 @@ func newStack(t testing.TB, c stackConfig) *stack {
 		t.Fatal(err)
 	}
 	s.rooms, err = app.NewRooms(app.RoomsConfig{Pool: pool, River: s.river, LimitsKey: bytes.Repeat([]byte{1}, 32),
-		TokenKey: bytes.Repeat([]byte{2}, 32), BaseURL: s.base, Now: c.now, Pace: c.pace})
+		TokenKey: bytes.Repeat([]byte{2}, 32), BaseURL: s.base, Now: c.now, Pace: c.pace, Accounts: s.accounts})
 	if err != nil {
 		t.Fatal(err)
 	}
