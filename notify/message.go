@@ -62,6 +62,9 @@ type Message struct {
 	Them    string // the other side, as the recipient knows them
 	// ThemDeleted: the other side's account was deleted (Them is "").
 	ThemDeleted bool
+	// HandedOver: the request goes to an owner because the member who
+	// answered for this side left the account (request).
+	HandedOver bool
 
 	// Verdict is the move waiting for the recipient (request, reminder).
 	Verdict negotiation.Verdict

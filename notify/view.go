@@ -68,6 +68,9 @@ func (m *Message) view() view {
 		v.Intro = agent + " asks you to " + words.Ask(m.Verdict) + in + with + ". " + words.AskAfter(m.Verdict)
 		v.ActionURL, v.ActionLabel = m.OneTapURL, "Review and answer"
 		v.Why = "Your agent cannot make this move without you. The link shows the terms first; nothing happens until you press a button."
+		if m.HandedOver {
+			v.Notes = append(v.Notes, words.T("request.handed_over"))
+		}
 	case KindReminder:
 		v.Subject = "Reminder: your answer is waiting — " + about
 		v.Heading = "Your answer is still waiting"
