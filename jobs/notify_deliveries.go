@@ -80,13 +80,13 @@ type Notification struct {
 	UnsubscribeURL string // non-critical mail
 	SettingsURL    string
 
-	Title        string
-	Agent        string
-	Them         string
-	ThemDeleted  bool // the other side's account was deleted
+	Title       string
+	Agent       string
+	Them        string
+	ThemDeleted bool // the other side's account was deleted
 	// HandedOver: a request to an owner, because the side's human left
 	// the account.
-	HandedOver bool
+	HandedOver   bool
 	Verdict      negotiation.Verdict
 	Card         *negotiation.Card
 	Deadline     time.Time
