@@ -69,6 +69,26 @@ func TestBrowserTeams(t *testing.T) {
 		t.Fatalf("the invitation mail to %v: %q\n%s", mails[0].To, mail.Subject, mail.Text)
 	}
 
+	// The mail is a line of nina's delivery log, sent once the server took it.
+	for try := 0; ; try++ {
+		br.do(nina, "nina's delivery log", chromedp.Navigate(b.base+"/settings/deliveries"), chromedp.WaitVisible(chromedp.CSS(`h1`)))
+		c, cancel := context.WithTimeout(nina, 5*time.Second)
+		line, err := chromedp.Run(c, chromedp.Evaluate[string](`(document.querySelector('tr[data-status="sent"]') || {}).innerText || ''`))
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if line != "" {
+			if !strings.Contains(line, "invitation to join the account") || !strings.Contains(line, "omar@example.test") {
+				t.Fatalf("the delivery log's line: %q", line)
+			}
+			break
+		}
+		if try == 100 {
+			t.Fatal("the invitation mail's line never said sent")
+		}
+	}
+
 	// Someone else opens the link: refused, with the reason.
 	pia := br.tab()
 	br.signInTyping(pia, "/login?next=/", "pia@example.test")

@@ -10,7 +10,14 @@
 -- the agent goes (the account's agents go with it); a party's human
 -- becomes NULL when that user is erased (a user in no other account).
 
+--
+-- Also: the mails inviting a person to join an account are lines of the
+-- inviter's delivery log (topic member_invite), as every mail is.
+
 -- +goose Up
+ALTER TABLE notification_deliveries DROP CONSTRAINT notification_deliveries_topic_check,
+    ADD CONSTRAINT notification_deliveries_topic_check
+        CHECK (topic IN ('request', 'reminder', 'agreed', 'closed', 'no_deal', 'test', 'invite', 'member_invite'));
 ALTER TABLE rooms DROP CONSTRAINT rooms_account_id_fkey;
 ALTER TABLE parties DROP CONSTRAINT parties_account_id_fkey,
     DROP CONSTRAINT parties_account_id_agent_id_fkey,
@@ -30,3 +37,7 @@ ALTER TABLE parties DROP CONSTRAINT parties_owner_user_id_fkey,
         REFERENCES agents (account_id, id) NOT VALID,
     ADD CONSTRAINT parties_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts (id) NOT VALID;
 ALTER TABLE rooms ADD CONSTRAINT rooms_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts (id) NOT VALID;
+DELETE FROM notification_deliveries WHERE topic = 'member_invite';
+ALTER TABLE notification_deliveries DROP CONSTRAINT notification_deliveries_topic_check,
+    ADD CONSTRAINT notification_deliveries_topic_check
+        CHECK (topic IN ('request', 'reminder', 'agreed', 'closed', 'no_deal', 'test', 'invite'));

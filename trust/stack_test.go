@@ -146,7 +146,7 @@ func newStack(t testing.TB, c stackConfig) *stack {
 		UnsubscribeKey: bytes.Repeat([]byte{3}, 32), BaseURL: s.base}); err != nil {
 		t.Fatal(err)
 	}
-	email.Deliveries, push.Deliveries, invite.Invitations = s.notes, s.notes, s.notes
+	email.Deliveries, push.Deliveries, invite.Invitations, member.Deliveries = s.notes, s.notes, s.notes, s.notes
 	sweeper.Rooms, sweeper.Reminders = s.rooms, s.notes
 	if c.notify {
 		if err := s.river.Start(ctx); err != nil {

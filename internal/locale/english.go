@@ -190,6 +190,8 @@ var englishText = map[Key]catalog.Message{
 	"account_delete.done_signup":   text("Start a new account"),
 	// A confirmation request that came to an owner because the member who
 	// answered for that side left the account (or was removed).
+	// A delivery log's line for the mail inviting someone to an account.
+	"topic.member_invite": text("invitation to join the account"),
 	"request.handed_over": text("The member who answered for this agent is no longer in the account: as its owner, you answer for it now."),
 }
 
