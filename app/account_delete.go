@@ -105,8 +105,12 @@ func (s *Rooms) deleteAccount(ctx context.Context, actorID int64, slug, typed st
 		if err != nil {
 			return out, fmt.Errorf("delete account: close its rooms: %w", err)
 		}
+		var seats []accountSeat
 		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 			if err := lockAccountForDeletion(ctx, tx, accountID); err != nil {
+				return err
+			}
+			if seats, err = selectAccountSeats(ctx, tx, accountID); err != nil {
 				return err
 			}
 			open, err := countOpenAccountRooms(ctx, tx, accountID)
@@ -128,6 +132,12 @@ func (s *Rooms) deleteAccount(ctx context.Context, actorID int64, slug, typed st
 		if err != nil {
 			return out, fmt.Errorf("delete account: erase it: %w", err)
 		}
+		// The other side's pages now name "a deleted account".
+		rooms := make([]int64, len(seats))
+		for i, st := range seats {
+			rooms[i] = st.roomID
+		}
+		s.announcer.add(rooms)
 		break
 	}
 	out.UsersErased = len(erased)

@@ -95,7 +95,7 @@ func countOpenAccountRooms(ctx context.Context, q querier, accountID int64) (int
 }
 
 // eraseAccount erases the account's side of its rooms and the account: its
-// members' delivery log entries about its rooms, its notes, its place in
+// members' delivery log entries about its rooms and its invitation mails, its notes, its place in
 // the lists, and from its party rows the human, the agent, the room token
 // (replaced by a random hash that no token has) and the sealed limits; then
 // the account's row (memberships, agents and their keys and grants,
@@ -106,6 +106,8 @@ func eraseAccount(ctx context.Context, q querier, accountID int64, members []int
 	steps := []string{
 		`DELETE FROM notification_deliveries d USING parties p
 			WHERE p.account_id = $1 AND d.room_id = p.room_id AND d.user_id = ANY($2)`,
+		`DELETE FROM notification_deliveries d USING account_invitations i
+			WHERE i.account_id = $1 AND d.user_id = ANY($2) AND d.topic = 'member_invite' AND d.recipient = i.email`,
 		`DELETE FROM room_notes n USING parties p WHERE p.account_id = $1 AND n.room_id = p.room_id AND n.side = p.side`,
 		`DELETE FROM party_ranks WHERE account_id = $1`,
 		`UPDATE parties SET owner_user_id = NULL, agent_id = NULL, person_email = NULL, token_salt = '', limits_enc = '',
@@ -115,7 +117,7 @@ func eraseAccount(ctx context.Context, q querier, accountID int64, members []int
 	}
 	for i, sql := range steps {
 		var args []any
-		if i == 0 {
+		if i < 2 {
 			args = []any{accountID, members}
 		} else {
 			args = []any{accountID}
