@@ -116,7 +116,8 @@ func TestDeleteAccount(t *testing.T) {
 	if _, err := rb.rooms.Join(ctx, rb.a, JoinInput{InviteCode: byBeta.InviteCode, Schema: meetingSchema}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rb.rooms.Open(ctx, rb.a, OpenInput{Schema: meetingSchema}); err != nil {
+	draftA, err := rb.rooms.Open(ctx, rb.a, OpenInput{Schema: meetingSchema})
+	if err != nil {
 		t.Fatal(err)
 	}
 	ta, agreedB := rb.openJoined(t, OpenInput{}, "")
@@ -239,6 +240,14 @@ func TestDeleteAccount(t *testing.T) {
 	h, err := rb.rooms.ForHuman(ctx, betaOwner, agreedAfter.RoomID, "", "")
 	if err != nil || !h.ThemDeleted || h.Them != "" || h.Card == nil {
 		t.Fatalf("beta's human's page of the agreed room: %+v %v", h, err)
+	}
+	// A person holding the draft's invitation sees it closed, from "a
+	// deleted account"; beta's list still holds every room it sat in.
+	if inv, err := rb.rooms.InvitationByCode(ctx, draftA.InviteCode, nil); err != nil || !inv.InviterDeleted || inv.Open {
+		t.Fatalf("the draft's invitation: %+v %v", inv, err)
+	}
+	if list, _, err := rb.rooms.ListForHuman(ctx, betaOwner, FilterAll, ""); err != nil || len(list) != 4 {
+		t.Fatalf("beta's list: %d rooms, %v", len(list), err)
 	}
 	rb.checkClean(t)
 }
