@@ -19,22 +19,7 @@ func TestCloseAccountRooms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ta, tb := rb.openJoined(t, OpenInput{}, "")
-	v, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hash := v.TermsOnTable.Options[0].SubjectHash
-	for _, side := range []struct {
-		ag  Agent
-		tok string
-	}{{rb.b, tb}, {rb.a, ta}} {
-		cv, _, err := rb.rooms.RequestConfirmation(rb.ctx, side.ag, side.tok, negotiation.VerdictApprove, hash)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rb.confirm(t, side.ag, side.tok, cv)
-	}
+	tb := rb.openAgreed(t)
 	if v, _ := rb.rooms.Read(rb.ctx, rb.b, tb); v.State != negotiation.StateAgreed {
 		t.Fatalf("the third room: %s", v.State)
 	}
@@ -120,22 +105,7 @@ func TestDeleteAccount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ta, agreedB := rb.openJoined(t, OpenInput{}, "")
-	v, err := rb.rooms.Propose(ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hash := v.TermsOnTable.Options[0].SubjectHash
-	for _, side := range []struct {
-		ag  Agent
-		tok string
-	}{{rb.b, agreedB}, {rb.a, ta}} {
-		cv, _, err := rb.rooms.RequestConfirmation(ctx, side.ag, side.tok, negotiation.VerdictApprove, hash)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rb.confirm(t, side.ag, side.tok, cv)
-	}
+	agreedB := rb.openAgreed(t)
 	_, noDealB := rb.openJoined(t, OpenInput{Limits: json.RawMessage(`{"fee":{"max":{"amount":"4321.00","currency":"EUR"}}}`)},
 		`{"fee":{"min":{"amount":"8765.00","currency":"EUR"}}}`)
 	agreedBefore, err := rb.rooms.Read(ctx, rb.b, agreedB)
@@ -250,6 +220,29 @@ func TestDeleteAccount(t *testing.T) {
 		t.Fatalf("beta's list: %d rooms, %v", len(list), err)
 	}
 	rb.checkClean(t)
+}
+
+// openAgreed opens a room by a, joins it by b, and has both humans agree
+// on a's offer; it returns b's room token.
+func (rb *roomsBundle) openAgreed(t *testing.T) string {
+	t.Helper()
+	ta, tb := rb.openJoined(t, OpenInput{}, "")
+	v, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := v.TermsOnTable.Options[0].SubjectHash
+	for _, side := range []struct {
+		ag  Agent
+		tok string
+	}{{rb.b, tb}, {rb.a, ta}} {
+		cv, _, err := rb.rooms.RequestConfirmation(rb.ctx, side.ag, side.tok, negotiation.VerdictApprove, hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb.confirm(t, side.ag, side.tok, cv)
+	}
+	return tb
 }
 
 func mustJSON(t *testing.T, v any) string {
