@@ -17,7 +17,7 @@ import (
 //  1. at once, in one transaction: every key of its agents is revoked and
 //     its OAuth grants' tokens deleted (this process forgets the keys now,
 //     the others when they hear of it on taasky_agent_key), every session
-//     of its members ends (but the deleting person's own), and its seats
+//     of its members ends (except the deleting person's own), and its seats
 //     become nobody's, so that nothing below is sent to its people;
 //  2. every open room it sits in closes with the reason account_deleted,
 //     each by the protocol and committed as any close is: the other side

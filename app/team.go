@@ -319,6 +319,9 @@ func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userI
 	for _, h := range forget {
 		a.keys.forgetHash(h)
 	}
+	if len(rooms) == 0 {
+		return nil
+	}
 	if err := announceRooms(ctx, a.pool, rooms); err != nil {
 		// The removal stands; a live page shows it at its next change.
 		slog.Warn("live pages not told of a removal", "rooms", len(rooms), "err", err)
