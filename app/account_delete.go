@@ -3,17 +3,185 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/taasky/taasky/negotiation"
 )
 
-// The first step of deleting an account (issue 16 item 4, not finished:
-// the DeleteAccount use case that confirms the typed slug, revokes keys
-// and sessions and erases personal data is still to come): every open
-// room the account sits in closes with the reason account_deleted, each
-// by the protocol (negotiation.Room.CloseAccountDeleted) and committed as
-// any close is, so the other side gets the normal closed notices. Agreed
-// and closed rooms are left whole.
+// Deleting an account (DeleteAccount). Its owner types the account's slug
+// to confirm. Then, in this order:
+//
+//  1. at once, in one transaction: every key of its agents is revoked and
+//     its OAuth grants' tokens deleted (this process forgets the keys now,
+//     the others when they hear of it on taasky_agent_key), every session
+//     of its members ends (except the deleting person's own), and its seats
+//     become nobody's, so that nothing below is sent to its people;
+//  2. every open room it sits in closes with the reason account_deleted,
+//     each by the protocol and committed as any close is: the other side
+//     gets the normal closed notice;
+//  3. in one transaction, with the account and its agents locked (a move
+//     that got in between is closed first): its side of every room is
+//     erased (human, agent, room token, sealed limits, notes, its members'
+//     delivery log about its rooms) while the rooms, their logs and the
+//     other side's party stay whole; then the account (memberships,
+//     agents, keys, grants, invitations, audit log, seen schemas) and the
+//     members who belong to no other account (their settings, push
+//     subscriptions and delivery log).
+//
+// The deletion cannot be written to the account's audit log, which goes
+// with it: it is logged (slog, info) with ids and counts only.
+
+// DeletedAccount is what deleting an account did.
+type DeletedAccount struct {
+	Slug        string
+	Name        string
+	RoomsClosed int
+	KeysRevoked int
+	UsersErased int
+	// ActorErased: the person who deleted it belonged to no other account
+	// and was erased with it.
+	ActorErased bool
+}
+
+// DeleteAccount deletes the account with slug; only its owners may, and
+// typed must be the slug.
+func (s *Rooms) DeleteAccount(ctx context.Context, actorID int64, slug, typed string) (DeletedAccount, error) {
+	return s.deleteAccount(ctx, actorID, slug, typed, false)
+}
+
+// DeleteAccountAsOperator is DeleteAccount for an operator on the command
+// line (`taasky account delete`).
+func (s *Rooms) DeleteAccountAsOperator(ctx context.Context, slug, typed string) (DeletedAccount, error) {
+	return s.deleteAccount(ctx, 0, slug, typed, true)
+}
+
+// deleteRetries is how many times the last step closes rooms that a move
+// opened while the first ones ran before it gives up (the deletion can be
+// asked again: each step is safe to repeat).
+const deleteRetries = 5
+
+func (s *Rooms) deleteAccount(ctx context.Context, actorID int64, slug, typed string, operator bool) (DeletedAccount, error) {
+	out := DeletedAccount{Slug: slug}
+	var accountID int64
+	var keys [][]byte
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		accountID, out.Name, err = authorizeDeletion(ctx, tx, actorID, slug, operator)
+		if err != nil {
+			return err
+		}
+		if typed != slug {
+			return Errorf(ErrInvalid, "confirm: type the account's slug, %s, exactly as it is written, to delete the account", slug)
+		}
+		if err := lockAccountForDeletion(ctx, tx, accountID); err != nil {
+			return err
+		}
+		now := s.now()
+		if keys, err = revokeAccountAccess(ctx, tx, accountID, now); err != nil {
+			return err
+		}
+		ids, err := selectMemberIDs(ctx, tx, accountID)
+		if err != nil {
+			return err
+		}
+		others := slices.DeleteFunc(ids, func(id int64) bool { return id == actorID })
+		if err := bumpSessionEpochs(ctx, tx, others); err != nil {
+			return err
+		}
+		return unseatAccountHumans(ctx, tx, accountID, now)
+	})
+	if err != nil {
+		return DeletedAccount{}, fmt.Errorf("delete account: %w", err)
+	}
+	out.KeysRevoked = len(keys)
+	s.forgetKeys(keys)
+	var erased []int64
+	for try := 0; ; try++ {
+		n, err := s.closeAccountRooms(ctx, accountID)
+		out.RoomsClosed += n
+		if err != nil {
+			return out, fmt.Errorf("delete account: close its rooms: %w", err)
+		}
+		var seats []accountSeat
+		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			if err := lockAccountForDeletion(ctx, tx, accountID); err != nil {
+				return err
+			}
+			if seats, err = selectAccountSeats(ctx, tx, accountID); err != nil {
+				return err
+			}
+			open, err := countOpenAccountRooms(ctx, tx, accountID)
+			if err != nil {
+				return err
+			} else if open > 0 {
+				return errRoomsStillOpen
+			}
+			ids, err := selectMemberIDs(ctx, tx, accountID)
+			if err != nil {
+				return err
+			}
+			erased, err = eraseAccount(ctx, tx, accountID, ids)
+			return err
+		})
+		if errors.Is(err, errRoomsStillOpen) && try < deleteRetries {
+			continue
+		}
+		if err != nil {
+			return out, fmt.Errorf("delete account: erase it: %w", err)
+		}
+		// The other side's pages now name "a deleted account".
+		rooms := make([]int64, len(seats))
+		for i, st := range seats {
+			rooms[i] = st.roomID
+		}
+		s.announcer.add(rooms)
+		break
+	}
+	out.UsersErased = len(erased)
+	out.ActorErased = slices.Contains(erased, actorID)
+	actor := "owner"
+	if operator {
+		actor = "operator"
+	}
+	s.log.Info("account deleted", "account_id", accountID, "by", actor, "rooms_closed", out.RoomsClosed,
+		"keys_revoked", out.KeysRevoked, "users_erased", out.UsersErased)
+	return out, nil
+}
+
+var errRoomsStillOpen = errors.New("a room of the account is still open")
+
+// authorizeDeletion checks that actorID is an owner of the account with
+// slug (or that an operator asks), and returns the account's id and name.
+func authorizeDeletion(ctx context.Context, q querier, actorID int64, slug string, operator bool) (int64, string, error) {
+	if operator {
+		acct, err := selectAccountBySlug(ctx, q, slug)
+		return acct.ID, acct.Name, err
+	}
+	m, err := selectMembership(ctx, q, actorID, slug)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, "", Errorf(ErrNotFound, "account: you are not a member of %q", slug)
+	} else if err != nil {
+		return 0, "", err
+	}
+	if !May(m.Role, ActDeleteAccount, Colleagues) {
+		return 0, "", Errorf(ErrUnauthorized, "account: only the account's owners delete it")
+	}
+	return m.AccountID, m.AccountName, nil
+}
+
+// forgetKeys makes this process forget the keys at once (the others forget
+// them when they hear of the change on taasky_agent_key).
+func (s *Rooms) forgetKeys(hashes [][]byte) {
+	if s.keys == nil {
+		return
+	}
+	for _, h := range hashes {
+		s.keys.forgetHash(h)
+	}
+}
 
 // closeAccountRooms closes the account's open rooms; it returns how many
 // it closed.

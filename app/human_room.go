@@ -21,8 +21,11 @@ type HumanRoom struct {
 	AccountSlug string
 	AccountName string
 	// Them says who sits across: an account's name, "a person in the
-	// browser", or "" before anyone joined.
+	// browser", or "" before anyone joined or when ThemDeleted.
 	Them string
+	// ThemDeleted: the other side's account was deleted; its side of the
+	// room stays as it was.
+	ThemDeleted bool
 	// CanDecide: the viewer may answer this side's confirmations
 	// (access.go: its human, or an owner once its human left).
 	CanDecide bool
@@ -133,6 +136,8 @@ func (s *Rooms) humanRoom(ctx context.Context, q querier, ld *loaded, side negot
 		h.Them = "a person answering in the browser"
 	case people.them != nil:
 		h.Them = *people.them
+	default:
+		h.ThemDeleted = theirAccountDeleted(them, people.them)
 	}
 	if userID != 0 && people.zone != nil {
 		h.TimeZone = s.zoneOf(people.zone)

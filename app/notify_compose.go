@@ -102,8 +102,19 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 		return err
 	}
 	p := row.party(d.Side)
-	if p == nil || p.Side != d.Side || p.OwnerUserID == nil || *p.OwnerUserID != d.UserID {
+	if p == nil || p.Side != d.Side {
 		return jobs.Skip("no longer this side's human")
+	}
+	if p.OwnerUserID == nil || *p.OwnerUserID != d.UserID {
+		// A request to an owner for a side whose human left (askOwners).
+		ok, err := n.answersForNobody(ctx, p, d)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return jobs.Skip("no longer this side's human")
+		}
+		out.HandedOver = true
 	}
 	row.setHuman(p.Side, h)
 	ld, err := n.rooms.restoreFor(row, p.Side) // this side's limits only
@@ -137,7 +148,30 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 		}
 	}
 	out.Agent, out.Them = partyNames(row, d.Side, h)
+	out.ThemDeleted = theirAccountDeleted(row.party(d.Side.Other()), h.them)
 	return nil
+}
+
+// answersForNobody reports whether d is a request to a person who answers
+// for p because p's human left the account: p has no human, and the
+// recipient may answer nobody's confirmations there (an owner).
+func (n *Notifications) answersForNobody(ctx context.Context, p *partyRow, d jobs.Delivery) (bool, error) {
+	if p.OwnerUserID != nil || p.AccountID == nil || d.Topic != jobs.TopicRequest {
+		return false, nil
+	}
+	m, err := selectMembershipByID(ctx, n.pool, d.UserID, *p.AccountID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	return May(m.Role, ActDecide, Nobodys), nil
+}
+
+// theirAccountDeleted reports whether the other side's account was
+// deleted: its party names an account, whose name (read with it) is gone.
+func theirAccountDeleted(o *partyRow, name *string) bool {
+	return o != nil && o.AccountID != nil && name == nil
 }
 
 // partyNames is the side's agent and the other side's account, by name,

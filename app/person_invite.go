@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -25,6 +26,8 @@ type Invitation struct {
 	RoomID      int64
 	Title       string
 	InviterName string
+	// InviterDeleted: the inviter's account was deleted (InviterName is "").
+	InviterDeleted bool
 	// Open is true while the invitation can be answered; otherwise Refusal
 	// says plainly why not (used, withdrawn, expired…).
 	Open     bool
@@ -88,7 +91,9 @@ func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Loc
 		if ld.row.Title != nil {
 			inv.Title = *ld.row.Title
 		}
-		if inv.InviterName, err = selectAccountName(ctx, tx, ld.row.AccountID); err != nil {
+		if inv.InviterName, err = selectAccountName(ctx, tx, ld.row.AccountID); errors.Is(err, pgx.ErrNoRows) {
+			inv.InviterDeleted = true
+		} else if err != nil {
 			return fmt.Errorf("inviter: %w", err)
 		}
 		if _, _, err := r.AnswerInvitation(negotiation.Answer{Verdict: negotiation.VerdictJoin}, "", s.now()); err != nil {

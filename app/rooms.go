@@ -39,7 +39,9 @@ type Rooms struct {
 	// any 24 hours (0: no cap).
 	inviteCap int
 	announcer *announcer
-	waiters   waiters // the reads waiting for their rooms to change (ReadWait)
+	waiters   waiters   // the reads waiting for their rooms to change (ReadWait)
+	keys      *keyCache // the agents' keys this process keeps (Accounts'), forgotten when an account is deleted
+	log       *slog.Logger
 }
 
 // RoomsConfig wires a Rooms.
@@ -57,8 +59,12 @@ type RoomsConfig struct {
 	// emailed (negotiation_open's invite_email) in any 24 hours; 0: no cap
 	// (INVITE_EMAIL_DAILY_CAP, config.Config.Mail).
 	InviteEmailDailyCap int
-	// Log takes what goes wrong after a change committed (nil: slog.Default).
+	// Log takes what goes wrong after a change committed, and the
+	// deletion of accounts (nil: slog.Default).
 	Log *slog.Logger
+	// Accounts, when set, is the process's accounts service: a deleted
+	// account's keys are forgotten in its cache at once.
+	Accounts *Accounts
 }
 
 // NewRooms builds the service.
@@ -80,7 +86,11 @@ func NewRooms(c RoomsConfig) (*Rooms, error) {
 	if len(c.TokenKey) < 32 {
 		return nil, errors.New("token key: at least 32 bytes")
 	}
-	return &Rooms{pool: c.Pool, river: c.River, limitsKey: aead, tokenKey: c.TokenKey, baseURL: c.BaseURL, now: c.Now, pace: c.Pace,
+	var keys *keyCache
+	if c.Accounts != nil {
+		keys = c.Accounts.keys
+	}
+	return &Rooms{pool: c.Pool, keys: keys, log: c.Log, river: c.River, limitsKey: aead, tokenKey: c.TokenKey, baseURL: c.BaseURL, now: c.Now, pace: c.Pace,
 		inviteCap: c.InviteEmailDailyCap, announcer: newAnnouncer(c.Pool, c.Log),
 		schemas: newSchemaCache(schemasKept), logCache: newLogCache(logCacheSize), views: gencache.New[string, *keptView](viewsKept)}, nil
 }

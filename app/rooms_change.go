@@ -49,7 +49,7 @@ func (s *Rooms) restoreFor(row *roomRow, only negotiation.Side) (*loaded, error)
 func (s *Rooms) partyLimits(row *roomRow, only negotiation.Side) ([2][]byte, error) {
 	var limits [2][]byte
 	for i, p := range row.Parties {
-		if p == nil || only != "" && p.Side != only {
+		if p == nil || only != "" && p.Side != only || p.erased() {
 			continue
 		}
 		l, err := s.openLimits(row.ID, string(p.Side), p.LimitsEnc)

@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/taasky/taasky/negotiation"
 )
@@ -52,6 +54,9 @@ func (s *Rooms) checkRoom(ctx context.Context, id int64) (string, error) {
 	if err != nil {
 		return err.Error(), nil
 	}
+	if err := keepNoDealOfErased(row, replayed); err != nil {
+		return err.Error(), nil
+	}
 	if got := string(replayed.Snapshot()); got != row.Snapshot {
 		return fmt.Sprintf("stored %s, replayed %s", row.Snapshot, got), nil
 	}
@@ -63,4 +68,22 @@ func (s *Rooms) checkRoom(ctx context.Context, id int64) (string, error) {
 		return fmt.Sprintf("columns say %s/%s/%s, replay %s/%d/%s", state, round, turn, replayed.State, replayed.Round, replayed.Turn), nil
 	}
 	return "", nil
+}
+
+// keepNoDealOfErased: the fields on which no deal was possible were
+// computed at the join from both sides' limits; a deleted account's limits
+// are erased (eraseAccount), so they cannot be computed again, and the
+// replay takes them as stored. Everything else is replayed.
+func keepNoDealOfErased(row *roomRow, replayed *negotiation.Room) error {
+	if !slices.ContainsFunc(row.Parties[:], func(p *partyRow) bool { return p != nil && p.erased() }) {
+		return nil
+	}
+	var stored struct {
+		NoDeal []string `json:"no_deal"`
+	}
+	if err := json.Unmarshal([]byte(row.Snapshot), &stored); err != nil {
+		return fmt.Errorf("stored snapshot: %w", err)
+	}
+	replayed.NoDeal = stored.NoDeal
+	return nil
 }

@@ -30,6 +30,7 @@ type roomsBundle struct {
 	ctx   context.Context
 	pool  *pgxpool.Pool
 	rooms *Rooms
+	acc   *Accounts
 	a, b  Agent
 	clock *atomic.Int64 // unix nanoseconds
 }
@@ -51,14 +52,14 @@ func setupRoomsB(t testing.TB) *roomsBundle {
 	}
 	clock := &atomic.Int64{}
 	clock.Store(time.Date(2026, 10, 12, 10, 0, 0, 0, time.UTC).UnixNano())
+	acc := NewAccounts(pool)
 	rooms, err := NewRooms(RoomsConfig{Pool: pool, River: rc, LimitsKey: bytes.Repeat([]byte{7}, 32),
-		TokenKey: bytes.Repeat([]byte{9}, 32), BaseURL: "http://127.0.0.1:8080",
+		TokenKey: bytes.Repeat([]byte{9}, 32), BaseURL: "http://127.0.0.1:8080", Accounts: acc,
 		Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	acc := NewAccounts(pool)
-	rb := &roomsBundle{ctx: ctx, pool: pool, rooms: rooms, clock: clock}
+	rb := &roomsBundle{ctx: ctx, pool: pool, rooms: rooms, acc: acc, clock: clock}
 	for i, slug := range []string{"alpha", "beta"} {
 		email := slug + "@example.test"
 		if _, err := acc.CreateAccount(ctx, slug, strings.ToUpper(slug), email); err != nil {

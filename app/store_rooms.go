@@ -45,6 +45,10 @@ type roomRow struct {
 	skipped bool
 }
 
+// erased reports whether the party's account was deleted: its sealed
+// limits are gone with it (eraseAccount).
+func (p *partyRow) erased() bool { return len(p.LimitsEnc) == 0 }
+
 func (r *roomRow) party(s negotiation.Side) *partyRow {
 	if s == negotiation.SideB {
 		return r.Parties[1]

@@ -342,3 +342,41 @@ func selectIsMemberEmail(ctx context.Context, q querier, accountID int64, email 
 	}
 	return ok, nil
 }
+
+// pendingRef is a pending confirmation of a seat.
+type pendingRef struct {
+	RoomID int64
+	Side   string
+	ID     string
+}
+
+// selectSeatsPending lists the pending confirmations of the seats.
+func selectSeatsPending(ctx context.Context, q querier, seats []seatRef) ([]pendingRef, error) {
+	ids, sides := make([]int64, len(seats)), make([]string, len(seats))
+	for i, s := range seats {
+		ids[i], sides[i] = s.RoomID, s.Side
+	}
+	rows, err := q.Query(ctx, `SELECT c.room_id, c.side, c.id FROM confirmations c, unnest($1::bigint[], $2::text[]) AS s(room_id, side)
+		WHERE c.room_id = s.room_id AND c.side = s.side AND c.status = 'pending' ORDER BY c.room_id, c.side`, ids, sides)
+	if err != nil {
+		return nil, fmt.Errorf("selectSeatsPending: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[pendingRef])
+	if err != nil {
+		return nil, fmt.Errorf("selectSeatsPending: %w", err)
+	}
+	return out, nil
+}
+
+// selectOwnerIDs lists the account's owners.
+func selectOwnerIDs(ctx context.Context, q querier, accountID int64) ([]int64, error) {
+	rows, err := q.Query(ctx, `SELECT user_id FROM memberships WHERE account_id = $1 AND role = 'owner' ORDER BY user_id`, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("selectOwnerIDs %d: %w", accountID, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("selectOwnerIDs %d: %w", accountID, err)
+	}
+	return ids, nil
+}

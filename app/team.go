@@ -6,10 +6,14 @@ import (
 	"crypto/cipher"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
+
+	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/negotiation"
 )
 
 // Teams: an account's members and their roles (owner, admin, member; what
@@ -234,6 +238,7 @@ func (a *Accounts) Leave(ctx context.Context, userID int64, slug string) error {
 
 func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userID int64, operator bool) error {
 	var forget [][]byte
+	var rooms []int64 // the rooms whose seats passed to the owners, for their live pages
 	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
 		var acctID int64
 		if operator {
@@ -284,11 +289,18 @@ func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userI
 		if err != nil {
 			return err
 		}
+		rooms = rooms[:0]
+		for _, s := range seats {
+			rooms = append(rooms, s.RoomID)
+		}
 		email, err := selectUserEmail(ctx, tx, userID)
 		if err != nil {
 			return err
 		}
 		if err := deleteMembership(ctx, tx, acctID, userID); err != nil {
+			return err
+		}
+		if err := a.askOwners(ctx, tx, acctID, seats, now); err != nil {
 			return err
 		}
 		if err := bumpSessionEpoch(ctx, tx, userID); err != nil {
@@ -307,7 +319,41 @@ func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userI
 	for _, h := range forget {
 		a.keys.forgetHash(h)
 	}
+	if len(rooms) == 0 {
+		return nil
+	}
+	if err := announceRooms(ctx, a.pool, rooms); err != nil {
+		// The removal stands; a live page shows it at its next change.
+		slog.Warn("live pages not told of a removal", "rooms", len(rooms), "err", err)
+	}
 	return nil
+}
+
+// askOwners sends the account's owners a request for each pending
+// confirmation of the seats a removed member answered for: they answer
+// them now (access.go), and the request says why it came to them. Without
+// teams (an operator's command line) nothing is sent: the confirmations
+// wait on the owners' dashboards.
+func (a *Accounts) askOwners(ctx context.Context, tx pgx.Tx, accountID int64, seats []seatRef, now time.Time) error {
+	if a.teams == nil || len(seats) == 0 {
+		return nil
+	}
+	pending, err := selectSeatsPending(ctx, tx, seats)
+	if err != nil || len(pending) == 0 {
+		return err
+	}
+	owners, err := selectOwnerIDs(ctx, tx, accountID)
+	if err != nil {
+		return err
+	}
+	var notices []jobs.Notice
+	for _, p := range pending {
+		for _, o := range owners {
+			notices = append(notices, jobs.Notice{Topic: jobs.TopicRequest, RoomID: p.RoomID, Side: negotiation.Side(p.Side),
+				UserID: o, ConfirmationID: p.ID})
+		}
+	}
+	return enqueueNotices(ctx, tx, a.teams.river, now, notices)
 }
 
 // AddMemberAsOperator makes email a member of the account with role,

@@ -126,7 +126,7 @@ func (a *Accounts) Invite(ctx context.Context, actorID int64, slug, email string
 		if err != nil {
 			return err
 		}
-		if err := a.mailInvitation(ctx, tx, acctID, id, email, token, now); err != nil {
+		if err := a.mailInvitation(ctx, tx, acctID, id, actorID, email, token, now); err != nil {
 			return err
 		}
 		if err := insertAudit(ctx, tx, acctID, actorID, AuditMemberInvited, now, map[string]string{"email": email, "role": string(role)}); err != nil {
@@ -168,7 +168,7 @@ func (a *Accounts) ResendInvitation(ctx context.Context, actorID int64, slug str
 		if err := renewInvitation(ctx, tx, inv.AccountID, id, secretHash(token), now, now.Add(InvitationTTL)); err != nil {
 			return err
 		}
-		if err := a.mailInvitation(ctx, tx, inv.AccountID, id, inv.Email, token, now); err != nil {
+		if err := a.mailInvitation(ctx, tx, inv.AccountID, id, actorID, inv.Email, token, now); err != nil {
 			return err
 		}
 		return insertAudit(ctx, tx, inv.AccountID, actorID, AuditInvitationResent, now, map[string]string{"email": inv.Email, "role": string(inv.Role)})
@@ -311,13 +311,19 @@ func (a *Accounts) checkMemberInviteCap(ctx context.Context, tx pgx.Tx, accountI
 }
 
 // mailInvitation inserts the mail's job with the link sealed, and counts it.
-func (a *Accounts) mailInvitation(ctx context.Context, tx pgx.Tx, accountID, id int64, to, token string, now time.Time) error {
+func (a *Accounts) mailInvitation(ctx context.Context, tx pgx.Tx, accountID, id, inviterID int64, to, token string, now time.Time) error {
 	nonce := randomBytes(a.teams.seal.NonceSize())
 	sealed := a.teams.seal.Seal(nonce, nonce, []byte(token), memberInviteAD(id))
-	if _, err := a.teams.river.InsertTx(ctx, tx, jobs.MemberInviteArgs{AccountID: accountID, InvitationID: id, To: to, Token: sealed}, nil); err != nil {
+	res, err := a.teams.river.InsertTx(ctx, tx, jobs.MemberInviteArgs{AccountID: accountID, InvitationID: id, To: to, Token: sealed,
+		UserID: inviterID}, nil)
+	if err != nil {
 		return fmt.Errorf("insert invitation job: %w", err)
 	}
-	return insertMemberInviteEmail(ctx, tx, accountID, id, now)
+	if err := insertMemberInviteEmail(ctx, tx, accountID, id, now); err != nil || inviterID == 0 {
+		return err
+	}
+	return insertQueued(ctx, tx, []delivery{{Notice: jobs.Notice{Topic: jobs.TopicMemberInvite, UserID: inviterID},
+		JobID: res.Job.ID, Channel: jobs.ChannelEmail, Recipient: to}}, now)
 }
 
 func memberInviteAD(id int64) []byte { return []byte("member-invite\x00" + strconv.FormatInt(id, 10)) }

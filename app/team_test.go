@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -473,10 +476,51 @@ func TestRolesRemovalAndWhoSees(t *testing.T) {
 		t.Fatalf("an admin issues a key for a member's agent: %v", err)
 	}
 
-	// The admin removes bob.
+	// The admin removes bob: the room's live pages are told, and ann, the
+	// owner, is sent bob's pending confirmation, saying why.
+	listener, err := pgx.Connect(tb.ctx, tb.pool.Config().ConnConfig.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer listener.Close(context.Background())
+	if _, err := listener.Exec(tb.ctx, "LISTEN "+app.RoomChannel); err != nil {
+		t.Fatal(err)
+	}
 	epoch := bob.SessionEpoch
 	if err := tb.accounts.RemoveMember(tb.ctx, cat.ID, "alpha", bob.ID); err != nil {
 		t.Fatal(err)
+	}
+	heard, cancel := context.WithTimeout(tb.ctx, 30*time.Second)
+	note, err := listener.WaitForNotification(heard)
+	cancel()
+	if err != nil || note.Payload != fmt.Sprint(roomID) {
+		t.Errorf("the live pages after the removal: %+v %v", note, err)
+	}
+	var jobArgs []byte
+	if err := tb.pool.QueryRow(tb.ctx, `SELECT args FROM river_job WHERE args->>'topic' = 'request' AND (args->>'user_id')::bigint = $1`,
+		ann.ID).Scan(&jobArgs); err != nil {
+		t.Fatalf("no request to ann, the owner: %v", err)
+	}
+	var req jobs.EmailArgs
+	if err := json.Unmarshal(jobArgs, &req); err != nil || req.ConfirmationID != conf.ID || req.RoomID != roomID {
+		t.Fatalf("the request to ann: %s %v", jobArgs, err)
+	}
+	rc, err := river.NewClient(riverpgxv5.New(tb.pool), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, err := app.NewNotifications(app.NotificationsConfig{Pool: tb.pool, River: rc, Rooms: tb.rooms,
+		UnsubscribeKey: bytes.Repeat([]byte{3}, 32), BaseURL: "https://taasky.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := notes.Notification(tb.ctx, jobs.Delivery{Notice: req.Notice, Channel: jobs.ChannelEmail})
+	if err != nil || !msg.HandedOver || msg.To != "ann@example.test" || msg.OneTapURL == "" {
+		t.Fatalf("the request to ann, composed: %+v %v", msg, err)
+	}
+	if _, err := notes.Notification(tb.ctx, jobs.Delivery{Notice: jobs.Notice{Topic: jobs.TopicRequest, RoomID: roomID,
+		Side: negotiation.SideA, UserID: cat.ID, ConfirmationID: conf.ID}, Channel: jobs.ChannelEmail}); !errors.As(err, new(*jobs.SkipError)) {
+		t.Errorf("a request composed for cat, an admin: %v", err)
 	}
 	if _, err := tb.accounts.AuthenticateAgentKey(tb.ctx, bobKey.Key); app.ErrorCodeOf(err) != app.ErrUnauthorized {
 		t.Errorf("bob's agent's key after the removal: %v", err)

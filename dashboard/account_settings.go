@@ -15,6 +15,10 @@ type accountData struct {
 	Next   string // the next audit page's cursor
 	Error  string
 	Notice string
+	// CanDelete: the viewer may delete the account (owners);
+	// DeleteError is why the deletion just asked was refused.
+	CanDelete   bool
+	DeleteError string
 }
 
 var accountNotices = map[string]string{
@@ -40,6 +44,7 @@ func (d *Dashboard) accountPage(c *fiber.Ctx, v *viewer, slug, cursor string, da
 		return d.fail(c, app.Errorf(app.ErrUnauthorized, "account: only the account's owners and admins see its settings"))
 	}
 	data.M = m
+	data.CanDelete = app.May(m.Role, app.ActDeleteAccount, app.Colleagues)
 	if data.Name == "" {
 		data.Name = m.AccountName
 	}

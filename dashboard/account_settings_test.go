@@ -60,3 +60,62 @@ func TestAccountSettingsPage(t *testing.T) {
 		t.Fatalf("a bad cursor: %d", st)
 	}
 }
+
+// TestAccountDeletePage: only an owner sees the section and may post it;
+// a wrong slug is refused with its rule and changes nothing; the owner's
+// deletion lands on the page that says it is done, which offers a new
+// account to a person who has none left (their session ended with them).
+func TestAccountDeletePage(t *testing.T) {
+	b := setup(t)
+	ann := b.account3("delta-co", "Delta", "ann@example.test")
+	for _, m := range []struct {
+		email string
+		role  app.MemberRole
+	}{{"ada@example.test", app.MemberRoleAdmin}, {"mo@example.test", app.MemberRoleMember}} {
+		if err := b.accounts.AddMemberAsOperator(b.ctx, "delta-co", m.email, m.role); err != nil {
+			t.Fatal(err)
+		}
+	}
+	user := func(email string) *app.User {
+		u, err := b.accounts.UserByEmail(b.ctx, email)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &u
+	}
+	owner, admin, member := b.client(&ann), b.client(user("ada@example.test")), b.client(user("mo@example.test"))
+	if st, _, body := owner.get("/accounts/delta-co/settings"); st != 200 || !strings.Contains(body, "data-delete-account") ||
+		!strings.Contains(body, "Type the account&#39;s slug, delta-co, to confirm") {
+		t.Fatalf("the owner's settings page: %d\n%s", st, body)
+	}
+	if st, _, body := admin.get("/accounts/delta-co/settings"); st != 200 || strings.Contains(body, "data-delete-account") {
+		t.Fatalf("an admin's settings page offers the deletion: %d", st)
+	}
+	member.get("/settings")
+	for who, cl := range map[string]*client{"an admin": admin, "a member": member} {
+		if st, _, _ := cl.post("/accounts/delta-co/delete", url.Values{"confirm": {"delta-co"}}); st != 403 {
+			t.Fatalf("%s deletes: %d", who, st)
+		}
+	}
+	owner.get("/accounts/delta-co/settings")
+	st, _, body := owner.post("/accounts/delta-co/delete", url.Values{"confirm": {"Delta"}})
+	if st != 400 || !strings.Contains(body, "confirm: type the account&#39;s slug, delta-co, exactly as it is written, to delete the account") {
+		t.Fatalf("a wrong slug: %d\n%s", st, body)
+	}
+	if _, err := b.accounts.AccountBySlug(b.ctx, "delta-co"); err != nil {
+		t.Fatalf("after a refusal: %v", err)
+	}
+	if st, loc, _ := owner.post("/accounts/delta-co/delete", url.Values{"confirm": {"delta-co"}}); st != 303 || loc != "/account-deleted" {
+		t.Fatalf("the deletion: %d %q", st, loc)
+	}
+	if _, err := b.accounts.AccountBySlug(b.ctx, "delta-co"); app.ErrorCodeOf(err) != app.ErrNotFound {
+		t.Fatalf("the account after its deletion: %v", err)
+	}
+	st, _, body = owner.get("/account-deleted")
+	if st != 200 || !strings.Contains(body, "The account was deleted") || !strings.Contains(body, `href="/signup"`) {
+		t.Fatalf("the page after: %d\n%s", st, body)
+	}
+	if st, loc, _ := owner.get("/accounts/delta-co/settings"); st != 303 || !strings.HasPrefix(loc, "/login") {
+		t.Fatalf("the erased owner's session: %d %q", st, loc)
+	}
+}

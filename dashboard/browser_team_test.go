@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +27,9 @@ func (br *browser) signInTyping(ctx context.Context, from, email string) {
 // server) holds the link; a person signed in with another address is
 // refused and the link still works; the colleague signs in with the
 // invited address and joins; the owner makes them admin, then removes
-// them, which signs them out at once.
+// them, which signs them out at once; she exports the account, and
+// deletes it (a wrong slug first), and, in no other account, starts again
+// from sign-up.
 func TestBrowserTeams(t *testing.T) {
 	b := setup(t)
 	smtp := b.inviteMails(t)
@@ -66,6 +69,26 @@ func TestBrowserTeams(t *testing.T) {
 		t.Fatalf("the invitation mail to %v: %q\n%s", mails[0].To, mail.Subject, mail.Text)
 	}
 
+	// The mail is a line of nina's delivery log, sent once the server took it.
+	for try := 0; ; try++ {
+		br.do(nina, "nina's delivery log", chromedp.Navigate(b.base+"/settings/deliveries"), chromedp.WaitVisible(chromedp.CSS(`h1`)))
+		c, cancel := context.WithTimeout(nina, 5*time.Second)
+		line, err := chromedp.Run(c, chromedp.Evaluate[string](`(document.querySelector('tr[data-status="sent"]') || {}).innerText || ''`))
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if line != "" {
+			if !strings.Contains(line, "invitation to join the account") || !strings.Contains(line, "omar@example.test") {
+				t.Fatalf("the delivery log's line: %q", line)
+			}
+			break
+		}
+		if try == 100 {
+			t.Fatal("the invitation mail's line never said sent")
+		}
+	}
+
 	// Someone else opens the link: refused, with the reason.
 	pia := br.tab()
 	br.signInTyping(pia, "/login?next=/", "pia@example.test")
@@ -103,6 +126,48 @@ func TestBrowserTeams(t *testing.T) {
 	}
 	br.do(omar, "omar is signed out", chromedp.Navigate(b.base+"/accounts/nina-studio/members"),
 		chromedp.WaitVisible(chromedp.CSS(`#email`)))
+
+	// Nina exports the account (the settings page's own form, posted as
+	// the browser posts it), then deletes it: a wrong slug first.
+	br.do(nina, "the settings page", chromedp.Navigate(b.base+"/accounts/nina-studio/settings"),
+		chromedp.WaitVisible(chromedp.CSS(`form[data-export]`)), chromedp.WaitVisible(chromedp.CSS(`[data-delete-account]`)))
+	c, cancel := context.WithTimeout(nina, 20*time.Second)
+	exported, err := chromedp.Run(c, chromedp.Evaluate[string](`(async () => {
+		const f = document.querySelector('form[data-export]');
+		const r = await fetch(f.action, {method: 'POST', body: new URLSearchParams(new FormData(f))});
+		return r.status + '\n' + r.headers.get('Content-Disposition') + '\n' + await r.text(); })()`, chromedp.EvalAwaitPromise))
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, body, _ := strings.Cut(exported, "\n")
+	disposition, body, _ := strings.Cut(body, "\n")
+	var ex struct {
+		Account  string `json:"account"`
+		AuditLog []struct {
+			Action string `json:"action"`
+		} `json:"audit_log"`
+	}
+	if err := json.Unmarshal([]byte(body), &ex); head != "200" || err != nil || disposition != `attachment; filename="taasky-nina-studio-export.json"` ||
+		ex.Account != "nina-studio" || len(ex.AuditLog) < 4 {
+		t.Fatalf("the export: %s %s %v\n%s", head, disposition, err, body)
+	}
+	br.do(nina, "delete with a wrong slug", chromedp.SetValue(chromedp.CSS(`#delete-confirm`), "Nina Studio"),
+		chromedp.Click(chromedp.CSS(`[data-delete-account] button.danger`)), chromedp.WaitVisible(chromedp.CSS(`#delete-error`)))
+	if s := br.text(nina, "#delete-error"); s != "confirm: type the account's slug, nina-studio, exactly as it is written, to delete the account" {
+		t.Fatalf("a wrong slug: %q", s)
+	}
+	br.shot(nina, "account-delete-refused")
+	br.do(nina, "delete the account", chromedp.SetValue(chromedp.CSS(`#delete-confirm`), "nina-studio"),
+		chromedp.Click(chromedp.CSS(`[data-delete-account] button.danger`)), chromedp.WaitVisible(chromedp.CSS(`[data-account-deleted]`)))
+	br.shot(nina, "account-deleted")
+	if n := len(br.b.mustMembers("nina-studio")); n != 0 {
+		t.Fatalf("%d members after the deletion", n)
+	}
+	// Nina belonged to no other account: she starts again from sign-up.
+	br.do(nina, "nina starts again", chromedp.Click(chromedp.CSS(`[data-account-deleted] a[data-signup]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#email`)), chromedp.SetValue(chromedp.CSS(`#email`), "nina@example.test"),
+		chromedp.Click(chromedp.CSS(`form:last-of-type button`)), chromedp.WaitVisible(chromedp.CSS(`form[data-signup]`)))
 }
 
 // mustMembers lists an account's members as its first owner sees them.

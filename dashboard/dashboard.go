@@ -176,6 +176,8 @@ func (d *Dashboard) Mount(a *fiber.App) {
 	a.Get("/accounts/:slug/settings", page(d.accountSettings)...)
 	a.Post("/accounts/:slug/rename", page(d.accountRename)...)
 	a.Post("/accounts/:slug/export", page(d.accountExport)...)
+	a.Post("/accounts/:slug/delete", page(d.accountDelete)...)
+	a.Get("/account-deleted", page(d.accountDeleted)...)
 	a.Get("/join/:token", strangerPage(d.joinShow)...)
 	a.Post("/join/:token", strangerPage(d.joinAccept)...)
 	a.Post("/settings/agents/:id/disconnect", page(d.settingsAgentDisconnect)...)

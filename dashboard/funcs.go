@@ -139,3 +139,10 @@ Pacific/Honolulu Pacific/Auckland Pacific/Fiji
 Asia/Dubai Asia/Tehran Asia/Karachi Asia/Kolkata Asia/Kathmandu Asia/Dhaka Asia/Bangkok Asia/Jakarta
 Asia/Singapore Asia/Hong_Kong Asia/Shanghai Asia/Taipei Asia/Manila Asia/Seoul Asia/Tokyo
 Australia/Perth Australia/Adelaide Australia/Brisbane Australia/Sydney`)
+
+// nameThem names the other side of a room whose account was deleted.
+func nameThem(h *app.HumanRoom) {
+	if h.ThemDeleted {
+		h.Them = words.T("party.deleted_account")
+	}
+}

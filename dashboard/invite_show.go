@@ -37,6 +37,9 @@ func (d *Dashboard) inviteShow(c *fiber.Ctx) error {
 }
 
 func (d *Dashboard) invitePage(c *fiber.Ctx, data inviteData) error {
+	if data.Inv.InviterDeleted {
+		data.Inv.InviterName = words.T("party.deleted_account")
+	}
 	title := "Invitation from " + data.Inv.InviterName
 	return d.renderPage(c, "invite", &page{Title: title, Zone: data.Inv.TimeZone.String(), Data: data}, nil)
 }

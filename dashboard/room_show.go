@@ -41,6 +41,7 @@ func (d *Dashboard) roomPage(c *fiber.Ctx, v *viewer, errMsg string) error {
 	if err != nil {
 		return d.fail(c, err)
 	}
+	nameThem(h)
 	self := fmt.Sprintf("/rooms/%d?side=%s", roomID, url.QueryEscape(string(h.Side)))
 	title := h.View.Title
 	if title == "" {

@@ -31,6 +31,7 @@ func (d *Dashboard) seatPage(c *fiber.Ctx, token string, fields []form.Field, er
 	if err != nil {
 		return d.fail(c, err)
 	}
+	nameThem(h)
 	if c.Cookies(seatCookieName(h.View.RoomID)) != token {
 		d.setCookie(c, seatCookieName(h.View.RoomID), token, seatTTL)
 	}

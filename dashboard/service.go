@@ -14,6 +14,7 @@ type Rooms interface {
 	CountWaiting(ctx context.Context, userID int64) (int, error)
 	ForHuman(ctx context.Context, userID, roomID int64, want negotiation.Side, answered string) (*app.HumanRoom, error)
 	ExportAccount(ctx context.Context, actorID int64, slug string) (*app.AccountExport, error)
+	DeleteAccount(ctx context.Context, actorID int64, slug, typed string) (app.DeletedAccount, error)
 	SeesRoom(ctx context.Context, userID, roomID int64) error
 	RoomAccounts(ctx context.Context, roomID int64) ([]int64, error)
 	DecideAsOwner(ctx context.Context, userID, roomID int64, confirmationID string, hashSeen negotiation.SubjectHash, accept bool) (*app.Decision, error)

@@ -20,7 +20,7 @@ func (b *bundle) inviteMails(t *testing.T) *notifytest.SMTPServer {
 	t.Helper()
 	smtp := notifytest.NewSMTPServer(t)
 	workers := river.NewWorkers()
-	river.AddWorker(workers, &jobs.MemberInviteWorker{Invitations: b.accounts, From: "Taasky <taasky@example.test>",
+	river.AddWorker(workers, &jobs.MemberInviteWorker{Invitations: b.accounts, Deliveries: b.notify, From: "Taasky <taasky@example.test>",
 		Mailer: notify.NewSMTP(notify.SMTPConfig{Host: smtp.Host, Port: smtp.Port})})
 	rc, err := river.NewClient(riverpgxv5.New(b.pool), &river.Config{Workers: workers, FetchPollInterval: 200 * time.Millisecond,
 		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 2}}})

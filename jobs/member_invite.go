@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -18,6 +19,9 @@ type MemberInviteArgs struct {
 	InvitationID int64  `json:"invitation_id"`
 	To           string `json:"to"`
 	Token        []byte `json:"token"` // sealed
+	// UserID is who invited: the mail is a line of their delivery log (0:
+	// an operator, who has none).
+	UserID int64 `json:"user_id,omitempty"`
 }
 
 // Kind is the job's name in River's tables.
@@ -50,22 +54,37 @@ type MemberInvitations interface {
 }
 
 // MemberInviteWorker sends MemberInviteArgs. A failure is returned to
-// River, which retries with its backoff. There is no delivery log for
-// these mails (it belongs to a user, and the invitee is none yet): the
-// members page lists the invitation and when it was sent.
+// River, which retries with its backoff. Each attempt is a line of the
+// inviter's delivery log (the invitee has none yet), as every mail's, when
+// Deliveries is set and a person invited; the members page lists the
+// invitation and when it was sent.
 type MemberInviteWorker struct {
 	river.WorkerDefaults[MemberInviteArgs]
 	Invitations MemberInvitations
+	Deliveries  Deliveries // nil: no delivery log
 	Mailer      notify.Mailer
 	From        string
 	Log         *slog.Logger
 }
 
 func (w *MemberInviteWorker) Work(ctx context.Context, job *river.Job[MemberInviteArgs]) error {
+	var rec recorder
+	if w.Deliveries != nil && job.Args.UserID != 0 {
+		rec = w.Deliveries
+	}
+	d := Delivery{Notice: Notice{Topic: TopicMemberInvite, UserID: job.Args.UserID}, JobID: job.ID, Attempt: job.Attempt, Channel: ChannelEmail}
+	if rec != nil {
+		if sent, err := sentBefore(ctx, w.Log, rec, d, job.JobRow); sent || err != nil {
+			return err
+		}
+	}
 	m, err := w.Invitations.MemberInviteMail(ctx, job.Args)
 	if reason, ok := skipReason(err); ok {
 		if w.Log != nil {
 			w.Log.Info("member invitation not sent", "invitation_id", job.Args.InvitationID, "reason", reason)
+		}
+		if rec != nil {
+			return record(ctx, w.Log, rec, d, Outcome{Status: StatusSkipped, Detail: reason, Recipient: job.Args.To})
 		}
 		return nil
 	}
@@ -75,7 +94,16 @@ func (w *MemberInviteWorker) Work(ctx context.Context, job *river.Job[MemberInvi
 	msg, err := notify.Email(&notify.Message{Kind: notify.KindMemberInvite, ID: m.ID, To: m.To, Now: m.Now,
 		Them: m.AccountName, Agent: m.InvitedBy, Role: m.Role, InviteURL: m.URL, ExpiresAt: m.ExpiresAt}, w.From)
 	if err != nil {
-		return river.JobCancel(err) // a message that cannot be written will not be on a retry
+		err = &notify.PermanentError{Err: err} // a message that cannot be written will not be on a retry
+	} else {
+		err = w.Mailer.Send(ctx, msg)
 	}
-	return w.Mailer.Send(ctx, msg)
+	if rec == nil {
+		var perm *notify.PermanentError
+		if errors.As(err, &perm) {
+			return river.JobCancel(err)
+		}
+		return err
+	}
+	return finish(ctx, w.Log, rec, d, job.MaxAttempts, Outcome{Recipient: m.To}, err)
 }

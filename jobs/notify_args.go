@@ -23,6 +23,9 @@ const (
 	// invite_email), to a person who may have no account. It is logged in
 	// the opener's delivery log.
 	TopicInvite Topic = "invite"
+	// TopicMemberInvite: an invitation to join an account
+	// (MemberInviteArgs), logged in the inviter's delivery log.
+	TopicMemberInvite Topic = "member_invite"
 )
 
 // Critical reports whether the topic reaches the human whatever they

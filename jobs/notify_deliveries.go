@@ -80,9 +80,13 @@ type Notification struct {
 	UnsubscribeURL string // non-critical mail
 	SettingsURL    string
 
-	Title        string
-	Agent        string
-	Them         string
+	Title       string
+	Agent       string
+	Them        string
+	ThemDeleted bool // the other side's account was deleted
+	// HandedOver: a request to an owner, because the side's human left
+	// the account.
+	HandedOver   bool
 	Verdict      negotiation.Verdict
 	Card         *negotiation.Card
 	Deadline     time.Time
@@ -106,7 +110,7 @@ func (n *Notification) message(d Delivery) *notify.Message {
 	}
 	return &notify.Message{
 		Kind: notify.Kind(d.Topic), ID: messageID(d), To: n.To, Push: push, TimeZone: n.TimeZone, Now: n.Now,
-		RoomID: d.RoomID, RoomURL: n.RoomURL, Title: n.Title, Agent: n.Agent, Them: n.Them,
+		RoomID: d.RoomID, RoomURL: n.RoomURL, Title: n.Title, Agent: n.Agent, Them: n.Them, ThemDeleted: n.ThemDeleted, HandedOver: n.HandedOver,
 		Verdict: n.Verdict, OneTapURL: n.OneTapURL, InviteURL: n.InviteURL, Card: n.Card, Deadline: n.Deadline, ExpiresAt: n.ExpiresAt,
 		ClosedReason: n.ClosedReason, NoDeal: n.NoDeal, UnsubscribeURL: n.UnsubscribeURL, SettingsURL: n.SettingsURL,
 	}

@@ -52,8 +52,8 @@ func Calendar(m *Message) []byte {
 		}
 		line("SUMMARY:" + icsText(s))
 		desc := "Agreed on Taasky"
-		if m.Them != "" {
-			desc += " with " + m.Them
+		if m.them() != "" {
+			desc += " with " + m.them()
 		}
 		desc += ".\n" + e.label + ": " + exactMoment(e.start) + " to " + exactMoment(e.end) + "\n" + m.RoomURL
 		line("DESCRIPTION:" + icsText(desc))

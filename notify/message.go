@@ -60,6 +60,11 @@ type Message struct {
 	Title   string // the room's title: the inviter's words, "" for none
 	Agent   string // the recipient's agent, who asks
 	Them    string // the other side, as the recipient knows them
+	// ThemDeleted: the other side's account was deleted (Them is "").
+	ThemDeleted bool
+	// HandedOver: the request goes to an owner because the member who
+	// answered for this side left the account (request).
+	HandedOver bool
 
 	// Verdict is the move waiting for the recipient (request, reminder).
 	Verdict negotiation.Verdict
@@ -93,12 +98,20 @@ type PushTarget struct {
 }
 
 // subjectOf is what the room is about, for subjects and push titles.
+// them names the other side.
+func (m *Message) them() string {
+	if m.ThemDeleted {
+		return words.T("party.deleted_account")
+	}
+	return m.Them
+}
+
 func (m *Message) subjectOf() string {
 	if m.Title != "" {
 		return m.Title
 	}
-	if m.Them != "" {
-		return "negotiation with " + m.Them
+	if m.them() != "" {
+		return "negotiation with " + m.them()
 	}
 	return "your negotiation"
 }

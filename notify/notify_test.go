@@ -102,6 +102,20 @@ func TestEmailEveryKind(t *testing.T) {
 			t.Errorf("request text lacks %q:\n%s", want, p.Text)
 		}
 	}
+	if strings.Contains(p.Text, "no longer in the account") {
+		t.Errorf("a request to the side's own human says it was handed over:\n%s", p.Text)
+	}
+	// To an owner, because the member who answered left; and across from a
+	// deleted account.
+	m := sample(KindRequest)
+	m.HandedOver, m.Them, m.ThemDeleted = true, "", true
+	_, p = render(t, m)
+	for _, want := range []string{"The member who answered for this agent is no longer in the account: as its owner, you answer for it now.",
+		"with a deleted account"} {
+		if !strings.Contains(p.Text, want) {
+			t.Errorf("the handed-over request lacks %q:\n%s", want, p.Text)
+		}
+	}
 }
 
 // A title or label cannot add a header or a line.

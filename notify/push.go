@@ -46,8 +46,8 @@ func Push(m *Message) []byte {
 		p.Tag = "taasky-test"
 	}
 	body := oneLine(m.subjectOf())
-	if m.Them != "" && m.Title != "" {
-		body += " · with " + oneLine(m.Them)
+	if m.them() != "" && m.Title != "" {
+		body += " · with " + oneLine(m.them())
 	}
 	if len(v.Options) == 1 {
 		var parts []string

@@ -50,8 +50,8 @@ func (m *Message) view() view {
 		in = " in “" + oneLine(m.Title) + "”"
 	}
 	with := ""
-	if m.Them != "" {
-		with = " with " + oneLine(m.Them)
+	if m.them() != "" {
+		with = " with " + oneLine(m.them())
 	}
 	agent := "Your agent"
 	if m.Agent != "" {
@@ -68,6 +68,9 @@ func (m *Message) view() view {
 		v.Intro = agent + " asks you to " + words.Ask(m.Verdict) + in + with + ". " + words.AskAfter(m.Verdict)
 		v.ActionURL, v.ActionLabel = m.OneTapURL, "Review and answer"
 		v.Why = "Your agent cannot make this move without you. The link shows the terms first; nothing happens until you press a button."
+		if m.HandedOver {
+			v.Notes = append(v.Notes, words.T("request.handed_over"))
+		}
 	case KindReminder:
 		v.Subject = "Reminder: your answer is waiting — " + about
 		v.Heading = "Your answer is still waiting"
@@ -96,8 +99,8 @@ func (m *Message) view() view {
 		v.Why = "A notice: Taasky compares both sides' limits once, when the other side joins."
 	case KindInvite:
 		who := "Someone"
-		if m.Them != "" {
-			who = oneLine(m.Them)
+		if m.them() != "" {
+			who = oneLine(m.them())
 		}
 		v.Subject = who + " invites you to negotiate"
 		if m.Title != "" {
@@ -116,7 +119,7 @@ func (m *Message) view() view {
 		}
 		v.Why = who + " gave your address to Taasky when opening this negotiation. Nothing more is sent to you unless you answer."
 	case KindMemberInvite:
-		acct, who := oneLine(m.Them), oneLine(m.Agent)
+		acct, who := oneLine(m.them()), oneLine(m.Agent)
 		v.Subject = words.T("member_invite.subject", who, acct)
 		v.Heading = words.T("member_invite.heading", acct)
 		v.Intro = words.T("member_invite.intro", who, acct, words.T("role."+locale.Key(m.Role)))

@@ -54,6 +54,7 @@ func (s *stack) teamState() string {
 		(SELECT coalesce(string_agg(id || ':' || md5(token_hash::text) || ':' || coalesce(revoked_at::text, '') || coalesce(accepted_at::text, ''), ',' ORDER BY id), '') FROM account_invitations) || '#' ||
 		(SELECT coalesce(string_agg(id || ':' || coalesce(owner_user_id, 0), ',' ORDER BY id), '') FROM agents) || '#' ||
 		(SELECT coalesce(string_agg(id || ':' || session_epoch, ',' ORDER BY id), '') FROM users) || '#' ||
+		(SELECT coalesce(string_agg(id || ':' || name, ',' ORDER BY id), '') FROM accounts) || '#' ||
 		(SELECT count(*)::text FROM audit_log)`).Scan(&out)
 	if err != nil {
 		s.t.Fatal(err)
@@ -99,7 +100,7 @@ func TestRoleMatrix(t *testing.T) {
 	const secretTitle, secretLimit = "m1 secret 4d2c", "88231"
 	open := m1.must("negotiation_open", map[string]any{"subject_schema": raceSchema, "title": secretTitle,
 		"limits": map[string]any{"fee": map[string]any{"max": map[string]any{"amount": secretLimit + ".00", "currency": "EUR"}}}})
-	beta.must("negotiation_join", map[string]any{"invite_code": open.str("invite_code"), "subject_schema": raceSchema})
+	joined := beta.must("negotiation_join", map[string]any{"invite_code": open.str("invite_code"), "subject_schema": raceSchema})
 	tok := open.str("room_token")
 	room := m1.roomID(tok)
 	cid := m1.must("negotiation_cancel", map[string]any{"room_token": tok}).str("confirmation", "id")
@@ -144,6 +145,11 @@ func TestRoleMatrix(t *testing.T) {
 		{"POST", fmt.Sprintf("/settings/keys/%d/revoke", agentKeys[0].ID), url.Values{"account": {slug}, "agent": {fmt.Sprint(ag.ID)}},
 			[]string{"owner", "admin", "seat's member"}, nil},
 		{"POST", "/settings/agents", url.Values{"account": {slug}, "name": {"Intruder"}}, members, nil},
+		{"GET", acct + "/settings", nil, []string{"owner", "admin"}, nil},
+		{"POST", acct + "/rename", url.Values{"name": {"Renamed"}}, []string{"owner", "admin"}, nil},
+		{"POST", acct + "/export", url.Values{}, []string{"owner", "admin"}, nil},
+		{"POST", acct + "/delete", url.Values{"confirm": {slug}}, []string{"owner"}, nil},
+		{"POST", acct + "/delete", url.Values{"confirm": {strings.ToUpper(slug)}}, nil, nil}, // the slug mistyped
 	}
 	secrets := []string{secretTitle, secretLimit, cid}
 	before := s.teamState()
@@ -212,6 +218,13 @@ func TestRoleMatrix(t *testing.T) {
 	}
 	if _, err := s.accounts.AuthenticateAgentKey(s.ctx, key.Key); app.ErrorCodeOf(err) != app.ErrUnauthorized {
 		t.Errorf("the removed member's agent key still works: %v", err)
+	}
+	// Last, the owner deletes the account: beta still reads the room, closed.
+	if st, loc, body := people["owner"].do("POST", acct+"/delete", url.Values{"confirm": {slug}}); st != http.StatusSeeOther || loc != "/account-deleted" {
+		t.Errorf("the owner deletes the account: HTTP %d %s %s", st, loc, clipArgs(pageText(body)))
+	}
+	if v := beta.must("negotiation_read", map[string]any{"room_token": joined.str("room_token")}); v.str("room", "closed_reason") != "account_deleted" {
+		t.Errorf("beta's room after alpha's deletion: %v", v)
 	}
 	t.Logf("role matrix: %d routes × %d people, %d refused or read-only tries; reads: %d, writes: %d", len(routes), len(people), tries, reads, writes)
 }

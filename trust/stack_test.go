@@ -138,7 +138,7 @@ func newStack(t testing.TB, c stackConfig) *stack {
 		t.Fatal(err)
 	}
 	s.rooms, err = app.NewRooms(app.RoomsConfig{Pool: pool, River: s.river, LimitsKey: bytes.Repeat([]byte{1}, 32),
-		TokenKey: bytes.Repeat([]byte{2}, 32), BaseURL: s.base, Now: c.now, Pace: c.pace})
+		TokenKey: bytes.Repeat([]byte{2}, 32), BaseURL: s.base, Now: c.now, Pace: c.pace, Accounts: s.accounts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func newStack(t testing.TB, c stackConfig) *stack {
 		UnsubscribeKey: bytes.Repeat([]byte{3}, 32), BaseURL: s.base}); err != nil {
 		t.Fatal(err)
 	}
-	email.Deliveries, push.Deliveries, invite.Invitations = s.notes, s.notes, s.notes
+	email.Deliveries, push.Deliveries, invite.Invitations, member.Deliveries = s.notes, s.notes, s.notes, s.notes
 	sweeper.Rooms, sweeper.Reminders = s.rooms, s.notes
 	if c.notify {
 		if err := s.river.Start(ctx); err != nil {

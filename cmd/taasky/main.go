@@ -49,6 +49,7 @@ Commands:
   migrate          bring the database schema up to date
   account create   create an account and its owner
   account operator flag a member as an operator (the job queue at /admin/jobs)
+  account delete   delete an account (--confirm repeats its slug): the other side keeps its rooms
   agent create     create an agent and print its MCP URL and key
   member add       make someone a member of an account (with --role)
   member remove    remove a member: their agents' keys and sessions stop working
@@ -90,6 +91,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return runAccountCreate(ctx, rest, getenv, stdout)
 	case "account operator":
 		return runAccountOperator(ctx, rest, getenv, stdout)
+	case "account delete":
+		return runAccountDelete(ctx, rest, getenv, stdout)
 	case "agent create":
 		return runAgentCreate(ctx, rest, getenv, stdout)
 	case "member add":

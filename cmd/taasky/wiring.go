@@ -84,7 +84,7 @@ func addWorkers(workers *river.Workers, d deps) int {
 func newRooms(d deps) (*app.Rooms, error) {
 	return app.NewRooms(app.RoomsConfig{Pool: d.pool, River: d.river, LimitsKey: d.cfg.Key("limits"),
 		TokenKey: d.cfg.Key("room-tokens"), BaseURL: d.cfg.BaseURL, Pace: d.cfg.Abuse.Pace,
-		InviteEmailDailyCap: d.cfg.Mail.InviteDailyCap, Log: d.log})
+		InviteEmailDailyCap: d.cfg.Mail.InviteDailyCap, Log: d.log, Accounts: d.accounts})
 }
 
 // newRiver returns the River client: with queues to work when work is true

@@ -86,7 +86,7 @@ func (n *notifier) bind(d deps) error {
 	}
 	n.svc = svc
 	n.email.Deliveries, n.push.Deliveries, n.invite.Invitations = svc, svc, svc
-	n.member.Invitations = d.accounts
+	n.member.Invitations, n.member.Deliveries = d.accounts, svc
 	if n.outbox != nil {
 		n.outbox.Store = svc
 	}

@@ -169,6 +169,30 @@ var englishText = map[Key]catalog.Message{
 	"human.no_deal_field":  text("no deal possible on this field"),
 	"human.confirm":        text("Your confirmation is needed: %[1]s."), // ask.<verdict>
 	"human.confirm_where":  text("You were sent a link; you can also answer on the dashboard."),
+
+	// Account deletion
+	// Who sits across a room whose other side's account was deleted.
+	"party.deleted_account": text("a deleted account"),
+	// The settings page's section (owners only), and the page after it.
+	"account_delete.heading":       text("Delete the account"),
+	"account_delete.intro":         text("Deleting the account cannot be undone. At once:"),
+	"account_delete.rooms":         text("every open negotiation closes, and the other side is told that this account was deleted;"),
+	"account_delete.access":        text("every agent key, connected assistant and member session stops working;"),
+	"account_delete.erased":        text("the account's side of every room (its agents, its limits, its notes), its members, invitations, audit log and delivery log are erased, and so is every member who belongs to no other account, with their settings and devices;"),
+	"account_delete.kept":          text("the other side keeps its copy of every room, agreed ones included, and sees this side as \"a deleted account\"."),
+	"account_delete.export_first":  text("To keep a copy, download the export above first."),
+	"account_delete.confirm_label": text("Type the account's slug, %[1]s, to confirm"),
+	"account_delete.button":        text("Delete the account"),
+	"account_delete.done_title":    text("The account was deleted"),
+	"account_delete.done_rooms":    text("Its open negotiations were closed and the other sides were told. Its keys and sessions no longer work."),
+	"account_delete.done_back":     text("Back to your rooms"),
+	"account_delete.done_erased":   text("You belonged to no other account, so what Taasky kept about you was erased too."),
+	"account_delete.done_signup":   text("Start a new account"),
+	// A confirmation request that came to an owner because the member who
+	// answered for that side left the account (or was removed).
+	// A delivery log's line for the mail inviting someone to an account.
+	"topic.member_invite": text("invitation to join the account"),
+	"request.handed_over": text("The member who answered for this agent is no longer in the account: as its owner, you answer for it now."),
 }
 
 func text(s string) catalog.Message { return catalog.String(s) }

@@ -1,0 +1,139 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The SQL of deleting an account (account_delete.go; migration 00018 says
+// what of its rooms stays).
+
+// lockAccountForDeletion locks the account's row and its agents' rows: a
+// move that seats one of its agents in a room (the party's foreign key
+// takes a share lock on the agent) waits for the deletion, and then finds
+// no agent; one that got in first is waited for.
+func lockAccountForDeletion(ctx context.Context, q querier, accountID int64) error {
+	for _, sql := range []string{`SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, `SELECT 1 FROM agents WHERE account_id = $1 FOR UPDATE`} {
+		if _, err := q.Exec(ctx, sql, accountID); err != nil {
+			return fmt.Errorf("lockAccountForDeletion %d: %w", accountID, err)
+		}
+	}
+	return nil
+}
+
+// revokeAccountAccess revokes every key of the account's agents and
+// deletes its OAuth grants' tokens; it returns the keys' hashes (to forget
+// them at once).
+func revokeAccountAccess(ctx context.Context, q querier, accountID int64, at time.Time) ([][]byte, error) {
+	rows, err := q.Query(ctx, `UPDATE agent_keys SET revoked_at = coalesce(revoked_at, $2)
+		WHERE account_id = $1 RETURNING key_hash`, accountID, at)
+	if err != nil {
+		return nil, fmt.Errorf("revokeAccountAccess %d: %w", accountID, err)
+	}
+	hashes, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return nil, fmt.Errorf("revokeAccountAccess %d: %w", accountID, err)
+	}
+	if _, err := q.Exec(ctx, `WITH t AS (DELETE FROM oauth_tokens WHERE account_id = $1)
+		UPDATE oauth_agents SET disconnected_at = coalesce(disconnected_at, $2) WHERE account_id = $1`, accountID, at); err != nil {
+		return nil, fmt.Errorf("revokeAccountAccess %d: %w", accountID, err)
+	}
+	return hashes, nil
+}
+
+// unseatAccountHumans makes every seat of the account nobody's: a room
+// closed for the deletion tells no human of the account (fanOut tells a
+// side's human only), and the one-tap links sent to them stop working.
+func unseatAccountHumans(ctx context.Context, q querier, accountID int64, at time.Time) error {
+	if _, err := q.Exec(ctx, `UPDATE parties SET owner_user_id = NULL WHERE account_id = $1 AND owner_user_id IS NOT NULL`,
+		accountID); err != nil {
+		return fmt.Errorf("unseatAccountHumans %d: %w", accountID, err)
+	}
+	if _, err := q.Exec(ctx, `UPDATE onetap_tokens t SET used_at = coalesce(t.used_at, $2)
+		FROM parties p, confirmations c
+		WHERE p.account_id = $1 AND c.room_id = p.room_id AND c.side = p.side AND c.status = 'pending'
+		  AND t.room_id = c.room_id AND t.confirmation_id = c.id`, accountID, at); err != nil {
+		return fmt.Errorf("unseatAccountHumans %d: %w", accountID, err)
+	}
+	return nil
+}
+
+// selectMemberIDs lists the account's members.
+func selectMemberIDs(ctx context.Context, q querier, accountID int64) ([]int64, error) {
+	rows, err := q.Query(ctx, `SELECT user_id FROM memberships WHERE account_id = $1 ORDER BY user_id`, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("selectMemberIDs %d: %w", accountID, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("selectMemberIDs %d: %w", accountID, err)
+	}
+	return ids, nil
+}
+
+// bumpSessionEpochs ends every session of the users.
+func bumpSessionEpochs(ctx context.Context, q querier, userIDs []int64) error {
+	if _, err := q.Exec(ctx, `UPDATE users SET session_epoch = session_epoch + 1 WHERE id = ANY($1)`, userIDs); err != nil {
+		return fmt.Errorf("bumpSessionEpochs: %w", err)
+	}
+	return nil
+}
+
+// countOpenAccountRooms counts the rooms the account sits in that are not
+// final yet.
+func countOpenAccountRooms(ctx context.Context, q querier, accountID int64) (int, error) {
+	var n int
+	err := q.QueryRow(ctx, `SELECT count(*) FROM parties p JOIN rooms r ON r.id = p.room_id
+		WHERE p.account_id = $1 AND r.state IN ('draft', 'awaiting')`, accountID).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("countOpenAccountRooms %d: %w", accountID, err)
+	}
+	return n, nil
+}
+
+// eraseAccount erases the account's side of its rooms and the account: its
+// members' delivery log entries about its rooms and its invitation mails, its notes, its place in
+// the lists, and from its party rows the human, the agent, the room token
+// (replaced by a random hash that no token has) and the sealed limits; then
+// the account's row (memberships, agents and their keys and grants,
+// invitations, the audit log, seen schemas go with it), and the members
+// who belong to no other account (their settings, push subscriptions and
+// delivery log go with them). It returns the users it erased.
+func eraseAccount(ctx context.Context, q querier, accountID int64, members []int64) ([]int64, error) {
+	steps := []string{
+		`DELETE FROM notification_deliveries d USING parties p
+			WHERE p.account_id = $1 AND d.room_id = p.room_id AND d.user_id = ANY($2)`,
+		`DELETE FROM notification_deliveries d USING account_invitations i
+			WHERE i.account_id = $1 AND d.user_id = ANY($2) AND d.topic = 'member_invite' AND d.recipient = i.email`,
+		`DELETE FROM room_notes n USING parties p WHERE p.account_id = $1 AND n.room_id = p.room_id AND n.side = p.side`,
+		`DELETE FROM party_ranks WHERE account_id = $1`,
+		`UPDATE parties SET owner_user_id = NULL, agent_id = NULL, person_email = NULL, token_salt = '', limits_enc = '',
+			token_hash = sha256(convert_to(gen_random_uuid()::text || room_id::text || side, 'UTF8'))
+			WHERE account_id = $1`,
+		`DELETE FROM accounts WHERE id = $1`,
+	}
+	for i, sql := range steps {
+		var args []any
+		if i < 2 {
+			args = []any{accountID, members}
+		} else {
+			args = []any{accountID}
+		}
+		if _, err := q.Exec(ctx, sql, args...); err != nil {
+			return nil, fmt.Errorf("eraseAccount %d, step %d: %w", accountID, i+1, err)
+		}
+	}
+	rows, err := q.Query(ctx, `DELETE FROM users u WHERE u.id = ANY($1)
+		AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = u.id) RETURNING id`, members)
+	if err != nil {
+		return nil, fmt.Errorf("eraseAccount %d: users: %w", accountID, err)
+	}
+	erased, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("eraseAccount %d: users: %w", accountID, err)
+	}
+	return erased, nil
+}

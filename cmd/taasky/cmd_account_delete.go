@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/taasky/taasky/internal/config"
+)
+
+// runAccountDelete is `taasky account delete`: an operator deletes an
+// account as its owner would in the dashboard (app.Rooms.DeleteAccount),
+// typing its slug again in --confirm.
+func runAccountDelete(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	cmd := newCommand("account delete", "Deletes --account: its open rooms close (the other side is told), its keys\nand sessions stop working at once, its side of every room and its people who\nbelong to no other account are erased. The other side keeps its rooms.\n--confirm must repeat the account's slug.", stdout)
+	slug := cmd.String("account", "", "the account's `slug`")
+	confirm := cmd.String("confirm", "", "the account's `slug` again, to confirm")
+	asJSON := cmd.Bool("json", false, "print the result as JSON")
+	if err := cmd.parse(args, "account", "confirm"); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(getenv, config.RoleWorker) // needs SECRET_KEY: the rooms' limits are sealed with it
+	if err != nil {
+		return err
+	}
+	srv, err := openServer(ctx, cfg, slog.New(slog.DiscardHandler), false, false)
+	if err != nil {
+		return err
+	}
+	defer srv.close()
+	done, err := srv.rooms.DeleteAccountAsOperator(ctx, *slug, *confirm)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(map[string]any{"account": done.Slug, "deleted": true,
+			"rooms_closed": done.RoomsClosed, "keys_revoked": done.KeysRevoked, "users_erased": done.UsersErased})
+	}
+	_, err = fmt.Fprintf(stdout, "Deleted account %s: %d open rooms closed, %d keys revoked, %d people erased.\n",
+		done.Slug, done.RoomsClosed, done.KeysRevoked, done.UsersErased)
+	return err
+}
