@@ -156,7 +156,7 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 // for p because p's human left the account: p has no human, and the
 // recipient may answer nobody's confirmations there (an owner).
 func (n *Notifications) answersForNobody(ctx context.Context, p *partyRow, d jobs.Delivery) (bool, error) {
-	if p.OwnerUserID != nil || p.AccountID == nil || d.Topic != jobs.TopicRequest {
+	if p.OwnerUserID != nil || p.AccountID == nil || (d.Topic != jobs.TopicRequest && d.Topic != jobs.TopicReminder) {
 		return false, nil
 	}
 	m, err := selectMembershipByID(ctx, n.pool, d.UserID, *p.AccountID)

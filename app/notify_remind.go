@@ -31,7 +31,7 @@ func (n *Notifications) RemindDue(ctx context.Context, limit int) (int, error) {
 		var notices []jobs.Notice
 		next := make([]*time.Time, len(due))
 		for i, d := range due {
-			if d.ownerUserID == nil {
+			if len(d.remind) == 0 {
 				continue // nobody to remind: no reminder is left
 			}
 			var since time.Time
@@ -39,9 +39,12 @@ func (n *Notifications) RemindDue(ctx context.Context, limit int) (int, error) {
 				since = *d.remindAt
 			}
 			r, send, at := negotiation.DueReminder(d.requestedAt, d.deadline, since, now)
-			if send {
+			for _, user := range d.remind {
+				if !send {
+					break
+				}
 				notices = append(notices, jobs.Notice{Topic: jobs.TopicReminder, RoomID: d.roomID, Side: d.side,
-					UserID: *d.ownerUserID, ConfirmationID: d.id, Before: r.Name})
+					UserID: user, ConfirmationID: d.id, Before: r.Name})
 			}
 			if !at.IsZero() {
 				next[i] = &at

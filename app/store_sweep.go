@@ -46,7 +46,10 @@ type dueReminder struct {
 	requestedAt time.Time
 	remindAt    *time.Time // nil: never planned (written without remind_at)
 	deadline    time.Time
-	ownerUserID *int64 // nil: nobody's account holds the party
+	// remind: the side's human; for a side whose human left the account,
+	// its owners (who answer for it, Accounts.RemoveMember); none for a
+	// person answering in the browser (no account) or a deleted account.
+	remind []int64
 }
 
 // dueRemindersSQL: pending confirmations whose reminder is due at $1, the
@@ -57,7 +60,10 @@ type dueReminder struct {
 // that rows referring to the confirmation take (a one-tap token being
 // issued for its request), which must not make the sweep skip it.
 const dueRemindersSQL = `SELECT c.room_id, c.id, c.side, c.requested_at,
-		CASE WHEN c.remind_at = '-infinity' THEN NULL ELSE c.remind_at END, r.deadline, p.owner_user_id
+		CASE WHEN c.remind_at = '-infinity' THEN NULL ELSE c.remind_at END, r.deadline,
+		CASE WHEN p.owner_user_id IS NOT NULL THEN ARRAY[p.owner_user_id]
+			ELSE ARRAY(SELECT m.user_id FROM memberships m
+				WHERE m.account_id = p.account_id AND m.role = 'owner' ORDER BY m.user_id) END
 	FROM confirmations c JOIN rooms r ON r.id = c.room_id
 	LEFT JOIN parties p ON p.room_id = c.room_id AND p.side = c.side
 	WHERE c.status = 'pending' AND c.remind_at <= $1
@@ -73,7 +79,7 @@ func selectDueReminders(ctx context.Context, tx pgx.Tx, now time.Time, limit int
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (dueReminder, error) {
 		var d dueReminder
-		err := row.Scan(&d.roomID, &d.id, &d.side, &d.requestedAt, &d.remindAt, &d.deadline, &d.ownerUserID)
+		err := row.Scan(&d.roomID, &d.id, &d.side, &d.requestedAt, &d.remindAt, &d.deadline, &d.remind)
 		return d, err
 	})
 	if err != nil {

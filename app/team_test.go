@@ -518,6 +518,30 @@ func TestRolesRemovalAndWhoSees(t *testing.T) {
 	if err != nil || !msg.HandedOver || msg.To != "ann@example.test" || msg.OneTapURL == "" {
 		t.Fatalf("the request to ann, composed: %+v %v", msg, err)
 	}
+	// Its reminders go to the owners too: with the deadline 50 minutes
+	// away, the one an hour before is due.
+	clockNow := time.Unix(0, tb.clock.Load())
+	if _, err := tb.pool.Exec(tb.ctx, `UPDATE rooms SET deadline = $2::timestamptz + interval '50 minutes' WHERE id = $1`, roomID, clockNow); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.pool.Exec(tb.ctx, `UPDATE confirmations SET requested_at = $2::timestamptz - interval '2 hours',
+		remind_at = $2::timestamptz - interval '10 minutes' WHERE id = $1`, conf.ID, clockNow); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := notes.RemindDue(tb.ctx, 10); err != nil || n != 1 {
+		t.Fatalf("the sweep found %d reminders due (%v), want 1", n, err)
+	}
+	if err := tb.pool.QueryRow(tb.ctx, `SELECT args FROM river_job WHERE args->>'topic' = 'reminder' AND (args->>'user_id')::bigint = $1`,
+		ann.ID).Scan(&jobArgs); err != nil {
+		t.Fatalf("no reminder to ann, the owner: %v", err)
+	}
+	var rem jobs.EmailArgs
+	if err := json.Unmarshal(jobArgs, &rem); err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := notes.Notification(tb.ctx, jobs.Delivery{Notice: rem.Notice, Channel: jobs.ChannelEmail}); err != nil || !msg.HandedOver || msg.To != "ann@example.test" {
+		t.Fatalf("the reminder to ann, composed: %+v %v", msg, err)
+	}
 	if _, err := notes.Notification(tb.ctx, jobs.Delivery{Notice: jobs.Notice{Topic: jobs.TopicRequest, RoomID: roomID,
 		Side: negotiation.SideA, UserID: cat.ID, ConfirmationID: conf.ID}, Channel: jobs.ChannelEmail}); !errors.As(err, new(*jobs.SkipError)) {
 		t.Errorf("a request composed for cat, an admin: %v", err)
