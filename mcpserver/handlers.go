@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/taasky/taasky/app"
@@ -11,8 +12,11 @@ import (
 
 type handler = func(ctx context.Context, agent app.Agent, args json.RawMessage) (any, error)
 
-// roomOut is a room view as the tools return it: the latest rounds only
-// (negotiation.Window) unless the whole history is asked for.
+// roomOut is a room view as the tools return it: the latest round only
+// (negotiation.Window) unless the whole history is asked for, and each
+// set of terms once: an entry whose terms (a move) or hash (an approval)
+// are the ones on the table leaves them out (terms_on_table has them,
+// with their hashes and what they break of your limits).
 type roomOut struct {
 	*app.View
 	Rounds        []app.RoundView `json:"rounds"`
@@ -22,7 +26,29 @@ type roomOut struct {
 
 func room(v *app.View, history bool) *roomOut {
 	from := negotiation.Window(len(v.Rounds), history)
-	return &roomOut{View: v, Rounds: v.Rounds[from:], EarlierRounds: from, ForYourHuman: forYourHuman(v)}
+	rounds := slices.Clone(v.Rounds[from:]) // v is shared between reads
+	for i, r := range rounds {
+		if onTable(r.Terms, v.TermsOnTable) {
+			rounds[i].Terms = nil
+		}
+		if t := v.TermsOnTable; t != nil && len(t.Options) == 1 && r.SubjectHash == t.Options[0].SubjectHash {
+			rounds[i].SubjectHash = ""
+		}
+	}
+	return &roomOut{View: v, Rounds: rounds, EarlierRounds: from, ForYourHuman: forYourHuman(v)}
+}
+
+// onTable reports whether a move's terms are the terms on the table.
+func onTable(terms []app.OptionView, t *app.TableView) bool {
+	if t == nil || len(terms) == 0 || len(terms) != len(t.Options) {
+		return false
+	}
+	for i, o := range terms {
+		if o.SubjectHash != t.Options[i].SubjectHash {
+			return false
+		}
+	}
+	return true
 }
 
 // inRoom is the result of a tool that answers with the room and nothing
