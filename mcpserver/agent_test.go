@@ -59,7 +59,7 @@ func (a *scripted) run(first map[string]any) {
 		}
 		if res["status"] == "waiting_for_your_human" {
 			// The human answers (the service's call a web or email door makes).
-			c := res["confirmation"].(map[string]any)
+			c := room["pending_confirmation"].(map[string]any)
 			hash, _ := c["subject_hash"].(string)
 			ag := a.e.agents[a.side]
 			v, err := a.e.rooms.Read(a.e.ctx, ag, a.token)

@@ -209,11 +209,11 @@ func (s *Server) propose(ctx context.Context, agent app.Agent, raw json.RawMessa
 	return inRoom{room(v, false)}, nil
 }
 
-// waiting is what respond and cancel answer: the human is asked.
+// waiting is what respond and cancel answer: the human is asked (the
+// confirmation is the room's pending_confirmation).
 type waiting struct {
-	Status       string                `json:"status"`
-	Confirmation *app.ConfirmationView `json:"confirmation"`
-	Room         *roomOut              `json:"room"`
+	Status string   `json:"status"`
+	Room   *roomOut `json:"room"`
 }
 
 func (s *Server) respond(ctx context.Context, agent app.Agent, raw json.RawMessage) (any, error) {
@@ -249,9 +249,9 @@ func (s *Server) cancel(ctx context.Context, agent app.Agent, raw json.RawMessag
 }
 
 func (s *Server) ask(ctx context.Context, agent app.Agent, token string, v negotiation.Verdict, h negotiation.SubjectHash) (any, error) {
-	cv, view, err := s.svc.RequestConfirmation(ctx, agent, token, v, h)
+	_, view, err := s.svc.RequestConfirmation(ctx, agent, token, v, h)
 	if err != nil {
 		return nil, err
 	}
-	return waiting{Status: "waiting_for_your_human", Confirmation: cv, Room: room(view, false)}, nil
+	return waiting{Status: "waiting_for_your_human", Room: room(view, false)}, nil
 }
