@@ -83,17 +83,20 @@ func TestBadInputChangesNothing(t *testing.T) {
 		t.Fatalf("a refused call changed the store")
 	}
 
-	// An invitation withdrawn, and one expired, are refused with the reason.
+	// An invitation withdrawn, and one expired, are answered as a code that
+	// never was: whoever holds one learns nothing of the room.
 	w := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema})
-	res := e.must(t, "a", "negotiation_cancel", map[string]any{"room_token": w["room_token"]})
-	e.confirm(t, "a", w["room_token"].(string), res, true)
-	if _, msg := e.call(t, "b", "negotiation_join", map[string]any{"invite_url": w["invite_url"], "subject_schema": schema}); msg != "the invitation was withdrawn" {
-		t.Errorf("withdrawn: %q", msg)
-	}
+	e.confirm(t, "a", w["room_token"].(string), e.must(t, "a", "negotiation_cancel", map[string]any{"room_token": w["room_token"]}), true)
 	x := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema})
 	e.clock.Add(int64(72 * time.Hour))
-	if _, msg := e.call(t, "b", "negotiation_join", map[string]any{"invite_url": x["invite_url"], "subject_schema": schema}); msg != "the invitation has expired" {
-		t.Errorf("expired: %q", msg)
+	for what, inv := range map[string]any{"withdrawn": w["invite_url"], "expired": x["invite_url"], "made up": "0123456789abcdefghijklmnopqrstuv"} {
+		if _, msg := e.call(t, "b", "negotiation_join", map[string]any{"invite": inv, "subject_schema": schema}); msg != "invite_code: no invitation has this code" {
+			t.Errorf("%s: %q", what, msg)
+		}
+	}
+	// The joiner's own retry is still answered with its seat.
+	if again := e.must(t, "b", "negotiation_join", map[string]any{"invite_code": open["invite_code"], "subject_schema": schema}); again["room_token"] != tb {
+		t.Errorf("the joiner's retry: %v", again["room_token"])
 	}
 	e.check(t)
 }
