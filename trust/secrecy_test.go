@@ -561,7 +561,7 @@ var (
 	normTokens = regexp.MustCompile(`(?:rt|cf)_[A-Za-z0-9_-]+`)
 	// The no-deal note is shared with both sides by design, and whether a
 	// schema is new depends on what b's human confirmed before.
-	normNoDeal = regexp.MustCompile(`"no_deal_possible":\[[^\]]*\]|No deal is possible on [^)]*\)\.( |\\n)?| — no deal possible on this field|` +
+	normNoDeal = regexp.MustCompile(`,"no_deal_possible":\[[^\]]*\]|No deal is possible on [^)]*\)\.( |\\n)?| — no deal possible on this field|` +
 		`The other side uses a form you have not agreed under before: check each field\.(\\n)?`)
 )
 
