@@ -25,7 +25,6 @@ const (
 	fieldName = `{"pattern":"^[a-z][a-z0-9_]{0,31}$"}`
 	currency  = `{"type":"string","pattern":"^[A-Z]{3}$"}`
 	dTime     = `"t":{"type":"string","format":"date-time"}`
-	dHash     = `"h":{"type":"string","pattern":"^sha256:[0-9a-f]{64}$"}`
 )
 
 var (
@@ -83,13 +82,12 @@ var inputSchemas = map[string]string{
 
 // Output schemas. The room view (every tool but the list answers with it,
 // under "room") is described once, in negotiation_read's: every member by
-// type, the enums (state, close reason, sides, verdicts) wherever they
-// stand, and the members an agent acts on at every level (next, the terms
-// on the table and their hashes, the pending confirmation). The other
-// tools give it as an object and their own members precisely. A copy in
-// each tool, or every level everywhere, would cost the model more than the
-// rest of the list (docs/agents.md); a $defs shared across tools would be
-// a remote reference, which clients do not follow.
+// its type, the enums (state, close reason, turn, verdicts), and next in
+// full. The other tools give it as an object and their own members
+// precisely. A copy in each tool took the list past 26 KB, and every
+// level in negotiation_read's alone would overrun the 10 KB budget
+// (docs/agents.md); a $defs shared across tools would be a remote
+// reference, which clients do not follow.
 const (
 	enumState  = `{"enum":["draft","awaiting","agreed","closed"]}`
 	enumReason = `{"enum":["rejected","cancelled","withdrawn","expired","lapsed","account_deleted"]}`
@@ -99,7 +97,7 @@ const (
 	integer    = `{"type":"integer"}`
 )
 
-// roomRead is the room: R, with its verdicts (V), sides (w) and moments (t).
+// roomRead is the room (R; t is a moment).
 const roomRead = `"R":{"type":"object","required":["state","round","deadline","rounds","next","for_your_human"],"properties":{` +
 	`"state":` + enumState + `,"closed_reason":` + enumReason + `,"round":` + integer + `,"turn":` + enumWho + `,"deadline":{"$ref":"#/$defs/t"},"title":` + str + `,` +
 	`"rounds":{"type":"array"},"earlier_rounds":` + integer + `,"terms_on_table":{"type":"object"},"approvals":{"type":"object"},"no_deal_possible":` + strs + `,"pending_confirmation":{"type":"object"},` +
