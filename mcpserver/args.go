@@ -145,8 +145,8 @@ func objectMembers(raw json.RawMessage) ([]member, error) {
 	dec := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowDuplicateNames(true)) // duplicateKey says them
 	if tok, err := dec.ReadToken(); err != nil {
 		return nil, err
-	} else if tok.Kind() != '{' {
-		return nil, fmt.Errorf("not %s", tok.Kind())
+	} else if k := tok.Kind(); k != '{' {
+		return nil, fmt.Errorf("not %s", map[jsontext.Kind]string{'[': "a list", '"': "a string", '0': "a number", 't': "true", 'f': "false", 'n': "null"}[k])
 	}
 	var out []member
 	for dec.PeekKind() != '}' {

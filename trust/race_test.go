@@ -282,7 +282,7 @@ var raceKinds = []struct {
 		want := negotiation.ClosedWithdrawn
 		if r.err == "" {
 			want = negotiation.ClosedCancelled
-		} else if r.err != "the invitation was withdrawn" {
+		} else if r.err != "invite_code: no invitation has this code" { // a withdrawn invitation tells nothing
 			rc.s.t.Errorf("room %d: join refused with %q", d.id, r.err)
 		}
 		if e != nil || v.State != negotiation.StateClosed || v.ClosedReason != want {
@@ -525,6 +525,8 @@ func tornView(v map[string]any) string {
 			n++
 			if terms, ok := rv["terms"].([]any); ok && len(terms) > 0 {
 				lastHash, _ = terms[0].(map[string]any)["subject_hash"].(string)
+			} else if rv["verdict"] != "need_more_detail" {
+				lastHash = tableHash(v) // a move's terms are left out when they are on the table
 			}
 		}
 	}
