@@ -93,7 +93,7 @@ func decodeArg(f *faults, name string, value jsontext.Value, v reflect.Value) {
 	if string(value) == "null" {
 		return
 	}
-	if v.Kind() == reflect.Slice && value.Kind() == '[' && v.Type().Elem() != reflect.TypeFor[json.RawMessage]() {
+	if v.Kind() == reflect.Slice && value.Kind() == '[' && v.Type() != reflect.TypeFor[json.RawMessage]() {
 		var elems []json.RawMessage
 		if err := json.Unmarshal(value, &elems); err == nil {
 			out := reflect.MakeSlice(v.Type(), len(elems), len(elems))
@@ -142,7 +142,9 @@ type member struct {
 
 // objectMembers are the members of a JSON object, in their order.
 func objectMembers(raw json.RawMessage) ([]member, error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowDuplicateNames(true)) // duplicateKey says them
+	// duplicateKey says a key given twice; a value's own faults (a lone
+	// surrogate in terms) are its reader's to say.
+	dec := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	if tok, err := dec.ReadToken(); err != nil {
 		return nil, err
 	} else if k := tok.Kind(); k != '{' {

@@ -513,7 +513,7 @@ func (ns negotiationScript) play(s *stack, limitsA map[string]any) ([]string, in
 	if h := tableHash(v.out); h != "" && v.out["state"] == "awaiting" {
 		r := b.call("negotiation_respond", map[string]any{"room_token": tb, "verdict": "approve", "subject_hash": h})
 		note(r)
-		if cid := r.str("confirmation", "id"); cid != "" && rng.IntN(2) == 0 {
+		if cid := r.str("pending_confirmation", "id"); cid != "" && rng.IntN(2) == 0 {
 			if _, err := b.decide(roomID, cid, negotiationHash(h), true); err != nil {
 				s.t.Errorf("b's human: %v", err)
 			}
