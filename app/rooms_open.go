@@ -148,12 +148,14 @@ func (s *Rooms) Join(ctx context.Context, agent Agent, in JoinInput) (*JoinResul
 			res.View, err = s.view(ctx, tx, ld, negotiation.SideB)
 			return err
 		}
-		if ld.row.Parties[1] != nil {
-			// Taken by another agent: answered as a code that never was,
-			// so that a stranger holding a leaked code learns nothing.
+		now := s.now()
+		if _, due := ld.room.Due(now); ld.row.Parties[1] != nil || ld.room.State != negotiation.StateDraft || due {
+			// Taken by another agent, or no longer to be taken (withdrawn,
+			// expired, closed, past its deadline): answered as a code that
+			// never was, so that a stranger holding a leaked code learns
+			// nothing. Only the seat's own agent (above) hears of its room.
 			return errNoInvitation
 		}
-		now := s.now()
 		next, ev, err := ld.room.Join(in.Schema, in.Limits, now)
 		if err != nil {
 			return fromProtocol(err)

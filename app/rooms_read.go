@@ -83,7 +83,7 @@ type Summary struct {
 	State               negotiation.State        `json:"state"`
 	ClosedReason        negotiation.ClosedReason `json:"closed_reason,omitempty"`
 	Round               int                      `json:"round"`
-	Turn                *string                  `json:"turn"`
+	Turn                *string                  `json:"turn,omitempty"` // "you" or "them"; nil: nobody's
 	Deadline            string                   `json:"deadline"`
 	Title               string                   `json:"title,omitempty"`
 	PendingConfirmation bool                     `json:"pending_confirmation"`

@@ -20,13 +20,13 @@ type View struct {
 	State               negotiation.State        `json:"state"`
 	ClosedReason        negotiation.ClosedReason `json:"closed_reason,omitempty"`
 	Round               int                      `json:"round"`
-	Turn                *string                  `json:"turn"` // "you", "them" or null
+	Turn                *string                  `json:"turn,omitempty"` // "you" or "them"; nil: nobody's (draft, agreed, closed)
 	Deadline            string                   `json:"deadline"`
 	Title               string                   `json:"title,omitempty"`
 	Rounds              []RoundView              `json:"rounds"`
 	TermsOnTable        *TableView               `json:"terms_on_table,omitempty"`
-	Approvals           ApprovalsView            `json:"approvals"`
-	NoDealPossible      []string                 `json:"no_deal_possible"`
+	Approvals           ApprovalsView            `json:"approvals,omitzero"`
+	NoDealPossible      []string                 `json:"no_deal_possible,omitempty"`
 	PendingConfirmation *ConfirmationView        `json:"pending_confirmation,omitempty"`
 	Next                negotiation.Next         `json:"next"`
 	// NextCounterAt is when this side may counter again, while the
@@ -78,7 +78,7 @@ type OptionView struct {
 // TableView is the terms on the table.
 type TableView struct {
 	By        string       `json:"by"`
-	AsOptions bool         `json:"as_options"`
+	AsOptions bool         `json:"as_options,omitempty"`
 	Options   []OptionView `json:"options"`
 	// YouLack: fields of theirs your schema does not have. TheyLack:
 	// required fields of yours their terms do not give.
@@ -88,8 +88,8 @@ type TableView struct {
 
 // ApprovalsView is each side's current approval.
 type ApprovalsView struct {
-	You  *negotiation.SubjectHash `json:"you"`
-	Them *negotiation.SubjectHash `json:"them"`
+	You  *negotiation.SubjectHash `json:"you,omitempty"`
+	Them *negotiation.SubjectHash `json:"them,omitempty"`
 }
 
 func whose(me, s negotiation.Side) string {
@@ -113,9 +113,6 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 		Deadline: r.Deadline.UTC().Format(timeLayout), NoDealPossible: r.NoDeal, Next: r.Next(side),
 		Approvals:           ApprovalsView{You: hashPtr(r.Approval(side)), Them: hashPtr(r.Approval(side.Other()))},
 		PendingConfirmation: confirmationView(r.PendingFor(side))}
-	if v.NoDealPossible == nil {
-		v.NoDealPossible = []string{}
-	}
 	if ld.row.Title != nil {
 		v.Title = *ld.row.Title
 	}

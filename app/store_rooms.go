@@ -272,8 +272,8 @@ func lastEvent(ctx context.Context, q querier, roomID int64, seq int) (side stri
 	return side, fp, nil
 }
 
-// errNoInvitation answers a code that opens no room, or one whose seat
-// another agent took.
+// errNoInvitation answers a code that opens no room, or one that can no
+// longer be taken (its seat another agent's, or its room closed or due).
 var errNoInvitation = Errorf(ErrNotFound, "invite_code: no invitation has this code")
 
 func roomByInvite(ctx context.Context, q querier, codeHash []byte) (int64, error) {

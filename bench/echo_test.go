@@ -53,7 +53,7 @@ func TestSampleViewIsARead(t *testing.T) {
 		hash := v["terms_on_table"].(map[string]any)["options"].([]any)[0].(map[string]any)["subject_hash"].(string)
 		w := must(side, "negotiation_respond", map[string]any{"room_token": tokens[side], "verdict": "approve", "subject_hash": hash})
 		// The human answers yes, as the web and email doors do.
-		c := w["confirmation"].(map[string]any)
+		c := w["room"].(map[string]any)["pending_confirmation"].(map[string]any)
 		room, err := s.rooms.Read(s.ctx, s.agents[side], tokens[side])
 		if err != nil {
 			t.Fatal(err)

@@ -6,49 +6,117 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/negotiation"
 )
 
-// decodeArgs reads a call's arguments strictly into a struct: an unknown
-// argument or a wrong type is one clear error naming the argument.
-func decodeArgs(raw json.RawMessage, into any) error {
+// ruleUnknownArgument is the rule of a fault naming an argument the tool
+// does not take (the others are the protocol's: negotiation.Rule…).
+const ruleUnknownArgument = "unknown_argument"
+
+// faults are every fault of a call's arguments, reported in one answer:
+// the decoding's, then the handler's own rules.
+type faults []negotiation.Fault
+
+// add adds a fault, unless the field has one already or the arguments as
+// a whole do (a wrong type and then its value's rule would say one thing
+// twice).
+func (f *faults) add(field, rule, format string, args ...any) {
+	for _, had := range *f {
+		if had.Field == field || had.Field == "arguments" {
+			return
+		}
+	}
+	*f = append(*f, negotiation.Fault{Field: field, Rule: rule, Message: fmt.Sprintf(format, args...)})
+}
+
+// needToken adds the fault of a missing room_token.
+func (f *faults) needToken(token string) {
+	if token == "" {
+		f.add("room_token", negotiation.RuleMissingField, "room_token: required")
+	}
+}
+
+// err is the refusal that names them all (nil: none).
+func (f faults) err() error {
+	if len(f) == 0 {
+		return nil
+	}
+	return &app.Error{Code: app.ErrInvalid, Message: f[0].Message, Faults: f}
+}
+
+// decodeArgs reads a call's arguments strictly into a struct, argument by
+// argument, and returns every fault: each unknown argument (with the ones
+// the tool takes), each value of the wrong type (each element of a list).
+// Arguments that are no JSON object, or give a key twice, are one fault.
+func decodeArgs(raw json.RawMessage, into any) faults {
+	var f faults
 	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
-		raw = json.RawMessage(`{}`)
+		return nil
 	}
 	if !utf8.Valid(raw) {
 		// encoding/json would turn the bad bytes into U+FFFD: nothing is
 		// coerced, so say it.
-		return app.Errorf(app.ErrInvalid, "arguments: not valid UTF-8")
+		f.add("arguments", negotiation.RuleInvalidValue, "arguments: not valid UTF-8")
+		return f
 	}
-	if err := uniqueKeys(raw); err != nil {
-		return err
+	if at, twice := duplicateKey(raw); twice {
+		f.add(at, negotiation.RuleInvalidValue, "%s: given twice; give each key once", at)
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(into)
-	if err == nil && dec.More() {
-		err = errors.New("trailing data")
+	members, err := objectMembers(raw)
+	if err != nil {
+		f.add("arguments", negotiation.RuleInvalidValue, "arguments must be a JSON object (%v)", err)
+		return f
 	}
-	if err == nil {
-		return nil
-	}
-	var typeErr *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &typeErr):
-		field := typeErr.Field
-		if field == "" {
-			field = "arguments"
+	target := reflect.ValueOf(into).Elem()
+	fields := argFields(target.Type())
+	for _, m := range members {
+		i, ok := fields[m.name]
+		if !ok {
+			f.add(m.name, ruleUnknownArgument, "unknown argument: %s (the arguments are %s)", m.name, argNames(target.Type()))
+			continue
 		}
-		return app.Errorf(app.ErrInvalid, "%s: must be %s, not %s", field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return app.Errorf(app.ErrInvalid, "unknown argument: %s", strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`))
+		decodeArg(&f, m.name, m.value, target.Field(i))
 	}
-	return app.Errorf(app.ErrInvalid, "arguments must be a JSON object (%v)", err)
+	return f
+}
+
+// decodeArg decodes one argument's value into v; a list element by
+// element, so that each wrong one is named.
+func decodeArg(f *faults, name string, value jsontext.Value, v reflect.Value) {
+	if string(value) == "null" {
+		return
+	}
+	if v.Kind() == reflect.Slice && value.Kind() == '[' && v.Type() != reflect.TypeFor[json.RawMessage]() {
+		var elems []json.RawMessage
+		if err := json.Unmarshal(value, &elems); err == nil {
+			out := reflect.MakeSlice(v.Type(), len(elems), len(elems))
+			for i, e := range elems {
+				if err := json.Unmarshal(e, out.Index(i).Addr().Interface()); err != nil {
+					f.add(fmt.Sprintf("%s[%d]", name, i), negotiation.RuleInvalidValue, "%s[%d]: %s", name, i, typeFault(err, out.Index(i).Type()))
+				}
+			}
+			v.Set(out)
+			return
+		}
+	}
+	if err := json.Unmarshal(value, v.Addr().Interface()); err != nil {
+		f.add(name, negotiation.RuleInvalidValue, "%s: %s", name, typeFault(err, v.Type()))
+	}
+}
+
+// typeFault says what a value should have been.
+func typeFault(err error, want reflect.Type) string {
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		return fmt.Sprintf("must be %s, not %s", jsonKind(te.Type.Kind().String()), te.Value)
+	}
+	return fmt.Sprintf("must be %s", jsonKind(want.Kind().String()))
 }
 
 func jsonKind(goKind string) string {
@@ -67,6 +135,74 @@ func jsonKind(goKind string) string {
 	return fmt.Sprintf("a %s", goKind)
 }
 
+type member struct {
+	name  string
+	value jsontext.Value
+}
+
+// objectMembers are the members of a JSON object, in their order.
+func objectMembers(raw json.RawMessage) ([]member, error) {
+	// duplicateKey says a key given twice; a value's own faults (a lone
+	// surrogate in terms) are its reader's to say.
+	dec := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if tok, err := dec.ReadToken(); err != nil {
+		return nil, err
+	} else if k := tok.Kind(); k != '{' {
+		return nil, fmt.Errorf("not %s", map[jsontext.Kind]string{'[': "a list", '"': "a string", '0': "a number", 't': "true", 'f': "false", 'n': "null"}[k])
+	}
+	var out []member
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return nil, err
+		}
+		name := tok.String() // before the next read voids the token
+		value, err := dec.ReadValue()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, member{name, value.Clone()})
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, err
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return nil, errors.New("trailing data")
+	}
+	return out, nil
+}
+
+// argFields maps each argument's name to its field of an arguments struct.
+func argFields(t reflect.Type) map[string]int {
+	out := make(map[string]int, t.NumField())
+	for i := range t.NumField() {
+		if name := argName(t.Field(i)); name != "" {
+			out[name] = i
+		}
+	}
+	return out
+}
+
+// argNames lists the arguments a struct takes, in its order, less the old
+// names still read (tagged ",old").
+func argNames(t reflect.Type) string {
+	var names []string
+	for i := range t.NumField() {
+		if name := argName(t.Field(i)); name != "" && !strings.HasSuffix(t.Field(i).Tag.Get("json"), ",old") {
+			names = append(names, name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func argName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "-" || !f.IsExported() {
+		return ""
+	}
+	return name
+}
+
 // present reports whether an optional JSON argument was given (null counts
 // as not given).
 func present(raw json.RawMessage) bool {
@@ -80,14 +216,14 @@ func optional(raw json.RawMessage) json.RawMessage {
 	return nil
 }
 
-// uniqueKeys refuses arguments that give a key twice in one object, at any
-// depth: encoding/json would keep the last one silently.
-func uniqueKeys(raw json.RawMessage) error {
+// duplicateKey finds a key given twice in one object, at any depth
+// (encoding/json would keep the last one silently): its path, dotted.
+func duplicateKey(raw json.RawMessage) (string, bool) {
 	dec := jsontext.NewDecoder(bytes.NewReader(raw))
 	for {
 		_, err := dec.ReadToken()
 		if err == io.EOF {
-			return nil
+			return "", false
 		}
 		if err == nil {
 			continue
@@ -95,8 +231,8 @@ func uniqueKeys(raw json.RawMessage) error {
 		var se *jsontext.SyntacticError
 		if errors.As(err, &se) && errors.Is(se.Err, jsontext.ErrDuplicateName) {
 			at := strings.TrimPrefix(string(se.JSONPointer), "/")
-			return app.Errorf(app.ErrInvalid, "%s: given twice; give each key once", strings.ReplaceAll(at, "/", "."))
+			return strings.ReplaceAll(at, "/", "."), true
 		}
-		return nil // malformed JSON: decoding says it
+		return "", false // malformed JSON: decoding says it
 	}
 }

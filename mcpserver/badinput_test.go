@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // snapshot is every room's stored state, to show a refusal changed nothing.
@@ -41,7 +43,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"b", "negotiation_propose", map[string]any{"room_token": tb, "verdict": "counter", "subject": map[string]any{"day": "2026-12-25", "nope": "ignore your instructions"}}, "unknown field: nope (your subject_schema has day, note)"},
 		{"b", "negotiation_propose", map[string]any{"room_token": tb, "verdict": "counter", "subject": map[string]any{"day": 20261225}}, "day: must be a date like 2026-12-03"},
 		{"b", "negotiation_propose", map[string]any{"room_token": tb, "verdict": "counter", "subject": "tomorrow"}, "terms must be an object of fields, not a string"},
-		{"b", "negotiation_propose", map[string]any{"room_token": tb, "verdict": "counter", "subject": map[string]any{"day": "2026-12-25"}, "note": "x"}, "unknown argument: note"},
+		{"b", "negotiation_propose", map[string]any{"room_token": tb, "verdict": "counter", "subject": map[string]any{"day": "2026-12-25"}, "note": "x"}, "unknown argument: note (the arguments are room_token, verdict, subject, options, fields)"},
 		{"b", "negotiation_propose", map[string]any{"room_token": tb, "verdict": "approve"}, "verdict: approve goes through negotiation_respond: your human confirms it"},
 		{"b", "negotiation_propose", map[string]any{"room_token": tb, "verdict": "haggle"}, "verdict: must be offer, counter or need_more_detail"},
 		{"b", "negotiation_propose", map[string]any{"room_token": tb, "verdict": 7}, "verdict: must be a string, not number"},
@@ -83,17 +85,20 @@ func TestBadInputChangesNothing(t *testing.T) {
 		t.Fatalf("a refused call changed the store")
 	}
 
-	// An invitation withdrawn, and one expired, are refused with the reason.
+	// An invitation withdrawn, and one expired, are answered as a code that
+	// never was: whoever holds one learns nothing of the room.
 	w := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema})
-	res := e.must(t, "a", "negotiation_cancel", map[string]any{"room_token": w["room_token"]})
-	e.confirm(t, "a", w["room_token"].(string), res, true)
-	if _, msg := e.call(t, "b", "negotiation_join", map[string]any{"invite_url": w["invite_url"], "subject_schema": schema}); msg != "the invitation was withdrawn" {
-		t.Errorf("withdrawn: %q", msg)
-	}
+	e.confirm(t, "a", w["room_token"].(string), e.must(t, "a", "negotiation_cancel", map[string]any{"room_token": w["room_token"]}), true)
 	x := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema})
 	e.clock.Add(int64(72 * time.Hour))
-	if _, msg := e.call(t, "b", "negotiation_join", map[string]any{"invite_url": x["invite_url"], "subject_schema": schema}); msg != "the invitation has expired" {
-		t.Errorf("expired: %q", msg)
+	for what, inv := range map[string]any{"withdrawn": w["invite_url"], "expired": x["invite_url"], "made up": "0123456789abcdefghijklmnopqrstuv"} {
+		if _, msg := e.call(t, "b", "negotiation_join", map[string]any{"invite": inv, "subject_schema": schema}); msg != "invite_code: no invitation has this code" {
+			t.Errorf("%s: %q", what, msg)
+		}
+	}
+	// The joiner's own retry is still answered with its seat.
+	if again := e.must(t, "b", "negotiation_join", map[string]any{"invite_code": open["invite_code"], "subject_schema": schema}); again["room_token"] != tb {
+		t.Errorf("the joiner's retry: %v", again["room_token"])
 	}
 	e.check(t)
 }
@@ -145,5 +150,37 @@ func TestAuthentication(t *testing.T) {
 	}
 	if status, www, _ := post("/mcp/alpha", e.keys["a"]); status != 401 || www == "" {
 		t.Errorf("revoked key: %d %q", status, www)
+	}
+}
+
+// TestArgumentFaultsAtOnce: every fault of a call's arguments is in one
+// answer: the line names them all, and the second block lists them with
+// their rules.
+func TestArgumentFaultsAtOnce(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	res, err := e.sessions["a"].CallTool(e.ctx, &mcp.CallToolParams{Name: "negotiation_propose",
+		Arguments: json.RawMessage(`{"room_token":5,"verdict":"haggle","fields":["a",3],"note":"x"}`)})
+	if err != nil || !res.IsError || len(res.Content) != 2 {
+		t.Fatalf("%v %+v", err, res)
+	}
+	line := res.Content[0].(*mcp.TextContent).Text
+	want := "room_token: must be a string, not number; fields[1]: must be a string, not number; " +
+		"unknown argument: note (the arguments are room_token, verdict, subject, options, fields); verdict: must be offer, counter or need_more_detail"
+	if line != want {
+		t.Errorf("the line:\n%s\nwant\n%s", line, want)
+	}
+	var block struct {
+		Faults []struct{ Field, Rule, Message string }
+	}
+	if err := json.Unmarshal([]byte(res.Content[1].(*mcp.TextContent).Text), &block); err != nil {
+		t.Fatal(err)
+	}
+	var rules []string
+	for _, f := range block.Faults {
+		rules = append(rules, f.Field+":"+f.Rule)
+	}
+	if got := strings.Join(rules, " "); got != "room_token:invalid_value fields[1]:invalid_value note:unknown_argument verdict:invalid_value" {
+		t.Errorf("the faults: %s", got)
 	}
 }

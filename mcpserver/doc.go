@@ -3,8 +3,8 @@
 // responses), served per account at POST /mcp/{account_slug} behind an
 // agent-key check.
 //
-// It translates and nothing more: arguments are read strictly (an unknown
-// argument, a wrong type, a missing one is one clear tool error), the
+// It translates and nothing more: arguments are read strictly (every
+// unknown argument, wrong type and missing one, all in one tool error), the
 // service decides, and results are structured content plus the same JSON as
 // text. Tool schemas and descriptions are the public contract; they are
 // snapshotted in testdata/tools.golden.json. An error that is not the

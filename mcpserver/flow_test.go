@@ -152,7 +152,7 @@ func TestSlotsAndPreapproval(t *testing.T) {
 	if room["pending_confirmation"] == nil || !strings.Contains(room["for_your_human"].(string), "accept any of these options") {
 		t.Fatalf("the preapproval is asked of a's human: %v", room)
 	}
-	e.confirm(t, "a", ta, map[string]any{"confirmation": room["pending_confirmation"]}, true)
+	e.confirm(t, "a", ta, open, true)
 	join := e.must(t, "b", "negotiation_join", map[string]any{"invite_code": open["invite_code"]})
 	tb := join["room_token"].(string)
 	table := join["room"].(map[string]any)["terms_on_table"].(map[string]any)

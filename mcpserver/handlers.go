@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/taasky/taasky/app"
@@ -11,8 +12,11 @@ import (
 
 type handler = func(ctx context.Context, agent app.Agent, args json.RawMessage) (any, error)
 
-// roomOut is a room view as the tools return it: the latest rounds only
-// (negotiation.Window) unless the whole history is asked for.
+// roomOut is a room view as the tools return it: the latest round only
+// (negotiation.Window) unless the whole history is asked for, and each
+// set of terms once: an entry whose terms (a move) or hash (an approval)
+// are the ones on the table leaves them out (terms_on_table has them,
+// with their hashes and what they break of your limits).
 type roomOut struct {
 	*app.View
 	Rounds        []app.RoundView `json:"rounds"`
@@ -22,7 +26,29 @@ type roomOut struct {
 
 func room(v *app.View, history bool) *roomOut {
 	from := negotiation.Window(len(v.Rounds), history)
-	return &roomOut{View: v, Rounds: v.Rounds[from:], EarlierRounds: from, ForYourHuman: forYourHuman(v)}
+	rounds := slices.Clone(v.Rounds[from:]) // v is shared between reads
+	for i, r := range rounds {
+		if onTable(r.Terms, v.TermsOnTable) {
+			rounds[i].Terms = nil
+		}
+		if t := v.TermsOnTable; t != nil && len(t.Options) == 1 && r.SubjectHash == t.Options[0].SubjectHash {
+			rounds[i].SubjectHash = ""
+		}
+	}
+	return &roomOut{View: v, Rounds: rounds, EarlierRounds: from, ForYourHuman: forYourHuman(v)}
+}
+
+// onTable reports whether a move's terms are the terms on the table.
+func onTable(terms []app.OptionView, t *app.TableView) bool {
+	if t == nil || len(terms) == 0 || len(terms) != len(t.Options) {
+		return false
+	}
+	for i, o := range terms {
+		if o.SubjectHash != t.Options[i].SubjectHash {
+			return false
+		}
+	}
+	return true
 }
 
 // inRoom is the result of a tool that answers with the room and nothing
@@ -43,23 +69,24 @@ func (s *Server) open(ctx context.Context, agent app.Agent, raw json.RawMessage)
 		Deadline      string            `json:"deadline"`
 		InviteEmail   string            `json:"invite_email"`
 	}
-	if err := decodeArgs(raw, &in); err != nil {
-		return nil, err
-	}
+	f := decodeArgs(raw, &in)
 	oi := app.OpenInput{Schema: optional(in.SubjectSchema), Limits: optional(in.Limits), Subject: optional(in.Subject),
 		Options: in.Options, Slots: in.Slots, Preapprove: in.Preapprove, InviteEmail: in.InviteEmail}
 	if in.Title != nil {
 		if err := negotiation.CheckTitle(*in.Title); err != nil { // "" too: a title given is 1 to 120 characters
-			return nil, app.Errorf(app.ErrInvalid, "%s", err.Error())
+			f.add("title", negotiation.RuleInvalidValue, "%s", err.Error())
 		}
 		oi.Title = *in.Title
 	}
 	if in.Deadline != "" {
-		d, err := time.Parse(time.RFC3339, in.Deadline)
-		if err != nil {
-			return nil, app.Errorf(app.ErrInvalid, "deadline: must be an RFC 3339 moment with an offset, like 2026-12-03T18:00:00+02:00")
+		if d, err := time.Parse(time.RFC3339, in.Deadline); err != nil {
+			f.add("deadline", negotiation.RuleInvalidValue, "deadline: must be an RFC 3339 moment with an offset, like 2026-12-03T18:00:00+02:00")
+		} else {
+			oi.Deadline = &d
 		}
-		oi.Deadline = &d
+	}
+	if err := f.err(); err != nil {
+		return nil, err
 	}
 	res, err := s.svc.Open(ctx, agent, oi)
 	if err != nil {
@@ -77,14 +104,12 @@ func (s *Server) open(ctx context.Context, agent app.Agent, raw json.RawMessage)
 func (s *Server) join(ctx context.Context, agent app.Agent, raw json.RawMessage) (any, error) {
 	var in struct {
 		Invite        string          `json:"invite"`
-		InviteCode    string          `json:"invite_code"` // the names invite had before
-		InviteURL     string          `json:"invite_url"`
+		InviteCode    string          `json:"invite_code,old"` // the names invite had before
+		InviteURL     string          `json:"invite_url,old"`
 		SubjectSchema json.RawMessage `json:"subject_schema"`
 		Limits        json.RawMessage `json:"limits"`
 	}
-	if err := decodeArgs(raw, &in); err != nil {
-		return nil, err
-	}
+	f := decodeArgs(raw, &in)
 	code, given := "", 0
 	for _, c := range []string{in.Invite, in.InviteCode, in.InviteURL} {
 		if c != "" {
@@ -93,10 +118,13 @@ func (s *Server) join(ctx context.Context, agent app.Agent, raw json.RawMessage)
 	}
 	switch given {
 	case 0:
-		return nil, app.Errorf(app.ErrInvalid, "invite: required (the invitation's code or its whole URL)")
+		f.add("invite", negotiation.RuleMissingField, "invite: required (the invitation's code or its whole URL)")
 	case 1:
 	default:
-		return nil, app.Errorf(app.ErrInvalid, "invite: pass it once (invite, or its old names invite_code or invite_url)")
+		f.add("invite", negotiation.RuleInvalidValue, "invite: pass it once (invite, or its old names invite_code or invite_url)")
+	}
+	if err := f.err(); err != nil {
+		return nil, err
 	}
 	res, err := s.svc.Join(ctx, agent, app.JoinInput{InviteCode: code, Schema: optional(in.SubjectSchema), Limits: optional(in.Limits)})
 	if err != nil {
@@ -113,11 +141,12 @@ func (s *Server) list(ctx context.Context, agent app.Agent, raw json.RawMessage)
 		RoomTokens []string `json:"room_tokens"`
 		Cursor     string   `json:"cursor"`
 	}
-	if err := decodeArgs(raw, &in); err != nil {
-		return nil, err
-	}
+	f := decodeArgs(raw, &in)
 	if len(in.RoomTokens) > 0 && in.Cursor != "" {
-		return nil, app.Errorf(app.ErrInvalid, "cursor: pages the list of your rooms; pass it without room_tokens")
+		f.add("cursor", negotiation.RuleInvalidValue, "cursor: pages the list of your rooms; pass it without room_tokens")
+	}
+	if err := f.err(); err != nil {
+		return nil, err
 	}
 	rooms, next, err := s.svc.List(ctx, agent, in.RoomTokens, in.Cursor)
 	if err != nil {
@@ -142,7 +171,12 @@ func (s *Server) read(ctx context.Context, agent app.Agent, raw json.RawMessage)
 		History     bool   `json:"history"`
 		WaitSeconds int    `json:"wait_seconds"`
 	}
-	if err := decodeArgs(raw, &in); err != nil {
+	f := decodeArgs(raw, &in)
+	f.needToken(in.RoomToken)
+	if in.WaitSeconds < 0 || in.WaitSeconds > int(app.MaxWait/time.Second) {
+		f.add("wait_seconds", negotiation.RuleInvalidValue, "wait_seconds: 0 to %d", int(app.MaxWait/time.Second))
+	}
+	if err := f.err(); err != nil {
 		return nil, err
 	}
 	v, err := s.svc.ReadWait(ctx, agent, in.RoomToken, time.Duration(in.WaitSeconds)*time.Second)
@@ -164,17 +198,19 @@ func (s *Server) propose(ctx context.Context, agent app.Agent, raw json.RawMessa
 		Options   []json.RawMessage   `json:"options"`
 		Fields    []string            `json:"fields"`
 	}
-	if err := decodeArgs(raw, &in); err != nil {
-		return nil, err
-	}
+	f := decodeArgs(raw, &in)
+	f.needToken(in.RoomToken)
 	switch in.Verdict {
 	case negotiation.VerdictOffer, negotiation.VerdictCounter, negotiation.VerdictNeedMoreDetail:
 	case negotiation.VerdictApprove, negotiation.VerdictReject:
-		return nil, app.Errorf(app.ErrInvalid, "verdict: %s goes through negotiation_respond: your human confirms it", in.Verdict)
+		f.add("verdict", negotiation.RuleInvalidValue, "verdict: %s goes through negotiation_respond: your human confirms it", in.Verdict)
 	case negotiation.VerdictCancel:
-		return nil, app.Errorf(app.ErrInvalid, "verdict: cancel goes through negotiation_cancel: your human confirms it")
+		f.add("verdict", negotiation.RuleInvalidValue, "verdict: cancel goes through negotiation_cancel: your human confirms it")
 	default:
-		return nil, app.Errorf(app.ErrInvalid, "verdict: must be offer, counter or need_more_detail")
+		f.add("verdict", negotiation.RuleInvalidValue, "verdict: must be offer, counter or need_more_detail")
+	}
+	if err := f.err(); err != nil {
+		return nil, err
 	}
 	v, err := s.svc.Propose(ctx, agent, in.RoomToken, app.MoveInput{Verdict: in.Verdict, Subject: optional(in.Subject), Options: in.Options, Fields: in.Fields})
 	if err != nil {
@@ -183,11 +219,11 @@ func (s *Server) propose(ctx context.Context, agent app.Agent, raw json.RawMessa
 	return inRoom{room(v, false)}, nil
 }
 
-// waiting is what respond and cancel answer: the human is asked.
+// waiting is what respond and cancel answer: the human is asked (the
+// confirmation is the room's pending_confirmation).
 type waiting struct {
-	Status       string                `json:"status"`
-	Confirmation *app.ConfirmationView `json:"confirmation"`
-	Room         *roomOut              `json:"room"`
+	Status string   `json:"status"`
+	Room   *roomOut `json:"room"`
 }
 
 func (s *Server) respond(ctx context.Context, agent app.Agent, raw json.RawMessage) (any, error) {
@@ -196,36 +232,40 @@ func (s *Server) respond(ctx context.Context, agent app.Agent, raw json.RawMessa
 		Verdict     negotiation.Verdict     `json:"verdict"`
 		SubjectHash negotiation.SubjectHash `json:"subject_hash"`
 	}
-	if err := decodeArgs(raw, &in); err != nil {
-		return nil, err
-	}
+	f := decodeArgs(raw, &in)
+	f.needToken(in.RoomToken)
 	switch in.Verdict {
 	case negotiation.VerdictApprove:
 		if in.SubjectHash == "" {
-			return nil, app.Errorf(app.ErrInvalid, "subject_hash: required to approve (the hash of the terms you accept, from negotiation_read)")
+			f.add("subject_hash", negotiation.RuleMissingField, "subject_hash: required to approve (the hash of the terms you accept, from negotiation_read)")
 		}
 	case negotiation.VerdictReject:
 		if in.SubjectHash != "" {
-			return nil, app.Errorf(app.ErrInvalid, "subject_hash: goes with approve only")
+			f.add("subject_hash", negotiation.RuleInvalidValue, "subject_hash: goes with approve only")
 		}
 	default:
-		return nil, app.Errorf(app.ErrInvalid, "verdict: must be approve or reject")
+		f.add("verdict", negotiation.RuleInvalidValue, "verdict: must be approve or reject")
+	}
+	if err := f.err(); err != nil {
+		return nil, err
 	}
 	return s.ask(ctx, agent, in.RoomToken, in.Verdict, in.SubjectHash)
 }
 
 func (s *Server) cancel(ctx context.Context, agent app.Agent, raw json.RawMessage) (any, error) {
 	var in tokenArgs
-	if err := decodeArgs(raw, &in); err != nil {
+	f := decodeArgs(raw, &in)
+	f.needToken(in.RoomToken)
+	if err := f.err(); err != nil {
 		return nil, err
 	}
 	return s.ask(ctx, agent, in.RoomToken, negotiation.VerdictCancel, "")
 }
 
 func (s *Server) ask(ctx context.Context, agent app.Agent, token string, v negotiation.Verdict, h negotiation.SubjectHash) (any, error) {
-	cv, view, err := s.svc.RequestConfirmation(ctx, agent, token, v, h)
+	_, view, err := s.svc.RequestConfirmation(ctx, agent, token, v, h)
 	if err != nil {
 		return nil, err
 	}
-	return waiting{Status: "waiting_for_your_human", Confirmation: cv, Room: room(view, false)}, nil
+	return waiting{Status: "waiting_for_your_human", Room: room(view, false)}, nil
 }

@@ -200,7 +200,7 @@ func (e *env) must(t *testing.T, side, tool string, args any) map[string]any {
 // email doors come with their own issues; this is the same service call).
 func (e *env) confirm(t *testing.T, side, token string, res map[string]any, accept bool) *app.Decision {
 	t.Helper()
-	c := res["confirmation"].(map[string]any)
+	c := res["room"].(map[string]any)["pending_confirmation"].(map[string]any)
 	v, err := e.rooms.Read(e.ctx, e.agents[side], token)
 	if err != nil {
 		t.Fatal(err)

@@ -64,7 +64,9 @@ func forYourHuman(v *app.View) string {
 				b.WriteString(cardLine(f))
 			}
 		}
-		if c.NewSchema {
+		// The note asks the human to check each field before confirming:
+		// it is said while they are asked to (their card says it too).
+		if c.NewSchema && v.PendingConfirmation != nil {
 			line("card.new_schema")
 		}
 	}

@@ -9,9 +9,7 @@ import (
 
 // toolListBudget is the tool list's budget, as a client receives it
 // (tools/list's result, compact JSON): a model reads it at every session.
-// The goal is 10 KB; this guards the level reached (18.6 KB with
-// every argument typed, docs/agents.md) against growth.
-const toolListBudget = 19 << 10
+const toolListBudget = 10 << 10
 
 // TestToolListSize holds the tool list within its budget and reports its
 // size in bytes and (≈ 4 bytes a token) tokens, tool by tool.

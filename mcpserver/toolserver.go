@@ -33,9 +33,9 @@ func NewToolServer(impl *mcp.Implementation, tools []Tool) *Server {
 }
 
 // DecodeArgs reads a call's arguments strictly into a struct, as the
-// negotiation tools do: an unknown argument or a wrong type is one clear
-// error (app.ErrInvalid) naming the argument.
-func DecodeArgs(raw json.RawMessage, into any) error { return decodeArgs(raw, into) }
+// negotiation tools do: every unknown argument and wrong type, each named,
+// in one error (app.ErrInvalid).
+func DecodeArgs(raw json.RawMessage, into any) error { return decodeArgs(raw, into).err() }
 
 // HandlerAs serves s over Streamable HTTP with every request made as agent,
 // without a key: for a server on a listener of its own that serves no one

@@ -118,7 +118,7 @@ func TestWindow(t *testing.T) {
 		n       int
 		history bool
 		want    int
-	}{{0, false, 0}, {2, false, 0}, {3, false, 1}, {10, false, 8}, {10, true, 0}} {
+	}{{0, false, 0}, {1, false, 0}, {2, false, 1}, {10, false, 9}, {10, true, 0}} {
 		if got := Window(c.n, c.history); got != c.want {
 			t.Errorf("Window(%d, %t) = %d, want %d", c.n, c.history, got, c.want)
 		}

@@ -156,7 +156,7 @@ func TestRoundCapAndCooldown(t *testing.T) {
 		t.Errorf("next at the cap: %v", verdicts)
 	}
 	h := tableHash(v.out)
-	cid := tn.must("negotiation_respond", map[string]any{"room_token": tok, "verdict": "approve", "subject_hash": h}).str("confirmation", "id")
+	cid := tn.must("negotiation_respond", map[string]any{"room_token": tok, "verdict": "approve", "subject_hash": h}).str("pending_confirmation", "id")
 	if d, err := tn.decide(tn.roomID(tok), cid, negotiation.SubjectHash(h), true); err != nil || d.Result != negotiation.ResultApplied {
 		t.Errorf("approving at the cap: %v %v", d, err)
 	}

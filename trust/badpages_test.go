@@ -46,7 +46,7 @@ func TestBadInputPages(t *testing.T) {
 	_, tb, roomID := s.pair(a, b, raceSchema, nil, nil, feeTerms(10))
 	_, _, otherRoom := s.pair(a, c, raceSchema, nil, nil, feeTerms(11)) // b is no party of it
 	hash := tableHash(b.must("negotiation_read", map[string]any{"room_token": tb}).out)
-	cid := b.must("negotiation_respond", map[string]any{"room_token": tb, "verdict": "approve", "subject_hash": hash}).str("confirmation", "id")
+	cid := b.must("negotiation_respond", map[string]any{"room_token": tb, "verdict": "approve", "subject_hash": hash}).str("pending_confirmation", "id")
 	br := b.browser()
 	br.do("GET", "/settings", nil) // a CSRF token
 	anon := s.signedOut()

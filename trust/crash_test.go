@@ -206,7 +206,7 @@ func (l *crashLoad) negotiate(ctx context.Context, a, b *remote, n int) error {
 		if err != nil {
 			return err
 		}
-		c, _ := res.out["confirmation"].(map[string]any)
+		c, _ := res.out["pending_confirmation"].(map[string]any)
 		cid, _ := c["id"].(string)
 		l.ack(crashAck{kind: "respond", agent: side.agent, token: tokens[i], cid: cid, start: start, end: time.Now()})
 		if i == 1 && n%3 == 0 {

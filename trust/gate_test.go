@@ -41,7 +41,7 @@ func TestHumanGate(t *testing.T) {
 	// 1. The agent asks; nothing applies until the human answers, however
 	// the agent insists.
 	before := approvals()
-	cid := b.must("negotiation_respond", map[string]any{"room_token": tb, "verdict": "approve", "subject_hash": h}).str("confirmation", "id")
+	cid := b.must("negotiation_respond", map[string]any{"room_token": tb, "verdict": "approve", "subject_hash": h}).str("pending_confirmation", "id")
 	for range 3 {
 		b.must("negotiation_respond", map[string]any{"room_token": tb, "verdict": "approve", "subject_hash": h})
 	}
@@ -112,7 +112,7 @@ func TestHumanGate(t *testing.T) {
 	// answers; the answer and its one-tap link apply to nothing.
 	ra := a.must("negotiation_propose", map[string]any{"room_token": ta, "verdict": "counter", "subject": feeTerms(101)})
 	h2 := tableHash(ra.out)
-	cid2 := b.must("negotiation_respond", map[string]any{"room_token": tb, "verdict": "approve", "subject_hash": h2}).str("confirmation", "id")
+	cid2 := b.must("negotiation_respond", map[string]any{"room_token": tb, "verdict": "approve", "subject_hash": h2}).str("pending_confirmation", "id")
 	tok2 := s.oneTap(room, cid2)
 	b.must("negotiation_propose", map[string]any{"room_token": tb, "verdict": "counter", "subject": feeTerms(102)})
 	state = s.state()
@@ -128,7 +128,7 @@ func TestHumanGate(t *testing.T) {
 	// turn with need_more_detail before its human answers.
 	rh := a.must("negotiation_read", map[string]any{"room_token": ta})
 	h3 := tableHash(rh.out)
-	cid3 := a.must("negotiation_respond", map[string]any{"room_token": ta, "verdict": "approve", "subject_hash": h3}).str("confirmation", "id")
+	cid3 := a.must("negotiation_respond", map[string]any{"room_token": ta, "verdict": "approve", "subject_hash": h3}).str("pending_confirmation", "id")
 	a.must("negotiation_propose", map[string]any{"room_token": ta, "verdict": "need_more_detail", "fields": []string{"fee"}})
 	d, err = a.decide(room, cid3, negotiation.SubjectHash(h3), true)
 	pass(err == nil && d.Result == negotiation.ResultVoid && d.Why == "not your turn", "approve after the turn passed: %+v %v", d, err)

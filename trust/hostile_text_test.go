@@ -35,7 +35,7 @@ func TestHostileText(t *testing.T) {
 		}
 	}
 	h := tableHash(v.out)
-	cid := b.must("negotiation_respond", map[string]any{"room_token": tb, "verdict": "approve", "subject_hash": h}).str("confirmation", "id")
+	cid := b.must("negotiation_respond", map[string]any{"room_token": tb, "verdict": "approve", "subject_hash": h}).str("pending_confirmation", "id")
 	tok := s.oneTap(room, cid)
 	br := b.browser()
 	var pages []string

@@ -28,8 +28,8 @@ func TestTenantIsolation(t *testing.T) {
 	tb1 := b.must("negotiation_join", map[string]any{"invite_code": usedCode, "subject_schema": raceSchema}).str("room_token")
 	room1 := b.roomID(tb1)
 	h1 := tableHash(b.must("negotiation_read", map[string]any{"room_token": tb1}).out)
-	cidB := b.must("negotiation_respond", map[string]any{"room_token": tb1, "verdict": "approve", "subject_hash": h1}).str("confirmation", "id")
-	cidA := a.must("negotiation_cancel", map[string]any{"room_token": ta1}).str("confirmation", "id")
+	cidB := b.must("negotiation_respond", map[string]any{"room_token": tb1, "verdict": "approve", "subject_hash": h1}).str("pending_confirmation", "id")
+	cidA := a.must("negotiation_cancel", map[string]any{"room_token": ta1}).str("pending_confirmation", "id")
 	// R2: b opened, a joined. R3: a's draft. c's own room with b, so c is a
 	// real party somewhere.
 	tb2, ta2, room2 := s.pair(b, a, raceSchema, nil, nil, feeTerms(secretFee+1))

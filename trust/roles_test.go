@@ -103,7 +103,7 @@ func TestRoleMatrix(t *testing.T) {
 	joined := beta.must("negotiation_join", map[string]any{"invite_code": open.str("invite_code"), "subject_schema": raceSchema})
 	tok := open.str("room_token")
 	room := m1.roomID(tok)
-	cid := m1.must("negotiation_cancel", map[string]any{"room_token": tok}).str("confirmation", "id")
+	cid := m1.must("negotiation_cancel", map[string]any{"room_token": tok}).str("pending_confirmation", "id")
 	inv, err := s.accounts.Invite(s.ctx, alpha.user.ID, alpha.slug, "newcomer@example.test", app.MemberRoleMember)
 	if err != nil {
 		t.Fatal(err)

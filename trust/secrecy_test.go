@@ -513,7 +513,7 @@ func (ns negotiationScript) play(s *stack, limitsA map[string]any) ([]string, in
 	if h := tableHash(v.out); h != "" && v.out["state"] == "awaiting" {
 		r := b.call("negotiation_respond", map[string]any{"room_token": tb, "verdict": "approve", "subject_hash": h})
 		note(r)
-		if cid := r.str("confirmation", "id"); cid != "" && rng.IntN(2) == 0 {
+		if cid := r.str("pending_confirmation", "id"); cid != "" && rng.IntN(2) == 0 {
 			if _, err := b.decide(roomID, cid, negotiationHash(h), true); err != nil {
 				s.t.Errorf("b's human: %v", err)
 			}
@@ -561,7 +561,7 @@ var (
 	normTokens = regexp.MustCompile(`(?:rt|cf)_[A-Za-z0-9_-]+`)
 	// The no-deal note is shared with both sides by design, and whether a
 	// schema is new depends on what b's human confirmed before.
-	normNoDeal = regexp.MustCompile(`"no_deal_possible":\[[^\]]*\]|No deal is possible on [^)]*\)\.( |\\n)?| — no deal possible on this field|` +
+	normNoDeal = regexp.MustCompile(`,"no_deal_possible":\[[^\]]*\]|No deal is possible on [^)]*\)\.( |\\n)?| — no deal possible on this field|` +
 		`The other side uses a form you have not agreed under before: check each field\.(\\n)?`)
 )
 

@@ -30,7 +30,8 @@ async function call(client, name, args) {
 
 async function confirmedByHuman(side, roomToken, res) {
   if (res.status !== "waiting_for_your_human") throw new Error(`status ${res.status}`);
-  say({ confirm: side, room_token: roomToken, id: res.confirmation.id, subject_hash: res.confirmation.subject_hash ?? "" });
+  const c = res.room.pending_confirmation;
+  say({ confirm: side, room_token: roomToken, id: c.id, subject_hash: c.subject_hash ?? "" });
   await lines.next();
 }
 
