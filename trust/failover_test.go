@@ -52,7 +52,7 @@ func TestFailover(t *testing.T) {
 		home[r.agent.ID] = i % 3
 		agents = append(agents, r)
 	}
-	l := &crashLoad{t: t, w: w}
+	l := newCrashLoad(t, w)
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for i := range agentsN {
@@ -141,6 +141,7 @@ func TestFailover(t *testing.T) {
 
 	bg := context.Background()
 	lost := l.lostAcks(bg)
+	t.Logf("failover: %s", l.hist.check(t))
 	// Applied twice: a room whose log holds the same side's same move twice
 	// in a row (a retry applied again rather than answered; the
 	// fingerprint names the side, the verdict and the terms).
