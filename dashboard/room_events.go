@@ -14,7 +14,7 @@ func (d *Dashboard) roomEvents(c *fiber.Ctx) error {
 		return d.showError(c, fiber.StatusNotFound, "room not found")
 	}
 	if err := d.rooms.SeesRoom(c.UserContext(), uid, int64(roomID)); err != nil {
-		return d.fail(c, err)
+		return d.failStream(c, err)
 	}
 	ch, stop := d.hub.watchRoom(int64(roomID))
 	return d.stream(c, ch, stop)

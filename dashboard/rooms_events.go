@@ -11,7 +11,7 @@ func (d *Dashboard) roomsEvents(c *fiber.Ctx) error {
 	}
 	ms, err := d.accounts.Memberships(c.UserContext(), uid)
 	if err != nil {
-		return d.fail(c, err)
+		return d.failStream(c, err)
 	}
 	ids := make([]int64, len(ms))
 	for i, m := range ms {

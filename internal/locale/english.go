@@ -169,6 +169,10 @@ var englishText = map[Key]catalog.Message{
 	"human.no_deal_field":  text("no deal possible on this field"),
 	"human.confirm":        text("Your confirmation is needed: %[1]s."), // ask.<verdict>
 	"human.confirm_where":  text("You were sent a link; you can also answer on the dashboard."),
+
+	// Failover
+	// A page asked for while the database switches to its standby (503).
+	"failover.retry": text("Taasky is switching to its standby database. Try again in a few seconds: what went through is kept, and nothing is done twice."),
 }
 
 func text(s string) catalog.Message { return catalog.String(s) }
