@@ -5,7 +5,10 @@ import "github.com/gofiber/fiber/v2"
 // roomEvents streams a "change" event whenever the room changes, for a
 // member of one of its accounts.
 func (d *Dashboard) roomEvents(c *fiber.Ctx) error {
-	uid := d.currentSession(c)
+	uid, err := d.currentSession(c)
+	if err != nil {
+		return d.failStream(c, err)
+	}
 	if uid == 0 {
 		return d.showError(c, fiber.StatusUnauthorized, "Sign in first.")
 	}
