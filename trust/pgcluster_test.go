@@ -214,14 +214,6 @@ func (n *pgNode) pids() []int {
 	return pids
 }
 
-// killPrimary ends the primary's server with SIGKILL, every process of it,
-// and promotes the standby. It returns when the new primary accepts writes.
-func (p *pgPair) killPrimary() {
-	p.t.Helper()
-	p.stopPrimary()
-	p.promote()
-}
-
 // stopPrimary ends the primary's server with SIGKILL, every process of it:
 // until promote, no server takes writes.
 func (p *pgPair) stopPrimary() {
