@@ -8,12 +8,17 @@ import (
 	"net"
 	"net/http"
 	"net/http/cookiejar"
+	"net/url"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
 
 	"github.com/taasky/taasky/dashboard/devoidc"
 	"github.com/taasky/taasky/internal/locale"
@@ -27,7 +32,8 @@ import (
 // asked to come back later rather than refused. Once the standby is
 // promoted the stream opens again by itself, and the page node's LISTEN
 // connection, reconnected by itself, tells it of the moves made on the
-// other node: nothing restarted.
+// other node: nothing restarted. The streams are read here as a browser's
+// EventSource reads them, and the room page is open in Chromium too.
 func TestLivePagesAcrossNodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL servers and builds and runs the binary")
@@ -44,6 +50,7 @@ func TestLivePagesAcrossNodes(t *testing.T) {
 	agents.start()
 	w := newWorld(t, dsn, pages.base)
 	a, b := newRemote(t, w, agents.base, "livea"), newRemote(t, w, agents.base, "liveb")
+	tab := chromiumTab(t)
 	l := newCrashLoad(t, w)
 	ctx := context.Background()
 	move := func(r *remote, side string, args map[string]any, in histIn) map[string]any {
@@ -74,6 +81,28 @@ func TestLivePagesAcrossNodes(t *testing.T) {
 	list := followStream(t, person, pages.base+"/events")
 	room.await("the room page's stream opens", "open")
 	list.await("the list's stream opens", "open")
+	// And the page in a browser, signed in as the same person (the
+	// session cookie handed over: the issuer, on another origin here, is
+	// refused by its own login page's CSP form-action; in taasky dev and
+	// in production it is another site, which the browser tests sign in
+	// through), shown through a proxy the test can cut.
+	proxy := newCutter(t, pages.addr)
+	pagesURL, _ := url.Parse(pages.base)
+	for _, ck := range jar.Cookies(pagesURL) {
+		for _, u := range []string{pages.base, "http://" + proxy.addr} {
+			if _, err := chromedp.Call(tab, network.SetCookie, network.SetCookieParams{Name: ck.Name, Value: ck.Value, URL: u, Path: "/"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	browse(t, tab, "open the room page", chromedp.Navigate("http://"+proxy.addr+roomPath))
+	until(t, tab, "the page listens", `document.documentElement.dataset.live === 'open'`)
+	browse(t, tab, "mark the page", chromedp.Evaluate[chromedp.Void](`window.notReloaded = true`))
+	browserSees := func(round int) {
+		t.Helper()
+		until(t, tab, fmt.Sprintf("the browser's page shows round %d", round),
+			fmt.Sprintf(`document.querySelector('#room-live [data-round]').textContent === '%d' && window.notReloaded === true`, round))
+	}
 	// seesRound waits until the page, refreshed at each change its stream
 	// tells, shows the round.
 	seesRound := func(round int) {
@@ -88,6 +117,7 @@ func TestLivePagesAcrossNodes(t *testing.T) {
 
 	counter(b, "b", join["room_token"], 2)
 	seesRound(2)
+	browserSees(2)
 	list.await("the list hears the move made on the other node", "change")
 
 	pg.stopPrimary()
@@ -106,15 +136,22 @@ func TestLivePagesAcrossNodes(t *testing.T) {
 	// come back, not refused (EventSource gives up for good on a refusal).
 	room.drop()
 	room.await("the stream, opened again during the switch, asked to come back", "come back")
+	// The browser's stream is cut too; its EventSource tries again by itself.
+	browse(t, tab, "mark the stream", chromedp.Evaluate[chromedp.Void](`document.documentElement.dataset.live = 'cut'`))
+	proxy.cut()
+	proxy.restore()
 
 	promoted := time.Now()
 	pg.promote()
 	room.await("the stream opens again by itself after the promotion", "open")
 	reopened := time.Since(promoted)
+	until(t, tab, "the browser's stream opens again by itself", `document.documentElement.dataset.live === 'open'`)
 	counter(a, "a", open["room_token"], 3)
 	seesRound(3)
+	browserSees(3)
 	counter(b, "b", join["room_token"], 4)
 	seesRound(4)
+	browserSees(4)
 	list.await("the list, whose stream never closed, hears the moves after the switch", "change")
 	t.Logf("live pages across nodes: the page on one node saw each move made through the other's MCP; "+
 		"during the switch the page answered 503 + Retry-After and its stream was asked to come back; "+
@@ -269,4 +306,57 @@ func (i *testIssuer) serve(bases ...string) {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(i.ln) }()
 	i.t.Cleanup(func() { _ = srv.Close() })
+}
+
+// chromiumTab starts Debian's chromium, headless, and returns a tab; the
+// test is skipped where there is none.
+func chromiumTab(t testing.TB) context.Context {
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("no chromium on this machine (apt-get install chromium; .ci/run does)")
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), chromedp.ExecPath(path), chromedp.Headless,
+		chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-dev-shm-usage", true), chromedp.UserDataDir(t.TempDir()))
+	tab, cancelTab := chromedp.NewContext(alloc)
+	t.Cleanup(func() { cancelTab(); cancelAlloc() })
+	if err := chromedp.Do(tab); err != nil { // the tab lives as long as this first run's context
+		t.Fatalf("start chromium: %v", err)
+	}
+	return tab
+}
+
+// browse runs steps in the tab, within 30 s.
+func browse(t testing.TB, tab context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	c, cancel := context.WithTimeout(tab, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(c, steps...); err != nil {
+		t.Fatalf("%s: %v (%s)", what, err, pageNow(tab))
+	}
+}
+
+// pageNow is where the tab is and what it shows, for a failure's message.
+func pageNow(tab context.Context) string {
+	c, cancel := context.WithTimeout(tab, 10*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(c, chromedp.Evaluate[string](`location.href + ': ' + document.body.innerText.slice(0, 500)`))
+	if err != nil {
+		return err.Error()
+	}
+	return s
+}
+
+// until waits, up to a minute, for a JavaScript condition on the page.
+func until(t testing.TB, tab context.Context, what, js string) {
+	t.Helper()
+	c, cancel := context.WithTimeout(tab, 90*time.Second)
+	defer cancel()
+	err := chromedp.Do(c, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		_, err := chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(time.Minute))(ctx, target)
+		return err
+	}))
+	if err != nil {
+		t.Fatalf("%s: %v (%s)", what, err, pageNow(tab))
+	}
 }
