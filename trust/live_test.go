@@ -81,11 +81,11 @@ func TestLivePagesAcrossNodes(t *testing.T) {
 	list := followStream(t, person, pages.base+"/events")
 	room.await("the room page's stream opens", "open")
 	list.await("the list's stream opens", "open")
-	// And the page in a browser, signed in as the same person (the
-	// session cookie handed over: the issuer, on another origin here, is
-	// refused by its own login page's CSP form-action; in taasky dev and
-	// in production it is another site, which the browser tests sign in
-	// through), shown through a proxy the test can cut.
+	// And the page in a browser, signed in as the same person: the session
+	// cookie is handed over (the development issuer's login form may only
+	// lead back to its own origin, by its CSP, and here it is on another
+	// port than the page node). The page is shown through a proxy the test
+	// can cut.
 	proxy := newCutter(t, pages.addr)
 	pagesURL, _ := url.Parse(pages.base)
 	for _, ck := range jar.Cookies(pagesURL) {
@@ -201,6 +201,12 @@ func followStream(t testing.TB, c *http.Client, url string) *liveStream {
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	t.Cleanup(func() { stop(); <-done })
+	emit := func(ev string) {
+		select {
+		case s.events <- ev:
+		case <-ctx.Done():
+		}
+	}
 	go func() {
 		defer close(done)
 		retry := 3 * time.Second // EventSource's default
@@ -215,7 +221,7 @@ func followStream(t testing.TB, c *http.Client, url string) *liveStream {
 			resp, err := c.Do(req)
 			if err == nil {
 				if resp.StatusCode != http.StatusOK {
-					s.events <- fmt.Sprintf("refused: %d", resp.StatusCode)
+					emit(fmt.Sprintf("refused: %d", resp.StatusCode))
 					resp.Body.Close()
 					cancel()
 					return
@@ -230,14 +236,14 @@ func followStream(t testing.TB, c *http.Client, url string) *liveStream {
 						}
 					case line == ": live":
 						opened = true
-						s.events <- "open"
+						emit("open")
 					case line == "event: change":
-						s.events <- "change"
+						emit("change")
 					}
 				}
 				resp.Body.Close()
 				if !opened && conn.Err() == nil {
-					s.events <- "come back"
+					emit("come back")
 				}
 			}
 			cancel()
