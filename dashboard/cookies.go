@@ -103,16 +103,30 @@ func (d *Dashboard) sessionOf(c *fiber.Ctx) (session, bool) {
 
 // currentSession returns the signed-in user's id, 0 if none (or their
 // sessions were ended since this one began).
-func (d *Dashboard) currentSession(c *fiber.Ctx) int64 {
+func (d *Dashboard) currentSession(c *fiber.Ctx) (int64, error) {
+	u, ok, err := d.sessionUser(c)
+	if !ok {
+		return 0, err
+	}
+	return u.ID, nil
+}
+
+// sessionUser returns the signed-in user; ok is false if nobody is, or
+// their session names a user that no longer exists, or their sessions were
+// ended since this one began (the cookie is then cleared), or the user
+// could not be read (err: the database did not answer, say; not "signed
+// out").
+func (d *Dashboard) sessionUser(c *fiber.Ctx) (u app.User, ok bool, err error) {
 	s, ok := d.sessionOf(c)
 	if !ok {
-		return 0
+		return app.User{}, false, nil
 	}
-	u, err := d.accounts.UserByID(c.UserContext(), s.UserID)
-	if err != nil || u.SessionEpoch != s.Epoch {
-		return 0
+	u, err = d.accounts.UserByID(c.UserContext(), s.UserID)
+	if app.ErrorCodeOf(err) == app.ErrNotFound || (err == nil && u.SessionEpoch != s.Epoch) {
+		d.clearCookie(c, sessionCookie)
+		return app.User{}, false, nil
 	}
-	return s.UserID
+	return u, err == nil, err
 }
 
 // startSession signs user in on this browser.

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/app"
 )
 
 // Hub fans room changes out to the live pages of this process. Publish is
@@ -156,6 +158,21 @@ const (
 	streamLife = 45 * time.Second
 	heartbeat  = 15 * time.Second
 )
+
+// failStream answers a live page's stream that could not be opened. While
+// the database does not answer it is an empty stream that asks to be
+// opened again in retryAfter seconds: a browser's EventSource gives up for
+// good on any status but 200, and reconnects by itself when a stream ends.
+// Anything else is answered as a page would be.
+func (d *Dashboard) failStream(c *fiber.Ctx, err error) error {
+	if app.ErrorCodeOf(err) != app.ErrInternal || !app.Unavailable(err) {
+		return d.fail(c, err)
+	}
+	d.log.Warn("live stream: the database did not answer", "path", c.Path(), "err", err)
+	c.Set(fiber.HeaderContentType, "text/event-stream")
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.SendString("retry: " + retryAfter + "000\n\n")
+}
 
 // stream answers with a server-sent event stream: an event "change" each
 // time ch wakes, until the stream's life ends, the client goes away or

@@ -84,18 +84,28 @@ func (d *Dashboard) showError(c *fiber.Ctx, status int, msg string) error {
 	return d.renderPage(c, "error", &page{Title: "Something is wrong", Data: msg}, nil)
 }
 
-// fail shows err: an *app.Error with its message and status, anything else
-// as "internal error", logged.
+// fail shows err: an *app.Error with its message and status; the database
+// not answering (a failover, a restart) as 503 with Retry-After, a page
+// that asks to try again; anything else as "internal error", logged.
 func (d *Dashboard) fail(c *fiber.Ctx, err error) error {
 	code := app.ErrorCodeOf(err)
 	if code == app.ErrInternal {
 		if errors.Is(err, c.UserContext().Err()) && c.UserContext().Err() != nil {
 			return nil
 		}
+		if app.Unavailable(err) {
+			d.log.Warn("dashboard request: the database did not answer", "method", c.Method(), "path", c.Path(), "err", err)
+			c.Set(fiber.HeaderRetryAfter, retryAfter)
+			return d.showError(c, fiber.StatusServiceUnavailable, words.T("failover.retry"))
+		}
 		d.log.Error("dashboard request failed", "method", c.Method(), "path", c.Path(), "err", err)
 	}
 	return d.showError(c, statusOf(code), app.ErrorMessageOf(err))
 }
+
+// retryAfter is the seconds a page or a live stream asks the browser to
+// wait while the database does not answer: a failover takes a few.
+const retryAfter = "5"
 
 // statusOf maps app error codes to the dashboard's HTTP statuses. A
 // signed-in person who may not do something is forbidden (403), not

@@ -1,7 +1,14 @@
 package dashboard
 
 import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
+
+	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
 )
@@ -20,6 +27,40 @@ func TestStatusOf(t *testing.T) {
 	} {
 		if got := statusOf(code); got != want {
 			t.Errorf("statusOf(%q) = %d, want %d", code, got, want)
+		}
+	}
+}
+
+// TestUnavailable: while the database does not answer (a failover), a page
+// answers 503 with Retry-After and words to try again, and a live stream
+// answers an empty stream that asks the browser to come back (an
+// EventSource refused with any status but 200 never retries); a refusal
+// of the person's request stays what it is. trust's
+// TestLivePagesAcrossNodes shows both against a primary killed for real.
+func TestUnavailable(t *testing.T) {
+	b := setup(t)
+	gone := fmt.Errorf("read the room: %w", io.ErrUnexpectedEOF)
+	a := fiber.New()
+	a.Get("/page", func(c *fiber.Ctx) error { return b.dash.fail(c, gone) })
+	a.Get("/events", func(c *fiber.Ctx) error { return b.dash.failStream(c, gone) })
+	a.Get("/missing/events", func(c *fiber.Ctx) error { return b.dash.failStream(c, app.Errorf(app.ErrNotFound, "room not found")) })
+	for _, tc := range []struct {
+		path, status, retryAfter, contentType, body string
+	}{
+		{"/page", "503", "5", "text/html; charset=utf-8", words.T("failover.retry")},
+		{"/events", "200", "", "text/event-stream", "retry: 5000\n\n"},
+		{"/missing/events", "404", "", "text/html; charset=utf-8", "room not found"},
+	} {
+		resp, err := a.Test(httptest.NewRequest(http.MethodGet, tc.path, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got := fmt.Sprint(resp.StatusCode); got != tc.status || resp.Header.Get("Retry-After") != tc.retryAfter ||
+			resp.Header.Get("Content-Type") != tc.contentType || !strings.Contains(string(body), tc.body) {
+			t.Errorf("GET %s: %s, Retry-After %q, %s, want %s, %q, %s and %q:\n%s", tc.path, got, resp.Header.Get("Retry-After"),
+				resp.Header.Get("Content-Type"), tc.status, tc.retryAfter, tc.contentType, tc.body, body)
 		}
 	}
 }

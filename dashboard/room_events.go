@@ -5,7 +5,10 @@ import "github.com/gofiber/fiber/v2"
 // roomEvents streams a "change" event whenever the room changes, for a
 // member of one of its accounts.
 func (d *Dashboard) roomEvents(c *fiber.Ctx) error {
-	uid := d.currentSession(c)
+	uid, err := d.currentSession(c)
+	if err != nil {
+		return d.failStream(c, err)
+	}
 	if uid == 0 {
 		return d.showError(c, fiber.StatusUnauthorized, "Sign in first.")
 	}
@@ -14,7 +17,7 @@ func (d *Dashboard) roomEvents(c *fiber.Ctx) error {
 		return d.showError(c, fiber.StatusNotFound, "room not found")
 	}
 	if err := d.rooms.SeesRoom(c.UserContext(), uid, int64(roomID)); err != nil {
-		return d.fail(c, err)
+		return d.failStream(c, err)
 	}
 	ch, stop := d.hub.watchRoom(int64(roomID))
 	return d.stream(c, ch, stop)

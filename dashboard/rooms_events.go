@@ -5,13 +5,16 @@ import "github.com/gofiber/fiber/v2"
 // roomsEvents streams a "change" event whenever a room of one of the
 // user's accounts changes, for the rooms list to refresh itself.
 func (d *Dashboard) roomsEvents(c *fiber.Ctx) error {
-	uid := d.currentSession(c)
+	uid, err := d.currentSession(c)
+	if err != nil {
+		return d.failStream(c, err)
+	}
 	if uid == 0 {
 		return d.showError(c, fiber.StatusUnauthorized, "Sign in first.")
 	}
 	ms, err := d.accounts.Memberships(c.UserContext(), uid)
 	if err != nil {
-		return d.fail(c, err)
+		return d.failStream(c, err)
 	}
 	ids := make([]int64, len(ms))
 	for i, m := range ms {

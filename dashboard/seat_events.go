@@ -6,7 +6,7 @@ import "github.com/gofiber/fiber/v2"
 func (d *Dashboard) seatEvents(c *fiber.Ctx) error {
 	roomID, err := d.rooms.PersonRoomID(c.UserContext(), c.Params("token"))
 	if err != nil {
-		return d.fail(c, err)
+		return d.failStream(c, err)
 	}
 	ch, stop := d.hub.watchRoom(roomID)
 	return d.stream(c, ch, stop)

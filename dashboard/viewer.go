@@ -17,20 +17,11 @@ type viewer struct {
 // currentViewer returns the signed-in user, nil if nobody is (or their
 // session names a user that no longer exists).
 func (d *Dashboard) currentViewer(c *fiber.Ctx) (*viewer, error) {
-	s, ok := d.sessionOf(c)
+	u, ok, err := d.sessionUser(c)
 	if !ok {
-		return nil, nil
-	}
-	id := s.UserID
-	u, err := d.accounts.UserByID(c.UserContext(), id)
-	if app.ErrorCodeOf(err) == app.ErrNotFound || (err == nil && u.SessionEpoch != s.Epoch) {
-		d.clearCookie(c, sessionCookie) // gone, or signed out everywhere since
-		return nil, nil
-	}
-	if err != nil {
 		return nil, err
 	}
-	n, err := d.rooms.CountWaiting(c.UserContext(), id)
+	n, err := d.rooms.CountWaiting(c.UserContext(), u.ID)
 	if err != nil {
 		return nil, err
 	}

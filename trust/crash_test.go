@@ -101,11 +101,16 @@ type crashLoad struct {
 	mu        sync.Mutex
 	acks      []crashAck
 	calls     atomic.Int64
+	hist      *history     // every call, for the linearizability check
 	lost      atomic.Int64 // calls that failed in transit (then retried)
 	refused   []string     // retries of a move refused instead of answered
 	retryable atomic.Int64 // tool errors that said "retry" (the database switching over)
 	pending   []string     // confirmations left waiting for their human
 	rooms     atomic.Int64
+}
+
+func newCrashLoad(t *testing.T, w *world) *crashLoad {
+	return &crashLoad{t: t, w: w, hist: newHistory()}
 }
 
 type crashAck struct {
@@ -126,24 +131,29 @@ func (l *crashLoad) ack(a crashAck) {
 
 // do calls a tool until it is answered: a transport failure (the process
 // died) is retried with the same arguments after a pause. It returns the
-// answer, and whether an earlier attempt failed in transit.
-func (l *crashLoad) do(ctx context.Context, r *remote, tool string, args any) (result, bool, error) {
+// answer, and whether an earlier attempt failed in transit. Every attempt
+// goes into the history as in: answered, refused, or without an answer.
+func (l *crashLoad) do(ctx context.Context, r *remote, tool string, args any, in histIn) (result, bool, error) {
 	retried := false
 	for {
 		l.calls.Add(1)
 		sess := r.session()
+		start := l.hist.now()
 		res, err := callOn(ctx, sess, tool, args)
 		if err == nil && res.err == app.RetryMessage {
 			// The database did not answer (a failover): the same call
 			// again, as the answer says.
+			l.hist.add(r.slug, in, start, unknown())
 			l.retryable.Add(1)
 			retried = true
 			time.Sleep(100 * time.Millisecond)
 			continue
 		}
 		if err == nil {
+			l.hist.add(r.slug, in, start, outcome(in.side, res))
 			return res, retried, nil
 		}
+		l.hist.add(r.slug, in, start, unknown())
 		if ctx.Err() != nil {
 			return result{}, retried, ctx.Err()
 		}
@@ -154,14 +164,38 @@ func (l *crashLoad) do(ctx context.Context, r *remote, tool string, args any) (r
 	}
 }
 
+// human calls the service as side's human would through a page, until the
+// database answers; every attempt goes into the history.
+func (l *crashLoad) human(r *remote, in histIn, call func() (histOut, error)) error {
+	for {
+		start := l.hist.now()
+		out, err := call()
+		if !app.Unavailable(err) {
+			if err == nil {
+				l.hist.add(r.slug+"-human", in, start, out)
+			} else if app.ErrorCodeOf(err) != app.ErrInternal {
+				l.hist.add(r.slug+"-human", in, start, refusal(app.ErrorMessageOf(err)))
+			}
+			return err
+		}
+		// The database switching over: the human tries again.
+		l.hist.add(r.slug+"-human", in, start, unknown())
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 var errStop = errors.New("stop")
 
-// negotiate plays one negotiation between a and b; n makes its terms unique.
+// negotiate plays one negotiation between a and b; n makes its terms
+// unique and names the room in the history. After each move the other
+// side reads the room (on its own node, in a load over several); one
+// negotiation in four has a need_more_detail for the second move.
 func (l *crashLoad) negotiate(ctx context.Context, a, b *remote, n int) error {
 	var start time.Time
-	step := func(r *remote, tool string, args map[string]any) (result, error) {
+	step := func(r *remote, tool string, args map[string]any, in histIn) (result, error) {
 		start = time.Now()
-		res, retried, err := l.do(ctx, r, tool, args)
+		in.room = n
+		res, retried, err := l.do(ctx, r, tool, args, in)
 		if err != nil {
 			return res, errStop
 		}
@@ -177,14 +211,16 @@ func (l *crashLoad) negotiate(ctx context.Context, a, b *remote, n int) error {
 		}
 		return res, nil
 	}
-	open, err := step(a, "negotiation_open", map[string]any{"subject_schema": raceSchema, "subject": feeTerms(n)})
+	open, err := step(a, "negotiation_open", map[string]any{"subject_schema": raceSchema, "subject": feeTerms(n)},
+		histIn{side: "a", kind: "open", hash: termsHash(feeTerms(n))})
 	if err != nil {
 		return err
 	}
 	l.rooms.Add(1)
 	ta := open.str("room_token")
 	l.ack(crashAck{kind: "open", agent: a.agent, token: ta, start: start, end: time.Now()})
-	join, err := step(b, "negotiation_join", map[string]any{"invite_code": open.str("invite_code"), "subject_schema": raceSchema})
+	join, err := step(b, "negotiation_join", map[string]any{"invite_code": open.str("invite_code"), "subject_schema": raceSchema},
+		histIn{side: "b", kind: "join"})
 	if err != nil {
 		return err
 	}
@@ -192,17 +228,28 @@ func (l *crashLoad) negotiate(ctx context.Context, a, b *remote, n int) error {
 	l.ack(crashAck{kind: "join", agent: b.agent, token: tb, start: start, end: time.Now()})
 	turn := [2]*remote{b, a}
 	tokens := [2]string{tb, ta}
+	sides := [2]string{"b", "a"}
 	hash := ""
 	for i := range 2 {
-		res, err := step(turn[i], "negotiation_propose", map[string]any{"room_token": tokens[i], "verdict": "counter", "subject": feeTerms(n + 1 + i)})
+		args := map[string]any{"room_token": tokens[i], "verdict": "counter", "subject": feeTerms(n + 1 + i)}
+		in := histIn{side: sides[i], kind: "propose", verdict: "counter", hash: termsHash(feeTerms(n + 1 + i))}
+		if i == 1 && n%4 == 1 {
+			args = map[string]any{"room_token": tokens[i], "verdict": "need_more_detail", "fields": []string{"fee"}}
+			in = histIn{side: sides[i], kind: "propose", verdict: "need_more_detail"}
+		}
+		res, err := step(turn[i], "negotiation_propose", args, in)
 		if err != nil {
 			return err
 		}
 		hash = tableHash(res.out)
 		l.ack(crashAck{kind: "propose", agent: turn[i].agent, token: tokens[i], hash: hash, start: start, end: time.Now()})
+		if _, err := step(turn[1-i], "negotiation_read", map[string]any{"room_token": tokens[1-i]}, histIn{side: sides[1-i], kind: "read"}); err != nil {
+			return err
+		}
 	}
 	for i, side := range []*remote{b, a} {
-		res, err := step(side, "negotiation_respond", map[string]any{"room_token": tokens[i], "verdict": "approve", "subject_hash": hash})
+		res, err := step(side, "negotiation_respond", map[string]any{"room_token": tokens[i], "verdict": "approve", "subject_hash": hash},
+			histIn{side: sides[i], kind: "request", verdict: "approve", hash: hash})
 		if err != nil {
 			return err
 		}
@@ -215,19 +262,26 @@ func (l *crashLoad) negotiate(ctx context.Context, a, b *remote, n int) error {
 			l.mu.Unlock()
 			return nil // left for the human: its request must arrive, once
 		}
-		v, err := l.w.rooms.Read(context.WithoutCancel(ctx), side.agent, tokens[i])
-		for app.Unavailable(err) { // the database switching over: the human tries again
-			time.Sleep(100 * time.Millisecond)
-			v, err = l.w.rooms.Read(context.WithoutCancel(ctx), side.agent, tokens[i])
-		}
+		bg := context.WithoutCancel(ctx)
+		var roomID int64
+		err = l.human(side, histIn{room: n, side: sides[i], kind: "read"}, func() (histOut, error) {
+			v, err := l.w.rooms.Read(bg, side.agent, tokens[i])
+			if err != nil {
+				return histOut{}, err
+			}
+			roomID = v.RoomID
+			return histOut{known: true, view: viewOfApp(sides[i], v)}, nil
+		})
 		if err != nil {
 			return err
 		}
-		_, err = l.w.rooms.DecideAsOwner(context.WithoutCancel(ctx), side.user.ID, v.RoomID, cid, negotiation.SubjectHash(hash), true)
-		for app.Unavailable(err) {
-			time.Sleep(100 * time.Millisecond)
-			_, err = l.w.rooms.DecideAsOwner(context.WithoutCancel(ctx), side.user.ID, v.RoomID, cid, negotiation.SubjectHash(hash), true)
-		}
+		err = l.human(side, histIn{room: n, side: sides[i], kind: "decide", hash: hash, cid: cid, accept: true}, func() (histOut, error) {
+			d, err := l.w.rooms.DecideAsOwner(bg, side.user.ID, roomID, cid, negotiation.SubjectHash(hash), true)
+			if err != nil {
+				return histOut{}, err
+			}
+			return histOut{known: true, result: string(d.Result), view: roomView{state: string(d.State)}}, nil
+		})
 		if err != nil {
 			l.t.Errorf("%s's human: %v", side.slug, err)
 			return errStop
@@ -256,7 +310,7 @@ func TestCrashes(t *testing.T) {
 	for i := range 4 {
 		agents = append(agents, newRemote(t, w, p.base, fmt.Sprintf("crash%d", i)))
 	}
-	l := &crashLoad{t: t, w: w}
+	l := newCrashLoad(t, w)
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for i := range 4 {
@@ -295,6 +349,7 @@ func TestCrashes(t *testing.T) {
 	// Acknowledged means committed.
 	bg := context.Background()
 	lost := l.lostAcks(bg)
+	t.Logf("crashes: %s", l.hist.check(t))
 	for _, r := range l.refused {
 		t.Errorf("a retried move was refused, not answered: %s", r)
 	}

@@ -30,7 +30,7 @@ func TestThreeNodes(t *testing.T) {
 	}
 	var w *world
 	round := func(phase string, web []*process) {
-		l := &crashLoad{t: t, w: w}
+		l := newCrashLoad(t, w)
 		var agents []*remote
 		for i := range 4 {
 			agents = append(agents, newRemote(t, w, web[i%len(web)].base, fmt.Sprintf("%s%d", phase, i)))
@@ -50,6 +50,7 @@ func TestThreeNodes(t *testing.T) {
 			}()
 		}
 		wg.Wait()
+		t.Logf("%s: %s", phase, l.hist.check(t))
 		deadline := time.Now().Add(2 * time.Minute)
 		for {
 			missing := 0

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"testing"
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/dashboard"
@@ -55,32 +56,36 @@ func (s *stack) signedOut() *browser {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
-// browser signs the tenant's owner in through the OIDC issuer (authorization
-// code, PKCE, state, nonce), as a person does.
+// browser signs the tenant's owner in, as a person does.
 func (tn *tenant) browser() *browser {
-	s := tn.s
-	s.t.Helper()
-	br := s.signedOut()
-	follow := &http.Client{Jar: br.http.Jar, Transport: transport}
-	resp, err := follow.Get(s.base + "/login?next=/settings")
+	br := tn.s.signedOut()
+	signIn(tn.s.t, br.http.Jar, tn.s.base, tn.email)
+	return br
+}
+
+// signIn signs email in at base through the OIDC issuer's login page
+// (authorization code, PKCE, state, nonce), keeping the session in jar.
+func signIn(t testing.TB, jar http.CookieJar, base, email string) {
+	t.Helper()
+	follow := &http.Client{Jar: jar, Transport: transport}
+	resp, err := follow.Get(base + "/login?next=/settings")
 	if err != nil {
-		s.t.Fatal(err)
+		t.Fatal(err)
 	}
 	page, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	m := regexp.MustCompile(`name="id" value="([^"]+)"`).FindSubmatch(page)
 	if m == nil {
-		s.t.Fatalf("the issuer's login page has no id: %s", page)
+		t.Fatalf("the issuer's login page has no id: %s", page)
 	}
-	resp, err = follow.PostForm(resp.Request.URL.String(), url.Values{"id": {string(m[1])}, "email": {tn.email}})
+	resp, err = follow.PostForm(resp.Request.URL.String(), url.Values{"id": {string(m[1])}, "email": {email}})
 	if err != nil {
-		s.t.Fatal(err)
+		t.Fatal(err)
 	}
 	resp.Body.Close()
 	if resp.Request.URL.Path != "/settings" {
-		s.t.Fatalf("%s signing in ended at %s (%d)", tn.email, resp.Request.URL, resp.StatusCode)
+		t.Fatalf("%s signing in ended at %s (%d)", email, resp.Request.URL, resp.StatusCode)
 	}
-	return br
 }
 
 // do sends a request (a form when form is not nil, with the CSRF token the

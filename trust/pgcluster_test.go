@@ -214,11 +214,9 @@ func (n *pgNode) pids() []int {
 	return pids
 }
 
-// killPrimary ends the primary's server with SIGKILL, every process of it,
-// and promotes the standby (asynchronous commits until a standby rejoins:
-// with none, a synchronous commit would wait for ever). It returns when
-// the new primary accepts writes.
-func (p *pgPair) killPrimary() {
+// stopPrimary ends the primary's server with SIGKILL, every process of it:
+// until promote, no server takes writes.
+func (p *pgPair) stopPrimary() {
 	p.t.Helper()
 	old := p.nodes[p.prim]
 	pids := old.pids()
@@ -236,6 +234,12 @@ func (p *pgPair) killPrimary() {
 			p.t.Fatal("the primary's postmaster lives 30 s after SIGKILL")
 		}
 	}
+}
+
+// promote makes the standby the primary (asynchronous commits until a
+// standby rejoins: with none, a synchronous commit would wait for ever).
+func (p *pgPair) promote() {
+	p.t.Helper()
 	p.prim = 1 - p.prim
 	next := p.nodes[p.prim]
 	p.sql(next, "postgres", `ALTER SYSTEM SET synchronous_standby_names = ''`)

@@ -62,7 +62,7 @@ func TestRescueAfterKill(t *testing.T) {
 	a := newProcess(t, dsn, "SMTP_URL=smtp://"+hungSMTP(t), "MCP_RATE_LIMIT=0", "COUNTER_COOLDOWN=0")
 	a.start()
 	w := newWorld(t, dsn, a.base)
-	l := &crashLoad{t: t, w: w}
+	l := newCrashLoad(t, w)
 	ra, rb := newRemote(t, w, a.base, "rescue0"), newRemote(t, w, a.base, "rescue1")
 	if err := l.negotiate(context.Background(), ra, rb, 0); err != nil || len(l.pending) != 1 {
 		t.Fatalf("negotiate: %v (%d confirmations left waiting)", err, len(l.pending))

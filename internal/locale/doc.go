@@ -9,7 +9,10 @@
 // A Printer writes the messages in one language; its typed accessors
 // (State, ClosedReason, Bound, Verdict, Ask…) name each protocol value
 // in words. What a party wrote (labels, titles, enum values) is never
-// looked up here: it is shown as written.
+// looked up here: it is shown as written. The operator's command line
+// (`taasky serve`, `migrate`, `check`, `probe`…: help, errors, what a
+// health check prints) speaks to whoever runs the service, not to a
+// person using it, and keeps its English in cmd/taasky.
 //
 // It decides nothing and reads nothing: no I/O, no clock.
 package locale

@@ -188,11 +188,15 @@ var englishText = map[Key]catalog.Message{
 	"account_delete.done_back":     text("Back to your rooms"),
 	"account_delete.done_erased":   text("You belonged to no other account, so what Taasky kept about you was erased too."),
 	"account_delete.done_signup":   text("Start a new account"),
-	// A confirmation request that came to an owner because the member who
-	// answered for that side left the account (or was removed).
 	// A delivery log's line for the mail inviting someone to an account.
 	"topic.member_invite": text("invitation to join the account"),
+	// A confirmation request that came to an owner because the member who
+	// answered for that side left the account (or was removed).
 	"request.handed_over": text("The member who answered for this agent is no longer in the account: as its owner, you answer for it now."),
+
+	// Failover
+	// A page asked for while the database switches to its standby (503).
+	"failover.retry": text("Taasky is switching to its standby database. Try again in a few seconds: what went through is kept, and nothing is done twice."),
 }
 
 func text(s string) catalog.Message { return catalog.String(s) }
