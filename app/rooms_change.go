@@ -80,8 +80,7 @@ func (s *Rooms) commit(ctx context.Context, tx *roomTx, ld *loaded, c change) er
 	now := s.now()
 	var writes pgx.Batch
 	for i := range c.events {
-		ld.row.Seq++
-		logged, err := insertEvent(&writes, ld.row.ID, ld.row.Seq, &c.events[i], c.fingerprint)
+		logged, err := insertEvent(&writes, ld.row, &c.events[i], c.fingerprint)
 		if err != nil {
 			return err
 		}

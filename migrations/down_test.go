@@ -6,7 +6,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/pressly/goose/v3"
 
 	"github.com/taasky/taasky/internal/pgtest"
 	"github.com/taasky/taasky/migrations"
@@ -29,7 +28,7 @@ func TestRecentDownsAndUpAgain(t *testing.T) {
 	}
 	db := stdlib.OpenDBFromPool(pool)
 	defer db.Close()
-	provider, err := goose.NewProvider(goose.DialectPostgres, db, os.DirFS("."), goose.WithDisableGlobalRegistry(true))
+	provider, err := migrations.NewProvider(db, os.DirFS("."))
 	if err != nil {
 		t.Fatal(err)
 	}

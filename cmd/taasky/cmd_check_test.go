@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -56,5 +57,28 @@ func TestCheck(t *testing.T) {
 	out, _, err = runCmd(t, e, "check")
 	if err == nil || !strings.Contains(out, "1 differences") {
 		t.Fatalf("a tampered room went unnoticed: %v\n%s", err, out)
+	}
+
+	// An event changed in SQL (the offer's day): the chain names it, and
+	// the event after it.
+	var room int64
+	if err := srv.pool.QueryRow(ctx, `UPDATE room_events SET event = replace(event, '2026-12-24', '2026-12-25')
+		WHERE room_id = (SELECT max(id) FROM rooms) AND seq = 2 AND event LIKE '%2026-12-24%' RETURNING room_id`).Scan(&room); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err = runCmd(t, e, "check")
+	want := fmt.Sprintf("room %d: hash chain broken at event 2: it hashes to sha256:", room)
+	if err == nil || !strings.Contains(out, want) || !strings.Contains(out, "event 3 carries") || !strings.Contains(out, "2 differences") {
+		t.Fatalf("a changed event went unnoticed, or unnamed (want %q): %v\n%s", want, err, out)
+	}
+	// The last event changed: the head names it.
+	if err := srv.pool.QueryRow(ctx, `UPDATE room_events SET event = replace(event, '"Day"', '"Night"')
+		WHERE room_id = (SELECT min(id) + 1 FROM rooms) AND seq = (SELECT seq FROM rooms WHERE id = room_id)
+		AND event LIKE '%"Day"%' RETURNING room_id`).Scan(&room); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ = runCmd(t, e, "check")
+	if !strings.Contains(out, fmt.Sprintf("room %d: hash chain broken at event", room)) || !strings.Contains(out, "the room's head says") {
+		t.Fatalf("a changed last event went unnoticed:\n%s", out)
 	}
 }
