@@ -94,4 +94,3 @@ func (k *Keyring) Sign(r *Receipt) (string, error) {
 
 // Verify checks a receipt against this keyring (its issuer and keys).
 func (k *Keyring) Verify(jws string) (*Receipt, error) { return Verify(jws, k.issuer, k.JWKS()) }
-

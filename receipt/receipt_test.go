@@ -130,12 +130,12 @@ func TestReceiptVerifiedByAnotherJOSE(t *testing.T) {
 		k     *receipt.Keyring
 		want  receipt.Problem
 	}{
-		"a flipped signature bit": {parts[0] + "." + parts[1] + "." + base64.RawURLEncoding.EncodeToString(sig), k, receipt.ProblemTampered},
-		"a kid nobody published":  {headerWith(t, parts, "kid", "taasky-receipt-9-xxxxxxxxxxxx"), k, receipt.ProblemUnknownKey},
-		"not a JWS":               {"hello", k, receipt.ProblemMalformed},
-		"two parts":               {parts[0] + "." + parts[1], k, receipt.ProblemMalformed},
-		"another alg":             {headerWith(t, parts, "alg", "HS256"), k, receipt.ProblemMalformed},
-		"another issuer":          {token, keyring(t, "https://other.example", 2, "secret"), receipt.ProblemForeign},
+		"a flipped signature bit":                {parts[0] + "." + parts[1] + "." + base64.RawURLEncoding.EncodeToString(sig), k, receipt.ProblemTampered},
+		"a kid nobody published":                 {headerWith(t, parts, "kid", "taasky-receipt-9-xxxxxxxxxxxx"), k, receipt.ProblemUnknownKey},
+		"not a JWS":                              {"hello", k, receipt.ProblemMalformed},
+		"two parts":                              {parts[0] + "." + parts[1], k, receipt.ProblemMalformed},
+		"another alg":                            {headerWith(t, parts, "alg", "HS256"), k, receipt.ProblemMalformed},
+		"another issuer":                         {token, keyring(t, "https://other.example", 2, "secret"), receipt.ProblemForeign},
 		"the same issuer's name with other keys": {token, keyring(t, issuer, 2, "other secret"), receipt.ProblemUnknownKey},
 		"before the rotation, a v2 receipt":      {token, k1, receipt.ProblemUnknownKey},
 	}
