@@ -16,6 +16,7 @@ import (
 
 	"github.com/taasky/taasky/internal/gencache"
 	"github.com/taasky/taasky/negotiation"
+	"github.com/taasky/taasky/receipt"
 )
 
 // Rooms is the negotiation service: open, join, propose, request and decide
@@ -40,6 +41,7 @@ type Rooms struct {
 	inviteCap int
 	announcer *announcer
 	waiters   waiters // the reads waiting for their rooms to change (ReadWait)
+	receipts  *receipt.Keyring
 }
 
 // RoomsConfig wires a Rooms.
@@ -59,6 +61,8 @@ type RoomsConfig struct {
 	InviteEmailDailyCap int
 	// Log takes what goes wrong after a change committed (nil: slog.Default).
 	Log *slog.Logger
+	// Receipts signs agreed rooms' receipts (nil: Receipt refuses).
+	Receipts *receipt.Keyring
 }
 
 // NewRooms builds the service.
@@ -81,7 +85,7 @@ func NewRooms(c RoomsConfig) (*Rooms, error) {
 		return nil, errors.New("token key: at least 32 bytes")
 	}
 	return &Rooms{pool: c.Pool, river: c.River, limitsKey: aead, tokenKey: c.TokenKey, baseURL: c.BaseURL, now: c.Now, pace: c.Pace,
-		inviteCap: c.InviteEmailDailyCap, announcer: newAnnouncer(c.Pool, c.Log),
+		inviteCap: c.InviteEmailDailyCap, announcer: newAnnouncer(c.Pool, c.Log), receipts: c.Receipts,
 		schemas: newSchemaCache(schemasKept), logCache: newLogCache(logCacheSize), views: gencache.New[string, *keptView](viewsKept)}, nil
 }
 
