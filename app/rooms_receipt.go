@@ -32,6 +32,15 @@ func (s *Rooms) Receipt(ctx context.Context, roomID int64) (string, error) {
 	return insertReceipt(ctx, s.pool, roomID, r.KeyID, jws, r.IssuedAt)
 }
 
+// ReceiptForHuman is Receipt for a person who may see the room (a seat of
+// one of their accounts is in it); to anyone else the room is not found.
+func (s *Rooms) ReceiptForHuman(ctx context.Context, userID, roomID int64) (string, error) {
+	if err := s.SeesRoom(ctx, userID, roomID); err != nil {
+		return "", err
+	}
+	return s.Receipt(ctx, roomID)
+}
+
 // receiptFacts gathers what a receipt says of an agreed room: from its log
 // (the terms, who approved when: negotiation.Room.Agreement), its head,
 // both accounts' names and each confirmation's channel and human.

@@ -1,6 +1,7 @@
 package receipt
 
 import (
+	"bytes"
 	"crypto"
 	"crypto/ed25519"
 	_ "crypto/sha256" // the thumbprint's hash
@@ -76,10 +77,13 @@ func (k *Keyring) JWKSJSON() []byte {
 func (k *Keyring) Sign(r *Receipt) (string, error) {
 	key := k.keys[len(k.keys)-1]
 	r.Type, r.Issuer, r.KeyID = Type, k.issuer, key.KeyID
-	payload, err := json.Marshal(r)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // a title's & and < stay as written
+	if err := enc.Encode(r); err != nil {
 		return "", fmt.Errorf("receipt: %w", err)
 	}
+	payload := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.EdDSA, Key: key},
 		(&jose.SignerOptions{}).WithType(HeaderType))
 	if err != nil {
