@@ -56,7 +56,7 @@ type Config struct {
 	// receipts (the room page offers none, /verify is not mounted).
 	Receipts *receipt.Keyring
 	Log      *slog.Logger
-	Now            func() time.Time // nil: time.Now
+	Now      func() time.Time // nil: time.Now
 }
 
 // OIDC is the OpenID Connect provider humans sign in with.
