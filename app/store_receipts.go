@@ -26,17 +26,18 @@ func selectReceipt(ctx context.Context, q querier, roomID int64) (jws string, ok
 }
 
 // insertReceipt keeps a room's receipt unless one was kept first, and
-// returns the one kept.
+// returns the one kept. The second statement sees a receipt another
+// transaction committed while the insert waited for it.
 func insertReceipt(ctx context.Context, q querier, roomID int64, kid, jws string, at time.Time) (string, error) {
-	var kept string
-	err := q.QueryRow(ctx, `WITH ins AS (
-			INSERT INTO receipts (room_id, kid, jws, issued_at) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (room_id) DO NOTHING RETURNING jws)
-		SELECT jws FROM ins UNION ALL SELECT jws FROM receipts WHERE room_id = $1 LIMIT 1`, roomID, kid, jws, at).Scan(&kept)
-	if err != nil {
+	if _, err := q.Exec(ctx, `INSERT INTO receipts (room_id, kid, jws, issued_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (room_id) DO NOTHING`, roomID, kid, jws, at); err != nil {
 		return "", fmt.Errorf("insertReceipt %d: %w", roomID, err)
 	}
-	return kept, nil
+	kept, ok, err := selectReceipt(ctx, q, roomID)
+	if err == nil && !ok {
+		err = fmt.Errorf("insertReceipt %d: the receipt kept is gone", roomID)
+	}
+	return kept, err
 }
 
 // sideFacts is what a receipt says of one side besides the log: its

@@ -179,9 +179,10 @@ func TestScriptedFeeNegotiation(t *testing.T) {
 		t.Errorf("%d calls; the budget is 14", calls)
 	}
 	// The issue's goal is 12 KB; this guards the level reached (17.4 KB,
-	// docs/agents.md) against growth.
-	if bytes > 18<<10 {
-		t.Errorf("%d bytes of results; the budget is 18 KB", bytes)
+	// docs/agents.md) against growth. Since issue 20 each side's read of
+	// the agreed room carries its receipt (a JWS of about 1.4 KB): 20.1 KB.
+	if bytes > 21<<10 {
+		t.Errorf("%d bytes of results; the budget is 21 KB", bytes)
 	}
 	e.check(t)
 }

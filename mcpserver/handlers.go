@@ -26,9 +26,11 @@ func room(v *app.View, history bool) *roomOut {
 }
 
 // inRoom is the result of a tool that answers with the room and nothing
-// else: every tool's room is under "room".
+// else: every tool's room is under "room". negotiation_read of an agreed
+// room adds its receipt.
 type inRoom struct {
-	Room *roomOut `json:"room"`
+	Room    *roomOut `json:"room"`
+	Receipt string   `json:"receipt,omitempty"`
 }
 
 func (s *Server) open(ctx context.Context, agent app.Agent, raw json.RawMessage) (any, error) {
@@ -149,10 +151,16 @@ func (s *Server) read(ctx context.Context, agent app.Agent, raw json.RawMessage)
 	if err != nil {
 		return nil, err
 	}
-	if in.History {
-		return inRoom{room(v, true)}, nil
+	var receipt string // an agreed room's: issued once, then the same bytes
+	if v.State == negotiation.StateAgreed {
+		if receipt, err = s.svc.Receipt(ctx, v.RoomID); err != nil {
+			return nil, err
+		}
 	}
-	b, err := v.Rendered(func(v *app.View) ([]byte, error) { return json.Marshal(inRoom{room(v, false)}) })
+	if in.History {
+		return inRoom{room(v, true), receipt}, nil
+	}
+	b, err := v.Rendered(func(v *app.View) ([]byte, error) { return json.Marshal(inRoom{room(v, false), receipt}) })
 	return json.RawMessage(b), err
 }
 
@@ -180,7 +188,7 @@ func (s *Server) propose(ctx context.Context, agent app.Agent, raw json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	return inRoom{room(v, false)}, nil
+	return inRoom{Room: room(v, false)}, nil
 }
 
 // waiting is what respond and cancel answer: the human is asked.

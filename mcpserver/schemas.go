@@ -135,7 +135,7 @@ var outputSchemas = map[string]string{
 		`"state":{"enum":["draft","awaiting","agreed","closed"]},"closed_reason":{"enum":["rejected","cancelled","withdrawn","expired","lapsed","account_deleted"]},` +
 		`"round":{"type":"integer"},"turn":{"enum":["you","them",null]},"deadline":{"type":"string","format":"date-time"},"title":{"type":"string"},` +
 		`"pending_confirmation":{"type":"boolean"}}}},"next_cursor":{"type":"string"}}}`,
-	"negotiation_read":    roomOutput(true, nil),
+	"negotiation_read":    roomOutput(true, nil, `"receipt":{"type":"string"}`),
 	"negotiation_propose": roomOutput(false, nil),
 	"negotiation_respond": roomOutput(false, []string{"status", "confirmation"}, waitingProps),
 	"negotiation_cancel":  roomOutput(false, []string{"status", "confirmation"}, waitingProps),
