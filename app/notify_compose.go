@@ -39,6 +39,11 @@ func (n *Notifications) Notification(ctx context.Context, d jobs.Delivery) (*job
 	if !d.Topic.Critical() && d.Channel == jobs.ChannelEmail {
 		out.UnsubscribeURL = n.UnsubscribeURL(d.UserID)
 	}
+	if d.Topic == jobs.TopicAgreed && d.Channel == jobs.ChannelEmail && n.rooms.receipts != nil {
+		if out.Receipt, err = n.rooms.Receipt(ctx, d.RoomID); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
 }
 

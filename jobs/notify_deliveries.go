@@ -89,6 +89,8 @@ type Notification struct {
 	ExpiresAt    time.Time // invite: the invitation's end if nobody answers
 	ClosedReason negotiation.ClosedReason
 	NoDeal       []string
+	// Receipt is the agreed room's signed receipt (agreed, email).
+	Receipt string
 }
 
 // Device is one browser's push subscription.
@@ -109,6 +111,7 @@ func (n *Notification) message(d Delivery) *notify.Message {
 		RoomID: d.RoomID, RoomURL: n.RoomURL, Title: n.Title, Agent: n.Agent, Them: n.Them,
 		Verdict: n.Verdict, OneTapURL: n.OneTapURL, InviteURL: n.InviteURL, Card: n.Card, Deadline: n.Deadline, ExpiresAt: n.ExpiresAt,
 		ClosedReason: n.ClosedReason, NoDeal: n.NoDeal, UnsubscribeURL: n.UnsubscribeURL, SettingsURL: n.SettingsURL,
+		Receipt: n.Receipt,
 	}
 }
 

@@ -207,6 +207,7 @@ var englishText = map[Key]catalog.Message{
 	"verify.problem.foreign":     text("another service issued it (%[1]s)."),
 	"verify.problem.unknown_key": text("it was signed with a key this service does not publish (%[1]s)."),
 	"verify.problem.tampered":    text("it was changed after it was signed."),
+	"receipt.attached":           text("The signed receipt of this agreement is attached (%[1]s): anyone can check it at %[2]s."),
 	"verify.offline":             text("To check it without this page: taasky receipt verify FILE --jwks %[1]s"),
 }
 
