@@ -21,6 +21,9 @@ import (
 func (n *Notifications) Notification(ctx context.Context, d jobs.Delivery) (*jobs.Notification, error) {
 	out := &jobs.Notification{Now: n.now(), SettingsURL: n.baseURL + "/settings", TimeZone: time.UTC}
 	var err error
+	if out.Installation, err = n.install.get(ctx, n.pool); err != nil {
+		return nil, err
+	}
 	if d.Topic == jobs.TopicTest {
 		err = n.testNotification(ctx, d, out)
 	} else {
@@ -124,6 +127,7 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 		out.Verdict = c.Verdict
 	}
 	out.RoomURL = n.baseURL + "/rooms/" + strconv.FormatInt(d.RoomID, 10)
+	out.RoomUID = jobs.UniqueID(out.Installation, "room", strconv.FormatInt(d.RoomID, 10), strconv.FormatInt(r.OpenedAt.UnixNano(), 10))
 	out.Deadline, out.ClosedReason = r.Deadline, r.ClosedReason
 	if row.Title != nil {
 		out.Title = *row.Title

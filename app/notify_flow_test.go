@@ -374,6 +374,14 @@ func TestRequestByEmailAndPushThenOneTap(t *testing.T) {
 			t.Errorf("%s: the mail does not say a receipt is attached:\n%s", addr, agreed.Text)
 		}
 		receipts = append(receipts, string(agreed.Attachments[1].Data))
+		// The event's UID and the Message-ID come from the installation's
+		// id, not from this database's counters alone.
+		if uid := regexp.MustCompile(`UID:taasky-room-([a-z2-7]{26})-meeting_time-0@`).FindStringSubmatch(string(agreed.Attachments[0].Data)); uid == nil {
+			t.Errorf("%s: the .ics UID is not unique to the installation:\n%s", addr, agreed.Attachments[0].Data)
+		}
+		if !regexp.MustCompile(`^<taasky\.email\.[a-z2-7]{26}\.agreed@`).MatchString(agreed.Header.Get("Message-Id")) {
+			t.Errorf("%s: Message-ID %s", addr, agreed.Header.Get("Message-Id"))
+		}
 		ics := string(agreed.Attachments[0].Data)
 		for _, want := range []string{"BEGIN:VCALENDAR\r\n", "DTSTART:20261014T100000Z\r\n", "DTEND:20261014T103000Z\r\n",
 			"SUMMARY:Quarterly review\r\n", "END:VCALENDAR\r\n"} {

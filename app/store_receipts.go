@@ -84,3 +84,13 @@ func selectReceiptFacts(ctx context.Context, q querier, roomID int64, ca, cb str
 	}
 	return out, nil
 }
+
+// selectInstallation reads the installation's id (one row, made by
+// migration 00019).
+func selectInstallation(ctx context.Context, q querier) (string, error) {
+	var id string
+	if err := q.QueryRow(ctx, `SELECT id::text FROM installation`).Scan(&id); err != nil {
+		return "", fmt.Errorf("selectInstallation: %w", err)
+	}
+	return id, nil
+}

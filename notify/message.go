@@ -83,6 +83,9 @@ type Message struct {
 	// UnsubscribeURL stops non-critical mail (not on requests).
 	UnsubscribeURL string
 	SettingsURL    string
+	// RoomUID names the room in no other database (calendar UIDs); ""
+	// falls back to its id.
+	RoomUID string
 	// Receipt is the agreed room's signed receipt (a JWS), attached to the
 	// agreed email as a .jws file; "" for none.
 	Receipt string
