@@ -2,14 +2,8 @@ package migrations_test
 
 import (
 	"fmt"
-	"os"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/jackc/pgx/v5/stdlib"
-
-	"github.com/taasky/taasky/internal/pgtest"
-	"github.com/taasky/taasky/migrations"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -20,17 +14,7 @@ import (
 func TestRoomChainFillsOldRooms(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	pool, err := pgxpool.New(ctx, pgtest.NewEmptyDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	db := stdlib.OpenDBFromPool(pool)
-	defer db.Close()
-	provider, err := migrations.NewProvider(db, os.DirFS("."))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool, provider := emptyDatabase(t)
 	if _, err := provider.UpTo(ctx, 18); err != nil {
 		t.Fatal(err)
 	}
@@ -58,6 +42,7 @@ func TestRoomChainFillsOldRooms(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := negotiation.ChainGenesis
+	var err error
 	for seq, ev := range events {
 		var link string
 		if err := pool.QueryRow(ctx, `SELECT prev_hash FROM room_events WHERE room_id = $1 AND seq = $2`, rooms[0], seq+1).Scan(&link); err != nil {

@@ -19,23 +19,8 @@ import (
 func TestCheck(t *testing.T) {
 	t.Parallel()
 	e := env{"DATABASE_URL": pgtest.NewDSN(t), "BASE_URL": "http://127.0.0.1", "SECRET_KEY": testSecret}
-	if _, _, err := runCmd(t, e, "account", "create", "--slug", "acme", "--name", "Acme", "--owner-email", "a@example.test"); err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	cfg, err := config.Load(e.get, config.RoleWorker)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := openServer(ctx, cfg, slog.New(slog.DiscardHandler), false, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.close()
-	agent, _, err := srv.accounts.CreateAgent(ctx, "acme", "bot", "a@example.test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, agent := acmeServer(t, e)
 	schema := json.RawMessage(`{"day":{"type":"date","label":"Day"}}`)
 	for range 3 {
 		open, err := srv.rooms.Open(ctx, agent, app.OpenInput{Schema: schema, Subject: json.RawMessage(`{"day":"2026-12-24"}`),
@@ -81,4 +66,27 @@ func TestCheck(t *testing.T) {
 	if !strings.Contains(out, fmt.Sprintf("room %d: hash chain broken at event", room)) || !strings.Contains(out, "the room's head says") {
 		t.Fatalf("a changed last event went unnoticed:\n%s", out)
 	}
+}
+
+// acmeServer makes the account acme with the command, opens the service
+// as e configures it (closed with the test), and gives acme an agent.
+func acmeServer(t *testing.T, e env) (*server, app.Agent) {
+	t.Helper()
+	if _, _, err := runCmd(t, e, "account", "create", "--slug", "acme", "--name", "Acme", "--owner-email", "a@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadConfig(e.get, config.RoleWorker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := openServer(t.Context(), cfg, slog.New(slog.DiscardHandler), false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.close)
+	agent, _, err := srv.accounts.CreateAgent(t.Context(), "acme", "bot", "a@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, agent
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"log/slog"
+
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -34,9 +34,6 @@ func TestReceiptVerifyCommand(t *testing.T) {
 	}))
 	defer issuer.Close()
 	e := env{"DATABASE_URL": pgtest.NewDSN(t), "BASE_URL": issuer.URL, "SECRET_KEY": testSecret, "RECEIPT_KEY_VERSION": "2"}
-	if _, _, err := runCmd(t, e, "account", "create", "--slug", "acme", "--name", "Acme", "--owner-email", "a@example.test"); err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
 	cfg, err := loadConfig(e.get, 0)
 	if err != nil {
@@ -47,15 +44,7 @@ func TestReceiptVerifyCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	jwks.Store(keys.JWKSJSON())
-	srv, err := openServer(ctx, cfg, slog.New(slog.DiscardHandler), false, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.close()
-	agent, _, err := srv.accounts.CreateAgent(ctx, "acme", "bot", "a@example.test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, agent := acmeServer(t, e)
 	schema := json.RawMessage(`{"day":{"type":"date","label":"Day"}}`)
 	open, err := srv.rooms.Open(ctx, agent, app.OpenInput{Schema: schema, Subject: json.RawMessage(`{"day":"2026-12-24"}`), Title: "Holiday"})
 	if err != nil {
