@@ -199,3 +199,29 @@ func TestSetUserTimeZone(t *testing.T) {
 	wantError(t, b.accounts.SetUserTimeZone(b.ctx, u.ID, "Mars/Olympus"), app.ErrInvalid, `time zone: must be an IANA time zone name like Europe/Paris (got "Mars/Olympus")`)
 	wantError(t, b.accounts.SetUserTimeZone(b.ctx, u.ID+1000, "UTC"), app.ErrNotFound, "no user")
 }
+
+// TestLoginKeepsTheDisplayName: the issuer's name claim is kept (a receipt
+// names the human by it), updated when it changes, and one that is not a
+// line of text is left out.
+func TestLoginKeepsTheDisplayName(t *testing.T) {
+	b := setup(t)
+	name := func() *string {
+		t.Helper()
+		var n *string
+		if err := b.pool.QueryRow(b.ctx, `SELECT display_name FROM users WHERE email = 'ada@example.test'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, c := range []struct{ claim, want string }{
+		{"Ada Lovelace", "Ada Lovelace"}, {"  Ada King ", "Ada King"}, {"Ada\nKing", "Ada King"}, {"", "Ada King"},
+	} {
+		if _, err := b.accounts.LoginOIDC(b.ctx, app.OIDCIdentity{Issuer: "https://issuer.example", Subject: "ada",
+			Email: "ada@example.test", EmailVerified: true, Name: c.claim}); err != nil {
+			t.Fatal(err)
+		}
+		if got := name(); got == nil || *got != c.want {
+			t.Errorf("claim %q: display name %v, want %q", c.claim, got, c.want)
+		}
+	}
+}

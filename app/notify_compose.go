@@ -21,6 +21,9 @@ import (
 func (n *Notifications) Notification(ctx context.Context, d jobs.Delivery) (*jobs.Notification, error) {
 	out := &jobs.Notification{Now: n.now(), SettingsURL: n.baseURL + "/settings", TimeZone: time.UTC}
 	var err error
+	if out.Installation, err = n.install.get(ctx, n.pool); err != nil {
+		return nil, err
+	}
 	if d.Topic == jobs.TopicTest {
 		err = n.testNotification(ctx, d, out)
 	} else {
@@ -38,6 +41,11 @@ func (n *Notifications) Notification(ctx context.Context, d jobs.Delivery) (*job
 	}
 	if !d.Topic.Critical() && d.Channel == jobs.ChannelEmail {
 		out.UnsubscribeURL = n.UnsubscribeURL(d.UserID)
+	}
+	if d.Topic == jobs.TopicAgreed && d.Channel == jobs.ChannelEmail && n.rooms.receipts != nil {
+		if out.Receipt, err = n.rooms.Receipt(ctx, d.RoomID); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -130,6 +138,7 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 		out.Verdict = c.Verdict
 	}
 	out.RoomURL = n.baseURL + "/rooms/" + strconv.FormatInt(d.RoomID, 10)
+	out.RoomUID = jobs.UniqueID(out.Installation, "room", strconv.FormatInt(d.RoomID, 10), strconv.FormatInt(r.OpenedAt.UnixNano(), 10))
 	out.Deadline, out.ClosedReason = r.Deadline, r.ClosedReason
 	if row.Title != nil {
 		out.Title = *row.Title

@@ -355,15 +355,32 @@ func TestRequestByEmailAndPushThenOneTap(t *testing.T) {
 	}
 
 	// Both humans get the agreed terms, with an .ics at exactly those
-	// moments (UTC), and a List-Unsubscribe link.
+	// moments (UTC), the same signed receipt, and a List-Unsubscribe link.
+	var receipts []string
 	for _, addr := range []string{"alpha@example.test", "beta@example.test"} {
 		n := 2
 		agreed := nb.mailTo(t, addr, n)
 		if !strings.HasPrefix(agreed.Subject, "Agreed — Quarterly review") || agreed.Header.Get("List-Unsubscribe") == "" {
 			t.Errorf("%s: agreed mail %q, List-Unsubscribe %q", addr, agreed.Subject, agreed.Header.Get("List-Unsubscribe"))
 		}
-		if len(agreed.Attachments) != 1 || !strings.HasPrefix(agreed.Attachments[0].ContentType, "text/calendar") {
+		if len(agreed.Attachments) != 2 || !strings.HasPrefix(agreed.Attachments[0].ContentType, "text/calendar") ||
+			!strings.HasPrefix(agreed.Attachments[1].ContentType, "application/jose") || !strings.HasSuffix(agreed.Attachments[1].Name, ".jws") {
 			t.Fatalf("%s: attachments %+v", addr, agreed.Attachments)
+		}
+		if _, err := testReceiptKeys(t).Verify(string(agreed.Attachments[1].Data)); err != nil {
+			t.Errorf("%s: the attached receipt: %v", addr, err)
+		}
+		if !strings.Contains(agreed.Text, "The signed receipt of this agreement is attached") {
+			t.Errorf("%s: the mail does not say a receipt is attached:\n%s", addr, agreed.Text)
+		}
+		receipts = append(receipts, string(agreed.Attachments[1].Data))
+		// The event's UID and the Message-ID come from the installation's
+		// id, not from this database's counters alone.
+		if uid := regexp.MustCompile(`UID:taasky-room-([a-z2-7]{26})-meeting_time-0@`).FindStringSubmatch(string(agreed.Attachments[0].Data)); uid == nil {
+			t.Errorf("%s: the .ics UID is not unique to the installation:\n%s", addr, agreed.Attachments[0].Data)
+		}
+		if !regexp.MustCompile(`^<taasky\.email\.[a-z2-7]{26}\.agreed@`).MatchString(agreed.Header.Get("Message-Id")) {
+			t.Errorf("%s: Message-ID %s", addr, agreed.Header.Get("Message-Id"))
 		}
 		ics := string(agreed.Attachments[0].Data)
 		for _, want := range []string{"BEGIN:VCALENDAR\r\n", "DTSTART:20261014T100000Z\r\n", "DTEND:20261014T103000Z\r\n",
@@ -372,6 +389,9 @@ func TestRequestByEmailAndPushThenOneTap(t *testing.T) {
 				t.Errorf("%s: .ics lacks %q:\n%s", addr, want, ics)
 			}
 		}
+	}
+	if receipts[0] != receipts[1] {
+		t.Error("the two humans got different receipts")
 	}
 	nb.push.Wait(t, 2, 10*time.Second) // b's phone: the agreed notice
 

@@ -100,6 +100,9 @@ func (n *Notifications) Invitation(ctx context.Context, d jobs.Delivery, a jobs.
 		return nil, jobs.Skip("the invitation's code cannot be read (was SECRET_KEY changed?)")
 	}
 	out := &jobs.Notification{To: a.To, Now: n.now(), InviteURL: n.baseURL + "/i/" + code}
+	if out.Installation, err = n.install.get(ctx, n.pool); err != nil {
+		return nil, err
+	}
 	err = pgx.BeginTxFunc(ctx, n.pool, readOnly, func(tx pgx.Tx) error {
 		ld, err := n.rooms.load(ctx, tx, a.RoomID, false)
 		if ErrorCodeOf(err) == ErrNotFound || errors.Is(err, pgx.ErrNoRows) {

@@ -22,6 +22,7 @@ type Notifications struct {
 	baseURL  string
 	unsubKey []byte
 	now      func() time.Time
+	install  installation
 }
 
 // NotificationsConfig wires a Notifications.

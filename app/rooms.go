@@ -16,6 +16,7 @@ import (
 
 	"github.com/taasky/taasky/internal/gencache"
 	"github.com/taasky/taasky/negotiation"
+	"github.com/taasky/taasky/receipt"
 )
 
 // Rooms is the negotiation service: open, join, propose, request and decide
@@ -41,6 +42,7 @@ type Rooms struct {
 	announcer *announcer
 	waiters   waiters   // the reads waiting for their rooms to change (ReadWait)
 	keys      *keyCache // the agents' keys this process keeps (Accounts'), forgotten when an account is deleted
+	receipts  *receipt.Keyring
 	log       *slog.Logger
 }
 
@@ -65,6 +67,8 @@ type RoomsConfig struct {
 	// Accounts, when set, is the process's accounts service: a deleted
 	// account's keys are forgotten in its cache at once.
 	Accounts *Accounts
+	// Receipts signs agreed rooms' receipts (nil: Receipt refuses).
+	Receipts *receipt.Keyring
 }
 
 // NewRooms builds the service.
@@ -91,7 +95,7 @@ func NewRooms(c RoomsConfig) (*Rooms, error) {
 		keys = c.Accounts.keys
 	}
 	return &Rooms{pool: c.Pool, keys: keys, log: c.Log, river: c.River, limitsKey: aead, tokenKey: c.TokenKey, baseURL: c.BaseURL, now: c.Now, pace: c.Pace,
-		inviteCap: c.InviteEmailDailyCap, announcer: newAnnouncer(c.Pool, c.Log),
+		inviteCap: c.InviteEmailDailyCap, announcer: newAnnouncer(c.Pool, c.Log), receipts: c.Receipts,
 		schemas: newSchemaCache(schemasKept), logCache: newLogCache(logCacheSize), views: gencache.New[string, *keptView](viewsKept)}, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/taasky/taasky/negotiation"
+	"github.com/taasky/taasky/receipt"
 )
 
 // loaded is a locked room: its row and the protocol's view of it.
@@ -68,6 +69,14 @@ type change struct {
 	events      []negotiation.Event
 	fingerprint []byte // of the agent's move, for retries
 	voidWhy     string
+	answered    answeredBy // how the human's answer of a decide came
+}
+
+// answeredBy is how a human's answer came: through which door, by which
+// user (nil: a person without an account). A receipt names them.
+type answeredBy struct {
+	channel receipt.Channel
+	user    *int64
 }
 
 // commit writes a decided change in the caller's transaction: the events,
@@ -80,8 +89,7 @@ func (s *Rooms) commit(ctx context.Context, tx *roomTx, ld *loaded, c change) er
 	now := s.now()
 	var writes pgx.Batch
 	for i := range c.events {
-		ld.row.Seq++
-		logged, err := insertEvent(&writes, ld.row.ID, ld.row.Seq, &c.events[i], c.fingerprint)
+		logged, err := insertEvent(&writes, ld.row, &c.events[i], c.fingerprint)
 		if err != nil {
 			return err
 		}
@@ -114,10 +122,10 @@ func (s *Rooms) syncConfirmations(writes *pgx.Batch, ld *loaded, c change, now t
 	for _, side := range []negotiation.Side{negotiation.SideA, negotiation.SideB} {
 		before, after := ld.room.PendingFor(side), c.next.PendingFor(side)
 		if before != nil && (after == nil || after.ID != before.ID) {
-			status, why := negotiation.ResultVoid, ""
+			status, why, by := negotiation.ResultVoid, "", answeredBy{}
 			switch {
 			case decided[before.ID] != "":
-				status = decided[before.ID]
+				status, by = decided[before.ID], c.answered
 				if status == negotiation.ResultVoid {
 					why = c.voidWhy
 				}
@@ -128,7 +136,7 @@ func (s *Rooms) syncConfirmations(writes *pgx.Batch, ld *loaded, c change, now t
 			default:
 				why = "the terms on the table changed"
 			}
-			settleConfirmation(writes, ld.row.ID, before.ID, status, why, now)
+			settleConfirmation(writes, ld.row.ID, before.ID, status, why, by, now)
 		}
 		if after != nil && (before == nil || before.ID != after.ID) {
 			insertConfirmation(writes, ld.row.ID, after, firstReminder(ld.row.party(side), after, c.next.Deadline))

@@ -15,8 +15,10 @@ type CheckReport struct {
 	Differences []string // one line per room whose stored state is not its replay
 }
 
-// Check replays every room's log through negotiation.Replay and compares
-// the result with the stored room, byte for byte.
+// Check verifies every room's hash chain (negotiation.CheckChain: each
+// event links to the one before, the room's head to the last), then
+// replays its log through negotiation.Replay and compares the result with
+// the stored room, byte for byte.
 func (s *Rooms) Check(ctx context.Context) (*CheckReport, error) {
 	rep := &CheckReport{}
 	ids, err := selectRoomIDs(ctx, s.pool)
@@ -35,6 +37,9 @@ func (s *Rooms) Check(ctx context.Context) (*CheckReport, error) {
 }
 
 func (s *Rooms) checkRoom(ctx context.Context, id int64) (string, error) {
+	if broken, err := checkChain(ctx, s.pool, id); err != nil || broken != "" {
+		return broken, err
+	}
 	row, err := readRoom(ctx, s.pool, id, false)
 	if err != nil {
 		return "", err
@@ -86,4 +91,22 @@ func keepNoDealOfErased(row *roomRow, replayed *negotiation.Room) error {
 	}
 	replayed.NoDeal = stored.NoDeal
 	return nil
+}
+
+// checkChain names the first broken link of a room's log ("" for none).
+func checkChain(ctx context.Context, q querier, id int64) (string, error) {
+	events, links, head, err := selectChain(ctx, q, id)
+	if err != nil {
+		return "", err
+	}
+	b := negotiation.CheckChain(events, links, head)
+	switch {
+	case b == nil:
+		return "", nil
+	case b.Link == 1:
+		return fmt.Sprintf("hash chain broken at event 1: it carries %q, not the genesis link", b.Got), nil
+	case b.Link > len(events):
+		return fmt.Sprintf("hash chain broken at event %d: it hashes to %s, the room's head says %q", b.Link-1, b.Want, b.Got), nil
+	}
+	return fmt.Sprintf("hash chain broken at event %d: it hashes to %s, event %d carries %q", b.Link-1, b.Want, b.Link, b.Got), nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/taasky/taasky/negotiation"
+	"github.com/taasky/taasky/receipt"
 )
 
 // seat is a located, locked room and the caller's side in it.
@@ -200,7 +201,7 @@ func (s *Rooms) DecideAsOwner(ctx context.Context, userID, roomID int64, confirm
 		if !ok {
 			return Errorf(ErrNotFound, "confirmation not found")
 		}
-		d, err = s.decide(ctx, tx, ld, side, confirmationID, hashSeen, accept)
+		d, err = s.decide(ctx, tx, ld, side, confirmationID, hashSeen, accept, answeredBy{receipt.ChannelDashboard, &userID})
 		if err != nil {
 			return err
 		}
@@ -211,12 +212,12 @@ func (s *Rooms) DecideAsOwner(ctx context.Context, userID, roomID int64, confirm
 
 // decide applies a human's answer for side, bound to the hash they saw.
 // Once they confirm terms, their account has seen the other side's schema.
-func (s *Rooms) decide(ctx context.Context, tx *roomTx, ld *loaded, side negotiation.Side, confirmationID string, hashSeen negotiation.SubjectHash, accept bool) (*Decision, error) {
+func (s *Rooms) decide(ctx context.Context, tx *roomTx, ld *loaded, side negotiation.Side, confirmationID string, hashSeen negotiation.SubjectHash, accept bool, by answeredBy) (*Decision, error) {
 	next, ev, why, err := ld.room.Decide(side, confirmationID, hashSeen, accept, s.now())
 	if err != nil {
 		return nil, fromProtocol(err)
 	}
-	if err := s.commit(ctx, tx, ld, change{next: next, events: []negotiation.Event{ev}, voidWhy: why}); err != nil {
+	if err := s.commit(ctx, tx, ld, change{next: next, events: []negotiation.Event{ev}, voidWhy: why, answered: by}); err != nil {
 		return nil, err
 	}
 	if p := ld.row.party(side); ev.Outcome == negotiation.ResultApplied && p.AccountID != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/taasky/taasky/negotiation"
+	"github.com/taasky/taasky/receipt"
 )
 
 // One-tap links let a party's human answer a confirmation from an email or
@@ -92,7 +93,7 @@ func (s *Rooms) DecideOneTap(ctx context.Context, token string, hashSeen negotia
 		// The token is marked used, and its confirmation's side read, in
 		// one statement; a second use waits for the first's lock and then
 		// finds the token used.
-		roomID, confirmationID, side, err := useOneTap(ctx, tx, secretHash(token), s.now())
+		roomID, confirmationID, side, channel, err := useOneTap(ctx, tx, secretHash(token), s.now())
 		if errors.Is(err, pgx.ErrNoRows) {
 			return oneTapRefused(ctx, tx, token)
 		}
@@ -103,13 +104,20 @@ func (s *Rooms) DecideOneTap(ctx context.Context, token string, hashSeen negotia
 		if err != nil {
 			return err
 		}
-		d, err = s.decide(ctx, tx, ld, side, confirmationID, hashSeen, accept)
-		if err != nil {
-			return err
-		}
 		var actor int64 // the link went to the side's human
 		if p := ld.row.party(side); p != nil && p.OwnerUserID != nil {
 			actor = *p.OwnerUserID
+		}
+		by := answeredBy{receipt.ChannelEmail, &actor}
+		if channel == "push" {
+			by.channel = receipt.ChannelPush
+		}
+		if actor == 0 {
+			by.user = nil
+		}
+		d, err = s.decide(ctx, tx, ld, side, confirmationID, hashSeen, accept, by)
+		if err != nil {
+			return err
 		}
 		return s.auditDecision(ctx, tx, ld, side, actor, confirmationID, d)
 	})

@@ -54,7 +54,7 @@ func setupRoomsB(t testing.TB) *roomsBundle {
 	clock.Store(time.Date(2026, 10, 12, 10, 0, 0, 0, time.UTC).UnixNano())
 	acc := NewAccounts(pool)
 	rooms, err := NewRooms(RoomsConfig{Pool: pool, River: rc, LimitsKey: bytes.Repeat([]byte{7}, 32),
-		TokenKey: bytes.Repeat([]byte{9}, 32), BaseURL: "http://127.0.0.1:8080", Accounts: acc,
+		TokenKey: bytes.Repeat([]byte{9}, 32), BaseURL: "http://127.0.0.1:8080", Accounts: acc, Receipts: testReceiptKeys(t),
 		Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() }})
 	if err != nil {
 		t.Fatal(err)

@@ -177,6 +177,15 @@ func selectUserEmail(ctx context.Context, q querier, id int64) (string, error) {
 	return email, nil
 }
 
+// updateDisplayName keeps the name the issuer gave at the latest login
+// (written only when it changed).
+func updateDisplayName(ctx context.Context, q querier, userID int64, name string) error {
+	if _, err := q.Exec(ctx, `UPDATE users SET display_name = $2 WHERE id = $1 AND display_name IS DISTINCT FROM $2`, userID, name); err != nil {
+		return fmt.Errorf("updateDisplayName %d: %w", userID, err)
+	}
+	return nil
+}
+
 func insertUserOIDC(ctx context.Context, q querier, email, issuer, subject string) (User, error) {
 	u, err := scanUser(q.QueryRow(ctx,
 		`INSERT INTO users (email, oidc_issuer, oidc_subject, email_verified) VALUES ($1, $2, $3, true) RETURNING `+userColumns,

@@ -21,9 +21,11 @@ func insertConfirmation(b *pgx.Batch, roomID int64, c *negotiation.Confirmation,
 		VALUES ($1, $2, $3, $4, NULLIF($5, ''), 'pending', $6, $7)`, roomID, c.ID, c.Side, c.Verdict, string(c.SubjectHash), c.RequestedAt, remindAt)
 }
 
-func settleConfirmation(b *pgx.Batch, roomID int64, id string, status negotiation.Result, why string, at time.Time) {
-	b.Queue(`UPDATE confirmations SET status = $3, why = NULLIF($4, ''), decided_at = $5
-		WHERE room_id = $1 AND id = $2 AND status = 'pending'`, roomID, id, status, why, at)
+// settleConfirmation writes what became of a pending confirmation; by is
+// how its human answered (zero when it ended without an answer).
+func settleConfirmation(b *pgx.Batch, roomID int64, id string, status negotiation.Result, why string, by answeredBy, at time.Time) {
+	b.Queue(`UPDATE confirmations SET status = $3, why = NULLIF($4, ''), decided_at = $5, channel = NULLIF($6, ''), decided_by = $7
+		WHERE room_id = $1 AND id = $2 AND status = 'pending'`, roomID, id, status, why, at, string(by.channel), by.user)
 }
 
 // selectConfirmationSide is the side a confirmation of the room is for.
@@ -85,14 +87,14 @@ func selectOneTap(ctx context.Context, q querier, tokenHash []byte) (*onetapRow,
 // useOneTap marks an unused token used and reads its confirmation's side,
 // in one statement; a second use waits for the first's lock and then finds
 // the token used (pgx.ErrNoRows, as for a token that does not exist).
-func useOneTap(ctx context.Context, q querier, tokenHash []byte, at time.Time) (roomID int64, confirmationID string, side negotiation.Side, err error) {
+func useOneTap(ctx context.Context, q querier, tokenHash []byte, at time.Time) (roomID int64, confirmationID string, side negotiation.Side, channel string, err error) {
 	err = q.QueryRow(ctx, `UPDATE onetap_tokens t SET used_at = $2 FROM confirmations c
 			WHERE t.token_hash = $1 AND t.used_at IS NULL AND c.room_id = t.room_id AND c.id = t.confirmation_id
-			RETURNING t.room_id, t.confirmation_id, c.side`, tokenHash, at).Scan(&roomID, &confirmationID, &side)
+			RETURNING t.room_id, t.confirmation_id, c.side, t.channel`, tokenHash, at).Scan(&roomID, &confirmationID, &side, &channel)
 	if err != nil {
-		return 0, "", "", fmt.Errorf("useOneTap: %w", err)
+		return 0, "", "", "", fmt.Errorf("useOneTap: %w", err)
 	}
-	return roomID, confirmationID, side, nil
+	return roomID, confirmationID, side, channel, nil
 }
 
 // oneTapSQL is the room of a one-tap token ($1, hashed) with the context

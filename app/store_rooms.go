@@ -36,6 +36,7 @@ type roomRow struct {
 	AccountID int64
 	Title     *string
 	Seq       int
+	Head      negotiation.SubjectHash // the log's head hash (negotiation.ChainLink)
 	Snapshot  string
 	Parties   [2]*partyRow
 	log       []string  // the events as logged, one per seq
@@ -67,7 +68,7 @@ const roomLog = `ARRAY(SELECT e.event FROM room_events e WHERE e.room_id = r.id 
 // roomColumns is roomSelect with the given expressions for the snapshot
 // and the log.
 func roomColumns(snapshot, log string) string {
-	return `SELECT r.id, r.account_id, r.title, r.seq, ` + snapshot + `,
+	return `SELECT r.id, r.account_id, r.title, r.seq, coalesce(r.head_hash, ''), ` + snapshot + `,
 	pa.side, pa.account_id, pa.agent_id, pa.owner_user_id, pa.token_salt, pa.limits_enc, pa.schema_fp,
 	pb.side, pb.account_id, pb.agent_id, pb.owner_user_id, pb.token_salt, pb.limits_enc, pb.schema_fp,
 	` + log
@@ -92,7 +93,7 @@ func scanRoom(row pgx.Row, extra ...any) (*roomRow, error) {
 		schemaFP *string
 		p        partyRow
 	}
-	dest := []any{&r.ID, &r.AccountID, &r.Title, &r.Seq, &r.Snapshot}
+	dest := []any{&r.ID, &r.AccountID, &r.Title, &r.Seq, &r.Head, &r.Snapshot}
 	for i := range ps {
 		x := &ps[i]
 		dest = append(dest, &x.side, &x.p.AccountID, &x.p.AgentID, &x.p.OwnerUserID, &x.p.TokenSalt, &x.p.LimitsEnc, &x.schemaFP)
@@ -210,9 +211,9 @@ func selectParties(ctx context.Context, q querier, r *roomRow) error {
 
 func insertRoom(ctx context.Context, q querier, accountID int64, inviteHash []byte, title *string, r *negotiation.Room, now time.Time) (int64, error) {
 	var id int64
-	err := q.QueryRow(ctx, `INSERT INTO rooms (account_id, invite_code_hash, title, state, round, turn, deadline, expires_at, seq, snapshot, opened_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7, $8, 0, '', $9, $9) RETURNING id`,
-		accountID, inviteHash, title, r.State, r.Round, string(r.Turn), r.Deadline, r.ExpiresAt, now).Scan(&id)
+	err := q.QueryRow(ctx, `INSERT INTO rooms (account_id, invite_code_hash, title, state, round, turn, deadline, expires_at, seq, snapshot, opened_at, updated_at, head_hash)
+		VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7, $8, 0, '', $9, $9, $10) RETURNING id`,
+		accountID, inviteHash, title, r.State, r.Round, string(r.Turn), r.Deadline, r.ExpiresAt, now, string(negotiation.ChainGenesis)).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("insertRoom: %w", err)
 	}
@@ -238,22 +239,60 @@ func updatePersonEmail(ctx context.Context, q querier, roomID int64, email strin
 	return nil
 }
 
-// updateRoom writes the room (inTx announces it once committed).
+// updateRoom writes the room and its log's head (inTx announces it once
+// committed).
 func updateRoom(b *pgx.Batch, row *roomRow, r *negotiation.Room, now time.Time) {
 	b.Queue(`UPDATE rooms SET state = $2, closed_reason = NULLIF($3, ''), round = $4, turn = NULLIF($5, ''),
-		deadline = $6, seq = $7, snapshot = $8, updated_at = $9 WHERE id = $1`,
-		row.ID, r.State, string(r.ClosedReason), r.Round, string(r.Turn), r.Deadline, row.Seq, row.Snapshot, now)
+		deadline = $6, seq = $7, snapshot = $8, updated_at = $9, head_hash = $10 WHERE id = $1`,
+		row.ID, r.State, string(r.ClosedReason), r.Round, string(r.Turn), r.Deadline, row.Seq, row.Snapshot, now, string(row.Head))
 }
 
-// insertEvent logs ev as the room's event seq and returns it as logged.
-func insertEvent(b *pgx.Batch, roomID int64, seq int, ev *negotiation.Event, fingerprint []byte) (string, error) {
+// insertEvent logs ev as the room's event seq, linked to the event before
+// it by the room's head (row.Seq and row.Head are then the event's), and
+// returns it as logged.
+func insertEvent(b *pgx.Batch, row *roomRow, ev *negotiation.Event, fingerprint []byte) (string, error) {
+	seq := row.Seq + 1
 	j, err := json.Marshal(ev)
 	if err != nil {
-		return "", fmt.Errorf("insertEvent %d/%d: %w", roomID, seq, err)
+		return "", fmt.Errorf("insertEvent %d/%d: %w", row.ID, seq, err)
 	}
-	b.Queue(`INSERT INTO room_events (room_id, seq, kind, side, fingerprint, event, at)
-		VALUES ($1, $2, $3, NULLIF($4, ''), $5, $6, $7)`, roomID, seq, ev.Kind, string(ev.Side), fingerprint, string(j), ev.At)
+	link := row.Head
+	if row.Seq == 0 {
+		link = negotiation.ChainGenesis
+	}
+	head, err := negotiation.ChainLink(link, seq, j)
+	if err != nil {
+		return "", fmt.Errorf("insertEvent %d/%d: %w", row.ID, seq, err)
+	}
+	b.Queue(`INSERT INTO room_events (room_id, seq, kind, side, fingerprint, event, at, prev_hash)
+		VALUES ($1, $2, $3, NULLIF($4, ''), $5, $6, $7, $8)`, row.ID, seq, ev.Kind, string(ev.Side), fingerprint, string(j), ev.At, string(link))
+	row.Seq, row.Head = seq, head
 	return string(j), nil
+}
+
+// selectChain reads a room's log with the link each event carries, and
+// the room's head, for the checker.
+func selectChain(ctx context.Context, q querier, roomID int64) (events [][]byte, links []negotiation.SubjectHash, head negotiation.SubjectHash, err error) {
+	rows, err := q.Query(ctx, `SELECT e.event, coalesce(e.prev_hash, ''), coalesce(r.head_hash, '')
+		FROM rooms r LEFT JOIN room_events e ON e.room_id = r.id WHERE r.id = $1 ORDER BY e.seq`, roomID)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("selectChain %d: %w", roomID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var ev *string
+		var link string
+		if err := rows.Scan(&ev, &link, &head); err != nil {
+			return nil, nil, "", fmt.Errorf("selectChain %d: %w", roomID, err)
+		}
+		if ev != nil {
+			events, links = append(events, []byte(*ev)), append(links, negotiation.SubjectHash(link))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, "", fmt.Errorf("selectChain %d: %w", roomID, err)
+	}
+	return events, links, head, nil
 }
 
 // lastEvent returns the side and fingerprint of a room's latest event.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -34,6 +36,10 @@ type OIDCIdentity struct {
 	Subject       string
 	Email         string
 	EmailVerified bool
+	// Name is the person's name as the issuer gives it ("name" claim; ""
+	// for none): a receipt names the human who confirmed by it, never by
+	// their email.
+	Name string
 }
 
 // UserByEmail returns the user with email (compared lowercased).
@@ -74,7 +80,22 @@ func (a *Accounts) LoginOIDC(ctx context.Context, id OIDCIdentity) (User, error)
 	if err != nil {
 		return User{}, fmt.Errorf("login: %w", err)
 	}
+	if name := displayName(id.Name); name != "" {
+		if err := updateDisplayName(ctx, a.pool, u.ID, name); err != nil {
+			return User{}, fmt.Errorf("login: %w", err)
+		}
+	}
 	return u, nil
+}
+
+// displayName is the issuer's name claim kept as a display name: one line
+// of text, at most 200 characters ("" when it is not that).
+func displayName(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" || utf8.RuneCountInString(s) > 200 || !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl) {
+		return ""
+	}
+	return s
 }
 
 func (a *Accounts) loginOIDC(ctx context.Context, id OIDCIdentity) (User, error) {

@@ -46,9 +46,15 @@ func SeedRooms(ctx context.Context, pool *pgxpool.Pool, seats Seats, a, b app.Ag
 	}
 	events = append(events, join, offer)
 	var eventJSON [][]byte
+	var links []string // each event's link in the room's chain
+	head := negotiation.ChainGenesis
 	for i := range events {
 		b, _ := json.Marshal(&events[i])
 		eventJSON = append(eventJSON, b)
+		links = append(links, string(head))
+		if head, err = negotiation.ChainLink(head, i+1, b); err != nil {
+			return "", err
+		}
 	}
 	snapshot := string(room.Snapshot())
 	fp := string(room.Party(negotiation.SideA).Schema.Fingerprint())
@@ -65,7 +71,7 @@ func SeedRooms(ctx context.Context, pool *pgxpool.Pool, seats Seats, a, b app.Ag
 		for i := range int64(n) {
 			id := first + i
 			roomRows = append(roomRows, []any{id, a.AccountID, inviteCodeHash(), "seeded", string(room.State), room.Round,
-				string(room.Turn), room.Deadline, room.ExpiresAt, len(events), snapshot, now, now})
+				string(room.Turn), room.Deadline, room.ExpiresAt, len(events), snapshot, now, now, string(head)})
 			for _, p := range []struct {
 				side  negotiation.Side
 				agent app.Agent
@@ -78,7 +84,7 @@ func SeedRooms(ctx context.Context, pool *pgxpool.Pool, seats Seats, a, b app.Ag
 					seat.TokenHash, seat.TokenSalt, seat.LimitsSealed, fp, now})
 			}
 			for j, ev := range events {
-				eventRows = append(eventRows, []any{id, j + 1, string(ev.Kind), nullSide(ev.Side), string(eventJSON[j]), ev.At})
+				eventRows = append(eventRows, []any{id, j + 1, string(ev.Kind), nullSide(ev.Side), string(eventJSON[j]), ev.At, links[j]})
 			}
 		}
 		copies := []struct {
@@ -86,9 +92,9 @@ func SeedRooms(ctx context.Context, pool *pgxpool.Pool, seats Seats, a, b app.Ag
 			cols  []string
 			rows  [][]any
 		}{
-			{"rooms", []string{"id", "account_id", "invite_code_hash", "title", "state", "round", "turn", "deadline", "expires_at", "seq", "snapshot", "opened_at", "updated_at"}, roomRows},
+			{"rooms", []string{"id", "account_id", "invite_code_hash", "title", "state", "round", "turn", "deadline", "expires_at", "seq", "snapshot", "opened_at", "updated_at", "head_hash"}, roomRows},
 			{"parties", []string{"room_id", "side", "account_id", "agent_id", "owner_user_id", "token_hash", "token_salt", "limits_enc", "schema_fp", "joined_at"}, partyRows},
-			{"room_events", []string{"room_id", "seq", "kind", "side", "event", "at"}, eventRows},
+			{"room_events", []string{"room_id", "seq", "kind", "side", "event", "at", "prev_hash"}, eventRows},
 		}
 		for _, c := range copies {
 			if _, err := tx.CopyFrom(ctx, pgx.Identifier{c.table}, c.cols, pgx.CopyFromRows(c.rows)); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/pgtest"
 	"github.com/taasky/taasky/mcpserver"
+	"github.com/taasky/taasky/receipt"
 )
 
 // service is the Taasky service on a database of the test's own, with
@@ -37,8 +38,12 @@ func newService(t *testing.T) *service {
 	if err != nil {
 		t.Fatal(err)
 	}
+	keys, err := receipt.NewKeyring("http://127.0.0.1:8080", 1, func(int) []byte { return bytes.Repeat([]byte{3}, 32) })
+	if err != nil {
+		t.Fatal(err)
+	}
 	rooms, err := app.NewRooms(app.RoomsConfig{Pool: pool, River: rc, LimitsKey: bytes.Repeat([]byte{7}, 32),
-		TokenKey: bytes.Repeat([]byte{9}, 32), BaseURL: "http://127.0.0.1:8080"})
+		TokenKey: bytes.Repeat([]byte{9}, 32), BaseURL: "http://127.0.0.1:8080", Receipts: keys})
 	if err != nil {
 		t.Fatal(err)
 	}

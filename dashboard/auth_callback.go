@@ -71,11 +71,12 @@ func (d *Dashboard) identify(c *fiber.Ctx, ls loginState) (app.OIDCIdentity, err
 	var claims struct {
 		Email         string `json:"email"`
 		EmailVerified bool   `json:"email_verified"`
+		Name          string `json:"name"`
 	}
 	if err := idt.Claims(&claims); err != nil {
 		return app.OIDCIdentity{}, fmt.Errorf("claims: %w", err)
 	}
-	id := app.OIDCIdentity{Issuer: idt.Issuer, Subject: idt.Subject, Email: claims.Email, EmailVerified: claims.EmailVerified}
+	id := app.OIDCIdentity{Issuer: idt.Issuer, Subject: idt.Subject, Email: claims.Email, EmailVerified: claims.EmailVerified, Name: claims.Name}
 	if id.Email == "" {
 		ui, err := provider.UserInfo(ctx, oauth2.StaticTokenSource(tok))
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/taasky/taasky/internal/fiberhttp"
 	"github.com/taasky/taasky/internal/ratelimit"
+	"github.com/taasky/taasky/receipt"
 )
 
 // Config is what the dashboard is built with.
@@ -50,8 +51,12 @@ type Config struct {
 	// (X-Forwarded-For); none: every request counts against the address
 	// it came from.
 	TrustedProxies []netip.Prefix
-	Log            *slog.Logger
-	Now            func() time.Time // nil: time.Now
+	// Receipts are the service's receipt keys: published at
+	// /.well-known/jwks.json, and what /verify checks against; nil: no
+	// receipts (the room page offers none, /verify is not mounted).
+	Receipts *receipt.Keyring
+	Log      *slog.Logger
+	Now      func() time.Time // nil: time.Now
 }
 
 // OIDC is the OpenID Connect provider humans sign in with.
@@ -88,6 +93,7 @@ type Dashboard struct {
 	// (nil: no limit); trusted is Config.TrustedProxies.
 	strangers *ratelimit.Buckets[netip.Addr]
 	trusted   []netip.Prefix
+	receipts  *receipt.Keyring
 }
 
 // New builds the dashboard. ctx bounds its background work (the OIDC
@@ -119,6 +125,7 @@ func New(ctx context.Context, c Config) (*Dashboard, error) {
 	d.csrf = d.newCSRF()
 	d.strangers = ratelimit.New[netip.Addr](c.RateLimit, maxClients, c.Now)
 	d.trusted = c.TrustedProxies
+	d.receipts = c.Receipts
 	return d, nil
 }
 
@@ -184,6 +191,13 @@ func (d *Dashboard) Mount(a *fiber.App) {
 	a.Get("/oauth/authorize", strangerPage(d.oauthConsentShow)...)
 	a.Post("/oauth/authorize", page(d.oauthConsentAnswer)...)
 	a.Get("/sw.js", d.serviceWorker)
+	if d.receipts != nil {
+		a.Get("/.well-known/jwks.json", d.jwks)
+		a.Get("/rooms/:id/receipt", page(d.roomReceiptShow)...)
+		a.Get("/rooms/:id/receipt.jws", page(d.roomReceiptFile)...)
+		a.Get("/verify", strangerPage(d.verifyShow)...)
+		a.Post("/verify", strangerPage(d.verifyCheck)...)
+	}
 	a.Get("/unsubscribe/:token", strangerPage(d.unsubscribeShow)...)
 	// No CSRF check: RFC 8058 one-click unsubscribes are POSTed by mail
 	// clients, with no cookie and no form token. The token in the path is

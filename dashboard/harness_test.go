@@ -25,6 +25,7 @@ import (
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/dashboard/devoidc"
 	"github.com/taasky/taasky/internal/pgtest"
+	"github.com/taasky/taasky/receipt"
 )
 
 // bundle is a dashboard on a database of its own, served on a 127.0.0.1
@@ -63,8 +64,12 @@ func setup(t *testing.T, tweaks ...func(*Config)) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
+	keys, err := receipt.NewKeyring(base, 1, func(v int) []byte { return bytes.Repeat([]byte{byte(v)}, 32) })
+	if err != nil {
+		t.Fatal(err)
+	}
 	rooms, err := app.NewRooms(app.RoomsConfig{Pool: pool, River: rc, LimitsKey: bytes.Repeat([]byte{7}, 32),
-		TokenKey: bytes.Repeat([]byte{9}, 32), BaseURL: base})
+		TokenKey: bytes.Repeat([]byte{9}, 32), BaseURL: base, Receipts: keys})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +103,7 @@ func setup(t *testing.T, tweaks ...func(*Config)) *bundle {
 	go app.Listen(ctx, pool.Config().ConnConfig.Copy(), log, app.RoomChanges(hub.Publish))
 	cfg := Config{BaseURL: base, SessionKey: bytes.Repeat([]byte{5}, 32), Rooms: rooms, Accounts: b.accounts,
 		Hub: hub, Log: log, OIDC: OIDC{Issuer: issuer, ClientID: "dash", ClientSecret: "dash-secret"},
-		Notifications: b.notify, VAPIDPublicKey: b.vapidPublic, JobsUI: jobsUIStub}
+		Notifications: b.notify, VAPIDPublicKey: b.vapidPublic, JobsUI: jobsUIStub, Receipts: keys}
 	for _, tweak := range tweaks {
 		tweak(&cfg)
 	}

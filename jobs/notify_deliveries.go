@@ -41,6 +41,7 @@ type Invitations interface {
 type Delivery struct {
 	Notice
 	JobID          int64
+	JobCreatedAt   time.Time // with JobID, names the job in no other database (UniqueID)
 	Attempt        int
 	Channel        Channel
 	SubscriptionID int64 // push
@@ -93,6 +94,12 @@ type Notification struct {
 	ExpiresAt    time.Time // invite: the invitation's end if nobody answers
 	ClosedReason negotiation.ClosedReason
 	NoDeal       []string
+	// Receipt is the agreed room's signed receipt (agreed, email).
+	Receipt string
+	// Installation is the database's installation id (UniqueID's key),
+	// and RoomUID the room's unique id (calendar UIDs).
+	Installation string
+	RoomUID      string
 }
 
 // Device is one browser's push subscription.
@@ -109,14 +116,17 @@ func (n *Notification) message(d Delivery) *notify.Message {
 		push = &notify.PushTarget{Endpoint: n.Push.Endpoint, P256dh: n.Push.P256dh, Auth: n.Push.Auth}
 	}
 	return &notify.Message{
-		Kind: notify.Kind(d.Topic), ID: messageID(d), To: n.To, Push: push, TimeZone: n.TimeZone, Now: n.Now,
+		Kind: notify.Kind(d.Topic), ID: messageID(d, n.Installation), To: n.To, Push: push, TimeZone: n.TimeZone, Now: n.Now,
 		RoomID: d.RoomID, RoomURL: n.RoomURL, Title: n.Title, Agent: n.Agent, Them: n.Them, ThemDeleted: n.ThemDeleted, HandedOver: n.HandedOver,
 		Verdict: n.Verdict, OneTapURL: n.OneTapURL, InviteURL: n.InviteURL, Card: n.Card, Deadline: n.Deadline, ExpiresAt: n.ExpiresAt,
 		ClosedReason: n.ClosedReason, NoDeal: n.NoDeal, UnsubscribeURL: n.UnsubscribeURL, SettingsURL: n.SettingsURL,
+		Receipt: n.Receipt, RoomUID: n.RoomUID,
 	}
 }
 
-// messageID is stable across the retries of one job.
-func messageID(d Delivery) string {
-	return "taasky." + string(d.Channel) + "." + strconv.FormatInt(d.JobID, 10) + "." + string(d.Topic)
+// messageID is stable across the retries of one job and unique to it
+// among every database's jobs (UniqueID).
+func messageID(d Delivery, installation string) string {
+	id := UniqueID(installation, "job", strconv.FormatInt(d.JobID, 10), strconv.FormatInt(d.JobCreatedAt.UnixNano(), 10))
+	return "taasky." + string(d.Channel) + "." + id + "." + string(d.Topic)
 }

@@ -29,7 +29,7 @@ type EmailWorker struct {
 }
 
 func (w *EmailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error {
-	d := Delivery{Notice: job.Args.Notice, JobID: job.ID, Attempt: job.Attempt, Channel: ChannelEmail}
+	d := Delivery{Notice: job.Args.Notice, JobID: job.ID, JobCreatedAt: job.CreatedAt, Attempt: job.Attempt, Channel: ChannelEmail}
 	if sent, err := sentBefore(ctx, w.Log, w.Deliveries, d, job.JobRow); sent || err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ type InviteWorker struct {
 
 func (w *InviteWorker) Work(ctx context.Context, job *river.Job[InviteArgs]) error {
 	d := Delivery{Notice: Notice{Topic: TopicInvite, RoomID: job.Args.RoomID, Side: negotiation.SideA, UserID: job.Args.UserID},
-		JobID: job.ID, Attempt: job.Attempt, Channel: ChannelEmail}
+		JobID: job.ID, JobCreatedAt: job.CreatedAt, Attempt: job.Attempt, Channel: ChannelEmail}
 	if sent, err := sentBefore(ctx, w.Log, w.Invitations, d, job.JobRow); sent || err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ type PushWorker struct {
 }
 
 func (w *PushWorker) Work(ctx context.Context, job *river.Job[PushArgs]) error {
-	d := Delivery{Notice: job.Args.Notice, JobID: job.ID, Attempt: job.Attempt, Channel: ChannelPush,
+	d := Delivery{Notice: job.Args.Notice, JobID: job.ID, JobCreatedAt: job.CreatedAt, Attempt: job.Attempt, Channel: ChannelPush,
 		SubscriptionID: job.Args.SubscriptionID}
 	if sent, err := sentBefore(ctx, w.Log, w.Deliveries, d, job.JobRow); sent || err != nil {
 		return err

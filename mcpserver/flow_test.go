@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/taasky/taasky/negotiation"
+	"github.com/taasky/taasky/receipt"
 )
 
 // TestMovesVectorsOverMCP plays every case of vectors/moves.json through
@@ -165,9 +167,42 @@ func TestSlotsAndPreapproval(t *testing.T) {
 	if d := e.confirm(t, "b", tb, out, true); d.State != negotiation.StateAgreed {
 		t.Fatalf("a preapproved pick agrees the room at once: %+v", d)
 	}
-	read := e.must(t, "a", "negotiation_read", map[string]any{"room_token": ta})["room"].(map[string]any)
+	full := e.must(t, "a", "negotiation_read", map[string]any{"room_token": ta})
+	read := full["room"].(map[string]any)
 	if read["state"] != "agreed" || !strings.Contains(read["for_your_human"].(string), "AGREED") {
 		t.Fatalf("a reads: %v", read)
 	}
+	// An agreed room's read carries its receipt when asked for, the same
+	// for both sides.
+	if _, ok := full["receipt"]; ok {
+		t.Error("a read that did not ask for the receipt carries it")
+	}
+	if next := read["next"].(map[string]any)["say"].(string); !strings.Contains(next, "receipt: true") {
+		t.Errorf("an agreed room's next does not say how to get the receipt: %q", next)
+	}
+	full = e.must(t, "a", "negotiation_read", map[string]any{"room_token": ta, "receipt": true})
+	jws, _ := full["receipt"].(string)
+	r, err := testReceiptKeys(t, e.url).Verify(jws)
+	if err != nil {
+		t.Fatalf("a's receipt: %v (%v)", err, full["receipt"])
+	}
+	if r.Parties.A.Confirmation.Verdict != "preapprove" || r.Room.Title != "Coffee?" || r.Parties.B.Account != "beta" {
+		t.Errorf("receipt facts %+v", r)
+	}
+	if theirs := e.must(t, "b", "negotiation_read", map[string]any{"room_token": tb, "receipt": true})["receipt"]; theirs != jws {
+		t.Errorf("b's receipt differs")
+	}
+	if _, ok := join["receipt"]; ok {
+		t.Error("a room not agreed has a receipt")
+	}
 	e.check(t)
+}
+
+func testReceiptKeys(t testing.TB, issuer string) *receipt.Keyring {
+	t.Helper()
+	k, err := receipt.NewKeyring(issuer, 1, func(v int) []byte { return bytes.Repeat([]byte{byte(v)}, 32) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }

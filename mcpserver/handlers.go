@@ -52,9 +52,11 @@ func onTable(terms []app.OptionView, t *app.TableView) bool {
 }
 
 // inRoom is the result of a tool that answers with the room and nothing
-// else: every tool's room is under "room".
+// else: every tool's room is under "room". negotiation_read of an agreed
+// room adds its receipt.
 type inRoom struct {
-	Room *roomOut `json:"room"`
+	Room    *roomOut `json:"room"`
+	Receipt string   `json:"receipt,omitempty"`
 }
 
 func (s *Server) open(ctx context.Context, agent app.Agent, raw json.RawMessage) (any, error) {
@@ -170,6 +172,7 @@ func (s *Server) read(ctx context.Context, agent app.Agent, raw json.RawMessage)
 		RoomToken   string `json:"room_token"`
 		History     bool   `json:"history"`
 		WaitSeconds int    `json:"wait_seconds"`
+		Receipt     bool   `json:"receipt"`
 	}
 	f := decodeArgs(raw, &in)
 	f.needToken(in.RoomToken)
@@ -183,10 +186,21 @@ func (s *Server) read(ctx context.Context, agent app.Agent, raw json.RawMessage)
 	if err != nil {
 		return nil, err
 	}
-	if in.History {
-		return inRoom{room(v, true)}, nil
+	// An agreed room's receipt, when asked for (a JWS of about 1.4 KB,
+	// kept out of every other read): issued once, then the same bytes.
+	var receipt string
+	if in.Receipt && v.State == negotiation.StateAgreed {
+		if receipt, err = s.svc.Receipt(ctx, v.RoomID); err != nil {
+			return nil, err
+		}
 	}
-	b, err := v.Rendered(func(v *app.View) ([]byte, error) { return json.Marshal(inRoom{room(v, false)}) })
+	if in.History {
+		return inRoom{room(v, true), receipt}, nil
+	}
+	if receipt != "" {
+		return inRoom{room(v, false), receipt}, nil
+	}
+	b, err := v.Rendered(func(v *app.View) ([]byte, error) { return json.Marshal(inRoom{Room: room(v, false)}) })
 	return json.RawMessage(b), err
 }
 
@@ -216,7 +230,7 @@ func (s *Server) propose(ctx context.Context, agent app.Agent, raw json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	return inRoom{room(v, false)}, nil
+	return inRoom{Room: room(v, false)}, nil
 }
 
 // waiting is what respond and cancel answer: the human is asked (the

@@ -84,7 +84,8 @@ func setup(t *testing.T, opts ...func(*app.RoomsConfig)) *env {
 	clock := &atomic.Int64{}
 	clock.Store(time.Now().UnixNano())
 	cfg := app.RoomsConfig{Pool: pool, River: rc, LimitsKey: bytes.Repeat([]byte{1}, 32),
-		TokenKey: bytes.Repeat([]byte{2}, 32), BaseURL: base, Now: func() time.Time { return time.Unix(0, clock.Load()) }}
+		TokenKey: bytes.Repeat([]byte{2}, 32), BaseURL: base, Now: func() time.Time { return time.Unix(0, clock.Load()) },
+		Receipts: testReceiptKeys(t, base)}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -64,7 +64,7 @@ var inputSchemas = map[string]string{
 		`"room_tokens":{"type":"array","minItems":1,"maxItems":20,"items":{"type":"string"}},"cursor":{"type":"string"}},` +
 		`"not":{"required":["room_tokens","cursor"]}}`,
 	"negotiation_read": `{"type":"object","required":["room_token"],"properties":{` + tok + `,` +
-		`"history":{"type":"boolean"},"wait_seconds":{"type":"integer","minimum":0,"maximum":25}}}`,
+		`"history":{"type":"boolean"},"wait_seconds":{"type":"integer","minimum":0,"maximum":25},"receipt":{"type":"boolean"}}}`,
 	// subject or options for offer and counter; fields, and nothing else,
 	// for need_more_detail.
 	"negotiation_propose": `{"type":"object","required":["room_token","verdict"],"properties":{` + tok + `,` +
@@ -123,7 +123,7 @@ var outputSchemas = map[string]string{
 		`"properties":{"room_token":{"type":"string"},` +
 		`"state":` + enumState + `,"closed_reason":` + enumReason + `,"round":{"type":"integer"},"turn":` + enumWho + `,"deadline":{"type":"string","format":"date-time"},"title":{"type":"string"},` +
 		`"pending_confirmation":{"type":"boolean"}}}},"next_cursor":{"type":"string"}}}`,
-	"negotiation_read":    roomOutput(true, "", ""),
+	"negotiation_read":    roomOutput(true, "", `,"receipt":{"type":"string"}`),
 	"negotiation_propose": roomOutput(false, "", ""),
 	"negotiation_respond": roomOutput(false, `,"status"`, waitingProps),
 	"negotiation_cancel":  roomOutput(false, `,"status"`, waitingProps),

@@ -22,6 +22,9 @@ type Service interface {
 	List(ctx context.Context, agent app.Agent, tokens []string, cursor string) ([]app.Summary, string, error)
 	Propose(ctx context.Context, agent app.Agent, roomToken string, in app.MoveInput) (*app.View, error)
 	RequestConfirmation(ctx context.Context, agent app.Agent, roomToken string, verdict negotiation.Verdict, hash negotiation.SubjectHash) (*app.ConfirmationView, *app.View, error)
+	// Receipt is an agreed room's receipt, by the id of a room the agent
+	// just read.
+	Receipt(ctx context.Context, roomID int64) (string, error)
 }
 
 type agentKey struct{}

@@ -19,18 +19,8 @@ import (
 func TestRecentDownsAndUpAgain(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	pool, err := pgxpool.New(ctx, pgtest.NewEmptyDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool, provider := emptyDatabase(t)
 	if err := migrations.Up(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
-	db := stdlib.OpenDBFromPool(pool)
-	defer db.Close()
-	provider, err := goose.NewProvider(goose.DialectPostgres, db, os.DirFS("."), goose.WithDisableGlobalRegistry(true))
-	if err != nil {
 		t.Fatal(err)
 	}
 	exec := func(sql string, args ...any) {
@@ -86,4 +76,22 @@ func TestRecentDownsAndUpAgain(t *testing.T) {
 	if got := ranks("party_ranks"); got != "a2 b3" {
 		t.Fatalf("up again, a's turn: ranks %q, want a2 b3", got)
 	}
+}
+
+// emptyDatabase is a database of its own with nothing in it, and goose's
+// provider of these migrations on it (closed with the test).
+func emptyDatabase(t *testing.T) (*pgxpool.Pool, *goose.Provider) {
+	t.Helper()
+	pool, err := pgxpool.New(t.Context(), pgtest.NewEmptyDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	db := stdlib.OpenDBFromPool(pool)
+	t.Cleanup(func() { db.Close() })
+	provider, err := migrations.NewProvider(db, os.DirFS("."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pool, provider
 }

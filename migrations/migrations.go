@@ -1,6 +1,6 @@
 // Package migrations holds Taasky's database schema as numbered SQL files
 // (NNNNN_name.sql, embedded in the binary and applied in order with
-// pressly/goose) and applies River's own tables with rivermigrate.
+// pressly/goose; 00019 is Go, see 00019_room_chain.go) and applies River's own tables with rivermigrate.
 //
 // A migration, once released, is never edited: add a new one. Up is the only
 // way the schema changes; it is safe to run from several processes at once.
@@ -9,6 +9,7 @@ package migrations
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"embed"
 	"encoding/hex"
 	"fmt"
@@ -47,8 +48,7 @@ func Up(ctx context.Context, pool *pgxpool.Pool) error {
 
 	db := stdlib.OpenDBFromPool(pool)
 	defer db.Close()
-	provider, err := goose.NewProvider(goose.DialectPostgres, db, sqlFiles,
-		goose.WithDisableGlobalRegistry(true))
+	provider, err := NewProvider(db, sqlFiles)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -66,6 +66,13 @@ func Up(ctx context.Context, pool *pgxpool.Pool) error {
 		return fmt.Errorf("migrate river: %w", err)
 	}
 	return nil
+}
+
+// NewProvider is goose's provider of the migrations in fsys (the embedded
+// files, or a test's copy of them) and of the ones written in Go.
+func NewProvider(db *sql.DB, fsys fs.FS) (*goose.Provider, error) {
+	return goose.NewProvider(goose.DialectPostgres, db, fsys,
+		goose.WithDisableGlobalRegistry(true), goose.WithGoMigrations(roomChain))
 }
 
 // Fingerprint identifies the schema Up produces: a hash of every embedded
@@ -88,6 +95,7 @@ func Fingerprint() string {
 	if err != nil {
 		panic("migrations: reading the embedded files: " + err.Error())
 	}
+	fmt.Fprintf(h, "%s\x00", roomChainVersion)
 	migrator, err := rivermigrate.New(riverpgxv5.New(nil), nil)
 	if err != nil {
 		panic("migrations: river: " + err.Error())

@@ -29,7 +29,7 @@ func (r *Room) Next(side Side) Next { return r.next(side, true) }
 func (r *Room) next(side Side, counterOK bool) Next {
 	switch r.State {
 	case StateAgreed:
-		return Next{Verdicts: []Verdict{}, Say: "Agreed: both humans approved the same terms. Nothing more to do."}
+		return Next{Verdicts: []Verdict{}, Say: "Agreed: both humans approved the same terms. Read with receipt: true for the signed receipt."}
 	case StateClosed:
 		return Next{Verdicts: []Verdict{}, Say: "The room is closed (" + string(r.ClosedReason) + "). Nothing more to do."}
 	case StateDraft:

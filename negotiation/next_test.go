@@ -73,8 +73,8 @@ func TestNextInEveryState(t *testing.T) {
 			p.confirm(SideA, VerdictApprove, h)
 			return p.r
 		},
-			want{none, "Agreed: both humans approved the same terms. Nothing more to do."},
-			want{none, "Agreed: both humans approved the same terms. Nothing more to do."}},
+			want{none, "Agreed: both humans approved the same terms. Read with receipt: true for the signed receipt."},
+			want{none, "Agreed: both humans approved the same terms. Read with receipt: true for the signed receipt."}},
 		{"rejected", func(t *testing.T) *Room {
 			p := joined(t, qty1)
 			p.confirm(SideB, VerdictReject, "")

@@ -18,13 +18,17 @@ func Calendar(m *Message) []byte {
 		return nil
 	}
 	var events []calEvent
+	room := m.RoomUID
+	if room == "" {
+		room = fmt.Sprint(m.RoomID)
+	}
 	for _, f := range m.Card.Options[0].Fields {
 		if f.Type != negotiation.TypeTimerange {
 			continue
 		}
 		for i, v := range f.Values {
 			events = append(events, calEvent{
-				uid:   fmt.Sprintf("taasky-room-%d-%s-%d@%s", m.RoomID, f.Name, i, m.host()),
+				uid:   fmt.Sprintf("taasky-room-%s-%s-%d@%s", room, f.Name, i, m.host()),
 				start: v.Start, end: v.End, label: f.Label,
 			})
 		}

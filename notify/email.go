@@ -35,6 +35,10 @@ func Email(m *Message, from string) (*mail.Msg, error) {
 		ics = Calendar(m)
 		v.Calendar = ics != nil
 	}
+	receiptFile := fmt.Sprintf("taasky-receipt-room-%d.jws", m.RoomID)
+	if m.Kind == KindAgreed && m.Receipt != "" {
+		v.Receipt = words.T("receipt.attached", receiptFile, m.verifyURL())
+	}
 	var text, html bytes.Buffer
 	if err := textEmail.Execute(&text, v); err != nil {
 		return nil, fmt.Errorf("email text: %w", err)
@@ -69,6 +73,12 @@ func Email(m *Message, from string) (*mail.Msg, error) {
 		if err := msg.AttachReader("invite.ics", bytes.NewReader(ics),
 			mail.WithFileContentType("text/calendar; charset=utf-8; method=PUBLISH")); err != nil {
 			return nil, fmt.Errorf("email calendar: %w", err)
+		}
+	}
+	if v.Receipt != "" {
+		if err := msg.AttachReader(receiptFile, strings.NewReader(m.Receipt),
+			mail.WithFileContentType("application/jose")); err != nil {
+			return nil, fmt.Errorf("email receipt: %w", err)
 		}
 	}
 	return msg, nil

@@ -88,6 +88,12 @@ type Message struct {
 	// UnsubscribeURL stops non-critical mail (not on requests).
 	UnsubscribeURL string
 	SettingsURL    string
+	// RoomUID names the room in no other database (calendar UIDs); ""
+	// falls back to its id.
+	RoomUID string
+	// Receipt is the agreed room's signed receipt (a JWS), attached to the
+	// agreed email as a .jws file; "" for none.
+	Receipt string
 }
 
 // PushTarget is one browser's push subscription (PushSubscription.toJSON).
@@ -124,6 +130,14 @@ func (m *Message) host() string {
 		}
 	}
 	return "taasky.invalid"
+}
+
+// verifyURL is the service's public page that checks receipts.
+func (m *Message) verifyURL() string {
+	if u, err := url.Parse(m.RoomURL); err == nil && u.Host != "" {
+		return u.Scheme + "://" + u.Host + "/verify"
+	}
+	return "/verify"
 }
 
 func (m *Message) loc() *time.Location {

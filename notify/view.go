@@ -23,7 +23,8 @@ type view struct {
 	Why         string // why the recipient gets this message
 	Unsubscribe string
 	Settings    string
-	Calendar    bool // an .ics is attached
+	Calendar    bool   // an .ics is attached
+	Receipt     string // the attached receipt, in a sentence ("" for none)
 }
 
 type optionView struct {

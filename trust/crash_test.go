@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/pgtest"
+	"github.com/taasky/taasky/jobs"
 	"github.com/taasky/taasky/negotiation"
 	"github.com/taasky/taasky/notify/notifytest"
 )
@@ -464,15 +466,19 @@ func TestCrashes(t *testing.T) {
 // check before sending failed.
 func whyResent(t testing.TB, w *world, messageID string, accepted []time.Time) (why string, inWindow bool) {
 	t.Helper()
-	parts := strings.Split(strings.Trim(messageID, "<>"), ".") // taasky.email.<job>.<topic>@host
+	parts := strings.Split(strings.Trim(messageID, "<>"), ".") // taasky.email.<jobs.UniqueID of the job>.<topic>@host
 	if len(parts) < 3 {
 		return "not a Message-ID Taasky writes", false
+	}
+	job, err := jobOfMessageID(w, parts[2])
+	if err != nil {
+		return err.Error(), false
 	}
 	var status string
 	var attempts int
 	var logged time.Time
-	err := w.pool.QueryRow(context.Background(), `SELECT status, attempts, updated_at FROM notification_deliveries WHERE job_id = $1::bigint`,
-		parts[2]).Scan(&status, &attempts, &logged)
+	err = w.pool.QueryRow(context.Background(), `SELECT status, attempts, updated_at FROM notification_deliveries WHERE job_id = $1`,
+		job).Scan(&status, &attempts, &logged)
 	if err != nil {
 		return fmt.Sprintf("no delivery log line (%v)", err), false
 	}
@@ -484,6 +490,32 @@ func whyResent(t testing.TB, w *world, messageID string, accepted []time.Time) (
 	}
 	return fmt.Sprintf("the log says %s at attempt %d (%s); the earlier copy's send was never logged: a kill between the SMTP "+
 		"server's acceptance and the statement that records it (the window docs/security.md names)", status, attempts, logged.Format(time.RFC3339Nano)), true
+}
+
+// jobOfMessageID finds the email job a Message-ID's unique part names, by
+// deriving each logged job's (jobs.UniqueID).
+func jobOfMessageID(w *world, id string) (int64, error) {
+	ctx := context.Background()
+	var installation string
+	if err := w.pool.QueryRow(ctx, `SELECT id::text FROM installation`).Scan(&installation); err != nil {
+		return 0, fmt.Errorf("installation: %w", err)
+	}
+	rows, err := w.pool.Query(ctx, `SELECT d.job_id, j.created_at FROM notification_deliveries d JOIN river_job j ON j.id = d.job_id`)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var job int64
+		var created time.Time
+		if err := rows.Scan(&job, &created); err != nil {
+			return 0, err
+		}
+		if jobs.UniqueID(installation, "job", strconv.FormatInt(job, 10), strconv.FormatInt(created.UnixNano(), 10)) == id {
+			return job, nil
+		}
+	}
+	return 0, fmt.Errorf("no delivery log line names the job of %s", id)
 }
 
 func countRows(t testing.TB, w *world, sql string, args ...any) int {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -18,23 +19,8 @@ import (
 func TestCheck(t *testing.T) {
 	t.Parallel()
 	e := env{"DATABASE_URL": pgtest.NewDSN(t), "BASE_URL": "http://127.0.0.1", "SECRET_KEY": testSecret}
-	if _, _, err := runCmd(t, e, "account", "create", "--slug", "acme", "--name", "Acme", "--owner-email", "a@example.test"); err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	cfg, err := config.Load(e.get, config.RoleWorker)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := openServer(ctx, cfg, slog.New(slog.DiscardHandler), false, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.close()
-	agent, _, err := srv.accounts.CreateAgent(ctx, "acme", "bot", "a@example.test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, agent := acmeServer(t, e)
 	schema := json.RawMessage(`{"day":{"type":"date","label":"Day"}}`)
 	for range 3 {
 		open, err := srv.rooms.Open(ctx, agent, app.OpenInput{Schema: schema, Subject: json.RawMessage(`{"day":"2026-12-24"}`),
@@ -57,4 +43,50 @@ func TestCheck(t *testing.T) {
 	if err == nil || !strings.Contains(out, "1 differences") {
 		t.Fatalf("a tampered room went unnoticed: %v\n%s", err, out)
 	}
+
+	// An event changed in SQL (the offer's day): the chain names it, and
+	// the event after it.
+	var room int64
+	if err := srv.pool.QueryRow(ctx, `UPDATE room_events SET event = replace(event, '2026-12-24', '2026-12-25')
+		WHERE room_id = (SELECT max(id) FROM rooms) AND seq = 2 AND event LIKE '%2026-12-24%' RETURNING room_id`).Scan(&room); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err = runCmd(t, e, "check")
+	want := fmt.Sprintf("room %d: hash chain broken at event 2: it hashes to sha256:", room)
+	if err == nil || !strings.Contains(out, want) || !strings.Contains(out, "event 3 carries") || !strings.Contains(out, "2 differences") {
+		t.Fatalf("a changed event went unnoticed, or unnamed (want %q): %v\n%s", want, err, out)
+	}
+	// The last event changed: the head names it.
+	if err := srv.pool.QueryRow(ctx, `UPDATE room_events SET event = replace(event, '"Day"', '"Night"')
+		WHERE room_id = (SELECT min(id) + 1 FROM rooms) AND seq = (SELECT seq FROM rooms WHERE id = room_id)
+		AND event LIKE '%"Day"%' RETURNING room_id`).Scan(&room); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ = runCmd(t, e, "check")
+	if !strings.Contains(out, fmt.Sprintf("room %d: hash chain broken at event", room)) || !strings.Contains(out, "the room's head says") {
+		t.Fatalf("a changed last event went unnoticed:\n%s", out)
+	}
+}
+
+// acmeServer makes the account acme with the command, opens the service
+// as e configures it (closed with the test), and gives acme an agent.
+func acmeServer(t *testing.T, e env) (*server, app.Agent) {
+	t.Helper()
+	if _, _, err := runCmd(t, e, "account", "create", "--slug", "acme", "--name", "Acme", "--owner-email", "a@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadConfig(e.get, config.RoleWorker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := openServer(t.Context(), cfg, slog.New(slog.DiscardHandler), false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.close)
+	agent, _, err := srv.accounts.CreateAgent(t.Context(), "acme", "bot", "a@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, agent
 }

@@ -19,6 +19,7 @@ func loadConfig(getenv func(string) string, role config.Role) (config.Config, er
 	cfg, err := config.Load(getenv, role)
 	err = errors.Join(err, cfg.LoadMail(getenv)) // SMTP_FROM, INVITE_EMAIL_DAILY_CAP: more lines among Load's
 	err = errors.Join(err, cfg.LoadShutdown(getenv))
+	err = errors.Join(err, cfg.LoadReceipts(getenv))
 	if err != nil {
 		return cfg, fmt.Errorf("the configuration is incomplete or wrong (see README.md):\n  %s",
 			strings.ReplaceAll(err.Error(), "\n", "\n  "))

@@ -23,6 +23,8 @@ var layers = map[string][]string{
 		"taasky/app", "taasky/dashboard", "taasky/mcpserver"},
 	"notify": {"github.com/jackc/pgx", "github.com/riverqueue/", "github.com/gofiber/", "github.com/modelcontextprotocol/",
 		"taasky/app", "taasky/jobs", "taasky/dashboard", "taasky/mcpserver"},
+	"receipt": {"net/http", "github.com/jackc/pgx", "github.com/riverqueue/", "github.com/gofiber/", "github.com/modelcontextprotocol/",
+		"taasky/app", "taasky/jobs", "taasky/notify", "taasky/dashboard", "taasky/mcpserver", "taasky/negotiation"},
 	"internal/locale": {"github.com/jackc/pgx", "github.com/riverqueue/", "github.com/gofiber/",
 		"taasky/app", "taasky/jobs", "taasky/notify", "taasky/dashboard", "taasky/mcpserver"},
 }

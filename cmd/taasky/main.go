@@ -54,7 +54,8 @@ Commands:
   member add       make someone a member of an account (with --role)
   member remove    remove a member: their agents' keys and sessions stop working
   member role      change a member's role (owner, admin, member)
-  check            replay every room's log and compare it with the stored room
+  check            replay every room's log, verify its hash chain, compare it with the stored room
+  receipt verify   check an agreement's receipt (a .jws file) against the issuer's keys, offline
   bench            load Taasky with real MCP agents and measure it against the machine's floors
   probe --url U    exit 0 if U answers 200 (a container's healthcheck: the image has no shell)
 
@@ -77,7 +78,7 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return usageError{"no command given"}
 	}
 	cmd, rest := args[0], args[1:]
-	if len(rest) > 0 && (cmd == "account" || cmd == "agent" || cmd == "member") {
+	if len(rest) > 0 && (cmd == "account" || cmd == "agent" || cmd == "member" || cmd == "receipt") {
 		cmd, rest = cmd+" "+rest[0], rest[1:]
 	}
 	switch cmd {
@@ -103,6 +104,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return runMemberRole(ctx, rest, getenv, stdout)
 	case "check":
 		return runCheck(ctx, rest, getenv, stdout)
+	case "receipt verify":
+		return runReceiptVerify(ctx, rest, getenv, stdout)
 	case "bench":
 		return runBench(ctx, rest, getenv, stdout)
 	case "probe":
@@ -114,6 +117,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 	case "help", "-h", "-help", "--help":
 		_, err := io.WriteString(stdout, usage)
 		return err
+	case "receipt":
+		return usageError{"receipt: which command? try 'receipt verify FILE'"}
 	case "account", "agent", "member":
 		return usageError{fmt.Sprintf("%s: which command? try '%s create'", cmd, cmd)}
 	}

@@ -57,6 +57,9 @@ func mountDashboard(ctx context.Context, a *fiber.App, d deps, door *oauthDoor) 
 	if d.cfg.VAPID != nil {
 		cfg.VAPIDPublicKey = d.cfg.VAPID.PublicKey
 	}
+	if cfg.Receipts, err = receiptKeys(d.cfg); err != nil {
+		return app.Channel{}, err
+	}
 	dash, err := dashboard.New(ctx, cfg)
 	if err != nil {
 		return app.Channel{}, err

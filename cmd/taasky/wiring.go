@@ -14,6 +14,7 @@ import (
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/config"
 	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/receipt"
 )
 
 // deps is what the process opened, handed to the parts it wires.
@@ -82,9 +83,20 @@ func addWorkers(workers *river.Workers, d deps) int {
 
 // newRooms builds the negotiation service on the River client.
 func newRooms(d deps) (*app.Rooms, error) {
+	keys, err := receiptKeys(d.cfg)
+	if err != nil {
+		return nil, err
+	}
 	return app.NewRooms(app.RoomsConfig{Pool: d.pool, River: d.river, LimitsKey: d.cfg.Key("limits"),
 		TokenKey: d.cfg.Key("room-tokens"), BaseURL: d.cfg.BaseURL, Pace: d.cfg.Abuse.Pace,
-		InviteEmailDailyCap: d.cfg.Mail.InviteDailyCap, Log: d.log, Accounts: d.accounts})
+		InviteEmailDailyCap: d.cfg.Mail.InviteDailyCap, Log: d.log, Accounts: d.accounts, Receipts: keys})
+}
+
+// receiptKeys are the receipt keys of this service: versions 1 to
+// RECEIPT_KEY_VERSION, derived from SECRET_KEY, for BASE_URL (a
+// configuration not read by loadConfig signs with version 1).
+func receiptKeys(cfg config.Config) (*receipt.Keyring, error) {
+	return receipt.NewKeyring(cfg.BaseURL, max(cfg.ReceiptKeyVersion, 1), cfg.ReceiptSeed)
 }
 
 // newRiver returns the River client: with queues to work when work is true

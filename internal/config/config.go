@@ -55,6 +55,9 @@ type Config struct {
 	// ShutdownGrace is how long /readyz answers 503 after SIGTERM before
 	// the listener closes (SHUTDOWN_GRACE; set by LoadShutdown, shutdown.go).
 	ShutdownGrace time.Duration
+	// ReceiptKeyVersion is the version of the key that signs receipts
+	// (RECEIPT_KEY_VERSION; set by LoadReceipts, receipts.go).
+	ReceiptKeyVersion int
 
 	secretKey string
 }

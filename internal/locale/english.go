@@ -197,6 +197,45 @@ var englishText = map[Key]catalog.Message{
 	// Failover
 	// A page asked for while the database switches to its standby (503).
 	"failover.retry": text("Taasky is switching to its standby database. Try again in a few seconds: what went through is kept, and nothing is done twice."),
+	// Receipts: an agreed room's signed receipt, on the room page, its
+	// printable page and the public /verify page.
+	"receipt.heading":            text("Receipt of the agreement"),
+	"receipt.intro":              text("Taasky signed a receipt of this agreement: who agreed to which terms, and how each side confirmed. Anyone can check it."),
+	"receipt.download":           text("Download the receipt (.jws file)"),
+	"receipt.print":              text("Printable receipt"),
+	"receipt.verify_at":          text("Check a receipt at %[1]s"),
+	"receipt.room":               text("Room %[1]d: %[2]s (the inviter's words)"),
+	"receipt.room_untitled":      text("Room %[1]d"),
+	"receipt.agreed_at":          text("Agreed %[1]s."),
+	"receipt.side_a":             text("The side that opened the room"),
+	"receipt.side_b":             text("The side that joined"),
+	"receipt.account":            text("Account: %[1]s"),
+	"receipt.no_account":         text("A person who answered the invitation without an account"),
+	"receipt.confirmed_by":       text("Confirmed by %[1]s %[2]s, %[3]s."), // name, receipt.channel.*, moment
+	"receipt.confirmed":          text("Confirmed %[1]s, %[2]s."),          // receipt.channel.*, moment
+	"receipt.preapproved":        text("This side confirmed beforehand that any of the options offered was fine."),
+	"receipt.channel.dashboard":  text("on the Taasky dashboard"),
+	"receipt.channel.email":      text("with a one-tap link from an email"),
+	"receipt.channel.push":       text("with a one-tap link from a push notification"),
+	"receipt.channel.invitation": text("on the invitation page"),
+	"receipt.terms":              text("Agreed terms"),
+	"receipt.subject_hash":       text("Fingerprint of the terms (subject_hash): %[1]s"),
+	"receipt.log":                text("The room's log: %[1]d events chained to the head hash %[2]s"),
+	"receipt.issued":             text("Issued %[1]s by %[2]s with the key %[3]s."),
+	"verify.heading":             text("Verify a Taasky receipt"),
+	"verify.intro":               text("Paste a receipt (the text of a .jws file) or upload the file. Nothing you send is kept."),
+	"verify.paste":               text("Receipt"),
+	"verify.upload":              text("Or upload the file"),
+	"verify.submit":              text("Verify"),
+	"verify.empty":               text("Paste a receipt or choose its file."),
+	"verify.valid":               text("Valid: %[1]s signed this receipt and nothing in it was changed since."),
+	"verify.invalid":             text("Not valid: %[1]s"),
+	"verify.problem.malformed":   text("this is not a Taasky receipt (%[1]s)."),
+	"verify.problem.foreign":     text("another service issued it (%[1]s)."),
+	"verify.problem.unknown_key": text("it was signed with a key this service does not publish (%[1]s)."),
+	"verify.problem.tampered":    text("it was changed after it was signed."),
+	"receipt.attached":           text("The signed receipt of this agreement is attached (%[1]s): anyone can check it at %[2]s."),
+	"verify.offline":             text("To check it without this page: taasky receipt verify FILE --jwks %[1]s"),
 }
 
 func text(s string) catalog.Message { return catalog.String(s) }

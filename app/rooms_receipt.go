@@ -1,0 +1,89 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/taasky/taasky/negotiation"
+	"github.com/taasky/taasky/receipt"
+)
+
+// Receipt returns an agreed room's receipt (a JWS in compact form: see
+// package receipt), issuing it the first time it is asked for: the agreed
+// email, the room page, an agent's read and a webhook all get the same
+// bytes. A room that is not agreed has none (ErrConflict).
+func (s *Rooms) Receipt(ctx context.Context, roomID int64) (string, error) {
+	if jws, ok, err := selectReceipt(ctx, s.pool, roomID); err != nil || ok {
+		return jws, err
+	}
+	if s.receipts == nil {
+		return "", fmt.Errorf("receipt %d: no receipt keys configured", roomID)
+	}
+	r, err := s.receiptFacts(ctx, roomID)
+	if err != nil {
+		return "", err
+	}
+	r.IssuedAt = s.now().UTC()
+	jws, err := s.receipts.Sign(r)
+	if err != nil {
+		return "", err
+	}
+	// Two first asks at once: one insert wins, both return its receipt.
+	return insertReceipt(ctx, s.pool, roomID, r.KeyID, jws, r.IssuedAt)
+}
+
+// ReceiptForHuman is Receipt for a person who may see the room (a seat of
+// one of their accounts is in it); to anyone else the room is not found.
+func (s *Rooms) ReceiptForHuman(ctx context.Context, userID, roomID int64) (string, error) {
+	if err := s.SeesRoom(ctx, userID, roomID); err != nil {
+		return "", err
+	}
+	return s.Receipt(ctx, roomID)
+}
+
+// receiptFacts gathers what a receipt says of an agreed room: from its log
+// (the terms, who approved when: negotiation.Room.Agreement), its head,
+// both accounts' names and each confirmation's channel and human.
+func (s *Rooms) receiptFacts(ctx context.Context, roomID int64) (*receipt.Receipt, error) {
+	row, err := readRoom(ctx, s.pool, roomID, false)
+	if err != nil {
+		return nil, err
+	}
+	room, err := negotiation.RestoreWith(s.schemas, []byte(row.Snapshot), [2][]byte{}) // no limits: a receipt holds none
+	if err != nil {
+		return nil, fmt.Errorf("receipt %d: %w", roomID, err)
+	}
+	events, err := row.events()
+	if err != nil {
+		return nil, err
+	}
+	ag, ok := room.Agreement(events)
+	if !ok {
+		return nil, Errorf(ErrConflict, "room %d is not agreed: it has no receipt", roomID)
+	}
+	facts, err := selectReceiptFacts(ctx, s.pool, roomID, ag.Confirmations[0].ID, ag.Confirmations[1].ID)
+	if err != nil {
+		return nil, err
+	}
+	r := &receipt.Receipt{
+		Room:        receipt.Room{ID: row.ID, AgreedAt: events[len(events)-1].At.UTC()},
+		Terms:       ag.Terms,
+		SubjectHash: string(ag.Hash),
+		Log:         receipt.Log{Head: string(row.Head), Events: row.Seq},
+	}
+	if row.Title != nil {
+		r.Room.Title = *row.Title
+	}
+	for i, side := range []negotiation.Side{negotiation.SideA, negotiation.SideB} {
+		c := ag.Confirmations[i]
+		f := facts[i]
+		p := receipt.Party{Account: f.account, Schema: room.Party(side).Schema.Canonical(),
+			Confirmation: receipt.Confirmation{By: f.by, Channel: f.channel, Verdict: string(c.Verdict), At: c.At.UTC()}}
+		if i == 0 {
+			r.Parties.A = p
+		} else {
+			r.Parties.B = p
+		}
+	}
+	return r, nil
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+
+	"github.com/taasky/taasky/receipt"
+)
+
+// jwksPath is where a Taasky publishes its receipt keys, under BASE_URL.
+const jwksPath = "/.well-known/jwks.json"
+
+// runReceiptVerify is `taasky receipt verify FILE [--jwks URL|FILE]
+// [--issuer URL]`: it checks a receipt offline against a JWK Set (a file,
+// or fetched once from a URL) and prints one line: valid with the facts,
+// or which problem (malformed, foreign, unknown_key, tampered), exiting
+// non-zero for those. The issuer expected is --issuer, else the service
+// whose URL the keys came from, else BASE_URL; with a file and neither,
+// any issuer is accepted and named.
+func runReceiptVerify(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	cmd := newCommand("receipt verify", "Verifies a receipt (the .jws file of an agreed room) offline against the issuer's published keys. "+
+		"Usage: taasky receipt verify FILE [--jwks URL|FILE] [--issuer URL]. Without --jwks: $BASE_URL"+jwksPath+".", stdout)
+	jwksFrom := cmd.String("jwks", "", "the issuer's JWK Set: a URL (fetched once) or a file")
+	issuer := cmd.String("issuer", "", "the issuer expected (a Taasky's BASE_URL)")
+	var file string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		file, args = args[0], args[1:]
+	} else if n := len(args); n > 0 && !strings.HasPrefix(args[n-1], "-") && n%2 == 1 {
+		file, args = args[n-1], args[:n-1] // the flags first: FILE ends them
+	}
+	if err := cmd.parse(args); err != nil {
+		return err
+	}
+	if file == "" {
+		return cmd.fail("which receipt? give its file: taasky receipt verify FILE")
+	}
+	if *jwksFrom == "" {
+		base := strings.TrimSuffix(strings.TrimSpace(getenv("BASE_URL")), "/")
+		if base == "" {
+			return cmd.fail("no keys to verify with: give --jwks URL|FILE (or set BASE_URL)")
+		}
+		*jwksFrom = base + jwksPath
+	}
+	jws, err := readLimited(file)
+	if err != nil {
+		return fmt.Errorf("malformed: %w", err)
+	}
+	keys, from, err := loadJWKS(ctx, *jwksFrom)
+	if err != nil {
+		return err
+	}
+	if *issuer == "" {
+		*issuer = from
+	}
+	r, err := receipt.Verify(string(jws), strings.TrimSuffix(*issuer, "/"), keys)
+	if err != nil {
+		return err // one line: "<problem>: <detail>"
+	}
+	title := ""
+	if r.Room.Title != "" {
+		title = fmt.Sprintf(" %q", r.Room.Title)
+	}
+	fmt.Fprintf(stdout, "valid: room %d%s agreed %s on terms %s; signed by %s with key %s, issued %s\n",
+		r.Room.ID, title, r.Room.AgreedAt.Format(time.RFC3339), r.SubjectHash, r.Issuer, r.KeyID, r.IssuedAt.Format(time.RFC3339))
+	return nil
+}
+
+// maxKeysFile bounds a JWK Set read or fetched, and a receipt read.
+const maxKeysFile = 1 << 20
+
+func readLimited(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxKeysFile))
+}
+
+// loadJWKS reads a JWK Set from a file or fetches it from a URL; from is
+// the issuer the URL names ("" for a file).
+func loadJWKS(ctx context.Context, src string) (set *jose.JSONWebKeySet, from string, err error) {
+	var raw []byte
+	if strings.HasPrefix(src, "https://") || strings.HasPrefix(src, "http://") {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
+		if err != nil {
+			return nil, "", fmt.Errorf("--jwks %s: %w", src, err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, "", fmt.Errorf("--jwks %s: %w", src, err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return nil, "", fmt.Errorf("--jwks %s: answered %s", src, resp.Status)
+		}
+		if raw, err = io.ReadAll(io.LimitReader(resp.Body, maxKeysFile)); err != nil {
+			return nil, "", fmt.Errorf("--jwks %s: %w", src, err)
+		}
+		from = strings.TrimSuffix(src, jwksPath)
+	} else if raw, err = readLimited(src); err != nil {
+		return nil, "", fmt.Errorf("--jwks: %w", err)
+	}
+	set = &jose.JSONWebKeySet{}
+	if err := json.Unmarshal(raw, set); err != nil || len(set.Keys) == 0 {
+		return nil, "", fmt.Errorf("--jwks %s: not a JWK Set with keys", src)
+	}
+	return set, from, nil
+}

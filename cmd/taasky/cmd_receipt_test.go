@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/pgtest"
+	"github.com/taasky/taasky/negotiation"
+)
+
+// TestReceiptVerifyCommand: a receipt the service issued for an agreed
+// room (key version 2, after a rotation) verifies offline against the keys
+// fetched from the issuer or read from a file; each bad receipt is one
+// line naming its problem, and the command fails.
+func TestReceiptVerifyCommand(t *testing.T) {
+	t.Parallel()
+	var jwks atomic.Value
+	issuer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != jwksPath {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(jwks.Load().([]byte))
+	}))
+	defer issuer.Close()
+	e := env{"DATABASE_URL": pgtest.NewDSN(t), "BASE_URL": issuer.URL, "SECRET_KEY": testSecret, "RECEIPT_KEY_VERSION": "2"}
+	ctx := context.Background()
+	cfg, err := loadConfig(e.get, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := receiptKeys(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jwks.Store(keys.JWKSJSON())
+	srv, agent := acmeServer(t, e)
+	schema := json.RawMessage(`{"day":{"type":"date","label":"Day"}}`)
+	open, err := srv.rooms.Open(ctx, agent, app.OpenInput{Schema: schema, Subject: json.RawMessage(`{"day":"2026-12-24"}`), Title: "Holiday"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	join, err := srv.rooms.Join(ctx, agent, app.JoinInput{InviteCode: open.InviteCode, Schema: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := join.View.TermsOnTable.Options[0].SubjectHash
+	for _, token := range []string{join.RoomToken, open.RoomToken} {
+		c, _, err := srv.rooms.RequestConfirmation(ctx, agent, token, negotiation.VerdictApprove, hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := srv.rooms.DecideAsOwner(ctx, agent.OwnerUserID, join.View.RoomID, c.ID, hash, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	jws, err := srv.rooms.Receipt(ctx, join.View.RoomID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good.jws", jws)
+	keysFile := write("jwks.json", string(keys.JWKSJSON()))
+
+	for name, args := range map[string][]string{
+		"keys fetched from the issuer": {good, "--jwks", issuer.URL + jwksPath},
+		"keys from BASE_URL":           {good},
+		"keys from a file":             {good, "--jwks", keysFile, "--issuer", issuer.URL},
+		"flags first":                  {"--jwks", keysFile, good},
+	} {
+		out, _, err := runCmd(t, e, append([]string{"receipt", "verify"}, args...)...)
+		if err != nil || !strings.HasPrefix(out, `valid: room `) || !strings.Contains(out, `"Holiday"`) || !strings.Contains(out, "taasky-receipt-2-") {
+			t.Errorf("%s: %v\n%s", name, err, out)
+		}
+	}
+
+	parts := strings.Split(jws, ".")
+	raw, _ := base64.RawURLEncoding.DecodeString(parts[1])
+	tampered := write("tampered.jws", parts[0]+"."+base64.RawURLEncoding.EncodeToString([]byte(strings.Replace(string(raw), "2026-12-24", "2026-12-25", 1)))+"."+parts[2])
+	otherCfg, _ := loadConfig(env{"DATABASE_URL": e["DATABASE_URL"], "BASE_URL": issuer.URL, "SECRET_KEY": testSecret + "x", "RECEIPT_KEY_VERSION": "2"}.get, 0)
+	otherKeys, _ := receiptKeys(otherCfg)
+	foreignKeys := write("other.json", string(otherKeys.JWKSJSON()))
+	for name, c := range map[string]struct {
+		args []string
+		want string
+	}{
+		"tampered":        {[]string{tampered, "--jwks", keysFile}, "tampered: "},
+		"not a receipt":   {[]string{write("junk.jws", "hello"), "--jwks", keysFile}, "malformed: "},
+		"another issuer":  {[]string{good, "--jwks", keysFile, "--issuer", "https://taasky.example"}, "foreign: "},
+		"a kid not there": {[]string{good, "--jwks", foreignKeys}, "unknown_key: "},
+		"no file":         {[]string{filepath.Join(dir, "absent.jws"), "--jwks", keysFile}, "malformed: "},
+	} {
+		_, _, err := runCmd(t, e, append([]string{"receipt", "verify"}, c.args...)...)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line starting %q", name, err, c.want)
+		}
+	}
+	if _, _, err := runCmd(t, e, "receipt", "verify"); err == nil {
+		t.Error("no file: no error")
+	}
+}

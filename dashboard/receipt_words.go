@@ -1,0 +1,134 @@
+package dashboard
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/taasky/taasky/internal/locale"
+	"github.com/taasky/taasky/receipt"
+)
+
+// receiptWords is a receipt's facts in words, in the reader's zone: what
+// the printable page and /verify show.
+type receiptWords struct {
+	Room        string
+	AgreedAt    string
+	Sides       []receiptSideWords
+	Terms       []receiptTerm
+	SubjectHash string
+	Log         string
+	Issued      string
+}
+
+type receiptSideWords struct {
+	Heading     string
+	Account     string
+	Confirmed   string
+	Preapproved bool
+}
+
+// receiptTerm is one agreed field: its name (the terms' own key) and value.
+type receiptTerm struct{ Field, Value string }
+
+func wordsOfReceipt(r *receipt.Receipt, loc *time.Location) *receiptWords {
+	w := &receiptWords{
+		Room:        words.T("receipt.room_untitled", r.Room.ID),
+		AgreedAt:    words.T("receipt.agreed_at", words.Moment(r.Room.AgreedAt, loc)),
+		Terms:       termsInWords(r.Terms, loc),
+		SubjectHash: words.T("receipt.subject_hash", r.SubjectHash),
+		Log:         words.T("receipt.log", r.Log.Events, r.Log.Head),
+		Issued:      words.T("receipt.issued", words.Moment(r.IssuedAt, loc), r.Issuer, r.KeyID),
+	}
+	if r.Room.Title != "" {
+		w.Room = words.T("receipt.room", r.Room.ID, r.Room.Title)
+	}
+	for i, p := range []receipt.Party{r.Parties.A, r.Parties.B} {
+		s := receiptSideWords{Heading: words.T("receipt.side_a"), Account: words.T("receipt.no_account"),
+			Preapproved: p.Confirmation.Verdict == "preapprove"}
+		if i == 1 {
+			s.Heading = words.T("receipt.side_b")
+		}
+		if p.Account != "" {
+			s.Account = words.T("receipt.account", p.Account)
+		}
+		how, when := channelWords(p.Confirmation.Channel), words.Moment(p.Confirmation.At, loc)
+		if p.Confirmation.By != "" {
+			s.Confirmed = words.T("receipt.confirmed_by", p.Confirmation.By, how, when)
+		} else {
+			s.Confirmed = words.T("receipt.confirmed", how, when)
+		}
+		w.Sides = append(w.Sides, s)
+	}
+	return w
+}
+
+func channelWords(c receipt.Channel) string {
+	switch c {
+	case receipt.ChannelEmail:
+		return words.T("receipt.channel.email")
+	case receipt.ChannelPush:
+		return words.T("receipt.channel.push")
+	case receipt.ChannelInvitation:
+		return words.T("receipt.channel.invitation")
+	}
+	return words.T("receipt.channel.dashboard")
+}
+
+// termsInWords lists the agreed terms field by field: a money amount with
+// its currency, a timerange's moments in the reader's zone, anything else
+// as written.
+func termsInWords(raw json.RawMessage, loc *time.Location) []receiptTerm {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return []receiptTerm{{Value: string(raw)}}
+	}
+	var out []receiptTerm
+	for name, v := range fields {
+		out = append(out, receiptTerm{Field: name, Value: valueInWords(v, loc)})
+	}
+	slices.SortFunc(out, func(a, b receiptTerm) int { return strings.Compare(a.Field, b.Field) })
+	return out
+}
+
+func valueInWords(v json.RawMessage, loc *time.Location) string {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	var money struct{ Amount, Currency string }
+	var span struct{ Start, End time.Time }
+	switch {
+	case json.Unmarshal(v, &money) == nil && money.Amount != "" && money.Currency != "":
+		return money.Amount + " " + money.Currency
+	case json.Unmarshal(v, &span) == nil && !span.Start.IsZero() && !span.End.IsZero():
+		return words.Moment(span.Start, loc) + " – " + words.Moment(span.End, loc)
+	}
+	var compact bytes.Buffer
+	if json.Compact(&compact, v) != nil {
+		return string(v)
+	}
+	return compact.String()
+}
+
+// problemWords says in one sentence why a receipt is not valid.
+func problemWords(err error) string {
+	detail := err.Error()
+	if e, ok := err.(*receipt.Error); ok {
+		detail = e.Detail
+	}
+	var key locale.Key
+	switch receipt.ProblemOf(err) {
+	case receipt.ProblemForeign:
+		key = "verify.problem.foreign"
+	case receipt.ProblemUnknownKey:
+		key = "verify.problem.unknown_key"
+	case receipt.ProblemTampered:
+		return words.T("verify.invalid", words.T("verify.problem.tampered"))
+	default:
+		key = "verify.problem.malformed"
+	}
+	return words.T("verify.invalid", words.T(key, detail))
+}

@@ -1,0 +1,52 @@
+package dashboard
+
+import (
+	"io"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// maxReceiptUpload bounds what /verify reads of a pasted or uploaded
+// receipt (a real one is a few KiB).
+const maxReceiptUpload = 256 << 10
+
+// verifyShow is the public page where anyone checks a receipt: paste it or
+// upload its file. It works without JavaScript and without signing in.
+func (d *Dashboard) verifyShow(c *fiber.Ctx) error {
+	return d.renderPage(c, "verify", &page{Title: words.T("verify.heading"), Zone: "UTC", Data: d.receiptPage(nil)}, nil)
+}
+
+// verifyCheck verifies what was pasted or uploaded against this service's
+// published keys and shows valid (with the facts, in UTC) or why not.
+func (d *Dashboard) verifyCheck(c *fiber.Ctx) error {
+	text := strings.TrimSpace(c.FormValue("receipt"))
+	if text == "" {
+		if fh, err := c.FormFile("file"); err == nil {
+			if f, err := fh.Open(); err == nil {
+				b, _ := io.ReadAll(io.LimitReader(f, maxReceiptUpload+1))
+				f.Close()
+				text = strings.TrimSpace(string(b))
+			}
+		}
+	}
+	data := d.receiptPage(nil)
+	if text == "" {
+		data.Problem = words.T("verify.empty")
+		c.Status(fiber.StatusBadRequest)
+		return d.renderPage(c, "verify", &page{Title: words.T("verify.heading"), Zone: "UTC", Data: data}, nil)
+	}
+	if len(text) <= maxReceiptUpload {
+		data.Pasted = text
+	}
+	r, err := d.receipts.Verify(text)
+	if err != nil {
+		data.Problem = problemWords(err)
+		c.Status(fiber.StatusUnprocessableEntity)
+	} else {
+		data.W = wordsOfReceipt(r, time.UTC)
+		data.Valid = words.T("verify.valid", r.Issuer)
+	}
+	return d.renderPage(c, "verify", &page{Title: words.T("verify.heading"), Zone: "UTC", Data: data}, nil)
+}

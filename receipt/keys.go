@@ -1,0 +1,100 @@
+package receipt
+
+import (
+	"bytes"
+	"crypto"
+	"crypto/ed25519"
+	_ "crypto/sha256" // the thumbprint's hash
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+
+	"github.com/go-jose/go-jose/v4"
+)
+
+// Keyring holds the issuer's receipt keys. Versions 1 to the current one
+// are derived from the server's secret (seed(n) is 32 bytes, e.g. HKDF of
+// SECRET_KEY with the label "receipt/v{n}"); the current one signs, all of
+// them are published, so receipts signed before a rotation still verify.
+// A key's kid names its version and a part of its RFC 7638 thumbprint, so
+// two installations never publish the same kid.
+type Keyring struct {
+	issuer string
+	keys   []jose.JSONWebKey // private, oldest first; the last signs
+}
+
+// NewKeyring derives the keys of versions 1..current for issuer (the
+// service's BASE_URL).
+func NewKeyring(issuer string, current int, seed func(version int) []byte) (*Keyring, error) {
+	if current < 1 {
+		return nil, fmt.Errorf("receipt keys: version %d: versions start at 1", current)
+	}
+	k := &Keyring{issuer: issuer}
+	for v := 1; v <= current; v++ {
+		s := seed(v)
+		if len(s) != ed25519.SeedSize {
+			return nil, fmt.Errorf("receipt keys: version %d: seed of %d bytes, want %d", v, len(s), ed25519.SeedSize)
+		}
+		priv := ed25519.NewKeyFromSeed(s)
+		jwk := jose.JSONWebKey{Key: priv, Algorithm: string(jose.EdDSA), Use: "sig"}
+		pub := jwk.Public()
+		thumb, err := pub.Thumbprint(crypto.SHA256)
+		if err != nil {
+			return nil, fmt.Errorf("receipt keys: %w", err)
+		}
+		jwk.KeyID = fmt.Sprintf("taasky-receipt-%d-%s", v, base64.RawURLEncoding.EncodeToString(thumb)[:12])
+		k.keys = append(k.keys, jwk)
+	}
+	return k, nil
+}
+
+// Issuer is whom the keyring signs for.
+func (k *Keyring) Issuer() string { return k.issuer }
+
+// KeyID is the kid of the key that signs now.
+func (k *Keyring) KeyID() string { return k.keys[len(k.keys)-1].KeyID }
+
+// JWKS is the public key set, as published at /.well-known/jwks.json.
+func (k *Keyring) JWKS() *jose.JSONWebKeySet {
+	set := &jose.JSONWebKeySet{}
+	for _, key := range k.keys {
+		set.Keys = append(set.Keys, key.Public())
+	}
+	return set
+}
+
+// JWKSJSON is JWKS, encoded.
+func (k *Keyring) JWKSJSON() []byte {
+	b, err := json.Marshal(k.JWKS())
+	if err != nil {
+		panic("receipt: encode the JWK Set: " + err.Error()) // Ed25519 public keys always encode
+	}
+	return b
+}
+
+// Sign fills r's type, issuer and kid and signs it with the current key:
+// the receipt in JWS compact serialization.
+func (k *Keyring) Sign(r *Receipt) (string, error) {
+	key := k.keys[len(k.keys)-1]
+	r.Type, r.Issuer, r.KeyID = Type, k.issuer, key.KeyID
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // a title's & and < stay as written
+	if err := enc.Encode(r); err != nil {
+		return "", fmt.Errorf("receipt: %w", err)
+	}
+	payload := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.EdDSA, Key: key},
+		(&jose.SignerOptions{}).WithType(HeaderType))
+	if err != nil {
+		return "", fmt.Errorf("receipt: %w", err)
+	}
+	obj, err := signer.Sign(payload)
+	if err != nil {
+		return "", fmt.Errorf("receipt: %w", err)
+	}
+	return obj.CompactSerialize()
+}
+
+// Verify checks a receipt against this keyring (its issuer and keys).
+func (k *Keyring) Verify(jws string) (*Receipt, error) { return Verify(jws, k.issuer, k.JWKS()) }

@@ -1,0 +1,112 @@
+package receipt
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-jose/go-jose/v4"
+)
+
+// Problem is why a receipt does not verify.
+type Problem string
+
+const (
+	// ProblemMalformed: not a JWS in compact form, not EdDSA, or a payload
+	// that is not a receipt.
+	ProblemMalformed Problem = "malformed"
+	// ProblemForeign: issued by another service than the one expected.
+	ProblemForeign Problem = "foreign"
+	// ProblemUnknownKey: signed with a kid the issuer does not publish.
+	ProblemUnknownKey Problem = "unknown_key"
+	// ProblemTampered: the signature does not match the bytes: something
+	// was changed after signing (or it was signed by someone else with the
+	// issuer's kid).
+	ProblemTampered Problem = "tampered"
+)
+
+// Error says, in one line, why a receipt does not verify.
+type Error struct {
+	Problem Problem
+	Detail  string
+}
+
+func (e *Error) Error() string { return string(e.Problem) + ": " + e.Detail }
+
+// ProblemOf is err's problem ("" when err is not a verification error).
+func ProblemOf(err error) Problem {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Problem
+	}
+	return ""
+}
+
+// maxSize bounds what is read as a receipt: a real one is a few KiB.
+const maxSize = 256 << 10
+
+// Verify checks jws against issuer's published keys and returns its facts.
+// issuer "" accepts any issuer (the caller shows it); otherwise a receipt
+// of another issuer is foreign. The checks run in this order: form, issuer,
+// kid, signature, payload.
+func Verify(jws string, issuer string, keys *jose.JSONWebKeySet) (*Receipt, error) {
+	jws = strings.TrimSpace(jws)
+	if jws == "" || len(jws) > maxSize {
+		return nil, &Error{ProblemMalformed, fmt.Sprintf("a receipt is a JWS of 1 to %d bytes", maxSize)}
+	}
+	obj, err := jose.ParseSignedCompact(jws, []jose.SignatureAlgorithm{jose.EdDSA})
+	if err != nil {
+		return nil, &Error{ProblemMalformed, "not a JWS in compact form signed with EdDSA"}
+	}
+	if len(obj.Signatures) != 1 {
+		return nil, &Error{ProblemMalformed, "a receipt has exactly one signature"}
+	}
+	header := obj.Signatures[0].Protected
+	if typ, _ := header.ExtraHeaders[jose.HeaderType].(string); typ != HeaderType {
+		return nil, &Error{ProblemMalformed, fmt.Sprintf("header typ %q, want %q", typ, HeaderType)}
+	}
+	claimed, err := decode(obj.UnsafePayloadWithoutVerification())
+	if err != nil {
+		return nil, err
+	}
+	if issuer != "" && claimed.Issuer != issuer {
+		return nil, &Error{ProblemForeign, fmt.Sprintf("issued by %q, not by %q", claimed.Issuer, issuer)}
+	}
+	found := keys.Key(header.KeyID)
+	if header.KeyID == "" || len(found) == 0 {
+		return nil, &Error{ProblemUnknownKey, fmt.Sprintf("kid %q is not among the issuer's published keys", header.KeyID)}
+	}
+	payload, err := obj.Verify(found[0])
+	if err != nil {
+		return nil, &Error{ProblemTampered, "the signature does not match the receipt's bytes"}
+	}
+	r, err := decode(payload)
+	if err != nil {
+		return nil, err
+	}
+	if r.KeyID != header.KeyID {
+		return nil, &Error{ProblemMalformed, fmt.Sprintf("payload kid %q differs from the header's %q", r.KeyID, header.KeyID)}
+	}
+	return r, nil
+}
+
+// decode reads a payload strictly: a receipt of this format, every fact
+// present.
+func decode(payload []byte) (*Receipt, error) {
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.DisallowUnknownFields()
+	r := &Receipt{}
+	if err := dec.Decode(r); err != nil {
+		return nil, &Error{ProblemMalformed, "the payload is not a receipt: " + err.Error()}
+	}
+	switch {
+	case r.Type != Type:
+		return nil, &Error{ProblemMalformed, fmt.Sprintf("payload typ %q, want %q", r.Type, Type)}
+	case r.Issuer == "" || r.KeyID == "" || r.IssuedAt.IsZero() || r.Room.ID == 0 || r.SubjectHash == "" ||
+		len(r.Terms) == 0 || r.Log.Head == "" || r.Parties.A.Confirmation.At.IsZero() || r.Parties.B.Confirmation.At.IsZero():
+		return nil, &Error{ProblemMalformed, "the payload lacks some of a receipt's facts"}
+	}
+	return r, nil
+}
