@@ -33,6 +33,10 @@ type notifyBundle struct {
 	smtp *notifytest.SMTPServer
 	push *notifytest.PushEndpoint
 	rc   *river.Client[pgx.Tx]
+	// hooks is the webhooks service, its jobs worked with retries after
+	// 200 ms (fast) and its attempts timed by the rooms' clock; loopback
+	// endpoints are allowed.
+	hooks *Webhooks
 }
 
 // fastRetry retries a failed job after 200 ms (River's default waits
@@ -69,6 +73,14 @@ func setupNotifyWith(t testing.TB, fast bool) *notifyBundle {
 	river.AddWorker(workers, &jobs.PushWorker{Deliveries: svc, Pusher: &notify.Pusher{
 		VAPID: notify.VAPID{PublicKey: pub, PrivateKey: priv, Subscriber: "taasky@example.test"}}})
 	river.AddWorker(workers, &jobs.InviteWorker{Invitations: svc, From: "Taasky <taasky@example.test>",
+		Mailer: notify.NewSMTP(notify.SMTPConfig{Host: nb.smtp.Host, Port: nb.smtp.Port, Timeout: 5 * time.Second})})
+	nb.hooks = NewWebhooks(WebhooksConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: rb.rooms, BaseURL: rb.rooms.baseURL})
+	hook := &jobs.WebhookWorker{Webhooks: nb.hooks, Sender: notify.NewWebhookSender(true, nil), Now: rb.rooms.now}
+	if fast {
+		hook.Backoff = []time.Duration{200 * time.Millisecond}
+	}
+	river.AddWorker(workers, hook)
+	river.AddWorker(workers, &jobs.WebhookDisabledWorker{Notices: nb.hooks, From: "Taasky <taasky@example.test>",
 		Mailer: notify.NewSMTP(notify.SMTPConfig{Host: nb.smtp.Host, Port: nb.smtp.Port, Timeout: 5 * time.Second})})
 	cfg := &river.Config{
 		Workers: workers, Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 20}},

@@ -91,7 +91,10 @@ type WebhookWorker struct {
 	// Backoff replaces WebhookBackoff (tests); its length does not change
 	// the attempts, which InsertOpts fixed.
 	Backoff []time.Duration
-	Now     func() time.Time // nil: time.Now
+	// Now times the attempts in the log (and so the run of failures that
+	// disables an endpoint); nil: time.Now. The webhook-timestamp is always
+	// the real clock's: receivers check it against theirs.
+	Now func() time.Time
 }
 
 // NextRetry is the webhook's own schedule, not River's attempt⁴ seconds.
@@ -120,7 +123,7 @@ func (w *WebhookWorker) Work(ctx context.Context, job *river.Job[WebhookArgs]) e
 		now = w.Now
 	}
 	start := time.Now()
-	code, sendErr := w.Sender.Send(ctx, notify.WebhookMessage{URL: m.URL, ID: m.ID, Secrets: m.Secrets, Payload: m.Payload, At: now()})
+	code, sendErr := w.Sender.Send(ctx, notify.WebhookMessage{URL: m.URL, ID: m.ID, Secrets: m.Secrets, Payload: m.Payload, At: start})
 	a := WebhookAttempt{AccountID: job.Args.AccountID, MessageID: job.Args.MessageID, JobID: job.ID, Attempt: job.Attempt,
 		At: now(), Duration: time.Since(start), StatusCode: code, Status: StatusSent}
 	var perm *notify.PermanentError
