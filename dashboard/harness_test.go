@@ -38,6 +38,7 @@ type bundle struct {
 	rooms        *app.Rooms
 	accounts     *app.Accounts
 	notify       *app.Notifications
+	hooks        *app.Webhooks // to loopback (no worker: workHooks starts one)
 	vapidPublic  string // the VAPID key the settings show (no worker sends here)
 	dash         *Dashboard
 	app          *fiber.App
@@ -77,6 +78,7 @@ func setup(t *testing.T, tweaks ...func(*Config)) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
+	b.hooks = app.NewWebhooks(app.WebhooksConfig{Pool: pool, River: rc, Rooms: rooms, BaseURL: base})
 	if _, b.vapidPublic, err = webpush.GenerateVAPIDKeys(); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +100,7 @@ func setup(t *testing.T, tweaks ...func(*Config)) *bundle {
 	go app.Listen(ctx, pool.Config().ConnConfig.Copy(), log, app.RoomChanges(hub.Publish))
 	cfg := Config{BaseURL: base, SessionKey: bytes.Repeat([]byte{5}, 32), Rooms: rooms, Accounts: b.accounts,
 		Hub: hub, Log: log, OIDC: OIDC{Issuer: issuer, ClientID: "dash", ClientSecret: "dash-secret"},
-		Notifications: b.notify, VAPIDPublicKey: b.vapidPublic, JobsUI: jobsUIStub}
+		Notifications: b.notify, Webhooks: b.hooks, VAPIDPublicKey: b.vapidPublic, JobsUI: jobsUIStub}
 	for _, tweak := range tweaks {
 		tweak(&cfg)
 	}
