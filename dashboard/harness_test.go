@@ -39,7 +39,7 @@ type bundle struct {
 	accounts     *app.Accounts
 	notify       *app.Notifications
 	hooks        *app.Webhooks // to loopback (no worker: workHooks starts one)
-	vapidPublic  string // the VAPID key the settings show (no worker sends here)
+	vapidPublic  string        // the VAPID key the settings show (no worker sends here)
 	dash         *Dashboard
 	app          *fiber.App
 	base         string
