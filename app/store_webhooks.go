@@ -218,6 +218,17 @@ func insertHookAttempt(ctx context.Context, q querier, a hookAttempt) (failingSi
 	return failingSince, enabled, nil
 }
 
+// selectHookSentBy reports whether an attempt of job delivered the message.
+func selectHookSentBy(ctx context.Context, q querier, accountID int64, messageID string, jobID int64) (bool, error) {
+	var sent bool
+	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM webhook_attempts WHERE account_id = $1 AND message_id = $2
+		AND job_id = $3 AND status_code BETWEEN 200 AND 299)`, accountID, messageID, jobID).Scan(&sent)
+	if err != nil {
+		return false, fmt.Errorf("selectHookSentBy: %w", err)
+	}
+	return sent, nil
+}
+
 // disableHookEndpoint disables the message's endpoint, if still enabled,
 // and returns its id and URL (0: it was not enabled).
 func disableHookEndpoint(ctx context.Context, q querier, accountID int64, messageID, why string, at time.Time) (int64, string, error) {

@@ -109,6 +109,12 @@ func (w *Webhooks) payload(ctx context.Context, m hookMessage) ([]byte, error) {
 	return json.Marshal(p)
 }
 
+// WebhookSentBy reports whether job's attempts delivered the message
+// (jobs.Webhooks).
+func (w *Webhooks) WebhookSentBy(ctx context.Context, accountID int64, messageID string, jobID int64) (bool, error) {
+	return selectHookSentBy(ctx, w.pool, accountID, messageID, jobID)
+}
+
 // RecordWebhook writes an attempt to the delivery log (jobs.Webhooks). A
 // failure that ends HookFailingFor of nothing but failures disables the
 // endpoint and mails the account's owners, in the same transaction.

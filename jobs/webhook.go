@@ -66,6 +66,9 @@ type Webhooks interface {
 	// Webhook says what to send for a message now, or returns a SkipError
 	// when the endpoint was deleted or disabled.
 	Webhook(ctx context.Context, accountID int64, messageID string) (*Webhook, error)
+	// WebhookSentBy reports whether the log says job delivered the message
+	// (an attempt answered 2xx).
+	WebhookSentBy(ctx context.Context, accountID int64, messageID string, jobID int64) (bool, error)
 	// RecordWebhook writes an attempt to the delivery log and keeps the
 	// endpoint's run of failures: one that fails for days is disabled and
 	// its account's owners are told.
@@ -80,9 +83,10 @@ type WebhookSender interface {
 // WebhookWorker sends WebhookArgs. Every attempt is logged; a 2xx ends the
 // job; anything else is retried on WebhookBackoff (Backoff in tests) until
 // the attempts run out. A worker killed mid-send leaves the job running,
-// and River's rescue gives it back: the endpoint may then receive the same
-// webhook-id twice, which is what the id is for (at least once; duplicates
-// only with the same id).
+// and the rescue gives it back: an endpoint that had the request but whose
+// answer was never logged receives the same webhook-id again, which is
+// what the id is for (at least once; duplicates only with the same id). A
+// job whose delivery was logged is not sent again.
 type WebhookWorker struct {
 	river.WorkerDefaults[WebhookArgs]
 	Webhooks Webhooks
@@ -108,6 +112,15 @@ func (w *WebhookWorker) NextRetry(job *river.Job[WebhookArgs]) time.Time {
 }
 
 func (w *WebhookWorker) Work(ctx context.Context, job *river.Job[WebhookArgs]) error {
+	// A job River gives back after its worker died may have delivered
+	// already (River marks jobs completed in batches, after the worker
+	// returned): the log, written as soon as the endpoint answered, says.
+	if !firstFetch(job.JobRow) {
+		sent, err := w.Webhooks.WebhookSentBy(ctx, job.Args.AccountID, job.Args.MessageID, job.ID)
+		if err != nil || sent {
+			return err
+		}
+	}
 	m, err := w.Webhooks.Webhook(ctx, job.Args.AccountID, job.Args.MessageID)
 	if reason, ok := skipReason(err); ok {
 		if w.Log != nil {

@@ -39,6 +39,7 @@ type WebhookEndpoint struct {
 	got      []Webhook
 	failNext int
 	failing  bool
+	hangNext int
 	arrived  chan struct{}
 }
 
@@ -63,6 +64,15 @@ func (e *WebhookEndpoint) FailNext(n int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.failNext = n
+}
+
+// HangNext has the next n (verified) requests kept and never answered: the
+// endpoint holds each until its client goes away (a sender killed
+// mid-delivery). Such a request is kept with Answered 0.
+func (e *WebhookEndpoint) HangNext(n int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.hangNext = n
 }
 
 // Failing has every request answered 503 until told otherwise.
@@ -103,12 +113,18 @@ func (e *WebhookEndpoint) serve(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(body, &p)
 	h := Webhook{ID: r.Header.Get("webhook-id"), Type: p.Type, Body: body, Signature: r.Header.Get("webhook-signature"), At: time.Now()}
 	e.mu.Lock()
+	hang := false
 	defer func() {
 		e.got = append(e.got, h)
 		e.mu.Unlock()
 		select {
 		case e.arrived <- struct{}{}:
 		default:
+		}
+		if hang {
+			<-r.Context().Done()
+		} else {
+			w.WriteHeader(h.Answered)
 		}
 	}()
 	for i, s := range e.secrets {
@@ -120,11 +136,13 @@ func (e *WebhookEndpoint) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case len(h.Verified) == 0:
 		h.Answered = http.StatusUnauthorized
+	case e.hangNext > 0:
+		e.hangNext--
+		hang = true
 	case e.failing || e.failNext > 0:
 		e.failNext--
 		h.Answered = http.StatusServiceUnavailable
 	default:
 		h.Answered = http.StatusNoContent
 	}
-	w.WriteHeader(h.Answered)
 }
