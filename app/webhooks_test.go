@@ -82,19 +82,7 @@ func TestWebhooksSignedRetriedOwnSide(t *testing.T) {
 	ra.FailNext(3)
 	rb.FailNext(2)
 
-	open, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema, Limits: json.RawMessage(aLimits), Title: "Hooks"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := nb.rooms.Join(nb.ctx, nb.b, JoinInput{InviteCode: open.InviteCode, Schema: meetingSchema, Limits: json.RawMessage(bLimits)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ta, tb := open.RoomToken, j.RoomToken
-	v, err := nb.rooms.Propose(nb.ctx, nb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "20.00")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ta, tb, v := nb.offerWithLimits(t, "Hooks")
 	hash := v.TermsOnTable.Options[0].SubjectHash
 	for _, side := range []struct {
 		agent Agent

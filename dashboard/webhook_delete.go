@@ -18,18 +18,14 @@ func (d *Dashboard) webhookEnable(c *fiber.Ctx) error {
 
 // webhookAct is the body of an endpoint's buttons that change it and go
 // back to the list.
-func (d *Dashboard) webhookAct(c *fiber.Ctx, done string, act func(Webhooks, context.Context, int64, string, int64) error) error {
-	v, fin := d.requireViewer(c)
+func (d *Dashboard) webhookAct(c *fiber.Ctx, notice string, act func(Webhooks, context.Context, int64, string, int64) error) error {
+	v, id, done := d.endpointRoute(c)
 	if v == nil {
-		return fin
-	}
-	id, err := d.endpointID(c)
-	if err != nil {
-		return d.fail(c, err)
+		return done
 	}
 	slug := c.Params("slug")
 	if err := act(d.hooks, c.UserContext(), v.user.ID, slug, id); err != nil {
 		return d.webhookRefused(c, v, err, webhooksData{})
 	}
-	return c.Redirect("/accounts/"+slug+"/webhooks?done="+done, fiber.StatusSeeOther)
+	return c.Redirect("/accounts/"+slug+"/webhooks?done="+notice, fiber.StatusSeeOther)
 }

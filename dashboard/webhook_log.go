@@ -17,13 +17,9 @@ type webhookLogData struct {
 
 // webhookLog shows an endpoint's delivery log, with "Send again".
 func (d *Dashboard) webhookLog(c *fiber.Ctx) error {
-	v, done := d.requireViewer(c)
+	v, id, done := d.endpointRoute(c)
 	if v == nil {
 		return done
-	}
-	id, err := d.endpointID(c)
-	if err != nil {
-		return d.fail(c, err)
 	}
 	ctx, slug := c.UserContext(), c.Params("slug")
 	e, ms, err := d.hooks.WebhookLog(ctx, v.user.ID, slug, id)

@@ -7,13 +7,9 @@ import (
 // webhookRotate gives an endpoint a new secret and shows it, once; the
 // old one keeps signing beside it for a day.
 func (d *Dashboard) webhookRotate(c *fiber.Ctx) error {
-	v, done := d.requireViewer(c)
+	v, id, done := d.endpointRoute(c)
 	if v == nil {
 		return done
-	}
-	id, err := d.endpointID(c)
-	if err != nil {
-		return d.fail(c, err)
 	}
 	secret, err := d.hooks.RotateWebhookSecret(c.UserContext(), v.user.ID, c.Params("slug"), id)
 	if err != nil {

@@ -76,14 +76,18 @@ func (d *Dashboard) webhookRefused(c *fiber.Ctx, v *viewer, err error, data webh
 // errNoWebhooks answers every webhook route of a server without them.
 var errNoWebhooks = app.Errorf(app.ErrNotFound, "webhooks: not offered by this server")
 
-// endpointID reads the route's endpoint id.
-func (d *Dashboard) endpointID(c *fiber.Ctx) (int64, error) {
-	if d.hooks == nil {
-		return 0, errNoWebhooks
+// endpointRoute is how a route of one endpoint starts: the signed-in
+// viewer (nil: done is the answer already given) and the endpoint's id.
+func (d *Dashboard) endpointRoute(c *fiber.Ctx) (v *viewer, id int64, done error) {
+	if v, done = d.requireViewer(c); v == nil {
+		return nil, 0, done
 	}
 	id, err := strconv.ParseInt(c.Params("id"), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, app.Errorf(app.ErrNotFound, "endpoint: no webhook endpoint %q", c.Params("id"))
+	switch {
+	case d.hooks == nil:
+		return nil, 0, d.fail(c, errNoWebhooks)
+	case err != nil || id <= 0:
+		return nil, 0, d.fail(c, app.Errorf(app.ErrNotFound, "endpoint: no webhook endpoint %q", c.Params("id")))
 	}
-	return id, nil
+	return v, id, nil
 }
