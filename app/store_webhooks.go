@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/negotiation"
 )
 
 // The webhooks' SQL: webhook_endpoints, webhook_messages (one per event and
@@ -171,7 +172,7 @@ func selectHookSend(ctx context.Context, q querier, accountID int64, messageID s
 	if err != nil {
 		return nil, fmt.Errorf("selectHookSend: %w", err)
 	}
-	s.msg.accountID, s.msg.event, s.msg.side = accountID, WebhookEvent(event), sideOf(side)
+	s.msg.accountID, s.msg.event, s.msg.side = accountID, WebhookEvent(event), negotiation.Side(side)
 	return &s, nil
 }
 
@@ -216,6 +217,17 @@ func insertHookAttempt(ctx context.Context, q querier, a hookAttempt) (failingSi
 		return nil, false, fmt.Errorf("insertHookAttempt: %w", err)
 	}
 	return failingSince, enabled, nil
+}
+
+// skipHookMessage marks a message that will not be sent (its endpoint is
+// off) unless it was sent already.
+func skipHookMessage(ctx context.Context, q querier, accountID int64, messageID string) error {
+	_, err := q.Exec(ctx, `UPDATE webhook_messages SET status = 'skipped' WHERE account_id = $1 AND id = $2 AND status <> 'sent'`,
+		accountID, messageID)
+	if err != nil {
+		return fmt.Errorf("skipHookMessage: %w", err)
+	}
+	return nil
 }
 
 // selectHookSentBy reports whether an attempt of job delivered the message.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -16,7 +17,6 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/taasky/taasky/jobs"
-	"github.com/taasky/taasky/negotiation"
 )
 
 // Webhooks are an account's endpoints for its own side of its rooms,
@@ -66,14 +66,17 @@ func NewWebhooks(c WebhooksConfig) *Webhooks {
 type WebhookEvent string
 
 const (
-	HookRoomOpened      WebhookEvent = "room.opened"            // your agent opened a room
-	HookRoomJoined      WebhookEvent = "room.joined"            // the peer joined (both sides)
-	HookRoomMoved       WebhookEvent = "room.moved"             // terms tabled, detail asked, an approval applied
-	HookConfRequested   WebhookEvent = "confirmation.requested" // your agent asks your human
-	HookConfAnswered    WebhookEvent = "confirmation.answered"  // your human answered (or the answer came out void)
-	HookRoomAgreed      WebhookEvent = "room.agreed"            // both humans approved the same terms
-	HookRoomClosed      WebhookEvent = "room.closed"            // rejected, cancelled, withdrawn, expired, lapsed
-	webhookMaxEndpoints              = 10
+	HookRoomOpened    WebhookEvent = "room.opened"            // your agent opened a room
+	HookRoomJoined    WebhookEvent = "room.joined"            // the peer joined (both sides)
+	HookRoomMoved     WebhookEvent = "room.moved"             // terms tabled, detail asked, an approval applied
+	HookConfRequested WebhookEvent = "confirmation.requested" // your agent asks your human
+	HookConfAnswered  WebhookEvent = "confirmation.answered"  // your human answered (or the answer came out void)
+	HookRoomAgreed    WebhookEvent = "room.agreed"            // both humans approved the same terms
+	HookRoomClosed    WebhookEvent = "room.closed"            // rejected, cancelled, withdrawn, expired, lapsed
+)
+
+const (
+	webhookMaxEndpoints = 10
 	// HookFailingFor is how long an endpoint may fail every attempt before
 	// it is disabled and the account's owners are told.
 	HookFailingFor = 72 * time.Hour
@@ -165,8 +168,11 @@ func (w *Webhooks) openSecrets(accountID int64, sealed []byte) (hookSecrets, err
 // webhooks.
 func (w *Webhooks) authorize(ctx context.Context, q querier, actorID int64, slug string) (int64, error) {
 	m, err := selectMembership(ctx, q, actorID, slug)
-	if err != nil {
+	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, Errorf(ErrNotFound, "account: you are not a member of %q", slug)
+	}
+	if err != nil {
+		return 0, err
 	}
 	if !May(m.Role, ActManageWebhooks, Colleagues) {
 		return 0, Errorf(ErrUnauthorized, "webhooks: only the account's owners and admins manage them")
@@ -420,5 +426,3 @@ func (w *Webhooks) SendWebhookAgain(ctx context.Context, actorID int64, slug, me
 	}
 	return endpoint, nil
 }
-
-func sideOf(s string) negotiation.Side { return negotiation.Side(s) }

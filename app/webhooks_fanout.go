@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,12 +40,7 @@ func hookEvents(before, after *negotiation.Room, events []negotiation.Event) []s
 	var out []sideEvent
 	add := func(ev WebhookEvent, sides ...negotiation.Side) {
 		for _, s := range sides {
-			se := sideEvent{s, ev}
-			found := false
-			for _, o := range out {
-				found = found || o == se
-			}
-			if !found {
+			if se := (sideEvent{s, ev}); !slices.Contains(out, se) {
 				out = append(out, se)
 			}
 		}
@@ -108,7 +104,7 @@ func (s *Rooms) fanOutHooks(ctx context.Context, tx pgx.Tx, writes *pgx.Batch, l
 	for _, se := range evs {
 		acct := accountOf(se.side)
 		for _, t := range targets {
-			if t.accountID != acct || !wants(t.events, se.event) {
+			if t.accountID != acct || !slices.Contains(t.events, string(se.event)) {
 				continue
 			}
 			m := hookMessage{accountID: acct, endpointID: t.endpointID, id: newHookMessageID(), event: se.event,
@@ -125,15 +121,6 @@ func (s *Rooms) fanOutHooks(ctx context.Context, tx pgx.Tx, writes *pgx.Batch, l
 		return fmt.Errorf("insert webhook jobs: %w", err)
 	}
 	return nil
-}
-
-func wants(events []string, e WebhookEvent) bool {
-	for _, x := range events {
-		if x == string(e) {
-			return true
-		}
-	}
-	return false
 }
 
 // newHookMessageID is a webhook-id: msg_ and 120 random bits, unique

@@ -66,6 +66,9 @@ func (w *Webhooks) Webhook(ctx context.Context, accountID int64, messageID strin
 	case s == nil:
 		return nil, jobs.Skip("the endpoint was deleted")
 	case s.disabled:
+		if err := skipHookMessage(ctx, w.pool, accountID, messageID); err != nil {
+			return nil, err
+		}
 		return nil, jobs.Skip("the endpoint is disabled")
 	}
 	secrets, err := w.openSecrets(accountID, s.sealed)

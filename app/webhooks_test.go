@@ -66,7 +66,25 @@ func (nb *notifyBundle) messagesOf(t *testing.T, accountOwner int64, slug string
 	return out
 }
 
-var hashes = regexp.MustCompile(`sha256:[0-9a-f]{64}`)
+// hashes and clockMoments are taken out of a payload before it is searched
+// for limits: hex hashes hold a needle's digits now and then, and the
+// moments the rooms' clock gives (the event's, the deadline, check_after)
+// hold its minutes and seconds ("05:09:13" holds "09:13"). Moments of the
+// limits' day (2026-10-14: terms, and a limit if one leaked) stay.
+var (
+	hashes       = regexp.MustCompile(`sha256:[0-9a-f]{64}`)
+	clockMoments = regexp.MustCompile(`20\d\d-\d\d-\d\dT[0-9:.]+Z`)
+)
+
+func searchable(payload []byte) []byte {
+	out := hashes.ReplaceAll(payload, []byte("[hash]"))
+	return clockMoments.ReplaceAllFunc(out, func(m []byte) []byte {
+		if bytes.HasPrefix(m, []byte("2026-10-14")) {
+			return m
+		}
+		return []byte("[moment]")
+	})
+}
 
 // TestWebhooksSignedRetriedOwnSide: each side's endpoint receives every
 // event of its side, signed (the Standard Webhooks reference library
@@ -150,7 +168,7 @@ func TestWebhooksSignedRetriedOwnSide(t *testing.T) {
 			if string(p.Data.Side) != c.side || p.Data.Room == nil || p.Type != written[h.ID] {
 				t.Errorf("%s: payload of %s: side %q, type %q (written %q)", c.slug, h.ID, p.Data.Side, p.Type, written[h.ID])
 			}
-			clean := hashes.ReplaceAll(h.Body, []byte("[hash]"))
+			clean := searchable(h.Body)
 			for _, needle := range limitNeedles {
 				if bytes.Contains(clean, []byte(needle)) {
 					t.Errorf("%s: payload %s holds %q (a limit):\n%s", c.slug, p.Type, needle, h.Body)
