@@ -354,3 +354,43 @@ func TestWebhookRotationAgainAndDisable(t *testing.T) {
 		t.Errorf("after delete: %+v %v", es, err)
 	}
 }
+
+// TestWebhookEventsOfAClose: a withdrawal closes the room: both sides are
+// told room.closed, only the withdrawing side of its confirmation; an
+// endpoint gets only the events it asked for.
+func TestWebhookEventsOfAClose(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	ra, ea, _ := nb.hookEndpoint(t, nb.a.OwnerUserID, "alpha")
+	rcvB := notifytest.NewWebhookEndpoint(t)
+	eb, secret, err := nb.hooks.CreateWebhook(nb.ctx, nb.b.OwnerUserID, "beta", rcvB.URL, []string{"room.closed", "confirmation.answered"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rcvB.SetSecrets(secret)
+	ta, _ := nb.openJoined(t, OpenInput{}, "")
+	cv, _, err := nb.rooms.RequestConfirmation(nb.ctx, nb.a, ta, "cancel", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb.confirm(t, nb.a, ta, cv)
+	nb.settleHooks(t)
+	events := func(owner int64, slug string, id int64) []WebhookEvent {
+		var out []WebhookEvent
+		for _, ev := range nb.messagesOf(t, owner, slug, id) {
+			out = append(out, ev)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got, want := events(nb.a.OwnerUserID, "alpha", ea.ID), []WebhookEvent{HookConfAnswered, HookConfRequested,
+		HookRoomClosed, HookRoomJoined, HookRoomOpened}; !slices.Equal(got, want) {
+		t.Errorf("alpha: %v, want %v", got, want)
+	}
+	if got, want := events(nb.b.OwnerUserID, "beta", eb.ID), []WebhookEvent{HookRoomClosed}; !slices.Equal(got, want) {
+		t.Errorf("beta: %v, want %v", got, want)
+	}
+	if n := len(ra.Received()) + len(rcvB.Received()); n != 6 {
+		t.Errorf("%d requests, want 6", n)
+	}
+}
