@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
+	"github.com/taasky/taasky/internal/netguard"
 	"github.com/taasky/taasky/jobs"
 )
 
@@ -197,21 +198,19 @@ func (w *Webhooks) checkHookURL(ctx context.Context, raw string) (string, error)
 		return "", Errorf(ErrInvalid, "url: must not hold a user name or password")
 	case u.Fragment != "":
 		return "", Errorf(ErrInvalid, "url: must not have a #fragment")
-	case u.Scheme == "http" && w.checkHost == nil && isLoopbackName(u.Hostname()):
+	case u.Scheme == "http" && w.checkHost == nil && netguard.IsLoopbackHost(u.Hostname()):
 		return u.String(), nil
 	case u.Scheme != "https":
 		return "", Errorf(ErrInvalid, "url: must be https")
 	}
 	if w.checkHost != nil {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second) // a name that takes longer to resolve is refused
+		defer cancel()
 		if err := w.checkHost(ctx, u.Hostname()); err != nil {
 			return "", Errorf(ErrInvalid, "url: %s: webhooks go only to public addresses", err)
 		}
 	}
 	return u.String(), nil
-}
-
-func isLoopbackName(h string) bool {
-	return h == "localhost" || h == "127.0.0.1" || h == "::1"
 }
 
 // parseHookEvents reads the events an endpoint asks for: at least one,
