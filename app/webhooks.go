@@ -32,14 +32,15 @@ type Webhooks struct {
 	// checkHost refuses a host whose addresses are internal (netguard),
 	// nil when loopback and private addresses are allowed (dev, tests).
 	checkHost func(ctx context.Context, host string) error
-	receipts  Receipts
+	receipts  HookReceipts
 	baseURL   string
 	now       func() time.Time
 }
 
-// Receipts gives the signed receipt (a JWS) of an agreed room, for the
-// room.agreed payload. "" with a nil error: the room has none (yet).
-type Receipts interface {
+// HookReceipts gives the signed receipt (a JWS) of an agreed room, for the
+// room.agreed payload. "" with a nil error: not issued yet (the message
+// waits for it: its job is retried before anything is sent).
+type HookReceipts interface {
 	ReceiptJWS(ctx context.Context, roomID int64) (string, error)
 }
 
@@ -53,7 +54,7 @@ type WebhooksConfig struct {
 	// tests only): any host, and http to loopback.
 	CheckHost func(ctx context.Context, host string) error
 	// Receipts fills room.agreed's receipt; nil: the field is left out.
-	Receipts Receipts
+	Receipts HookReceipts
 	BaseURL  string
 }
 

@@ -108,6 +108,9 @@ func (w *Webhooks) payload(ctx context.Context, m hookMessage) ([]byte, error) {
 		if p.Data.Receipt, err = w.receipts.ReceiptJWS(ctx, m.roomID); err != nil {
 			return nil, fmt.Errorf("webhook payload: receipt: %w", err)
 		}
+		if p.Data.Receipt == "" {
+			return nil, fmt.Errorf("webhook payload: room %d has no receipt yet", m.roomID)
+		}
 	}
 	return json.Marshal(p)
 }
