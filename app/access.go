@@ -17,6 +17,7 @@ import "context"
 //	change roles    yes             no              no
 //	see audit log   yes             yes             no
 //	rename, export  yes             yes             no
+//	manage webhooks yes             yes             no
 //	delete account  yes             no              no
 //
 // "nobody's" is a seat whose human left the account (or was removed):
@@ -45,6 +46,9 @@ const (
 	ActManageAccount Action = "manage_account"
 	// ActDeleteAccount: delete the account and everything of its side.
 	ActDeleteAccount Action = "delete_account"
+	// ActManageWebhooks: add, rotate and delete the account's webhook
+	// endpoints, read their delivery log, send a message again.
+	ActManageWebhooks Action = "manage_webhooks"
 )
 
 // Whose says who the thing acted on belongs to, seen from the actor.
@@ -79,7 +83,7 @@ func May(role MemberRole, act Action, whose Whose) bool {
 		return whose == Mine || (whose == Nobodys && role == MemberRoleOwner)
 	case ActCreateAgent:
 		return true
-	case ActManageMembers, ActSeeAudit, ActManageAccount:
+	case ActManageMembers, ActSeeAudit, ActManageAccount, ActManageWebhooks:
 		return lead
 	case ActChangeRoles, ActDeleteAccount:
 		return role == MemberRoleOwner

@@ -32,6 +32,11 @@ const (
 	AuditConfirmationAnswer AuditAction = "confirmation.answered"
 	AuditAccountRenamed     AuditAction = "account.renamed"
 	AuditAccountExported    AuditAction = "account.exported"
+	AuditWebhookCreated     AuditAction = "webhook.created"
+	AuditWebhookRotated     AuditAction = "webhook.secret_rotated"
+	AuditWebhookEnabled     AuditAction = "webhook.enabled"
+	AuditWebhookDeleted     AuditAction = "webhook.deleted"
+	AuditWebhookDisabled    AuditAction = "webhook.disabled" // by Taasky, after days of failures
 )
 
 // AuditEntry is one entry of an account's audit log.

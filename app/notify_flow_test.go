@@ -33,6 +33,10 @@ type notifyBundle struct {
 	smtp *notifytest.SMTPServer
 	push *notifytest.PushEndpoint
 	rc   *river.Client[pgx.Tx]
+	// hooks is the webhooks service, its jobs worked with retries after
+	// 200 ms (fast) and its attempts timed by the rooms' clock; loopback
+	// endpoints are allowed.
+	hooks *Webhooks
 }
 
 // fastRetry retries a failed job after 200 ms (River's default waits
@@ -69,6 +73,14 @@ func setupNotifyWith(t testing.TB, fast bool) *notifyBundle {
 	river.AddWorker(workers, &jobs.PushWorker{Deliveries: svc, Pusher: &notify.Pusher{
 		VAPID: notify.VAPID{PublicKey: pub, PrivateKey: priv, Subscriber: "taasky@example.test"}}})
 	river.AddWorker(workers, &jobs.InviteWorker{Invitations: svc, From: "Taasky <taasky@example.test>",
+		Mailer: notify.NewSMTP(notify.SMTPConfig{Host: nb.smtp.Host, Port: nb.smtp.Port, Timeout: 5 * time.Second})})
+	nb.hooks = NewWebhooks(WebhooksConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: rb.rooms, BaseURL: rb.rooms.baseURL})
+	hook := &jobs.WebhookWorker{Webhooks: nb.hooks, Sender: notify.NewWebhookSender(true, nil), Now: rb.rooms.now}
+	if fast {
+		hook.Backoff = []time.Duration{200 * time.Millisecond}
+	}
+	river.AddWorker(workers, hook)
+	river.AddWorker(workers, &jobs.WebhookDisabledWorker{Notices: nb.hooks, From: "Taasky <taasky@example.test>",
 		Mailer: notify.NewSMTP(notify.SMTPConfig{Host: nb.smtp.Host, Port: nb.smtp.Port, Timeout: 5 * time.Second})})
 	cfg := &river.Config{
 		Workers: workers, Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 20}},
@@ -249,6 +261,26 @@ func (nb *notifyBundle) assertNoLimits(t *testing.T) {
 	}
 }
 
+// offerWithLimits opens a room titled title by a with aLimits, joins it by b
+// with bLimits, and has a offer terms; it returns both room tokens and a's
+// view after the offer.
+func (nb *notifyBundle) offerWithLimits(t *testing.T, title string) (string, string, *View) {
+	t.Helper()
+	open, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema, Limits: json.RawMessage(aLimits), Title: title})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := nb.rooms.Join(nb.ctx, nb.b, JoinInput{InviteCode: open.InviteCode, Schema: meetingSchema, Limits: json.RawMessage(bLimits)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := nb.rooms.Propose(nb.ctx, nb.a, open.RoomToken, MoveInput{Verdict: "offer", Subject: meeting(10, "20.00")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return open.RoomToken, j.RoomToken, v
+}
+
 // TestRequestByEmailAndPushThenOneTap: an agent's approve request reaches
 // its human by email and push, each with a one-tap link; showing the card
 // changes nothing, answering applies it; once both humans did, the room is
@@ -266,19 +298,7 @@ func TestRequestByEmailAndPushThenOneTap(t *testing.T) {
 	}
 	phone := nb.subscribe(t, "beta@example.test", "Beta's phone")
 
-	open, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema, Limits: json.RawMessage(aLimits), Title: "Quarterly review"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := nb.rooms.Join(nb.ctx, nb.b, JoinInput{InviteCode: open.InviteCode, Schema: meetingSchema, Limits: json.RawMessage(bLimits)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ta, tb := open.RoomToken, j.RoomToken
-	v, err := nb.rooms.Propose(nb.ctx, nb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "20.00")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ta, tb, v := nb.offerWithLimits(t, "Quarterly review")
 	hash := v.TermsOnTable.Options[0].SubjectHash
 	start := time.Now()
 	if _, _, err := nb.rooms.RequestConfirmation(nb.ctx, nb.b, tb, "approve", hash); err != nil {

@@ -73,16 +73,11 @@ func (s *Rooms) enqueueInvite(ctx context.Context, tx pgx.Tx, accountID, roomID,
 func inviteAD(roomID int64) []byte { return []byte("invite-code\x00" + strconv.FormatInt(roomID, 10)) }
 
 func (s *Rooms) sealInviteCode(roomID int64, code string) []byte {
-	nonce := randomBytes(s.limitsKey.NonceSize())
-	return s.limitsKey.Seal(nonce, nonce, []byte(code), inviteAD(roomID))
+	return seal(s.limitsKey, []byte(code), inviteAD(roomID))
 }
 
 func (s *Rooms) openInviteCode(roomID int64, sealed []byte) (string, error) {
-	n := s.limitsKey.NonceSize()
-	if len(sealed) < n {
-		return "", fmt.Errorf("invite code of room %d: too short", roomID)
-	}
-	code, err := s.limitsKey.Open(nil, sealed[:n], sealed[n:], inviteAD(roomID))
+	code, err := unseal(s.limitsKey, sealed, inviteAD(roomID))
 	if err != nil {
 		return "", fmt.Errorf("invite code of room %d: %w", roomID, err)
 	}

@@ -81,7 +81,7 @@ type answeredBy struct {
 
 // commit writes a decided change in the caller's transaction: the events,
 // the confirmations' fate (a new one with its first reminder's moment),
-// the notification jobs the change causes, and the room. The room's own
+// the notification and webhook jobs the change causes, and the room. The room's own
 // writes go in one round trip, after the jobs (nothing the jobs insert
 // refers to them). Nothing is scheduled for the room's due moment: the
 // sweep finds it (CloseDue).
@@ -97,6 +97,9 @@ func (s *Rooms) commit(ctx context.Context, tx *roomTx, ld *loaded, c change) er
 	}
 	s.syncConfirmations(&writes, ld, c, now)
 	if err := s.fanOut(ctx, tx, ld, c); err != nil {
+		return err
+	}
+	if err := s.fanOutHooks(ctx, tx, &writes, ld, c, now); err != nil {
 		return err
 	}
 	ld.row.Snapshot = string(c.next.Snapshot())

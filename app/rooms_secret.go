@@ -1,11 +1,13 @@
 package app
 
 import (
+	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -57,18 +59,29 @@ func newConfirmationID() string {
 
 // sealLimits encrypts a party's limits, bound to its room and side.
 func (s *Rooms) sealLimits(roomID int64, side string, limits []byte) []byte {
-	nonce := randomBytes(s.limitsKey.NonceSize())
-	return s.limitsKey.Seal(nonce, nonce, limits, []byte(fmt.Sprintf("limits\x00%d\x00%s", roomID, side)))
+	return seal(s.limitsKey, limits, []byte(fmt.Sprintf("limits\x00%d\x00%s", roomID, side)))
 }
 
 func (s *Rooms) openLimits(roomID int64, side string, sealed []byte) ([]byte, error) {
-	n := s.limitsKey.NonceSize()
-	if len(sealed) < n {
-		return nil, fmt.Errorf("limits of room %d side %s: too short", roomID, side)
-	}
-	out, err := s.limitsKey.Open(nil, sealed[:n], sealed[n:], []byte(fmt.Sprintf("limits\x00%d\x00%s", roomID, side)))
+	out, err := unseal(s.limitsKey, sealed, []byte(fmt.Sprintf("limits\x00%d\x00%s", roomID, side)))
 	if err != nil {
 		return nil, fmt.Errorf("limits of room %d side %s: %w", roomID, side, err)
 	}
 	return out, nil
+}
+
+// seal encrypts plain with AES-GCM under a random nonce, bound to ad (what
+// it belongs to: it opens only with the same ad). The nonce leads.
+func seal(key cipher.AEAD, plain, ad []byte) []byte {
+	nonce := randomBytes(key.NonceSize())
+	return key.Seal(nonce, nonce, plain, ad)
+}
+
+// unseal opens what seal sealed with the same ad.
+func unseal(key cipher.AEAD, sealed, ad []byte) ([]byte, error) {
+	n := key.NonceSize()
+	if len(sealed) < n {
+		return nil, errors.New("too short")
+	}
+	return key.Open(nil, sealed[:n], sealed[n:], ad)
 }

@@ -30,6 +30,8 @@ type Config struct {
 	// Notifications serves the notification settings, the delivery log and
 	// /unsubscribe; nil: the settings say notifications are not set up here.
 	Notifications Notifications
+	// Webhooks serves an account's webhook endpoints; nil: not offered.
+	Webhooks Webhooks
 	// OAuth serves the consent screen (/oauth/authorize) and Settings'
 	// agents connected with OAuth; nil: OAuth is not offered.
 	OAuth OAuth
@@ -81,6 +83,7 @@ type Dashboard struct {
 	rooms    Rooms
 	accounts Accounts
 	notify   Notifications
+	hooks    Webhooks
 	oauth    OAuth
 	vapidKey string
 	jobsUI   http.Handler
@@ -119,7 +122,7 @@ func New(ctx context.Context, c Config) (*Dashboard, error) {
 		return nil, err
 	}
 	d := &Dashboard{ctx: ctx, baseURL: strings.TrimSuffix(c.BaseURL, "/"), secure: strings.HasPrefix(c.BaseURL, "https://"),
-		sign: signer{key: c.SessionKey}, rooms: c.Rooms, accounts: c.Accounts, notify: c.Notifications, oauth: c.OAuth, vapidKey: c.VAPIDPublicKey,
+		sign: signer{key: c.SessionKey}, rooms: c.Rooms, accounts: c.Accounts, notify: c.Notifications, hooks: c.Webhooks, oauth: c.OAuth, vapidKey: c.VAPIDPublicKey,
 		jobsUI: c.JobsUI, hub: c.Hub, log: c.Log, now: c.Now, views: v}
 	d.oidc = newOIDCClient(ctx, c.OIDC, d.baseURL+"/auth/callback")
 	d.csrf = d.newCSRF()
@@ -185,6 +188,13 @@ func (d *Dashboard) Mount(a *fiber.App) {
 	a.Post("/accounts/:slug/export", page(d.accountExport)...)
 	a.Post("/accounts/:slug/delete", page(d.accountDelete)...)
 	a.Get("/account-deleted", page(d.accountDeleted)...)
+	a.Get("/accounts/:slug/webhooks", page(d.webhooksShow)...)
+	a.Post("/accounts/:slug/webhooks", page(d.webhookCreate)...)
+	a.Get("/accounts/:slug/webhooks/:id", page(d.webhookLog)...)
+	a.Post("/accounts/:slug/webhooks/:id/rotate", page(d.webhookRotate)...)
+	a.Post("/accounts/:slug/webhooks/:id/enable", page(d.webhookEnable)...)
+	a.Post("/accounts/:slug/webhooks/:id/delete", page(d.webhookDelete)...)
+	a.Post("/accounts/:slug/webhooks/messages/:msg/again", page(d.webhookAgain)...)
 	a.Get("/join/:token", strangerPage(d.joinShow)...)
 	a.Post("/join/:token", strangerPage(d.joinAccept)...)
 	a.Post("/settings/agents/:id/disconnect", page(d.settingsAgentDisconnect)...)

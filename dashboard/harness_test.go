@@ -39,7 +39,8 @@ type bundle struct {
 	rooms        *app.Rooms
 	accounts     *app.Accounts
 	notify       *app.Notifications
-	vapidPublic  string // the VAPID key the settings show (no worker sends here)
+	hooks        *app.Webhooks // to loopback (no worker: workHooks starts one)
+	vapidPublic  string        // the VAPID key the settings show (no worker sends here)
 	dash         *Dashboard
 	app          *fiber.App
 	base         string
@@ -82,6 +83,7 @@ func setup(t *testing.T, tweaks ...func(*Config)) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
+	b.hooks = app.NewWebhooks(app.WebhooksConfig{Pool: pool, River: rc, Rooms: rooms, BaseURL: base})
 	if _, b.vapidPublic, err = webpush.GenerateVAPIDKeys(); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +105,7 @@ func setup(t *testing.T, tweaks ...func(*Config)) *bundle {
 	go app.Listen(ctx, pool.Config().ConnConfig.Copy(), log, app.RoomChanges(hub.Publish))
 	cfg := Config{BaseURL: base, SessionKey: bytes.Repeat([]byte{5}, 32), Rooms: rooms, Accounts: b.accounts,
 		Hub: hub, Log: log, OIDC: OIDC{Issuer: issuer, ClientID: "dash", ClientSecret: "dash-secret"},
-		Notifications: b.notify, VAPIDPublicKey: b.vapidPublic, JobsUI: jobsUIStub, Receipts: keys}
+		Notifications: b.notify, Webhooks: b.hooks, VAPIDPublicKey: b.vapidPublic, JobsUI: jobsUIStub, Receipts: keys}
 	for _, tweak := range tweaks {
 		tweak(&cfg)
 	}

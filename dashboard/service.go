@@ -77,7 +77,21 @@ type Notifications interface {
 	UnsubscribeNotices(ctx context.Context, token string) (string, error)
 }
 
+// Webhooks is what the dashboard needs of the webhooks service: an
+// account's endpoints (owners and admins, as the service checks), their
+// secrets shown once, their delivery log, and "Send again".
+type Webhooks interface {
+	CreateWebhook(ctx context.Context, actorID int64, slug, url string, events []string) (app.WebhookEndpoint, string, error)
+	ListWebhooks(ctx context.Context, actorID int64, slug string) ([]app.WebhookEndpoint, error)
+	RotateWebhookSecret(ctx context.Context, actorID int64, slug string, id int64) (string, error)
+	EnableWebhook(ctx context.Context, actorID int64, slug string, id int64) error
+	DeleteWebhook(ctx context.Context, actorID int64, slug string, id int64) error
+	WebhookLog(ctx context.Context, actorID int64, slug string, id int64) (app.WebhookEndpoint, []app.WebhookMessage, error)
+	SendWebhookAgain(ctx context.Context, actorID int64, slug, messageID string) (int64, error)
+}
+
 var (
+	_ Webhooks      = (*app.Webhooks)(nil)
 	_ Rooms         = (*app.Rooms)(nil)
 	_ Accounts      = (*app.Accounts)(nil)
 	_ Notifications = (*app.Notifications)(nil)

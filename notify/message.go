@@ -34,6 +34,11 @@ const (
 	// Them, who invites in Agent, the role in Role, the link in InviteURL,
 	// its expiry in ExpiresAt).
 	KindMemberInvite Kind = "member_invite"
+	// KindWebhookDisabled: Taasky disabled a webhook endpoint of an
+	// account after days of failures (to its owners: the account's name in
+	// Them, the endpoint in Endpoint, the last failure in Detail, its
+	// settings page in SettingsURL).
+	KindWebhookDisabled Kind = "webhook_disabled"
 )
 
 // Critical reports whether a message of this kind must reach its human
@@ -74,6 +79,9 @@ type Message struct {
 	InviteURL string
 	// Role is the role a member invitation offers (member_invite).
 	Role string
+	// Endpoint is a webhook endpoint's URL, Detail its last failure
+	// (webhook_disabled).
+	Endpoint, Detail string
 	// Card is the recipient's card of the terms on the table (the agreed
 	// terms once agreed); nil when nothing is on the table.
 	Card     *negotiation.Card

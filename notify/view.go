@@ -128,6 +128,14 @@ func (m *Message) view() view {
 		v.Notes = append(v.Notes, words.T("member_invite.expires", words.Moment(m.ExpiresAt, m.loc())),
 			words.T("member_invite.sign_in", m.To))
 		v.Why = words.T("member_invite.why", who)
+	case KindWebhookDisabled:
+		acct := oneLine(m.Them)
+		v.Subject = words.T("webhook.disabled.subject", acct)
+		v.Heading = words.T("webhook.disabled.heading")
+		v.Intro = words.T("webhook.disabled.intro", oneLine(m.Endpoint), acct)
+		v.Notes = append(v.Notes, words.T("webhook.disabled.last", oneLine(m.Detail)))
+		v.ActionURL, v.ActionLabel = m.SettingsURL, words.T("webhook.disabled.action")
+		v.Why = words.T("webhook.disabled.why", acct)
 	case KindTest:
 		v.Subject = "Taasky test notification"
 		v.Heading = "It works"

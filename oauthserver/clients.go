@@ -6,19 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
 	"github.com/ory/fosite"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/netguard"
 )
 
 // clients finds the clients a request names: registered ones in the
@@ -48,10 +46,7 @@ const Scope = "negotiate"
 // hop it is.
 func newMetadataClient(allowPrivate bool, base http.RoundTripper) *http.Client {
 	if base == nil {
-		dialer := &net.Dialer{Timeout: metadataTimeout}
-		if !allowPrivate {
-			dialer.Control = refusePrivate
-		}
+		dialer := netguard.Dialer(metadataTimeout, allowPrivate)
 		base = &http.Transport{DialContext: dialer.DialContext, TLSHandshakeTimeout: metadataTimeout,
 			ResponseHeaderTimeout: metadataTimeout, MaxResponseHeaderBytes: 16 << 10}
 	}
@@ -65,18 +60,6 @@ func newMetadataClient(allowPrivate bool, base http.RoundTripper) *http.Client {
 			}
 			return nil
 		}}
-}
-
-func refusePrivate(_, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return err
-	}
-	a := ap.Addr().Unmap()
-	if a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() || a.IsUnspecified() || a.IsMulticast() {
-		return fmt.Errorf("%s is a private or loopback address", a)
-	}
-	return nil
 }
 
 // isMetadataURL says whether a client_id names a metadata document.
@@ -228,21 +211,13 @@ func checkRedirectURIs(uris []string) ([]string, error) {
 			return nil, fmt.Errorf("include %q, which is not an absolute URI", raw)
 		case u.Fragment != "":
 			return nil, fmt.Errorf("include %q, which has a fragment", raw)
-		case u.Scheme == "http" && !isLoopbackHost(u.Hostname()):
+		case u.Scheme == "http" && !netguard.IsLoopbackHost(u.Hostname()):
 			return nil, fmt.Errorf("include %q: http is allowed only to localhost, 127.0.0.1 or [::1]", raw)
 		case u.Scheme == "javascript" || u.Scheme == "data" || u.Scheme == "file":
 			return nil, fmt.Errorf("include %q, whose scheme is not allowed", raw)
 		}
 	}
 	return uris, nil
-}
-
-func isLoopbackHost(h string) bool {
-	if h == "localhost" {
-		return true
-	}
-	a, err := netip.ParseAddr(h)
-	return err == nil && a.IsLoopback()
 }
 
 func checkGrants(grants, responses []string) error {

@@ -31,7 +31,7 @@ func (s *stack) mountDashboard(log *slog.Logger) {
 	hub := dashboard.NewHub(s.rooms.RoomAccounts, log)
 	go app.Listen(s.ctx, s.pool.Config().ConnConfig.Copy(), log, app.RoomChanges(hub.Publish), s.accounts.KeyChanges())
 	dash, err := dashboard.New(s.ctx, dashboard.Config{BaseURL: s.base, SessionKey: []byte(strings.Repeat("k", 32)),
-		Rooms: s.rooms, Accounts: s.accounts, Notifications: s.notes, Hub: hub, Log: log,
+		Rooms: s.rooms, Accounts: s.accounts, Notifications: s.notes, Webhooks: s.hooks, Hub: hub, Log: log,
 		OIDC: dashboard.OIDC{Issuer: issuer, ClientID: "dash", ClientSecret: "dash-secret"}})
 	if err != nil {
 		s.t.Fatal(err)

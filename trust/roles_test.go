@@ -55,6 +55,8 @@ func (s *stack) teamState() string {
 		(SELECT coalesce(string_agg(id || ':' || coalesce(owner_user_id, 0), ',' ORDER BY id), '') FROM agents) || '#' ||
 		(SELECT coalesce(string_agg(id || ':' || session_epoch, ',' ORDER BY id), '') FROM users) || '#' ||
 		(SELECT coalesce(string_agg(id || ':' || name, ',' ORDER BY id), '') FROM accounts) || '#' ||
+		(SELECT coalesce(string_agg(id || ':' || md5(secrets) || ':' || coalesce(disabled_at::text, ''), ',' ORDER BY id), '') FROM webhook_endpoints) || '#' ||
+		(SELECT count(*)::text FROM river_job WHERE kind = 'webhook') || '#' ||
 		(SELECT count(*)::text FROM audit_log)`).Scan(&out)
 	if err != nil {
 		s.t.Fatal(err)
@@ -102,6 +104,16 @@ func TestRoleMatrix(t *testing.T) {
 		"limits": map[string]any{"fee": map[string]any{"max": map[string]any{"amount": secretLimit + ".00", "currency": "EUR"}}}})
 	joined := beta.must("negotiation_join", map[string]any{"invite_code": open.str("invite_code"), "subject_schema": raceSchema})
 	tok := open.str("room_token")
+	hook, hookSecret, err := s.hooks.CreateWebhook(s.ctx, alpha.user.ID, alpha.slug, "https://93.184.216.34/hooks", []string{"room.opened", "room.joined"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	beta.must("negotiation_open", map[string]any{"subject_schema": raceSchema}) // not alpha's: no message
+	m1.must("negotiation_open", map[string]any{"subject_schema": raceSchema})   // a message to the endpoint
+	_, hookLog, err := s.hooks.WebhookLog(s.ctx, alpha.user.ID, alpha.slug, hook.ID)
+	if err != nil || len(hookLog) != 1 {
+		t.Fatalf("the endpoint's log: %+v %v", hookLog, err)
+	}
 	room := m1.roomID(tok)
 	cid := m1.must("negotiation_cancel", map[string]any{"room_token": tok}).str("pending_confirmation", "id")
 	inv, err := s.accounts.Invite(s.ctx, alpha.user.ID, alpha.slug, "newcomer@example.test", app.MemberRoleMember)
@@ -145,13 +157,20 @@ func TestRoleMatrix(t *testing.T) {
 		{"POST", fmt.Sprintf("/settings/keys/%d/revoke", agentKeys[0].ID), url.Values{"account": {slug}, "agent": {fmt.Sprint(ag.ID)}},
 			[]string{"owner", "admin", "seat's member"}, nil},
 		{"POST", "/settings/agents", url.Values{"account": {slug}, "name": {"Intruder"}}, members, nil},
+		{"GET", acct + "/webhooks", nil, []string{"owner", "admin"}, nil},
+		{"GET", acct + fmt.Sprintf("/webhooks/%d", hook.ID), nil, []string{"owner", "admin"}, nil},
+		{"POST", acct + "/webhooks", url.Values{"url": {"https://93.184.216.34/intruder"}, "events": {"room.agreed"}}, []string{"owner", "admin"}, nil},
+		{"POST", acct + fmt.Sprintf("/webhooks/%d/rotate", hook.ID), url.Values{}, []string{"owner", "admin"}, nil},
+		{"POST", acct + fmt.Sprintf("/webhooks/%d/enable", hook.ID), url.Values{}, []string{"owner", "admin"}, nil},
+		{"POST", acct + fmt.Sprintf("/webhooks/%d/delete", hook.ID), url.Values{}, []string{"owner", "admin"}, nil},
+		{"POST", acct + "/webhooks/messages/" + hookLog[0].ID + "/again", url.Values{}, []string{"owner", "admin"}, nil},
 		{"GET", acct + "/settings", nil, []string{"owner", "admin"}, nil},
 		{"POST", acct + "/rename", url.Values{"name": {"Renamed"}}, []string{"owner", "admin"}, nil},
 		{"POST", acct + "/export", url.Values{}, []string{"owner", "admin"}, nil},
 		{"POST", acct + "/delete", url.Values{"confirm": {slug}}, []string{"owner"}, nil},
 		{"POST", acct + "/delete", url.Values{"confirm": {strings.ToUpper(slug)}}, nil, nil}, // the slug mistyped
 	}
-	secrets := []string{secretTitle, secretLimit, cid}
+	secrets := []string{secretTitle, secretLimit, cid, hookSecret}
 	before := s.teamState()
 	tries, reads, writes := 0, 0, 0
 	for _, rt := range routes {

@@ -289,7 +289,7 @@ func found(text, needle string) bool {
 
 // TestLimitSecrecy runs random negotiations with random schemas and limits
 // and captures everything each side receives (tool results, error texts,
-// its dashboard pages, its emails) to show that no limit of the other side
+// its dashboard pages, its emails, its pushes, its webhooks) to show that no limit of the other side
 // appears in it, in any formatting. A share of the negotiations is played
 // twice, the second time with the other side declaring no limits: the
 // mover's answers must be the same.
@@ -353,7 +353,7 @@ func TestLimitSecrecy(t *testing.T) {
 	}
 	// Mail: wait for the queue to empty, then read each recipient's mail.
 	deadline := time.Now().Add(2 * time.Minute)
-	for queued := `SELECT count(*) FROM river_job WHERE kind IN ('notify_email', 'notify_push')
+	for queued := `SELECT count(*) FROM river_job WHERE kind IN ('notify_email', 'notify_push', 'webhook')
 		AND state IN ('available', 'running', 'retryable', 'pending')`; s.count(queued) > 0; time.Sleep(200 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d notification jobs still queued after 2 minutes: the mail read below would be short", s.count(queued))
@@ -374,6 +374,7 @@ func TestLimitSecrecy(t *testing.T) {
 		}
 	}
 	seen := map[*tenant]string{}
+	webhooks := 0
 	for _, tn := range s.tenants {
 		all := tn.received() + "\n" + pages[tn].String()
 		if m := mails[tn.email]; m != nil {
@@ -383,6 +384,13 @@ func TestLimitSecrecy(t *testing.T) {
 			if p.Device == tn.slug {
 				all += "\n" + string(p.Plaintext)
 			}
+		}
+		for _, h := range tn.hook.Received() {
+			if len(h.Verified) == 0 {
+				t.Errorf("a webhook to %s not verified by the reference library: %s", tn.slug, h.ID)
+			}
+			webhooks++
+			all += "\n" + string(h.Body)
 		}
 		seen[tn] = stripTokens.ReplaceAllString(unescapeJSON(all), " ")
 	}
@@ -438,8 +446,8 @@ func TestLimitSecrecy(t *testing.T) {
 		bytesSeen += len(v)
 	}
 	t.Logf("limit secrecy (seed %d): %d negotiations in %s, %d limits, %d needle checks against other tenants' %d KiB "+
-		"(tool results, errors, pages, %d emails, %d decrypted pushes) and the service's %d KiB of logs, %d skipped as public, %d leaks; twins: %d, mover told anything else: %d",
-		seed, rounds, time.Since(began).Round(time.Millisecond), len(secrets), checked, bytesSeen>>10, len(s.smtp.Mails()), len(s.push.Pushes()), len(logs)>>10, skipped, leaks, twins, twinDiffs)
+		"(tool results, errors, pages, %d emails, %d decrypted pushes, %d webhooks) and the service's %d KiB of logs, %d skipped as public, %d leaks; twins: %d, mover told anything else: %d",
+		seed, rounds, time.Since(began).Round(time.Millisecond), len(secrets), checked, bytesSeen>>10, len(s.smtp.Mails()), len(s.push.Pushes()), webhooks, len(logs)>>10, skipped, leaks, twins, twinDiffs)
 }
 
 // unescapeJSON undoes JSON string escapes a needle could hide behind.

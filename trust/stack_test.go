@@ -56,6 +56,7 @@ type stack struct {
 	rooms    *app.Rooms
 	accounts *app.Accounts
 	notes    *app.Notifications
+	hooks    *app.Webhooks
 	smtp     *notifytest.SMTPServer
 	push     *notifytest.PushEndpoint // with notify: every tenant's human has a device on it
 	app      *fiber.App
@@ -116,6 +117,8 @@ func newStack(t testing.TB, c stackConfig) *stack {
 	river.AddWorker(workers, push)
 	river.AddWorker(workers, remind)
 	river.AddWorker(workers, invite)
+	hook := &jobs.WebhookWorker{Sender: notify.NewWebhookSender(true, nil), Log: log, Backoff: []time.Duration{200 * time.Millisecond}}
+	river.AddWorker(workers, hook)
 	rcfg := &river.Config{Workers: workers, Logger: log, FetchCooldown: jobs.FetchCooldown}
 	if c.notify {
 		s.smtp = notifytest.NewSMTPServer(t)
@@ -147,6 +150,8 @@ func newStack(t testing.TB, c stackConfig) *stack {
 		t.Fatal(err)
 	}
 	email.Deliveries, push.Deliveries, invite.Invitations, member.Deliveries = s.notes, s.notes, s.notes, s.notes
+	s.hooks = app.NewWebhooks(app.WebhooksConfig{Pool: pool, River: s.river, Rooms: s.rooms, BaseURL: s.base})
+	hook.Webhooks = s.hooks
 	sweeper.Rooms, sweeper.Reminders = s.rooms, s.notes
 	if c.notify {
 		if err := s.river.Start(ctx); err != nil {
@@ -188,6 +193,7 @@ type tenant struct {
 	key   string
 	keyID int64
 	sess  *mcp.ClientSession
+	hook  *notifytest.WebhookEndpoint // with notify: an endpoint of the account, for every event
 	mu    sync.Mutex
 	seen  bytes.Buffer // every response body the agent received
 }
@@ -213,6 +219,16 @@ func (s *stack) addTenant(slug string) *tenant {
 			Auth: d.Auth, Device: slug}); err != nil {
 			s.t.Fatal(err)
 		}
+		tn.hook = notifytest.NewWebhookEndpoint(s.t)
+		var events []string
+		for _, e := range app.WebhookEvents {
+			events = append(events, string(e))
+		}
+		_, secret, err := s.hooks.CreateWebhook(s.ctx, tn.user.ID, slug, tn.hook.URL, events)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		tn.hook.SetSecrets(secret)
 	}
 	s.tenants = append(s.tenants, tn)
 	return tn

@@ -52,7 +52,7 @@ func mountDashboard(ctx context.Context, a *fiber.App, d deps, door *oauthDoor) 
 		Log:            d.log.With("component", "dashboard"),
 	}
 	if d.notify != nil && d.notify.svc != nil {
-		cfg.Notifications = d.notify.svc
+		cfg.Notifications, cfg.Webhooks = d.notify.svc, d.notify.hooks
 	}
 	if d.cfg.VAPID != nil {
 		cfg.VAPIDPublicKey = d.cfg.VAPID.PublicKey

@@ -9,11 +9,13 @@ import (
 	"io"
 	"log/slog"
 	"net/mail"
+	"net/url"
 
 	"github.com/riverqueue/river"
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/config"
+	"github.com/taasky/taasky/internal/netguard"
 	"github.com/taasky/taasky/jobs"
 	"github.com/taasky/taasky/notify"
 )
@@ -31,6 +33,15 @@ type notifier struct {
 	invite *jobs.InviteWorker
 	member *jobs.MemberInviteWorker
 	outbox *notify.Outbox // nil when mail goes to an SMTP server
+	// hooks is the webhooks service; hook sends webhooks, hookOff mails the
+	// owners of an endpoint Taasky disabled.
+	hooks   *app.Webhooks
+	hook    *jobs.WebhookWorker
+	hookOff *jobs.WebhookDisabledWorker
+	// hooksInternal lets webhooks go to loopback and private addresses
+	// (and http to loopback): in dev, and when BASE_URL itself is on
+	// loopback (a test or a machine of one's own), never in production.
+	hooksInternal bool
 }
 
 // newNotifier builds the channels from the configuration: SMTP_URL, else
@@ -39,12 +50,15 @@ type notifier struct {
 func newNotifier(cfg config.Config, log *slog.Logger) *notifier {
 	from := cfg.MailFrom(notify.DefaultFrom(cfg.BaseURL))
 	n := &notifier{
-		email:  &jobs.EmailWorker{From: from, Log: log},
-		push:   &jobs.PushWorker{Log: log},
-		remind: &jobs.RemindWorker{},
-		invite: &jobs.InviteWorker{From: from, Log: log},
-		member: &jobs.MemberInviteWorker{From: from, Log: log},
+		email:         &jobs.EmailWorker{From: from, Log: log},
+		push:          &jobs.PushWorker{Log: log},
+		remind:        &jobs.RemindWorker{},
+		invite:        &jobs.InviteWorker{From: from, Log: log},
+		member:        &jobs.MemberInviteWorker{From: from, Log: log},
+		hookOff:       &jobs.WebhookDisabledWorker{From: from, Log: log},
+		hooksInternal: cfg.Role&config.RoleDev != 0 || baseOnLoopback(cfg.BaseURL),
 	}
+	n.hook = &jobs.WebhookWorker{Sender: notify.NewWebhookSender(n.hooksInternal, nil), Log: log}
 	if s := cfg.SMTP; s != nil {
 		n.email.Mailer = notify.NewSMTP(notify.SMTPConfig{Host: s.Host, Port: s.Port, Username: s.Username,
 			Password: s.Password, ImplicitTLS: s.ImplicitTLS})
@@ -52,7 +66,7 @@ func newNotifier(cfg config.Config, log *slog.Logger) *notifier {
 		n.outbox = &notify.Outbox{}
 		n.email.Mailer = n.outbox
 	}
-	n.invite.Mailer, n.member.Mailer = n.email.Mailer, n.email.Mailer
+	n.invite.Mailer, n.member.Mailer, n.hookOff.Mailer = n.email.Mailer, n.email.Mailer, n.email.Mailer
 	if v := cfg.VAPID; v != nil {
 		contact := "taasky@localhost"
 		if a, err := mail.ParseAddress(from); err == nil {
@@ -73,7 +87,9 @@ func addNotifyWorkers(workers *river.Workers, d deps) int {
 	river.AddWorker(workers, d.notify.remind)
 	river.AddWorker(workers, d.notify.invite)
 	river.AddWorker(workers, d.notify.member)
-	return 5
+	river.AddWorker(workers, d.notify.hook)
+	river.AddWorker(workers, d.notify.hookOff)
+	return 7
 }
 
 // bind builds the service on the process's River client and rooms, and
@@ -87,10 +103,22 @@ func (n *notifier) bind(d deps) error {
 	n.svc = svc
 	n.email.Deliveries, n.push.Deliveries, n.invite.Invitations = svc, svc, svc
 	n.member.Invitations, n.member.Deliveries = d.accounts, svc
+	hc := app.WebhooksConfig{Pool: d.pool, River: d.river, Rooms: d.rooms, BaseURL: d.cfg.BaseURL}
+	if !n.hooksInternal {
+		hc.CheckHost = netguard.CheckHost
+	}
+	n.hooks = app.NewWebhooks(hc)
+	n.hook.Webhooks, n.hookOff.Notices = n.hooks, n.hooks
 	if n.outbox != nil {
 		n.outbox.Store = svc
 	}
 	return nil
+}
+
+// baseOnLoopback reports whether the service's own URL is on this machine.
+func baseOnLoopback(base string) bool {
+	u, err := url.Parse(base)
+	return err == nil && netguard.IsLoopbackHost(u.Hostname())
 }
 
 // devVAPIDEnv is getenv with Web Push keys for taasky dev when

@@ -146,6 +146,18 @@ var englishText = map[Key]catalog.Message{
 	"member_invite.sign_in": text("Sign in with %[1]s to accept: the invitation is for that address."),
 	"member_invite.why":     text("%[1]s gave your address to Taasky to invite you. Nothing more is sent unless you are invited again."),
 
+	// Webhooks
+	// The mail to an account's owners when Taasky disabled one of its
+	// webhook endpoints: the account's name, the endpoint's URL, the last
+	// failure.
+	"webhook.disabled.subject": text("A webhook of %[1]s was turned off"),
+	"webhook.disabled.heading": text("A webhook was turned off"),
+	"webhook.disabled.intro": text("Taasky could not deliver to %[1]s for three days, so it stopped sending %[2]s's " +
+		"webhooks there. Events since then are in the delivery log; none is sent until the endpoint is turned back on."),
+	"webhook.disabled.last":   text("The last attempt: %[1]s."),
+	"webhook.disabled.action": text("Open the webhooks"),
+	"webhook.disabled.why":    text("You own %[1]s on Taasky; its owners are told when a webhook stops."),
+
 	// A note on a room's timeline that is not a move.
 	"note.member_left": text("%[1]s is no longer a member of the account: its owners answer this side's confirmations now."),
 

@@ -1,0 +1,418 @@
+package app
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"github.com/taasky/taasky/internal/netguard"
+	"github.com/taasky/taasky/jobs"
+)
+
+// Webhooks are an account's endpoints for its own side of its rooms,
+// signed as the Standard Webhooks specification says (docs/webhooks.md).
+// Owners and admins manage them (ActManageWebhooks); the fan-out writes
+// one message per event and endpoint in the move's transaction
+// (Rooms.fanOutHooks); a River job per message sends it (jobs.WebhookWorker).
+type Webhooks struct {
+	pool  *pgxpool.Pool
+	river *river.Client[pgx.Tx]
+	rooms *Rooms // its key seals the secrets; its views are the payloads
+	// checkHost refuses a host whose addresses are internal (netguard),
+	// nil when loopback and private addresses are allowed (dev, tests).
+	checkHost func(ctx context.Context, host string) error
+	baseURL   string
+	now       func() time.Time
+}
+
+// WebhooksConfig wires a Webhooks.
+type WebhooksConfig struct {
+	Pool  *pgxpool.Pool
+	River *river.Client[pgx.Tx]
+	Rooms *Rooms
+	// CheckHost refuses a URL's host when it resolves to a loopback,
+	// private or link-local address (netguard.CheckHost). nil (dev and
+	// tests only): any host, and http to loopback.
+	CheckHost func(ctx context.Context, host string) error
+	BaseURL   string
+}
+
+// NewWebhooks builds the service.
+func NewWebhooks(c WebhooksConfig) *Webhooks {
+	return &Webhooks{pool: c.Pool, river: c.River, rooms: c.Rooms, checkHost: c.CheckHost,
+		baseURL: c.BaseURL, now: c.Rooms.now}
+}
+
+// WebhookEvent is what a webhook tells of.
+type WebhookEvent string
+
+const (
+	HookRoomOpened    WebhookEvent = "room.opened"            // your agent opened a room
+	HookRoomJoined    WebhookEvent = "room.joined"            // the peer joined (both sides)
+	HookRoomMoved     WebhookEvent = "room.moved"             // terms tabled, detail asked, an approval applied
+	HookConfRequested WebhookEvent = "confirmation.requested" // your agent asks your human
+	HookConfAnswered  WebhookEvent = "confirmation.answered"  // your human answered (or the answer came out void)
+	HookRoomAgreed    WebhookEvent = "room.agreed"            // both humans approved the same terms
+	HookRoomClosed    WebhookEvent = "room.closed"            // rejected, cancelled, withdrawn, expired, lapsed
+)
+
+const (
+	webhookMaxEndpoints = 10
+	// HookFailingFor is how long an endpoint may fail every attempt before
+	// it is disabled and the account's owners are told.
+	HookFailingFor = 72 * time.Hour
+	// hookPreviousFor is how long the previous secret still signs after a
+	// rotation.
+	hookPreviousFor = 24 * time.Hour
+	hookLogSize     = 50
+)
+
+// WebhookEvents is every event, in the order Settings lists them.
+var WebhookEvents = []WebhookEvent{HookRoomOpened, HookRoomJoined, HookRoomMoved, HookConfRequested,
+	HookConfAnswered, HookRoomAgreed, HookRoomClosed}
+
+// WebhookEndpoint is an endpoint as Settings lists it: never its secret.
+type WebhookEndpoint struct {
+	ID           int64
+	URL          string
+	Events       []WebhookEvent
+	CreatedAt    time.Time
+	RotatedAt    *time.Time
+	FailingSince *time.Time
+	DisabledAt   *time.Time
+	DisabledWhy  string
+	// PreviousUntil: during a rotation, when the previous secret stops
+	// signing.
+	PreviousUntil *time.Time
+}
+
+// WebhookMessage is one event sent (or to send) to an endpoint, with its
+// attempts, for the delivery log.
+type WebhookMessage struct {
+	ID         string // webhook-id
+	Event      WebhookEvent
+	RoomID     int64
+	OccurredAt time.Time
+	Status     string // queued, sent, retrying, failed
+	Attempts   []WebhookAttemptEntry
+}
+
+// WebhookAttemptEntry is one attempt in the delivery log.
+type WebhookAttemptEntry struct {
+	Attempt    int
+	At         time.Time
+	Duration   time.Duration
+	StatusCode int // 0: no answer
+	Error      string
+}
+
+// hookSecrets is what the sealed secrets hold.
+type hookSecrets struct {
+	Current       string    `json:"current"`
+	Previous      string    `json:"previous,omitempty"`
+	PreviousUntil time.Time `json:"previous_until,omitzero"`
+}
+
+// signing is the secrets that sign at now: the current one, and the
+// previous one while the rotation lasts.
+func (s hookSecrets) signing(now time.Time) []string {
+	out := []string{s.Current}
+	if s.Previous != "" && now.Before(s.PreviousUntil) {
+		out = append(out, s.Previous)
+	}
+	return out
+}
+
+func newHookSecret() string {
+	return "whsec_" + base64.StdEncoding.EncodeToString(randomBytes(24))
+}
+
+func hookSecretsAD(accountID int64) []byte {
+	return []byte("webhook-secrets\x00" + strconv.FormatInt(accountID, 10))
+}
+
+func (w *Webhooks) sealSecrets(accountID int64, s hookSecrets) []byte {
+	plain, _ := json.Marshal(s) // strings and a time: cannot fail
+	return seal(w.rooms.limitsKey, plain, hookSecretsAD(accountID))
+}
+
+func (w *Webhooks) openSecrets(accountID int64, sealed []byte) (hookSecrets, error) {
+	var s hookSecrets
+	plain, err := unseal(w.rooms.limitsKey, sealed, hookSecretsAD(accountID))
+	if err != nil {
+		return s, fmt.Errorf("webhook secrets of account %d: %w (was SECRET_KEY changed?)", accountID, err)
+	}
+	return s, json.Unmarshal(plain, &s)
+}
+
+// authorize is the actor's account when the policy lets them manage its
+// webhooks.
+func (w *Webhooks) authorize(ctx context.Context, q querier, actorID int64, slug string) (int64, error) {
+	m, err := selectMembership(ctx, q, actorID, slug)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, Errorf(ErrNotFound, "account: you are not a member of %q", slug)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if !May(m.Role, ActManageWebhooks, Colleagues) {
+		return 0, Errorf(ErrUnauthorized, "webhooks: only the account's owners and admins manage them")
+	}
+	return m.AccountID, nil
+}
+
+// checkHookURL is the one check of an endpoint's URL: absolute https (http
+// only to loopback when private addresses are allowed), no user or
+// fragment, at most 2000 characters, and a host that does not resolve to
+// an internal address. The error names the field and the rule.
+func (w *Webhooks) checkHookURL(ctx context.Context, raw string) (string, error) {
+	u, err := url.Parse(raw)
+	switch {
+	case raw == "":
+		return "", Errorf(ErrInvalid, "url: is required")
+	case len(raw) > 2000:
+		return "", Errorf(ErrInvalid, "url: at most 2000 characters")
+	case err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "":
+		return "", Errorf(ErrInvalid, "url: is not an absolute URL (https://host/path)")
+	case u.User != nil:
+		return "", Errorf(ErrInvalid, "url: must not hold a user name or password")
+	case u.Fragment != "":
+		return "", Errorf(ErrInvalid, "url: must not have a #fragment")
+	case u.Scheme == "http" && w.checkHost == nil && netguard.IsLoopbackHost(u.Hostname()):
+		return u.String(), nil
+	case u.Scheme != "https":
+		return "", Errorf(ErrInvalid, "url: must be https")
+	}
+	if w.checkHost != nil {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second) // a name that takes longer to resolve is refused
+		defer cancel()
+		if err := w.checkHost(ctx, u.Hostname()); err != nil {
+			return "", Errorf(ErrInvalid, "url: %s: webhooks go only to public addresses", err)
+		}
+	}
+	return u.String(), nil
+}
+
+// parseHookEvents reads the events an endpoint asks for: at least one,
+// each known, each once.
+func parseHookEvents(in []string) ([]WebhookEvent, error) {
+	var out []WebhookEvent
+	for _, e := range in {
+		ev := WebhookEvent(strings.TrimSpace(e))
+		if !slices.Contains(WebhookEvents, ev) {
+			return nil, Errorf(ErrInvalid, "events: %q is not an event (one of %s)", e, joinEvents(WebhookEvents))
+		}
+		if !slices.Contains(out, ev) {
+			out = append(out, ev)
+		}
+	}
+	if len(out) == 0 {
+		return nil, Errorf(ErrInvalid, "events: choose at least one")
+	}
+	return out, nil
+}
+
+func joinEvents(es []WebhookEvent) string { return strings.Join(eventStrings(es), ", ") }
+
+func eventStrings(es []WebhookEvent) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = string(e)
+	}
+	return out
+}
+
+// CreateWebhook adds an endpoint to the account and returns it with its
+// secret, which is shown this once.
+func (w *Webhooks) CreateWebhook(ctx context.Context, actorID int64, slug, rawURL string, events []string) (WebhookEndpoint, string, error) {
+	fail := func(err error) (WebhookEndpoint, string, error) {
+		return WebhookEndpoint{}, "", fmt.Errorf("create webhook: %w", err)
+	}
+	acct, err := w.authorize(ctx, w.pool, actorID, slug)
+	if err != nil {
+		return fail(err)
+	}
+	u, err := w.checkHookURL(ctx, strings.TrimSpace(rawURL))
+	if err != nil {
+		return fail(err)
+	}
+	evs, err := parseHookEvents(events)
+	if err != nil {
+		return fail(err)
+	}
+	secret := newHookSecret()
+	var e WebhookEndpoint
+	err = pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
+		have, _, err := selectHookEndpoints(ctx, tx, acct)
+		if err != nil {
+			return err
+		}
+		if len(have) >= webhookMaxEndpoints {
+			return Errorf(ErrConflict, "url: an account has at most %d webhook endpoints", webhookMaxEndpoints)
+		}
+		now := w.now()
+		id, err := insertHookEndpoint(ctx, tx, acct, actorID, u, evs, w.sealSecrets(acct, hookSecrets{Current: secret}), now)
+		if err != nil {
+			return err
+		}
+		e = WebhookEndpoint{ID: id, URL: u, Events: evs, CreatedAt: now}
+		return insertAudit(ctx, tx, acct, actorID, AuditWebhookCreated, now, map[string]string{"url": u, "events": joinEvents(evs)})
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return e, secret, nil
+}
+
+// ListWebhooks lists the account's endpoints (never their secrets).
+func (w *Webhooks) ListWebhooks(ctx context.Context, actorID int64, slug string) ([]WebhookEndpoint, error) {
+	acct, err := w.authorize(ctx, w.pool, actorID, slug)
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: %w", err)
+	}
+	es, sealed, err := selectHookEndpoints(ctx, w.pool, acct)
+	if err != nil {
+		return nil, err
+	}
+	now := w.now()
+	for i := range es {
+		s, err := w.openSecrets(acct, sealed[i])
+		if err != nil {
+			return nil, err
+		}
+		if len(s.signing(now)) > 1 {
+			es[i].PreviousUntil = &s.PreviousUntil
+		}
+	}
+	return es, nil
+}
+
+// RotateWebhookSecret gives the endpoint a new secret, shown this once;
+// the current one keeps signing beside it for a day (every message then
+// carries both signatures), so that the receiver can switch without
+// losing a message.
+func (w *Webhooks) RotateWebhookSecret(ctx context.Context, actorID int64, slug string, id int64) (string, error) {
+	secret := newHookSecret()
+	err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
+		acct, err := w.authorize(ctx, tx, actorID, slug)
+		if err != nil {
+			return err
+		}
+		e, sealed, err := selectHookEndpoint(ctx, tx, acct, id, true)
+		if err != nil {
+			return err
+		}
+		old, err := w.openSecrets(acct, sealed)
+		if err != nil {
+			return err
+		}
+		now := w.now()
+		next := hookSecrets{Current: secret, Previous: old.Current, PreviousUntil: now.Add(hookPreviousFor)}
+		if err := updateHookSecrets(ctx, tx, acct, id, w.sealSecrets(acct, next), now); err != nil {
+			return err
+		}
+		return insertAudit(ctx, tx, acct, actorID, AuditWebhookRotated, now, map[string]string{"url": e.URL})
+	})
+	if err != nil {
+		return "", fmt.Errorf("rotate webhook secret: %w", err)
+	}
+	return secret, nil
+}
+
+// EnableWebhook turns a disabled endpoint back on.
+func (w *Webhooks) EnableWebhook(ctx context.Context, actorID int64, slug string, id int64) error {
+	err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
+		acct, err := w.authorize(ctx, tx, actorID, slug)
+		if err != nil {
+			return err
+		}
+		e, _, err := selectHookEndpoint(ctx, tx, acct, id, true)
+		if err != nil || e.DisabledAt == nil {
+			return err
+		}
+		if err := enableHookEndpoint(ctx, tx, acct, id); err != nil {
+			return err
+		}
+		return insertAudit(ctx, tx, acct, actorID, AuditWebhookEnabled, w.now(), map[string]string{"url": e.URL})
+	})
+	if err != nil {
+		return fmt.Errorf("enable webhook: %w", err)
+	}
+	return nil
+}
+
+// DeleteWebhook deletes an endpoint with its delivery log; its messages
+// not yet sent are not sent.
+func (w *Webhooks) DeleteWebhook(ctx context.Context, actorID int64, slug string, id int64) error {
+	err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
+		acct, err := w.authorize(ctx, tx, actorID, slug)
+		if err != nil {
+			return err
+		}
+		u, err := deleteHookEndpoint(ctx, tx, acct, id)
+		if err != nil {
+			return err
+		}
+		return insertAudit(ctx, tx, acct, actorID, AuditWebhookDeleted, w.now(), map[string]string{"url": u})
+	})
+	if err != nil {
+		return fmt.Errorf("delete webhook: %w", err)
+	}
+	return nil
+}
+
+// WebhookLog is an endpoint's latest messages, newest first, each with
+// its attempts.
+func (w *Webhooks) WebhookLog(ctx context.Context, actorID int64, slug string, id int64) (WebhookEndpoint, []WebhookMessage, error) {
+	acct, err := w.authorize(ctx, w.pool, actorID, slug)
+	if err != nil {
+		return WebhookEndpoint{}, nil, fmt.Errorf("webhook log: %w", err)
+	}
+	e, _, err := selectHookEndpoint(ctx, w.pool, acct, id, false)
+	if err != nil {
+		return e, nil, fmt.Errorf("webhook log: %w", err)
+	}
+	ms, err := selectHookLog(ctx, w.pool, acct, id, hookLogSize)
+	return e, ms, err
+}
+
+// SendWebhookAgain sends a message once more: a new job with the same
+// webhook-id and the same payload, signed with the secrets valid now (a
+// receiver that handled the message already recognises its id). It
+// returns the message's endpoint.
+func (w *Webhooks) SendWebhookAgain(ctx context.Context, actorID int64, slug, messageID string) (int64, error) {
+	var endpoint int64
+	err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
+		acct, err := w.authorize(ctx, tx, actorID, slug)
+		if err != nil {
+			return err
+		}
+		if endpoint, err = selectHookMessageEndpoint(ctx, tx, acct, messageID); err != nil {
+			return err
+		}
+		e, _, err := selectHookEndpoint(ctx, tx, acct, endpoint, false)
+		if err != nil {
+			return err
+		}
+		if e.DisabledAt != nil {
+			return Errorf(ErrConflict, "endpoint: %s is disabled; enable it first", e.URL)
+		}
+		_, err = w.river.InsertTx(ctx, tx, jobs.WebhookArgs{AccountID: acct, MessageID: messageID, Again: w.now().UnixNano()}, nil)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("send webhook again: %w", err)
+	}
+	return endpoint, nil
+}

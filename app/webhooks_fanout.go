@@ -1,0 +1,130 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/negotiation"
+)
+
+// hookMessage is one event for one endpoint: a webhook_messages row.
+type hookMessage struct {
+	accountID, endpointID int64
+	id                    string // webhook-id
+	event                 WebhookEvent
+	roomID                int64
+	side                  negotiation.Side
+	seq                   int
+	at                    time.Time
+}
+
+// sideEvent is an event told to one side's account.
+type sideEvent struct {
+	side  negotiation.Side
+	event WebhookEvent
+}
+
+// hookEvents says which webhook events a change causes, and to which
+// side: the open to the opener; the join, a move and the room's end to
+// both; a confirmation asked or answered to its own side only (the other
+// side's view never shows it).
+func hookEvents(before, after *negotiation.Room, events []negotiation.Event) []sideEvent {
+	both := []negotiation.Side{negotiation.SideA, negotiation.SideB}
+	var out []sideEvent
+	add := func(ev WebhookEvent, sides ...negotiation.Side) {
+		for _, s := range sides {
+			if se := (sideEvent{s, ev}); !slices.Contains(out, se) {
+				out = append(out, se)
+			}
+		}
+	}
+	for _, ev := range events {
+		switch ev.Kind {
+		case negotiation.EventOpen:
+			add(HookRoomOpened, negotiation.SideA)
+		case negotiation.EventJoin:
+			add(HookRoomJoined, both...)
+		case negotiation.EventPropose:
+			add(HookRoomMoved, both...)
+		case negotiation.EventRequest:
+			add(HookConfRequested, ev.Side)
+		case negotiation.EventDecide:
+			add(HookConfAnswered, ev.Side)
+			if ev.Outcome == negotiation.ResultApplied && !after.State.Terminal() {
+				add(HookRoomMoved, both...)
+			}
+		}
+	}
+	if !before.State.Terminal() {
+		switch after.State {
+		case negotiation.StateAgreed:
+			add(HookRoomAgreed, both...)
+		case negotiation.StateClosed:
+			add(HookRoomClosed, both...)
+		}
+	}
+	return out
+}
+
+// fanOutHooks writes, in the change's transaction, one message per event
+// and endpoint that asked for it, to each side's own account, and inserts
+// a job per message (one InsertManyTx). The messages' rows go into the
+// change's batch (writes). A rolled-back change sends nothing; a committed
+// one never loses a webhook.
+func (s *Rooms) fanOutHooks(ctx context.Context, tx pgx.Tx, writes *pgx.Batch, ld *loaded, c change, now time.Time) error {
+	evs := hookEvents(ld.room, c.next, c.events)
+	if len(evs) == 0 {
+		return nil
+	}
+	var accounts []int64
+	accountOf := func(side negotiation.Side) int64 {
+		if p := ld.row.party(side); p != nil && p.AccountID != nil {
+			return *p.AccountID
+		}
+		return 0 // nobody yet, or a person answering in the browser
+	}
+	for _, side := range []negotiation.Side{negotiation.SideA, negotiation.SideB} {
+		if a := accountOf(side); a != 0 {
+			accounts = append(accounts, a)
+		}
+	}
+	targets, err := selectHookTargets(ctx, tx, accounts)
+	if err != nil || len(targets) == 0 {
+		return err
+	}
+	var msgs []hookMessage
+	var params []river.InsertManyParams
+	for _, se := range evs {
+		acct := accountOf(se.side)
+		for _, t := range targets {
+			if t.accountID != acct || !slices.Contains(t.events, string(se.event)) {
+				continue
+			}
+			m := hookMessage{accountID: acct, endpointID: t.endpointID, id: newHookMessageID(), event: se.event,
+				roomID: ld.row.ID, side: se.side, seq: ld.row.Seq, at: now}
+			msgs = append(msgs, m)
+			params = append(params, river.InsertManyParams{Args: jobs.WebhookArgs{AccountID: acct, MessageID: m.id}})
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	insertHookMessages(writes, msgs)
+	if _, err := s.river.InsertManyTx(ctx, tx, params); err != nil {
+		return fmt.Errorf("insert webhook jobs: %w", err)
+	}
+	return nil
+}
+
+// newHookMessageID is a webhook-id: msg_ and 120 random bits, unique
+// across databases and installations.
+func newHookMessageID() string {
+	return "msg_" + strings.ToLower(inviteEncoding.EncodeToString(randomBytes(15)))
+}

@@ -1,0 +1,403 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taasky/taasky/internal/netguard"
+	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/notify/notifytest"
+)
+
+// hookEndpoint adds an endpoint for every event to the account whose
+// owner is userID, on a new receiver that verifies with its secret.
+func (nb *notifyBundle) hookEndpoint(t *testing.T, userID int64, slug string) (*notifytest.WebhookEndpoint, WebhookEndpoint, string) {
+	t.Helper()
+	rcv := notifytest.NewWebhookEndpoint(t)
+	e, secret, err := nb.hooks.CreateWebhook(nb.ctx, userID, slug, rcv.URL, eventStrings(WebhookEvents))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(secret, "whsec_") {
+		t.Fatalf("secret %q", secret)
+	}
+	rcv.SetSecrets(secret)
+	return rcv, e, secret
+}
+
+// settleHooks waits until no webhook job is due (finished, or scheduled
+// later than a second from now).
+func (nb *notifyBundle) settleHooks(t *testing.T) {
+	t.Helper()
+	end := time.Now().Add(20 * time.Second)
+	for {
+		var due int
+		if err := nb.pool.QueryRow(nb.ctx, `SELECT count(*) FROM river_job WHERE kind = ANY($1)
+			AND state NOT IN ('completed', 'cancelled', 'discarded') AND scheduled_at < now() + interval '1 second'`,
+			[]string{jobs.WebhookArgs{}.Kind(), jobs.WebhookDisabledArgs{}.Kind()}).Scan(&due); err != nil {
+			t.Fatal(err)
+		}
+		if due == 0 {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatalf("%d webhook jobs still due after 20 s", due)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// messagesOf lists the webhook-ids and events written for an endpoint.
+func (nb *notifyBundle) messagesOf(t *testing.T, accountOwner int64, slug string, id int64) map[string]WebhookEvent {
+	t.Helper()
+	_, ms, err := nb.hooks.WebhookLog(nb.ctx, accountOwner, slug, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]WebhookEvent{}
+	for _, m := range ms {
+		out[m.ID] = m.Event
+	}
+	return out
+}
+
+// hashes and clockMoments are taken out of a payload before it is searched
+// for limits: hex hashes hold a needle's digits now and then, and the
+// moments the rooms' clock gives (the event's, the deadline, check_after)
+// hold its minutes and seconds ("05:09:13" holds "09:13"). Moments of the
+// limits' day (2026-10-14: terms, and a limit if one leaked) stay.
+var (
+	hashes       = regexp.MustCompile(`sha256:[0-9a-f]{64}`)
+	clockMoments = regexp.MustCompile(`20\d\d-\d\d-\d\dT[0-9:.]+Z`)
+)
+
+func searchable(payload []byte) []byte {
+	out := hashes.ReplaceAll(payload, []byte("[hash]"))
+	return clockMoments.ReplaceAllFunc(out, func(m []byte) []byte {
+		if bytes.HasPrefix(m, []byte("2026-10-14")) {
+			return m
+		}
+		return []byte("[moment]")
+	})
+}
+
+// TestWebhooksSignedRetriedOwnSide: each side's endpoint receives every
+// event of its side, signed (the Standard Webhooks reference library
+// verifies each request), through failures that recover (retried with the
+// same webhook-id and the same bytes); a payload is the side's own view
+// and holds no limit of either side.
+func TestWebhooksSignedRetriedOwnSide(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	nb.clockOffLimits()
+	ra, ea, _ := nb.hookEndpoint(t, nb.a.OwnerUserID, "alpha")
+	rb, eb, _ := nb.hookEndpoint(t, nb.b.OwnerUserID, "beta")
+	ra.FailNext(3)
+	rb.FailNext(2)
+
+	ta, tb, v := nb.offerWithLimits(t, "Hooks")
+	hash := v.TermsOnTable.Options[0].SubjectHash
+	for _, side := range []struct {
+		agent Agent
+		token string
+	}{{nb.b, tb}, {nb.a, ta}} {
+		cv, _, err := nb.rooms.RequestConfirmation(nb.ctx, side.agent, side.token, "approve", hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nb.confirm(t, side.agent, side.token, cv)
+	}
+	nb.settleHooks(t)
+
+	wantEvents := map[string][]WebhookEvent{
+		"alpha": {HookRoomOpened, HookRoomJoined, HookRoomMoved, HookConfRequested, HookConfAnswered, HookRoomAgreed},
+		"beta":  {HookRoomJoined, HookRoomMoved, HookConfRequested, HookConfAnswered, HookRoomAgreed},
+	}
+	deliveries, requests, retried, dupes := 0, 0, 0, 0
+	for _, c := range []struct {
+		slug  string
+		owner int64
+		rcv   *notifytest.WebhookEndpoint
+		e     WebhookEndpoint
+		side  string
+	}{{"alpha", nb.a.OwnerUserID, ra, ea, "a"}, {"beta", nb.b.OwnerUserID, rb, eb, "b"}} {
+		written := nb.messagesOf(t, c.owner, c.slug, c.e.ID)
+		var events []WebhookEvent
+		for _, ev := range written {
+			if !slices.Contains(events, ev) {
+				events = append(events, ev)
+			}
+		}
+		for _, want := range wantEvents[c.slug] {
+			if !slices.Contains(events, want) {
+				t.Errorf("%s: no %s written (%v)", c.slug, want, events)
+			}
+		}
+		if slices.Contains(events, HookRoomOpened) && c.slug == "beta" {
+			t.Errorf("beta was told of the open")
+		}
+		bodies := map[string][]byte{}
+		delivered := map[string]int{}
+		for _, h := range c.rcv.Received() {
+			requests++
+			if len(h.Verified) == 0 {
+				t.Errorf("%s: %s not verified by the reference library", c.slug, h.ID)
+				continue
+			}
+			if _, ok := written[h.ID]; !ok {
+				t.Errorf("%s: received %s, which was not written for it", c.slug, h.ID)
+			}
+			if b, ok := bodies[h.ID]; ok && !bytes.Equal(b, h.Body) {
+				t.Errorf("%s: %s sent with two bodies:\n%s\n%s", c.slug, h.ID, b, h.Body)
+			}
+			bodies[h.ID] = h.Body
+			if h.Answered < 300 {
+				delivered[h.ID]++
+			} else {
+				retried++
+			}
+			var p HookPayload
+			if err := json.Unmarshal(h.Body, &p); err != nil {
+				t.Fatalf("%s: %v", c.slug, err)
+			}
+			if string(p.Data.Side) != c.side || p.Data.Room == nil || p.Type != written[h.ID] {
+				t.Errorf("%s: payload of %s: side %q, type %q (written %q)", c.slug, h.ID, p.Data.Side, p.Type, written[h.ID])
+			}
+			if p.Type == HookRoomAgreed {
+				if _, err := testReceiptKeys(t).Verify(p.Data.Receipt); err != nil {
+					t.Errorf("%s: room.agreed's receipt: %v (%q)", c.slug, err, p.Data.Receipt)
+				}
+			} else if p.Data.Receipt != "" {
+				t.Errorf("%s: %s carries a receipt", c.slug, p.Type)
+			}
+			clean := searchable(h.Body)
+			for _, needle := range limitNeedles {
+				if bytes.Contains(clean, []byte(needle)) {
+					t.Errorf("%s: payload %s holds %q (a limit):\n%s", c.slug, p.Type, needle, h.Body)
+				}
+			}
+			if p.Type == HookRoomMoved && c.side == "b" && p.Data.Room.TermsOnTable != nil {
+				if len(p.Data.Room.TermsOnTable.Options[0].OutsideYourLimits) == 0 {
+					t.Errorf("beta's view of a's offer has no outside_your_limits flag: %s", h.Body)
+				}
+			}
+		}
+		for id := range written {
+			switch n := delivered[id]; {
+			case n == 0:
+				t.Errorf("%s: %s (%s) never delivered", c.slug, id, written[id])
+			case n > 1:
+				dupes += n - 1
+			}
+		}
+		deliveries += len(written)
+		_, log, err := nb.hooks.WebhookLog(nb.ctx, c.owner, c.slug, c.e.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range log {
+			if m.Status != string(jobs.StatusSent) || len(m.Attempts) == 0 || m.Attempts[len(m.Attempts)-1].StatusCode != 204 {
+				t.Errorf("%s: log of %s: %+v", c.slug, m.ID, m)
+			}
+		}
+	}
+	if retried != 5 {
+		t.Errorf("%d failed attempts, want 5 (3 + 2 answered 503)", retried)
+	}
+	t.Logf("webhooks: %d messages to 2 endpoints, %d requests, %d answered 503 and retried, %d delivered twice; every request verified by the reference library",
+		deliveries, requests, retried, dupes)
+}
+
+// TestWebhookURLsRefused: a URL that is invalid, not https or private is
+// refused when saved, naming the field; so are bad events and a member's
+// try. Nothing is stored.
+func TestWebhookURLsRefused(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	w := NewWebhooks(WebhooksConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: rb.rooms, CheckHost: netguard.CheckHost})
+	owner := rb.a.OwnerUserID
+	all := eventStrings(WebhookEvents)
+	for _, c := range []struct {
+		url    string
+		events []string
+		want   string
+	}{
+		{"", all, "url: is required"},
+		{"example.com/hooks", all, "url: is not an absolute URL"},
+		{"http://example.com/hooks", all, "url: must be https"},
+		{"http://127.0.0.1:9/hooks", all, "url: must be https"},
+		{"ftp://example.com/hooks", all, "url: must be https"},
+		{"https://user:pw@example.com/hooks", all, "url: must not hold a user name"},
+		{"https://example.com/hooks#x", all, "url: must not have a #fragment"},
+		{"https://127.0.0.1/hooks", all, "url: 127.0.0.1 is a private or loopback address"},
+		{"https://10.1.2.3/hooks", all, "url: 10.1.2.3 is a private or loopback address"},
+		{"https://[::1]/hooks", all, "url: ::1 is a private or loopback address"},
+		{"https://169.254.169.254/latest", all, "url: 169.254.169.254 is a private"},
+		{"https://localhost/hooks", all, "url: localhost resolves to"},
+		{"https://93.184.216.34/hooks", nil, "events: choose at least one"},
+		{"https://93.184.216.34/hooks", []string{"room.exploded"}, `events: "room.exploded" is not an event`},
+	} {
+		_, _, err := w.CreateWebhook(rb.ctx, owner, "alpha", c.url, c.events)
+		if ErrorCodeOf(err) != ErrInvalid || !strings.Contains(ErrorMessageOf(err), c.want) {
+			t.Errorf("%q %v: %v, want %q", c.url, c.events, err, c.want)
+		}
+	}
+	acc := NewAccounts(rb.pool)
+	if err := acc.AddMemberAsOperator(rb.ctx, "alpha", "member@example.test", MemberRoleMember); err != nil {
+		t.Fatal(err)
+	}
+	m, err := acc.UserByEmail(rb.ctx, "member@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := w.CreateWebhook(rb.ctx, m.ID, "alpha", "https://93.184.216.34/hooks", all); ErrorCodeOf(err) != ErrUnauthorized {
+		t.Errorf("a member adds a webhook: %v", err)
+	}
+	if _, _, err := w.CreateWebhook(rb.ctx, rb.b.OwnerUserID, "alpha", "https://93.184.216.34/hooks", all); ErrorCodeOf(err) != ErrNotFound {
+		t.Errorf("another account's owner adds a webhook: %v", err)
+	}
+	if es, err := w.ListWebhooks(rb.ctx, owner, "alpha"); err != nil || len(es) != 0 {
+		t.Errorf("stored after refusals: %v %v", es, err)
+	}
+	if _, _, err := w.CreateWebhook(rb.ctx, owner, "alpha", "https://93.184.216.34/hooks", all); err != nil {
+		t.Errorf("a public https URL: %v", err)
+	}
+}
+
+// TestWebhookRotationAgainAndDisable: after a rotation both secrets sign
+// (a receiver holding either verifies); "Send again" sends the same
+// webhook-id and bytes; an endpoint failing for three days is disabled,
+// its owners mailed, and nothing more is sent to it until turned on.
+func TestWebhookRotationAgainAndDisable(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	owner := nb.a.OwnerUserID
+	rcv, e, oldSecret := nb.hookEndpoint(t, owner, "alpha")
+	if _, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema}); err != nil {
+		t.Fatal(err)
+	}
+	first := rcv.Wait(t, 1, 10*time.Second)[0]
+	nb.settleHooks(t)
+
+	// Rotation: the new secret and the old one both verify, for a day.
+	newSecret, err := nb.hooks.RotateWebhookSecret(nb.ctx, owner, "alpha", e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := nb.hooks.ListWebhooks(nb.ctx, owner, "alpha")
+	if err != nil || len(es) != 1 || es[0].PreviousUntil == nil {
+		t.Fatalf("after the rotation: %+v %v", es, err)
+	}
+	rcv.SetSecrets(newSecret, oldSecret)
+	if _, err := nb.hooks.SendWebhookAgain(nb.ctx, owner, "alpha", first.ID); err != nil {
+		t.Fatal(err)
+	}
+	again := rcv.Wait(t, 2, 10*time.Second)[1]
+	if again.ID != first.ID || !bytes.Equal(again.Body, first.Body) || !slices.Equal(again.Verified, []int{0, 1}) {
+		t.Errorf("sent again: %s verified by %v, want %s with the same body, verified by the new secret and the old", again.ID, again.Verified, first.ID)
+	}
+	if n := strings.Count(again.Signature, "v1,"); n != 2 {
+		t.Errorf("during the rotation %d signatures, want 2: %s", n, again.Signature)
+	}
+	nb.advance(25 * time.Hour)
+	if _, err := nb.hooks.SendWebhookAgain(nb.ctx, owner, "alpha", first.ID); err != nil {
+		t.Fatal(err)
+	}
+	if late := rcv.Wait(t, 3, 10*time.Second)[2]; strings.Count(late.Signature, "v1,") != 1 || !slices.Equal(late.Verified, []int{0}) {
+		t.Errorf("a day after the rotation: %q verified %v, want the new secret's signature only", late.Signature, late.Verified)
+	}
+	nb.settleHooks(t)
+
+	// Three days of failures disable it and mail the owner.
+	rcv.Failing(true)
+	if _, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema}); err != nil {
+		t.Fatal(err)
+	}
+	rcv.Wait(t, 4, 10*time.Second) // the first failure starts the run
+	nb.settleHooks(t)
+	nb.advance(HookFailingFor + time.Minute)
+	if _, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema}); err != nil {
+		t.Fatal(err)
+	}
+	mail := nb.mailTo(t, "alpha@example.test", 1)
+	if !strings.Contains(mail.Subject, "A webhook of ALPHA was turned off") || !strings.Contains(mail.Text, rcv.URL) {
+		t.Errorf("mail: %q\n%s", mail.Subject, mail.Text)
+	}
+	es, err = nb.hooks.ListWebhooks(nb.ctx, owner, "alpha")
+	if err != nil || es[0].DisabledAt == nil || !strings.Contains(es[0].DisabledWhy, "503") {
+		t.Fatalf("not disabled: %+v %v", es, err)
+	}
+	nb.settleHooks(t)
+	before := len(rcv.Received())
+	if _, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nb.hooks.SendWebhookAgain(nb.ctx, owner, "alpha", first.ID); ErrorCodeOf(err) != ErrConflict {
+		t.Errorf("send again to a disabled endpoint: %v", err)
+	}
+	nb.settleHooks(t)
+	if after := len(rcv.Received()); after != before {
+		t.Errorf("a disabled endpoint received %d more", after-before)
+	}
+	rcv.Failing(false)
+	if err := nb.hooks.EnableWebhook(nb.ctx, owner, "alpha", e.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema}); err != nil {
+		t.Fatal(err)
+	}
+	if got := rcv.Wait(t, before+1, 10*time.Second); got[len(got)-1].Answered != 204 {
+		t.Errorf("after turning it on: %+v", got[len(got)-1])
+	}
+	if err := nb.hooks.DeleteWebhook(nb.ctx, owner, "alpha", e.ID); err != nil {
+		t.Fatal(err)
+	}
+	if es, err := nb.hooks.ListWebhooks(nb.ctx, owner, "alpha"); err != nil || len(es) != 0 {
+		t.Errorf("after delete: %+v %v", es, err)
+	}
+}
+
+// TestWebhookEventsOfAClose: a withdrawal closes the room: both sides are
+// told room.closed, only the withdrawing side of its confirmation; an
+// endpoint gets only the events it asked for.
+func TestWebhookEventsOfAClose(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	ra, ea, _ := nb.hookEndpoint(t, nb.a.OwnerUserID, "alpha")
+	rcvB := notifytest.NewWebhookEndpoint(t)
+	eb, secret, err := nb.hooks.CreateWebhook(nb.ctx, nb.b.OwnerUserID, "beta", rcvB.URL, []string{"room.closed", "confirmation.answered"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rcvB.SetSecrets(secret)
+	ta, _ := nb.openJoined(t, OpenInput{}, "")
+	cv, _, err := nb.rooms.RequestConfirmation(nb.ctx, nb.a, ta, "cancel", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb.confirm(t, nb.a, ta, cv)
+	nb.settleHooks(t)
+	events := func(owner int64, slug string, id int64) []WebhookEvent {
+		var out []WebhookEvent
+		for _, ev := range nb.messagesOf(t, owner, slug, id) {
+			out = append(out, ev)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got, want := events(nb.a.OwnerUserID, "alpha", ea.ID), []WebhookEvent{HookConfAnswered, HookConfRequested,
+		HookRoomClosed, HookRoomJoined, HookRoomOpened}; !slices.Equal(got, want) {
+		t.Errorf("alpha: %v, want %v", got, want)
+	}
+	if got, want := events(nb.b.OwnerUserID, "beta", eb.ID), []WebhookEvent{HookRoomClosed}; !slices.Equal(got, want) {
+		t.Errorf("beta: %v, want %v", got, want)
+	}
+	if n := len(ra.Received()) + len(rcvB.Received()); n != 6 {
+		t.Errorf("%d requests, want 6", n)
+	}
+}

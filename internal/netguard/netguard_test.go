@@ -1,0 +1,69 @@
+package netguard
+
+import (
+	"context"
+	"net"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestInternal(t *testing.T) {
+	for _, c := range []struct {
+		addr     string
+		internal bool
+	}{
+		{"127.0.0.1", true}, {"::1", true}, {"10.1.2.3", true}, {"172.16.0.1", true}, {"192.168.1.1", true},
+		{"169.254.169.254", true}, {"fe80::1", true}, {"fc00::1", true}, {"0.0.0.0", true}, {"::", true},
+		{"100.64.0.1", true}, {"224.0.0.1", true}, {"::ffff:127.0.0.1", true}, {"::ffff:10.0.0.1", true},
+		{"93.184.216.34", false}, {"2606:2800:220:1:248:1893:25c8:1946", false}, {"100.128.0.1", false},
+	} {
+		if got := Internal(netip.MustParseAddr(c.addr)); got != c.internal {
+			t.Errorf("Internal(%s) = %v, want %v", c.addr, got, c.internal)
+		}
+	}
+}
+
+// TestDialerRefusesTheAddressDialled: a name that resolves to loopback is
+// refused when dialled, not only when checked.
+func TestDialerRefusesTheAddressDialled(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err = Dialer(time.Second, false).DialContext(ctx, "tcp", net.JoinHostPort("localhost", port))
+	if err == nil || !strings.Contains(err.Error(), "private or loopback") {
+		t.Fatalf("dial localhost: %v, want a refusal", err)
+	}
+	c, err := Dialer(time.Second, true).DialContext(ctx, "tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatalf("allowed dial: %v", err)
+	}
+	c.Close()
+	if err := CheckHost(ctx, "localhost"); err == nil {
+		t.Fatal("CheckHost(localhost) passed")
+	}
+	if err := CheckHost(ctx, "10.0.0.1"); err == nil {
+		t.Fatal("CheckHost(10.0.0.1) passed")
+	}
+	if err := CheckHost(ctx, "93.184.216.34"); err != nil {
+		t.Fatalf("CheckHost(public) = %v", err)
+	}
+}
+
+// TestRefuseInternal: outside dev and test, nothing is fetched from the
+// machine itself, its network or the cloud's metadata.
+func TestRefuseInternal(t *testing.T) {
+	for addr, refused := range map[string]bool{"127.0.0.1:443": true, "10.1.2.3:443": true, "[::1]:443": true,
+		"169.254.169.254:80": true, "192.168.0.9:443": true, "[fd00::1]:443": true, "0.0.0.0:443": true,
+		"93.184.215.14:443": false, "[2606:4700::1]:443": false} {
+		if err := RefuseInternal("tcp", addr, nil); (err != nil) != refused {
+			t.Errorf("%s: %v, refused want %v", addr, err, refused)
+		}
+	}
+}
