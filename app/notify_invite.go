@@ -124,11 +124,13 @@ func (n *Notifications) Invitation(ctx context.Context, d jobs.Delivery, a jobs.
 		if ld.row.Title != nil {
 			out.Title = *ld.row.Title
 		}
-		_, tz, err := n.rooms.humanContext(ctx, tx, ld.row.party(negotiation.SideA), nil)
-		if err != nil {
+		// The invitee's zone is not known: moments are in UTC, which says
+		// nothing of the inviter. The words are in the inviter's language,
+		// the one guess there is of what the invitee reads.
+		out.TimeZone = time.UTC
+		if out.Lang, err = selectUserLanguage(ctx, tx, ld.row.party(negotiation.SideA).OwnerUserID); err != nil {
 			return err
 		}
-		out.TimeZone = tz
 		out.Them, err = selectAccountName(ctx, tx, ld.row.AccountID)
 		return err
 	})

@@ -71,11 +71,14 @@ func (d *Dashboard) identify(c *fiber.Ctx, ls loginState) (app.OIDCIdentity, err
 	var claims struct {
 		Email         string `json:"email"`
 		EmailVerified bool   `json:"email_verified"`
+		Locale        string `json:"locale"`
+		ZoneInfo      string `json:"zoneinfo"`
 	}
 	if err := idt.Claims(&claims); err != nil {
 		return app.OIDCIdentity{}, fmt.Errorf("claims: %w", err)
 	}
-	id := app.OIDCIdentity{Issuer: idt.Issuer, Subject: idt.Subject, Email: claims.Email, EmailVerified: claims.EmailVerified}
+	id := app.OIDCIdentity{Issuer: idt.Issuer, Subject: idt.Subject, Email: claims.Email, EmailVerified: claims.EmailVerified,
+		Locale: claims.Locale, ZoneInfo: claims.ZoneInfo}
 	if id.Email == "" {
 		ui, err := provider.UserInfo(ctx, oauth2.StaticTokenSource(tok))
 		if err != nil {

@@ -158,6 +158,8 @@ func (d *Dashboard) Mount(a *fiber.App) {
 	a.Post("/settings/agents/:id/keys", page(d.settingsKeyIssue)...)
 	a.Post("/settings/keys/:id/revoke", page(d.settingsKeyRevoke)...)
 	a.Post("/settings/timezone", page(d.settingsTimezone)...)
+	a.Post("/settings/language", page(d.settingsLanguage)...)
+	a.Post("/zone", strangerPage(d.zoneTell)...)
 	a.Post("/settings/notifications", page(d.settingsNotifyPrefs)...)
 	a.Post("/settings/push", page(d.settingsPushSubscribe)...)
 	a.Post("/settings/push/remove", page(d.settingsPushRemove)...)

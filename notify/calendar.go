@@ -39,7 +39,8 @@ func Calendar(m *Message) []byte {
 	line("PRODID:-//Taasky//Taasky//EN")
 	line("CALSCALE:GREGORIAN")
 	line("METHOD:PUBLISH")
-	summary := m.subjectOf()
+	w := m.words()
+	summary := m.subjectOf(w)
 	for _, e := range events {
 		line("BEGIN:VEVENT")
 		line("UID:" + e.uid)
@@ -51,11 +52,11 @@ func Calendar(m *Message) []byte {
 			s += " (" + e.label + ")"
 		}
 		line("SUMMARY:" + icsText(s))
-		desc := "Agreed on Taasky"
+		desc := w.T("ics.agreed")
 		if m.Them != "" {
-			desc += " with " + m.Them
+			desc = w.T("ics.agreed_with", m.Them)
 		}
-		desc += ".\n" + e.label + ": " + exactMoment(e.start) + " to " + exactMoment(e.end) + "\n" + m.RoomURL
+		desc += "\n" + w.T("ics.range", e.label, exactMoment(e.start), exactMoment(e.end)) + "\n" + m.RoomURL
 		line("DESCRIPTION:" + icsText(desc))
 		if m.RoomURL != "" {
 			line("URL:" + m.RoomURL)

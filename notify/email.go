@@ -16,10 +16,8 @@ import (
 var templateFiles embed.FS
 
 var (
-	textEmail = texttemplate.Must(texttemplate.New("email.txt.tmpl").Funcs(texttemplate.FuncMap{"t": words.T}).
-			ParseFS(templateFiles, "templates/email.txt.tmpl"))
-	htmlEmail = htmltemplate.Must(htmltemplate.New("email.html.tmpl").Funcs(htmltemplate.FuncMap{"t": words.T}).
-			ParseFS(templateFiles, "templates/email.html.tmpl"))
+	textEmail = texttemplate.Must(texttemplate.New("email.txt.tmpl").ParseFS(templateFiles, "templates/email.txt.tmpl"))
+	htmlEmail = htmltemplate.Must(htmltemplate.New("email.html.tmpl").ParseFS(templateFiles, "templates/email.html.tmpl"))
 )
 
 // Email renders m as a multipart (text and HTML) email from from. A room

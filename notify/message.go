@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/taasky/taasky/internal/locale"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -53,6 +54,8 @@ type Message struct {
 	// Push is the recipient's device (push only).
 	Push     *PushTarget
 	TimeZone *time.Location
+	// Lang is the recipient's language (a BCP 47 tag; "": English).
+	Lang string
 	Now      time.Time
 
 	RoomID  int64
@@ -93,14 +96,14 @@ type PushTarget struct {
 }
 
 // subjectOf is what the room is about, for subjects and push titles.
-func (m *Message) subjectOf() string {
+func (m *Message) subjectOf(w *locale.Printer) string {
 	if m.Title != "" {
 		return m.Title
 	}
 	if m.Them != "" {
-		return "negotiation with " + m.Them
+		return w.T("mail.about_with", m.Them)
 	}
-	return "your negotiation"
+	return w.T("mail.about_yours")
 }
 
 // host is the service's host name, for Message-IDs and UIDs.
