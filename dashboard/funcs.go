@@ -44,7 +44,9 @@ func funcsFor(w *locale.Printer) template.FuncMap {
 		"turn":      w.Turn,
 		"yourTurn":  func(t *string) bool { return t != nil && *t == "you" },
 		"refusal":   func(msg string) string { return refusalText(w, msg) },
-		"settled":   func(status string, v negotiation.Verdict, why string) string { return w.Result(negotiation.Result(status), v, why) },
+		"settled": func(status string, v negotiation.Verdict, why string) string {
+			return w.Result(negotiation.Result(status), v, why)
+		},
 		"languages": locale.Languages,
 		"link":      link,
 		"code":      func(s string) template.HTML { return wrap("code", s) },
@@ -79,7 +81,9 @@ func pickKey(options int) locale.Key {
 
 func escape(s string) template.HTML { return template.HTML(template.HTMLEscapeString(s)) }
 
-func wrap(tag, s string) template.HTML { return "<" + template.HTML(tag) + ">" + escape(s) + "</" + template.HTML(tag) + ">" }
+func wrap(tag, s string) template.HTML {
+	return "<" + template.HTML(tag) + ">" + escape(s) + "</" + template.HTML(tag) + ">"
+}
 
 // link is an <a> for th: href is one of the pages' own paths.
 func link(href, text string) template.HTML {

@@ -23,7 +23,9 @@ var templateFiles embed.FS
 // views are the parsed templates, one set per view and language: the
 // layout, the partials and the view's own file, which defines "content",
 // with the functions of that language (funcsFor).
-type views struct{ byLang map[string]map[string]*template.Template }
+type views struct {
+	byLang map[string]map[string]*template.Template
+}
 
 func loadViews() (*views, error) {
 	names, err := fs.Glob(templateFiles, "views/*.html")
@@ -58,9 +60,9 @@ type page struct {
 	// ZoneGuessed: a person without an account whose browser has not
 	// told its zone yet; the page's script tells it once.
 	ZoneGuessed bool
-	Now     time.Time
-	BaseURL string
-	Data    any
+	Now         time.Time
+	BaseURL     string
+	Data        any
 }
 
 // render writes view with status 200 (or the status already set).

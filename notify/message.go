@@ -56,7 +56,7 @@ type Message struct {
 	TimeZone *time.Location
 	// Lang is the recipient's language (a BCP 47 tag; "": English).
 	Lang string
-	Now      time.Time
+	Now  time.Time
 
 	RoomID  int64
 	RoomURL string
