@@ -69,7 +69,7 @@ func TestSettingsNotifications(t *testing.T) {
 		t.Fatalf("test push: %d %q", st, loc)
 	}
 	_, _, body = alice.get("/settings?done=push-test")
-	if !strings.Contains(body, "A test notification is on its way") || !regexp.MustCompile(`data-status="queued">\s*<td>[^<]+</td>\s*<td>test</td>\s*<td>push</td>\s*<td>`+regexp.QuoteMeta(hostOf(dev.Endpoint))).MatchString(body) {
+	if !strings.Contains(body, "A test notification is on its way") || !regexp.MustCompile(`data-status="queued">\s*<td>[^<]+</td>\s*<td>test</td>\s*<td>Web Push</td>\s*<td>`+regexp.QuoteMeta(hostOf(dev.Endpoint))).MatchString(body) {
 		t.Fatalf("the log lacks the test push:\n%s", body)
 	}
 
