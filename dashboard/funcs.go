@@ -59,12 +59,13 @@ func funcsFor(w *locale.Printer) template.FuncMap {
 }
 
 // leftWords are the countdown's words for the page's script, which keeps
-// countdowns current: each with the number 11111 where the count goes
-// (days: "one" for 1, "other" otherwise; the languages here need no more).
+// countdowns current: each with 909 where the count goes and 808 for the
+// minutes of hours (numbers the printers write as they are; days: "one"
+// for 1, "other" otherwise: the languages here need no more).
 func leftWords(w *locale.Printer) (string, error) {
-	const n = 11111
+	const n = 909
 	b, err := json.Marshal(map[string]string{
-		"passed": w.Left(0), "minutes": w.T("left.minutes", n), "hours": w.T("left.hours", n, 22222),
+		"passed": w.Left(0), "minutes": w.T("left.minutes", n), "hours": w.T("left.hours", n, 808),
 		"day": w.T("left.days", 1), "days": w.T("left.days", n),
 	})
 	return string(b), err

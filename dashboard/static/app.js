@@ -59,13 +59,13 @@
       var ms = Date.parse(el.getAttribute('data-countdown')) - now;
       var text;
       if (!(ms > 0)) text = left.passed;
-      else if (ms < 3600e3) text = left.minutes.replace('11111', String(Math.floor(ms / 60e3) + 1));
+      else if (ms < 3600e3) text = left.minutes.replace('909', String(Math.floor(ms / 60e3) + 1));
       else if (ms < 48 * 3600e3) {
         var m = Math.floor(ms / 60e3);
-        text = left.hours.replace('11111', String(Math.floor(m / 60))).replace('22222', String(m % 60).padStart(2, '0'));
+        text = left.hours.replace('909', String(Math.floor(m / 60))).replace('808', String(m % 60).padStart(2, '0'));
       } else {
         var d = Math.floor(ms / 86400e3);
-        text = d === 1 ? left.day : left.days.replace('11111', String(d));
+        text = d === 1 ? left.day : left.days.replace('909', String(d));
       }
       el.textContent = text;
     });

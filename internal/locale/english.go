@@ -278,7 +278,7 @@ var englishText = map[Key]catalog.Message{
 	"rooms.filter_live":    text("In progress"),
 	"rooms.filter_agreed":  text("Agreed"),
 	"rooms.filter_closed":  text("Closed"),
-	"rooms.untitled":       text("Room %[1]d"),
+	"rooms.untitled":       text("Room %[1]s"),
 	"rooms.start_heading":  text("Start with an account"),
 	"rooms.start_text": text("You belong to no account yet. Create one for yourself or your team, then connect an agent; " +
 		"or open the link of an invitation you were sent."),

@@ -275,7 +275,7 @@ var frenchText = map[Key]catalog.Message{
 	"rooms.filter_live":    text("En cours"),
 	"rooms.filter_agreed":  text("Conclues"),
 	"rooms.filter_closed":  text("Fermées"),
-	"rooms.untitled":       text("Salle %[1]d"),
+	"rooms.untitled":       text("Salle %[1]s"),
 	"rooms.start_heading":  text("Commencez par un compte"),
 	"rooms.start_text":     text("Vous n'appartenez encore à aucun compte. Créez-en un pour vous ou votre équipe, puis connectez un agent ; ou ouvrez le lien d'une invitation que vous avez reçue."),
 	"rooms.create_account": text("Créer un compte"),

@@ -275,7 +275,7 @@ var germanText = map[Key]catalog.Message{
 	"rooms.filter_live":    text("Laufend"),
 	"rooms.filter_agreed":  text("Vereinbart"),
 	"rooms.filter_closed":  text("Geschlossen"),
-	"rooms.untitled":       text("Raum %[1]d"),
+	"rooms.untitled":       text("Raum %[1]s"),
 	"rooms.start_heading":  text("Beginnen Sie mit einem Konto"),
 	"rooms.start_text":     text("Sie gehören noch keinem Konto an. Erstellen Sie eines für sich oder Ihr Team und verbinden Sie dann einen Agenten – oder öffnen Sie den Link einer Einladung, die Sie erhalten haben."),
 	"rooms.create_account": text("Konto erstellen"),

@@ -258,7 +258,7 @@ var japaneseText = map[Key]catalog.Message{
 	"rooms.filter_live":    text("進行中"),
 	"rooms.filter_agreed":  text("合意済み"),
 	"rooms.filter_closed":  text("終了"),
-	"rooms.untitled":       text("ルーム%[1]d"),
+	"rooms.untitled":       text("ルーム%[1]s"),
 	"rooms.start_heading":  text("アカウントから始めましょう"),
 	"rooms.start_text":     text("まだどのアカウントにも所属していません。ご自身またはチーム用にアカウントを作成し、エージェントを接続してください。または、受け取った招待のリンクを開いてください。"),
 	"rooms.create_account": text("アカウントを作成"),

@@ -275,7 +275,7 @@ var spanishText = map[Key]catalog.Message{
 	"rooms.filter_live":    text("En curso"),
 	"rooms.filter_agreed":  text("Acordadas"),
 	"rooms.filter_closed":  text("Cerradas"),
-	"rooms.untitled":       text("Sala %[1]d"),
+	"rooms.untitled":       text("Sala %[1]s"),
 	"rooms.start_heading":  text("Empiece con una cuenta"),
 	"rooms.start_text":     text("Aún no pertenece a ninguna cuenta. Cree una para usted o su equipo y conecte un agente; o abra el enlace de una invitación que haya recibido."),
 	"rooms.create_account": text("Crear una cuenta"),
