@@ -257,7 +257,7 @@ func TestBrowser(t *testing.T) {
 			chromedp.SetValue(chromedp.CSS(`input[name="f.fee.0.amount"]`), "99.999"),
 			chromedp.Click(chromedp.CSS("details.counter form.terms button.primary")),
 			chromedp.WaitVisible(chromedp.CSS("#err-fee")))
-		if s := br.text(pat, "#field-fee #err-fee"); !strings.Contains(s, "fee.amount: EUR has at most 2 decimals") {
+		if s := br.text(pat, "#field-fee #err-fee"); !strings.Contains(s, "Fee: EUR has at most 2 decimals") {
 			t.Fatalf("error beside the fee: %q", s)
 		}
 		br.do(pat, "scroll to the error", chromedp.Evaluate[chromedp.Void](`document.getElementById('field-fee').scrollIntoView()`))

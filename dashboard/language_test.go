@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/taasky/taasky/app"
 )
@@ -119,4 +120,52 @@ func head(s string) string {
 		return s[:600]
 	}
 	return s
+}
+
+// TestPagesSayWhatAPersonNeeds: the invitation's options are told apart
+// by their buttons, the subject_hash is folded away, and the one-tap page
+// says who the other side is and when the deadline is.
+func TestPagesSayWhatAPersonNeeds(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Title: "Intro call", Slots: []json.RawMessage{
+		json.RawMessage(`{"start":"2026-12-07T09:00:00+01:00","end":"2026-12-07T09:30:00+01:00"}`),
+		json.RawMessage(`{"start":"2026-12-08T15:00:00+01:00","end":"2026-12-08T15:30:00+01:00"}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, body := b.client(nil).get("/i/" + open.InviteCode)
+	for _, want := range []string{`aria-label="Pick Option 1 of 2">Pick this one</button>`, `aria-label="Pick Option 2 of 2">Pick this one</button>`,
+		`<details class="hash"><summary>Fingerprint of these terms</summary>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the invitation lacks %q", want)
+		}
+	}
+	if strings.Contains(body, `<p class="hash">`) {
+		t.Error("the subject_hash is printed in the open")
+	}
+
+	ta, tb, roomID := b.joined("fee talk", nil, "")
+	v, err := b.rooms.Propose(b.ctx, b.alpha, ta, mv("offer", meeting(4, 9, "video", "20")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv, _, err := b.rooms.RequestConfirmation(b.ctx, b.beta, tb, "approve", v.TermsOnTable.Options[0].SubjectHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := b.rooms.IssueOneTap(b.ctx, b.pool, roomID, cv.ID, "email")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := b.rooms.Read(b.ctx, b.beta, tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline, _ := time.Parse(time.RFC3339, r.Deadline)
+	_, _, body = b.client(nil).get("/c/" + token)
+	want := "With Alpha Studio · Deadline: <time datetime=\"" + deadline.UTC().Format(time.RFC3339) + "\">" + deadline.UTC().Format("Mon 2 Jan 2006, 15:04") + " (UTC)</time>"
+	if !strings.Contains(body, want) {
+		t.Errorf("the one-tap page lacks %q:\n%s", want, body)
+	}
 }
