@@ -99,8 +99,13 @@ func (n *Notifications) Invitation(ctx context.Context, d jobs.Delivery, a jobs.
 	if err != nil {
 		return nil, jobs.Skip("the invitation's code cannot be read (was SECRET_KEY changed?)")
 	}
-	out := &jobs.Notification{To: a.To, Now: n.now(), InviteURL: n.baseURL + "/i/" + code}
+	out := &jobs.Notification{To: a.To, Now: n.now(), InviteURL: n.baseURL + "/i/" + code, UnsubscribeURL: n.RefuseInvitationsURL(a.To)}
 	err = pgx.BeginTxFunc(ctx, n.pool, readOnly, func(tx pgx.Tx) error {
+		if refused, err := selectInviteRefused(ctx, tx, emailHash(a.To)); err != nil {
+			return err
+		} else if refused {
+			return jobs.Skip("the address refused invitations from Taasky")
+		}
 		ld, err := n.rooms.load(ctx, tx, a.RoomID, false)
 		if ErrorCodeOf(err) == ErrNotFound || errors.Is(err, pgx.ErrNoRows) {
 			return jobs.Skip("the room no longer exists")

@@ -139,4 +139,20 @@ func TestInvitationRechecks(t *testing.T) {
 	rb.advance(negotiation.InvitationTTL + time.Minute)
 	_, err = svc.Invitation(rb.ctx, d2, a2)
 	skipped(err, "expired")
+
+	// The mail's refusal link: the address gets no further invitation.
+	_, a3, d3 := openWithInvite()
+	n, err = svc.Invitation(rb.ctx, d3, a3)
+	if err != nil || !strings.HasPrefix(n.UnsubscribeURL, rb.rooms.baseURL+"/refuse/ri_") {
+		t.Fatalf("the invitation's refusal link: %v %+v", err, n)
+	}
+	token := strings.TrimPrefix(n.UnsubscribeURL, rb.rooms.baseURL+"/refuse/")
+	if _, err := svc.RefuseInvitations(rb.ctx, token[:len(token)-1]+"x"); ErrorCodeOf(err) != ErrNotFound {
+		t.Fatalf("a forged refusal: %v", err)
+	}
+	if email, err := svc.RefuseInvitations(rb.ctx, token); err != nil || email != "pat@example.test" {
+		t.Fatalf("refuse: %q %v", email, err)
+	}
+	_, err = svc.Invitation(rb.ctx, d3, a3)
+	skipped(err, "refused invitations")
 }

@@ -140,6 +140,25 @@ func selectRecipients(ctx context.Context, q querier, users []int64) (map[int64]
 	return out, nil
 }
 
+// insertInviteRefusal records an address (its hash) that refused
+// invitations.
+func insertInviteRefusal(ctx context.Context, q querier, hash []byte, at time.Time) error {
+	if _, err := q.Exec(ctx, `INSERT INTO invite_refusals (email_hash, refused_at) VALUES ($1, $2) ON CONFLICT DO NOTHING`, hash, at); err != nil {
+		return fmt.Errorf("insertInviteRefusal: %w", err)
+	}
+	return nil
+}
+
+// selectInviteRefused reports whether the address (its hash) refused
+// invitations.
+func selectInviteRefused(ctx context.Context, q querier, hash []byte) (bool, error) {
+	var refused bool
+	if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM invite_refusals WHERE email_hash = $1)`, hash).Scan(&refused); err != nil {
+		return false, fmt.Errorf("selectInviteRefused: %w", err)
+	}
+	return refused, nil
+}
+
 // selectUserLanguage is the user's language, or their provider's locale
 // ("" for neither, or no user).
 func selectUserLanguage(ctx context.Context, q querier, userID *int64) (string, error) {

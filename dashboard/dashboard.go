@@ -189,6 +189,8 @@ func (d *Dashboard) Mount(a *fiber.App) {
 	// clients, with no cookie and no form token. The token in the path is
 	// the capability, and all it can do is turn email notices off.
 	a.Post("/unsubscribe/:token", d.headers, d.limitStrangers, d.unsubscribeConfirm)
+	a.Get("/refuse/:token", strangerPage(d.refuseShow)...)
+	a.Post("/refuse/:token", d.headers, d.limitStrangers, d.refuseConfirm)
 	if d.jobsUI != nil {
 		jobs := []fiber.Handler{d.operatorsOnly, fiberhttp.Handler(d.jobsUI)}
 		a.All(JobsUIPath, jobs...)

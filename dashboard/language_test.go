@@ -169,3 +169,26 @@ func TestPagesSayWhatAPersonNeeds(t *testing.T) {
 		t.Errorf("the one-tap page lacks %q:\n%s", want, body)
 	}
 }
+
+// TestRefuseInvitations: the link of an invitation mail shows the address
+// and a button and changes nothing; the button (or a mail client's
+// one-click POST, with no cookie and no token) refuses further
+// invitations; a forged link is refused.
+func TestRefuseInvitations(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	path := strings.TrimPrefix(b.notify.RefuseInvitationsURL("Pat@Example.test"), b.base)
+	pat := b.client(nil)
+	pat.lang = "fr"
+	st, _, body := pat.get(path)
+	if st != 200 || !strings.Contains(body, "Refuser les invitations adressées à pat@example.test ?") || !strings.Contains(body, `<form method="post" action="`+path+`">`) {
+		t.Fatalf("GET: %d\n%s", st, body)
+	}
+	if st, _, body := pat.get(path + "x"); st != http.StatusNotFound || !strings.Contains(body, "Ce lien n&#39;est pas valide") {
+		t.Fatalf("a forged link: %d", st)
+	}
+	oneClick := b.client(nil)
+	if st, _, body := oneClick.do(http.MethodPost, path, url.Values{"List-Unsubscribe": {"One-Click"}}); st != 200 || !strings.Contains(body, "data-refused-invitations") {
+		t.Fatalf("one-click POST: %d\n%s", st, body)
+	}
+}

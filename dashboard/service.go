@@ -74,6 +74,8 @@ type Notifications interface {
 	DeliveryLogPage(ctx context.Context, userID int64, limit int, cursor string) ([]app.Delivery, string, error)
 	UnsubscribeTokenValid(token string) bool
 	UnsubscribeNotices(ctx context.Context, token string) (string, error)
+	RefusingAddress(token string) (string, bool)
+	RefuseInvitations(ctx context.Context, token string) (string, error)
 }
 
 var (

@@ -23,6 +23,7 @@ type view struct {
 	Deadline    string
 	Why         string // why the recipient gets this message
 	Unsubscribe string
+	StopLabel   string // the unsubscribe link's words
 	Settings    string
 	Calendar    bool // an .ics is attached
 	w           *locale.Printer
@@ -73,7 +74,7 @@ func (m *Message) view() view {
 	if m.Agent != "" {
 		agent = w.T("mail.your_agent_named", oneLine(m.Agent))
 	}
-	v := view{RoomURL: m.RoomURL, Settings: m.SettingsURL, w: w}
+	v := view{RoomURL: m.RoomURL, Settings: m.SettingsURL, StopLabel: w.T("mail.stop"), w: w}
 	if !m.Kind.Critical() {
 		v.Unsubscribe = m.UnsubscribeURL
 	}
@@ -132,7 +133,7 @@ func (m *Message) view() view {
 		}
 		v.Notes = append(v.Notes, w.T("mail.invite.zone"))
 		v.Why = w.T("mail.invite.why", who)
-		v.Unsubscribe = m.UnsubscribeURL
+		v.Unsubscribe, v.StopLabel = m.UnsubscribeURL, w.T("mail.invite.refuse")
 	case KindMemberInvite:
 		acct, who := oneLine(m.Them), oneLine(m.Agent)
 		v.Subject = w.T("member_invite.subject", who, acct)

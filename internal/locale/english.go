@@ -373,6 +373,14 @@ var englishText = map[Key]catalog.Message{
 	"unsubscribe.settings": text("You can choose everything in %[1]s."), // a link to Settings
 	"unsubscribe.button":   text("Stop email notices"),
 
+	// The page that refuses further invitations to an address.
+	"refuse.heading":      text("Refuse invitations to %[1]s?"),
+	"refuse.what":         text("Taasky will not email this address another invitation to negotiate, whoever asks. Invitations you already have keep working."),
+	"refuse.button":       text("Refuse further invitations"),
+	"refuse.done_heading": text("No more invitations"),
+	"refuse.done":         text("Taasky will not email %[1]s another invitation."),
+	"refuse.invalid":      text("This link is not valid: open the one in the invitation mail."),
+
 	// The settings page.
 	"settings.done.revoked":        text("The key was revoked: it no longer works."),
 	"settings.done.zone":           text("Your time zone was saved."),
@@ -515,6 +523,7 @@ var englishText = map[Key]catalog.Message{
 	"mail.invite.action":  text("See the invitation"),
 	"mail.invite.expires": text("The invitation expires %[1]s if nobody answers it."),
 	"mail.invite.zone":    text("Times here are in UTC; the invitation shows them in your own time zone."),
+	"mail.invite.refuse":  text("Refuse every further invitation to this address"),
 	"mail.invite.why":     text("%[1]s gave your address to Taasky when opening this negotiation. Nothing more is sent to you unless you answer."),
 	"mail.test.subject":   text("Taasky test notification"),
 	"mail.test.heading":   text("It works"),

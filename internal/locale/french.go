@@ -368,6 +368,14 @@ var frenchText = map[Key]catalog.Message{
 	"unsubscribe.settings":      text("Vous pouvez tout choisir dans les %[1]s."), // a link to Settings
 	"unsubscribe.button":        text("Arrêter les avis par e-mail"),
 
+	// The page that refuses further invitations to an address.
+	"refuse.heading":      text("Refuser les invitations adressées à %[1]s ?"),
+	"refuse.what":         text("Taasky n'enverra plus aucune invitation à négocier à cette adresse, quel que soit le demandeur. Les invitations que vous avez déjà reçues restent valables."),
+	"refuse.button":       text("Refuser les prochaines invitations"),
+	"refuse.done_heading": text("Plus d'invitations"),
+	"refuse.done":         text("Taasky n'enverra plus d'invitation à %[1]s."),
+	"refuse.invalid":      text("Ce lien n'est pas valide : ouvrez celui de l'e-mail d'invitation."),
+
 	// The settings page.
 	"settings.done.revoked":        text("La clé a été révoquée : elle ne fonctionne plus."),
 	"settings.done.zone":           text("Votre fuseau horaire a été enregistré."),
@@ -507,6 +515,7 @@ var frenchText = map[Key]catalog.Message{
 	"mail.invite.action":         text("Voir l'invitation"),
 	"mail.invite.expires":        text("L'invitation expire le %[1]s si personne n'y répond."),
 	"mail.invite.zone":           text("Les heures sont indiquées ici en UTC ; l'invitation les affiche dans votre propre fuseau horaire."),
+	"mail.invite.refuse":         text("Refuser toute nouvelle invitation à cette adresse"),
 	"mail.invite.why":            text("%[1]s a donné votre adresse à Taasky en ouvrant cette négociation. Rien d'autre ne vous sera envoyé si vous ne répondez pas."),
 	"mail.test.subject":          text("Notification de test de Taasky"),
 	"mail.test.heading":          text("Ça fonctionne"),

@@ -368,6 +368,14 @@ var germanText = map[Key]catalog.Message{
 	"unsubscribe.settings":      text("Alles Weitere wählen Sie in den %[1]s."), // a link to Settings
 	"unsubscribe.button":        text("E-Mail-Hinweise abbestellen"),
 
+	// The page that refuses further invitations to an address.
+	"refuse.heading":      text("Einladungen an %[1]s ablehnen?"),
+	"refuse.what":         text("Taasky schickt dieser Adresse keine weitere Einladung zu einer Verhandlung, egal wer fragt. Einladungen, die Sie schon haben, funktionieren weiter."),
+	"refuse.button":       text("Weitere Einladungen ablehnen"),
+	"refuse.done_heading": text("Keine Einladungen mehr"),
+	"refuse.done":         text("Taasky schickt %[1]s keine weitere Einladung."),
+	"refuse.invalid":      text("Dieser Link ist ungültig: öffnen Sie den aus der Einladungs-E-Mail."),
+
 	// The settings page.
 	"settings.done.revoked":        text("Der Schlüssel wurde widerrufen: er funktioniert nicht mehr."),
 	"settings.done.zone":           text("Ihre Zeitzone wurde gespeichert."),
@@ -507,6 +515,7 @@ var germanText = map[Key]catalog.Message{
 	"mail.invite.action":         text("Einladung ansehen"),
 	"mail.invite.expires":        text("Die Einladung läuft %[1]s ab, wenn niemand sie beantwortet."),
 	"mail.invite.zone":           text("Zeiten sind hier in UTC angegeben; die Einladung zeigt sie in Ihrer eigenen Zeitzone."),
+	"mail.invite.refuse":         text("Jede weitere Einladung an diese Adresse ablehnen"),
 	"mail.invite.why":            text("%[1]s hat Taasky Ihre Adresse beim Eröffnen dieser Verhandlung gegeben. Mehr wird Ihnen nicht gesendet, außer Sie antworten."),
 	"mail.test.subject":          text("Taasky-Testbenachrichtigung"),
 	"mail.test.heading":          text("Es funktioniert"),

@@ -351,6 +351,14 @@ var japaneseText = map[Key]catalog.Message{
 	"unsubscribe.settings":      text("すべての選択は%[1]sで行えます。"), // a link to Settings
 	"unsubscribe.button":        text("メールでのお知らせを停止"),
 
+	// The page that refuses further invitations to an address.
+	"refuse.heading":      text("%[1]sへの招待を断りますか？"),
+	"refuse.what":         text("今後、誰からの依頼であっても、Taaskyはこのアドレスに交渉への招待をメールで送りません。すでに受け取った招待は引き続き使えます。"),
+	"refuse.button":       text("今後の招待を断る"),
+	"refuse.done_heading": text("招待は届かなくなりました"),
+	"refuse.done":         text("Taaskyは今後、%[1]sに招待を送りません。"),
+	"refuse.invalid":      text("このリンクは無効です。招待メールにあるリンクを開いてください。"),
+
 	// The settings page.
 	"settings.done.revoked":        text("キーを無効にしました。もう使えません。"),
 	"settings.done.zone":           text("タイムゾーンを保存しました。"),
@@ -490,6 +498,7 @@ var japaneseText = map[Key]catalog.Message{
 	"mail.invite.action":         text("招待を見る"),
 	"mail.invite.expires":        text("誰も応答しなければ、招待は%[1]sに期限切れになります。"),
 	"mail.invite.zone":           text("ここでの時刻はUTCです。招待ページではあなたのタイムゾーンで表示されます。"),
+	"mail.invite.refuse":         text("このアドレスへの今後の招待をすべて断る"),
 	"mail.invite.why":            text("%[1]sがこの交渉を始める際にあなたのアドレスをTaaskyに伝えました。あなたが回答しない限り、これ以上は送信されません。"),
 	"mail.test.subject":          text("Taaskyテスト通知"),
 	"mail.test.heading":          text("正常に動作しています"),

@@ -368,6 +368,14 @@ var spanishText = map[Key]catalog.Message{
 	"unsubscribe.settings":      text("Puede elegirlo todo en %[1]s."), // a link to Settings
 	"unsubscribe.button":        text("Dejar de recibir avisos por correo"),
 
+	// The page that refuses further invitations to an address.
+	"refuse.heading":      text("¿Rechazar las invitaciones a %[1]s?"),
+	"refuse.what":         text("Taasky no enviará a esta dirección ninguna otra invitación a negociar, la pida quien la pida. Las invitaciones que ya tiene siguen funcionando."),
+	"refuse.button":       text("Rechazar más invitaciones"),
+	"refuse.done_heading": text("No más invitaciones"),
+	"refuse.done":         text("Taasky no enviará ninguna otra invitación a %[1]s."),
+	"refuse.invalid":      text("Este enlace no es válido: abra el del correo de invitación."),
+
 	// The settings page.
 	"settings.done.revoked":        text("Se revocó la clave: ya no funciona."),
 	"settings.done.zone":           text("Se guardó su zona horaria."),
@@ -507,6 +515,7 @@ var spanishText = map[Key]catalog.Message{
 	"mail.invite.action":         text("Ver la invitación"),
 	"mail.invite.expires":        text("La invitación caduca el %[1]s si nadie la responde."),
 	"mail.invite.zone":           text("Aquí las horas están en UTC; la invitación las muestra en su propia zona horaria."),
+	"mail.invite.refuse":         text("Rechazar cualquier otra invitación a esta dirección"),
 	"mail.invite.why":            text("%[1]s dio su dirección a Taasky al abrir esta negociación. No se le enviará nada más salvo que responda."),
 	"mail.test.subject":          text("Notificación de prueba de Taasky"),
 	"mail.test.heading":          text("Funciona"),
