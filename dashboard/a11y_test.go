@@ -64,7 +64,8 @@ func (br *browser) violations(ctx context.Context, axe, page string) []string {
 // reads, in every language: signed out, the rooms, a room with a pending
 // confirmation, a one-tap link before and after its answer, an
 // invitation with and without an error, a person's seat, the settings,
-// the delivery log, the unsubscribe page. No violation of impact serious
+// the delivery log, the unsubscribe page, the page that refuses
+// invitations. No violation of impact serious
 // or critical may remain.
 func TestAccessibility(t *testing.T) {
 	axe := axeSource(t)
@@ -80,6 +81,7 @@ func TestAccessibility(t *testing.T) {
 		t.Fatalf("axe-core found %q on a page broken twice", found)
 	}
 	path := strings.TrimPrefix(b.notify.UnsubscribeURL(b.bob.ID), b.base)
+	refuse := strings.TrimPrefix(b.notify.RefuseInvitationsURL("pat@example.test"), b.base)
 	for _, l := range locale.Languages() {
 		t.Run(l.Tag, func(t *testing.T) {
 			br := br.on(t)
@@ -128,6 +130,7 @@ func TestAccessibility(t *testing.T) {
 			visit(bob, "settings", "/settings", "#tz")
 			visit(bob, "delivery log", "/settings/deliveries", "main h1")
 			visit(stranger, "unsubscribe", path, "[data-unsubscribe]")
+			visit(stranger, "refuse invitations", refuse, "[data-refuse]")
 			visit(stranger, "one-tap", "/c/"+token, `button[data-answer="confirm"]`)
 			br.do(stranger, "confirm", chromedp.Click(chromedp.CSS(`button[data-answer="confirm"]`)),
 				chromedp.WaitVisible(chromedp.CSS(`[data-result="applied"]`)))
