@@ -34,13 +34,10 @@ func funcsFor(w *locale.Printer) template.FuncMap {
 		"bound":     w.Bound,
 		"noDeal":    func(label string) string { return w.NoDeal([]string{label}) },
 		"option":    w.Option,
-		"short":     shortHash,
 		"input":     form.Input,
 		"zones":     zoneGroups,
 		"dict":      dict,
 		"typeIs":    func(t negotiation.Type, s string) bool { return string(t) == s },
-		"inList":    func(s string, list []string) bool { return contains(list, s) },
-		"add":       func(a, b int) int { return a + b },
 		"turn":      w.Turn,
 		"yourTurn":  func(t *string) bool { return t != nil && *t == "you" },
 		"refusal":   func(msg string) string { return refusalText(w, msg) },
@@ -155,15 +152,6 @@ func rankText(w *locale.Printer, r app.Rank, ownerIsYou bool) string {
 	return w.T("rank.closed")
 }
 
-// shortHash is a subject_hash short enough to read: sha256:1a2b3c4d5e6f.
-func shortHash(h negotiation.SubjectHash) string {
-	s := string(h)
-	if len(s) > 19 {
-		return s[:19] + "…"
-	}
-	return s
-}
-
 // dict builds a map for a partial template: dict "k1" v1 "k2" v2.
 func dict(kv ...any) (map[string]any, error) {
 	if len(kv)%2 != 0 {
@@ -178,13 +166,4 @@ func dict(kv ...any) (map[string]any, error) {
 		m[k] = kv[i+1]
 	}
 	return m, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
