@@ -15,8 +15,8 @@ import (
 // TestInviteEmail: an open with invite_email mails the invitation, through
 // River and a real SMTP server: who invites, the title, the link that opens
 // it, the deadline in UTC (the invitee's zone is not known; the inviter's
-// is none of theirs); no limit, no
-// List-Unsubscribe; the opener's delivery log says it was sent; River's
+// is none of theirs); no limit; its List-Unsubscribe is the link that
+// refuses further invitations; the opener's delivery log says it was sent; River's
 // tables never hold the code.
 func TestInviteEmail(t *testing.T) {
 	t.Parallel()
@@ -50,7 +50,9 @@ func TestInviteEmail(t *testing.T) {
 	if !strings.Contains(mail.HTML, `href="`+open.InviteURL+`"`) {
 		t.Errorf("html lacks the link:\n%s", mail.HTML)
 	}
-	if mail.Header.Get("List-Unsubscribe") != "" || !strings.Contains(mail.Header.Get("From"), "taasky@example.test") {
+	refuse := nb.svc.RefuseInvitationsURL("pat@example.test")
+	if mail.Header.Get("List-Unsubscribe") != "<"+refuse+">" || !strings.Contains(mail.Text, "Refuse every further invitation to this address: "+refuse) ||
+		!strings.Contains(mail.Header.Get("From"), "taasky@example.test") {
 		t.Errorf("headers: %v", mail.Header)
 	}
 	nb.assertNoLimits(t)
