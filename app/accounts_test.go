@@ -225,3 +225,41 @@ func TestLoginKeepsTheDisplayName(t *testing.T) {
 		}
 	}
 }
+
+// TestLanguageAndClaims: a person's language is theirs to set (a tag, or
+// "" to follow their provider and browser); the sign-in keeps the
+// provider's locale claim, and its zoneinfo claim while the person's zone
+// is still the default UTC; a claim that is no tag or no zone is ignored.
+func TestLanguageAndClaims(t *testing.T) {
+	b := setup(t)
+	const iss = "https://id.example.test"
+	u, err := b.accounts.LoginOIDC(b.ctx, app.OIDCIdentity{Issuer: iss, Subject: "l1", Email: "lea@example.test", EmailVerified: true,
+		Locale: "de-AT", ZoneInfo: "Europe/Vienna"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.OIDCLocale != "de-AT" || u.TimeZone != "Europe/Vienna" || u.Language != "" {
+		t.Fatalf("claims kept: %+v", u)
+	}
+	if err := b.accounts.SetUserTimeZone(b.ctx, u.ID, "Asia/Tokyo"); err != nil {
+		t.Fatal(err)
+	}
+	u, err = b.accounts.LoginOIDC(b.ctx, app.OIDCIdentity{Issuer: iss, Subject: "l1", Email: "lea@example.test", EmailVerified: true,
+		Locale: "<script>", ZoneInfo: "Europe/Paris"})
+	if err != nil || u.OIDCLocale != "" || u.TimeZone != "Asia/Tokyo" {
+		t.Fatalf("a chosen zone is the person's, a bad locale ignored: %v %+v", err, u)
+	}
+	if err := b.accounts.SetUserLanguage(b.ctx, u.ID, "fr"); err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, b.accounts.SetUserLanguage(b.ctx, u.ID, "not a language"), app.ErrInvalid, `language: must be a language tag like de or fr (got "not a language")`)
+	if u, _ = b.accounts.UserByID(b.ctx, u.ID); u.Language != "fr" {
+		t.Fatalf("a refused language changed the setting: %q", u.Language)
+	}
+	if err := b.accounts.SetUserLanguage(b.ctx, u.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	if u, _ = b.accounts.UserByID(b.ctx, u.ID); u.Language != "" {
+		t.Fatalf("cleared: %q", u.Language)
+	}
+}

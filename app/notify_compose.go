@@ -57,6 +57,7 @@ func address(d jobs.Delivery, r *recipient, device *jobs.Device, out *jobs.Notif
 	if r == nil {
 		return jobs.Skip("the user no longer exists")
 	}
+	out.Lang = r.lang
 	if !r.prefs.allows(d.Channel, d.Topic) {
 		return jobs.Skip(string(d.Channel) + " " + topicGroup(d.Topic) + " are turned off")
 	}

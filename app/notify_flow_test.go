@@ -432,6 +432,11 @@ func TestRequestByEmailAndPushThenOneTap(t *testing.T) {
 	if sent["email/request"] != 1 || sent["push/request"] != 1 || sent["email/agreed"] != 1 || sent["push/agreed"] != 1 {
 		t.Errorf("b's delivery log: %+v", logB)
 	}
+	for _, d := range logB {
+		if d.RoomID != 0 && d.RoomTitle != "Quarterly review" {
+			t.Errorf("a line of the log does not name its room by title: %+v", d)
+		}
+	}
 	nb.checkClean(t)
 }
 

@@ -94,11 +94,16 @@ func (n *Notifications) Invitation(ctx context.Context, d jobs.Delivery, a jobs.
 	if err != nil {
 		return nil, jobs.Skip("the invitation's code cannot be read (was SECRET_KEY changed?)")
 	}
-	out := &jobs.Notification{To: a.To, Now: n.now(), InviteURL: n.baseURL + "/i/" + code}
+	out := &jobs.Notification{To: a.To, Now: n.now(), InviteURL: n.baseURL + "/i/" + code, UnsubscribeURL: n.RefuseInvitationsURL(a.To)}
 	if out.Installation, err = n.install.get(ctx, n.pool); err != nil {
 		return nil, err
 	}
 	err = pgx.BeginTxFunc(ctx, n.pool, readOnly, func(tx pgx.Tx) error {
+		if refused, err := selectInviteRefused(ctx, tx, emailHash(a.To)); err != nil {
+			return err
+		} else if refused {
+			return jobs.Skip("the address refused invitations from Taasky")
+		}
 		ld, err := n.rooms.load(ctx, tx, a.RoomID, false)
 		if ErrorCodeOf(err) == ErrNotFound || errors.Is(err, pgx.ErrNoRows) {
 			return jobs.Skip("the room no longer exists")
@@ -122,11 +127,13 @@ func (n *Notifications) Invitation(ctx context.Context, d jobs.Delivery, a jobs.
 		if ld.row.Title != nil {
 			out.Title = *ld.row.Title
 		}
-		_, tz, err := n.rooms.humanContext(ctx, tx, ld.row.party(negotiation.SideA), nil)
-		if err != nil {
+		// The invitee's zone is not known: moments are in UTC, which says
+		// nothing of the inviter. The words are in the inviter's language,
+		// the one guess there is of what the invitee reads.
+		out.TimeZone = time.UTC
+		if out.Lang, err = selectUserLanguage(ctx, tx, ld.row.party(negotiation.SideA).OwnerUserID); err != nil {
 			return err
 		}
-		out.TimeZone = tz
 		out.Them, err = selectAccountName(ctx, tx, ld.row.AccountID)
 		return err
 	})

@@ -14,8 +14,9 @@ import (
 
 // TestInviteEmail: an open with invite_email mails the invitation, through
 // River and a real SMTP server: who invites, the title, the link that opens
-// it, the deadline in the inviter's time zone; no limit, no
-// List-Unsubscribe; the opener's delivery log says it was sent; River's
+// it, the deadline in UTC (the invitee's zone is not known; the inviter's
+// is none of theirs); no limit; its List-Unsubscribe is the link that
+// refuses further invitations; the opener's delivery log says it was sent; River's
 // tables never hold the code.
 func TestInviteEmail(t *testing.T) {
 	t.Parallel()
@@ -37,12 +38,11 @@ func TestInviteEmail(t *testing.T) {
 		t.Fatal(err)
 	}
 	mail := nb.mailTo(t, "pat@example.test", 1)
-	paris, _ := time.LoadLocation("Europe/Paris")
 	if mail.Subject != "ALPHA invites you to negotiate “Quarterly review”" {
 		t.Errorf("subject %q", mail.Subject)
 	}
 	for _, want := range []string{"ALPHA's agent would like to agree on “Quarterly review” with you.", "See the invitation:", open.InviteURL,
-		"Deadline: " + deadline.In(paris).Format("Mon 2 Jan 2006, 15:04") + " (Europe/Paris)", "The invitation expires"} {
+		"Deadline: " + deadline.UTC().Format("Mon 2 Jan 2006, 15:04") + " (UTC)", "The invitation expires"} {
 		if !strings.Contains(mail.Text, want) {
 			t.Errorf("text lacks %q:\n%s", want, mail.Text)
 		}
@@ -50,7 +50,9 @@ func TestInviteEmail(t *testing.T) {
 	if !strings.Contains(mail.HTML, `href="`+open.InviteURL+`"`) {
 		t.Errorf("html lacks the link:\n%s", mail.HTML)
 	}
-	if mail.Header.Get("List-Unsubscribe") != "" || !strings.Contains(mail.Header.Get("From"), "taasky@example.test") {
+	refuse := nb.svc.RefuseInvitationsURL("pat@example.test")
+	if mail.Header.Get("List-Unsubscribe") != "<"+refuse+">" || !strings.Contains(mail.Text, "Refuse every further invitation to this address: "+refuse) ||
+		!strings.Contains(mail.Header.Get("From"), "taasky@example.test") {
 		t.Errorf("headers: %v", mail.Header)
 	}
 	nb.assertNoLimits(t)
@@ -139,4 +141,20 @@ func TestInvitationRechecks(t *testing.T) {
 	rb.advance(negotiation.InvitationTTL + time.Minute)
 	_, err = svc.Invitation(rb.ctx, d2, a2)
 	skipped(err, "expired")
+
+	// The mail's refusal link: the address gets no further invitation.
+	_, a3, d3 := openWithInvite()
+	n, err = svc.Invitation(rb.ctx, d3, a3)
+	if err != nil || !strings.HasPrefix(n.UnsubscribeURL, rb.rooms.baseURL+"/refuse/ri_") {
+		t.Fatalf("the invitation's refusal link: %v %+v", err, n)
+	}
+	token := strings.TrimPrefix(n.UnsubscribeURL, rb.rooms.baseURL+"/refuse/")
+	if _, err := svc.RefuseInvitations(rb.ctx, token[:len(token)-1]+"x"); ErrorCodeOf(err) != ErrNotFound {
+		t.Fatalf("a forged refusal: %v", err)
+	}
+	if email, err := svc.RefuseInvitations(rb.ctx, token); err != nil || email != "pat@example.test" {
+		t.Fatalf("refuse: %q %v", email, err)
+	}
+	_, err = svc.Invitation(rb.ctx, d3, a3)
+	skipped(err, "refused invitations")
 }

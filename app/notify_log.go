@@ -17,6 +17,7 @@ type Delivery struct {
 	Channel        jobs.Channel // email, push
 	Topic          jobs.Topic   // request, reminder, agreed, closed, no_deal, test, invite
 	RoomID         int64        // 0 for a test push
+	RoomTitle      string       // the room's title (the inviter's words), "" for none
 	ConfirmationID string
 	Recipient      string      // the address (an invitation's: the invitee's), or the push service's host
 	Status         jobs.Status // queued, sent, retrying, failed, skipped, gone

@@ -44,6 +44,9 @@ type OneTap struct {
 	Card         *negotiation.Card
 	TimeZone     *time.Location
 	OwnerUserID  *int64
+	// Them is the other side's account, "" when it is a person without
+	// one (the one invited, or the inviter of a person).
+	Them string
 }
 
 // OneTapCard reads what a one-tap link shows, in one statement
@@ -68,6 +71,9 @@ func (s *Rooms) OneTapCard(ctx context.Context, token string) (*OneTap, error) {
 	}
 	if status != nil {
 		v.Status = negotiation.Result(*status)
+	}
+	if h := row.human; h != nil && h.them != nil {
+		v.Them = *h.them
 	}
 	if why != nil {
 		v.Why = *why

@@ -129,11 +129,12 @@ func ensureUserByEmail(ctx context.Context, q querier, email string) (int64, err
 	return id, nil
 }
 
-const userColumns = `id, email, coalesce(oidc_issuer, ''), coalesce(oidc_subject, ''), time_zone, created_at, email_verified, session_epoch`
+const userColumns = `id, email, coalesce(oidc_issuer, ''), coalesce(oidc_subject, ''), time_zone, created_at, email_verified, session_epoch,
+	coalesce(language, ''), coalesce(oidc_locale, '')`
 
 func scanUser(row pgx.Row) (User, error) {
 	var u User
-	err := row.Scan(&u.ID, &u.Email, &u.OIDCIssuer, &u.OIDCSubject, &u.TimeZone, &u.CreatedAt, &u.EmailVerified, &u.SessionEpoch)
+	err := row.Scan(&u.ID, &u.Email, &u.OIDCIssuer, &u.OIDCSubject, &u.TimeZone, &u.CreatedAt, &u.EmailVerified, &u.SessionEpoch, &u.Language, &u.OIDCLocale)
 	return u, err
 }
 
@@ -215,6 +216,31 @@ func updateUserTimeZone(ctx context.Context, q querier, userID int64, tz string)
 		return fmt.Errorf("updateUserTimeZone %d: %w", userID, err)
 	}
 	return nil
+}
+
+func updateUserLanguage(ctx context.Context, q querier, userID int64, lang string) error {
+	tag, err := q.Exec(ctx, `UPDATE users SET language = nullif($2, '') WHERE id = $1`, userID, lang)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = pgx.ErrNoRows
+	}
+	if err != nil {
+		return fmt.Errorf("updateUserLanguage %d: %w", userID, err)
+	}
+	return nil
+}
+
+// updateUserClaims keeps what the identity provider said at a sign-in:
+// its locale always (it stands in for a language the person did not
+// choose), its zoneinfo only while the person's zone is still the
+// default UTC.
+func updateUserClaims(ctx context.Context, q querier, userID int64, locale, zone string) (User, error) {
+	u, err := scanUser(q.QueryRow(ctx, `UPDATE users SET oidc_locale = nullif($2, ''),
+		time_zone = CASE WHEN time_zone = 'UTC' AND $3 <> '' THEN $3 ELSE time_zone END
+		WHERE id = $1 RETURNING `+userColumns, userID, locale, zone))
+	if err != nil {
+		return User{}, fmt.Errorf("updateUserClaims %d: %w", userID, err)
+	}
+	return u, nil
 }
 
 // selectIsOperator reports whether any of the user's memberships is

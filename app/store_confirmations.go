@@ -100,7 +100,7 @@ func useOneTap(ctx context.Context, q querier, tokenHash []byte, at time.Time) (
 // oneTapSQL is the room of a one-tap token ($1, hashed) with the context
 // of the human of the confirmation's side, and the token and the
 // confirmation as they stand.
-var oneTapSQL = roomSelect + humanCols + `, t.confirmation_id, t.used_at, c.side, NULLIF(c.status, 'pending'), c.why
+var oneTapSQL = roomSelect + humanCols + namesCols + `, t.confirmation_id, t.used_at, c.side, NULLIF(c.status, 'pending'), c.why
 	FROM onetap_tokens t JOIN confirmations c ON c.room_id = t.room_id AND c.id = t.confirmation_id
 	JOIN rooms r ON r.id = t.room_id` + roomJoins + `
 	LEFT JOIN parties p ON p.room_id = r.id AND p.side = c.side` + otherParty + ` WHERE t.token_hash = $1`
@@ -120,7 +120,7 @@ func selectOneTapCard(ctx context.Context, q querier, tokenHash []byte) (*roomRo
 	h := &humanRow{}
 	c := &oneTapCard{}
 	row, err := scanRoom(q.QueryRow(ctx, oneTapSQL, tokenHash),
-		&h.seen, &h.zone, &c.token.confirmationID, &c.token.usedAt, &c.side, &c.status, &c.why)
+		&h.seen, &h.zone, &h.agent, &h.them, &c.token.confirmationID, &c.token.usedAt, &c.side, &c.status, &c.why)
 	if err != nil {
 		return nil, nil, fmt.Errorf("selectOneTapCard: %w", err)
 	}

@@ -21,6 +21,7 @@ import (
 // they allow.
 type recipient struct {
 	email string
+	lang  string // their language, or their provider's locale ("": the default)
 	prefs NotifyPrefs
 	subs  []subRef
 }
@@ -34,7 +35,7 @@ type subRef struct {
 // moment: the room ($1) with the context and the names of side $2's human,
 // and the recipient's ($3) address, preferences, and device $4 (a push's).
 var notificationSQL = roomSelect + humanCols + namesCols + `,
-	ru.id, ru.email, coalesce(rp.email_requests, true), coalesce(rp.email_notices, true),
+	ru.id, ru.email, coalesce(ru.language, ru.oidc_locale, ''), coalesce(rp.email_requests, true), coalesce(rp.email_notices, true),
 	coalesce(rp.push_requests, true), coalesce(rp.push_notices, true), ps.endpoint, ps.p256dh, ps.auth
 	FROM rooms r` + roomJoins + `
 	LEFT JOIN parties p ON p.room_id = r.id AND p.side = $2` + otherParty + `
@@ -57,17 +58,17 @@ type notice struct {
 func selectNotice(ctx context.Context, q querier, roomID int64, side negotiation.Side, userID, subscriptionID int64) (*roomRow, *notice, error) {
 	h := &humanRow{}
 	var rcptID *int64
-	var email, endpoint, p256dh, auth *string
+	var email, lang, endpoint, p256dh, auth *string
 	var prefs NotifyPrefs
 	row, err := scanRoom(q.QueryRow(ctx, notificationSQL, roomID, side, userID, subscriptionID),
-		&h.seen, &h.zone, &h.agent, &h.them, &rcptID, &email,
+		&h.seen, &h.zone, &h.agent, &h.them, &rcptID, &email, &lang,
 		&prefs.EmailRequests, &prefs.EmailNotices, &prefs.PushRequests, &prefs.PushNotices, &endpoint, &p256dh, &auth)
 	if err != nil {
 		return nil, nil, fmt.Errorf("selectNotice %d: %w", roomID, err)
 	}
 	n := &notice{human: h}
 	if rcptID != nil {
-		n.recipient = &recipient{email: *email, prefs: prefs}
+		n.recipient = &recipient{email: *email, lang: *lang, prefs: prefs}
 	}
 	if endpoint != nil {
 		n.device = &jobs.Device{Endpoint: *endpoint, P256dh: *p256dh, Auth: *auth}
@@ -101,7 +102,7 @@ func upsertPrefs(ctx context.Context, q querier, userID int64, p NotifyPrefs, at
 
 // selectRecipients reads the humans' addresses, preferences and devices.
 func selectRecipients(ctx context.Context, q querier, users []int64) (map[int64]*recipient, error) {
-	rows, err := q.Query(ctx, `SELECT u.id, u.email,
+	rows, err := q.Query(ctx, `SELECT u.id, u.email, coalesce(u.language, u.oidc_locale, ''),
 			coalesce(p.email_requests, true), coalesce(p.email_notices, true),
 			coalesce(p.push_requests, true), coalesce(p.push_notices, true),
 			s.id, s.endpoint
@@ -120,7 +121,7 @@ func selectRecipients(ctx context.Context, q querier, users []int64) (map[int64]
 		r := &recipient{}
 		var subID *int64
 		var endpoint *string
-		if err := rows.Scan(&id, &r.email, &r.prefs.EmailRequests, &r.prefs.EmailNotices,
+		if err := rows.Scan(&id, &r.email, &r.lang, &r.prefs.EmailRequests, &r.prefs.EmailNotices,
 			&r.prefs.PushRequests, &r.prefs.PushNotices, &subID, &endpoint); err != nil {
 			return nil, fmt.Errorf("selectRecipients: %w", err)
 		}
@@ -137,6 +138,39 @@ func selectRecipients(ctx context.Context, q querier, users []int64) (map[int64]
 		return nil, fmt.Errorf("selectRecipients: %w", err)
 	}
 	return out, nil
+}
+
+// insertInviteRefusal records an address (its hash) that refused
+// invitations.
+func insertInviteRefusal(ctx context.Context, q querier, hash []byte, at time.Time) error {
+	if _, err := q.Exec(ctx, `INSERT INTO invite_refusals (email_hash, refused_at) VALUES ($1, $2) ON CONFLICT DO NOTHING`, hash, at); err != nil {
+		return fmt.Errorf("insertInviteRefusal: %w", err)
+	}
+	return nil
+}
+
+// selectInviteRefused reports whether the address (its hash) refused
+// invitations.
+func selectInviteRefused(ctx context.Context, q querier, hash []byte) (bool, error) {
+	var refused bool
+	if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM invite_refusals WHERE email_hash = $1)`, hash).Scan(&refused); err != nil {
+		return false, fmt.Errorf("selectInviteRefused: %w", err)
+	}
+	return refused, nil
+}
+
+// selectUserLanguage is the user's language, or their provider's locale
+// ("" for neither, or no user).
+func selectUserLanguage(ctx context.Context, q querier, userID *int64) (string, error) {
+	if userID == nil {
+		return "", nil
+	}
+	var lang string
+	err := q.QueryRow(ctx, `SELECT coalesce(language, oidc_locale, '') FROM users WHERE id = $1`, *userID).Scan(&lang)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return "", fmt.Errorf("selectUserLanguage %d: %w", *userID, err)
+	}
+	return lang, nil
 }
 
 func endpointHost(endpoint string) string {
@@ -223,12 +257,13 @@ func upsertDelivery(ctx context.Context, q querier, d jobs.Delivery, o jobs.Outc
 
 // deliveryColumns is a line of the delivery log, as scanDelivery reads it.
 const deliveryColumns = `job_id, channel, topic, coalesce(room_id, 0), coalesce(confirmation_id, ''),
-			recipient, status, attempts, coalesce(error, ''), created_at, updated_at`
+			recipient, status, attempts, coalesce(error, ''), created_at, updated_at,
+			coalesce((SELECT title FROM rooms WHERE rooms.id = notification_deliveries.room_id), '')`
 
 func scanDelivery(row pgx.CollectableRow) (Delivery, error) {
 	var d Delivery
 	err := row.Scan(&d.JobID, &d.Channel, &d.Topic, &d.RoomID, &d.ConfirmationID, &d.Recipient, &d.Status,
-		&d.Attempts, &d.Error, &d.CreatedAt, &d.UpdatedAt)
+		&d.Attempts, &d.Error, &d.CreatedAt, &d.UpdatedAt, &d.RoomTitle)
 	return d, err
 }
 

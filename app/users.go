@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -28,6 +29,11 @@ type User struct {
 	// SessionEpoch is in every session cookie of the user: raising it
 	// ends them all (RemoveMember, Leave).
 	SessionEpoch int
+	// Language is the person's choice of language (a BCP 47 tag), "" for
+	// none; OIDCLocale the identity provider's locale claim at the last
+	// sign-in, which stands in until they choose.
+	Language   string
+	OIDCLocale string
 }
 
 // OIDCIdentity is what a verified ID token says about the person logging in.
@@ -40,6 +46,10 @@ type OIDCIdentity struct {
 	// for none): a receipt names the human who confirmed by it, never by
 	// their email.
 	Name string
+	// Locale and ZoneInfo are the optional claims of the same names:
+	// the person's language and IANA time zone at their provider.
+	Locale   string
+	ZoneInfo string
 }
 
 // UserByEmail returns the user with email (compared lowercased).
@@ -85,6 +95,28 @@ func (a *Accounts) LoginOIDC(ctx context.Context, id OIDCIdentity) (User, error)
 			return User{}, fmt.Errorf("login: %w", err)
 		}
 	}
+	return a.keepClaims(ctx, u, id)
+}
+
+// keepClaims stores the sign-in's locale claim (a well-formed language
+// tag only) and its zoneinfo claim (a zone Go knows, taken while the
+// person's zone is the default UTC); a claim that is neither is ignored.
+func (a *Accounts) keepClaims(ctx context.Context, u User, id OIDCIdentity) (User, error) {
+	locale := strings.TrimSpace(id.Locale)
+	if !languageTag.MatchString(locale) {
+		locale = ""
+	}
+	zone := strings.TrimSpace(id.ZoneInfo)
+	if _, err := time.LoadLocation(zone); err != nil || zone == "Local" || zone == "UTC" {
+		zone = ""
+	}
+	if locale == u.OIDCLocale && (zone == "" || u.TimeZone != "UTC") {
+		return u, nil
+	}
+	u, err := updateUserClaims(ctx, a.pool, u.ID, locale, zone)
+	if err != nil {
+		return User{}, fmt.Errorf("login: %w", err)
+	}
 	return u, nil
 }
 
@@ -96,6 +128,25 @@ func displayName(s string) string {
 		return ""
 	}
 	return s
+}
+
+// languageTag is the shape of a BCP 47 language tag ("de", "pt-BR",
+// "zh-Hant-TW"); which languages there are words for is the doors' to
+// say.
+var languageTag = regexp.MustCompile(`^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8}){0,3}$`)
+
+// SetUserLanguage sets the language the person reads Taasky in: a tag the
+// door checked against the languages it has words for; "" goes back to
+// the identity provider's locale or the browser's.
+func (a *Accounts) SetUserLanguage(ctx context.Context, userID int64, lang string) error {
+	lang = strings.TrimSpace(lang)
+	if lang != "" && !languageTag.MatchString(lang) {
+		return Errorf(ErrInvalid, "language: must be a language tag like de or fr (got %q)", lang)
+	}
+	if err := updateUserLanguage(ctx, a.pool, userID, lang); err != nil {
+		return fmt.Errorf("set language: %w", notFound(err, "no user %d", userID))
+	}
+	return nil
 }
 
 func (a *Accounts) loginOIDC(ctx context.Context, id OIDCIdentity) (User, error) {

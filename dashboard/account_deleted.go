@@ -23,5 +23,5 @@ func (d *Dashboard) accountDeleted(c *fiber.Ctx) error {
 		}
 		data.HasAccounts = len(ms) > 0
 	}
-	return d.renderPage(c, "account_deleted", &page{Title: words.T("account_delete.done_title"), Data: data}, v)
+	return d.renderPage(c, "account_deleted", &page{Title: d.words(c, v).T("account_delete.done_title"), Data: data}, v)
 }

@@ -72,11 +72,14 @@ func (d *Dashboard) identify(c *fiber.Ctx, ls loginState) (app.OIDCIdentity, err
 		Email         string `json:"email"`
 		EmailVerified bool   `json:"email_verified"`
 		Name          string `json:"name"`
+		Locale        string `json:"locale"`
+		ZoneInfo      string `json:"zoneinfo"`
 	}
 	if err := idt.Claims(&claims); err != nil {
 		return app.OIDCIdentity{}, fmt.Errorf("claims: %w", err)
 	}
-	id := app.OIDCIdentity{Issuer: idt.Issuer, Subject: idt.Subject, Email: claims.Email, EmailVerified: claims.EmailVerified, Name: claims.Name}
+	id := app.OIDCIdentity{Issuer: idt.Issuer, Subject: idt.Subject, Email: claims.Email, EmailVerified: claims.EmailVerified,
+		Name: claims.Name, Locale: claims.Locale, ZoneInfo: claims.ZoneInfo}
 	if id.Email == "" {
 		ui, err := provider.UserInfo(ctx, oauth2.StaticTokenSource(tok))
 		if err != nil {

@@ -9,5 +9,5 @@ func (d *Dashboard) authLogout(c *fiber.Ctx) error {
 }
 
 func (d *Dashboard) authSignedOut(c *fiber.Ctx) error {
-	return d.render(c, "signed_out", "Signed out", nil, nil)
+	return d.render(c, "signed_out", d.words(c, nil).T("signed_out.heading"), nil, nil)
 }

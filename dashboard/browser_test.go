@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/golden"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -23,8 +24,9 @@ import (
 // live when the other agent counters, an approval confirmed on the card,
 // an invitation answered by a person without an agent, a counter form
 // with a bad value, and a one-tap link used twice. Screenshots go to
-// TAASKY_SCREENSHOTS if set (docs/screenshots/ holds the chosen ones),
-// else to the test's temporary folder.
+// docs/screenshots/ with -update (go test ./dashboard -run
+// 'Browser|Screenshots' -update rewrites them all), to TAASKY_SCREENSHOTS
+// if set, else to the test's temporary folder.
 
 type browser struct {
 	t      *testing.T
@@ -55,6 +57,9 @@ func newBrowser(t *testing.T, b *bundle) *browser {
 		t.Skip("no chromium on this machine (apt-get install chromium; .ci/run does)")
 	}
 	shots := os.Getenv("TAASKY_SCREENSHOTS")
+	if golden.Update() {
+		shots = filepath.Join("..", "docs", "screenshots")
+	}
 	if shots == "" {
 		shots = t.TempDir()
 	} else if abs, err := filepath.Abs(shots); err == nil {
@@ -257,7 +262,7 @@ func TestBrowser(t *testing.T) {
 			chromedp.SetValue(chromedp.CSS(`input[name="f.fee.0.amount"]`), "99.999"),
 			chromedp.Click(chromedp.CSS("details.counter form.terms button.primary")),
 			chromedp.WaitVisible(chromedp.CSS("#err-fee")))
-		if s := br.text(pat, "#field-fee #err-fee"); !strings.Contains(s, "fee.amount: EUR has at most 2 decimals") {
+		if s := br.text(pat, "#field-fee #err-fee"); !strings.Contains(s, "Fee: EUR has at most 2 decimals") {
 			t.Fatalf("error beside the fee: %q", s)
 		}
 		br.do(pat, "scroll to the error", chromedp.Evaluate[chromedp.Void](`document.getElementById('field-fee').scrollIntoView()`))

@@ -22,7 +22,7 @@ import (
 const (
 	sessionCookie = "taasky_session"
 	loginCookie   = "taasky_login"
-	zoneCookie    = "taasky_tz" // the browser's time zone, set by the script
+	zoneCookie    = "taasky_tz" // the browser's time zone, as its script told it (POST /zone)
 	seatCookie    = "taasky_seat_"
 	sessionTTL    = 14 * 24 * time.Hour
 	loginTTL      = 10 * time.Minute

@@ -168,6 +168,8 @@ func (d *Dashboard) Mount(a *fiber.App) {
 	a.Post("/settings/agents/:id/keys", page(d.settingsKeyIssue)...)
 	a.Post("/settings/keys/:id/revoke", page(d.settingsKeyRevoke)...)
 	a.Post("/settings/timezone", page(d.settingsTimezone)...)
+	a.Post("/settings/language", page(d.settingsLanguage)...)
+	a.Post("/zone", strangerPage(d.zoneTell)...)
 	a.Post("/settings/notifications", page(d.settingsNotifyPrefs)...)
 	a.Post("/settings/push", page(d.settingsPushSubscribe)...)
 	a.Post("/settings/push/remove", page(d.settingsPushRemove)...)
@@ -213,6 +215,8 @@ func (d *Dashboard) Mount(a *fiber.App) {
 	// clients, with no cookie and no form token. The token in the path is
 	// the capability, and all it can do is turn email notices off.
 	a.Post("/unsubscribe/:token", d.headers, d.limitStrangers, d.unsubscribeConfirm)
+	a.Get("/refuse/:token", strangerPage(d.refuseShow)...)
+	a.Post("/refuse/:token", d.headers, d.limitStrangers, d.refuseConfirm)
 	if d.jobsUI != nil {
 		jobs := []fiber.Handler{d.operatorsOnly, fiberhttp.Handler(d.jobsUI)}
 		a.All(JobsUIPath, jobs...)

@@ -1,8 +1,10 @@
 package dashboard
 
 import (
+	"encoding/json"
 	"fmt"
 	"html/template"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,91 +14,144 @@ import (
 	"github.com/taasky/taasky/negotiation"
 )
 
-// words is the vocabulary the pages are written in; a page has no
-// language of its own yet.
-var words = locale.English()
+// funcsFor is what the templates of one language call: its words, and
+// its patterns for moments.
+func funcsFor(w *locale.Printer) template.FuncMap {
+	return template.FuncMap{
+		"t":         func(key locale.Key, args ...any) (string, error) { return t(w, key, args...) },
+		"th":        func(key locale.Key, args ...any) (template.HTML, error) { return th(w, key, args...) },
+		"lang":      w.Lang,
+		"role":      func(r app.MemberRole) string { return w.T(locale.Key("role." + string(r))) },
+		"countdown": func(at, now time.Time) string { return w.Left(at.Sub(now)) },
+		"when":      w.Moment,
+		"value":     w.Value,
+		"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"verdict":   w.Verdict,
+		"asking":    func(v negotiation.Verdict) string { return w.T("ask.heading", w.Ask(v)) },
+		"askAfter":  w.AskAfter,
+		"confirmAs": func(v negotiation.Verdict) string { return w.T("ask.confirm", w.AskButton(v)) },
+		"state":     w.State,
+		"rank":      func(r app.Rank, ownerIsYou bool) string { return rankText(w, r, ownerIsYou) },
+		"bound":     w.Bound,
+		"noDeal":    func(label string) string { return w.NoDeal([]string{label}) },
+		"option":    w.Option,
+		"input":     form.Input,
+		"zones":     zoneGroups,
+		"dict":      dict,
+		"typeIs":    func(t negotiation.Type, s string) bool { return string(t) == s },
+		"inList":    func(s string, list []string) bool { return slices.Contains(list, s) },
+		"turn":      w.Turn,
+		"yourTurn":  func(t *string) bool { return t != nil && *t == "you" },
+		"refusal":   func(msg string) string { return refusalText(w, msg) },
+		"settled": func(status string, v negotiation.Verdict, why string) string {
+			return w.Result(negotiation.Result(status), v, why)
+		},
+		"languages": locale.Languages,
+		"link":      link,
+		"code":      func(s string) template.HTML { return wrap("code", s) },
+		"strong":    func(s string) template.HTML { return wrap("strong", s) },
+		"quoted":    func(s string) template.HTML { return `<span class="quoted their-words">` + escape(s) + `</span>` },
+		"roundSpan": func(n int) template.HTML { return template.HTML(fmt.Sprintf("<span data-round>%d</span>", n)) },
+		"pickLabel": func(options int) string { return w.T(pickKey(options)) },
+		"leftWords": func() (string, error) { return leftWords(w) },
+	}
+}
 
-var templateFuncs = template.FuncMap{
-	"t":         t,
-	"role":      func(r app.MemberRole) string { return words.T(locale.Key("role." + string(r))) },
-	"countdown": func(at, now time.Time) string { return words.Left(at.Sub(now)) },
-	"when":      words.Moment,
-	"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"verdict":   words.Verdict,
-	"asking":    func(v negotiation.Verdict) string { return words.T("ask.heading", words.Ask(v)) },
-	"askAfter":  words.AskAfter,
-	"confirmAs": func(v negotiation.Verdict) string { return words.T("ask.confirm", words.AskButton(v)) },
-	"state":     words.State,
-	"rank":      rankText,
-	"bound":     words.Bound,
-	"noDeal":    func(label string) string { return words.NoDeal([]string{label}) },
-	"option":    words.Option,
-	"short":     shortHash,
-	"input":     form.Input,
-	"zones":     func() []string { return commonZones },
-	"dict":      dict,
-	"typeIs":    func(t negotiation.Type, s string) bool { return string(t) == s },
-	"inList":    func(s string, list []string) bool { return contains(list, s) },
-	"add":       func(a, b int) int { return a + b },
-	"turn":      words.Turn,
-	"yourTurn":  func(t *string) bool { return t != nil && *t == "you" },
-	"refusal":   refusalText,
-	"settled":   settledText,
+// leftWords are the countdown's words for the page's script, which keeps
+// countdowns current: each with 909 where the count goes and 808 for the
+// minutes of hours (numbers the printers write as they are; days: "one"
+// for 1, "other" otherwise: the languages here need no more).
+func leftWords(w *locale.Printer) (string, error) {
+	const n = 909
+	b, err := json.Marshal(map[string]string{
+		"passed": w.Left(0), "minutes": w.T("left.minutes", n), "hours": w.T("left.hours", n, 808),
+		"day": w.T("left.days", 1), "days": w.T("left.days", n),
+	})
+	return string(b), err
+}
+
+// pickKey is the word of the button that picks an option: "Pick this
+// one" among several, "Approve" for the only one.
+func pickKey(options int) locale.Key {
+	if options > 1 {
+		return "card.pick"
+	}
+	return "card.approve"
+}
+
+func escape(s string) template.HTML { return template.HTML(template.HTMLEscapeString(s)) }
+
+func wrap(tag, s string) template.HTML {
+	return "<" + template.HTML(tag) + ">" + escape(s) + "</" + template.HTML(tag) + ">"
+}
+
+// link is an <a> for th: href is one of the pages' own paths.
+func link(href, text string) template.HTML {
+	return `<a href="` + escape(href) + `">` + escape(text) + `</a>`
 }
 
 // t is a message of the catalog; a key it lacks fails the page rather
 // than show a blank or the key.
-func t(key locale.Key, args ...any) (string, error) {
+func t(w *locale.Printer, key locale.Key, args ...any) (string, error) {
 	if !locale.Has(key) {
 		return "", fmt.Errorf("no message %q in the catalog", key)
 	}
-	return words.T(key, args...), nil
+	return w.T(key, args...), nil
+}
+
+// th is t for a message with markup in its arguments (a link, a quoted
+// party's words): the message is escaped, and each argument too unless it
+// is template.HTML already.
+func th(w *locale.Printer, key locale.Key, args ...any) (template.HTML, error) {
+	marks := make([]any, len(args))
+	for i := range args {
+		marks[i] = fmt.Sprintf("\x02%d\x03", i)
+	}
+	s, err := t(w, key, marks...)
+	if err != nil {
+		return "", err
+	}
+	s = template.HTMLEscapeString(s)
+	for i, a := range args {
+		h, ok := a.(template.HTML)
+		if !ok {
+			h = template.HTML(template.HTMLEscapeString(fmt.Sprint(a)))
+		}
+		s = strings.Replace(s, fmt.Sprintf("\x02%d\x03", i), string(h), 1)
+	}
+	return template.HTML(s), nil
 }
 
 // refusalText says plainly why an invitation cannot be answered.
-func refusalText(msg string) string {
+func refusalText(w *locale.Printer, msg string) string {
 	switch msg {
 	case "the invitation was withdrawn":
-		return words.T("refusal.withdrawn")
+		return w.T("refusal.withdrawn")
 	case "the invitation has expired":
-		return words.T("refusal.expired", int(negotiation.InvitationTTL/time.Hour))
+		return w.T("refusal.expired", int(negotiation.InvitationTTL/time.Hour))
 	case "the invitation has been used already":
-		return words.T("refusal.used")
+		return w.T("refusal.used")
 	case "the deadline has passed":
-		return words.T("refusal.deadline")
+		return w.T("refusal.deadline")
 	}
-	return words.T("refusal.other", msg)
+	return w.T("refusal.other", msg)
 }
 
-// settledText says what became of a confirmation.
-func settledText(status string, v negotiation.Verdict, why string) string {
-	return words.Result(negotiation.Result(status), v, why)
-}
-
-func rankText(r app.Rank, ownerIsYou bool) string {
+func rankText(w *locale.Printer, r app.Rank, ownerIsYou bool) string {
 	switch r {
 	case app.RankWaitingForYou:
 		if ownerIsYou {
-			return words.T("rank.waiting_for_you")
+			return w.T("rank.waiting_for_you")
 		}
-		return words.T("rank.waiting_for_human")
+		return w.T("rank.waiting_for_human")
 	case app.RankYourTurn:
-		return words.T("rank.your_agent")
+		return w.T("rank.your_agent")
 	case app.RankTheirTurn:
-		return words.T("turn.theirs")
+		return w.T("turn.theirs")
 	case app.RankAgreed:
-		return words.State(negotiation.StateAgreed, "")
+		return w.State(negotiation.StateAgreed, "")
 	}
-	return words.T("rank.closed")
-}
-
-// shortHash is a subject_hash short enough to read: sha256:1a2b3c4d5e6f.
-func shortHash(h negotiation.SubjectHash) string {
-	s := string(h)
-	if len(s) > 19 {
-		return s[:19] + "…"
-	}
-	return s
+	return w.T("rank.closed")
 }
 
 // dict builds a map for a partial template: dict "k1" v1 "k2" v2.
@@ -115,34 +170,9 @@ func dict(kv ...any) (map[string]any, error) {
 	return m, nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// commonZones are offered in time zone pickers; any IANA name typed in
-// is accepted too.
-var commonZones = strings.Fields(`UTC
-Europe/London Europe/Dublin Europe/Lisbon Europe/Paris Europe/Berlin Europe/Madrid Europe/Rome
-Europe/Amsterdam Europe/Brussels Europe/Zurich Europe/Vienna Europe/Stockholm Europe/Oslo
-Europe/Copenhagen Europe/Helsinki Europe/Warsaw Europe/Prague Europe/Budapest Europe/Athens
-Europe/Bucharest Europe/Istanbul Europe/Kyiv Europe/Moscow
-Africa/Casablanca Africa/Lagos Africa/Cairo Africa/Johannesburg Africa/Nairobi
-America/St_Johns America/Halifax America/New_York America/Toronto America/Chicago America/Mexico_City
-America/Denver America/Phoenix America/Los_Angeles America/Vancouver America/Anchorage
-America/Bogota America/Lima America/Caracas America/Santiago America/Sao_Paulo America/Argentina/Buenos_Aires
-Pacific/Honolulu Pacific/Auckland Pacific/Fiji
-Asia/Dubai Asia/Tehran Asia/Karachi Asia/Kolkata Asia/Kathmandu Asia/Dhaka Asia/Bangkok Asia/Jakarta
-Asia/Singapore Asia/Hong_Kong Asia/Shanghai Asia/Taipei Asia/Manila Asia/Seoul Asia/Tokyo
-Australia/Perth Australia/Adelaide Australia/Brisbane Australia/Sydney`)
-
 // nameThem names the other side of a room whose account was deleted.
-func nameThem(h *app.HumanRoom) {
+func nameThem(w *locale.Printer, h *app.HumanRoom) {
 	if h.ThemDeleted {
-		h.Them = words.T("party.deleted_account")
+		h.Them = w.T("party.deleted_account")
 	}
 }

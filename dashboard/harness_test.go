@@ -193,6 +193,8 @@ type client struct {
 	b       *bundle
 	cookies map[string]string
 	token   string
+	lang    string // the browser's Accept-Language
+	header  http.Header
 }
 
 func (b *bundle) client(user *app.User) *client {
@@ -219,11 +221,15 @@ func (cl *client) do(method, path string, form url.Values) (int, string, string)
 	for k, v := range cl.cookies {
 		req.AddCookie(&http.Cookie{Name: k, Value: v})
 	}
+	if cl.lang != "" {
+		req.Header.Set("Accept-Language", cl.lang)
+	}
 	resp, err := cl.b.app.Test(req, -1)
 	if err != nil {
 		cl.b.t.Fatal(err)
 	}
 	defer resp.Body.Close()
+	cl.header = resp.Header
 	out, _ := io.ReadAll(resp.Body)
 	for _, c := range resp.Cookies() {
 		if c.MaxAge < 0 || c.Value == "" {

@@ -14,7 +14,7 @@ import (
 // this browser (a cookie) and to their personal link.
 func (d *Dashboard) inviteAnswer(c *fiber.Ctx) error {
 	code := c.Params("code")
-	loc := personZone(c)
+	loc, _ := personZone(c)
 	inv, err := d.rooms.InvitationByCode(c.UserContext(), code, loc)
 	if err != nil {
 		return d.fail(c, err)

@@ -14,6 +14,9 @@ type inviteData struct {
 	Fields []form.Field // the counter form
 	Error  string       // an error not tied to one field
 	Email  string
+	// askZone: the browser has not told its zone yet (the page's script
+	// tells it once).
+	askZone bool
 }
 
 // inviteShow is the invitation page for a person without an agent: who
@@ -23,7 +26,7 @@ type inviteData struct {
 // invitation says so.
 func (d *Dashboard) inviteShow(c *fiber.Ctx) error {
 	code := c.Params("code")
-	loc := personZone(c)
+	loc, told := personZone(c)
 	inv, err := d.rooms.InvitationByCode(c.UserContext(), code, loc)
 	if err != nil {
 		return d.fail(c, err)
@@ -33,13 +36,14 @@ func (d *Dashboard) inviteShow(c *fiber.Ctx) error {
 			return c.Redirect("/p/"+token, fiber.StatusSeeOther)
 		}
 	}
-	return d.invitePage(c, inviteData{Inv: inv, Code: code, Fields: counterForm(inv.Schema, inv.Card, loc)})
+	return d.invitePage(c, inviteData{Inv: inv, Code: code, Fields: counterForm(inv.Schema, inv.Card, loc), askZone: !told})
 }
 
 func (d *Dashboard) invitePage(c *fiber.Ctx, data inviteData) error {
+	w := d.words(c, nil)
 	if data.Inv.InviterDeleted {
-		data.Inv.InviterName = words.T("party.deleted_account")
+		data.Inv.InviterName = w.T("party.deleted_account")
 	}
-	title := "Invitation from " + data.Inv.InviterName
-	return d.renderPage(c, "invite", &page{Title: title, Zone: data.Inv.TimeZone.String(), Data: data}, nil)
+	title := w.T("invite.title", data.Inv.InviterName)
+	return d.renderPage(c, "invite", &page{Title: title, Zone: data.Inv.TimeZone.String(), ZoneGuessed: data.askZone, Data: data}, nil)
 }

@@ -74,7 +74,7 @@ func TestInvitationPages(t *testing.T) {
 	bad := url.Values{"verdict": {"counter"}, "f.meeting_time.0.start": {"2026-12-09T11:00"}, "f.meeting_time.0.end": {"2026-12-09T11:30"},
 		"f.meeting_time.0.zone": {"Europe/Paris"}, "f.place.0.v": {"video"}, "f.fee.0.amount": {"12.345"}}
 	st, _, body = pat2.post("/i/"+other.InviteCode, bad)
-	if st != http.StatusBadRequest || !regexp.MustCompile(`(?s)id="field-fee".*class="field-error" id="err-fee" role="alert">fee\.amount: EUR has at most 2 decimals`).MatchString(body) {
+	if st != http.StatusBadRequest || !regexp.MustCompile(`(?s)id="field-fee".*class="field-error" id="err-fee" role="alert">Fee: EUR has at most 2 decimals`).MatchString(body) {
 		t.Fatalf("bad counter: %d %s", st, body)
 	}
 	if !strings.Contains(body, `value="12.345"`) {
@@ -82,7 +82,7 @@ func TestInvitationPages(t *testing.T) {
 	}
 	bad.Set("f.fee.0.amount", "12.50")
 	bad.Set("f.meeting_time.0.zone", "Mars/Olympus")
-	if st, _, body := pat2.post("/i/"+other.InviteCode, bad); st != http.StatusBadRequest || !strings.Contains(body, `meeting_time: time zone: &#34;Mars/Olympus&#34; is not an IANA time zone`) {
+	if st, _, body := pat2.post("/i/"+other.InviteCode, bad); st != http.StatusBadRequest || !strings.Contains(body, `Meeting time: time zone: &#34;Mars/Olympus&#34; is not an IANA time zone`) {
 		t.Fatalf("bad zone: %d %s", st, body)
 	}
 	bad.Set("f.meeting_time.0.zone", "Europe/Paris")

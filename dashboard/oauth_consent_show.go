@@ -46,5 +46,5 @@ func (d *Dashboard) consentPage(c *fiber.Ctx, v *viewer, auth app.OAuthAuthoriza
 		}
 	}
 	c.Set("Content-Security-Policy", consentPolicy(auth.RedirectURI, auth.Client.LogoURI))
-	return d.renderPage(c, "consent", &page{Title: "Connect " + auth.Client.Name, Data: data}, v)
+	return d.renderPage(c, "consent", &page{Title: d.words(c, v).T("consent.title", auth.Client.Name), Data: data}, v)
 }

@@ -33,6 +33,6 @@ func (d *Dashboard) onetapDecide(c *fiber.Ctx) error {
 		return d.fail(c, err)
 	}
 	c.Status(status)
-	return d.renderPage(c, "onetap", &page{Title: "Confirm: " + titleOr(t.Title), Zone: t.TimeZone.String(),
+	return d.renderPage(c, "onetap", &page{Title: confirmTitle(d.words(c, nil), t.Title), Zone: t.TimeZone.String(),
 		Data: onetapData{T: t, Token: token, Message: msg, Done: dec}}, nil)
 }

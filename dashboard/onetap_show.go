@@ -4,6 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/locale"
 )
 
 // onetapData is the one-tap page: the card a link is bound to, and what
@@ -23,13 +24,14 @@ func (d *Dashboard) onetapShow(c *fiber.Ctx) error {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	return d.renderPage(c, "onetap", &page{Title: "Confirm: " + titleOr(t.Title), Zone: t.TimeZone.String(),
+	return d.renderPage(c, "onetap", &page{Title: confirmTitle(d.words(c, nil), t.Title), Zone: t.TimeZone.String(),
 		Data: onetapData{T: t, Token: token}}, nil)
 }
 
-func titleOr(t string) string {
-	if t == "" {
-		return "a negotiation"
+// confirmTitle is the one-tap page's title: what is to be confirmed.
+func confirmTitle(w *locale.Printer, title string) string {
+	if title == "" {
+		return w.T("onetap.title_untitled")
 	}
-	return t
+	return w.T("onetap.title", title)
 }

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"errors"
 	"net/url"
 	"strconv"
 	"time"
@@ -18,15 +19,21 @@ import (
 // this browser.
 
 // personZone is the time zone a person's pages are shown in: the one their
-// browser told (the script sets a cookie), else UTC.
-func personZone(c *fiber.Ctx) *time.Location {
-	name, err := url.QueryUnescape(c.Cookies(zoneCookie)) // the script encodes it
-	if err == nil && name != "" && name != "Local" {
-		if loc, err := time.LoadLocation(name); err == nil {
-			return loc
-		}
+// browser told (POST /zone, kept in an HttpOnly cookie), else UTC; told
+// says whether it did.
+func personZone(c *fiber.Ctx) (loc *time.Location, told bool) {
+	if loc, err := loadZone(c.Cookies(zoneCookie)); err == nil {
+		return loc, true
 	}
-	return time.UTC
+	return time.UTC, false
+}
+
+// loadZone loads an IANA zone by name; "" and "Local" are not zones.
+func loadZone(name string) (*time.Location, error) {
+	if name == "" || name == "Local" {
+		return nil, errors.New("no zone")
+	}
+	return time.LoadLocation(name)
 }
 
 func seatCookieName(roomID int64) string { return seatCookie + strconv.FormatInt(roomID, 10) }

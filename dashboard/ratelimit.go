@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/gofiber/fiber/v2"
@@ -30,14 +29,6 @@ func (d *Dashboard) limitStrangers(c *fiber.Ctx) error {
 	secs := ratelimit.RetryAfter(wait)
 	c.Set(fiber.HeaderRetryAfter, strconv.Itoa(secs))
 	c.Status(fiber.StatusTooManyRequests)
-	return d.renderPage(c, "error", &page{Title: "Too many requests", Data: tryAgainIn(secs)}, nil)
-}
-
-// tryAgainIn is the 429 page's message.
-func tryAgainIn(secs int) string {
-	unit := "seconds"
-	if secs == 1 {
-		unit = "second"
-	}
-	return fmt.Sprintf("Too many requests came from your network. Try again in %d %s.", secs, unit)
+	w := d.words(c, nil)
+	return d.renderPage(c, "error", &page{Title: w.T("error.too_many"), Data: w.T("error.try_again", secs)}, nil)
 }

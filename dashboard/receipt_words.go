@@ -33,11 +33,11 @@ type receiptSideWords struct {
 // receiptTerm is one agreed field: its name (the terms' own key) and value.
 type receiptTerm struct{ Field, Value string }
 
-func wordsOfReceipt(r *receipt.Receipt, loc *time.Location) *receiptWords {
+func wordsOfReceipt(words *locale.Printer, r *receipt.Receipt, loc *time.Location) *receiptWords {
 	w := &receiptWords{
 		Room:        words.T("receipt.room_untitled", r.Room.ID),
 		AgreedAt:    words.T("receipt.agreed_at", words.Moment(r.Room.AgreedAt, loc)),
-		Terms:       termsInWords(r.Terms, loc),
+		Terms:       termsInWords(words, r.Terms, loc),
 		SubjectHash: words.T("receipt.subject_hash", r.SubjectHash),
 		Log:         words.T("receipt.log", r.Log.Events, r.Log.Head),
 		Issued:      words.T("receipt.issued", words.Moment(r.IssuedAt, loc), r.Issuer, r.KeyID),
@@ -54,7 +54,7 @@ func wordsOfReceipt(r *receipt.Receipt, loc *time.Location) *receiptWords {
 		if p.Account != "" {
 			s.Account = words.T("receipt.account", p.Account)
 		}
-		how, when := channelWords(p.Confirmation.Channel), words.Moment(p.Confirmation.At, loc)
+		how, when := channelWords(words, p.Confirmation.Channel), words.Moment(p.Confirmation.At, loc)
 		if p.Confirmation.By != "" {
 			s.Confirmed = words.T("receipt.confirmed_by", p.Confirmation.By, how, when)
 		} else {
@@ -65,7 +65,7 @@ func wordsOfReceipt(r *receipt.Receipt, loc *time.Location) *receiptWords {
 	return w
 }
 
-func channelWords(c receipt.Channel) string {
+func channelWords(words *locale.Printer, c receipt.Channel) string {
 	switch c {
 	case receipt.ChannelEmail:
 		return words.T("receipt.channel.email")
@@ -80,20 +80,20 @@ func channelWords(c receipt.Channel) string {
 // termsInWords lists the agreed terms field by field: a money amount with
 // its currency, a timerange's moments in the reader's zone, anything else
 // as written.
-func termsInWords(raw json.RawMessage, loc *time.Location) []receiptTerm {
+func termsInWords(words *locale.Printer, raw json.RawMessage, loc *time.Location) []receiptTerm {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(raw, &fields) != nil {
 		return []receiptTerm{{Value: string(raw)}}
 	}
 	var out []receiptTerm
 	for name, v := range fields {
-		out = append(out, receiptTerm{Field: name, Value: valueInWords(v, loc)})
+		out = append(out, receiptTerm{Field: name, Value: valueInWords(words, v, loc)})
 	}
 	slices.SortFunc(out, func(a, b receiptTerm) int { return strings.Compare(a.Field, b.Field) })
 	return out
 }
 
-func valueInWords(v json.RawMessage, loc *time.Location) string {
+func valueInWords(words *locale.Printer, v json.RawMessage, loc *time.Location) string {
 	var s string
 	if json.Unmarshal(v, &s) == nil {
 		return s
@@ -114,7 +114,7 @@ func valueInWords(v json.RawMessage, loc *time.Location) string {
 }
 
 // problemWords says in one sentence why a receipt is not valid.
-func problemWords(err error) string {
+func problemWords(words *locale.Printer, err error) string {
 	detail := err.Error()
 	if e, ok := err.(*receipt.Error); ok {
 		detail = e.Detail

@@ -14,27 +14,36 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/locale"
 )
 
 //go:embed layout/*.html views/*.html
 var templateFiles embed.FS
 
-// views are the parsed templates, one set per view: the layout, the
-// partials and the view's own file, which defines "content".
-type views struct{ byName map[string]*template.Template }
+// views are the parsed templates, one set per view and language: the
+// layout, the partials and the view's own file, which defines "content",
+// with the functions of that language (funcsFor).
+type views struct {
+	byLang map[string]map[string]*template.Template
+}
 
 func loadViews() (*views, error) {
 	names, err := fs.Glob(templateFiles, "views/*.html")
 	if err != nil {
 		return nil, err
 	}
-	v := &views{byName: map[string]*template.Template{}}
-	for _, n := range names {
-		t, err := template.New("").Funcs(templateFuncs).ParseFS(templateFiles, "layout/*.html", n)
-		if err != nil {
-			return nil, fmt.Errorf("dashboard: template %s: %w", n, err)
+	v := &views{byLang: map[string]map[string]*template.Template{}}
+	for _, l := range locale.Languages() {
+		funcs := funcsFor(locale.NewPrinter(l.Tag))
+		byName := map[string]*template.Template{}
+		for _, n := range names {
+			t, err := template.New("").Funcs(funcs).ParseFS(templateFiles, "layout/*.html", n)
+			if err != nil {
+				return nil, fmt.Errorf("dashboard: template %s: %w", n, err)
+			}
+			byName[strings.TrimSuffix(path.Base(n), ".html")] = t
 		}
-		v.byName[strings.TrimSuffix(path.Base(n), ".html")] = t
+		v.byLang[l.Tag] = byName
 	}
 	return v, nil
 }
@@ -47,9 +56,13 @@ type page struct {
 	CSRF    string
 	Live    string // the event stream that updates this page, if any
 	Zone    string // the time zone times are shown in
-	Now     time.Time
-	BaseURL string
-	Data    any
+	Loc     *time.Location
+	// ZoneGuessed: a person without an account whose browser has not
+	// told its zone yet; the page's script tells it once.
+	ZoneGuessed bool
+	Now         time.Time
+	BaseURL     string
+	Data        any
 }
 
 // render writes view with status 200 (or the status already set).
@@ -58,7 +71,7 @@ func (d *Dashboard) render(c *fiber.Ctx, view, title string, v *viewer, data any
 }
 
 func (d *Dashboard) renderPage(c *fiber.Ctx, view string, p *page, v *viewer) error {
-	t, ok := d.views.byName[view]
+	t, ok := d.views.byLang[d.words(c, v).Lang()][view]
 	if !ok {
 		return fmt.Errorf("dashboard: no view %q", view)
 	}
@@ -67,6 +80,12 @@ func (d *Dashboard) renderPage(c *fiber.Ctx, view string, p *page, v *viewer) er
 		p.User, p.Waiting = &v.user, v.waiting
 		if p.Zone == "" {
 			p.Zone = v.user.TimeZone
+		}
+	}
+	if p.Loc == nil {
+		p.Loc = time.UTC
+		if loc, err := time.LoadLocation(p.Zone); err == nil && p.Zone != "" {
+			p.Loc = loc
 		}
 	}
 	var buf bytes.Buffer
@@ -81,7 +100,7 @@ func (d *Dashboard) renderPage(c *fiber.Ctx, view string, p *page, v *viewer) er
 // showError renders the error page with a message safe to show.
 func (d *Dashboard) showError(c *fiber.Ctx, status int, msg string) error {
 	c.Status(status)
-	return d.renderPage(c, "error", &page{Title: "Something is wrong", Data: msg}, nil)
+	return d.renderPage(c, "error", &page{Title: d.words(c, nil).T("error.title"), Data: msg}, nil)
 }
 
 // fail shows err: an *app.Error with its message and status; the database
@@ -96,7 +115,7 @@ func (d *Dashboard) fail(c *fiber.Ctx, err error) error {
 		if app.Unavailable(err) {
 			d.log.Warn("dashboard request: the database did not answer", "method", c.Method(), "path", c.Path(), "err", err)
 			c.Set(fiber.HeaderRetryAfter, retryAfter)
-			return d.showError(c, fiber.StatusServiceUnavailable, words.T("failover.retry"))
+			return d.showError(c, fiber.StatusServiceUnavailable, d.words(c, nil).T("failover.retry"))
 		}
 		d.log.Error("dashboard request failed", "method", c.Method(), "path", c.Path(), "err", err)
 	}
@@ -123,3 +142,22 @@ func statusOf(code app.ErrorCode) int {
 	}
 	return fiber.StatusInternalServerError
 }
+
+// words is the language a request is answered in: the signed-in person's
+// setting, else the locale their identity provider gave at sign-in, else
+// the browser's Accept-Language (a person without an account: always
+// that), English at worst. It is decided once per request.
+func (d *Dashboard) words(c *fiber.Ctx, v *viewer) *locale.Printer {
+	if w, ok := c.Locals(wordsKey{}).(*locale.Printer); ok {
+		return w
+	}
+	prefs := []string{c.Get(fiber.HeaderAcceptLanguage)}
+	if v != nil {
+		prefs = append([]string{v.user.Language, v.user.OIDCLocale}, prefs...)
+	}
+	w := locale.NewPrinter(prefs...)
+	c.Locals(wordsKey{}, w)
+	return w
+}
+
+type wordsKey struct{}

@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/locale"
 )
 
 // TestStatusOf: every app error code has its status; a signed-in person
@@ -47,7 +48,7 @@ func TestUnavailable(t *testing.T) {
 	for _, tc := range []struct {
 		path, status, retryAfter, contentType, body string
 	}{
-		{"/page", "503", "5", "text/html; charset=utf-8", words.T("failover.retry")},
+		{"/page", "503", "5", "text/html; charset=utf-8", locale.English().T("failover.retry")},
 		{"/events", "200", "", "text/event-stream", "retry: 5000\n\n"},
 		{"/missing/events", "404", "", "text/html; charset=utf-8", "room not found"},
 	} {

@@ -62,7 +62,8 @@ func (d *Dashboard) roomReceiptShow(c *fiber.Ctx) error {
 	if err != nil {
 		loc = time.UTC
 	}
-	data := d.receiptPage(wordsOfReceipt(r, loc))
+	words := d.words(c, v)
+	data := d.receiptPage(wordsOfReceipt(words, r, loc))
 	data.RoomID = id
 	return d.renderPage(c, "receipt", &page{Title: words.T("receipt.heading"), Zone: loc.String(), Data: data}, v)
 }

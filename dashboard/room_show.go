@@ -3,6 +3,7 @@ package dashboard
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -41,11 +42,11 @@ func (d *Dashboard) roomPage(c *fiber.Ctx, v *viewer, errMsg string) error {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	nameThem(h)
+	nameThem(d.words(c, v), h)
 	self := fmt.Sprintf("/rooms/%d?side=%s", roomID, url.QueryEscape(string(h.Side)))
 	title := h.View.Title
 	if title == "" {
-		title = fmt.Sprintf("Room %d", roomID)
+		title = d.words(c, v).T("rooms.untitled", strconv.Itoa(roomID))
 	}
 	p := &page{Title: title, Live: fmt.Sprintf("/rooms/%d/events", roomID), Zone: h.TimeZone.String(),
 		Data: roomData{R: h, RoomID: int64(roomID), Self: self, Error: errMsg}}

@@ -4,6 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/locale"
 )
 
 // roomsData is the rooms list page.
@@ -18,12 +19,13 @@ type roomsData struct {
 }
 
 type filterLink struct {
-	Value, Label string
-	Current      bool
+	Value   string
+	Label   locale.Key
+	Current bool
 }
 
-var roomFilters = []filterLink{{"", "All", false}, {"waiting", "Waiting for a human", false},
-	{"live", "In progress", false}, {"agreed", "Agreed", false}, {"closed", "Closed", false}}
+var roomFilters = []filterLink{{"", "rooms.filter_all", false}, {"waiting", "rooms.filter_waiting", false},
+	{"live", "rooms.filter_live", false}, {"agreed", "rooms.filter_agreed", false}, {"closed", "rooms.filter_closed", false}}
 
 // roomsList is the home page: every room of the user's accounts, most
 // urgent first, a page at a time. Signed out, it is the welcome page.
@@ -33,7 +35,7 @@ func (d *Dashboard) roomsList(c *fiber.Ctx) error {
 		return d.fail(c, err)
 	}
 	if v == nil {
-		return d.render(c, "welcome", "Taasky", nil, nil)
+		return d.render(c, "welcome", "", nil, nil)
 	}
 	filter := c.Query("state")
 	rooms, next, err := d.rooms.ListForHuman(c.UserContext(), v.user.ID, app.RoomFilter(filter), c.Query("after"))
@@ -52,5 +54,5 @@ func (d *Dashboard) roomsList(c *fiber.Ctx) error {
 		f.Current = f.Value == filter
 		data.Filters = append(data.Filters, f)
 	}
-	return d.renderPage(c, "rooms", &page{Title: "Your rooms", Live: "/events", Data: data}, v)
+	return d.renderPage(c, "rooms", &page{Title: d.words(c, v).T("rooms.heading"), Live: "/events", Data: data}, v)
 }

@@ -9,7 +9,8 @@ import (
 // seatAnswer is a seated person's tap: approve, counter, reject or leave.
 func (d *Dashboard) seatAnswer(c *fiber.Ctx) error {
 	token := c.Params("token")
-	h, err := d.rooms.PersonRoom(c.UserContext(), token, personZone(c))
+	loc, _ := personZone(c)
+	h, err := d.rooms.PersonRoom(c.UserContext(), token, loc)
 	if err != nil {
 		return d.fail(c, err)
 	}

@@ -26,12 +26,12 @@ func (d *Dashboard) seatShow(c *fiber.Ctx) error {
 }
 
 func (d *Dashboard) seatPage(c *fiber.Ctx, token string, fields []form.Field, errMsg string) error {
-	loc := personZone(c)
+	loc, told := personZone(c)
 	h, err := d.rooms.PersonRoom(c.UserContext(), token, loc)
 	if err != nil {
 		return d.fail(c, err)
 	}
-	nameThem(h)
+	nameThem(d.words(c, nil), h)
 	if c.Cookies(seatCookieName(h.View.RoomID)) != token {
 		d.setCookie(c, seatCookieName(h.View.RoomID), token, seatTTL)
 	}
@@ -40,9 +40,9 @@ func (d *Dashboard) seatPage(c *fiber.Ctx, token string, fields []form.Field, er
 	}
 	title := h.View.Title
 	if title == "" {
-		title = "Your answer to " + h.Them
+		title = d.words(c, nil).T("seat.title", h.Them)
 	}
 	data := seatData{R: h, Token: token, Link: d.baseURL + "/p/" + token, Fields: fields, Error: errMsg,
 		Welcome: c.Query("welcome") != ""}
-	return d.renderPage(c, "seat", &page{Title: title, Zone: loc.String(), Live: fmt.Sprintf("/p/%s/events", token), Data: data}, nil)
+	return d.renderPage(c, "seat", &page{Title: title, Zone: loc.String(), ZoneGuessed: !told, Live: fmt.Sprintf("/p/%s/events", token), Data: data}, nil)
 }

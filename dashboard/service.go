@@ -34,6 +34,7 @@ type Accounts interface {
 	UserByID(ctx context.Context, id int64) (app.User, error)
 	Memberships(ctx context.Context, userID int64) ([]app.Membership, error)
 	SetUserTimeZone(ctx context.Context, userID int64, tz string) error
+	SetUserLanguage(ctx context.Context, userID int64, lang string) error
 	ListAgents(ctx context.Context, accountSlug string) ([]app.Agent, error)
 	ListAgentKeys(ctx context.Context, accountSlug string, agentID int64) ([]app.AgentKey, error)
 	CreateAgent(ctx context.Context, accountSlug, name, ownerEmail string) (app.Agent, app.NewAgentKey, error)
@@ -75,6 +76,8 @@ type Notifications interface {
 	DeliveryLogPage(ctx context.Context, userID int64, limit int, cursor string) ([]app.Delivery, string, error)
 	UnsubscribeTokenValid(token string) bool
 	UnsubscribeNotices(ctx context.Context, token string) (string, error)
+	RefusingAddress(token string) (string, bool)
+	RefuseInvitations(ctx context.Context, token string) (string, error)
 }
 
 // Webhooks is what the dashboard needs of the webhooks service: an

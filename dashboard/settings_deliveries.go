@@ -29,7 +29,7 @@ func (d *Dashboard) settingsDeliveries(c *fiber.Ctx) error {
 		if err != nil {
 			return d.fail(c, err)
 		}
-		data.Lines, data.Next = deliveryLines(lines, v.loc()), next
+		data.Lines, data.Next = deliveryLines(d.words(c, v), lines, v.loc()), next
 	}
-	return d.render(c, "deliveries", "Delivery log", v, data)
+	return d.render(c, "deliveries", d.words(c, v).T("log.heading"), v, data)
 }

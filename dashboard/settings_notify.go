@@ -30,9 +30,8 @@ type deviceLine struct {
 // deliveryLine is a delivery log line in words.
 type deliveryLine struct {
 	app.Delivery
-	What   string
-	When   string
-	Failed bool
+	What, When, Channel, Status string
+	Failed                      bool
 }
 
 // settingsLogLines is how much of the delivery log the settings page shows.
@@ -56,25 +55,29 @@ func (d *Dashboard) notifySettings(c *fiber.Ctx, v *viewer) (*notifySettings, er
 		return nil, err
 	}
 	loc := v.loc()
-	ns := &notifySettings{Prefs: prefs, PushKey: d.vapidKey, Log: deliveryLines(log, loc), More: next != ""}
+	w := d.words(c, v)
+	ns := &notifySettings{Prefs: prefs, PushKey: d.vapidKey, Log: deliveryLines(w, log, loc), More: next != ""}
 	for _, s := range devices {
-		dl := deviceLine{PushSubscription: s, Since: words.Moment(s.CreatedAt, loc)}
+		dl := deviceLine{PushSubscription: s, Since: w.Moment(s.CreatedAt, loc)}
 		if s.LastSentAt != nil {
-			dl.LastSent = words.Moment(*s.LastSentAt, loc)
+			dl.LastSent = w.Moment(*s.LastSentAt, loc)
 		}
 		ns.Devices = append(ns.Devices, dl)
 	}
 	return ns, nil
 }
 
-func deliveryLines(ds []app.Delivery, loc *time.Location) []deliveryLine {
+func deliveryLines(w *locale.Printer, ds []app.Delivery, loc *time.Location) []deliveryLine {
 	out := make([]deliveryLine, len(ds))
-	for i, x := range ds {
-		what := string(x.Topic)
-		if k := locale.Key("topic." + x.Topic); locale.Has(k) {
-			what = words.T(k)
+	word := func(prefix, v string) string {
+		if k := locale.Key(prefix + v); locale.Has(k) {
+			return w.T(k)
 		}
-		out[i] = deliveryLine{Delivery: x, What: what, When: words.Moment(x.CreatedAt, loc),
+		return v
+	}
+	for i, x := range ds {
+		out[i] = deliveryLine{Delivery: x, What: word("topic.", string(x.Topic)), When: w.Moment(x.CreatedAt, loc),
+			Channel: word("channel.", string(x.Channel)), Status: word("status.", string(x.Status)),
 			Failed: x.Status == jobs.StatusFailed || x.Status == jobs.StatusRetrying}
 	}
 	return out

@@ -29,6 +29,10 @@ func TestSettingsNotifications(t *testing.T) {
 			t.Fatalf("settings lack %q: %d\n%s", want, st, body)
 		}
 	}
+	// No device yet: no Web Push boxes that look ticked for nothing.
+	if strings.Contains(body, `id="push_requests"`) || !strings.Contains(body, "data-push-none") {
+		t.Fatalf("push boxes while no device is subscribed:\n%s", body)
+	}
 	// Email notices off, requests on, push requests on, push notices off.
 	st, loc, _ := alice.post("/settings/notifications", url.Values{"email_requests": {"on"}, "push_requests": {"on"}})
 	if st != http.StatusSeeOther || loc != "/settings?done=notify#notify-h" {
@@ -54,6 +58,9 @@ func TestSettingsNotifications(t *testing.T) {
 	if st, _, body := alice.post("/settings/push", bad); st != http.StatusBadRequest || !strings.Contains(body, "keys.p256dh: a P-256 public key") {
 		t.Fatalf("a bad key: %d", st)
 	}
+	if _, _, body := alice.get("/settings"); !strings.Contains(body, `id="push_requests" checked`) || strings.Contains(body, "data-push-none") {
+		t.Fatalf("a device subscribed, and no push boxes:\n%s", body)
+	}
 	subs, err := b.notify.PushSubscriptions(b.ctx, b.alice.ID)
 	if err != nil || len(subs) != 1 || subs[0].Device != "Firefox on Android" {
 		t.Fatalf("devices: %+v %v", subs, err)
@@ -69,7 +76,7 @@ func TestSettingsNotifications(t *testing.T) {
 		t.Fatalf("test push: %d %q", st, loc)
 	}
 	_, _, body = alice.get("/settings?done=push-test")
-	if !strings.Contains(body, "A test notification is on its way") || !regexp.MustCompile(`data-status="queued">\s*<td>[^<]+</td>\s*<td>test</td>\s*<td>push</td>\s*<td>`+regexp.QuoteMeta(hostOf(dev.Endpoint))).MatchString(body) {
+	if !strings.Contains(body, "A test notification is on its way") || !regexp.MustCompile(`data-status="queued">\s*<td>[^<]+</td>\s*<td>test</td>\s*<td>Web Push</td>\s*<td>`+regexp.QuoteMeta(hostOf(dev.Endpoint))).MatchString(body) {
 		t.Fatalf("the log lacks the test push:\n%s", body)
 	}
 

@@ -4,6 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/locale"
 )
 
 // settingsData is the settings page.
@@ -33,14 +34,17 @@ type newKey struct {
 	Account, Agent, Key, MCPURL string
 }
 
-var settingsNotices = map[string]string{"revoked": "The key was revoked: it no longer works.",
-	"zone":         "Your time zone was saved.",
-	"notify":       "Your notification choices were saved.",
-	"push-on":      "This browser will get your notifications.",
-	"push-off":     "The device was removed: it gets no more notifications.",
-	"push-test":    "A test notification is on its way to your devices: the delivery log below says how it went.",
-	"disconnected": "The agent was disconnected: its tokens no longer work.",
-	"push-nothing": "There is no device to send a test to: turn notifications on in this browser first."}
+// settingsNotices are the words of what a settings form just did, by
+// the ?done= it redirects with.
+var settingsNotices = map[string]locale.Key{"revoked": "settings.done.revoked",
+	"zone":         "settings.done.zone",
+	"language":     "settings.done.language",
+	"notify":       "settings.done.notify",
+	"push-on":      "settings.done.push_on",
+	"push-off":     "settings.done.push_off",
+	"push-test":    "settings.done.push_test",
+	"disconnected": "settings.done.disconnected",
+	"push-nothing": "settings.done.push_nothing"}
 
 // settingsShow lists the user's accounts with their agents and keys, and
 // the time zone their cards are shown in.
@@ -49,7 +53,11 @@ func (d *Dashboard) settingsShow(c *fiber.Ctx) error {
 	if v == nil {
 		return done
 	}
-	return d.settingsPage(c, v, settingsData{Notice: settingsNotices[c.Query("done")]})
+	data := settingsData{}
+	if k, ok := settingsNotices[c.Query("done")]; ok {
+		data.Notice = d.words(c, v).T(k)
+	}
+	return d.settingsPage(c, v, data)
 }
 
 func (d *Dashboard) settingsPage(c *fiber.Ctx, v *viewer, data settingsData) error {
@@ -83,7 +91,7 @@ func (d *Dashboard) settingsPage(c *fiber.Ctx, v *viewer, data settingsData) err
 	if data.Notify, err = d.notifySettings(c, v); err != nil {
 		return d.fail(c, err)
 	}
-	return d.renderPage(c, "settings", &page{Title: "Settings", Data: data}, v)
+	return d.renderPage(c, "settings", &page{Title: d.words(c, v).T("layout.settings"), Data: data}, v)
 }
 
 func (d *Dashboard) mcpURL(slug string) string { return d.baseURL + "/mcp/" + slug }

@@ -21,5 +21,5 @@ func (d *Dashboard) unsubscribeConfirm(c *fiber.Ctx) error {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	return d.render(c, "unsubscribe", "Email notices are off", nil, unsubscribeData{Email: email, Done: true})
+	return d.render(c, "unsubscribe", d.words(c, nil).T("unsubscribe.done_heading"), nil, unsubscribeData{Email: email, Done: true})
 }

@@ -18,5 +18,5 @@ func (d *Dashboard) unsubscribeShow(c *fiber.Ctx) error {
 	if d.notify == nil || !d.notify.UnsubscribeTokenValid(token) {
 		return d.showError(c, fiber.StatusNotFound, "This unsubscribe link is not valid. Sign in and open Settings to choose what Taasky emails you.")
 	}
-	return d.render(c, "unsubscribe", "Stop email notices", nil, unsubscribeData{Token: token})
+	return d.render(c, "unsubscribe", d.words(c, nil).T("unsubscribe.heading"), nil, unsubscribeData{Token: token})
 }

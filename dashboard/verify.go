@@ -15,12 +15,13 @@ const maxReceiptUpload = 256 << 10
 // verifyShow is the public page where anyone checks a receipt: paste it or
 // upload its file. It works without JavaScript and without signing in.
 func (d *Dashboard) verifyShow(c *fiber.Ctx) error {
-	return d.renderPage(c, "verify", &page{Title: words.T("verify.heading"), Zone: "UTC", Data: d.receiptPage(nil)}, nil)
+	return d.renderPage(c, "verify", &page{Title: d.words(c, nil).T("verify.heading"), Zone: "UTC", Data: d.receiptPage(nil)}, nil)
 }
 
 // verifyCheck verifies what was pasted or uploaded against this service's
 // published keys and shows valid (with the facts, in UTC) or why not.
 func (d *Dashboard) verifyCheck(c *fiber.Ctx) error {
+	words := d.words(c, nil)
 	text := strings.TrimSpace(c.FormValue("receipt"))
 	if text == "" {
 		if fh, err := c.FormFile("file"); err == nil {
@@ -42,10 +43,10 @@ func (d *Dashboard) verifyCheck(c *fiber.Ctx) error {
 	}
 	r, err := d.receipts.Verify(text)
 	if err != nil {
-		data.Problem = problemWords(err)
+		data.Problem = problemWords(words, err)
 		c.Status(fiber.StatusUnprocessableEntity)
 	} else {
-		data.W = wordsOfReceipt(r, time.UTC)
+		data.W = wordsOfReceipt(words, r, time.UTC)
 		data.Valid = words.T("verify.valid", r.Issuer)
 	}
 	return d.renderPage(c, "verify", &page{Title: words.T("verify.heading"), Zone: "UTC", Data: data}, nil)

@@ -73,6 +73,7 @@ type Notification struct {
 	To       string  // email address (email)
 	Push     *Device // push
 	TimeZone *time.Location
+	Lang     string // the recipient's language tag ("": the default)
 	Now      time.Time
 
 	RoomURL        string
@@ -116,7 +117,7 @@ func (n *Notification) message(d Delivery) *notify.Message {
 		push = &notify.PushTarget{Endpoint: n.Push.Endpoint, P256dh: n.Push.P256dh, Auth: n.Push.Auth}
 	}
 	return &notify.Message{
-		Kind: notify.Kind(d.Topic), ID: messageID(d, n.Installation), To: n.To, Push: push, TimeZone: n.TimeZone, Now: n.Now,
+		Kind: notify.Kind(d.Topic), ID: messageID(d, n.Installation), To: n.To, Push: push, TimeZone: n.TimeZone, Lang: n.Lang, Now: n.Now,
 		RoomID: d.RoomID, RoomURL: n.RoomURL, Title: n.Title, Agent: n.Agent, Them: n.Them, ThemDeleted: n.ThemDeleted, HandedOver: n.HandedOver,
 		Verdict: n.Verdict, OneTapURL: n.OneTapURL, InviteURL: n.InviteURL, Card: n.Card, Deadline: n.Deadline, ExpiresAt: n.ExpiresAt,
 		ClosedReason: n.ClosedReason, NoDeal: n.NoDeal, UnsubscribeURL: n.UnsubscribeURL, SettingsURL: n.SettingsURL,

@@ -5,10 +5,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 )
 
-var fileName = regexp.MustCompile(`^\d{5}_[a-z0-9_]+\.sql$`)
+var fileName = regexp.MustCompile(`^\d{5}_[a-z0-9_]+\.(sql|go)$`)
 
 // migrationFiles counts the migrations: the SQL files and the ones
 // written in Go (00019_room_chain.go).
@@ -17,7 +18,8 @@ func migrationFiles() (int, error) {
 	return len(names) + 1, err
 }
 
-// TestFileNames keeps the numbering readable: NNNNN_name.sql, no gaps.
+// TestFileNames keeps the numbering readable: NNNNN_name.sql (or .go, a
+// migration written in Go), no gaps.
 func TestFileNames(t *testing.T) {
 	entries, err := os.ReadDir(".")
 	if err != nil {
@@ -25,11 +27,12 @@ func TestFileNames(t *testing.T) {
 	}
 	want := 1
 	for _, e := range entries {
-		if filepath.Ext(e.Name()) != ".sql" {
-			continue
+		name := e.Name()
+		if !strings.HasPrefix(name, "0") || strings.HasSuffix(name, "_test.go") {
+			continue // migrations.go, the tests
 		}
 		if !fileName.MatchString(e.Name()) {
-			t.Errorf("%s: want NNNNN_name.sql (lowercase, underscores)", e.Name())
+			t.Errorf("%s: want NNNNN_name.sql or .go (lowercase, underscores)", e.Name())
 			continue
 		}
 		if n, err := strconv.Atoi(e.Name()[:5]); err != nil || n != want {

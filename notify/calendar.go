@@ -43,7 +43,8 @@ func Calendar(m *Message) []byte {
 	line("PRODID:-//Taasky//Taasky//EN")
 	line("CALSCALE:GREGORIAN")
 	line("METHOD:PUBLISH")
-	summary := m.subjectOf()
+	w := m.words()
+	summary := m.subjectOf(w)
 	for _, e := range events {
 		line("BEGIN:VEVENT")
 		line("UID:" + e.uid)
@@ -55,11 +56,11 @@ func Calendar(m *Message) []byte {
 			s += " (" + e.label + ")"
 		}
 		line("SUMMARY:" + icsText(s))
-		desc := "Agreed on Taasky"
-		if m.them() != "" {
-			desc += " with " + m.them()
+		desc := w.T("ics.agreed")
+		if m.them(w) != "" {
+			desc = w.T("ics.agreed_with", m.them(w))
 		}
-		desc += ".\n" + e.label + ": " + exactMoment(e.start) + " to " + exactMoment(e.end) + "\n" + m.RoomURL
+		desc += "\n" + w.T("ics.range", e.label, exactMoment(e.start), exactMoment(e.end)) + "\n" + m.RoomURL
 		line("DESCRIPTION:" + icsText(desc))
 		if m.RoomURL != "" {
 			line("URL:" + m.RoomURL)

@@ -16,10 +16,8 @@ import (
 var templateFiles embed.FS
 
 var (
-	textEmail = texttemplate.Must(texttemplate.New("email.txt.tmpl").Funcs(texttemplate.FuncMap{"t": words.T}).
-			ParseFS(templateFiles, "templates/email.txt.tmpl"))
-	htmlEmail = htmltemplate.Must(htmltemplate.New("email.html.tmpl").Funcs(htmltemplate.FuncMap{"t": words.T}).
-			ParseFS(templateFiles, "templates/email.html.tmpl"))
+	textEmail = texttemplate.Must(texttemplate.New("email.txt.tmpl").ParseFS(templateFiles, "templates/email.txt.tmpl"))
+	htmlEmail = htmltemplate.Must(htmltemplate.New("email.html.tmpl").ParseFS(templateFiles, "templates/email.html.tmpl"))
 )
 
 // Email renders m as a multipart (text and HTML) email from from. A room
@@ -37,7 +35,7 @@ func Email(m *Message, from string) (*mail.Msg, error) {
 	}
 	receiptFile := fmt.Sprintf("taasky-receipt-room-%d.jws", m.RoomID)
 	if m.Kind == KindAgreed && m.Receipt != "" {
-		v.Receipt = words.T("receipt.attached", receiptFile, m.verifyURL())
+		v.Receipt = v.w.T("receipt.attached", receiptFile, m.verifyURL())
 	}
 	var text, html bytes.Buffer
 	if err := textEmail.Execute(&text, v); err != nil {

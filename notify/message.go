@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/taasky/taasky/internal/locale"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -58,7 +59,9 @@ type Message struct {
 	// Push is the recipient's device (push only).
 	Push     *PushTarget
 	TimeZone *time.Location
-	Now      time.Time
+	// Lang is the recipient's language (a BCP 47 tag; "": English).
+	Lang string
+	Now  time.Time
 
 	RoomID  int64
 	RoomURL string
@@ -113,21 +116,21 @@ type PushTarget struct {
 
 // subjectOf is what the room is about, for subjects and push titles.
 // them names the other side.
-func (m *Message) them() string {
+func (m *Message) them(w *locale.Printer) string {
 	if m.ThemDeleted {
-		return words.T("party.deleted_account")
+		return w.T("party.deleted_account")
 	}
 	return m.Them
 }
 
-func (m *Message) subjectOf() string {
+func (m *Message) subjectOf(w *locale.Printer) string {
 	if m.Title != "" {
 		return m.Title
 	}
-	if m.them() != "" {
-		return "negotiation with " + m.them()
+	if m.them(w) != "" {
+		return w.T("mail.about_with", m.them(w))
 	}
-	return "your negotiation"
+	return w.T("mail.about_yours")
 }
 
 // host is the service's host name, for Message-IDs and UIDs.

@@ -33,21 +33,22 @@ const maxPushBody = 240
 func Push(m *Message) []byte {
 	v := m.view()
 	p := PushPayload{Title: v.Heading, URL: v.ActionURL, Tag: fmt.Sprintf("taasky-room-%d", m.RoomID), Kind: m.Kind}
-	agent := "Your agent"
+	w := v.w
+	agent := w.T("mail.your_agent")
 	if m.Agent != "" {
 		agent = oneLine(m.Agent)
 	}
 	switch m.Kind {
 	case KindRequest:
-		p.Title = agent + " asks you to " + words.Ask(m.Verdict)
+		p.Title = w.T("push.request", agent, w.Ask(m.Verdict))
 	case KindReminder:
-		p.Title = "Still waiting: " + words.Ask(m.Verdict)
+		p.Title = w.T("push.reminder", w.Ask(m.Verdict))
 	case KindTest:
 		p.Tag = "taasky-test"
 	}
-	body := oneLine(m.subjectOf())
-	if m.them() != "" && m.Title != "" {
-		body += " · with " + oneLine(m.them())
+	body := oneLine(m.subjectOf(w))
+	if m.them(w) != "" && m.Title != "" {
+		body += " · " + w.T("onetap.with", oneLine(m.them(w)))
 	}
 	if len(v.Options) == 1 {
 		var parts []string
@@ -60,7 +61,7 @@ func Push(m *Message) []byte {
 			body += "\n" + strings.Join(parts, "; ")
 		}
 	} else if len(v.Options) > 1 {
-		body += fmt.Sprintf("\n%d options", len(v.Options))
+		body += "\n" + w.T("push.options", len(v.Options))
 	}
 	if m.Kind == KindNoDeal || m.Kind == KindClosed || m.Kind == KindTest {
 		body = v.Intro

@@ -2,6 +2,7 @@ package notify
 
 import (
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/taasky/taasky/internal/locale"
@@ -22,10 +23,18 @@ type view struct {
 	Deadline    string
 	Why         string // why the recipient gets this message
 	Unsubscribe string
+	StopLabel   string // the unsubscribe link's words
 	Settings    string
 	Calendar    bool   // an .ics is attached
 	Receipt     string // the attached receipt, in a sentence ("" for none)
+	w           *locale.Printer
 }
+
+// T writes a message of the recipient's language, for the templates.
+func (v view) T(key locale.Key, args ...any) string { return v.w.T(key, args...) }
+
+// Lang is the recipient's language tag, for the HTML's lang.
+func (v view) Lang() string { return v.w.Lang() }
 
 type optionView struct {
 	Name   string // "Option 2 of 3", or "" for single terms
@@ -40,125 +49,135 @@ type fieldView struct {
 	Flag    string // outside the recipient's limits, in words (never a number)
 }
 
-// words is the vocabulary notify writes in; a Message has no language of
-// its own yet.
-var words = locale.English()
+// words is the recipient's language.
+func (m *Message) words() *locale.Printer { return locale.NewPrinter(m.Lang) }
 
 func (m *Message) view() view {
-	about := oneLine(m.subjectOf())
-	in := ""
+	w := m.words()
+	about := oneLine(m.subjectOf(w))
+	title := ""
 	if m.Title != "" {
-		in = " in “" + oneLine(m.Title) + "”"
+		title = oneLine(m.Title)
 	}
-	with := ""
-	if m.them() != "" {
-		with = " with " + oneLine(m.them())
+	them := oneLine(m.them(w))
+	// in names the room in a sentence: "in “Title” with Them", either
+	// part left out when unknown.
+	in := ""
+	switch {
+	case title != "" && them != "":
+		in = w.T("mail.in_with", title, them)
+	case title != "":
+		in = w.T("mail.in", title)
+	case them != "":
+		in = w.T("mail.with", them)
 	}
-	agent := "Your agent"
+	agent := w.T("mail.your_agent")
 	if m.Agent != "" {
-		agent = "Your agent, " + oneLine(m.Agent) + ","
+		agent = w.T("mail.your_agent_named", oneLine(m.Agent))
 	}
-	v := view{RoomURL: m.RoomURL, Settings: m.SettingsURL, Deadline: words.Moment(m.Deadline, m.loc())}
+	v := view{RoomURL: m.RoomURL, Settings: m.SettingsURL, StopLabel: w.T("mail.stop"), w: w}
 	if !m.Kind.Critical() {
 		v.Unsubscribe = m.UnsubscribeURL
 	}
 	switch m.Kind {
 	case KindRequest:
-		v.Subject = words.AskQuestion(m.Verdict) + " — " + about
-		v.Heading = words.AskQuestion(m.Verdict)
-		v.Intro = agent + " asks you to " + words.Ask(m.Verdict) + in + with + ". " + words.AskAfter(m.Verdict)
-		v.ActionURL, v.ActionLabel = m.OneTapURL, "Review and answer"
-		v.Why = "Your agent cannot make this move without you. The link shows the terms first; nothing happens until you press a button."
+		v.Deadline = w.Moment(m.Deadline, m.loc())
+		v.Subject = w.T("mail.subject", w.AskQuestion(m.Verdict), about)
+		v.Heading = w.AskQuestion(m.Verdict)
+		v.Intro = w.T("mail.request.intro", agent, w.Ask(m.Verdict), in) + " " + w.AskAfter(m.Verdict)
+		v.ActionURL, v.ActionLabel = m.OneTapURL, w.T("mail.review")
+		v.Why = w.T("mail.request.why")
 		if m.HandedOver {
-			v.Notes = append(v.Notes, words.T("request.handed_over"))
+			v.Notes = append(v.Notes, w.T("request.handed_over"))
 		}
 	case KindReminder:
-		v.Subject = "Reminder: your answer is waiting — " + about
-		v.Heading = "Your answer is still waiting"
-		v.Intro = agent + " asked you to " + words.Ask(m.Verdict) + in + with + ". The deadline is " + v.Deadline +
-			" (" + words.Until(m.Deadline.Sub(m.Now)) + "); if nobody agrees by then, the room closes."
-		v.ActionURL, v.ActionLabel = m.OneTapURL, "Review and answer"
-		v.Why = "A reminder before the deadline of a confirmation you have not answered yet."
+		v.Deadline = w.Moment(m.Deadline, m.loc())
+		v.Subject = w.T("mail.subject", w.T("mail.reminder.subject"), about)
+		v.Heading = w.T("mail.reminder.heading")
+		v.Intro = w.T("mail.reminder.intro", agent, w.Ask(m.Verdict), in) + " " +
+			w.T("mail.reminder.deadline", v.Deadline, w.Until(m.Deadline.Sub(m.Now)))
+		v.ActionURL, v.ActionLabel = m.OneTapURL, w.T("mail.review")
+		v.Why = w.T("mail.reminder.why")
 	case KindAgreed:
-		v.Subject = "Agreed — " + about
-		v.Heading = "Agreed"
-		v.Intro = "Agreed" + in + with + ": both of you approved these terms."
-		v.ActionURL, v.ActionLabel = m.RoomURL, "Open the room"
-		v.Why = "A notice: a negotiation of yours is agreed."
+		v.Subject = w.T("mail.subject", w.T("mail.agreed.heading"), about)
+		v.Heading = w.T("mail.agreed.heading")
+		v.Intro = w.T("mail.agreed.intro", in)
+		v.ActionURL, v.ActionLabel = m.RoomURL, w.T("mail.open_room")
+		v.Why = w.T("mail.agreed.why")
 	case KindClosed:
-		v.Subject = "Closed — " + about
-		v.Heading = "Closed"
-		v.Intro = "The negotiation" + in + with + " is closed: " + words.ClosedReason(m.ClosedReason) + "."
-		v.ActionURL, v.ActionLabel = m.RoomURL, "Open the room"
-		v.Why = "A notice: a negotiation of yours ended without an agreement."
+		v.Subject = w.T("mail.subject", w.T("mail.closed.heading"), about)
+		v.Heading = w.T("mail.closed.heading")
+		v.Intro = w.T("mail.closed.intro", in, w.ClosedReason(m.ClosedReason))
+		v.ActionURL, v.ActionLabel = m.RoomURL, w.T("mail.open_room")
+		v.Why = w.T("mail.closed.why")
 	case KindNoDeal:
-		v.Subject = "No deal possible on " + strings.Join(m.NoDeal, ", ") + " — " + about
-		v.Heading = "No deal possible"
-		v.Intro = "No deal is possible" + in + with + " on " + strings.Join(m.NoDeal, ", ") +
-			": your limits and theirs cannot overlap. Neither side's numbers were shared with the other."
-		v.ActionURL, v.ActionLabel = m.RoomURL, "Open the room"
-		v.Why = "A notice: Taasky compares both sides' limits once, when the other side joins."
+		fields := strings.Join(m.NoDeal, ", ")
+		v.Subject = w.T("mail.subject", w.T("mail.no_deal.subject", fields), about)
+		v.Heading = w.T("mail.no_deal.heading")
+		v.Intro = w.T("mail.no_deal.intro", in, fields)
+		v.ActionURL, v.ActionLabel = m.RoomURL, w.T("mail.open_room")
+		v.Why = w.T("mail.no_deal.why")
 	case KindInvite:
-		who := "Someone"
-		if m.them() != "" {
-			who = oneLine(m.them())
+		who := w.T("mail.invite.someone")
+		if them != "" {
+			who = them
 		}
-		v.Subject = who + " invites you to negotiate"
-		if m.Title != "" {
-			v.Subject += " “" + oneLine(m.Title) + "”"
+		v.Deadline = w.Moment(m.Deadline, m.loc())
+		if title != "" {
+			v.Subject = w.T("mail.invite.subject_titled", who, title)
+			v.Intro = w.T("mail.invite.intro_titled", who, title)
+		} else {
+			v.Subject = w.T("mail.invite.subject", who)
+			v.Intro = w.T("mail.invite.intro", who)
 		}
-		v.Heading = who + " invites you"
-		about := "terms with you"
-		if m.Title != "" {
-			about = "“" + oneLine(m.Title) + "” with you"
-		}
-		v.Intro = who + "'s agent would like to agree on " + about + ". Open the invitation to see what they propose: " +
-			"you can answer in the browser (pick, approve, counter or decline), or give the link to an agent of your own."
-		v.ActionURL, v.ActionLabel = m.InviteURL, "See the invitation"
+		v.Heading = w.T("mail.invite.heading", who)
+		v.ActionURL, v.ActionLabel = m.InviteURL, w.T("mail.invite.action")
 		if !m.ExpiresAt.IsZero() && m.ExpiresAt.Before(m.Deadline) {
-			v.Notes = append(v.Notes, "The invitation expires "+words.Moment(m.ExpiresAt, m.loc())+" if nobody answers it.")
+			v.Notes = append(v.Notes, w.T("mail.invite.expires", w.Moment(m.ExpiresAt, m.loc())))
 		}
-		v.Why = who + " gave your address to Taasky when opening this negotiation. Nothing more is sent to you unless you answer."
+		v.Notes = append(v.Notes, w.T("mail.invite.zone"))
+		v.Why = w.T("mail.invite.why", who)
+		v.Unsubscribe, v.StopLabel = m.UnsubscribeURL, w.T("mail.invite.refuse")
 	case KindMemberInvite:
-		acct, who := oneLine(m.them()), oneLine(m.Agent)
-		v.Subject = words.T("member_invite.subject", who, acct)
-		v.Heading = words.T("member_invite.heading", acct)
-		v.Intro = words.T("member_invite.intro", who, acct, words.T("role."+locale.Key(m.Role)))
-		v.ActionURL, v.ActionLabel = m.InviteURL, words.T("member_invite.action")
-		v.Notes = append(v.Notes, words.T("member_invite.expires", words.Moment(m.ExpiresAt, m.loc())),
-			words.T("member_invite.sign_in", m.To))
-		v.Why = words.T("member_invite.why", who)
+		acct, who := oneLine(m.Them), oneLine(m.Agent)
+		v.Subject = w.T("member_invite.subject", who, acct)
+		v.Heading = w.T("member_invite.heading", acct)
+		v.Intro = w.T("member_invite.intro", who, acct, w.T("role."+locale.Key(m.Role)))
+		v.ActionURL, v.ActionLabel = m.InviteURL, w.T("member_invite.action")
+		v.Notes = append(v.Notes, w.T("member_invite.expires", w.Moment(m.ExpiresAt, m.loc())),
+			w.T("member_invite.sign_in", m.To))
+		v.Why = w.T("member_invite.why", who)
 	case KindWebhookDisabled:
 		acct := oneLine(m.Them)
-		v.Subject = words.T("webhook.disabled.subject", acct)
-		v.Heading = words.T("webhook.disabled.heading")
-		v.Intro = words.T("webhook.disabled.intro", oneLine(m.Endpoint), acct)
-		v.Notes = append(v.Notes, words.T("webhook.disabled.last", oneLine(m.Detail)))
-		v.ActionURL, v.ActionLabel = m.SettingsURL, words.T("webhook.disabled.action")
-		v.Why = words.T("webhook.disabled.why", acct)
+		v.Subject = w.T("webhook.disabled.subject", acct)
+		v.Heading = w.T("webhook.disabled.heading")
+		v.Intro = w.T("webhook.disabled.intro", oneLine(m.Endpoint), acct)
+		v.Notes = append(v.Notes, w.T("webhook.disabled.last", oneLine(m.Detail)))
+		v.ActionURL, v.ActionLabel = m.SettingsURL, w.T("webhook.disabled.action")
+		v.Why = w.T("webhook.disabled.why", acct)
 	case KindTest:
-		v.Subject = "Taasky test notification"
-		v.Heading = "It works"
-		v.Intro = "This device will show Taasky's requests for your confirmation."
-		v.ActionURL, v.ActionLabel = m.SettingsURL, "Settings"
+		v.Subject = w.T("mail.test.subject")
+		v.Heading = w.T("mail.test.heading")
+		v.Intro = w.T("mail.test.intro")
+		v.ActionURL, v.ActionLabel = m.SettingsURL, w.T("layout.settings")
 	}
 	v.Intro = strings.TrimSpace(v.Intro)
 	v.Subject = oneLine(v.Subject)
 	if m.Card != nil && m.Kind != KindNoDeal && m.Kind != KindClosed {
-		v.Options = optionsOf(m.Card, m.Kind, m.Verdict)
+		v.Options = optionsOf(w, m.Card, m.Kind, m.Verdict, m.loc())
 		if m.Card.NewSchema && (m.Kind == KindRequest || m.Kind == KindReminder) {
-			v.Notes = append(v.Notes, words.T("card.new_schema"))
+			v.Notes = append(v.Notes, w.T("card.new_schema"))
 		}
 	}
 	if len(m.NoDeal) > 0 && m.Kind != KindNoDeal {
-		v.Notes = append(v.Notes, words.NoDeal(m.NoDeal))
+		v.Notes = append(v.Notes, w.NoDeal(m.NoDeal))
 	}
 	return v
 }
 
 // optionsOf lists what the card shows: for an approve, the option asked
 // for; otherwise every option on the table.
-func optionsOf(c *negotiation.Card, kind Kind, verdict negotiation.Verdict) []optionView {
+func optionsOf(w *locale.Printer, c *negotiation.Card, kind Kind, verdict negotiation.Verdict, loc *time.Location) []optionView {
 	opts := c.Options
 	if (kind == KindRequest || kind == KindReminder) && verdict == negotiation.VerdictApprove && c.Asking != nil {
 		for _, o := range c.Options {
@@ -172,12 +191,12 @@ func optionsOf(c *negotiation.Card, kind Kind, verdict negotiation.Verdict) []op
 	for i, o := range opts {
 		ov := optionView{}
 		if len(opts) > 1 {
-			ov.Name = words.Option(i, len(opts))
+			ov.Name = w.Option(i, len(opts))
 		}
 		for _, f := range o.Fields {
-			fv := fieldView{Label: oneLine(f.Label), Text: f.Text, Theirs: f.Theirs, Missing: f.Missing}
+			fv := fieldView{Label: oneLine(f.Label), Text: w.Value(f, loc), Theirs: f.Theirs, Missing: f.Missing}
 			if len(f.Outside) > 0 {
-				fv.Flag = words.Outside(f.Outside)
+				fv.Flag = w.Outside(f.Outside)
 			}
 			ov.Fields = append(ov.Fields, fv)
 		}

@@ -149,7 +149,7 @@ func Parse(schema *negotiation.Schema, form url.Values) (json.RawMessage, []Fiel
 			f.Rows = append(f.Rows, row)
 			v, empty, msg := valueOf(sf, row)
 			if msg != "" && f.Error == "" {
-				f.Error = fmt.Sprintf("%s: %s", path(sf, i), msg)
+				f.Error = fmt.Sprintf("%s: %s", place(sf, i), msg)
 			}
 			if !empty && msg == "" {
 				values = append(values, v)
@@ -162,7 +162,7 @@ func Parse(schema *negotiation.Schema, form url.Values) (json.RawMessage, []Fiel
 		case f.Error != "":
 			ok = false
 		case len(values) == 0 && !sf.Optional && sf.Type != negotiation.TypeBool:
-			f.Error = fmt.Sprintf("%s: required", sf.Name)
+			f.Error = fmt.Sprintf("%s: required", sf.Label)
 			ok = false
 		case len(values) == 0:
 		case sf.Repeated:
@@ -185,11 +185,13 @@ func Parse(schema *negotiation.Schema, form url.Values) (json.RawMessage, []Fiel
 	return b, fields, ok
 }
 
-func path(sf negotiation.Field, i int) string {
+// place names where a value is wrong for a person: the field's label,
+// and the row of a repeated field ("Slots (2)").
+func place(sf negotiation.Field, i int) string {
 	if sf.Repeated {
-		return fmt.Sprintf("%s[%d]", sf.Name, i)
+		return fmt.Sprintf("%s (%d)", sf.Label, i+1)
 	}
-	return sf.Name
+	return sf.Label
 }
 
 // readRow reads row i of a field; present is false when the form has none.
@@ -301,10 +303,11 @@ func parseLocal(s string, loc *time.Location) (time.Time, error) {
 	return t, err
 }
 
-var leadingName = regexp.MustCompile(`^(?:missing required field: |unknown field: )?([a-z][a-z0-9_]*)`)
+var leadingName = regexp.MustCompile(`^(missing required field: |unknown field: )?([a-z][a-z0-9_]*)((?:\[\d+\])?(?:\.[a-z_]+)*: )?`)
 
 // Attach puts a validation message from negotiation beside the field it
-// names. It reports false when the message names no field of the form
+// names, the field's path ("fee.amount: …") written as its label ("Fee:
+// …"): a person reads labels. It reports false when the message names no field of the form
 // (show it above the form then).
 func Attach(fields []Field, msg string) bool {
 	m := leadingName.FindStringSubmatch(strings.TrimSpace(msg))
@@ -312,10 +315,18 @@ func Attach(fields []Field, msg string) bool {
 		return false
 	}
 	for i := range fields {
-		if fields[i].Name == m[1] {
-			fields[i].Error = msg
-			return true
+		if fields[i].Name != m[2] {
+			continue
 		}
+		switch {
+		case m[1] == "missing required field: ":
+			fields[i].Error = fields[i].Label + ": required"
+		case m[3] != "":
+			fields[i].Error = fields[i].Label + ": " + strings.TrimSpace(msg)[len(m[0]):]
+		default:
+			fields[i].Error = msg
+		}
+		return true
 	}
 	return false
 }

@@ -68,15 +68,21 @@ func TestParseErrorsNameTheField(t *testing.T) {
 	for _, f := range fields {
 		errs[f.Name] = f.Error
 	}
-	want := map[string]string{"when": "when[0]: give both a start and an end", "qty": "qty: must be a whole number like 30",
-		"tip": "tip: currency: required with an amount", "place": "place: required", "ok": "", "fee": ""}
+	want := map[string]string{"when": "When (1): give both a start and an end", "qty": "Quantity: must be a whole number like 30",
+		"tip": "Tip: currency: required with an amount", "place": "Where: required", "ok": "", "fee": ""}
 	for name, msg := range want {
 		if errs[name] != msg {
 			t.Errorf("%s: %q, want %q", name, errs[name], msg)
 		}
 	}
-	if !Attach(fields, "missing required field: place") || fields[4].Error != "missing required field: place" {
-		t.Fatal("a missing-field message is not attached")
+	if !Attach(fields, "missing required field: place") || fields[4].Error != "Where: required" {
+		t.Fatalf("a missing-field message is not attached by label: %q", fields[4].Error)
+	}
+	if !Attach(fields, `place: "boat" is not one of office, video`) || fields[4].Error != `Where: "boat" is not one of office, video` {
+		t.Fatalf("a path, not the label: %q", fields[4].Error)
+	}
+	if !Attach(fields, "tip.amount: EUR has at most 2 decimals") || fields[6].Error != "Tip: EUR has at most 2 decimals" {
+		t.Fatalf("a sub-path, not the label: %q", fields[6].Error)
 	}
 	if Attach(fields, "terms must be an object of fields, not array") {
 		t.Fatal("a message naming no field was attached")

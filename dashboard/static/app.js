@@ -2,18 +2,18 @@
 (function () {
   'use strict';
 
-  // Time zone: the browser's, in a cookie for the pages of people without
-  // an account, and offered to signed-in users still shown UTC.
+  // Time zone: the browser's. A person without an account whose page asks
+  // for it tells it once (a form posted in the background; the server keeps
+  // it in an HttpOnly cookie) and sees the page again in it. A signed-in
+  // user still shown UTC is offered it; the settings' picker can take it.
   var zone = '';
   try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ''; } catch (e) { zone = ''; }
   if (zone) {
-    var had = document.cookie.split('; ').indexOf('taasky_tz=' + encodeURIComponent(zone)) >= 0;
-    document.cookie = 'taasky_tz=' + encodeURIComponent(zone) + '; path=/; max-age=31536000; SameSite=Lax' +
-      (location.protocol === 'https:' ? '; Secure' : '');
-    var body = document.body;
-    if (!had && body.hasAttribute('data-zone-browser') && body.dataset.zone && body.dataset.zone !== zone) {
-      location.reload(); // once: the page is then shown in this zone
-      return;
+    var tell = document.querySelector('[data-zone-tell]');
+    if (tell && window.fetch && zone !== document.body.dataset.zone) {
+      tell.elements.time_zone.value = zone;
+      fetch(tell.action, { method: 'POST', body: new FormData(tell), credentials: 'same-origin' })
+        .then(function (r) { if (r.ok) location.reload(); });
     }
     var offer = document.querySelector('[data-zone-offer]');
     if (offer && zone !== 'UTC') {
@@ -23,26 +23,50 @@
       offer.hidden = false;
     }
     var hint = document.querySelector('[data-zone-hint]');
-    var input = document.querySelector('[data-zone-input]');
-    if (hint && input && input.value !== zone) {
+    var select = document.querySelector('[data-zone-select]#tz');
+    if (hint && select && select.value !== zone) {
       hint.querySelector('[data-zone-name]').textContent = zone;
       hint.hidden = false;
-      hint.querySelector('[data-zone-use]').addEventListener('click', function () { input.value = zone; input.focus(); });
+      hint.querySelector('[data-zone-use]').addEventListener('click', function () { select.value = zone; select.focus(); });
     }
   }
 
-  // Countdowns to deadlines, kept current.
+  // The time-zone picker's search: typing a zone's name (any part of it,
+  // from the list) selects it in the <select>, which works without this.
+  var filter = document.querySelector('[data-zone-filter]');
+  if (filter) {
+    var picker = document.getElementById('tz');
+    filter.hidden = false;
+    filter.addEventListener('input', function () {
+      var q = filter.value.trim().toLowerCase();
+      if (!q) return;
+      for (var i = 0; i < picker.options.length; i++) {
+        if (picker.options[i].value.toLowerCase() === q || picker.options[i].value.toLowerCase().indexOf(q) >= 0) {
+          picker.selectedIndex = i;
+          return;
+        }
+      }
+    });
+  }
+
+  // Countdowns to deadlines, kept current, in the page's words.
+  var left = {};
+  try { left = JSON.parse(document.body.dataset.left || '{}'); } catch (e) { left = {}; }
   function countdowns() {
+    if (!left.minutes) return;
     var now = Date.now();
     document.querySelectorAll('[data-countdown]').forEach(function (el) {
       var ms = Date.parse(el.getAttribute('data-countdown')) - now;
       var text;
-      if (!(ms > 0)) text = 'passed';
-      else if (ms < 3600e3) text = (Math.floor(ms / 60e3) + 1) + ' min left';
+      if (!(ms > 0)) text = left.passed;
+      else if (ms < 3600e3) text = left.minutes.replace('909', String(Math.floor(ms / 60e3) + 1));
       else if (ms < 48 * 3600e3) {
         var m = Math.floor(ms / 60e3);
-        text = Math.floor(m / 60) + ' h ' + String(m % 60).padStart(2, '0') + ' min left';
-      } else text = Math.floor(ms / 86400e3) + ' days left';
+        text = left.hours.replace('909', String(Math.floor(m / 60))).replace('808', String(m % 60).padStart(2, '0'));
+      } else {
+        var d = Math.floor(ms / 86400e3);
+        text = d === 1 ? left.day : left.days.replace('909', String(d));
+      }
       el.textContent = text;
     });
   }
@@ -54,8 +78,9 @@
     if (!btn || !navigator.clipboard) return;
     var src = document.getElementById(btn.getAttribute('data-copy'));
     navigator.clipboard.writeText(src.textContent.trim()).then(function () {
-      btn.textContent = 'Copied';
-      setTimeout(function () { btn.textContent = 'Copy'; }, 2000);
+      var was = btn.textContent;
+      btn.textContent = document.body.dataset.copied || was;
+      setTimeout(function () { btn.textContent = was; }, 2000);
     });
   });
 
@@ -67,9 +92,9 @@
 
   function setupPush(box) {
     var state = box.querySelector('[data-push-state]');
+    var say = box.dataset; // the page's words: data-w-*
     if (!('serviceWorker' in navigator) || !('PushManager' in window) || !window.fetch || !window.isSecureContext) {
-      state.textContent = 'This browser cannot get Web Push notifications here' +
-        (window.isSecureContext ? '.' : ' (it needs https).');
+      state.textContent = window.isSecureContext ? say.wUnsupported : say.wNeedsHttps;
       return;
     }
     var key = box.getAttribute('data-push-key');
@@ -94,15 +119,15 @@
       box.querySelector('[data-push-controls]').hidden = false;
       on.hidden = !!mine;
       off.hidden = !mine;
-      if (mine) state.textContent = 'This browser gets your notifications.';
-      else if (Notification.permission === 'denied') state.textContent = 'Notifications are blocked for this site in this browser: allow them in its site settings, then come back.';
-      else state.textContent = 'This browser does not get your notifications.';
+      if (mine) state.textContent = say.wOn;
+      else if (Notification.permission === 'denied') state.textContent = say.wBlocked;
+      else state.textContent = say.wOff;
       Object.keys(known).forEach(function (ep) {
         var mark = known[ep].querySelector('[data-this-device]');
         if (mark) mark.hidden = !(mine && ep === sub.endpoint);
       });
     }
-    function fail(err) { state.textContent = 'That did not work: ' + ((err && err.message) || err); }
+    function fail(err) { state.textContent = say.wFailed + ' ' + ((err && err.message) || err); }
     function keyBytes() {
       var s = key.replace(/-/g, '+').replace(/_/g, '/');
       while (s.length % 4) s += '=';

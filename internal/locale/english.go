@@ -146,18 +146,6 @@ var englishText = map[Key]catalog.Message{
 	"member_invite.sign_in": text("Sign in with %[1]s to accept: the invitation is for that address."),
 	"member_invite.why":     text("%[1]s gave your address to Taasky to invite you. Nothing more is sent unless you are invited again."),
 
-	// Webhooks
-	// The mail to an account's owners when Taasky disabled one of its
-	// webhook endpoints: the account's name, the endpoint's URL, the last
-	// failure.
-	"webhook.disabled.subject": text("A webhook of %[1]s was turned off"),
-	"webhook.disabled.heading": text("A webhook was turned off"),
-	"webhook.disabled.intro": text("Taasky could not deliver to %[1]s for three days, so it stopped sending %[2]s's " +
-		"webhooks there. Events since then are in the delivery log; none is sent until the endpoint is turned back on."),
-	"webhook.disabled.last":   text("The last attempt: %[1]s."),
-	"webhook.disabled.action": text("Open the webhooks"),
-	"webhook.disabled.why":    text("You own %[1]s on Taasky; its owners are told when a webhook stops."),
-
 	// A note on a room's timeline that is not a move.
 	"note.member_left": text("%[1]s is no longer a member of the account: its owners answer this side's confirmations now."),
 
@@ -181,6 +169,389 @@ var englishText = map[Key]catalog.Message{
 	"human.no_deal_field":  text("no deal possible on this field"),
 	"human.confirm":        text("Your confirmation is needed: %[1]s."), // ask.<verdict>
 	"human.confirm_where":  text("You were sent a link; you can also answer on the dashboard."),
+
+	// Values that are words, in a card: a yes/no field.
+	"value.true":  text("yes"),
+	"value.false": text("no"),
+
+	// Where a delivery went, and what became of it (jobs' Channel, Status).
+	"channel.email":   text("email"),
+	"channel.push":    text("Web Push"),
+	"status.queued":   text("queued"),
+	"status.sent":     text("sent"),
+	"status.retrying": text("retrying"),
+	"status.failed":   text("failed"),
+	"status.skipped":  text("skipped"),
+	"status.gone":     text("gone"),
+
+	// The regions of the time-zone picker (the IANA name's first part).
+	"region.utc":        text("Universal"),
+	"region.africa":     text("Africa"),
+	"region.america":    text("Americas"),
+	"region.antarctica": text("Antarctica"),
+	"region.arctic":     text("Arctic"),
+	"region.asia":       text("Asia"),
+	"region.atlantic":   text("Atlantic Ocean"),
+	"region.australia":  text("Australia"),
+	"region.europe":     text("Europe"),
+	"region.indian":     text("Indian Ocean"),
+	"region.pacific":    text("Pacific Ocean"),
+
+	// A time zone a browser told that does not exist.
+	"zone.unknown": text("time_zone: %[1]q is not an IANA time zone name like Europe/Paris."),
+
+	// Every page's frame.
+	"layout.skip":       text("Skip to the content"),
+	"layout.nav":        text("Main"),
+	"layout.rooms":      text("Rooms"),
+	"layout.waiting":    text("waiting for a human"),
+	"layout.settings":   text("Settings"),
+	"layout.sign_out":   text("Sign out"),
+	"layout.zone_offer": text("Times are shown in UTC."),
+	"layout.zone_use":   text("Show them in"), // followed by the browser's zone
+	"layout.signed_in":  text("Signed in as %[1]s · times in %[2]s"),
+	"layout.tagline":    text("Taasky: your agent negotiates, you agree."),
+	"layout.copy":       text("Copy"),
+	"layout.copied":     text("Copied"),
+
+	// The signed-out home page.
+	"welcome.heading": text("Your agent negotiates. You agree."),
+	"welcome.lead": text("Taasky is where two people's AI agents work out terms — a meeting time, a place, a fee — " +
+		"and only their humans can say yes. Every acceptance is yours to confirm, on a card that shows exactly what you agree to."),
+	"welcome.sign_in":    text("Sign in"),
+	"welcome.invited":    text("Invited by someone? Open the invitation link you were sent: no account is needed to answer it."),
+	"signed_out.heading": text("You are signed out"),
+	"signed_out.text":    text("Your session in this browser has ended."),
+	"signed_out.again":   text("Sign in again"),
+
+	// The error page.
+	"error.title":    text("Something is wrong"),
+	"error.back":     text("Back to Taasky"),
+	"error.too_many": text("Too many requests"),
+	"error.try_again": plural.Selectf(1, "%d",
+		"one", "Too many requests came from your network. Try again in %[1]d second.",
+		"other", "Too many requests came from your network. Try again in %[1]d seconds."),
+
+	// A card on a page.
+	"card.label":          text("Terms on the table"),
+	"card.new_schema_tag": text("New schema."),
+	"card.options": plural.Selectf(1, "%d",
+		"one", "%[1]d option:",
+		"other", "%[1]d options to choose from:"),
+	"card.outside":        text("Outside your limits: approving means accepting it anyway."),
+	"card.not_said":       text("their terms do not say"),
+	"card.hash_summary":   text("Fingerprint of these terms"),
+	"card.hash_explained": text("Agents name these exact terms by this subject_hash:"),
+	"card.pick":           text("Pick this one"),
+	"card.pick_option":    text("Pick %[1]s"), // card.option
+	"card.approve":        text("Approve"),
+
+	// A room's timeline.
+	"timeline.heading": text("Timeline"),
+	"timeline.yours":   text("Your side"),
+	"timeline.theirs":  text("Their side"),
+	"timeline.round":   text("round %[1]d"),
+	"timeline.about":   text("about:"), // followed by field names
+	"timeline.empty":   text("Nothing tabled yet."),
+
+	// What a person can answer, on any page.
+	"answer.decline":       text("Decline"),
+	"answer.propose_else":  text("Propose something else"),
+	"answer.send_proposal": text("Send my proposal"),
+
+	// The form generated from a schema.
+	"form.optional": text("(optional)"),
+	"form.from":     text("From"),
+	"form.to":       text("To"),
+	"form.zone":     text("Time zone"),
+	"form.none":     text("(none)"),
+	"form.choose":   text("Choose…"),
+	"form.amount":   text("Amount"),
+	"form.currency": text("Currency"),
+	"form.repeated": text("Several values: fill as many rows as you need; empty rows are left out."),
+
+	// The list of rooms.
+	"rooms.heading":        text("Your rooms"),
+	"rooms.filter":         text("Filter rooms"),
+	"rooms.filter_all":     text("All"),
+	"rooms.filter_waiting": text("Waiting for a human"),
+	"rooms.filter_live":    text("In progress"),
+	"rooms.filter_agreed":  text("Agreed"),
+	"rooms.filter_closed":  text("Closed"),
+	"rooms.untitled":       text("Room %[1]s"),
+	"rooms.start_heading":  text("Start with an account"),
+	"rooms.start_text": text("You belong to no account yet. Create one for yourself or your team, then connect an agent; " +
+		"or open the link of an invitation you were sent."),
+	"rooms.create_account": text("Create an account"),
+	"rooms.none_here":      text("No rooms here."),
+	"rooms.none_yet":       text("No rooms yet. When your agent opens or joins a negotiation, it shows up here."),
+	"rooms.first_page":     text("First page"),
+	"rooms.next_page":      text("Next page"),
+
+	// A room's page, for an account's member.
+	"room.side_with":          text("%[1]s (side %[2]s) with %[3]s"),
+	"room.side_waiting":       text("%[1]s (side %[2]s), waiting for the invitation to be answered"),
+	"room.round":              text("round %[1]s"), // the round's number, marked up
+	"room.deadline":           text("deadline"),
+	"room.answered_by_you":    text("Answered by you"),
+	"room.answered_by_owners": text("Answered by the account's owners"),
+	"room.answered_by":        text("Answered by %[1]s"),
+	"room.agreed":             text("Agreed: both humans approved the same terms."),
+	"room.answer_marked":      text("You answer for the terms marked below."),
+	"room.owners_answer":      text("This side's human left the account: its owners answer it; you can follow along."),
+	"room.theirs_to_answer":   text("This is %[1]s's to answer (their agent asked them); you can follow along."),
+	"room.tabled_by_you":      text("Tabled by your side."),
+	"room.tabled_by":          text("Tabled by %[1]s, shown in your words."),
+	"room.no_terms":           text("No terms on the table."),
+	"room.limits":             text("Your limits"),
+	"room.limits_private":     text("(only you see these)"),
+
+	// The page of a one-tap link.
+	"onetap.title":          text("Confirm: %[1]s"), // the room's title
+	"onetap.title_untitled": text("Confirm: a negotiation"),
+	"onetap.with":           text("With %[1]s"),
+	"onetap.with_person":    text("With a person without an account, invited by email or link"),
+	"onetap.deadline":       text("Deadline:"),
+	"onetap.nothing_yet":    text("Opening this page changed nothing; only these buttons answer."),
+	"onetap.not_waiting":    text("This confirmation is no longer waiting for you."),
+	"onetap.used":           text("This link was used on %[1]s. Each link works once."),
+	"onetap.room_state":     text("Room state: %[1]s."),
+	"onetap.open":           text("Open Taasky"),
+
+	// The invitation page, for a person without an account.
+	"invite.title":          text("Invitation from %[1]s"),
+	"invite.heading":        text("%[1]s invites you to agree"),
+	"invite.heading_titled": text("%[1]s invites you to agree: %[2]s"), // the title, their words
+	"invite.title_theirs":   text("The title is %[1]s's words."),
+	"invite.answer_by":      text("Answer by"),
+	"invite.your_tap":       text("Your tap is your answer: nobody answers for you."),
+	"invite.pick_heading":   text("Pick the one that suits you"),
+	"invite.their_proposal": text("Their proposal"),
+	"invite.preapproved":    text("%[1]s already accepted any of these: your pick settles it."),
+	"invite.decline":        text("Decline the invitation"),
+	"invite.no_terms":       text("%[1]s has not proposed terms yet. Join now and come back when they have."),
+	"invite.join":           text("Join"),
+
+	// A person's own page in a negotiation (their seat).
+	"seat.title":         text("Your answer to %[1]s"),
+	"seat.answer_in":     text("Your answer is in."),
+	"seat.keep_link":     text("Keep your personal link to come back to this negotiation:"),
+	"seat.with":          text("With %[1]s"),
+	"seat.agreed":        text("Agreed: you both approved the same terms."),
+	"seat.your_proposal": text("Your proposal"),
+	"seat.no_terms":      text("No terms on the table yet."),
+	"seat.reject":        text("Reject and close"),
+	"seat.waiting":       text("Waiting for %[1]s. This page updates by itself."),
+	"seat.leave":         text("Leave this negotiation"),
+	"seat.leave_button":  text("Leave and close"),
+	"seat.link":          text("Your personal link:"),
+
+	// The delivery log.
+	"log.heading":       text("Delivery log"),
+	"log.intro":         text("Every notification Taasky sent you or tried to, and the invitations your agents asked it to email, newest first. A failed attempt is retried with a growing delay."),
+	"log.pages":         text("Pages"),
+	"log.newest":        text("Newest"),
+	"log.older":         text("Older"),
+	"log.nothing_older": text("Nothing older."),
+	"log.nothing_yet":   text("Nothing was sent to you yet."),
+	"log.not_set_up":    text("Notifications are not set up on this server."),
+	"log.when":          text("When"),
+	"log.what":          text("What"),
+	"log.channel":       text("Channel"),
+	"log.to":            text("To"),
+	"log.status":        text("Status"),
+	"log.attempts":      text("Attempts"),
+	"log.error":         text("Error"),
+
+	// The page that stops email notices.
+	"unsubscribe.heading":      text("Stop email notices?"),
+	"unsubscribe.what":         text("Taasky will stop emailing you reminders, agreements, closed rooms and \"no deal possible\" notices."),
+	"unsubscribe.done_heading": text("Email notices are off"),
+	"unsubscribe.done":         text("Taasky will no longer email %[1]s reminders, agreements, closed rooms or \"no deal possible\" notices."),
+	"unsubscribe.requests_stay": text("Requests to confirm a move still come: your agent cannot move without you, " +
+		"so those are never unsubscribed by a link."),
+	"unsubscribe.settings": text("You can choose everything in %[1]s."), // a link to Settings
+	"unsubscribe.button":   text("Stop email notices"),
+
+	// The page that refuses further invitations to an address.
+	"refuse.heading":      text("Refuse invitations to %[1]s?"),
+	"refuse.what":         text("Taasky will not email this address another invitation to negotiate, whoever asks. Invitations you already have keep working."),
+	"refuse.button":       text("Refuse further invitations"),
+	"refuse.done_heading": text("No more invitations"),
+	"refuse.done":         text("Taasky will not email %[1]s another invitation."),
+	"refuse.invalid":      text("This link is not valid: open the one in the invitation mail."),
+
+	// The settings page.
+	"settings.done.revoked":        text("The key was revoked: it no longer works."),
+	"settings.done.zone":           text("Your time zone was saved."),
+	"settings.done.language":       text("Your language was saved."),
+	"settings.done.notify":         text("Your notification choices were saved."),
+	"settings.done.push_on":        text("This browser will get your notifications."),
+	"settings.done.push_off":       text("The device was removed: it gets no more notifications."),
+	"settings.done.push_test":      text("A test notification is on its way to your devices: the delivery log below says how it went."),
+	"settings.done.disconnected":   text("The agent was disconnected: its tokens no longer work."),
+	"settings.done.push_nothing":   text("There is no device to send a test to: turn notifications on in this browser first."),
+	"settings.key_ready":           text("%[1]s is ready"),
+	"settings.key_give":            text("Give your agent this MCP URL and key."),
+	"settings.key_once":            text("The key is shown this once: copy it now."),
+	"settings.mcp_url":             text("MCP URL"),
+	"settings.key":                 text("Key"),
+	"settings.key_header":          text("The agent sends it as the header %[1]s."),
+	"settings.account_you_are":     text("(%[1]s, you are %[2]s)"), // role.<role>
+	"settings.account_mcp":         text("MCP URL for this account's agents: %[1]s"),
+	"settings.members":             text("Members"),
+	"settings.members_invitations": text("Members and invitations"),
+	"settings.account_settings":    text("Account settings and audit log"),
+	"settings.agent_owner":         text("owned by %[1]s"),
+	"settings.agent_orphan":        text("its human left the account: its keys are revoked"),
+	"settings.oauth_connected":     text("Connected with OAuth by %[1]s"),
+	"settings.oauth_disconnected":  text("Disconnected %[1]s by %[2]s"),
+	"settings.last_used":           text("last used %[1]s"),
+	"settings.never_used":          text("never used"),
+	"settings.disconnect":          text("Disconnect"),
+	"settings.disconnect_agent":    text("Disconnect %[1]s"),
+	"settings.revoked":             text("revoked"),
+	"settings.since":               text("since %[1]s"),
+	"settings.revoke":              text("Revoke"),
+	"settings.revoke_key":          text("Revoke key %[1]s"),
+	"settings.another_key":         text("Issue another key"),
+	"settings.no_agents":           text("No agents yet."),
+	"settings.agent_name":          text("New agent's name"),
+	"settings.agent_name_example":  text("e.g. My calendar assistant"),
+	"settings.create_agent":        text("Create agent"),
+	"settings.no_account":          text("You are not a member of any account yet. %[1]s, or open the link of an invitation you were sent."),
+	"settings.zone_heading":        text("Time zone"),
+	"settings.zone_label":          text("Cards, deadlines and messages are shown in"),
+	"settings.zone_search":         text("Search time zones"),
+	"settings.zone_browser":        text("Your browser says"),
+	"settings.zone_use":            text("Use it"),
+	"settings.save":                text("Save"),
+	"settings.language_heading":    text("Language"),
+	"settings.language_label":      text("Taasky speaks to you in"),
+	"settings.language_auto":       text("Your browser's language"),
+	"settings.notify_heading":      text("Notifications"),
+	"settings.notify_intro":        text("When your agent needs you to confirm a move, Taasky tells you at once; notices tell you how your negotiations end."),
+	"settings.by_email":            text("By email to %[1]s"),
+	"settings.email_requests":      text("Requests to confirm a move (with a one-tap link)"),
+	"settings.email_notices":       text("Notices: reminders before a deadline, agreed (with a calendar entry), closed, no deal possible"),
+	"settings.push_legend":         text("On your devices (Web Push)"),
+	"settings.push_requests":       text("Requests to confirm a move"),
+	"settings.push_notices":        text("Notices"),
+	"settings.push_no_device":      text("Web Push choices appear here once a browser is notified (below)."),
+	"settings.requests_wait":       text("If you turn requests off everywhere, they still wait for you on your rooms' page: your agent cannot move without you."),
+	"settings.push_heading":        text("Web Push"),
+	"settings.push_needs_js":       text("Turning notifications on in a browser needs JavaScript: this page does it with a button once its script runs."),
+	"settings.push_on":             text("Notify me in this browser"),
+	"settings.push_off":            text("Stop notifying this browser"),
+	"settings.a_browser":           text("A browser"),
+	"settings.this_browser":        text("this browser"),
+	"settings.last_notified":       text("last notified %[1]s"),
+	"settings.send_test":           text("Send a test"),
+	"settings.remove":              text("Remove"),
+	"settings.send_test_all":       text("Send a test to every device"),
+	"settings.no_device":           text("No device gets your notifications yet."),
+	"settings.server_key":          text("Server key"),
+	"settings.server_key_text":     text("Browsers subscribe with this VAPID public key:"),
+	"settings.push_not_configured": text("Web Push is not configured on this server (it needs %[1]s and %[2]s): notifications come by email only."),
+	"push_js.unsupported":          text("This browser cannot get Web Push notifications here."),
+	"push_js.needs_https":          text("This browser cannot get Web Push notifications here (it needs https)."),
+	"push_js.on":                   text("This browser gets your notifications."),
+	"push_js.off":                  text("This browser does not get your notifications."),
+	"push_js.blocked":              text("Notifications are blocked for this site in this browser: allow them in its site settings, then come back."),
+	"push_js.failed":               text("That did not work:"),
+	"settings.whole_log":           text("The whole log"),
+	"settings.notify_not_set_up":   text("Notifications are not set up on this server: confirmation requests wait for you on your rooms' page."),
+
+	// The OAuth consent page: an assistant asks to become the person's agent.
+	"consent.title":       text("Connect %[1]s"),
+	"consent.heading":     text("Connect %[1]s to Taasky?"),
+	"consent.asks":        text("%[1]s asks to negotiate for you."),
+	"consent.asks_in":     text("%[1]s asks to negotiate for you in the account %[2]s."),
+	"consent.agent":       text("It will be your agent: it may open, join and answer negotiations, and ask you to confirm."),
+	"consent.still_yours": text("Every approval, rejection and withdrawal still needs your confirmation, here or from a notification."),
+	"consent.client":      text("Client"),
+	"consent.answer_to":   text("Its answer goes to"),
+	"consent.new_client":  text("This client is new to Taasky: nobody has connected it before. Connect it only if you just added Taasky to your assistant yourself."),
+	"consent.host_differs": text("Its answer goes to %[1]s, not to %[2]s, where the client says it is from. " +
+		"That is usual for an app on your computer; otherwise, decline."),
+	"consent.account":          text("For the account"),
+	"consent.connect":          text("Connect %[1]s"),
+	"consent.decline":          text("Decline"),
+	"consent.disconnect_later": text("You can disconnect it at any time in Settings → Agents: it stops working at once."),
+
+	// Emails (subject, heading, intro, why the recipient gets it) and
+	// their parts; "in" names the room inside a sentence.
+	"mail.subject":               text("%[1]s — %[2]s"), // what, about what
+	"mail.about_with":            text("negotiation with %[1]s"),
+	"mail.about_yours":           text("your negotiation"),
+	"mail.in_with":               text(" in “%[1]s” with %[2]s"),
+	"mail.in":                    text(" in “%[1]s”"),
+	"mail.with":                  text(" with %[1]s"),
+	"mail.your_agent":            text("Your agent"),
+	"mail.your_agent_named":      text("Your agent, %[1]s,"),
+	"mail.review":                text("Review and answer"),
+	"mail.open_room":             text("Open the room"),
+	"mail.the_room":              text("The room:"),
+	"mail.calendar":              text("The agreed time is attached as a calendar entry (invite.ics)."),
+	"mail.stop":                  text("Stop these notices"),
+	"mail.settings":              text("Notification settings"),
+	"mail.request.intro":         text("%[1]s asks you to %[2]s%[3]s."), // agent, ask.<verdict>, in
+	"mail.request.why":           text("Your agent cannot make this move without you. The link shows the terms first; nothing happens until you press a button."),
+	"mail.reminder.subject":      text("Reminder: your answer is waiting"),
+	"mail.reminder.heading":      text("Your answer is still waiting"),
+	"mail.reminder.intro":        text("%[1]s asked you to %[2]s%[3]s."),
+	"mail.reminder.deadline":     text("The deadline is %[1]s (%[2]s); if nobody agrees by then, the room closes."), // until.*
+	"mail.reminder.why":          text("A reminder before the deadline of a confirmation you have not answered yet."),
+	"mail.agreed.heading":        text("Agreed"),
+	"mail.agreed.intro":          text("Agreed%[1]s: both of you approved these terms."),
+	"mail.agreed.why":            text("A notice: a negotiation of yours is agreed."),
+	"mail.closed.heading":        text("Closed"),
+	"mail.closed.intro":          text("The negotiation%[1]s is closed: %[2]s."), // in, closed.<reason>
+	"mail.closed.why":            text("A notice: a negotiation of yours ended without an agreement."),
+	"mail.no_deal.subject":       text("No deal possible on %[1]s"),
+	"mail.no_deal.heading":       text("No deal possible"),
+	"mail.no_deal.intro":         text("No deal is possible%[1]s on %[2]s: your limits and theirs cannot overlap. Neither side's numbers were shared with the other."),
+	"mail.no_deal.why":           text("A notice: Taasky compares both sides' limits once, when the other side joins."),
+	"mail.invite.someone":        text("Someone"),
+	"mail.invite.subject":        text("%[1]s invites you to negotiate"),
+	"mail.invite.subject_titled": text("%[1]s invites you to negotiate “%[2]s”"),
+	"mail.invite.heading":        text("%[1]s invites you"),
+	"mail.invite.intro": text("%[1]s's agent would like to agree on terms with you. Open the invitation to see what they propose: " +
+		"you can answer in the browser (pick, approve, counter or decline), or give the link to an agent of your own."),
+	"mail.invite.intro_titled": text("%[1]s's agent would like to agree on “%[2]s” with you. Open the invitation to see what they propose: " +
+		"you can answer in the browser (pick, approve, counter or decline), or give the link to an agent of your own."),
+	"mail.invite.action":  text("See the invitation"),
+	"mail.invite.expires": text("The invitation expires %[1]s if nobody answers it."),
+	"mail.invite.zone":    text("Times here are in UTC; the invitation shows them in your own time zone."),
+	"mail.invite.refuse":  text("Refuse every further invitation to this address"),
+	"mail.invite.why":     text("%[1]s gave your address to Taasky when opening this negotiation. Nothing more is sent to you unless you answer."),
+	"mail.test.subject":   text("Taasky test notification"),
+	"mail.test.heading":   text("It works"),
+	"mail.test.intro":     text("This device will show Taasky's requests for your confirmation."),
+
+	// Push notifications: the title, and a count of options in the body.
+	"push.request":  text("%[1]s asks you to %[2]s"), // agent, ask.<verdict>
+	"push.reminder": text("Still waiting: %[1]s"),
+	"push.options": plural.Selectf(1, "%d",
+		"one", "%[1]d option",
+		"other", "%[1]d options"),
+
+	// A calendar entry's description (.ics): the exact agreed moments.
+	"ics.agreed":      text("Agreed on Taasky."),
+	"ics.agreed_with": text("Agreed on Taasky with %[1]s."),
+	"ics.range":       text("%[1]s: %[2]s to %[3]s"),
+
+	// Webhooks
+	// The mail to an account's owners when Taasky disabled one of its
+	// webhook endpoints: the account's name, the endpoint's URL, the last
+	// failure.
+	"webhook.disabled.subject": text("A webhook of %[1]s was turned off"),
+	"webhook.disabled.heading": text("A webhook was turned off"),
+	"webhook.disabled.intro": text("Taasky could not deliver to %[1]s for three days, so it stopped sending %[2]s's " +
+		"webhooks there. Events since then are in the delivery log; none is sent until the endpoint is turned back on."),
+	"webhook.disabled.last":   text("The last attempt: %[1]s."),
+	"webhook.disabled.action": text("Open the webhooks"),
+	"webhook.disabled.why":    text("You own %[1]s on Taasky; its owners are told when a webhook stops."),
 
 	// Account deletion
 	// Who sits across a room whose other side's account was deleted.

@@ -25,8 +25,8 @@ func protocolValues(t *testing.T) map[string][]string {
 	out := map[string][]string{}
 	constants(t, "../../negotiation", out)
 	constants(t, "../../jobs", out)
-	for _, typ := range []string{"State", "ClosedReason", "Bound", "Verdict", "Result", "Topic"} {
-		if len(out[typ]) < 3 {
+	for _, typ := range []string{"State", "ClosedReason", "Bound", "Verdict", "Result", "Topic", "Status", "Channel"} {
+		if len(out[typ]) < 2 {
 			t.Fatalf("found %d constants of type %s: %v", len(out[typ]), typ, out[typ])
 		}
 	}
@@ -75,7 +75,8 @@ func constants(t *testing.T, dir string, out map[string][]string) {
 // a confirmation's words.
 func TestEveryProtocolValueHasWords(t *testing.T) {
 	vals := protocolValues(t)
-	prefix := map[string]string{"State": "state.", "ClosedReason": "closed.", "Bound": "bound.", "Verdict": "verdict.", "Result": "result.", "Topic": "topic."}
+	prefix := map[string]string{"State": "state.", "ClosedReason": "closed.", "Bound": "bound.", "Verdict": "verdict.", "Result": "result.", "Topic": "topic.",
+		"Status": "status.", "Channel": "channel."}
 	for typ, p := range prefix {
 		for _, v := range vals[typ] {
 			if !Has(Key(p + v)) {
@@ -105,8 +106,12 @@ func TestEveryProtocolValueHasWords(t *testing.T) {
 // accessors from a protocol value.
 var (
 	keyUse    = regexp.MustCompile(`(?:\.T\(|\bt |\(t )"([a-z_]+(?:\.[a-z_]+)+)"`)
-	derivedBy = []string{"state.", "closed.", "bound.", "verdict.", "ask.", "result.", "topic.", "role.", "note."}
+	derivedBy = []string{"state.", "closed.", "bound.", "verdict.", "ask.", "result.", "topic.", "role.", "note.",
+		"value.", "channel.", "status.", "region."}
 )
+
+// catalogFiles hold the languages' texts, one file each.
+var catalogFiles = []string{"english.go", "german.go", "french.go", "spanish.go", "japanese.go"}
 
 // TestEveryKeyIsUsedAndEveryUseIsAKey walks the module: a key that no
 // code or template uses is dead text, and a key used but missing from the
@@ -121,8 +126,9 @@ func TestEveryKeyIsUsedAndEveryUseIsAKey(t *testing.T) {
 			return filepath.SkipDir
 		}
 		ext := filepath.Ext(path)
-		if d.IsDir() || (ext != ".go" && ext != ".html" && ext != ".tmpl") || strings.HasSuffix(path, "english.go") ||
-			(filepath.Base(filepath.Dir(path)) == "locale" && strings.HasSuffix(path, "_test.go")) {
+		inLocale := filepath.Base(filepath.Dir(path)) == "locale"
+		if d.IsDir() || (ext != ".go" && ext != ".html" && ext != ".tmpl") ||
+			(inLocale && (strings.HasSuffix(path, "_test.go") || slices.Contains(catalogFiles, filepath.Base(path)))) {
 			return nil
 		}
 		b, err := os.ReadFile(path)
@@ -160,7 +166,7 @@ func TestEveryKeyIsUsedAndEveryUseIsAKey(t *testing.T) {
 
 func TestWords(t *testing.T) {
 	p := English()
-	if NewPrinter("de-CH, fr;q=0.8") == nil || NewPrinter("").T("turn.you") != "your turn" || NewPrinter("xx-bogus").T("turn.you") != "your turn" {
+	if NewPrinter("de-CH, fr;q=0.8") == nil || NewPrinter("").T("turn.you") != "your turn" || NewPrinter("xx-bogus").T("turn.you") != "your turn" || NewPrinter("de-CH, fr;q=0.8").Lang() != "de" || NewPrinter("", "it", "fr-CA").Lang() != "fr" {
 		t.Error("a language the catalog lacks does not fall back to English")
 	}
 	paris, _ := time.LoadLocation("Europe/Paris")

@@ -2,6 +2,7 @@ package locale
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,15 +16,55 @@ import (
 // Key names a message in the catalog.
 type Key string
 
-// messages is every language's catalog; English is the fallback, and the
-// only language so far.
+// A Language is one Taasky speaks: its BCP 47 tag, its name in itself,
+// its text by key (one file per language, in english.go's order) and its
+// date patterns.
+type Language struct {
+	Tag   string
+	Name  string
+	text  map[Key]catalog.Message
+	dates *dates
+}
+
+// languages are the catalog's, English first (the source and the fallback).
+var languages = []Language{
+	{"en", "English", englishText, &englishDates},
+	{"de", "Deutsch", germanText, &germanDates},
+	{"fr", "Français", frenchText, &frenchDates},
+	{"es", "Español", spanishText, &spanishDates},
+	{"ja", "日本語", japaneseText, &japaneseDates},
+}
+
+// Languages lists the languages Taasky speaks, English first.
+func Languages() []Language { return slices.Clone(languages) }
+
+// Supported returns the language tag as the catalog has it, or an error
+// that names the languages there are.
+func Supported(tag string) (string, error) {
+	tag = strings.TrimSpace(tag)
+	for _, l := range languages {
+		if strings.EqualFold(tag, l.Tag) {
+			return l.Tag, nil
+		}
+	}
+	tags := make([]string, len(languages))
+	for i, l := range languages {
+		tags[i] = l.Tag
+	}
+	return "", fmt.Errorf("language: must be one of %s (got %q)", strings.Join(tags, ", "), tag)
+}
+
+// messages is every language's catalog; English is the fallback.
 var messages = newCatalog()
 
 func newCatalog() *catalog.Builder {
 	b := catalog.NewBuilder(catalog.Fallback(language.English))
-	for k, m := range englishText {
-		if err := b.Set(language.English, string(k), m); err != nil {
-			panic(fmt.Sprintf("locale: %s: %v", k, err)) // a malformed entry in english.go
+	for _, l := range languages {
+		tag := language.MustParse(l.Tag)
+		for k, m := range l.text {
+			if err := b.Set(tag, string(k), m); err != nil {
+				panic(fmt.Sprintf("locale: %s %s: %v", l.Tag, k, err)) // a malformed entry in its file
+			}
 		}
 	}
 	return b
@@ -32,17 +73,39 @@ func newCatalog() *catalog.Builder {
 // A Printer writes Taasky's words in one language. It is safe for
 // concurrent use.
 type Printer struct {
-	p *message.Printer
+	p     *message.Printer
+	lang  string
+	dates *dates
 }
 
-// NewPrinter returns a Printer for the language tag lang ("en", "de-CH",
-// or an Accept-Language value); a language the catalog lacks gets the
-// closest one it has, English at worst.
-func NewPrinter(lang string) *Printer {
-	tags, _, _ := language.ParseAcceptLanguage(lang)
-	tag, _, _ := messages.Matcher().Match(tags...)
-	return &Printer{p: message.NewPrinter(tag, message.Catalog(messages))}
+// NewPrinter returns a Printer for the first of the language preferences
+// that the catalog has (tags such as "de-CH", or an Accept-Language
+// value; "" is skipped); a language the catalog lacks gets the closest
+// one it has, English at worst.
+func NewPrinter(prefs ...string) *Printer {
+	var tags []language.Tag
+	for _, pref := range prefs {
+		t, _, _ := language.ParseAcceptLanguage(pref)
+		tags = append(tags, t...)
+	}
+	_, i, conf := matcher.Match(tags...)
+	if conf == language.No {
+		i = 0
+	}
+	l := languages[i]
+	return &Printer{p: message.NewPrinter(language.MustParse(l.Tag), message.Catalog(messages)), lang: l.Tag, dates: l.dates}
 }
+
+var matcher = func() language.Matcher {
+	tags := make([]language.Tag, len(languages))
+	for i, l := range languages {
+		tags[i] = language.MustParse(l.Tag)
+	}
+	return language.NewMatcher(tags)
+}()
+
+// Lang is the printer's language tag: "de".
+func (p *Printer) Lang() string { return p.lang }
 
 // English is the Printer of the catalog's source language.
 func English() *Printer { return englishPrinter }
@@ -193,24 +256,3 @@ func (p *Printer) Left(d time.Duration) string {
 	}
 	return p.T("left.days", int(d.Hours()/24))
 }
-
-// Moment writes t for a person in loc (nil: UTC), naming the zone:
-// "Mon 26 Oct 2026, 11:00 (Europe/Paris)"; the zero time is "".
-func (p *Printer) Moment(t time.Time, loc *time.Location) string {
-	if t.IsZero() {
-		return ""
-	}
-	if loc == nil {
-		loc = time.UTC
-	}
-	t = t.In(loc)
-	zone := loc.String()
-	if zone == "" || zone == "Local" {
-		zone = "UTC" + t.Format("-07:00")
-	}
-	return t.Format(momentLayout) + " (" + zone + ")"
-}
-
-// momentLayout is how a moment is written, in English. (Other languages
-// will need their own patterns, and names of days and months.)
-const momentLayout = "Mon 2 Jan 2006, 15:04"

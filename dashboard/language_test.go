@@ -1,0 +1,194 @@
+package dashboard
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taasky/taasky/app"
+)
+
+// TestLanguageOfAPage: a page speaks the person's setting, else their
+// browser's Accept-Language, English at worst; a language Taasky has no
+// words for is refused and the setting keeps its value.
+func TestLanguageOfAPage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	stranger := b.client(nil)
+	stranger.lang = "de-CH, en;q=0.5"
+	_, _, body := stranger.get("/")
+	for _, want := range []string{`<html lang="de">`, "<title>Taasky</title>", "Ihr Agent verhandelt. Sie stimmen zu.", "Zum Inhalt springen"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("welcome in German lacks %q", want)
+		}
+	}
+	stranger.lang = "ko"
+	if _, _, body := stranger.get("/"); !strings.Contains(body, `<html lang="en">`) || !strings.Contains(body, "Your agent negotiates. You agree.") {
+		t.Error("a language without words does not fall back to English")
+	}
+
+	alice := b.client(&b.alice)
+	alice.lang = "ja"
+	_, _, body = alice.get("/settings")
+	if !strings.Contains(body, `<html lang="ja">`) || !strings.Contains(body, "<title>設定 · Taasky</title>") {
+		t.Fatalf("settings in the browser's Japanese:\n%s", head(body))
+	}
+	st, _, body := alice.post("/settings/language", url.Values{"language": {"tlh"}})
+	if st != http.StatusBadRequest || !strings.Contains(body, `language: must be one of en, de, fr, es, ja (got &#34;tlh&#34;)`) {
+		t.Fatalf("an unknown language: %d\n%s", st, body)
+	}
+	if u, _ := b.accounts.UserByID(b.ctx, b.alice.ID); u.Language != "" {
+		t.Fatalf("a refused language was saved: %q", u.Language)
+	}
+	if st, loc, _ := alice.post("/settings/language", url.Values{"language": {"fr"}}); st != http.StatusSeeOther || loc != "/settings?done=language" {
+		t.Fatalf("French: %d %q", st, loc)
+	}
+	_, _, body = alice.get("/settings?done=language")
+	for _, want := range []string{`<html lang="fr">`, "Votre langue a été enregistrée.", `<option value="fr" lang="fr" selected>Français</option>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("settings in the chosen French lack %q", want)
+		}
+	}
+	alice.post("/settings/language", url.Values{"language": {""}})
+	if _, _, body := alice.get("/"); !strings.Contains(body, `<html lang="ja">`) {
+		t.Error("no setting: the browser's language again")
+	}
+}
+
+// TestTimeZonePickerAndTell: the settings' zone is a <select> of IANA
+// zones grouped by region (no script needed); a browser tells its zone
+// once by a form post kept in an HttpOnly cookie; an unknown zone is
+// refused and changes nothing.
+func TestTimeZonePickerAndTell(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice := b.client(&b.alice)
+	_, _, body := alice.get("/settings")
+	for _, want := range []string{`<select name="time_zone" id="tz" data-zone-select>`, `<optgroup label="Europe">`,
+		`<option>Europe/Berlin</option>`, `<option>Asia/Tokyo</option>`, `<optgroup label="Universal"><option selected>UTC</option></optgroup>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the zone picker lacks %q", want)
+		}
+	}
+	if st, _, body := alice.post("/settings/timezone", url.Values{"time_zone": {"Europe/Atlantis"}}); st != http.StatusBadRequest || !strings.Contains(body, "time zone: must be an IANA time zone name") {
+		t.Fatalf("an unknown zone: %d", st)
+	}
+	if u, _ := b.accounts.UserByID(b.ctx, b.alice.ID); u.TimeZone != "UTC" {
+		t.Fatalf("a refused zone was saved: %q", u.TimeZone)
+	}
+
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Title: "Intro call", Slots: []json.RawMessage{
+		json.RawMessage(`{"start":"2026-12-07T09:00:00+01:00","end":"2026-12-07T09:30:00+01:00"}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stranger := b.client(nil)
+	stranger.lang = "es"
+	_, _, body = stranger.get("/i/" + open.InviteCode)
+	for _, want := range []string{`<form method="post" action="/zone" hidden data-zone-tell>`, "lun, 7 dic 2026, 08:00–08:30 (UTC)", "Alpha Studio le invita"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the invitation, zone not told yet, lacks %q", want)
+		}
+	}
+	if st, _, body := stranger.post("/zone", url.Values{"time_zone": {"Mars/Olympus"}}); st != http.StatusBadRequest || !strings.Contains(body, `time_zone: &#34;Mars/Olympus&#34; no es un nombre de zona horaria IANA`) {
+		t.Fatalf("an unknown zone told: %d", st)
+	}
+	if _, ok := stranger.cookies[zoneCookie]; ok {
+		t.Fatal("a refused zone was kept")
+	}
+	if st, _, _ := stranger.post("/zone", url.Values{"time_zone": {"Asia/Tokyo"}}); st != http.StatusNoContent {
+		t.Fatalf("a zone told: %d", st)
+	}
+	kept := false
+	for _, c := range stranger.header.Values("Set-Cookie") {
+		kept = kept || strings.HasPrefix(c, zoneCookie+"=Asia/Tokyo;") && strings.Contains(c, "HttpOnly")
+	}
+	if !kept {
+		t.Fatalf("the zone's cookie: %q", stranger.header.Values("Set-Cookie"))
+	}
+	_, _, body = stranger.get("/i/" + open.InviteCode)
+	if strings.Contains(body, "data-zone-tell") || !strings.Contains(body, "lun, 7 dic 2026, 17:00–17:30 (Asia/Tokyo, UTC&#43;09:00)") {
+		t.Errorf("the invitation in the zone told:\n%s", body)
+	}
+}
+
+func head(s string) string {
+	if len(s) > 600 {
+		return s[:600]
+	}
+	return s
+}
+
+// TestPagesSayWhatAPersonNeeds: the invitation's options are told apart
+// by their buttons, the subject_hash is folded away, and the one-tap page
+// says who the other side is and when the deadline is.
+func TestPagesSayWhatAPersonNeeds(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Title: "Intro call", Slots: []json.RawMessage{
+		json.RawMessage(`{"start":"2026-12-07T09:00:00+01:00","end":"2026-12-07T09:30:00+01:00"}`),
+		json.RawMessage(`{"start":"2026-12-08T15:00:00+01:00","end":"2026-12-08T15:30:00+01:00"}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, body := b.client(nil).get("/i/" + open.InviteCode)
+	for _, want := range []string{`aria-label="Pick Option 1 of 2">Pick this one</button>`, `aria-label="Pick Option 2 of 2">Pick this one</button>`,
+		`<details class="hash"><summary>Fingerprint of these terms</summary>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the invitation lacks %q", want)
+		}
+	}
+	if strings.Contains(body, `<p class="hash">`) {
+		t.Error("the subject_hash is printed in the open")
+	}
+
+	ta, tb, roomID := b.joined("fee talk", nil, "")
+	v, err := b.rooms.Propose(b.ctx, b.alpha, ta, mv("offer", meeting(4, 9, "video", "20")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv, _, err := b.rooms.RequestConfirmation(b.ctx, b.beta, tb, "approve", v.TermsOnTable.Options[0].SubjectHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := b.rooms.IssueOneTap(b.ctx, b.pool, roomID, cv.ID, "email")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := b.rooms.Read(b.ctx, b.beta, tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline, _ := time.Parse(time.RFC3339, r.Deadline)
+	_, _, body = b.client(nil).get("/c/" + token)
+	want := "With Alpha Studio · Deadline: <time datetime=\"" + deadline.UTC().Format(time.RFC3339) + "\">" + deadline.UTC().Format("Mon 2 Jan 2006, 15:04") + " (UTC)</time>"
+	if !strings.Contains(body, want) {
+		t.Errorf("the one-tap page lacks %q:\n%s", want, body)
+	}
+}
+
+// TestRefuseInvitations: the link of an invitation mail shows the address
+// and a button and changes nothing; the button (or a mail client's
+// one-click POST, with no cookie and no token) refuses further
+// invitations; a forged link is refused.
+func TestRefuseInvitations(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	path := strings.TrimPrefix(b.notify.RefuseInvitationsURL("Pat@Example.test"), b.base)
+	pat := b.client(nil)
+	pat.lang = "fr"
+	st, _, body := pat.get(path)
+	if st != 200 || !strings.Contains(body, "Refuser les invitations adressées à pat@example.test ?") || !strings.Contains(body, `<form method="post" action="`+path+`">`) {
+		t.Fatalf("GET: %d\n%s", st, body)
+	}
+	if st, _, body := pat.get(path + "x"); st != http.StatusNotFound || !strings.Contains(body, "Ce lien n&#39;est pas valide") {
+		t.Fatalf("a forged link: %d", st)
+	}
+	oneClick := b.client(nil)
+	if st, _, body := oneClick.do(http.MethodPost, path, url.Values{"List-Unsubscribe": {"One-Click"}}); st != 200 || !strings.Contains(body, "data-refused-invitations") {
+		t.Fatalf("one-click POST: %d\n%s", st, body)
+	}
+}

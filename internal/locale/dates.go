@@ -1,0 +1,132 @@
+package locale
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// golang.org/x/text formats no dates, so each language's few patterns are
+// written here, taken from CLDR 46 (gregorian calendar: the abbreviated
+// "format" names of days and months, the yMMMEd skeleton, HH:mm, and the
+// medium date-time glue). A pattern's letters: W weekday, D day of month,
+// M month name, N month number, Y year, T the time (HH:mm).
+type dates struct {
+	day      string // a date with its weekday
+	moment   string // a date with its weekday and a time
+	weekdays [7]string
+	months   [12]string
+}
+
+var (
+	englishDates = dates{day: "W D M Y", moment: "W D M Y, T",
+		weekdays: [7]string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"},
+		months:   [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}}
+	germanDates = dates{day: "W, D. M Y", moment: "W, D. M Y, T",
+		weekdays: [7]string{"So.", "Mo.", "Di.", "Mi.", "Do.", "Fr.", "Sa."},
+		months:   [12]string{"Jan.", "Feb.", "März", "Apr.", "Mai", "Juni", "Juli", "Aug.", "Sept.", "Okt.", "Nov.", "Dez."}}
+	frenchDates = dates{day: "W D M Y", moment: "W D M Y, T",
+		weekdays: [7]string{"dim.", "lun.", "mar.", "mer.", "jeu.", "ven.", "sam."},
+		months:   [12]string{"janv.", "févr.", "mars", "avr.", "mai", "juin", "juil.", "août", "sept.", "oct.", "nov.", "déc."}}
+	spanishDates = dates{day: "W, D M Y", moment: "W, D M Y, T",
+		weekdays: [7]string{"dom", "lun", "mar", "mié", "jue", "vie", "sáb"},
+		months:   [12]string{"ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sept", "oct", "nov", "dic"}}
+	japaneseDates = dates{day: "Y年N月D日(W)", moment: "Y年N月D日(W) T",
+		weekdays: [7]string{"日", "月", "火", "水", "木", "金", "土"},
+		months:   [12]string{"1月", "2月", "3月", "4月", "5月", "6月", "7月", "8月", "9月", "10月", "11月", "12月"}}
+)
+
+// write fills pattern with t (already in the reader's zone).
+func (d *dates) write(pattern string, t time.Time) string {
+	var b strings.Builder
+	for _, r := range pattern {
+		switch r {
+		case 'W':
+			b.WriteString(d.weekdays[t.Weekday()])
+		case 'D':
+			b.WriteString(strconv.Itoa(t.Day()))
+		case 'M':
+			b.WriteString(d.months[t.Month()-1])
+		case 'N':
+			b.WriteString(strconv.Itoa(int(t.Month())))
+		case 'Y':
+			b.WriteString(strconv.Itoa(t.Year()))
+		case 'T':
+			b.WriteString(t.Format("15:04"))
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// zoneName names loc for a reader: its IANA name, and the offset at t
+// when the name alone does not say it ("Europe/Paris, UTC+01:00"); a zone
+// with no name is its offset.
+func zoneName(t time.Time, loc *time.Location, withOffset bool) string {
+	zone := loc.String()
+	_, off := t.Zone()
+	switch {
+	case off == 0 && (zone == "UTC" || zone == ""):
+		return "UTC"
+	case zone == "" || zone == "Local":
+		return "UTC" + t.Format("-07:00")
+	case withOffset:
+		return zone + ", UTC" + t.Format("-07:00")
+	}
+	return zone
+}
+
+// Moment writes t for a person in loc (nil: UTC), naming the zone:
+// "Mon 26 Oct 2026, 11:00 (Europe/Paris)"; the zero time is "".
+func (p *Printer) Moment(t time.Time, loc *time.Location) string {
+	if t.IsZero() {
+		return ""
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	t = t.In(loc)
+	return p.dates.write(p.dates.moment, t) + " (" + zoneName(t, loc, false) + ")"
+}
+
+// Day writes a calendar day (a date field) with its weekday.
+func (p *Printer) Day(t time.Time) string { return p.dates.write(p.dates.day, t) }
+
+// Range writes a time range in loc, naming the zone and its offset.
+func (p *Printer) Range(start, end time.Time, loc *time.Location) string {
+	if loc == nil {
+		loc = time.UTC
+	}
+	s, e := start.In(loc), end.In(loc)
+	zone := " (" + zoneName(s, loc, true) + ")"
+	if s.Format(time.DateOnly) == e.Format(time.DateOnly) {
+		return p.dates.write(p.dates.moment, s) + "–" + e.Format("15:04") + zone
+	}
+	return p.dates.write(p.dates.moment, s) + " – " + p.dates.write(p.dates.moment, e) + zone
+}
+
+// Value writes a card field's values in the reader's language: moments,
+// days and yes/no in its words and patterns; anything a party wrote
+// (text, enum values) and numbers as the card has them.
+func (p *Printer) Value(f negotiation.CardField, loc *time.Location) string {
+	if len(f.Values) == 0 {
+		return f.Text
+	}
+	parts := make([]string, len(f.Values))
+	for i, v := range f.Values {
+		switch f.Type {
+		case negotiation.TypeTimerange:
+			parts[i] = p.Range(v.Start, v.End, loc)
+		case negotiation.TypeDate:
+			parts[i] = p.Day(v.Start)
+		case negotiation.TypeBool:
+			parts[i] = p.T(Key("value." + strconv.FormatBool(v.Bool)))
+		default:
+			return f.Text
+		}
+	}
+	return strings.Join(parts, "; ")
+}
