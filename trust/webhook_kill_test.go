@@ -30,7 +30,7 @@ func TestWebhooksAcrossAKilledWorker(t *testing.T) {
 	a.start()
 	w := newWorld(t, dsn, a.base)
 	hooks := app.NewWebhooks(app.WebhooksConfig{Pool: w.pool, Rooms: w.rooms, BaseURL: a.base})
-	l := &crashLoad{t: t, w: w}
+	l := newCrashLoad(t, w)
 	ra, rb := newRemote(t, w, a.base, "hooks0"), newRemote(t, w, a.base, "hooks1")
 	rcv := map[string]*notifytest.WebhookEndpoint{}
 	endpoint := map[string]int64{}
