@@ -220,10 +220,9 @@ func outcome(side string, res result) histOut {
 	if res.err != "" {
 		return refusal(res.err)
 	}
-	out := histOut{known: true, view: viewOfResult(side, res.out)}
-	c, _ := res.out["confirmation"].(map[string]any)
-	out.cid, _ = c["id"].(string)
-	return out
+	// A request's confirmation is the room's pending_confirmation.
+	v := viewOfResult(side, res.out)
+	return histOut{known: true, view: v, cid: v.pending}
 }
 
 // termsHash is the subject_hash of terms under raceSchema, computed by the
