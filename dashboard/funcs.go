@@ -46,14 +46,15 @@ func funcsFor(w *locale.Printer) template.FuncMap {
 		"settled": func(status string, v negotiation.Verdict, why string) string {
 			return w.Result(negotiation.Result(status), v, why)
 		},
-		"languages": locale.Languages,
-		"link":      link,
-		"code":      func(s string) template.HTML { return wrap("code", s) },
-		"strong":    func(s string) template.HTML { return wrap("strong", s) },
-		"quoted":    func(s string) template.HTML { return `<span class="quoted their-words">` + escape(s) + `</span>` },
-		"roundSpan": func(n int) template.HTML { return template.HTML(fmt.Sprintf("<span data-round>%d</span>", n)) },
-		"pickLabel": func(options int) string { return w.T(pickKey(options)) },
-		"leftWords": func() (string, error) { return leftWords(w) },
+		"languages":  locale.Languages,
+		"link":       link,
+		"code":       func(s string) template.HTML { return wrap("code", s) },
+		"strong":     func(s string) template.HTML { return wrap("strong", s) },
+		"quoted":     func(s string) template.HTML { return `<span class="quoted their-words">` + escape(s) + `</span>` },
+		"roundSpan":  func(n int) template.HTML { return template.HTML(fmt.Sprintf("<span data-round>%d</span>", n)) },
+		"pickLabel":  func(options int) string { return w.T(pickKey(options)) },
+		"leftWords":  func() (string, error) { return leftWords(w) },
+		"hookStatus": func(s string) string { return hookStatus(w, s) },
 	}
 }
 
