@@ -231,6 +231,17 @@ var englishText = map[Key]catalog.Message{
 	"error.try_again": plural.Selectf(1, "%d",
 		"one", "Too many requests came from your network. Try again in %[1]d second.",
 		"other", "Too many requests came from your network. Try again in %[1]d seconds."),
+	"error.sign_in_late":        text("This sign-in took too long or was started in another browser. Start again from the sign-in page."),
+	"error.sign_in_refused":     text("The identity provider refused the sign-in (%[1]s)."),        // its error code
+	"error.sign_in_refused_why": text("The identity provider refused the sign-in (%[1]s): %[2]s."), // its error code and description
+	"error.sign_in_state":       text("state: this answer is not for the sign-in this browser started. Start again."),
+	"error.sign_in_unverified":  text("The sign-in could not be verified. Start again."),
+	"error.sign_in_unavailable": text("Sign-in is unavailable right now: the identity provider did not answer. Try again in a minute."),
+	"error.no_oauth":            text("This Taasky does not offer OAuth: connect your agent with a key from Settings."),
+	"error.no_room":             text("room not found"),
+	"error.unsubscribe_invalid": text("This unsubscribe link is not valid."),
+	"error.unsubscribe_sign_in": text("This unsubscribe link is not valid. Sign in and open Settings to choose what Taasky emails you."),
+	"error.form_expired":        text("This form has expired or did not come from this page. Go back, reload the page and try again."),
 
 	// A card on a page.
 	"card.label":          text("Terms on the table"),

@@ -228,6 +228,17 @@ var frenchText = map[Key]catalog.Message{
 	"error.try_again": plural.Selectf(1, "%d",
 		"one", "Trop de requêtes sont venues de votre réseau. Réessayez dans %[1]d seconde.",
 		"other", "Trop de requêtes sont venues de votre réseau. Réessayez dans %[1]d secondes."),
+	"error.sign_in_late":        text("Cette connexion a pris trop de temps ou a été commencée dans un autre navigateur. Recommencez depuis la page de connexion."),
+	"error.sign_in_refused":     text("Le fournisseur d'identité a refusé la connexion (%[1]s)."),
+	"error.sign_in_refused_why": text("Le fournisseur d'identité a refusé la connexion (%[1]s) : %[2]s."),
+	"error.sign_in_state":       text("state : cette réponse ne correspond pas à la connexion commencée par ce navigateur. Recommencez."),
+	"error.sign_in_unverified":  text("La connexion n'a pas pu être vérifiée. Recommencez."),
+	"error.sign_in_unavailable": text("La connexion est indisponible pour le moment : le fournisseur d'identité n'a pas répondu. Réessayez dans une minute."),
+	"error.no_oauth":            text("Ce Taasky ne propose pas OAuth : connectez votre agent avec une clé obtenue dans les Paramètres."),
+	"error.no_room":             text("salle introuvable"),
+	"error.unsubscribe_invalid": text("Ce lien de désinscription n'est pas valide."),
+	"error.unsubscribe_sign_in": text("Ce lien de désinscription n'est pas valide. Connectez-vous et ouvrez les Paramètres pour choisir ce que Taasky vous envoie par e-mail."),
+	"error.form_expired":        text("Ce formulaire a expiré ou ne vient pas de cette page. Revenez en arrière, rechargez la page et réessayez."),
 
 	// A card on a page.
 	"card.label":          text("Conditions sur la table"),

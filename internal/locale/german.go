@@ -228,6 +228,17 @@ var germanText = map[Key]catalog.Message{
 	"error.try_again": plural.Selectf(1, "%d",
 		"one", "Aus Ihrem Netzwerk kamen zu viele Anfragen. Versuchen Sie es in %[1]d Sekunde erneut.",
 		"other", "Aus Ihrem Netzwerk kamen zu viele Anfragen. Versuchen Sie es in %[1]d Sekunden erneut."),
+	"error.sign_in_late":        text("Diese Anmeldung hat zu lange gedauert oder wurde in einem anderen Browser begonnen. Beginnen Sie erneut auf der Anmeldeseite."),
+	"error.sign_in_refused":     text("Der Identitätsanbieter hat die Anmeldung abgelehnt (%[1]s)."),
+	"error.sign_in_refused_why": text("Der Identitätsanbieter hat die Anmeldung abgelehnt (%[1]s): %[2]s."),
+	"error.sign_in_state":       text("state: Diese Antwort gehört nicht zu der Anmeldung, die dieser Browser begonnen hat. Beginnen Sie erneut."),
+	"error.sign_in_unverified":  text("Die Anmeldung konnte nicht überprüft werden. Beginnen Sie erneut."),
+	"error.sign_in_unavailable": text("Die Anmeldung ist gerade nicht möglich: Der Identitätsanbieter hat nicht geantwortet. Versuchen Sie es in einer Minute erneut."),
+	"error.no_oauth":            text("Dieses Taasky bietet kein OAuth an: Verbinden Sie Ihren Agenten mit einem Schlüssel aus den Einstellungen."),
+	"error.no_room":             text("Raum nicht gefunden"),
+	"error.unsubscribe_invalid": text("Dieser Abmeldelink ist nicht gültig."),
+	"error.unsubscribe_sign_in": text("Dieser Abmeldelink ist nicht gültig. Melden Sie sich an und öffnen Sie die Einstellungen, um zu wählen, was Taasky Ihnen per E-Mail sendet."),
+	"error.form_expired":        text("Dieses Formular ist abgelaufen oder stammt nicht von dieser Seite. Gehen Sie zurück, laden Sie die Seite neu und versuchen Sie es erneut."),
 
 	// A card on a page.
 	"card.label":          text("Vorliegende Bedingungen"),

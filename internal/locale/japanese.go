@@ -209,10 +209,21 @@ var japaneseText = map[Key]catalog.Message{
 	"signed_out.again":   text("もう一度サインイン"),
 
 	// The error page.
-	"error.title":     text("問題が発生しました"),
-	"error.back":      text("Taaskyに戻る"),
-	"error.too_many":  text("リクエストが多すぎます"),
-	"error.try_again": text("お使いのネットワークからのリクエストが多すぎます。%[1]d秒後にもう一度お試しください。"),
+	"error.title":               text("問題が発生しました"),
+	"error.back":                text("Taaskyに戻る"),
+	"error.too_many":            text("リクエストが多すぎます"),
+	"error.try_again":           text("お使いのネットワークからのリクエストが多すぎます。%[1]d秒後にもう一度お試しください。"),
+	"error.sign_in_late":        text("このサインインは時間がかかりすぎたか、別のブラウザで開始されました。サインインページからやり直してください。"),
+	"error.sign_in_refused":     text("IDプロバイダーがサインインを拒否しました（%[1]s）。"),
+	"error.sign_in_refused_why": text("IDプロバイダーがサインインを拒否しました（%[1]s）：%[2]s。"),
+	"error.sign_in_state":       text("state：この応答は、このブラウザが開始したサインインのものではありません。やり直してください。"),
+	"error.sign_in_unverified":  text("サインインを検証できませんでした。やり直してください。"),
+	"error.sign_in_unavailable": text("現在サインインできません：IDプロバイダーが応答しませんでした。1分後にもう一度お試しください。"),
+	"error.no_oauth":            text("このTaaskyはOAuthに対応していません：設定で発行したキーでエージェントを接続してください。"),
+	"error.no_room":             text("ルームが見つかりません"),
+	"error.unsubscribe_invalid": text("この配信停止リンクは無効です。"),
+	"error.unsubscribe_sign_in": text("この配信停止リンクは無効です。サインインして設定を開き、Taaskyから届くメールを選んでください。"),
+	"error.form_expired":        text("このフォームは期限切れか、このページから送信されたものではありません。前のページに戻り、再読み込みしてからもう一度お試しください。"),
 
 	// A card on a page.
 	"card.label":          text("提示されている条件"),

@@ -228,6 +228,17 @@ var spanishText = map[Key]catalog.Message{
 	"error.try_again": plural.Selectf(1, "%d",
 		"one", "Llegaron demasiadas solicitudes desde su red. Inténtelo de nuevo en %[1]d segundo.",
 		"other", "Llegaron demasiadas solicitudes desde su red. Inténtelo de nuevo en %[1]d segundos."),
+	"error.sign_in_late":        text("Este inicio de sesión tardó demasiado o se empezó en otro navegador. Vuelva a empezar desde la página de inicio de sesión."),
+	"error.sign_in_refused":     text("El proveedor de identidad rechazó el inicio de sesión (%[1]s)."),
+	"error.sign_in_refused_why": text("El proveedor de identidad rechazó el inicio de sesión (%[1]s): %[2]s."),
+	"error.sign_in_state":       text("state: esta respuesta no corresponde al inicio de sesión que empezó este navegador. Vuelva a empezar."),
+	"error.sign_in_unverified":  text("No se pudo verificar el inicio de sesión. Vuelva a empezar."),
+	"error.sign_in_unavailable": text("El inicio de sesión no está disponible ahora: el proveedor de identidad no respondió. Inténtelo de nuevo en un minuto."),
+	"error.no_oauth":            text("Este Taasky no ofrece OAuth: conecte su agente con una clave de Ajustes."),
+	"error.no_room":             text("sala no encontrada"),
+	"error.unsubscribe_invalid": text("Este enlace para darse de baja no es válido."),
+	"error.unsubscribe_sign_in": text("Este enlace para darse de baja no es válido. Inicie sesión y abra Ajustes para elegir qué le envía Taasky por correo."),
+	"error.form_expired":        text("Este formulario caducó o no procede de esta página. Vuelva atrás, recargue la página e inténtelo de nuevo."),
 
 	// A card on a page.
 	"card.label":          text("Condiciones sobre la mesa"),
