@@ -192,3 +192,29 @@ func TestRefuseInvitations(t *testing.T) {
 		t.Fatalf("one-click POST: %d\n%s", st, body)
 	}
 }
+
+// TestAccountPagesInTheirLanguage: an account's pages, their notices and
+// the dashboard's own refusals speak the reader's language.
+func TestAccountPagesInTheirLanguage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice := b.client(&b.alice)
+	alice.lang = "de"
+	for page, wants := range map[string][]string{
+		"/accounts/alpha/members?done=role":     {"<title>Mitglieder von Alpha Studio · Taasky</title>", "Die Rolle wurde geändert.", "Jemanden einladen", `<span class="sr-only">Aktionen</span>`},
+		"/accounts/alpha/settings?done=renamed": {"<title>Einstellungen von Alpha Studio · Taasky</title>", "Das Konto wurde umbenannt.", "Prüfprotokoll", "Export herunterladen"},
+		"/accounts/alpha/webhooks?done=deleted": {"<title>Webhooks von Alpha Studio · Taasky</title>", "Der Endpunkt wurde gelöscht.", "Noch kein Endpunkt.", `<a href="https://www.standardwebhooks.com/">Standard Webhooks</a>`},
+		"/accounts/alpha/start":                 {"Alpha Studio ist bereit", "Sie sind Inhaber", `<a href="/">Ihre Räume</a>`},
+	} {
+		st, _, body := alice.get(page)
+		for _, want := range wants {
+			if st != http.StatusOK || !strings.Contains(body, want) {
+				t.Errorf("%s: %d, lacks %q", page, st, want)
+			}
+		}
+	}
+	alice.lang = "fr"
+	if st, _, body := alice.post("/rooms/0/decide", url.Values{"answer": {"confirm"}}); st != http.StatusNotFound || !strings.Contains(body, "salle introuvable") {
+		t.Errorf("a room that does not exist, in French: %d", st)
+	}
+}
