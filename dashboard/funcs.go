@@ -171,9 +171,13 @@ func dict(kv ...any) (map[string]any, error) {
 	return m, nil
 }
 
-// nameThem names the other side of a room whose account was deleted.
+// nameThem names the other side of a room when it is no account's name:
+// a person in the browser, or an account that was deleted.
 func nameThem(w *locale.Printer, h *app.HumanRoom) {
-	if h.ThemDeleted {
+	switch {
+	case h.ThemPerson:
+		h.Them = w.T("party.person")
+	case h.ThemDeleted:
 		h.Them = w.T("party.deleted_account")
 	}
 }

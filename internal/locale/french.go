@@ -671,7 +671,9 @@ var frenchText = map[Key]catalog.Message{
 	"webhook.disabled.why":    text("Vous êtes propriétaire de %[1]s sur Taasky ; ses propriétaires sont prévenus quand un webhook s'arrête."),
 
 	// Account deletion
-	"party.deleted_account":        text("un compte supprimé"),
+	"party.deleted_account": text("un compte supprimé"),
+	// Who sits across a room whose other side is a person without an account.
+	"party.person":                 text("une personne qui répond dans le navigateur"),
 	"account_delete.heading":       text("Supprimer le compte"),
 	"account_delete.intro":         text("La suppression du compte est définitive. Immédiatement :"),
 	"account_delete.rooms":         text("chaque négociation ouverte est close, et l'autre partie est informée que ce compte a été supprimé ;"),

@@ -671,7 +671,9 @@ var germanText = map[Key]catalog.Message{
 	"webhook.disabled.why":    text("Ihnen gehört %[1]s auf Taasky; die Inhaber werden benachrichtigt, wenn ein Webhook stoppt."),
 
 	// Account deletion
-	"party.deleted_account":        text("ein gelöschtes Konto"),
+	"party.deleted_account": text("ein gelöschtes Konto"),
+	// Who sits across a room whose other side is a person without an account.
+	"party.person":                 text("eine Person, die im Browser antwortet"),
 	"account_delete.heading":       text("Konto löschen"),
 	"account_delete.intro":         text("Das Löschen des Kontos kann nicht rückgängig gemacht werden. Sofort gilt:"),
 	"account_delete.rooms":         text("jede offene Verhandlung wird geschlossen, und der anderen Seite wird mitgeteilt, dass dieses Konto gelöscht wurde;"),

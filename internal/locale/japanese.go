@@ -652,7 +652,9 @@ var japaneseText = map[Key]catalog.Message{
 	"webhook.disabled.why":    text("あなたはTaaskyで%[1]sのオーナーです。Webhookが停止するとオーナーに通知されます。"),
 
 	// Account deletion
-	"party.deleted_account":        text("削除されたアカウント"),
+	"party.deleted_account": text("削除されたアカウント"),
+	// Who sits across a room whose other side is a person without an account.
+	"party.person":                 text("ブラウザで回答する人"),
 	"account_delete.heading":       text("アカウントを削除"),
 	"account_delete.intro":         text("アカウントの削除は取り消せません。直ちに次のようになります："),
 	"account_delete.rooms":         text("進行中の交渉はすべて終了し、相手側にはこのアカウントが削除されたことが通知されます。"),

@@ -671,7 +671,9 @@ var spanishText = map[Key]catalog.Message{
 	"webhook.disabled.why":    text("Usted es propietario de %[1]s en Taasky; sus propietarios reciben aviso cuando un webhook se detiene."),
 
 	// Account deletion
-	"party.deleted_account":        text("una cuenta eliminada"),
+	"party.deleted_account": text("una cuenta eliminada"),
+	// Who sits across a room whose other side is a person without an account.
+	"party.person":                 text("una persona que responde en el navegador"),
 	"account_delete.heading":       text("Eliminar la cuenta"),
 	"account_delete.intro":         text("La eliminación de la cuenta no se puede deshacer. De inmediato:"),
 	"account_delete.rooms":         text("se cierra cada negociación abierta y se informa a la otra parte de que esta cuenta fue eliminada;"),
