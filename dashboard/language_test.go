@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -213,6 +214,31 @@ func TestAccountPagesInTheirLanguage(t *testing.T) {
 			}
 		}
 	}
+	// A person without an account picks an option: the room page names
+	// them in the reader's words.
+	slots := []json.RawMessage{json.RawMessage(`{"start":"2026-12-07T09:00:00Z","end":"2026-12-07T09:30:00Z"}`)}
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Slots: slots, Title: "Intro"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat := b.client(nil)
+	_, _, body := pat.get("/i/" + open.InviteCode)
+	hash := regexp.MustCompile(`name="subject_hash" value="([^"]+)"`).FindStringSubmatch(body)
+	if hash == nil {
+		t.Fatalf("no option to pick:\n%s", body)
+	}
+	if st, _, _ := pat.post("/i/"+open.InviteCode, url.Values{"verdict": {"approve"}, "subject_hash": {hash[1]}}); st != http.StatusSeeOther {
+		t.Fatalf("pick: %d", st)
+	}
+	_, _, body = alice.get("/")
+	room := regexp.MustCompile(`href="(/rooms/\d+)`).FindStringSubmatch(body)
+	if room == nil {
+		t.Fatalf("no room listed:\n%s", body)
+	}
+	if _, _, body := alice.get(room[1]); !strings.Contains(body, "mit einer Person, die im Browser antwortet") {
+		t.Errorf("the room page does not name the person in German:\n%s", head(body))
+	}
+
 	alice.lang = "fr"
 	if st, _, body := alice.post("/rooms/0/decide", url.Values{"answer": {"confirm"}}); st != http.StatusNotFound || !strings.Contains(body, "salle introuvable") {
 		t.Errorf("a room that does not exist, in French: %d", st)

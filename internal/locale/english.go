@@ -684,7 +684,8 @@ var englishText = map[Key]catalog.Message{
 	// Account deletion
 	// Who sits across a room whose other side's account was deleted.
 	"party.deleted_account": text("a deleted account"),
-	// Who sits across a room whose other side is a person without an account.
+	// Who sits across a room whose other side is a person without an account
+	// (after "with" and "by" on the room page).
 	"party.person": text("a person answering in the browser"),
 	// The settings page's section (owners only), and the page after it.
 	"account_delete.heading":       text("Delete the account"),

@@ -673,7 +673,7 @@ var germanText = map[Key]catalog.Message{
 	// Account deletion
 	"party.deleted_account": text("ein gelöschtes Konto"),
 	// Who sits across a room whose other side is a person without an account.
-	"party.person":                 text("eine Person, die im Browser antwortet"),
+	"party.person":                 text("einer Person, die im Browser antwortet"), // dative: after "mit", "von"
 	"account_delete.heading":       text("Konto löschen"),
 	"account_delete.intro":         text("Das Löschen des Kontos kann nicht rückgängig gemacht werden. Sofort gilt:"),
 	"account_delete.rooms":         text("jede offene Verhandlung wird geschlossen, und der anderen Seite wird mitgeteilt, dass dieses Konto gelöscht wurde;"),
