@@ -55,6 +55,7 @@ func funcsFor(w *locale.Printer) template.FuncMap {
 		"pickLabel":  func(options int) string { return w.T(pickKey(options)) },
 		"leftWords":  func() (string, error) { return leftWords(w) },
 		"hookStatus": func(s string) string { return hookStatus(w, s) },
+		"audit":      func(a app.AuditAction) string { return w.T(locale.Key("audit." + a)) },
 	}
 }
 

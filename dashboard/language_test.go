@@ -203,7 +203,7 @@ func TestAccountPagesInTheirLanguage(t *testing.T) {
 	alice.lang = "de"
 	for page, wants := range map[string][]string{
 		"/accounts/alpha/members?done=role":     {"<title>Mitglieder von Alpha Studio · Taasky</title>", "Die Rolle wurde geändert.", "Jemanden einladen", `<span class="sr-only">Aktionen</span>`},
-		"/accounts/alpha/settings?done=renamed": {"<title>Einstellungen von Alpha Studio · Taasky</title>", "Das Konto wurde umbenannt.", "Prüfprotokoll", "Export herunterladen"},
+		"/accounts/alpha/settings?done=renamed": {"<title>Einstellungen von Alpha Studio · Taasky</title>", "Das Konto wurde umbenannt.", "Prüfprotokoll", "Export herunterladen", "<td>Agent erstellt</td>"},
 		"/accounts/alpha/webhooks?done=deleted": {"<title>Webhooks von Alpha Studio · Taasky</title>", "Der Endpunkt wurde gelöscht.", "Noch kein Endpunkt.", `<a href="https://www.standardwebhooks.com/">Standard Webhooks</a>`},
 		"/accounts/alpha/start":                 {"Alpha Studio ist bereit", "Sie sind Inhaber", `<a href="/">Ihre Räume</a>`},
 	} {
