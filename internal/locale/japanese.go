@@ -466,7 +466,7 @@ var japaneseText = map[Key]catalog.Message{
 	"start.agent_create":     text("設定でエージェントを作成してください"),
 	"start.team_heading":     text("2. チームを招く"),
 	"start.invite":           text("メンバーを招待"),
-	"start.invite_text":      text("（メール）：各自が自分のエージェントを接続し、その操作を確定します。"),
+	"start.invite_text":      text("招待はメールで届き、各自が自分のエージェントを接続して、その操作を確定します。"),
 	"start.team_see":         text("アカウントのオーナーと管理者がメンバーを招待します。%[1]s。"),
 	"start.see_who":          text("メンバーを見る"),
 	"start.rooms_heading":    text("3. 交渉を見守る"),
