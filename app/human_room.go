@@ -20,9 +20,12 @@ type HumanRoom struct {
 	Deadline    time.Time
 	AccountSlug string
 	AccountName string
-	// Them says who sits across: an account's name, "a person in the
-	// browser", or "" before anyone joined or when ThemDeleted.
+	// Them says who sits across: an account's name, or "" before anyone
+	// joined, when ThemPerson or when ThemDeleted (the adapter says those
+	// in the reader's words).
 	Them string
+	// ThemPerson: a person without an account answers in the browser.
+	ThemPerson bool
 	// ThemDeleted: the other side's account was deleted; its side of the
 	// room stays as it was.
 	ThemDeleted bool
@@ -133,7 +136,7 @@ func (s *Rooms) humanRoom(ctx context.Context, q querier, ld *loaded, side negot
 	switch {
 	case them == nil:
 	case them.AccountID == nil:
-		h.Them = "a person answering in the browser"
+		h.ThemPerson = true
 	case people.them != nil:
 		h.Them = *people.them
 	default:

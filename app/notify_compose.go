@@ -144,7 +144,7 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 	if row.Title != nil {
 		out.Title = *row.Title
 	}
-	seen, tz, err := n.rooms.seatHuman(ctx, n.pool, ld, d.Side)
+	seen, tz, _, err := n.rooms.seatHuman(ctx, n.pool, ld, d.Side)
 	if err != nil {
 		return err
 	}

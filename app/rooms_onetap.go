@@ -81,7 +81,7 @@ func (s *Rooms) OneTapCard(ctx context.Context, token string) (*OneTap, error) {
 	if c := ld.room.PendingFor(side); c != nil && c.ID == ot.confirmationID {
 		v.Confirmation = c
 	}
-	seen, tz, err := s.seatHuman(ctx, s.pool, ld, side)
+	seen, tz, _, err := s.seatHuman(ctx, s.pool, ld, side)
 	if err != nil {
 		return nil, err
 	}

@@ -36,8 +36,8 @@ func (s *Rooms) Read(ctx context.Context, agent Agent, roomToken string) (*View,
 		if kept.holds(row.human, s.now()) {
 			return kept.view, nil
 		}
-		// The human's context changed (their time zone, or their account
-		// saw the other side's schema): read the room again.
+		// The human's context changed (their time zone or language, or
+		// their account saw the other side's schema): read the room again.
 		if row, side, err = selectSeat(ctx, s.pool, hash, agent.AccountID, false); err != nil {
 			return nil, err
 		}
@@ -51,7 +51,7 @@ func (s *Rooms) Read(ctx context.Context, agent Agent, roomToken string) (*View,
 		return nil, err
 	}
 	if h := row.human; h != nil {
-		s.views.Put(string(hash), &keptView{seq: row.Seq, zone: h.zone, seen: h.seen, view: v})
+		s.views.Put(string(hash), &keptView{seq: row.Seq, zone: h.zone, lang: h.lang, seen: h.seen, view: v})
 	}
 	return v, nil
 }
@@ -61,6 +61,7 @@ func (s *Rooms) Read(ctx context.Context, agent Agent, roomToken string) (*View,
 type keptView struct {
 	seq  int
 	zone *string
+	lang string
 	seen bool
 	view *View
 }
@@ -69,7 +70,7 @@ type keptView struct {
 // human's context is h, at now.
 func (k *keptView) holds(h *humanRow, now time.Time) bool {
 	sameZone := (k.zone == nil) == (h.zone == nil) && (k.zone == nil || *k.zone == *h.zone)
-	return sameZone && k.seen == h.seen && (k.view.changesAt.IsZero() || now.Before(k.view.changesAt))
+	return sameZone && k.lang == h.lang && k.seen == h.seen && (k.view.changesAt.IsZero() || now.Before(k.view.changesAt))
 }
 
 // viewsKept is how many views a generation of Rooms.views holds: about

@@ -36,6 +36,9 @@ type View struct {
 	// labels, their time zone), for the adapters to render.
 	Card     *negotiation.Card `json:"-"`
 	TimeZone *time.Location    `json:"-"`
+	// Lang is the language of this side's human: their setting, else
+	// their identity provider's locale ("": none known).
+	Lang string `json:"-"`
 	// changesAt is when the view changes with no move (the cool-down's
 	// end); zero when only a move changes it.
 	changesAt time.Time
@@ -137,11 +140,11 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 	if c := next.CheckAfter; c != nil && (v.changesAt.IsZero() || c.Before(v.changesAt)) {
 		v.changesAt = *c
 	}
-	seen, tz, err := s.seatHuman(ctx, q, ld, side)
+	seen, tz, lang, err := s.seatHuman(ctx, q, ld, side)
 	if err != nil {
 		return nil, err
 	}
-	v.Card, v.TimeZone, v.seen = r.Card(side, seen, tz), tz, seen
+	v.Card, v.TimeZone, v.Lang, v.seen = r.Card(side, seen, tz), tz, lang, seen
 	if r.Table != nil {
 		v.TermsOnTable = tableView(r.Table, side, v.Card)
 	}
@@ -191,33 +194,34 @@ func roundsOf(log []*loggedEvent, side negotiation.Side) []RoundView {
 // seatHuman is humanContext for side's card, from what the room's statement
 // read of the side's human (roomRow.human: a seat, a one-tap link, a notice)
 // when that still holds (the other side's schema unchanged).
-func (s *Rooms) seatHuman(ctx context.Context, q querier, ld *loaded, side negotiation.Side) (bool, *time.Location, error) {
+func (s *Rooms) seatHuman(ctx context.Context, q querier, ld *loaded, side negotiation.Side) (seen bool, tz *time.Location, lang string, err error) {
 	theirs := ld.room.Party(side.Other()).Schema
 	fp := ""
 	if theirs != nil {
 		fp = string(theirs.Fingerprint())
 	}
 	if h := ld.row.human; h != nil && h.side == side && h.theirFP == fp {
-		return h.seen, s.zoneOf(h.zone), nil
+		return h.seen, s.zoneOf(h.zone), h.lang, nil
 	}
 	return s.humanContext(ctx, q, ld.row.party(side), theirs)
 }
 
-// humanContext is what a party's card needs of its human: whether their
-// account has seen the other side's schema, and their time zone.
-func (s *Rooms) humanContext(ctx context.Context, q querier, p *partyRow, theirs *negotiation.Schema) (bool, *time.Location, error) {
+// humanContext is what a party's card and words need of its human:
+// whether their account has seen the other side's schema, their time
+// zone, and their language ("": none known).
+func (s *Rooms) humanContext(ctx context.Context, q querier, p *partyRow, theirs *negotiation.Schema) (bool, *time.Location, string, error) {
 	if p == nil {
-		return false, time.UTC, nil
+		return false, time.UTC, "", nil
 	}
 	fp := ""
 	if theirs != nil {
 		fp = string(theirs.Fingerprint())
 	}
-	seen, zone, err := selectHumanContext(ctx, q, p, fp)
+	h, err := selectHumanContext(ctx, q, p, fp)
 	if err != nil {
-		return false, nil, fmt.Errorf("human context: %w", err)
+		return false, nil, "", fmt.Errorf("human context: %w", err)
 	}
-	return seen, s.zoneOf(zone), nil
+	return h.seen, s.zoneOf(h.zone), h.lang, nil
 }
 
 // zoneOf is a human's time zone, UTC when they set none.

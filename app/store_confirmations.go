@@ -120,7 +120,7 @@ func selectOneTapCard(ctx context.Context, q querier, tokenHash []byte) (*roomRo
 	h := &humanRow{}
 	c := &oneTapCard{}
 	row, err := scanRoom(q.QueryRow(ctx, oneTapSQL, tokenHash),
-		&h.seen, &h.zone, &h.agent, &h.them, &c.token.confirmationID, &c.token.usedAt, &c.side, &c.status, &c.why)
+		&h.seen, &h.zone, &h.lang, &h.agent, &h.them, &c.token.confirmationID, &c.token.usedAt, &c.side, &c.status, &c.why)
 	if err != nil {
 		return nil, nil, fmt.Errorf("selectOneTapCard: %w", err)
 	}

@@ -61,7 +61,7 @@ func selectNotice(ctx context.Context, q querier, roomID int64, side negotiation
 	var email, lang, endpoint, p256dh, auth *string
 	var prefs NotifyPrefs
 	row, err := scanRoom(q.QueryRow(ctx, notificationSQL, roomID, side, userID, subscriptionID),
-		&h.seen, &h.zone, &h.agent, &h.them, &rcptID, &email, &lang,
+		&h.seen, &h.zone, &h.lang, &h.agent, &h.them, &rcptID, &email, &lang,
 		&prefs.EmailRequests, &prefs.EmailNotices, &prefs.PushRequests, &prefs.PushNotices, &endpoint, &p256dh, &auth)
 	if err != nil {
 		return nil, nil, fmt.Errorf("selectNotice %d: %w", roomID, err)

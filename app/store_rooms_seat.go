@@ -32,10 +32,12 @@ func selectSeatUnless(ctx context.Context, q querier, tokenHash []byte, accountI
 
 // humanCols is what a side's card needs of its human, for the side's
 // party p and the other party o: whether p's account has seen o's schema,
-// and the time zone of p's human.
+// and the time zone and language (their setting, else their identity
+// provider's locale) of p's human.
 const humanCols = `,
 	EXISTS (SELECT 1 FROM seen_schemas s WHERE s.account_id = p.account_id AND s.fingerprint = o.schema_fp),
-	(SELECT u.time_zone FROM users u WHERE u.id = p.owner_user_id)`
+	(SELECT u.time_zone FROM users u WHERE u.id = p.owner_user_id),
+	coalesce((SELECT coalesce(u.language, u.oidc_locale) FROM users u WHERE u.id = p.owner_user_id), '')`
 
 // namesCols names, for a message to p's human, p's agent and o's account.
 const namesCols = `,
@@ -67,7 +69,7 @@ func querySeat(ctx context.Context, q querier, tokenHash []byte, accountID int64
 	default:
 		row = q.QueryRow(ctx, seatSQL, tokenHash, accountID)
 	}
-	r, err := scanRoom(row, &side, &h.seen, &h.zone)
+	r, err := scanRoom(row, &side, &h.seen, &h.zone, &h.lang)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, "", Errorf(ErrNotFound, "room_token: no room of yours has this token")
 	}
@@ -91,6 +93,7 @@ type humanRow struct {
 	theirFP string
 	seen    bool
 	zone    *string
+	lang    string // a language tag or a locale; "": none known
 	// With namesCols: the side's agent and the other side's account.
 	agent, them *string
 }
@@ -106,16 +109,16 @@ func (r *roomRow) setHuman(side negotiation.Side, h *humanRow) {
 
 // selectHumanContext is what a party's card needs of its human: whether
 // the party's account has seen the schema of fingerprint fp, and the time
-// zone of the party's human (nil: none set).
-func selectHumanContext(ctx context.Context, q querier, p *partyRow, fp string) (bool, *string, error) {
-	var seen bool
-	var zone *string
+// zone and language of the party's human (nil: none set).
+func selectHumanContext(ctx context.Context, q querier, p *partyRow, fp string) (*humanRow, error) {
+	h := &humanRow{}
 	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM seen_schemas WHERE account_id = $1 AND fingerprint = $2),
-		(SELECT time_zone FROM users WHERE id = $3)`, p.AccountID, fp, p.OwnerUserID).Scan(&seen, &zone)
+		(SELECT time_zone FROM users WHERE id = $3), coalesce((SELECT coalesce(language, oidc_locale) FROM users WHERE id = $3), '')`,
+		p.AccountID, fp, p.OwnerUserID).Scan(&h.seen, &h.zone, &h.lang)
 	if err != nil {
-		return false, nil, fmt.Errorf("selectHumanContext: %w", err)
+		return nil, fmt.Errorf("selectHumanContext: %w", err)
 	}
-	return seen, zone, nil
+	return h, nil
 }
 
 // markSchemaSeen records that the account has seen the schema of

@@ -14,6 +14,7 @@ import (
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/locale"
+	"github.com/taasky/taasky/notify/notifytest"
 )
 
 // axeSource is axe-core, installed by npm from test/a11y (npm ci --prefix
@@ -65,7 +66,8 @@ func (br *browser) violations(ctx context.Context, axe, page string) []string {
 // confirmation, a one-tap link before and after its answer, an
 // invitation with and without an error, a person's seat, the settings,
 // the delivery log, the unsubscribe page, the page that refuses
-// invitations. No violation of impact serious
+// invitations, and an account's pages (first steps, members, settings,
+// webhooks and an endpoint's deliveries). No violation of impact serious
 // or critical may remain.
 func TestAccessibility(t *testing.T) {
 	axe := axeSource(t)
@@ -82,6 +84,10 @@ func TestAccessibility(t *testing.T) {
 	}
 	path := strings.TrimPrefix(b.notify.UnsubscribeURL(b.bob.ID), b.base)
 	refuse := strings.TrimPrefix(b.notify.RefuseInvitationsURL("pat@example.test"), b.base)
+	endpoint, _, err := b.hooks.CreateWebhook(b.ctx, b.bob.ID, "beta", notifytest.NewWebhookEndpoint(t).URL, []string{string(app.HookRoomAgreed)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, l := range locale.Languages() {
 		t.Run(l.Tag, func(t *testing.T) {
 			br := br.on(t)
@@ -129,6 +135,11 @@ func TestAccessibility(t *testing.T) {
 			visit(bob, "room with a pending confirmation", fmt.Sprintf("/rooms/%d", roomID), `button[data-answer="confirm"]`)
 			visit(bob, "settings", "/settings", "#tz")
 			visit(bob, "delivery log", "/settings/deliveries", "main h1")
+			visit(bob, "account's first steps", "/accounts/beta/start", "#start-mcp")
+			visit(bob, "members", "/accounts/beta/members", "table.members")
+			visit(bob, "account settings", "/accounts/beta/settings", "#account-name")
+			visit(bob, "webhooks", "/accounts/beta/webhooks", "#webhook-url")
+			visit(bob, "webhook deliveries", fmt.Sprintf("/accounts/beta/webhooks/%d", endpoint.ID), "table.log")
 			visit(stranger, "unsubscribe", path, "[data-unsubscribe]")
 			visit(stranger, "refuse invitations", refuse, "[data-refuse]")
 			visit(stranger, "one-tap", "/c/"+token, `button[data-answer="confirm"]`)

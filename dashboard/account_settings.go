@@ -4,6 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/locale"
 )
 
 // accountData is an account's settings page: its name, and a page of its
@@ -21,8 +22,8 @@ type accountData struct {
 	DeleteError string
 }
 
-var accountNotices = map[string]string{
-	"renamed": "The account was renamed.",
+var accountNotices = map[string]locale.Key{
+	"renamed": "account.done.renamed",
 }
 
 // accountSettings shows the account's settings page.
@@ -31,7 +32,7 @@ func (d *Dashboard) accountSettings(c *fiber.Ctx) error {
 	if v == nil {
 		return done
 	}
-	return d.accountPage(c, v, c.Params("slug"), c.Query("cursor"), accountData{Notice: accountNotices[c.Query("done")]})
+	return d.accountPage(c, v, c.Params("slug"), c.Query("cursor"), accountData{Notice: d.doneNotice(c, v, accountNotices)})
 }
 
 func (d *Dashboard) accountPage(c *fiber.Ctx, v *viewer, slug, cursor string, data accountData) error {
@@ -52,7 +53,7 @@ func (d *Dashboard) accountPage(c *fiber.Ctx, v *viewer, slug, cursor string, da
 	if err != nil {
 		return d.fail(c, err)
 	}
-	return d.renderPage(c, "account", &page{Title: "Settings of " + m.AccountName, Data: data}, v)
+	return d.renderPage(c, "account", &page{Title: d.words(c, v).T("account.title", m.AccountName), Data: data}, v)
 }
 
 // accountRename renames the account (owners and admins).

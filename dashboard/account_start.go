@@ -24,6 +24,6 @@ func (d *Dashboard) accountStart(c *fiber.Ctx) error {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	return d.renderPage(c, "start", &page{Title: "First steps in " + m.AccountName, Data: startData{M: m,
+	return d.renderPage(c, "start", &page{Title: d.words(c, v).T("start.title", m.AccountName), Data: startData{M: m,
 		MCPURL: d.mcpURL(m.AccountSlug), Lead: app.May(m.Role, app.ActManageMembers, app.Colleagues)}}, v)
 }

@@ -20,22 +20,21 @@ func (d *Dashboard) authCallback(c *fiber.Ctx) error {
 	ok := d.sign.open("login", c.Cookies(loginCookie), &ls)
 	d.clearCookie(c, loginCookie)
 	if !ok || d.now().Unix() >= ls.Expires {
-		return d.showError(c, fiber.StatusBadRequest, "This sign-in took too long or was started in another browser. Start again from the sign-in page.")
+		return d.showErrorT(c, fiber.StatusBadRequest, "error.sign_in_late")
 	}
 	if e := c.Query("error"); e != "" {
-		msg := "The identity provider refused the sign-in (" + e + ")"
 		if desc := c.Query("error_description"); desc != "" {
-			msg += ": " + desc
+			return d.showErrorT(c, fiber.StatusUnauthorized, "error.sign_in_refused_why", e, desc)
 		}
-		return d.showError(c, fiber.StatusUnauthorized, msg+".")
+		return d.showErrorT(c, fiber.StatusUnauthorized, "error.sign_in_refused", e)
 	}
 	if subtle.ConstantTimeCompare([]byte(c.Query("state")), []byte(ls.State)) != 1 {
-		return d.showError(c, fiber.StatusBadRequest, "state: this answer is not for the sign-in this browser started. Start again.")
+		return d.showErrorT(c, fiber.StatusBadRequest, "error.sign_in_state")
 	}
 	id, err := d.identify(c, ls)
 	if err != nil {
 		d.log.Warn("sign-in failed", "err", err)
-		return d.showError(c, fiber.StatusUnauthorized, "The sign-in could not be verified. Start again.")
+		return d.showErrorT(c, fiber.StatusUnauthorized, "error.sign_in_unverified")
 	}
 	user, err := d.accounts.LoginOIDC(c.UserContext(), id)
 	if err != nil {

@@ -17,7 +17,7 @@ func (d *Dashboard) authLogin(c *fiber.Ctx) error {
 	_, oauth, _, err := d.oidc.get()
 	if err != nil {
 		d.log.Error("sign-in", "err", err)
-		return d.showError(c, fiber.StatusServiceUnavailable, "Sign-in is unavailable right now: the identity provider did not answer. Try again in a minute.")
+		return d.showErrorT(c, fiber.StatusServiceUnavailable, "error.sign_in_unavailable")
 	}
 	ls := loginState{State: randomString(), Nonce: randomString(), Verifier: oauth2.GenerateVerifier(),
 		Next: safeNext(c.Query("next")), Expires: d.now().Add(loginTTL).Unix()}

@@ -46,14 +46,16 @@ func funcsFor(w *locale.Printer) template.FuncMap {
 		"settled": func(status string, v negotiation.Verdict, why string) string {
 			return w.Result(negotiation.Result(status), v, why)
 		},
-		"languages": locale.Languages,
-		"link":      link,
-		"code":      func(s string) template.HTML { return wrap("code", s) },
-		"strong":    func(s string) template.HTML { return wrap("strong", s) },
-		"quoted":    func(s string) template.HTML { return `<span class="quoted their-words">` + escape(s) + `</span>` },
-		"roundSpan": func(n int) template.HTML { return template.HTML(fmt.Sprintf("<span data-round>%d</span>", n)) },
-		"pickLabel": func(options int) string { return w.T(pickKey(options)) },
-		"leftWords": func() (string, error) { return leftWords(w) },
+		"languages":  locale.Languages,
+		"link":       link,
+		"code":       func(s string) template.HTML { return wrap("code", s) },
+		"strong":     func(s string) template.HTML { return wrap("strong", s) },
+		"quoted":     func(s string) template.HTML { return `<span class="quoted their-words">` + escape(s) + `</span>` },
+		"roundSpan":  func(n int) template.HTML { return template.HTML(fmt.Sprintf("<span data-round>%d</span>", n)) },
+		"pickLabel":  func(options int) string { return w.T(pickKey(options)) },
+		"leftWords":  func() (string, error) { return leftWords(w) },
+		"hookStatus": func(s string) string { return hookStatus(w, s) },
+		"audit":      func(a app.AuditAction) string { return w.T(locale.Key("audit." + a)) },
 	}
 }
 
@@ -170,9 +172,13 @@ func dict(kv ...any) (map[string]any, error) {
 	return m, nil
 }
 
-// nameThem names the other side of a room whose account was deleted.
+// nameThem names the other side of a room when it is no account's name:
+// a person in the browser, or an account that was deleted.
 func nameThem(w *locale.Printer, h *app.HumanRoom) {
-	if h.ThemDeleted {
+	switch {
+	case h.ThemPerson:
+		h.Them = w.T("party.person")
+	case h.ThemDeleted:
 		h.Them = w.T("party.deleted_account")
 	}
 }

@@ -34,5 +34,5 @@ func (d *Dashboard) joinPage(c *fiber.Ctx, v *viewer, data joinData) error {
 	data.Status = data.Inv.Status(d.now())
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	c.Set("Referrer-Policy", "no-referrer")
-	return d.renderPage(c, "join", &page{Title: "Join " + data.Inv.AccountName, Data: data}, v)
+	return d.renderPage(c, "join", &page{Title: d.words(c, v).T("join.title", data.Inv.AccountName), Data: data}, v)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -190,5 +191,56 @@ func TestRefuseInvitations(t *testing.T) {
 	oneClick := b.client(nil)
 	if st, _, body := oneClick.do(http.MethodPost, path, url.Values{"List-Unsubscribe": {"One-Click"}}); st != 200 || !strings.Contains(body, "data-refused-invitations") {
 		t.Fatalf("one-click POST: %d\n%s", st, body)
+	}
+}
+
+// TestAccountPagesInTheirLanguage: an account's pages, their notices and
+// the dashboard's own refusals speak the reader's language.
+func TestAccountPagesInTheirLanguage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice := b.client(&b.alice)
+	alice.lang = "de"
+	for page, wants := range map[string][]string{
+		"/accounts/alpha/members?done=role":     {"<title>Mitglieder von Alpha Studio · Taasky</title>", "Die Rolle wurde geändert.", "Jemanden einladen", `<span class="sr-only">Aktionen</span>`},
+		"/accounts/alpha/settings?done=renamed": {"<title>Einstellungen von Alpha Studio · Taasky</title>", "Das Konto wurde umbenannt.", "Prüfprotokoll", "Export herunterladen", "<td>Agent erstellt</td>"},
+		"/accounts/alpha/webhooks?done=deleted": {"<title>Webhooks von Alpha Studio · Taasky</title>", "Der Endpunkt wurde gelöscht.", "Noch kein Endpunkt.", `<a href="https://www.standardwebhooks.com/">Standard Webhooks</a>`},
+		"/accounts/alpha/start":                 {"Alpha Studio ist bereit", "Sie sind Inhaber", `<a href="/">Ihre Räume</a>`},
+	} {
+		st, _, body := alice.get(page)
+		for _, want := range wants {
+			if st != http.StatusOK || !strings.Contains(body, want) {
+				t.Errorf("%s: %d, lacks %q", page, st, want)
+			}
+		}
+	}
+	// A person without an account picks an option: the room page names
+	// them in the reader's words.
+	slots := []json.RawMessage{json.RawMessage(`{"start":"2026-12-07T09:00:00Z","end":"2026-12-07T09:30:00Z"}`)}
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Slots: slots, Title: "Intro"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat := b.client(nil)
+	_, _, body := pat.get("/i/" + open.InviteCode)
+	hash := regexp.MustCompile(`name="subject_hash" value="([^"]+)"`).FindStringSubmatch(body)
+	if hash == nil {
+		t.Fatalf("no option to pick:\n%s", body)
+	}
+	if st, _, _ := pat.post("/i/"+open.InviteCode, url.Values{"verdict": {"approve"}, "subject_hash": {hash[1]}}); st != http.StatusSeeOther {
+		t.Fatalf("pick: %d", st)
+	}
+	_, _, body = alice.get("/")
+	room := regexp.MustCompile(`href="(/rooms/\d+)`).FindStringSubmatch(body)
+	if room == nil {
+		t.Fatalf("no room listed:\n%s", body)
+	}
+	if _, _, body := alice.get(room[1]); !strings.Contains(body, "mit einer Person, die im Browser antwortet") {
+		t.Errorf("the room page does not name the person in German:\n%s", head(body))
+	}
+
+	alice.lang = "fr"
+	if st, _, body := alice.post("/rooms/0/decide", url.Values{"answer": {"confirm"}}); st != http.StatusNotFound || !strings.Contains(body, "salle introuvable") {
+		t.Errorf("a room that does not exist, in French: %d", st)
 	}
 }

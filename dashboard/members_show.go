@@ -4,6 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/locale"
 )
 
 // membersData is an account's members page.
@@ -31,12 +32,12 @@ type invitationRow struct {
 	Manage bool
 }
 
-var membersNotices = map[string]string{
-	"invited": "The invitation is on its way.",
-	"resent":  "The invitation was sent again, with a new link (the old one no longer works).",
-	"revoked": "The invitation was revoked: its link no longer works.",
-	"role":    "The role was changed.",
-	"removed": "The member was removed: their agents' keys and their sessions no longer work, and their open rooms' confirmations go to the account's owners.",
+var membersNotices = map[string]locale.Key{
+	"invited": "members.done.invited",
+	"resent":  "members.done.resent",
+	"revoked": "members.done.revoked",
+	"role":    "members.done.role",
+	"removed": "members.done.removed",
 }
 
 // membersShow lists the account's members and pending invitations, with
@@ -46,7 +47,7 @@ func (d *Dashboard) membersShow(c *fiber.Ctx) error {
 	if v == nil {
 		return done
 	}
-	return d.membersPage(c, v, c.Params("slug"), membersData{Notice: membersNotices[c.Query("done")]})
+	return d.membersPage(c, v, c.Params("slug"), membersData{Notice: d.doneNotice(c, v, membersNotices)})
 }
 
 func (d *Dashboard) membersPage(c *fiber.Ctx, v *viewer, slug string, data membersData) error {
@@ -78,7 +79,7 @@ func (d *Dashboard) membersPage(c *fiber.Ctx, v *viewer, slug string, data membe
 				Manage: app.May(m.Role, app.ManageAction(inv.Role), app.Colleagues)})
 		}
 	}
-	return d.renderPage(c, "members", &page{Title: "Members of " + m.AccountName, Data: data}, v)
+	return d.renderPage(c, "members", &page{Title: d.words(c, v).T("members.title", m.AccountName), Data: data}, v)
 }
 
 // membersRefused shows the members page with the refusal's message, or

@@ -11,7 +11,7 @@ import (
 // code, decline with access_denied.
 func (d *Dashboard) oauthConsentAnswer(c *fiber.Ctx) error {
 	if d.oauth == nil {
-		return d.showError(c, fiber.StatusNotFound, "This Taasky does not offer OAuth: connect your agent with a key from Settings.")
+		return d.showErrorT(c, fiber.StatusNotFound, "error.no_oauth")
 	}
 	v, done := d.requireViewer(c)
 	if v == nil {

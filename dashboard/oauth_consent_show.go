@@ -21,7 +21,7 @@ type consentParam struct{ Name, Value string }
 // account, and what it may do; approve or decline.
 func (d *Dashboard) oauthConsentShow(c *fiber.Ctx) error {
 	if d.oauth == nil {
-		return d.showError(c, fiber.StatusNotFound, "This Taasky does not offer OAuth: connect your agent with a key from Settings.")
+		return d.showErrorT(c, fiber.StatusNotFound, "error.no_oauth")
 	}
 	v, done := d.requireViewer(c)
 	if v == nil {

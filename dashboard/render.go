@@ -103,6 +103,12 @@ func (d *Dashboard) showError(c *fiber.Ctx, status int, msg string) error {
 	return d.renderPage(c, "error", &page{Title: d.words(c, nil).T("error.title"), Data: msg}, nil)
 }
 
+// showErrorT renders the error page with the catalog's message key, in
+// the request's language.
+func (d *Dashboard) showErrorT(c *fiber.Ctx, status int, key locale.Key, args ...any) error {
+	return d.showError(c, status, d.words(c, nil).T(key, args...))
+}
+
 // fail shows err: an *app.Error with its message and status; the database
 // not answering (a failover, a restart) as 503 with Retry-After, a page
 // that asks to try again; anything else as "internal error", logged.

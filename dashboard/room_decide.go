@@ -19,7 +19,7 @@ func (d *Dashboard) roomDecide(c *fiber.Ctx) error {
 	}
 	roomID, err := c.ParamsInt("id")
 	if err != nil || roomID <= 0 {
-		return d.showError(c, fiber.StatusNotFound, "room not found")
+		return d.showErrorT(c, fiber.StatusNotFound, "error.no_room")
 	}
 	accept, msg := parseAnswer(c.FormValue("answer"))
 	cid := c.FormValue("confirmation_id")

@@ -14,7 +14,7 @@ func (d *Dashboard) roomEvents(c *fiber.Ctx) error {
 	}
 	roomID, err := c.ParamsInt("id")
 	if err != nil || roomID <= 0 {
-		return d.showError(c, fiber.StatusNotFound, "room not found")
+		return d.showErrorT(c, fiber.StatusNotFound, "error.no_room")
 	}
 	if err := d.rooms.SeesRoom(c.UserContext(), uid, int64(roomID)); err != nil {
 		return d.failStream(c, err)

@@ -27,7 +27,7 @@ func (d *Dashboard) roomReceipt(c *fiber.Ctx) (roomID int64, jws string, v *view
 	}
 	id, err := c.ParamsInt("id")
 	if err != nil || id <= 0 {
-		return 0, "", nil, d.showError(c, fiber.StatusNotFound, "room not found")
+		return 0, "", nil, d.showErrorT(c, fiber.StatusNotFound, "error.no_room")
 	}
 	jws, err = d.rooms.ReceiptForHuman(c.UserContext(), v.user.ID, int64(id))
 	if err != nil {

@@ -34,7 +34,7 @@ func (d *Dashboard) roomShow(c *fiber.Ctx) error {
 func (d *Dashboard) roomPage(c *fiber.Ctx, v *viewer, errMsg string) error {
 	roomID, err := c.ParamsInt("id")
 	if err != nil || roomID <= 0 {
-		return d.showError(c, fiber.StatusNotFound, "room not found")
+		return d.showErrorT(c, fiber.StatusNotFound, "error.no_room")
 	}
 	side := negotiation.Side(c.Query("side", c.FormValue("side")))
 	answered := c.Query("answered")

@@ -57,7 +57,7 @@ func (d *Dashboard) newCSRF() fiber.Handler {
 		KeyGenerator:   d.newCSRFToken,
 		Storage:        csrfTokens{d},
 		ErrorHandler: func(c *fiber.Ctx, err error) error {
-			return d.showError(c, fiber.StatusForbidden, "This form has expired or did not come from this page. Go back, reload the page and try again.")
+			return d.showErrorT(c, fiber.StatusForbidden, "error.form_expired")
 		},
 	})
 }

@@ -53,11 +53,16 @@ func (d *Dashboard) settingsShow(c *fiber.Ctx) error {
 	if v == nil {
 		return done
 	}
-	data := settingsData{}
-	if k, ok := settingsNotices[c.Query("done")]; ok {
-		data.Notice = d.words(c, v).T(k)
+	return d.settingsPage(c, v, settingsData{Notice: d.doneNotice(c, v, settingsNotices)})
+}
+
+// doneNotice is the words of what a form just did, from the ?done= it
+// redirected with ("" for none).
+func (d *Dashboard) doneNotice(c *fiber.Ctx, v *viewer, notices map[string]locale.Key) string {
+	if k, ok := notices[c.Query("done")]; ok {
+		return d.words(c, v).T(k)
 	}
-	return d.settingsPage(c, v, data)
+	return ""
 }
 
 func (d *Dashboard) settingsPage(c *fiber.Ctx, v *viewer, data settingsData) error {

@@ -26,5 +26,5 @@ func (d *Dashboard) signupShow(c *fiber.Ctx) error {
 
 func (d *Dashboard) signupPage(c *fiber.Ctx, v *viewer, data signupData) error {
 	data.Verified = v.user.EmailVerified
-	return d.renderPage(c, "signup", &page{Title: "Create an account", Data: data}, v)
+	return d.renderPage(c, "signup", &page{Title: d.words(c, v).T("rooms.create_account"), Data: data}, v)
 }

@@ -12,11 +12,11 @@ import (
 // check). Requests for a confirmation are never turned off this way.
 func (d *Dashboard) unsubscribeConfirm(c *fiber.Ctx) error {
 	if d.notify == nil {
-		return d.showError(c, fiber.StatusNotFound, "This unsubscribe link is not valid.")
+		return d.showErrorT(c, fiber.StatusNotFound, "error.unsubscribe_invalid")
 	}
 	email, err := d.notify.UnsubscribeNotices(c.UserContext(), c.Params("token"))
 	if app.ErrorCodeOf(err) == app.ErrNotFound {
-		return d.showError(c, fiber.StatusNotFound, "This unsubscribe link is not valid. Sign in and open Settings to choose what Taasky emails you.")
+		return d.showErrorT(c, fiber.StatusNotFound, "error.unsubscribe_sign_in")
 	}
 	if err != nil {
 		return d.fail(c, err)

@@ -16,7 +16,7 @@ type unsubscribeData struct {
 func (d *Dashboard) unsubscribeShow(c *fiber.Ctx) error {
 	token := c.Params("token")
 	if d.notify == nil || !d.notify.UnsubscribeTokenValid(token) {
-		return d.showError(c, fiber.StatusNotFound, "This unsubscribe link is not valid. Sign in and open Settings to choose what Taasky emails you.")
+		return d.showErrorT(c, fiber.StatusNotFound, "error.unsubscribe_sign_in")
 	}
 	return d.render(c, "unsubscribe", d.words(c, nil).T("unsubscribe.heading"), nil, unsubscribeData{Token: token})
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/locale"
 )
 
 // webhooksData is an account's webhooks page: its endpoints, the form to
@@ -27,9 +28,9 @@ type shownSecret struct {
 	Rotated     bool
 }
 
-var webhookNotices = map[string]string{
-	"deleted": "The endpoint was deleted.",
-	"enabled": "The endpoint is on again.",
+var webhookNotices = map[string]locale.Key{
+	"deleted": "webhooks.done.deleted",
+	"enabled": "webhooks.done.enabled",
 }
 
 // webhooksShow shows the account's webhook endpoints (owners and admins).
@@ -38,7 +39,7 @@ func (d *Dashboard) webhooksShow(c *fiber.Ctx) error {
 	if v == nil {
 		return done
 	}
-	return d.webhooksPage(c, v, webhooksData{Notice: webhookNotices[c.Query("done")]})
+	return d.webhooksPage(c, v, webhooksData{Notice: d.doneNotice(c, v, webhookNotices)})
 }
 
 func (d *Dashboard) webhooksPage(c *fiber.Ctx, v *viewer, data webhooksData) error {
@@ -58,7 +59,7 @@ func (d *Dashboard) webhooksPage(c *fiber.Ctx, v *viewer, data webhooksData) err
 	if data.Chosen == nil && data.URL == "" {
 		data.Chosen = []string{string(app.HookRoomAgreed), string(app.HookRoomClosed)}
 	}
-	return d.renderPage(c, "webhooks", &page{Title: "Webhooks of " + m.AccountName, Data: data}, v)
+	return d.renderPage(c, "webhooks", &page{Title: d.words(c, v).T("webhooks.title", m.AccountName), Data: data}, v)
 }
 
 // webhookRefused shows the webhooks page with a refusal's message, or

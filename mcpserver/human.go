@@ -10,14 +10,11 @@ import (
 	"github.com/taasky/taasky/negotiation"
 )
 
-// words is the vocabulary for_your_human is written in; an agent's human
-// has no language of their own yet.
-var words = locale.English()
-
 // forYourHuman writes the room for the agent's human, to be shown as it is:
-// their labels and time zone, the other side's words marked as theirs, and
-// what is being asked of them.
+// in their language, with their labels and time zone, the other side's
+// words marked as theirs, and what is being asked of them.
 func forYourHuman(v *app.View) string {
+	words := locale.NewPrinter(v.Lang)
 	var b strings.Builder
 	line := func(key locale.Key, args ...any) {
 		b.WriteString(words.T(key, args...))
@@ -61,7 +58,7 @@ func forYourHuman(v *app.View) string {
 				line("human.option", words.Option(i, len(c.Options)))
 			}
 			for _, f := range o.Fields {
-				b.WriteString(cardLine(f))
+				b.WriteString(cardLine(words, f))
 			}
 		}
 		// The note asks the human to check each field before confirming:
@@ -83,7 +80,7 @@ func forYourHuman(v *app.View) string {
 	return b.String()
 }
 
-func cardLine(f negotiation.CardField) string {
+func cardLine(words *locale.Printer, f negotiation.CardField) string {
 	label := f.Label
 	if f.Theirs {
 		label = words.T("human.their_field", label)

@@ -18,14 +18,15 @@ import (
 )
 
 // protocolValues reads negotiation's source (and jobs', for the topics
-// of a delivery) for the constants of each protocol type, so that a value
+// of a delivery, and app's, for the audit log's actions) for the constants of each protocol type, so that a value
 // added there without words fails here.
 func protocolValues(t *testing.T) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
 	constants(t, "../../negotiation", out)
 	constants(t, "../../jobs", out)
-	for _, typ := range []string{"State", "ClosedReason", "Bound", "Verdict", "Result", "Topic", "Status", "Channel"} {
+	constants(t, "../../app", out)
+	for _, typ := range []string{"State", "ClosedReason", "Bound", "Verdict", "Result", "Topic", "Status", "Channel", "AuditAction"} {
 		if len(out[typ]) < 2 {
 			t.Fatalf("found %d constants of type %s: %v", len(out[typ]), typ, out[typ])
 		}
@@ -76,7 +77,7 @@ func constants(t *testing.T, dir string, out map[string][]string) {
 func TestEveryProtocolValueHasWords(t *testing.T) {
 	vals := protocolValues(t)
 	prefix := map[string]string{"State": "state.", "ClosedReason": "closed.", "Bound": "bound.", "Verdict": "verdict.", "Result": "result.", "Topic": "topic.",
-		"Status": "status.", "Channel": "channel."}
+		"Status": "status.", "Channel": "channel.", "AuditAction": "audit."}
 	for typ, p := range prefix {
 		for _, v := range vals[typ] {
 			if !Has(Key(p + v)) {
@@ -107,7 +108,7 @@ func TestEveryProtocolValueHasWords(t *testing.T) {
 var (
 	keyUse    = regexp.MustCompile(`(?:\.T\(|\bt |\(t )"([a-z_]+(?:\.[a-z_]+)+)"`)
 	derivedBy = []string{"state.", "closed.", "bound.", "verdict.", "ask.", "result.", "topic.", "role.", "note.",
-		"value.", "channel.", "status.", "region."}
+		"value.", "channel.", "status.", "region.", "audit."}
 )
 
 // catalogFiles hold the languages' texts, one file each.
