@@ -167,7 +167,7 @@ func TestEveryKeyIsUsedAndEveryUseIsAKey(t *testing.T) {
 
 func TestWords(t *testing.T) {
 	p := English()
-	if NewPrinter("de-CH, fr;q=0.8") == nil || NewPrinter("").T("turn.you") != "your turn" || NewPrinter("xx-bogus").T("turn.you") != "your turn" || NewPrinter("de-CH, fr;q=0.8").Lang() != "de" || NewPrinter("", "it", "fr-CA").Lang() != "fr" {
+	if NewPrinter("de-CH, fr;q=0.8") == nil || NewPrinter("").T("turn.you") != "your turn" || NewPrinter("xx-bogus").T("turn.you") != "your turn" || NewPrinter("de-CH, fr;q=0.8").Lang() != "de" || NewPrinter("", "it", "fr-CA").Lang() != "fr" || NewPrinter("de_DE").Lang() != "de" {
 		t.Error("a language the catalog lacks does not fall back to English")
 	}
 	paris, _ := time.LoadLocation("Europe/Paris")

@@ -80,12 +80,13 @@ type Printer struct {
 
 // NewPrinter returns a Printer for the first of the language preferences
 // that the catalog has (tags such as "de-CH", or an Accept-Language
-// value; "" is skipped); a language the catalog lacks gets the closest
-// one it has, English at worst.
+// value; "" is skipped; a POSIX-style "de_DE", as some identity
+// providers send their locale claim, is read as "de-DE"); a language the
+// catalog lacks gets the closest one it has, English at worst.
 func NewPrinter(prefs ...string) *Printer {
 	var tags []language.Tag
 	for _, pref := range prefs {
-		t, _, _ := language.ParseAcceptLanguage(pref)
+		t, _, _ := language.ParseAcceptLanguage(strings.ReplaceAll(pref, "_", "-"))
 		tags = append(tags, t...)
 	}
 	_, i, conf := matcher.Match(tags...)
