@@ -692,7 +692,7 @@ var germanText = map[Key]catalog.Message{
 	"webhook.disabled.why":    text("Ihnen gehört %[1]s auf Taasky; die Inhaber werden benachrichtigt, wenn ein Webhook stoppt."),
 
 	// Account deletion
-	"party.deleted_account": text("ein gelöschtes Konto"),
+	"party.deleted_account": text("„gelöschtes Konto“"), // a name in quotes: it reads right after "mit" and "von" and alone
 	// Who sits across a room whose other side is a person without an account.
 	"party.person":                 text("einer Person, die im Browser antwortet"), // dative: after "mit", "von"
 	"account_delete.heading":       text("Konto löschen"),
