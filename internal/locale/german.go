@@ -700,7 +700,7 @@ var germanText = map[Key]catalog.Message{
 	"account_delete.rooms":         text("jede offene Verhandlung wird geschlossen, und der anderen Seite wird mitgeteilt, dass dieses Konto gelöscht wurde;"),
 	"account_delete.access":        text("kein Agentenschlüssel, kein verbundener Assistent und keine Sitzung eines Mitglieds funktioniert mehr;"),
 	"account_delete.erased":        text("die Seite des Kontos in jedem Raum (seine Agenten, seine Grenzen, seine Notizen), seine Mitglieder, Einladungen, sein Prüfprotokoll und Zustellprotokoll werden gelöscht, ebenso jedes Mitglied, das keinem anderen Konto angehört, mit seinen Einstellungen und Geräten;"),
-	"account_delete.kept":          text("die andere Seite behält ihre Kopie jedes Raums, auch der vereinbarten, und sieht diese Seite als „ein gelöschtes Konto“."),
+	"account_delete.kept":          text("die andere Seite behält ihre Kopie jedes Raums, auch der vereinbarten, und sieht diese Seite als „gelöschtes Konto“."),
 	"account_delete.export_first":  text("Um eine Kopie zu behalten, laden Sie zuerst oben den Export herunter."),
 	"account_delete.confirm_label": text("Geben Sie zur Bestätigung das Kürzel des Kontos ein: %[1]s"),
 	"account_delete.button":        text("Konto löschen"),
