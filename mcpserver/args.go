@@ -184,11 +184,11 @@ func argFields(t reflect.Type) map[string]int {
 }
 
 // argNames lists the arguments a struct takes, in its order, less the old
-// names still read (tagged ",old").
+// names still read (tagged `args:"old"`).
 func argNames(t reflect.Type) string {
 	var names []string
 	for i := range t.NumField() {
-		if name := argName(t.Field(i)); name != "" && !strings.HasSuffix(t.Field(i).Tag.Get("json"), ",old") {
+		if name := argName(t.Field(i)); name != "" && t.Field(i).Tag.Get("args") != "old" {
 			names = append(names, name)
 		}
 	}

@@ -106,8 +106,8 @@ func (s *Server) open(ctx context.Context, agent app.Agent, raw json.RawMessage)
 func (s *Server) join(ctx context.Context, agent app.Agent, raw json.RawMessage) (any, error) {
 	var in struct {
 		Invite        string          `json:"invite"`
-		InviteCode    string          `json:"invite_code,old"` // the names invite had before
-		InviteURL     string          `json:"invite_url,old"`
+		InviteCode    string          `json:"invite_code" args:"old"` // the names invite had before
+		InviteURL     string          `json:"invite_url" args:"old"`
 		SubjectSchema json.RawMessage `json:"subject_schema"`
 		Limits        json.RawMessage `json:"limits"`
 	}
