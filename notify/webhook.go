@@ -3,9 +3,6 @@ package notify
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -15,15 +12,18 @@ import (
 	"strings"
 	"time"
 
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
 	"github.com/taasky/taasky/internal/netguard"
 )
 
 // Webhooks follow the Standard Webhooks specification
-// (https://www.standardwebhooks.com): the headers webhook-id,
-// webhook-timestamp and webhook-signature, the signature "v1," followed by
-// the base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" under the secret
-// (whsec_ and base64 of its bytes), several signatures separated by spaces
-// while two secrets are valid.
+// (https://www.standardwebhooks.com), signed by its reference library: the
+// headers webhook-id, webhook-timestamp and webhook-signature, the
+// signature "v1," followed by the base64 HMAC-SHA256 of
+// "{id}.{timestamp}.{body}" under the secret (whsec_ and base64 of its
+// bytes), several signatures separated by spaces while two secrets are
+// valid.
 
 // WebhookSecretPrefix starts every webhook secret.
 const WebhookSecretPrefix = "whsec_"
@@ -45,14 +45,15 @@ func SignWebhook(id string, at time.Time, payload []byte, secrets []string) (str
 	}
 	sigs := make([]string, 0, len(secrets))
 	for _, s := range secrets {
-		key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(s, WebhookSecretPrefix))
+		wh, err := standardwebhooks.NewWebhook(s)
 		if err != nil || !strings.HasPrefix(s, WebhookSecretPrefix) {
 			return "", errors.New("webhook: a secret is not whsec_ and base64")
 		}
-		m := hmac.New(sha256.New, key)
-		fmt.Fprintf(m, "%s.%d.", id, at.Unix())
-		m.Write(payload)
-		sigs = append(sigs, "v1,"+base64.StdEncoding.EncodeToString(m.Sum(nil)))
+		sig, err := wh.Sign(id, at, payload)
+		if err != nil {
+			return "", fmt.Errorf("webhook: sign: %w", err)
+		}
+		sigs = append(sigs, sig)
 	}
 	return strings.Join(sigs, " "), nil
 }
