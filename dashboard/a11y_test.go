@@ -111,19 +111,7 @@ func TestAccessibility(t *testing.T) {
 			}
 
 			// A room whose human is asked to approve, and its one-tap link.
-			ta, tb, roomID := b.joined("Kick-off "+l.Tag, nil, `{"fee":{"max":{"amount":"100.00","currency":"EUR"}}}`)
-			v, err := b.rooms.Propose(b.ctx, b.alpha, ta, mv("offer", meeting(3, 10, "office", "120")))
-			if err != nil {
-				t.Fatal(err)
-			}
-			cv, _, err := b.rooms.RequestConfirmation(b.ctx, b.beta, tb, "approve", v.TermsOnTable.Options[0].SubjectHash)
-			if err != nil {
-				t.Fatal(err)
-			}
-			token, err := b.rooms.IssueOneTap(b.ctx, b.pool, roomID, cv.ID, "email")
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, roomID, token := b.askedToApprove(t, "Kick-off "+l.Tag, `{"fee":{"max":{"amount":"100.00","currency":"EUR"}}}`, meeting(3, 10, "office", "120"))
 			open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: meetingSchema, Subject: meeting(10, 10, "office", "150"), Title: "Design review"})
 			if err != nil {
 				t.Fatal(err)
@@ -169,19 +157,7 @@ func TestAccessibility(t *testing.T) {
 func TestKeyboardConfirmation(t *testing.T) {
 	b := setup(t)
 	br := newBrowser(t, b)
-	ta, tb, roomID := b.joined("Keyboard", nil, "")
-	v, err := b.rooms.Propose(b.ctx, b.alpha, ta, mv("offer", meeting(3, 10, "office", "120")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cv, _, err := b.rooms.RequestConfirmation(b.ctx, b.beta, tb, "approve", v.TermsOnTable.Options[0].SubjectHash)
-	if err != nil {
-		t.Fatal(err)
-	}
-	token, err := b.rooms.IssueOneTap(b.ctx, b.pool, roomID, cv.ID, "email")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tb, _, token := b.askedToApprove(t, "Keyboard", "", meeting(3, 10, "office", "120"))
 	tab := br.tab()
 	br.do(tab, "open the link", chromedp.Navigate(b.base+"/c/"+token), chromedp.WaitVisible(chromedp.CSS(`button[data-answer="confirm"]`)))
 	// Each stop: what it is, and whether its focus shows (an outline).

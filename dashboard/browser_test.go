@@ -278,19 +278,7 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("one-tap link used twice", func(t *testing.T) {
 		br := br.on(t)
-		ta, tb, roomID := b.joined("Contract renewal", nil, "")
-		v, err := b.rooms.Propose(b.ctx, b.alpha, ta, mv("offer", meeting(11, 16, "video", "40")))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cv, _, err := b.rooms.RequestConfirmation(b.ctx, b.beta, tb, "approve", v.TermsOnTable.Options[0].SubjectHash)
-		if err != nil {
-			t.Fatal(err)
-		}
-		token, err := b.rooms.IssueOneTap(b.ctx, b.pool, roomID, cv.ID, "email")
-		if err != nil {
-			t.Fatal(err)
-		}
+		tb, _, token := b.askedToApprove(t, "Contract renewal", "", meeting(11, 16, "video", "40"))
 		first, second := br.tab(), br.tab()
 		for _, tab := range []context.Context{first, second} {
 			br.do(tab, "open the link", chromedp.EmulateViewport(420, 900), chromedp.Navigate(b.base+"/c/"+token),

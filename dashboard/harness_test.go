@@ -187,6 +187,28 @@ func (b *bundle) joined(title string, subject json.RawMessage, betaLimits string
 	return open.RoomToken, j.RoomToken, j.View.RoomID
 }
 
+// askedToApprove is a room whose human is asked to approve: opened and
+// joined (beta's limits betaLimits), alpha's offer on the table, beta's
+// human asked by email. It returns beta's room token, the room id and the
+// request's one-tap token.
+func (b *bundle) askedToApprove(t *testing.T, title, betaLimits string, offer json.RawMessage) (tb string, roomID int64, oneTap string) {
+	t.Helper()
+	ta, tb, roomID := b.joined(title, nil, betaLimits)
+	v, err := b.rooms.Propose(b.ctx, b.alpha, ta, mv("offer", offer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv, _, err := b.rooms.RequestConfirmation(b.ctx, b.beta, tb, "approve", v.TermsOnTable.Options[0].SubjectHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneTap, err = b.rooms.IssueOneTap(b.ctx, b.pool, roomID, cv.ID, "email")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb, roomID, oneTap
+}
+
 // client is a browser without JavaScript, through app.Test: it keeps its
 // cookies and the last CSRF token it was given.
 type client struct {

@@ -146,19 +146,7 @@ func TestPagesSayWhatAPersonNeeds(t *testing.T) {
 		t.Error("the subject_hash is printed in the open")
 	}
 
-	ta, tb, roomID := b.joined("fee talk", nil, "")
-	v, err := b.rooms.Propose(b.ctx, b.alpha, ta, mv("offer", meeting(4, 9, "video", "20")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cv, _, err := b.rooms.RequestConfirmation(b.ctx, b.beta, tb, "approve", v.TermsOnTable.Options[0].SubjectHash)
-	if err != nil {
-		t.Fatal(err)
-	}
-	token, err := b.rooms.IssueOneTap(b.ctx, b.pool, roomID, cv.ID, "email")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tb, _, token := b.askedToApprove(t, "fee talk", "", meeting(4, 9, "video", "20"))
 	r, err := b.rooms.Read(b.ctx, b.beta, tb)
 	if err != nil {
 		t.Fatal(err)

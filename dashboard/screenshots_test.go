@@ -21,19 +21,7 @@ func TestScreenshots(t *testing.T) {
 		if err := b.accounts.SetUserTimeZone(b.ctx, b.bob.ID, "Europe/Berlin"); err != nil {
 			t.Fatal(err)
 		}
-		ta, tb, roomID := b.joined("Kick-off meeting", nil, `{"fee":{"max":{"amount":"100.00","currency":"EUR"}}}`)
-		v, err := b.rooms.Propose(b.ctx, b.alpha, ta, mv("offer", meeting(3, 10, "office", "120")))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cv, _, err := b.rooms.RequestConfirmation(b.ctx, b.beta, tb, "approve", v.TermsOnTable.Options[0].SubjectHash)
-		if err != nil {
-			t.Fatal(err)
-		}
-		token, err := b.rooms.IssueOneTap(b.ctx, b.pool, roomID, cv.ID, "email")
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, _, token := b.askedToApprove(t, "Kick-off meeting", `{"fee":{"max":{"amount":"100.00","currency":"EUR"}}}`, meeting(3, 10, "office", "120"))
 		if err := b.accounts.SetUserLanguage(b.ctx, b.bob.ID, c.lang); err != nil {
 			t.Fatal(err)
 		}
