@@ -34,7 +34,15 @@ func TestMetadataDocuments(t *testing.T) {
 	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"client_id":"`+srv.URL+`/big","pad":"`+strings.Repeat("x", 20<<10)+`"}`)
 	})
-	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	// /slow answers only after the test: the client must give up on its own
+	// timeout, whatever the server notices of the closed connection.
+	release := make(chan struct{})
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-time.After(time.Minute):
+		}
+	})
 	mux.HandleFunc("/notjson", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "<html>hello</html>") })
 	mux.HandleFunc("/other", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, doc("https://elsewhere.example/c", "https://x.example/cb"))
@@ -51,6 +59,7 @@ func TestMetadataDocuments(t *testing.T) {
 	mux.HandleFunc("/gone", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) })
 	srv = httptest.NewTLSServer(mux)
 	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // runs before srv.Close, which waits for handlers
 
 	state := app.NewOAuth(pool)
 	s, err := New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: state, Accounts: app.NewAccounts(pool),
