@@ -68,13 +68,3 @@ func ownedSide(ctx context.Context, q querier, ld *loaded, userID int64, confirm
 	}
 	return side, false, nil
 }
-
-// auditDecision writes a human's answer to the side's account's audit log.
-func (s *Rooms) auditDecision(ctx context.Context, q querier, ld *loaded, side negotiation.Side, actorID int64, confirmationID string, d *Decision) error {
-	p := ld.row.party(side)
-	if p == nil || p.AccountID == nil {
-		return nil
-	}
-	return insertAudit(ctx, q, *p.AccountID, actorID, AuditConfirmationAnswer, s.now(), map[string]string{
-		"room": fmt.Sprint(ld.row.ID), "side": string(side), "confirmation": confirmationID, "result": string(d.Result)})
-}

@@ -42,7 +42,7 @@ func (n *Notifications) Notification(ctx context.Context, d jobs.Delivery) (*job
 	if !d.Topic.Critical() && d.Channel == jobs.ChannelEmail {
 		out.UnsubscribeURL = n.UnsubscribeURL(d.UserID)
 	}
-	if d.Topic == jobs.TopicAgreed && d.Channel == jobs.ChannelEmail && n.rooms.receipts != nil {
+	if d.Topic == jobs.TopicAgreed && d.Channel == jobs.ChannelEmail && out.Receipt == "" && n.rooms.receipts != nil {
 		if out.Receipt, err = n.rooms.Receipt(ctx, d.RoomID); err != nil {
 			return nil, err
 		}
@@ -107,6 +107,9 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 		return err
 	}
 	h := nt.human
+	if nt.receipt != nil && d.Topic == jobs.TopicAgreed && d.Channel == jobs.ChannelEmail {
+		out.Receipt = *nt.receipt // else Notification issues it
+	}
 	if err := address(d, nt.recipient, nt.device, out); err != nil {
 		return err
 	}

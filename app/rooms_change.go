@@ -69,7 +69,8 @@ type change struct {
 	events      []negotiation.Event
 	fingerprint []byte // of the agent's move, for retries
 	voidWhy     string
-	answered    answeredBy // how the human's answer of a decide came
+	answered    answeredBy         // how the human's answer of a decide came
+	queue       []func(*pgx.Batch) // more writes for the change's batch (an audit entry, a schema seen)
 }
 
 // answeredBy is how a human's answer came: through which door, by which
@@ -81,7 +82,8 @@ type answeredBy struct {
 
 // commit writes a decided change in the caller's transaction: the events,
 // the confirmations' fate (a new one with its first reminder's moment),
-// the notification and webhook jobs the change causes, and the room. The room's own
+// the notification and webhook jobs the change causes, the room, and the
+// receipt of a room it agrees. The room's own
 // writes go in one round trip, after the jobs (nothing the jobs insert
 // refers to them). Nothing is scheduled for the room's due moment: the
 // sweep finds it (CloseDue).
@@ -96,16 +98,24 @@ func (s *Rooms) commit(ctx context.Context, tx *roomTx, ld *loaded, c change) er
 		ld.row.log = append(ld.row.log, logged)
 	}
 	s.syncConfirmations(&writes, ld, c, now)
-	if err := s.fanOut(ctx, tx, ld, c); err != nil {
+	if err := s.fanOut(ctx, tx, &writes, ld, c); err != nil {
 		return err
 	}
 	if err := s.fanOutHooks(ctx, tx, &writes, ld, c, now); err != nil {
 		return err
 	}
+	for _, q := range c.queue {
+		q(&writes)
+	}
 	ld.row.Snapshot = string(c.next.Snapshot())
 	updateRoom(&writes, ld.row, c.next, now)
 	if err := tx.SendBatch(ctx, &writes).Close(); err != nil {
 		return fmt.Errorf("write room %d: %w", ld.row.ID, err)
+	}
+	if !ld.room.State.Terminal() && c.next.State == negotiation.StateAgreed && s.receipts != nil {
+		if err := s.issueReceipt(ctx, tx, ld.row); err != nil {
+			return err
+		}
 	}
 	ld.room = c.next
 	tx.changed = append(tx.changed, ld.row.ID)

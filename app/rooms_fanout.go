@@ -20,7 +20,7 @@ import (
 // when the room is agreed or closed, or, at the join, when no deal is
 // possible. A rolled-back change sends nothing; a committed one never loses
 // its notifications.
-func (s *Rooms) fanOut(ctx context.Context, tx pgx.Tx, ld *loaded, c change) error {
+func (s *Rooms) fanOut(ctx context.Context, tx pgx.Tx, writes *pgx.Batch, ld *loaded, c change) error {
 	before, after := ld.room, c.next
 	var notices []jobs.Notice
 	owner := func(side negotiation.Side) int64 {
@@ -57,7 +57,7 @@ func (s *Rooms) fanOut(ctx context.Context, tx pgx.Tx, ld *loaded, c change) err
 			}
 		}
 	}
-	return enqueueNotices(ctx, tx, s.river, now, notices)
+	return enqueueNotices(ctx, tx, writes, s.river, now, notices)
 }
 
 func joined(events []negotiation.Event) bool {
@@ -71,9 +71,10 @@ func joined(events []negotiation.Event) bool {
 
 // enqueueNotices inserts one job per notice and channel its human allows
 // (email to their address; push to each of their devices), all in one
-// InsertManyTx, and logs each job as queued. Jobs are unique by their
-// args: inserting the same notice twice makes one job.
-func enqueueNotices(ctx context.Context, tx pgx.Tx, rc *river.Client[pgx.Tx], now time.Time, notices []jobs.Notice) error {
+// InsertManyTx, and logs each job as queued: in writes, when the caller
+// sends a batch after it, else by a statement of its own. Jobs are unique
+// by their args: inserting the same notice twice makes one job.
+func enqueueNotices(ctx context.Context, tx pgx.Tx, writes *pgx.Batch, rc *river.Client[pgx.Tx], now time.Time, notices []jobs.Notice) error {
 	if len(notices) == 0 {
 		return nil
 	}
@@ -112,6 +113,10 @@ func enqueueNotices(ctx context.Context, tx pgx.Tx, rc *river.Client[pgx.Tx], no
 	}
 	if err := matchJobIDs(logged, res); err != nil {
 		return err
+	}
+	if writes != nil {
+		queueQueued(writes, logged, now)
+		return nil
 	}
 	return insertQueued(ctx, tx, logged, now)
 }

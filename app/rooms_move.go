@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -201,31 +202,36 @@ func (s *Rooms) DecideAsOwner(ctx context.Context, userID, roomID int64, confirm
 		if !ok {
 			return Errorf(ErrNotFound, "confirmation not found")
 		}
-		d, err = s.decide(ctx, tx, ld, side, confirmationID, hashSeen, accept, answeredBy{receipt.ChannelDashboard, &userID})
-		if err != nil {
-			return err
-		}
-		return s.auditDecision(ctx, tx, ld, side, userID, confirmationID, d)
+		d, err = s.decide(ctx, tx, ld, side, confirmationID, hashSeen, accept, answeredBy{receipt.ChannelDashboard, &userID}, userID)
+		return err
 	})
 	return d, err
 }
 
-// decide applies a human's answer for side, bound to the hash they saw.
+// decide applies a human's answer for side, bound to the hash they saw, and
+// logs it in the side's account's audit log as actorID's (0: nobody known).
 // Once they confirm terms, their account has seen the other side's schema.
-func (s *Rooms) decide(ctx context.Context, tx *roomTx, ld *loaded, side negotiation.Side, confirmationID string, hashSeen negotiation.SubjectHash, accept bool, by answeredBy) (*Decision, error) {
-	next, ev, why, err := ld.room.Decide(side, confirmationID, hashSeen, accept, s.now())
+// Both go in the change's batch.
+func (s *Rooms) decide(ctx context.Context, tx *roomTx, ld *loaded, side negotiation.Side, confirmationID string, hashSeen negotiation.SubjectHash, accept bool, by answeredBy, actorID int64) (*Decision, error) {
+	now := s.now()
+	next, ev, why, err := ld.room.Decide(side, confirmationID, hashSeen, accept, now)
 	if err != nil {
 		return nil, fromProtocol(err)
 	}
-	if err := s.commit(ctx, tx, ld, change{next: next, events: []negotiation.Event{ev}, voidWhy: why, answered: by}); err != nil {
-		return nil, err
-	}
-	if p := ld.row.party(side); ev.Outcome == negotiation.ResultApplied && p.AccountID != nil {
-		if theirs := next.Party(side.Other()).Schema; theirs != nil {
-			if err := markSchemaSeen(ctx, tx, *p.AccountID, string(theirs.Fingerprint()), s.now()); err != nil {
-				return nil, err
-			}
+	c := change{next: next, events: []negotiation.Event{ev}, voidWhy: why, answered: by}
+	if p := ld.row.party(side); p != nil && p.AccountID != nil {
+		acct := *p.AccountID
+		c.queue = append(c.queue, func(b *pgx.Batch) {
+			queueAudit(b, acct, actorID, AuditConfirmationAnswer, now, map[string]string{
+				"room": fmt.Sprint(ld.row.ID), "side": string(side), "confirmation": confirmationID, "result": string(ev.Outcome)})
+		})
+		if theirs := next.Party(side.Other()).Schema; theirs != nil && ev.Outcome == negotiation.ResultApplied {
+			fp := string(theirs.Fingerprint())
+			c.queue = append(c.queue, func(b *pgx.Batch) { queueSchemaSeen(b, acct, fp, now) })
 		}
+	}
+	if err := s.commit(ctx, tx, ld, c); err != nil {
+		return nil, err
 	}
 	return &Decision{Result: ev.Outcome, Why: why, State: next.State}, nil
 }

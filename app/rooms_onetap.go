@@ -121,11 +121,8 @@ func (s *Rooms) DecideOneTap(ctx context.Context, token string, hashSeen negotia
 		if actor == 0 {
 			by.user = nil
 		}
-		d, err = s.decide(ctx, tx, ld, side, confirmationID, hashSeen, accept, by)
-		if err != nil {
-			return err
-		}
-		return s.auditDecision(ctx, tx, ld, side, actor, confirmationID, d)
+		d, err = s.decide(ctx, tx, ld, side, confirmationID, hashSeen, accept, by, actor)
+		return err
 	})
 	return d, err
 }

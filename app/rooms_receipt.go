@@ -9,9 +9,11 @@ import (
 )
 
 // Receipt returns an agreed room's receipt (a JWS in compact form: see
-// package receipt), issuing it the first time it is asked for: the agreed
-// email, the room page, an agent's read and a webhook all get the same
-// bytes. A room that is not agreed has none (ErrConflict).
+// package receipt): the agreed email, the room page, an agent's read and a
+// webhook all get the same bytes. The move that agrees issues it (commit);
+// a room agreed before receipts existed, or while no key was configured,
+// gets one the first time it is asked for. A room that is not agreed has
+// none (ErrConflict).
 func (s *Rooms) Receipt(ctx context.Context, roomID int64) (string, error) {
 	if jws, ok, err := selectReceipt(ctx, s.pool, roomID); err != nil || ok {
 		return jws, err
@@ -19,7 +21,11 @@ func (s *Rooms) Receipt(ctx context.Context, roomID int64) (string, error) {
 	if s.receipts == nil {
 		return "", fmt.Errorf("receipt %d: no receipt keys configured", roomID)
 	}
-	r, err := s.receiptFacts(ctx, roomID)
+	row, err := readRoom(ctx, s.pool, roomID, false)
+	if err != nil {
+		return "", err
+	}
+	r, err := s.receiptFacts(ctx, s.pool, row)
 	if err != nil {
 		return "", err
 	}
@@ -32,6 +38,23 @@ func (s *Rooms) Receipt(ctx context.Context, roomID int64) (string, error) {
 	return insertReceipt(ctx, s.pool, roomID, r.KeyID, jws, r.IssuedAt)
 }
 
+// issueReceipt signs and keeps the receipt of the room a change just
+// agreed, in the change's transaction, after its writes: the room and its
+// receipt commit together, and nobody who is told of the agreement has to
+// issue it.
+func (s *Rooms) issueReceipt(ctx context.Context, q querier, row *roomRow) error {
+	r, err := s.receiptFacts(ctx, q, row)
+	if err != nil {
+		return err
+	}
+	r.IssuedAt = s.now().UTC()
+	jws, err := s.receipts.Sign(r)
+	if err != nil {
+		return err
+	}
+	return keepReceipt(ctx, q, row.ID, r.KeyID, jws, r.IssuedAt)
+}
+
 // ReceiptForHuman is Receipt for a person who may see the room (a seat of
 // one of their accounts is in it); to anyone else the room is not found.
 func (s *Rooms) ReceiptForHuman(ctx context.Context, userID, roomID int64) (string, error) {
@@ -41,14 +64,11 @@ func (s *Rooms) ReceiptForHuman(ctx context.Context, userID, roomID int64) (stri
 	return s.Receipt(ctx, roomID)
 }
 
-// receiptFacts gathers what a receipt says of an agreed room: from its log
+// receiptFacts gathers what a receipt says of an agreed room: from its row's log
 // (the terms, who approved when: negotiation.Room.Agreement), its head,
 // both accounts' names and each confirmation's channel and human.
-func (s *Rooms) receiptFacts(ctx context.Context, roomID int64) (*receipt.Receipt, error) {
-	row, err := readRoom(ctx, s.pool, roomID, false)
-	if err != nil {
-		return nil, err
-	}
+func (s *Rooms) receiptFacts(ctx context.Context, q querier, row *roomRow) (*receipt.Receipt, error) {
+	roomID := row.ID
 	room, err := negotiation.RestoreWith(s.schemas, []byte(row.Snapshot), [2][]byte{}) // no limits: a receipt holds none
 	if err != nil {
 		return nil, fmt.Errorf("receipt %d: %w", roomID, err)
@@ -61,7 +81,7 @@ func (s *Rooms) receiptFacts(ctx context.Context, roomID int64) (*receipt.Receip
 	if !ok {
 		return nil, Errorf(ErrConflict, "room %d is not agreed: it has no receipt", roomID)
 	}
-	facts, err := selectReceiptFacts(ctx, s.pool, roomID, ag.Confirmations[0].ID, ag.Confirmations[1].ID)
+	facts, err := selectReceiptFacts(ctx, q, roomID, ag.Confirmations[0].ID, ag.Confirmations[1].ID)
 	if err != nil {
 		return nil, err
 	}

@@ -10,9 +10,17 @@ import (
 
 // The SQL of the audit log (audit_log, migration 00012).
 
-// insertAudit appends an entry; actorID 0 is an operator. The actor's
+// auditInsertSQL appends an entry; actorID 0 is an operator. The actor's
 // email is copied in, so the entry still says who after they leave.
-func insertAudit(ctx context.Context, q querier, accountID, actorID int64, action AuditAction, at time.Time, detail map[string]string) error {
+const auditInsertSQL = `INSERT INTO audit_log (account_id, at, actor_id, actor, action, detail)
+	VALUES ($1, $2, $3, coalesce((SELECT email FROM users WHERE id = $3), 'operator'), $4, $5)`
+
+// queueAudit is insertAudit queued into a change's batch.
+func queueAudit(b *pgx.Batch, accountID, actorID int64, action AuditAction, at time.Time, detail map[string]string) {
+	b.Queue(auditInsertSQL, auditArgs(accountID, actorID, action, at, detail)...)
+}
+
+func auditArgs(accountID, actorID int64, action AuditAction, at time.Time, detail map[string]string) []any {
 	if detail == nil {
 		detail = map[string]string{}
 	}
@@ -20,9 +28,12 @@ func insertAudit(ctx context.Context, q querier, accountID, actorID int64, actio
 	if actorID != 0 {
 		actor = &actorID
 	}
-	_, err := q.Exec(ctx, `INSERT INTO audit_log (account_id, at, actor_id, actor, action, detail)
-		VALUES ($1, $2, $3, coalesce((SELECT email FROM users WHERE id = $3), 'operator'), $4, $5)`,
-		accountID, at, actor, string(action), detail)
+	return []any{accountID, at, actor, string(action), detail}
+}
+
+// insertAudit appends an entry by a statement of its own.
+func insertAudit(ctx context.Context, q querier, accountID, actorID int64, action AuditAction, at time.Time, detail map[string]string) error {
+	_, err := q.Exec(ctx, auditInsertSQL, auditArgs(accountID, actorID, action, at, detail)...)
 	if err != nil {
 		return fmt.Errorf("insertAudit %d %s: %w", accountID, action, err)
 	}

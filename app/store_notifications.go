@@ -33,10 +33,12 @@ type subRef struct {
 
 // notificationSQL is everything a notice about a room needs, as of one
 // moment: the room ($1) with the context and the names of side $2's human,
-// and the recipient's ($3) address, preferences, and device $4 (a push's).
+// the recipient's ($3) address, preferences, and device $4 (a push's), and
+// the room's receipt once it is agreed.
 var notificationSQL = roomSelect + humanCols + namesCols + `,
 	ru.id, ru.email, coalesce(ru.language, ru.oidc_locale, ''), coalesce(rp.email_requests, true), coalesce(rp.email_notices, true),
-	coalesce(rp.push_requests, true), coalesce(rp.push_notices, true), ps.endpoint, ps.p256dh, ps.auth
+	coalesce(rp.push_requests, true), coalesce(rp.push_notices, true), ps.endpoint, ps.p256dh, ps.auth,
+	(SELECT rc.jws FROM receipts rc WHERE rc.room_id = r.id)
 	FROM rooms r` + roomJoins + `
 	LEFT JOIN parties p ON p.room_id = r.id AND p.side = $2` + otherParty + `
 	LEFT JOIN users ru ON ru.id = $3
@@ -49,6 +51,7 @@ type notice struct {
 	human     *humanRow    // of the side's human, not yet set on the room
 	recipient *recipient   // nil: the user no longer exists
 	device    *jobs.Device // nil: no device asked for, or not theirs (any more)
+	receipt   *string      // nil: none issued
 }
 
 // selectNotice reads everything a notice about a room needs, in one
@@ -58,15 +61,15 @@ type notice struct {
 func selectNotice(ctx context.Context, q querier, roomID int64, side negotiation.Side, userID, subscriptionID int64) (*roomRow, *notice, error) {
 	h := &humanRow{}
 	var rcptID *int64
-	var email, lang, endpoint, p256dh, auth *string
+	var email, lang, endpoint, p256dh, auth, jws *string
 	var prefs NotifyPrefs
 	row, err := scanRoom(q.QueryRow(ctx, notificationSQL, roomID, side, userID, subscriptionID),
 		&h.seen, &h.zone, &h.lang, &h.agent, &h.them, &rcptID, &email, &lang,
-		&prefs.EmailRequests, &prefs.EmailNotices, &prefs.PushRequests, &prefs.PushNotices, &endpoint, &p256dh, &auth)
+		&prefs.EmailRequests, &prefs.EmailNotices, &prefs.PushRequests, &prefs.PushNotices, &endpoint, &p256dh, &auth, &jws)
 	if err != nil {
 		return nil, nil, fmt.Errorf("selectNotice %d: %w", roomID, err)
 	}
-	n := &notice{human: h}
+	n := &notice{human: h, receipt: jws}
 	if rcptID != nil {
 		n.recipient = &recipient{email: *email, lang: *lang, prefs: prefs}
 	}
@@ -195,6 +198,27 @@ func insertQueued(ctx context.Context, q querier, ds []delivery, now time.Time) 
 	if len(ds) == 0 {
 		return nil
 	}
+	if _, err := q.Exec(ctx, queuedSQL, queuedArgs(ds, now)...); err != nil {
+		return fmt.Errorf("insertQueued: %w", err)
+	}
+	return nil
+}
+
+// queueQueued is insertQueued queued into a change's batch.
+func queueQueued(b *pgx.Batch, ds []delivery, now time.Time) {
+	if len(ds) > 0 {
+		b.Queue(queuedSQL, queuedArgs(ds, now)...)
+	}
+}
+
+const queuedSQL = `INSERT INTO notification_deliveries
+		(user_id, job_id, channel, topic, room_id, confirmation_id, subscription_id, recipient, status, created_at, updated_at)
+	SELECT u, j, c, t, r, cf, s, rc, 'queued', $9, $9
+	FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::bigint[], $8::text[])
+		AS x(u, j, c, t, r, cf, s, rc)
+	ON CONFLICT (user_id, job_id) DO NOTHING`
+
+func queuedArgs(ds []delivery, now time.Time) []any {
 	n := len(ds)
 	users, jobIDs, rooms, subs := make([]int64, n), make([]int64, n), make([]*int64, n), make([]*int64, n)
 	channels, topics, confs, recips := make([]string, n), make([]string, n), make([]*string, n), make([]string, n)
@@ -210,16 +234,7 @@ func insertQueued(ctx context.Context, q querier, ds []delivery, now time.Time) 
 			subs[i] = &ds[i].SubscriptionID
 		}
 	}
-	_, err := q.Exec(ctx, `INSERT INTO notification_deliveries
-			(user_id, job_id, channel, topic, room_id, confirmation_id, subscription_id, recipient, status, created_at, updated_at)
-		SELECT u, j, c, t, r, cf, s, rc, 'queued', $9, $9
-		FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::bigint[], $8::text[])
-			AS x(u, j, c, t, r, cf, s, rc)
-		ON CONFLICT (user_id, job_id) DO NOTHING`, users, jobIDs, channels, topics, rooms, confs, subs, recips, now)
-	if err != nil {
-		return fmt.Errorf("insertQueued: %w", err)
-	}
-	return nil
+	return []any{users, jobIDs, channels, topics, rooms, confs, subs, recips, now}
 }
 
 // upsertDelivery records an attempt in one statement; the row is made if

@@ -40,6 +40,16 @@ func insertReceipt(ctx context.Context, q querier, roomID int64, kid, jws string
 	return kept, err
 }
 
+// keepReceipt keeps the receipt of a room agreed in the caller's
+// transaction: nobody can have kept one before.
+func keepReceipt(ctx context.Context, q querier, roomID int64, kid, jws string, at time.Time) error {
+	if _, err := q.Exec(ctx, `INSERT INTO receipts (room_id, kid, jws, issued_at) VALUES ($1, $2, $3, $4)`,
+		roomID, kid, jws, at); err != nil {
+		return fmt.Errorf("keepReceipt %d: %w", roomID, err)
+	}
+	return nil
+}
+
 // sideFacts is what a receipt says of one side besides the log: its
 // account's name, and how its confirmation was answered and by whom.
 type sideFacts struct {

@@ -44,6 +44,11 @@ type roomRow struct {
 	// skipped: selectSeatUnless found the room at the seq it was given and
 	// left out the snapshot and the log.
 	skipped bool
+	// hooks are the enabled webhook endpoints of the accounts in hooksOf,
+	// read with a locked room (hookTargetsCol); hooksOf is nil when they
+	// were not read.
+	hooks   []hookTarget
+	hooksOf []int64
 }
 
 // erased reports whether the party's account was deleted: its sealed
@@ -125,19 +130,30 @@ func selectRoom(ctx context.Context, q querier, roomID int64, lock bool) (*roomR
 // readRoom is selectRoom's one statement, as it read (the consistency
 // checker compares its log with its seq).
 func readRoom(ctx context.Context, q querier, roomID int64, lock bool) (*roomRow, error) {
-	sql := roomSelect + ` FROM rooms r` + roomJoins + ` WHERE r.id = $1`
+	sql, dest := roomSQL, []any(nil)
+	var hooks []byte
 	if lock {
-		sql += ` FOR UPDATE OF r`
+		sql, dest = roomSQLLocked, []any{&hooks}
 	}
-	r, err := scanRoom(q.QueryRow(ctx, sql, roomID))
+	r, err := scanRoom(q.QueryRow(ctx, sql, roomID), dest...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, Errorf(ErrNotFound, "room not found")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("readRoom %d: %w", roomID, err)
 	}
+	if lock {
+		return r, r.setHookTargets(hooks)
+	}
 	return r, nil
 }
+
+var (
+	roomSQL = roomSelect + ` FROM rooms r` + roomJoins + ` WHERE r.id = $1`
+	// A locked room also comes with its parties' webhook endpoints, which
+	// the change made under the lock may write messages for (fanOutHooks).
+	roomSQLLocked = roomSelect + hookTargetsCol + ` FROM rooms r` + roomJoins + ` WHERE r.id = $1 FOR UPDATE OF r`
+)
 
 // current re-reads the parties and the log when the statement that read
 // them ran before the room's latest move committed (it waited for the
@@ -146,7 +162,7 @@ func (r *roomRow) current(ctx context.Context, q querier) error {
 	if len(r.log) == r.Seq {
 		return nil
 	}
-	r.Parties = [2]*partyRow{}
+	r.Parties, r.hooks, r.hooksOf = [2]*partyRow{}, nil, nil
 	if err := selectParties(ctx, q, r); err != nil {
 		return err
 	}

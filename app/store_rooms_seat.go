@@ -47,13 +47,17 @@ const namesCols = `,
 // otherParty joins o, the party across from p.
 const otherParty = ` LEFT JOIN parties o ON o.room_id = r.id AND o.side <> p.side`
 
-const seatFrom = `, p.side` + humanCols + `
+const seatWhere = `
 	FROM parties p JOIN rooms r ON r.id = p.room_id` + roomJoins + otherParty + `
 	WHERE p.token_hash = $1 AND p.account_id = $2`
 
+const seatFrom = `, p.side` + humanCols + seatWhere
+
 var (
-	seatSQL       = roomSelect + seatFrom
-	seatSQLLocked = seatSQL + ` FOR UPDATE OF r`
+	seatSQL = roomSelect + seatFrom
+	// A move's seat also reads the parties' webhook endpoints, which its
+	// change may write messages for (fanOutHooks).
+	seatSQLLocked = roomSelect + `, p.side` + humanCols + hookTargetsCol + seatWhere + ` FOR UPDATE OF r`
 	seatSQLUnless = roomSelectUnless(`$3`) + seatFrom
 )
 
@@ -61,20 +65,28 @@ func querySeat(ctx context.Context, q querier, tokenHash []byte, accountID int64
 	var side negotiation.Side
 	h := &humanRow{}
 	var row pgx.Row
+	dest := []any{&side, &h.seen, &h.zone, &h.lang}
+	var hooks []byte
 	switch {
 	case lock:
 		row = q.QueryRow(ctx, seatSQLLocked, tokenHash, accountID)
+		dest = append(dest, &hooks)
 	case known >= 0:
 		row = q.QueryRow(ctx, seatSQLUnless, tokenHash, accountID, known)
 	default:
 		row = q.QueryRow(ctx, seatSQL, tokenHash, accountID)
 	}
-	r, err := scanRoom(row, &side, &h.seen, &h.zone, &h.lang)
+	r, err := scanRoom(row, dest...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, "", Errorf(ErrNotFound, "room_token: no room of yours has this token")
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("selectSeat: %w", err)
+	}
+	if lock {
+		if err := r.setHookTargets(hooks); err != nil {
+			return nil, "", err
+		}
 	}
 	r.skipped = known >= 0 && r.Seq == known
 	if r.skipped || len(r.log) == r.Seq { // else read before the lock: current re-reads, and the context with it
@@ -121,15 +133,11 @@ func selectHumanContext(ctx context.Context, q querier, p *partyRow, fp string) 
 	return h, nil
 }
 
-// markSchemaSeen records that the account has seen the schema of
-// fingerprint fp (its human confirmed terms written in it).
-func markSchemaSeen(ctx context.Context, q querier, accountID int64, fp string, at time.Time) error {
-	_, err := q.Exec(ctx, `INSERT INTO seen_schemas (account_id, fingerprint, seen_at) VALUES ($1, $2, $3)
+// queueSchemaSeen records, in a change's batch, that the account has seen
+// the schema of fingerprint fp (its human confirmed terms written in it).
+func queueSchemaSeen(b *pgx.Batch, accountID int64, fp string, at time.Time) {
+	b.Queue(`INSERT INTO seen_schemas (account_id, fingerprint, seen_at) VALUES ($1, $2, $3)
 		ON CONFLICT DO NOTHING`, accountID, fp, at)
-	if err != nil {
-		return fmt.Errorf("markSchemaSeen %d: %w", accountID, err)
-	}
-	return nil
 }
 
 // selectPersonSeat finds the room a person's token (hashed) opens: side b

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -19,6 +20,38 @@ import (
 type hookTarget struct {
 	accountID, endpointID int64
 	events                []string
+}
+
+// hookTargetsCol is selectHookTargets as a column of a room's statement
+// (one JSON array of [account, endpoint, events]), for the accounts of its
+// parties pa and pb: the endpoints a move may write messages for, read
+// with its room instead of by a statement of their own.
+const hookTargetsCol = `,
+	coalesce((SELECT json_agg(json_build_array(w.account_id, w.id, w.events)) FROM webhook_endpoints w
+		WHERE w.account_id IN (pa.account_id, pb.account_id) AND w.disabled_at IS NULL), '[]')`
+
+// setHookTargets keeps hookTargetsCol's value: the endpoints of the
+// room's parties' accounts as the statement read them.
+func (r *roomRow) setHookTargets(col []byte) error {
+	var raw [][3]json.RawMessage
+	if err := json.Unmarshal(col, &raw); err != nil {
+		return fmt.Errorf("room %d webhook endpoints: %w", r.ID, err)
+	}
+	r.hooks, r.hooksOf = make([]hookTarget, len(raw)), []int64{}
+	for i, x := range raw {
+		t := &r.hooks[i]
+		for j, dst := range []any{&t.accountID, &t.endpointID, &t.events} {
+			if err := json.Unmarshal(x[j], dst); err != nil {
+				return fmt.Errorf("room %d webhook endpoints: %w", r.ID, err)
+			}
+		}
+	}
+	for _, p := range r.Parties {
+		if p != nil && p.AccountID != nil {
+			r.hooksOf = append(r.hooksOf, *p.AccountID)
+		}
+	}
+	return nil
 }
 
 // selectHookTargets lists the enabled endpoints of the accounts: the one

@@ -95,7 +95,7 @@ func (s *Rooms) fanOutHooks(ctx context.Context, tx pgx.Tx, writes *pgx.Batch, l
 			accounts = append(accounts, a)
 		}
 	}
-	targets, err := selectHookTargets(ctx, tx, accounts)
+	targets, err := ld.row.hookTargets(ctx, tx, accounts)
 	if err != nil || len(targets) == 0 {
 		return err
 	}
@@ -121,6 +121,18 @@ func (s *Rooms) fanOutHooks(ctx context.Context, tx pgx.Tx, writes *pgx.Batch, l
 		return fmt.Errorf("insert webhook jobs: %w", err)
 	}
 	return nil
+}
+
+// hookTargets are the enabled endpoints of the accounts: as read with the
+// locked room when it read them for all of these accounts, else by a
+// statement of their own (a join's new party, a room read unlocked).
+func (r *roomRow) hookTargets(ctx context.Context, q querier, accounts []int64) ([]hookTarget, error) {
+	for _, a := range accounts {
+		if !slices.Contains(r.hooksOf, a) {
+			return selectHookTargets(ctx, q, accounts)
+		}
+	}
+	return r.hooks, nil
 }
 
 // newHookMessageID is a webhook-id: msg_ and 120 random bits, unique
