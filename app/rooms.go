@@ -129,18 +129,35 @@ type roomTx struct {
 	changed []int64
 }
 
-// inTx runs fn in one transaction and, once it committed, announces the
-// rooms it changed to the live pages (announcer).
-func (s *Rooms) inTx(ctx context.Context, fn func(tx *roomTx) error) error {
-	var changed []int64
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		rt := &roomTx{Tx: tx}
-		err := fn(rt)
-		changed = rt.changed
-		return err
-	})
-	if err == nil && len(changed) > 0 {
-		s.announcer.add(changed)
+// sendWrites sends a change's writes: with the transaction's next
+// statement or its COMMIT when it is a pipeTx, else at once.
+func (t *roomTx) sendWrites(ctx context.Context, b *pgx.Batch) error {
+	if p, ok := t.Tx.(*pipeTx); ok {
+		return p.hold(b)
 	}
-	return err
+	return t.SendBatch(ctx, b).Close()
+}
+
+// inTx runs fn in one transaction (a pipeTx: BEGIN with the first
+// statement, the change's writes with COMMIT) and, once it committed,
+// announces the rooms it changed to the live pages (announcer).
+func (s *Rooms) inTx(ctx context.Context, fn func(tx *roomTx) error) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("acquire a connection: %w", err)
+	}
+	defer conn.Release()
+	tx := &pipeTx{conn: conn}
+	rt := &roomTx{Tx: tx}
+	if err := fn(rt); err != nil {
+		_ = tx.Rollback(ctx)
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return err
+	}
+	if len(rt.changed) > 0 {
+		s.announcer.add(rt.changed)
+	}
+	return nil
 }

@@ -109,7 +109,7 @@ func (s *Rooms) commit(ctx context.Context, tx *roomTx, ld *loaded, c change) er
 	}
 	ld.row.Snapshot = string(c.next.Snapshot())
 	updateRoom(&writes, ld.row, c.next, now)
-	if err := tx.SendBatch(ctx, &writes).Close(); err != nil {
+	if err := tx.sendWrites(ctx, &writes); err != nil {
 		return fmt.Errorf("write room %d: %w", ld.row.ID, err)
 	}
 	if !ld.room.State.Terminal() && c.next.State == negotiation.StateAgreed && s.receipts != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -70,7 +72,7 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 			}
 		}
 		draft := &negotiation.Room{State: negotiation.StateDraft, Deadline: room.Deadline, ExpiresAt: room.ExpiresAt}
-		id, err := insertRoom(ctx, tx, agent.AccountID, secretHash(code), title, draft, now)
+		id, human, hooks, err := insertRoom(ctx, tx, agent.AccountID, agent.OwnerUserID, secretHash(code), title, draft, now)
 		if err != nil {
 			return err
 		}
@@ -79,12 +81,15 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 			LimitsEnc: s.sealLimits(id, "a", room.Party(negotiation.SideA).Limits.Raw()),
 			SchemaFP:  string(room.Party(negotiation.SideA).Schema.Fingerprint())}
 		res.RoomToken = s.roomToken(id, "a", p.TokenSalt)
-		if err := insertParty(ctx, tx, id, p, secretHash(res.RoomToken), now); err != nil {
+		row := &roomRow{ID: id, AccountID: agent.AccountID, Title: title, Parties: [2]*partyRow{p}}
+		if err := row.setHookTargets(hooks); err != nil {
 			return err
 		}
-		ld := &loaded{row: &roomRow{ID: id, AccountID: agent.AccountID, Title: title, Parties: [2]*partyRow{p}},
-			room: &negotiation.Room{}}
-		if err := s.commit(ctx, tx, ld, change{next: room, events: events}); err != nil {
+		row.setHuman(negotiation.SideA, human) // nothing seen: nobody across yet
+		ld := &loaded{row: row, room: &negotiation.Room{}}
+		tokenHash := secretHash(res.RoomToken)
+		seat := func(b *pgx.Batch) { queueParty(b, id, p, tokenHash, now) }
+		if err := s.commit(ctx, tx, ld, change{next: room, events: events, queue: []func(*pgx.Batch){seat}}); err != nil {
 			return err
 		}
 		if inviteEmail != "" {
@@ -135,14 +140,15 @@ func (s *Rooms) Join(ctx context.Context, agent Agent, in JoinInput) (*JoinResul
 	}
 	res := &JoinResult{}
 	err := s.inTx(ctx, func(tx *roomTx) error {
-		roomID, err := roomByInvite(ctx, tx, secretHash(code))
+		row, err := selectRoomToJoin(ctx, tx, secretHash(code), agent.AccountID, agent.OwnerUserID)
 		if err != nil {
 			return err
 		}
-		ld, err := s.load(ctx, tx, roomID, true)
+		ld, err := s.restore(row)
 		if err != nil {
 			return err
 		}
+		roomID := row.ID
 		if b := ld.row.Parties[1]; b != nil && b.AgentID != nil && *b.AgentID == agent.ID && *b.AccountID == agent.AccountID {
 			res.RoomToken = s.roomToken(roomID, "b", b.TokenSalt)
 			res.View, err = s.view(ctx, tx, ld, negotiation.SideB)
@@ -170,11 +176,10 @@ func (s *Rooms) Join(ctx context.Context, agent Agent, in JoinInput) (*JoinResul
 			OwnerUserID: &agent.OwnerUserID, TokenSalt: randomBytes(16),
 			LimitsEnc: s.sealLimits(roomID, "b", b.Limits.Raw()), SchemaFP: string(b.Schema.Fingerprint())}
 		res.RoomToken = s.roomToken(roomID, "b", p.TokenSalt)
-		if err := insertParty(ctx, tx, roomID, p, secretHash(res.RoomToken), now); err != nil {
-			return err
-		}
+		tokenHash := secretHash(res.RoomToken)
+		seat := func(b *pgx.Batch) { queueParty(b, roomID, p, tokenHash, now) }
 		ld.row.Parties[1] = p
-		if err := s.commit(ctx, tx, ld, change{next: next, events: []negotiation.Event{ev}}); err != nil {
+		if err := s.commit(ctx, tx, ld, change{next: next, events: []negotiation.Event{ev}, queue: []func(*pgx.Batch){seat}}); err != nil {
 			return err
 		}
 		res.View, err = s.view(ctx, tx, ld, negotiation.SideB)

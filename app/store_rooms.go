@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -225,25 +226,42 @@ func selectParties(ctx context.Context, q querier, r *roomRow) error {
 	return nil
 }
 
-func insertRoom(ctx context.Context, q querier, accountID int64, inviteHash []byte, title *string, r *negotiation.Room, now time.Time) (int64, error) {
+// insertRoom stores a new room of the account, and returns its id with
+// what the opener's change and view need besides: the time zone and
+// language of its human (ownerUserID) and the account's webhook endpoints
+// (hookTargetsCol's JSON), read by the same statement.
+func insertRoom(ctx context.Context, q querier, accountID, ownerUserID int64, inviteHash []byte, title *string, r *negotiation.Room, now time.Time) (int64, *humanRow, []byte, error) {
 	var id int64
+	h := &humanRow{}
+	var hooks []byte
 	err := q.QueryRow(ctx, `INSERT INTO rooms (account_id, invite_code_hash, title, state, round, turn, deadline, expires_at, seq, snapshot, opened_at, updated_at, head_hash)
-		VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7, $8, 0, '', $9, $9, $10) RETURNING id`,
-		accountID, inviteHash, title, r.State, r.Round, string(r.Turn), r.Deadline, r.ExpiresAt, now, string(negotiation.ChainGenesis)).Scan(&id)
+		VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7, $8, 0, '', $9, $9, $10)
+		RETURNING id, (SELECT u.time_zone FROM users u WHERE u.id = $11),
+			coalesce((SELECT coalesce(u.language, u.oidc_locale) FROM users u WHERE u.id = $11), ''),
+			coalesce((SELECT json_agg(json_build_array(w.account_id, w.id, w.events)) FROM webhook_endpoints w
+				WHERE w.account_id = $1 AND w.disabled_at IS NULL), '[]')`,
+		accountID, inviteHash, title, r.State, r.Round, string(r.Turn), r.Deadline, r.ExpiresAt, now, string(negotiation.ChainGenesis),
+		ownerUserID).Scan(&id, &h.zone, &h.lang, &hooks)
 	if err != nil {
-		return 0, fmt.Errorf("insertRoom: %w", err)
+		return 0, nil, nil, fmt.Errorf("insertRoom: %w", err)
 	}
-	return id, nil
+	return id, h, hooks, nil
 }
 
+const partyInsertSQL = `INSERT INTO parties (room_id, side, account_id, agent_id, owner_user_id, token_hash, token_salt, limits_enc, schema_fp, joined_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+
 func insertParty(ctx context.Context, q querier, roomID int64, p *partyRow, tokenHash []byte, now time.Time) error {
-	_, err := q.Exec(ctx, `INSERT INTO parties (room_id, side, account_id, agent_id, owner_user_id, token_hash, token_salt, limits_enc, schema_fp, joined_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		roomID, p.Side, p.AccountID, p.AgentID, p.OwnerUserID, tokenHash, p.TokenSalt, p.LimitsEnc, p.SchemaFP, now)
+	_, err := q.Exec(ctx, partyInsertSQL, roomID, p.Side, p.AccountID, p.AgentID, p.OwnerUserID, tokenHash, p.TokenSalt, p.LimitsEnc, p.SchemaFP, now)
 	if err != nil {
 		return fmt.Errorf("insertParty %d %s: %w", roomID, p.Side, err)
 	}
 	return nil
+}
+
+// queueParty is insertParty queued into a change's batch.
+func queueParty(b *pgx.Batch, roomID int64, p *partyRow, tokenHash []byte, now time.Time) {
+	b.Queue(partyInsertSQL, roomID, p.Side, p.AccountID, p.AgentID, p.OwnerUserID, tokenHash, p.TokenSalt, p.LimitsEnc, p.SchemaFP, now)
 }
 
 // updatePersonEmail keeps where a person answering in the browser (side
@@ -256,11 +274,49 @@ func updatePersonEmail(ctx context.Context, q querier, roomID int64, email strin
 }
 
 // updateRoom writes the room and its log's head (inTx announces it once
-// committed).
+// committed), and its parties' ranks in the dashboard's order
+// (party_ranks) with it, in one statement.
 func updateRoom(b *pgx.Batch, row *roomRow, r *negotiation.Room, now time.Time) {
-	b.Queue(`UPDATE rooms SET state = $2, closed_reason = NULLIF($3, ''), round = $4, turn = NULLIF($5, ''),
-		deadline = $6, seq = $7, snapshot = $8, updated_at = $9, head_hash = $10 WHERE id = $1`,
+	b.Queue(`WITH r AS (UPDATE rooms SET state = $2, closed_reason = NULLIF($3, ''), round = $4, turn = NULLIF($5, ''),
+		deadline = $6, seq = $7, snapshot = $8, updated_at = $9, head_hash = $10 WHERE id = $1
+		RETURNING id, state, turn, deadline, updated_at)`+rerank(`r`),
 		row.ID, r.State, string(r.ClosedReason), r.Round, string(r.Turn), r.Deadline, row.Seq, row.Snapshot, now, string(row.Head))
+}
+
+// rerank is the statement that sets the ranks of the parties of the rooms
+// r (a table or a CTE of rooms' id, state, turn, deadline and updated_at,
+// filtered by where) in the dashboard's order: a pending confirmation
+// first, then the side whose turn it is, then the rest by deadline, then
+// the rooms that ended, newest first. Only a rank that changes is written.
+func rerank(r string, where ...string) string {
+	cond := ""
+	if len(where) > 0 {
+		cond = ` WHERE ` + strings.Join(where, ` AND `)
+	}
+	return `
+	UPDATE party_ranks p SET rank = n.rank, rank_key = n.rank_key
+	FROM (SELECT q.room_id, q.side,
+			CASE
+				WHEN r.state = 'agreed' THEN 4
+				WHEN r.state = 'closed' THEN 5
+				WHEN EXISTS (SELECT 1 FROM confirmations c
+					WHERE c.room_id = r.id AND c.side = q.side AND c.status = 'pending') THEN 1
+				WHEN r.turn = q.side THEN 2
+				ELSE 3 END AS rank,
+			CASE
+				WHEN r.state IN ('agreed', 'closed') THEN -(extract(epoch FROM r.updated_at) * 1000)::bigint
+				ELSE (extract(epoch FROM r.deadline) * 1000)::bigint END AS rank_key
+		FROM ` + r + ` r JOIN party_ranks q ON q.room_id = r.id` + cond + `) n
+	WHERE p.room_id = n.room_id AND p.side = n.side AND (p.rank, p.rank_key) IS DISTINCT FROM (n.rank, n.rank_key)`
+}
+
+// RerankRooms sets the ranks of the parties of rooms first to last-1, for
+// rooms written by other means than a move (the bench's seeding).
+func RerankRooms(ctx context.Context, tx pgx.Tx, first, last int64) error {
+	if _, err := tx.Exec(ctx, rerank(`rooms`, `r.id >= $1`, `r.id < $2`), first, last); err != nil {
+		return fmt.Errorf("rerank rooms %d to %d: %w", first, last, err)
+	}
+	return nil
 }
 
 // insertEvent logs ev as the room's event seq, linked to the event before
@@ -341,6 +397,38 @@ func roomByInvite(ctx context.Context, q querier, codeHash []byte) (int64, error
 		return 0, fmt.Errorf("roomByInvite: %w", err)
 	}
 	return id, nil
+}
+
+// selectRoomToJoin reads and locks the room an invitation code opens, for
+// the agent of account accountID and human ownerUserID about to join it:
+// with the webhook endpoints of its parties' accounts and of accountID,
+// and the joiner's human context (as selectHumanContext, against side a's
+// schema), in one statement.
+func selectRoomToJoin(ctx context.Context, q querier, codeHash []byte, accountID, ownerUserID int64) (*roomRow, error) {
+	h := &humanRow{}
+	var hooks []byte
+	r, err := scanRoom(q.QueryRow(ctx, roomSelect+`,
+		coalesce((SELECT json_agg(json_build_array(w.account_id, w.id, w.events)) FROM webhook_endpoints w
+			WHERE w.account_id IN (pa.account_id, pb.account_id, $2) AND w.disabled_at IS NULL), '[]'),
+		EXISTS (SELECT 1 FROM seen_schemas s WHERE s.account_id = $2 AND s.fingerprint = pa.schema_fp),
+		(SELECT u.time_zone FROM users u WHERE u.id = $3),
+		coalesce((SELECT coalesce(u.language, u.oidc_locale) FROM users u WHERE u.id = $3), '')
+		FROM rooms r`+roomJoins+` WHERE r.invite_code_hash = $1 FOR UPDATE OF r`, codeHash, accountID, ownerUserID),
+		&hooks, &h.seen, &h.zone, &h.lang)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, errNoInvitation
+	}
+	if err != nil {
+		return nil, fmt.Errorf("selectRoomToJoin: %w", err)
+	}
+	if len(r.log) != r.Seq { // read before the lock: current re-reads
+		return r, r.current(ctx, q)
+	}
+	if err := r.setHookTargets(hooks, accountID); err != nil {
+		return nil, err
+	}
+	r.setHuman(negotiation.SideB, h)
+	return r, nil
 }
 
 // selectRoomIDs lists every room, oldest first (the consistency checker).

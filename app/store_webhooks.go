@@ -31,8 +31,9 @@ const hookTargetsCol = `,
 		WHERE w.account_id IN (pa.account_id, pb.account_id) AND w.disabled_at IS NULL), '[]')`
 
 // setHookTargets keeps hookTargetsCol's value: the endpoints of the
-// room's parties' accounts as the statement read them.
-func (r *roomRow) setHookTargets(col []byte) error {
+// room's parties' accounts, and of the accounts also, as the statement
+// read them.
+func (r *roomRow) setHookTargets(col []byte, also ...int64) error {
 	var raw [][3]json.RawMessage
 	if err := json.Unmarshal(col, &raw); err != nil {
 		return fmt.Errorf("room %d webhook endpoints: %w", r.ID, err)
@@ -51,6 +52,7 @@ func (r *roomRow) setHookTargets(col []byte) error {
 			r.hooksOf = append(r.hooksOf, *p.AccountID)
 		}
 	}
+	r.hooksOf = append(r.hooksOf, also...)
 	return nil
 }
 
@@ -167,8 +169,14 @@ func enableHookEndpoint(ctx context.Context, q querier, accountID, id int64) err
 	return nil
 }
 
-// deleteHookEndpoint deletes an endpoint, its messages and their log.
+// deleteHookEndpoint deletes an endpoint, its messages and their log. The
+// messages go first: an attempt being recorded locks its message, then
+// the endpoint (insertHookAttempt), and a delete that locked the endpoint
+// first would deadlock with it.
 func deleteHookEndpoint(ctx context.Context, q querier, accountID, id int64) (string, error) {
+	if _, err := q.Exec(ctx, `DELETE FROM webhook_messages WHERE account_id = $1 AND endpoint_id = $2`, accountID, id); err != nil {
+		return "", fmt.Errorf("deleteHookEndpoint: %w", err)
+	}
 	var url string
 	err := q.QueryRow(ctx, `DELETE FROM webhook_endpoints WHERE account_id = $1 AND id = $2 RETURNING url`, accountID, id).Scan(&url)
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -101,12 +101,8 @@ func SeedRooms(ctx context.Context, pool *pgxpool.Pool, seats Seats, a, b app.Ag
 				return fmt.Errorf("seed %s: %w", c.table, err)
 			}
 		}
-		// Touch each room once so that whatever derives from a room's
-		// change (the dashboard's ranks) is derived for the seeded ones too.
-		if _, err := tx.Exec(ctx, `UPDATE rooms SET updated_at = updated_at WHERE id >= $1 AND id < $2`, first, first+int64(n)); err != nil {
-			return fmt.Errorf("seed: touch rooms: %w", err)
-		}
-		return nil
+		// The dashboard's order of the seeded rooms, as a move sets it.
+		return app.RerankRooms(ctx, tx, first, first+int64(n))
 	})
 	return last, err
 }

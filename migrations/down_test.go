@@ -15,7 +15,8 @@ import (
 // TestRecentDownsAndUpAgain: the newest migrations' Down sections work (a
 // developer's way back; releases only go up) and keep the rooms' order:
 // ranks move back into parties and out again, and the rank trigger works
-// on either side.
+// on either side until migration 22 hands the ranks to the move's
+// statement.
 func TestRecentDownsAndUpAgain(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -43,7 +44,8 @@ func TestRecentDownsAndUpAgain(t *testing.T) {
 	exec(`INSERT INTO parties (room_id, side, account_id, token_hash, token_salt, limits_enc, schema_fp, joined_at)
 		VALUES ($1, 'a', $2, decode(repeat('0a', 32), 'hex'), '\x00', '\x00', 'fp', now()),
 		       ($1, 'b', $2, decode(repeat('0b', 32), 'hex'), '\x00', '\x00', 'fp', now())`, room, account)
-	exec(`UPDATE rooms SET updated_at = updated_at WHERE id = $1`, room)
+	// The ranks as a move writes them (app.updateRoom).
+	exec(`UPDATE party_ranks SET rank = CASE side WHEN 'a' THEN 2 ELSE 3 END WHERE room_id = $1`, room)
 	ranks := func(table string) string {
 		t.Helper()
 		var got string
@@ -72,9 +74,21 @@ func TestRecentDownsAndUpAgain(t *testing.T) {
 	if got := ranks("party_ranks"); got != "a3 b2" {
 		t.Fatalf("up again: ranks %q, want a3 b2", got)
 	}
+	// Down to 21 the trigger on rooms sets the ranks again; from 22 on
+	// the move's own statement does, and a bare UPDATE leaves them.
+	if _, err := provider.DownTo(ctx, 21); err != nil {
+		t.Fatalf("down to 21: %v", err)
+	}
 	exec(`UPDATE rooms SET turn = 'a' WHERE id = $1`, room)
 	if got := ranks("party_ranks"); got != "a2 b3" {
-		t.Fatalf("up again, a's turn: ranks %q, want a2 b3", got)
+		t.Fatalf("down to 21, a's turn: ranks %q, want a2 b3", got)
+	}
+	if _, err := provider.Up(ctx); err != nil {
+		t.Fatalf("up again: %v", err)
+	}
+	exec(`UPDATE rooms SET turn = 'b' WHERE id = $1`, room)
+	if got := ranks("party_ranks"); got != "a2 b3" {
+		t.Fatalf("up at 22, a bare update: ranks %q, want a2 b3 as they were", got)
 	}
 }
 
