@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/taasky/taasky/app"
@@ -21,7 +22,16 @@ type ScaleOptions struct {
 	Seats Seats
 	// HumanList lists the rooms of a user's accounts, as the dashboard does.
 	HumanList func(ctx context.Context, userID int64, cursor string) (string, error)
+	// Due, if not 0, is how many more rooms to seed with deadlines falling
+	// at DueRate a second once the lists are measured, beside every room
+	// seeded before (their deadlines days away): how late the server's
+	// sweep closes each is measured.
+	Due int
 }
+
+// DueRate is how many seeded rooms fall due per second in the sweep's
+// measure.
+const DueRate = 200
 
 // scaleWarmUp is how many calls of each list go untimed before the measure.
 const scaleWarmUp = 20
@@ -133,5 +143,57 @@ func Scale(ctx context.Context, o Options, so ScaleOptions) error {
 			fmt.Fprintf(o.Out, "  %7d rooms  %-26s %s\n", sa.n, name, sums[name])
 		}
 	}
+	if so.Due > 0 {
+		return sweepLateness(ctx, o, so, pool, accounts)
+	}
+	return nil
+}
+
+// sweepLateness seeds so.Due rooms whose deadlines fall at DueRate a
+// second from a few seconds after they are written, waits for the last one
+// and a margin, and says how long after its deadline the server closed
+// each (the room's updated_at, which the closing move sets).
+func sweepLateness(ctx context.Context, o Options, so ScaleOptions, pool *pgxpool.Pool, accounts *app.Accounts) error {
+	var pair [2]app.Agent
+	run := randomHex(3)
+	for i, side := range []string{"a", "b"} {
+		slug := fmt.Sprintf("due-%s-%s", run, side)
+		if _, err := accounts.CreateAccount(ctx, slug, slug, slug+"@bench.test"); err != nil {
+			return err
+		}
+		ag, _, err := accounts.CreateAgent(ctx, slug, "agent", slug+"@bench.test")
+		if err != nil {
+			return err
+		}
+		pair[i] = ag
+	}
+	var open int64
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM rooms WHERE state IN ('draft', 'awaiting')`).Scan(&open); err != nil {
+		return err
+	}
+	start := time.Now().Add(5*time.Second + time.Duration(so.Due)*time.Millisecond) // after the seeding
+	deadlines := make([]time.Time, so.Due)
+	for i := range deadlines {
+		deadlines[i] = start.Add(time.Duration(i) * time.Second / DueRate).UTC().Truncate(time.Millisecond)
+	}
+	if err := SeedDue(ctx, pool, so.Seats, pair[0], pair[1], deadlines); err != nil {
+		return fmt.Errorf("seed rooms falling due: %w", err)
+	}
+	fmt.Fprintf(o.Out, "\nThe sweep: %d rooms falling due at %d/s beside %d open rooms:\n", so.Due, DueRate, open)
+	time.Sleep(time.Until(deadlines[len(deadlines)-1].Add(10 * time.Second)))
+	rows, err := pool.Query(ctx, `SELECT (extract(epoch FROM updated_at - deadline) * 1e6)::bigint
+		FROM rooms WHERE account_id = $1 AND state = 'closed'`, pair[0].AccountID)
+	if err != nil {
+		return err
+	}
+	late, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (time.Duration, error) {
+		var us int64
+		err := r.Scan(&us)
+		return time.Duration(us) * time.Microsecond, err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Out, "  closed %d of %d within 10 s of the last deadline; how late: %s\n", len(late), so.Due, summarize(late))
 	return nil
 }

@@ -24,40 +24,93 @@ type Seats func(roomID int64, side negotiation.Side, limits []byte) app.SeatSecr
 // --scale). The protocol plays one room; the rows are then written with
 // COPY, each room with its own ids, tokens, invitation and sealed limits,
 // so the consistency checker replays every one of them. It returns a's
-// token of the last room.
+// token of the last room. The rooms go in transactions of seedChunk rooms,
+// so that ten million fit in memory.
 //
 // The statements are the bench's own, against the schema: the service has
 // no use case that writes rooms without playing them.
 func SeedRooms(ctx context.Context, pool *pgxpool.Pool, seats Seats, a, b app.Agent, n int) (string, error) {
-	now := time.Now()
-	schema := json.RawMessage(`{"meeting_time":{"type":"timerange","label":"Meeting time"},"fee":{"type":"money","label":"Fee","currency":"EUR"}}`)
-	room, events, _, err := negotiation.Open(negotiation.OpenRequest{Schema: schema}, now)
+	p, err := playRoom(time.Now(), nil)
 	if err != nil {
 		return "", err
 	}
+	var last string
+	for done := 0; done < n; done += seedChunk {
+		if last, err = seed(ctx, pool, seats, a, b, min(seedChunk, n-done), func(int) *played { return p }); err != nil {
+			return "", err
+		}
+	}
+	return last, nil
+}
+
+// SeedDue is SeedRooms with a deadline for each room: room i lapses at
+// deadlines[i] unless somebody moves (the sweep's measure). Each room is
+// played with its own deadline.
+func SeedDue(ctx context.Context, pool *pgxpool.Pool, seats Seats, a, b app.Agent, deadlines []time.Time) error {
+	now := time.Now()
+	ps := make([]*played, len(deadlines))
+	for i := range deadlines {
+		var err error
+		if ps[i], err = playRoom(now, &deadlines[i]); err != nil {
+			return err
+		}
+	}
+	for done := 0; done < len(ps); done += seedChunk {
+		chunk := ps[done:min(done+seedChunk, len(ps))]
+		if _, err := seed(ctx, pool, seats, a, b, len(chunk), func(i int) *played { return chunk[i] }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// seedChunk is how many rooms one transaction seeds.
+const seedChunk = 100_000
+
+// played is a room the protocol played (open, join, offer), as its rows
+// hold it.
+type played struct {
+	room      *negotiation.Room
+	now       time.Time
+	events    []negotiation.Event
+	eventJSON [][]byte
+	links     []string // each event's link in the room's chain
+	head      negotiation.SubjectHash
+	snapshot  string
+	fp        string
+}
+
+func playRoom(now time.Time, deadline *time.Time) (*played, error) {
+	schema := json.RawMessage(`{"meeting_time":{"type":"timerange","label":"Meeting time"},"fee":{"type":"money","label":"Fee","currency":"EUR"}}`)
+	room, events, _, err := negotiation.Open(negotiation.OpenRequest{Schema: schema, Deadline: deadline}, now)
+	if err != nil {
+		return nil, err
+	}
 	room, join, err := room.Join(schema, nil, now)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	room, offer, err := room.Propose(negotiation.SideA, negotiation.Move{Verdict: negotiation.VerdictOffer,
 		Subject: json.RawMessage(`{"meeting_time":{"start":"2026-12-03T10:00:00Z","end":"2026-12-03T10:30:00Z"},"fee":{"amount":"100","currency":"EUR"}}`)}, now)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	events = append(events, join, offer)
-	var eventJSON [][]byte
-	var links []string // each event's link in the room's chain
-	head := negotiation.ChainGenesis
-	for i := range events {
-		b, _ := json.Marshal(&events[i])
-		eventJSON = append(eventJSON, b)
-		links = append(links, string(head))
-		if head, err = negotiation.ChainLink(head, i+1, b); err != nil {
-			return "", err
+	p := &played{room: room, now: now, events: append(events, join, offer), head: negotiation.ChainGenesis}
+	for i := range p.events {
+		b, _ := json.Marshal(&p.events[i])
+		p.eventJSON = append(p.eventJSON, b)
+		p.links = append(p.links, string(p.head))
+		if p.head, err = negotiation.ChainLink(p.head, i+1, b); err != nil {
+			return nil, err
 		}
 	}
-	snapshot := string(room.Snapshot())
-	fp := string(room.Party(negotiation.SideA).Schema.Fingerprint())
+	p.snapshot = string(room.Snapshot())
+	p.fp = string(room.Party(negotiation.SideA).Schema.Fingerprint())
+	return p, nil
+}
+
+// seed writes n rooms, room i as roomOf(i) played it, in one transaction.
+func seed(ctx context.Context, pool *pgxpool.Pool, seats Seats, a, b app.Agent, n int, roomOf func(i int) *played) (string, error) {
 	var first int64
 	if err := pool.QueryRow(ctx, `SELECT nextval(pg_get_serial_sequence('rooms', 'id'))`).Scan(&first); err != nil {
 		return "", fmt.Errorf("seed: reserve room ids: %w", err)
@@ -66,25 +119,26 @@ func SeedRooms(ctx context.Context, pool *pgxpool.Pool, seats Seats, a, b app.Ag
 		return "", fmt.Errorf("seed: reserve room ids: %w", err)
 	}
 	var last string
-	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		var roomRows, partyRows, eventRows [][]any
-		for i := range int64(n) {
-			id := first + i
+		for i := range n {
+			id, p := first+int64(i), roomOf(i)
+			room := p.room
 			roomRows = append(roomRows, []any{id, a.AccountID, inviteCodeHash(), "seeded", string(room.State), room.Round,
-				string(room.Turn), room.Deadline, room.ExpiresAt, len(events), snapshot, now, now, string(head)})
-			for _, p := range []struct {
+				string(room.Turn), room.Deadline, room.ExpiresAt, len(p.events), p.snapshot, p.now, p.now, string(p.head)})
+			for _, s := range []struct {
 				side  negotiation.Side
 				agent app.Agent
 			}{{negotiation.SideA, a}, {negotiation.SideB, b}} {
-				seat := seats(id, p.side, []byte("{}"))
-				if p.side == negotiation.SideA {
+				seat := seats(id, s.side, []byte("{}"))
+				if s.side == negotiation.SideA {
 					last = seat.Token
 				}
-				partyRows = append(partyRows, []any{id, string(p.side), p.agent.AccountID, p.agent.ID, p.agent.OwnerUserID,
-					seat.TokenHash, seat.TokenSalt, seat.LimitsSealed, fp, now})
+				partyRows = append(partyRows, []any{id, string(s.side), s.agent.AccountID, s.agent.ID, s.agent.OwnerUserID,
+					seat.TokenHash, seat.TokenSalt, seat.LimitsSealed, p.fp, p.now})
 			}
-			for j, ev := range events {
-				eventRows = append(eventRows, []any{id, j + 1, string(ev.Kind), nullSide(ev.Side), string(eventJSON[j]), ev.At, links[j]})
+			for j, ev := range p.events {
+				eventRows = append(eventRows, []any{id, j + 1, string(ev.Kind), nullSide(ev.Side), string(p.eventJSON[j]), ev.At, p.links[j]})
 			}
 		}
 		copies := []struct {

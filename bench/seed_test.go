@@ -34,4 +34,18 @@ func TestSeedRooms(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.check(t, 120)
+
+	// Rooms seeded to fall due lapse at their deadlines through the sweep.
+	soon := time.Now().Add(time.Second).UTC().Truncate(time.Millisecond)
+	if err := SeedDue(s.ctx, s.pool, s.rooms.NewSeatSecrets, a, b, []time.Time{soon, soon.Add(time.Millisecond)}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.rooms.CloseDue(s.ctx, 10); err != nil || n != 0 {
+		t.Fatalf("before their deadlines the sweep closed %d (%v)", n, err)
+	}
+	time.Sleep(time.Until(soon.Add(1100 * time.Millisecond)))
+	if n, err := s.rooms.CloseDue(s.ctx, 10); err != nil || n != 2 {
+		t.Fatalf("after their deadlines the sweep closed %d (%v), want 2", n, err)
+	}
+	s.check(t, 122)
 }

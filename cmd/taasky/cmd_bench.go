@@ -44,6 +44,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	pprofAddr := cmd.String("pprof", "", "have the started server serve net/http/pprof here, e.g. 127.0.0.1:6060")
 	scale := cmd.String("scale", "", "also measure the rooms lists in accounts of these sizes, e.g. 1000,100000 (seeds the rooms)")
 	scaleCalls := cmd.Int("scale-calls", 1000, "calls measured per list and size (p99 is the 10th slowest of 1,000)")
+	due := cmd.Int("sweep", 0, fmt.Sprintf("with --scale: then seed this many rooms falling due at %d/s and measure how late the sweep closes them", bench.DueRate))
 	if err := cmd.parse(args); err != nil {
 		return err
 	}
@@ -74,6 +75,9 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	o := bench.Options{URL: *url, DatabaseURL: dsn, SinkAddr: *sinkAddr, Pairs: *pairs, Inflight: *inflight, Duration: *duration,
 		SlotsShare: *slots, Counters: *counters, Echo: *echo, SecretKey: secret, PprofAddr: *pprofAddr, Out: stdout}
 	var so *bench.ScaleOptions
+	if *due != 0 && *scale == "" {
+		return cmd.fail("--sweep needs --scale: the rooms beside which the sweep is measured")
+	}
 	if *scale != "" {
 		sizes, err := parseSizes(*scale)
 		if err != nil {
@@ -87,7 +91,10 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 			return err
 		}
 		defer closeRooms()
-		so = &bench.ScaleOptions{Sizes: sizes, Calls: *scaleCalls, Seats: rooms.NewSeatSecrets,
+		if *due < 0 || *due > 100_000 {
+			return cmd.fail("--sweep must be from 0 to 100000")
+		}
+		so = &bench.ScaleOptions{Sizes: sizes, Calls: *scaleCalls, Seats: rooms.NewSeatSecrets, Due: *due,
 			HumanList: func(ctx context.Context, userID int64, cursor string) (string, error) {
 				_, next, err := rooms.ListForHuman(ctx, userID, "", cursor)
 				return next, err
