@@ -57,7 +57,7 @@ func (s *Rooms) fanOut(ctx context.Context, tx pgx.Tx, writes *pgx.Batch, ld *lo
 			}
 		}
 	}
-	return enqueueNotices(ctx, tx, writes, s.river, now, notices)
+	return enqueueNotices(ctx, tx, writes, s.river, now, notices, ld.row.recips)
 }
 
 func joined(events []negotiation.Event) bool {
@@ -70,21 +70,28 @@ func joined(events []negotiation.Event) bool {
 }
 
 // enqueueNotices inserts one job per notice and channel its human allows
-// (email to their address; push to each of their devices), all in one
+// (email to their address; push to each of their devices; known holds
+// the recipients read with the room, else they are read here), all in one
 // InsertManyTx, and logs each job as queued: in writes, when the caller
 // sends a batch after it, else by a statement of its own. Jobs are unique
 // by their args: inserting the same notice twice makes one job.
-func enqueueNotices(ctx context.Context, tx pgx.Tx, writes *pgx.Batch, rc *river.Client[pgx.Tx], now time.Time, notices []jobs.Notice) error {
+func enqueueNotices(ctx context.Context, tx pgx.Tx, writes *pgx.Batch, rc *river.Client[pgx.Tx], now time.Time, notices []jobs.Notice, known map[int64]*recipient) error {
 	if len(notices) == 0 {
 		return nil
 	}
 	users := make([]int64, 0, len(notices))
+	recips := known
 	for _, n := range notices {
 		users = append(users, n.UserID)
+		if _, ok := known[n.UserID]; !ok {
+			recips = nil
+		}
 	}
-	recips, err := selectRecipients(ctx, tx, users)
-	if err != nil {
-		return err
+	if recips == nil {
+		var err error
+		if recips, err = selectRecipients(ctx, tx, users); err != nil {
+			return err
+		}
 	}
 	var params []river.InsertManyParams
 	var logged []delivery

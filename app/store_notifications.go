@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -99,6 +100,52 @@ func upsertPrefs(ctx context.Context, q querier, userID int64, p NotifyPrefs, at
 		userID, p.EmailRequests, p.EmailNotices, p.PushRequests, p.PushNotices, at)
 	if err != nil {
 		return fmt.Errorf("upsertPrefs %d: %w", userID, err)
+	}
+	return nil
+}
+
+// recipientsCol is selectRecipients as a column of a room's statement (one
+// JSON array of [id, email, language, the four preferences, [[device id,
+// endpoint]…]]), for the users the SQL expression users lists: what a
+// move needs to address its notices, read with its room.
+func recipientsCol(users string) string {
+	return `,
+	coalesce((SELECT json_agg(json_build_array(u.id, u.email, coalesce(u.language, u.oidc_locale, ''),
+			coalesce(p.email_requests, true), coalesce(p.email_notices, true),
+			coalesce(p.push_requests, true), coalesce(p.push_notices, true),
+			coalesce((SELECT json_agg(json_build_array(s.id, s.endpoint) ORDER BY s.id)
+				FROM push_subscriptions s WHERE s.user_id = u.id), '[]')))
+		FROM users u LEFT JOIN notification_prefs p ON p.user_id = u.id WHERE u.id IN (` + users + `)), '[]')`
+}
+
+// setRecipients keeps recipientsCol's value on the room: the recipients
+// its move may notify without asking again (enqueueNotices).
+func (r *roomRow) setRecipients(col []byte) error {
+	var rows [][8]json.RawMessage
+	if err := json.Unmarshal(col, &rows); err != nil {
+		return fmt.Errorf("room %d recipients: %w", r.ID, err)
+	}
+	r.recips = make(map[int64]*recipient, len(rows))
+	for _, x := range rows {
+		var id int64
+		rc := &recipient{}
+		var subs [][2]json.RawMessage
+		for i, dst := range []any{&id, &rc.email, &rc.lang, &rc.prefs.EmailRequests, &rc.prefs.EmailNotices,
+			&rc.prefs.PushRequests, &rc.prefs.PushNotices, &subs} {
+			if err := json.Unmarshal(x[i], dst); err != nil {
+				return fmt.Errorf("room %d recipients: %w", r.ID, err)
+			}
+		}
+		for _, sub := range subs {
+			var ref subRef
+			var endpoint string
+			if err := errors.Join(json.Unmarshal(sub[0], &ref.id), json.Unmarshal(sub[1], &endpoint)); err != nil {
+				return fmt.Errorf("room %d recipients: %w", r.ID, err)
+			}
+			ref.host = endpointHost(endpoint)
+			rc.subs = append(rc.subs, ref)
+		}
+		r.recips[id] = rc
 	}
 	return nil
 }

@@ -50,6 +50,9 @@ type roomRow struct {
 	// were not read.
 	hooks   []hookTarget
 	hooksOf []int64
+	// recips are the addresses of the parties' humans (and of a joiner's),
+	// read with a locked room (recipientsCol); nil when not read.
+	recips map[int64]*recipient
 }
 
 // erased reports whether the party's account was deleted: its sealed
@@ -132,9 +135,9 @@ func selectRoom(ctx context.Context, q querier, roomID int64, lock bool) (*roomR
 // checker compares its log with its seq).
 func readRoom(ctx context.Context, q querier, roomID int64, lock bool) (*roomRow, error) {
 	sql, dest := roomSQL, []any(nil)
-	var hooks []byte
+	var hooks, recips []byte
 	if lock {
-		sql, dest = roomSQLLocked, []any{&hooks}
+		sql, dest = roomSQLLocked, []any{&hooks, &recips}
 	}
 	r, err := scanRoom(q.QueryRow(ctx, sql, roomID), dest...)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -144,16 +147,16 @@ func readRoom(ctx context.Context, q querier, roomID int64, lock bool) (*roomRow
 		return nil, fmt.Errorf("readRoom %d: %w", roomID, err)
 	}
 	if lock {
-		return r, r.setHookTargets(hooks)
+		return r, r.setMoveCols(hooks, recips)
 	}
 	return r, nil
 }
 
 var (
 	roomSQL = roomSelect + ` FROM rooms r` + roomJoins + ` WHERE r.id = $1`
-	// A locked room also comes with its parties' webhook endpoints, which
-	// the change made under the lock may write messages for (fanOutHooks).
-	roomSQLLocked = roomSelect + hookTargetsCol + ` FROM rooms r` + roomJoins + ` WHERE r.id = $1 FOR UPDATE OF r`
+	// A locked room also comes with what the change made under the lock
+	// may need to notify its parties (moveCols).
+	roomSQLLocked = roomSelect + moveCols + ` FROM rooms r` + roomJoins + ` WHERE r.id = $1 FOR UPDATE OF r`
 )
 
 // current re-reads the parties and the log when the statement that read
@@ -163,7 +166,7 @@ func (r *roomRow) current(ctx context.Context, q querier) error {
 	if len(r.log) == r.Seq {
 		return nil
 	}
-	r.Parties, r.hooks, r.hooksOf = [2]*partyRow{}, nil, nil
+	r.Parties, r.hooks, r.hooksOf, r.recips = [2]*partyRow{}, nil, nil, nil
 	if err := selectParties(ctx, q, r); err != nil {
 		return err
 	}
@@ -402,19 +405,21 @@ func roomByInvite(ctx context.Context, q querier, codeHash []byte) (int64, error
 // selectRoomToJoin reads and locks the room an invitation code opens, for
 // the agent of account accountID and human ownerUserID about to join it:
 // with the webhook endpoints of its parties' accounts and of accountID,
-// and the joiner's human context (as selectHumanContext, against side a's
-// schema), in one statement.
+// the addresses of their humans and of ownerUserID, and the joiner's human
+// context (as selectHumanContext, against side a's schema), in one
+// statement.
 func selectRoomToJoin(ctx context.Context, q querier, codeHash []byte, accountID, ownerUserID int64) (*roomRow, error) {
 	h := &humanRow{}
-	var hooks []byte
+	var hooks, recips []byte
 	r, err := scanRoom(q.QueryRow(ctx, roomSelect+`,
 		coalesce((SELECT json_agg(json_build_array(w.account_id, w.id, w.events)) FROM webhook_endpoints w
-			WHERE w.account_id IN (pa.account_id, pb.account_id, $2) AND w.disabled_at IS NULL), '[]'),
+			WHERE w.account_id IN (pa.account_id, pb.account_id, $2) AND w.disabled_at IS NULL), '[]')`+
+		recipientsCol(`pa.owner_user_id, pb.owner_user_id, $3`)+`,
 		EXISTS (SELECT 1 FROM seen_schemas s WHERE s.account_id = $2 AND s.fingerprint = pa.schema_fp),
 		(SELECT u.time_zone FROM users u WHERE u.id = $3),
 		coalesce((SELECT coalesce(u.language, u.oidc_locale) FROM users u WHERE u.id = $3), '')
 		FROM rooms r`+roomJoins+` WHERE r.invite_code_hash = $1 FOR UPDATE OF r`, codeHash, accountID, ownerUserID),
-		&hooks, &h.seen, &h.zone, &h.lang)
+		&hooks, &recips, &h.seen, &h.zone, &h.lang)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, errNoInvitation
 	}
@@ -424,7 +429,7 @@ func selectRoomToJoin(ctx context.Context, q querier, codeHash []byte, accountID
 	if len(r.log) != r.Seq { // read before the lock: current re-reads
 		return r, r.current(ctx, q)
 	}
-	if err := r.setHookTargets(hooks, accountID); err != nil {
+	if err := r.setMoveCols(hooks, recips, accountID); err != nil {
 		return nil, err
 	}
 	r.setHuman(negotiation.SideB, h)

@@ -55,9 +55,9 @@ const seatFrom = `, p.side` + humanCols + seatWhere
 
 var (
 	seatSQL = roomSelect + seatFrom
-	// A move's seat also reads the parties' webhook endpoints, which its
-	// change may write messages for (fanOutHooks).
-	seatSQLLocked = roomSelect + `, p.side` + humanCols + hookTargetsCol + seatWhere + ` FOR UPDATE OF r`
+	// A move's seat also reads what its change may need to tell the
+	// parties (moveCols).
+	seatSQLLocked = roomSelect + `, p.side` + humanCols + moveCols + seatWhere + ` FOR UPDATE OF r`
 	seatSQLUnless = roomSelectUnless(`$3`) + seatFrom
 )
 
@@ -66,11 +66,11 @@ func querySeat(ctx context.Context, q querier, tokenHash []byte, accountID int64
 	h := &humanRow{}
 	var row pgx.Row
 	dest := []any{&side, &h.seen, &h.zone, &h.lang}
-	var hooks []byte
+	var hooks, recips []byte
 	switch {
 	case lock:
 		row = q.QueryRow(ctx, seatSQLLocked, tokenHash, accountID)
-		dest = append(dest, &hooks)
+		dest = append(dest, &hooks, &recips)
 	case known >= 0:
 		row = q.QueryRow(ctx, seatSQLUnless, tokenHash, accountID, known)
 	default:
@@ -84,7 +84,7 @@ func querySeat(ctx context.Context, q querier, tokenHash []byte, accountID int64
 		return nil, "", fmt.Errorf("selectSeat: %w", err)
 	}
 	if lock {
-		if err := r.setHookTargets(hooks); err != nil {
+		if err := r.setMoveCols(hooks, recips); err != nil {
 			return nil, "", err
 		}
 	}

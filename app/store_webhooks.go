@@ -22,6 +22,20 @@ type hookTarget struct {
 	events                []string
 }
 
+// moveCols are what a move may need besides its room to tell its parties,
+// read with the locked room: their accounts' webhook endpoints and their
+// humans' addresses (setMoveCols).
+var moveCols = hookTargetsCol + recipientsCol(`pa.owner_user_id, pb.owner_user_id`)
+
+// setMoveCols keeps moveCols' values; also are accounts whose endpoints
+// the statement read besides the parties'.
+func (r *roomRow) setMoveCols(hooks, recips []byte, also ...int64) error {
+	if err := r.setHookTargets(hooks, also...); err != nil {
+		return err
+	}
+	return r.setRecipients(recips)
+}
+
 // hookTargetsCol is selectHookTargets as a column of a room's statement
 // (one JSON array of [account, endpoint, events]), for the accounts of its
 // parties pa and pb: the endpoints a move may write messages for, read
