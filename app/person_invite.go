@@ -70,7 +70,7 @@ type PersonResult struct {
 func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Location) (*Invitation, error) {
 	code = inviteCodeFrom(code)
 	if code == "" {
-		return nil, Errorf(ErrNotFound, "this invitation link is not valid")
+		return nil, refuse(ErrNotFound, "refusal.invitation_link_not_valid", "this invitation link is not valid")
 	}
 	if loc == nil {
 		loc = time.UTC
@@ -79,7 +79,7 @@ func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Loc
 	err := pgx.BeginTxFunc(ctx, s.pool, readOnly, func(tx pgx.Tx) error {
 		roomID, err := roomByInvite(ctx, tx, secretHash(code))
 		if err != nil {
-			return Errorf(ErrNotFound, "this invitation link is not valid")
+			return refuse(ErrNotFound, "refusal.invitation_link_not_valid", "this invitation link is not valid")
 		}
 		ld, err := s.load(ctx, tx, roomID, false)
 		if err != nil {
@@ -126,7 +126,7 @@ func (s *Rooms) AnswerInvitation(ctx context.Context, code string, ans PersonAns
 	err := s.inTx(ctx, func(tx *roomTx) error {
 		roomID, err := roomByInvite(ctx, tx, secretHash(code))
 		if err != nil {
-			return Errorf(ErrNotFound, "this invitation link is not valid")
+			return refuse(ErrNotFound, "refusal.invitation_link_not_valid", "this invitation link is not valid")
 		}
 		ld, err := s.load(ctx, tx, roomID, true)
 		if err != nil {

@@ -59,7 +59,7 @@ func (s *Rooms) receiptFacts(ctx context.Context, roomID int64) (*receipt.Receip
 	}
 	ag, ok := room.Agreement(events)
 	if !ok {
-		return nil, Errorf(ErrConflict, "room %d is not agreed: it has no receipt", roomID)
+		return nil, refuse(ErrConflict, "refusal.no_receipt", "room %d is not agreed: it has no receipt", roomID)
 	}
 	facts, err := selectReceiptFacts(ctx, s.pool, roomID, ag.Confirmations[0].ID, ag.Confirmations[1].ID)
 	if err != nil {
