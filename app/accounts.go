@@ -115,7 +115,7 @@ var slugRule = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$`)
 
 func checkSlug(slug string) error {
 	if !slugRule.MatchString(slug) {
-		return refuse(ErrInvalid, "refusal.slug", "slug: must be 3–40 characters of a–z, 0–9 and '-', starting and ending with a letter or digit (got %q)", slug)
+		return refuse(ErrInvalid, "error.slug", "slug: must be 3–40 characters of a–z, 0–9 and '-', starting and ending with a letter or digit (got %q)", slug)
 	}
 	return nil
 }
@@ -123,10 +123,10 @@ func checkSlug(slug string) error {
 // fieldKeys are the catalog's words for checkName's and normalizeEmail's
 // refusals, by the field they name (its name is part of the text).
 var fieldKeys = map[string]string{
-	"name length":         "refusal.name_length",
-	"agent name length":   "refusal.agent_name_length",
-	"email address":       "refusal.email_address",
-	"owner email address": "refusal.owner_email_address",
+	"name length":         "error.name_length",
+	"agent name length":   "error.agent_name_length",
+	"email address":       "error.email_address",
+	"owner email address": "error.owner_email_address",
 }
 
 // checkName trims a display name and checks it is 1–80 printable characters.

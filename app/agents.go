@@ -66,7 +66,7 @@ func (a *Accounts) CreateAgent(ctx context.Context, accountSlug, name, ownerEmai
 		}
 		userID, err := selectMemberByEmail(ctx, tx, acct.ID, email)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return refuse(ErrInvalid, "refusal.owner_not_member", "owner email: %s is not a member of account %s", email, acct.Slug)
+			return refuse(ErrInvalid, "error.owner_not_member", "owner email: %s is not a member of account %s", email, acct.Slug)
 		} else if err != nil {
 			return err
 		}
@@ -186,7 +186,7 @@ func (a *Accounts) AuthenticateAgentKey(ctx context.Context, key string) (Agent,
 
 func issueKey(ctx context.Context, q querier, agent Agent) (NewAgentKey, error) {
 	if agent.OwnerUserID == 0 {
-		return NewAgentKey{}, refuse(ErrConflict, "refusal.agent_human_left", "agent: %s's human left the account, so it can have no new key; create a new agent", agent.Name)
+		return NewAgentKey{}, refuse(ErrConflict, "error.agent_human_left", "agent: %s's human left the account, so it can have no new key; create a new agent", agent.Name)
 	}
 	secret := make([]byte, 32)
 	_, _ = rand.Read(secret) // never fails

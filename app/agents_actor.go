@@ -35,7 +35,7 @@ func mayManage(ctx context.Context, q querier, agent Agent) error {
 		return notFound(err, "agent %d not found in account %s", agent.ID, agent.AccountSlug)
 	}
 	if !May(m.Role, ActManageAgent, whoseOf(agent.OwnerUserID, actor)) {
-		return refuse(ErrUnauthorized, "refusal.agent_keys_who", "agent: only %s's human and the account's owners and admins manage its keys", agent.Name)
+		return refuse(ErrUnauthorized, "error.agent_keys_who", "agent: only %s's human and the account's owners and admins manage its keys", agent.Name)
 	}
 	return nil
 }

@@ -208,7 +208,7 @@ func (o *OAuth) Connect(ctx context.Context, userID int64, accountSlug string, c
 			}
 		}
 		if acct == nil {
-			return refuse(ErrUnauthorized, "refusal.oauth_not_member", "account: you are not a member of %q, so you cannot connect an agent for it", accountSlug)
+			return refuse(ErrUnauthorized, "error.oauth_not_member", "account: you are not a member of %q, so you cannot connect an agent for it", accountSlug)
 		}
 		agentID, err := reconnectOAuthAgent(ctx, tx, acct.AccountID, client.ID, userID)
 		switch {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -102,7 +103,7 @@ func (a *Accounts) UseTeams(c TeamsConfig) error {
 func (a *Accounts) memberOf(ctx context.Context, q querier, userID int64, slug string) (Membership, error) {
 	m, err := selectMembership(ctx, q, userID, slug)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Membership{}, refuse(ErrNotFound, "refusal.not_member", "account: you are not a member of %q", slug)
+		return Membership{}, refuse(ErrNotFound, "error.not_member", "account: you are not a member of %q", slug)
 	}
 	return m, err
 }
@@ -150,7 +151,7 @@ func (a *Accounts) changeRole(ctx context.Context, actorID int64, slug string, u
 	}
 	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
 		acctID, err := a.authorize(ctx, tx, actorID, slug, ActChangeRoles, operator,
-			refuse(ErrUnauthorized, "refusal.roles_who", "role: only the account's owners change roles"))
+			refuse(ErrUnauthorized, "error.roles_who", "role: only the account's owners change roles"))
 		if err != nil {
 			return err
 		}
@@ -159,7 +160,7 @@ func (a *Accounts) changeRole(ctx context.Context, actorID int64, slug string, u
 		}
 		target, err := selectMembershipByID(ctx, tx, userID, acctID)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return refuse(ErrNotFound, "refusal.no_member", "member: no member %d in account %s", userID, slug)
+			return refuse(ErrNotFound, "error.no_member", "member: no member %s in account %s", strconv.FormatInt(userID, 10), slug)
 		} else if err != nil {
 			return err
 		}
@@ -167,7 +168,7 @@ func (a *Accounts) changeRole(ctx context.Context, actorID int64, slug string, u
 			return nil
 		}
 		if target.Role == MemberRoleOwner {
-			if err := a.notLastOwner(ctx, tx, acctID, refuse(ErrConflict, "refusal.last_owner_demote", "role: the account's last owner cannot be demoted; make another member owner first")); err != nil {
+			if err := a.notLastOwner(ctx, tx, acctID, refuse(ErrConflict, "error.last_owner_demote", "role: the account's last owner cannot be demoted; make another member owner first")); err != nil {
 				return err
 			}
 		}
@@ -259,7 +260,7 @@ func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userI
 		}
 		target, err := selectMembershipByID(ctx, tx, userID, acctID)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return refuse(ErrNotFound, "refusal.no_member", "member: no member %d in account %s", userID, slug)
+			return refuse(ErrNotFound, "error.no_member", "member: no member %s in account %s", strconv.FormatInt(userID, 10), slug)
 		} else if err != nil {
 			return err
 		}
@@ -269,13 +270,13 @@ func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userI
 				return err
 			}
 			if !May(actor.Role, roleAction(target.Role), Colleagues) || !May(actor.Role, ActManageMembers, Colleagues) {
-				return refuse(ErrUnauthorized, "refusal.remove_who", "member: only the account's owners remove an owner or admin, and owners and admins a member")
+				return refuse(ErrUnauthorized, "error.remove_who", "member: only the account's owners remove an owner or admin, and owners and admins a member")
 			}
 		}
 		if target.Role == MemberRoleOwner {
-			last := refuse(ErrConflict, "refusal.last_owner_remove", "member: the account's last owner cannot be removed; make another member owner first")
+			last := refuse(ErrConflict, "error.last_owner_remove", "member: the account's last owner cannot be removed; make another member owner first")
 			if actorID == userID {
-				last = refuse(ErrConflict, "refusal.last_owner_leave", "member: you are the account's last owner and cannot leave it; make another member owner first")
+				last = refuse(ErrConflict, "error.last_owner_leave", "member: you are the account's last owner and cannot leave it; make another member owner first")
 			}
 			if err := a.notLastOwner(ctx, tx, acctID, last); err != nil {
 				return err
@@ -381,7 +382,7 @@ func (a *Accounts) AddMemberAsOperator(ctx context.Context, slug, email string, 
 			return err
 		}
 		if !added {
-			return refuse(ErrConflict, "refusal.already_member", "email: %s is already a member of %s", email, slug)
+			return refuse(ErrConflict, "error.already_member", "email: %s is already a member of %s", email, slug)
 		}
 		return insertAudit(ctx, tx, acct.ID, 0, AuditMemberAdded, a.now(), map[string]string{"email": email, "role": string(role)})
 	})

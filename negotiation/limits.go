@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -302,7 +303,7 @@ func (lim *Limit) outside(b Bound) *Error {
 	case BoundOneOf:
 		return ruleErr(CodeOutsideOwnLimits, at, "rule.outside_one_of", "outside your limits (one of %s)", strings.Join(lim.OneOf, ", "))
 	default:
-		return ruleErr(CodeOutsideOwnLimits, at, "rule.outside_equals", "outside your limits (must be %t)", *lim.Equals)
+		return ruleErr(CodeOutsideOwnLimits, at, "rule.outside_equals", "outside your limits (must be %s)", strconv.FormatBool(*lim.Equals))
 	}
 }
 

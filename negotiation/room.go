@@ -204,13 +204,15 @@ func (r *Room) DueAt() (time.Time, bool) {
 func roomIs(s State) *Error {
 	switch s {
 	case StateDraft:
-		return refused("rule.room_draft", "room is %s", string(s))
+		return refused("rule.room_draft", "room is draft")
 	case StateAwaiting:
-		return refused("rule.room_awaiting", "room is %s", string(s))
+		return refused("rule.room_awaiting", "room is awaiting")
 	case StateAgreed:
-		return refused("rule.room_agreed", "room is %s", string(s))
+		return refused("rule.room_agreed", "room is agreed")
+	case StateClosed:
+		return refused("rule.room_closed", "room is closed")
 	}
-	return refused("rule.room_closed", "room is %s", string(s))
+	return refused("", "room is %s", string(s))
 }
 
 // checkLive refuses anything in a finished or overdue room.
