@@ -152,10 +152,12 @@ func normalizeEmail(field, s string) (string, error) {
 	return strings.ToLower(s), nil
 }
 
-// notFound turns pgx.ErrNoRows into an ErrNotFound *Error.
-func notFound(err error, format string, args ...any) error {
+// notFound turns pgx.ErrNoRows into an ErrNotFound *Error: key is its
+// words in the catalog ("" for one only an agent or the operator meets),
+// format its English.
+func notFound(err error, key, format string, args ...any) error {
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Errorf(ErrNotFound, format, args...)
+		return refuse(ErrNotFound, key, format, args...)
 	}
 	return err
 }

@@ -85,7 +85,7 @@ var errNoMemberInvitation = refuse(ErrNotFound, "error.invitation_not_valid", "i
 
 func (a *Accounts) teamsOn() error {
 	if a.teams == nil {
-		return Errorf(ErrConflict, "invitations are not set up in this process")
+		return refuse(ErrConflict, "error.invitations_off", "invitations are not set up in this process")
 	}
 	return nil
 }

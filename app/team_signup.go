@@ -72,7 +72,7 @@ func (a *Accounts) SignUp(ctx context.Context, userID int64, name, slug string) 
 	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
 		u, err := selectUserByID(ctx, tx, userID)
 		if err != nil {
-			return notFound(err, "no user %d", userID)
+			return notFound(err, "", "no user %d", userID)
 		}
 		if !u.EmailVerified {
 			return refuse(ErrUnauthorized, "error.signup_unverified", "email: your identity provider has not verified %s; only a verified address may own an account", u.Email)

@@ -60,7 +60,7 @@ func (a *Accounts) UserByEmail(ctx context.Context, email string) (User, error) 
 	}
 	u, err := selectUserByEmail(ctx, a.pool, email, false)
 	if err != nil {
-		return User{}, fmt.Errorf("user by email: %w", notFound(err, "no user with email %s", email))
+		return User{}, fmt.Errorf("user by email: %w", notFound(err, "", "no user with email %s", email))
 	}
 	return u, nil
 }
@@ -69,7 +69,7 @@ func (a *Accounts) UserByEmail(ctx context.Context, email string) (User, error) 
 func (a *Accounts) UserByOIDC(ctx context.Context, issuer, subject string) (User, error) {
 	u, err := selectUserByOIDC(ctx, a.pool, issuer, subject)
 	if err != nil {
-		return User{}, fmt.Errorf("user by oidc: %w", notFound(err, "no user for this login"))
+		return User{}, fmt.Errorf("user by oidc: %w", notFound(err, "", "no user for this login"))
 	}
 	return u, nil
 }
@@ -144,7 +144,7 @@ func (a *Accounts) SetUserLanguage(ctx context.Context, userID int64, lang strin
 		return refuse(ErrInvalid, "error.language", "language: must be a language tag like de or fr (got %q)", lang)
 	}
 	if err := updateUserLanguage(ctx, a.pool, userID, lang); err != nil {
-		return fmt.Errorf("set language: %w", notFound(err, "no user %d", userID))
+		return fmt.Errorf("set language: %w", notFound(err, "", "no user %d", userID))
 	}
 	return nil
 }
@@ -192,7 +192,7 @@ func (a *Accounts) SetUserTimeZone(ctx context.Context, userID int64, tz string)
 		return refuse(ErrInvalid, "error.time_zone", "time zone: must be an IANA time zone name like Europe/Paris (got %q)", tz)
 	}
 	if err := updateUserTimeZone(ctx, a.pool, userID, tz); err != nil {
-		return fmt.Errorf("set time zone: %w", notFound(err, "no user %d", userID))
+		return fmt.Errorf("set time zone: %w", notFound(err, "", "no user %d", userID))
 	}
 	return nil
 }

@@ -948,6 +948,11 @@ var englishText = map[Key]catalog.Message{
 	"error.events_none":                text("events: choose at least one"),
 	"error.endpoints_cap":              text("url: an account has at most %[1]d webhook endpoints"),
 	"error.endpoint_disabled":          text("endpoint: %[1]s is disabled; enable it first"),
+	"error.agent_not_found":            text("agent %[1]s not found in account %[2]s"),
+	"error.key_not_found":              text("key %[1]s not found in account %[2]s"),
+	"error.oauth_client_unknown":       text("client_id: no client %[1]q is registered with Taasky"),
+	"error.not_connected":              text("agent %[1]s of account %[2]s is not connected with OAuth"),
+	"error.invitations_off":            text("invitations are not set up in this process"),
 
 	// The dashboard's own refusals: a form's field as a person fills it in
 	// (form.at joins a field's label and what is wrong with it), and the pages'.

@@ -940,6 +940,11 @@ var frenchText = map[Key]catalog.Message{
 	"error.events_none":                text("événements : choisissez-en au moins un"),
 	"error.endpoints_cap":              text("URL : un compte a au plus %[1]d points de terminaison de webhook"),
 	"error.endpoint_disabled":          text("point de terminaison : %[1]s est désactivé ; activez-le d'abord"),
+	"error.agent_not_found":            text("agent %[1]s introuvable dans le compte %[2]s"),
+	"error.key_not_found":              text("clé %[1]s introuvable dans le compte %[2]s"),
+	"error.oauth_client_unknown":       text("client_id : aucun client %[1]q n'est enregistré auprès de Taasky"),
+	"error.not_connected":              text("l'agent %[1]s du compte %[2]s n'est pas connecté par OAuth"),
+	"error.invitations_off":            text("les invitations ne sont pas configurées dans ce processus"),
 
 	// The dashboard's own refusals: a form's field as a person fills it in
 	// (form.at joins a field's label and what is wrong with it), and the pages'.

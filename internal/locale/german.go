@@ -938,6 +938,11 @@ var germanText = map[Key]catalog.Message{
 	"error.events_none":                text("Ereignisse: wählen Sie mindestens eines"),
 	"error.endpoints_cap":              text("URL: ein Konto hat höchstens %[1]d Webhook-Endpunkte"),
 	"error.endpoint_disabled":          text("Endpunkt: %[1]s ist ausgeschaltet; schalten Sie ihn zuerst ein"),
+	"error.agent_not_found":            text("Agent %[1]s im Konto %[2]s nicht gefunden"),
+	"error.key_not_found":              text("Schlüssel %[1]s im Konto %[2]s nicht gefunden"),
+	"error.oauth_client_unknown":       text("client_id: bei Taasky ist kein Client %[1]q registriert"),
+	"error.not_connected":              text("Agent %[1]s des Kontos %[2]s ist nicht per OAuth verbunden"),
+	"error.invitations_off":            text("Einladungen sind in diesem Prozess nicht eingerichtet"),
 
 	// The dashboard's own refusals: a form's field as a person fills it in
 	// (form.at joins a field's label and what is wrong with it), and the pages'.

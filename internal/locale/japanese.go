@@ -911,6 +911,11 @@ var japaneseText = map[Key]catalog.Message{
 	"error.events_none":                text("イベント：少なくとも1つ選んでください"),
 	"error.endpoints_cap":              text("URL：1つのアカウントの Webhook エンドポイントは最大 %[1]d 個です"),
 	"error.endpoint_disabled":          text("エンドポイント：%[1]s は無効になっています。先に有効にしてください"),
+	"error.agent_not_found":            text("アカウント %[2]s にエージェント %[1]s が見つかりません"),
+	"error.key_not_found":              text("アカウント %[2]s にキー %[1]s が見つかりません"),
+	"error.oauth_client_unknown":       text("client_id：Taasky にクライアント %[1]q は登録されていません"),
+	"error.not_connected":              text("アカウント %[2]s のエージェント %[1]s は OAuth で接続されていません"),
+	"error.invitations_off":            text("このプロセスでは招待が設定されていません"),
 
 	// The dashboard's own refusals: a form's field as a person fills it in
 	// (form.at joins a field's label and what is wrong with it), and the pages'.

@@ -21,7 +21,7 @@ import (
 // English text (a format) follows it.
 var refusalMakers = map[string]map[string]int{
 	"negotiation": {"termsErr": 1, "inputErr": 1, "ruleErr": 2, "refused": 0},
-	"app":         {"refuse": 1},
+	"app":         {"refuse": 1, "notFound": 1},
 }
 
 // TestEveryRefusalKeyIsInTheCatalog reads negotiation's and app's code:
@@ -32,7 +32,8 @@ var refusalMakers = map[string]map[string]int{
 // fieldKeys) and the dashboard's own must be in the catalog too.
 func TestEveryRefusalKeyIsInTheCatalog(t *testing.T) {
 	keyLike := regexp.MustCompile(`^(rule|error|form)\.[a-z_]+$`)
-	var calls, keyless int
+	var calls int
+	keyless := map[string]int{}
 	for _, pkg := range []string{"negotiation", "app", "dashboard", "dashboard/form"} {
 		files, _ := filepath.Glob(filepath.Join("../..", pkg, "*.go"))
 		for _, name := range files {
@@ -71,7 +72,7 @@ func TestEveryRefusalKeyIsInTheCatalog(t *testing.T) {
 				}
 				key, _ := strconv.Unquote(keyLit.Value)
 				if key == "" {
-					keyless++
+					keyless[pkg]++
 					return true
 				}
 				if !Has(Key(key)) {
@@ -94,8 +95,13 @@ func TestEveryRefusalKeyIsInTheCatalog(t *testing.T) {
 	if calls < 150 {
 		t.Fatalf("read %d refusals: the walk missed the code", calls)
 	}
-	if keyless > 3 {
-		t.Errorf("%d refusals without words: only the agent-only ones (a title's lookalike, an unknown state, a non-protocol error) may have none", keyless)
+	// Without words: in negotiation a title's lookalike, an unknown state
+	// and an error that is no protocol refusal; in app the users, tokens
+	// and operator's lookups no page shows as a refusal.
+	for pkg, most := range map[string]int{"negotiation": 3, "app": 8} {
+		if keyless[pkg] > most {
+			t.Errorf("%s: %d refusals without words, at most %d: give a person's refusal a key", pkg, keyless[pkg], most)
+		}
 	}
 }
 

@@ -940,6 +940,11 @@ var spanishText = map[Key]catalog.Message{
 	"error.events_none":                text("eventos: elija al menos uno"),
 	"error.endpoints_cap":              text("URL: una cuenta tiene como máximo %[1]d endpoints de webhook"),
 	"error.endpoint_disabled":          text("endpoint: %[1]s está desactivado; actívelo primero"),
+	"error.agent_not_found":            text("no se encontró el agente %[1]s en la cuenta %[2]s"),
+	"error.key_not_found":              text("no se encontró la clave %[1]s en la cuenta %[2]s"),
+	"error.oauth_client_unknown":       text("client_id: no hay ningún cliente %[1]q registrado en Taasky"),
+	"error.not_connected":              text("el agente %[1]s de la cuenta %[2]s no está conectado con OAuth"),
+	"error.invitations_off":            text("las invitaciones no están configuradas en este proceso"),
 
 	// The dashboard's own refusals: a form's field as a person fills it in
 	// (form.at joins a field's label and what is wrong with it), and the pages'.
