@@ -93,6 +93,17 @@ func TestRefusalsInTheirLanguage(t *testing.T) {
 	if st, _, body := stranger.get("/events"); st != http.StatusUnauthorized || !strings.Contains(body, "Connectez-vous d&#39;abord.") {
 		t.Errorf("the live list, signed out, in French: %d\n%s", st, errorsOf(body))
 	}
+	// An error page speaks the person's setting, over their browser's.
+	if err := b.accounts.SetUserLanguage(b.ctx, b.alice.ID, "fr"); err != nil {
+		t.Fatal(err)
+	}
+	alice.lang = "de"
+	if st, _, body := alice.get("/accounts/nosuch/settings"); st != http.StatusNotFound || !strings.Contains(body, "compte : vous n&#39;êtes pas membre de &#34;nosuch&#34;") {
+		t.Errorf("an account that is not theirs, in their French: %d\n%s", st, errorsOf(body))
+	}
+	if err := b.accounts.SetUserLanguage(b.ctx, b.alice.ID, ""); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := b.accounts.RenameAccount(b.ctx, b.alice.ID, "alpha", "Alpha Works"); err != nil {
 		t.Fatal(err)
 	}
