@@ -111,7 +111,7 @@ func ParseRole(s string) (MemberRole, error) {
 	case MemberRoleOwner, MemberRoleAdmin, MemberRoleMember:
 		return r, nil
 	}
-	return "", Errorf(ErrInvalid, "role: must be owner, admin or member (got %q)", s)
+	return "", refuse(ErrInvalid, "error.role", "role: must be owner, admin or member (got %q)", s)
 }
 
 // ManageAction is what acting on a person of role asks of May: inviting,

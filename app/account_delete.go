@@ -74,7 +74,7 @@ func (s *Rooms) deleteAccount(ctx context.Context, actorID int64, slug, typed st
 			return err
 		}
 		if typed != slug {
-			return Errorf(ErrInvalid, "confirm: type the account's slug, %s, exactly as it is written, to delete the account", slug)
+			return refuse(ErrInvalid, "error.delete_confirm", "confirm: type the account's slug, %s, exactly as it is written, to delete the account", slug)
 		}
 		if err := lockAccountForDeletion(ctx, tx, accountID); err != nil {
 			return err
@@ -162,12 +162,12 @@ func authorizeDeletion(ctx context.Context, q querier, actorID int64, slug strin
 	}
 	m, err := selectMembership(ctx, q, actorID, slug)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, "", Errorf(ErrNotFound, "account: you are not a member of %q", slug)
+		return 0, "", refuse(ErrNotFound, "error.not_member", "account: you are not a member of %q", slug)
 	} else if err != nil {
 		return 0, "", err
 	}
 	if !May(m.Role, ActDeleteAccount, Colleagues) {
-		return 0, "", Errorf(ErrUnauthorized, "account: only the account's owners delete it")
+		return 0, "", refuse(ErrUnauthorized, "error.delete_who", "account: only the account's owners delete it")
 	}
 	return m.AccountID, m.AccountName, nil
 }

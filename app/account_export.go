@@ -47,12 +47,12 @@ func (s *Rooms) ExportAccount(ctx context.Context, actorID int64, slug string) (
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		m, err := selectMembership(ctx, tx, actorID, slug)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return Errorf(ErrNotFound, "account: you are not a member of %q", slug)
+			return refuse(ErrNotFound, "error.not_member", "account: you are not a member of %q", slug)
 		} else if err != nil {
 			return err
 		}
 		if !May(m.Role, ActManageAccount, Colleagues) {
-			return Errorf(ErrUnauthorized, "export: only the account's owners and admins export it")
+			return refuse(ErrUnauthorized, "error.export_who", "export: only the account's owners and admins export it")
 		}
 		now := s.now()
 		out = &AccountExport{Account: slug, Name: m.AccountName, ExportedAt: now.UTC().Format(time.RFC3339),

@@ -20,7 +20,7 @@ func (a *Accounts) RenameAccount(ctx context.Context, actorID int64, slug, name 
 	var out Account
 	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
 		acctID, err := a.authorize(ctx, tx, actorID, slug, ActManageAccount, false,
-			"name: only the account's owners and admins rename it")
+			refuse(ErrUnauthorized, "error.rename_who", "name: only the account's owners and admins rename it"))
 		if err != nil {
 			return err
 		}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/taasky/taasky/negotiation"
 )
 
 // Account is a tenant: a team or a person whose agents negotiate for it.
@@ -113,9 +115,18 @@ var slugRule = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$`)
 
 func checkSlug(slug string) error {
 	if !slugRule.MatchString(slug) {
-		return Errorf(ErrInvalid, "slug: must be 3–40 characters of a–z, 0–9 and '-', starting and ending with a letter or digit (got %q)", slug)
+		return refuse(ErrInvalid, "error.slug", "slug: must be 3–40 characters of a–z, 0–9 and '-', starting and ending with a letter or digit (got %q)", slug)
 	}
 	return nil
+}
+
+// fieldKeys are the catalog's words for checkName's and normalizeEmail's
+// refusals, by the field they name (its name is part of the text).
+var fieldKeys = map[string]string{
+	"name length":         "error.name_length",
+	"agent name length":   "error.agent_name_length",
+	"email address":       "error.email_address",
+	"owner email address": "error.owner_email_address",
 }
 
 // checkName trims a display name and checks it is 1–80 printable characters.
@@ -123,7 +134,8 @@ func checkName(field, name string) (string, error) {
 	name = strings.TrimSpace(name)
 	n := utf8.RuneCountInString(name)
 	if n < 1 || n > 80 || !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl) {
-		return "", Errorf(ErrInvalid, "%s: must be 1–80 characters, without control characters (got %d)", field, n)
+		return "", &Error{Code: ErrInvalid, Message: fmt.Sprintf("%s: must be 1–80 characters, without control characters (got %d)", field, n),
+			Words: negotiation.Words{Key: fieldKeys[field+" length"], Args: []any{n}}}
 	}
 	return name, nil
 }
@@ -134,15 +146,18 @@ func normalizeEmail(field, s string) (string, error) {
 	s = strings.TrimSpace(s)
 	addr, err := mail.ParseAddress(s)
 	if err != nil || addr.Address != s || addr.Name != "" || len(s) > 254 || !strings.Contains(s, "@") {
-		return "", Errorf(ErrInvalid, "%s: must be an email address like name@example.com (got %q)", field, s)
+		return "", &Error{Code: ErrInvalid, Message: fmt.Sprintf("%s: must be an email address like name@example.com (got %q)", field, s),
+			Words: negotiation.Words{Key: fieldKeys[field+" address"], Args: []any{s}}}
 	}
 	return strings.ToLower(s), nil
 }
 
-// notFound turns pgx.ErrNoRows into an ErrNotFound *Error.
-func notFound(err error, format string, args ...any) error {
+// notFound turns pgx.ErrNoRows into an ErrNotFound *Error: key is its
+// words in the catalog ("" for one only an agent or the operator meets),
+// format its English.
+func notFound(err error, key, format string, args ...any) error {
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Errorf(ErrNotFound, format, args...)
+		return refuse(ErrNotFound, key, format, args...)
 	}
 	return err
 }

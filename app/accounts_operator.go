@@ -32,7 +32,7 @@ func (a *Accounts) SetOperator(ctx context.Context, slug, email string, on bool)
 	}
 	userID, err := selectMemberByEmail(ctx, a.pool, acct.ID, email)
 	if err != nil {
-		return fmt.Errorf("set operator: %w", notFound(err, "%s is not a member of %s", email, slug))
+		return fmt.Errorf("set operator: %w", notFound(err, "", "%s is not a member of %s", email, slug))
 	}
 	ok, err := updateOperator(ctx, a.pool, acct.ID, userID, on)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -66,7 +67,7 @@ func (a *Accounts) CreateAgent(ctx context.Context, accountSlug, name, ownerEmai
 		}
 		userID, err := selectMemberByEmail(ctx, tx, acct.ID, email)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return Errorf(ErrInvalid, "owner email: %s is not a member of account %s", email, acct.Slug)
+			return refuse(ErrInvalid, "error.owner_not_member", "owner email: %s is not a member of account %s", email, acct.Slug)
 		} else if err != nil {
 			return err
 		}
@@ -92,7 +93,7 @@ func (a *Accounts) IssueAgentKey(ctx context.Context, accountSlug string, agentI
 	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
 		agent, err := selectAgent(ctx, tx, accountSlug, agentID)
 		if err != nil {
-			return notFound(err, "agent %d not found in account %s", agentID, accountSlug)
+			return notFound(err, "error.agent_not_found", "agent %s not found in account %s", strconv.FormatInt(agentID, 10), accountSlug)
 		}
 		if err := mayManage(ctx, tx, agent); err != nil {
 			return err
@@ -116,7 +117,7 @@ func (a *Accounts) RevokeAgentKey(ctx context.Context, accountSlug string, keyID
 	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
 		agent, prefix, err := selectKeyAgent(ctx, tx, accountSlug, keyID)
 		if err != nil {
-			return notFound(err, "key %d not found in account %s", keyID, accountSlug)
+			return notFound(err, "error.key_not_found", "key %s not found in account %s", strconv.FormatInt(keyID, 10), accountSlug)
 		}
 		if err := mayManage(ctx, tx, agent); err != nil {
 			return err
@@ -150,7 +151,7 @@ func (a *Accounts) ListAgents(ctx context.Context, accountSlug string) ([]Agent,
 func (a *Accounts) ListAgentKeys(ctx context.Context, accountSlug string, agentID int64) ([]AgentKey, error) {
 	agent, err := selectAgent(ctx, a.pool, accountSlug, agentID)
 	if err != nil {
-		return nil, fmt.Errorf("list agent keys: %w", notFound(err, "agent %d not found in account %s", agentID, accountSlug))
+		return nil, fmt.Errorf("list agent keys: %w", notFound(err, "error.agent_not_found", "agent %s not found in account %s", strconv.FormatInt(agentID, 10), accountSlug))
 	}
 	keys, err := selectAgentKeys(ctx, a.pool, agent)
 	if err != nil {
@@ -186,7 +187,7 @@ func (a *Accounts) AuthenticateAgentKey(ctx context.Context, key string) (Agent,
 
 func issueKey(ctx context.Context, q querier, agent Agent) (NewAgentKey, error) {
 	if agent.OwnerUserID == 0 {
-		return NewAgentKey{}, Errorf(ErrConflict, "agent: %s's human left the account, so it can have no new key; create a new agent", agent.Name)
+		return NewAgentKey{}, refuse(ErrConflict, "error.agent_human_left", "agent: %s's human left the account, so it can have no new key; create a new agent", agent.Name)
 	}
 	secret := make([]byte, 32)
 	_, _ = rand.Read(secret) // never fails

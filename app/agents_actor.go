@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"strconv"
 	"time"
 )
 
@@ -32,10 +33,10 @@ func mayManage(ctx context.Context, q querier, agent Agent) error {
 	}
 	m, err := selectMembershipByID(ctx, q, actor, agent.AccountID)
 	if err != nil {
-		return notFound(err, "agent %d not found in account %s", agent.ID, agent.AccountSlug)
+		return notFound(err, "error.agent_not_found", "agent %s not found in account %s", strconv.FormatInt(agent.ID, 10), agent.AccountSlug)
 	}
 	if !May(m.Role, ActManageAgent, whoseOf(agent.OwnerUserID, actor)) {
-		return Errorf(ErrUnauthorized, "agent: only %s's human and the account's owners and admins manage its keys", agent.Name)
+		return refuse(ErrUnauthorized, "error.agent_keys_who", "agent: only %s's human and the account's owners and admins manage its keys", agent.Name)
 	}
 	return nil
 }

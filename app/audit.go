@@ -63,7 +63,7 @@ func (a *Accounts) AuditLog(ctx context.Context, actorID int64, accountSlug, cur
 		return nil, "", fmt.Errorf("audit log: %w", err)
 	}
 	if !May(m.Role, ActSeeAudit, Colleagues) {
-		return nil, "", Errorf(ErrUnauthorized, "audit log: only the account's owners and admins may read it")
+		return nil, "", refuse(ErrUnauthorized, "error.audit_who", "audit log: only the account's owners and admins may read it")
 	}
 	return a.auditPage(ctx, m.AccountID, cursor)
 }
@@ -82,7 +82,7 @@ func (a *Accounts) auditPage(ctx context.Context, accountID int64, cursor string
 	if cursor != "" {
 		n, err := strconv.ParseInt(cursor, 10, 64)
 		if err != nil || n < 1 {
-			return nil, "", Errorf(ErrInvalid, "cursor: not one this log gave (start again from the first page)")
+			return nil, "", refuse(ErrInvalid, "error.cursor_log", "cursor: not one this log gave (start again from the first page)")
 		}
 		before = n
 	}

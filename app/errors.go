@@ -35,6 +35,11 @@ type Error struct {
 	// Faults is every broken rule of the input, when there are several
 	// (negotiation.Error's); Message is the first.
 	Faults []negotiation.Fault
+	// Words is Message as the catalog has it (internal/locale: a key and
+	// its arguments), for a door that speaks its reader's language; its
+	// Key is "" for the errors only an agent or the operator meets, which
+	// are shown as Message.
+	negotiation.Words
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -42,6 +47,13 @@ func (e *Error) Error() string { return e.Message }
 // Errorf returns an *Error with the given code and a formatted message.
 func Errorf(code ErrorCode, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// refuse returns an *Error whose message is also in the catalog: key
+// names its text there (internal/locale), format is that text in English,
+// args fill both.
+func refuse(code ErrorCode, key, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Words: negotiation.Words{Key: key, Args: args}}
 }
 
 // ErrorCodeOf returns the code of the first *Error in err's chain,

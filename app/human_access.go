@@ -27,7 +27,7 @@ func humanSide(ctx context.Context, q querier, userID, roomID int64, want negoti
 		}
 	}
 	if len(seen) == 0 {
-		return seatAccess{}, Errorf(ErrNotFound, "room not found")
+		return seatAccess{}, refuse(ErrNotFound, "error.no_room", "room not found")
 	}
 	for _, st := range seen {
 		if negotiation.Side(st.Side) == want {

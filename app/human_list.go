@@ -46,7 +46,7 @@ func (f RoomFilter) ranks() (Rank, Rank, error) {
 	case FilterClosed:
 		return RankClosed, RankClosed, nil
 	}
-	return 0, 0, Errorf(ErrInvalid, "state: must be one of waiting, live, agreed, closed, or empty for all (got %q)", string(f))
+	return 0, 0, refuse(ErrInvalid, "error.state_filter", "state: must be one of waiting, live, agreed, closed, or empty for all (got %q)", string(f))
 }
 
 // HumanSummary is one room in a human's list: one seat of one of their
@@ -134,7 +134,7 @@ func parseListCursor(s string) (listCursor, error) {
 	if s == "" {
 		return listCursor{side: ""}, nil // before every row: (0, 0, 0, '')
 	}
-	bad := Errorf(ErrInvalid, "cursor: not one this list gave (start again from the first page)")
+	bad := refuse(ErrInvalid, "error.cursor_list", "cursor: not one this list gave (start again from the first page)")
 	parts := strings.Split(s, ".")
 	if len(parts) != 4 || (parts[3] != "a" && parts[3] != "b") {
 		return listCursor{}, bad

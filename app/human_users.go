@@ -9,7 +9,7 @@ import (
 func (a *Accounts) UserByID(ctx context.Context, id int64) (User, error) {
 	u, err := selectUserByID(ctx, a.pool, id)
 	if err != nil {
-		return User{}, fmt.Errorf("user by id: %w", notFound(err, "no user %d", id))
+		return User{}, fmt.Errorf("user by id: %w", notFound(err, "", "no user %d", id))
 	}
 	return u, nil
 }

@@ -62,7 +62,7 @@ func (n *Notifications) DeliveryLogPage(ctx context.Context, userID int64, limit
 		nanos, err1 := strconv.ParseInt(ns, 10, 64)
 		j, err2 := strconv.ParseInt(id, 10, 64)
 		if !ok || err1 != nil || err2 != nil {
-			return nil, "", Errorf(ErrInvalid, "cursor: not a page of the delivery log")
+			return nil, "", refuse(ErrInvalid, "error.cursor_deliveries", "cursor: not a page of the delivery log")
 		}
 		at, job = time.Unix(0, nanos).UTC(), j
 	}

@@ -110,7 +110,7 @@ func (n *Notifications) unsubscribeUser(token string) (int64, bool) {
 func (n *Notifications) UnsubscribeNotices(ctx context.Context, token string) (string, error) {
 	userID, ok := n.unsubscribeUser(token)
 	if !ok {
-		return "", Errorf(ErrNotFound, "this link is not valid")
+		return "", refuse(ErrNotFound, "error.link_not_valid", "this link is not valid")
 	}
 	p, err := n.Prefs(ctx, userID)
 	if err != nil {

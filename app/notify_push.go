@@ -37,13 +37,13 @@ type PushSubscriptionInput struct {
 func (in *PushSubscriptionInput) validate() error {
 	u, err := url.Parse(in.Endpoint)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || len(in.Endpoint) > 2048 {
-		return Errorf(ErrInvalid, "endpoint: an https URL from the browser's push subscription")
+		return refuse(ErrInvalid, "error.push_endpoint", "endpoint: an https URL from the browser's push subscription")
 	}
 	if b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(in.P256dh, "=")); err != nil || len(b) != 65 || b[0] != 4 {
-		return Errorf(ErrInvalid, "keys.p256dh: a P-256 public key, base64url (65 bytes)")
+		return refuse(ErrInvalid, "error.push_p256dh", "keys.p256dh: a P-256 public key, base64url (65 bytes)")
 	}
 	if b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(in.Auth, "=")); err != nil || len(b) != 16 {
-		return Errorf(ErrInvalid, "keys.auth: 16 bytes, base64url")
+		return refuse(ErrInvalid, "error.push_auth", "keys.auth: 16 bytes, base64url")
 	}
 	in.Device = strings.TrimSpace(in.Device)
 	if !utf8.ValidString(in.Device) {
@@ -116,7 +116,7 @@ func (n *Notifications) SendTestPush(ctx context.Context, userID, id int64) (int
 		logged = append(logged, delivery{Notice: notice, Channel: jobs.ChannelPush, SubscriptionID: s.ID, Recipient: endpointHost(s.Endpoint)})
 	}
 	if len(params) == 0 {
-		return 0, Errorf(ErrNotFound, "no device to push to: subscribe this browser first")
+		return 0, refuse(ErrNotFound, "error.push_no_device", "no device to push to: subscribe this browser first")
 	}
 	err = pgx.BeginFunc(ctx, n.pool, func(tx pgx.Tx) error {
 		res, err := n.river.InsertManyTx(ctx, tx, params)

@@ -44,7 +44,7 @@ func (n *Notifications) RefusingAddress(token string) (string, bool) {
 func (n *Notifications) RefuseInvitations(ctx context.Context, token string) (string, error) {
 	email, ok := n.RefusingAddress(token)
 	if !ok {
-		return "", Errorf(ErrNotFound, "this link is not valid")
+		return "", refuse(ErrNotFound, "error.link_not_valid", "this link is not valid")
 	}
 	if err := insertInviteRefusal(ctx, n.pool, emailHash(email), n.now()); err != nil {
 		return "", err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -89,7 +90,7 @@ type OAuthConnection struct {
 func (o *OAuth) Client(ctx context.Context, id string) (OAuthClient, error) {
 	c, err := selectOAuthClient(ctx, o.pool, id)
 	if err != nil {
-		return OAuthClient{}, fmt.Errorf("oauth client: %w", notFound(err, "client_id: no client %q is registered with Taasky", id))
+		return OAuthClient{}, fmt.Errorf("oauth client: %w", notFound(err, "error.oauth_client_unknown", "client_id: no client %q is registered with Taasky", id))
 	}
 	return c, nil
 }
@@ -127,7 +128,7 @@ func (o *OAuth) SaveToken(ctx context.Context, t OAuthToken) error {
 func (o *OAuth) Token(ctx context.Context, kind OAuthTokenKind, signature string) (OAuthToken, error) {
 	t, err := selectOAuthToken(ctx, o.pool, kind, signature)
 	if err != nil {
-		return OAuthToken{}, fmt.Errorf("oauth token: %w", notFound(err, "no such %s", kind))
+		return OAuthToken{}, fmt.Errorf("oauth token: %w", notFound(err, "", "no such %s", kind))
 	}
 	return t, nil
 }
@@ -208,7 +209,7 @@ func (o *OAuth) Connect(ctx context.Context, userID int64, accountSlug string, c
 			}
 		}
 		if acct == nil {
-			return Errorf(ErrUnauthorized, "account: you are not a member of %q, so you cannot connect an agent for it", accountSlug)
+			return refuse(ErrUnauthorized, "error.oauth_not_member", "account: you are not a member of %q, so you cannot connect an agent for it", accountSlug)
 		}
 		agentID, err := reconnectOAuthAgent(ctx, tx, acct.AccountID, client.ID, userID)
 		switch {
@@ -288,7 +289,7 @@ func (o *OAuth) Disconnect(ctx context.Context, accountSlug string, agentID int6
 		return disconnectOAuthAgent(ctx, tx, accountSlug, agentID)
 	})
 	if err != nil {
-		return fmt.Errorf("disconnect agent: %w", notFound(err, "agent %d of account %s is not connected with OAuth", agentID, accountSlug))
+		return fmt.Errorf("disconnect agent: %w", notFound(err, "error.not_connected", "agent %s of account %s is not connected with OAuth", strconv.FormatInt(agentID, 10), accountSlug))
 	}
 	return nil
 }

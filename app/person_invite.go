@@ -30,9 +30,11 @@ type Invitation struct {
 	InviterDeleted bool
 	// Open is true while the invitation can be answered; otherwise Refusal
 	// says plainly why not (used, withdrawn, expired…).
-	Open     bool
-	Refusal  string
-	Deadline time.Time
+	Open    bool
+	Refusal string
+	// RefusalWords is Refusal for the catalog (negotiation.Words).
+	RefusalWords negotiation.Words
+	Deadline     time.Time
 	// Schema is the inviter's: a person answers with it.
 	Schema *negotiation.Schema
 	// Card is the inviter's terms as the person would see them (nil if
@@ -70,7 +72,7 @@ type PersonResult struct {
 func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Location) (*Invitation, error) {
 	code = inviteCodeFrom(code)
 	if code == "" {
-		return nil, Errorf(ErrNotFound, "this invitation link is not valid")
+		return nil, refuse(ErrNotFound, "error.invitation_link_not_valid", "this invitation link is not valid")
 	}
 	if loc == nil {
 		loc = time.UTC
@@ -79,7 +81,7 @@ func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Loc
 	err := pgx.BeginTxFunc(ctx, s.pool, readOnly, func(tx pgx.Tx) error {
 		roomID, err := roomByInvite(ctx, tx, secretHash(code))
 		if err != nil {
-			return Errorf(ErrNotFound, "this invitation link is not valid")
+			return refuse(ErrNotFound, "error.invitation_link_not_valid", "this invitation link is not valid")
 		}
 		ld, err := s.load(ctx, tx, roomID, false)
 		if err != nil {
@@ -98,6 +100,9 @@ func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Loc
 		}
 		if _, _, err := r.AnswerInvitation(negotiation.Answer{Verdict: negotiation.VerdictJoin}, "", s.now()); err != nil {
 			inv.Refusal = ErrorMessageOf(fromProtocol(err))
+			if e, ok := err.(*negotiation.Error); ok {
+				inv.RefusalWords = e.Words
+			}
 		} else {
 			inv.Open = true
 		}
@@ -126,7 +131,7 @@ func (s *Rooms) AnswerInvitation(ctx context.Context, code string, ans PersonAns
 	err := s.inTx(ctx, func(tx *roomTx) error {
 		roomID, err := roomByInvite(ctx, tx, secretHash(code))
 		if err != nil {
-			return Errorf(ErrNotFound, "this invitation link is not valid")
+			return refuse(ErrNotFound, "error.invitation_link_not_valid", "this invitation link is not valid")
 		}
 		ld, err := s.load(ctx, tx, roomID, true)
 		if err != nil {

@@ -14,11 +14,11 @@ import (
 // personSeat finds the room a person's token opens.
 func personSeat(ctx context.Context, q querier, token string) (int64, error) {
 	if !strings.HasPrefix(token, personTokenPrefix) {
-		return 0, Errorf(ErrNotFound, "this link is not valid")
+		return 0, refuse(ErrNotFound, "error.link_not_valid", "this link is not valid")
 	}
 	roomID, err := selectPersonSeat(ctx, q, secretHash(token))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, Errorf(ErrNotFound, "this link is not valid")
+		return 0, refuse(ErrNotFound, "error.link_not_valid", "this link is not valid")
 	}
 	return roomID, err
 }

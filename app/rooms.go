@@ -105,9 +105,9 @@ func fromProtocol(err error) error {
 	var e *negotiation.Error
 	if errors.As(err, &e) {
 		if e.Code == negotiation.CodeRefused {
-			return &Error{Code: ErrConflict, Message: e.Message}
+			return &Error{Code: ErrConflict, Message: e.Message, Words: e.Words}
 		}
-		return &Error{Code: ErrInvalid, Message: e.Message, Faults: e.Faults}
+		return &Error{Code: ErrInvalid, Message: e.Message, Faults: e.Faults, Words: e.Words}
 	}
 	return err
 }

@@ -200,7 +200,7 @@ func (s *Rooms) DecideAsOwner(ctx context.Context, userID, roomID int64, confirm
 			return err
 		}
 		if !ok {
-			return Errorf(ErrNotFound, "confirmation not found")
+			return refuse(ErrNotFound, "error.confirmation_not_found", "confirmation not found")
 		}
 		d, err = s.decide(ctx, tx, ld, side, confirmationID, hashSeen, accept, answeredBy{receipt.ChannelDashboard, &userID}, userID)
 		return err

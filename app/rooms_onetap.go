@@ -55,7 +55,7 @@ type OneTap struct {
 func (s *Rooms) OneTapCard(ctx context.Context, token string) (*OneTap, error) {
 	row, card, err := selectOneTapCard(ctx, s.pool, secretHash(token))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, Errorf(ErrNotFound, "this link is not valid")
+		return nil, refuse(ErrNotFound, "error.link_not_valid", "this link is not valid")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("one-tap: %w", err)
@@ -132,13 +132,13 @@ func (s *Rooms) DecideOneTap(ctx context.Context, token string, hashSeen negotia
 func oneTapRefused(ctx context.Context, q querier, token string) error {
 	ot, err := selectOneTap(ctx, q, secretHash(token))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Errorf(ErrNotFound, "this link is not valid")
+		return refuse(ErrNotFound, "error.link_not_valid", "this link is not valid")
 	}
 	if err != nil {
 		return err
 	}
 	if ot.usedAt != nil {
-		return Errorf(ErrConflict, "this link was used already, at %s", ot.usedAt.UTC().Format("2006-01-02 15:04 MST"))
+		return refuse(ErrConflict, "error.link_used", "this link was used already, at %s", ot.usedAt.UTC().Format("2006-01-02 15:04 MST"))
 	}
-	return Errorf(ErrNotFound, "this link is not valid")
+	return refuse(ErrNotFound, "error.link_not_valid", "this link is not valid")
 }

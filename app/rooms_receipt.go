@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/taasky/taasky/negotiation"
 	"github.com/taasky/taasky/receipt"
@@ -79,7 +80,7 @@ func (s *Rooms) receiptFacts(ctx context.Context, q querier, row *roomRow) (*rec
 	}
 	ag, ok := room.Agreement(events)
 	if !ok {
-		return nil, Errorf(ErrConflict, "room %d is not agreed: it has no receipt", roomID)
+		return nil, refuse(ErrConflict, "error.no_receipt", "room %s is not agreed: it has no receipt", strconv.FormatInt(roomID, 10))
 	}
 	facts, err := selectReceiptFacts(ctx, q, roomID, ag.Confirmations[0].ID, ag.Confirmations[1].ID)
 	if err != nil {

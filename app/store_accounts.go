@@ -18,7 +18,7 @@ func insertAccount(ctx context.Context, q querier, slug, name string) (Account, 
 		`INSERT INTO accounts (slug, name) VALUES ($1, $2) RETURNING id, created_at`,
 		slug, name).Scan(&acct.ID, &acct.CreatedAt)
 	if isUniqueViolation(err, "accounts_slug_key") {
-		return Account{}, Errorf(ErrConflict, "account slug already taken: %s", slug)
+		return Account{}, refuse(ErrConflict, "error.slug_taken_already", "account slug already taken: %s", slug)
 	}
 	if err != nil {
 		return Account{}, fmt.Errorf("insertAccount %s: %w", slug, err)
@@ -32,7 +32,7 @@ func selectAccountBySlug(ctx context.Context, q querier, slug string) (Account, 
 		`SELECT id, name, created_at FROM accounts WHERE slug = $1`,
 		slug).Scan(&acct.ID, &acct.Name, &acct.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Account{}, Errorf(ErrNotFound, "account not found: %s", slug)
+		return Account{}, refuse(ErrNotFound, "error.account_not_found", "account not found: %s", slug)
 	}
 	if err != nil {
 		return Account{}, fmt.Errorf("selectAccountBySlug %s: %w", slug, err)

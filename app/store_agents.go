@@ -28,7 +28,7 @@ func insertAgent(ctx context.Context, q querier, acct Account, name string, owne
 		`INSERT INTO agents (account_id, name, owner_user_id) VALUES ($1, $2, $3) RETURNING id, created_at`,
 		acct.ID, name, ownerUserID).Scan(&g.ID, &g.CreatedAt)
 	if isUniqueViolation(err, "agents_account_id_name_key") {
-		return Agent{}, Errorf(ErrConflict, "agent name already taken in account %s: %s", acct.Slug, name)
+		return Agent{}, refuse(ErrConflict, "error.agent_name_taken", "agent name already taken in account %s: %s", acct.Slug, name)
 	}
 	if err != nil {
 		return Agent{}, fmt.Errorf("insertAgent %s: %w", acct.Slug, err)

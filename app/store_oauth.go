@@ -146,7 +146,7 @@ func freeAgentName(ctx context.Context, q querier, accountID int64, names []stri
 			return n, nil
 		}
 	}
-	return "", Errorf(ErrConflict, "agent name: the account already has agents named %q and its variants; rename one in Settings", names[0])
+	return "", refuse(ErrConflict, "error.agent_names_taken", "agent name: the account already has agents named %q and its variants; rename one in Settings", names[0])
 }
 
 func insertOAuthAgent(ctx context.Context, q querier, g Agent, clientID string) error {

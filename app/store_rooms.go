@@ -141,7 +141,7 @@ func readRoom(ctx context.Context, q querier, roomID int64, lock bool) (*roomRow
 	}
 	r, err := scanRoom(q.QueryRow(ctx, sql, roomID), dest...)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, Errorf(ErrNotFound, "room not found")
+		return nil, refuse(ErrNotFound, "error.no_room", "room not found")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("readRoom %d: %w", roomID, err)

@@ -218,7 +218,7 @@ func insertInvitation(ctx context.Context, q querier, accountID int64, email str
 	err := q.QueryRow(ctx, `INSERT INTO account_invitations (account_id, email, role, token_hash, invited_by, created_at, sent_at, expires_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $6, $7) RETURNING id`, accountID, email, role, tokenHash, by, at, expires).Scan(&id)
 	if isUniqueViolation(err, "account_invitations_pending") {
-		return 0, Errorf(ErrConflict, "email: %s already has a pending invitation; resend it from the list of invitations", email)
+		return 0, refuse(ErrConflict, "error.invitation_pending", "email: %s already has a pending invitation; resend it from the list of invitations", email)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("insertInvitation %d: %w", accountID, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -154,7 +155,7 @@ func selectHookEndpoint(ctx context.Context, q querier, accountID, id int64, loc
 	}
 	e, sealed, err := scanHookEndpoint(q.QueryRow(ctx, sql, accountID, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return e, nil, Errorf(ErrNotFound, "endpoint: the account has no webhook endpoint %d", id)
+		return e, nil, refuse(ErrNotFound, "error.no_endpoint", "endpoint: the account has no webhook endpoint %s", strconv.FormatInt(id, 10))
 	}
 	if err != nil {
 		return e, nil, fmt.Errorf("selectHookEndpoint: %w", err)
@@ -194,7 +195,7 @@ func deleteHookEndpoint(ctx context.Context, q querier, accountID, id int64) (st
 	var url string
 	err := q.QueryRow(ctx, `DELETE FROM webhook_endpoints WHERE account_id = $1 AND id = $2 RETURNING url`, accountID, id).Scan(&url)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", Errorf(ErrNotFound, "endpoint: the account has no webhook endpoint %d", id)
+		return "", refuse(ErrNotFound, "error.no_endpoint", "endpoint: the account has no webhook endpoint %s", strconv.FormatInt(id, 10))
 	}
 	if err != nil {
 		return "", fmt.Errorf("deleteHookEndpoint: %w", err)
@@ -391,7 +392,7 @@ func selectHookMessageEndpoint(ctx context.Context, q querier, accountID int64, 
 	var id int64
 	err := q.QueryRow(ctx, `SELECT endpoint_id FROM webhook_messages WHERE account_id = $1 AND id = $2`, accountID, messageID).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, Errorf(ErrNotFound, "message: the account sent no webhook %q", messageID)
+		return 0, refuse(ErrNotFound, "error.no_webhook_message", "message: the account sent no webhook %q", messageID)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("selectHookMessageEndpoint: %w", err)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -102,7 +103,7 @@ func (a *Accounts) UseTeams(c TeamsConfig) error {
 func (a *Accounts) memberOf(ctx context.Context, q querier, userID int64, slug string) (Membership, error) {
 	m, err := selectMembership(ctx, q, userID, slug)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Membership{}, Errorf(ErrNotFound, "account: you are not a member of %q", slug)
+		return Membership{}, refuse(ErrNotFound, "error.not_member", "account: you are not a member of %q", slug)
 	}
 	return m, err
 }
@@ -150,7 +151,7 @@ func (a *Accounts) changeRole(ctx context.Context, actorID int64, slug string, u
 	}
 	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
 		acctID, err := a.authorize(ctx, tx, actorID, slug, ActChangeRoles, operator,
-			"role: only the account's owners change roles")
+			refuse(ErrUnauthorized, "error.roles_who", "role: only the account's owners change roles"))
 		if err != nil {
 			return err
 		}
@@ -159,7 +160,7 @@ func (a *Accounts) changeRole(ctx context.Context, actorID int64, slug string, u
 		}
 		target, err := selectMembershipByID(ctx, tx, userID, acctID)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return Errorf(ErrNotFound, "member: no member %d in account %s", userID, slug)
+			return refuse(ErrNotFound, "error.no_member", "member: no member %s in account %s", strconv.FormatInt(userID, 10), slug)
 		} else if err != nil {
 			return err
 		}
@@ -167,7 +168,7 @@ func (a *Accounts) changeRole(ctx context.Context, actorID int64, slug string, u
 			return nil
 		}
 		if target.Role == MemberRoleOwner {
-			if err := a.notLastOwner(ctx, tx, acctID, "role: the account's last owner cannot be demoted; make another member owner first"); err != nil {
+			if err := a.notLastOwner(ctx, tx, acctID, refuse(ErrConflict, "error.last_owner_demote", "role: the account's last owner cannot be demoted; make another member owner first")); err != nil {
 				return err
 			}
 		}
@@ -189,7 +190,7 @@ func (a *Accounts) changeRole(ctx context.Context, actorID int64, slug string, u
 
 // authorize checks that actorID may act on the account with slug (or
 // that an operator acts), and returns the account's id.
-func (a *Accounts) authorize(ctx context.Context, q querier, actorID int64, slug string, act Action, operator bool, refusal string) (int64, error) {
+func (a *Accounts) authorize(ctx context.Context, q querier, actorID int64, slug string, act Action, operator bool, refusal *Error) (int64, error) {
 	if operator {
 		acct, err := selectAccountBySlug(ctx, q, slug)
 		return acct.ID, err
@@ -199,19 +200,19 @@ func (a *Accounts) authorize(ctx context.Context, q querier, actorID int64, slug
 		return 0, err
 	}
 	if !May(m.Role, act, Colleagues) {
-		return 0, Errorf(ErrUnauthorized, "%s", refusal)
+		return 0, refusal
 	}
 	return m.AccountID, nil
 }
 
-// notLastOwner refuses with msg when the account has one owner or none.
-func (a *Accounts) notLastOwner(ctx context.Context, q querier, accountID int64, msg string) error {
+// notLastOwner refuses with refusal when the account has one owner or none.
+func (a *Accounts) notLastOwner(ctx context.Context, q querier, accountID int64, refusal *Error) error {
 	n, err := countOwners(ctx, q, accountID)
 	if err != nil {
 		return err
 	}
 	if n <= 1 {
-		return Errorf(ErrConflict, "%s", msg)
+		return refusal
 	}
 	return nil
 }
@@ -259,7 +260,7 @@ func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userI
 		}
 		target, err := selectMembershipByID(ctx, tx, userID, acctID)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return Errorf(ErrNotFound, "member: no member %d in account %s", userID, slug)
+			return refuse(ErrNotFound, "error.no_member", "member: no member %s in account %s", strconv.FormatInt(userID, 10), slug)
 		} else if err != nil {
 			return err
 		}
@@ -269,15 +270,15 @@ func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userI
 				return err
 			}
 			if !May(actor.Role, roleAction(target.Role), Colleagues) || !May(actor.Role, ActManageMembers, Colleagues) {
-				return Errorf(ErrUnauthorized, "member: only the account's owners remove an owner or admin, and owners and admins a member")
+				return refuse(ErrUnauthorized, "error.remove_who", "member: only the account's owners remove an owner or admin, and owners and admins a member")
 			}
 		}
 		if target.Role == MemberRoleOwner {
-			msg := "member: the account's last owner cannot be removed; make another member owner first"
+			last := refuse(ErrConflict, "error.last_owner_remove", "member: the account's last owner cannot be removed; make another member owner first")
 			if actorID == userID {
-				msg = "member: you are the account's last owner and cannot leave it; make another member owner first"
+				last = refuse(ErrConflict, "error.last_owner_leave", "member: you are the account's last owner and cannot leave it; make another member owner first")
 			}
-			if err := a.notLastOwner(ctx, tx, acctID, msg); err != nil {
+			if err := a.notLastOwner(ctx, tx, acctID, last); err != nil {
 				return err
 			}
 		}
@@ -381,7 +382,7 @@ func (a *Accounts) AddMemberAsOperator(ctx context.Context, slug, email string, 
 			return err
 		}
 		if !added {
-			return Errorf(ErrConflict, "email: %s is already a member of %s", email, slug)
+			return refuse(ErrConflict, "error.already_member", "email: %s is already a member of %s", email, slug)
 		}
 		return insertAudit(ctx, tx, acct.ID, 0, AuditMemberAdded, a.now(), map[string]string{"email": email, "role": string(role)})
 	})

@@ -69,11 +69,11 @@ func (v MemberInvitation) Status(now time.Time) InvitationStatus {
 func (v MemberInvitation) refusal(now time.Time) error {
 	switch v.Status(now) {
 	case InvitationRevoked:
-		return Errorf(ErrConflict, "invitation: this link was revoked by the account; ask its owners for a new one")
+		return refuse(ErrConflict, "error.invitation_revoked", "invitation: this link was revoked by the account; ask its owners for a new one")
 	case InvitationAccepted:
-		return Errorf(ErrConflict, "invitation: this link was already used to join %s", v.AccountName)
+		return refuse(ErrConflict, "error.invitation_used", "invitation: this link was already used to join %s", v.AccountName)
 	case InvitationExpired:
-		return Errorf(ErrConflict, "invitation: this link expired on %s; ask the account's owners to send it again",
+		return refuse(ErrConflict, "error.invitation_expired", "invitation: this link expired on %s; ask the account's owners to send it again",
 			v.ExpiresAt.UTC().Format(time.RFC3339))
 	}
 	return nil
@@ -81,11 +81,11 @@ func (v MemberInvitation) refusal(now time.Time) error {
 
 // errNoMemberInvitation answers a member invitation link that never existed
 // or belongs to another account, alike.
-var errNoMemberInvitation = Errorf(ErrNotFound, "invitation: this link is not valid")
+var errNoMemberInvitation = refuse(ErrNotFound, "error.invitation_not_valid", "invitation: this link is not valid")
 
 func (a *Accounts) teamsOn() error {
 	if a.teams == nil {
-		return Errorf(ErrConflict, "invitations are not set up in this process")
+		return refuse(ErrConflict, "error.invitations_off", "invitations are not set up in this process")
 	}
 	return nil
 }
@@ -104,18 +104,18 @@ func (a *Accounts) Invite(ctx context.Context, actorID int64, slug, email string
 	}
 	var inv MemberInvitation
 	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
-		acctID, err := a.authorize(ctx, tx, actorID, slug, ActManageMembers, false, "invitation: only the account's owners and admins invite")
+		acctID, err := a.authorize(ctx, tx, actorID, slug, ActManageMembers, false, refuse(ErrUnauthorized, "error.invite_who", "invitation: only the account's owners and admins invite"))
 		if err != nil {
 			return err
 		}
 		if _, err = a.authorize(ctx, tx, actorID, slug, roleAction(role), false,
-			"role: only the account's owners invite an owner or admin"); err != nil {
+			refuse(ErrUnauthorized, "error.invite_role_who", "role: only the account's owners invite an owner or admin")); err != nil {
 			return err
 		}
 		if member, err := selectIsMemberEmail(ctx, tx, acctID, email); err != nil {
 			return err
 		} else if member {
-			return Errorf(ErrConflict, "email: %s is already a member of %s", email, slug)
+			return refuse(ErrConflict, "error.already_member", "email: %s is already a member of %s", email, slug)
 		}
 		now := a.now()
 		if err := a.checkMemberInviteCap(ctx, tx, acctID, now); err != nil {
@@ -143,7 +143,7 @@ func (a *Accounts) Invite(ctx context.Context, actorID int64, slug, email string
 
 // Invitations lists the account's invitations not accepted nor revoked.
 func (a *Accounts) Invitations(ctx context.Context, actorID int64, slug string) ([]MemberInvitation, error) {
-	acctID, err := a.authorize(ctx, a.pool, actorID, slug, ActManageMembers, false, "invitation: only the account's owners and admins see invitations")
+	acctID, err := a.authorize(ctx, a.pool, actorID, slug, ActManageMembers, false, refuse(ErrUnauthorized, "error.invitations_who", "invitation: only the account's owners and admins see invitations"))
 	if err != nil {
 		return nil, fmt.Errorf("invitations: %w", err)
 	}
@@ -197,26 +197,26 @@ func (a *Accounts) RevokeInvitation(ctx context.Context, actorID int64, slug str
 // may manage it and it was neither accepted nor revoked.
 func (a *Accounts) onInvitation(ctx context.Context, actorID int64, slug string, id int64, do func(pgx.Tx, MemberInvitation, time.Time) error) error {
 	return pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
-		acctID, err := a.authorize(ctx, tx, actorID, slug, ActManageMembers, false, "invitation: only the account's owners and admins manage invitations")
+		acctID, err := a.authorize(ctx, tx, actorID, slug, ActManageMembers, false, refuse(ErrUnauthorized, "error.invitations_manage_who", "invitation: only the account's owners and admins manage invitations"))
 		if err != nil {
 			return err
 		}
 		inv, err := selectInvitation(ctx, tx, acctID, id, true)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return Errorf(ErrNotFound, "invitation: no invitation %d in account %s", id, slug)
+			return refuse(ErrNotFound, "error.no_invitation", "invitation: no invitation %s in account %s", strconv.FormatInt(id, 10), slug)
 		} else if err != nil {
 			return err
 		}
 		if _, err := a.authorize(ctx, tx, actorID, slug, roleAction(inv.Role), false,
-			"role: only the account's owners manage an invitation of an owner or admin"); err != nil {
+			refuse(ErrUnauthorized, "error.invitation_role_who", "role: only the account's owners manage an invitation of an owner or admin")); err != nil {
 			return err
 		}
 		now := a.now()
 		switch inv.Status(now) {
 		case InvitationAccepted:
-			return Errorf(ErrConflict, "invitation: %s already accepted it", inv.Email)
+			return refuse(ErrConflict, "error.invitation_accepted", "invitation: %s already accepted it", inv.Email)
 		case InvitationRevoked:
-			return Errorf(ErrConflict, "invitation: it was revoked already")
+			return refuse(ErrConflict, "error.invitation_revoked_already", "invitation: it was revoked already")
 		}
 		if err := lockAccountMembers(ctx, tx, acctID); err != nil {
 			return err
@@ -264,17 +264,17 @@ func (a *Accounts) AcceptInvitation(ctx context.Context, userID int64, token str
 			return err
 		}
 		if u.Email != inv.Email {
-			return Errorf(ErrUnauthorized, "email: this invitation is for another address than %s; sign out and sign in with the address it was sent to", u.Email)
+			return refuse(ErrUnauthorized, "error.invitation_other_address", "email: this invitation is for another address than %s; sign out and sign in with the address it was sent to", u.Email)
 		}
 		if !u.EmailVerified {
-			return Errorf(ErrUnauthorized, "email: your identity provider has not verified %s; only a verified address may join an account", u.Email)
+			return refuse(ErrUnauthorized, "error.join_unverified", "email: your identity provider has not verified %s; only a verified address may join an account", u.Email)
 		}
 		added, err := insertMembershipIfNone(ctx, tx, inv.AccountID, userID, inv.Role)
 		if err != nil {
 			return err
 		}
 		if !added {
-			return Errorf(ErrConflict, "invitation: you are already a member of %s", inv.AccountName)
+			return refuse(ErrConflict, "error.already_member_of", "invitation: you are already a member of %s", inv.AccountName)
 		}
 		if err := acceptInvitation(ctx, tx, inv.AccountID, inv.ID, userID, now); err != nil {
 			return err
@@ -306,7 +306,7 @@ func (a *Accounts) checkMemberInviteCap(ctx context.Context, tx pgx.Tx, accountI
 	if err != nil || at.IsZero() {
 		return err
 	}
-	return Errorf(ErrConflict, "email: this account has sent %d invitations in the last 24 hours, the most allowed; nothing was sent. Try again from %s",
+	return refuse(ErrConflict, "error.invite_cap", "email: this account has sent %d invitations in the last 24 hours, the most allowed; nothing was sent. Try again from %s",
 		a.teams.inviteCap, at.Add(inviteCapWindow).UTC().Format(time.RFC3339))
 }
 

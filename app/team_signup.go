@@ -66,16 +66,16 @@ func (a *Accounts) SignUp(ctx context.Context, userID int64, name, slug string) 
 		return Account{}, err
 	}
 	if reservedSlugs[slug] {
-		return Account{}, Errorf(ErrInvalid, "slug: %q is a word Taasky keeps for itself; choose another", slug)
+		return Account{}, refuse(ErrInvalid, "error.slug_reserved", "slug: %q is a word Taasky keeps for itself; choose another", slug)
 	}
 	var acct Account
 	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
 		u, err := selectUserByID(ctx, tx, userID)
 		if err != nil {
-			return notFound(err, "no user %d", userID)
+			return notFound(err, "", "no user %d", userID)
 		}
 		if !u.EmailVerified {
-			return Errorf(ErrUnauthorized, "email: your identity provider has not verified %s; only a verified address may own an account", u.Email)
+			return refuse(ErrUnauthorized, "error.signup_unverified", "email: your identity provider has not verified %s; only a verified address may own an account", u.Email)
 		}
 		now := a.now()
 		if cap := a.teams.signupCap; cap > 0 {
@@ -84,12 +84,12 @@ func (a *Accounts) SignUp(ctx context.Context, userID int64, name, slug string) 
 				return err
 			}
 			if n >= cap {
-				return Errorf(ErrConflict, "name: you have created %d accounts in the last 24 hours, the most allowed; try again from %s",
+				return refuse(ErrConflict, "error.signup_cap", "name: you have created %d accounts in the last 24 hours, the most allowed; try again from %s",
 					n, first.Add(24*time.Hour).UTC().Format(time.RFC3339))
 			}
 		}
 		if acct, err = insertAccount(ctx, tx, slug, name); ErrorCodeOf(err) == ErrConflict {
-			return Errorf(ErrConflict, "slug: %q is taken by another account; choose another", slug)
+			return refuse(ErrConflict, "error.slug_taken", "slug: %q is taken by another account; choose another", slug)
 		} else if err != nil {
 			return err
 		}

@@ -60,7 +60,7 @@ func (a *Accounts) UserByEmail(ctx context.Context, email string) (User, error) 
 	}
 	u, err := selectUserByEmail(ctx, a.pool, email, false)
 	if err != nil {
-		return User{}, fmt.Errorf("user by email: %w", notFound(err, "no user with email %s", email))
+		return User{}, fmt.Errorf("user by email: %w", notFound(err, "", "no user with email %s", email))
 	}
 	return u, nil
 }
@@ -69,7 +69,7 @@ func (a *Accounts) UserByEmail(ctx context.Context, email string) (User, error) 
 func (a *Accounts) UserByOIDC(ctx context.Context, issuer, subject string) (User, error) {
 	u, err := selectUserByOIDC(ctx, a.pool, issuer, subject)
 	if err != nil {
-		return User{}, fmt.Errorf("user by oidc: %w", notFound(err, "no user for this login"))
+		return User{}, fmt.Errorf("user by oidc: %w", notFound(err, "", "no user for this login"))
 	}
 	return u, nil
 }
@@ -81,7 +81,7 @@ func (a *Accounts) UserByOIDC(ctx context.Context, issuer, subject string) (User
 // their provider could take over the accounts of its owner.
 func (a *Accounts) LoginOIDC(ctx context.Context, id OIDCIdentity) (User, error) {
 	if id.Issuer == "" || id.Subject == "" {
-		return User{}, Errorf(ErrInvalid, "login: the identity has no issuer or subject")
+		return User{}, refuse(ErrInvalid, "error.login_identity", "login: the identity has no issuer or subject")
 	}
 	u, err := a.loginOIDC(ctx, id)
 	if isUniqueViolation(err, "users_email_key") || isUniqueViolation(err, "users_oidc_issuer_oidc_subject_key") {
@@ -141,10 +141,10 @@ var languageTag = regexp.MustCompile(`^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8}){0,3
 func (a *Accounts) SetUserLanguage(ctx context.Context, userID int64, lang string) error {
 	lang = strings.TrimSpace(lang)
 	if lang != "" && !languageTag.MatchString(lang) {
-		return Errorf(ErrInvalid, "language: must be a language tag like de or fr (got %q)", lang)
+		return refuse(ErrInvalid, "error.language", "language: must be a language tag like de or fr (got %q)", lang)
 	}
 	if err := updateUserLanguage(ctx, a.pool, userID, lang); err != nil {
-		return fmt.Errorf("set language: %w", notFound(err, "no user %d", userID))
+		return fmt.Errorf("set language: %w", notFound(err, "", "no user %d", userID))
 	}
 	return nil
 }
@@ -158,14 +158,14 @@ func (a *Accounts) loginOIDC(ctx context.Context, id OIDCIdentity) (User, error)
 		return u, err // a returning user, or a failure
 	}
 	if id.Email == "" {
-		return User{}, Errorf(ErrUnauthorized, "your identity provider did not give Taasky your email address")
+		return User{}, refuse(ErrUnauthorized, "error.no_email", "your identity provider did not give Taasky your email address")
 	}
 	email, err := normalizeEmail("email", id.Email)
 	if err != nil {
 		return User{}, err
 	}
 	if !id.EmailVerified {
-		return User{}, Errorf(ErrUnauthorized, "your identity provider has not verified your email address %s", email)
+		return User{}, refuse(ErrUnauthorized, "error.email_unverified", "your identity provider has not verified your email address %s", email)
 	}
 	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
 		u, err = selectUserByEmail(ctx, tx, email, true)
@@ -176,7 +176,7 @@ func (a *Accounts) loginOIDC(ctx context.Context, id OIDCIdentity) (User, error)
 		case err != nil:
 			return err
 		case u.OIDCIssuer != "":
-			return Errorf(ErrConflict, "the email address %s is already linked to another login", email)
+			return refuse(ErrConflict, "error.email_linked", "the email address %s is already linked to another login", email)
 		}
 		u.OIDCIssuer, u.OIDCSubject = id.Issuer, id.Subject
 		return updateUserOIDC(ctx, tx, u.ID, id.Issuer, id.Subject)
@@ -189,10 +189,10 @@ func (a *Accounts) loginOIDC(ctx context.Context, id OIDCIdentity) (User, error)
 func (a *Accounts) SetUserTimeZone(ctx context.Context, userID int64, tz string) error {
 	tz = strings.TrimSpace(tz)
 	if _, err := time.LoadLocation(tz); err != nil || tz == "" || tz == "Local" {
-		return Errorf(ErrInvalid, "time zone: must be an IANA time zone name like Europe/Paris (got %q)", tz)
+		return refuse(ErrInvalid, "error.time_zone", "time zone: must be an IANA time zone name like Europe/Paris (got %q)", tz)
 	}
 	if err := updateUserTimeZone(ctx, a.pool, userID, tz); err != nil {
-		return fmt.Errorf("set time zone: %w", notFound(err, "no user %d", userID))
+		return fmt.Errorf("set time zone: %w", notFound(err, "", "no user %d", userID))
 	}
 	return nil
 }

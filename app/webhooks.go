@@ -161,13 +161,13 @@ func (w *Webhooks) openSecrets(accountID int64, sealed []byte) (hookSecrets, err
 func (w *Webhooks) authorize(ctx context.Context, q querier, actorID int64, slug string) (int64, error) {
 	m, err := selectMembership(ctx, q, actorID, slug)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, Errorf(ErrNotFound, "account: you are not a member of %q", slug)
+		return 0, refuse(ErrNotFound, "error.not_member", "account: you are not a member of %q", slug)
 	}
 	if err != nil {
 		return 0, err
 	}
 	if !May(m.Role, ActManageWebhooks, Colleagues) {
-		return 0, Errorf(ErrUnauthorized, "webhooks: only the account's owners and admins manage them")
+		return 0, refuse(ErrUnauthorized, "error.webhooks_who", "webhooks: only the account's owners and admins manage them")
 	}
 	return m.AccountID, nil
 }
@@ -180,25 +180,25 @@ func (w *Webhooks) checkHookURL(ctx context.Context, raw string) (string, error)
 	u, err := url.Parse(raw)
 	switch {
 	case raw == "":
-		return "", Errorf(ErrInvalid, "url: is required")
+		return "", refuse(ErrInvalid, "error.url_required", "url: is required")
 	case len(raw) > 2000:
-		return "", Errorf(ErrInvalid, "url: at most 2000 characters")
+		return "", refuse(ErrInvalid, "error.url_long", "url: at most 2000 characters")
 	case err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "":
-		return "", Errorf(ErrInvalid, "url: is not an absolute URL (https://host/path)")
+		return "", refuse(ErrInvalid, "error.url_absolute", "url: is not an absolute URL (https://host/path)")
 	case u.User != nil:
-		return "", Errorf(ErrInvalid, "url: must not hold a user name or password")
+		return "", refuse(ErrInvalid, "error.url_userinfo", "url: must not hold a user name or password")
 	case u.Fragment != "":
-		return "", Errorf(ErrInvalid, "url: must not have a #fragment")
+		return "", refuse(ErrInvalid, "error.url_fragment", "url: must not have a #fragment")
 	case u.Scheme == "http" && w.checkHost == nil && netguard.IsLoopbackHost(u.Hostname()):
 		return u.String(), nil
 	case u.Scheme != "https":
-		return "", Errorf(ErrInvalid, "url: must be https")
+		return "", refuse(ErrInvalid, "error.url_https", "url: must be https")
 	}
 	if w.checkHost != nil {
 		ctx, cancel := context.WithTimeout(ctx, 5*time.Second) // a name that takes longer to resolve is refused
 		defer cancel()
 		if err := w.checkHost(ctx, u.Hostname()); err != nil {
-			return "", Errorf(ErrInvalid, "url: %s: webhooks go only to public addresses", err)
+			return "", refuse(ErrInvalid, "error.url_public", "url: %s: webhooks go only to public addresses", err)
 		}
 	}
 	return u.String(), nil
@@ -211,14 +211,14 @@ func parseHookEvents(in []string) ([]WebhookEvent, error) {
 	for _, e := range in {
 		ev := WebhookEvent(strings.TrimSpace(e))
 		if !slices.Contains(WebhookEvents, ev) {
-			return nil, Errorf(ErrInvalid, "events: %q is not an event (one of %s)", e, joinEvents(WebhookEvents))
+			return nil, refuse(ErrInvalid, "error.event_unknown", "events: %q is not an event (one of %s)", e, joinEvents(WebhookEvents))
 		}
 		if !slices.Contains(out, ev) {
 			out = append(out, ev)
 		}
 	}
 	if len(out) == 0 {
-		return nil, Errorf(ErrInvalid, "events: choose at least one")
+		return nil, refuse(ErrInvalid, "error.events_none", "events: choose at least one")
 	}
 	return out, nil
 }
@@ -259,7 +259,7 @@ func (w *Webhooks) CreateWebhook(ctx context.Context, actorID int64, slug, rawUR
 			return err
 		}
 		if len(have) >= webhookMaxEndpoints {
-			return Errorf(ErrConflict, "url: an account has at most %d webhook endpoints", webhookMaxEndpoints)
+			return refuse(ErrConflict, "error.endpoints_cap", "url: an account has at most %d webhook endpoints", webhookMaxEndpoints)
 		}
 		now := w.now()
 		id, err := insertHookEndpoint(ctx, tx, acct, actorID, u, evs, w.sealSecrets(acct, hookSecrets{Current: secret}), now)
@@ -406,7 +406,7 @@ func (w *Webhooks) SendWebhookAgain(ctx context.Context, actorID int64, slug, me
 			return err
 		}
 		if e.DisabledAt != nil {
-			return Errorf(ErrConflict, "endpoint: %s is disabled; enable it first", e.URL)
+			return refuse(ErrConflict, "error.endpoint_disabled", "endpoint: %s is disabled; enable it first", e.URL)
 		}
 		_, err = w.river.InsertTx(ctx, tx, jobs.WebhookArgs{AccountID: acct, MessageID: messageID, Again: w.now().UnixNano()}, nil)
 		return err

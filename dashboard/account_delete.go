@@ -23,7 +23,7 @@ func (d *Dashboard) accountDelete(c *fiber.Ctx) error {
 			return d.fail(c, err)
 		}
 		c.Status(statusOf(code))
-		return d.accountPage(c, v, slug, "", accountData{DeleteError: app.ErrorMessageOf(err)})
+		return d.accountPage(c, v, slug, "", accountData{DeleteError: d.say(c, v, err)})
 	}
 	if res.ActorErased {
 		d.clearCookie(c, sessionCookie)

@@ -42,7 +42,7 @@ func (d *Dashboard) accountPage(c *fiber.Ctx, v *viewer, slug, cursor string, da
 		return d.fail(c, err)
 	}
 	if !app.May(m.Role, app.ActManageAccount, app.Colleagues) {
-		return d.fail(c, app.Errorf(app.ErrUnauthorized, "account: only the account's owners and admins see its settings"))
+		return d.fail(c, refusal(app.ErrUnauthorized, "error.settings_who"))
 	}
 	data.M = m
 	data.CanDelete = app.May(m.Role, app.ActDeleteAccount, app.Colleagues)
@@ -70,7 +70,7 @@ func (d *Dashboard) accountRename(c *fiber.Ctx) error {
 			return d.fail(c, err)
 		}
 		c.Status(statusOf(code))
-		return d.accountPage(c, v, slug, "", accountData{Name: name, Error: app.ErrorMessageOf(err)})
+		return d.accountPage(c, v, slug, "", accountData{Name: name, Error: d.say(c, v, err)})
 	}
 	return c.Redirect("/accounts/"+slug+"/settings?done=renamed", fiber.StatusSeeOther)
 }

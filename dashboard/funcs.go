@@ -42,20 +42,21 @@ func funcsFor(w *locale.Printer) template.FuncMap {
 		"inList":    func(s string, list []string) bool { return slices.Contains(list, s) },
 		"turn":      w.Turn,
 		"yourTurn":  func(t *string) bool { return t != nil && *t == "you" },
-		"refusal":   func(msg string) string { return refusalText(w, msg) },
+		"refusal":   func(msg string, words negotiation.Words) string { return refusalText(w, msg, words) },
 		"settled": func(status string, v negotiation.Verdict, why string) string {
 			return w.Result(negotiation.Result(status), v, why)
 		},
-		"languages":  locale.Languages,
-		"link":       link,
-		"code":       func(s string) template.HTML { return wrap("code", s) },
-		"strong":     func(s string) template.HTML { return wrap("strong", s) },
-		"quoted":     func(s string) template.HTML { return `<span class="quoted their-words">` + escape(s) + `</span>` },
-		"roundSpan":  func(n int) template.HTML { return template.HTML(fmt.Sprintf("<span data-round>%d</span>", n)) },
-		"pickLabel":  func(options int) string { return w.T(pickKey(options)) },
-		"leftWords":  func() (string, error) { return leftWords(w) },
-		"hookStatus": func(s string) string { return hookStatus(w, s) },
-		"audit":      func(a app.AuditAction) string { return w.T(locale.Key("audit." + a)) },
+		"languages":   locale.Languages,
+		"link":        link,
+		"code":        func(s string) template.HTML { return wrap("code", s) },
+		"strong":      func(s string) template.HTML { return wrap("strong", s) },
+		"quoted":      func(s string) template.HTML { return `<span class="quoted their-words">` + escape(s) + `</span>` },
+		"roundSpan":   func(n int) template.HTML { return template.HTML(fmt.Sprintf("<span data-round>%d</span>", n)) },
+		"pickLabel":   func(options int) string { return w.T(pickKey(options)) },
+		"leftWords":   func() (string, error) { return leftWords(w) },
+		"hookStatus":  func(s string) string { return hookStatus(w, s) },
+		"audit":       func(a app.AuditAction) string { return w.T(locale.Key("audit." + a)) },
+		"auditDetail": w.AuditDetail,
 	}
 }
 
@@ -125,7 +126,7 @@ func th(w *locale.Printer, key locale.Key, args ...any) (template.HTML, error) {
 }
 
 // refusalText says plainly why an invitation cannot be answered.
-func refusalText(w *locale.Printer, msg string) string {
+func refusalText(w *locale.Printer, msg string, words negotiation.Words) string {
 	switch msg {
 	case "the invitation was withdrawn":
 		return w.T("refusal.withdrawn")
@@ -136,7 +137,7 @@ func refusalText(w *locale.Printer, msg string) string {
 	case "the deadline has passed":
 		return w.T("refusal.deadline")
 	}
-	return w.T("refusal.other", msg)
+	return w.T("refusal.other", w.Refusal(msg, words))
 }
 
 func rankText(w *locale.Printer, r app.Rank, ownerIsYou bool) string {

@@ -6,6 +6,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/locale"
 )
 
 // invitationResend mails a pending invitation again, with a new link.
@@ -35,7 +36,11 @@ func (d *Dashboard) invitationAct(c *fiber.Ctx, act func(ctx context.Context, us
 func pathID(c *fiber.Ctx, param, what string) (int64, error) {
 	id, err := c.ParamsInt(param)
 	if err != nil || id <= 0 {
-		return 0, app.Errorf(app.ErrNotFound, "%s: no %s %q", what, what, c.Params(param))
+		key := locale.Key("error.no_member_named")
+		if what == "invitation" {
+			key = "error.no_invitation_named"
+		}
+		return 0, refusal(app.ErrNotFound, key, c.Params(param))
 	}
 	return int64(id), nil
 }

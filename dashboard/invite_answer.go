@@ -1,6 +1,8 @@
 package dashboard
 
 import (
+	"errors"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
@@ -25,7 +27,7 @@ func (d *Dashboard) inviteAnswer(c *fiber.Ctx) error {
 		return d.fail(c, err)
 	}
 	data.Email = f.Email
-	ans, fields, ok := f.answer(inv.Schema)
+	ans, fields, ok := f.answer(inv.Schema, d.words(c, nil))
 	if fields != nil {
 		data.Fields = fields
 	}
@@ -47,19 +49,31 @@ func (d *Dashboard) inviteAnswer(c *fiber.Ctx) error {
 	return c.Redirect("/p/"+res.SeatToken+"?welcome=1", fiber.StatusSeeOther)
 }
 
-// personRefused shows a refused answer on the page it came from: a
-// validation message beside the field it names (counter), any other
-// message above the form. Internal errors are the error page.
+// personRefused shows a refused answer on the page it came from, in the
+// reader's language: each broken rule of a counter's terms beside the
+// field it names, any other refusal (or one that names no field) above
+// the form. Internal errors are the error page.
 func (d *Dashboard) personRefused(c *fiber.Ctx, err error, verdict negotiation.Verdict, fields []form.Field,
 	again func(msg string, fields []form.Field) error) error {
 	code := app.ErrorCodeOf(err)
 	if code != app.ErrInvalid && code != app.ErrConflict {
 		return d.fail(c, err)
 	}
-	msg := app.ErrorMessageOf(err)
+	w := d.words(c, nil)
+	msg := sayRefusal(w, err)
 	c.Status(statusOf(code))
-	if verdict == negotiation.VerdictCounter && code == app.ErrInvalid && form.Attach(fields, msg) {
-		msg = ""
+	if e, ok := errors.AsType[*app.Error](err); ok && verdict == negotiation.VerdictCounter && code == app.ErrInvalid {
+		faults := e.Faults
+		if len(faults) == 0 {
+			faults = []negotiation.Fault{{Message: e.Message, Words: e.Words}}
+		}
+		attached := true
+		for _, f := range faults {
+			attached = form.Attach(fields, f.Message, f.Words, w) && attached
+		}
+		if attached {
+			msg = ""
+		}
 	}
 	return again(msg, fields)
 }

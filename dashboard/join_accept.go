@@ -26,7 +26,7 @@ func (d *Dashboard) joinAccept(c *fiber.Ctx) error {
 			return d.fail(c, err)
 		}
 		c.Status(statusOf(code))
-		return d.joinPage(c, v, joinData{Inv: inv, Token: token, Error: app.ErrorMessageOf(err)})
+		return d.joinPage(c, v, joinData{Inv: inv, Token: token, Error: d.say(c, v, err)})
 	}
 	return c.Redirect("/accounts/"+m.AccountSlug+"/start", fiber.StatusSeeOther)
 }

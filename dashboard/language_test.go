@@ -38,7 +38,7 @@ func TestLanguageOfAPage(t *testing.T) {
 		t.Fatalf("settings in the browser's Japanese:\n%s", head(body))
 	}
 	st, _, body := alice.post("/settings/language", url.Values{"language": {"tlh"}})
-	if st != http.StatusBadRequest || !strings.Contains(body, `language: must be one of en, de, fr, es, ja (got &#34;tlh&#34;)`) {
+	if st != http.StatusBadRequest || !strings.Contains(body, `言語：en, de, fr, es, ja のいずれかにしてください（受け取った値：&#34;tlh&#34;）`) {
 		t.Fatalf("an unknown language: %d\n%s", st, body)
 	}
 	if u, _ := b.accounts.UserByID(b.ctx, b.alice.ID); u.Language != "" {

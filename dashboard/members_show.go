@@ -90,6 +90,6 @@ func (d *Dashboard) membersRefused(c *fiber.Ctx, v *viewer, slug string, err err
 		return d.fail(c, err)
 	}
 	c.Status(statusOf(code))
-	data.Error = app.ErrorMessageOf(err)
+	data.Error = d.say(c, v, err)
 	return d.membersPage(c, v, slug, data)
 }

@@ -26,7 +26,7 @@ func (d *Dashboard) oauthConsentAnswer(c *fiber.Ctx) error {
 	case "decline":
 		redirect, err = d.oauth.Decline(c.UserContext(), params, v.user.ID)
 	default:
-		err = app.Errorf(app.ErrInvalid, "decision: must be approve or decline (got %q)", c.FormValue("decision"))
+		err = refusal(app.ErrInvalid, "form.decision", c.FormValue("decision"))
 	}
 	if err != nil {
 		return d.fail(c, err)

@@ -12,7 +12,7 @@ import (
 // already happened.
 func (d *Dashboard) onetapDecide(c *fiber.Ctx) error {
 	token := c.Params("token")
-	accept, msg := parseAnswer(c.FormValue("answer"))
+	accept, msg := parseAnswer(d.words(c, nil), c.FormValue("answer"))
 	var dec *app.Decision
 	status := fiber.StatusOK
 	if msg == "" {
@@ -21,7 +21,7 @@ func (d *Dashboard) onetapDecide(c *fiber.Ctx) error {
 		switch code := app.ErrorCodeOf(err); code {
 		case "":
 		case app.ErrConflict, app.ErrInvalid:
-			msg, status = app.ErrorMessageOf(err), statusOf(code)
+			msg, status = d.say(c, nil, err), statusOf(code)
 		default:
 			return d.fail(c, err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/dashboard/form"
+	"github.com/taasky/taasky/internal/locale"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -49,21 +50,21 @@ type personForm struct {
 func readPersonForm(c *fiber.Ctx) (personForm, error) {
 	vals, err := url.ParseQuery(string(c.Body()))
 	if err != nil {
-		return personForm{}, app.Errorf(app.ErrInvalid, "the form could not be read")
+		return personForm{}, refusal(app.ErrInvalid, "form.unreadable")
 	}
 	return personForm{Verdict: negotiation.Verdict(vals.Get("verdict")), Hash: negotiation.SubjectHash(vals.Get("subject_hash")),
 		Email: vals.Get("email"), Values: vals}, nil
 }
 
 // answer turns the form into the service's answer. For a counter it
-// parses the terms form; fields holds the form as sent, with its errors,
-// and ok is false when the form itself could not be read.
-func (f personForm) answer(schema *negotiation.Schema) (ans app.PersonAnswer, fields []form.Field, ok bool) {
+// parses the terms form; fields holds the form as sent, with its errors in
+// w's words, and ok is false when the form itself could not be read.
+func (f personForm) answer(schema *negotiation.Schema, w *locale.Printer) (ans app.PersonAnswer, fields []form.Field, ok bool) {
 	ans = app.PersonAnswer{Verdict: f.Verdict, Hash: f.Hash, Email: f.Email}
 	if f.Verdict != negotiation.VerdictCounter || schema == nil {
 		return ans, nil, true
 	}
-	terms, fields, ok := form.Parse(schema, f.Values)
+	terms, fields, ok := form.Parse(schema, f.Values, w)
 	ans.Terms = terms
 	return ans, fields, ok
 }

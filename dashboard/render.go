@@ -125,7 +125,7 @@ func (d *Dashboard) fail(c *fiber.Ctx, err error) error {
 		}
 		d.log.Error("dashboard request failed", "method", c.Method(), "path", c.Path(), "err", err)
 	}
-	return d.showError(c, statusOf(code), app.ErrorMessageOf(err))
+	return d.showError(c, statusOf(code), d.say(c, nil, err))
 }
 
 // retryAfter is the seconds a page or a live stream asks the browser to

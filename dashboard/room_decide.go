@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/locale"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -21,10 +22,10 @@ func (d *Dashboard) roomDecide(c *fiber.Ctx) error {
 	if err != nil || roomID <= 0 {
 		return d.showErrorT(c, fiber.StatusNotFound, "error.no_room")
 	}
-	accept, msg := parseAnswer(c.FormValue("answer"))
+	accept, msg := parseAnswer(d.words(c, v), c.FormValue("answer"))
 	cid := c.FormValue("confirmation_id")
 	if msg == "" && cid == "" {
-		msg = "confirmation_id: required"
+		msg = d.words(c, v).T("form.confirmation_id")
 	}
 	if msg != "" {
 		c.Status(fiber.StatusBadRequest)
@@ -34,7 +35,7 @@ func (d *Dashboard) roomDecide(c *fiber.Ctx) error {
 		negotiation.SubjectHash(c.FormValue("subject_hash")), accept)
 	if code := app.ErrorCodeOf(err); code == app.ErrConflict || code == app.ErrInvalid {
 		c.Status(statusOf(code))
-		return d.roomPage(c, v, app.ErrorMessageOf(err))
+		return d.roomPage(c, v, d.say(c, v, err))
 	} else if err != nil {
 		return d.fail(c, err)
 	}
@@ -42,13 +43,14 @@ func (d *Dashboard) roomDecide(c *fiber.Ctx) error {
 		url.QueryEscape(c.FormValue("side")), url.QueryEscape(cid)), fiber.StatusSeeOther)
 }
 
-// parseAnswer reads the answer button: confirm or decline.
-func parseAnswer(s string) (accept bool, msg string) {
+// parseAnswer reads the answer button: confirm or decline; msg, in w's
+// words, says what is wrong with it.
+func parseAnswer(w *locale.Printer, s string) (accept bool, msg string) {
 	switch s {
 	case "confirm":
 		return true, ""
 	case "decline":
 		return false, ""
 	}
-	return false, "answer: must be confirm or decline"
+	return false, w.T("form.answer")
 }

@@ -10,7 +10,7 @@ func (d *Dashboard) roomEvents(c *fiber.Ctx) error {
 		return d.failStream(c, err)
 	}
 	if uid == 0 {
-		return d.showError(c, fiber.StatusUnauthorized, "Sign in first.")
+		return d.showErrorT(c, fiber.StatusUnauthorized, "error.sign_in_first")
 	}
 	roomID, err := c.ParamsInt("id")
 	if err != nil || roomID <= 0 {

@@ -18,7 +18,7 @@ func (d *Dashboard) seatAnswer(c *fiber.Ctx) error {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	ans, fields, ok := f.answer(h.Schema)
+	ans, fields, ok := f.answer(h.Schema, d.words(c, nil))
 	if !ok {
 		c.Status(fiber.StatusBadRequest)
 		return d.seatPage(c, token, fields, "")

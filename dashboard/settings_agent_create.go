@@ -31,5 +31,5 @@ func (d *Dashboard) settingsRefused(c *fiber.Ctx, v *viewer, err error) error {
 		return d.fail(c, err)
 	}
 	c.Status(statusOf(code))
-	return d.settingsPage(c, v, settingsData{Error: app.ErrorMessageOf(err)})
+	return d.settingsPage(c, v, settingsData{Error: d.say(c, v, err)})
 }

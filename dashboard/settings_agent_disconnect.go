@@ -14,7 +14,7 @@ func (d *Dashboard) settingsAgentDisconnect(c *fiber.Ctx) error {
 		return done
 	}
 	if d.oauth == nil {
-		return d.settingsRefused(c, v, app.Errorf(app.ErrNotFound, "agent: this Taasky has no agents connected with OAuth"))
+		return d.settingsRefused(c, v, refusal(app.ErrNotFound, "error.no_oauth_agents"))
 	}
 	agent, err := d.managedAgent(c, v, c.FormValue("account"), c.Params("id"))
 	if err != nil {

@@ -38,10 +38,10 @@ func (d *Dashboard) managedAgent(c *fiber.Ctx, v *viewer, slug, id string) (app.
 	for _, a := range agents {
 		if formatID(a.ID) == id {
 			if !manages(m, a, v.user.ID) {
-				return app.Agent{}, app.Errorf(app.ErrUnauthorized, "agent: only the agent's human and the account's owners and admins manage its keys")
+				return app.Agent{}, refusal(app.ErrUnauthorized, "error.agent_keys_who_any")
 			}
 			return a, nil
 		}
 	}
-	return app.Agent{}, app.Errorf(app.ErrNotFound, "agent: no agent %s in account %s", id, slug)
+	return app.Agent{}, refusal(app.ErrNotFound, "error.no_agent", id, slug)
 }

@@ -31,7 +31,7 @@ func (d *Dashboard) settingsKeyRevoke(c *fiber.Ctx) error {
 			return c.Redirect("/settings?done=revoked", fiber.StatusSeeOther)
 		}
 	}
-	return d.settingsRefused(c, v, app.Errorf(app.ErrNotFound, "key: no key %s for agent %s", keyID, agent.Name))
+	return d.settingsRefused(c, v, refusal(app.ErrNotFound, "error.no_key", keyID, agent.Name))
 }
 
 func formatID(id int64) string { return strconv.FormatInt(id, 10) }

@@ -1,6 +1,8 @@
 package dashboard
 
 import (
+	"strings"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
@@ -20,7 +22,11 @@ func (d *Dashboard) settingsLanguage(c *fiber.Ctx) error {
 	if lang != "" {
 		var err error
 		if lang, err = locale.Supported(lang); err != nil {
-			return d.settingsRefused(c, v, app.Errorf(app.ErrInvalid, "%s", err.Error()))
+			var tags []string
+			for _, l := range locale.Languages() {
+				tags = append(tags, l.Tag)
+			}
+			return d.settingsRefused(c, v, refusal(app.ErrInvalid, "error.language_supported", strings.Join(tags, ", "), strings.TrimSpace(c.FormValue("language"))))
 		}
 	}
 	if err := d.accounts.SetUserLanguage(c.UserContext(), v.user.ID, lang); err != nil {

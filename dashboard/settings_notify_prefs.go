@@ -24,8 +24,8 @@ func (d *Dashboard) settingsNotifyPrefs(c *fiber.Ctx) error {
 }
 
 var (
-	errNotifyOff = app.Errorf(app.ErrNotFound, "notifications are not set up on this server")
-	errPushOff   = app.Errorf(app.ErrInvalid, "Web Push is not configured on this server (VAPID keys)")
+	errNotifyOff = refusal(app.ErrNotFound, "error.notify_off")
+	errPushOff   = refusal(app.ErrInvalid, "error.push_off")
 )
 
 // pushOff says why this server cannot take push subscriptions or send

@@ -21,7 +21,7 @@ func (d *Dashboard) settingsPushRemove(c *fiber.Ctx) error {
 	id, ok := form.DeviceID(c.FormValue)
 	endpoint := c.FormValue("endpoint")
 	if !ok || (id == 0 && endpoint == "") {
-		return d.settingsRefused(c, v, app.Errorf(app.ErrInvalid, "device: which one? (id or endpoint)"))
+		return d.settingsRefused(c, v, refusal(app.ErrInvalid, "error.device_which"))
 	}
 	if err := d.notify.Unsubscribe(c.UserContext(), v.user.ID, id, endpoint); err != nil {
 		return d.settingsRefused(c, v, err)

@@ -19,7 +19,7 @@ func (d *Dashboard) settingsPushTest(c *fiber.Ctx) error {
 	}
 	id, ok := form.DeviceID(c.FormValue)
 	if !ok {
-		return d.settingsRefused(c, v, app.Errorf(app.ErrInvalid, "device: not one of yours"))
+		return d.settingsRefused(c, v, refusal(app.ErrInvalid, "error.device_not_yours"))
 	}
 	if _, err := d.notify.SendTestPush(c.UserContext(), v.user.ID, id); err != nil {
 		if app.ErrorCodeOf(err) == app.ErrNotFound {

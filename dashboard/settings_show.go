@@ -118,5 +118,5 @@ func (d *Dashboard) membership(c *fiber.Ctx, v *viewer, slug string) (app.Member
 			return m, nil
 		}
 	}
-	return app.Membership{}, app.Errorf(app.ErrNotFound, "account: you are not a member of %q", slug)
+	return app.Membership{}, refusal(app.ErrNotFound, "error.not_member", slug)
 }

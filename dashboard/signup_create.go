@@ -26,7 +26,7 @@ func (d *Dashboard) signupCreate(c *fiber.Ctx) error {
 			return d.fail(c, err)
 		}
 		c.Status(statusOf(code))
-		return d.signupPage(c, v, signupData{Name: name, Slug: slug, Error: app.ErrorMessageOf(err)})
+		return d.signupPage(c, v, signupData{Name: name, Slug: slug, Error: d.say(c, v, err)})
 	}
 	return c.Redirect("/accounts/"+acct.Slug+"/start", fiber.StatusSeeOther)
 }

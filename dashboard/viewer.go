@@ -25,7 +25,9 @@ func (d *Dashboard) currentViewer(c *fiber.Ctx) (*viewer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &viewer{user: u, waiting: n}, nil
+	v := &viewer{user: u, waiting: n}
+	d.words(c, v) // the request speaks the viewer's language from here on, its error page too
+	return v, nil
 }
 
 // requireViewer returns the signed-in user, or sends the browser to sign

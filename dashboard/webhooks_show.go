@@ -70,12 +70,12 @@ func (d *Dashboard) webhookRefused(c *fiber.Ctx, v *viewer, err error, data webh
 		return d.fail(c, err)
 	}
 	c.Status(statusOf(code))
-	data.Error = app.ErrorMessageOf(err)
+	data.Error = d.say(c, v, err)
 	return d.webhooksPage(c, v, data)
 }
 
 // errNoWebhooks answers every webhook route of a server without them.
-var errNoWebhooks = app.Errorf(app.ErrNotFound, "webhooks: not offered by this server")
+var errNoWebhooks = refusal(app.ErrNotFound, "error.webhooks_off")
 
 // endpointRoute is how a route of one endpoint starts: the signed-in
 // viewer (nil: done is the answer already given) and the endpoint's id.
@@ -88,7 +88,7 @@ func (d *Dashboard) endpointRoute(c *fiber.Ctx) (v *viewer, id int64, done error
 	case d.hooks == nil:
 		return nil, 0, d.fail(c, errNoWebhooks)
 	case err != nil || id <= 0:
-		return nil, 0, d.fail(c, app.Errorf(app.ErrNotFound, "endpoint: no webhook endpoint %q", c.Params("id")))
+		return nil, 0, d.fail(c, refusal(app.ErrNotFound, "error.no_endpoint_named", c.Params("id")))
 	}
 	return v, id, nil
 }

@@ -26,7 +26,7 @@ const VerdictJoin Verdict = "join"
 func (r *Room) Answer(side Side, a Answer, id string, at time.Time) (*Room, []Event, error) {
 	switch a.Verdict {
 	case VerdictJoin:
-		return nil, nil, inputErr("answer: you have joined already")
+		return nil, nil, inputErr("answer", "rule.joined_already", "you have joined already")
 	case VerdictCounter, VerdictOffer:
 		v := VerdictCounter
 		if r.Table == nil {
@@ -47,11 +47,16 @@ func (r *Room) Answer(side Side, a Answer, id string, at time.Time) (*Room, []Ev
 			return nil, nil, err
 		}
 		if evDec.Outcome != ResultApplied {
-			return nil, nil, refused(why)
+			// why, with its words: the refusal the answer came out void by.
+			e := &Error{Code: CodeRefused, Message: why}
+			if void := asked.stillValid(asked.PendingFor(side), at); void != nil {
+				e.Words = void.Words
+			}
+			return nil, nil, e
 		}
 		return n, []Event{evReq, evDec}, nil
 	}
-	return nil, nil, inputErr("answer: must be approve, counter, reject or cancel (got %q)", string(a.Verdict))
+	return nil, nil, inputErr("answer", "rule.answer_verdict", "must be approve, counter, reject or cancel (got %q)", string(a.Verdict))
 }
 
 // AnswerInvitation seats a person as side b, with the inviter's schema and

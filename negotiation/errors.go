@@ -1,5 +1,7 @@
 package negotiation
 
+import "fmt"
+
 // Code classifies an Error. Every code is safe to show to the caller: the
 // message names the field and the rule, never anything the caller may not see.
 type Code string
@@ -21,10 +23,53 @@ type Error struct {
 	// Faults, when the input broke more than one rule (terms), is every
 	// fault found, the first of them the one Message says.
 	Faults []Fault
+	// Words is Message for a catalog, so that a door can say it in its
+	// reader's language (the protocol itself speaks English only).
+	Words
+}
+
+// Words is a refusal as a message catalog has it: Key names the rule's
+// text (internal/locale holds one per language, English word for word the
+// rule in Message), Args fill it in order, and At, when set, is the place
+// Message begins with, as the caller wrote it ("fee.amount", "slots[1]",
+// "options[1]: place"): Message is At + ": " + the rule. Key is "" for the
+// refusals only an agent meets (a schema's or limits' rules), which are
+// shown as Message. Args are plain values: strings, ints, bools.
+type Words struct {
+	At   string `json:"-"`
+	Key  string `json:"-"`
+	Args []any  `json:"-"`
+}
+
+// within is the words placed inside place ("options[1]", "slots").
+func (w Words) within(place string) Words {
+	if w.At != "" {
+		place += ": " + w.At
+	}
+	return Words{At: place, Key: w.Key, Args: w.Args}
 }
 
 func (e *Error) Error() string { return e.Message }
 
 func errf(code Code, msg string) *Error { return &Error{Code: code, Message: msg} }
 
-func refused(msg string) *Error { return errf(CodeRefused, msg) }
+// ruleErr is an Error whose words are key with args, about the value at
+// at ("" when the rule names no value); format is the rule in English,
+// the catalog's text for key.
+func ruleErr(code Code, at, key, format string, args ...any) *Error {
+	msg := fmt.Sprintf(format, args...)
+	if at != "" {
+		msg = at + ": " + msg
+	}
+	return &Error{Code: code, Message: msg, Words: Words{At: at, Key: key, Args: args}}
+}
+
+// refused is a move not allowed in the room now, in a sentence of its own.
+func refused(key, format string, args ...any) *Error {
+	return ruleErr(CodeRefused, "", key, format, args...)
+}
+
+// within is e placed inside place, its Faults left behind (as "slots: …").
+func (e *Error) within(place string) *Error {
+	return &Error{Code: e.Code, Message: place + ": " + e.Message, Words: e.Words.within(place)}
+}

@@ -1,7 +1,6 @@
 package negotiation
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -12,6 +11,7 @@ type Fault struct {
 	Field   string `json:"field"`
 	Rule    string `json:"rule"`
 	Message string `json:"message"`
+	Words          // Message for a catalog; not part of the JSON
 }
 
 // The rules a Fault names.
@@ -33,10 +33,12 @@ func (s *Schema) termsFaults(data []byte, l *Limits) []Fault {
 	defer r.release()
 	root, err := r.parse(data)
 	if err != nil {
-		return []Fault{{Rule: RuleInvalidTerms, Message: "terms: " + err.Error()}}
+		e := termsErr("terms", "rule.json", "%s", err.Error())
+		return []Fault{{Rule: RuleInvalidTerms, Message: e.Message, Words: e.Words}}
 	}
 	if root.kind != kindObject {
-		return []Fault{{Rule: RuleInvalidTerms, Message: fmt.Sprintf("terms must be an object of fields, not %s", root.kind)}}
+		e := termsErr("", "rule.terms_not_object", "terms must be an object of fields, not %s", root.kind.String())
+		return []Fault{{Rule: RuleInvalidTerms, Message: e.Message, Words: e.Words}}
 	}
 	var out []Fault
 	given := make([]bool, len(s.fields))
@@ -44,22 +46,22 @@ func (s *Schema) termsFaults(data []byte, l *Limits) []Fault {
 		m := &root.members[i]
 		fi := s.index(m.key)
 		if fi < 0 {
-			out = append(out, Fault{Field: clip(m.key), Rule: RuleUnknownField,
-				Message: fmt.Sprintf("unknown field: %s (your subject_schema has %s)", clip(m.key), strings.Join(s.names(), ", "))})
+			e := termsErr("", "rule.unknown_field_of", "unknown field: %s (your subject_schema has %s)", clip(m.key), strings.Join(s.names(), ", "))
+			out = append(out, Fault{Field: clip(m.key), Rule: RuleUnknownField, Message: e.Message, Words: e.Words})
 			continue
 		}
 		given[fi] = true
 		f := &s.fields[fi]
 		vals, err := f.appendValues(nil, &m.val)
 		if e, ok := err.(*Error); ok {
-			out = append(out, Fault{Field: f.Name, Rule: RuleInvalidValue, Message: e.Message})
+			out = append(out, Fault{Field: f.Name, Rule: RuleInvalidValue, Message: e.Message, Words: e.Words})
 			continue
 		}
 		if lim, ok := l.Get(f.Name); ok {
 			for j := range vals {
 				if bs := lim.check(&vals[j]); len(bs) > 0 {
-					out = append(out, Fault{Field: f.Name, Rule: RuleOutsideLimits,
-						Message: fmt.Sprintf("%s: outside your limits (%s)", f.Name, lim.describe(bs[0]))})
+					e := lim.outside(bs[0])
+					out = append(out, Fault{Field: f.Name, Rule: RuleOutsideLimits, Message: e.Message, Words: e.Words})
 					break
 				}
 			}
@@ -67,7 +69,8 @@ func (s *Schema) termsFaults(data []byte, l *Limits) []Fault {
 	}
 	for i, f := range s.fields {
 		if !f.Optional && !given[i] {
-			out = append(out, Fault{Field: f.Name, Rule: RuleMissingField, Message: "missing required field: " + f.Name})
+			e := termsErr("", "rule.missing_field", "missing required field: %s", f.Name)
+			out = append(out, Fault{Field: f.Name, Rule: RuleMissingField, Message: e.Message, Words: e.Words})
 		}
 	}
 	return out
@@ -93,6 +96,7 @@ func withFaults(e *Error, s *Schema, l *Limits, data []byte, prefix string) *Err
 		if prefix != "" {
 			faults[i].Field = strings.TrimSuffix(prefix+"."+faults[i].Field, ".")
 			faults[i].Message = prefix + ": " + faults[i].Message
+			faults[i].Words = faults[i].Words.within(prefix)
 		}
 	}
 	e.Faults = append(e.Faults, faults...)

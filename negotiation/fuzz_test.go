@@ -144,14 +144,14 @@ func FuzzMoment(f *testing.F) {
 // with momentShape as it was written, against a pattern.
 func momentByTimeParse(s string) (time.Time, error) {
 	if !momentShapeByPattern(s) {
-		return time.Time{}, termsErr("p.s: must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00")
+		return time.Time{}, termsErr("p.s", "rule.moment_shape", "must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00")
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return time.Time{}, termsErr("p.s: %s is not a real moment", clip(s))
+		return time.Time{}, termsErr("p.s", "rule.moment_unreal", "%s is not a real moment", clip(s))
 	}
 	if y := t.UTC().Year(); y < 1 || y > 9999 {
-		return time.Time{}, termsErr("p.s: %s is out of range (years 0001 to 9999 in UTC)", clip(s))
+		return time.Time{}, termsErr("p.s", "rule.moment_range", "%s is out of range (years 0001 to 9999 in UTC)", clip(s))
 	}
 	return t.UTC(), nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -283,26 +284,26 @@ func (l *Limits) CheckOwn(t *Terms) error {
 		}
 		for j := range vals {
 			for _, b := range lim.check(&vals[j]) {
-				return errf(CodeOutsideOwnLimits, fmt.Sprintf("%s: outside your limits (%s)", lim.Field.Name, lim.describe(b)))
+				return lim.outside(b)
 			}
 		}
 	}
 	return nil
 }
 
-// describe writes one bound for its owner, number included.
-func (lim *Limit) describe(b Bound) string {
+// outside refuses own terms beyond the bound b of lim, naming the bound,
+// number included: the limit is the party's own.
+func (lim *Limit) outside(b Bound) *Error {
+	at := lim.Field.Name
 	switch b {
-	case BoundMin, BoundMax:
-		v := lim.Min
-		if b == BoundMax {
-			v = lim.Max
-		}
-		return fmt.Sprintf("%s %s", b, FormatBound(lim.Field, v))
+	case BoundMin:
+		return ruleErr(CodeOutsideOwnLimits, at, "rule.outside_min", "outside your limits (min %s)", FormatBound(lim.Field, lim.Min))
+	case BoundMax:
+		return ruleErr(CodeOutsideOwnLimits, at, "rule.outside_max", "outside your limits (max %s)", FormatBound(lim.Field, lim.Max))
 	case BoundOneOf:
-		return "one of " + strings.Join(lim.OneOf, ", ")
+		return ruleErr(CodeOutsideOwnLimits, at, "rule.outside_one_of", "outside your limits (one of %s)", strings.Join(lim.OneOf, ", "))
 	default:
-		return fmt.Sprintf("must be %t", *lim.Equals)
+		return ruleErr(CodeOutsideOwnLimits, at, "rule.outside_equals", "outside your limits (must be %s)", strconv.FormatBool(*lim.Equals))
 	}
 }
 

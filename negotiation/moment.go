@@ -9,11 +9,11 @@ import "time"
 
 func parseDate(path string, n *node) (time.Time, error) {
 	if n.kind != kindString || len(n.s) != 10 || n.s[4] != '-' || n.s[7] != '-' {
-		return time.Time{}, termsErr("%s: must be a date like 2026-12-03", path)
+		return time.Time{}, termsErr(path, "rule.date_shape", "must be a date like 2026-12-03")
 	}
 	d, ok := dateUTC(n.s)
 	if !ok {
-		return time.Time{}, termsErr("%s: %s is not a calendar day", path, clip(n.s))
+		return time.Time{}, termsErr(path, "rule.date_unreal", "%s is not a calendar day", clip(n.s))
 	}
 	return d, nil
 }
@@ -22,15 +22,15 @@ func parseDate(path string, n *node) (time.Time, error) {
 // path+suffix names it in errors (joined only then: this is a hot path).
 func parseMoment(path, suffix string, n *node) (time.Time, error) {
 	if n.kind != kindString || !momentShape(n.s) {
-		return time.Time{}, termsErr("%s%s: must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00", path, suffix)
+		return time.Time{}, termsErr(path+suffix, "rule.moment_shape", "must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00")
 	}
 	t, ok := momentUTC(n.s)
 	if !ok {
-		return time.Time{}, termsErr("%s%s: %s is not a real moment", path, suffix, clip(n.s))
+		return time.Time{}, termsErr(path+suffix, "rule.moment_unreal", "%s is not a real moment", clip(n.s))
 	}
 	// The canonical form writes moments in UTC with a four-digit year.
 	if u := t.Unix(); u < unixYear1 || u >= unixYear10000 {
-		return time.Time{}, termsErr("%s%s: %s is out of range (years 0001 to 9999 in UTC)", path, suffix, clip(n.s))
+		return time.Time{}, termsErr(path+suffix, "rule.moment_range", "%s is out of range (years 0001 to 9999 in UTC)", clip(n.s))
 	}
 	return t, nil
 }

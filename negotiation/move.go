@@ -24,13 +24,13 @@ func (r *Room) checkTurn(side Side, v Verdict, at time.Time) error {
 	if r.State == StateDraft {
 		switch {
 		case side != SideA:
-			return refused("only the initiator moves in a draft")
+			return refused("rule.draft_initiator_only", "only the initiator moves in a draft")
 		case v == VerdictCancel || v == VerdictPreapprove:
 			return nil
 		case r.Round > 0:
-			return refused("nothing but cancel until the peer joins")
+			return refused("rule.draft_cancel_only", "nothing but cancel until the peer joins")
 		case v != VerdictOffer:
-			return refused("only an offer or cancel in a draft")
+			return refused("rule.draft_offer_only", "only an offer or cancel in a draft")
 		}
 		return nil
 	}
@@ -38,7 +38,7 @@ func (r *Room) checkTurn(side Side, v Verdict, at time.Time) error {
 		return nil
 	}
 	if r.Turn != side {
-		return refused("not your turn")
+		return refused("rule.not_your_turn", "not your turn")
 	}
 	return nil
 }
@@ -49,9 +49,9 @@ func (r *Room) Propose(side Side, m Move, at time.Time) (*Room, Event, error) {
 	switch m.Verdict {
 	case VerdictOffer, VerdictCounter, VerdictNeedMoreDetail:
 	case VerdictApprove, VerdictReject, VerdictCancel:
-		return nil, Event{}, inputErr("%s is released by your human: request a confirmation instead", m.Verdict)
+		return nil, Event{}, inputErr("", "rule.verdict_for_human", "%s is released by your human: request a confirmation instead", string(m.Verdict))
 	default:
-		return nil, Event{}, inputErr("verdict must be offer, counter or need_more_detail")
+		return nil, Event{}, inputErr("", "rule.verdict_move", "verdict must be offer, counter or need_more_detail")
 	}
 	if err := r.checkPropose(side, m.Verdict, at); err != nil {
 		return nil, Event{}, err
@@ -59,7 +59,7 @@ func (r *Room) Propose(side Side, m Move, at time.Time) (*Room, Event, error) {
 	var terms []*Terms
 	if m.Verdict == VerdictNeedMoreDetail {
 		if len(m.Subject) > 0 || len(m.Options) > 0 {
-			return nil, Event{}, inputErr("need_more_detail carries no terms; name the fields instead")
+			return nil, Event{}, inputErr("", "rule.detail_no_terms", "need_more_detail carries no terms; name the fields instead")
 		}
 	} else {
 		var err error
@@ -76,11 +76,11 @@ func (r *Room) checkPropose(side Side, v Verdict, at time.Time) error {
 	}
 	switch {
 	case v == VerdictOffer && r.Table != nil:
-		return refused("terms are on the table already; counter them instead")
+		return refused("rule.counter_instead", "terms are on the table already; counter them instead")
 	case v == VerdictCounter && r.Table == nil:
-		return refused("nothing to counter yet")
+		return refused("rule.nothing_to_counter", "nothing to counter yet")
 	case v == VerdictNeedMoreDetail && r.Table == nil:
-		return refused("nothing to ask about yet")
+		return refused("rule.nothing_to_ask", "nothing to ask about yet")
 	}
 	return nil
 }
@@ -89,7 +89,7 @@ func (r *Room) parseOwnTerms(side Side, m Move) ([]*Terms, error) {
 	p := r.Party(side)
 	switch {
 	case len(m.Subject) > 0 && len(m.Options) > 0:
-		return nil, inputErr("pass subject or options, not both")
+		return nil, inputErr("", "rule.subject_or_options", "pass subject or options, not both")
 	case len(m.Subject) > 0:
 		t, err := p.Schema.ParseTerms(m.Subject)
 		if err == nil {
@@ -102,9 +102,9 @@ func (r *Room) parseOwnTerms(side Side, m Move) ([]*Terms, error) {
 		}
 		return []*Terms{t}, nil
 	case len(m.Options) == 0:
-		return nil, inputErr("%s needs terms: subject or options", m.Verdict)
+		return nil, inputErr("", "rule.needs_terms", "%s needs terms: subject or options", string(m.Verdict))
 	case len(m.Options) < MinOptions || len(m.Options) > MaxOptions:
-		return nil, inputErr("options: %d to %d alternatives", MinOptions, MaxOptions)
+		return nil, inputErr("options", "rule.options_count", "%d to %d alternatives", MinOptions, MaxOptions)
 	}
 	out := make([]*Terms, len(m.Options))
 	var first *Error
@@ -119,7 +119,7 @@ func (r *Room) parseOwnTerms(side Side, m Move) ([]*Terms, error) {
 			at := fmt.Sprintf("options[%d]", i)
 			faults := withFaults(errf(e.Code, e.Message), p.Schema, p.Limits, raw, at).Faults
 			if first == nil {
-				first = errf(e.Code, at+": "+e.Message)
+				first = e.within(at)
 			}
 			first.Faults = append(first.Faults, faults...)
 			continue
@@ -129,7 +129,7 @@ func (r *Room) parseOwnTerms(side Side, m Move) ([]*Terms, error) {
 		}
 		for j := range i {
 			if out[j].Hash() == t.Hash() {
-				return nil, inputErr("options[%d]: the same terms as options[%d]", i, j)
+				return nil, inputErr(fmt.Sprintf("options[%d]", i), "rule.options_same", "the same terms as options[%d]", j)
 			}
 		}
 		out[i] = t
@@ -150,14 +150,14 @@ func (r *Room) propose(side Side, v Verdict, terms []*Terms, asOptions bool, fie
 			_, mine := r.Party(side).Schema.Field(f)
 			_, theirs := r.Party(r.Table.By).Schema.Field(f)
 			if !mine && !theirs {
-				return nil, Event{}, inputErr("fields: unknown field: %s", clip(f))
+				return nil, Event{}, inputErr("fields", "rule.unknown_field", "unknown field: %s", clip(f))
 			}
 			if slices.Contains(fields[:i], f) {
-				return nil, Event{}, inputErr("fields: %s is listed twice", f)
+				return nil, Event{}, inputErr("fields", "rule.listed_twice", "%s is listed twice", f)
 			}
 		}
 	} else if len(fields) > 0 {
-		return nil, Event{}, inputErr("fields go with need_more_detail only")
+		return nil, Event{}, inputErr("", "rule.fields_detail_only", "fields go with need_more_detail only")
 	}
 	n := r.clone()
 	n.Round++
@@ -200,7 +200,7 @@ func CheckRequestVerdict(v Verdict) error {
 	case VerdictApprove, VerdictReject, VerdictCancel:
 		return nil
 	}
-	return inputErr("verdict must be approve or reject")
+	return inputErr("", "rule.verdict_confirm", "verdict must be approve or reject")
 }
 
 // Request records an agent's move that waits for the party's human:
@@ -228,7 +228,7 @@ func (r *Room) request(side Side, v Verdict, hash SubjectHash, id string, at tim
 		return nil, Event{}, err
 	}
 	if id == "" {
-		return nil, Event{}, inputErr("a confirmation needs an id")
+		return nil, Event{}, inputErr("", "rule.confirmation_id", "a confirmation needs an id")
 	}
 	c := &Confirmation{ID: id, Side: side, Verdict: v, RequestedAt: at}
 	if v == VerdictApprove {
@@ -246,7 +246,7 @@ func (r *Room) checkConfirmable(side Side, v Verdict, hash SubjectHash, at time.
 	switch v {
 	case VerdictApprove, VerdictReject, VerdictCancel, VerdictPreapprove:
 	default:
-		return inputErr("verdict must be approve or reject")
+		return inputErr("", "rule.verdict_confirm", "verdict must be approve or reject")
 	}
 	if err := r.checkTurn(side, v, at); err != nil {
 		return err
@@ -254,18 +254,18 @@ func (r *Room) checkConfirmable(side Side, v Verdict, hash SubjectHash, at time.
 	switch v {
 	case VerdictApprove:
 		if r.Table == nil {
-			return refused("no terms on the table")
+			return refused("rule.no_terms", "no terms on the table")
 		}
 		if _, ok := r.Table.Find(hash); !ok {
-			return refused("subject_hash does not match the terms on the table")
+			return refused("rule.hash_mismatch", "subject_hash does not match the terms on the table")
 		}
 	case VerdictReject:
 		if r.Table == nil {
-			return refused("no terms on the table")
+			return refused("rule.no_terms", "no terms on the table")
 		}
 	case VerdictPreapprove:
 		if side != SideA || !r.Preapprove || r.Table == nil || r.Table.By != SideA || !r.Table.AsOptions {
-			return refused("nothing to preapprove")
+			return refused("rule.nothing_to_preapprove", "nothing to preapprove")
 		}
 	}
 	return nil
@@ -290,10 +290,10 @@ const (
 func (r *Room) Decide(side Side, id string, hashSeen SubjectHash, accept bool, at time.Time) (n *Room, ev Event, why string, err error) {
 	c := r.PendingFor(side)
 	if c == nil || c.ID != id {
-		return nil, Event{}, "", refused("this confirmation is no longer pending")
+		return nil, Event{}, "", refused("rule.not_pending", "this confirmation is no longer pending")
 	}
 	if c.SubjectHash != hashSeen {
-		return nil, Event{}, "", refused("subject_hash: the answer is for other terms than the ones waiting for it")
+		return nil, Event{}, "", refused("rule.answer_other_terms", "subject_hash: the answer is for other terms than the ones waiting for it")
 	}
 	n = r.clone()
 	n.Pending[side.index()] = nil
@@ -302,25 +302,27 @@ func (r *Room) Decide(side Side, id string, hashSeen SubjectHash, accept bool, a
 	if !accept {
 		return n, ev, "", nil
 	}
-	why = r.stillValid(c, at)
-	if why != "" {
+	if e := r.stillValid(c, at); e != nil {
 		ev.Outcome = ResultVoid
-		return n, ev, why, nil
+		return n, ev, e.Message, nil
 	}
 	ev.Outcome = ResultApplied
 	n.apply(c)
 	return n, ev, "", nil
 }
 
-// stillValid says why a confirmation no longer applies ("" if it does).
-func (r *Room) stillValid(c *Confirmation, at time.Time) string {
+// stillValid says why a confirmation no longer applies (nil if it does).
+func (r *Room) stillValid(c *Confirmation, at time.Time) *Error {
 	if err := r.checkConfirmable(c.Side, c.Verdict, c.SubjectHash, at); err != nil {
-		return err.Error()
+		if e, ok := err.(*Error); ok {
+			return e
+		}
+		return refused("", "%s", err.Error())
 	}
 	if (c.Verdict == VerdictApprove || c.Verdict == VerdictReject) && r.Table.Round != c.TableRound {
-		return "the terms on the table changed"
+		return refused("rule.terms_changed", "the terms on the table changed")
 	}
-	return ""
+	return nil
 }
 
 // apply makes a confirmed move on n (a fresh clone).
@@ -371,9 +373,9 @@ func (r *Room) CloseDue(at time.Time) (*Room, Event, error) {
 	reason, due := r.Due(at)
 	if !due {
 		if r.State.Terminal() {
-			return nil, Event{}, refused("room is " + string(r.State))
+			return nil, Event{}, roomIs(r.State)
 		}
-		return nil, Event{}, refused("room is not due to close")
+		return nil, Event{}, refused("rule.not_due", "room is not due to close")
 	}
 	n := r.clone()
 	n.close(reason)
@@ -386,7 +388,7 @@ func (r *Room) CloseDue(at time.Time) (*Room, Event, error) {
 // side keeps its copy.
 func (r *Room) CloseAccountDeleted(at time.Time) (*Room, Event, error) {
 	if r.State.Terminal() {
-		return nil, Event{}, refused("room is " + string(r.State))
+		return nil, Event{}, roomIs(r.State)
 	}
 	n := r.clone()
 	n.close(ClosedAccountDeleted)

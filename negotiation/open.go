@@ -2,7 +2,6 @@ package negotiation
 
 import (
 	"encoding/json"
-	"fmt"
 	"time"
 )
 
@@ -19,8 +18,10 @@ type OpenRequest struct {
 	PreapprovalID string
 }
 
-func inputErr(format string, args ...any) *Error {
-	return errf(CodeInvalidInput, fmt.Sprintf(format, args...))
+// inputErr is bad input other than terms, at at ("" when the message
+// names no place): key is its text in the catalog, format in English.
+func inputErr(at, key, format string, args ...any) *Error {
+	return ruleErr(CodeInvalidInput, at, key, format, args...)
 }
 
 // Open validates an open and returns the draft room with the events to log:
@@ -32,17 +33,17 @@ func Open(req OpenRequest, at time.Time) (*Room, []Event, []string, error) {
 	switch {
 	case len(req.Slots) > 0:
 		if len(req.Schema) > 0 {
-			return nil, nil, nil, inputErr("pass subject_schema or slots, not both")
+			return nil, nil, nil, inputErr("", "rule.schema_or_slots", "pass subject_schema or slots, not both")
 		}
 		if len(req.Subject) > 0 || len(req.Options) > 0 {
-			return nil, nil, nil, inputErr("slots are the opening options; pass no subject or options with them")
+			return nil, nil, nil, inputErr("", "rule.slots_alone", "slots are the opening options; pass no subject or options with them")
 		}
 		if len(req.Slots) > MaxOptions {
-			return nil, nil, nil, inputErr("slots: at most %d", MaxOptions)
+			return nil, nil, nil, inputErr("slots", "rule.slots_count", "at most %d", MaxOptions)
 		}
 		schemaJSON = SlotsSchema().Canonical()
 	case len(req.Schema) == 0:
-		return nil, nil, nil, inputErr("subject_schema is required (or slots, for a meeting time)")
+		return nil, nil, nil, inputErr("", "rule.schema_required_or_slots", "subject_schema is required (or slots, for a meeting time)")
 	default:
 		s, w, err := ParseSchema(req.Schema)
 		if err != nil {
@@ -54,10 +55,10 @@ func Open(req OpenRequest, at time.Time) (*Room, []Event, []string, error) {
 		schemaJSON, warnings = s.Declared(), w
 	}
 	if len(req.Subject) > 0 && len(req.Options) > 0 {
-		return nil, nil, nil, inputErr("pass subject or options, not both")
+		return nil, nil, nil, inputErr("", "rule.subject_or_options", "pass subject or options, not both")
 	}
 	if req.Preapprove && len(req.Options) == 0 && len(req.Slots) < MinOptions {
-		return nil, nil, nil, inputErr("preapprove needs options or slots to choose from")
+		return nil, nil, nil, inputErr("", "rule.preapprove_options", "preapprove needs options or slots to choose from")
 	}
 	r, err := openRoom(schemaJSON, req.Limits, len(req.Slots) > 0, req.Preapprove, req.Deadline, at)
 	if err != nil {
@@ -79,7 +80,7 @@ func Open(req OpenRequest, at time.Time) (*Room, []Event, []string, error) {
 		r, ev, err = r.Propose(SideA, Move{Verdict: VerdictOffer, Subject: subject, Options: options}, at)
 		if err != nil {
 			if e, ok := err.(*Error); ok && len(req.Slots) > 0 {
-				return nil, nil, nil, errf(e.Code, "slots: "+e.Message)
+				return nil, nil, nil, e.within("slots")
 			}
 			return nil, nil, nil, err
 		}
@@ -114,10 +115,10 @@ func openRoom(schemaJSON, limitsJSON []byte, slots, preapprove bool, deadline *t
 	r.Parties[0] = Party{Schema: s, Limits: lim}
 	if deadline != nil {
 		if !deadline.After(at) {
-			return nil, inputErr("deadline must be in the future")
+			return nil, inputErr("", "rule.deadline_past", "deadline must be in the future")
 		}
 		if deadline.Sub(at) > MaxDeadline {
-			return nil, inputErr("deadline must be at most 90 days away")
+			return nil, inputErr("", "rule.deadline_far", "deadline must be at most %d days away", int(MaxDeadline/(24*time.Hour)))
 		}
 		r.Deadline = deadline.UTC()
 	}
@@ -132,15 +133,15 @@ func (r *Room) Join(schemaJSON, limitsJSON json.RawMessage, at time.Time) (*Room
 		if r.State == StateClosed {
 			switch r.ClosedReason {
 			case ClosedWithdrawn:
-				return nil, Event{}, refused("the invitation was withdrawn")
+				return nil, Event{}, refused("rule.invitation_withdrawn", "the invitation was withdrawn")
 			case ClosedExpired:
-				return nil, Event{}, refused("the invitation has expired")
+				return nil, Event{}, refused("rule.invitation_expired", "the invitation has expired")
 			}
 		}
 		if r.State == StateAwaiting || r.Parties[1].Schema != nil {
-			return nil, Event{}, refused("the invitation has been used already")
+			return nil, Event{}, refused("rule.invitation_used", "the invitation has been used already")
 		}
-		return nil, Event{}, refused("room is " + string(r.State))
+		return nil, Event{}, roomIs(r.State)
 	}
 	if err := r.checkLive(at); err != nil {
 		return nil, Event{}, err
@@ -148,7 +149,7 @@ func (r *Room) Join(schemaJSON, limitsJSON json.RawMessage, at time.Time) (*Room
 	var s *Schema
 	if len(schemaJSON) == 0 {
 		if !r.Slots {
-			return nil, Event{}, inputErr("subject_schema is required")
+			return nil, Event{}, inputErr("", "rule.schema_required", "subject_schema is required")
 		}
 		s = r.Parties[0].Schema
 	} else {

@@ -32,11 +32,11 @@ func (p Pace) Check(r *Room, side Side, v Verdict, lastTabled, at time.Time) err
 		return nil
 	}
 	if p.capped(r) {
-		return refused(fmt.Sprintf("this room reached its cap of %d rounds: approve, reject or cancel", p.MaxRounds))
+		return refused("rule.rounds_cap", "this room reached its cap of %d rounds: approve, reject or cancel", p.MaxRounds)
 	}
 	if v == VerdictCounter {
 		if next := p.NextCounterAt(lastTabled); at.Before(next) {
-			return refused("too soon for another counter: the next is allowed from " + next.UTC().Format(time.RFC3339))
+			return refused("rule.too_soon", "too soon for another counter: the next is allowed from %s", next.UTC().Format(time.RFC3339))
 		}
 	}
 	return nil

@@ -200,16 +200,31 @@ func (r *Room) DueAt() (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// roomIs refuses anything in a room that is no longer open to it.
+func roomIs(s State) *Error {
+	switch s {
+	case StateDraft:
+		return refused("rule.room_draft", "room is draft")
+	case StateAwaiting:
+		return refused("rule.room_awaiting", "room is awaiting")
+	case StateAgreed:
+		return refused("rule.room_agreed", "room is agreed")
+	case StateClosed:
+		return refused("rule.room_closed", "room is closed")
+	}
+	return refused("", "room is %s", string(s))
+}
+
 // checkLive refuses anything in a finished or overdue room.
 func (r *Room) checkLive(at time.Time) error {
 	if r.State.Terminal() {
-		return refused("room is " + string(r.State))
+		return roomIs(r.State)
 	}
 	if reason, due := r.Due(at); due {
 		if reason == ClosedExpired {
-			return refused("the invitation has expired")
+			return refused("rule.invitation_expired", "the invitation has expired")
 		}
-		return refused("the deadline has passed")
+		return refused("rule.deadline_passed", "the deadline has passed")
 	}
 	return nil
 }

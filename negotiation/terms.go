@@ -52,8 +52,10 @@ func (t *Terms) Canonical() []byte { return t.canonical }
 // Hash is the terms' subject_hash.
 func (t *Terms) Hash() SubjectHash { return t.hash }
 
-func termsErr(format string, args ...any) *Error {
-	return errf(CodeInvalidTerms, fmt.Sprintf(format, args...))
+// termsErr is a rule of terms broken at at ("" for the terms as a
+// whole): key is the rule's text in the catalog, format the same in English.
+func termsErr(at, key, format string, args ...any) *Error {
+	return ruleErr(CodeInvalidTerms, at, key, format, args...)
 }
 
 // ParseTerms validates terms against a schema, strictly and totally:
@@ -61,7 +63,7 @@ func termsErr(format string, args ...any) *Error {
 // rejects the whole terms with a message that names the field.
 func (s *Schema) ParseTerms(data []byte) (*Terms, error) {
 	if len(data) > MaxTermsBytes {
-		return nil, termsErr("terms are larger than %d bytes", MaxTermsBytes)
+		return nil, termsErr("", "rule.terms_too_large", "terms are larger than %d bytes", MaxTermsBytes)
 	}
 	r := pooledReader()
 	defer r.release()
@@ -77,14 +79,14 @@ func (s *Schema) ParseTerms(data []byte) (*Terms, error) {
 func (s *Schema) parseTermsTree(r *jsonReader, data []byte) (*Terms, error) {
 	root, err := r.parse(data)
 	if err != nil {
-		return nil, termsErr("terms: %v", err)
+		return nil, termsErr("terms", "rule.json", "%s", err.Error())
 	}
 	return s.termsFromNode(&root)
 }
 
 func (s *Schema) termsFromNode(root *node) (*Terms, error) {
 	if root.kind != kindObject {
-		return nil, termsErr("terms must be an object of fields, not %s", root.kind)
+		return nil, termsErr("", "rule.terms_not_object", "terms must be an object of fields, not %s", root.kind.String())
 	}
 	t := &Terms{schema: s, values: make([][]Value, len(s.fields))}
 	// One backing array for every value: a value per field, or per element.
@@ -102,7 +104,7 @@ func (s *Schema) termsFromNode(root *node) (*Terms, error) {
 			fi = s.index(m.key)
 		}
 		if fi < 0 {
-			return nil, termsErr("unknown field: %s", clip(m.key))
+			return nil, termsErr("", "rule.unknown_field", "unknown field: %s", clip(m.key))
 		}
 		f := &s.fields[fi]
 		start := len(backing)
@@ -114,7 +116,7 @@ func (s *Schema) termsFromNode(root *node) (*Terms, error) {
 	}
 	for i, f := range s.fields {
 		if !f.Optional && t.values[i] == nil {
-			return nil, termsErr("missing required field: %s", f.Name)
+			return nil, termsErr("", "rule.missing_field", "missing required field: %s", f.Name)
 		}
 	}
 	s.seal(t, n)
@@ -130,7 +132,7 @@ func (s *Schema) seal(t *Terms, n int) {
 // appendValues validates a field's value (or, repeated, its values) onto out.
 func (f *Field) appendValues(out []Value, n *node) ([]Value, error) {
 	if n.kind == kindNull {
-		return nil, termsErr("%s: must not be null; leave an optional field out instead", f.Name)
+		return nil, termsErr(f.Name, "rule.null", "must not be null; leave an optional field out instead")
 	}
 	if !f.Repeated {
 		v, err := f.parseValue(f.Name, n)
@@ -140,16 +142,17 @@ func (f *Field) appendValues(out []Value, n *node) ([]Value, error) {
 		return append(out, v), nil
 	}
 	if n.kind != kindArray || len(n.items) == 0 {
-		return nil, termsErr("%s: must be a non-empty list", f.Name)
+		return nil, termsErr(f.Name, "rule.empty_list", "must be a non-empty list")
 	}
 	if len(n.items) > MaxRepeated {
-		return nil, termsErr("%s: at most %d values", f.Name, MaxRepeated)
+		return nil, termsErr(f.Name, "rule.too_many_values", "at most %d values", MaxRepeated)
 	}
 	for i := range n.items {
 		v, err := f.parseValue(f.Name, &n.items[i])
 		if e, ok := err.(*Error); ok {
 			// Name the element: "slots[1]: …" rather than "slots: …".
 			e.Message = fmt.Sprintf("%s[%d]%s", f.Name, i, strings.TrimPrefix(e.Message, f.Name))
+			e.At = fmt.Sprintf("%s[%d]%s", f.Name, i, strings.TrimPrefix(e.At, f.Name))
 			return nil, e
 		}
 		out = append(out, v)
@@ -161,13 +164,13 @@ func (f *Field) parseValue(path string, n *node) (Value, error) {
 	switch f.Type {
 	case TypeString:
 		if n.kind != kindString {
-			return Value{}, termsErr("%s: must be a string, not %s", path, n.kind)
+			return Value{}, termsErr(path, "rule.not_string", "must be a string, not %s", n.kind.String())
 		}
 		if utf8.RuneCountInString(n.s) > f.MaxLen {
-			return Value{}, termsErr("%s: at most %d characters", path, f.MaxLen)
+			return Value{}, termsErr(path, "rule.too_long", "at most %d characters", f.MaxLen)
 		}
 		if !validText(n.s, true) {
-			return Value{}, termsErr("%s: control characters are not allowed", path)
+			return Value{}, termsErr(path, "rule.control_characters", "control characters are not allowed")
 		}
 		return Value{Text: n.s}, nil
 	case TypeInt:
@@ -175,19 +178,19 @@ func (f *Field) parseValue(path string, n *node) (Value, error) {
 		return Value{Int: i}, err
 	case TypeBool:
 		if n.kind != kindBool {
-			return Value{}, termsErr("%s: must be true or false, not %s", path, n.kind)
+			return Value{}, termsErr(path, "rule.not_bool", "must be true or false, not %s", n.kind.String())
 		}
 		return Value{Bool: n.b}, nil
 	case TypeEnum:
 		if n.kind != kindString {
-			return Value{}, termsErr("%s: must be one of %s, not %s", path, strings.Join(f.Values, ", "), n.kind)
+			return Value{}, termsErr(path, "rule.enum_not_string", "must be one of %s, not %s", strings.Join(f.Values, ", "), n.kind.String())
 		}
 		for _, v := range f.Values {
 			if v == n.s {
 				return Value{Text: v}, nil
 			}
 		}
-		return Value{}, termsErr("%s: %q is not one of %s", path, clip(n.s), strings.Join(f.Values, ", "))
+		return Value{}, termsErr(path, "rule.not_one_of", "%q is not one of %s", clip(n.s), strings.Join(f.Values, ", "))
 	case TypeDate:
 		d, err := parseDate(path, n)
 		return Value{Text: n.s, Start: d}, err
@@ -196,36 +199,36 @@ func (f *Field) parseValue(path string, n *node) (Value, error) {
 	case TypeMoney:
 		return f.parseMoney(path, n)
 	}
-	return Value{}, termsErr("%s: unsupported type %s", path, f.Type)
+	return Value{}, termsErr(path, "rule.unsupported_type", "unsupported type %s", string(f.Type))
 }
 
 func parseInt(path string, n *node) (int64, error) {
 	if n.kind != kindNumber {
-		return 0, termsErr("%s: must be a whole number, not %s", path, n.kind)
+		return 0, termsErr(path, "rule.not_int", "must be a whole number, not %s", n.kind.String())
 	}
 	if strings.ContainsAny(n.s, ".eE") {
-		return 0, termsErr("%s: must be a whole number, written without a decimal point or exponent", path)
+		return 0, termsErr(path, "rule.int_written", "must be a whole number, written without a decimal point or exponent")
 	}
 	i, err := strconv.ParseInt(n.s, 10, 64)
 	if err != nil || i > MaxSafeInt || i < -MaxSafeInt {
-		return 0, termsErr("%s: must be between -%d and %d", path, int64(MaxSafeInt), int64(MaxSafeInt))
+		return 0, termsErr(path, "rule.int_range", "must be between -%d and %d", int64(MaxSafeInt), int64(MaxSafeInt))
 	}
 	return i, nil
 }
 
 func parseTimerange(path string, n *node) (Value, error) {
 	if n.kind != kindObject {
-		return Value{}, termsErr("%s: must be an object with start and end", path)
+		return Value{}, termsErr(path, "rule.timerange_shape", "must be an object with start and end")
 	}
 	for _, m := range n.members {
 		if m.key != "start" && m.key != "end" {
-			return Value{}, termsErr("%s: unknown key: %s (a timerange has start and end)", path, clip(m.key))
+			return Value{}, termsErr(path, "rule.timerange_key", "unknown key: %s (a timerange has start and end)", clip(m.key))
 		}
 	}
 	sn, ok1 := n.get("start")
 	en, ok2 := n.get("end")
 	if !ok1 || !ok2 {
-		return Value{}, termsErr("%s: must be an object with start and end", path)
+		return Value{}, termsErr(path, "rule.timerange_shape", "must be an object with start and end")
 	}
 	return timerangeOf(path, sn, en)
 }
@@ -241,24 +244,24 @@ func timerangeOf(path string, sn, en *node) (Value, error) {
 		return Value{}, err
 	}
 	if !end.After(start) {
-		return Value{}, termsErr("%s: end must be after start", path)
+		return Value{}, termsErr(path, "rule.end_after_start", "end must be after start")
 	}
 	return Value{Start: start, End: end}, nil
 }
 
 func (f *Field) parseMoney(path string, n *node) (Value, error) {
 	if n.kind != kindObject {
-		return Value{}, termsErr(`%s: must be an object like {"amount": "1500.00", "currency": "EUR"}`, path)
+		return Value{}, termsErr(path, "rule.money_shape", `must be an object like {"amount": "1500.00", "currency": "EUR"}`)
 	}
 	for _, m := range n.members {
 		if m.key != "amount" && m.key != "currency" {
-			return Value{}, termsErr("%s: unknown key: %s (money has amount and currency)", path, clip(m.key))
+			return Value{}, termsErr(path, "rule.money_key", "unknown key: %s (money has amount and currency)", clip(m.key))
 		}
 	}
 	an, ok1 := n.get("amount")
 	cn, ok2 := n.get("currency")
 	if !ok1 || !ok2 {
-		return Value{}, termsErr(`%s: must be an object like {"amount": "1500.00", "currency": "EUR"}`, path)
+		return Value{}, termsErr(path, "rule.money_shape", `must be an object like {"amount": "1500.00", "currency": "EUR"}`)
 	}
 	return f.moneyOf(path, an, cn)
 }
@@ -266,14 +269,14 @@ func (f *Field) parseMoney(path string, n *node) (Value, error) {
 // moneyOf checks money's amount and currency.
 func (f *Field) moneyOf(path string, an, cn *node) (Value, error) {
 	if cn.kind != kindString {
-		return Value{}, termsErr("%s.currency: must be an ISO 4217 code like EUR", path)
+		return Value{}, termsErr(path+".currency", "rule.currency_shape", "must be an ISO 4217 code like EUR")
 	}
 	digits, ok := MinorDigits(cn.s)
 	if !ok {
-		return Value{}, termsErr("%s.currency: %q is not an ISO 4217 currency code", path, clip(cn.s))
+		return Value{}, termsErr(path+".currency", "rule.currency_unknown", "%q is not an ISO 4217 currency code", clip(cn.s))
 	}
 	if f.Currency != "" && cn.s != f.Currency {
-		return Value{}, termsErr("%s.currency: must be %s", path, f.Currency)
+		return Value{}, termsErr(path+".currency", "rule.currency_fixed", "must be %s", f.Currency)
 	}
 	amount, err := parseAmount(path, ".amount", an, cn.s, digits)
 	if err != nil {
@@ -289,27 +292,27 @@ const maxAmountDigits = 18
 // then, as in parseMoment).
 func parseAmount(path, suffix string, n *node, currency string, digits int) (decimal.Decimal, error) {
 	if n.kind == kindNumber {
-		return decimal.Decimal{}, termsErr(`%s%s: must be a decimal string like "1500.00", not a number`, path, suffix)
+		return decimal.Decimal{}, termsErr(path+suffix, "rule.amount_number", `must be a decimal string like "1500.00", not a number`)
 	}
 	if n.kind != kindString {
-		return decimal.Decimal{}, termsErr(`%s%s: must be a decimal string like "1500.00"`, path, suffix)
+		return decimal.Decimal{}, termsErr(path+suffix, "rule.amount_shape", `must be a decimal string like "1500.00"`)
 	}
 	s := n.s
 	if strings.HasPrefix(s, "-") {
-		return decimal.Decimal{}, termsErr("%s%s: must not be negative", path, suffix)
+		return decimal.Decimal{}, termsErr(path+suffix, "rule.amount_negative", "must not be negative")
 	}
 	whole, frac, hasPoint := strings.Cut(s, ".")
 	if !isDigits(whole) || (hasPoint && !isDigits(frac)) || (len(whole) > 1 && whole[0] == '0') {
-		return decimal.Decimal{}, termsErr(`%s%s: must be a decimal string like "1500.00"`, path, suffix)
+		return decimal.Decimal{}, termsErr(path+suffix, "rule.amount_shape", `must be a decimal string like "1500.00"`)
 	}
 	if len(whole) > maxAmountDigits {
-		return decimal.Decimal{}, termsErr("%s%s: at most %d digits before the decimal point", path, suffix, maxAmountDigits)
+		return decimal.Decimal{}, termsErr(path+suffix, "rule.amount_digits", "at most %d digits before the decimal point", maxAmountDigits)
 	}
 	if len(frac) > digits {
 		if digits == 0 {
-			return decimal.Decimal{}, termsErr("%s%s: %s has no decimals", path, suffix, currency)
+			return decimal.Decimal{}, termsErr(path+suffix, "rule.amount_no_decimals", "%s has no decimals", currency)
 		}
-		return decimal.Decimal{}, termsErr("%s%s: %s has at most %d decimals", path, suffix, currency, digits)
+		return decimal.Decimal{}, termsErr(path+suffix, "rule.amount_decimals", "%s has at most %d decimals", currency, digits)
 	}
 	if len(whole)+len(frac) > 18 {
 		return decimal.RequireFromString(s), nil

@@ -49,13 +49,13 @@ var libReaders = sync.Pool{New: func() any {
 // parseTermsLibrary is ParseTerms on jsontext.
 func (s *Schema) parseTermsLibrary(data []byte) (*Terms, error) {
 	if len(data) > MaxTermsBytes {
-		return nil, termsErr("terms are larger than %d bytes", MaxTermsBytes)
+		return nil, termsErr("", "rule.terms_too_large", "terms are larger than %d bytes", MaxTermsBytes)
 	}
 	r := libReaders.Get().(*libReader)
 	defer r.release()
 	root, err := r.parse(data)
 	if err != nil {
-		return nil, termsErr("terms: %v", err)
+		return nil, termsErr("terms", "rule.json", "%s", err.Error())
 	}
 	return s.termsFromNode(&root)
 }

@@ -14,13 +14,13 @@ const MaxTitle = 120
 // (Deceptive). A room without a title passes none.
 func CheckTitle(title string) error {
 	if n := utf8.RuneCountInString(title); n > MaxTitle || strings.TrimSpace(title) == "" || !utf8.ValidString(title) {
-		return inputErr("title: 1 to %d characters of text", MaxTitle)
+		return inputErr("title", "rule.title_length", "1 to %d characters of text", MaxTitle)
 	}
 	if !ReadableLine(title) {
-		return inputErr("title: one line of readable text, without control characters or direction overrides")
+		return inputErr("title", "rule.title_line", "one line of readable text, without control characters or direction overrides")
 	}
 	if why := Deceptive(title); why != "" {
-		return inputErr("title: %s", why)
+		return inputErr("title", "", "%s", why) // an agent's mistake: no words in the catalog
 	}
 	return nil
 }

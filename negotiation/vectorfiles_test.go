@@ -45,6 +45,7 @@ func errText(err error) string {
 	if err == nil {
 		return ""
 	}
+	refusals.note(err)
 	return err.Error()
 }
 

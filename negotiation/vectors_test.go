@@ -98,7 +98,7 @@ func TestMovesVectors(t *testing.T) {
 					if err == nil {
 						t.Fatalf("step %d (%s %s): applied, want refused %q", i, st.Actor, st.Verdict, *st.Refused)
 					}
-					if err.Error() != *st.Refused {
+					if errText(err) != *st.Refused {
 						t.Fatalf("step %d (%s %s): refused %q, want %q", i, st.Actor, st.Verdict, err, *st.Refused)
 					}
 					if !bytes.Equal(r.Snapshot(), before) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taasky/taasky/internal/locale"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -132,9 +133,10 @@ func rowOf(sf negotiation.Field, v *negotiation.Value, i int, loc *time.Location
 }
 
 // Parse reads a submitted form into terms of schema. It returns the fields
-// refilled with what was sent, each with its error, and ok when every
-// field could be read (the terms are then for negotiation to validate).
-func Parse(schema *negotiation.Schema, form url.Values) (json.RawMessage, []Field, bool) {
+// refilled with what was sent, each with its error in w's words, and ok
+// when every field could be read (the terms are then for negotiation to
+// validate).
+func Parse(schema *negotiation.Schema, form url.Values, w *locale.Printer) (json.RawMessage, []Field, bool) {
 	terms := map[string]any{}
 	var fields []Field
 	ok := true
@@ -147,9 +149,9 @@ func Parse(schema *negotiation.Schema, form url.Values) (json.RawMessage, []Fiel
 				break
 			}
 			f.Rows = append(f.Rows, row)
-			v, empty, msg := valueOf(sf, row)
+			v, empty, msg := valueOf(sf, row, w)
 			if msg != "" && f.Error == "" {
-				f.Error = fmt.Sprintf("%s: %s", place(sf, i), msg)
+				f.Error = w.T("form.at", place(sf.Label, sf.Repeated, i), msg)
 			}
 			if !empty && msg == "" {
 				values = append(values, v)
@@ -162,7 +164,7 @@ func Parse(schema *negotiation.Schema, form url.Values) (json.RawMessage, []Fiel
 		case f.Error != "":
 			ok = false
 		case len(values) == 0 && !sf.Optional && sf.Type != negotiation.TypeBool:
-			f.Error = fmt.Sprintf("%s: required", sf.Label)
+			f.Error = w.T("form.at", sf.Label, w.T("form.required"))
 			ok = false
 		case len(values) == 0:
 		case sf.Repeated:
@@ -187,11 +189,11 @@ func Parse(schema *negotiation.Schema, form url.Values) (json.RawMessage, []Fiel
 
 // place names where a value is wrong for a person: the field's label,
 // and the row of a repeated field ("Slots (2)").
-func place(sf negotiation.Field, i int) string {
-	if sf.Repeated {
-		return fmt.Sprintf("%s (%d)", sf.Label, i+1)
+func place(label string, repeated bool, i int) string {
+	if repeated {
+		return fmt.Sprintf("%s (%d)", label, i+1)
 	}
-	return sf.Label
+	return label
 }
 
 // readRow reads row i of a field; present is false when the form has none.
@@ -231,15 +233,16 @@ func readRow(sf negotiation.Field, form url.Values, i int) (Row, bool) {
 	return r, present
 }
 
-// valueOf is a row's JSON value; empty when nothing was entered.
-func valueOf(sf negotiation.Field, r Row) (v any, empty bool, msg string) {
+// valueOf is a row's JSON value; empty when nothing was entered; msg, in
+// w's words, what is wrong with it.
+func valueOf(sf negotiation.Field, r Row, w *locale.Printer) (v any, empty bool, msg string) {
 	switch sf.Type {
 	case negotiation.TypeInt:
 		if r.Value == "" {
 			return nil, true, ""
 		}
 		if _, err := strconv.ParseInt(r.Value, 10, 64); err != nil {
-			return nil, false, "must be a whole number like 30"
+			return nil, false, w.T("form.whole_number")
 		}
 		return json.Number(r.Value), false, ""
 	case negotiation.TypeBool:
@@ -251,15 +254,15 @@ func valueOf(sf negotiation.Field, r Row) (v any, empty bool, msg string) {
 		case "":
 			return nil, true, ""
 		}
-		return nil, false, "must be yes or no"
+		return nil, false, w.T("form.yes_or_no")
 	case negotiation.TypeTimerange:
-		return timerange(r)
+		return timerange(r, w)
 	case negotiation.TypeMoney:
 		if r.Amount == "" {
 			return nil, true, ""
 		}
 		if r.Currency == "" {
-			return nil, false, "currency: required with an amount"
+			return nil, false, w.T("form.currency_required")
 		}
 		return map[string]string{"amount": r.Amount, "currency": r.Currency}, false, ""
 	}
@@ -269,27 +272,27 @@ func valueOf(sf negotiation.Field, r Row) (v any, empty bool, msg string) {
 	return r.Value, false, ""
 }
 
-func timerange(r Row) (any, bool, string) {
+func timerange(r Row, w *locale.Printer) (any, bool, string) {
 	if r.Start == "" && r.End == "" {
 		return nil, true, ""
 	}
 	if r.Start == "" || r.End == "" {
-		return nil, false, "give both a start and an end"
+		return nil, false, w.T("form.start_and_end")
 	}
 	if r.Zone == "" || r.Zone == "Local" {
-		return nil, false, "time zone: required"
+		return nil, false, w.T("form.zone_required")
 	}
 	loc, err := time.LoadLocation(r.Zone)
 	if err != nil {
-		return nil, false, fmt.Sprintf("time zone: %q is not an IANA time zone like Europe/Paris", r.Zone)
+		return nil, false, w.T("form.zone_unknown", r.Zone)
 	}
 	start, err := parseLocal(r.Start, loc)
 	if err != nil {
-		return nil, false, "start: must be a date and time like 2026-12-03T10:00"
+		return nil, false, w.T("form.start_moment")
 	}
 	end, err := parseLocal(r.End, loc)
 	if err != nil {
-		return nil, false, "end: must be a date and time like 2026-12-03T10:30"
+		return nil, false, w.T("form.end_moment")
 	}
 	return map[string]string{"start": start.Format(time.RFC3339), "end": end.Format(time.RFC3339)}, false, ""
 }
@@ -303,13 +306,45 @@ func parseLocal(s string, loc *time.Location) (time.Time, error) {
 	return t, err
 }
 
-var leadingName = regexp.MustCompile(`^(missing required field: |unknown field: )?([a-z][a-z0-9_]*)((?:\[\d+\])?(?:\.[a-z_]+)*: )?`)
+var (
+	leadingName = regexp.MustCompile(`^(missing required field: |unknown field: )?([a-z][a-z0-9_]*)((?:\[\d+\])?(?:\.[a-z_]+)*: )?`)
+	// placeName reads a refusal's place: the field's name and the row of
+	// a repeated one ("slots[1].start").
+	placeName = regexp.MustCompile(`^([a-z][a-z0-9_]*)(?:\[(\d+)\])?(?:\.[a-z_]+)*$`)
+)
 
-// Attach puts a validation message from negotiation beside the field it
-// names, the field's path ("fee.amount: …") written as its label ("Fee:
-// …"): a person reads labels. It reports false when the message names no field of the form
-// (show it above the form then).
-func Attach(fields []Field, msg string) bool {
+// Attach puts a refusal of terms from negotiation (its English message and
+// its words) beside the field it names, as a person reads it: the field's
+// label, with the row of a repeated field, where the refusal has the
+// field's path ("fee.amount", "slots[1]"), and the rule in w's language.
+// It reports false when the refusal names no field of the form (show it
+// above the form then).
+func Attach(fields []Field, msg string, words negotiation.Words, w *locale.Printer) bool {
+	if words.Key == "" || !locale.Has(locale.Key(words.Key)) {
+		return attachEnglish(fields, msg, w)
+	}
+	at, rule := words.At, w.Rule(msg, words)
+	if words.Key == "rule.missing_field" && len(words.Args) == 1 {
+		at, rule = fmt.Sprint(words.Args[0]), w.T("form.required")
+	}
+	m := placeName.FindStringSubmatch(at)
+	if m == nil {
+		return false
+	}
+	for i := range fields {
+		if fields[i].Name != m[1] {
+			continue
+		}
+		row, _ := strconv.Atoi(m[2])
+		fields[i].Error = w.T("form.at", place(fields[i].Label, m[2] != "", row), rule)
+		return true
+	}
+	return false
+}
+
+// attachEnglish is Attach for a refusal the catalog has no words for: the
+// field's path in its message ("fee.amount: …") written as its label.
+func attachEnglish(fields []Field, msg string, w *locale.Printer) bool {
 	m := leadingName.FindStringSubmatch(strings.TrimSpace(msg))
 	if m == nil {
 		return false
@@ -320,9 +355,9 @@ func Attach(fields []Field, msg string) bool {
 		}
 		switch {
 		case m[1] == "missing required field: ":
-			fields[i].Error = fields[i].Label + ": required"
+			fields[i].Error = w.T("form.at", fields[i].Label, w.T("form.required"))
 		case m[3] != "":
-			fields[i].Error = fields[i].Label + ": " + strings.TrimSpace(msg)[len(m[0]):]
+			fields[i].Error = w.T("form.at", fields[i].Label, strings.TrimSpace(msg)[len(m[0]):])
 		default:
 			fields[i].Error = msg
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taasky/taasky/internal/locale"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -35,7 +36,7 @@ func TestParseEveryType(t *testing.T) {
 		"f.day.0.v": {""}, "f.qty.0.v": {"3"}, "f.place.0.v": {"video"},
 		"f.fee.0.amount": {"12.50"}, "f.tip.0.amount": {"2"}, "f.tip.0.currency": {"USD"}, "f.note.0.v": {"hi <b>"},
 	}
-	raw, fields, ok := Parse(s, form)
+	raw, fields, ok := Parse(s, form, locale.English())
 	if !ok {
 		t.Fatalf("not ok: %+v", fields)
 	}
@@ -60,7 +61,7 @@ func TestParseErrorsNameTheField(t *testing.T) {
 	s := schema(t)
 	form := url.Values{"f.when.0.start": {"2026-12-03T10:00"}, "f.when.0.end": {""}, "f.when.0.zone": {"UTC"},
 		"f.qty.0.v": {"three"}, "f.tip.0.amount": {"2"}, "f.place.0.v": {""}}
-	_, fields, ok := Parse(s, form)
+	_, fields, ok := Parse(s, form, locale.English())
 	if ok {
 		t.Fatal("a broken form parsed")
 	}
@@ -75,17 +76,44 @@ func TestParseErrorsNameTheField(t *testing.T) {
 			t.Errorf("%s: %q, want %q", name, errs[name], msg)
 		}
 	}
-	if !Attach(fields, "missing required field: place") || fields[4].Error != "Where: required" {
+	en := locale.English()
+	refusal := func(terms string) (string, negotiation.Words) {
+		t.Helper()
+		_, err := s.ParseTerms([]byte(terms))
+		e, ok := err.(*negotiation.Error)
+		if !ok {
+			t.Fatalf("%s: %v", terms, err)
+		}
+		return e.Message, e.Words
+	}
+	const valid = `"when":[{"start":"2026-12-03T09:00:00Z","end":"2026-12-03T09:30:00Z"}],"qty":1,"ok":true`
+	msg, words := refusal(`{` + valid + `}`)
+	if !Attach(fields, msg, words, en) || fields[4].Error != "Where: required" {
 		t.Fatalf("a missing-field message is not attached by label: %q", fields[4].Error)
 	}
-	if !Attach(fields, `place: "boat" is not one of office, video`) || fields[4].Error != `Where: "boat" is not one of office, video` {
+	msg, words = refusal(`{` + valid + `,"place":"boat"}`)
+	if !Attach(fields, msg, words, en) || fields[4].Error != `Where: "boat" is not one of office, video` {
 		t.Fatalf("a path, not the label: %q", fields[4].Error)
 	}
-	if !Attach(fields, "tip.amount: EUR has at most 2 decimals") || fields[6].Error != "Tip: EUR has at most 2 decimals" {
+	msg, words = refusal(`{` + valid + `,"place":"video","tip":{"amount":"1.234","currency":"EUR"}}`)
+	if !Attach(fields, msg, words, en) || fields[6].Error != "Tip: EUR has at most 2 decimals" {
 		t.Fatalf("a sub-path, not the label: %q", fields[6].Error)
 	}
-	if Attach(fields, "terms must be an object of fields, not array") {
+	msg, words = refusal(`{"when":[{"start":"2026-12-03T09:00:00Z","end":"2026-12-03T09:30:00Z"},{"start":"2026-12-03T10:00:00Z","end":"2026-12-03T09:30:00Z"}],"qty":1,"ok":true,"place":"video"}`)
+	if !Attach(fields, msg, words, en) || fields[0].Error != "When (2): end must be after start" {
+		t.Fatalf("a repeated field's row: %q", fields[0].Error)
+	}
+	// In German: the label as the party wrote it, the rule in the reader's words.
+	if !Attach(fields, msg, words, locale.NewPrinter("de")) || fields[0].Error != "When (2): das Ende muss nach dem Beginn liegen" {
+		t.Fatalf("in German: %q", fields[0].Error)
+	}
+	msg, words = refusal(`[]`)
+	if Attach(fields, msg, words, en) {
 		t.Fatal("a message naming no field was attached")
+	}
+	// A message the catalog has no words for is attached by its path.
+	if !Attach(fields, "tip.amount: some rule", negotiation.Words{}, en) || fields[6].Error != "Tip: some rule" {
+		t.Fatalf("English only: %q", fields[6].Error)
 	}
 }
 
@@ -116,7 +144,7 @@ func TestPrefillRoundTrips(t *testing.T) {
 			}
 		}
 	}
-	raw, _, ok := Parse(s, form)
+	raw, _, ok := Parse(s, form, locale.English())
 	back, err := s.ParseTerms(raw)
 	if !ok || err != nil || back.Hash() != terms.Hash() {
 		t.Fatalf("round trip: %v %s", err, raw)
