@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/taasky/taasky/internal/locale"
 	"github.com/taasky/taasky/negotiation"
 	"github.com/taasky/taasky/receipt"
 )
@@ -143,11 +144,13 @@ func (s *Rooms) syncConfirmations(writes *pgx.Batch, ld *loaded, c change, now t
 					why = c.voidWhy
 				}
 			case after != nil:
-				why = "replaced by a newer request"
+				why = voidWhy("void.replaced")
+			case c.next.State == negotiation.StateAgreed:
+				why = voidWhy("void.room_agreed")
 			case c.next.State.Terminal():
-				why = "the room is " + string(c.next.State)
+				why = voidWhy("void.room_closed")
 			default:
-				why = "the terms on the table changed"
+				why = voidWhy("rule.terms_changed")
 			}
 			settleConfirmation(writes, ld.row.ID, before.ID, status, why, by, now)
 		}
@@ -156,6 +159,10 @@ func (s *Rooms) syncConfirmations(writes *pgx.Batch, ld *loaded, c change, now t
 		}
 	}
 }
+
+// voidWhy is why a confirmation came out void, stored in English; the
+// dashboard shows it in the reader's language (locale.Printer.Reason).
+func voidWhy(key locale.Key) string { return locale.English().T(key) }
 
 // firstReminder is the moment a new confirmation of party p is first
 // reminded of (negotiation.Reminders), nil when it gets no reminder: none

@@ -83,7 +83,12 @@ var englishText = map[Key]catalog.Message{
 	"result.agreed":          text("The room is agreed."),
 	"result.declined":        text("You declined. Your agent is told and the room is unchanged."),
 	"result.void":            text("Your answer applied to nothing: %[1]s."),
-	"result.waiting":         text("Still waiting for your answer."),
+	// Why a confirmation came out void, as the room's history stores it (in
+	// English: Printer.Reason finds the key by that text).
+	"void.replaced":    text("replaced by a newer request"),
+	"void.room_agreed": text("the room is agreed"),
+	"void.room_closed": text("the room is closed"),
+	"result.waiting":   text("Still waiting for your answer."),
 
 	// Why an invitation cannot be answered.
 	"refusal.withdrawn": text("This invitation was withdrawn by the person who sent it."),

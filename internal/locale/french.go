@@ -82,6 +82,9 @@ var frenchText = map[Key]catalog.Message{
 	"result.agreed":          text("L'accord est conclu."),
 	"result.declined":        text("Vous n'avez pas confirmé. Votre agent en est informé et la salle reste inchangée."),
 	"result.void":            text("Votre réponse ne s'est appliquée à rien : %[1]s."),
+	"void.replaced":          text("remplacée par une demande plus récente"),
+	"void.room_agreed":       text("la salle est conclue"),
+	"void.room_closed":       text("la salle est fermée"),
 	"result.waiting":         text("Votre réponse est toujours attendue."),
 
 	// Why an invitation cannot be answered.

@@ -82,6 +82,9 @@ var germanText = map[Key]catalog.Message{
 	"result.agreed":          text("Der Raum ist vereinbart."),
 	"result.declined":        text("Sie haben nicht bestätigt. Ihr Agent wird informiert, der Raum bleibt unverändert."),
 	"result.void":            text("Ihre Antwort ging ins Leere: %[1]s."),
+	"void.replaced":          text("durch eine neuere Anfrage ersetzt"),
+	"void.room_agreed":       text("der Raum ist vereinbart"),
+	"void.room_closed":       text("der Raum ist geschlossen"),
 	"result.waiting":         text("Ihre Antwort steht noch aus."),
 
 	// Why an invitation cannot be answered.

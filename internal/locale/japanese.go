@@ -79,6 +79,9 @@ var japaneseText = map[Key]catalog.Message{
 	"result.agreed":          text("合意が成立しました。"),
 	"result.declined":        text("確定しませんでした。エージェントに通知され、ルームは変わりません。"),
 	"result.void":            text("回答は反映されませんでした：%[1]s。"),
+	"void.replaced":          text("新しい依頼に置き換えられました"),
+	"void.room_agreed":       text("このルームは合意済みです"),
+	"void.room_closed":       text("このルームは終了しています"),
 	"result.waiting":         text("まだ回答を待っています。"),
 
 	// Why an invitation cannot be answered.

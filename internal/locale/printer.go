@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/text/language"
@@ -204,10 +205,34 @@ func (p *Printer) Result(r negotiation.Result, v negotiation.Verdict, why string
 			return p.T("result.applied_verdict", p.Verdict(v))
 		}
 	case negotiation.ResultVoid:
-		return p.T("result.void", why)
+		return p.T("result.void", p.Reason(why))
 	}
 	return p.of(Key("result."+r), p.T("result.waiting"))
 }
+
+// Reason is a reason stored in English (why a confirmation came out void)
+// in the printer's language, when it is a text of the English catalog;
+// anything else is shown as stored.
+func (p *Printer) Reason(english string) string {
+	if k, ok := englishTexts()[english]; ok {
+		return p.T(k)
+	}
+	return english
+}
+
+// englishTexts finds the key of each English text that takes no argument.
+var englishTexts = sync.OnceValue(func() map[string]Key {
+	en := NewPrinter("en")
+	m := map[string]Key{}
+	for k := range englishText {
+		if s := en.T(k); !strings.Contains(s, "%!") {
+			if have, dup := m[s]; !dup || k < have {
+				m[s] = k
+			}
+		}
+	}
+	return m
+})
 
 // Turn says whose turn it is, from a view's turn ("you", "them", or nil).
 func (p *Printer) Turn(turn *string) string {

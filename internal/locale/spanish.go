@@ -82,6 +82,9 @@ var spanishText = map[Key]catalog.Message{
 	"result.agreed":          text("La sala está acordada."),
 	"result.declined":        text("No confirmó. Se informa a su agente y la sala queda sin cambios."),
 	"result.void":            text("Su respuesta no se aplicó a nada: %[1]s."),
+	"void.replaced":          text("reemplazada por una solicitud más reciente"),
+	"void.room_agreed":       text("la sala está acordada"),
+	"void.room_closed":       text("la sala está cerrada"),
 	"result.waiting":         text("Su respuesta sigue pendiente."),
 
 	// Why an invitation cannot be answered.
