@@ -195,8 +195,8 @@ func parseSizes(s string) ([]int, error) {
 	var out []int
 	for _, part := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(part))
-		if err != nil || n < 1 || n > 1_000_000 {
-			return nil, fmt.Errorf("%q is not a number of rooms from 1 to 1000000", part)
+		if err != nil || n < 1 || n > 10_000_000 {
+			return nil, fmt.Errorf("%q is not a number of rooms from 1 to 10000000", part)
 		}
 		out = append(out, n)
 	}
