@@ -71,8 +71,8 @@ func (r *roomRow) setHookTargets(col []byte, also ...int64) error {
 	return nil
 }
 
-// selectHookTargets lists the enabled endpoints of the accounts: the one
-// statement a change adds when it may cause a webhook.
+// selectHookTargets lists the enabled endpoints of the accounts, for a
+// change whose room was not read with them (hookTargetsCol).
 func selectHookTargets(ctx context.Context, q querier, accountIDs []int64) ([]hookTarget, error) {
 	rows, err := q.Query(ctx, `SELECT account_id, id, events FROM webhook_endpoints
 		WHERE account_id = ANY($1) AND disabled_at IS NULL`, accountIDs)
