@@ -29,20 +29,45 @@ type Seats func(roomID int64, side negotiation.Side, limits []byte) app.SeatSecr
 // The statements are the bench's own, against the schema: the service has
 // no use case that writes rooms without playing them.
 func SeedRooms(ctx context.Context, pool *pgxpool.Pool, seats Seats, a, b app.Agent, n int) (string, error) {
+	pairs := make([][2]app.Agent, n)
+	for i := range pairs {
+		pairs[i] = [2]app.Agent{a, b}
+	}
+	rooms, err := SeedPairs(ctx, pool, seats, pairs)
+	if err != nil || len(rooms) == 0 {
+		return "", err
+	}
+	return rooms[len(rooms)-1].Tokens[0], nil
+}
+
+// SeededRoom is a room SeedPairs wrote: its id and both sides' tokens (a's,
+// then b's).
+type SeededRoom struct {
+	ID     int64
+	Tokens [2]string
+}
+
+// SeedPairs writes one room per pair (side a, side b) as SeedRooms does:
+// opened, joined, a's offer on the table, b's turn.
+func SeedPairs(ctx context.Context, pool *pgxpool.Pool, seats Seats, pairs [][2]app.Agent) ([]SeededRoom, error) {
+	n := len(pairs)
+	if n == 0 {
+		return nil, nil
+	}
 	now := time.Now()
 	schema := json.RawMessage(`{"meeting_time":{"type":"timerange","label":"Meeting time"},"fee":{"type":"money","label":"Fee","currency":"EUR"}}`)
 	room, events, _, err := negotiation.Open(negotiation.OpenRequest{Schema: schema}, now)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	room, join, err := room.Join(schema, nil, now)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	room, offer, err := room.Propose(negotiation.SideA, negotiation.Move{Verdict: negotiation.VerdictOffer,
 		Subject: json.RawMessage(`{"meeting_time":{"start":"2026-12-03T10:00:00Z","end":"2026-12-03T10:30:00Z"},"fee":{"amount":"100","currency":"EUR"}}`)}, now)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	events = append(events, join, offer)
 	var eventJSON [][]byte
@@ -53,36 +78,36 @@ func SeedRooms(ctx context.Context, pool *pgxpool.Pool, seats Seats, a, b app.Ag
 		eventJSON = append(eventJSON, b)
 		links = append(links, string(head))
 		if head, err = negotiation.ChainLink(head, i+1, b); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
 	snapshot := string(room.Snapshot())
 	fp := string(room.Party(negotiation.SideA).Schema.Fingerprint())
 	var first int64
 	if err := pool.QueryRow(ctx, `SELECT nextval(pg_get_serial_sequence('rooms', 'id'))`).Scan(&first); err != nil {
-		return "", fmt.Errorf("seed: reserve room ids: %w", err)
+		return nil, fmt.Errorf("seed: reserve room ids: %w", err)
 	}
 	if _, err := pool.Exec(ctx, `SELECT setval(pg_get_serial_sequence('rooms', 'id'), $1)`, first+int64(n)); err != nil {
-		return "", fmt.Errorf("seed: reserve room ids: %w", err)
+		return nil, fmt.Errorf("seed: reserve room ids: %w", err)
 	}
-	var last string
+	out := make([]SeededRoom, 0, n)
 	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		var roomRows, partyRows, eventRows [][]any
 		for i := range int64(n) {
 			id := first + i
-			roomRows = append(roomRows, []any{id, a.AccountID, inviteCodeHash(), "seeded", string(room.State), room.Round,
+			roomRows = append(roomRows, []any{id, pairs[i][0].AccountID, inviteCodeHash(), "seeded", string(room.State), room.Round,
 				string(room.Turn), room.Deadline, room.ExpiresAt, len(events), snapshot, now, now, string(head)})
-			for _, p := range []struct {
+			seeded := SeededRoom{ID: id}
+			for s, p := range []struct {
 				side  negotiation.Side
 				agent app.Agent
-			}{{negotiation.SideA, a}, {negotiation.SideB, b}} {
+			}{{negotiation.SideA, pairs[i][0]}, {negotiation.SideB, pairs[i][1]}} {
 				seat := seats(id, p.side, []byte("{}"))
-				if p.side == negotiation.SideA {
-					last = seat.Token
-				}
+				seeded.Tokens[s] = seat.Token
 				partyRows = append(partyRows, []any{id, string(p.side), p.agent.AccountID, p.agent.ID, p.agent.OwnerUserID,
 					seat.TokenHash, seat.TokenSalt, seat.LimitsSealed, fp, now})
 			}
+			out = append(out, seeded)
 			for j, ev := range events {
 				eventRows = append(eventRows, []any{id, j + 1, string(ev.Kind), nullSide(ev.Side), string(eventJSON[j]), ev.At, links[j]})
 			}
@@ -108,7 +133,10 @@ func SeedRooms(ctx context.Context, pool *pgxpool.Pool, seats Seats, a, b app.Ag
 		}
 		return nil
 	})
-	return last, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // inviteCodeHash is the hash of an invitation code nobody holds: a
