@@ -66,6 +66,7 @@ type ServerState struct {
 // LiveReport is what a live run measured.
 type LiveReport struct {
 	Pages, Rooms, Waiters, Rounds int
+	PageRooms                     int // rooms some page shows
 	Opened                        time.Duration // to open every page
 	Moves, MoveErrors             int64
 	FirstError                    error
@@ -79,6 +80,7 @@ type LiveReport struct {
 	WaitCalls                  int64 // negotiation_read calls the waiters made
 	Reopens, PageFails         int64 // streams reopened (the server ends each after 45 s); failures
 	Idle, WithPages, WithWaits ServerState
+	Collected                  ServerState // with both, right after a GC (--pprof only: the profile asks for it)
 	Peak                       ServerState // at the end: its HWMKiB is the run's peak
 	HeapProfile                string      // where the heap profile with everything open was saved ("": none)
 }
@@ -131,6 +133,11 @@ func RunLive(ctx context.Context, o LiveOptions) (*LiveReport, error) {
 		return nil, err
 	}
 	rep.Rooms = len(rooms)
+	for _, r := range rooms {
+		if len(r.pages) > 0 {
+			rep.PageRooms++
+		}
+	}
 	fmt.Fprintf(o.Out, "live: %d rooms, their %d accounts, agents and %d people set up in %s\n",
 		len(rooms), 2*len(rooms), len(emails), time.Since(t0).Round(time.Millisecond))
 
@@ -206,7 +213,8 @@ func RunLive(ctx context.Context, o LiveOptions) (*LiveReport, error) {
 			settle()
 			rep.WithWaits = serverState(server, base)
 			if o.PprofAddr != "" {
-				rep.HeapProfile = saveHeap(o.PprofAddr)
+				rep.HeapProfile = saveHeap(o.PprofAddr) // after a GC it asks for
+				rep.Collected = serverState(server, base)
 			}
 		} else {
 			time.Sleep(time.Second + time.Duration(o.Waiters)*time.Millisecond)
@@ -491,10 +499,11 @@ func serverState(p *Process, base string) ServerState {
 	return s
 }
 
-// saveHeap saves the server's heap profile to a temporary file and returns
+// saveHeap saves the server's heap profile, of its live objects (the
+// profile has the server collect first), to a temporary file and returns
 // its path ("" when it could not).
 func saveHeap(pprofAddr string) string {
-	resp, err := http.Get("http://" + pprofAddr + "/debug/pprof/heap")
+	resp, err := http.Get("http://" + pprofAddr + "/debug/pprof/heap?gc=1")
 	if err != nil {
 		return ""
 	}
@@ -513,8 +522,8 @@ func saveHeap(pprofAddr string) string {
 
 // Print writes the report.
 func (r *LiveReport) Print(w io.Writer) {
-	fmt.Fprintf(w, "\nTaasky live bench: %d pages over %d rooms, %d agents waiting, %d rounds of a move in every room\n",
-		r.Pages, r.Rooms, r.Waiters, r.Rounds)
+	fmt.Fprintf(w, "\nTaasky live bench: %d pages over %d rooms, %d agents waiting (one per room), %d rooms in all, %d rounds of a move in every room\n",
+		r.Pages, r.PageRooms, r.Waiters, r.Rooms, r.Rounds)
 	fmt.Fprintf(w, "  pages opened in %s; streams reopened %d times (each lives 45 s), %d failures\n", r.Opened.Round(time.Millisecond), r.Reopens, r.PageFails)
 	fmt.Fprintf(w, "  moves:   %d (%.1f/s in the rounds), %d errors", r.Moves, r.MovesPerSec, r.MoveErrors)
 	if r.FirstError != nil {
@@ -527,7 +536,10 @@ func (r *LiveReport) Print(w io.Writer) {
 	for _, s := range []struct {
 		name string
 		st   ServerState
-	}{{"idle", r.Idle}, {"pages open", r.WithPages}, {"and waiters", r.WithWaits}, {"at the end", r.Peak}} {
+	}{{"idle", r.Idle}, {"pages open", r.WithPages}, {"and waiters", r.WithWaits}, {"after a GC", r.Collected}, {"at the end", r.Peak}} {
+		if s.st.RSSKiB == 0 {
+			continue
+		}
 		fmt.Fprintf(w, "  server, %-11s VmRSS %7.1f MiB, VmHWM %7.1f MiB, %6.0f goroutines, heap in use %6.1f MiB, runtime sys %6.1f MiB\n",
 			s.name+":", mib(s.st.RSSKiB), mib(s.st.HWMKiB), s.st.Goroutines, s.st.HeapInuse/(1<<20), s.st.Sys/(1<<20))
 	}
