@@ -66,7 +66,7 @@ type ServerState struct {
 // LiveReport is what a live run measured.
 type LiveReport struct {
 	Pages, Rooms, Waiters, Rounds int
-	PageRooms                     int // rooms some page shows
+	PageRooms                     int           // rooms some page shows
 	Opened                        time.Duration // to open every page
 	Moves, MoveErrors             int64
 	FirstError                    error
