@@ -27,7 +27,14 @@ type Hub struct {
 	pending  map[int64]struct{}
 	all      bool
 	draining bool
+	// seated are the two accounts of rooms whose both seats have one: a
+	// room's seats never change hands, so those are asked for once. Only
+	// the drain goroutine uses it.
+	seated map[int64][2]int64
 }
+
+// maxSeated bounds Hub.seated; when full it starts afresh.
+const maxSeated = 100_000
 
 // maxPending is how many changed rooms the hub holds before it tells every
 // page instead.
@@ -36,23 +43,30 @@ const maxPending = 10_000
 // NewHub returns a hub; accountsOf says which accounts sit in a room (for
 // the pages that list an account's rooms).
 func NewHub(accountsOf func(ctx context.Context, roomID int64) ([]int64, error), log *slog.Logger) *Hub {
-	return &Hub{accountsOf: accountsOf, log: log, pending: map[int64]struct{}{},
+	return &Hub{accountsOf: accountsOf, log: log, pending: map[int64]struct{}{}, seated: map[int64][2]int64{},
 		rooms: map[int64]map[chan struct{}]struct{}{}, accounts: map[int64]map[chan struct{}]struct{}{}}
 }
 
-// Publish tells the pages watching room roomID, or the lists of its
+// Publish tells the pages watching room roomID, and the lists of its
 // accounts, that it changed; roomID 0 means any room may have. It does not
-// wait: the listener that calls it serves other channels too, and telling
-// the lists needs a query. Changes of one room pending at once are told once.
+// wait: the listener that calls it serves other channels too. The room's
+// own pages are woken here (a few channel sends); the lists by a goroutine,
+// as finding a room's accounts may need a query: under 500 moves a second
+// a room's pages no longer wait behind the queries for the rooms changed
+// before it (issue 21). Changes of one room pending at once are told once.
 func (h *Hub) Publish(roomID int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if roomID == 0 || len(h.pending) >= maxPending {
+	switch {
+	case roomID == 0 || len(h.pending) >= maxPending:
 		h.all = true
-	} else {
+	case len(h.accounts) > 0:
 		h.pending[roomID] = struct{}{}
 	}
-	if !h.draining {
+	if roomID != 0 {
+		signal(h.rooms[roomID])
+	}
+	if (h.all || len(h.pending) > 0) && !h.draining {
 		h.draining = true
 		go h.drain()
 	}
@@ -69,44 +83,45 @@ func (h *Hub) drain() {
 			return
 		}
 		h.pending, h.all = map[int64]struct{}{}, false
-		h.mu.Unlock()
 		if all {
-			h.publish(0)
+			for _, set := range h.rooms {
+				signal(set)
+			}
+			for _, set := range h.accounts {
+				signal(set)
+			}
+			h.mu.Unlock()
 			continue
 		}
+		h.mu.Unlock()
 		for id := range pending {
-			h.publish(id)
+			h.tellLists(id)
 		}
 	}
 }
 
-func (h *Hub) publish(roomID int64) {
-	h.mu.Lock()
-	listWatchers := len(h.accounts) > 0
-	h.mu.Unlock()
-	var accts []int64
-	if listWatchers && roomID != 0 {
+// tellLists wakes the lists of the accounts seated in room roomID.
+func (h *Hub) tellLists(roomID int64) {
+	seated, ok := h.seated[roomID]
+	ids := seated[:]
+	if !ok {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		var err error
-		accts, err = h.accountsOf(ctx, roomID)
+		ids, err = h.accountsOf(ctx, roomID)
 		cancel()
 		if err != nil {
 			h.log.Warn("live: accounts of a room", "room", roomID, "err", err)
 		}
+		if len(ids) == 2 {
+			if len(h.seated) >= maxSeated {
+				h.seated = map[int64][2]int64{}
+			}
+			h.seated[roomID] = [2]int64{ids[0], ids[1]}
+		}
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if roomID == 0 {
-		for _, set := range h.rooms {
-			signal(set)
-		}
-		for _, set := range h.accounts {
-			signal(set)
-		}
-		return
-	}
-	signal(h.rooms[roomID])
-	for _, a := range accts {
+	for _, a := range ids {
 		signal(h.accounts[a])
 	}
 }

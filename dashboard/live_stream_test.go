@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -92,5 +94,58 @@ func TestLiveStreamHearsAndLetsGo(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the stream ended and its room is still watched")
 		}
+	}
+}
+
+// TestHubTellsRoomPagesFirst: a room's pages hear of its change while the
+// lists' query for another room still runs, and the accounts of a room
+// whose two seats have one are asked for once.
+func TestHubTellsRoomPagesFirst(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	var asked sync.Map // room → times asked
+	hub := NewHub(func(_ context.Context, room int64) ([]int64, error) {
+		n, _ := asked.LoadOrStore(room, new(atomic.Int32))
+		n.(*atomic.Int32).Add(1)
+		if room == 1 {
+			<-release // a slow query
+		}
+		return []int64{100 + room, 200 + room}, nil
+	}, slog.New(slog.DiscardHandler))
+	page2, stop2 := hub.watchRoom(2)
+	defer stop2()
+	list1, stopList1 := hub.watchAccounts([]int64{101})
+	defer stopList1()
+	list2, stopList2 := hub.watchAccounts([]int64{202})
+	defer stopList2()
+	hub.Publish(1)
+	for { // the drain is in room 1's query
+		if n, ok := asked.Load(int64(1)); ok && n.(*atomic.Int32).Load() == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	hub.Publish(2)
+	select {
+	case <-page2:
+	case <-time.After(5 * time.Second):
+		t.Fatal("room 2's page waited for room 1's query")
+	}
+	close(release)
+	for _, ch := range []chan struct{}{list1, list2} {
+		select {
+		case <-ch:
+		case <-time.After(5 * time.Second):
+			t.Fatal("a list never heard of its room's change")
+		}
+	}
+	hub.Publish(2)
+	select {
+	case <-list2:
+	case <-time.After(5 * time.Second):
+		t.Fatal("room 2's list missed its second change")
+	}
+	if n, _ := asked.Load(int64(2)); n.(*atomic.Int32).Load() != 1 {
+		t.Errorf("room 2's accounts were asked for %d times, want once", n.(*atomic.Int32).Load())
 	}
 }
