@@ -28,8 +28,7 @@ type Hub struct {
 	all      bool
 	draining bool
 	// seated are the two accounts of rooms whose both seats have one: a
-	// room's seats never change hands, so those are asked for once. Only
-	// the drain goroutine uses it.
+	// room's seats never change hands, so those are asked for once.
 	seated map[int64][2]int64
 }
 
@@ -93,37 +92,55 @@ func (h *Hub) drain() {
 			h.mu.Unlock()
 			continue
 		}
-		h.mu.Unlock()
+		var unknown []int64 // rooms whose accounts are to be asked for
 		for id := range pending {
-			h.tellLists(id)
+			if seated, ok := h.seated[id]; ok {
+				signal(h.accounts[seated[0]])
+				signal(h.accounts[seated[1]])
+			} else {
+				unknown = append(unknown, id)
+			}
 		}
+		h.mu.Unlock()
+		h.tellLists(unknown)
 	}
 }
 
-// tellLists wakes the lists of the accounts seated in room roomID.
-func (h *Hub) tellLists(roomID int64) {
-	seated, ok := h.seated[roomID]
-	ids := seated[:]
-	if !ok {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		var err error
-		ids, err = h.accountsOf(ctx, roomID)
-		cancel()
-		if err != nil {
-			h.log.Warn("live: accounts of a room", "room", roomID, "err", err)
-		}
-		if len(ids) == 2 {
-			if len(h.seated) >= maxSeated {
-				h.seated = map[int64][2]int64{}
+// lookups is how many queries for rooms' accounts the hub has running at
+// once: one at a time, 500 moves a second left the lists of the last
+// rooms changed a second behind.
+const lookups = 8
+
+// tellLists asks for the accounts seated in each room, `lookups` at a time,
+// and wakes their lists.
+func (h *Hub) tellLists(rooms []int64) {
+	sem := make(chan struct{}, lookups)
+	var wg sync.WaitGroup
+	for _, roomID := range rooms {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			ids, err := h.accountsOf(ctx, roomID)
+			cancel()
+			if err != nil {
+				h.log.Warn("live: accounts of a room", "room", roomID, "err", err)
 			}
-			h.seated[roomID] = [2]int64{ids[0], ids[1]}
-		}
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			if len(ids) == 2 {
+				if len(h.seated) >= maxSeated {
+					h.seated = map[int64][2]int64{}
+				}
+				h.seated[roomID] = [2]int64{ids[0], ids[1]}
+			}
+			for _, a := range ids {
+				signal(h.accounts[a])
+			}
+		}()
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, a := range ids {
-		signal(h.accounts[a])
-	}
+	wg.Wait()
 }
 
 // signal wakes each watcher; one pending wake-up is enough for a page.
