@@ -75,6 +75,7 @@ type LiveReport struct {
 	// agent's answer; Missed: none came within missAfter of the round's
 	// last answer; Early: came before the move's own answer (counted as 0)
 	Page, Waiter               Summary
+	RoomPage, ListPage         Summary // Page, of the rooms' own pages and of the rooms lists
 	PageMissed, WaiterMissed   int
 	PageEarly, WaiterEarly     int
 	WaitCalls                  int64 // negotiation_read calls the waiters made
@@ -242,6 +243,12 @@ func RunLive(ctx context.Context, o LiveOptions) (*LiveReport, error) {
 			answered := r.answered.Load()
 			for _, p := range r.pages {
 				heard(pageLat, "page", &rep.PageMissed, &rep.PageEarly, answered, p.arrived.Load())
+				kind := "room page"
+				if p.path == "/events" {
+					kind = "list page"
+				}
+				var missed, early int
+				heard(pageLat, kind, &missed, &early, answered, p.arrived.Load())
 			}
 			if r.waits {
 				heard(waitLat, "waiter", &rep.WaiterMissed, &rep.WaiterEarly, answered, r.waited.Load())
@@ -250,6 +257,7 @@ func RunLive(ctx context.Context, o LiveOptions) (*LiveReport, error) {
 		fmt.Fprintf(o.Out, "live: round %d: %d moves in %s\n", k+1, moves, elapsed.Round(time.Millisecond))
 	}
 	rep.Page, rep.Waiter = pageLat.Get("page"), waitLat.Get("waiter")
+	rep.RoomPage, rep.ListPage = pageLat.Get("room page"), pageLat.Get("list page")
 	rep.WaitCalls = waitCalls.Load()
 	for _, p := range pages {
 		rep.Reopens += p.reopens.Load()
@@ -531,6 +539,8 @@ func (r *LiveReport) Print(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  page heard the move, from its answer:    %s max=%s; missed %d, before the answer %d\n", r.Page, round(r.Page.Max), r.PageMissed, r.PageEarly)
+	fmt.Fprintf(w, "    the rooms' own pages:                  %s max=%s\n", r.RoomPage, round(r.RoomPage.Max))
+	fmt.Fprintf(w, "    the rooms lists (a member's /events):  %s max=%s\n", r.ListPage, round(r.ListPage.Max))
 	fmt.Fprintf(w, "  waiter's answer, from the move's answer: %s max=%s; missed %d, before the answer %d (%d calls)\n", r.Waiter, round(r.Waiter.Max), r.WaiterMissed, r.WaiterEarly, r.WaitCalls)
 	mib := func(kib int64) float64 { return float64(kib) / 1024 }
 	for _, s := range []struct {
