@@ -33,6 +33,7 @@ type livePage struct {
 	opened  chan struct{} // closed once the stream first opened
 	once    sync.Once
 	reopens atomic.Int64 // streams opened after the first
+	retry   atomic.Int64 // how long to wait before opening it again (ns), as the stream last said (retry:)
 	fails   atomic.Int64 // answers that were not a stream, broken connections
 
 	mu      sync.Mutex
@@ -41,9 +42,9 @@ type livePage struct {
 	refused string // the status line of the latest answer that was not a stream
 }
 
-// retryAfter is how long EventSource waits before reconnecting: what the
-// dashboard's streams ask for (retry: 1500).
-const retryAfter = 1500 * time.Millisecond
+// retryAfter is how long the bench waits before reconnecting until a
+// stream says otherwise (retry:); browsers' default is about this.
+const retryAfter = 3 * time.Second
 
 // hear notes that the page heard its room change now, if the room's move
 // of this round was sent already.
@@ -65,7 +66,7 @@ func (p *livePage) run(addr, host string) {
 					return
 				}
 				p.fails.Add(1)
-				time.Sleep(retryAfter)
+				time.Sleep(p.retryAfter())
 				continue
 			}
 			if !p.setConn(c) {
@@ -90,8 +91,15 @@ func (p *livePage) run(addr, host string) {
 			conn.Close()
 			conn = nil
 		}
-		time.Sleep(retryAfter)
+		time.Sleep(p.retryAfter())
 	}
+}
+
+func (p *livePage) retryAfter() time.Duration {
+	if d := p.retry.Load(); d > 0 {
+		return time.Duration(d)
+	}
+	return retryAfter
 }
 
 func (p *livePage) setConn(c net.Conn) bool {
@@ -204,6 +212,12 @@ func (p *livePage) events(b []byte) {
 	for len(b) > 0 {
 		var line []byte
 		line, b, _ = bytes.Cut(b, []byte("\n"))
+		if ms, ok := bytes.CutPrefix(line, []byte("retry: ")); ok {
+			if n, err := strconv.Atoi(string(ms)); err == nil && n >= 0 {
+				p.retry.Store(int64(n) * int64(time.Millisecond))
+			}
+			continue
+		}
 		switch string(line) {
 		case ": live": // the stream (re)opened
 			first := false

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"strings"
@@ -148,4 +149,33 @@ func TestHubTellsRoomPagesFirst(t *testing.T) {
 	if n, _ := asked.Load(int64(2)); n.(*atomic.Int32).Load() != 1 {
 		t.Errorf("room 2's accounts were asked for %d times, want once", n.(*atomic.Int32).Load())
 	}
+}
+
+// TestLiveStreamAsksToBeRenewedAtOnce: a stream whose life is over asks
+// the page to open it again at once; one that opened asks for 1.5 s after
+// a break.
+func TestLiveStreamAsksToBeRenewedAtOnce(t *testing.T) {
+	t.Parallel()
+	stopped := make(chan struct{})
+	s := newLiveStream(make(chan struct{}), make(chan struct{}), func() { close(stopped) }, 50*time.Millisecond)
+	var got []string
+	buf := make([]byte, 4) // smaller than a message: each comes in parts
+	for {
+		n, err := s.Read(buf)
+		got = append(got, string(buf[:n]))
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := "retry: " + retryBroken + "\n: live\n\nretry: " + retryRenewed + "\n\n"; strings.Join(got, "") != want {
+		t.Fatalf("the stream said %q, want %q", strings.Join(got, ""), want)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	<-stopped
+	_ = s.Close() // twice is once
 }
