@@ -532,7 +532,7 @@ func saveHeap(pprofAddr string) string {
 func (r *LiveReport) Print(w io.Writer) {
 	fmt.Fprintf(w, "\nTaasky live bench: %d pages over %d rooms, %d agents waiting (one per room), %d rooms in all, %d rounds of a move in every room\n",
 		r.Pages, r.PageRooms, r.Waiters, r.Rooms, r.Rounds)
-	fmt.Fprintf(w, "  pages opened in %s; streams reopened %d times (each lives 45 s), %d failures\n", r.Opened.Round(time.Millisecond), r.Reopens, r.PageFails)
+	fmt.Fprintf(w, "  pages opened in %s; streams reopened %d times (the server ends each after 30–45 s), %d failures\n", r.Opened.Round(time.Millisecond), r.Reopens, r.PageFails)
 	fmt.Fprintf(w, "  moves:   %d (%.1f/s in the rounds), %d errors", r.Moves, r.MovesPerSec, r.MoveErrors)
 	if r.FirstError != nil {
 		fmt.Fprintf(w, " (first: %v)", r.FirstError)
