@@ -7,7 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/taasky/taasky/internal/locale"
 	"github.com/taasky/taasky/negotiation"
 	"github.com/taasky/taasky/receipt"
 )
@@ -144,13 +143,13 @@ func (s *Rooms) syncConfirmations(writes *pgx.Batch, ld *loaded, c change, now t
 					why = c.voidWhy
 				}
 			case after != nil:
-				why = voidWhy("void.replaced")
+				why = voidReplaced
 			case c.next.State == negotiation.StateAgreed:
-				why = voidWhy("void.room_agreed")
+				why = voidRoomAgreed
 			case c.next.State.Terminal():
-				why = voidWhy("void.room_closed")
+				why = voidRoomClosed
 			default:
-				why = voidWhy("rule.terms_changed")
+				why = voidTermsChanged
 			}
 			settleConfirmation(writes, ld.row.ID, before.ID, status, why, by, now)
 		}
@@ -160,9 +159,23 @@ func (s *Rooms) syncConfirmations(writes *pgx.Batch, ld *loaded, c change, now t
 	}
 }
 
-// voidWhy is why a confirmation came out void, stored in English; the
-// dashboard shows it in the reader's language (locale.Printer.Reason).
-func voidWhy(key locale.Key) string { return locale.English().T(key) }
+// Why a confirmation came out void, stored in English: each is the
+// English text of a catalog key, which the dashboard finds by the text to
+// show it in the reader's language (locale.Printer.Reason;
+// TestVoidReasonsAreCatalogTexts).
+var voidReasons = map[string]string{ // key → English
+	"void.replaced":      voidReplaced,
+	"void.room_agreed":   voidRoomAgreed,
+	"void.room_closed":   voidRoomClosed,
+	"rule.terms_changed": voidTermsChanged,
+}
+
+const (
+	voidReplaced     = "replaced by a newer request"
+	voidRoomAgreed   = "the room is agreed"
+	voidRoomClosed   = "the room is closed"
+	voidTermsChanged = "the terms on the table changed"
+)
 
 // firstReminder is the moment a new confirmation of party p is first
 // reminded of (negotiation.Reminders), nil when it gets no reminder: none

@@ -124,6 +124,29 @@ func procUsage(pid int) (Usage, error) {
 	return u, nil
 }
 
+// Memory is a process's resident set now and at its peak (VmRSS, VmHWM).
+type Memory struct{ RSSKiB, HWMKiB int64 }
+
+// Memory reads /proc for the process.
+func (p *Process) Memory() (Memory, error) {
+	var m Memory
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return m, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		name, value, _ := strings.Cut(line, ":")
+		kib, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
+		switch name {
+		case "VmRSS":
+			m.RSSKiB = kib
+		case "VmHWM":
+			m.HWMKiB = kib
+		}
+	}
+	return m, nil
+}
+
 // PGCPU is the CPU time of each PostgreSQL backend serving one database.
 type PGCPU map[int32]time.Duration
 

@@ -35,12 +35,41 @@ func SeedRooms(ctx context.Context, pool *pgxpool.Pool, seats Seats, a, b app.Ag
 		return "", err
 	}
 	var last string
+	keep := func(r SeededRoom) { last = r.Tokens[0] }
 	for done := 0; done < n; done += seedChunk {
-		if last, err = seed(ctx, pool, seats, a, b, min(seedChunk, n-done), func(int) *played { return p }); err != nil {
+		err := seed(ctx, pool, seats, min(seedChunk, n-done), func(int) [2]app.Agent { return [2]app.Agent{a, b} },
+			func(int) *played { return p }, keep)
+		if err != nil {
 			return "", err
 		}
 	}
 	return last, nil
+}
+
+// SeededRoom is a room SeedPairs wrote: its id and both sides' tokens (a's,
+// then b's).
+type SeededRoom struct {
+	ID     int64
+	Tokens [2]string
+}
+
+// SeedPairs writes one room per pair (side a, side b) as SeedRooms does:
+// opened, joined, a's offer on the table, b's turn.
+func SeedPairs(ctx context.Context, pool *pgxpool.Pool, seats Seats, pairs [][2]app.Agent) ([]SeededRoom, error) {
+	p, err := playRoom(time.Now(), nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SeededRoom, 0, len(pairs))
+	keep := func(r SeededRoom) { out = append(out, r) }
+	for done := 0; done < len(pairs); done += seedChunk {
+		chunk := pairs[done:min(done+seedChunk, len(pairs))]
+		if err := seed(ctx, pool, seats, len(chunk), func(i int) [2]app.Agent { return chunk[i] },
+			func(int) *played { return p }, keep); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // SeedDue is SeedRooms with a deadline for each room: room i lapses at
@@ -57,7 +86,8 @@ func SeedDue(ctx context.Context, pool *pgxpool.Pool, seats Seats, a, b app.Agen
 	}
 	for done := 0; done < len(ps); done += seedChunk {
 		chunk := ps[done:min(done+seedChunk, len(ps))]
-		if _, err := seed(ctx, pool, seats, a, b, len(chunk), func(i int) *played { return chunk[i] }); err != nil {
+		if err := seed(ctx, pool, seats, len(chunk), func(int) [2]app.Agent { return [2]app.Agent{a, b} },
+			func(i int) *played { return chunk[i] }, func(SeededRoom) {}); err != nil {
 			return err
 		}
 	}
@@ -109,34 +139,32 @@ func playRoom(now time.Time, deadline *time.Time) (*played, error) {
 	return p, nil
 }
 
-// seed writes n rooms, room i as roomOf(i) played it, in one transaction.
-func seed(ctx context.Context, pool *pgxpool.Pool, seats Seats, a, b app.Agent, n int, roomOf func(i int) *played) (string, error) {
+// seed writes n rooms in one transaction: room i between the agents
+// pairOf(i) as roomOf(i) played it; keep is told of each.
+func seed(ctx context.Context, pool *pgxpool.Pool, seats Seats, n int, pairOf func(i int) [2]app.Agent,
+	roomOf func(i int) *played, keep func(SeededRoom)) error {
 	var first int64
 	if err := pool.QueryRow(ctx, `SELECT nextval(pg_get_serial_sequence('rooms', 'id'))`).Scan(&first); err != nil {
-		return "", fmt.Errorf("seed: reserve room ids: %w", err)
+		return fmt.Errorf("seed: reserve room ids: %w", err)
 	}
 	if _, err := pool.Exec(ctx, `SELECT setval(pg_get_serial_sequence('rooms', 'id'), $1)`, first+int64(n)); err != nil {
-		return "", fmt.Errorf("seed: reserve room ids: %w", err)
+		return fmt.Errorf("seed: reserve room ids: %w", err)
 	}
-	var last string
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		var roomRows, partyRows, eventRows [][]any
 		for i := range n {
-			id, p := first+int64(i), roomOf(i)
+			id, p, pair := first+int64(i), roomOf(i), pairOf(i)
 			room := p.room
-			roomRows = append(roomRows, []any{id, a.AccountID, inviteCodeHash(), "seeded", string(room.State), room.Round,
+			roomRows = append(roomRows, []any{id, pair[0].AccountID, inviteCodeHash(), "seeded", string(room.State), room.Round,
 				string(room.Turn), room.Deadline, room.ExpiresAt, len(p.events), p.snapshot, p.now, p.now, string(p.head)})
-			for _, s := range []struct {
-				side  negotiation.Side
-				agent app.Agent
-			}{{negotiation.SideA, a}, {negotiation.SideB, b}} {
-				seat := seats(id, s.side, []byte("{}"))
-				if s.side == negotiation.SideA {
-					last = seat.Token
-				}
-				partyRows = append(partyRows, []any{id, string(s.side), s.agent.AccountID, s.agent.ID, s.agent.OwnerUserID,
+			seeded := SeededRoom{ID: id}
+			for s, side := range []negotiation.Side{negotiation.SideA, negotiation.SideB} {
+				seat := seats(id, side, []byte("{}"))
+				seeded.Tokens[s] = seat.Token
+				partyRows = append(partyRows, []any{id, string(side), pair[s].AccountID, pair[s].ID, pair[s].OwnerUserID,
 					seat.TokenHash, seat.TokenSalt, seat.LimitsSealed, p.fp, p.now})
 			}
+			keep(seeded)
 			for j, ev := range p.events {
 				eventRows = append(eventRows, []any{id, j + 1, string(ev.Kind), nullSide(ev.Side), string(p.eventJSON[j]), ev.At, p.links[j]})
 			}
@@ -158,7 +186,6 @@ func seed(ctx context.Context, pool *pgxpool.Pool, seats Seats, a, b app.Agent, 
 		// The dashboard's order of the seeded rooms, as a move sets it.
 		return app.RerankRooms(ctx, tx, first, first+int64(n))
 	})
-	return last, err
 }
 
 // inviteCodeHash is the hash of an invitation code nobody holds: a

@@ -38,6 +38,7 @@ func (l *Latencies) Merge(o *Latencies) {
 type Summary struct {
 	N             int
 	P50, P95, P99 time.Duration
+	Max           time.Duration
 }
 
 func (s Summary) String() string {
@@ -79,5 +80,5 @@ func summarize(ds []time.Duration) Summary {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	at := func(p float64) time.Duration { return s[min(len(s)-1, int(p*float64(len(s))))] }
-	return Summary{N: len(s), P50: at(0.50), P95: at(0.95), P99: at(0.99)}
+	return Summary{N: len(s), P50: at(0.50), P95: at(0.95), P99: at(0.99), Max: s[len(s)-1]}
 }

@@ -1,10 +1,10 @@
 package dashboard
 
 import (
-	"bufio"
 	"context"
-	"fmt"
+	"io"
 	"log/slog"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -28,7 +28,13 @@ type Hub struct {
 	pending  map[int64]struct{}
 	all      bool
 	draining bool
+	// seated are the two accounts of rooms whose both seats have one: a
+	// room's seats never change hands, so those are asked for once.
+	seated map[int64][2]int64
 }
+
+// maxSeated bounds Hub.seated; when full it starts afresh.
+const maxSeated = 100_000
 
 // maxPending is how many changed rooms the hub holds before it tells every
 // page instead.
@@ -37,23 +43,30 @@ const maxPending = 10_000
 // NewHub returns a hub; accountsOf says which accounts sit in a room (for
 // the pages that list an account's rooms).
 func NewHub(accountsOf func(ctx context.Context, roomID int64) ([]int64, error), log *slog.Logger) *Hub {
-	return &Hub{accountsOf: accountsOf, log: log, pending: map[int64]struct{}{},
+	return &Hub{accountsOf: accountsOf, log: log, pending: map[int64]struct{}{}, seated: map[int64][2]int64{},
 		rooms: map[int64]map[chan struct{}]struct{}{}, accounts: map[int64]map[chan struct{}]struct{}{}}
 }
 
-// Publish tells the pages watching room roomID, or the lists of its
+// Publish tells the pages watching room roomID, and the lists of its
 // accounts, that it changed; roomID 0 means any room may have. It does not
-// wait: the listener that calls it serves other channels too, and telling
-// the lists needs a query. Changes of one room pending at once are told once.
+// wait: the listener that calls it serves other channels too. The room's
+// own pages are woken here (a few channel sends); the lists by a goroutine,
+// as finding a room's accounts may need a query: under 500 moves a second
+// a room's pages no longer wait behind the queries for the rooms changed
+// before it (issue 21). Changes of one room pending at once are told once.
 func (h *Hub) Publish(roomID int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if roomID == 0 || len(h.pending) >= maxPending {
+	switch {
+	case roomID == 0 || len(h.pending) >= maxPending:
 		h.all = true
-	} else {
+	case len(h.accounts) > 0:
 		h.pending[roomID] = struct{}{}
 	}
-	if !h.draining {
+	if roomID != 0 {
+		signal(h.rooms[roomID])
+	}
+	if (h.all || len(h.pending) > 0) && !h.draining {
 		h.draining = true
 		go h.drain()
 	}
@@ -70,46 +83,65 @@ func (h *Hub) drain() {
 			return
 		}
 		h.pending, h.all = map[int64]struct{}{}, false
-		h.mu.Unlock()
 		if all {
-			h.publish(0)
+			for _, set := range h.rooms {
+				signal(set)
+			}
+			for _, set := range h.accounts {
+				signal(set)
+			}
+			h.mu.Unlock()
 			continue
 		}
+		var unknown []int64 // rooms whose accounts are to be asked for
 		for id := range pending {
-			h.publish(id)
+			if seated, ok := h.seated[id]; ok {
+				signal(h.accounts[seated[0]])
+				signal(h.accounts[seated[1]])
+			} else {
+				unknown = append(unknown, id)
+			}
 		}
+		h.mu.Unlock()
+		h.tellLists(unknown)
 	}
 }
 
-func (h *Hub) publish(roomID int64) {
-	h.mu.Lock()
-	listWatchers := len(h.accounts) > 0
-	h.mu.Unlock()
-	var accts []int64
-	if listWatchers && roomID != 0 {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		var err error
-		accts, err = h.accountsOf(ctx, roomID)
-		cancel()
-		if err != nil {
-			h.log.Warn("live: accounts of a room", "room", roomID, "err", err)
-		}
+// lookups is how many queries for rooms' accounts the hub has running at
+// once: one at a time, 500 moves a second left the lists of the last
+// rooms changed a second behind.
+const lookups = 8
+
+// tellLists asks for the accounts seated in each room, `lookups` at a time,
+// and wakes their lists.
+func (h *Hub) tellLists(rooms []int64) {
+	sem := make(chan struct{}, lookups)
+	var wg sync.WaitGroup
+	for _, roomID := range rooms {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			ids, err := h.accountsOf(ctx, roomID)
+			cancel()
+			if err != nil {
+				h.log.Warn("live: accounts of a room", "room", roomID, "err", err)
+			}
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			if len(ids) == 2 {
+				if len(h.seated) >= maxSeated {
+					h.seated = map[int64][2]int64{}
+				}
+				h.seated[roomID] = [2]int64{ids[0], ids[1]}
+			}
+			for _, a := range ids {
+				signal(h.accounts[a])
+			}
+		}()
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if roomID == 0 {
-		for _, set := range h.rooms {
-			signal(set)
-		}
-		for _, set := range h.accounts {
-			signal(set)
-		}
-		return
-	}
-	signal(h.rooms[roomID])
-	for _, a := range accts {
-		signal(h.accounts[a])
-	}
+	wg.Wait()
 }
 
 // signal wakes each watcher; one pending wake-up is enough for a page.
@@ -181,33 +213,78 @@ func (d *Dashboard) stream(c *fiber.Ctx, ch chan struct{}, stop func()) error {
 	c.Set(fiber.HeaderContentType, "text/event-stream")
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	c.Set("X-Accel-Buffering", "no")
-	done := d.ctx.Done()
-	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
-		defer stop()
-		end := time.NewTimer(streamLife)
-		defer end.Stop()
-		beat := time.NewTicker(heartbeat)
-		defer beat.Stop()
-		fmt.Fprint(w, "retry: 1500\n: live\n\n")
-		if w.Flush() != nil {
-			return
+	// Each stream lives from two thirds of streamLife to all of it, so that
+	// pages opened together (a crowd reconnecting after a restart) do not
+	// all open again together every 45 s: 10,000 at once kept the server
+	// busy for a second (issue 21's bench).
+	life := streamLife - rand.N(streamLife/3)
+	c.Context().SetBodyStream(newLiveStream(d.ctx.Done(), ch, stop, life), -1)
+	return nil
+}
+
+// liveStream is a live page's event stream as the response's body: fasthttp
+// reads it on the connection's own goroutine and sends each Read as a
+// chunk, flushed at once. A page open thus costs its connection and a
+// blocked Read, nothing more; SetBodyStreamWriter spent a goroutine, a
+// pipe and a 4 KiB buffer more on each (issue 21: 10,000 pages in one
+// process). fasthttp closes the body once the response ended, written or
+// not (a client gone makes the write fail): Close stops the watch.
+type liveStream struct {
+	done    <-chan struct{}
+	ch      chan struct{}
+	stop    func()
+	end     *time.Timer
+	beat    *time.Ticker
+	pending string // what the last Read could not hold
+	last    bool   // pending is the last message
+	closed  sync.Once
+}
+
+// Reconnecting: a stream asks to be opened again 1.5 s after it broke
+// (retryBroken: a server that went away is not stormed), but at once when
+// it ended because its life was over (retryRenewed). A page learns of what
+// changed while it was away when it opens again (app.js refreshes it), so
+// the pause is latency: with 1.5 s after every 45-s life, 3 % of pages
+// heard a change up to 1.5 s late (issue 21's bench, pages kept open).
+const (
+	retryBroken  = "1500"
+	retryRenewed = "100"
+)
+
+func newLiveStream(done <-chan struct{}, ch chan struct{}, stop func(), life time.Duration) *liveStream {
+	return &liveStream{done: done, ch: ch, stop: stop, end: time.NewTimer(life), beat: time.NewTicker(heartbeat),
+		pending: "retry: " + retryBroken + "\n: live\n\n"}
+}
+
+// Read waits for the next message: a change, a heartbeat, or the stream's
+// end (io.EOF).
+func (s *liveStream) Read(p []byte) (int, error) {
+	if s.pending == "" {
+		if s.last {
+			return 0, io.EOF
 		}
-		for {
-			var msg string
-			select {
-			case <-done:
-				return
-			case <-end.C:
-				return
-			case <-beat.C:
-				msg = ": beat\n\n"
-			case <-ch:
-				msg = "event: change\ndata: changed\n\n"
-			}
-			if _, err := fmt.Fprint(w, msg); err != nil || w.Flush() != nil {
-				return
-			}
+		select {
+		case <-s.done:
+			return 0, io.EOF
+		case <-s.end.C:
+			s.pending, s.last = "retry: "+retryRenewed+"\n\n", true
+		case <-s.beat.C:
+			s.pending = ": beat\n\n"
+		case <-s.ch:
+			s.pending = "event: change\ndata: changed\n\n"
 		}
+	}
+	n := copy(p, s.pending)
+	s.pending = s.pending[n:]
+	return n, nil
+}
+
+// Close ends the watch.
+func (s *liveStream) Close() error {
+	s.closed.Do(func() {
+		s.end.Stop()
+		s.beat.Stop()
+		s.stop()
 	})
 	return nil
 }

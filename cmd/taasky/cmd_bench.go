@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -45,8 +46,18 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	scale := cmd.String("scale", "", "also measure the rooms lists in accounts of these sizes, e.g. 1000,100000 (seeds the rooms)")
 	scaleCalls := cmd.Int("scale-calls", 1000, "calls measured per list and size (p99 is the 10th slowest of 1,000)")
 	due := cmd.Int("sweep", 0, fmt.Sprintf("with --scale: then seed this many rooms falling due at %d/s and measure how late the sweep closes them", bench.DueRate))
+	live := cmd.Int("live", 0, "instead: hold this many live dashboard pages open (signed in through an OIDC issuer the bench serves), make moves in their rooms and time each page's event")
+	waiters := cmd.Int("waiters", 0, "with --live: agents waiting in negotiation_read with wait_seconds, one per room, timed from the move to their answer")
+	perRoom := cmd.Int("pages-per-room", 5, "with --live: pages showing each room (one a member's rooms list, the others the room's page)")
+	rounds := cmd.Int("rounds", 3, "with --live: rounds of moves, each a counter in every room")
+	moveRate := cmd.Int("move-rate", 200, "with --live: moves per second in a round (0: as fast as --movers go)")
+	movers := cmd.Int("movers", 16, "with --live: MCP clients making the moves")
 	if err := cmd.parse(args); err != nil {
 		return err
+	}
+	if *live > 0 || *waiters > 0 {
+		return runBenchLive(ctx, cmd, getenv, stdout, bench.LiveOptions{Pages: *live, Waiters: *waiters, PagesPerRoom: *perRoom,
+			Rounds: *rounds, MoveRate: *moveRate, Movers: *movers, PprofAddr: *pprofAddr, Out: stdout}, *url)
 	}
 	switch {
 	case *pairs < 1 || *pairs > 512:
@@ -123,6 +134,55 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 		return fmt.Errorf("%d negotiations failed; the first: %v", rep.Errors, rep.FirstError)
 	}
 	return nil
+}
+
+// runBenchLive is `taasky bench --live`: pages and waiting agents on a
+// server the bench starts (it serves that server's OIDC issuer).
+func runBenchLive(ctx context.Context, cmd *command, getenv func(string) string, stdout io.Writer, o bench.LiveOptions, url string) error {
+	var lim syscall.Rlimit
+	_ = syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim)
+	switch {
+	case url != "":
+		return cmd.fail("--live and --waiters run on a server the bench starts (it serves the server's OIDC issuer): leave --url out")
+	case o.Pages < 0 || o.Pages > 100_000:
+		return cmd.fail("--live must be from 0 to 100000 pages")
+	case o.Waiters < 0 || o.Waiters > 10_000:
+		return cmd.fail("--waiters must be from 0 to 10000")
+	case o.PagesPerRoom < 1 || o.PagesPerRoom > 100:
+		return cmd.fail("--pages-per-room must be from 1 to 100")
+	case o.Rounds < 1 || o.Rounds > 40:
+		return cmd.fail("--rounds must be from 1 to 40 (a room takes 50 rounds)")
+	case o.MoveRate < 0 || o.MoveRate > 100_000:
+		return cmd.fail("--move-rate must be from 0 (unpaced) to 100000 a second")
+	case o.Movers < 1 || o.Movers > 512:
+		return cmd.fail("--movers must be from 1 to 512")
+	case lim.Cur > 0 && uint64(o.Pages+o.Waiters+o.Movers+256) > lim.Cur:
+		return cmd.fail("--live %d and --waiters %d need %d connections, more than this process may open (ulimit -n: %d)",
+			o.Pages, o.Waiters, o.Pages+o.Waiters+o.Movers+256, lim.Cur)
+	}
+	dsn := getenv("DATABASE_URL")
+	if dsn == "" {
+		var err error
+		if dsn, err = freshLocalDatabase(ctx, localCandidates(getenv), "taasky_bench"); err != nil {
+			return fmt.Errorf("no DATABASE_URL and no local PostgreSQL: %w", err)
+		}
+	}
+	o.DatabaseURL = dsn
+	if o.SecretKey = getenv("SECRET_KEY"); o.SecretKey == "" {
+		o.SecretKey = hex.EncodeToString(randomBytes(24))
+	}
+	// benchRooms migrates the database: seats are minted before the server starts.
+	rooms, closeRooms, err := benchRooms(ctx, dsn, o.SecretKey)
+	if err != nil {
+		return err
+	}
+	defer closeRooms()
+	o.Seats = rooms.NewSeatSecrets
+	rep, err := bench.RunLive(ctx, o)
+	if err != nil {
+		return err
+	}
+	return rep.Err()
 }
 
 // runBenchEchoDefault is the hidden `taasky bench-echo-default`: the echo

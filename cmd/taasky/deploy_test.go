@@ -82,7 +82,7 @@ func readManifests(t *testing.T) manifests {
 
 // readNames is every environment variable the command reads for a role.
 func readNames(role config.Role) map[string]bool {
-	names := map[string]bool{"PPROF_ADDR": true, "GOGC": true} // runServe, main
+	names := map[string]bool{"PPROF_ADDR": true, "GOGC": true, "GOMEMLIMIT": true} // runServe, main
 	_, _ = loadConfig(func(name string) string { names[name] = true; return "" }, role)
 	return names
 }

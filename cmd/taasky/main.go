@@ -24,6 +24,10 @@ func main() {
 		// The MCP layer allocates heavily per call; a sparser GC gave
 		// 1.3–2.3× the throughput on 2 cores (DESIGN.md §1). GOGC overrides.
 		debug.SetGCPercent(400)
+		// …short of a soft memory limit: that slack grows with what is live.
+		if limit := memoryLimit(os.Getenv, os.ReadFile); limit > 0 {
+			debug.SetMemoryLimit(limit)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
