@@ -10,7 +10,6 @@ import (
 	"net/http/httptrace"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -478,8 +477,6 @@ func forEach(ctx context.Context, n, parallel int, do func(i int) error) error {
 	return first
 }
 
-var stateLine = regexp.MustCompile(`(?m)^(go_goroutines|go_memstats_heap_inuse_bytes|go_memstats_sys_bytes) ([0-9.e+]+)$`)
-
 // serverState reads the server's memory (/proc) and its runtime's figures
 // (/metrics).
 func serverState(p *Process, base string) ServerState {
@@ -487,23 +484,8 @@ func serverState(p *Process, base string) ServerState {
 	if m, err := p.Memory(); err == nil {
 		s.RSSKiB, s.HWMKiB = m.RSSKiB, m.HWMKiB
 	}
-	resp, err := http.Get(base + "/metrics")
-	if err != nil {
-		return s
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	for _, m := range stateLine.FindAllSubmatch(b, -1) {
-		v, _ := strconv.ParseFloat(string(m[2]), 64)
-		switch string(m[1]) {
-		case "go_goroutines":
-			s.Goroutines = v
-		case "go_memstats_heap_inuse_bytes":
-			s.HeapInuse = v
-		case "go_memstats_sys_bytes":
-			s.Sys = v
-		}
-	}
+	m := serverMetrics(base)
+	s.Goroutines, s.HeapInuse, s.Sys = m["go_goroutines"], m["go_memstats_heap_inuse_bytes"], m["go_memstats_sys_bytes"]
 	return s
 }
 

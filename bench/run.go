@@ -456,28 +456,30 @@ func (c counters) since(before counters) counters {
 	return counters{c.Statements - before.Statements, c.Mallocs - before.Mallocs, c.AllocBytes - before.AllocBytes}
 }
 
-var counterLine = regexp.MustCompile(`(?m)^(taasky_db_statements_total|go_memstats_mallocs_total|go_memstats_alloc_bytes_total) ([0-9.e+]+)$`)
-
 // serverCounters reads the server's counters (zeros for those it does not
 // export, or when it cannot be reached).
 func serverCounters(base string) counters {
-	var c counters
+	m := serverMetrics(base)
+	return counters{m["taasky_db_statements_total"], m["go_memstats_mallocs_total"], m["go_memstats_alloc_bytes_total"]}
+}
+
+// metricLine is a sample without labels in Prometheus's text format.
+var metricLine = regexp.MustCompile(`(?m)^([a-z_]+) ([0-9.e+-]+)$`)
+
+// serverMetrics reads the server's samples without labels from /metrics, by
+// name (none when it cannot be reached).
+func serverMetrics(base string) map[string]float64 {
+	out := map[string]float64{}
 	resp, err := http.Get(base + "/metrics")
 	if err != nil {
-		return c
+		return out
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	for _, m := range counterLine.FindAllSubmatch(b, -1) {
-		v, _ := strconv.ParseFloat(string(m[2]), 64)
-		switch string(m[1]) {
-		case "taasky_db_statements_total":
-			c.Statements = v
-		case "go_memstats_mallocs_total":
-			c.Mallocs = v
-		case "go_memstats_alloc_bytes_total":
-			c.AllocBytes = v
+	for _, m := range metricLine.FindAllSubmatch(b, -1) {
+		if v, err := strconv.ParseFloat(string(m[2]), 64); err == nil {
+			out[string(m[1])] = v
 		}
 	}
-	return c
+	return out
 }
