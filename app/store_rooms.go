@@ -240,9 +240,7 @@ func insertRoom(ctx context.Context, q querier, accountID, ownerUserID int64, in
 	err := q.QueryRow(ctx, `INSERT INTO rooms (account_id, invite_code_hash, title, state, round, turn, deadline, expires_at, seq, snapshot, opened_at, updated_at, head_hash)
 		VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7, $8, 0, '', $9, $9, $10)
 		RETURNING id, (SELECT u.time_zone FROM users u WHERE u.id = $11),
-			coalesce((SELECT coalesce(u.language, u.oidc_locale) FROM users u WHERE u.id = $11), ''),
-			coalesce((SELECT json_agg(json_build_array(w.account_id, w.id, w.events)) FROM webhook_endpoints w
-				WHERE w.account_id = $1 AND w.disabled_at IS NULL), '[]')`,
+			coalesce((SELECT coalesce(u.language, u.oidc_locale) FROM users u WHERE u.id = $11), '')`+hookTargetsCol(`$1`),
 		accountID, inviteHash, title, r.State, r.Round, string(r.Turn), r.Deadline, r.ExpiresAt, now, string(negotiation.ChainGenesis),
 		ownerUserID).Scan(&id, &h.zone, &h.lang, &hooks)
 	if err != nil {
@@ -411,9 +409,7 @@ func roomByInvite(ctx context.Context, q querier, codeHash []byte) (int64, error
 func selectRoomToJoin(ctx context.Context, q querier, codeHash []byte, accountID, ownerUserID int64) (*roomRow, error) {
 	h := &humanRow{}
 	var hooks, recips []byte
-	r, err := scanRoom(q.QueryRow(ctx, roomSelect+`,
-		coalesce((SELECT json_agg(json_build_array(w.account_id, w.id, w.events)) FROM webhook_endpoints w
-			WHERE w.account_id IN (pa.account_id, pb.account_id, $2) AND w.disabled_at IS NULL), '[]')`+
+	r, err := scanRoom(q.QueryRow(ctx, roomSelect+hookTargetsCol(`pa.account_id, pb.account_id, $2`)+
 		recipientsCol(`pa.owner_user_id, pb.owner_user_id, $3`)+`,
 		EXISTS (SELECT 1 FROM seen_schemas s WHERE s.account_id = $2 AND s.fingerprint = pa.schema_fp),
 		(SELECT u.time_zone FROM users u WHERE u.id = $3),

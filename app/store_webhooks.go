@@ -26,7 +26,7 @@ type hookTarget struct {
 // moveCols are what a move may need besides its room to tell its parties,
 // read with the locked room: their accounts' webhook endpoints and their
 // humans' addresses (setMoveCols).
-var moveCols = hookTargetsCol + recipientsCol(`pa.owner_user_id, pb.owner_user_id`)
+var moveCols = hookTargetsCol(`pa.account_id, pb.account_id`) + recipientsCol(`pa.owner_user_id, pb.owner_user_id`)
 
 // setMoveCols keeps moveCols' values; also are accounts whose endpoints
 // the statement read besides the parties'.
@@ -38,12 +38,14 @@ func (r *roomRow) setMoveCols(hooks, recips []byte, also ...int64) error {
 }
 
 // hookTargetsCol is selectHookTargets as a column of a room's statement
-// (one JSON array of [account, endpoint, events]), for the accounts of its
-// parties pa and pb: the endpoints a move may write messages for, read
-// with its room instead of by a statement of their own.
-const hookTargetsCol = `,
+// (one JSON array of [account, endpoint, events]), for the accounts the
+// SQL expression accounts lists: the endpoints a move may write messages
+// for, read with its room instead of by a statement of their own.
+func hookTargetsCol(accounts string) string {
+	return `,
 	coalesce((SELECT json_agg(json_build_array(w.account_id, w.id, w.events)) FROM webhook_endpoints w
-		WHERE w.account_id IN (pa.account_id, pb.account_id) AND w.disabled_at IS NULL), '[]')`
+		WHERE w.account_id IN (` + accounts + `) AND w.disabled_at IS NULL), '[]')`
+}
 
 // setHookTargets keeps hookTargetsCol's value: the endpoints of the
 // room's parties' accounts, and of the accounts also, as the statement
