@@ -27,9 +27,15 @@ import (
 //   - receipts: an agreed room's signed receipt, issued once;
 //   - installation: one random id made here, once, from which Message-IDs
 //     and calendar UIDs are derived so no other database makes the same.
-var roomChain = goose.NewGoMigration(19,
-	&goose.GoFunc{RunTx: roomChainUp},
-	&goose.GoFunc{RunTx: roomChainDown})
+//
+// Each provider gets a migration of its own: goose writes into the value it
+// is given (the file's path, when the provider's files hold the .go file),
+// so a shared one would be written by one provider while another reads it.
+func roomChain() *goose.Migration {
+	return goose.NewGoMigration(19,
+		&goose.GoFunc{RunTx: roomChainUp},
+		&goose.GoFunc{RunTx: roomChainDown})
+}
 
 // roomChainVersion names the Go migration in Fingerprint: change it with
 // the migration (it never changes once released).

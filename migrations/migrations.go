@@ -72,7 +72,7 @@ func Up(ctx context.Context, pool *pgxpool.Pool) error {
 // files, or a test's copy of them) and of the ones written in Go.
 func NewProvider(db *sql.DB, fsys fs.FS) (*goose.Provider, error) {
 	return goose.NewProvider(goose.DialectPostgres, db, fsys,
-		goose.WithDisableGlobalRegistry(true), goose.WithGoMigrations(roomChain))
+		goose.WithDisableGlobalRegistry(true), goose.WithGoMigrations(roomChain()))
 }
 
 // Fingerprint identifies the schema Up produces: a hash of every embedded
