@@ -70,6 +70,6 @@ func TestWaitingReadAcrossNodes(t *testing.T) {
 		if got.elapsed > wait-3*time.Second {
 			t.Errorf("room %d: the waiting read answered after %v of its %v: it did not hear the move made on the other node", n, got.elapsed.Round(time.Millisecond), wait)
 		}
-		t.Log(fmt.Sprintf("room %d: the wait on node one answered %v after it began (the move on node two at 1 s)", n, got.elapsed.Round(time.Millisecond)))
+		t.Logf("room %d: the wait on node one answered %v after it began (the move on node two at 1 s)", n, got.elapsed.Round(time.Millisecond))
 	}
 }
