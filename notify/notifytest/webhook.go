@@ -1,16 +1,44 @@
 package notifytest
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
+
+// signedPerSpec checks a request's signature as the Standard Webhooks
+// specification writes it, by hand: the secret is the base64 after
+// "whsec_"; one of the space-separated "v1,<base64>" signatures is the
+// HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}". Taasky signs
+// with the reference library that the endpoint also verifies with, so
+// this second reading would catch a fault they shared.
+func signedPerSpec(secret string, h http.Header, body []byte) bool {
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
+	if err != nil || !strings.HasPrefix(secret, "whsec_") {
+		return false
+	}
+	mac := hmac.New(sha256.New, key)
+	fmt.Fprintf(mac, "%s.%s.", h.Get("webhook-id"), h.Get("webhook-timestamp"))
+	mac.Write(body)
+	want := "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
+	for _, sig := range strings.Fields(h.Get("webhook-signature")) {
+		if hmac.Equal([]byte(sig), []byte(want)) {
+			return true
+		}
+	}
+	return false
+}
 
 // Webhook is one request the webhook endpoint received, with what the
 // Standard Webhooks reference library said of its signature.
@@ -27,8 +55,8 @@ type Webhook struct {
 }
 
 // WebhookEndpoint is a receiver of webhooks on 127.0.0.1 that verifies each
-// request with the Standard Webhooks reference library (Go) against every
-// secret it was given, keeps what it received, and answers 503 while told
+// request with the Standard Webhooks reference library (Go) and by hand
+// (signedPerSpec) against every secret it was given, keeps what it received, and answers 503 while told
 // to fail (FailNext, Failing). A request no secret verifies is answered
 // 401 and kept, Verified empty.
 type WebhookEndpoint struct {
@@ -129,7 +157,7 @@ func (e *WebhookEndpoint) serve(w http.ResponseWriter, r *http.Request) {
 	}()
 	for i, s := range e.secrets {
 		wh, err := standardwebhooks.NewWebhook(s)
-		if err == nil && wh.Verify(body, r.Header) == nil {
+		if err == nil && wh.Verify(body, r.Header) == nil && signedPerSpec(s, r.Header, body) {
 			h.Verified = append(h.Verified, i)
 		}
 	}
