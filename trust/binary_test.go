@@ -197,7 +197,8 @@ func (p *process) get(path string) (int, string) {
 
 // world is the service's database seen from the test: accounts, and the
 // rooms service with the keys the process derives from SECRET_KEY (the
-// humans confirm through it, as the dashboard would).
+// humans of a load without people confirm through it, as the dashboard
+// would).
 type world struct {
 	pool     *pgxpool.Pool
 	accounts *app.Accounts

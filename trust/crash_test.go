@@ -109,6 +109,9 @@ type crashLoad struct {
 	retryable atomic.Int64 // tool errors that said "retry" (the database switching over)
 	pending   []string     // confirmations left waiting for their human
 	rooms     atomic.Int64
+	// people, if set, are the humans confirming through the nodes' one-tap
+	// pages; without them they confirm through the test's own pool (w).
+	people *people
 }
 
 func newCrashLoad(t *testing.T, w *world) *crashLoad {
@@ -264,6 +267,16 @@ func (l *crashLoad) negotiate(ctx context.Context, a, b *remote, n int) error {
 			l.mu.Unlock()
 			return nil // left for the human: its request must arrive, once
 		}
+		decide := histIn{room: n, side: sides[i], kind: "decide", hash: hash, cid: cid, accept: true}
+		if l.people != nil {
+			if err := l.confirmByMail(ctx, side, decide, start); err != nil {
+				if !errors.Is(err, errStop) {
+					l.t.Errorf("%s's human: %v", side.slug, err)
+				}
+				return errStop
+			}
+			continue
+		}
 		bg := context.WithoutCancel(ctx)
 		var roomID int64
 		err = l.human(side, histIn{room: n, side: sides[i], kind: "read"}, func() (histOut, error) {
@@ -277,7 +290,7 @@ func (l *crashLoad) negotiate(ctx context.Context, a, b *remote, n int) error {
 		if err != nil {
 			return err
 		}
-		err = l.human(side, histIn{room: n, side: sides[i], kind: "decide", hash: hash, cid: cid, accept: true}, func() (histOut, error) {
+		err = l.human(side, decide, func() (histOut, error) {
 			d, err := l.w.rooms.DecideAsOwner(bg, side.user.ID, roomID, cid, negotiation.SubjectHash(hash), true)
 			if err != nil {
 				return histOut{}, err
@@ -293,7 +306,8 @@ func (l *crashLoad) negotiate(ctx context.Context, a, b *remote, n int) error {
 }
 
 // TestCrashes kills `taasky serve` with SIGKILL at random moments under
-// load from MCP agents, restarts it, and then checks: no acknowledged move
+// load from MCP agents and their humans (confirming from their emails on
+// the one-tap page: people), restarts it, and then checks: no acknowledged move
 // lost, every room the replay of its log, every confirmation request still
 // waiting delivered by email, no email sent twice.
 func TestCrashes(t *testing.T) {
@@ -305,7 +319,7 @@ func TestCrashes(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
 	smtp := notifytest.NewSMTPServer(t)
 	p := newProcess(t, dsn, fmt.Sprintf("SMTP_URL=smtp://%s:%d", smtp.Host, smtp.Port),
-		"MCP_RATE_LIMIT=0", "COUNTER_COOLDOWN=0")
+		"MCP_RATE_LIMIT=0", "WEB_RATE_LIMIT=0", "COUNTER_COOLDOWN=0")
 	p.start()
 	w := newWorld(t, dsn, p.base)
 	agents := []*remote{}
@@ -313,6 +327,7 @@ func TestCrashes(t *testing.T) {
 		agents = append(agents, newRemote(t, w, p.base, fmt.Sprintf("crash%d", i)))
 	}
 	l := newCrashLoad(t, w)
+	l.people = newPeople(smtp, p.base)
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for i := range 4 {
@@ -352,6 +367,7 @@ func TestCrashes(t *testing.T) {
 	bg := context.Background()
 	lost := l.lostAcks(bg)
 	t.Logf("crashes: %s", l.hist.check(t))
+	t.Logf("crashes: %s", l.people)
 	for _, r := range l.refused {
 		t.Errorf("a retried move was refused, not answered: %s", r)
 	}

@@ -16,7 +16,8 @@ import (
 
 // TestFailover runs three `taasky serve` nodes on a PostgreSQL primary with
 // a synchronous standby, under a steady load of agents spread over the
-// nodes, kills the primary with SIGKILL (the standby is promoted, the old
+// nodes and their humans confirming from their emails on the nodes' one-tap
+// pages (people), kills the primary with SIGKILL (the standby is promoted, the old
 // primary rejoins as the standby) and then kills nodes, and checks: no
 // acknowledged move lost or applied twice, every room its log's replay,
 // every waiting confirmation's email sent (repeats only as the same
@@ -34,7 +35,7 @@ func TestFailover(t *testing.T) {
 	var nodes []*process
 	for range 3 {
 		p := newProcess(t, dsn, fmt.Sprintf("SMTP_URL=smtp://%s:%d", smtp.Host, smtp.Port),
-			"MCP_RATE_LIMIT=0", "COUNTER_COOLDOWN=0", "SHUTDOWN_GRACE=0")
+			"MCP_RATE_LIMIT=0", "WEB_RATE_LIMIT=0", "COUNTER_COOLDOWN=0", "SHUTDOWN_GRACE=0")
 		p.start()
 		nodes = append(nodes, p)
 	}
@@ -53,6 +54,7 @@ func TestFailover(t *testing.T) {
 		agents = append(agents, r)
 	}
 	l := newCrashLoad(t, w)
+	l.people = newPeople(smtp, bases...) // each human's requests go to the nodes in turn
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for i := range agentsN {
@@ -146,6 +148,7 @@ func TestFailover(t *testing.T) {
 	bg := context.Background()
 	lost := l.lostAcks(bg)
 	t.Logf("failover: %s", l.hist.check(t))
+	t.Logf("failover: %s", l.people)
 	// Applied twice: a room whose log holds the same side's same move twice
 	// in a row (a retry applied again rather than answered; the
 	// fingerprint names the side, the verdict and the terms).

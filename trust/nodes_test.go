@@ -23,7 +23,7 @@ func TestThreeNodes(t *testing.T) {
 	}
 	dsn := pgtest.NewDSN(t)
 	smtp := notifytest.NewSMTPServer(t)
-	env := []string{fmt.Sprintf("SMTP_URL=smtp://%s:%d", smtp.Host, smtp.Port), "MCP_RATE_LIMIT=0", "COUNTER_COOLDOWN=0", "SHUTDOWN_GRACE=0"}
+	env := []string{fmt.Sprintf("SMTP_URL=smtp://%s:%d", smtp.Host, smtp.Port), "MCP_RATE_LIMIT=0", "WEB_RATE_LIMIT=0", "COUNTER_COOLDOWN=0", "SHUTDOWN_GRACE=0"}
 	var nodes []*process
 	for range 3 {
 		nodes = append(nodes, newProcess(t, dsn, env...))
@@ -31,6 +31,11 @@ func TestThreeNodes(t *testing.T) {
 	var w *world
 	round := func(phase string, web []*process) {
 		l := newCrashLoad(t, w)
+		var bases []string
+		for _, p := range web {
+			bases = append(bases, p.base)
+		}
+		l.people = newPeople(smtp, bases...) // the humans confirm on the web nodes, each request on the next
 		var agents []*remote
 		for i := range 4 {
 			agents = append(agents, newRemote(t, w, web[i%len(web)].base, fmt.Sprintf("%s%d", phase, i)))
@@ -51,6 +56,7 @@ func TestThreeNodes(t *testing.T) {
 		}
 		wg.Wait()
 		t.Logf("%s: %s", phase, l.hist.check(t))
+		t.Logf("%s: %s", phase, l.people)
 		deadline := time.Now().Add(2 * time.Minute)
 		for {
 			missing := 0
