@@ -2,7 +2,6 @@ package trust
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
