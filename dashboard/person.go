@@ -32,8 +32,8 @@ func personZone(c *fiber.Ctx) (loc *time.Location, told bool) {
 
 // guessedZone is the zone a person's page is written in while their
 // browser has not told theirs: the inviting human's. It may not be the
-// reader's, so each moment is written in it, named, and in UTC beside it
-// (the locale's ...WithUTC).
+// reader's, so each moment is written at its offset (its name is the
+// inviter's to keep) and in UTC beside it (the locale's ...WithUTC).
 type guessedZone struct{ loc *time.Location }
 
 // shownZone is the zone the templates write a person's moments in (when,
@@ -46,6 +46,16 @@ func shownZone(loc *time.Location, told bool) any {
 		return loc
 	}
 	return guessedZone{loc}
+}
+
+// formZone is the zone a person's counter form starts in: theirs once
+// their browser told it, else UTC (the inviting human's zone is written
+// only as an offset: its name is not the reader's to see).
+func formZone(loc *time.Location, told bool) *time.Location {
+	if told && loc != nil {
+		return loc
+	}
+	return time.UTC
 }
 
 // pageZone is the page's zone (its body's data-zone) for a zone the

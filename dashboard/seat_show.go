@@ -37,7 +37,7 @@ func (d *Dashboard) seatPage(c *fiber.Ctx, token string, fields []form.Field, er
 		d.setCookie(c, seatCookieName(h.View.RoomID), token, seatTTL)
 	}
 	if fields == nil {
-		fields = counterForm(h.Schema, h.Card, h.TimeZone)
+		fields = counterForm(h.Schema, h.Card, formZone(h.TimeZone, told))
 	}
 	title := h.View.Title
 	if title == "" {

@@ -93,16 +93,28 @@ func (p *Printer) Moment(t time.Time, loc *time.Location) string {
 }
 
 // MomentWithUTC is Moment for a reader whose own zone is not known and
-// who is shown loc instead (the zone of the human who invited them): the
-// moment in loc, named, and again in UTC beside it, so that a guess is
-// never taken for their zone ("Mon 7 Dec 2026, 09:00 (Europe/Berlin) ·
-// 08:00 UTC"). loc UTC is written once, as Moment writes it.
+// who is shown loc's offset instead (loc: the zone of the human who
+// invited them, whose name is not the reader's to know): the moment at
+// that offset and again in UTC beside it, so that a guess is never taken
+// for their zone ("Mon 7 Dec 2026, 09:00 (UTC+01:00) · 08:00 UTC"). loc
+// UTC is written once, as Moment writes it.
 func (p *Printer) MomentWithUTC(t time.Time, loc *time.Location) string {
-	m := p.Moment(t, loc)
-	if m == "" || isUTC(loc) {
+	if isUTC(loc) {
+		return p.Moment(t, loc)
+	}
+	off := offsetOf(t, loc)
+	m := p.Moment(t, off)
+	if m == "" {
 		return m
 	}
-	return m + besideUTC + p.inUTC(t, time.Time{}, t.In(loc))
+	return m + besideUTC + p.inUTC(t, time.Time{}, t.In(off))
+}
+
+// offsetOf is loc's offset at t, as a zone with no name (written
+// "UTC+01:00").
+func offsetOf(t time.Time, loc *time.Location) *time.Location {
+	_, off := t.In(loc).Zone()
+	return time.FixedZone("", off)
 }
 
 // besideUTC joins moments in a reader's guessed zone to the same in UTC.
@@ -149,15 +161,15 @@ func (p *Printer) Range(start, end time.Time, loc *time.Location) string {
 	return p.dates.write(p.dates.moment, s) + " – " + p.dates.write(p.dates.moment, e) + zone
 }
 
-// RangeWithUTC is Range for a reader shown loc as a guess (see
-// MomentWithUTC): "Mon 7 Dec 2026, 09:00–09:30 (Europe/Berlin, UTC+01:00)
-// · 08:00–08:30 UTC".
+// RangeWithUTC is Range for a reader shown loc's offset as a guess (see
+// MomentWithUTC): "Mon 7 Dec 2026, 09:00–09:30 (UTC+01:00) · 08:00–08:30
+// UTC".
 func (p *Printer) RangeWithUTC(start, end time.Time, loc *time.Location) string {
-	r := p.Range(start, end, loc)
 	if isUTC(loc) {
-		return r
+		return p.Range(start, end, loc)
 	}
-	return r + besideUTC + p.inUTC(start, end, start.In(loc))
+	off := offsetOf(start, loc)
+	return p.Range(start, end, off) + besideUTC + p.inUTC(start, end, start.In(off))
 }
 
 // Value writes a card field's values in the reader's language: moments,
