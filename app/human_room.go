@@ -103,30 +103,32 @@ func (s *Rooms) ForHuman(ctx context.Context, userID, roomID int64, want negotia
 }
 
 // humanRoom builds the side's HumanRoom for userID, in their time zone; a
-// person without an account (userID 0) sees it in loc.
+// person without an account (userID 0) sees it in loc, or, loc nil (their
+// browser has not told their zone), in the zone of the other side's human.
 func (s *Rooms) humanRoom(ctx context.Context, q querier, ld *loaded, side negotiation.Side, userID int64, loc *time.Location) (*HumanRoom, error) {
 	v, err := s.view(ctx, q, ld, side)
 	if err != nil {
 		return nil, err
 	}
 	r := ld.room
-	if loc == nil {
-		loc = time.UTC
-	}
 	h := &HumanRoom{View: v, Side: side, Pending: r.PendingFor(side), TimeZone: loc, Schema: r.Party(side).Schema,
 		Deadline: r.Deadline}
 	me, them := ld.row.party(side), ld.row.party(side.Other())
 	h.CanDecide = me != nil && me.OwnerUserID != nil && *me.OwnerUserID == userID
-	// The side's account, the other side's name and the viewer's time zone,
-	// in one statement (each part NULL when it does not apply).
-	var mine, theirs *int64
+	// The side's account, the other side's name and the viewer's time zone
+	// (or their human's), in one statement (each part NULL when it does not
+	// apply).
+	var mine, theirs, guessFrom *int64
 	if me != nil {
 		mine = me.AccountID
 	}
 	if them != nil {
 		theirs = them.AccountID
+		if userID == 0 && loc == nil {
+			guessFrom = them.OwnerUserID
+		}
 	}
-	people, err := selectRoomPeople(ctx, q, mine, theirs, userID)
+	people, err := selectRoomPeople(ctx, q, mine, theirs, userID, guessFrom)
 	if err != nil {
 		return nil, fmt.Errorf("room's people: %w", err)
 	}
@@ -142,7 +144,7 @@ func (s *Rooms) humanRoom(ctx context.Context, q querier, ld *loaded, side negot
 	default:
 		h.ThemDeleted = theirAccountDeleted(them, people.them)
 	}
-	if userID != 0 && people.zone != nil {
+	if userID != 0 || loc == nil {
 		h.TimeZone = s.zoneOf(people.zone)
 	}
 	// Whether the side's account has seen the other side's schema is the

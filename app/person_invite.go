@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -43,7 +42,10 @@ type Invitation struct {
 	// Preapproved: the inviter's human already confirmed any option, so a
 	// pick agrees at once.
 	Preapproved bool
-	TimeZone    *time.Location
+	// TimeZone is the zone the card and the deadline are written in: the
+	// person's, or, while their browser has not told it, the inviting
+	// human's (UTC when they have none).
+	TimeZone *time.Location
 }
 
 // PersonAnswer is a person's tap: approve (the hash they saw), reject,
@@ -68,14 +70,13 @@ type PersonResult struct {
 }
 
 // InvitationByCode reads the invitation a code opens, as a person sees it
-// in loc. It changes nothing.
+// in loc; loc nil (the person's browser has not told their zone) is the
+// zone of the inviting side's human, a better guess than UTC for someone
+// they invite. It changes nothing.
 func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Location) (*Invitation, error) {
 	code = inviteCodeFrom(code)
 	if code == "" {
 		return nil, refuse(ErrNotFound, "error.invitation_link_not_valid", "this invitation link is not valid")
-	}
-	if loc == nil {
-		loc = time.UTC
 	}
 	var inv *Invitation
 	err := pgx.BeginTxFunc(ctx, s.pool, readOnly, func(tx pgx.Tx) error {
@@ -93,10 +94,21 @@ func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Loc
 		if ld.row.Title != nil {
 			inv.Title = *ld.row.Title
 		}
-		if inv.InviterName, err = selectAccountName(ctx, tx, ld.row.AccountID); errors.Is(err, pgx.ErrNoRows) {
-			inv.InviterDeleted = true
-		} else if err != nil {
+		var human *int64
+		if a := ld.row.party(negotiation.SideA); a != nil {
+			human = a.OwnerUserID
+		}
+		name, zone, err := selectInviter(ctx, tx, ld.row.AccountID, human)
+		if err != nil {
 			return fmt.Errorf("inviter: %w", err)
+		}
+		if name != nil {
+			inv.InviterName = *name
+		} else {
+			inv.InviterDeleted = true
+		}
+		if loc == nil {
+			inv.TimeZone = s.zoneOf(zone)
 		}
 		if _, _, err := r.AnswerInvitation(negotiation.Answer{Verdict: negotiation.VerdictJoin}, "", s.now()); err != nil {
 			inv.Refusal = ErrorMessageOf(fromProtocol(err))
@@ -108,7 +120,7 @@ func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Loc
 		}
 		preview := *r
 		preview.Parties[1] = negotiation.Party{Schema: inv.Schema}
-		inv.Card = preview.Card(negotiation.SideB, true, loc)
+		inv.Card = preview.Card(negotiation.SideB, true, inv.TimeZone)
 		return nil
 	})
 	return inv, err

@@ -49,6 +49,18 @@ func selectAccountName(ctx context.Context, q querier, id int64) (string, error)
 	return name, nil
 }
 
+// selectInviter reads, in one statement, the name of the inviting account
+// (nil: it was deleted) and the time zone setting of the human who answers
+// for it, userID (nil: none, or no such user).
+func selectInviter(ctx context.Context, q querier, accountID int64, userID *int64) (name, zone *string, err error) {
+	err = q.QueryRow(ctx, `SELECT (SELECT name FROM accounts WHERE id = $1), (SELECT time_zone FROM users WHERE id = $2)`,
+		accountID, userID).Scan(&name, &zone)
+	if err != nil {
+		return nil, nil, fmt.Errorf("selectInviter %d: %w", accountID, err)
+	}
+	return name, zone, nil
+}
+
 func insertMembership(ctx context.Context, q querier, accountID, userID int64, role MemberRole) error {
 	_, err := q.Exec(ctx,
 		`INSERT INTO memberships (account_id, user_id, role) VALUES ($1, $2, $3)`,

@@ -157,16 +157,19 @@ func selectPersonSeat(ctx context.Context, q querier, tokenHash []byte) (int64, 
 type roomPeople struct {
 	slug, name *string // the side's account
 	them       *string // the other side's account, by name
-	zone       *string // the viewer's time zone
+	zone       *string // the viewer's time zone (or the one guessed for them)
 }
 
 // selectRoomPeople reads, in one statement, the side's account (mine), the
-// other side's account's name (theirs) and the viewer's time zone.
-func selectRoomPeople(ctx context.Context, q querier, mine, theirs *int64, userID int64) (roomPeople, error) {
+// other side's account's name (theirs) and the viewer's time zone; for a
+// viewer without an account (userID 0) whose zone is not known, that of
+// the user guessFrom (the other side's human), if not nil.
+func selectRoomPeople(ctx context.Context, q querier, mine, theirs *int64, userID int64, guessFrom *int64) (roomPeople, error) {
 	var p roomPeople
-	err := q.QueryRow(ctx, `SELECT a.slug, a.name, o.name, u.time_zone FROM (SELECT) x
-		LEFT JOIN accounts a ON a.id = $1 LEFT JOIN accounts o ON o.id = $2 LEFT JOIN users u ON u.id = $3`,
-		mine, theirs, userID).Scan(&p.slug, &p.name, &p.them, &p.zone)
+	err := q.QueryRow(ctx, `SELECT a.slug, a.name, o.name, coalesce(u.time_zone, g.time_zone) FROM (SELECT) x
+		LEFT JOIN accounts a ON a.id = $1 LEFT JOIN accounts o ON o.id = $2 LEFT JOIN users u ON u.id = $3
+		LEFT JOIN users g ON g.id = $4`,
+		mine, theirs, userID, guessFrom).Scan(&p.slug, &p.name, &p.them, &p.zone)
 	if err != nil {
 		return roomPeople{}, fmt.Errorf("selectRoomPeople: %w", err)
 	}

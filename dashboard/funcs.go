@@ -23,8 +23,8 @@ func funcsFor(w *locale.Printer) template.FuncMap {
 		"lang":      w.Lang,
 		"role":      func(r app.MemberRole) string { return w.T(locale.Key("role." + string(r))) },
 		"countdown": func(at, now time.Time) string { return w.Left(at.Sub(now)) },
-		"when":      w.Moment,
-		"value":     w.Value,
+		"when":      func(t time.Time, zone any) (string, error) { return when(w, t, zone) },
+		"value":     func(f negotiation.CardField, zone any) (string, error) { return value(w, f, zone) },
 		"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"verdict":   w.Verdict,
 		"asking":    func(v negotiation.Verdict) string { return w.T("ask.heading", w.Ask(v)) },
@@ -58,6 +58,29 @@ func funcsFor(w *locale.Printer) template.FuncMap {
 		"audit":       func(a app.AuditAction) string { return w.T(locale.Key("audit." + a)) },
 		"auditDetail": w.AuditDetail,
 	}
+}
+
+// when writes a moment in zone: a *time.Location (nil: UTC), or a
+// guessedZone, beside UTC.
+func when(w *locale.Printer, t time.Time, zone any) (string, error) {
+	switch z := zone.(type) {
+	case *time.Location:
+		return w.Moment(t, z), nil
+	case guessedZone:
+		return w.MomentWithUTC(t, z.loc), nil
+	}
+	return "", fmt.Errorf("when: %T is not a time zone", zone)
+}
+
+// value writes a card field's values in zone, as when does.
+func value(w *locale.Printer, f negotiation.CardField, zone any) (string, error) {
+	switch z := zone.(type) {
+	case *time.Location:
+		return w.Value(f, z), nil
+	case guessedZone:
+		return w.ValueWithUTC(f, z.loc), nil
+	}
+	return "", fmt.Errorf("value: %T is not a time zone", zone)
 }
 
 // leftWords are the countdown's words for the page's script, which keeps

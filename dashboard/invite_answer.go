@@ -16,12 +16,12 @@ import (
 // this browser (a cookie) and to their personal link.
 func (d *Dashboard) inviteAnswer(c *fiber.Ctx) error {
 	code := c.Params("code")
-	loc, _ := personZone(c)
+	loc, told := personZone(c)
 	inv, err := d.rooms.InvitationByCode(c.UserContext(), code, loc)
 	if err != nil {
 		return d.fail(c, err)
 	}
-	data := inviteData{Inv: inv, Code: code, Fields: counterForm(inv.Schema, inv.Card, loc)}
+	data := inviteData{Inv: inv, Code: code, Fields: counterForm(inv.Schema, inv.Card, formZone(inv.TimeZone, told)), Zone: shownZone(inv.TimeZone, told)}
 	f, err := readPersonForm(c)
 	if err != nil {
 		return d.fail(c, err)

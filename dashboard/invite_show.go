@@ -14,6 +14,8 @@ type inviteData struct {
 	Fields []form.Field // the counter form
 	Error  string       // an error not tied to one field
 	Email  string
+	// Zone is where moments are written (shownZone).
+	Zone any
 	// askZone: the browser has not told its zone yet (the page's script
 	// tells it once).
 	askZone bool
@@ -36,7 +38,8 @@ func (d *Dashboard) inviteShow(c *fiber.Ctx) error {
 			return c.Redirect("/p/"+token, fiber.StatusSeeOther)
 		}
 	}
-	return d.invitePage(c, inviteData{Inv: inv, Code: code, Fields: counterForm(inv.Schema, inv.Card, loc), askZone: !told})
+	return d.invitePage(c, inviteData{Inv: inv, Code: code, Fields: counterForm(inv.Schema, inv.Card, formZone(inv.TimeZone, told)),
+		Zone: shownZone(inv.TimeZone, told), askZone: !told})
 }
 
 func (d *Dashboard) invitePage(c *fiber.Ctx, data inviteData) error {
@@ -45,5 +48,5 @@ func (d *Dashboard) invitePage(c *fiber.Ctx, data inviteData) error {
 		data.Inv.InviterName = w.T("party.deleted_account")
 	}
 	title := w.T("invite.title", data.Inv.InviterName)
-	return d.renderPage(c, "invite", &page{Title: title, Zone: data.Inv.TimeZone.String(), ZoneGuessed: data.askZone, Data: data}, nil)
+	return d.renderPage(c, "invite", &page{Title: title, Zone: pageZone(data.Zone), ZoneGuessed: data.askZone, Data: data}, nil)
 }

@@ -62,7 +62,9 @@ func TestLanguageOfAPage(t *testing.T) {
 // TestTimeZonePickerAndTell: the settings' zone is a <select> of IANA
 // zones grouped by region (no script needed); a browser tells its zone
 // once by a form post kept in an HttpOnly cookie; an unknown zone is
-// refused and changes nothing.
+// refused and changes nothing. Until a person's browser tells its zone,
+// their invitation is in the inviter's human's zone, named, with UTC
+// beside each moment (UTC alone when that is the inviter's).
 func TestTimeZonePickerAndTell(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -91,8 +93,27 @@ func TestTimeZonePickerAndTell(t *testing.T) {
 	_, _, body = stranger.get("/i/" + open.InviteCode)
 	for _, want := range []string{`<form method="post" action="/zone" hidden data-zone-tell>`, "lun, 7 dic 2026, 08:00–08:30 (UTC)", "Alpha Studio le invita"} {
 		if !strings.Contains(body, want) {
-			t.Errorf("the invitation, zone not told yet, lacks %q", want)
+			t.Errorf("the invitation, zone not told yet, inviter in UTC, lacks %q", want)
 		}
+	}
+	if strings.Contains(body, " UTC<") || strings.Contains(body, "08:30 UTC") {
+		t.Error("the invitation, inviter in UTC, writes UTC twice")
+	}
+	if err := b.accounts.SetUserTimeZone(b.ctx, b.alice.ID, "Europe/Berlin"); err != nil {
+		t.Fatal(err)
+	}
+	_, _, body = stranger.get("/i/" + open.InviteCode)
+	for _, want := range []string{`<form method="post" action="/zone" hidden data-zone-tell>`, `data-zone=""`,
+		"lun, 7 dic 2026, 09:00–09:30 (UTC&#43;01:00) · 08:00–08:30 UTC", "<option selected>UTC</option>"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the invitation, zone not told yet, inviter in Berlin, lacks %q", want)
+		}
+	}
+	if strings.Contains(body, "(Europe/Berlin") || strings.Contains(body, "<option selected>Europe/Berlin") {
+		t.Error("the invitation shows a stranger the inviter's zone by name (only its offset is theirs to see)")
+	}
+	if deadline := regexp.MustCompile(`<time datetime="[^"]+">[^<]*\(UTC&#43;01:00\) · [^<]*UTC</time>`); !deadline.MatchString(body) {
+		t.Errorf("the deadline, zone not told yet, is not at Berlin's offset and in UTC:\n%s", body)
 	}
 	if st, _, body := stranger.post("/zone", url.Values{"time_zone": {"Mars/Olympus"}}); st != http.StatusBadRequest || !strings.Contains(body, `time_zone: &#34;Mars/Olympus&#34; no es un nombre de zona horaria IANA`) {
 		t.Fatalf("an unknown zone told: %d", st)
@@ -111,8 +132,30 @@ func TestTimeZonePickerAndTell(t *testing.T) {
 		t.Fatalf("the zone's cookie: %q", stranger.header.Values("Set-Cookie"))
 	}
 	_, _, body = stranger.get("/i/" + open.InviteCode)
-	if strings.Contains(body, "data-zone-tell") || !strings.Contains(body, "lun, 7 dic 2026, 17:00–17:30 (Asia/Tokyo, UTC&#43;09:00)") {
+	if strings.Contains(body, "data-zone-tell") || !strings.Contains(body, "lun, 7 dic 2026, 17:00–17:30 (Asia/Tokyo, UTC&#43;09:00)") || strings.Contains(body, "08:30 UTC") {
 		t.Errorf("the invitation in the zone told:\n%s", body)
+	}
+
+	// A person who answers without telling a zone: their seat is at the
+	// inviter's offset and in UTC too, until their browser tells theirs.
+	silent := b.client(nil)
+	_, _, body = silent.get("/i/" + open.InviteCode)
+	hash := regexp.MustCompile(`name="subject_hash" value="([^"]+)"`).FindStringSubmatch(body)
+	if hash == nil {
+		t.Fatalf("no pick on the invitation:\n%s", body)
+	}
+	st, loc, _ := silent.post("/i/"+open.InviteCode, url.Values{"verdict": {"approve"}, "subject_hash": {hash[1]}})
+	if st != http.StatusSeeOther {
+		t.Fatalf("pick: %d", st)
+	}
+	_, _, body = silent.get(loc)
+	if !strings.Contains(body, "Mon 7 Dec 2026, 09:00–09:30 (UTC&#43;01:00) · 08:00–08:30 UTC") ||
+		!regexp.MustCompile(`<time datetime="[^"]+">[^<]*\(UTC&#43;01:00\) · [^<]*UTC</time>`).MatchString(body) {
+		t.Errorf("the seat, zone not told yet:\n%s", body)
+	}
+	silent.post("/zone", url.Values{"time_zone": {"America/New_York"}})
+	if _, _, body = silent.get(loc); !strings.Contains(body, "Mon 7 Dec 2026, 03:00–03:30 (America/New_York, UTC-05:00)") || strings.Contains(body, "08:30 UTC") {
+		t.Errorf("the seat in the zone told:\n%s", body)
 	}
 }
 

@@ -20,13 +20,52 @@ import (
 // this browser.
 
 // personZone is the time zone a person's pages are shown in: the one their
-// browser told (POST /zone, kept in an HttpOnly cookie), else UTC; told
-// says whether it did.
+// browser told (POST /zone, kept in an HttpOnly cookie); nil until it
+// tells, which the app reads as the inviting human's zone (a better guess
+// than UTC); told says whether it did.
 func personZone(c *fiber.Ctx) (loc *time.Location, told bool) {
 	if loc, err := loadZone(c.Cookies(zoneCookie)); err == nil {
 		return loc, true
 	}
-	return time.UTC, false
+	return nil, false
+}
+
+// guessedZone is the zone a person's page is written in while their
+// browser has not told theirs: the inviting human's. It may not be the
+// reader's, so each moment is written at its offset (its name is the
+// inviter's to keep) and in UTC beside it (the locale's ...WithUTC).
+type guessedZone struct{ loc *time.Location }
+
+// shownZone is the zone the templates write a person's moments in (when,
+// value), given loc, the zone of the app's view (theirs once told, else
+// the inviting human's): loc itself when their browser told it, or when
+// the guess is UTC (nothing to write twice); else the guess, as a
+// guessedZone.
+func shownZone(loc *time.Location, told bool) any {
+	if told || loc == nil || loc.String() == "UTC" {
+		return loc
+	}
+	return guessedZone{loc}
+}
+
+// formZone is the zone a person's counter form starts in: theirs once
+// their browser told it, else UTC (the inviting human's zone is written
+// only as an offset: its name is not the reader's to see).
+func formZone(loc *time.Location, told bool) *time.Location {
+	if told && loc != nil {
+		return loc
+	}
+	return time.UTC
+}
+
+// pageZone is the page's zone (its body's data-zone) for a zone the
+// templates are given: a guess has none, so that the page's script tells
+// the browser's whichever it is.
+func pageZone(zone any) string {
+	if loc, ok := zone.(*time.Location); ok && loc != nil {
+		return loc.String()
+	}
+	return ""
 }
 
 // loadZone loads an IANA zone by name; "" and "Local" are not zones.

@@ -17,6 +17,7 @@ type seatData struct {
 	Fields  []form.Field
 	Error   string
 	Welcome bool
+	Zone    any // where moments are written (shownZone)
 }
 
 // seatShow is a person's seat: the room as they see it (the inviter's
@@ -36,13 +37,13 @@ func (d *Dashboard) seatPage(c *fiber.Ctx, token string, fields []form.Field, er
 		d.setCookie(c, seatCookieName(h.View.RoomID), token, seatTTL)
 	}
 	if fields == nil {
-		fields = counterForm(h.Schema, h.Card, loc)
+		fields = counterForm(h.Schema, h.Card, formZone(h.TimeZone, told))
 	}
 	title := h.View.Title
 	if title == "" {
 		title = d.words(c, nil).T("seat.title", h.Them)
 	}
 	data := seatData{R: h, Token: token, Link: d.baseURL + "/p/" + token, Fields: fields, Error: errMsg,
-		Welcome: c.Query("welcome") != ""}
-	return d.renderPage(c, "seat", &page{Title: title, Zone: loc.String(), ZoneGuessed: !told, Live: fmt.Sprintf("/p/%s/events", token), Data: data}, nil)
+		Welcome: c.Query("welcome") != "", Zone: shownZone(h.TimeZone, told)}
+	return d.renderPage(c, "seat", &page{Title: title, Zone: pageZone(data.Zone), ZoneGuessed: !told, Live: fmt.Sprintf("/p/%s/events", token), Data: data}, nil)
 }

@@ -177,6 +177,39 @@ func TestMomentsInEachLanguage(t *testing.T) {
 	}
 }
 
+// TestMomentsWithUTCBeside: a reader shown a zone that is a guess (an
+// invitee whose browser has not told theirs sees the inviter's) reads each
+// moment in it, named, and in UTC beside it, with UTC's date when it is
+// another day; a guess that is UTC is written once.
+func TestMomentsWithUTCBeside(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	tokyo, _ := time.LoadLocation("Asia/Tokyo")
+	at := time.Date(2026, 12, 7, 8, 0, 0, 0, time.UTC)
+	en, ja := NewPrinter("en"), NewPrinter("ja")
+	for _, c := range [][2]string{
+		{en.RangeWithUTC(at, at.Add(30*time.Minute), berlin), "Mon 7 Dec 2026, 09:00–09:30 (UTC+01:00) · 08:00–08:30 UTC"},
+		{en.RangeWithUTC(at, at.Add(30*time.Minute), time.UTC), "Mon 7 Dec 2026, 08:00–08:30 (UTC)"},
+		{en.RangeWithUTC(at, at.Add(30*time.Minute), nil), "Mon 7 Dec 2026, 08:00–08:30 (UTC)"},
+		{en.RangeWithUTC(at.Add(-9*time.Hour), at.Add(-9*time.Hour+30*time.Minute), tokyo),
+			"Mon 7 Dec 2026, 08:00–08:30 (UTC+09:00) · Sun 6 Dec 2026, 23:00–23:30 UTC"},
+		{en.RangeWithUTC(at.Add(14*time.Hour+30*time.Minute), at.Add(15*time.Hour+30*time.Minute), berlin),
+			"Mon 7 Dec 2026, 23:30 – Tue 8 Dec 2026, 00:30 (UTC+01:00) · 22:30–23:30 UTC"},
+		{en.RangeWithUTC(at.Add(15*time.Hour+30*time.Minute), at.Add(16*time.Hour+30*time.Minute), tokyo),
+			"Tue 8 Dec 2026, 08:30–09:30 (UTC+09:00) · Mon 7 Dec 2026, 23:30 – Tue 8 Dec 2026, 00:30 UTC"},
+		{en.MomentWithUTC(at, berlin), "Mon 7 Dec 2026, 09:00 (UTC+01:00) · 08:00 UTC"},
+		{en.MomentWithUTC(at.Add(-time.Hour), tokyo), "Mon 7 Dec 2026, 16:00 (UTC+09:00) · 07:00 UTC"},
+		{en.MomentWithUTC(at, time.UTC), "Mon 7 Dec 2026, 08:00 (UTC)"},
+		{en.MomentWithUTC(time.Time{}, berlin), ""},
+		{ja.MomentWithUTC(at.Add(-9*time.Hour), tokyo), "2026年12月7日(月) 08:00 (UTC+09:00) · 2026年12月6日(日) 23:00 UTC"},
+		{en.ValueWithUTC(negotiation.CardField{Type: negotiation.TypeTimerange, Values: []negotiation.Value{{Start: at, End: at.Add(time.Hour)}}}, berlin),
+			"Mon 7 Dec 2026, 09:00–10:00 (UTC+01:00) · 08:00–09:00 UTC"},
+	} {
+		if c[0] != c[1] {
+			t.Errorf("got %q, want %q", c[0], c[1])
+		}
+	}
+}
+
 // TestSupportedRefusesWhatIsNot: a language Taasky has no words for is
 // refused with the list of those it has.
 func TestSupportedRefusesWhatIsNot(t *testing.T) {

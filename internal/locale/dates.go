@@ -92,6 +92,59 @@ func (p *Printer) Moment(t time.Time, loc *time.Location) string {
 	return p.dates.write(p.dates.moment, t) + " (" + zoneName(t, loc, false) + ")"
 }
 
+// MomentWithUTC is Moment for a reader whose own zone is not known and
+// who is shown loc's offset instead (loc: the zone of the human who
+// invited them, whose name is not the reader's to know): the moment at
+// that offset and again in UTC beside it, so that a guess is never taken
+// for their zone ("Mon 7 Dec 2026, 09:00 (UTC+01:00) · 08:00 UTC"). loc
+// UTC is written once, as Moment writes it.
+func (p *Printer) MomentWithUTC(t time.Time, loc *time.Location) string {
+	if isUTC(loc) {
+		return p.Moment(t, loc)
+	}
+	off := offsetOf(t, loc)
+	m := p.Moment(t, off)
+	if m == "" {
+		return m
+	}
+	return m + besideUTC + p.inUTC(t, time.Time{}, t.In(off))
+}
+
+// offsetOf is loc's offset at t, as a zone with no name (written
+// "UTC+01:00").
+func offsetOf(t time.Time, loc *time.Location) *time.Location {
+	_, off := t.In(loc).Zone()
+	return time.FixedZone("", off)
+}
+
+// besideUTC joins moments in a reader's guessed zone to the same in UTC.
+const besideUTC = " · "
+
+func isUTC(loc *time.Location) bool { return loc == nil || loc.String() == "UTC" }
+
+// inUTC writes start (to end, unless zero) in UTC, after the same written
+// from shown in another zone: the times alone when they fall on shown's
+// day in UTC too, else with their dates.
+func (p *Printer) inUTC(start, end, shown time.Time) string {
+	s, e := start.UTC(), end.UTC()
+	day := shown.Format(time.DateOnly)
+	sameDay := s.Format(time.DateOnly) == day && (end.IsZero() || e.Format(time.DateOnly) == day)
+	var b string
+	switch {
+	case sameDay && end.IsZero():
+		b = s.Format("15:04")
+	case sameDay:
+		b = s.Format("15:04") + "–" + e.Format("15:04")
+	case end.IsZero():
+		b = p.dates.write(p.dates.moment, s)
+	case s.Format(time.DateOnly) == e.Format(time.DateOnly):
+		b = p.dates.write(p.dates.moment, s) + "–" + e.Format("15:04")
+	default:
+		b = p.dates.write(p.dates.moment, s) + " – " + p.dates.write(p.dates.moment, e)
+	}
+	return b + " UTC"
+}
+
 // Day writes a calendar day (a date field) with its weekday.
 func (p *Printer) Day(t time.Time) string { return p.dates.write(p.dates.day, t) }
 
@@ -108,10 +161,31 @@ func (p *Printer) Range(start, end time.Time, loc *time.Location) string {
 	return p.dates.write(p.dates.moment, s) + " – " + p.dates.write(p.dates.moment, e) + zone
 }
 
+// RangeWithUTC is Range for a reader shown loc's offset as a guess (see
+// MomentWithUTC): "Mon 7 Dec 2026, 09:00–09:30 (UTC+01:00) · 08:00–08:30
+// UTC".
+func (p *Printer) RangeWithUTC(start, end time.Time, loc *time.Location) string {
+	if isUTC(loc) {
+		return p.Range(start, end, loc)
+	}
+	off := offsetOf(start, loc)
+	return p.Range(start, end, off) + besideUTC + p.inUTC(start, end, start.In(off))
+}
+
 // Value writes a card field's values in the reader's language: moments,
 // days and yes/no in its words and patterns; anything a party wrote
 // (text, enum values) and numbers as the card has them.
 func (p *Printer) Value(f negotiation.CardField, loc *time.Location) string {
+	return p.value(f, loc, p.Range)
+}
+
+// ValueWithUTC is Value for a reader shown loc as a guess: its time
+// ranges as RangeWithUTC writes them.
+func (p *Printer) ValueWithUTC(f negotiation.CardField, loc *time.Location) string {
+	return p.value(f, loc, p.RangeWithUTC)
+}
+
+func (p *Printer) value(f negotiation.CardField, loc *time.Location, writeRange func(start, end time.Time, loc *time.Location) string) string {
 	if len(f.Values) == 0 {
 		return f.Text
 	}
@@ -119,7 +193,7 @@ func (p *Printer) Value(f negotiation.CardField, loc *time.Location) string {
 	for i, v := range f.Values {
 		switch f.Type {
 		case negotiation.TypeTimerange:
-			parts[i] = p.Range(v.Start, v.End, loc)
+			parts[i] = writeRange(v.Start, v.End, loc)
 		case negotiation.TypeDate:
 			parts[i] = p.Day(v.Start)
 		case negotiation.TypeBool:
