@@ -12,11 +12,13 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
@@ -37,6 +39,9 @@ type oauthStack struct {
 	log      func() string
 	// consented, if set, looks at the consent screen before it is answered.
 	consented func()
+	dsn       string
+	// devAgents are the demo agents `taasky dev` printed: MCP URL and key.
+	devAgents [][]string
 }
 
 func newOAuthStack(t *testing.T) *oauthStack {
@@ -54,10 +59,10 @@ func newOAuthStack(t *testing.T) *oauthStack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &oauthStack{t: t, base: "http://" + addr, answers: make(chan url.Values, 4)}
-	p := start(t, env{"DATABASE_URL": pgtest.NewDSN(t), "LISTEN_ADDR": addr, "BASE_URL": s.base,
+	s := &oauthStack{t: t, base: "http://" + addr, answers: make(chan url.Values, 4), dsn: pgtest.NewDSN(t)}
+	p := start(t, env{"DATABASE_URL": s.dsn, "LISTEN_ADDR": addr, "BASE_URL": s.base,
 		"XDG_CONFIG_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}, "dev")
-	p.waitStdout(t, "Stop with Ctrl-C.")
+	s.devAgents = devAgent.FindAllStringSubmatch(p.waitStdout(t, "Stop with Ctrl-C."), -1)
 	s.log = p.stderr.String
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -151,11 +156,120 @@ func (s *oauthStack) text(css string) string {
 	return txt
 }
 
+// warnings are the texts of the consent screen's warnings.
+func (s *oauthStack) warnings() []string {
+	s.t.Helper()
+	c, cancel := context.WithTimeout(s.tab, 10*time.Second)
+	defer cancel()
+	ws, err := chromedp.Run(c, chromedp.Evaluate[[]string](`[...document.querySelectorAll('p.warning')].map(p => p.textContent)`))
+	if err != nil {
+		s.t.Fatalf("the consent screen's warnings: %v", err)
+	}
+	return ws
+}
+
+// wantWarnings holds the consent screen to its warnings: "new" (a client
+// nobody connected before) and "host" (its answer goes to another host
+// than the client's), each present exactly when asked for.
+func (s *oauthStack) wantWarnings(clientHost string, want ...string) {
+	s.t.Helper()
+	ws := s.warnings()
+	var isNew, differs bool
+	for _, w := range ws {
+		switch {
+		case strings.Contains(w, "new to Taasky"):
+			isNew = true
+		case clientHost != "" && strings.Contains(w, clientHost) && strings.Contains(w, "127.0.0.1"):
+			differs = true
+		}
+	}
+	if isNew != slices.Contains(want, "new") || differs != slices.Contains(want, "host") || len(ws) != len(want) {
+		s.t.Errorf("the consent screen warns %q, want %v", ws, want)
+	}
+}
+
+// exec runs one statement on the stack's database; it returns the rows it
+// touched.
+func (s *oauthStack) exec(sql string, args ...any) int64 {
+	s.t.Helper()
+	conn, err := pgx.Connect(context.Background(), s.dsn)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	tag, err := conn.Exec(context.Background(), sql, args...)
+	if err != nil {
+		s.t.Fatalf("%s: %v", sql, err)
+	}
+	return tag.RowsAffected()
+}
+
+// scan reads the one row sql selects into dest.
+func (s *oauthStack) scan(dest any, sql string, args ...any) {
+	s.t.Helper()
+	conn, err := pgx.Connect(context.Background(), s.dsn)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if err := conn.QueryRow(context.Background(), sql, args...).Scan(dest); err != nil {
+		s.t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// count is the one integer sql selects.
+func (s *oauthStack) count(sql string, args ...any) int {
+	s.t.Helper()
+	var n int
+	s.scan(&n, sql, args...)
+	return n
+}
+
+// storedIn says, of each secret, which tables of the database have a row
+// whose text holds it, as text or as bytea's hex.
+func (s *oauthStack) storedIn(secrets ...string) map[string][]string {
+	s.t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, s.dsn)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, _ := conn.Query(ctx, `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`)
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(tables) < 10 {
+		s.t.Fatalf("the tables: %v, %v", tables, err)
+	}
+	found := map[string][]string{}
+	for _, table := range tables {
+		rows, _ := conn.Query(ctx, `SELECT DISTINCT secret FROM `+pgx.Identifier{table}.Sanitize()+` t, unnest($1::text[]) secret
+			WHERE strpos(t::text, secret) > 0 OR strpos(t::text, encode(convert_to(secret, 'UTF8'), 'hex')) > 0`, secrets)
+		in, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			s.t.Fatalf("search %s: %v", table, err)
+		}
+		for _, secret := range in {
+			found[secret] = append(found[secret], table)
+		}
+	}
+	return found
+}
+
+// signOut ends the tab's session: the next authorization signs in again.
+func (s *oauthStack) signOut() {
+	s.t.Helper()
+	s.do("sign out", chromedp.Navigate(s.base+"/settings"), chromedp.WaitVisible(chromedp.CSS(`form[action="/logout"] button`)),
+		chromedp.Click(chromedp.CSS(`form[action="/logout"] button`)), chromedp.WaitVisible(chromedp.CSS(`section.msg a[href^="/login"]`)))
+}
+
 // TestOAuthGoClient connects go-sdk's own client OAuth (Dynamic Client
 // Registration, PKCE, resource indicator, iss) to `taasky dev` with only
 // the account's MCP URL: the person signs in and consents in Chromium,
 // and the agent calls a tool. Then the same client's token is held to its
-// resource, and Disconnect in Settings ends it on the next call.
+// resource, and Disconnect in Settings ends it on the next call. A second
+// client, still signed in, takes one screen; connected again, it gets the
+// same agent back; the consent screen warns about what it should, only.
+// Bob's token for demo-b is held to demo-b as alice's is to demo-a.
 func TestOAuthGoClient(t *testing.T) {
 	t.Parallel()
 	s := newOAuthStack(t)
@@ -177,12 +291,16 @@ func TestOAuthGoClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// go-sdk registers no client_uri: nothing to compare its redirect's
+	// host with, so only the warning that nobody connected it before.
+	s.consented = func() { s.wantWarnings("", "new") }
 	client := mcp.NewClient(&mcp.Implementation{Name: "go-test", Version: "1"}, nil)
 	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: resource, OAuthHandler: h, DisableStandaloneSSE: true}, nil)
 	if err != nil {
 		t.Fatalf("connect with OAuth: %v", err)
 	}
 	defer session.Close()
+	s.consented = nil
 	if s.screens != 2 {
 		t.Errorf("the person saw %d screens from the URL to the first call, want 2 (sign in, consent)", s.screens)
 	}
@@ -223,15 +341,7 @@ func TestOAuthGoClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The audience matrix: a token for /mcp/demo-a works there only.
-	for _, c := range []struct {
-		path string
-		want int
-	}{{"/mcp/demo-a", 200}, {"/mcp/demo-b", 401}, {"/mcp", 401}, {"/mcp/nobody", 401}} {
-		if got := mcpStatus(t, s.base+c.path, tok.AccessToken); got != c.want {
-			t.Errorf("POST %s with demo-a's token: %d, want %d", c.path, got, c.want)
-		}
-	}
+	audience(t, s, tok.AccessToken, "demo-a")
 
 	// Settings shows the agent connected with OAuth; Disconnect ends its
 	// token on the next call.
@@ -243,6 +353,77 @@ func TestOAuthGoClient(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`p.notice`)))
 	if got := mcpStatus(t, resource, tok.AccessToken); got != 401 {
 		t.Errorf("a call after Disconnect: %d, want 401", got)
+	}
+
+	// A second client while the person is still signed in: one screen, the
+	// consent (docs/agents.md). Its client_uri is on another host than its
+	// redirect, which the screen says; and it is new, until connected.
+	second := s.register("Second assistant", "https://assistant.example")
+	connect := func(resource string, email string, warnings ...string) tokenAnswer {
+		t.Helper()
+		verifier, challenge := pkce()
+		s.consented = func() { s.wantWarnings("assistant.example", warnings...) }
+		defer func() { s.consented = nil }()
+		q := s.consent(second.authorizeURL(resource, challenge), email, "approve")
+		a := second.exchange(q.Get("code"), verifier)
+		if a.AccessToken == "" {
+			t.Fatalf("the second client's exchange: %v, then %+v", q, a)
+		}
+		if got := mcpStatus(t, resource, a.AccessToken); got != 200 {
+			t.Fatalf("the second client's token: %d", got)
+		}
+		return a
+	}
+	connect(resource, "alice@example.test", "new", "host")
+	if s.screens != 1 {
+		t.Errorf("already signed in, the person saw %d screens, want 1 (consent)", s.screens)
+	}
+	// Connected again by the same person, connected again after a
+	// Disconnect: the same agent each time, listed once.
+	onlyAgent := func(when string) {
+		t.Helper()
+		if n := s.count(`SELECT count(*) FROM agents a JOIN accounts c ON c.id = a.account_id
+			WHERE c.slug = 'demo-a' AND a.name LIKE 'Second assistant%'`); n != 1 {
+			t.Errorf("%s: demo-a has %d agents of the second client, want 1", when, n)
+		}
+		s.do("open settings", chromedp.Navigate(s.base+"/settings"), chromedp.WaitVisible(chromedp.CSS(`p.oauth`)))
+		c, cancel := context.WithTimeout(s.tab, 10*time.Second)
+		defer cancel()
+		listed, err := chromedp.Run(c, chromedp.Evaluate[[]string](
+			`[...document.querySelectorAll('p.oauth')].map(p => p.textContent).filter(t => t.includes('Second assistant'))`))
+		if err != nil || len(listed) != 1 || !strings.Contains(listed[0], "Connected with OAuth by Second assistant") {
+			t.Errorf("%s: settings list the second client as %q (%v), want it once, connected", when, listed, err)
+		}
+	}
+	connect(resource, "alice@example.test", "host")
+	onlyAgent("connected twice")
+	s.do("disconnect the second client", chromedp.Click(chromedp.CSS(`button[aria-label="Disconnect Second assistant"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`p.notice`)))
+	connect(resource, "alice@example.test", "host")
+	onlyAgent("connected again after Disconnect")
+
+	// The audience matrix the other way: bob's token for demo-b works
+	// there only. Signed out, he signs in again: two screens.
+	s.signOut()
+	bob := connect(s.base+"/mcp/demo-b", "bob@example.test", "host")
+	if s.screens != 2 {
+		t.Errorf("signed out, the person saw %d screens, want 2 (sign in, consent)", s.screens)
+	}
+	audience(t, s, bob.AccessToken, "demo-b")
+}
+
+// audience holds a token granted for /mcp/{account} to that resource: it
+// is refused on the other demo account's, on /mcp and on an unknown one.
+func audience(t *testing.T, s *oauthStack, token, account string) {
+	t.Helper()
+	other := map[string]string{"demo-a": "demo-b", "demo-b": "demo-a"}[account]
+	for _, c := range []struct {
+		path string
+		want int
+	}{{"/mcp/" + account, 200}, {"/mcp/" + other, 401}, {"/mcp", 401}, {"/mcp/nobody", 401}} {
+		if got := mcpStatus(t, s.base+c.path, token); got != c.want {
+			t.Errorf("POST %s with %s's token: %d, want %d", c.path, account, got, c.want)
+		}
 	}
 }
 
@@ -270,10 +451,12 @@ type rawClient struct {
 	id string
 }
 
-func (s *oauthStack) register(name string) rawClient {
+// register registers a client by Dynamic Client Registration, with its
+// client_uri if not "".
+func (s *oauthStack) register(name, clientURI string) rawClient {
 	s.t.Helper()
 	reg, err := oauthex.RegisterClient(context.Background(), s.base+"/oauth/register",
-		&oauthex.ClientRegistrationMetadata{ClientName: name, RedirectURIs: []string{s.callback}}, nil)
+		&oauthex.ClientRegistrationMetadata{ClientName: name, ClientURI: clientURI, RedirectURIs: []string{s.callback}}, nil)
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -337,7 +520,7 @@ func (c rawClient) exchange(code, verifier string) tokenAnswer {
 func TestOAuthAbuse(t *testing.T) {
 	t.Parallel()
 	s := newOAuthStack(t)
-	c := s.register("Raw client")
+	c := s.register("Raw client", "")
 	resource := s.base + "/mcp/demo-a"
 
 	// No PKCE, or plain: refused to the client, before any consent.
@@ -425,11 +608,61 @@ func TestOAuthAbuse(t *testing.T) {
 	if got := mcpStatus(t, resource, first.AccessToken); got != 200 {
 		t.Fatalf("the access token: %d", got)
 	}
+	// Stored hashed: while the code's, the access and the refresh token's
+	// rows are there, no row of any table holds one of them, or the secret
+	// half of one (fosite's token is key.signature, and the signature, an
+	// HMAC of the key, is what is kept), or the verifier. The signature is
+	// found: the search reads those rows.
+	secrets := map[string]string{code: "the code", first.AccessToken: "the access token", first.RefreshToken: "the refresh token", verifier: "the verifier"}
+	var searched []string
+	for secret := range secrets {
+		key, signature, _ := strings.Cut(secret, ".")
+		searched = append(searched, secret, key, signature)
+	}
+	stored := s.storedIn(searched...)
+	for secret, what := range secrets {
+		key, signature, _ := strings.Cut(secret, ".")
+		if tables := stored[secret]; len(tables) > 0 {
+			t.Errorf("%s is stored in %v", what, tables)
+		}
+		if signature == "" {
+			continue
+		}
+		if tables := stored[key]; len(tables) > 0 {
+			t.Errorf("the key of %s is stored in %v", what, tables)
+		}
+		if tables := stored[signature]; !slices.Equal(tables, []string{"oauth_tokens"}) {
+			t.Errorf("the signature of %s is stored in %v, want oauth_tokens", what, tables)
+		}
+	}
 	if a := c.exchange(code, verifier); a.Error != "invalid_grant" {
 		t.Errorf("a reused code: %+v", a)
 	}
 	if got := mcpStatus(t, resource, first.AccessToken); got != 401 {
 		t.Errorf("the reused code's access token still works: %d", got)
+	}
+
+	// An expired code (5 minutes pass: its expiry, in its row and in the
+	// session fosite checks, moves to the past) is refused with a
+	// description, and nothing is issued for its grant. The code's row is
+	// its grant's, found by its PKCE challenge's row (the code's form keeps
+	// nothing).
+	verifier, challenge = pkce()
+	q = s.consent(c.authorizeURL(resource, challenge), "alice@example.test", "approve")
+	var grant string
+	s.scan(&grant, `SELECT request_id FROM oauth_tokens WHERE kind = 'pkce' AND request->'form'->'code_challenge'->>0 = $1`, challenge)
+	if n := s.exec(`UPDATE oauth_tokens SET expires_at = now() - interval '1 second',
+		request = jsonb_set(request, '{session,expires_at,authorize_code}', to_jsonb(now() - interval '1 second'))
+		WHERE request_id = $1 AND kind IN ('code', 'pkce')`, grant); n != 2 {
+		t.Fatalf("the code to expire: %d rows, want its code and its PKCE challenge", n)
+	}
+	// The description is fosite's generic one for invalid_grant: it does
+	// not say that the code expired (a reused code's says it was used).
+	if a := c.exchange(q.Get("code"), verifier); a.Error != "invalid_grant" || a.Description == "" || a.AccessToken != "" || a.RefreshToken != "" {
+		t.Errorf("an expired code: %+v", a)
+	}
+	if n := s.count(`SELECT count(*) FROM oauth_tokens WHERE kind IN ('access', 'refresh') AND request_id = $1`, grant); n != 0 {
+		t.Errorf("an expired code's grant has %d tokens", n)
 	}
 
 	// Refresh: rotation, then a reuse revokes the whole grant.
@@ -475,11 +708,15 @@ func TestOAuthAbuse(t *testing.T) {
 		t.Errorf("after revocation: %d", code)
 	}
 
-	// Nothing in the log holds a code or a token.
-	for _, secret := range []string{code, first.AccessToken, first.RefreshToken, rotated.AccessToken, rotated.RefreshToken, got.RefreshToken} {
+	// Nothing in the log, nor in the database, holds a code or a token.
+	issued := []string{code, first.AccessToken, first.RefreshToken, rotated.AccessToken, rotated.RefreshToken, got.RefreshToken}
+	for _, secret := range issued {
 		if strings.Contains(s.log(), secret) {
 			t.Errorf("the log holds a code or token")
 		}
+	}
+	if stored := s.storedIn(issued...); len(stored) > 0 {
+		t.Errorf("codes or tokens are stored: %d of %d", len(stored), len(issued))
 	}
 
 	// Without a bearer: 401 pointing at the resource's metadata.
