@@ -84,7 +84,7 @@ func New(c Config) (*Server, error) {
 	cfg := &fosite.Config{
 		AccessTokenLifespan:   c.AccessTokenLifespan,
 		RefreshTokenLifespan:  30 * 24 * time.Hour,
-		AuthorizeCodeLifespan: 5 * time.Minute,
+		AuthorizeCodeLifespan: codeLifespan,
 		GlobalSecret:          c.Secret[:32],
 		// PKCE for every client, S256 only (OAuth 2.1, MCP authorization).
 		EnforcePKCE:                    true,

@@ -5,9 +5,13 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ory/fosite"
 )
+
+// codeLifespan is how long an authorization code may be exchanged.
+const codeLifespan = 5 * time.Minute
 
 // errInvalidTarget is RFC 8707's refusal of a resource the grant is not for.
 var errInvalidTarget = &fosite.RFC6749Error{ErrorField: "invalid_target", CodeField: http.StatusBadRequest,
@@ -21,6 +25,11 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	ar, err := s.provider.NewAccessRequest(ctx, r, &Session{})
 	if err != nil {
+		if errors.Is(err, fosite.ErrTokenExpired) && r.PostForm.Get("grant_type") == "authorization_code" {
+			// fosite's description would be its generic "invalid,
+			// expired, revoked, …" one.
+			err = fosite.ErrInvalidGrant.WithHintf("code: the authorization code expired (a code lives %d minutes); start the authorization again.", int(codeLifespan/time.Minute))
+		}
 		s.logRefusal("token", err)
 		s.provider.WriteAccessError(ctx, w, ar, err)
 		return
