@@ -21,13 +21,14 @@ type seat struct {
 }
 
 // withSeat runs fn in a transaction on the room the agent's token opens,
-// locked. A token of another account finds nothing.
+// locked. A token of another account, or of a seat of another human of
+// the account, finds nothing.
 func (s *Rooms) withSeat(ctx context.Context, agent Agent, roomToken string, fn func(tx *roomTx, st seat) error) error {
 	if roomToken == "" {
 		return Errorf(ErrInvalid, "room_token: required")
 	}
 	return s.inTx(ctx, func(tx *roomTx) error {
-		row, side, err := selectSeat(ctx, tx, secretHash(roomToken), agent.AccountID, true)
+		row, side, err := selectSeat(ctx, tx, secretHash(roomToken), agent.AccountID, agent.OwnerUserID, true)
 		if err != nil {
 			return err
 		}

@@ -13,9 +13,10 @@ import (
 // Agents read before every move, and mostly find the room as it was: the
 // views read last are kept by room token (Rooms.views), and one statement
 // (selectSeatUnless) checks that the room is still at the kept view's seq,
-// that the caller's account holds the token, and the human's context, and
-// leaves the snapshot and the log out when the kept view still holds. The
-// view returned is shared: callers must not change it.
+// that the token is a seat of the caller's human in its account, and the
+// human's context, and leaves the snapshot and the log out when the kept
+// view still holds. The view returned is shared: callers must not change
+// it.
 func (s *Rooms) Read(ctx context.Context, agent Agent, roomToken string) (*View, error) {
 	if roomToken == "" {
 		return nil, Errorf(ErrInvalid, "room_token: required")
@@ -28,7 +29,7 @@ func (s *Rooms) Read(ctx context.Context, agent Agent, roomToken string) (*View,
 	}
 	// One statement reads everything the view needs: it sees one snapshot
 	// without a transaction around it.
-	row, side, err := selectSeatUnless(ctx, s.pool, hash, agent.AccountID, known)
+	row, side, err := selectSeatUnless(ctx, s.pool, hash, agent.AccountID, agent.OwnerUserID, known)
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +39,7 @@ func (s *Rooms) Read(ctx context.Context, agent Agent, roomToken string) (*View,
 		}
 		// The human's context changed (their time zone or language, or
 		// their account saw the other side's schema): read the room again.
-		if row, side, err = selectSeat(ctx, s.pool, hash, agent.AccountID, false); err != nil {
+		if row, side, err = selectSeat(ctx, s.pool, hash, agent.AccountID, agent.OwnerUserID, false); err != nil {
 			return nil, err
 		}
 	}
@@ -112,7 +113,7 @@ func (s *Rooms) List(ctx context.Context, agent Agent, tokens []string, cursor s
 		for i, t := range tokens {
 			hashes[i] = secretHash(t)
 		}
-		if rows, err = selectSummariesByTokens(ctx, s.pool, agent.AccountID, hashes); err != nil {
+		if rows, err = selectSummariesByTokens(ctx, s.pool, agent.AccountID, agent.OwnerUserID, hashes); err != nil {
 			return nil, "", err
 		}
 		found := map[string]bool{}

@@ -34,10 +34,10 @@ const summarySelect = `SELECT r.id, p.side, p.token_salt, p.token_hash, r.state,
 		WHERE `
 
 // selectSummariesByTokens reads the list entries of the account's parties
-// whose room tokens hash to hashes (any order; a hash of no party of the
-// account has no entry).
-func selectSummariesByTokens(ctx context.Context, q querier, accountID int64, hashes [][]byte) ([]summaryRow, error) {
-	rows, err := q.Query(ctx, summarySelect+`p.account_id = $1 AND p.token_hash = ANY($2)`, accountID, hashes)
+// of ownerUserID's (as selectSeat) whose room tokens hash to hashes (any
+// order; a hash of no such party has no entry).
+func selectSummariesByTokens(ctx context.Context, q querier, accountID, ownerUserID int64, hashes [][]byte) ([]summaryRow, error) {
+	rows, err := q.Query(ctx, summarySelect+`p.account_id = $1 AND p.owner_user_id = $3 AND p.token_hash = ANY($2)`, accountID, hashes, ownerUserID)
 	if err != nil {
 		return nil, fmt.Errorf("selectSummariesByTokens: %w", err)
 	}

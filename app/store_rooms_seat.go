@@ -16,18 +16,20 @@ import (
 // side's schema), and who may see a room.
 
 // selectSeat finds the room a room token opens, within the caller's account
-// only, with the caller's side and its human's context (the time zone, and
-// whether the account has seen the other side's schema), in one statement;
-// lock takes the room row FOR UPDATE.
-func selectSeat(ctx context.Context, q querier, tokenHash []byte, accountID int64, lock bool) (*roomRow, negotiation.Side, error) {
-	return querySeat(ctx, q, tokenHash, accountID, lock, -1)
+// and for the caller's human only (an agent acts for its human: a
+// colleague's seat is not its to read or move in, token or not), with the
+// caller's side and its human's context (the time zone, and whether the
+// account has seen the other side's schema), in one statement; lock takes
+// the room row FOR UPDATE.
+func selectSeat(ctx context.Context, q querier, tokenHash []byte, accountID, ownerUserID int64, lock bool) (*roomRow, negotiation.Side, error) {
+	return querySeat(ctx, q, tokenHash, accountID, ownerUserID, lock, -1)
 }
 
 // selectSeatUnless is selectSeat without a lock, leaving out the snapshot
 // and the log when the room is still at seq known: the row then comes back
 // with skipped set, and its parties and human context only.
-func selectSeatUnless(ctx context.Context, q querier, tokenHash []byte, accountID int64, known int) (*roomRow, negotiation.Side, error) {
-	return querySeat(ctx, q, tokenHash, accountID, false, known)
+func selectSeatUnless(ctx context.Context, q querier, tokenHash []byte, accountID, ownerUserID int64, known int) (*roomRow, negotiation.Side, error) {
+	return querySeat(ctx, q, tokenHash, accountID, ownerUserID, false, known)
 }
 
 // humanCols is what a side's card needs of its human, for the side's
@@ -49,7 +51,7 @@ const otherParty = ` LEFT JOIN parties o ON o.room_id = r.id AND o.side <> p.sid
 
 const seatWhere = `
 	FROM parties p JOIN rooms r ON r.id = p.room_id` + roomJoins + otherParty + `
-	WHERE p.token_hash = $1 AND p.account_id = $2`
+	WHERE p.token_hash = $1 AND p.account_id = $2 AND p.owner_user_id = $3`
 
 const seatFrom = `, p.side` + humanCols + seatWhere
 
@@ -58,10 +60,10 @@ var (
 	// A move's seat also reads what its change may need to tell the
 	// parties (moveCols).
 	seatSQLLocked = roomSelect + `, p.side` + humanCols + moveCols + seatWhere + ` FOR UPDATE OF r`
-	seatSQLUnless = roomSelectUnless(`$3`) + seatFrom
+	seatSQLUnless = roomSelectUnless(`$4`) + seatFrom
 )
 
-func querySeat(ctx context.Context, q querier, tokenHash []byte, accountID int64, lock bool, known int) (*roomRow, negotiation.Side, error) {
+func querySeat(ctx context.Context, q querier, tokenHash []byte, accountID, ownerUserID int64, lock bool, known int) (*roomRow, negotiation.Side, error) {
 	var side negotiation.Side
 	h := &humanRow{}
 	var row pgx.Row
@@ -69,12 +71,12 @@ func querySeat(ctx context.Context, q querier, tokenHash []byte, accountID int64
 	var hooks, recips []byte
 	switch {
 	case lock:
-		row = q.QueryRow(ctx, seatSQLLocked, tokenHash, accountID)
+		row = q.QueryRow(ctx, seatSQLLocked, tokenHash, accountID, ownerUserID)
 		dest = append(dest, &hooks, &recips)
 	case known >= 0:
-		row = q.QueryRow(ctx, seatSQLUnless, tokenHash, accountID, known)
+		row = q.QueryRow(ctx, seatSQLUnless, tokenHash, accountID, ownerUserID, known)
 	default:
-		row = q.QueryRow(ctx, seatSQL, tokenHash, accountID)
+		row = q.QueryRow(ctx, seatSQL, tokenHash, accountID, ownerUserID)
 	}
 	r, err := scanRoom(row, dest...)
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -57,12 +57,15 @@ func TestRateLimitStrangers(t *testing.T) {
 	if after := b.dbState(); after != before {
 		t.Fatalf("a refused pick changed the database:\n%s\n%s", before, after)
 	}
-	for _, path := range []string{"/login", "/auth/callback?state=x&code=y", "/c/ot_x", "/p/ps_x", "/p/ps_x/events", "/unsubscribe/x"} {
+	// Every stranger's page (Mount's strangerPage and strangerStream, and
+	// the two one-click POSTs) shares the bucket.
+	for _, path := range []string{"/login", "/auth/callback?state=x&code=y", "/c/ot_x", "/p/ps_x", "/p/ps_x/events", "/unsubscribe/x",
+		"/refuse/x", "/signup", "/join/x", "/verify", "/oauth/authorize"} {
 		if st, _, _ := stranger.do(http.MethodGet, path, nil); st != http.StatusTooManyRequests {
 			t.Errorf("GET %s from the same address: %d, want 429", path, st)
 		}
 	}
-	for _, path := range []string{"/c/ot_x", "/p/ps_x", "/unsubscribe/x"} {
+	for _, path := range []string{"/c/ot_x", "/p/ps_x", "/unsubscribe/x", "/refuse/x", "/signup", "/join/x", "/verify", "/zone", "/i/x"} {
 		if st, _, _ := stranger.do(http.MethodPost, path, url.Values{}); st != http.StatusTooManyRequests {
 			t.Errorf("POST %s from the same address: %d, want 429", path, st)
 		}

@@ -1,6 +1,7 @@
 package trust
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -15,11 +16,14 @@ import (
 	"github.com/taasky/taasky/dashboard"
 	"github.com/taasky/taasky/dashboard/devoidc"
 	"github.com/taasky/taasky/internal/fiberhttp"
+	"github.com/taasky/taasky/oauthserver"
+	"github.com/taasky/taasky/receipt"
 )
 
 // mountDashboard mounts the humans' pages with the development OIDC issuer
-// at /dev-oidc, as taasky dev does.
-func (s *stack) mountDashboard(log *slog.Logger) {
+// at /dev-oidc, as taasky dev does; with keys, the rooms' receipts; with
+// oauth, the authorization server and the agents connected with it.
+func (s *stack) mountDashboard(log *slog.Logger, keys *receipt.Keyring, oauth bool) {
 	issuer := s.base + "/dev-oidc"
 	h, err := devoidc.New(devoidc.Config{Issuer: issuer,
 		Clients: []devoidc.Client{{ID: "dash", Secret: "dash-secret", RedirectURIs: []string{s.base + "/auth/callback"}}},
@@ -30,13 +34,30 @@ func (s *stack) mountDashboard(log *slog.Logger) {
 	s.app.All("/dev-oidc/*", fiberhttp.Handler(h))
 	hub := dashboard.NewHub(s.rooms.RoomAccounts, log)
 	go app.Listen(s.ctx, s.pool.Config().ConnConfig.Copy(), log, app.RoomChanges(hub.Publish), s.accounts.KeyChanges())
-	dash, err := dashboard.New(s.ctx, dashboard.Config{BaseURL: s.base, SessionKey: []byte(strings.Repeat("k", 32)),
+	cfg := dashboard.Config{BaseURL: s.base, SessionKey: []byte(strings.Repeat("k", 32)),
 		Rooms: s.rooms, Accounts: s.accounts, Notifications: s.notes, Webhooks: s.hooks, Hub: hub, Log: log,
-		OIDC: dashboard.OIDC{Issuer: issuer, ClientID: "dash", ClientSecret: "dash-secret"}})
+		OIDC: dashboard.OIDC{Issuer: issuer, ClientID: "dash", ClientSecret: "dash-secret"}, Receipts: keys}
+	if oauth {
+		state := app.NewOAuth(s.pool)
+		srv, err := oauthserver.New(oauthserver.Config{BaseURL: s.base, Secret: bytes.Repeat([]byte{5}, 32), State: state,
+			Accounts: s.accounts, AllowPrivateFetch: true, Log: log})
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		srv.Mount(s.app)
+		cfg.OAuth = consent{srv, state}
+	}
+	dash, err := dashboard.New(s.ctx, cfg)
 	if err != nil {
 		s.t.Fatal(err)
 	}
 	dash.Mount(s.app)
+}
+
+// consent is the dashboard's view of OAuth, as cmd/taasky builds it.
+type consent struct {
+	*oauthserver.Server
+	*app.OAuth
 }
 
 // browser is a person's browser without JavaScript: a cookie jar, and the

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/negotiation"
 )
 
 // signIn signs a person in through the OIDC issuer, as tenant.browser
@@ -69,9 +70,12 @@ func (s *stack) teamState() string {
 // another account's owner. Each either may (a page: 200) or is refused
 // (not 200 nor 303), and a refused one reads none of what it may not see
 // (the room's title, the side's limit, the confirmation's id) and writes
-// nothing (teamState).
+// nothing (teamState). Every route the dashboard mounts is a row or is
+// named, with why, in notAccountRoutes (checkEveryRoute). Then the seven
+// MCP tools × each person's agent, on a seat of the seat's member's agent
+// (toolMatrix).
 func TestRoleMatrix(t *testing.T) {
-	s := newStack(t, stackConfig{tenants: 3, dashboard: true})
+	s := newStack(t, stackConfig{tenants: 3, dashboard: true, receipts: true, oauth: true})
 	alpha, beta, other := s.tenants[0], s.tenants[1], s.tenants[2]
 	for _, p := range []struct {
 		email string
@@ -116,6 +120,39 @@ func TestRoleMatrix(t *testing.T) {
 	}
 	room := m1.roomID(tok)
 	cid := m1.must("negotiation_cancel", map[string]any{"room_token": tok}).str("pending_confirmation", "id")
+	// m1's agent also holds seat b of R2, which beta opened with terms on
+	// the table (m1's turn: every move is open to it), and seat a of R3,
+	// agreed (it has a receipt).
+	const r2Title, r2Limit, r2Fee = "beta asks 5e81", "99417", 61283
+	open2 := beta.must("negotiation_open", map[string]any{"subject_schema": raceSchema, "subject": feeTerms(r2Fee), "title": r2Title})
+	code2 := open2.str("invite_code")
+	tb2 := m1.must("negotiation_join", map[string]any{"invite_code": code2, "subject_schema": raceSchema,
+		"limits": map[string]any{"fee": map[string]any{"max": map[string]any{"amount": r2Limit + ".00", "currency": "EUR"}}}}).str("room_token")
+	h2 := tableHash(m1.must("negotiation_read", map[string]any{"room_token": tb2}).out)
+	const agreedTitle = "m1 agreed 3c07"
+	open3 := m1.must("negotiation_open", map[string]any{"subject_schema": raceSchema, "subject": feeTerms(4410), "title": agreedTitle})
+	ta3 := open3.str("room_token")
+	tb3 := beta.must("negotiation_join", map[string]any{"invite_code": open3.str("invite_code"), "subject_schema": raceSchema}).str("room_token")
+	room3 := m1.roomID(ta3)
+	h3 := tableHash(beta.must("negotiation_read", map[string]any{"room_token": tb3}).out)
+	cb := beta.must("negotiation_respond", map[string]any{"room_token": tb3, "verdict": "approve", "subject_hash": h3}).str("pending_confirmation", "id")
+	if _, err := beta.decide(room3, cb, negotiation.SubjectHash(h3), true); err != nil {
+		t.Fatal(err)
+	}
+	ca := m1.must("negotiation_respond", map[string]any{"room_token": ta3, "verdict": "approve", "subject_hash": h3}).str("pending_confirmation", "id")
+	if d, err := s.rooms.DecideAsOwner(s.ctx, users["seat's member"].ID, room3, ca, negotiation.SubjectHash(h3), true); err != nil || d.State != negotiation.StateAgreed {
+		t.Fatalf("R3 agreed: %+v %v", d, err)
+	}
+	// Each member's agent: the owner's is alpha's own; an agent for the
+	// admin and for the other member.
+	keys := map[string]string{"owner": alpha.key, "seat's member": key.Key}
+	for _, who := range []string{"admin", "member"} {
+		if _, k, err := s.accounts.CreateAgent(s.ctx, alpha.slug, who+"'s agent", users[who].Email); err != nil {
+			t.Fatal(err)
+		} else {
+			keys[who] = k.Key
+		}
+	}
 	inv, err := s.accounts.Invite(s.ctx, alpha.user.ID, alpha.slug, "newcomer@example.test", app.MemberRoleMember)
 	if err != nil {
 		t.Fatal(err)
@@ -133,10 +170,11 @@ func TestRoleMatrix(t *testing.T) {
 		may          []string // who may: a GET answers 200, a POST is not tried for them here
 		sees         []string // who may read the secrets on it
 	}
+	everyone := []string{"owner", "admin", "seat's member", "member", "non-member", "other account"}
 	leads := []string{"owner", "admin", "seat's member"}
 	members := []string{"owner", "admin", "seat's member", "member"}
 	routes := []route{
-		{"GET", "/", nil, []string{"owner", "admin", "seat's member", "member", "non-member", "other account"}, leads},
+		{"GET", "/", nil, everyone, leads},
 		{"GET", "/rooms/" + r, nil, leads, leads},
 		{"GET", "/rooms/" + r + "?side=a", nil, leads, leads},
 		{"GET", "/rooms/" + r + "?side=b", nil, leads, leads},
@@ -168,9 +206,15 @@ func TestRoleMatrix(t *testing.T) {
 		{"POST", acct + "/rename", url.Values{"name": {"Renamed"}}, []string{"owner", "admin"}, nil},
 		{"POST", acct + "/export", url.Values{}, []string{"owner", "admin"}, nil},
 		{"POST", acct + "/delete", url.Values{"confirm": {slug}}, []string{"owner"}, nil},
-		{"POST", acct + "/delete", url.Values{"confirm": {strings.ToUpper(slug)}}, nil, nil}, // the slug mistyped
+		{"POST", acct + "/delete", url.Values{"confirm": {strings.ToUpper(slug)}}, nil, nil},       // the slug mistyped
+		{"POST", acct + "/leave", url.Values{}, []string{"admin", "seat's member", "member"}, nil}, // the owner is the last
+		{"POST", fmt.Sprintf("/settings/agents/%d/disconnect", ag.ID), url.Values{"account": {slug}}, []string{"owner", "admin", "seat's member"}, nil},
+		{"GET", fmt.Sprintf("/rooms/%d/receipt", room3), nil, leads, leads},
+		{"GET", fmt.Sprintf("/rooms/%d/receipt.jws", room3), nil, leads, leads},
+		{"GET", "/settings", nil, everyone, leads},
+		{"GET", "/settings/deliveries", nil, everyone, leads},
 	}
-	secrets := []string{secretTitle, secretLimit, cid, hookSecret}
+	secrets := []string{secretTitle, secretLimit, cid, hookSecret, r2Title, r2Limit, fmt.Sprint(r2Fee), h2, agreedTitle}
 	before := s.teamState()
 	tries, reads, writes := 0, 0, 0
 	for _, rt := range routes {
@@ -211,14 +255,26 @@ func TestRoleMatrix(t *testing.T) {
 			}
 		}
 	}
-	// Live updates of the room: the same lines.
-	for who, br := range people {
-		tries++
-		st, _ := br.stream("/rooms/" + r + "/events")
-		if want := contains(leads, who); (st == http.StatusOK) != want {
-			t.Errorf("the room's live updates as %s: HTTP %d", who, st)
+	// Live updates of the room: the same lines; of one's rooms list: each
+	// their own.
+	streams := []route{{"GET", "/rooms/" + r + "/events", nil, leads, nil}, {"GET", "/events", nil, everyone, nil}}
+	for _, rt := range streams {
+		for who, br := range people {
+			tries++
+			st, _ := br.stream(rt.path)
+			if want := contains(rt.may, who); (st == http.StatusOK) != want {
+				t.Errorf("%s as %s: HTTP %d", rt.path, who, st)
+			}
 		}
 	}
+	var covered [][2]string
+	for _, rt := range append(routes, streams...) {
+		covered = append(covered, [2]string{rt.method, rt.path})
+	}
+	checkEveryRoute(t, s, covered)
+	toolTries, toolReads, toolWrites := toolMatrix(t, s, toolFixture{slug: slug, other: other, keys: keys, members: members,
+		seatToken: tb2, seatCode: code2, hash: h2,
+		secrets: []string{secretTitle, secretLimit, cid, r2Title, r2Limit, fmt.Sprint(r2Fee), h2, agreedTitle, tok, tb2, ta3}})
 
 	// The writes they may make, made: the seat's member declines; the
 	// owner changes a role; an admin removes a member.
@@ -246,6 +302,7 @@ func TestRoleMatrix(t *testing.T) {
 		t.Errorf("beta's room after alpha's deletion: %v", v)
 	}
 	t.Logf("role matrix: %d routes × %d people, %d refused or read-only tries; reads: %d, writes: %d", len(routes), len(people), tries, reads, writes)
+	t.Logf("role matrix, tools: %d tool calls; reads: %d, writes: %d", toolTries, toolReads, toolWrites)
 }
 
 func contains(list []string, s string) bool {

@@ -30,6 +30,7 @@ import (
 	"github.com/taasky/taasky/negotiation"
 	"github.com/taasky/taasky/notify"
 	"github.com/taasky/taasky/notify/notifytest"
+	"github.com/taasky/taasky/receipt"
 )
 
 // full runs every suite at its full size (minutes); without it they run at
@@ -77,6 +78,8 @@ type stackConfig struct {
 	tenants   int
 	notify    bool // work the River jobs: emails go to an in-process SMTP server
 	dashboard bool // mount the dashboard with the development OIDC issuer
+	receipts  bool // receipt keys: agreed rooms get receipts, the dashboard serves them
+	oauth     bool // the authorization server, and the dashboard's OAuth agents
 	pace      negotiation.Pace
 	rate      mcpserver.RateLimit
 	now       func() time.Time
@@ -137,11 +140,17 @@ func newStack(t testing.TB, c stackConfig) *stack {
 	if s.river, err = river.NewClient(riverpgxv5.New(pool), rcfg); err != nil {
 		t.Fatal(err)
 	}
+	var keys *receipt.Keyring
+	if c.receipts {
+		if keys, err = newReceiptKeys(s.base); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := s.accounts.UseTeams(app.TeamsConfig{River: s.river, SealKey: bytes.Repeat([]byte{4}, 32), BaseURL: s.base, Now: c.now}); err != nil {
 		t.Fatal(err)
 	}
 	s.rooms, err = app.NewRooms(app.RoomsConfig{Pool: pool, River: s.river, LimitsKey: bytes.Repeat([]byte{1}, 32),
-		TokenKey: bytes.Repeat([]byte{2}, 32), BaseURL: s.base, Now: c.now, Pace: c.pace, Accounts: s.accounts})
+		TokenKey: bytes.Repeat([]byte{2}, 32), BaseURL: s.base, Now: c.now, Pace: c.pace, Accounts: s.accounts, Receipts: keys})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +177,7 @@ func newStack(t testing.TB, c stackConfig) *stack {
 	s.app.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok\n") })
 	mcpserver.New(s.rooms, "trust").WithRateLimit(c.rate).Mount(s.app, s.accounts)
 	if c.dashboard {
-		s.mountDashboard(log)
+		s.mountDashboard(log, keys, c.oauth)
 	}
 	served := make(chan struct{})
 	go func() { _ = s.app.Listener(ln); close(served) }()
@@ -180,6 +189,11 @@ func newStack(t testing.TB, c stackConfig) *stack {
 		s.addTenant(fmt.Sprintf("t%02d", i))
 	}
 	return s
+}
+
+// newReceiptKeys is a keyring of receipt keys for the service at base.
+func newReceiptKeys(base string) (*receipt.Keyring, error) {
+	return receipt.NewKeyring(base, 1, func(v int) []byte { return bytes.Repeat([]byte{byte(v)}, 32) })
 }
 
 // tenant is an account with its owner (the human) and one agent, whose
