@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"testing"
 	"time"
 
@@ -66,5 +67,74 @@ func TestPurgeExpiredOAuthTokens(t *testing.T) {
 	}
 	if tok, err := oauth.Token(b.ctx, app.OAuthRefresh, "live-refresh"); err != nil || tok.Active {
 		t.Errorf("the rotated refresh token: %+v, %v", tok, err)
+	}
+}
+
+// TestOAuthAgentsAudited: an agent made by a person's OAuth consent, the
+// same person's consent again, and its disconnection by an owner are in
+// the audit log, each with its actor, the agent and the client by name
+// and host; a second disconnection adds nothing.
+func TestOAuthAgentsAudited(t *testing.T) {
+	b := setup(t)
+	if _, err := b.accounts.CreateAccount(b.ctx, "acme", "Acme", "alice@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.accounts.AddMemberAsOperator(b.ctx, "acme", "bob@example.test", app.MemberRoleMember); err != nil {
+		t.Fatal(err)
+	}
+	alice, err := b.accounts.UserByEmail(b.ctx, "alice@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob, err := b.accounts.UserByEmail(b.ctx, "bob@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	oauth := app.NewOAuth(b.pool)
+	client, err := oauth.SaveClient(b.ctx, app.OAuthClient{ID: "https://assistant.example/oauth/client.json", Kind: app.OAuthClientMetadataDocument,
+		Name: "Assistant", RedirectURIs: []string{"https://assistant.example/callback"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent, err := oauth.Connect(b.ctx, bob.ID, "acme", client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := oauth.Connect(b.ctx, bob.ID, "acme", client); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := oauth.Disconnect(app.AsActor(b.ctx, alice.ID), "acme", agent.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, _, err := b.accounts.AuditLog(b.ctx, alice.ID, "acme", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	detail := map[string]string{"agent": "Assistant", "owner": "bob@example.test", "client": "Assistant", "host": "assistant.example"}
+	want := []struct {
+		action app.AuditAction
+		actor  string
+	}{
+		{app.AuditAgentDisconnected, "alice@example.test"},
+		{app.AuditAgentReconnected, "bob@example.test"},
+		{app.AuditAgentCreated, "bob@example.test"},
+		{app.AuditMemberAdded, "operator"},
+	}
+	if len(entries) < len(want) {
+		t.Fatalf("the audit log: %+v", entries)
+	}
+	for i, w := range want {
+		e := entries[i]
+		if e.Action != w.action || e.Actor != w.actor {
+			t.Errorf("entry %d: %s by %s, want %s by %s", i, e.Action, e.Actor, w.action, w.actor)
+		}
+		if w.action == app.AuditMemberAdded {
+			continue
+		}
+		if !maps.Equal(e.Detail, detail) {
+			t.Errorf("entry %d (%s): detail %v, want %v", i, e.Action, e.Detail, detail)
+		}
 	}
 }

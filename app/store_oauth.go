@@ -200,18 +200,27 @@ func selectOAuthConnections(ctx context.Context, q querier, accountSlug string) 
 	return cs, nil
 }
 
-func disconnectOAuthAgent(ctx context.Context, q querier, accountSlug string, agentID int64) error {
+// disconnectOAuthAgent ends an OAuth agent's grant and deletes its tokens;
+// it returns the agent's client and whether this call ended the grant
+// (false: it was disconnected already). The row is locked first, so that
+// of two disconnections at once only one says it ended the grant.
+func disconnectOAuthAgent(ctx context.Context, q querier, accountSlug string, agentID int64) (string, bool, error) {
 	var accountID int64
+	var clientID string
+	var connected bool
 	err := q.QueryRow(ctx, `
-		UPDATE oauth_agents o SET disconnected_at = coalesce(o.disconnected_at, now())
-		FROM accounts a
-		WHERE a.slug = $1 AND o.account_id = a.id AND o.agent_id = $2
-		RETURNING o.account_id`, accountSlug, agentID).Scan(&accountID)
+		SELECT o.account_id, o.client_id, o.disconnected_at IS NULL
+		FROM oauth_agents o JOIN accounts a ON a.id = o.account_id
+		WHERE a.slug = $1 AND o.agent_id = $2
+		FOR UPDATE OF o`, accountSlug, agentID).Scan(&accountID, &clientID, &connected)
 	if err != nil {
-		return fmt.Errorf("disconnectOAuthAgent %s %d: %w", accountSlug, agentID, err)
+		return "", false, fmt.Errorf("disconnectOAuthAgent %s %d: %w", accountSlug, agentID, err)
 	}
-	if _, err := q.Exec(ctx, `DELETE FROM oauth_tokens WHERE account_id = $1 AND agent_id = $2`, accountID, agentID); err != nil {
-		return fmt.Errorf("disconnectOAuthAgent %s %d: %w", accountSlug, agentID, err)
+	if _, err := q.Exec(ctx, `
+		WITH t AS (DELETE FROM oauth_tokens WHERE account_id = $1 AND agent_id = $2)
+		UPDATE oauth_agents SET disconnected_at = coalesce(disconnected_at, now())
+		WHERE account_id = $1 AND agent_id = $2`, accountID, agentID); err != nil {
+		return "", false, fmt.Errorf("disconnectOAuthAgent %s %d: %w", accountSlug, agentID, err)
 	}
-	return nil
+	return clientID, connected, nil
 }
