@@ -291,7 +291,9 @@ func agentNames(client, email string) []string {
 }
 
 // ConnectedAgent is the agent an access token was issued for, unless it
-// was disconnected since; it notes the agent's last use (to the minute).
+// was disconnected since or its human left the account (a token issued
+// before the removal ended its grant); it notes the agent's last use (to
+// the minute).
 func (o *OAuth) ConnectedAgent(ctx context.Context, accountID, agentID int64) (Agent, error) {
 	agent, disconnected, err := touchOAuthAgent(ctx, o.pool, accountID, agentID)
 	switch {
@@ -299,7 +301,7 @@ func (o *OAuth) ConnectedAgent(ctx context.Context, accountID, agentID int64) (A
 		return Agent{}, Errorf(ErrUnauthorized, "the agent of this token no longer exists")
 	case err != nil:
 		return Agent{}, fmt.Errorf("connected agent: %w", err)
-	case disconnected:
+	case disconnected || agent.OwnerUserID == 0:
 		return Agent{}, Errorf(ErrUnauthorized, "this agent was disconnected; connect your assistant again")
 	}
 	return agent, nil

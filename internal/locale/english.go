@@ -1001,6 +1001,7 @@ var englishText = map[Key]catalog.Message{
 
 	// What an audit log entry's details name, before the value (shown as it is).
 	"audit.detail.agent":                  text("agent"),
+	"audit.detail.agents_disconnected":    text("OAuth agents disconnected"),
 	"audit.detail.by":                     text("by"),
 	"audit.detail.client":                 text("client"),
 	"audit.detail.confirmation":           text("confirmation"),

@@ -989,6 +989,7 @@ var frenchText = map[Key]catalog.Message{
 
 	// What an audit log entry's details name, before the value (shown as it is).
 	"audit.detail.agent":                  text("agent"),
+	"audit.detail.agents_disconnected":    text("agents OAuth déconnectés"),
 	"audit.detail.by":                     text("par"),
 	"audit.detail.client":                 text("client"),
 	"audit.detail.confirmation":           text("confirmation"),

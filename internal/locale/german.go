@@ -987,6 +987,7 @@ var germanText = map[Key]catalog.Message{
 
 	// What an audit log entry's details name, before the value (shown as it is).
 	"audit.detail.agent":                  text("Agent"),
+	"audit.detail.agents_disconnected":    text("getrennte OAuth-Agenten"),
 	"audit.detail.by":                     text("durch"),
 	"audit.detail.client":                 text("Client"),
 	"audit.detail.confirmation":           text("Bestätigung"),

@@ -960,6 +960,7 @@ var japaneseText = map[Key]catalog.Message{
 
 	// What an audit log entry's details name, before the value (shown as it is).
 	"audit.detail.agent":                  text("エージェント"),
+	"audit.detail.agents_disconnected":    text("接続を解除したOAuthエージェント"),
 	"audit.detail.by":                     text("実行者"),
 	"audit.detail.client":                 text("クライアント"),
 	"audit.detail.confirmation":           text("確認"),

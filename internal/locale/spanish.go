@@ -989,6 +989,7 @@ var spanishText = map[Key]catalog.Message{
 
 	// What an audit log entry's details name, before the value (shown as it is).
 	"audit.detail.agent":                  text("agente"),
+	"audit.detail.agents_disconnected":    text("agentes OAuth desconectados"),
 	"audit.detail.by":                     text("por"),
 	"audit.detail.client":                 text("cliente"),
 	"audit.detail.confirmation":           text("confirmación"),
