@@ -8,8 +8,9 @@ import (
 )
 
 // The audit log says what happened in an account, when and by whom:
-// invitations, joins, role changes, removals, agents created, keys issued
-// and revoked, confirmations answered. It is kept (nothing deletes an
+// invitations, joins, role changes, removals, agents created (with a key
+// or by an OAuth consent), keys issued and revoked, OAuth agents connected
+// again and disconnected, confirmations answered. It is kept (nothing deletes an
 // entry but the account's own deletion), read newest first a page at a
 // time by owners and admins, and never holds a limit, a key or a token.
 
@@ -29,6 +30,8 @@ const (
 	AuditAgentCreated       AuditAction = "agent.created"
 	AuditKeyIssued          AuditAction = "agent.key_issued"
 	AuditKeyRevoked         AuditAction = "agent.key_revoked"
+	AuditAgentReconnected   AuditAction = "agent.reconnected"  // its person consented again (OAuth)
+	AuditAgentDisconnected  AuditAction = "agent.disconnected" // its OAuth grant ended
 	AuditConfirmationAnswer AuditAction = "confirmation.answered"
 	AuditAccountRenamed     AuditAction = "account.renamed"
 	AuditAccountExported    AuditAction = "account.exported"

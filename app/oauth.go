@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"time"
@@ -18,10 +19,11 @@ import (
 // (codes, PKCE, rotation) is the oauthserver package's; this is its state.
 type OAuth struct {
 	pool *pgxpool.Pool
+	now  func() time.Time // the audit log's clock
 }
 
 // NewOAuth returns the OAuth state over pool.
-func NewOAuth(pool *pgxpool.Pool) *OAuth { return &OAuth{pool: pool} }
+func NewOAuth(pool *pgxpool.Pool) *OAuth { return &OAuth{pool: pool, now: time.Now} }
 
 // OAuthClientKind says how Taasky knows a client.
 type OAuthClientKind string
@@ -47,6 +49,20 @@ type OAuthClient struct {
 	CreatedAt    time.Time
 	// FreshUntil: a metadata document is fetched again after it.
 	FreshUntil *time.Time
+}
+
+// Host is the host the client speaks for: its client_id's (a metadata
+// document) or its client_uri's; "" when it has neither.
+func (c OAuthClient) Host() string {
+	raw := c.ClientURI
+	if c.Kind == OAuthClientMetadataDocument {
+		raw = c.ID
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
 }
 
 // OAuthTokenKind is what an OAuthToken row stands for.
@@ -194,7 +210,8 @@ func connectableAccounts(ctx context.Context, q querier, userID int64) ([]Member
 
 // Connect is a person's consent: the agent of client for them in the
 // account, created (named after the client) or, for the same client and
-// person, the one they connected before, connected again.
+// person, the one they connected before, connected again. The audit log
+// says which, by them, in the same transaction.
 func (o *OAuth) Connect(ctx context.Context, userID int64, accountSlug string, client OAuthClient) (Agent, error) {
 	var agent Agent
 	err := pgx.BeginFunc(ctx, o.pool, func(tx pgx.Tx) error {
@@ -214,8 +231,10 @@ func (o *OAuth) Connect(ctx context.Context, userID int64, accountSlug string, c
 		agentID, err := reconnectOAuthAgent(ctx, tx, acct.AccountID, client.ID, userID)
 		switch {
 		case err == nil:
-			agent, err = selectAgent(ctx, tx, accountSlug, agentID)
-			return err
+			if agent, err = selectAgent(ctx, tx, accountSlug, agentID); err != nil {
+				return err
+			}
+			return auditOAuthAgent(ctx, tx, agent, userID, AuditAgentReconnected, o.now(), client)
 		case !errors.Is(err, pgx.ErrNoRows):
 			return err
 		}
@@ -232,12 +251,26 @@ func (o *OAuth) Connect(ctx context.Context, userID int64, accountSlug string, c
 			return err
 		}
 		agent.OwnerEmail = email
-		return insertOAuthAgent(ctx, tx, agent, client.ID)
+		if err := insertOAuthAgent(ctx, tx, agent, client.ID); err != nil {
+			return err
+		}
+		return auditOAuthAgent(ctx, tx, agent, userID, AuditAgentCreated, o.now(), client)
 	})
 	if err != nil {
 		return Agent{}, fmt.Errorf("connect agent: %w", err)
 	}
 	return agent, nil
+}
+
+// auditOAuthAgent notes what a consent or a disconnection did to agent:
+// the client by its name and host (what the consent screen showed), never
+// a token.
+func auditOAuthAgent(ctx context.Context, q querier, agent Agent, actor int64, action AuditAction, at time.Time, client OAuthClient) error {
+	detail := map[string]string{"agent": agent.Name, "owner": agent.OwnerEmail, "client": client.Name}
+	if host := client.Host(); host != "" {
+		detail["host"] = host
+	}
+	return insertAudit(ctx, q, agent.AccountID, actor, action, at, detail)
 }
 
 // agentNames are the names an OAuth agent may take, best first: the
@@ -258,7 +291,9 @@ func agentNames(client, email string) []string {
 }
 
 // ConnectedAgent is the agent an access token was issued for, unless it
-// was disconnected since; it notes the agent's last use (to the minute).
+// was disconnected since or its human left the account (a token issued
+// before the removal ended its grant); it notes the agent's last use (to
+// the minute).
 func (o *OAuth) ConnectedAgent(ctx context.Context, accountID, agentID int64) (Agent, error) {
 	agent, disconnected, err := touchOAuthAgent(ctx, o.pool, accountID, agentID)
 	switch {
@@ -266,7 +301,7 @@ func (o *OAuth) ConnectedAgent(ctx context.Context, accountID, agentID int64) (A
 		return Agent{}, Errorf(ErrUnauthorized, "the agent of this token no longer exists")
 	case err != nil:
 		return Agent{}, fmt.Errorf("connected agent: %w", err)
-	case disconnected:
+	case disconnected || agent.OwnerUserID == 0:
 		return Agent{}, Errorf(ErrUnauthorized, "this agent was disconnected; connect your assistant again")
 	}
 	return agent, nil
@@ -283,10 +318,24 @@ func (o *OAuth) Connections(ctx context.Context, accountSlug string) ([]OAuthCon
 
 // Disconnect ends an OAuth agent's grant at once: every token of it is
 // deleted (the next call with one gets 401) and none is issued again until
-// its person consents again. Disconnecting twice does nothing more.
+// its person consents again. The audit log names ctx's actor (AsActor;
+// none: an operator). Disconnecting twice does nothing more, and is not
+// audited again.
 func (o *OAuth) Disconnect(ctx context.Context, accountSlug string, agentID int64) error {
 	err := pgx.BeginFunc(ctx, o.pool, func(tx pgx.Tx) error {
-		return disconnectOAuthAgent(ctx, tx, accountSlug, agentID)
+		clientID, ended, err := disconnectOAuthAgent(ctx, tx, accountSlug, agentID)
+		if err != nil || !ended {
+			return err
+		}
+		agent, err := selectAgent(ctx, tx, accountSlug, agentID)
+		if err != nil {
+			return err
+		}
+		client, err := selectOAuthClient(ctx, tx, clientID)
+		if err != nil {
+			return err
+		}
+		return auditOAuthAgent(ctx, tx, agent, actorOf(ctx), AuditAgentDisconnected, o.now(), client)
 	})
 	if err != nil {
 		return fmt.Errorf("disconnect agent: %w", notFound(err, "error.not_connected", "agent %s of account %s is not connected with OAuth", strconv.FormatInt(agentID, 10), accountSlug))

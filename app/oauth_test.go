@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"testing"
 	"time"
 
@@ -66,5 +67,148 @@ func TestPurgeExpiredOAuthTokens(t *testing.T) {
 	}
 	if tok, err := oauth.Token(b.ctx, app.OAuthRefresh, "live-refresh"); err != nil || tok.Active {
 		t.Errorf("the rotated refresh token: %+v, %v", tok, err)
+	}
+}
+
+// TestOAuthAgentsAudited: an agent made by a person's OAuth consent, the
+// same person's consent again, and its disconnection by an owner are in
+// the audit log, each with its actor, the agent and the client by name
+// and host; a second disconnection adds nothing.
+func TestOAuthAgentsAudited(t *testing.T) {
+	b := setup(t)
+	if _, err := b.accounts.CreateAccount(b.ctx, "acme", "Acme", "alice@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.accounts.AddMemberAsOperator(b.ctx, "acme", "bob@example.test", app.MemberRoleMember); err != nil {
+		t.Fatal(err)
+	}
+	alice, err := b.accounts.UserByEmail(b.ctx, "alice@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob, err := b.accounts.UserByEmail(b.ctx, "bob@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	oauth := app.NewOAuth(b.pool)
+	client, err := oauth.SaveClient(b.ctx, app.OAuthClient{ID: "https://assistant.example/oauth/client.json", Kind: app.OAuthClientMetadataDocument,
+		Name: "Assistant", RedirectURIs: []string{"https://assistant.example/callback"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent, err := oauth.Connect(b.ctx, bob.ID, "acme", client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := oauth.Connect(b.ctx, bob.ID, "acme", client); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := oauth.Disconnect(app.AsActor(b.ctx, alice.ID), "acme", agent.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, _, err := b.accounts.AuditLog(b.ctx, alice.ID, "acme", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	detail := map[string]string{"agent": "Assistant", "owner": "bob@example.test", "client": "Assistant", "host": "assistant.example"}
+	want := []struct {
+		action app.AuditAction
+		actor  string
+	}{
+		{app.AuditAgentDisconnected, "alice@example.test"},
+		{app.AuditAgentReconnected, "bob@example.test"},
+		{app.AuditAgentCreated, "bob@example.test"},
+		{app.AuditMemberAdded, "operator"},
+	}
+	if len(entries) < len(want) {
+		t.Fatalf("the audit log: %+v", entries)
+	}
+	for i, w := range want {
+		e := entries[i]
+		if e.Action != w.action || e.Actor != w.actor {
+			t.Errorf("entry %d: %s by %s, want %s by %s", i, e.Action, e.Actor, w.action, w.actor)
+		}
+		if w.action == app.AuditMemberAdded {
+			continue
+		}
+		if !maps.Equal(e.Detail, detail) {
+			t.Errorf("entry %d (%s): detail %v, want %v", i, e.Action, e.Detail, detail)
+		}
+	}
+}
+
+// TestRemovedMembersOAuthAgentStops: removing a member ends their OAuth
+// agents' grants at once, as it revokes their keys: the tokens are
+// deleted, a token issued before is refused, and the removal's audit
+// entry counts them. Back in the account, the same consent connects a new
+// agent of theirs, not the one left without a human.
+func TestRemovedMembersOAuthAgentStops(t *testing.T) {
+	b := setup(t)
+	if _, err := b.accounts.CreateAccount(b.ctx, "acme", "Acme", "alice@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.accounts.AddMemberAsOperator(b.ctx, "acme", "bob@example.test", app.MemberRoleMember); err != nil {
+		t.Fatal(err)
+	}
+	alice, err := b.accounts.UserByEmail(b.ctx, "alice@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob, err := b.accounts.UserByEmail(b.ctx, "bob@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	oauth := app.NewOAuth(b.pool)
+	client, err := oauth.SaveClient(b.ctx, app.OAuthClient{ID: "https://assistant.example/oauth/client.json", Kind: app.OAuthClientMetadataDocument,
+		Name: "Assistant", RedirectURIs: []string{"https://assistant.example/callback"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent, err := oauth.Connect(b.ctx, bob.ID, "acme", client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := oauth.SaveToken(b.ctx, app.OAuthToken{Signature: "access-sig", Kind: app.OAuthAccess, RequestID: "req",
+		AccountID: agent.AccountID, AgentID: agent.ID, ClientID: client.ID, Request: []byte(`{}`), ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := oauth.ConnectedAgent(b.ctx, agent.AccountID, agent.ID); err != nil {
+		t.Fatalf("before the removal: %v", err)
+	}
+
+	if err := b.accounts.RemoveMember(b.ctx, alice.ID, "acme", bob.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := oauth.ConnectedAgent(b.ctx, agent.AccountID, agent.ID); app.ErrorCodeOf(err) != app.ErrUnauthorized {
+		t.Errorf("a token issued before the removal: %v, want it refused", err)
+	}
+	if _, err := oauth.Token(b.ctx, app.OAuthAccess, "access-sig"); app.ErrorCodeOf(err) != app.ErrNotFound {
+		t.Errorf("the token after the removal: %v, want it deleted", err)
+	}
+	entries, _, err := b.accounts.AuditLog(b.ctx, alice.ID, "acme", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := entries[0]; e.Action != app.AuditMemberRemoved || e.Detail["agents_disconnected"] != "1" || e.Detail["email"] != "bob@example.test" {
+		t.Errorf("the removal's audit entry: %+v", e)
+	}
+
+	if err := b.accounts.AddMemberAsOperator(b.ctx, "acme", "bob@example.test", app.MemberRoleMember); err != nil {
+		t.Fatal(err)
+	}
+	again, err := oauth.Connect(b.ctx, bob.ID, "acme", client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.ID == agent.ID || again.OwnerUserID != bob.ID {
+		t.Errorf("connected again after rejoining: %+v, want a new agent of bob's (the old one is %d)", again, agent.ID)
+	}
+	if got, err := oauth.ConnectedAgent(b.ctx, again.AccountID, again.ID); err != nil || got.ID != again.ID {
+		t.Errorf("the new agent: %+v %v", got, err)
+	}
+	if _, err := oauth.ConnectedAgent(b.ctx, agent.AccountID, agent.ID); app.ErrorCodeOf(err) != app.ErrUnauthorized {
+		t.Errorf("the old agent after the new consent: %v, want it refused", err)
 	}
 }

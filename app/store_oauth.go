@@ -114,13 +114,16 @@ func revokeOAuthGrant(ctx context.Context, q querier, requestID string, kind OAu
 }
 
 // reconnectOAuthAgent finds the agent the person connected with the
-// client before and connects it again.
+// client before and connects it again, unless it is no longer theirs (they
+// left the account since: insertOAuthAgent then links a new one).
 func reconnectOAuthAgent(ctx context.Context, q querier, accountID int64, clientID string, userID int64) (int64, error) {
 	var agentID int64
 	err := q.QueryRow(ctx, `
-		UPDATE oauth_agents SET disconnected_at = NULL, connected_at = now()
-		WHERE account_id = $1 AND client_id = $2 AND user_id = $3
-		RETURNING agent_id`, accountID, clientID, userID).Scan(&agentID)
+		UPDATE oauth_agents o SET disconnected_at = NULL, connected_at = now()
+		FROM agents g
+		WHERE o.account_id = $1 AND o.client_id = $2 AND o.user_id = $3
+		  AND g.account_id = o.account_id AND g.id = o.agent_id AND g.owner_user_id = $3
+		RETURNING o.agent_id`, accountID, clientID, userID).Scan(&agentID)
 	if err != nil {
 		return 0, fmt.Errorf("reconnectOAuthAgent: %w", err)
 	}
@@ -149,8 +152,13 @@ func freeAgentName(ctx context.Context, q querier, accountID int64, names []stri
 	return "", refuse(ErrConflict, "error.agent_names_taken", "agent name: the account already has agents named %q and its variants; rename one in Settings", names[0])
 }
 
+// insertOAuthAgent links g to the person's grant for the client; an agent
+// linked before, whose human left the account since, is unlinked (it
+// stays, with no human and no grant).
 func insertOAuthAgent(ctx context.Context, q querier, g Agent, clientID string) error {
-	_, err := q.Exec(ctx, `INSERT INTO oauth_agents (account_id, agent_id, client_id, user_id) VALUES ($1, $2, $3, $4)`,
+	_, err := q.Exec(ctx, `INSERT INTO oauth_agents (account_id, agent_id, client_id, user_id) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (account_id, client_id, user_id) DO UPDATE SET agent_id = EXCLUDED.agent_id,
+			connected_at = now(), last_used_at = NULL, disconnected_at = NULL`,
 		g.AccountID, g.ID, clientID, g.OwnerUserID)
 	if err != nil {
 		return fmt.Errorf("insertOAuthAgent %d: %w", g.ID, err)
@@ -200,18 +208,42 @@ func selectOAuthConnections(ctx context.Context, q querier, accountSlug string) 
 	return cs, nil
 }
 
-func disconnectOAuthAgent(ctx context.Context, q querier, accountSlug string, agentID int64) error {
+// disconnectOAuthAgent ends an OAuth agent's grant and deletes its tokens;
+// it returns the agent's client and whether this call ended the grant
+// (false: it was disconnected already). The row is locked first, so that
+// of two disconnections at once only one says it ended the grant.
+func disconnectOAuthAgent(ctx context.Context, q querier, accountSlug string, agentID int64) (string, bool, error) {
 	var accountID int64
+	var clientID string
+	var connected bool
 	err := q.QueryRow(ctx, `
-		UPDATE oauth_agents o SET disconnected_at = coalesce(o.disconnected_at, now())
-		FROM accounts a
-		WHERE a.slug = $1 AND o.account_id = a.id AND o.agent_id = $2
-		RETURNING o.account_id`, accountSlug, agentID).Scan(&accountID)
+		SELECT o.account_id, o.client_id, o.disconnected_at IS NULL
+		FROM oauth_agents o JOIN accounts a ON a.id = o.account_id
+		WHERE a.slug = $1 AND o.agent_id = $2
+		FOR UPDATE OF o`, accountSlug, agentID).Scan(&accountID, &clientID, &connected)
 	if err != nil {
-		return fmt.Errorf("disconnectOAuthAgent %s %d: %w", accountSlug, agentID, err)
+		return "", false, fmt.Errorf("disconnectOAuthAgent %s %d: %w", accountSlug, agentID, err)
 	}
-	if _, err := q.Exec(ctx, `DELETE FROM oauth_tokens WHERE account_id = $1 AND agent_id = $2`, accountID, agentID); err != nil {
-		return fmt.Errorf("disconnectOAuthAgent %s %d: %w", accountSlug, agentID, err)
+	if _, err := q.Exec(ctx, `
+		WITH t AS (DELETE FROM oauth_tokens WHERE account_id = $1 AND agent_id = $2)
+		UPDATE oauth_agents SET disconnected_at = coalesce(disconnected_at, now())
+		WHERE account_id = $1 AND agent_id = $2`, accountID, agentID); err != nil {
+		return "", false, fmt.Errorf("disconnectOAuthAgent %s %d: %w", accountSlug, agentID, err)
 	}
-	return nil
+	return clientID, connected, nil
+}
+
+// disconnectMemberOAuthAgents ends the OAuth grants of the agents userID
+// owns in the account (a removal, before the membership goes): their
+// tokens are deleted. It says how many were connected.
+func disconnectMemberOAuthAgents(ctx context.Context, q querier, accountID, userID int64, at time.Time) (int, error) {
+	tag, err := q.Exec(ctx, `
+		WITH mine AS (SELECT id FROM agents WHERE account_id = $1 AND owner_user_id = $2),
+		t AS (DELETE FROM oauth_tokens WHERE account_id = $1 AND agent_id IN (SELECT id FROM mine))
+		UPDATE oauth_agents SET disconnected_at = $3
+		WHERE account_id = $1 AND agent_id IN (SELECT id FROM mine) AND disconnected_at IS NULL`, accountID, userID, at)
+	if err != nil {
+		return 0, fmt.Errorf("disconnectMemberOAuthAgents %d %d: %w", accountID, userID, err)
+	}
+	return int(tag.RowsAffected()), nil
 }

@@ -20,7 +20,7 @@ import (
 // Teams: an account's members and their roles (owner, admin, member; what
 // each may do is access.go's), invitations by email, role changes,
 // removals and leaving. A removed member (or one who leaves) loses their
-// agents' keys and every session at once; the rooms their agents sit in
+// agents' keys, their agents' OAuth grants and every session at once; the rooms their agents sit in
 // stay open, and those rooms' confirmations go to the account's owners,
 // with a note on each room's timeline.
 
@@ -286,6 +286,10 @@ func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userI
 		if forget, err = revokeMemberKeys(ctx, tx, acctID, userID, now); err != nil {
 			return err
 		}
+		disconnected, err := disconnectMemberOAuthAgents(ctx, tx, acctID, userID, now)
+		if err != nil {
+			return err
+		}
 		seats, err := orphanSeats(ctx, tx, acctID, userID, now)
 		if err != nil {
 			return err
@@ -312,7 +316,7 @@ func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userI
 			action = AuditMemberLeft
 		}
 		return insertAudit(ctx, tx, acctID, actorID, action, now, map[string]string{"email": email, "role": string(target.Role),
-			"keys_revoked": fmt.Sprint(len(forget)), "rooms_handed_to_owners": fmt.Sprint(len(seats))})
+			"keys_revoked": fmt.Sprint(len(forget)), "agents_disconnected": fmt.Sprint(disconnected), "rooms_handed_to_owners": fmt.Sprint(len(seats))})
 	})
 	if err != nil {
 		return fmt.Errorf("remove member: %w", err)

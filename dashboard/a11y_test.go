@@ -71,7 +71,7 @@ func (br *browser) violations(ctx context.Context, axe, page string) []string {
 // or critical may remain.
 func TestAccessibility(t *testing.T) {
 	axe := axeSource(t)
-	b := setup(t)
+	b := setup(t, withOAuth) // the first steps as served, with MCP authorization
 	br := newBrowser(t, b)
 	bob := br.tab()
 	br.signIn(bob, "bob@example.test")

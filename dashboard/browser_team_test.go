@@ -23,7 +23,8 @@ func (br *browser) signInTyping(ctx context.Context, from, email string) {
 }
 
 // TestBrowserTeams: a newcomer signs up and lands on the first steps with
-// the MCP URL; invites a colleague, whose mail (read from the SMTP
+// the MCP URL, which an assistant that supports MCP authorization needs
+// alone; invites a colleague, whose mail (read from the SMTP
 // server) holds the link; a person signed in with another address is
 // refused and the link still works; the colleague signs in with the
 // invited address and joins; the owner makes them admin, then removes
@@ -31,7 +32,7 @@ func (br *browser) signInTyping(ctx context.Context, from, email string) {
 // deletes it (a wrong slug first), and, in no other account, starts again
 // from sign-up.
 func TestBrowserTeams(t *testing.T) {
-	b := setup(t)
+	b := setup(t, withOAuth)
 	smtp := b.inviteMails(t)
 	br := newBrowser(t, b)
 
@@ -54,6 +55,10 @@ func TestBrowserTeams(t *testing.T) {
 	br.shot(nina, "first-steps")
 	if s := br.text(nina, "[data-mcp-url]"); s != b.base+"/mcp/nina-studio" {
 		t.Fatalf("the first steps' MCP URL: %q", s)
+	}
+	if s := br.text(nina, "[data-connect-oauth]"); !strings.HasPrefix(s, "Claude, ChatGPT, VS Code, Cursor and the other assistants that support MCP authorization need only this URL") ||
+		!strings.HasSuffix(s, b.base+"/mcp works too: you then pick the account when you approve.") {
+		t.Fatalf("the first steps' connect with OAuth: %q", s)
 	}
 
 	br.do(nina, "invite omar", chromedp.Click(chromedp.CSS(`a[href="/accounts/nina-studio/members"]`)),

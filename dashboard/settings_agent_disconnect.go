@@ -7,7 +7,8 @@ import (
 )
 
 // settingsAgentDisconnect disconnects an agent connected with OAuth, at
-// once: its tokens stop working on their next call.
+// once: its tokens stop working on their next call. The audit log names
+// the person who did it.
 func (d *Dashboard) settingsAgentDisconnect(c *fiber.Ctx) error {
 	v, done := d.requireViewer(c)
 	if v == nil {
@@ -20,7 +21,7 @@ func (d *Dashboard) settingsAgentDisconnect(c *fiber.Ctx) error {
 	if err != nil {
 		return d.settingsRefused(c, v, err)
 	}
-	if err := d.oauth.Disconnect(c.UserContext(), agent.AccountSlug, agent.ID); err != nil {
+	if err := d.oauth.Disconnect(app.AsActor(c.UserContext(), v.user.ID), agent.AccountSlug, agent.ID); err != nil {
 		return d.settingsRefused(c, v, err)
 	}
 	return c.Redirect("/settings?done=disconnected", fiber.StatusSeeOther)

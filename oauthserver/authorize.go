@@ -164,21 +164,9 @@ func (s *Server) parse(ctx context.Context, params url.Values, userID int64) (*p
 		return nil, "", err
 	}
 	auth.NewClient = !known
-	if client.Kind == app.OAuthClientMetadataDocument {
-		auth.ClientHost = hostOf(client.ID)
-	} else {
-		auth.ClientHost = hostOf(client.ClientURI)
-	}
+	auth.ClientHost = client.Host()
 	auth.HostDiffers = auth.ClientHost != "" && !strings.EqualFold(auth.ClientHost, ar.GetRedirectURI().Hostname())
 	return &pending{ar: ar, client: client, auth: auth}, "", nil
-}
-
-func hostOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	return u.Hostname()
 }
 
 func (s *Server) errorRedirect(ctx context.Context, ar fosite.AuthorizeRequester, err error) (string, error) {

@@ -480,17 +480,22 @@ var englishText = map[Key]catalog.Message{
 
 	// An account's pages for its people: its first steps, sign-up, joining
 	// with an invitation's link, its members, its settings, its webhooks.
-	"team.actions":           text("Actions"), // a table's column of buttons, for screen readers
-	"team.send_again":        text("Send again"),
-	"team.agents":            text("Agents"),
-	"team.webhooks":          text("Webhooks"),
-	"start.title":            text("First steps in %[1]s"),
-	"start.ready":            text("%[1]s is ready"),
-	"start.you_are":          text("you are %[1]s"), // role.<role>
-	"start.agent_heading":    text("1. Connect an agent"),
-	"start.agent_url":        text("Your AI assistant negotiates for this account over MCP, at this URL:"),
-	"start.agent_key":        text("It needs a key: %[1]s, which shows its key once."), // start.agent_create, a link
-	"start.agent_create":     text("create an agent in Settings"),
+	"team.actions":        text("Actions"), // a table's column of buttons, for screen readers
+	"team.send_again":     text("Send again"),
+	"team.agents":         text("Agents"),
+	"team.webhooks":       text("Webhooks"),
+	"start.title":         text("First steps in %[1]s"),
+	"start.ready":         text("%[1]s is ready"),
+	"start.you_are":       text("you are %[1]s"), // role.<role>
+	"start.agent_heading": text("1. Connect an agent"),
+	"start.agent_url":     text("Your AI assistant negotiates for this account over MCP, at this URL:"),
+	"start.agent_key":     text("It needs a key: %[1]s, which shows its key once."), // start.agent_create, a link
+	"start.agent_create":  text("create an agent in Settings"),
+	// With MCP authorization: the URL alone (start.agent_any: {BASE_URL}/mcp, as code),
+	// keys for the others (start.agent_key_others: start.agent_create, a link).
+	"start.agent_oauth":      text("Claude, ChatGPT, VS Code, Cursor and the other assistants that support MCP authorization need only this URL: add it as a remote MCP server (leave any key empty), sign in to Taasky when your browser opens, and approve."),
+	"start.agent_any":        text("%[1]s works too: you then pick the account when you approve."),
+	"start.agent_key_others": text("Other assistants need a key: %[1]s, which shows its key once."),
 	"start.team_heading":     text("2. Bring your team"),
 	"start.invite":           text("Invite people"),
 	"start.invite_text":      text("by email: each connects their own agent, and confirms its moves."), // after start.invite
@@ -568,6 +573,8 @@ var englishText = map[Key]catalog.Message{
 	"audit.agent.created":          text("agent created"),
 	"audit.agent.key_issued":       text("agent key issued"),
 	"audit.agent.key_revoked":      text("agent key revoked"),
+	"audit.agent.reconnected":      text("agent connected again (OAuth)"),
+	"audit.agent.disconnected":     text("agent disconnected (OAuth)"),
 	"audit.confirmation.answered":  text("confirmation answered"),
 	"audit.account.renamed":        text("account renamed"),
 	"audit.account.exported":       text("account exported"),
@@ -994,12 +1001,15 @@ var englishText = map[Key]catalog.Message{
 
 	// What an audit log entry's details name, before the value (shown as it is).
 	"audit.detail.agent":                  text("agent"),
+	"audit.detail.agents_disconnected":    text("OAuth agents disconnected"),
 	"audit.detail.by":                     text("by"),
+	"audit.detail.client":                 text("client"),
 	"audit.detail.confirmation":           text("confirmation"),
 	"audit.detail.email":                  text("email"),
 	"audit.detail.events":                 text("events"),
 	"audit.detail.failing_since":          text("failing since"),
 	"audit.detail.from":                   text("from"),
+	"audit.detail.host":                   text("host"),
 	"audit.detail.key":                    text("key"),
 	"audit.detail.keys_revoked":           text("keys revoked"),
 	"audit.detail.name":                   text("name"),
