@@ -1,8 +1,17 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // BenchmarkMoveUnder8Writers: need_more_detail moves (a durable move each:
@@ -49,4 +58,85 @@ func (rb *roomsBundle) openJoinedB(b *testing.B) (string, string) {
 		b.Fatal(err)
 	}
 	return open.RoomToken, j.RoomToken
+}
+
+// BenchmarkReadKept: negotiation_read of rooms nothing changed (the kept
+// view holds: one statement checks it), 8 readers at once, each on a side
+// of its own. Besides the time per read (about half the CPU a read costs
+// on 2 cores, when nothing else runs) it reports the CPU per read of this
+// process (go-µs/op) and of the database's backends (pg-µs/op), which a
+// busy machine disturbs less.
+func BenchmarkReadKept(b *testing.B) {
+	rb := setupRoomsB(b)
+	type seat struct {
+		agent Agent
+		token string
+	}
+	seats := make(chan seat, 8)
+	for range 4 {
+		ta, tb := rb.openJoinedB(b)
+		if _, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")}); err != nil {
+			b.Fatal(err)
+		}
+		for _, s := range []seat{{rb.a, ta}, {rb.b, tb}} {
+			if _, err := rb.rooms.Read(rb.ctx, s.agent, s.token); err != nil { // keeps the view
+				b.Fatal(err)
+			}
+			seats <- s
+		}
+	}
+	b.SetParallelism(4) // 4 × GOMAXPROCS(2) = 8 readers
+	b.ReportAllocs()
+	pg0, go0 := backendsCPU(rb.ctx, b, rb.pool), selfCPU()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		s := <-seats
+		for pb.Next() {
+			if _, err := rb.rooms.Read(rb.ctx, s.agent, s.token); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	var pg time.Duration
+	for pid, cpu := range backendsCPU(rb.ctx, b, rb.pool) {
+		pg += cpu - pg0[pid]
+	}
+	b.ReportMetric(float64(pg.Microseconds())/float64(b.N), "pg-µs/op")
+	b.ReportMetric(float64((selfCPU()-go0).Microseconds())/float64(b.N), "go-µs/op")
+}
+
+// backendsCPU is the CPU time of each backend serving pool's database but
+// the one asking, from /proc (the database on this host).
+func backendsCPU(ctx context.Context, b *testing.B, pool *pgxpool.Pool) map[int32]time.Duration {
+	rows, err := pool.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := map[int32]time.Duration{}
+	for _, pid := range pids {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(int(pid)) + "/stat")
+		if err != nil {
+			b.Skipf("PostgreSQL's backends are not on this host: %v", err)
+		}
+		// utime and stime, in clock ticks (100 a second), are the 14th and
+		// 15th fields; the 2nd, the command, ends with the last ")".
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+		ut, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		out[pid] = time.Duration(ut+st) * 10 * time.Millisecond
+	}
+	return out
+}
+
+// selfCPU is this process's CPU time so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -138,6 +138,8 @@ func genericPlan(t *testing.T, ctx context.Context, pool *pgxpool.Pool, sql stri
 			literals = append(literals, "'"+v.UTC().Format(time.RFC3339Nano)+"'")
 		case string:
 			literals = append(literals, "'"+strings.ReplaceAll(v, "'", "''")+"'")
+		case []byte:
+			literals = append(literals, fmt.Sprintf(`'\x%x'::bytea`, v))
 		case []int64:
 			literals = append(literals, "'{"+strings.Trim(strings.Join(strings.Fields(fmt.Sprint(v)), ","), "[]")+"}'")
 		default:
@@ -233,4 +235,36 @@ func TestListPlans(t *testing.T) {
 	requirePlan(t, "due rooms", plan, "rooms_due", []string{"<= $1"}, []string{"rooms_pkey"}, 1)
 	plan = genericPlan(t, ctx, rb.pool, dueRemindersSQL, false, now, 200)
 	requirePlan(t, "due reminders", plan, "confirmations_remind", []string{"remind_at <= $1"}, []string{"confirmations_pkey"}, 0)
+}
+
+// TestReadSeatPlan: a read's statement, which runs before every move, finds
+// the seat by its token and joins each party once and the human's row once
+// (four probes besides the room's), under the generic plan, a kept view's
+// seq skipping the log.
+func TestReadSeatPlan(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	ta, _ := rb.openJoined(t, OpenInput{}, "")
+	if _, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")}); err != nil {
+		t.Fatal(err)
+	}
+	var seq int
+	if err := rb.pool.QueryRow(rb.ctx, `SELECT r.seq FROM rooms r JOIN parties p ON p.room_id = r.id WHERE p.token_hash = $1`, secretHash(ta)).Scan(&seq); err != nil {
+		t.Fatal(err)
+	}
+	plan := genericPlan(t, rb.ctx, rb.pool, seatSQLUnless, true, secretHash(ta), rb.a.AccountID, seq)
+	requirePlan(t, "read's seat", plan, "parties_token_hash_key", []string{"token_hash = $1"}, []string{"parties_pkey", "rooms_pkey"}, 2)
+	scans, logRead := map[string]int{}, false
+	plan.walk(func(n *planNode) {
+		if strings.Contains(n.Type, "Scan") && n.Relation != "" {
+			scans[n.Relation]++
+		}
+		logRead = logRead || n.Relation == "room_events" && n.ActualRows > 0
+		if n.Index == "parties_token_hash_key" && n.ActualRows != 1 {
+			t.Errorf("read's seat: the token found %v seats, want 1", n.ActualRows)
+		}
+	})
+	if scans["parties"] != 2 || scans["users"] != 1 || scans["rooms"] != 1 || logRead {
+		t.Errorf("read's seat scans %v (the log read: %v), want parties twice, users and rooms once, the kept view's log not read\n%s", scans, logRead, plan)
+	}
 }

@@ -70,25 +70,30 @@ func (r *roomRow) party(s negotiation.Side) *partyRow {
 // A caller that locks the room checks the log against the room's seq: a
 // statement that waited for the lock read the parties and the log as they
 // were before the move it waited for (roomRow.current re-reads them).
-var roomSelect = roomColumns(`r.snapshot`, roomLog)
+var roomSelect = roomColumns(`r.snapshot`, roomLog, "pa", "pb")
 
 const roomLog = `ARRAY(SELECT e.event FROM room_events e WHERE e.room_id = r.id ORDER BY e.seq)`
 
 // roomColumns is roomSelect with the given expressions for the snapshot
-// and the log.
-func roomColumns(snapshot, log string) string {
+// and the log, and the parties joined as p1 and p2 (either order: scanRoom
+// seats each by its side).
+func roomColumns(snapshot, log, p1, p2 string) string {
+	party := func(p string) string {
+		return p + `.side, ` + p + `.account_id, ` + p + `.agent_id, ` + p + `.owner_user_id, ` + p + `.token_salt, ` + p + `.limits_enc, ` + p + `.schema_fp`
+	}
 	return `SELECT r.id, r.account_id, r.title, r.seq, coalesce(r.head_hash, ''), ` + snapshot + `,
-	pa.side, pa.account_id, pa.agent_id, pa.owner_user_id, pa.token_salt, pa.limits_enc, pa.schema_fp,
-	pb.side, pb.account_id, pb.agent_id, pb.owner_user_id, pb.token_salt, pb.limits_enc, pb.schema_fp,
+	` + party(p1) + `,
+	` + party(p2) + `,
 	` + log
 }
 
-// roomSelectUnless is roomSelect that leaves out the snapshot and the log
-// (an empty snapshot, a NULL log) when the room's seq is the parameter
-// named by param: the caller holds that seq's view already.
-func roomSelectUnless(param string) string {
+// roomSelectUnless is roomSelect of the parties joined as p1 and p2 that
+// leaves out the snapshot and the log (an empty snapshot, a NULL log) when
+// the room's seq is the parameter named by param: the caller holds that
+// seq's view already.
+func roomSelectUnless(param, p1, p2 string) string {
 	same := `r.seq = ` + param
-	return roomColumns(`CASE WHEN `+same+` THEN '' ELSE r.snapshot END`, `CASE WHEN `+same+` THEN NULL ELSE `+roomLog+` END`)
+	return roomColumns(`CASE WHEN `+same+` THEN '' ELSE r.snapshot END`, `CASE WHEN `+same+` THEN NULL ELSE `+roomLog+` END`, p1, p2)
 }
 
 const roomJoins = ` LEFT JOIN parties pa ON pa.room_id = r.id AND pa.side = 'a'
@@ -111,10 +116,14 @@ func scanRoom(row pgx.Row, extra ...any) (*roomRow, error) {
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}
-	for i, x := range ps {
+	for _, x := range ps {
 		if x.side != nil {
 			p := x.p
 			p.Side, p.SchemaFP = *x.side, *x.schemaFP
+			i := 0
+			if p.Side == negotiation.SideB {
+				i = 1
+			}
 			r.Parties[i] = &p
 		}
 	}
