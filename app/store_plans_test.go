@@ -252,7 +252,7 @@ func TestReadSeatPlan(t *testing.T) {
 	if err := rb.pool.QueryRow(rb.ctx, `SELECT r.seq FROM rooms r JOIN parties p ON p.room_id = r.id WHERE p.token_hash = $1`, secretHash(ta)).Scan(&seq); err != nil {
 		t.Fatal(err)
 	}
-	plan := genericPlan(t, rb.ctx, rb.pool, seatSQLUnless, true, secretHash(ta), rb.a.AccountID, seq)
+	plan := genericPlan(t, rb.ctx, rb.pool, seatSQLUnless, true, secretHash(ta), rb.a.AccountID, rb.a.OwnerUserID, seq)
 	requirePlan(t, "read's seat", plan, "parties_token_hash_key", []string{"token_hash = $1"}, []string{"parties_pkey", "rooms_pkey"}, 2)
 	scans, logRead := map[string]int{}, false
 	plan.walk(func(n *planNode) {
