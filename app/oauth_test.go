@@ -75,31 +75,7 @@ func TestPurgeExpiredOAuthTokens(t *testing.T) {
 // the audit log, each with its actor, the agent and the client by name
 // and host; a second disconnection adds nothing.
 func TestOAuthAgentsAudited(t *testing.T) {
-	b := setup(t)
-	if _, err := b.accounts.CreateAccount(b.ctx, "acme", "Acme", "alice@example.test"); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.accounts.AddMemberAsOperator(b.ctx, "acme", "bob@example.test", app.MemberRoleMember); err != nil {
-		t.Fatal(err)
-	}
-	alice, err := b.accounts.UserByEmail(b.ctx, "alice@example.test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bob, err := b.accounts.UserByEmail(b.ctx, "bob@example.test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	oauth := app.NewOAuth(b.pool)
-	client, err := oauth.SaveClient(b.ctx, app.OAuthClient{ID: "https://assistant.example/oauth/client.json", Kind: app.OAuthClientMetadataDocument,
-		Name: "Assistant", RedirectURIs: []string{"https://assistant.example/callback"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	agent, err := oauth.Connect(b.ctx, bob.ID, "acme", client)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, alice, bob, oauth, client, agent := bobConnected(t)
 	if _, err := oauth.Connect(b.ctx, bob.ID, "acme", client); err != nil {
 		t.Fatal(err)
 	}
@@ -145,31 +121,7 @@ func TestOAuthAgentsAudited(t *testing.T) {
 // entry counts them. Back in the account, the same consent connects a new
 // agent of theirs, not the one left without a human.
 func TestRemovedMembersOAuthAgentStops(t *testing.T) {
-	b := setup(t)
-	if _, err := b.accounts.CreateAccount(b.ctx, "acme", "Acme", "alice@example.test"); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.accounts.AddMemberAsOperator(b.ctx, "acme", "bob@example.test", app.MemberRoleMember); err != nil {
-		t.Fatal(err)
-	}
-	alice, err := b.accounts.UserByEmail(b.ctx, "alice@example.test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bob, err := b.accounts.UserByEmail(b.ctx, "bob@example.test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	oauth := app.NewOAuth(b.pool)
-	client, err := oauth.SaveClient(b.ctx, app.OAuthClient{ID: "https://assistant.example/oauth/client.json", Kind: app.OAuthClientMetadataDocument,
-		Name: "Assistant", RedirectURIs: []string{"https://assistant.example/callback"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	agent, err := oauth.Connect(b.ctx, bob.ID, "acme", client)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, alice, bob, oauth, client, agent := bobConnected(t)
 	if err := oauth.SaveToken(b.ctx, app.OAuthToken{Signature: "access-sig", Kind: app.OAuthAccess, RequestID: "req",
 		AccountID: agent.AccountID, AgentID: agent.ID, ClientID: client.ID, Request: []byte(`{}`), ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
 		t.Fatal(err)
@@ -211,4 +163,36 @@ func TestRemovedMembersOAuthAgentStops(t *testing.T) {
 	if _, err := oauth.ConnectedAgent(b.ctx, agent.AccountID, agent.ID); app.ErrorCodeOf(err) != app.ErrUnauthorized {
 		t.Errorf("the old agent after the new consent: %v, want it refused", err)
 	}
+}
+
+// bobConnected is account acme of alice (owner) and bob (member), with an
+// assistant bob connected by OAuth consent: its client and agent.
+func bobConnected(t *testing.T) (bundle, app.User, app.User, *app.OAuth, app.OAuthClient, app.Agent) {
+	t.Helper()
+	b := setup(t)
+	if _, err := b.accounts.CreateAccount(b.ctx, "acme", "Acme", "alice@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.accounts.AddMemberAsOperator(b.ctx, "acme", "bob@example.test", app.MemberRoleMember); err != nil {
+		t.Fatal(err)
+	}
+	alice, err := b.accounts.UserByEmail(b.ctx, "alice@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob, err := b.accounts.UserByEmail(b.ctx, "bob@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	oauth := app.NewOAuth(b.pool)
+	client, err := oauth.SaveClient(b.ctx, app.OAuthClient{ID: "https://assistant.example/oauth/client.json", Kind: app.OAuthClientMetadataDocument,
+		Name: "Assistant", RedirectURIs: []string{"https://assistant.example/callback"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent, err := oauth.Connect(b.ctx, bob.ID, "acme", client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, alice, bob, oauth, client, agent
 }
