@@ -68,6 +68,19 @@ func connect(ctx context.Context, name, dsn string, tracer ...pgx.QueryTracer) (
 		// execution (as long as the execution itself, measured).
 		pc.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
 	}
+	// The statements are short and reach their rows through indexes, but a
+	// generic plan costs one account's rows as an average over all of
+	// them: with millions of rooms a list's plan looks costly enough to
+	// JIT-compile and to share among parallel workers, and PostgreSQL then
+	// compiles it and starts the workers at every execution (it keeps no
+	// compiled code, and workers are processes started for the statement),
+	// for every tenant alike: milliseconds, tens loaded, for a page of rows
+	// read in a fraction of one (docs/performance.md, "Ten million rooms").
+	for param, value := range map[string]string{"jit": "off", "max_parallel_workers_per_gather": "0"} {
+		if _, set := pc.ConnConfig.RuntimeParams[param]; !set {
+			pc.ConnConfig.RuntimeParams[param] = value
+		}
+	}
 	if !strings.Contains(dsn, "pool_max_conns") {
 		// pgxpool's default (4 on a 2-core machine) is short for web
 		// requests plus River: its workers (jobWorkers), producers and
