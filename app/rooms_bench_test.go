@@ -53,6 +53,48 @@ func BenchmarkMoveUnder8Writers(b *testing.B) {
 	reportCPU(rb.ctx, b, rb.pool, pg0, go0)
 }
 
+// BenchmarkMoveSeat: a move's first statement alone (the seat, the room
+// locked, with what the move may need to tell the parties), each in a
+// transaction rolled back, 8 at once on rooms of their own; with the CPU
+// per statement of this process and of the database (as BenchmarkReadKept).
+func BenchmarkMoveSeat(b *testing.B) {
+	rb := setupRoomsB(b)
+	type seat struct {
+		agent Agent
+		hash  []byte
+	}
+	seats := make(chan seat, 8)
+	for range 4 {
+		ta, tb := rb.openJoinedB(b)
+		if _, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")}); err != nil {
+			b.Fatal(err)
+		}
+		seats <- seat{rb.a, secretHash(ta)}
+		seats <- seat{rb.b, secretHash(tb)}
+	}
+	b.SetParallelism(4) // 4 × GOMAXPROCS(2) = 8 movers
+	pg0, go0 := backendsCPU(rb.ctx, b, rb.pool), selfCPU()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		s := <-seats
+		for pb.Next() {
+			tx, err := rb.pool.Begin(rb.ctx)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			_, _, err = selectSeat(rb.ctx, tx, s.hash, s.agent.AccountID, s.agent.OwnerUserID, true)
+			_ = tx.Rollback(rb.ctx)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	reportCPU(rb.ctx, b, rb.pool, pg0, go0)
+}
+
 func (rb *roomsBundle) openJoinedB(b *testing.B) (string, string) {
 	open, err := rb.rooms.Open(rb.ctx, rb.a, OpenInput{Schema: meetingSchema})
 	if err != nil {
