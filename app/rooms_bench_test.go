@@ -17,7 +17,9 @@ import (
 // BenchmarkMoveUnder8Writers: need_more_detail moves (a durable move each:
 // lock, restore, decide, log, update, commit) on 8 rooms at once, one
 // writer per room, both sides alternating. Report statements per move with
-// pg_stat_statements or the log; this gives time per move.
+// pg_stat_statements or the log; this gives time per move, and, as
+// BenchmarkReadKept, the CPU per move of this process (go-µs/op) and of
+// the database's backends (pg-µs/op), which a busy machine disturbs less.
 func BenchmarkMoveUnder8Writers(b *testing.B) {
 	rb := setupRoomsB(b)
 	type pair struct{ ta, tb string }
@@ -30,6 +32,7 @@ func BenchmarkMoveUnder8Writers(b *testing.B) {
 		pairs <- pair{ta, tb}
 	}
 	b.SetParallelism(4) // 4 × GOMAXPROCS(2) = 8 writers
+	pg0, go0 := backendsCPU(rb.ctx, b, rb.pool), selfCPU()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		p := <-pairs
@@ -46,6 +49,50 @@ func BenchmarkMoveUnder8Writers(b *testing.B) {
 			turnB = !turnB
 		}
 	})
+	b.StopTimer()
+	reportCPU(rb.ctx, b, rb.pool, pg0, go0)
+}
+
+// BenchmarkMoveSeat: a move's first statement alone (the seat, the room
+// locked, with what the move may need to tell the parties), each in a
+// transaction rolled back, 8 at once on rooms of their own; with the CPU
+// per statement of this process and of the database (as BenchmarkReadKept).
+func BenchmarkMoveSeat(b *testing.B) {
+	rb := setupRoomsB(b)
+	type seat struct {
+		agent Agent
+		hash  []byte
+	}
+	seats := make(chan seat, 8)
+	for range 4 {
+		ta, tb := rb.openJoinedB(b)
+		if _, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")}); err != nil {
+			b.Fatal(err)
+		}
+		seats <- seat{rb.a, secretHash(ta)}
+		seats <- seat{rb.b, secretHash(tb)}
+	}
+	b.SetParallelism(4) // 4 × GOMAXPROCS(2) = 8 movers
+	pg0, go0 := backendsCPU(rb.ctx, b, rb.pool), selfCPU()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		s := <-seats
+		for pb.Next() {
+			tx, err := rb.pool.Begin(rb.ctx)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			_, _, err = selectSeat(rb.ctx, tx, s.hash, s.agent.AccountID, s.agent.OwnerUserID, true)
+			_ = tx.Rollback(rb.ctx)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	reportCPU(rb.ctx, b, rb.pool, pg0, go0)
 }
 
 func (rb *roomsBundle) openJoinedB(b *testing.B) (string, string) {
@@ -99,8 +146,14 @@ func BenchmarkReadKept(b *testing.B) {
 		}
 	})
 	b.StopTimer()
+	reportCPU(rb.ctx, b, rb.pool, pg0, go0)
+}
+
+// reportCPU reports the CPU per op of the database's backends (pg-µs/op)
+// and of this process (go-µs/op) since backendsCPU gave pg0 and selfCPU go0.
+func reportCPU(ctx context.Context, b *testing.B, pool *pgxpool.Pool, pg0 map[int32]time.Duration, go0 time.Duration) {
 	var pg time.Duration
-	for pid, cpu := range backendsCPU(rb.ctx, b, rb.pool) {
+	for pid, cpu := range backendsCPU(ctx, b, pool) {
 		pg += cpu - pg0[pid]
 	}
 	b.ReportMetric(float64(pg.Microseconds())/float64(b.N), "pg-µs/op")

@@ -107,15 +107,17 @@ func upsertPrefs(ctx context.Context, q querier, userID int64, p NotifyPrefs, at
 // recipientsCol is selectRecipients as a column of a room's statement (one
 // JSON array of [id, email, language, the four preferences, [[device id,
 // endpoint]…]]), for the users the SQL expression users lists: what a
-// move needs to address its notices, read with its room.
+// move needs to address its notices, read with its room. The subquery's
+// own aliases are u, np and s: users may name the outer statement's
+// tables but those.
 func recipientsCol(users string) string {
 	return `,
 	coalesce((SELECT json_agg(json_build_array(u.id, u.email, coalesce(u.language, u.oidc_locale, ''),
-			coalesce(p.email_requests, true), coalesce(p.email_notices, true),
-			coalesce(p.push_requests, true), coalesce(p.push_notices, true),
+			coalesce(np.email_requests, true), coalesce(np.email_notices, true),
+			coalesce(np.push_requests, true), coalesce(np.push_notices, true),
 			coalesce((SELECT json_agg(json_build_array(s.id, s.endpoint) ORDER BY s.id)
 				FROM push_subscriptions s WHERE s.user_id = u.id), '[]')))
-		FROM users u LEFT JOIN notification_prefs p ON p.user_id = u.id WHERE u.id IN (` + users + `)), '[]')`
+		FROM users u LEFT JOIN notification_prefs np ON np.user_id = u.id WHERE u.id IN (` + users + `)), '[]')`
 }
 
 // setRecipients keeps recipientsCol's value on the room: the recipients

@@ -268,3 +268,33 @@ func TestReadSeatPlan(t *testing.T) {
 		t.Errorf("read's seat scans %v (the log read: %v), want parties twice, users and rooms once, the kept view's log not read\n%s", scans, logRead, plan)
 	}
 }
+
+// TestMoveSeatPlan: a move's statement, which locks the room, finds the
+// seat by its token and joins each party once and the human's row once,
+// under the generic plan; users is read twice, the human's row joined and
+// both humans' addresses for the notices (moveCols).
+func TestMoveSeatPlan(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	ta, _ := rb.openJoined(t, OpenInput{}, "")
+	if _, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")}); err != nil {
+		t.Fatal(err)
+	}
+	plan := genericPlan(t, rb.ctx, rb.pool, seatSQLLocked, true, secretHash(ta), rb.a.AccountID, rb.a.OwnerUserID)
+	// No bound on the rows an index read: the log comes whole.
+	requirePlan(t, "move's seat", plan, "parties_token_hash_key", []string{"token_hash = $1"}, []string{"parties_pkey", "rooms_pkey"}, 0)
+	scans := map[string]int{}
+	locked := false
+	plan.walk(func(n *planNode) {
+		if strings.Contains(n.Type, "Scan") && n.Relation != "" {
+			scans[n.Relation]++
+		}
+		locked = locked || n.Type == "LockRows"
+		if n.Index == "parties_token_hash_key" && n.ActualRows != 1 {
+			t.Errorf("move's seat: the token found %v seats, want 1", n.ActualRows)
+		}
+	})
+	if scans["parties"] != 2 || scans["users"] != 2 || scans["rooms"] != 1 || !locked {
+		t.Errorf("move's seat scans %v (locked: %v), want parties twice, users twice (the human, the recipients), rooms once, the room locked\n%s", scans, locked, plan)
+	}
+}

@@ -49,27 +49,32 @@ const namesCols = `,
 // otherParty joins o, the party across from p.
 const otherParty = ` LEFT JOIN parties o ON o.room_id = r.id AND o.side <> p.side`
 
-const seatWhere = `
-	FROM parties p JOIN rooms r ON r.id = p.room_id` + roomJoins + otherParty + `
-	WHERE p.token_hash = $1 AND p.account_id = $2 AND p.owner_user_id = $3`
-
-// readSeatFrom is the rest of a read's seat: the parties are the side's (p)
-// and the other (o), each joined once, and the human's row is joined once
-// for both of its columns. A read runs it before every move, so each index
-// probe it leaves out is PostgreSQL's work saved on most calls.
-const readSeatFrom = `, p.side,
+// seatCols is what a seat's statement reads besides its room: the side,
+// and its human's context (as humanCols), of the side's party p and the
+// other party o, with the human's row joined as u (seatFrom).
+const seatCols = `, p.side,
 	EXISTS (SELECT 1 FROM seen_schemas s WHERE s.account_id = p.account_id AND s.fingerprint = o.schema_fp),
-	u.time_zone, coalesce(u.language, u.oidc_locale, '')
+	u.time_zone, coalesce(u.language, u.oidc_locale, '')`
+
+// seatFrom finds a seat by its token, for the caller's account and human:
+// the parties are the side's (p) and the other (o), each joined once (the
+// room's columns are theirs: scanRoom places them by side), and the
+// human's row is joined once for both of its columns. A read runs it
+// before every move, and the move again under the lock, so each index
+// probe it leaves out is PostgreSQL's work saved on most calls.
+const seatFrom = `
 	FROM parties p JOIN rooms r ON r.id = p.room_id` + otherParty + `
 	LEFT JOIN users u ON u.id = p.owner_user_id
 	WHERE p.token_hash = $1 AND p.account_id = $2 AND p.owner_user_id = $3`
 
 var (
-	seatSQL = roomColumns(`r.snapshot`, roomLog, "p", "o") + readSeatFrom
+	seatSQL = roomColumns(`r.snapshot`, roomLog, "p", "o") + seatCols + seatFrom
 	// A move's seat also reads what its change may need to tell the
-	// parties (moveCols).
-	seatSQLLocked = roomSelect + `, p.side` + humanCols + moveCols + seatWhere + ` FOR UPDATE OF r`
-	seatSQLUnless = roomSelectUnless(`$4`, "p", "o") + readSeatFrom
+	// parties (moveCols). The parties, the log and the human come as the
+	// statement's snapshot saw them: one that waited for the lock sees
+	// them as before the move it waited for (roomRow.current re-reads).
+	seatSQLLocked = roomColumns(`r.snapshot`, roomLog, "p", "o") + seatCols + moveColsOf("p", "o") + seatFrom + ` FOR UPDATE OF r`
+	seatSQLUnless = roomSelectUnless(`$4`, "p", "o") + seatCols + seatFrom
 )
 
 func querySeat(ctx context.Context, q querier, tokenHash []byte, accountID, ownerUserID int64, lock bool, known int) (*roomRow, negotiation.Side, error) {

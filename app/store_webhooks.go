@@ -26,7 +26,12 @@ type hookTarget struct {
 // moveCols are what a move may need besides its room to tell its parties,
 // read with the locked room: their accounts' webhook endpoints and their
 // humans' addresses (setMoveCols).
-var moveCols = hookTargetsCol(`pa.account_id, pb.account_id`) + recipientsCol(`pa.owner_user_id, pb.owner_user_id`)
+var moveCols = moveColsOf("pa", "pb")
+
+// moveColsOf is moveCols of the parties joined as p1 and p2.
+func moveColsOf(p1, p2 string) string {
+	return hookTargetsCol(p1+`.account_id, `+p2+`.account_id`) + recipientsCol(p1+`.owner_user_id, `+p2+`.owner_user_id`)
+}
 
 // setMoveCols keeps moveCols' values; also are accounts whose endpoints
 // the statement read besides the parties'.
