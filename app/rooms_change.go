@@ -71,7 +71,7 @@ type change struct {
 	voidWhy     string
 	answered    answeredBy         // how the human's answer of a decide came
 	queue       []func(*pgx.Batch) // more writes for the change's batch, before the room's (a new party's row)
-	folded      []foldedWrite      // more writes, folded into the room's UPDATE (an answer's audit entry, a schema seen)
+	folded      []foldedWrite      // more writes, folded into the room's UPDATE (an answer's audit entry, a schema seen; the jobs' lines join them)
 }
 
 // answeredBy is how a human's answer came: through which door, by which
@@ -109,17 +109,18 @@ func (s *Rooms) commit(ctx context.Context, tx *roomTx, ld *loaded, c change) er
 	for _, ins := range inserts {
 		ins(&writes)
 	}
-	if err := s.fanOut(ctx, tx, &writes, ld, c); err != nil {
+	folded := c.folded
+	if err := s.fanOut(ctx, tx, &folded, ld, c); err != nil {
 		return err
 	}
-	if err := s.fanOutHooks(ctx, tx, &writes, ld, c, now); err != nil {
+	if err := s.fanOutHooks(ctx, tx, &folded, ld, c, now); err != nil {
 		return err
 	}
 	for _, q := range c.queue {
 		q(&writes)
 	}
 	ld.row.Snapshot = string(c.next.Snapshot())
-	updateRoom(&writes, ld.row, c.next, now, c.folded)
+	updateRoom(&writes, ld.row, c.next, now, folded)
 	if err := tx.sendWrites(ctx, &writes); err != nil {
 		return fmt.Errorf("write room %d: %w", ld.row.ID, err)
 	}

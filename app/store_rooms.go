@@ -286,8 +286,8 @@ func updatePersonEmail(ctx context.Context, q querier, roomID int64, email strin
 // updateRoom writes the room and its log's head (inTx announces it once
 // committed), and its parties' ranks in the dashboard's order
 // (party_ranks) with it, in one statement, with folded writes (an audit
-// entry, a schema seen) that touch neither rooms nor the tables the ranks
-// read.
+// entry, a schema seen, the lines of the jobs it queued) that touch
+// neither rooms nor the tables the ranks read.
 func updateRoom(b *pgx.Batch, row *roomRow, r *negotiation.Room, now time.Time, folded []foldedWrite) {
 	queueWith(b, folded, `WITH r AS (UPDATE rooms SET state = $2, closed_reason = NULLIF($3, ''), round = $4, turn = NULLIF($5, ''),
 		deadline = $6, seq = $7, snapshot = $8, updated_at = $9, head_hash = $10 WHERE id = $1
