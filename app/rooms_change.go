@@ -70,7 +70,8 @@ type change struct {
 	fingerprint []byte // of the agent's move, for retries
 	voidWhy     string
 	answered    answeredBy         // how the human's answer of a decide came
-	queue       []func(*pgx.Batch) // more writes for the change's batch (an audit entry, a schema seen)
+	queue       []func(*pgx.Batch) // more writes for the change's batch, before the room's (a new party's row)
+	folded      []foldedWrite      // more writes, folded into the room's UPDATE (an answer's audit entry, a schema seen; the jobs' lines join them)
 }
 
 // answeredBy is how a human's answer came: through which door, by which
@@ -90,25 +91,36 @@ type answeredBy struct {
 func (s *Rooms) commit(ctx context.Context, tx *roomTx, ld *loaded, c change) error {
 	now := s.now()
 	var writes pgx.Batch
+	settles, inserts := s.syncConfirmations(ld, c, now)
+	if len(c.events) == 0 {
+		queueFolded(&writes, settles)
+	}
 	for i := range c.events {
-		logged, err := insertEvent(&writes, ld.row, &c.events[i], c.fingerprint)
+		var folded []foldedWrite
+		if i == 0 {
+			folded = settles
+		}
+		logged, err := insertEvent(&writes, ld.row, &c.events[i], c.fingerprint, folded)
 		if err != nil {
 			return err
 		}
 		ld.row.log = append(ld.row.log, logged)
 	}
-	s.syncConfirmations(&writes, ld, c, now)
-	if err := s.fanOut(ctx, tx, &writes, ld, c); err != nil {
+	for _, ins := range inserts {
+		ins(&writes)
+	}
+	folded := c.folded
+	if err := s.fanOut(ctx, tx, &folded, ld, c); err != nil {
 		return err
 	}
-	if err := s.fanOutHooks(ctx, tx, &writes, ld, c, now); err != nil {
+	if err := s.fanOutHooks(ctx, tx, &folded, ld, c, now); err != nil {
 		return err
 	}
 	for _, q := range c.queue {
 		q(&writes)
 	}
 	ld.row.Snapshot = string(c.next.Snapshot())
-	updateRoom(&writes, ld.row, c.next, now)
+	updateRoom(&writes, ld.row, c.next, now, folded)
 	if err := tx.sendWrites(ctx, &writes); err != nil {
 		return fmt.Errorf("write room %d: %w", ld.row.ID, err)
 	}
@@ -124,8 +136,11 @@ func (s *Rooms) commit(ctx context.Context, tx *roomTx, ld *loaded, c change) er
 
 // syncConfirmations records new pending confirmations and settles the ones
 // the change ended: decided by the human, replaced, or voided by the room
-// moving on.
-func (s *Rooms) syncConfirmations(writes *pgx.Batch, ld *loaded, c change, now time.Time) {
+// moving on. The settles are folded into the change's first event's
+// statement; the inserts are queued after it, since a new pending
+// confirmation may take the place of a settled one of the same side
+// (confirmations_one_pending).
+func (s *Rooms) syncConfirmations(ld *loaded, c change, now time.Time) (settles []foldedWrite, inserts []func(*pgx.Batch)) {
 	decided := map[string]negotiation.Result{}
 	for _, ev := range c.events {
 		if ev.Kind == negotiation.EventDecide {
@@ -151,12 +166,14 @@ func (s *Rooms) syncConfirmations(writes *pgx.Batch, ld *loaded, c change, now t
 			default:
 				why = voidTermsChanged
 			}
-			settleConfirmation(writes, ld.row.ID, before.ID, status, why, by, now)
+			settles = append(settles, settleConfirmation(ld.row.ID, before.ID, status, why, by, now))
 		}
 		if after != nil && (before == nil || before.ID != after.ID) {
-			insertConfirmation(writes, ld.row.ID, after, firstReminder(ld.row.party(side), after, c.next.Deadline))
+			remindAt := firstReminder(ld.row.party(side), after, c.next.Deadline)
+			inserts = append(inserts, func(b *pgx.Batch) { insertConfirmation(b, ld.row.ID, after, remindAt) })
 		}
 	}
+	return settles, inserts
 }
 
 // Why a confirmation came out void, stored in English: each is the

@@ -20,7 +20,7 @@ import (
 // when the room is agreed or closed, or, at the join, when no deal is
 // possible. A rolled-back change sends nothing; a committed one never loses
 // its notifications.
-func (s *Rooms) fanOut(ctx context.Context, tx pgx.Tx, writes *pgx.Batch, ld *loaded, c change) error {
+func (s *Rooms) fanOut(ctx context.Context, tx pgx.Tx, folded *[]foldedWrite, ld *loaded, c change) error {
 	before, after := ld.room, c.next
 	var notices []jobs.Notice
 	owner := func(side negotiation.Side) int64 {
@@ -57,7 +57,7 @@ func (s *Rooms) fanOut(ctx context.Context, tx pgx.Tx, writes *pgx.Batch, ld *lo
 			}
 		}
 	}
-	return enqueueNotices(ctx, tx, writes, s.river, now, notices, ld.row.recips)
+	return enqueueNotices(ctx, tx, folded, s.river, now, notices, ld.row.recips)
 }
 
 func joined(events []negotiation.Event) bool {
@@ -72,10 +72,10 @@ func joined(events []negotiation.Event) bool {
 // enqueueNotices inserts one job per notice and channel its human allows
 // (email to their address; push to each of their devices; known holds
 // the recipients read with the room, else they are read here), all in one
-// InsertManyTx, and logs each job as queued: in writes, when the caller
-// sends a batch after it, else by a statement of its own. Jobs are unique
-// by their args: inserting the same notice twice makes one job.
-func enqueueNotices(ctx context.Context, tx pgx.Tx, writes *pgx.Batch, rc *river.Client[pgx.Tx], now time.Time, notices []jobs.Notice, known map[int64]*recipient) error {
+// InsertManyTx, and logs each job as queued: folded into a statement the
+// caller sends after it (folded), else by a statement of its own. Jobs
+// are unique by their args: inserting the same notice twice makes one job.
+func enqueueNotices(ctx context.Context, tx pgx.Tx, folded *[]foldedWrite, rc *river.Client[pgx.Tx], now time.Time, notices []jobs.Notice, known map[int64]*recipient) error {
 	if len(notices) == 0 {
 		return nil
 	}
@@ -121,8 +121,8 @@ func enqueueNotices(ctx context.Context, tx pgx.Tx, writes *pgx.Batch, rc *river
 	if err := matchJobIDs(logged, res); err != nil {
 		return err
 	}
-	if writes != nil {
-		queueQueued(writes, logged, now)
+	if folded != nil {
+		*folded = append(*folded, queuedWrite(logged, now))
 		return nil
 	}
 	return insertQueued(ctx, tx, logged, now)

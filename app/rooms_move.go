@@ -222,13 +222,10 @@ func (s *Rooms) decide(ctx context.Context, tx *roomTx, ld *loaded, side negotia
 	c := change{next: next, events: []negotiation.Event{ev}, voidWhy: why, answered: by}
 	if p := ld.row.party(side); p != nil && p.AccountID != nil {
 		acct := *p.AccountID
-		c.queue = append(c.queue, func(b *pgx.Batch) {
-			queueAudit(b, acct, actorID, AuditConfirmationAnswer, now, map[string]string{
-				"room": fmt.Sprint(ld.row.ID), "side": string(side), "confirmation": confirmationID, "result": string(ev.Outcome)})
-		})
+		c.folded = append(c.folded, auditWrite(acct, actorID, AuditConfirmationAnswer, now, map[string]string{
+			"room": fmt.Sprint(ld.row.ID), "side": string(side), "confirmation": confirmationID, "result": string(ev.Outcome)}))
 		if theirs := next.Party(side.Other()).Schema; theirs != nil && ev.Outcome == negotiation.ResultApplied {
-			fp := string(theirs.Fingerprint())
-			c.queue = append(c.queue, func(b *pgx.Batch) { queueSchemaSeen(b, acct, fp, now) })
+			c.folded = append(c.folded, schemaSeenWrite(acct, string(theirs.Fingerprint()), now))
 		}
 	}
 	if err := s.commit(ctx, tx, ld, c); err != nil {

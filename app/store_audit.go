@@ -15,9 +15,10 @@ import (
 const auditInsertSQL = `INSERT INTO audit_log (account_id, at, actor_id, actor, action, detail)
 	VALUES ($1, $2, $3, coalesce((SELECT email FROM users WHERE id = $3), 'operator'), $4, $5)`
 
-// queueAudit is insertAudit queued into a change's batch.
-func queueAudit(b *pgx.Batch, accountID, actorID int64, action AuditAction, at time.Time, detail map[string]string) {
-	b.Queue(auditInsertSQL, auditArgs(accountID, actorID, action, at, detail)...)
+// auditWrite is insertAudit folded into a statement of a change's batch
+// (foldedWrite): an entry is read by nothing a move writes.
+func auditWrite(accountID, actorID int64, action AuditAction, at time.Time, detail map[string]string) foldedWrite {
+	return foldedWrite{auditInsertSQL, auditArgs(accountID, actorID, action, at, detail)}
 }
 
 func auditArgs(accountID, actorID int64, action AuditAction, at time.Time, detail map[string]string) []any {

@@ -22,10 +22,14 @@ func insertConfirmation(b *pgx.Batch, roomID int64, c *negotiation.Confirmation,
 }
 
 // settleConfirmation writes what became of a pending confirmation; by is
-// how its human answered (zero when it ended without an answer).
-func settleConfirmation(b *pgx.Batch, roomID int64, id string, status negotiation.Result, why string, by answeredBy, at time.Time) {
-	b.Queue(`UPDATE confirmations SET status = $3, why = NULLIF($4, ''), decided_at = $5, channel = NULLIF($6, ''), decided_by = $7
-		WHERE room_id = $1 AND id = $2 AND status = 'pending'`, roomID, id, status, why, at, string(by.channel), by.user)
+// how its human answered (zero when it ended without an answer). It is
+// folded into the change's first event's INSERT (foldedWrite): no event
+// is a confirmation. A new pending confirmation of the same side must go
+// in a later statement, as confirmations_one_pending is checked against
+// this one.
+func settleConfirmation(roomID int64, id string, status negotiation.Result, why string, by answeredBy, at time.Time) foldedWrite {
+	return foldedWrite{`UPDATE confirmations SET status = $3, why = NULLIF($4, ''), decided_at = $5, channel = NULLIF($6, ''), decided_by = $7
+		WHERE room_id = $1 AND id = $2 AND status = 'pending'`, []any{roomID, id, status, why, at, string(by.channel), by.user}}
 }
 
 // selectConfirmationSide is the side a confirmation of the room is for.

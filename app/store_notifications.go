@@ -253,11 +253,10 @@ func insertQueued(ctx context.Context, q querier, ds []delivery, now time.Time) 
 	return nil
 }
 
-// queueQueued is insertQueued queued into a change's batch.
-func queueQueued(b *pgx.Batch, ds []delivery, now time.Time) {
-	if len(ds) > 0 {
-		b.Queue(queuedSQL, queuedArgs(ds, now)...)
-	}
+// queuedWrite is insertQueued folded into the room's UPDATE of a change
+// (foldedWrite): a move reads no delivery.
+func queuedWrite(ds []delivery, now time.Time) foldedWrite {
+	return foldedWrite{queuedSQL, queuedArgs(ds, now)}
 }
 
 const queuedSQL = `INSERT INTO notification_deliveries

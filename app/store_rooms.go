@@ -285,9 +285,11 @@ func updatePersonEmail(ctx context.Context, q querier, roomID int64, email strin
 
 // updateRoom writes the room and its log's head (inTx announces it once
 // committed), and its parties' ranks in the dashboard's order
-// (party_ranks) with it, in one statement.
-func updateRoom(b *pgx.Batch, row *roomRow, r *negotiation.Room, now time.Time) {
-	b.Queue(`WITH r AS (UPDATE rooms SET state = $2, closed_reason = NULLIF($3, ''), round = $4, turn = NULLIF($5, ''),
+// (party_ranks) with it, in one statement, with folded writes (an audit
+// entry, a schema seen, the lines of the jobs it queued) that touch
+// neither rooms nor the tables the ranks read.
+func updateRoom(b *pgx.Batch, row *roomRow, r *negotiation.Room, now time.Time, folded []foldedWrite) {
+	queueWith(b, folded, `WITH r AS (UPDATE rooms SET state = $2, closed_reason = NULLIF($3, ''), round = $4, turn = NULLIF($5, ''),
 		deadline = $6, seq = $7, snapshot = $8, updated_at = $9, head_hash = $10 WHERE id = $1
 		RETURNING id, state, turn, deadline, updated_at)`+rerank(`r`),
 		row.ID, r.State, string(r.ClosedReason), r.Round, string(r.Turn), r.Deadline, row.Seq, row.Snapshot, now, string(row.Head))
@@ -331,8 +333,8 @@ func RerankRooms(ctx context.Context, tx pgx.Tx, first, last int64) error {
 
 // insertEvent logs ev as the room's event seq, linked to the event before
 // it by the room's head (row.Seq and row.Head are then the event's), and
-// returns it as logged.
-func insertEvent(b *pgx.Batch, row *roomRow, ev *negotiation.Event, fingerprint []byte) (string, error) {
+// returns it as logged; folded writes go in its statement.
+func insertEvent(b *pgx.Batch, row *roomRow, ev *negotiation.Event, fingerprint []byte, folded []foldedWrite) (string, error) {
 	seq := row.Seq + 1
 	j, err := json.Marshal(ev)
 	if err != nil {
@@ -346,7 +348,7 @@ func insertEvent(b *pgx.Batch, row *roomRow, ev *negotiation.Event, fingerprint 
 	if err != nil {
 		return "", fmt.Errorf("insertEvent %d/%d: %w", row.ID, seq, err)
 	}
-	b.Queue(`INSERT INTO room_events (room_id, seq, kind, side, fingerprint, event, at, prev_hash)
+	queueWith(b, folded, `INSERT INTO room_events (room_id, seq, kind, side, fingerprint, event, at, prev_hash)
 		VALUES ($1, $2, $3, NULLIF($4, ''), $5, $6, $7, $8)`, row.ID, seq, ev.Kind, string(ev.Side), fingerprint, string(j), ev.At, string(link))
 	row.Seq, row.Head = seq, head
 	return string(j), nil

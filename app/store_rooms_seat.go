@@ -149,11 +149,13 @@ func selectHumanContext(ctx context.Context, q querier, p *partyRow, fp string) 
 	return h, nil
 }
 
-// queueSchemaSeen records, in a change's batch, that the account has seen
-// the schema of fingerprint fp (its human confirmed terms written in it).
-func queueSchemaSeen(b *pgx.Batch, accountID int64, fp string, at time.Time) {
-	b.Queue(`INSERT INTO seen_schemas (account_id, fingerprint, seen_at) VALUES ($1, $2, $3)
-		ON CONFLICT DO NOTHING`, accountID, fp, at)
+// schemaSeenWrite records, folded into a statement of a change's batch
+// (foldedWrite), that the account has seen the schema of fingerprint fp
+// (its human confirmed terms written in it). A move reads seen_schemas
+// only before its writes.
+func schemaSeenWrite(accountID int64, fp string, at time.Time) foldedWrite {
+	return foldedWrite{`INSERT INTO seen_schemas (account_id, fingerprint, seen_at) VALUES ($1, $2, $3)
+		ON CONFLICT DO NOTHING`, []any{accountID, fp, at}}
 }
 
 // selectPersonSeat finds the room a person's token (hashed) opens: side b

@@ -96,8 +96,9 @@ func selectHookTargets(ctx context.Context, q querier, accountIDs []int64) ([]ho
 	return out, nil
 }
 
-// insertHookMessages queues the messages' rows into the change's batch.
-func insertHookMessages(writes *pgx.Batch, ms []hookMessage) {
+// hookMessagesWrite is the messages' rows, folded into the room's UPDATE
+// of a change (foldedWrite): a move reads no message.
+func hookMessagesWrite(ms []hookMessage) foldedWrite {
 	n := len(ms)
 	accts, ids, eps, evs, rooms, sides, seqs, ats := make([]int64, n), make([]string, n), make([]int64, n),
 		make([]string, n), make([]int64, n), make([]string, n), make([]int32, n), make([]time.Time, n)
@@ -105,9 +106,9 @@ func insertHookMessages(writes *pgx.Batch, ms []hookMessage) {
 		accts[i], ids[i], eps[i], evs[i], rooms[i], sides[i], seqs[i], ats[i] = m.accountID, m.id, m.endpointID,
 			string(m.event), m.roomID, string(m.side), int32(m.seq), m.at
 	}
-	writes.Queue(`INSERT INTO webhook_messages (account_id, id, endpoint_id, event, room_id, side, seq, occurred_at)
+	return foldedWrite{`INSERT INTO webhook_messages (account_id, id, endpoint_id, event, room_id, side, seq, occurred_at)
 		SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::int[], $8::timestamptz[])`,
-		accts, ids, eps, evs, rooms, sides, seqs, ats)
+		[]any{accts, ids, eps, evs, rooms, sides, seqs, ats}}
 }
 
 // insertHookEndpoint stores a new endpoint.

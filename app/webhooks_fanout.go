@@ -75,10 +75,10 @@ func hookEvents(before, after *negotiation.Room, events []negotiation.Event) []s
 
 // fanOutHooks writes, in the change's transaction, one message per event
 // and endpoint that asked for it, to each side's own account, and inserts
-// a job per message (one InsertManyTx). The messages' rows go into the
-// change's batch (writes). A rolled-back change sends nothing; a committed
-// one never loses a webhook.
-func (s *Rooms) fanOutHooks(ctx context.Context, tx pgx.Tx, writes *pgx.Batch, ld *loaded, c change, now time.Time) error {
+// a job per message (one InsertManyTx). The messages' rows are folded into
+// the room's UPDATE (folded). A rolled-back change sends nothing; a
+// committed one never loses a webhook.
+func (s *Rooms) fanOutHooks(ctx context.Context, tx pgx.Tx, folded *[]foldedWrite, ld *loaded, c change, now time.Time) error {
 	evs := hookEvents(ld.room, c.next, c.events)
 	if len(evs) == 0 {
 		return nil
@@ -116,7 +116,7 @@ func (s *Rooms) fanOutHooks(ctx context.Context, tx pgx.Tx, writes *pgx.Batch, l
 	if len(msgs) == 0 {
 		return nil
 	}
-	insertHookMessages(writes, msgs)
+	*folded = append(*folded, hookMessagesWrite(msgs))
 	if _, err := s.river.InsertManyTx(ctx, tx, params); err != nil {
 		return fmt.Errorf("insert webhook jobs: %w", err)
 	}
