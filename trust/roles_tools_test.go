@@ -180,7 +180,7 @@ var notAccountRoutes = map[string]string{
 	"POST /settings/push/remove":       "the signed-in person's own devices",
 	"POST /settings/push/test":         "the signed-in person's own devices",
 	"GET /oauth/authorize":             "the consent screen: lists the person's own accounts",
-	"POST /oauth/authorize":            "the consent: an agent of the person's own, in an account chosen among their memberships (oauthserver Approve)",
+	"POST /oauth/authorize":            "the consent: an agent of the person's own, in an account chosen among their memberships (oauthserver Approve; another account posted: cmd/taasky TestOAuthAbuse)",
 	"* " + dashboard.JobsUIPath:        "operators only",
 	"* " + dashboard.JobsUIPath + "/*": "operators only",
 }

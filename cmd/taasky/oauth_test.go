@@ -568,6 +568,21 @@ func TestOAuthAbuse(t *testing.T) {
 	if q := s.consent(c.authorizeURL(s.base+"/mcp/demo-b", ch), "alice@example.test", "decline"); q.Get("error") != "access_denied" {
 		t.Errorf("decline: %v", q)
 	}
+	// The account field of the consent form changed to one alice is no
+	// member of (the page offers only hers): refused on the page, and the
+	// client hears nothing.
+	s.consent(c.authorizeURL(s.base+"/mcp", ch), "alice@example.test", "")
+	s.do("choose demo-b by hand", chromedp.Evaluate[chromedp.Void](
+		`(f => { f.innerHTML = '<option>demo-b</option>'; f.value = 'demo-b' })(document.querySelector('[name="account"]'))`),
+		chromedp.Click(chromedp.CSS(`button[value="approve"]`)), chromedp.WaitVisible(chromedp.CSS(`p.error`)))
+	if txt := s.text(`p.error`); !strings.Contains(txt, `account: choose one of the accounts listed (got "demo-b")`) {
+		t.Errorf("a consent for demo-b posted by alice: %q", txt)
+	}
+	select {
+	case q := <-s.answers:
+		t.Errorf("a consent for another person's account answered the client: %v", q)
+	default:
+	}
 	s.do("unknown account", chromedp.Navigate(c.authorizeURL(s.base+"/mcp/nobody", ch)), chromedp.WaitVisible(chromedp.CSS(`#done`)))
 	if q := <-s.answers; q.Get("error") != "invalid_target" {
 		t.Errorf("unknown account: %v", q)
