@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -24,6 +25,29 @@ type foldedWrite struct {
 
 var placeholder = regexp.MustCompile(`\$[0-9]+`)
 
+// renumbered is sql with each parameter $n written $(n+offset). A move
+// folds the same few statements at the same few offsets, so each pair is
+// rewritten once per process and kept (renumberedSQL).
+func renumbered(sql string, offset int) string {
+	key := renumberKey{sql, offset}
+	if s, ok := renumberedSQL.Load(key); ok {
+		return s.(string)
+	}
+	s := placeholder.ReplaceAllStringFunc(sql, func(p string) string {
+		n, _ := strconv.Atoi(p[1:])
+		return "$" + strconv.Itoa(n+offset)
+	})
+	renumberedSQL.Store(key, s)
+	return s
+}
+
+type renumberKey struct {
+	sql    string
+	offset int
+}
+
+var renumberedSQL sync.Map // renumberKey → string
+
 // withFolded is sql (args its parameters) with folded written in front of
 // it as WITH queries w0, w1, …, their parameters numbered after args. A
 // statement that starts with WITH keeps its own queries after them.
@@ -39,10 +63,7 @@ func withFolded(folded []foldedWrite, sql string, args []any) (string, []any) {
 			b.WriteString(", ")
 		}
 		b.WriteString("w" + strconv.Itoa(i) + " AS (")
-		b.WriteString(placeholder.ReplaceAllStringFunc(f.sql, func(p string) string {
-			n, _ := strconv.Atoi(p[1:])
-			return "$" + strconv.Itoa(n+offset)
-		}))
+		b.WriteString(renumbered(f.sql, offset))
 		b.WriteString(")")
 		args = append(args[:len(args):len(args)], f.args...)
 	}
