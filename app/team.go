@@ -20,9 +20,9 @@ import (
 // Teams: an account's members and their roles (owner, admin, member; what
 // each may do is access.go's), invitations by email, role changes,
 // removals and leaving. A removed member (or one who leaves) loses their
-// agents' keys, their agents' OAuth grants and every session at once; the rooms their agents sit in
-// stay open, and those rooms' confirmations go to the account's owners,
-// with a note on each room's timeline.
+// agents' keys, their agents' OAuth grants and every session at once; the
+// rooms their agents sit in stay open, and those rooms' confirmations go
+// to the account's owners, with a note on each room's timeline.
 
 // Member is a person of an account, as its members list shows them.
 type Member struct {
