@@ -92,24 +92,29 @@ func (s *Rooms) commit(ctx context.Context, tx *roomTx, ld *loaded, c change) er
 	now := s.now()
 	var writes pgx.Batch
 	settles, inserts := s.syncConfirmations(ld, c, now)
-	if len(c.events) == 0 {
-		queueFolded(&writes, settles)
-	}
+	// The events ride on the room's statement; the confirmations settled
+	// cannot (the ranks read them), so they ride on the first event's
+	// statement of its own, or go alone when nothing is logged.
+	var logWrites []foldedWrite
 	for i := range c.events {
-		var folded []foldedWrite
-		if i == 0 {
-			folded = settles
-		}
-		logged, err := insertEvent(&writes, ld.row, &c.events[i], c.fingerprint, folded)
+		w, logged, err := eventWrite(ld.row, &c.events[i], c.fingerprint)
 		if err != nil {
 			return err
 		}
 		ld.row.log = append(ld.row.log, logged)
+		logWrites = append(logWrites, w)
+	}
+	switch {
+	case len(settles) > 0 && len(logWrites) > 0:
+		queueWith(&writes, settles, logWrites[0].sql, logWrites[0].args...)
+		logWrites = logWrites[1:]
+	case len(settles) > 0:
+		queueFolded(&writes, settles)
 	}
 	for _, ins := range inserts {
 		ins(&writes)
 	}
-	folded := c.folded
+	folded := append(logWrites, c.folded...)
 	if err := s.fanOut(ctx, tx, &folded, ld, c); err != nil {
 		return err
 	}

@@ -285,9 +285,9 @@ func updatePersonEmail(ctx context.Context, q querier, roomID int64, email strin
 
 // updateRoom writes the room and its log's head (inTx announces it once
 // committed), and its parties' ranks in the dashboard's order
-// (party_ranks) with it, in one statement, with folded writes (an audit
-// entry, a schema seen, the lines of the jobs it queued) that touch
-// neither rooms nor the tables the ranks read.
+// (party_ranks) with it, in one statement, with folded writes (the
+// change's events, an audit entry, a schema seen, the lines of the jobs it
+// queued) that touch neither rooms nor the tables the ranks read.
 func updateRoom(b *pgx.Batch, row *roomRow, r *negotiation.Room, now time.Time, folded []foldedWrite) {
 	queueWith(b, folded, `WITH r AS (UPDATE rooms SET state = $2, closed_reason = NULLIF($3, ''), round = $4, turn = NULLIF($5, ''),
 		deadline = $6, seq = $7, snapshot = $8, updated_at = $9, head_hash = $10 WHERE id = $1
@@ -331,14 +331,15 @@ func RerankRooms(ctx context.Context, tx pgx.Tx, first, last int64) error {
 	return nil
 }
 
-// insertEvent logs ev as the room's event seq, linked to the event before
-// it by the room's head (row.Seq and row.Head are then the event's), and
-// returns it as logged; folded writes go in its statement.
-func insertEvent(b *pgx.Batch, row *roomRow, ev *negotiation.Event, fingerprint []byte, folded []foldedWrite) (string, error) {
+// eventWrite is the write that logs ev as the room's event seq, linked to
+// the event before it by the room's head (row.Seq and row.Head are then
+// the event's), and ev as logged. It is folded into a statement of the
+// change (commit): nothing else the change writes reads the log.
+func eventWrite(row *roomRow, ev *negotiation.Event, fingerprint []byte) (foldedWrite, string, error) {
 	seq := row.Seq + 1
 	j, err := json.Marshal(ev)
 	if err != nil {
-		return "", fmt.Errorf("insertEvent %d/%d: %w", row.ID, seq, err)
+		return foldedWrite{}, "", fmt.Errorf("eventWrite %d/%d: %w", row.ID, seq, err)
 	}
 	link := row.Head
 	if row.Seq == 0 {
@@ -346,12 +347,13 @@ func insertEvent(b *pgx.Batch, row *roomRow, ev *negotiation.Event, fingerprint 
 	}
 	head, err := negotiation.ChainLink(link, seq, j)
 	if err != nil {
-		return "", fmt.Errorf("insertEvent %d/%d: %w", row.ID, seq, err)
+		return foldedWrite{}, "", fmt.Errorf("eventWrite %d/%d: %w", row.ID, seq, err)
 	}
-	queueWith(b, folded, `INSERT INTO room_events (room_id, seq, kind, side, fingerprint, event, at, prev_hash)
-		VALUES ($1, $2, $3, NULLIF($4, ''), $5, $6, $7, $8)`, row.ID, seq, ev.Kind, string(ev.Side), fingerprint, string(j), ev.At, string(link))
+	w := foldedWrite{sql: `INSERT INTO room_events (room_id, seq, kind, side, fingerprint, event, at, prev_hash)
+		VALUES ($1, $2, $3, NULLIF($4, ''), $5, $6, $7, $8)`,
+		args: []any{row.ID, seq, ev.Kind, string(ev.Side), fingerprint, string(j), ev.At, string(link)}}
 	row.Seq, row.Head = seq, head
-	return string(j), nil
+	return w, string(j), nil
 }
 
 // selectChain reads a room's log with the link each event carries, and

@@ -1,0 +1,82 @@
+package app
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// statements counts what a pool sends as the server's metrics do: each
+// statement, alone or in a batch, and each batch as one round trip.
+type statements struct {
+	roundTrips
+	n atomic.Int64
+}
+
+func (s *statements) TraceQueryStart(ctx context.Context, c *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	s.n.Add(1)
+	return s.roundTrips.TraceQueryStart(ctx, c, d)
+}
+
+func (s *statements) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) { s.n.Add(1) }
+
+// tracedPool is a second pool on rb's database that counts what it sends.
+func (rb *roomsBundle) tracedPool(t *testing.T) (*pgxpool.Pool, *statements) {
+	t.Helper()
+	cfg := rb.pool.Config().Copy()
+	st := &statements{}
+	cfg.ConnConfig.Tracer = st
+	pool, err := pgxpool.NewWithConfig(rb.ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool, st
+}
+
+// TestMoveStatements holds what a counter costs PostgreSQL: BEGIN with the
+// locked seat, then the room's UPDATE (its event, its ranks) with COMMIT,
+// in two round trips; a counter that voids a pending confirmation adds the
+// settle, riding on the event's statement.
+func TestMoveStatements(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	ta, tb := rb.openJoined(t, OpenInput{}, "")
+	if _, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")}); err != nil {
+		t.Fatal(err)
+	}
+	pool, st := rb.tracedPool(t)
+	untraced := rb.rooms.pool
+	rb.rooms.pool = pool
+	t.Cleanup(func() { rb.rooms.pool = untraced })
+
+	measure := func(what string, wantStatements, wantTrips int64, move func() error) {
+		t.Helper()
+		n0, r0 := st.n.Load(), st.roundTrips.n.Load()
+		if err := move(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if n, r := st.n.Load()-n0, st.roundTrips.n.Load()-r0; n != wantStatements || r != wantTrips {
+			t.Errorf("%s: %d statements in %d round trips, want %d in %d", what, n, r, wantStatements, wantTrips)
+		}
+	}
+	measure("a counter", 4, 2, func() error {
+		_, err := rb.rooms.Propose(rb.ctx, rb.b, tb, MoveInput{Verdict: "counter", Subject: meeting(11, "")})
+		return err
+	})
+	v, err := rb.rooms.Read(rb.ctx, rb.a, ta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.a, ta, "approve", v.TermsOnTable.Options[0].SubjectHash); err != nil {
+		t.Fatal(err)
+	}
+	measure("a counter voiding its own request", 5, 2, func() error {
+		_, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "counter", Subject: meeting(12, "")})
+		return err
+	})
+	rb.checkClean(t)
+}
