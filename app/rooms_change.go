@@ -91,30 +91,22 @@ type answeredBy struct {
 func (s *Rooms) commit(ctx context.Context, tx *roomTx, ld *loaded, c change) error {
 	now := s.now()
 	var writes pgx.Batch
-	settles, inserts := s.syncConfirmations(ld, c, now)
-	// The events ride on the room's statement; the confirmations settled
-	// cannot (the ranks read them), so they ride on the first event's
-	// statement of its own, or go alone when nothing is logged.
-	var logWrites []foldedWrite
+	// Everything rides on the room's statement, but a confirmation settled
+	// where a new one of the same side takes its place: that goes first,
+	// in a statement of its own (confirmations_one_pending).
+	first, folded := s.syncConfirmations(ld, c, now)
+	if len(first) > 0 {
+		queueWith(&writes, first[1:], first[0].sql, first[0].args...)
+	}
 	for i := range c.events {
 		w, logged, err := eventWrite(ld.row, &c.events[i], c.fingerprint)
 		if err != nil {
 			return err
 		}
 		ld.row.log = append(ld.row.log, logged)
-		logWrites = append(logWrites, w)
+		folded = append(folded, w)
 	}
-	switch {
-	case len(settles) > 0 && len(logWrites) > 0:
-		queueWith(&writes, settles, logWrites[0].sql, logWrites[0].args...)
-		logWrites = logWrites[1:]
-	case len(settles) > 0:
-		queueFolded(&writes, settles)
-	}
-	for _, ins := range inserts {
-		ins(&writes)
-	}
-	folded := append(logWrites, c.folded...)
+	folded = append(folded, c.folded...)
 	if err := s.fanOut(ctx, tx, &folded, ld, c); err != nil {
 		return err
 	}
@@ -141,11 +133,10 @@ func (s *Rooms) commit(ctx context.Context, tx *roomTx, ld *loaded, c change) er
 
 // syncConfirmations records new pending confirmations and settles the ones
 // the change ended: decided by the human, replaced, or voided by the room
-// moving on. The settles are folded into the change's first event's
-// statement; the inserts are queued after it, since a new pending
-// confirmation may take the place of a settled one of the same side
-// (confirmations_one_pending).
-func (s *Rooms) syncConfirmations(ld *loaded, c change, now time.Time) (settles []foldedWrite, inserts []func(*pgx.Batch)) {
+// moving on. A settle that a new pending confirmation of the same side
+// replaces is in first, to be written before it; the other writes can go
+// in any order.
+func (s *Rooms) syncConfirmations(ld *loaded, c change, now time.Time) (first, writes []foldedWrite) {
 	decided := map[string]negotiation.Result{}
 	for _, ev := range c.events {
 		if ev.Kind == negotiation.EventDecide {
@@ -154,6 +145,7 @@ func (s *Rooms) syncConfirmations(ld *loaded, c change, now time.Time) (settles 
 	}
 	for _, side := range []negotiation.Side{negotiation.SideA, negotiation.SideB} {
 		before, after := ld.room.PendingFor(side), c.next.PendingFor(side)
+		replaced := after != nil && (before == nil || before.ID != after.ID)
 		if before != nil && (after == nil || after.ID != before.ID) {
 			status, why, by := negotiation.ResultVoid, "", answeredBy{}
 			switch {
@@ -171,14 +163,18 @@ func (s *Rooms) syncConfirmations(ld *loaded, c change, now time.Time) (settles 
 			default:
 				why = voidTermsChanged
 			}
-			settles = append(settles, settleConfirmation(ld.row.ID, before.ID, status, why, by, now))
+			settle := settleConfirmation(ld.row.ID, before.ID, status, why, by, now)
+			if replaced {
+				first = append(first, settle)
+			} else {
+				writes = append(writes, settle)
+			}
 		}
-		if after != nil && (before == nil || before.ID != after.ID) {
-			remindAt := firstReminder(ld.row.party(side), after, c.next.Deadline)
-			inserts = append(inserts, func(b *pgx.Batch) { insertConfirmation(b, ld.row.ID, after, remindAt) })
+		if replaced {
+			writes = append(writes, insertConfirmation(ld.row.ID, after, firstReminder(ld.row.party(side), after, c.next.Deadline)))
 		}
 	}
-	return settles, inserts
+	return first, writes
 }
 
 // Why a confirmation came out void, stored in English: each is the

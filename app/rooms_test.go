@@ -59,6 +59,7 @@ func setupRoomsB(t testing.TB) *roomsBundle {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(rooms.Close) // before the pool closes: the last changes are announced
 	rb := &roomsBundle{ctx: ctx, pool: pool, rooms: rooms, acc: acc, clock: clock}
 	for i, slug := range []string{"alpha", "beta"} {
 		email := slug + "@example.test"
@@ -100,6 +101,20 @@ func (rb *roomsBundle) checkClean(t *testing.T) {
 	}
 	if len(rep.Differences) > 0 {
 		t.Fatalf("check: %d of %d rooms differ from their replay:\n%s", len(rep.Differences), rep.Rooms, strings.Join(rep.Differences, "\n"))
+	}
+	// The ranks the moves wrote (from the rooms as the moves left them) are
+	// the ranks of the tables: computing them again changes none.
+	tx, err := rb.pool.Begin(rb.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(rb.ctx)
+	tag, err := tx.Exec(rb.ctx, rerank(`rooms`, pendingInTable))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tag.RowsAffected(); n != 0 {
+		t.Errorf("check: %d parties' ranks differ from their rooms' and confirmations'", n)
 	}
 }
 

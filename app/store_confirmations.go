@@ -16,17 +16,14 @@ import (
 
 // insertConfirmation records a pending confirmation with the moment of its
 // first reminder (remindAt nil: none), which the sweep finds it by.
-func insertConfirmation(b *pgx.Batch, roomID int64, c *negotiation.Confirmation, remindAt *time.Time) {
-	b.Queue(`INSERT INTO confirmations (room_id, id, side, verdict, subject_hash, status, requested_at, remind_at)
-		VALUES ($1, $2, $3, $4, NULLIF($5, ''), 'pending', $6, $7)`, roomID, c.ID, c.Side, c.Verdict, string(c.SubjectHash), c.RequestedAt, remindAt)
+func insertConfirmation(roomID int64, c *negotiation.Confirmation, remindAt *time.Time) foldedWrite {
+	return foldedWrite{`INSERT INTO confirmations (room_id, id, side, verdict, subject_hash, status, requested_at, remind_at)
+		VALUES ($1, $2, $3, $4, NULLIF($5, ''), 'pending', $6, $7)`, []any{roomID, c.ID, c.Side, c.Verdict, string(c.SubjectHash), c.RequestedAt, remindAt}}
 }
 
 // settleConfirmation writes what became of a pending confirmation; by is
-// how its human answered (zero when it ended without an answer). It is
-// folded into the change's first event's INSERT (foldedWrite): no event
-// is a confirmation. A new pending confirmation of the same side must go
-// in a later statement, as confirmations_one_pending is checked against
-// this one.
+// how its human answered (zero when it ended without an answer), as a
+// write folded into a statement of the change (commit).
 func settleConfirmation(roomID int64, id string, status negotiation.Result, why string, by answeredBy, at time.Time) foldedWrite {
 	return foldedWrite{`UPDATE confirmations SET status = $3, why = NULLIF($4, ''), decided_at = $5, channel = NULLIF($6, ''), decided_by = $7
 		WHERE room_id = $1 AND id = $2 AND status = 'pending'`, []any{roomID, id, status, why, at, string(by.channel), by.user}}

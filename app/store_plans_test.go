@@ -65,7 +65,7 @@ func seedSkew(t testing.TB, rb *roomsBundle, big, small int) *skew {
 		exec(`INSERT INTO confirmations (room_id, id, side, verdict, status, requested_at, remind_at)
 			SELECT id, 'cf_' || id, 'b', 'reject', 'pending', now(), $2::timestamptz - interval '1 day'
 			FROM rooms WHERE title = $1 AND id % 3 = 0`, tag, far)
-		exec(rerank(`rooms`, `r.title = $1`), tag) // the ranks, as a move writes them
+		exec(rerank(`rooms`, pendingInTable, `r.title = $1`), tag) // the ranks, as a move writes them
 	}
 	start := time.Now()
 	seed(sk.small, small, "small")

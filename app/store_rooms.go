@@ -286,21 +286,36 @@ func updatePersonEmail(ctx context.Context, q querier, roomID int64, email strin
 // updateRoom writes the room and its log's head (inTx announces it once
 // committed), and its parties' ranks in the dashboard's order
 // (party_ranks) with it, in one statement, with folded writes (the
-// change's events, an audit entry, a schema seen, the lines of the jobs it
-// queued) that touch neither rooms nor the tables the ranks read.
+// change's events and confirmations, an audit entry, a schema seen, the
+// lines of the jobs it queued) that touch neither rooms nor party_ranks.
+// The ranks take the sides with a pending confirmation from the room as
+// the change left it, not from confirmations, which the folded writes
+// change in the same statement (and it cannot see their rows).
 func updateRoom(b *pgx.Batch, row *roomRow, r *negotiation.Room, now time.Time, folded []foldedWrite) {
+	var pending []string
+	for _, side := range []negotiation.Side{negotiation.SideA, negotiation.SideB} {
+		if r.PendingFor(side) != nil {
+			pending = append(pending, string(side))
+		}
+	}
 	queueWith(b, folded, `WITH r AS (UPDATE rooms SET state = $2, closed_reason = NULLIF($3, ''), round = $4, turn = NULLIF($5, ''),
 		deadline = $6, seq = $7, snapshot = $8, updated_at = $9, head_hash = $10 WHERE id = $1
-		RETURNING id, state, turn, deadline, updated_at)`+rerank(`r`),
-		row.ID, r.State, string(r.ClosedReason), r.Round, string(r.Turn), r.Deadline, row.Seq, row.Snapshot, now, string(row.Head))
+		RETURNING id, state, turn, deadline, updated_at)`+rerank(`r`, `q.side = ANY($11::text[])`),
+		row.ID, r.State, string(r.ClosedReason), r.Round, string(r.Turn), r.Deadline, row.Seq, row.Snapshot, now, string(row.Head), pending)
 }
+
+// pendingInTable is rerank's test of a party's pending confirmation for
+// rooms read from their table.
+const pendingInTable = `EXISTS (SELECT 1 FROM confirmations c
+					WHERE c.room_id = r.id AND c.side = q.side AND c.status = 'pending')`
 
 // rerank is the statement that sets the ranks of the parties of the rooms
 // r (a table or a CTE of rooms' id, state, turn, deadline and updated_at,
 // filtered by where) in the dashboard's order: a pending confirmation
-// first, then the side whose turn it is, then the rest by deadline, then
-// the rooms that ended, newest first. Only a rank that changes is written.
-func rerank(r string, where ...string) string {
+// (pending: an SQL test of the party q of room r) first, then the side
+// whose turn it is, then the rest by deadline, then the rooms that ended,
+// newest first. Only a rank that changes is written.
+func rerank(r, pending string, where ...string) string {
 	cond := ""
 	if len(where) > 0 {
 		cond = ` WHERE ` + strings.Join(where, ` AND `)
@@ -311,8 +326,7 @@ func rerank(r string, where ...string) string {
 			CASE
 				WHEN r.state = 'agreed' THEN 4
 				WHEN r.state = 'closed' THEN 5
-				WHEN EXISTS (SELECT 1 FROM confirmations c
-					WHERE c.room_id = r.id AND c.side = q.side AND c.status = 'pending') THEN 1
+				WHEN ` + pending + ` THEN 1
 				WHEN r.turn = q.side THEN 2
 				ELSE 3 END AS rank,
 			CASE
@@ -325,7 +339,7 @@ func rerank(r string, where ...string) string {
 // RerankRooms sets the ranks of the parties of rooms first to last-1, for
 // rooms written by other means than a move (the bench's seeding).
 func RerankRooms(ctx context.Context, tx pgx.Tx, first, last int64) error {
-	if _, err := tx.Exec(ctx, rerank(`rooms`, `r.id >= $1`, `r.id < $2`), first, last); err != nil {
+	if _, err := tx.Exec(ctx, rerank(`rooms`, pendingInTable, `r.id >= $1`, `r.id < $2`), first, last); err != nil {
 		return fmt.Errorf("rerank rooms %d to %d: %w", first, last, err)
 	}
 	return nil

@@ -54,6 +54,7 @@ func setupTeams(t *testing.T, signupCap, inviteCap int) *teamBundle {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(rooms.Close) // before the pool closes: the last changes are announced
 	return &teamBundle{t: t, ctx: t.Context(), pool: pool, accounts: accounts, rooms: rooms, clock: clock}
 }
 

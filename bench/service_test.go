@@ -47,6 +47,7 @@ func newService(t *testing.T) *service {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(rooms.Close) // before the pool closes: the last changes are announced
 	s := &service{ctx: ctx, pool: pool, rooms: rooms}
 	accounts := app.NewAccounts(pool)
 	for i, slug := range []string{"alpha", "beta"} {

@@ -74,6 +74,7 @@ func setup(t *testing.T, tweaks ...func(*Config)) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(rooms.Close) // before the pool closes: the last changes are announced
 	b := &bundle{t: t, ctx: ctx, pool: pool, rooms: rooms, accounts: app.NewAccounts(pool), base: base}
 	if err := b.accounts.UseTeams(app.TeamsConfig{River: rc, SealKey: bytes.Repeat([]byte{4}, 32), BaseURL: base}); err != nil {
 		t.Fatal(err)

@@ -93,6 +93,7 @@ func setup(t *testing.T, opts ...func(*app.RoomsConfig)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(rooms.Close) // before the pool closes: the last changes are announced
 	e := &env{ctx: ctx, pool: pool, rooms: rooms, accounts: app.NewAccounts(pool), url: base, logs: &logBuffer{},
 		clock: clock, agents: map[string]app.Agent{}, keys: map[string]string{}, sessions: map[string]*mcp.ClientSession{}, seen: map[string]*bytes.Buffer{}}
 	for side, slug := range map[string]string{"a": "alpha", "b": "beta"} {

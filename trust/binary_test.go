@@ -235,5 +235,6 @@ func newWorld(t testing.TB, dsn, base string) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(rooms.Close) // before the pool closes: the last changes are announced
 	return &world{pool: pool, accounts: app.NewAccounts(pool), rooms: rooms}
 }

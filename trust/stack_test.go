@@ -154,6 +154,7 @@ func newStack(t testing.TB, c stackConfig) *stack {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(s.rooms.Close) // before the pool closes: the last changes are announced
 	if s.notes, err = app.NewNotifications(app.NotificationsConfig{Pool: pool, River: s.river, Rooms: s.rooms,
 		UnsubscribeKey: bytes.Repeat([]byte{3}, 32), BaseURL: s.base}); err != nil {
 		t.Fatal(err)
