@@ -24,19 +24,22 @@ func (n *Notifications) Notification(ctx context.Context, d jobs.Delivery) (*job
 	if out.Installation, err = n.install.get(ctx, n.pool); err != nil {
 		return nil, err
 	}
+	var token string
 	if d.Topic == jobs.TopicTest {
 		err = n.testNotification(ctx, d, out)
 	} else {
-		err = n.roomNotification(ctx, d, out)
+		var ot *oneTapIssue
+		if d.Topic == jobs.TopicRequest || d.Topic == jobs.TopicReminder {
+			// Stored by the notice's read, for this message.
+			token = newOneTap()
+			ot = &oneTapIssue{hash: secretHash(token), confirmationID: d.ConfirmationID, channel: string(d.Channel), at: n.rooms.now()}
+		}
+		err = n.roomNotification(ctx, d, out, ot)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if d.Topic == jobs.TopicRequest || d.Topic == jobs.TopicReminder {
-		token, err := n.rooms.IssueOneTap(ctx, n.pool, d.RoomID, d.ConfirmationID, string(d.Channel))
-		if err != nil {
-			return nil, err
-		}
+	if token != "" {
 		out.OneTapURL = n.baseURL + "/c/" + token
 	}
 	if !d.Topic.Critical() && d.Channel == jobs.ChannelEmail {
@@ -97,9 +100,10 @@ func topicGroup(t jobs.Topic) string {
 
 // roomNotification addresses a notice about a room and fills in the room
 // as the recipient sees it, all read as of one moment, in one statement
-// (selectNotice).
-func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, out *jobs.Notification) error {
-	row, nt, err := selectNotice(ctx, n.pool, d.RoomID, d.Side, d.UserID, d.SubscriptionID)
+// (selectNotice), which also stores ot, a request's or a reminder's
+// one-tap token, if its confirmation is pending.
+func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, out *jobs.Notification, ot *oneTapIssue) error {
+	row, nt, err := selectNotice(ctx, n.pool, d.RoomID, d.Side, d.UserID, d.SubscriptionID, ot)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return jobs.Skip("the room no longer exists")
 	}
@@ -135,8 +139,11 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 	}
 	r := ld.room
 	if d.Topic == jobs.TopicRequest || d.Topic == jobs.TopicReminder {
+		// The room and the confirmations are written by the same moves:
+		// the token is stored exactly when the room has it pending. Should
+		// they differ, no message goes with a link that opens nothing.
 		c := r.PendingFor(d.Side)
-		if c == nil || c.ID != d.ConfirmationID {
+		if c == nil || c.ID != d.ConfirmationID || !nt.issued {
 			return jobs.Skip("the confirmation is no longer pending")
 		}
 		out.Verdict = c.Verdict

@@ -21,14 +21,22 @@ import (
 
 const oneTapPrefix = "ot_"
 
-// IssueOneTap creates a one-tap token for a pending confirmation, in the
-// caller's transaction (the fan-out's, which is the move's).
+// IssueOneTap creates a one-tap token for a pending confirmation with q. A
+// notification stores its token with the statement that reads it instead
+// (selectNotice); this one is for the links the tests of the packages
+// that serve them make.
 func (s *Rooms) IssueOneTap(ctx context.Context, q querier, roomID int64, confirmationID, channel string) (string, error) {
-	token := oneTapPrefix + base64.RawURLEncoding.EncodeToString(randomBytes(32))
+	token := newOneTap()
 	if err := insertOneTap(ctx, q, roomID, secretHash(token), confirmationID, channel, s.now()); err != nil {
 		return "", fmt.Errorf("issue one-tap token: %w", err)
 	}
 	return token, nil
+}
+
+// newOneTap is a new one-tap token, which is stored only as its
+// secretHash.
+func newOneTap() string {
+	return oneTapPrefix + base64.RawURLEncoding.EncodeToString(randomBytes(32))
 }
 
 // OneTap is what a one-tap link shows.
@@ -96,17 +104,17 @@ func (s *Rooms) OneTapCard(ctx context.Context, token string) (*OneTap, error) {
 func (s *Rooms) DecideOneTap(ctx context.Context, token string, hashSeen negotiation.SubjectHash, accept bool) (*Decision, error) {
 	var d *Decision
 	err := s.inTx(ctx, func(tx *roomTx) error {
-		// The token is marked used, and its confirmation's side read, in
-		// one statement; a second use waits for the first's lock and then
-		// finds the token used.
-		roomID, confirmationID, side, channel, err := useOneTap(ctx, tx, secretHash(token), s.now())
+		// The token is marked used, and its room read locked with its
+		// confirmation's side, in one statement; a second use waits for
+		// the first's lock and then finds the token used.
+		row, confirmationID, side, channel, err := useOneTap(ctx, tx, secretHash(token), s.now())
 		if errors.Is(err, pgx.ErrNoRows) {
 			return oneTapRefused(ctx, tx, token)
 		}
 		if err != nil {
 			return fmt.Errorf("one-tap: %w", err)
 		}
-		ld, err := s.load(ctx, tx, roomID, true)
+		ld, err := s.restore(row)
 		if err != nil {
 			return err
 		}

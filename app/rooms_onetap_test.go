@@ -1,7 +1,16 @@
 package app
 
 import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/taasky/taasky/negotiation"
 )
@@ -53,6 +62,252 @@ func TestOneTap(t *testing.T) {
 	}
 	if _, err := rb.rooms.OneTapCard(rb.ctx, "ot_nope"); ErrorCodeOf(err) != ErrNotFound {
 		t.Fatalf("unknown token: %v", err)
+	}
+	rb.checkClean(t)
+}
+
+// sentSQL keeps the text of every statement a pool's connections send,
+// alone or in a batch.
+type sentSQL struct {
+	mu  sync.Mutex
+	sql []string
+}
+
+func (s *sentSQL) add(sql string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sql = append(s.sql, sql)
+}
+
+// take returns the statements sent since the last take.
+func (s *sentSQL) take() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.sql
+	s.sql = nil
+	return out
+}
+
+func (s *sentSQL) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	s.add(d.SQL)
+	return ctx
+}
+func (s *sentSQL) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (s *sentSQL) TraceBatchStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
+	for _, q := range d.Batch.QueuedQueries {
+		s.add(q.SQL)
+	}
+	return ctx
+}
+func (s *sentSQL) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (s *sentSQL) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+
+// tracedPool is a pool on rb's database whose statements are kept.
+func (rb *roomsBundle) tracedPool(t *testing.T) (*pgxpool.Pool, *sentSQL) {
+	t.Helper()
+	cfg := rb.pool.Config().Copy()
+	sent := &sentSQL{}
+	cfg.ConnConfig.Tracer = sent
+	pool, err := pgxpool.NewWithConfig(rb.ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool, sent
+}
+
+// onetapStatements are the statements of sql that name onetap_tokens.
+func onetapStatements(sql []string) (out []string) {
+	for _, s := range sql {
+		if strings.Contains(s, "onetap_tokens") {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TestOneTapPostReadsTheRoomWithTheToken: the POST marks the token used
+// and reads its room, locked, in one statement: no statement of its own
+// reads the room.
+func TestOneTapPostReadsTheRoomWithTheToken(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	pool, sent := rb.tracedPool(t)
+	rooms, err := NewRooms(RoomsConfig{Pool: pool, River: rb.rooms.river, LimitsKey: bytes.Repeat([]byte{7}, 32),
+		TokenKey: rb.rooms.tokenKey, BaseURL: rb.rooms.baseURL, Accounts: rb.acc, Receipts: rb.rooms.receipts, Now: rb.rooms.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rooms.Close)
+	ta, tb := rb.openJoined(t, OpenInput{}, "")
+	v, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.b, tb, "approve", v.TermsOnTable.Options[0].SubjectHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := rb.rooms.IssueOneTap(rb.ctx, rb.pool, v.RoomID, cv.ID, "email")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent.take()
+	d, err := rooms.DecideOneTap(rb.ctx, token, cv.SubjectHash, true)
+	if err != nil || d.Result != negotiation.ResultApplied {
+		t.Fatalf("one-tap confirm: %v %+v", err, d)
+	}
+	sql := sent.take()
+	if ot := onetapStatements(sql); len(ot) != 1 || ot[0] != useOneTapSQL {
+		t.Errorf("the POST's statements on onetap_tokens: %q, want useOneTapSQL alone", ot)
+	}
+	if slices.Contains(sql, roomSQLLocked) {
+		t.Errorf("the POST read its room again")
+	}
+	rb.checkClean(t)
+}
+
+// TestOneTapRacingPosts: two POSTs of one link at once make one decision;
+// the other says the link was used already.
+func TestOneTapRacingPosts(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	const rooms = 8
+	type answer struct {
+		d   *Decision
+		err error
+	}
+	answers := make([]chan answer, rooms)
+	for i := range rooms {
+		ta, tb := rb.openJoined(t, OpenInput{}, "")
+		v, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(8+i%8, "")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cv, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.b, tb, "approve", v.TermsOnTable.Options[0].SubjectHash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		token, err := rb.rooms.IssueOneTap(rb.ctx, rb.pool, v.RoomID, cv.ID, "email")
+		if err != nil {
+			t.Fatal(err)
+		}
+		answers[i] = make(chan answer, 2)
+		for range 2 {
+			go func() {
+				d, err := rb.rooms.DecideOneTap(rb.ctx, token, cv.SubjectHash, true)
+				answers[i] <- answer{d, err}
+			}()
+		}
+	}
+	for i, ch := range answers {
+		x, y := <-ch, <-ch
+		if x.err != nil {
+			x, y = y, x
+		}
+		if x.err != nil || x.d.Result != negotiation.ResultApplied {
+			t.Errorf("room %d: no decision: %v %+v", i, x.err, x.d)
+		}
+		if ErrorCodeOf(y.err) != ErrConflict || !strings.Contains(ErrorMessageOf(y.err), "used already") {
+			t.Errorf("room %d: the second POST: %v", i, y.err)
+		}
+	}
+	rb.checkClean(t)
+}
+
+// TestOneTapPostThatWaitedForTheRoom: a POST whose statement waited for
+// the room's lock while another move committed has the room as that move
+// left it, log and all (its statement read the log from before), and
+// decides on it.
+func TestOneTapPostThatWaitedForTheRoom(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	ta, tb := rb.openJoined(t, OpenInput{}, "")
+	v, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.b, tb, "approve", v.TermsOnTable.Options[0].SubjectHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := rb.rooms.IssueOneTap(rb.ctx, rb.pool, v.RoomID, cv.ID, "email")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Appending events waits while stall holds room_events: a's move then
+	// holds the room's lock, and the POST's statement waits for it.
+	stall, err := rb.pool.Begin(rb.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = stall.Rollback(rb.ctx) }()
+	if _, err := stall.Exec(rb.ctx, `LOCK TABLE room_events IN EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	waiting := func(n int) {
+		t.Helper()
+		for end := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			var got int
+			err := rb.pool.QueryRow(rb.ctx, `SELECT count(*) FROM pg_stat_activity
+				WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got == n {
+				return
+			}
+			if time.Now().After(end) {
+				t.Fatalf("%d statements wait for a lock, want %d", got, n)
+			}
+		}
+	}
+	moved := make(chan error, 1)
+	go func() { // a asks to cancel: the room's log grows by one
+		_, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.a, ta, "cancel", "")
+		moved <- err
+	}()
+	waiting(1)
+	// The POST's statement, in a transaction this test rolls back.
+	type used struct {
+		row  *roomRow
+		side negotiation.Side
+		err  error
+	}
+	read := make(chan used, 1)
+	tx, err := rb.pool.Begin(rb.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(rb.ctx) }()
+	go func() {
+		row, _, side, _, err := useOneTap(rb.ctx, tx, secretHash(token), rb.rooms.now())
+		read <- used{row, side, err}
+	}()
+	waiting(2)
+	if err := stall.Commit(rb.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-moved; err != nil {
+		t.Fatal(err)
+	}
+	u := <-read
+	if u.err != nil || u.side != negotiation.SideB {
+		t.Fatalf("useOneTap: %v, side %q", u.err, u.side)
+	}
+	var seq int
+	if err := rb.pool.QueryRow(rb.ctx, `SELECT seq FROM rooms WHERE id = $1`, v.RoomID).Scan(&seq); err != nil {
+		t.Fatal(err)
+	}
+	if u.row.Seq != seq || len(u.row.log) != seq || u.row.Parties[0] == nil || u.row.Parties[1] == nil {
+		t.Fatalf("the room read after a's move: seq %d, %d events, parties %v; the room is at seq %d", u.row.Seq, len(u.row.log), u.row.Parties, seq)
+	}
+	if err := tx.Rollback(rb.ctx); err != nil {
+		t.Fatal(err)
+	}
+	d, err := rb.rooms.DecideOneTap(rb.ctx, token, cv.SubjectHash, true)
+	if err != nil || d.Result != negotiation.ResultApplied {
+		t.Fatalf("the POST: %v %+v", err, d)
 	}
 	rb.checkClean(t)
 }

@@ -36,16 +36,42 @@ type subRef struct {
 // moment: the room ($1) with the context and the names of side $2's human,
 // the recipient's ($3) address, preferences, and device $4 (a push's), and
 // the room's receipt once it is agreed.
-var notificationSQL = roomSelect + humanCols + namesCols + `,
+var notificationSQL = noticeCols + noticeFrom
+
+// notificationOneTapSQL is notificationSQL of a request or a reminder: the
+// same statement also stores its one-tap token ($5, hashed) for side $2's
+// confirmation $6, sent by channel $7 at $8, if that confirmation is still
+// pending as of the statement's moment, and says whether it did.
+var notificationOneTapSQL = `WITH issued AS (INSERT INTO onetap_tokens (room_id, token_hash, confirmation_id, channel, created_at)
+		SELECT c.room_id, $5, c.id, $7, $8 FROM confirmations c
+		WHERE c.room_id = $1 AND c.id = $6 AND c.side = $2 AND c.status = 'pending'
+		RETURNING 1)
+	` + noticeCols + `, EXISTS (SELECT FROM issued)` + noticeFrom
+
+// notificationSQL's columns and the rest, apart for
+// notificationOneTapSQL's column between them.
+var (
+	noticeCols = roomSelect + humanCols + namesCols + `,
 	ru.id, ru.email, coalesce(ru.language, ru.oidc_locale, ''), coalesce(rp.email_requests, true), coalesce(rp.email_notices, true),
 	coalesce(rp.push_requests, true), coalesce(rp.push_notices, true), ps.endpoint, ps.p256dh, ps.auth,
-	(SELECT rc.jws FROM receipts rc WHERE rc.room_id = r.id)
+	(SELECT rc.jws FROM receipts rc WHERE rc.room_id = r.id)`
+	noticeFrom = `
 	FROM rooms r` + roomJoins + `
 	LEFT JOIN parties p ON p.room_id = r.id AND p.side = $2` + otherParty + `
 	LEFT JOIN users ru ON ru.id = $3
 	LEFT JOIN notification_prefs rp ON rp.user_id = ru.id
 	LEFT JOIN push_subscriptions ps ON ps.user_id = ru.id AND ps.id = $4
 	WHERE r.id = $1`
+)
+
+// oneTapIssue is a one-tap token for selectNotice to store with its read
+// (notificationOneTapSQL).
+type oneTapIssue struct {
+	hash           []byte // the token's secretHash: the token itself is never stored
+	confirmationID string
+	channel        string
+	at             time.Time
+}
 
 // notice is what notificationSQL reads besides the room.
 type notice struct {
@@ -53,24 +79,34 @@ type notice struct {
 	recipient *recipient   // nil: the user no longer exists
 	device    *jobs.Device // nil: no device asked for, or not theirs (any more)
 	receipt   *string      // nil: none issued
+	issued    bool         // the one-tap token was stored (its confirmation is pending)
 }
 
 // selectNotice reads everything a notice about a room needs, in one
 // statement (notificationSQL): the room, side's human's context and
 // names, and the recipient userID's address, preferences and device
-// subscriptionID (a push's).
-func selectNotice(ctx context.Context, q querier, roomID int64, side negotiation.Side, userID, subscriptionID int64) (*roomRow, *notice, error) {
+// subscriptionID (a push's). With ot, the statement also stores that
+// one-tap token for its confirmation if the confirmation is pending
+// (notificationOneTapSQL); a notice the caller then skips leaves a token
+// nobody holds, which opens nothing.
+func selectNotice(ctx context.Context, q querier, roomID int64, side negotiation.Side, userID, subscriptionID int64, ot *oneTapIssue) (*roomRow, *notice, error) {
 	h := &humanRow{}
 	var rcptID *int64
 	var email, lang, endpoint, p256dh, auth, jws *string
 	var prefs NotifyPrefs
-	row, err := scanRoom(q.QueryRow(ctx, notificationSQL, roomID, side, userID, subscriptionID),
-		&h.seen, &h.zone, &h.lang, &h.agent, &h.them, &rcptID, &email, &lang,
-		&prefs.EmailRequests, &prefs.EmailNotices, &prefs.PushRequests, &prefs.PushNotices, &endpoint, &p256dh, &auth, &jws)
+	n := &notice{human: h}
+	sql, args := notificationSQL, []any{roomID, side, userID, subscriptionID}
+	dest := []any{&h.seen, &h.zone, &h.lang, &h.agent, &h.them, &rcptID, &email, &lang,
+		&prefs.EmailRequests, &prefs.EmailNotices, &prefs.PushRequests, &prefs.PushNotices, &endpoint, &p256dh, &auth, &jws}
+	if ot != nil {
+		sql, args = notificationOneTapSQL, append(args, ot.hash, ot.confirmationID, ot.channel, ot.at)
+		dest = append(dest, &n.issued)
+	}
+	row, err := scanRoom(q.QueryRow(ctx, sql, args...), dest...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("selectNotice %d: %w", roomID, err)
 	}
-	n := &notice{human: h, receipt: jws}
+	n.receipt = jws
 	if rcptID != nil {
 		n.recipient = &recipient{email: *email, lang: *lang, prefs: prefs}
 	}
