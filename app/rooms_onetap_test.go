@@ -67,25 +67,28 @@ func TestOneTap(t *testing.T) {
 }
 
 // sentSQL keeps the text of every statement a pool's connections send,
-// alone or in a batch.
+// alone or in a batch, and counts the round trips (a batch is one).
 type sentSQL struct {
-	mu  sync.Mutex
-	sql []string
+	mu    sync.Mutex
+	sql   []string
+	trips int
 }
 
-func (s *sentSQL) add(sql string) {
+func (s *sentSQL) add(sql ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.sql = append(s.sql, sql)
+	s.sql = append(s.sql, sql...)
+	s.trips++
 }
 
-// take returns the statements sent since the last take.
-func (s *sentSQL) take() []string {
+// take returns the statements sent since the last take, and their round
+// trips.
+func (s *sentSQL) take() ([]string, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := s.sql
-	s.sql = nil
-	return out
+	out, trips := s.sql, s.trips
+	s.sql, s.trips = nil, 0
+	return out, trips
 }
 
 func (s *sentSQL) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
@@ -94,9 +97,11 @@ func (s *sentSQL) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQ
 }
 func (s *sentSQL) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 func (s *sentSQL) TraceBatchStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
-	for _, q := range d.Batch.QueuedQueries {
-		s.add(q.SQL)
+	sql := make([]string, len(d.Batch.QueuedQueries))
+	for i, q := range d.Batch.QueuedQueries {
+		sql[i] = q.SQL
 	}
+	s.add(sql...)
 	return ctx
 }
 func (s *sentSQL) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
@@ -157,7 +162,7 @@ func TestOneTapPostReadsTheRoomWithTheToken(t *testing.T) {
 	if err != nil || d.Result != negotiation.ResultApplied {
 		t.Fatalf("one-tap confirm: %v %+v", err, d)
 	}
-	sql := sent.take()
+	sql, _ := sent.take()
 	if ot := onetapStatements(sql); len(ot) != 1 || ot[0] != useOneTapSQL {
 		t.Errorf("the POST's statements on onetap_tokens: %q, want useOneTapSQL alone", ot)
 	}
@@ -311,3 +316,6 @@ func TestOneTapPostThatWaitedForTheRoom(t *testing.T) {
 	}
 	rb.checkClean(t)
 }
+
+// sentOnly is take's statements.
+func sentOnly(sql []string, _ int) []string { return sql }

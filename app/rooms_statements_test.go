@@ -1,41 +1,11 @@
 package app
 
 import (
-	"context"
-	"sync/atomic"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
-
-// statements counts what a pool sends as the server's metrics do: each
-// statement, alone or in a batch, and each batch as one round trip.
-type statements struct {
-	roundTrips
-	n atomic.Int64
-}
-
-func (s *statements) TraceQueryStart(ctx context.Context, c *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	s.n.Add(1)
-	return s.roundTrips.TraceQueryStart(ctx, c, d)
-}
-
-func (s *statements) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) { s.n.Add(1) }
-
-// tracedPool is a second pool on rb's database that counts what it sends.
-func (rb *roomsBundle) tracedPool(t *testing.T) (*pgxpool.Pool, *statements) {
-	t.Helper()
-	cfg := rb.pool.Config().Copy()
-	st := &statements{}
-	cfg.ConnConfig.Tracer = st
-	pool, err := pgxpool.NewWithConfig(rb.ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	return pool, st
-}
 
 // TestMoveStatements holds what a counter costs PostgreSQL: BEGIN with the
 // locked seat, then the room's UPDATE (its event, its ranks) with COMMIT,
@@ -53,14 +23,14 @@ func TestMoveStatements(t *testing.T) {
 	rb.rooms.pool = pool
 	t.Cleanup(func() { rb.rooms.pool = untraced })
 
-	measure := func(what string, wantStatements, wantTrips int64, move func() error) {
+	measure := func(what string, wantStatements, wantTrips int, move func() error) {
 		t.Helper()
-		n0, r0 := st.n.Load(), st.roundTrips.n.Load()
+		st.take()
 		if err := move(); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		if n, r := st.n.Load()-n0, st.roundTrips.n.Load()-r0; n != wantStatements || r != wantTrips {
-			t.Errorf("%s: %d statements in %d round trips, want %d in %d", what, n, r, wantStatements, wantTrips)
+		if sql, trips := st.take(); len(sql) != wantStatements || trips != wantTrips {
+			t.Errorf("%s: %d statements in %d round trips, want %d in %d:\n%s", what, len(sql), trips, wantStatements, wantTrips, strings.Join(sql, "\n"))
 		}
 	}
 	measure("a counter", 4, 2, func() error {
