@@ -80,11 +80,3 @@ func queueWith(b *pgx.Batch, folded []foldedWrite, sql string, args ...any) {
 	sql, args = withFolded(folded, sql, args)
 	b.Queue(sql, args...)
 }
-
-// queueFolded queues writes that had no statement to ride on, one
-// statement each.
-func queueFolded(b *pgx.Batch, folded []foldedWrite) {
-	for _, f := range folded {
-		b.Queue(f.sql, f.args...)
-	}
-}
