@@ -184,6 +184,8 @@ type Decision struct {
 	Result negotiation.Result
 	Why    string // why it came out void
 	State  negotiation.State
+	// OneTap is what the link shows after the answer (DecideOneTap only).
+	OneTap *OneTap
 }
 
 // DecideAsOwner applies the answer of the human who owns a party (the owner
@@ -226,6 +228,9 @@ func (s *Rooms) decide(ctx context.Context, tx *roomTx, ld *loaded, side negotia
 			"room": fmt.Sprint(ld.row.ID), "side": string(side), "confirmation": confirmationID, "result": string(ev.Outcome)}))
 		if theirs := next.Party(side.Other()).Schema; theirs != nil && ev.Outcome == negotiation.ResultApplied {
 			c.folded = append(c.folded, schemaSeenWrite(acct, string(theirs.Fingerprint()), now))
+			if h := ld.row.human; h != nil && h.side == side {
+				h.seen = true // the human's context read with the room follows
+			}
 		}
 	}
 	if err := s.commit(ctx, tx, ld, c); err != nil {

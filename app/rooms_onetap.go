@@ -68,12 +68,19 @@ func (s *Rooms) OneTapCard(ctx context.Context, token string) (*OneTap, error) {
 	if err != nil {
 		return nil, fmt.Errorf("one-tap: %w", err)
 	}
-	ot, side, status, why := card.token, card.side, card.status, card.why
-	ld, err := s.restoreFor(row, side)
+	ld, err := s.restoreFor(row, card.side)
 	if err != nil {
 		return nil, err
 	}
-	v := &OneTap{RoomID: row.ID, Side: side, UsedAt: ot.usedAt, Room: ld.room, OwnerUserID: row.party(side).OwnerUserID}
+	return s.oneTap(ctx, ld, card.side, card.token.confirmationID, card.token.usedAt, card.status, card.why)
+}
+
+// oneTap is what the link of a confirmation of side shows of the room ld
+// (its row read with the side's human), used at usedAt (nil: not yet),
+// status and why being what became of the confirmation (nil: pending).
+func (s *Rooms) oneTap(ctx context.Context, ld *loaded, side negotiation.Side, confirmationID string, usedAt *time.Time, status, why *string) (*OneTap, error) {
+	row := ld.row
+	v := &OneTap{RoomID: row.ID, Side: side, UsedAt: usedAt, Room: ld.room, OwnerUserID: row.party(side).OwnerUserID}
 	if row.Title != nil {
 		v.Title = *row.Title
 	}
@@ -86,7 +93,7 @@ func (s *Rooms) OneTapCard(ctx context.Context, token string) (*OneTap, error) {
 	if why != nil {
 		v.Why = *why
 	}
-	if c := ld.room.PendingFor(side); c != nil && c.ID == ot.confirmationID {
+	if c := ld.room.PendingFor(side); c != nil && c.ID == confirmationID {
 		v.Confirmation = c
 	}
 	seen, tz, _, err := s.seatHuman(ctx, s.pool, ld, side)
@@ -107,7 +114,8 @@ func (s *Rooms) DecideOneTap(ctx context.Context, token string, hashSeen negotia
 		// The token is marked used, and its room read locked with its
 		// confirmation's side, in one statement; a second use waits for
 		// the first's lock and then finds the token used.
-		row, confirmationID, side, channel, err := useOneTap(ctx, tx, secretHash(token), s.now())
+		usedAt := s.now().Truncate(time.Microsecond) // as stored
+		row, confirmationID, side, channel, err := useOneTap(ctx, tx, secretHash(token), usedAt)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return oneTapRefused(ctx, tx, token)
 		}
@@ -129,7 +137,16 @@ func (s *Rooms) DecideOneTap(ctx context.Context, token string, hashSeen negotia
 		if actor == 0 {
 			by.user = nil
 		}
-		d, err = s.decide(ctx, tx, ld, side, confirmationID, hashSeen, accept, by, actor)
+		if d, err = s.decide(ctx, tx, ld, side, confirmationID, hashSeen, accept, by, actor); err != nil {
+			return err
+		}
+		// What the link shows now, from what the answer read and wrote.
+		status := string(d.Result)
+		var why *string
+		if d.Why != "" {
+			why = &d.Why
+		}
+		d.OneTap, err = s.oneTap(ctx, ld, side, confirmationID, &usedAt, &status, why)
 		return err
 	})
 	return d, err

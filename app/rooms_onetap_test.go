@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"sync"
@@ -319,3 +320,55 @@ func TestOneTapPostThatWaitedForTheRoom(t *testing.T) {
 
 // sentOnly is take's statements.
 func sentOnly(sql []string, _ int) []string { return sql }
+
+// TestOneTapAnswerShowsTheCardAfter: the page a POST answers with is built
+// from what the answer read and wrote (Decision.OneTap), without reading
+// the link again; it is the card a GET of the link shows afterwards.
+func TestOneTapAnswerShowsTheCardAfter(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	for _, accept := range []bool{true, false} {
+		ta, tb := rb.openJoined(t, OpenInput{}, `{"fee":{"max":{"amount":"10.00","currency":"EUR"}}}`)
+		v, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "20")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cv, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.b, tb, "approve", v.TermsOnTable.Options[0].SubjectHash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		token, err := rb.rooms.IssueOneTap(rb.ctx, rb.pool, v.RoomID, cv.ID, "email")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb.advance(time.Minute + 1234567*time.Nanosecond) // a moment PostgreSQL keeps to the microsecond
+		d, err := rb.rooms.DecideOneTap(rb.ctx, token, cv.SubjectHash, accept)
+		if err != nil || d.OneTap == nil {
+			t.Fatalf("accept %v: %v %+v", accept, err, d)
+		}
+		after, err := rb.rooms.OneTapCard(rb.ctx, token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := *d.OneTap, *after
+		if got.TimeZone.String() != want.TimeZone.String() {
+			t.Errorf("accept %v: zone %s, the link's %s", accept, got.TimeZone, want.TimeZone)
+		}
+		if !bytes.Equal(got.Room.Snapshot(), want.Room.Snapshot()) {
+			t.Errorf("accept %v: room %s, the link's %s", accept, got.Room.Snapshot(), want.Room.Snapshot())
+		}
+		if got.UsedAt == nil || want.UsedAt == nil || !got.UsedAt.Equal(*want.UsedAt) {
+			t.Errorf("accept %v: used at %v, the link's %v", accept, got.UsedAt, want.UsedAt)
+		}
+		got.TimeZone, want.TimeZone, got.Room, want.Room, got.UsedAt, want.UsedAt = nil, nil, nil, nil, nil, nil
+		gj, _ := json.Marshal(got)
+		wj, _ := json.Marshal(want)
+		if !bytes.Equal(gj, wj) {
+			t.Errorf("accept %v: the answer's page shows\n%s\nthe link then shows\n%s", accept, gj, wj)
+		}
+		if got.Status == "" || got.Confirmation != nil {
+			t.Errorf("accept %v: status %q, confirmation %+v", accept, got.Status, got.Confirmation)
+		}
+	}
+	rb.checkClean(t)
+}

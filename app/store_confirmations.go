@@ -87,12 +87,15 @@ func selectOneTap(ctx context.Context, q querier, tokenHash []byte) (*onetapRow,
 
 // useOneTap marks an unused token used and reads its room locked, as
 // selectRoom does with lock (roomSQLLocked), with its confirmation's side
-// and channel, in one statement (useOneTapSQL). A second use waits for the
+// and channel and the side's human (what the link's page shows after the
+// answer), in one statement (useOneTapSQL). A second use waits for the
 // first's lock on the token and then finds it used (pgx.ErrNoRows, as for
 // a token that does not exist).
 func useOneTap(ctx context.Context, q querier, tokenHash []byte, at time.Time) (row *roomRow, confirmationID string, side negotiation.Side, channel string, err error) {
 	var hooks, recips []byte
-	row, err = scanRoom(q.QueryRow(ctx, useOneTapSQL, tokenHash, at), &hooks, &recips, &confirmationID, &side, &channel)
+	h := &humanRow{}
+	row, err = scanRoom(q.QueryRow(ctx, useOneTapSQL, tokenHash, at), &hooks, &recips, &confirmationID, &side, &channel,
+		&h.seen, &h.zone, &h.lang, &h.agent, &h.them)
 	if err == nil {
 		err = row.setMoveCols(hooks, recips)
 	}
@@ -104,19 +107,21 @@ func useOneTap(ctx context.Context, q querier, tokenHash []byte, at time.Time) (
 	if err != nil {
 		return nil, "", "", "", fmt.Errorf("useOneTap: %w", err)
 	}
+	row.setHuman(side, h)
 	return row, confirmationID, side, channel, nil
 }
 
 // useOneTapSQL is roomSQLLocked of the room of the token ($1, hashed) that
-// it marks used at $2, with the token's confirmation, side and channel.
-// The token's row is locked before the room's (the join needs the
-// UPDATE's row before FOR UPDATE takes the room's), as when they were two
-// statements.
+// it marks used at $2, with the token's confirmation, side and channel,
+// and the context of the side's human (as oneTapSQL). The token's row is
+// locked before the room's (the join needs the UPDATE's row before FOR
+// UPDATE takes the room's), as when they were two statements.
 var useOneTapSQL = `WITH used AS (UPDATE onetap_tokens t SET used_at = $2 FROM confirmations c
 		WHERE t.token_hash = $1 AND t.used_at IS NULL AND c.room_id = t.room_id AND c.id = t.confirmation_id
 		RETURNING t.room_id, t.confirmation_id, c.side, t.channel)
-	` + roomSelect + moveCols + `, used.confirmation_id, used.side, used.channel
-	FROM used JOIN rooms r ON r.id = used.room_id` + roomJoins + ` FOR UPDATE OF r`
+	` + roomSelect + moveCols + `, used.confirmation_id, used.side, used.channel` + humanCols + namesCols + `
+	FROM used JOIN rooms r ON r.id = used.room_id` + roomJoins + `
+	LEFT JOIN parties p ON p.room_id = r.id AND p.side = used.side` + otherParty + ` FOR UPDATE OF r`
 
 // oneTapSQL is the room of a one-tap token ($1, hashed) with the context
 // of the human of the confirmation's side, and the token and the

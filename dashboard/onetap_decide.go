@@ -28,9 +28,14 @@ func (d *Dashboard) onetapDecide(c *fiber.Ctx) error {
 	} else {
 		status = fiber.StatusBadRequest
 	}
-	t, err := d.rooms.OneTapCard(c.UserContext(), token)
-	if err != nil {
-		return d.fail(c, err)
+	var t *app.OneTap
+	if dec != nil {
+		t = dec.OneTap // the card as the answer left it
+	} else {
+		var err error
+		if t, err = d.rooms.OneTapCard(c.UserContext(), token); err != nil {
+			return d.fail(c, err)
+		}
 	}
 	c.Status(status)
 	return d.renderPage(c, "onetap", &page{Title: confirmTitle(d.words(c, nil), t.Title), Zone: t.TimeZone.String(),
