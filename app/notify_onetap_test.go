@@ -23,15 +23,8 @@ func TestNotificationIssuesItsOneTapInItsRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ta, tb := rb.openJoined(t, OpenInput{}, "")
-	v, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cv, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.b, tb, "approve", v.TermsOnTable.Options[0].SubjectHash)
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := rb.askB(t, "", 10, "")
+	v, cv := q.v, q.cv
 	tokens := func() (n int) {
 		t.Helper()
 		if err := rb.pool.QueryRow(rb.ctx, `SELECT count(*) FROM onetap_tokens WHERE room_id = $1`, v.RoomID).Scan(&n); err != nil {

@@ -21,19 +21,9 @@ import (
 func TestOneTap(t *testing.T) {
 	t.Parallel()
 	rb := setupRooms(t)
-	ta, tb := rb.openJoined(t, OpenInput{}, `{"fee":{"max":{"amount":"10.00","currency":"EUR"}}}`)
-	v, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "20")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cv, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.b, tb, "approve", v.TermsOnTable.Options[0].SubjectHash)
-	if err != nil {
-		t.Fatal(err)
-	}
-	token, err := rb.rooms.IssueOneTap(rb.ctx, rb.pool, v.RoomID, cv.ID, "email")
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := rb.askB(t, `{"fee":{"max":{"amount":"10.00","currency":"EUR"}}}`, 10, "20")
+	cv := q.cv
+	token := q.oneTap(t, rb)
 	for range 2 {
 		card, err := rb.rooms.OneTapCard(rb.ctx, token)
 		if err != nil {
@@ -145,19 +135,9 @@ func TestOneTapPostReadsTheRoomWithTheToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(rooms.Close)
-	ta, tb := rb.openJoined(t, OpenInput{}, "")
-	v, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cv, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.b, tb, "approve", v.TermsOnTable.Options[0].SubjectHash)
-	if err != nil {
-		t.Fatal(err)
-	}
-	token, err := rb.rooms.IssueOneTap(rb.ctx, rb.pool, v.RoomID, cv.ID, "email")
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := rb.askB(t, "", 10, "")
+	cv := q.cv
+	token := q.oneTap(t, rb)
 	sent.take()
 	d, err := rooms.DecideOneTap(rb.ctx, token, cv.SubjectHash, true)
 	if err != nil || d.Result != negotiation.ResultApplied {
@@ -185,19 +165,9 @@ func TestOneTapRacingPosts(t *testing.T) {
 	}
 	answers := make([]chan answer, rooms)
 	for i := range rooms {
-		ta, tb := rb.openJoined(t, OpenInput{}, "")
-		v, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(8+i%8, "")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cv, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.b, tb, "approve", v.TermsOnTable.Options[0].SubjectHash)
-		if err != nil {
-			t.Fatal(err)
-		}
-		token, err := rb.rooms.IssueOneTap(rb.ctx, rb.pool, v.RoomID, cv.ID, "email")
-		if err != nil {
-			t.Fatal(err)
-		}
+		q := rb.askB(t, "", 8+i%8, "")
+		cv := q.cv
+		token := q.oneTap(t, rb)
 		answers[i] = make(chan answer, 2)
 		for range 2 {
 			go func() {
@@ -228,19 +198,9 @@ func TestOneTapRacingPosts(t *testing.T) {
 func TestOneTapPostThatWaitedForTheRoom(t *testing.T) {
 	t.Parallel()
 	rb := setupRooms(t)
-	ta, tb := rb.openJoined(t, OpenInput{}, "")
-	v, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cv, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.b, tb, "approve", v.TermsOnTable.Options[0].SubjectHash)
-	if err != nil {
-		t.Fatal(err)
-	}
-	token, err := rb.rooms.IssueOneTap(rb.ctx, rb.pool, v.RoomID, cv.ID, "email")
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := rb.askB(t, "", 10, "")
+	cv := q.cv
+	token := q.oneTap(t, rb)
 	// Appending events waits while stall holds room_events: a's move then
 	// holds the room's lock, and the POST's statement waits for it.
 	stall, err := rb.pool.Begin(rb.ctx)
@@ -270,7 +230,7 @@ func TestOneTapPostThatWaitedForTheRoom(t *testing.T) {
 	}
 	moved := make(chan error, 1)
 	go func() { // a asks to cancel: the room's log grows by one
-		_, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.a, ta, "cancel", "")
+		_, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.a, q.ta, "cancel", "")
 		moved <- err
 	}()
 	waiting(1)
@@ -302,7 +262,7 @@ func TestOneTapPostThatWaitedForTheRoom(t *testing.T) {
 		t.Fatalf("useOneTap: %v, side %q", u.err, u.side)
 	}
 	var seq int
-	if err := rb.pool.QueryRow(rb.ctx, `SELECT seq FROM rooms WHERE id = $1`, v.RoomID).Scan(&seq); err != nil {
+	if err := rb.pool.QueryRow(rb.ctx, `SELECT seq FROM rooms WHERE id = $1`, q.v.RoomID).Scan(&seq); err != nil {
 		t.Fatal(err)
 	}
 	if u.row.Seq != seq || len(u.row.log) != seq || u.row.Parties[0] == nil || u.row.Parties[1] == nil {
@@ -328,19 +288,9 @@ func TestOneTapAnswerShowsTheCardAfter(t *testing.T) {
 	t.Parallel()
 	rb := setupRooms(t)
 	for _, accept := range []bool{true, false} {
-		ta, tb := rb.openJoined(t, OpenInput{}, `{"fee":{"max":{"amount":"10.00","currency":"EUR"}}}`)
-		v, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "20")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cv, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.b, tb, "approve", v.TermsOnTable.Options[0].SubjectHash)
-		if err != nil {
-			t.Fatal(err)
-		}
-		token, err := rb.rooms.IssueOneTap(rb.ctx, rb.pool, v.RoomID, cv.ID, "email")
-		if err != nil {
-			t.Fatal(err)
-		}
+		q := rb.askB(t, `{"fee":{"max":{"amount":"10.00","currency":"EUR"}}}`, 10, "20")
+		cv := q.cv
+		token := q.oneTap(t, rb)
 		rb.advance(time.Minute + 1234567*time.Nanosecond) // a moment PostgreSQL keeps to the microsecond
 		d, err := rb.rooms.DecideOneTap(rb.ctx, token, cv.SubjectHash, accept)
 		if err != nil || d.OneTap == nil {
@@ -371,4 +321,36 @@ func TestOneTapAnswerShowsTheCardAfter(t *testing.T) {
 		}
 	}
 	rb.checkClean(t)
+}
+
+// asked is a room a offered in (a meeting at hour, with fee; b joined
+// with joinLimits) where b asked its human to approve the offer.
+type asked struct {
+	ta, tb string
+	v      *View
+	cv     *ConfirmationView
+}
+
+func (rb *roomsBundle) askB(t *testing.T, joinLimits string, hour int, fee string) asked {
+	t.Helper()
+	ta, tb := rb.openJoined(t, OpenInput{}, joinLimits)
+	v, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(hour, fee)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.b, tb, "approve", v.TermsOnTable.Options[0].SubjectHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return asked{ta, tb, v, cv}
+}
+
+// oneTap is an email's one-tap link to the request.
+func (a asked) oneTap(t *testing.T, rb *roomsBundle) string {
+	t.Helper()
+	token, err := rb.rooms.IssueOneTap(rb.ctx, rb.pool, a.v.RoomID, a.cv.ID, "email")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return token
 }

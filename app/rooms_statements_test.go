@@ -57,16 +57,9 @@ func TestMoveStatements(t *testing.T) {
 func TestReplacedRequest(t *testing.T) {
 	t.Parallel()
 	rb := setupRooms(t)
-	ta, tb := rb.openJoined(t, OpenInput{}, "")
-	v, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.b, tb, "approve", v.TermsOnTable.Options[0].SubjectHash)
-	if err != nil {
-		t.Fatal(err)
-	}
-	second, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.b, tb, "cancel", "")
+	q := rb.askB(t, "", 10, "")
+	v, first := q.v, q.cv
+	second, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.b, q.tb, "cancel", "")
 	if err != nil {
 		t.Fatal(err)
 	}
