@@ -298,11 +298,13 @@ func updateRoom(b *pgx.Batch, row *roomRow, r *negotiation.Room, now time.Time, 
 			pending = append(pending, string(side))
 		}
 	}
-	queueWith(b, folded, `WITH r AS (UPDATE rooms SET state = $2, closed_reason = NULLIF($3, ''), round = $4, turn = NULLIF($5, ''),
-		deadline = $6, seq = $7, snapshot = $8, updated_at = $9, head_hash = $10 WHERE id = $1
-		RETURNING id, state, turn, deadline, updated_at)`+rerank(`r`, `q.side = ANY($11::text[])`),
+	queueWith(b, folded, updateRoomSQL,
 		row.ID, r.State, string(r.ClosedReason), r.Round, string(r.Turn), r.Deadline, row.Seq, row.Snapshot, now, string(row.Head), pending)
 }
+
+var updateRoomSQL = `WITH r AS (UPDATE rooms SET state = $2, closed_reason = NULLIF($3, ''), round = $4, turn = NULLIF($5, ''),
+		deadline = $6, seq = $7, snapshot = $8, updated_at = $9, head_hash = $10 WHERE id = $1
+		RETURNING id, state, turn, deadline, updated_at)` + rerank(`r`, `q.side = ANY($11::text[])`)
 
 // pendingInTable is rerank's test of a party's pending confirmation for
 // rooms read from their table.
