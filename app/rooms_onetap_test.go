@@ -112,6 +112,21 @@ func (rb *roomsBundle) tracedPool(t *testing.T) (*pgxpool.Pool, *sentSQL) {
 	return pool, sent
 }
 
+// tracedRooms is the service of rb on a pool of its own whose statements
+// are kept.
+func (rb *roomsBundle) tracedRooms(t *testing.T) (*Rooms, *sentSQL) {
+	t.Helper()
+	pool, sent := rb.tracedPool(t)
+	cfg := rb.cfg
+	cfg.Pool = pool
+	rooms, err := NewRooms(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rooms.Close)
+	return rooms, sent
+}
+
 // onetapStatements are the statements of sql that name onetap_tokens.
 func onetapStatements(sql []string) (out []string) {
 	for _, s := range sql {
@@ -128,13 +143,7 @@ func onetapStatements(sql []string) (out []string) {
 func TestOneTapPostReadsTheRoomWithTheToken(t *testing.T) {
 	t.Parallel()
 	rb := setupRooms(t)
-	pool, sent := rb.tracedPool(t)
-	rooms, err := NewRooms(RoomsConfig{Pool: pool, River: rb.rooms.river, LimitsKey: bytes.Repeat([]byte{7}, 32),
-		TokenKey: rb.rooms.tokenKey, BaseURL: rb.rooms.baseURL, Accounts: rb.acc, Receipts: rb.rooms.receipts, Now: rb.rooms.now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rooms.Close)
+	rooms, sent := rb.tracedRooms(t)
 	q := rb.askB(t, "", 10, "")
 	cv := q.cv
 	token := q.oneTap(t, rb)

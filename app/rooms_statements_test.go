@@ -18,10 +18,7 @@ func TestMoveStatements(t *testing.T) {
 	if _, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")}); err != nil {
 		t.Fatal(err)
 	}
-	pool, st := rb.tracedPool(t)
-	untraced := rb.rooms.pool
-	rb.rooms.pool = pool
-	t.Cleanup(func() { rb.rooms.pool = untraced })
+	traced, st := rb.tracedRooms(t)
 
 	measure := func(what string, wantStatements, wantTrips int, move func() error) {
 		t.Helper()
@@ -34,7 +31,7 @@ func TestMoveStatements(t *testing.T) {
 		}
 	}
 	measure("a counter", 4, 2, func() error {
-		_, err := rb.rooms.Propose(rb.ctx, rb.b, tb, MoveInput{Verdict: "counter", Subject: meeting(11, "")})
+		_, err := traced.Propose(rb.ctx, rb.b, tb, MoveInput{Verdict: "counter", Subject: meeting(11, "")})
 		return err
 	})
 	v, err := rb.rooms.Read(rb.ctx, rb.a, ta)
@@ -45,7 +42,7 @@ func TestMoveStatements(t *testing.T) {
 		t.Fatal(err)
 	}
 	measure("a counter voiding its own request", 4, 2, func() error {
-		_, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "counter", Subject: meeting(12, "")})
+		_, err := traced.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "counter", Subject: meeting(12, "")})
 		return err
 	})
 	rb.checkClean(t)

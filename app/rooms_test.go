@@ -30,6 +30,7 @@ type roomsBundle struct {
 	ctx   context.Context
 	pool  *pgxpool.Pool
 	rooms *Rooms
+	cfg   RoomsConfig // rooms' wiring
 	acc   *Accounts
 	a, b  Agent
 	clock *atomic.Int64 // unix nanoseconds
@@ -53,14 +54,15 @@ func setupRoomsB(t testing.TB) *roomsBundle {
 	clock := &atomic.Int64{}
 	clock.Store(time.Date(2026, 10, 12, 10, 0, 0, 0, time.UTC).UnixNano())
 	acc := NewAccounts(pool)
-	rooms, err := NewRooms(RoomsConfig{Pool: pool, River: rc, LimitsKey: bytes.Repeat([]byte{7}, 32),
+	cfg := RoomsConfig{Pool: pool, River: rc, LimitsKey: bytes.Repeat([]byte{7}, 32),
 		TokenKey: bytes.Repeat([]byte{9}, 32), BaseURL: "http://127.0.0.1:8080", Accounts: acc, Receipts: testReceiptKeys(t),
-		Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() }})
+		Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() }}
+	rooms, err := NewRooms(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(rooms.Close) // before the pool closes: the last changes are announced
-	rb := &roomsBundle{ctx: ctx, pool: pool, rooms: rooms, acc: acc, clock: clock}
+	rb := &roomsBundle{ctx: ctx, pool: pool, rooms: rooms, cfg: cfg, acc: acc, clock: clock}
 	for i, slug := range []string{"alpha", "beta"} {
 		email := slug + "@example.test"
 		if _, err := acc.CreateAccount(ctx, slug, strings.ToUpper(slug), email); err != nil {
