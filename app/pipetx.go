@@ -4,111 +4,251 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// pipeTx is a read-write transaction that spares a move two round trips:
-// its BEGIN goes to PostgreSQL with its first statement (the room's read),
-// and the writes a change sends last (hold) go with its COMMIT. What it
-// runs, and in which order, is what pgx.BeginFunc would run; only the
-// messages are grouped. A statement sent after held writes sends them
-// first. It implements pgx.Tx for the statements of a move and River's
-// transactional insert; it has no nested transactions.
+// pipeTx is a read-write transaction with neither BEGIN nor COMMIT.
+// PostgreSQL runs what a connection sends up to a Sync message as one
+// implicit transaction (the extended query protocol's pipelining). pipeTx
+// sends its statements in pgx's pipeline mode and gets their results with
+// a Flush message, which ends nothing; Commit sends the writes it holds
+// (hold) with the Sync, which commits them all. So a move is two round
+// trips and its own statements only: the seat's locked read, then its
+// writes with the Sync.
+//
+// What ends the transaction otherwise:
+//   - a statement that fails: PostgreSQL skips what follows up to the Sync
+//     and rolls back there; pipeTx refuses every later statement with that
+//     error, and Commit returns it;
+//   - Rollback: ROLLBACK, which inside an implicit transaction rolls back
+//     what it did, then the Sync;
+//   - a connection lost before the Sync (the process killed, the network,
+//     a cancelled context, which closes it): nothing is committed.
+//
+// Statements are prepared once per connection, under pipeTx's own names
+// (pgx's statement cache cannot prepare inside a pipeline), and their
+// descriptions kept with the connection. The connection's tracer hears of
+// each round trip as of a batch. pipeTx implements pgx.Tx for the
+// statements of a move and River's transactional insert; it has no nested
+// transactions, no COPY and no statements prepared by name.
 type pipeTx struct {
 	conn   *pgxpool.Conn
-	begun  bool       // BEGIN was sent
-	held   *pgx.Batch // writes to send before anything else, or with COMMIT
+	pipe   *pgconn.Pipeline   // started by the first statement
+	held   []*pgx.QueuedQuery // writes to send with the next statement or the Sync
+	err    error              // the first failure: the transaction rolls back
 	closed bool
+	eqb    pgx.ExtendedQueryBuilder
 }
 
-var errNoNested = errors.New("pipeTx: no nested transactions")
+var (
+	errNoNested = errors.New("pipeTx: no nested transactions")
+	errNoCopy   = errors.New("pipeTx: no COPY inside a pipeline")
+	errNoNamed  = errors.New("pipeTx: no statements prepared by name; send their SQL")
+	errSkipped  = errors.New("pipeTx: the transaction failed before this statement")
+)
 
 // hold keeps writes to send in front of the next statement, or with the
-// COMMIT; their errors are that statement's or the COMMIT's.
+// Sync; their errors are that statement's or Commit's.
 func (t *pipeTx) hold(b *pgx.Batch) error {
 	if t.closed {
 		return pgx.ErrTxClosed
 	}
-	if t.held == nil {
-		t.held = &pgx.Batch{}
-	}
-	t.held.QueuedQueries = append(t.held.QueuedQueries, b.QueuedQueries...)
+	t.held = append(t.held, b.QueuedQueries...)
 	return nil
 }
 
-// sendBatch sends b behind BEGIN, the first time, and the held writes, in
-// one round trip, and returns the results positioned at b's first
-// statement.
-func (t *pipeTx) sendBatch(ctx context.Context, b *pgx.Batch) (pgx.BatchResults, error) {
-	if t.closed {
-		return nil, pgx.ErrTxClosed
+// fail records the transaction's first failure and returns it. A
+// statement whose result type changed under its prepared description (a
+// migration) makes the connection prepare its statements again.
+func (t *pipeTx) fail(err error) error {
+	if t.err == nil {
+		t.err = err
 	}
-	nb, skip := t.front()
-	nb.QueuedQueries = append(nb.QueuedQueries, b.QueuedQueries...)
-	br := t.conn.SendBatch(ctx, nb)
-	for range skip {
-		if _, err := br.Exec(); err != nil {
-			_ = br.Close()
-			return nil, err
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "0A000" {
+		delete(t.conn.Conn().PgConn().CustomData(), pipeStatementsKey)
+	}
+	return t.err
+}
+
+// pipeStatements are the statements pipeTx prepared on one connection, by
+// their SQL, and the connection's tracer (pgx copies the whole config to
+// return it); they live in the connection's CustomData, and go with it.
+type pipeStatements struct {
+	bySQL  map[string]*pgconn.StatementDescription
+	named  int
+	tracer pgx.BatchTracer
+}
+
+const pipeStatementsKey = "taasky/pipeTx"
+
+func (t *pipeTx) statements() *pipeStatements {
+	data := t.conn.Conn().PgConn().CustomData()
+	ps, _ := data[pipeStatementsKey].(*pipeStatements)
+	if ps == nil {
+		ps = &pipeStatements{bySQL: map[string]*pgconn.StatementDescription{}}
+		ps.tracer, _ = t.conn.Conn().Config().Tracer.(pgx.BatchTracer)
+		data[pipeStatementsKey] = ps
+	}
+	return ps
+}
+
+// describe returns the description of each statement of qs, preparing
+// those the connection has not prepared yet, all in one round trip.
+func (t *pipeTx) describe(qs []*pgx.QueuedQuery) ([]*pgconn.StatementDescription, error) {
+	ps := t.statements()
+	sds := make([]*pgconn.StatementDescription, len(qs))
+	var fresh []*pgconn.StatementDescription
+	for i, q := range qs {
+		sd := ps.bySQL[q.SQL]
+		if sd == nil {
+			if j := slices.IndexFunc(fresh, func(f *pgconn.StatementDescription) bool { return f.SQL == q.SQL }); j >= 0 {
+				sd = fresh[j]
+			} else {
+				ps.named++
+				sd = &pgconn.StatementDescription{Name: fmt.Sprintf("taasky_pipe_%d", ps.named), SQL: q.SQL}
+				t.pipe.SendPrepare(sd.Name, sd.SQL, nil)
+				fresh = append(fresh, sd)
+			}
+		}
+		sds[i] = sd
+	}
+	if len(fresh) == 0 {
+		return sds, nil
+	}
+	t.pipe.SendFlushRequest()
+	if err := t.pipe.Flush(); err != nil {
+		return nil, err
+	}
+	for _, sd := range fresh {
+		res, err := t.pipe.GetResults()
+		if err != nil {
+			return nil, fmt.Errorf("prepare %q: %w", sd.SQL, err)
+		}
+		got, ok := res.(*pgconn.StatementDescription)
+		if !ok {
+			return nil, fmt.Errorf("pipeTx: a prepare answered %T", res)
+		}
+		sd.ParamOIDs, sd.Fields = got.ParamOIDs, got.Fields
+		ps.bySQL[sd.SQL] = sd
+	}
+	return sds, nil
+}
+
+// send sends the held writes and qs, then a Sync (commit) or a Flush (go
+// on), in one round trip, and reads the held writes' results; qs's are the
+// caller's to read, in order (next).
+func (t *pipeTx) send(ctx context.Context, qs []*pgx.QueuedQuery, commit bool) error {
+	if t.closed {
+		return pgx.ErrTxClosed
+	}
+	if t.err != nil {
+		return t.err
+	}
+	if t.pipe == nil {
+		t.pipe = t.conn.Conn().PgConn().StartPipeline(ctx)
+	}
+	held := len(t.held)
+	all := append(t.held, qs...)
+	t.held = nil
+	sds, err := t.describe(all)
+	if err != nil {
+		return t.fail(err)
+	}
+	t.trace(ctx, all)
+	m := t.conn.Conn().TypeMap()
+	for i, q := range all {
+		if err := t.eqb.Build(m, sds[i], q.Arguments); err != nil {
+			return t.fail(fmt.Errorf("encode the arguments of %q: %w", q.SQL, err))
+		}
+		// The pipeline keeps the result formats until the result is read.
+		t.pipe.SendQueryStatement(sds[i], t.eqb.ParamValues, t.eqb.ParamFormats, slices.Clone(t.eqb.ResultFormats))
+	}
+	if commit {
+		t.pipe.SendPipelineSync()
+	} else {
+		t.pipe.SendFlushRequest()
+	}
+	if err := t.pipe.Flush(); err != nil {
+		return t.fail(err)
+	}
+	for range held {
+		rr, err := t.next()
+		if err != nil {
+			return err
+		}
+		if _, err := rr.Close(); err != nil {
+			return t.fail(err)
 		}
 	}
-	return br, nil
+	return nil
 }
 
-// front is what must go before the next statement: BEGIN if it was not
-// sent, and the held writes; skip counts them.
-func (t *pipeTx) front() (b *pgx.Batch, skip int) {
-	b = &pgx.Batch{}
-	if !t.begun {
-		b.Queue("begin")
-		t.begun = true
+// next returns the next statement's result, to read and close before the
+// one after it.
+func (t *pipeTx) next() (*pgconn.ResultReader, error) {
+	if t.err != nil {
+		return nil, t.err
 	}
-	if t.held != nil {
-		b.QueuedQueries = append(b.QueuedQueries, t.held.QueuedQueries...)
-		t.held = nil
+	res, err := t.pipe.GetResults()
+	if err != nil {
+		return nil, t.fail(err)
 	}
-	return b, len(b.QueuedQueries)
+	rr, ok := res.(*pgconn.ResultReader)
+	if !ok {
+		return nil, t.fail(errSkipped)
+	}
+	return rr, nil
 }
 
-// send sends a batch of one statement (sendBatch).
-func (t *pipeTx) send(ctx context.Context, sql string, args []any) (pgx.BatchResults, error) {
-	b := &pgx.Batch{}
-	b.Queue(sql, args...)
-	return t.sendBatch(ctx, b)
+// trace tells the connection's tracer (the metrics, tests) of a round
+// trip's statements, as pgx tells it of a batch's.
+func (t *pipeTx) trace(ctx context.Context, qs []*pgx.QueuedQuery) {
+	tr := t.statements().tracer
+	if tr == nil {
+		return
+	}
+	conn := t.conn.Conn()
+	ctx = tr.TraceBatchStart(ctx, conn, pgx.TraceBatchStartData{Batch: &pgx.Batch{QueuedQueries: qs}})
+	for _, q := range qs {
+		tr.TraceBatchQuery(ctx, conn, pgx.TraceBatchQueryData{SQL: q.SQL, Args: q.Arguments})
+	}
+	tr.TraceBatchEnd(ctx, conn, pgx.TraceBatchEndData{})
+}
+
+func (t *pipeTx) one(ctx context.Context, sql string, args []any) (*pgconn.ResultReader, error) {
+	if err := t.send(ctx, []*pgx.QueuedQuery{{SQL: sql, Arguments: args}}, false); err != nil {
+		return nil, err
+	}
+	return t.next()
 }
 
 func (t *pipeTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	if t.begun && t.held == nil && !t.closed {
-		return t.conn.Exec(ctx, sql, args...)
-	}
-	br, err := t.send(ctx, sql, args)
+	rr, err := t.one(ctx, sql, args)
 	if err != nil {
 		return pgconn.CommandTag{}, err
 	}
-	tag, err := br.Exec()
-	if cerr := br.Close(); err == nil {
-		err = cerr
+	tag, err := rr.Close()
+	if err != nil {
+		return tag, t.fail(err)
 	}
-	return tag, err
+	return tag, nil
 }
 
 func (t *pipeTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	if t.begun && t.held == nil && !t.closed {
-		return t.conn.Query(ctx, sql, args...)
-	}
-	br, err := t.send(ctx, sql, args)
+	rr, err := t.one(ctx, sql, args)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := br.Query()
-	if err != nil {
-		_ = br.Close()
-		return nil, err
-	}
-	return &batchRows{Rows: rows, br: br}, nil
+	return t.rows(rr), nil
+}
+
+func (t *pipeTx) rows(rr *pgconn.ResultReader) pgx.Rows {
+	return &pipeRows{Rows: pgx.RowsFromResultReader(t.conn.Conn().TypeMap(), rr), t: t}
 }
 
 func (t *pipeTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
@@ -117,94 +257,170 @@ func (t *pipeTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row 
 }
 
 func (t *pipeTx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
-	br, err := t.sendBatch(ctx, b)
-	if err != nil {
+	if err := t.send(ctx, b.QueuedQueries, false); err != nil {
 		return failedBatch{err}
 	}
-	return br
+	return &pipeBatch{t: t, qs: b.QueuedQueries}
 }
 
-func (t *pipeTx) CopyFrom(ctx context.Context, table pgx.Identifier, cols []string, src pgx.CopyFromSource) (int64, error) {
-	if t.closed {
-		return 0, pgx.ErrTxClosed
-	}
-	if b, skip := t.front(); skip > 0 {
-		if err := t.conn.SendBatch(ctx, b).Close(); err != nil {
-			return 0, err
-		}
-	}
-	return t.conn.CopyFrom(ctx, table, cols, src)
+func (t *pipeTx) CopyFrom(context.Context, pgx.Identifier, []string, pgx.CopyFromSource) (int64, error) {
+	return 0, errNoCopy
 }
 
-func (t *pipeTx) Prepare(ctx context.Context, name, sql string) (*pgconn.StatementDescription, error) {
-	return t.conn.Conn().Prepare(ctx, name, sql)
+func (t *pipeTx) Prepare(context.Context, string, string) (*pgconn.StatementDescription, error) {
+	return nil, errNoNamed
 }
 
 func (t *pipeTx) Begin(context.Context) (pgx.Tx, error) { return nil, errNoNested }
 func (t *pipeTx) LargeObjects() pgx.LargeObjects        { return pgx.LargeObjects{} }
 func (t *pipeTx) Conn() *pgx.Conn                       { return t.conn.Conn() }
 
-// Commit sends the held writes and COMMIT in one round trip.
+// Commit sends the held writes and the Sync in one round trip. A
+// transaction in which a statement failed was rolled back: Commit says so.
 func (t *pipeTx) Commit(ctx context.Context) error {
 	if t.closed {
 		return pgx.ErrTxClosed
 	}
-	if !t.begun && t.held == nil {
+	if t.pipe == nil && len(t.held) == 0 {
 		t.closed = true
 		return nil // nothing was sent
 	}
-	b, _ := t.front()
-	b.Queue("commit")
-	br := t.conn.SendBatch(ctx, b)
-	var tag pgconn.CommandTag
-	var err error
-	for range b.QueuedQueries {
-		if tag, err = br.Exec(); err != nil {
-			break
+	if t.err != nil {
+		t.abort(ctx)
+		return fmt.Errorf("%w: %w", pgx.ErrTxCommitRollback, t.err)
+	}
+	err := t.send(ctx, nil, true)
+	if err == nil {
+		var res any
+		if res, err = t.pipe.GetResults(); err == nil {
+			if _, ok := res.(*pgconn.PipelineSync); !ok {
+				err = fmt.Errorf("pipeTx: the Sync answered %T", res)
+			}
 		}
 	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
+	if err != nil {
+		t.abort(ctx)
+		return err
 	}
 	t.closed = true
-	switch {
-	case err != nil:
-		if !t.conn.Conn().IsClosed() {
-			_, _ = t.conn.Exec(ctx, "rollback")
-		}
-		return err
-	case tag.String() == "ROLLBACK": // the transaction had failed before
-		return pgx.ErrTxCommitRollback
-	}
-	return nil
+	return t.pipe.Close()
 }
 
-// Rollback drops the held writes and ends the transaction.
+// Rollback drops the held writes, and rolls back what was sent.
 func (t *pipeTx) Rollback(ctx context.Context) error {
 	if t.closed {
 		return pgx.ErrTxClosed
 	}
+	return t.abort(ctx)
+}
+
+// abort ends the transaction with ROLLBACK and a Sync. ROLLBACK is sent
+// even after a failure: the failure may be pipeTx's own (an argument it
+// could not encode) with statements sent before it, which the Sync alone
+// would commit. After PostgreSQL's own failures it skips the ROLLBACK.
+func (t *pipeTx) abort(ctx context.Context) error {
 	t.closed, t.held = true, nil
-	if !t.begun {
+	if t.pipe == nil {
 		return nil
 	}
-	if _, err := t.conn.Exec(ctx, "rollback"); err != nil {
+	rollback := []*pgx.QueuedQuery{{SQL: "rollback"}}
+	t.trace(ctx, rollback)
+	t.pipe.SendQueryParams(rollback[0].SQL, nil, nil, nil, nil)
+	t.pipe.SendPipelineSync()
+	if err := t.pipe.Flush(); err != nil {
+		return fmt.Errorf("rollback: %w", err)
+	}
+	var pgErr *pgconn.PgError
+	if err := t.pipe.Close(); err != nil && !errors.As(err, &pgErr) {
 		return fmt.Errorf("rollback: %w", err)
 	}
 	return nil
 }
 
-// batchRows are a statement's rows read from a batch, which closes with
-// them.
-type batchRows struct {
+// pipeRows are a statement's rows; an error PostgreSQL sends with them
+// fails the transaction.
+type pipeRows struct {
 	pgx.Rows
-	br pgx.BatchResults
+	t *pipeTx
 }
 
-func (r *batchRows) Close() {
+func (r *pipeRows) Close() {
 	r.Rows.Close()
-	_ = r.br.Close()
+	var pgErr *pgconn.PgError
+	if err := r.Rows.Err(); errors.As(err, &pgErr) {
+		r.t.fail(err)
+	}
 }
+
+// pipeBatch reads a batch's results from the pipeline, in order.
+type pipeBatch struct {
+	t      *pipeTx
+	qs     []*pgx.QueuedQuery
+	i      int
+	err    error
+	closed bool
+}
+
+func (b *pipeBatch) result() (*pgconn.ResultReader, error) {
+	if b.closed {
+		return nil, errors.New("pipeTx: batch already closed")
+	}
+	if b.i >= len(b.qs) {
+		return nil, errors.New("pipeTx: no more results in the batch")
+	}
+	b.i++
+	rr, err := b.t.next()
+	if err != nil && b.err == nil {
+		b.err = err
+	}
+	return rr, err
+}
+
+func (b *pipeBatch) Exec() (pgconn.CommandTag, error) {
+	rr, err := b.result()
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	tag, err := rr.Close()
+	if err != nil {
+		b.err = b.t.fail(err)
+	}
+	return tag, err
+}
+
+func (b *pipeBatch) Query() (pgx.Rows, error) {
+	rr, err := b.result()
+	if err != nil {
+		return nil, err
+	}
+	return b.t.rows(rr), nil
+}
+
+func (b *pipeBatch) QueryRow() pgx.Row {
+	rows, err := b.Query()
+	return &firstRow{rows: rows, err: err}
+}
+
+// Close reads the results not read yet, running their callbacks as pgx
+// does, and returns the batch's first error.
+func (b *pipeBatch) Close() error {
+	for !b.closed && b.err == nil && b.i < len(b.qs) {
+		if fn := b.qs[b.i].Fn; fn != nil {
+			if err := fn(b); err != nil {
+				b.err = err
+			}
+		} else {
+			_, _ = b.Exec()
+		}
+	}
+	b.closed = true
+	if b.err == nil {
+		b.err = b.t.err
+	}
+	return b.err
+}
+
+func (b *pipeBatch) Tx() pgx.Tx { return b.t }
 
 // firstRow is QueryRow's answer from Query's, as pgx's own: the first row
 // scanned, pgx.ErrNoRows when there is none.

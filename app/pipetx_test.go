@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/taasky/taasky/internal/pgtest"
@@ -30,9 +31,13 @@ func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEnd
 
 // TestPipeTx: a transaction that reads, then holds its writes, costs two
 // round trips and commits them all; a held write that fails fails the
-// COMMIT and nothing of the transaction stays; a statement after held
-// writes sees them; a rollback drops them; QueryRow says pgx.ErrNoRows as
-// pgx does, and the transaction goes on.
+// commit and nothing of the transaction stays; a statement after held
+// writes sees them; a rollback drops them, and what was sent; QueryRow
+// says pgx.ErrNoRows as pgx does, and the transaction goes on; a failed
+// statement fails the rest and the commit; an argument pipeTx cannot
+// encode, after a write was sent, leaves nothing; a connection lost before
+// the commit leaves nothing; a locked row stays locked from one round trip
+// to the next.
 func TestPipeTx(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -126,5 +131,127 @@ func TestPipeTx(t *testing.T) {
 	})
 	if got := ids(); err == nil || len(got) != 4 {
 		t.Fatalf("a rolled back transaction left %v", got)
+	}
+
+	insert := func(tx *pipeTx, id int) error {
+		_, err := tx.Exec(ctx, `INSERT INTO pipe (id) VALUES ($1)`, id)
+		return err
+	}
+	err = run(func(tx *pipeTx) error {
+		if err := insert(tx, 7); err != nil {
+			return err
+		}
+		return errors.New("changed my mind after a write was sent")
+	})
+	if got := ids(); err == nil || len(got) != 4 {
+		t.Fatalf("a rollback after a sent write left %v", got)
+	}
+
+	err = run(func(tx *pipeTx) error {
+		if err := insert(tx, 8); err != nil {
+			return err
+		}
+		if err := insert(tx, 1); err == nil {
+			t.Error("a duplicate key was accepted")
+		}
+		if err := insert(tx, 9); err == nil {
+			t.Error("a statement after a failed one ran")
+		}
+		return nil // the caller ignores the failure: the commit may not
+	})
+	if got := ids(); !errors.Is(err, pgx.ErrTxCommitRollback) || len(got) != 4 {
+		t.Fatalf("a commit after a failed statement: %v, rows %v", err, got)
+	}
+
+	err = run(func(tx *pipeTx) error {
+		if err := insert(tx, 10); err != nil {
+			return err
+		}
+		return tx.hold(writes(11, 12))
+	})
+	if got := ids(); err != nil || len(got) != 7 {
+		t.Fatalf("a sent write and held ones: %v, rows %v", err, got)
+	}
+
+	err = run(func(tx *pipeTx) error {
+		if err := insert(tx, 13); err != nil {
+			return err
+		}
+		b := &pgx.Batch{}
+		b.Queue(`INSERT INTO pipe (id) VALUES ($1)`, 14)
+		b.Queue(`INSERT INTO pipe (id) VALUES ($1)`, struct{ x chan int }{})
+		return tx.hold(b)
+	})
+	if got := ids(); err == nil || len(got) != 7 {
+		t.Fatalf("an argument that cannot be encoded: %v, rows %v", err, got)
+	}
+
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := &pipeTx{conn: conn}
+	if err := insert(tx, 15); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.Conn().Close(ctx) // lost before the commit
+	if tx.Commit(ctx) == nil {
+		t.Error("a commit on a lost connection succeeded")
+	}
+	conn.Release()
+	if got := ids(); len(got) != 7 {
+		t.Fatalf("a connection lost before the commit left %v", got)
+	}
+}
+
+// TestPipeTxHoldsItsLocks: a row a pipeTx locked in one round trip stays
+// locked until its commit, with no BEGIN: another transaction waits.
+func TestPipeTxHoldsItsLocks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, pgtest.NewEmptyDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	if _, err := pool.Exec(ctx, `CREATE TABLE pipe (id int PRIMARY KEY, n int); INSERT INTO pipe VALUES (1, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	tx := &pipeTx{conn: conn}
+	var n int
+	if err := tx.QueryRow(ctx, `SELECT n FROM pipe WHERE id = 1 FOR UPDATE`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	other := func() error {
+		return pgx.BeginFunc(ctx, pool, func(o pgx.Tx) error {
+			if _, err := o.Exec(ctx, `SET LOCAL lock_timeout = '200ms'`); err != nil {
+				return err
+			}
+			_, err := o.Exec(ctx, `UPDATE pipe SET n = n + 10 WHERE id = 1`)
+			return err
+		})
+	}
+	var pgErr *pgconn.PgError
+	if err := other(); !errors.As(err, &pgErr) || pgErr.Code != "55P03" {
+		t.Fatalf("another transaction's write while the row is locked: %v, want a lock timeout", err)
+	}
+	b := &pgx.Batch{}
+	b.Queue(`UPDATE pipe SET n = $1 WHERE id = 1`, n+1)
+	if err := tx.hold(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := other(); err != nil {
+		t.Fatalf("after the commit: %v", err)
+	}
+	if err := pool.QueryRow(ctx, `SELECT n FROM pipe WHERE id = 1`).Scan(&n); err != nil || n != 11 {
+		t.Fatalf("n = %d (%v), want 11", n, err)
 	}
 }
