@@ -81,8 +81,14 @@ func (t *pipeTx) fail(err error) error {
 type pipeStatements struct {
 	bySQL  map[string]*pgconn.StatementDescription
 	named  int
+	max    int // statements kept before they are all deallocated
 	tracer pgx.BatchTracer
 }
+
+// pipeStatementsMax bounds the statements pipeTx keeps prepared on a
+// connection, as pgx's own cache does (512): the folded writes make
+// statements whose text depends on what a move writes.
+const pipeStatementsMax = 512
 
 const pipeStatementsKey = "taasky/pipeTx"
 
@@ -90,7 +96,7 @@ func (t *pipeTx) statements() *pipeStatements {
 	data := t.conn.Conn().PgConn().CustomData()
 	ps, _ := data[pipeStatementsKey].(*pipeStatements)
 	if ps == nil {
-		ps = &pipeStatements{bySQL: map[string]*pgconn.StatementDescription{}}
+		ps = &pipeStatements{bySQL: map[string]*pgconn.StatementDescription{}, max: pipeStatementsMax}
 		ps.tracer, _ = t.conn.Conn().Config().Tracer.(pgx.BatchTracer)
 		data[pipeStatementsKey] = ps
 	}
@@ -98,10 +104,20 @@ func (t *pipeTx) statements() *pipeStatements {
 }
 
 // describe returns the description of each statement of qs, preparing
-// those the connection has not prepared yet, all in one round trip.
+// those the connection has not prepared yet, all in one round trip. When
+// they would be more than the bound, the connection's are deallocated
+// first, all of them (this is rare: a move's statements are a few dozen).
 func (t *pipeTx) describe(qs []*pgx.QueuedQuery) ([]*pgconn.StatementDescription, error) {
 	ps := t.statements()
 	sds := make([]*pgconn.StatementDescription, len(qs))
+	dropped := 0
+	if len(ps.bySQL)+len(qs) > ps.max && slices.ContainsFunc(qs, func(q *pgx.QueuedQuery) bool { return ps.bySQL[q.SQL] == nil }) {
+		for _, sd := range ps.bySQL {
+			t.pipe.SendDeallocate(sd.Name)
+		}
+		dropped = len(ps.bySQL)
+		clear(ps.bySQL)
+	}
 	var fresh []*pgconn.StatementDescription
 	for i, q := range qs {
 		sd := ps.bySQL[q.SQL]
@@ -123,6 +139,11 @@ func (t *pipeTx) describe(qs []*pgx.QueuedQuery) ([]*pgconn.StatementDescription
 	t.pipe.SendFlushRequest()
 	if err := t.pipe.Flush(); err != nil {
 		return nil, err
+	}
+	for range dropped {
+		if _, err := t.pipe.GetResults(); err != nil {
+			return nil, fmt.Errorf("deallocate: %w", err)
+		}
 	}
 	for _, sd := range fresh {
 		res, err := t.pipe.GetResults()

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 
@@ -253,5 +254,40 @@ func TestPipeTxHoldsItsLocks(t *testing.T) {
 	}
 	if err := pool.QueryRow(ctx, `SELECT n FROM pipe WHERE id = 1`).Scan(&n); err != nil || n != 11 {
 		t.Fatalf("n = %d (%v), want 11", n, err)
+	}
+}
+
+// TestPipeTxBoundsItsStatements: past its bound, a connection's prepared
+// statements are deallocated and prepared again as they come.
+func TestPipeTxBoundsItsStatements(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, pgtest.NewEmptyDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	conn.Conn().PgConn().CustomData()[pipeStatementsKey] = &pipeStatements{bySQL: map[string]*pgconn.StatementDescription{}, max: 3}
+	const count = `SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'taasky_pipe_%'`
+	for i := range 10 {
+		tx := &pipeTx{conn: conn}
+		var n, prepared int
+		if err := tx.QueryRow(ctx, fmt.Sprintf(`SELECT %d`, i)).Scan(&n); err != nil || n != i {
+			t.Fatalf("statement %d: %d, %v", i, n, err)
+		}
+		if err := tx.QueryRow(ctx, count).Scan(&prepared); err != nil {
+			t.Fatal(err)
+		}
+		if prepared > 3 {
+			t.Fatalf("after %d statements, %d prepared; the bound is 3", i+1, prepared)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
