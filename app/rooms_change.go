@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	segjson "github.com/segmentio/encoding/json"
 
 	"github.com/taasky/taasky/negotiation"
 	"github.com/taasky/taasky/receipt"
@@ -40,7 +41,7 @@ func (s *Rooms) restoreFor(row *roomRow, only negotiation.Side) (*loaded, error)
 	if err != nil {
 		return nil, err
 	}
-	room, err := negotiation.RestoreWith(s.schemas, []byte(row.Snapshot), limits)
+	room, err := negotiation.RestoreWith(s.schemas, segjson.Unmarshal, []byte(row.Snapshot), limits)
 	if err != nil {
 		return nil, fmt.Errorf("room %d: %w", row.ID, err)
 	}

@@ -67,7 +67,7 @@ func (r *Room) Snapshot() []byte {
 
 // Restore rebuilds a room from its Snapshot and each side's limits.
 func Restore(snapshot []byte, limits [2][]byte) (*Room, error) {
-	return RestoreWith(nil, snapshot, limits)
+	return RestoreWith(nil, nil, snapshot, limits)
 }
 
 // Schemas gives the parsed schema of a schema's JSON, for RestoreWith: a
@@ -78,10 +78,16 @@ type Schemas interface {
 	Parse(data []byte) (*Schema, error)
 }
 
-// RestoreWith is Restore taking the schemas from schemas (nil: parse them).
-func RestoreWith(schemas Schemas, snapshot []byte, limits [2][]byte) (*Room, error) {
+// RestoreWith is Restore taking the schemas from schemas (nil: parse
+// them) and decoding the snapshot with unmarshal, encoding/json's
+// Unmarshal or a drop-in for it (nil: encoding/json's). This package
+// imports only the standard library; a faster decoder is the caller's.
+func RestoreWith(schemas Schemas, unmarshal func([]byte, any) error, snapshot []byte, limits [2][]byte) (*Room, error) {
+	if unmarshal == nil {
+		unmarshal = json.Unmarshal
+	}
 	var j roomJSON
-	if err := json.Unmarshal(snapshot, &j); err != nil {
+	if err := unmarshal(snapshot, &j); err != nil {
 		return nil, fmt.Errorf("restore room: %w", err)
 	}
 	r := &Room{State: j.State, ClosedReason: j.ClosedReason, Round: j.Round, Turn: j.Turn,
