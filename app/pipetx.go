@@ -39,6 +39,7 @@ type pipeTx struct {
 	conn   *pgxpool.Conn
 	pipe   *pgconn.Pipeline   // started by the first statement
 	held   []*pgx.QueuedQuery // writes to send with the next statement or the Sync
+	batch  *pipeBatch         // the last batch's results, read to the end before the next statement
 	err    error              // the first failure: the transaction rolls back
 	closed bool
 	eqb    pgx.ExtendedQueryBuilder
@@ -167,6 +168,10 @@ func (t *pipeTx) send(ctx context.Context, qs []*pgx.QueuedQuery, commit bool) e
 	if t.closed {
 		return pgx.ErrTxClosed
 	}
+	if t.batch != nil {
+		_ = t.batch.Close() // its results come before the next statement's
+		t.batch = nil
+	}
 	if t.err != nil {
 		return t.err
 	}
@@ -281,7 +286,8 @@ func (t *pipeTx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
 	if err := t.send(ctx, b.QueuedQueries, false); err != nil {
 		return failedBatch{err}
 	}
-	return &pipeBatch{t: t, qs: b.QueuedQueries}
+	t.batch = &pipeBatch{t: t, qs: b.QueuedQueries}
+	return t.batch
 }
 
 func (t *pipeTx) CopyFrom(context.Context, pgx.Identifier, []string, pgx.CopyFromSource) (int64, error) {

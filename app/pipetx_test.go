@@ -187,6 +187,23 @@ func TestPipeTx(t *testing.T) {
 		t.Fatalf("an argument that cannot be encoded: %v, rows %v", err, got)
 	}
 
+	err = run(func(tx *pipeTx) error {
+		br := tx.SendBatch(ctx, writes(16, 17))
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+		// The batch is not read to its end: the next statement's result
+		// is still its own.
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM pipe WHERE id IN (16, 17)`).Scan(&n); err != nil || n != 2 {
+			t.Errorf("after a batch left unread: %d rows (%v), want 2", n, err)
+		}
+		return nil
+	})
+	if got := ids(); err != nil || len(got) != 9 {
+		t.Fatalf("a batch left unread: %v, rows %v", err, got)
+	}
+
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +217,7 @@ func TestPipeTx(t *testing.T) {
 		t.Error("a commit on a lost connection succeeded")
 	}
 	conn.Release()
-	if got := ids(); len(got) != 7 {
+	if got := ids(); len(got) != 9 {
 		t.Fatalf("a connection lost before the commit left %v", got)
 	}
 }
