@@ -227,19 +227,7 @@ func TestPipeTx(t *testing.T) {
 func TestPipeTxHoldsItsLocks(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, pgtest.NewEmptyDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	if _, err := pool.Exec(ctx, `CREATE TABLE pipe (id int PRIMARY KEY, n int); INSERT INTO pipe VALUES (1, 0)`); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
+	pool, conn := pipeConn(t, `CREATE TABLE pipe (id int PRIMARY KEY, n int); INSERT INTO pipe VALUES (1, 0)`)
 	tx := &pipeTx{conn: conn}
 	var n int
 	if err := tx.QueryRow(ctx, `SELECT n FROM pipe WHERE id = 1 FOR UPDATE`).Scan(&n); err != nil {
@@ -279,16 +267,7 @@ func TestPipeTxHoldsItsLocks(t *testing.T) {
 func TestPipeTxBoundsItsStatements(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, pgtest.NewEmptyDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
+	_, conn := pipeConn(t, `SELECT 1`)
 	conn.Conn().PgConn().CustomData()[pipeStatementsKey] = &pipeStatements{bySQL: map[string]*pgconn.StatementDescription{}, max: 3}
 	const count = `SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'taasky_pipe_%'`
 	for i := range 10 {
@@ -307,4 +286,25 @@ func TestPipeTxBoundsItsStatements(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// pipeConn is a pool on an empty database where setup ran, and one of its
+// connections, released and closed when the test ends.
+func pipeConn(t *testing.T, setup string) (*pgxpool.Pool, *pgxpool.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, pgtest.NewEmptyDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	if _, err := pool.Exec(ctx, setup); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Release)
+	return pool, conn
 }
