@@ -64,14 +64,15 @@ func (t *pipeTx) hold(b *pgx.Batch) error {
 
 // fail records the transaction's first failure and returns it. A
 // statement whose result type changed under its prepared description (a
-// migration) makes the connection prepare its statements again.
+// migration: "cached plan must not change result type") makes the
+// connection deallocate its statements and prepare them again.
 func (t *pipeTx) fail(err error) error {
 	if t.err == nil {
 		t.err = err
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "0A000" {
-		delete(t.conn.Conn().PgConn().CustomData(), pipeStatementsKey)
+		t.statements().stale = true
 	}
 	return t.err
 }
@@ -82,7 +83,8 @@ func (t *pipeTx) fail(err error) error {
 type pipeStatements struct {
 	bySQL  map[string]*pgconn.StatementDescription
 	named  int
-	max    int // statements kept before they are all deallocated
+	max    int  // statements kept before they are all deallocated
+	stale  bool // deallocate them all before the next prepare (fail)
 	tracer pgx.BatchTracer
 }
 
@@ -106,18 +108,20 @@ func (t *pipeTx) statements() *pipeStatements {
 
 // describe returns the description of each statement of qs, preparing
 // those the connection has not prepared yet, all in one round trip. When
-// they would be more than the bound, the connection's are deallocated
-// first, all of them (this is rare: a move's statements are a few dozen).
+// they would be more than the bound, or are stale, the connection's are
+// deallocated first, all of them (this is rare: a move's statements are a
+// few dozen).
 func (t *pipeTx) describe(qs []*pgx.QueuedQuery) ([]*pgconn.StatementDescription, error) {
 	ps := t.statements()
 	sds := make([]*pgconn.StatementDescription, len(qs))
 	dropped := 0
-	if len(ps.bySQL)+len(qs) > ps.max && slices.ContainsFunc(qs, func(q *pgx.QueuedQuery) bool { return ps.bySQL[q.SQL] == nil }) {
+	if ps.stale || len(ps.bySQL)+len(qs) > ps.max && slices.ContainsFunc(qs, func(q *pgx.QueuedQuery) bool { return ps.bySQL[q.SQL] == nil }) {
 		for _, sd := range ps.bySQL {
 			t.pipe.SendDeallocate(sd.Name)
 		}
 		dropped = len(ps.bySQL)
 		clear(ps.bySQL)
+		ps.stale = false
 	}
 	var fresh []*pgconn.StatementDescription
 	for i, q := range qs {

@@ -308,3 +308,38 @@ func pipeConn(t *testing.T, setup string) (*pgxpool.Pool, *pgxpool.Conn) {
 	t.Cleanup(conn.Release)
 	return pool, conn
 }
+
+// TestPipeTxAfterAMigration: a table changed under a prepared statement
+// fails that transaction, as with pgx's cache; the connection's statements
+// are then prepared afresh, and the next transaction sees the new table.
+func TestPipeTxAfterAMigration(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, conn := pipeConn(t, `CREATE TABLE pipe (id int PRIMARY KEY); INSERT INTO pipe VALUES (1)`)
+	columns := func() (int, error) {
+		tx := &pipeTx{conn: conn}
+		rows, err := tx.Query(ctx, `SELECT * FROM pipe`)
+		if err == nil {
+			rows.Close()
+			err = rows.Err()
+		}
+		if err != nil {
+			_ = tx.Rollback(ctx)
+			return 0, err
+		}
+		return len(rows.FieldDescriptions()), tx.Commit(ctx)
+	}
+	if n, err := columns(); err != nil || n != 1 {
+		t.Fatalf("before: %d columns, %v", n, err)
+	}
+	if _, err := pool.Exec(ctx, `ALTER TABLE pipe ADD COLUMN n int`); err != nil {
+		t.Fatal(err)
+	}
+	var pgErr *pgconn.PgError
+	if _, err := columns(); !errors.As(err, &pgErr) || pgErr.Code != "0A000" {
+		t.Fatalf("the statement prepared before the migration: %v, want 0A000", err)
+	}
+	if n, err := columns(); err != nil || n != 2 {
+		t.Fatalf("after: %d columns, %v; want 2", n, err)
+	}
+}
