@@ -388,15 +388,16 @@ func (r *Report) Print(w io.Writer, o Options) {
 	calls := r.Moves + r.Reads
 	if r.Server.CPU > 0 && r.Moves > 0 {
 		cpu := float64(r.Server.CPU.Microseconds()) / 1000
-		fmt.Fprintf(w, "  server CPU: %.2f ms per move (its reads, jobs and mail included), %.2f ms per call (moves and reads); peak RSS %d MiB\n",
-			cpu/float64(r.Moves), cpu/float64(calls), r.Server.RSSKiB/1024)
+		fmt.Fprintf(w, "  server CPU: %.2f ms per move (its reads, jobs and mail included), %.2f ms per call (moves and reads), %s; peak RSS %d MiB\n",
+			cpu/float64(r.Moves), cpu/float64(calls), perNegotiation(cpu, r.Agreed), r.Server.RSSKiB/1024)
 	}
 	if n := float64(calls); r.Counted.Mallocs > 0 && n > 0 {
 		fmt.Fprintf(w, "  server allocations: %.0f per call, %.1f KiB per call (moves and reads; jobs and mail included)\n",
 			r.Counted.Mallocs/n, r.Counted.AllocBytes/n/1024)
 	}
 	if r.Moves > 0 {
-		fmt.Fprintf(w, "  PostgreSQL CPU: %.3f ms per move (all the database's work: reads, jobs and mail included)\n", float64(r.PostgresCPU.Microseconds())/1000/float64(r.Moves))
+		pg := float64(r.PostgresCPU.Microseconds()) / 1000
+		fmt.Fprintf(w, "  PostgreSQL CPU: %.3f ms per move (all the database's work: reads, jobs and mail included), %s\n", pg/float64(r.Moves), perNegotiation(pg, r.Agreed))
 		if r.Counted.Statements > 0 {
 			fmt.Fprintf(w, "  statements: %.1f per move (everything the server sent, reads and jobs included)\n", r.Counted.Statements/float64(r.Moves))
 		}
@@ -482,4 +483,15 @@ func serverMetrics(base string) map[string]float64 {
 		}
 	}
 	return out
+}
+
+// perNegotiation says ms per agreed negotiation. Runs of different
+// --counters give a counter's own cost: the difference of their
+// per-negotiation figures over the difference of their moves per
+// negotiation (docs/performance.md).
+func perNegotiation(ms float64, agreed int64) string {
+	if agreed == 0 {
+		return "no negotiation agreed"
+	}
+	return fmt.Sprintf("%.1f ms per agreed negotiation", ms/float64(agreed))
 }
