@@ -13,6 +13,7 @@ import (
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/config"
+	"github.com/taasky/taasky/internal/fiberhttp"
 	"github.com/taasky/taasky/jobs"
 	"github.com/taasky/taasky/receipt"
 )
@@ -49,6 +50,7 @@ func newApp(ctx context.Context, d deps) (*fiber.App, error) {
 		IdleTimeout:           2 * time.Minute,
 		ErrorHandler:          errorHandler(d.log),
 	})
+	fiberhttp.LingerOnRefusal(a) // a refused request's client reads its 431, 413 or 400
 	a.Get("/healthz", d.health.live)
 	a.Get("/readyz", d.health.ready)
 	if d.metrics != nil {

@@ -87,3 +87,46 @@ func TestNoRawAdaptor(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLingerOnRefusal: a client whose header is past the server's read
+// buffer, still sending it when the server refuses, reads the 431. Without
+// LingerOnRefusal the server closes on the rest of the header and the
+// client's writes or read fail with a reset.
+func TestLingerOnRefusal(t *testing.T) {
+	app := fiber.New(fiber.Config{DisableStartupMessage: true}) // 4 KiB read buffer
+	LingerOnRefusal(app)
+	app.Get("/", func(c *fiber.Ctx) error { return c.SendString("ok") })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = app.Listener(ln) }()
+	defer func() { _ = app.ShutdownWithTimeout(5 * time.Second) }()
+
+	for try := range 3 {
+		conn, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+		head := "GET / HTTP/1.1\r\nHost: x\r\nX-Pad: " + strings.Repeat("p", 16<<10) + "\r\n\r\n"
+		// In 1 KiB pieces, a pause between them: the server sees the
+		// first 4 KiB and refuses while the rest is on its way.
+		for len(head) > 0 {
+			n := min(1024, len(head))
+			if _, err := conn.Write([]byte(head[:n])); err != nil {
+				t.Fatalf("try %d: writing the header: %v", try, err)
+			}
+			head = head[n:]
+			time.Sleep(5 * time.Millisecond)
+		}
+		var got bytes.Buffer
+		if _, err := got.ReadFrom(conn); err != nil {
+			t.Fatalf("try %d: reading the answer: %v (read %q)", try, err, got.String())
+		}
+		conn.Close()
+		if !strings.HasPrefix(got.String(), "HTTP/1.1 431") {
+			t.Fatalf("try %d: answered %q, want a 431", try, got.String())
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package fiberhttp
+
+import (
+	"errors"
+	"net"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
+)
+
+// What a refused request may still send before the refusal is written.
+const (
+	lingerIdle  = 50 * time.Millisecond // no byte for this long: the client is done
+	lingerMost  = time.Second
+	lingerBytes = 1 << 20
+)
+
+// LingerOnRefusal makes app read what a client is still sending of a
+// request that fasthttp refuses before any handler sees it (a header past
+// its read buffer: 431; a body past the limit: 413; a request it cannot
+// parse: 400), before the refusal is written. fasthttp writes it and
+// closes at once: bytes of the request still arriving then make the kernel
+// reset the connection, and the client's pending write or read fails
+// without the answer. Reading them first (up to a second or 1 MiB, and
+// until the client pauses for 50 ms) lets the client read its error, as
+// net/http's lingering close does. A timeout is refused at once: that
+// client is not sending.
+func LingerOnRefusal(app *fiber.App) {
+	srv := app.Server()
+	refuse := srv.ErrorHandler
+	srv.ErrorHandler = func(ctx *fasthttp.RequestCtx, err error) {
+		var ne net.Error
+		if !errors.As(err, &ne) || !ne.Timeout() {
+			drain(ctx.Conn())
+		}
+		refuse(ctx, err)
+	}
+}
+
+// drain reads and drops what conn receives until it pauses for lingerIdle,
+// lingerMost has passed or lingerBytes were read.
+func drain(conn net.Conn) {
+	end := time.Now().Add(lingerMost)
+	buf := make([]byte, 16<<10)
+	for read := 0; read < lingerBytes; {
+		deadline := time.Now().Add(lingerIdle)
+		if deadline.After(end) {
+			deadline = end
+		}
+		_ = conn.SetReadDeadline(deadline)
+		n, err := conn.Read(buf)
+		read += n
+		if err != nil {
+			break
+		}
+	}
+	_ = conn.SetReadDeadline(time.Time{})
+}
