@@ -138,7 +138,7 @@ func (t *pipeTx) describe(qs []*pgx.QueuedQuery) ([]*pgconn.StatementDescription
 		}
 		sds[i] = sd
 	}
-	if len(fresh) == 0 {
+	if len(fresh) == 0 && dropped == 0 {
 		return sds, nil
 	}
 	t.pipe.SendFlushRequest()

@@ -41,11 +41,18 @@ func (s *Rooms) restoreFor(row *roomRow, only negotiation.Side) (*loaded, error)
 	if err != nil {
 		return nil, err
 	}
-	room, err := negotiation.RestoreWith(s.schemas, segjson.Unmarshal, []byte(row.Snapshot), limits)
+	room, err := s.restoreSnapshot(row.Snapshot, limits)
 	if err != nil {
 		return nil, fmt.Errorf("room %d: %w", row.ID, err)
 	}
 	return &loaded{row: row, room: room}, nil
+}
+
+// restoreSnapshot rebuilds a room from its snapshot, its schemas from the
+// cache, decoding with segmentio's drop-in for encoding/json (less than
+// half the time: BenchmarkRestoreSnapshot).
+func (s *Rooms) restoreSnapshot(snapshot string, limits [2][]byte) (*negotiation.Room, error) {
+	return negotiation.RestoreWith(s.schemas, segjson.Unmarshal, []byte(snapshot), limits)
 }
 
 func (s *Rooms) partyLimits(row *roomRow, only negotiation.Side) ([2][]byte, error) {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strconv"
 
-	segjson "github.com/segmentio/encoding/json"
-
 	"github.com/taasky/taasky/negotiation"
 	"github.com/taasky/taasky/receipt"
 )
@@ -72,7 +70,7 @@ func (s *Rooms) ReceiptForHuman(ctx context.Context, userID, roomID int64) (stri
 // both accounts' names and each confirmation's channel and human.
 func (s *Rooms) receiptFacts(ctx context.Context, q querier, row *roomRow) (*receipt.Receipt, error) {
 	roomID := row.ID
-	room, err := negotiation.RestoreWith(s.schemas, segjson.Unmarshal, []byte(row.Snapshot), [2][]byte{}) // no limits: a receipt holds none
+	room, err := s.restoreSnapshot(row.Snapshot, [2][]byte{}) // no limits: a receipt holds none
 	if err != nil {
 		return nil, fmt.Errorf("receipt %d: %w", roomID, err)
 	}
