@@ -488,7 +488,8 @@ func serverMetrics(base string) map[string]float64 {
 // perNegotiation says ms per agreed negotiation. Runs of different
 // --counters give a counter's own cost: the difference of their
 // per-negotiation figures over the difference of their moves per
-// negotiation (docs/performance.md).
+// negotiation (docs/performance-history.md, "A counter, and the rest of
+// a negotiation").
 func perNegotiation(ms float64, agreed int64) string {
 	if agreed == 0 {
 		return "no negotiation agreed"

@@ -12,6 +12,6 @@ import "time"
 // × 10 fetches a second: in `taasky bench` at 8 clients the emails took
 // 117–128 ms (p50) to reach SMTP, and the run stayed at 381 moves/s with
 // the CPU 45 % idle. At 10 ms: 32–34 ms and 630–677 moves/s, the CPU
-// saturated (docs/performance.md). A fetch costs PostgreSQL
+// saturated (docs/performance-history.md, session 5). A fetch costs PostgreSQL
 // about 0.2–0.35 ms, and an idle process fetches no more often than before.
 const FetchCooldown = 10 * time.Millisecond

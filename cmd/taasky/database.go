@@ -75,7 +75,7 @@ func connect(ctx context.Context, name, dsn string, tracer ...pgx.QueryTracer) (
 	// compiles it and starts the workers at every execution (it keeps no
 	// compiled code, and workers are processes started for the statement),
 	// for every tenant alike: milliseconds, tens loaded, for a page of rows
-	// read in a fraction of one (docs/performance.md, "Ten million rooms").
+	// read in a fraction of one (docs/performance-history.md, "Ten million rooms").
 	for param, value := range map[string]string{"jit": "off", "max_parallel_workers_per_gather": "0"} {
 		if _, set := pc.ConnConfig.RuntimeParams[param]; !set {
 			pc.ConnConfig.RuntimeParams[param] = value

@@ -14,7 +14,7 @@ import (
 // generic plans, never JIT-compiled nor shared among parallel workers. At
 // millions of rooms a list's generic plan looked costly enough for both,
 // and every call of every list, for the smallest tenant too, paid the
-// compilation and the workers' start (docs/performance.md, "Ten million
+// compilation and the workers' start (docs/performance-history.md, "Ten million
 // rooms"). The plan here is made to look as costly (jit_above_cost and the
 // parallel costs at 0) and must show neither; a pool whose DSN asks for
 // them shows them, so that the check could see them.

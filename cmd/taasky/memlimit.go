@@ -11,7 +11,7 @@ import (
 // GOGC=400 (main) lets the heap grow to five times what is live before the
 // collector runs: cheap while little is live, but a process holding 10,000
 // live pages and 1,000 waiting reads has some 270 MiB live, and grew to
-// 1.36 GiB resident between collections (issue 21, docs/performance.md).
+// 1.36 GiB resident between collections (issue 21, docs/performance-history.md).
 // Under the limit nothing changes; near it the collector runs as often as
 // it must (the runtime caps its share of the CPU at about half).
 const defaultMemoryLimit = 768 << 20
