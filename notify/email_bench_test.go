@@ -1,8 +1,12 @@
 package notify
 
 import (
+	"context"
 	"io"
 	"testing"
+	"time"
+
+	"github.com/taasky/taasky/notify/notifytest"
 )
 
 // BenchmarkEmail renders a message as the email worker does, and writes it
@@ -24,5 +28,26 @@ func BenchmarkEmail(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkSMTPSend sends a rendered confirmation request through a kept
+// connection to an SMTP server in process, one message after another: the
+// mail transaction's round trips and writing the message, as the email
+// worker pays them on a busy mailer.
+func BenchmarkSMTPSend(b *testing.B) {
+	srv := notifytest.NewSMTPServer(b)
+	m := NewSMTP(SMTPConfig{Host: srv.Host, Port: srv.Port, Timeout: 5 * time.Second})
+	defer m.Close()
+	msg, err := Email(sample(KindRequest), "Taasky <taasky@taasky.example>")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := m.Send(ctx, msg); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -33,12 +34,19 @@ type SMTPServer struct {
 	refuse   int // refuse this many more DATA commands with a 451
 	attempts int
 	sessions int
+	noops    int
 	conns    []*smtp.Conn
 	arrived  chan struct{}
 }
 
 // NewSMTPServer starts a server on 127.0.0.1:0, closed when the test ends.
 func NewSMTPServer(t testing.TB) *SMTPServer {
+	return NewSMTPServerTimingOut(t, 10*time.Second)
+}
+
+// NewSMTPServerTimingOut starts a server that ends a client's connection
+// after idle without a command, with "421 Idle timeout" as go-smtp does.
+func NewSMTPServerTimingOut(t testing.TB, idle time.Duration) *SMTPServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -50,10 +58,60 @@ func NewSMTPServer(t testing.TB) *SMTPServer {
 	srv := smtp.NewServer(s)
 	srv.Domain = "localhost"
 	srv.AllowInsecureAuth = true
-	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
-	go func() { _ = srv.Serve(ln) }()
+	srv.ReadTimeout, srv.WriteTimeout = idle, 10*time.Second
+	go func() { _ = srv.Serve(noopCounter{ln, s}) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return s
+}
+
+// Noops is how many NOOP commands clients sent.
+func (s *SMTPServer) Noops() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.noops
+}
+
+// noopCounter counts the NOOP commands its connections carry (go-smtp
+// answers them without telling the backend).
+type noopCounter struct {
+	net.Listener
+	s *SMTPServer
+}
+
+func (l noopCounter) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &noopConn{Conn: c, s: l.s}, nil
+}
+
+type noopConn struct {
+	net.Conn
+	s    *SMTPServer
+	line []byte // the start of the line being read
+	long bool   // the line is longer than any command counted
+}
+
+func (c *noopConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	for _, b := range p[:n] {
+		if b != '\n' {
+			if len(c.line) < 8 {
+				c.line = append(c.line, b)
+			} else {
+				c.long = true
+			}
+			continue
+		}
+		if !c.long && strings.EqualFold(strings.TrimSpace(string(c.line)), "NOOP") {
+			c.s.mu.Lock()
+			c.s.noops++
+			c.s.mu.Unlock()
+		}
+		c.line, c.long = c.line[:0], false
+	}
+	return n, err
 }
 
 // Refuse makes the server answer the next n messages with "451 try again".
