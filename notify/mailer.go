@@ -99,28 +99,27 @@ func (s *SMTP) client() (*mail.Client, error) {
 // changes anything for the message, and a failure there must not make a
 // retry send it twice.
 func (s *SMTP) Send(ctx context.Context, msg *mail.Msg) error {
-	conn, fresh := s.kept()
-	if conn != nil && fresh {
-		err := transact(conn, msg, s.cfg.Timeout)
-		if err == nil {
-			s.keep(conn)
-			return nil
-		}
-		_ = conn.Close()
-		if !errors.Is(err, errClosedAtMail) {
+	if conn, fresh := s.kept(); conn != nil {
+		err := s.sendOn(conn, msg)
+		if !fresh || !errors.Is(err, errClosedAtMail) {
 			return err
 		}
-		conn = nil // closed by the server while kept: dial, for the same message
+		// Closed by the server while kept: dial, for the same message.
 	}
-	if conn == nil {
-		c, err := s.client()
-		if err != nil {
-			return fmt.Errorf("smtp: %w", err)
-		}
-		if conn, err = c.DialToSMTPClientWithContext(ctx); err != nil {
-			return fmt.Errorf("smtp: dial: %w", err)
-		}
+	c, err := s.client()
+	if err != nil {
+		return fmt.Errorf("smtp: %w", err)
 	}
+	conn, err := c.DialToSMTPClientWithContext(ctx)
+	if err != nil {
+		return fmt.Errorf("smtp: dial: %w", err)
+	}
+	return s.sendOn(conn, msg)
+}
+
+// sendOn runs msg's transaction on conn, then keeps conn for the next
+// message, or closes it if the message failed.
+func (s *SMTP) sendOn(conn *smtp.Client, msg *mail.Msg) error {
 	if err := transact(conn, msg, s.cfg.Timeout); err != nil {
 		_ = conn.Close()
 		return err
