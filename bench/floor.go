@@ -29,6 +29,7 @@ type Rate struct {
 	// the server's heap allocations per call, and their KiB (when it
 	// exports them)
 	Mallocs, AllocKiB float64
+	Machine           Use // the bench's clients and the machine meanwhile
 }
 
 // EchoLoad has `clients` go-sdk sessions call an echo server's tool as fast

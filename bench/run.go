@@ -52,6 +52,7 @@ type Report struct {
 	EchoDefault          *Rate       // go-sdk's echo with default settings, for the floor's gain
 	// echo_commit: the echo floor with pgbench -N's transaction in each call
 	Durable *Rate
+	Machine Use // the bench's clients and the machine during the moves
 }
 
 // Run starts what is needed, runs the pairs for the duration, and measures
@@ -106,6 +107,7 @@ func Run(ctx context.Context, o Options, scale *ScaleOptions) (*Report, error) {
 	}
 	pg0 := PostgresCPU(ctx, pool)
 	c0 := serverCounters(base)
+	m0 := ReadMachine()
 	start := time.Now()
 	stop := start.Add(o.Duration)
 	var wg sync.WaitGroup
@@ -132,6 +134,7 @@ func Run(ctx context.Context, o Options, scale *ScaleOptions) (*Report, error) {
 	}
 	wg.Wait()
 	rep.Elapsed = time.Since(start)
+	rep.Machine = ReadMachine().Since(m0)
 	rep.PostgresCPU = PostgresCPU(ctx, pool).Since(pg0)
 	rep.Counted = serverCounters(base).since(c0)
 	rep.Moves, rep.Reads, rep.Agreed, rep.Errors, rep.FirstError = moves.Load(), reads.Load(), agreed.Load(), errs.Load(), firstErr
@@ -206,7 +209,9 @@ func runEcho(ctx context.Context, o Options, tr http.RoundTripper, tool, dsn, co
 	}
 	before, _ := p.Usage()
 	c0 := serverCounters("http://" + addr)
+	m0 := ReadMachine()
 	r, err := EchoLoad(ctx, "http://"+addr+"/mcp/echo", tool, 2*o.Pairs, o.Duration, tr)
+	r.Machine = ReadMachine().Since(m0)
 	after, _ := p.Usage()
 	if r.Calls > 0 {
 		r.ServerMS = float64((after.CPU - before.CPU).Microseconds()) / 1000 / float64(r.Calls)
@@ -402,21 +407,25 @@ func (r *Report) Print(w io.Writer, o Options) {
 			fmt.Fprintf(w, "  statements: %.1f per move (everything the server sent, reads and jobs included)\n", r.Counted.Statements/float64(r.Moves))
 		}
 	}
+	if r.Moves > 0 && r.Machine.Busy > 0 {
+		fmt.Fprintf(w, "  the bench's clients: %.2f ms of CPU per move (MCP clients, SMTP sink, pages); the machine %s\n",
+			r.Machine.perCall(r.Moves), busy(r.Machine))
+	}
 	mcpCalls := float64(calls-countOf(sums, "onetap_post")-countOf(sums, "onetap_get")) / sec
 	if e := r.Echo; e != nil {
 		fmt.Fprintf(w, "echo floor: %.0f calls/s at %d clients, p50 %s, server CPU %.2f ms per call", e.PerSec, 2*o.Pairs, round(e.Latency.P50), e.ServerMS)
 		if e.Mallocs > 0 {
 			fmt.Fprintf(w, ", %.0f allocations and %.1f KiB per call", e.Mallocs, e.AllocKiB)
 		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "; clients %.2f ms per call, the machine %s\n", e.Machine.perCall(e.Calls), busy(e.Machine))
 		if d := r.EchoDefault; d != nil && d.PerSec > 0 {
 			fmt.Fprintf(w, "  go-sdk's echo, default settings: %.0f calls/s, p50 %s, server CPU %.2f ms per call; Taasky's floor ÷ it = %.2f\n",
 				d.PerSec, round(d.Latency.P50), d.ServerMS, e.PerSec/d.PerSec)
 		}
 		fmt.Fprintf(w, "  ratio: MCP calls/s ÷ echo calls/s = %.2f; moves/s ÷ echo = %.2f\n", mcpCalls/e.PerSec, float64(r.Moves)/sec/e.PerSec)
 		if d := r.Durable; d != nil && d.PerSec > 0 {
-			fmt.Fprintf(w, "  durable echo (echo_commit: the echo, and pgbench -N's transaction in each call): %.0f calls/s, p50 %s, server CPU %.2f ms and PostgreSQL CPU %.3f ms per call\n",
-				d.PerSec, round(d.Latency.P50), d.ServerMS, d.PostgresMS)
+			fmt.Fprintf(w, "  durable echo (echo_commit: the echo, and pgbench -N's transaction in each call): %.0f calls/s, p50 %s, server CPU %.2f ms and PostgreSQL CPU %.3f ms per call; clients %.2f ms per call, the machine %s\n",
+				d.PerSec, round(d.Latency.P50), d.ServerMS, d.PostgresMS, d.Machine.perCall(d.Calls), busy(d.Machine))
 			fmt.Fprintf(w, "  ratio: durable echo ÷ echo = %.2f; moves/s ÷ durable echo = %.2f\n", d.PerSec/e.PerSec, float64(r.Moves)/sec/d.PerSec)
 		}
 		if rd := sums["negotiation_read"]; rd.N > 0 && e.Latency.P50 > 0 {
@@ -442,6 +451,11 @@ func (r *Report) Print(w io.Writer, o Options) {
 		}
 	}
 }
+
+// busy says how busy the machine was: near 100 %, the CPU bounds the
+// rate; well below, something else does (a commit's flush, the clients'
+// count).
+func busy(u Use) string { return fmt.Sprintf("%.0f %% busy", u.Busy*100) }
 
 func countOf(s map[string]Summary, name string) int64 { return int64(s[name].N) }
 
