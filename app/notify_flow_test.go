@@ -71,7 +71,7 @@ func setupNotifyWith(t testing.TB, fast bool) *notifyBundle {
 	river.AddWorker(workers, &jobs.EmailWorker{Deliveries: svc, From: "Taasky <taasky@example.test>",
 		Mailer: notify.NewSMTP(notify.SMTPConfig{Host: nb.smtp.Host, Port: nb.smtp.Port, Timeout: 5 * time.Second})})
 	river.AddWorker(workers, &jobs.PushWorker{Deliveries: svc, Pusher: &notify.Pusher{
-		VAPID: notify.VAPID{PublicKey: pub, PrivateKey: priv, Subscriber: "taasky@example.test"}}})
+		VAPID: notify.VAPID{PublicKey: pub, PrivateKey: priv, Subscriber: "taasky@example.test"}, AllowInternal: true}})
 	river.AddWorker(workers, &jobs.InviteWorker{Invitations: svc, From: "Taasky <taasky@example.test>",
 		Mailer: notify.NewSMTP(notify.SMTPConfig{Host: nb.smtp.Host, Port: nb.smtp.Port, Timeout: 5 * time.Second})})
 	nb.hooks = NewWebhooks(WebhooksConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: rb.rooms, BaseURL: rb.rooms.baseURL})

@@ -60,22 +60,34 @@ func selectAudit(ctx context.Context, q querier, accountID, before int64, limit 
 	return out, nil
 }
 
-// countAccountsCreatedSince counts the accounts userID created since t
-// (the sign-up cap), after locking the user's row so that concurrent
-// sign-ups count each other.
-func countAccountsCreatedSince(ctx context.Context, q querier, userID int64, since time.Time) (int, time.Time, error) {
+// countSignupsSince counts the accounts the person with this address
+// created since t (the sign-up cap, from signups: kept when accounts are
+// deleted), after locking the user's row so that concurrent sign-ups count
+// each other; and the first of them.
+func countSignupsSince(ctx context.Context, q querier, userID int64, email string, since time.Time) (int, time.Time, error) {
 	if _, err := q.Exec(ctx, `SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, userID); err != nil {
-		return 0, time.Time{}, fmt.Errorf("countAccountsCreatedSince %d: %w", userID, err)
+		return 0, time.Time{}, fmt.Errorf("countSignupsSince %d: %w", userID, err)
 	}
 	var n int
 	var first *time.Time
-	err := q.QueryRow(ctx, `SELECT count(*), min(at) FROM audit_log
-		WHERE actor_id = $1 AND action = 'account.created' AND at > $2`, userID, since).Scan(&n, &first)
+	err := q.QueryRow(ctx, `SELECT count(*), min(at) FROM signups WHERE email_hash = $1 AND at > $2`,
+		emailHash(email), since).Scan(&n, &first)
 	if err != nil {
-		return 0, time.Time{}, fmt.Errorf("countAccountsCreatedSince %d: %w", userID, err)
+		return 0, time.Time{}, fmt.Errorf("countSignupsSince %d: %w", userID, err)
 	}
 	if first == nil {
 		return n, time.Time{}, nil
 	}
 	return n, *first, nil
+}
+
+// insertSignup records a sign-up of the person with this address at at,
+// and forgets every sign-up older than a day.
+func insertSignup(ctx context.Context, q querier, email string, at time.Time) error {
+	_, err := q.Exec(ctx, `WITH old AS (DELETE FROM signups WHERE at <= $2::timestamptz - interval '24 hours')
+		INSERT INTO signups (email_hash, at) VALUES ($1, $2)`, emailHash(email), at)
+	if err != nil {
+		return fmt.Errorf("insertSignup: %w", err)
+	}
+	return nil
 }

@@ -79,7 +79,7 @@ func (a *Accounts) SignUp(ctx context.Context, userID int64, name, slug string) 
 		}
 		now := a.now()
 		if cap := a.teams.signupCap; cap > 0 {
-			n, first, err := countAccountsCreatedSince(ctx, tx, userID, now.Add(-24*time.Hour))
+			n, first, err := countSignupsSince(ctx, tx, userID, u.Email, now.Add(-24*time.Hour))
 			if err != nil {
 				return err
 			}
@@ -94,6 +94,9 @@ func (a *Accounts) SignUp(ctx context.Context, userID int64, name, slug string) 
 			return err
 		}
 		if err := insertMembership(ctx, tx, acct.ID, userID, MemberRoleOwner); err != nil {
+			return err
+		}
+		if err := insertSignup(ctx, tx, u.Email, now); err != nil {
 			return err
 		}
 		return insertAudit(ctx, tx, acct.ID, userID, AuditAccountCreated, now, map[string]string{"slug": slug, "name": name})

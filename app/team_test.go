@@ -187,6 +187,14 @@ func TestSignUp(t *testing.T) {
 	if _, err := tb.accounts.SignUp(tb.ctx, ann.ID, "Third", "third"); err != nil {
 		t.Fatalf("a day after the first: %v", err)
 	}
+	// Deleting the accounts erases their audit logs, not the count.
+	for _, slug := range []string{"second", "third"} {
+		if _, err := tb.rooms.DeleteAccount(tb.ctx, ann.ID, slug, slug); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tb.refused("past the cap, the accounts deleted", app.ErrConflict, "name: you have created 2 accounts in the last 24 hours, the most allowed; try again from 2026-11-03T10:00:00Z",
+		func() error { _, err := tb.accounts.SignUp(tb.ctx, ann.ID, "Fourth", "fourth"); return err })
 }
 
 // TestInvitations: owners and admins invite; the link works once, for

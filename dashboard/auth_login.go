@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"strings"
+	"unicode"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/gofiber/fiber/v2"
@@ -25,9 +26,14 @@ func (d *Dashboard) authLogin(c *fiber.Ctx) error {
 	return c.Redirect(oauth.AuthCodeURL(ls.State, oidc.Nonce(ls.Nonce), oauth2.S256ChallengeOption(ls.Verifier)), fiber.StatusSeeOther)
 }
 
-// safeNext keeps a return path on this site: a path, never //host or a URL.
+// safeNext keeps a return path on this site: a path, never //host or a
+// URL. Browsers read a backslash as a slash and drop tabs and newlines
+// before resolving a URL ("/\t/evil.example" is "//evil.example"), so a
+// path with a backslash or any control character goes home instead.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.ContainsAny(next, "\r\n") {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsFunc(next, func(r rune) bool {
+		return r == '\\' || unicode.IsControl(r)
+	}) {
 		return "/"
 	}
 	return next

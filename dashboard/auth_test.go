@@ -112,3 +112,18 @@ func TestLoginThroughDevIssuer(t *testing.T) {
 		t.Fatal("the session cookie survived the sign-out")
 	}
 }
+
+// TestSafeNext: a return path stays on this site, however a browser
+// reads it (it drops tabs and newlines, and reads \ as /).
+func TestSafeNext(t *testing.T) {
+	for next, want := range map[string]string{
+		"/settings": "/settings", "/rooms/7?tab=log#x": "/rooms/7?tab=log#x", "/": "/",
+		"": "/", "settings": "/", "https://evil.example": "/", "//evil.example": "/", "/\\evil.example": "/",
+		"/\t/evil.example/x": "/", "/\n/evil.example": "/", "/\r\n/evil.example": "/", "/\x00/evil.example": "/",
+		"/rooms\\..\\x": "/",
+	} {
+		if got := safeNext(next); got != want {
+			t.Errorf("safeNext(%q) = %q, want %q", next, got, want)
+		}
+	}
+}

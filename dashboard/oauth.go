@@ -29,14 +29,17 @@ type OAuth interface {
 var consentFields = map[string]bool{csrfField: true, "decision": true, "account": true}
 
 // authorizeParams are the request's authorization parameters: the query
-// of a GET, the form's fields (without its own) of the consent's POST.
+// of a GET, the form's fields of the consent's POST; never the form's own
+// fields, which only the person sets. (A client's link carrying
+// decision=approve would otherwise come back as a hidden field before the
+// buttons, and a click on Decline would connect it.)
 func authorizeParams(c *fiber.Ctx) url.Values {
 	params := url.Values{}
+	args := c.Context().PostArgs()
 	if c.Method() == fiber.MethodGet {
-		c.Context().QueryArgs().VisitAll(func(k, v []byte) { params.Add(string(k), string(v)) })
-		return params
+		args = c.Context().QueryArgs()
 	}
-	c.Context().PostArgs().VisitAll(func(k, v []byte) {
+	args.VisitAll(func(k, v []byte) {
 		if !consentFields[string(k)] {
 			params.Add(string(k), string(v))
 		}

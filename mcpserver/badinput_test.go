@@ -104,7 +104,8 @@ func TestBadInputChangesNothing(t *testing.T) {
 }
 
 // TestAuthentication: no key or a bad one is 401 with WWW-Authenticate; a
-// revoked key 401; a key of another account 404.
+// revoked key 401; a key of another account 404; the scheme's name in any
+// case (RFC 7235 §2.1).
 func TestAuthentication(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
@@ -113,8 +114,11 @@ func TestAuthentication(t *testing.T) {
 		req, _ := http.NewRequest("POST", e.url+path, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
+		if key != "" && !strings.Contains(key, " ") {
+			key = "Bearer " + key
+		}
 		if key != "" {
-			req.Header.Set("Authorization", "Bearer "+key)
+			req.Header.Set("Authorization", key)
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -134,6 +138,10 @@ func TestAuthentication(t *testing.T) {
 		{"/mcp/alpha", e.keys["b"], 404, ""},
 		{"/mcp/nowhere", e.keys["a"], 404, ""},
 		{"/mcp/alpha", e.keys["a"], 200, ""},
+		{"/mcp/alpha", "bearer " + e.keys["a"], 200, ""},
+		{"/mcp/alpha", "BEARER  " + e.keys["a"], 200, ""},
+		{"/mcp/alpha", "Basic " + e.keys["a"], 401, `Bearer realm="taasky"`},
+		{"/mcp/alpha", "Bearer ", 401, `Bearer realm="taasky"`},
 	}
 	for _, c := range cases {
 		status, www, b := post(c.path, c.key)

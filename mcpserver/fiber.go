@@ -36,10 +36,8 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 	handle := func(c *fiber.Ctx) error {
 		account := c.Params("account") // "" at /mcp: the token's account
 		realm := challenge(tokens, account)
-		header := c.Get(fiber.HeaderAuthorization)
-		key, ok := strings.CutPrefix(header, "Bearer ")
-		key = strings.TrimSpace(key)
-		if !ok || key == "" {
+		key, ok := bearer(c.Get(fiber.HeaderAuthorization))
+		if !ok {
 			c.Set(fiber.HeaderWWWAuthenticate, realm)
 			return c.Status(fiber.StatusUnauthorized).JSON(fiber.Map{"error": missingBearer(tokens)})
 		}
@@ -82,6 +80,15 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 	if tokens != nil {
 		r.All("/mcp", handle)
 	}
+}
+
+// bearer is the token of an Authorization header of the Bearer scheme,
+// whose name is case-insensitive (RFC 7235 §2.1; Taasky's own token
+// answers say "bearer").
+func bearer(header string) (string, bool) {
+	scheme, token, _ := strings.Cut(strings.TrimSpace(header), " ")
+	token = strings.TrimSpace(token)
+	return token, strings.EqualFold(scheme, "Bearer") && token != ""
 }
 
 // badBody says, in one line, why a body is not a JSON-RPC message at all

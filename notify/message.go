@@ -2,6 +2,7 @@ package notify
 
 import (
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/taasky/taasky/internal/locale"
@@ -143,10 +144,12 @@ func (m *Message) host() string {
 	return "taasky.invalid"
 }
 
-// verifyURL is the service's public page that checks receipts.
+// verifyURL is the service's public page that checks receipts: beside
+// the room's page ({BASE_URL}/rooms/{id}), under BASE_URL's path if it has
+// one.
 func (m *Message) verifyURL() string {
-	if u, err := url.Parse(m.RoomURL); err == nil && u.Host != "" {
-		return u.Scheme + "://" + u.Host + "/verify"
+	if i := strings.LastIndex(m.RoomURL, "/rooms/"); i > 0 {
+		return m.RoomURL[:i] + "/verify"
 	}
 	return "/verify"
 }

@@ -198,3 +198,20 @@ func TestDefaultFrom(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyLink: the agreed email's receipt points at the check page of
+// this deployment, under BASE_URL's path when it has one.
+func TestVerifyLink(t *testing.T) {
+	for room, want := range map[string]string{
+		"https://taasky.example/rooms/7":             "https://taasky.example/verify",
+		"https://x.example.com/taasky/rooms/7":       "https://x.example.com/taasky/verify",
+		"http://127.0.0.1:8080/base/rooms/x/rooms/9": "http://127.0.0.1:8080/base/rooms/x/verify",
+	} {
+		m := sample(KindAgreed)
+		m.RoomURL = room
+		m.Receipt = "eyJhbGciOiJFZERTQSJ9.e30.sig"
+		if _, p := render(t, m); !strings.Contains(p.Text, want+".") {
+			t.Errorf("room %s: the receipt's check page is not %s:\n%s", room, want, p.Text)
+		}
+	}
+}

@@ -8,10 +8,13 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
 	webpush "github.com/SherClockHolmes/webpush-go"
+
+	"github.com/taasky/taasky/internal/netguard"
 )
 
 // PushPayload is what a push shows: who asks, about what, and the link. It
@@ -93,9 +96,34 @@ type VAPID struct {
 
 // Pusher sends Web Push messages.
 type Pusher struct {
-	VAPID  VAPID
-	Client *http.Client // nil: a client with a 15 s timeout
+	VAPID VAPID
+	// nil: a client with a 15 s timeout that follows no redirect and, unless
+	// AllowInternal (dev, tests), dials no loopback, private or link-local
+	// address: an endpoint is whatever a signed-in user saved.
+	Client        *http.Client
+	AllowInternal bool
+
+	once    sync.Once
+	guarded *http.Client
 }
+
+// client is p.Client, or the guarded one made once.
+func (p *Pusher) client() *http.Client {
+	p.once.Do(func() {
+		if p.Client != nil {
+			p.guarded = p.Client
+			return
+		}
+		p.guarded = &http.Client{Timeout: pushTimeout,
+			Transport: &http.Transport{DialContext: netguard.Dialer(pushTimeout, p.AllowInternal).DialContext,
+				TLSHandshakeTimeout: pushTimeout, ResponseHeaderTimeout: pushTimeout, MaxResponseHeaderBytes: 16 << 10,
+				MaxIdleConnsPerHost: 4, IdleConnTimeout: 90 * time.Second},
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	})
+	return p.guarded
+}
+
+const pushTimeout = 15 * time.Second
 
 // PushOptions are per message: how long a push service keeps it for an
 // offline device, and how urgently it delivers it.
@@ -120,26 +148,26 @@ func OptionsFor(k Kind) PushOptions {
 // *PermanentError: the push service refuses the request for good; any other
 // error may pass on a retry.
 func (p *Pusher) Send(ctx context.Context, t PushTarget, payload []byte, o PushOptions) error {
-	client := p.Client
-	if client == nil {
-		client = &http.Client{Timeout: 15 * time.Second}
-	}
 	resp, err := webpush.SendNotificationWithContext(ctx, payload,
 		&webpush.Subscription{Endpoint: t.Endpoint, Keys: webpush.Keys{P256dh: t.P256dh, Auth: t.Auth}},
-		&webpush.Options{HTTPClient: client, Subscriber: p.VAPID.Subscriber, TTL: int(o.TTL / time.Second),
+		&webpush.Options{HTTPClient: p.client(), Subscriber: p.VAPID.Subscriber, TTL: int(o.TTL / time.Second),
 			Urgency: o.Urgency, VAPIDPublicKey: p.VAPID.PublicKey, VAPIDPrivateKey: p.VAPID.PrivateKey})
-	if err != nil {
+	if errors.Is(err, netguard.ErrRefused) {
+		return &PermanentError{Err: fmt.Errorf("push: %w", err)}
+	} else if err != nil {
 		return fmt.Errorf("push: %w", err)
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	// Only the status is kept: the delivery log shows the error to the
+	// user, and the answer's body is the endpoint's, whoever that is.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+	_ = resp.Body.Close()
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		return nil
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
 		return ErrGone
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-		return fmt.Errorf("push service: %s %s", resp.Status, strings.TrimSpace(string(body)))
+		return fmt.Errorf("push service: %s", resp.Status)
 	}
-	return &PermanentError{Err: fmt.Errorf("push service: %s %s", resp.Status, strings.TrimSpace(string(body)))}
+	return &PermanentError{Err: fmt.Errorf("push service: %s", resp.Status)}
 }

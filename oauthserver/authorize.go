@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"strings"
@@ -72,10 +73,9 @@ func (s *Server) Approve(ctx context.Context, params url.Values, userID int64, a
 		s.logRefusal("authorize", err)
 		return s.errorRedirect(ctx, p.ar, err)
 	}
-	resp.AddParameter("iss", s.base)
 	rec := newRecorder()
 	s.provider.WriteAuthorizeResponse(ctx, rec, p.ar, resp)
-	return rec.Header().Get("Location"), nil
+	return s.answerURL(rec.Header().Get("Location"))
 }
 
 // Decline is the person's no: access_denied to the client.
@@ -95,26 +95,38 @@ func (s *Server) parse(ctx context.Context, params url.Values, userID int64) (*p
 		}
 		return nil, "", err
 	}
+	// A fault goes back to the client's redirect URI only when someone has
+	// connected the client before: anyone may register one (Dynamic Client
+	// Registration), and Taasky must not send a browser to a stranger's
+	// site without a screen (RFC 9700 §4.11.2). A new client's faults are
+	// shown to the person instead.
+	known, err := s.store.state.ClientKnown(ctx, client.ID)
+	if err != nil {
+		return nil, "", err
+	}
+	if params.Get("state") == "" {
+		params = maps.Clone(params)
+		params.Set("state", noState)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/oauth/authorize?"+params.Encode(), nil)
 	if err != nil {
 		return nil, "", app.Errorf(app.ErrInvalid, "the authorization request is not a valid URL")
 	}
 	ar, err := s.provider.NewAuthorizeRequest(ctx, req)
+	fail := func(e error) (*pending, string, error) {
+		if known && ar != nil && ar.IsRedirectURIValid() {
+			redirect, err := s.errorRedirect(ctx, ar, e)
+			return nil, redirect, err
+		}
+		rfc := fosite.ErrorToRFC6749Error(e)
+		return nil, "", app.Errorf(app.ErrInvalid, "%s: %s", rfc.ErrorField, rfc.GetDescription())
+	}
 	if err != nil {
 		if _, ok := errors.AsType[*storageFailure](err); ok {
 			s.logRefusal("authorize", err)
 			return nil, "", fmt.Errorf("authorize: %w", err)
 		}
-		if ar != nil && ar.IsRedirectURIValid() {
-			redirect, err := s.errorRedirect(ctx, ar, err)
-			return nil, redirect, err
-		}
-		rfc := fosite.ErrorToRFC6749Error(err)
-		return nil, "", app.Errorf(app.ErrInvalid, "%s: %s", rfc.ErrorField, rfc.GetDescription())
-	}
-	fail := func(e *fosite.RFC6749Error) (*pending, string, error) {
-		redirect, err := s.errorRedirect(ctx, ar, e)
-		return nil, redirect, err
+		return fail(err)
 	}
 	switch m := params.Get("code_challenge_method"); {
 	case params.Get("code_challenge") == "":
@@ -159,10 +171,6 @@ func (s *Server) parse(ctx context.Context, params url.Values, userID int64) (*p
 	case len(auth.Accounts) == 0:
 		auth.Refusal = "You are not a member of any account yet, so there is nothing to connect an agent for. Ask an account's owner to add you, or decline."
 	}
-	known, err := s.store.state.ClientKnown(ctx, client.ID)
-	if err != nil {
-		return nil, "", err
-	}
 	auth.NewClient = !known
 	auth.ClientHost = client.Host()
 	auth.HostDiffers = auth.ClientHost != "" && !strings.EqualFold(auth.ClientHost, ar.GetRedirectURI().Hostname())
@@ -177,12 +185,25 @@ func (s *Server) errorRedirect(ctx context.Context, ar fosite.AuthorizeRequester
 		rfc := fosite.ErrorToRFC6749Error(err)
 		return "", app.Errorf(app.ErrInvalid, "%s: %s", rfc.ErrorField, rfc.GetDescription())
 	}
-	u, perr := url.Parse(loc)
-	if perr != nil {
+	return s.answerURL(loc)
+}
+
+// noState stands in for the state a request did not send (fosite cannot
+// do without one); answerURL takes it out again.
+const noState = "taasky:no-state"
+
+// answerURL is the client's redirect as fosite wrote it, with iss (RFC
+// 9207), and without the state the client did not send.
+func (s *Server) answerURL(loc string) (string, error) {
+	u, err := url.Parse(loc)
+	if err != nil || loc == "" {
 		return "", app.Errorf(app.ErrInvalid, "redirect_uri: cannot be parsed")
 	}
 	q := u.Query()
 	q.Set("iss", s.base)
+	if q.Get("state") == noState {
+		q.Del("state")
+	}
 	u.RawQuery = q.Encode()
 	return u.String(), nil
 }

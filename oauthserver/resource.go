@@ -17,7 +17,12 @@ import (
 // agent was disconnected is ErrUnauthorized; a database failure is not.
 func (s *Server) AuthenticateAccessToken(ctx context.Context, token, resource string) (app.Agent, error) {
 	sess := &Session{}
-	_, ar, err := s.provider.IntrospectToken(ctx, token, fosite.AccessToken, sess)
+	// fosite tries a refresh token too when the token is not an access
+	// token: a refresh token is never a bearer (RFC 6749 §1.5).
+	use, ar, err := s.provider.IntrospectToken(ctx, token, fosite.AccessToken, sess)
+	if err == nil && use != fosite.AccessToken {
+		return app.Agent{}, app.Errorf(app.ErrUnauthorized, "this is a refresh token: send it to the token endpoint for an access token, and call with that")
+	}
 	if err != nil {
 		if f, ok := errors.AsType[*storageFailure](err); ok {
 			return app.Agent{}, fmt.Errorf("authenticate access token: %w", f.err)

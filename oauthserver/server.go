@@ -91,9 +91,10 @@ func New(c Config) (*Server, error) {
 		EnablePKCEPlainChallengeMethod: false,
 		// A refresh token for every grant, whatever scopes were asked.
 		RefreshTokenScopes: []string{},
-		// OAuth 2.1 with PKCE makes state optional; fosite would demand 8
-		// characters of it (a value below zero turns its check off).
-		MinParameterEntropy: -1,
+		// OAuth 2.1 with PKCE makes state optional; fosite demands at least
+		// this many characters of it (and treats 0 or less as 8), so a
+		// request without one is given noState (parse).
+		MinParameterEntropy: 1,
 		ScopeStrategy:       fosite.ExactScopeStrategy,
 		TokenURL:            base + "/oauth/token",
 		AccessTokenIssuer:   base,

@@ -127,10 +127,14 @@ func (s *store) load(ctx context.Context, kind app.OAuthTokenKind, signature str
 	if err := json.Unmarshal(sr.Session, sess); err != nil {
 		return nil, false, &storageFailure{err}
 	}
-	client, err := s.GetClient(ctx, sr.ClientID)
+	// The client as stored when the grant was made: checking a token
+	// never fetches a metadata document again (a client's host being down
+	// must not end its tokens, nor an MCP call wait for it).
+	c, err := s.state.Client(ctx, sr.ClientID)
 	if err != nil {
-		return nil, false, err
+		return nil, false, storageError(err)
 	}
+	client := s.clients.fosite(c)
 	r := &fosite.Request{ID: sr.ID, RequestedAt: sr.RequestedAt, Client: client, RequestedScope: sr.Scopes,
 		GrantedScope: sr.GrantedScopes, RequestedAudience: sr.Audience, GrantedAudience: sr.GrantedAudience,
 		Form: sr.Form, Session: sess}

@@ -132,7 +132,7 @@ func newStack(t testing.TB, c stackConfig) *stack {
 			t.Fatal(err)
 		}
 		s.push = notifytest.NewPushEndpoint(t, pub)
-		push.Pusher = &notify.Pusher{VAPID: notify.VAPID{PublicKey: pub, PrivateKey: priv, Subscriber: "trust@example.test"}}
+		push.Pusher = &notify.Pusher{VAPID: notify.VAPID{PublicKey: pub, PrivateKey: priv, Subscriber: "trust@example.test"}, AllowInternal: true}
 		rcfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}}
 		rcfg.FetchPollInterval = 100 * time.Millisecond
 		rcfg.PeriodicJobs = []*river.PeriodicJob{jobs.SweepJob()} // as cmd/taasky

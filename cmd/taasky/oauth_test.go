@@ -523,15 +523,37 @@ func TestOAuthAbuse(t *testing.T) {
 	c := s.register("Raw client", "")
 	resource := s.base + "/mcp/demo-a"
 
-	// No PKCE, or plain: refused to the client, before any consent.
+	// No PKCE, or plain, from a client nobody has connected yet (anyone
+	// may register one): shown to the person, before any consent, and the
+	// browser is not sent to the client's site (RFC 9700 §4.11.2).
 	s.do("sign in first", chromedp.Navigate(s.base+"/login"), chromedp.WaitVisible(chromedp.CSS(`button[data-email]`)),
 		chromedp.Click(chromedp.CSS(`button[data-email="alice@example.test"]`)), chromedp.WaitVisible(chromedp.CSS(`nav a[href="/settings"]`)))
-	for _, bad := range [][]string{{"code_challenge", ""}, {"code_challenge_method", "plain"}} {
-		u := c.authorizeURL(resource, "x", bad...)
-		s.do("open "+bad[0], chromedp.Navigate(u), chromedp.WaitVisible(chromedp.CSS(`#done`)))
-		q := <-s.answers
-		if q.Get("error") != "invalid_request" || !strings.Contains(q.Get("error_description"), bad[0]) || q.Get("iss") != s.base {
-			t.Errorf("%v: answered %v", bad, q)
+	pkceFaults := [][]string{{"code_challenge", ""}, {"code_challenge_method", "plain"}}
+	for _, bad := range pkceFaults {
+		s.do("open "+bad[0], chromedp.Navigate(c.authorizeURL(resource, "x", bad...)), chromedp.WaitVisible(chromedp.CSS(`p.error`)))
+		if txt := s.text(`p.error`); !strings.Contains(txt, bad[0]) {
+			t.Errorf("%v from a new client: %q", bad, txt)
+		}
+	}
+	select {
+	case q := <-s.answers:
+		t.Errorf("a new client's fault sent the browser to it: %v", q)
+	default:
+	}
+
+	// The consent form's own fields in the client's link (decision,
+	// account) are not the person's answer: Decline declines, and the
+	// account chosen is the one connected.
+	{
+		_, ch := pkce()
+		q := s.consent(c.authorizeURL(resource, ch, "decision", "approve"), "alice@example.test", "decline")
+		if q.Get("error") != "access_denied" || q.Get("code") != "" {
+			t.Errorf("decision=approve in the link, then Decline: %v", q)
+		}
+		v, ch := pkce()
+		q = s.consent(c.authorizeURL("", ch, "account", "demo-b"), "alice@example.test", "approve")
+		if a := c.exchange(q.Get("code"), v); a.AccessToken == "" || mcpStatus(t, s.base+"/mcp", a.AccessToken) != http.StatusOK {
+			t.Errorf("account=demo-b in the link, alice chose demo-a: %v, then %+v", q, a)
 		}
 	}
 
@@ -556,6 +578,24 @@ func TestOAuthAbuse(t *testing.T) {
 		a := c.token(url.Values{"grant_type": {"authorization_code"}, "code": {q.Get("code")}, "redirect_uri": {otherPort.URL + "/callback"}, "code_verifier": {v}})
 		if a.AccessToken == "" {
 			t.Errorf("a loopback redirect on another port: %v, then %+v", q, a)
+		}
+	}
+
+	// Once someone connected the client, its faults go back to it, with iss.
+	for _, bad := range pkceFaults {
+		s.do("open "+bad[0]+" again", chromedp.Navigate(c.authorizeURL(resource, "x", bad...)), chromedp.WaitVisible(chromedp.CSS(`#done`)))
+		q := <-s.answers
+		if q.Get("error") != "invalid_request" || !strings.Contains(q.Get("error_description"), bad[0]) || q.Get("iss") != s.base {
+			t.Errorf("%v from a known client: answered %v", bad, q)
+		}
+	}
+	// state is optional with PKCE (OAuth 2.1): none, or a short one, works,
+	// and the answer carries exactly what was sent.
+	for _, state := range []string{"", "abc"} {
+		v, ch := pkce()
+		q := s.consent(c.authorizeURL(resource, ch, "state", state), "alice@example.test", "approve")
+		if _, has := q["state"]; has != (state != "") || q.Get("state") != state || c.exchange(q.Get("code"), v).AccessToken == "" {
+			t.Errorf("state %q: answered %v", state, q)
 		}
 	}
 

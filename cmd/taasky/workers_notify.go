@@ -38,9 +38,9 @@ type notifier struct {
 	hooks   *app.Webhooks
 	hook    *jobs.WebhookWorker
 	hookOff *jobs.WebhookDisabledWorker
-	// hooksInternal lets webhooks go to loopback and private addresses
-	// (and http to loopback): in dev, and when BASE_URL itself is on
-	// loopback (a test or a machine of one's own), never in production.
+	// hooksInternal lets webhooks and pushes go to loopback and private
+	// addresses (and http to loopback): in dev, and when BASE_URL itself is
+	// on loopback (a test or a machine of one's own), never in production.
 	hooksInternal bool
 }
 
@@ -72,7 +72,8 @@ func newNotifier(cfg config.Config, log *slog.Logger) *notifier {
 		if a, err := mail.ParseAddress(from); err == nil {
 			contact = a.Address
 		}
-		n.push.Pusher = &notify.Pusher{VAPID: notify.VAPID{PublicKey: v.PublicKey, PrivateKey: v.PrivateKey, Subscriber: contact}}
+		n.push.Pusher = &notify.Pusher{VAPID: notify.VAPID{PublicKey: v.PublicKey, PrivateKey: v.PrivateKey, Subscriber: contact},
+			AllowInternal: n.hooksInternal}
 	}
 	return n
 }

@@ -2,6 +2,7 @@ package form
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -287,23 +288,47 @@ func timerange(r Row, w *locale.Printer) (any, bool, string) {
 		return nil, false, w.T("form.zone_unknown", r.Zone)
 	}
 	start, err := parseLocal(r.Start, loc)
-	if err != nil {
+	if errors.Is(err, errNotOneMoment) {
+		return nil, false, w.T("form.start_not_one", r.Start, r.Zone)
+	} else if err != nil {
 		return nil, false, w.T("form.start_moment")
 	}
 	end, err := parseLocal(r.End, loc)
-	if err != nil {
+	if errors.Is(err, errNotOneMoment) {
+		return nil, false, w.T("form.end_not_one", r.End, r.Zone)
+	} else if err != nil {
 		return nil, false, w.T("form.end_moment")
 	}
 	return map[string]string{"start": start.Format(time.RFC3339), "end": end.Format(time.RFC3339)}, false, ""
 }
 
+// errNotOneMoment: a wall-clock time that names no moment in its zone (the
+// hour skipped when clocks go forward) or two (the hour repeated when they
+// go back). time.ParseInLocation would move the first an hour and pick one
+// of the second; nothing is coerced (DESIGN §2), so both are refused.
+var errNotOneMoment = errors.New("not one moment in its zone")
+
 // parseLocal reads a datetime-local value (seconds optional) in loc.
 func parseLocal(s string, loc *time.Location) (time.Time, error) {
-	t, err := time.ParseInLocation(localLayout, s, loc)
+	layout := localLayout
+	t, err := time.ParseInLocation(layout, s, loc)
 	if err != nil {
-		t, err = time.ParseInLocation(localLayout+":05", s, loc)
+		layout += ":05"
+		if t, err = time.ParseInLocation(layout, s, loc); err != nil {
+			return t, err
+		}
 	}
-	return t, err
+	if t.Format(layout) != s {
+		return t, errNotOneMoment // skipped: Go moved it
+	}
+	// Repeated: the same wall clock a little earlier or later, at another
+	// offset (zones shift by 30 minutes to 2 hours).
+	for _, d := range []time.Duration{30 * time.Minute, time.Hour, 2 * time.Hour} {
+		if t.Add(d).Format(layout) == s || t.Add(-d).Format(layout) == s {
+			return t, errNotOneMoment
+		}
+	}
+	return t, nil
 }
 
 var (

@@ -150,3 +150,26 @@ func TestPrefillRoundTrips(t *testing.T) {
 		t.Fatalf("round trip: %v %s", err, raw)
 	}
 }
+
+// TestParseRefusesClockChanges: a wall-clock time the zone skips (clocks
+// forward) or repeats (clocks back) is refused with the field named, not
+// moved an hour or resolved to one of two moments; the day after is fine.
+func TestParseRefusesClockChanges(t *testing.T) {
+	en := locale.English()
+	for _, c := range []struct{ start, end, want string }{
+		{"2026-03-29T02:30", "2026-03-29T04:00", "When (1): start: 2026-03-29T02:30 is not one moment in Europe/Berlin (the clocks change that day): choose another time"},
+		{"2026-10-25T01:00", "2026-10-25T02:30", "When (1): end: 2026-10-25T02:30 is not one moment in Europe/Berlin (the clocks change that day): choose another time"},
+	} {
+		form := url.Values{"f.when.0.start": {c.start}, "f.when.0.end": {c.end}, "f.when.0.zone": {"Europe/Berlin"},
+			"f.qty.0.v": {"3"}, "f.place.0.v": {"video"}}
+		raw, fields, ok := Parse(schema(t), form, en)
+		if ok || fields[0].Error != c.want {
+			t.Errorf("%s–%s: ok %v, %s, error %q\nwant %q", c.start, c.end, ok, raw, fields[0].Error, c.want)
+		}
+	}
+	form := url.Values{"f.when.0.start": {"2026-03-30T02:30"}, "f.when.0.end": {"2026-10-26T02:30:00"}, "f.when.0.zone": {"Europe/Berlin"},
+		"f.qty.0.v": {"3"}, "f.place.0.v": {"video"}}
+	if raw, fields, ok := Parse(schema(t), form, en); !ok || !strings.Contains(string(raw), `"start":"2026-03-30T02:30:00+02:00"`) || !strings.Contains(string(raw), `"end":"2026-10-26T02:30:00+01:00"`) {
+		t.Errorf("ordinary days: ok %v, %s, %q", ok, raw, fields[0].Error)
+	}
+}

@@ -978,6 +978,8 @@ var englishText = map[Key]catalog.Message{
 	"form.zone_unknown":         text("time zone: %[1]q is not an IANA time zone like Europe/Paris"),
 	"form.start_moment":         text("start: must be a date and time like 2026-12-03T10:00"),
 	"form.end_moment":           text("end: must be a date and time like 2026-12-03T10:30"),
+	"form.start_not_one":        text("start: %[1]s is not one moment in %[2]s (the clocks change that day): choose another time"),
+	"form.end_not_one":          text("end: %[1]s is not one moment in %[2]s (the clocks change that day): choose another time"),
 	"form.unreadable":           text("the form could not be read"),
 	"form.confirmation_id":      text("confirmation_id: required"),
 	"form.answer":               text("answer: must be confirm or decline"),

@@ -966,6 +966,8 @@ var frenchText = map[Key]catalog.Message{
 	"form.zone_unknown":         text("fuseau horaire : %[1]q n'est pas un fuseau IANA comme Europe/Paris"),
 	"form.start_moment":         text("début : doit être une date et une heure comme 2026-12-03T10:00"),
 	"form.end_moment":           text("fin : doit être une date et une heure comme 2026-12-03T10:30"),
+	"form.start_not_one":        text("début : %[1]s n'est pas un moment unique à %[2]s (changement d'heure ce jour-là) : choisissez une autre heure"),
+	"form.end_not_one":          text("fin : %[1]s n'est pas un moment unique à %[2]s (changement d'heure ce jour-là) : choisissez une autre heure"),
 	"form.unreadable":           text("le formulaire n'a pas pu être lu"),
 	"form.confirmation_id":      text("confirmation_id : obligatoire"),
 	"form.answer":               text("réponse : doit être confirmer ou refuser"),

@@ -964,6 +964,8 @@ var germanText = map[Key]catalog.Message{
 	"form.zone_unknown":         text("Zeitzone: %[1]q ist keine IANA-Zeitzone wie Europe/Paris"),
 	"form.start_moment":         text("Beginn: muss Datum und Uhrzeit wie 2026-12-03T10:00 sein"),
 	"form.end_moment":           text("Ende: muss Datum und Uhrzeit wie 2026-12-03T10:30 sein"),
+	"form.start_not_one":        text("Beginn: %[1]s ist in %[2]s kein eindeutiger Zeitpunkt (an dem Tag wird die Uhr umgestellt): bitte eine andere Uhrzeit wählen"),
+	"form.end_not_one":          text("Ende: %[1]s ist in %[2]s kein eindeutiger Zeitpunkt (an dem Tag wird die Uhr umgestellt): bitte eine andere Uhrzeit wählen"),
 	"form.unreadable":           text("das Formular konnte nicht gelesen werden"),
 	"form.confirmation_id":      text("confirmation_id: erforderlich"),
 	"form.answer":               text("Antwort: muss bestätigen oder ablehnen sein"),

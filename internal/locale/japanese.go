@@ -937,6 +937,8 @@ var japaneseText = map[Key]catalog.Message{
 	"form.zone_unknown":         text("タイムゾーン：%[1]q は Europe/Paris のような IANA タイムゾーンではありません"),
 	"form.start_moment":         text("開始：2026-12-03T10:00 のような日時にしてください"),
 	"form.end_moment":           text("終了：2026-12-03T10:30 のような日時にしてください"),
+	"form.start_not_one":        text("開始：%[1]s は %[2]s ではその日の時刻の切り替えにより一つの時刻に定まりません。別の時刻を選んでください"),
+	"form.end_not_one":          text("終了：%[1]s は %[2]s ではその日の時刻の切り替えにより一つの時刻に定まりません。別の時刻を選んでください"),
 	"form.unreadable":           text("フォームを読み取れませんでした"),
 	"form.confirmation_id":      text("confirmation_id：必須です"),
 	"form.answer":               text("回答：確認か辞退にしてください"),

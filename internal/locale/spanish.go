@@ -966,6 +966,8 @@ var spanishText = map[Key]catalog.Message{
 	"form.zone_unknown":         text("zona horaria: %[1]q no es una zona IANA como Europe/Paris"),
 	"form.start_moment":         text("inicio: debe ser una fecha y hora como 2026-12-03T10:00"),
 	"form.end_moment":           text("final: debe ser una fecha y hora como 2026-12-03T10:30"),
+	"form.start_not_one":        text("inicio: %[1]s no es un único momento en %[2]s (ese día cambia la hora): elija otra hora"),
+	"form.end_not_one":          text("final: %[1]s no es un único momento en %[2]s (ese día cambia la hora): elija otra hora"),
 	"form.unreadable":           text("no se pudo leer el formulario"),
 	"form.confirmation_id":      text("confirmation_id: obligatorio"),
 	"form.answer":               text("respuesta: debe ser confirmar o rechazar"),

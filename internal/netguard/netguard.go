@@ -12,6 +12,7 @@ package netguard
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -30,6 +31,9 @@ func Internal(a netip.Addr) bool {
 
 var cgnat = netip.MustParsePrefix("100.64.0.0/10")
 
+// ErrRefused is what a refused dial's error wraps: retrying will not help.
+var ErrRefused = errors.New("a private or loopback address")
+
 // RefuseInternal is a net.Dialer Control hook: it refuses a connection to
 // an Internal address, whatever name led there.
 func RefuseInternal(_, address string, _ syscall.RawConn) error {
@@ -38,7 +42,7 @@ func RefuseInternal(_, address string, _ syscall.RawConn) error {
 		return err
 	}
 	if a := ap.Addr().Unmap(); Internal(a) {
-		return fmt.Errorf("%s is a private or loopback address", a)
+		return fmt.Errorf("%s is %w", a, ErrRefused)
 	}
 	return nil
 }
