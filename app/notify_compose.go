@@ -158,6 +158,15 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 	if err != nil {
 		return err
 	}
+	if out.HandedOver {
+		// The side has no human (their zone would be UTC): the request
+		// is read by the owner it went to, in their zone.
+		u, err := selectUserByID(ctx, n.pool, d.UserID)
+		if err != nil {
+			return err
+		}
+		tz = n.rooms.zone(u.TimeZone)
+	}
 	out.TimeZone = tz
 	out.Card = r.Card(d.Side, seen, tz)
 	if mine := r.Party(d.Side).Schema; mine != nil {

@@ -80,7 +80,7 @@ func setupNotifyWith(t testing.TB, fast bool) *notifyBundle {
 		hook.Backoff = []time.Duration{200 * time.Millisecond}
 	}
 	river.AddWorker(workers, hook)
-	river.AddWorker(workers, &jobs.WebhookDisabledWorker{Notices: nb.hooks, From: "Taasky <taasky@example.test>",
+	river.AddWorker(workers, &jobs.WebhookDisabledWorker{Notices: nb.hooks, Deliveries: svc, From: "Taasky <taasky@example.test>",
 		Mailer: notify.NewSMTP(notify.SMTPConfig{Host: nb.smtp.Host, Port: nb.smtp.Port, Timeout: 5 * time.Second})})
 	cfg := &river.Config{
 		Workers: workers, Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 20}},

@@ -113,20 +113,25 @@ func useOneTap(ctx context.Context, q querier, tokenHash []byte, at time.Time) (
 
 // useOneTapSQL is roomSQLLocked of the room of the token ($1, hashed) that
 // it marks used at $2, with the token's confirmation, side and channel,
-// and the context of the side's human (as oneTapSQL). The token's row is
+// and the context of its reader (as oneTapSQL). The token's row is
 // locked before the room's (the join needs the UPDATE's row before FOR
 // UPDATE takes the room's), as when they were two statements.
 var useOneTapSQL = `WITH used AS (UPDATE onetap_tokens t SET used_at = $2 FROM confirmations c
 		WHERE t.token_hash = $1 AND t.used_at IS NULL AND c.room_id = t.room_id AND c.id = t.confirmation_id
-		RETURNING t.room_id, t.confirmation_id, c.side, t.channel)
-	` + roomSelect + moveCols + `, used.confirmation_id, used.side, used.channel` + humanCols + namesCols + `
+		RETURNING t.room_id, t.confirmation_id, c.side, t.channel, t.user_id)
+	` + roomSelect + moveCols + `, used.confirmation_id, used.side, used.channel` + humanColsOf(oneTapReader("used")) + namesCols + `
 	FROM used JOIN rooms r ON r.id = used.room_id` + roomJoins + `
 	LEFT JOIN parties p ON p.room_id = r.id AND p.side = used.side` + otherParty + ` FOR UPDATE OF r`
 
+// oneTapReader is whom a one-tap page speaks to: the side's human, or,
+// when the side has none (they left the account), the person the token
+// (alias t) was sent to, an owner answering for them.
+func oneTapReader(t string) string { return "coalesce(p.owner_user_id, " + t + ".user_id)" }
+
 // oneTapSQL is the room of a one-tap token ($1, hashed) with the context
-// of the human of the confirmation's side, and the token and the
-// confirmation as they stand.
-var oneTapSQL = roomSelect + humanCols + namesCols + `, t.confirmation_id, t.used_at, c.side, NULLIF(c.status, 'pending'), c.why
+// of its reader (oneTapReader), and the token and the confirmation as they
+// stand.
+var oneTapSQL = roomSelect + humanColsOf(oneTapReader("t")) + namesCols + `, t.confirmation_id, t.used_at, c.side, NULLIF(c.status, 'pending'), c.why
 	FROM onetap_tokens t JOIN confirmations c ON c.room_id = t.room_id AND c.id = t.confirmation_id
 	JOIN rooms r ON r.id = t.room_id` + roomJoins + `
 	LEFT JOIN parties p ON p.room_id = r.id AND p.side = c.side` + otherParty + ` WHERE t.token_hash = $1`

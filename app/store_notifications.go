@@ -40,10 +40,10 @@ var notificationSQL = noticeCols + noticeFrom
 
 // notificationOneTapSQL is notificationSQL of a request or a reminder: the
 // same statement also stores its one-tap token ($5, hashed) for side $2's
-// confirmation $6, sent by channel $7 at $8, if that confirmation is still
+// confirmation $6, sent to user $3 by channel $7 at $8, if that confirmation is still
 // pending as of the statement's moment, and says whether it did.
-var notificationOneTapSQL = `WITH issued AS (INSERT INTO onetap_tokens (room_id, token_hash, confirmation_id, channel, created_at)
-		SELECT c.room_id, $5, c.id, $7, $8 FROM confirmations c
+var notificationOneTapSQL = `WITH issued AS (INSERT INTO onetap_tokens (room_id, token_hash, confirmation_id, channel, created_at, user_id)
+		SELECT c.room_id, $5, c.id, $7, $8, $3 FROM confirmations c
 		WHERE c.room_id = $1 AND c.id = $6 AND c.side = $2 AND c.status = 'pending'
 		RETURNING 1)
 	` + noticeCols + `, EXISTS (SELECT FROM issued)` + noticeFrom

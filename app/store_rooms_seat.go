@@ -36,10 +36,16 @@ func selectSeatUnless(ctx context.Context, q querier, tokenHash []byte, accountI
 // party p and the other party o: whether p's account has seen o's schema,
 // and the time zone and language (their setting, else their identity
 // provider's locale) of p's human.
-const humanCols = `,
+var humanCols = humanColsOf("p.owner_user_id")
+
+// humanColsOf is humanCols with the time zone and language of the user
+// the SQL expression user names.
+func humanColsOf(user string) string {
+	return `,
 	EXISTS (SELECT 1 FROM seen_schemas s WHERE s.account_id = p.account_id AND s.fingerprint = o.schema_fp),
-	(SELECT u.time_zone FROM users u WHERE u.id = p.owner_user_id),
-	coalesce((SELECT coalesce(u.language, u.oidc_locale) FROM users u WHERE u.id = p.owner_user_id), '')`
+	(SELECT u.time_zone FROM users u WHERE u.id = ` + user + `),
+	coalesce((SELECT coalesce(u.language, u.oidc_locale) FROM users u WHERE u.id = ` + user + `), '')`
+}
 
 // namesCols names, for a message to p's human, p's agent and o's account.
 const namesCols = `,

@@ -337,17 +337,17 @@ func selectOwners(ctx context.Context, q querier, accountID int64) ([]int64, err
 }
 
 // selectHookNotice is what the mail telling an owner of a disabled
-// endpoint needs: the owner's email (while still an owner), the account's
+// endpoint needs: the owner's email and language (while still an owner), the account's
 // name, the endpoint's URL and its last failure; and the account's slug and
 // whether the endpoint is still disabled. nil: the endpoint or the
 // ownership is gone.
 func selectHookNotice(ctx context.Context, q querier, accountID, endpointID, userID int64) (n *jobs.WebhookDisabled, slug string, disabled bool, err error) {
 	n = &jobs.WebhookDisabled{}
-	err = q.QueryRow(ctx, `SELECT u.email, a.name, a.slug, e.url, coalesce(e.disabled_why, ''), e.disabled_at IS NOT NULL
+	err = q.QueryRow(ctx, `SELECT u.email, coalesce(u.language, u.oidc_locale, ''), a.name, a.slug, e.url, coalesce(e.disabled_why, ''), e.disabled_at IS NOT NULL
 		FROM webhook_endpoints e JOIN accounts a ON a.id = e.account_id
 		JOIN memberships ms ON ms.account_id = e.account_id AND ms.user_id = $3 AND ms.role = 'owner'
 		JOIN users u ON u.id = ms.user_id
-		WHERE e.account_id = $1 AND e.id = $2`, accountID, endpointID, userID).Scan(&n.To, &n.AccountName, &slug,
+		WHERE e.account_id = $1 AND e.id = $2`, accountID, endpointID, userID).Scan(&n.To, &n.Lang, &n.AccountName, &slug,
 		&n.URL, &n.Why, &disabled)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, "", false, nil

@@ -523,9 +523,18 @@ func TestRolesRemovalAndWhoSees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Written in ann's time zone: bob's side has no human any more.
+	if err := tb.accounts.SetUserTimeZone(tb.ctx, ann.ID, "Asia/Tokyo"); err != nil {
+		t.Fatal(err)
+	}
 	msg, err := notes.Notification(tb.ctx, jobs.Delivery{Notice: req.Notice, Channel: jobs.ChannelEmail})
-	if err != nil || !msg.HandedOver || msg.To != "ann@example.test" || msg.OneTapURL == "" {
+	if err != nil || !msg.HandedOver || msg.To != "ann@example.test" || msg.OneTapURL == "" || msg.TimeZone.String() != "Asia/Tokyo" {
 		t.Fatalf("the request to ann, composed: %+v %v", msg, err)
+	}
+	// Its link's page too.
+	oneTap := msg.OneTapURL[strings.LastIndex(msg.OneTapURL, "/")+1:]
+	if card, err := tb.rooms.OneTapCard(tb.ctx, oneTap); err != nil || card.TimeZone.String() != "Asia/Tokyo" {
+		t.Fatalf("the link's page for ann: %+v %v", card, err)
 	}
 	// Its reminders go to the owners too: with the deadline 50 minutes
 	// away, the one an hour before is due.

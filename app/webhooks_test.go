@@ -313,7 +313,10 @@ func TestWebhookRotationAgainAndDisable(t *testing.T) {
 	}
 	nb.settleHooks(t)
 
-	// Three days of failures disable it and mail the owner.
+	// Three days of failures disable it and mail the owner, in their language.
+	if err := nb.acc.SetUserLanguage(nb.ctx, owner, "de"); err != nil {
+		t.Fatal(err)
+	}
 	rcv.Failing(true)
 	if _, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema}); err != nil {
 		t.Fatal(err)
@@ -325,8 +328,21 @@ func TestWebhookRotationAgainAndDisable(t *testing.T) {
 		t.Fatal(err)
 	}
 	mail := nb.mailTo(t, "alpha@example.test", 1)
-	if !strings.Contains(mail.Subject, "A webhook of ALPHA was turned off") || !strings.Contains(mail.Text, rcv.URL) {
+	if !strings.Contains(mail.Subject, "Ein Webhook von ALPHA wurde abgeschaltet") || !strings.Contains(mail.Text, rcv.URL) {
 		t.Errorf("mail: %q\n%s", mail.Subject, mail.Text)
+	}
+	// A line of the owner's delivery log, as every mail (a retry knows it
+	// was sent).
+	logged := func() bool {
+		return slices.ContainsFunc(nb.log(t, "alpha@example.test"), func(d Delivery) bool {
+			return d.Topic == jobs.TopicWebhookDisabled && d.Status == jobs.StatusSent && d.Recipient == "alpha@example.test"
+		})
+	}
+	for end := time.Now().Add(10 * time.Second); !logged() && time.Now().Before(end); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !logged() {
+		t.Errorf("no sent webhook_disabled line in the owner's log: %+v", nb.log(t, "alpha@example.test"))
 	}
 	es, err = nb.hooks.ListWebhooks(nb.ctx, owner, "alpha")
 	if err != nil || es[0].DisabledAt == nil || !strings.Contains(es[0].DisabledWhy, "503") {

@@ -26,6 +26,10 @@ const (
 	// TopicMemberInvite: an invitation to join an account
 	// (MemberInviteArgs), logged in the inviter's delivery log.
 	TopicMemberInvite Topic = "member_invite"
+	// TopicWebhookDisabled: the mail telling an owner that Taasky turned
+	// off a failing webhook endpoint (WebhookDisabledArgs), logged in that
+	// owner's delivery log.
+	TopicWebhookDisabled Topic = "webhook_disabled"
 )
 
 // Critical reports whether the topic reaches the human whatever they

@@ -219,6 +219,15 @@ func TestSentBeforeSendsNothing(t *testing.T) {
 		t.Errorf("push sent before: %v %+v; %d asked, log %+v", err, res, pds.asked, pds.log)
 	}
 
+	hds, hn := &fakeDeliveries{n: note, sent: true}, &fakeHookNotices{}
+	hookOff := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{}, &WebhookDisabledWorker{Notices: hn, Deliveries: hds, Mailer: mailer, From: "taasky@example.test"})
+	res, err = rescued(WebhookDisabledArgs{AccountID: 1, EndpointID: 2, UserID: 3, At: time.Now()}, func(tx pgx.Tx, job *rivertype.JobRow) (*rivertest.WorkResult, error) {
+		return hookOff.WorkJob(ctx, t, tx, job)
+	})
+	if err != nil || res.EventKind != river.EventKindJobCompleted || mailer.sent != 0 || hn.asked != 0 || len(hds.log) != 0 {
+		t.Errorf("webhook notice sent before: %v %+v; %d sent, %d asked, log %+v", err, res, mailer.sent, hn.asked, hds.log)
+	}
+
 	broken := &unreadableLog{fakeDeliveries: fakeDeliveries{n: note}}
 	email = rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{}, &EmailWorker{Deliveries: broken, Mailer: mailer, From: "taasky@example.test"})
 	res, err = rescued(EmailArgs{Notice: notice}, func(tx pgx.Tx, job *rivertype.JobRow) (*rivertest.WorkResult, error) {
@@ -267,4 +276,12 @@ func TestFirstFetch(t *testing.T) {
 			t.Errorf("attempt %d by %v: first %v, want %v", c.attempt, c.by, got, c.first)
 		}
 	}
+}
+
+// fakeHookNotices answers WebhookDisabledMail, counting the questions.
+type fakeHookNotices struct{ asked int }
+
+func (f *fakeHookNotices) WebhookDisabledMail(context.Context, WebhookDisabledArgs) (*WebhookDisabled, error) {
+	f.asked++
+	return &WebhookDisabled{To: "ann@example.test", AccountName: "Alpha", URL: "https://hooks.example/x", Now: time.Now()}, nil
 }

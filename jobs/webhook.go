@@ -184,6 +184,7 @@ func (WebhookDisabledArgs) InsertOpts() river.InsertOpts {
 // WebhookDisabled is what the mail says.
 type WebhookDisabled struct {
 	To          string
+	Lang        string // the owner's language ("": English)
 	AccountName string
 	URL         string // the endpoint
 	Why         string // the last failure
@@ -199,17 +200,26 @@ type WebhookNotices interface {
 	WebhookDisabledMail(ctx context.Context, a WebhookDisabledArgs) (*WebhookDisabled, error)
 }
 
-// WebhookDisabledWorker sends WebhookDisabledArgs; River retries a failed
-// send with its backoff.
+// WebhookDisabledWorker sends WebhookDisabledArgs, a line of the owner's
+// delivery log (topic webhook_disabled), so that a retry after a crash
+// does not send it twice (sentBefore); River retries a failed send with
+// its backoff.
 type WebhookDisabledWorker struct {
 	river.WorkerDefaults[WebhookDisabledArgs]
-	Notices WebhookNotices
-	Mailer  notify.Mailer
-	From    string
-	Log     *slog.Logger
+	Notices    WebhookNotices
+	Deliveries Deliveries // nil: no delivery log
+	Mailer     notify.Mailer
+	From       string
+	Log        *slog.Logger
 }
 
 func (w *WebhookDisabledWorker) Work(ctx context.Context, job *river.Job[WebhookDisabledArgs]) error {
+	d := Delivery{Notice: Notice{Topic: TopicWebhookDisabled, UserID: job.Args.UserID}, JobID: job.ID, Attempt: job.Attempt, Channel: ChannelEmail}
+	if w.Deliveries != nil {
+		if sent, err := sentBefore(ctx, w.Log, w.Deliveries, d, job.JobRow); sent || err != nil {
+			return err
+		}
+	}
 	m, err := w.Notices.WebhookDisabledMail(ctx, job.Args)
 	if reason, ok := skipReason(err); ok {
 		if w.Log != nil {
@@ -221,9 +231,17 @@ func (w *WebhookDisabledWorker) Work(ctx context.Context, job *river.Job[Webhook
 		return err
 	}
 	msg, err := notify.Email(&notify.Message{Kind: notify.KindWebhookDisabled, ID: fmt.Sprintf("webhook.%d.%d", job.ID, job.Args.EndpointID),
-		To: m.To, Now: m.Now, Them: m.AccountName, Endpoint: m.URL, Detail: m.Why, SettingsURL: m.SettingsURL}, w.From)
+		To: m.To, Lang: m.Lang, Now: m.Now, Them: m.AccountName, Endpoint: m.URL, Detail: m.Why, SettingsURL: m.SettingsURL}, w.From)
 	if err != nil {
-		return river.JobCancel(err)
+		err = &notify.PermanentError{Err: err} // a message that cannot be written will not be on a retry
+	} else {
+		err = w.Mailer.Send(ctx, msg)
 	}
-	return w.Mailer.Send(ctx, msg)
+	if w.Deliveries == nil {
+		if perm := (*notify.PermanentError)(nil); errors.As(err, &perm) {
+			return river.JobCancel(err)
+		}
+		return err
+	}
+	return finish(ctx, w.Log, w.Deliveries, d, job.MaxAttempts, Outcome{Recipient: m.To}, err)
 }

@@ -45,7 +45,7 @@ func TestBadInputHTTP(t *testing.T) {
 		{"no key", "POST", mcp, "", nil, read, "Authorization: Bearer <agent key> is required", false},
 		{"basic auth", "POST", mcp, "", map[string]string{"Authorization": "Basic YTpi"}, read, "Authorization: Bearer", false},
 		{"empty bearer", "POST", mcp, "", map[string]string{"Authorization": "Bearer "}, read, "Authorization: Bearer", false},
-		{"lowercase scheme", "POST", mcp, "", map[string]string{"Authorization": "bearer " + b.key}, read, "Authorization: Bearer", false},
+		{"lowercase scheme (any case, RFC 7235)", "POST", mcp, "", map[string]string{"Authorization": "bearer " + b.key}, read, "", true},
 		{"unknown key", "POST", mcp, "tsk_" + strings.Repeat("A", 43), nil, read, "not valid", false},
 		{"short key", "POST", mcp, "tsk_abc", nil, read, "not valid", false},
 		{"long key", "POST", mcp, "tsk_" + strings.Repeat("A", 3000), nil, read, "not valid", false},

@@ -109,7 +109,7 @@ func (n *notifier) bind(d deps) error {
 		hc.CheckHost = netguard.CheckHost
 	}
 	n.hooks = app.NewWebhooks(hc)
-	n.hook.Webhooks, n.hookOff.Notices = n.hooks, n.hooks
+	n.hook.Webhooks, n.hookOff.Notices, n.hookOff.Deliveries = n.hooks, n.hooks, svc
 	if n.outbox != nil {
 		n.outbox.Store = svc
 	}

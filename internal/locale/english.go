@@ -736,7 +736,8 @@ var englishText = map[Key]catalog.Message{
 	"account_delete.done_erased":   text("You belonged to no other account, so what Taasky kept about you was erased too."),
 	"account_delete.done_signup":   text("Start a new account"),
 	// A delivery log's line for the mail inviting someone to an account.
-	"topic.member_invite": text("invitation to join the account"),
+	"topic.member_invite":    text("invitation to join the account"),
+	"topic.webhook_disabled": text("webhook turned off"),
 	// A confirmation request that came to an owner because the member who
 	// answered for that side left the account (or was removed).
 	"request.handed_over": text("The member who answered for this agent is no longer in the account: as its owner, you answer for it now."),

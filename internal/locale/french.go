@@ -718,6 +718,7 @@ var frenchText = map[Key]catalog.Message{
 	"account_delete.done_erased":   text("Vous n'apparteniez à aucun autre compte : ce que Taasky conservait à votre sujet a donc aussi été effacé."),
 	"account_delete.done_signup":   text("Créer un nouveau compte"),
 	"topic.member_invite":          text("invitation à rejoindre le compte"),
+	"topic.webhook_disabled":       text("webhook désactivé"),
 	"request.handed_over":          text("Le membre qui répondait pour cet agent ne fait plus partie du compte : en tant que propriétaire, c'est vous qui répondez désormais pour lui."),
 
 	// Failover

@@ -718,6 +718,7 @@ var germanText = map[Key]catalog.Message{
 	"account_delete.done_erased":   text("Sie gehörten keinem anderen Konto an, daher wurde auch gelöscht, was Taasky über Sie gespeichert hatte."),
 	"account_delete.done_signup":   text("Ein neues Konto anlegen"),
 	"topic.member_invite":          text("Einladung in das Konto"),
+	"topic.webhook_disabled":       text("Webhook abgeschaltet"),
 	"request.handed_over":          text("Das Mitglied, das für diesen Agenten geantwortet hat, gehört dem Konto nicht mehr an: Als Inhaber antworten Sie jetzt für ihn."),
 
 	// Failover

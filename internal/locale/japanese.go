@@ -699,6 +699,7 @@ var japaneseText = map[Key]catalog.Message{
 	"account_delete.done_erased":   text("他のアカウントに属していなかったため、Taaskyが保持していたあなたの情報も消去しました。"),
 	"account_delete.done_signup":   text("新しいアカウントを作成"),
 	"topic.member_invite":          text("アカウントへの招待"),
+	"topic.webhook_disabled":       text("Webhook の停止"),
 	"request.handed_over":          text("このエージェントに代わって回答していたメンバーはアカウントを離れました。オーナーであるあなたが今後回答します。"),
 
 	// Failover

@@ -718,6 +718,7 @@ var spanishText = map[Key]catalog.Message{
 	"account_delete.done_erased":   text("No pertenecía a ninguna otra cuenta, así que también se borró lo que Taasky guardaba sobre usted."),
 	"account_delete.done_signup":   text("Crear una cuenta nueva"),
 	"topic.member_invite":          text("invitación a unirse a la cuenta"),
+	"topic.webhook_disabled":       text("webhook desactivado"),
 	"request.handed_over":          text("El miembro que respondía por este agente ya no está en la cuenta: como propietario, ahora responde usted por él."),
 
 	// Failover
