@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/taasky/taasky/negotiation"
 )
@@ -48,6 +49,13 @@ func (e *Error) Error() string { return e.Message }
 func Errorf(code ErrorCode, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
+
+// Moment is a time in a refusal's words: its English message says it in
+// UTC (RFC 3339), a door that knows its reader says it in their zone and
+// language (the dashboard).
+type Moment time.Time
+
+func (m Moment) String() string { return time.Time(m).UTC().Format(time.RFC3339) }
 
 // refuse returns an *Error whose message is also in the catalog: key
 // names its text there (internal/locale), format is that text in English,

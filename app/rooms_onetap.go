@@ -163,7 +163,7 @@ func oneTapRefused(ctx context.Context, q querier, token string) error {
 		return err
 	}
 	if ot.usedAt != nil {
-		return refuse(ErrConflict, "error.link_used", "this link was used already, at %s", ot.usedAt.UTC().Format("2006-01-02 15:04 MST"))
+		return refuse(ErrConflict, "error.link_used", "this link was used already, at %s", Moment(*ot.usedAt))
 	}
 	return refuse(ErrNotFound, "error.link_not_valid", "this link is not valid")
 }

@@ -74,7 +74,7 @@ func (v MemberInvitation) refusal(now time.Time) error {
 		return refuse(ErrConflict, "error.invitation_used", "invitation: this link was already used to join %s", v.AccountName)
 	case InvitationExpired:
 		return refuse(ErrConflict, "error.invitation_expired", "invitation: this link expired on %s; ask the account's owners to send it again",
-			v.ExpiresAt.UTC().Format(time.RFC3339))
+			Moment(v.ExpiresAt))
 	}
 	return nil
 }
@@ -307,7 +307,7 @@ func (a *Accounts) checkMemberInviteCap(ctx context.Context, tx pgx.Tx, accountI
 		return err
 	}
 	return refuse(ErrConflict, "error.invite_cap", "email: this account has sent %d invitations in the last 24 hours, the most allowed; nothing was sent. Try again from %s",
-		a.teams.inviteCap, at.Add(inviteCapWindow).UTC().Format(time.RFC3339))
+		a.teams.inviteCap, Moment(at.Add(inviteCapWindow)))
 }
 
 // mailInvitation inserts the mail's job with the link sealed, and counts it.

@@ -85,7 +85,7 @@ func (a *Accounts) SignUp(ctx context.Context, userID int64, name, slug string) 
 			}
 			if n >= cap {
 				return refuse(ErrConflict, "error.signup_cap", "name: you have created %d accounts in the last 24 hours, the most allowed; try again from %s",
-					n, first.Add(24*time.Hour).UTC().Format(time.RFC3339))
+					n, Moment(first.Add(24*time.Hour)))
 			}
 		}
 		if acct, err = insertAccount(ctx, tx, slug, name); ErrorCodeOf(err) == ErrConflict {

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"errors"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -60,7 +61,7 @@ func (d *Dashboard) personRefused(c *fiber.Ctx, err error, verdict negotiation.V
 		return d.fail(c, err)
 	}
 	w := d.words(c, nil)
-	msg := sayRefusal(w, err)
+	msg := sayRefusal(w, time.UTC, err) // a person without an account: their zone is only guessed
 	c.Status(statusOf(code))
 	if e, ok := errors.AsType[*app.Error](err); ok && verdict == negotiation.VerdictCounter && code == app.ErrInvalid {
 		faults := e.Faults

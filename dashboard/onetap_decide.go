@@ -14,6 +14,7 @@ func (d *Dashboard) onetapDecide(c *fiber.Ctx) error {
 	token := c.Params("token")
 	accept, msg := parseAnswer(d.words(c, nil), c.FormValue("answer"))
 	var dec *app.Decision
+	var refused error
 	status := fiber.StatusOK
 	if msg == "" {
 		var err error
@@ -21,7 +22,7 @@ func (d *Dashboard) onetapDecide(c *fiber.Ctx) error {
 		switch code := app.ErrorCodeOf(err); code {
 		case "":
 		case app.ErrConflict, app.ErrInvalid:
-			msg, status = d.say(c, nil, err), statusOf(code)
+			refused, status = err, statusOf(code)
 		default:
 			return d.fail(c, err)
 		}
@@ -36,6 +37,9 @@ func (d *Dashboard) onetapDecide(c *fiber.Ctx) error {
 		if t, err = d.rooms.OneTapCard(c.UserContext(), token); err != nil {
 			return d.fail(c, err)
 		}
+	}
+	if refused != nil {
+		msg = sayRefusal(d.words(c, nil), t.TimeZone, refused) // in the card's zone
 	}
 	c.Status(status)
 	return d.renderPage(c, "onetap", &page{Title: confirmTitle(d.words(c, nil), t.Title), Zone: t.TimeZone.String(),

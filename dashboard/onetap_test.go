@@ -3,6 +3,7 @@ package dashboard
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -14,6 +15,9 @@ import (
 func TestOneTapPages(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
+	if err := b.accounts.SetUserTimeZone(b.ctx, b.bob.ID, "Asia/Tokyo"); err != nil {
+		t.Fatal(err)
+	}
 	ta, tb, roomID := b.joined("fee talk", nil, "")
 	v, err := b.rooms.Propose(b.ctx, b.alpha, ta, mv("offer", meeting(4, 9, "video", "20")))
 	if err != nil {
@@ -45,6 +49,9 @@ func TestOneTapPages(t *testing.T) {
 	st, _, body = anyone.post("/c/"+token, url.Values{"subject_hash": {string(hash)}, "answer": {"confirm"}})
 	if st != http.StatusConflict || !strings.Contains(body, "this link was used already") || !strings.Contains(body, "Done: your answer was applied.") {
 		t.Fatalf("second use: %d %s", st, body)
+	}
+	if used := regexp.MustCompile(`this link was used already, at [^<]*`).FindString(body); !strings.HasSuffix(used, "(Asia/Tokyo)") {
+		t.Errorf("the moment of the first use, in bob's zone: %q", used)
 	}
 	if st, _, body := anyone.get("/c/" + token); st != 200 || !strings.Contains(body, "This link was used on") {
 		t.Fatalf("GET after use: %d %s", st, body)

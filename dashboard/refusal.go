@@ -2,6 +2,8 @@ package dashboard
 
 import (
 	"errors"
+	"slices"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -14,17 +16,38 @@ import (
 // language (its English message where the catalog has no words for it),
 // anything else as "internal error" in words.
 func (d *Dashboard) say(c *fiber.Ctx, v *viewer, err error) string {
-	return sayRefusal(d.words(c, v), err)
+	loc := time.UTC
+	if v != nil {
+		loc = zoneOr(v.user.TimeZone, time.UTC)
+	}
+	return sayRefusal(d.words(c, v), loc, err)
 }
 
-func sayRefusal(w *locale.Printer, err error) string {
+// sayRefusal says err in w's language, its moments (app.Moment) in loc.
+func sayRefusal(w *locale.Printer, loc *time.Location, err error) string {
 	if err == nil {
 		return ""
 	}
-	if e, ok := errors.AsType[*app.Error](err); ok {
-		return w.Refusal(e.Message, e.Words)
+	e, ok := errors.AsType[*app.Error](err)
+	if !ok {
+		return w.T("error.internal")
 	}
-	return w.T("error.internal")
+	words := e.Words
+	words.Args = slices.Clone(words.Args)
+	for i, a := range words.Args {
+		if m, ok := a.(app.Moment); ok {
+			words.Args[i] = w.Moment(time.Time(m), loc)
+		}
+	}
+	return w.Refusal(e.Message, words)
+}
+
+// zoneOr is the named zone, or or when the name is empty or unknown.
+func zoneOr(name string, or *time.Location) *time.Location {
+	if loc, err := time.LoadLocation(name); err == nil && name != "" {
+		return loc
+	}
+	return or
 }
 
 // refusal is one of the dashboard's own refusals: its words are the
