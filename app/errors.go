@@ -57,6 +57,12 @@ type Moment time.Time
 
 func (m Moment) String() string { return time.Time(m).UTC().Format(time.RFC3339) }
 
+// Refuse is refuse for the other packages of the doors (oauthserver):
+// an *Error whose words are in the catalog under key.
+func Refuse(code ErrorCode, key, format string, args ...any) *Error {
+	return refuse(code, key, format, args...)
+}
+
 // refuse returns an *Error whose message is also in the catalog: key
 // names its text there (internal/locale), format is that text in English,
 // args fill both.

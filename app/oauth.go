@@ -106,7 +106,7 @@ type OAuthConnection struct {
 func (o *OAuth) Client(ctx context.Context, id string) (OAuthClient, error) {
 	c, err := selectOAuthClient(ctx, o.pool, id)
 	if err != nil {
-		return OAuthClient{}, fmt.Errorf("oauth client: %w", notFound(err, "error.oauth_client_unknown", "client_id: no client %q is registered with Taasky", id))
+		return OAuthClient{}, fmt.Errorf("oauth client: %w", notFound(err, "error.oauth_client_unknown", "client_id: no client %q is registered with Taasky (register with Dynamic Client Registration, or use a Client ID Metadata Document URL)", id))
 	}
 	return c, nil
 }
@@ -374,6 +374,6 @@ type OAuthAuthorization struct {
 	Resource string
 	Fixed    bool
 	Accounts []Membership
-	// Refusal says why this person cannot connect an agent here ("": they can).
-	Refusal string
+	// Refusal says why this person cannot connect an agent here (nil: they can).
+	Refusal *Error
 }

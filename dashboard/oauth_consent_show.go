@@ -10,8 +10,9 @@ import (
 
 // consentData is the consent screen.
 type consentData struct {
-	A      app.OAuthAuthorization
-	Params []consentParam // the authorization request, carried by the form
+	A       app.OAuthAuthorization
+	Params  []consentParam // the authorization request, carried by the form
+	Refusal string         // A.Refusal in the reader's words ("": none)
 }
 
 type consentParam struct{ Name, Value string }
@@ -40,6 +41,9 @@ func (d *Dashboard) oauthConsentShow(c *fiber.Ctx) error {
 
 func (d *Dashboard) consentPage(c *fiber.Ctx, v *viewer, auth app.OAuthAuthorization, params url.Values) error {
 	data := consentData{A: auth}
+	if auth.Refusal != nil {
+		data.Refusal = d.say(c, v, auth.Refusal)
+	}
 	for k, vs := range params {
 		for _, val := range vs {
 			data.Params = append(data.Params, consentParam{k, val})

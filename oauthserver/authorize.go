@@ -43,8 +43,8 @@ func (s *Server) Approve(ctx context.Context, params url.Values, userID int64, a
 	if p == nil {
 		return redirect, err
 	}
-	if p.auth.Refusal != "" {
-		return "", app.Errorf(app.ErrUnauthorized, "%s", p.auth.Refusal)
+	if p.auth.Refusal != nil {
+		return "", p.auth.Refusal
 	}
 	var chosen *app.Membership
 	for i := range p.auth.Accounts {
@@ -90,8 +90,10 @@ func (s *Server) Decline(ctx context.Context, params url.Values, userID int64) (
 func (s *Server) parse(ctx context.Context, params url.Values, userID int64) (*pending, string, error) {
 	client, err := s.clients.get(ctx, params.Get("client_id"))
 	if err != nil {
-		if app.ErrorCodeOf(err) == app.ErrNotFound {
-			err = app.Errorf(app.ErrInvalid, "%s", app.ErrorMessageOf(err))
+		if e, ok := errors.AsType[*app.Error](err); ok && e.Code == app.ErrNotFound {
+			invalid := *e // a bad request, in the same words
+			invalid.Code = app.ErrInvalid
+			err = &invalid
 		}
 		return nil, "", err
 	}
@@ -167,9 +169,11 @@ func (s *Server) parse(ctx context.Context, params url.Values, userID int64) (*p
 	}
 	switch {
 	case auth.Fixed && len(auth.Accounts) == 0:
-		auth.Refusal = fmt.Sprintf("You are not a member of the account %s, so you cannot connect an agent for it. Ask one of its owners to add you, or decline.", account)
+		auth.Refusal = app.Refuse(app.ErrUnauthorized, "consent.not_member",
+			"You are not a member of the account %s, so you cannot connect an agent for it. Ask one of its owners to add you, or decline.", account)
 	case len(auth.Accounts) == 0:
-		auth.Refusal = "You are not a member of any account yet, so there is nothing to connect an agent for. Ask an account's owner to add you, or decline."
+		auth.Refusal = app.Refuse(app.ErrUnauthorized, "consent.no_account",
+			"You are not a member of any account yet, so there is nothing to connect an agent for. Ask an account's owner to add you, or decline.")
 	}
 	auth.NewClient = !known
 	auth.ClientHost = client.Host()

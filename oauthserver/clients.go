@@ -69,7 +69,7 @@ func isMetadataURL(id string) bool { return strings.HasPrefix(id, "https://") }
 // message naming the rule, ErrInternal when the database failed.
 func (cs *clients) get(ctx context.Context, id string) (app.OAuthClient, error) {
 	if id == "" {
-		return app.OAuthClient{}, app.Errorf(app.ErrInvalid, "client_id: is required")
+		return app.OAuthClient{}, app.Refuse(app.ErrInvalid, "error.oauth_client_id_required", "client_id: is required")
 	}
 	c, err := cs.state.Client(ctx, id)
 	switch {
@@ -78,7 +78,8 @@ func (cs *clients) get(ctx context.Context, id string) (app.OAuthClient, error) 
 	case err != nil && app.ErrorCodeOf(err) != app.ErrNotFound:
 		return app.OAuthClient{}, err
 	case !isMetadataURL(id):
-		return app.OAuthClient{}, app.Errorf(app.ErrNotFound, "client_id: no client %q is registered with Taasky (register with Dynamic Client Registration, or use a Client ID Metadata Document URL)", id)
+		return app.OAuthClient{}, app.Refuse(app.ErrNotFound, "error.oauth_client_unknown",
+			"client_id: no client %q is registered with Taasky (register with Dynamic Client Registration, or use a Client ID Metadata Document URL)", id)
 	}
 	return cs.fetch(ctx, id)
 }

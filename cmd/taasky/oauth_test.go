@@ -605,6 +605,17 @@ func TestOAuthAbuse(t *testing.T) {
 	if txt := s.text(`p.error`); !strings.Contains(txt, "not a member of the account demo-b") {
 		t.Errorf("demo-b for alice: %q", txt)
 	}
+	// In her language, as every page; and an unknown client too.
+	s.exec(`UPDATE users SET language = 'de' WHERE email = 'alice@example.test'`)
+	s.consent(c.authorizeURL(s.base+"/mcp/demo-b", ch), "alice@example.test", "")
+	if txt := s.text(`p.error`); !strings.Contains(txt, "Sie sind kein Mitglied des Kontos demo-b") {
+		t.Errorf("demo-b for alice, in German: %q", txt)
+	}
+	s.do("unknown client, in German", chromedp.Navigate(c.authorizeURL(resource, "x", "client_id", "tsc_nope")), chromedp.WaitVisible(chromedp.CSS(`p.error`)))
+	if txt := s.text(`p.error`); !strings.Contains(txt, `bei Taasky ist kein Client "tsc_nope" registriert`) {
+		t.Errorf("unknown client, in German: %q", txt)
+	}
+	s.exec(`UPDATE users SET language = NULL WHERE email = 'alice@example.test'`)
 	if q := s.consent(c.authorizeURL(s.base+"/mcp/demo-b", ch), "alice@example.test", "decline"); q.Get("error") != "access_denied" {
 		t.Errorf("decline: %v", q)
 	}

@@ -624,6 +624,8 @@ var englishText = map[Key]catalog.Message{
 	"webhook_log.state.failed":     text("failed"),
 
 	// The OAuth consent page: an assistant asks to become the person's agent.
+	"consent.not_member":  text("You are not a member of the account %[1]s, so you cannot connect an agent for it. Ask one of its owners to add you, or decline."),
+	"consent.no_account":  text("You are not a member of any account yet, so there is nothing to connect an agent for. Ask an account's owner to add you, or decline."),
 	"consent.title":       text("Connect %[1]s"),
 	"consent.heading":     text("Connect %[1]s to Taasky?"),
 	"consent.asks":        text("%[1]s asks to negotiate for you."),
@@ -963,7 +965,8 @@ var englishText = map[Key]catalog.Message{
 	"error.endpoint_disabled":          text("endpoint: %[1]s is disabled; enable it first"),
 	"error.agent_not_found":            text("agent %[1]s not found in account %[2]s"),
 	"error.key_not_found":              text("key %[1]s not found in account %[2]s"),
-	"error.oauth_client_unknown":       text("client_id: no client %[1]q is registered with Taasky"),
+	"error.oauth_client_unknown":       text("client_id: no client %[1]q is registered with Taasky (register with Dynamic Client Registration, or use a Client ID Metadata Document URL)"),
+	"error.oauth_client_id_required":   text("client_id: is required"),
 	"error.not_connected":              text("agent %[1]s of account %[2]s is not connected with OAuth"),
 	"error.invitations_off":            text("invitations are not set up in this process"),
 

@@ -615,6 +615,8 @@ var frenchText = map[Key]catalog.Message{
 	"webhook_log.state.failed":     text("échoué"),
 
 	// The OAuth consent page: an assistant asks to become the person's agent.
+	"consent.not_member":       text("Vous n'êtes pas membre du compte %[1]s : vous ne pouvez donc pas y connecter d'agent. Demandez à l'un de ses propriétaires de vous ajouter, ou refusez."),
+	"consent.no_account":       text("Vous n'êtes encore membre d'aucun compte : il n'y a rien pour lequel connecter un agent. Demandez au propriétaire d'un compte de vous ajouter, ou refusez."),
 	"consent.title":            text("Connecter %[1]s"),
 	"consent.heading":          text("Connecter %[1]s à Taasky ?"),
 	"consent.asks":             text("%[1]s demande à négocier pour vous."),
@@ -951,7 +953,8 @@ var frenchText = map[Key]catalog.Message{
 	"error.endpoint_disabled":          text("point de terminaison : %[1]s est désactivé ; activez-le d'abord"),
 	"error.agent_not_found":            text("agent %[1]s introuvable dans le compte %[2]s"),
 	"error.key_not_found":              text("clé %[1]s introuvable dans le compte %[2]s"),
-	"error.oauth_client_unknown":       text("client_id : aucun client %[1]q n'est enregistré auprès de Taasky"),
+	"error.oauth_client_unknown":       text("client_id : aucun client %[1]q n'est enregistré auprès de Taasky (enregistrez-le par Dynamic Client Registration, ou utilisez l'URL d'un Client ID Metadata Document)"),
+	"error.oauth_client_id_required":   text("client_id : obligatoire"),
 	"error.not_connected":              text("l'agent %[1]s du compte %[2]s n'est pas connecté par OAuth"),
 	"error.invitations_off":            text("les invitations ne sont pas configurées dans ce processus"),
 

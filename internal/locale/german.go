@@ -615,6 +615,8 @@ var germanText = map[Key]catalog.Message{
 	"webhook_log.state.failed":     text("gescheitert"),
 
 	// The OAuth consent page: an assistant asks to become the person's agent.
+	"consent.not_member":       text("Sie sind kein Mitglied des Kontos %[1]s und können deshalb keinen Agenten dafür verbinden. Bitten Sie einen seiner Inhaber, Sie hinzuzufügen, oder lehnen Sie ab."),
+	"consent.no_account":       text("Sie sind noch in keinem Konto Mitglied, es gibt also nichts, wofür Sie einen Agenten verbinden könnten. Bitten Sie den Inhaber eines Kontos, Sie hinzuzufügen, oder lehnen Sie ab."),
 	"consent.title":            text("%[1]s verbinden"),
 	"consent.heading":          text("%[1]s mit Taasky verbinden?"),
 	"consent.asks":             text("%[1]s möchte für Sie verhandeln."),
@@ -949,7 +951,8 @@ var germanText = map[Key]catalog.Message{
 	"error.endpoint_disabled":          text("Endpunkt: %[1]s ist ausgeschaltet; schalten Sie ihn zuerst ein"),
 	"error.agent_not_found":            text("Agent %[1]s im Konto %[2]s nicht gefunden"),
 	"error.key_not_found":              text("Schlüssel %[1]s im Konto %[2]s nicht gefunden"),
-	"error.oauth_client_unknown":       text("client_id: bei Taasky ist kein Client %[1]q registriert"),
+	"error.oauth_client_unknown":       text("client_id: bei Taasky ist kein Client %[1]q registriert (registrieren Sie ihn per Dynamic Client Registration oder verwenden Sie die URL eines Client ID Metadata Document)"),
+	"error.oauth_client_id_required":   text("client_id: ist erforderlich"),
 	"error.not_connected":              text("Agent %[1]s des Kontos %[2]s ist nicht per OAuth verbunden"),
 	"error.invitations_off":            text("Einladungen sind in diesem Prozess nicht eingerichtet"),
 

@@ -598,6 +598,8 @@ var japaneseText = map[Key]catalog.Message{
 	"webhook_log.state.failed":     text("失敗"),
 
 	// The OAuth consent page: an assistant asks to become the person's agent.
+	"consent.not_member":       text("あなたはアカウント %[1]s のメンバーではないため、エージェントを接続できません。所有者に追加を依頼するか、拒否してください。"),
+	"consent.no_account":       text("あなたはまだどのアカウントのメンバーでもないため、エージェントを接続する先がありません。アカウントの所有者に追加を依頼するか、拒否してください。"),
 	"consent.title":            text("%[1]sを接続"),
 	"consent.heading":          text("%[1]sをTaaskyに接続しますか？"),
 	"consent.asks":             text("%[1]sがあなたの代わりに交渉する許可を求めています。"),
@@ -922,7 +924,8 @@ var japaneseText = map[Key]catalog.Message{
 	"error.endpoint_disabled":          text("エンドポイント：%[1]s は無効になっています。先に有効にしてください"),
 	"error.agent_not_found":            text("アカウント %[2]s にエージェント %[1]s が見つかりません"),
 	"error.key_not_found":              text("アカウント %[2]s にキー %[1]s が見つかりません"),
-	"error.oauth_client_unknown":       text("client_id：Taasky にクライアント %[1]q は登録されていません"),
+	"error.oauth_client_unknown":       text("client_id：Taasky にクライアント %[1]q は登録されていません（Dynamic Client Registration で登録するか、Client ID Metadata Document の URL を使ってください）"),
+	"error.oauth_client_id_required":   text("client_id：必須です"),
 	"error.not_connected":              text("アカウント %[2]s のエージェント %[1]s は OAuth で接続されていません"),
 	"error.invitations_off":            text("このプロセスでは招待が設定されていません"),
 

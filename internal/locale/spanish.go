@@ -615,6 +615,8 @@ var spanishText = map[Key]catalog.Message{
 	"webhook_log.state.failed":     text("fallido"),
 
 	// The OAuth consent page: an assistant asks to become the person's agent.
+	"consent.not_member":       text("No es miembro de la cuenta %[1]s, así que no puede conectar un agente para ella. Pida a uno de sus propietarios que le añada, o rechace."),
+	"consent.no_account":       text("Aún no es miembro de ninguna cuenta, así que no hay nada para lo que conectar un agente. Pida al propietario de una cuenta que le añada, o rechace."),
 	"consent.title":            text("Conectar %[1]s"),
 	"consent.heading":          text("¿Conectar %[1]s a Taasky?"),
 	"consent.asks":             text("%[1]s pide negociar en su nombre."),
@@ -951,7 +953,8 @@ var spanishText = map[Key]catalog.Message{
 	"error.endpoint_disabled":          text("endpoint: %[1]s está desactivado; actívelo primero"),
 	"error.agent_not_found":            text("no se encontró el agente %[1]s en la cuenta %[2]s"),
 	"error.key_not_found":              text("no se encontró la clave %[1]s en la cuenta %[2]s"),
-	"error.oauth_client_unknown":       text("client_id: no hay ningún cliente %[1]q registrado en Taasky"),
+	"error.oauth_client_unknown":       text("client_id: no hay ningún cliente %[1]q registrado en Taasky (regístrelo con Dynamic Client Registration o use la URL de un Client ID Metadata Document)"),
+	"error.oauth_client_id_required":   text("client_id: es obligatorio"),
 	"error.not_connected":              text("el agente %[1]s de la cuenta %[2]s no está conectado con OAuth"),
 	"error.invitations_off":            text("las invitaciones no están configuradas en este proceso"),
 
