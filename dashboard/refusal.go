@@ -18,7 +18,7 @@ import (
 func (d *Dashboard) say(c *fiber.Ctx, v *viewer, err error) string {
 	loc := time.UTC
 	if v != nil {
-		loc = zoneOr(v.user.TimeZone, time.UTC)
+		loc = v.loc()
 	}
 	return sayRefusal(d.words(c, v), loc, err)
 }

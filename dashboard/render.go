@@ -83,10 +83,7 @@ func (d *Dashboard) renderPage(c *fiber.Ctx, view string, p *page, v *viewer) er
 		}
 	}
 	if p.Loc == nil {
-		p.Loc = time.UTC
-		if loc, err := time.LoadLocation(p.Zone); err == nil && p.Zone != "" {
-			p.Loc = loc
-		}
+		p.Loc = zoneOr(p.Zone, time.UTC)
 	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "base", p); err != nil {

@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -58,10 +57,7 @@ func (d *Dashboard) roomReceiptShow(c *fiber.Ctx) error {
 	if err != nil {
 		return d.fail(c, fmt.Errorf("room %d: its own receipt does not verify: %w", id, err))
 	}
-	loc, err := time.LoadLocation(v.user.TimeZone)
-	if err != nil {
-		loc = time.UTC
-	}
+	loc := v.loc()
 	words := d.words(c, v)
 	data := d.receiptPage(wordsOfReceipt(words, r, loc))
 	data.RoomID = id

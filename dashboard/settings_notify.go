@@ -84,9 +84,4 @@ func deliveryLines(w *locale.Printer, ds []app.Delivery, loc *time.Location) []d
 }
 
 // loc is the viewer's time zone.
-func (v *viewer) loc() *time.Location {
-	if loc, err := time.LoadLocation(v.user.TimeZone); err == nil {
-		return loc
-	}
-	return time.UTC
-}
+func (v *viewer) loc() *time.Location { return zoneOr(v.user.TimeZone, time.UTC) }
