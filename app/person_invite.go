@@ -33,7 +33,9 @@ type Invitation struct {
 	Refusal string
 	// RefusalWords is Refusal for the catalog (negotiation.Words).
 	RefusalWords negotiation.Words
-	Deadline     time.Time
+	// Deadline is when the invitation can be answered until: its end, 72
+	// hours after the open, or the room's deadline if that comes first.
+	Deadline time.Time
 	// Schema is the inviter's: a person answers with it.
 	Schema *negotiation.Schema
 	// Card is the inviter's terms as the person would see them (nil if
@@ -89,7 +91,13 @@ func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Loc
 			return err
 		}
 		r := ld.room
-		inv = &Invitation{RoomID: roomID, Deadline: r.Deadline, Schema: r.Party(negotiation.SideA).Schema,
+		// Answer by the invitation's end (72 hours), or the room's deadline
+		// when that comes first.
+		answerBy := r.Deadline
+		if r.ExpiresAt.Before(answerBy) {
+			answerBy = r.ExpiresAt
+		}
+		inv = &Invitation{RoomID: roomID, Deadline: answerBy, Schema: r.Party(negotiation.SideA).Schema,
 			Preapproved: r.Preapproved, TimeZone: loc}
 		if ld.row.Title != nil {
 			inv.Title = *ld.row.Title

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/taasky/taasky/negotiation"
 )
@@ -27,6 +28,10 @@ func TestPersonAnswersInvitation(t *testing.T) {
 	inv, err := rb.rooms.InvitationByCode(rb.ctx, open.InviteURL, nil)
 	if err != nil || !inv.Open || inv.InviterName != "ALPHA" || inv.Title != "Coffee?" || inv.Card == nil || len(inv.Card.Options) != 2 {
 		t.Fatalf("invitation: %v %+v", err, inv)
+	}
+	// To be answered by its end (72 hours), before the room's deadline.
+	if want := time.Unix(0, rb.clock.Load()).Add(negotiation.InvitationTTL); !inv.Deadline.Equal(want) {
+		t.Errorf("answer by %v, want the invitation's end %v", inv.Deadline, want)
 	}
 	pick := inv.Card.Options[1].SubjectHash
 	res, err := rb.rooms.AnswerInvitation(rb.ctx, open.InviteCode, PersonAnswer{Verdict: negotiation.VerdictApprove, Hash: pick, Email: "Pat@Example.test"})

@@ -94,6 +94,31 @@ func TestInvitationPages(t *testing.T) {
 		t.Fatalf("the counter on the seat: %s", body)
 	}
 
+	// The inviter approves the person's counter: their page lets them agree
+	// to it too, and the room is agreed.
+	rv, err := b.rooms.Read(b.ctx, b.alpha, other.RoomToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := rv.TermsOnTable.Options[0].SubjectHash
+	acv, _, err := b.rooms.RequestConfirmation(b.ctx, b.alpha, other.RoomToken, "approve", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.rooms.DecideAsOwner(b.ctx, b.alice.ID, rv.RoomID, acv.ID, h, true); err != nil {
+		t.Fatal(err)
+	}
+	seatPath := strings.TrimSuffix(loc, "?welcome=1")
+	if _, _, body := pat2.get(seatPath); !strings.Contains(body, `name="subject_hash" value="`+string(h)+`"`) {
+		t.Fatalf("the person's own terms, approved by the inviter, cannot be agreed on the seat page: %s", body)
+	}
+	if st, _, _ := pat2.post(seatPath, url.Values{"verdict": {"approve"}, "subject_hash": {string(h)}}); st != http.StatusSeeOther {
+		t.Fatalf("the person agrees: %d", st)
+	}
+	if rv, err := b.rooms.Read(b.ctx, b.alpha, other.RoomToken); err != nil || rv.State != negotiation.StateAgreed {
+		t.Fatalf("after both approved: %v %+v", err, rv)
+	}
+
 	// Withdrawn.
 	gone, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: meetingSchema})
 	if err != nil {
