@@ -81,7 +81,7 @@ func (s *Server) open(ctx context.Context, agent app.Agent, raw json.RawMessage)
 		oi.Title = *in.Title
 	}
 	if in.Deadline != "" {
-		if d, err := time.Parse(time.RFC3339, in.Deadline); err != nil {
+		if d, ok := negotiation.ParseMoment(in.Deadline); !ok {
 			f.add("deadline", negotiation.RuleInvalidValue, "deadline: must be an RFC 3339 moment with an offset, like 2026-12-03T18:00:00+02:00")
 		} else {
 			oi.Deadline = &d

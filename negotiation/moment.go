@@ -41,6 +41,21 @@ const (
 	unixYear10000 = 253402300800
 )
 
+// ParseMoment reads an RFC 3339 moment with an offset exactly as terms'
+// moments are read (hh 00–23 and mm 00–59 in the offset, a '.' before a
+// fraction, years 0001–9999 in UTC), in UTC; false for anything else. The
+// doors read a room's deadline with it.
+func ParseMoment(s string) (time.Time, bool) {
+	if !momentShape(s) {
+		return time.Time{}, false
+	}
+	t, ok := momentUTC(s)
+	if u := t.Unix(); !ok || u < unixYear1 || u >= unixYear10000 {
+		return time.Time{}, false
+	}
+	return t, true
+}
+
 // momentShape checks the exact RFC 3339 layout: YYYY-MM-DDTHH:MM:SS, an
 // optional fraction of 1 to 9 digits, and Z or ±hh:mm. Go's parser alone
 // accepts a little more (a lowercase t or z, for one).

@@ -64,8 +64,13 @@ func Open(req OpenRequest, at time.Time) (*Room, []Event, []string, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	var deadline *time.Time // as the room keeps it: in UTC (any offset Go's parser took writes as JSON)
+	if req.Deadline != nil {
+		d := r.Deadline
+		deadline = &d
+	}
 	events := []Event{{Kind: EventOpen, Side: SideA, At: at, Schema: schemaJSON,
-		Slots: r.Slots, Preapprove: r.Preapprove, Deadline: req.Deadline}}
+		Slots: r.Slots, Preapprove: r.Preapprove, Deadline: deadline}}
 	subject, options := req.Subject, req.Options
 	if len(req.Slots) == 1 {
 		subject = slotTerms(req.Slots[0])
