@@ -371,19 +371,14 @@ func disjoint(a, b *Limit, fb Field) bool {
 	t := a.Field.Type
 	switch t {
 	case TypeEnum:
-		allowed := a.OneOf
-		if allowed == nil {
-			allowed = a.Field.Values
-		}
-		theirs := fb.Values
-		if b != nil && b.OneOf != nil {
-			theirs = b.OneOf
-		}
-		if a.OneOf == nil && (b == nil || b.OneOf == nil) {
+		// Both sides' limits (seed 000): a schema's values are its own
+		// terms' vocabulary, not a bound on the other side's terms, which
+		// follow their own schema.
+		if b == nil || a.OneOf == nil || b.OneOf == nil {
 			return false
 		}
-		for _, v := range allowed {
-			if slices.Contains(theirs, v) {
+		for _, v := range a.OneOf {
+			if slices.Contains(b.OneOf, v) {
 				return false
 			}
 		}

@@ -166,7 +166,11 @@ func TestNoDealPossibleEdges(t *testing.T) {
 		{"money in two currencies cannot be compared", `{"fee":{"type":"money","label":"F"}}`, `{"fee":{"min":{"amount":"100","currency":"EUR"}}}`, `{"fee":{"type":"money","label":"F"}}`, `{"fee":{"max":{"amount":"1","currency":"USD"}}}`, nil},
 		{"money in the same currency", `{"fee":{"type":"money","label":"F"}}`, `{"fee":{"min":{"amount":"100","currency":"EUR"}}}`, `{"fee":{"type":"money","label":"F"}}`, `{"fee":{"max":{"amount":"1","currency":"EUR"}}}`, []string{"fee"}},
 		{"one side's limits alone rule nothing out", `{"n":{"type":"int","label":"N"}}`, `{"n":{"min":5,"max":5}}`, `{"n":{"type":"int","label":"N"}}`, ``, nil},
-		{"enum limits against the other's values", `{"p":{"type":"enum","label":"P","values":["a","b","c"]}}`, `{"p":{"one_of":["c"]}}`, `{"p":{"type":"enum","label":"P","values":["a","b"]}}`, ``, []string{"p"}},
+		// Seed 000: both sides' limits; the other side's schema values are
+		// its own terms' vocabulary, no bound (its terms may say "c").
+		{"enum limits against the other's values", `{"p":{"type":"enum","label":"P","values":["a","b","c"]}}`, `{"p":{"one_of":["c"]}}`, `{"p":{"type":"enum","label":"P","values":["a","b"]}}`, ``, nil},
+		{"enum limits apart", `{"p":{"type":"enum","label":"P","values":["a","b","c"]}}`, `{"p":{"one_of":["c"]}}`, `{"p":{"type":"enum","label":"P","values":["a","b"]}}`, `{"p":{"one_of":["a","b"]}}`, []string{"p"}},
+		{"enum limits that share a value", `{"p":{"type":"enum","label":"P","values":["a","b","c"]}}`, `{"p":{"one_of":["b","c"]}}`, `{"p":{"type":"enum","label":"P","values":["a","b"]}}`, `{"p":{"one_of":["b"]}}`, nil},
 		{"bools that differ", `{"ok":{"type":"bool","label":"OK"}}`, `{"ok":{"equals":true}}`, `{"ok":{"type":"bool","label":"OK"}}`, `{"ok":{"equals":false}}`, []string{"ok"}},
 		{"a field of another type is not shared", `{"n":{"type":"int","label":"N"}}`, `{"n":{"max":1}}`, `{"n":{"type":"date","label":"N"}}`, `{"n":{"min":"2026-01-01"}}`, nil},
 	}
