@@ -66,8 +66,31 @@ func (r *Room) Propose(side Side, m Move, at time.Time) (*Room, Event, error) {
 		if terms, err = r.parseOwnTerms(side, m); err != nil {
 			return nil, Event{}, err
 		}
+		// A counter is different terms (seed 001): the same ones would only
+		// void the approvals. (Checked on moves, not on replay: a log keeps
+		// what was played.)
+		if m.Verdict == VerdictCounter && sameTerms(r.Table.Options, terms) {
+			place := "subject"
+			if len(m.Options) > 0 {
+				place = "options"
+			}
+			return nil, Event{}, inputErr(place, "rule.counter_same", "the same terms as on the table; to accept them, approve their subject_hash with negotiation_respond")
+		}
 	}
 	return r.propose(side, m.Verdict, terms, len(m.Options) > 0, m.Fields, at)
+}
+
+// sameTerms says whether a and b hold the same terms, in any order.
+func sameTerms(a, b []*Terms) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, t := range b {
+		if !slices.ContainsFunc(a, func(o *Terms) bool { return o.Hash() == t.Hash() }) {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *Room) checkPropose(side Side, v Verdict, at time.Time) error {

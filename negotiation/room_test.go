@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -338,5 +339,32 @@ func TestPartyAccessors(t *testing.T) {
 	}
 	if p.r.Card(SideA, false, time.UTC) != nil {
 		t.Error("a card with nothing on the table")
+	}
+}
+
+// TestCounterIsDifferentTerms: a counter with the terms already on the
+// table (in any order, as options too) is refused, naming the place, and
+// changes nothing: it would only void the approvals (seed 001: "counter:
+// different terms"). Different terms pass.
+func TestCounterIsDifferentTerms(t *testing.T) {
+	p := openPlay(t, OpenRequest{})
+	p.join(qtySchema, nil)
+	p.propose(SideA, Move{Verdict: VerdictOffer, Subject: []byte(`{"qty":3}`)})
+	p.propose(SideB, Move{Verdict: VerdictCounter, Subject: []byte(`{"qty":4}`)})
+	p.confirm(SideA, VerdictApprove, p.r.Table.Options[0].Hash())
+	before := p.r
+	_, _, err := p.r.Propose(SideB, Move{Verdict: VerdictCounter, Subject: []byte(`{ "qty" : 4 }`)}, p.tick())
+	if e, ok := err.(*Error); !ok || e.Message != "subject: the same terms as on the table; to accept them, approve their subject_hash with negotiation_respond" {
+		t.Fatalf("the same counter: %v", err)
+	}
+	if p.r != before || p.r.Approval(SideA) == "" {
+		t.Fatal("a refused counter changed the room")
+	}
+	p.propose(SideB, Move{Verdict: VerdictCounter, Options: []json.RawMessage{[]byte(`{"qty":5}`), []byte(`{"qty":6}`)}})
+	p.propose(SideA, Move{Verdict: VerdictCounter, Subject: []byte(`{"qty":5}`)}) // narrowing is different terms
+	p.propose(SideB, Move{Verdict: VerdictCounter, Options: []json.RawMessage{[]byte(`{"qty":6}`), []byte(`{"qty":5}`)}})
+	_, _, err = p.r.Propose(SideA, Move{Verdict: VerdictCounter, Options: []json.RawMessage{[]byte(`{"qty":5}`), []byte(`{"qty":6}`)}}, p.tick())
+	if e, ok := err.(*Error); !ok || !strings.HasPrefix(e.Message, "options: the same terms as on the table") {
+		t.Fatalf("the same options in another order: %v", err)
 	}
 }

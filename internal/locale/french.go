@@ -797,6 +797,7 @@ var frenchText = map[Key]catalog.Message{
 	"rule.needs_terms":              text("%[1]s nécessite des conditions : subject ou options"),
 	"rule.options_count":            text("de %[1]d à %[2]d alternatives"),
 	"rule.options_same":             text("les mêmes conditions que options[%[1]d]"),
+	"rule.counter_same":             text("les mêmes conditions que celles sur la table ; pour les accepter, approuvez leur subject_hash avec negotiation_respond"),
 	"rule.unknown_field":            text("champ inconnu : %[1]s"),
 	"rule.listed_twice":             text("%[1]s figure deux fois"),
 	"rule.fields_detail_only":       text("fields ne va qu'avec need_more_detail"),

@@ -797,6 +797,7 @@ var germanText = map[Key]catalog.Message{
 	"rule.needs_terms":              text("%[1]s braucht Bedingungen: subject oder options"),
 	"rule.options_count":            text("%[1]d bis %[2]d Alternativen"),
 	"rule.options_same":             text("dieselben Bedingungen wie options[%[1]d]"),
+	"rule.counter_same":             text("dieselben Bedingungen wie auf dem Tisch; um sie anzunehmen, bestätigen Sie ihren subject_hash mit negotiation_respond"),
 	"rule.unknown_field":            text("unbekanntes Feld: %[1]s"),
 	"rule.listed_twice":             text("%[1]s ist doppelt aufgeführt"),
 	"rule.fields_detail_only":       text("fields gehört nur zu need_more_detail"),

@@ -778,6 +778,7 @@ var japaneseText = map[Key]catalog.Message{
 	"rule.needs_terms":              text("%[1]s には条件（subject か options）が必要です"),
 	"rule.options_count":            text("選択肢は %[1]d～%[2]d 個です"),
 	"rule.options_same":             text("options[%[1]d] と同じ条件です"),
+	"rule.counter_same":             text("テーブル上の条件と同じです。受け入れるには negotiation_respond でその subject_hash を承認してください"),
 	"rule.unknown_field":            text("不明な項目：%[1]s"),
 	"rule.listed_twice":             text("%[1]s が二重に挙げられています"),
 	"rule.fields_detail_only":       text("fields は need_more_detail でのみ使えます"),
