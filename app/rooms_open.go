@@ -125,6 +125,25 @@ type JoinInput struct {
 	Limits     json.RawMessage
 }
 
+// sameJoin refuses a second join of the seat's agent whose schema or limits
+// differ from the ones it joined with (however written).
+func sameJoin(r *negotiation.Room, in JoinInput) error {
+	b := r.Party(negotiation.SideB)
+	if len(in.Schema) > 0 {
+		schema, _, err := negotiation.ParseSchema(in.Schema)
+		if err != nil || schema.Fingerprint() != b.Schema.Fingerprint() {
+			return refuse(ErrConflict, "error.join_schema_fixed", "subject_schema: you joined this room already with another schema; it is fixed once declared")
+		}
+	} else if b.Schema.Fingerprint() != r.Party(negotiation.SideA).Schema.Fingerprint() {
+		return refuse(ErrConflict, "error.join_schema_fixed", "subject_schema: you joined this room already with another schema; it is fixed once declared")
+	}
+	limits, err := b.Schema.ParseLimits(in.Limits)
+	if err != nil || !limits.Same(b.Limits) {
+		return refuse(ErrConflict, "error.join_limits_fixed", "limits: you joined this room already with other limits; limits are fixed once declared")
+	}
+	return nil
+}
+
 // JoinResult answers a join.
 type JoinResult struct {
 	RoomToken string
@@ -150,6 +169,12 @@ func (s *Rooms) Join(ctx context.Context, agent Agent, in JoinInput) (*JoinResul
 		}
 		roomID := row.ID
 		if b := ld.row.Parties[1]; b != nil && b.AgentID != nil && *b.AgentID == agent.ID && *b.AccountID == agent.AccountID {
+			// A retried join is answered with its seat; a join with another
+			// schema or other limits is not the same move (limits are fixed
+			// once declared).
+			if err := sameJoin(ld.room, in); err != nil {
+				return err
+			}
 			res.RoomToken = s.roomToken(roomID, "b", b.TokenSalt)
 			res.View, err = s.view(ctx, tx, ld, negotiation.SideB)
 			return err

@@ -65,6 +65,9 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "limits": map[string]any{"note": map[string]any{"max": 3}}}, "limits.note: string fields take no limits"},
 		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "preapprove": "yes"}, "preapprove: must be true or false, not string"},
 		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "invite_email": "not an email"}, "invite_email: not an email address"},
+		// The joiner again, with other limits or another schema: limits are fixed once declared.
+		{"b", "negotiation_join", map[string]any{"invite_code": open["invite_code"], "subject_schema": schema, "limits": map[string]any{"day": map[string]any{"min": "2026-12-01"}}}, "limits: you joined this room already with other limits; limits are fixed once declared"},
+		{"b", "negotiation_join", map[string]any{"invite_code": open["invite_code"], "subject_schema": map[string]any{"day": map[string]any{"type": "date", "label": "Tag"}}}, "subject_schema: you joined this room already with another schema; it is fixed once declared"},
 		// Another agent's used invitation is answered as a code that never was.
 		{"a", "negotiation_join", map[string]any{"invite_code": open["invite_code"], "subject_schema": schema}, "invite_code: no invitation has this code"},
 		{"a", "negotiation_join", map[string]any{"invite": open["invite_url"], "subject_schema": schema}, "invite_code: no invitation has this code"},

@@ -38,6 +38,36 @@ type Limits struct {
 // Raw is the limits as declared (validated), for encrypted storage.
 func (l *Limits) Raw() []byte { return l.raw }
 
+// Same says whether l and o bound the same fields the same way (however
+// they were written: 100 and 100.00 EUR, one_of in any order, offsets).
+func (l *Limits) Same(o *Limits) bool {
+	a, b := l.List(), o.List()
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Field.Name != y.Field.Name || !sameBound(x.Field.Type, x.Min, y.Min) || !sameBound(x.Field.Type, x.Max, y.Max) ||
+			(x.Equals == nil) != (y.Equals == nil) || x.Equals != nil && *x.Equals != *y.Equals || len(x.OneOf) != len(y.OneOf) {
+			return false
+		}
+		for _, v := range x.OneOf {
+			if !slices.Contains(y.OneOf, v) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func sameBound(t Type, a, b *Value) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	c, ok := compareBound(t, a, b)
+	return ok && c == 0
+}
+
 // List returns the limits in the schema's field order.
 func (l *Limits) List() []Limit {
 	if l == nil {

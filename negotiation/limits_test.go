@@ -190,3 +190,37 @@ func TestNoDealPossibleEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitsSame: limits are the same however written (amounts, one_of's
+// order, offsets), and differ by any bound.
+func TestLimitsSame(t *testing.T) {
+	s := mustSchema(t, []byte(`{"fee":{"type":"money","label":"F","currency":"EUR"},"p":{"type":"enum","label":"P","values":["a","b","c"]},"t":{"type":"timerange","label":"T"},"ok":{"type":"bool","label":"OK"}}`))
+	parse := func(raw string) *Limits {
+		t.Helper()
+		l, err := s.ParseLimits([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	base := parse(`{"fee":{"max":{"amount":"100","currency":"EUR"}},"p":{"one_of":["a","b"]},"t":{"min":"2026-01-01T10:00:00+01:00"},"ok":{"equals":true}}`)
+	if !base.Same(parse(`{"ok":{"equals":true},"t":{"min":"2026-01-01T09:00:00Z"},"p":{"one_of":["b","a"]},"fee":{"max":{"amount":"100.00","currency":"EUR"}}}`)) {
+		t.Error("the same limits written otherwise differ")
+	}
+	for _, other := range []string{
+		`{"fee":{"max":{"amount":"100.01","currency":"EUR"}},"p":{"one_of":["a","b"]},"t":{"min":"2026-01-01T10:00:00+01:00"},"ok":{"equals":true}}`,
+		`{"fee":{"min":{"amount":"100","currency":"EUR"}},"p":{"one_of":["a","b"]},"t":{"min":"2026-01-01T10:00:00+01:00"},"ok":{"equals":true}}`,
+		`{"fee":{"max":{"amount":"100","currency":"EUR"}},"p":{"one_of":["a","c"]},"t":{"min":"2026-01-01T10:00:00+01:00"},"ok":{"equals":true}}`,
+		`{"fee":{"max":{"amount":"100","currency":"EUR"}},"p":{"one_of":["a","b"]},"t":{"min":"2026-01-01T10:00:00Z"},"ok":{"equals":true}}`,
+		`{"fee":{"max":{"amount":"100","currency":"EUR"}},"p":{"one_of":["a","b"]},"t":{"min":"2026-01-01T10:00:00+01:00"},"ok":{"equals":false}}`,
+		`{"fee":{"max":{"amount":"100","currency":"EUR"}},"p":{"one_of":["a","b"]},"t":{"min":"2026-01-01T10:00:00+01:00"}}`,
+		``,
+	} {
+		if base.Same(parse(other)) {
+			t.Errorf("%s: the same as the base", other)
+		}
+	}
+	if !parse(``).Same(parse(`{}`)) || !parse(`null`).Same(nil) {
+		t.Error("no limits differ from no limits")
+	}
+}
