@@ -184,6 +184,7 @@ func (r *Room) propose(side Side, v Verdict, terms []*Terms, asOptions bool, fie
 	}
 	n := r.clone()
 	n.Round++
+	n.Answered = [2]*HumanAnswer{} // the room moved on
 	ev := Event{Kind: EventPropose, Side: side, At: at, Verdict: v, Fields: fields}
 	if v != VerdictNeedMoreDetail {
 		n.Table = &Table{By: side, Round: n.Round, Options: terms, AsOptions: asOptions}
@@ -262,6 +263,7 @@ func (r *Room) request(side Side, v Verdict, hash SubjectHash, id string, at tim
 	}
 	n := r.clone()
 	n.Pending[side.index()] = c
+	n.Answered[side.index()] = nil // asked again
 	return n, Event{Kind: EventRequest, Side: side, At: at, Verdict: v, Hash: c.SubjectHash, ConfirmationID: id}, nil
 }
 
@@ -323,13 +325,16 @@ func (r *Room) Decide(side Side, id string, hashSeen SubjectHash, accept bool, a
 	ev = Event{Kind: EventDecide, Side: side, At: at, ConfirmationID: id, Accept: accept, Outcome: ResultDeclined,
 		Verdict: c.Verdict, Hash: c.SubjectHash}
 	if !accept {
+		n.Answered[side.index()] = &HumanAnswer{Verdict: c.Verdict, Hash: c.SubjectHash, Result: ResultDeclined}
 		return n, ev, "", nil
 	}
 	if e := r.stillValid(c, at); e != nil {
 		ev.Outcome = ResultVoid
+		n.Answered[side.index()] = &HumanAnswer{Verdict: c.Verdict, Hash: c.SubjectHash, Result: ResultVoid, Why: e.Message}
 		return n, ev, e.Message, nil
 	}
 	ev.Outcome = ResultApplied
+	n.Answered[side.index()] = nil
 	n.apply(c)
 	return n, ev, "", nil
 }

@@ -43,11 +43,27 @@ func (r *Room) next(side Side, counterOK bool) Next {
 		return Next{Verdicts: []Verdict{VerdictCancel}, Say: "Your opening terms wait for the other side to join. You may cancel the invitation."}
 	}
 	n := r.live(side, counterOK)
+	if a := r.Answered[side.index()]; a != nil {
+		n.Say = answeredSay(a) + " " + n.Say
+	}
 	if len(r.NoDeal) > 0 {
 		// First the way things stand, then what the protocol still allows.
 		n.Say = noDealSay(r.NoDeal) + " " + n.Say
 	}
 	return n
+}
+
+// answeredSay tells an agent what became of its last request to its human,
+// when that moved nothing.
+func answeredSay(a *HumanAnswer) string {
+	what := string(a.Verdict)
+	if a.Hash != "" {
+		what += " " + string(a.Hash)
+	}
+	if a.Result == ResultVoid {
+		return "Your human's answer to " + what + " came too late and applied to nothing (" + a.Why + ")."
+	}
+	return "Your human declined " + what + ": do not ask them again for the same without something new."
 }
 
 // live is next in an awaiting room.

@@ -148,10 +148,14 @@ type Room struct {
 	Preapprove   bool // the initiator asked to confirm all opening options at once
 	Preapproved  bool // its human did: it counts as a's approval of the option b picks
 	Pending      [2]*Confirmation
-	NoDeal       []string
-	OpenedAt     time.Time
-	ExpiresAt    time.Time // the invitation's end, if nobody joined
-	Deadline     time.Time
+	// Answered is each side's last human answer that moved nothing (a
+	// decline, or an answer that came too late), until the side asks again
+	// or the room moves: its agent is told in next (DESIGN §2).
+	Answered  [2]*HumanAnswer
+	NoDeal    []string
+	OpenedAt  time.Time
+	ExpiresAt time.Time // the invitation's end, if nobody joined
+	Deadline  time.Time
 }
 
 // Party returns a side's declaration.
@@ -159,6 +163,15 @@ func (r *Room) Party(s Side) Party { return r.Parties[s.index()] }
 
 // Approval returns a side's current approval ("" for none).
 func (r *Room) Approval(s Side) SubjectHash { return r.Approvals[s.index()] }
+
+// HumanAnswer is a human's answer that moved nothing: what they were asked,
+// and whether they declined or their answer came out void (and why).
+type HumanAnswer struct {
+	Verdict Verdict     `json:"verdict"`
+	Hash    SubjectHash `json:"subject_hash,omitempty"`
+	Result  Result      `json:"result"`
+	Why     string      `json:"why,omitempty"`
+}
 
 // PendingFor returns the side's confirmation waiting for its human.
 func (r *Room) PendingFor(s Side) *Confirmation { return r.Pending[s.index()] }

@@ -368,3 +368,54 @@ func TestCounterIsDifferentTerms(t *testing.T) {
 		t.Fatalf("the same options in another order: %v", err)
 	}
 }
+
+// TestNextTellsOfADecline: a decline leaves the room unchanged and tells
+// the agent in next (DESIGN §2), as does an answer that came too late; both
+// go once the side asks again or the room moves, and survive a snapshot and
+// a replay.
+func TestNextTellsOfADecline(t *testing.T) {
+	p := openPlay(t, OpenRequest{})
+	p.join(qtySchema, nil)
+	p.propose(SideA, Move{Verdict: VerdictOffer, Subject: []byte(`{"qty":3}`)})
+	h := p.r.Table.Options[0].Hash()
+	before := p.r.Next(SideB).Say
+	p.request(SideB, VerdictApprove, h, "c1")
+	if _, why := p.decide(SideB, "c1", false); why != "" {
+		t.Fatal(why)
+	}
+	declined := "Your human declined approve " + string(h) + ": do not ask them again for the same without something new. "
+	if got := p.r.Next(SideB).Say; got != declined+before {
+		t.Fatalf("next after the decline:\n%s\nwant\n%s", got, declined+before)
+	}
+	if got := p.r.Next(SideA).Say; strings.Contains(got, "declined") {
+		t.Errorf("the other side is told of it: %s", got)
+	}
+	restored, err := Restore(p.r.Snapshot(), [2][]byte{})
+	if err != nil || restored.Next(SideB).Say != declined+before {
+		t.Fatalf("after a snapshot: %v %q", err, restored.Next(SideB).Say)
+	}
+	replayed, err := Replay(p.events, [2][]byte{})
+	if err != nil || string(replayed.Snapshot()) != string(p.r.Snapshot()) {
+		t.Fatalf("replayed: %v\n%s\n%s", err, replayed.Snapshot(), p.r.Snapshot())
+	}
+	p.request(SideB, VerdictApprove, h, "c2")
+	if got := p.r.Next(SideB).Say; strings.Contains(got, "declined") {
+		t.Errorf("asked again, still told of the decline: %s", got)
+	}
+	// A yes after the deadline: void, and said so.
+	n, _, why, err := p.r.Decide(SideB, "c2", h, true, p.r.Deadline.Add(time.Minute))
+	if err != nil || why == "" {
+		t.Fatalf("a yes after the deadline: %v %q", err, why)
+	}
+	if a := n.Answered[SideB.index()]; a == nil || a.Result != ResultVoid || a.Why != why {
+		t.Errorf("kept after a void answer: %+v", a)
+	}
+	if got := n.Next(SideB).Say; !strings.HasPrefix(got, "Your human's answer to approve "+string(h)+" came too late and applied to nothing ("+why+").") {
+		t.Errorf("next after a void answer: %s", got)
+	}
+	// The room moves on: nothing more to tell.
+	p.propose(SideB, Move{Verdict: VerdictCounter, Subject: []byte(`{"qty":4}`)})
+	if p.r.Answered != [2]*HumanAnswer{} {
+		t.Errorf("after a counter: %+v", p.r.Answered)
+	}
+}

@@ -20,6 +20,7 @@ type roomJSON struct {
 	Preapprove   bool               `json:"preapprove,omitempty"`
 	Preapproved  bool               `json:"preapproved,omitempty"`
 	Pending      [2]*Confirmation   `json:"pending"`
+	Answered     []*HumanAnswer     `json:"answered,omitempty"` // two, or none when neither side has one
 	NoDeal       []string           `json:"no_deal,omitempty"`
 	OpenedAt     time.Time          `json:"opened_at"`
 	ExpiresAt    time.Time          `json:"expires_at"`
@@ -58,6 +59,9 @@ func (r *Room) Snapshot() []byte {
 			j.Pending[i] = &cc
 		}
 	}
+	if r.Answered != [2]*HumanAnswer{} {
+		j.Answered = r.Answered[:]
+	}
 	b, err := json.Marshal(j)
 	if err != nil {
 		panic(err) // only plain values: cannot fail
@@ -93,6 +97,9 @@ func RestoreWith(schemas Schemas, unmarshal func([]byte, any) error, snapshot []
 	r := &Room{State: j.State, ClosedReason: j.ClosedReason, Round: j.Round, Turn: j.Turn,
 		Approvals: j.Approvals, Slots: j.Slots, Preapprove: j.Preapprove, Preapproved: j.Preapproved,
 		Pending: j.Pending, NoDeal: j.NoDeal, OpenedAt: j.OpenedAt, ExpiresAt: j.ExpiresAt, Deadline: j.Deadline}
+	if len(j.Answered) == 2 {
+		r.Answered = [2]*HumanAnswer{j.Answered[0], j.Answered[1]}
+	}
 	for i, raw := range j.Schemas {
 		if raw == nil || string(raw) == "null" {
 			continue
