@@ -1,8 +1,10 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/mail"
 	"strings"
 	"time"
@@ -125,8 +127,25 @@ type JoinInput struct {
 	Limits     json.RawMessage
 }
 
+// invitationGone says why an invitation can no longer be answered: taken
+// (its seat is someone's), withdrawn, expired, or its room closed or past
+// its deadline; the protocol's reason, placed at invite_code.
+func invitationGone(r *negotiation.Room, taken bool, now time.Time) error {
+	words := negotiation.Words{At: "invite_code", Key: "rule.invitation_used"}
+	why := "the invitation has been used already"
+	if !taken {
+		if _, _, err := r.Join(nil, nil, now); err != nil {
+			if e, ok := errors.AsType[*negotiation.Error](err); ok {
+				why, words.Key, words.Args = e.Message, e.Words.Key, e.Words.Args
+			}
+		}
+	}
+	return &Error{Code: ErrConflict, Message: "invite_code: " + why, Words: words}
+}
+
 // sameJoin refuses a second join of the seat's agent whose schema or limits
-// differ from the ones it joined with (however written).
+// differ from the ones it joined with (however written); limits left out
+// are not restated, and hold.
 func sameJoin(r *negotiation.Room, in JoinInput) error {
 	b := r.Party(negotiation.SideB)
 	if len(in.Schema) > 0 {
@@ -136,6 +155,9 @@ func sameJoin(r *negotiation.Room, in JoinInput) error {
 		}
 	} else if b.Schema.Fingerprint() != r.Party(negotiation.SideA).Schema.Fingerprint() {
 		return refuse(ErrConflict, "error.join_schema_fixed", "subject_schema: you joined this room already with another schema; it is fixed once declared")
+	}
+	if len(bytes.TrimSpace(in.Limits)) == 0 {
+		return nil // not restated: the limits it declared hold
 	}
 	limits, err := b.Schema.ParseLimits(in.Limits)
 	if err != nil || !limits.Same(b.Limits) {
@@ -181,11 +203,10 @@ func (s *Rooms) Join(ctx context.Context, agent Agent, in JoinInput) (*JoinResul
 		}
 		now := s.now()
 		if _, due := ld.room.Due(now); ld.row.Parties[1] != nil || ld.room.State != negotiation.StateDraft || due {
-			// Taken by another agent, or no longer to be taken (withdrawn,
-			// expired, closed, past its deadline): answered as a code that
-			// never was, so that a stranger holding a leaked code learns
-			// nothing. Only the seat's own agent (above) hears of its room.
-			return errNoInvitation
+			// Taken by another, or no longer to be taken: refused with the
+			// reason (seed 001), as the invitation's page says it to anyone
+			// holding the code.
+			return invitationGone(ld.room, ld.row.Parties[1] != nil, now)
 		}
 		next, ev, err := ld.room.Join(in.Schema, in.Limits, now)
 		if err != nil {

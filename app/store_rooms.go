@@ -413,8 +413,8 @@ func lastEvent(ctx context.Context, q querier, roomID int64, seq int) (side stri
 	return side, fp, nil
 }
 
-// errNoInvitation answers a code that opens no room, or one that can no
-// longer be taken (its seat another agent's, or its room closed or due).
+// errNoInvitation answers a code that opens no room (one that did is
+// refused with the reason: invitationGone).
 var errNoInvitation = Errorf(ErrNotFound, "invite_code: no invitation has this code")
 
 func roomByInvite(ctx context.Context, q querier, codeHash []byte) (int64, error) {
