@@ -30,13 +30,8 @@ func runReceiptVerify(ctx context.Context, args []string, getenv func(string) st
 		"Usage: taasky receipt verify FILE [--jwks URL|FILE] [--issuer URL]. Without --jwks: $BASE_URL"+jwksPath+".", stdout)
 	jwksFrom := cmd.String("jwks", "", "the issuer's JWK Set: a URL (fetched once) or a file")
 	issuer := cmd.String("issuer", "", "the issuer expected (a Taasky's BASE_URL)")
-	var file string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		file, args = args[0], args[1:]
-	} else if n := len(args); n > 0 && !strings.HasPrefix(args[n-1], "-") && n%2 == 1 {
-		file, args = args[n-1], args[:n-1] // the flags first: FILE ends them
-	}
-	if err := cmd.parse(args); err != nil {
+	file, err := cmd.parseFile(args)
+	if err != nil {
 		return err
 	}
 	if file == "" {

@@ -84,6 +84,8 @@ func TestReceiptVerifyCommand(t *testing.T) {
 		"keys from BASE_URL":           {good},
 		"keys from a file":             {good, "--jwks", keysFile, "--issuer", issuer.URL},
 		"flags first":                  {"--jwks", keysFile, good},
+		"flags with =, first":          {"--jwks=" + keysFile, good},
+		"the file between flags":       {"--jwks", keysFile, good, "--issuer=" + issuer.URL},
 	} {
 		out, _, err := runCmd(t, e, append([]string{"receipt", "verify"}, args...)...)
 		if err != nil || !strings.HasPrefix(out, `valid: room `) || !strings.Contains(out, `"Holiday"`) || !strings.Contains(out, "taasky-receipt-2-") {
@@ -114,5 +116,8 @@ func TestReceiptVerifyCommand(t *testing.T) {
 	}
 	if _, _, err := runCmd(t, e, "receipt", "verify"); err == nil {
 		t.Error("no file: no error")
+	}
+	if _, _, err := runCmd(t, e, "receipt", "verify", good, good); err == nil || !strings.Contains(err.Error(), "one FILE only") {
+		t.Errorf("two files: %v", err)
 	}
 }

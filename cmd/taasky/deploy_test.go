@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	composeloader "github.com/compose-spec/compose-go/v2/loader"
 	composetypes "github.com/compose-spec/compose-go/v2/types"
@@ -324,6 +325,10 @@ func TestComposeFile(t *testing.T) {
 		if err != nil {
 			t.Errorf("%s: `taasky serve` would refuse this environment: %v", n.Name, err)
 			continue
+		}
+		// As for Kubernetes: time for SHUTDOWN_GRACE, 20 s of requests and 20 s of jobs.
+		if g := n.StopGracePeriod; g == nil || time.Duration(*g) <= cfg.ShutdownGrace+40*time.Second {
+			t.Errorf("%s: stop_grace_period %v must exceed SHUTDOWN_GRACE (%s) and the 40 s that requests and jobs may take (Compose kills at 10 s otherwise)", n.Name, g, cfg.ShutdownGrace)
 		}
 		_, port, _ := net.SplitHostPort(cfg.ListenAddr)
 		if len(n.Ports) != 1 || strconv.Itoa(int(n.Ports[0].Target)) != port || n.Ports[0].Published == "" {

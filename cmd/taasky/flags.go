@@ -23,6 +23,27 @@ func newCommand(name, summary string, stdout io.Writer) *command {
 
 // parse parses args and checks that the required flags are set. A mistake
 // comes back as one line, a usageError.
+// parseFile is parse for a command that takes one FILE anywhere among its
+// flags (before, after or between them, with --flag value or --flag=value).
+func (c *command) parseFile(args []string) (string, error) {
+	var file string
+	for {
+		if err := c.Parse(args); errors.Is(err, flag.ErrHelp) {
+			c.printUsage()
+			return "", err
+		} else if err != nil {
+			return "", c.fail("%v", err)
+		}
+		if c.NArg() == 0 {
+			return file, nil
+		}
+		if file != "" {
+			return "", c.fail("unexpected argument %q (one FILE only)", c.Arg(0))
+		}
+		file, args = c.Arg(0), c.Args()[1:]
+	}
+}
+
 func (c *command) parse(args []string, required ...string) error {
 	if err := c.Parse(args); errors.Is(err, flag.ErrHelp) {
 		c.printUsage()

@@ -123,8 +123,12 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	case "receipt":
 		return usageError{"receipt: which command? try 'receipt verify FILE'"}
-	case "account", "agent", "member":
-		return usageError{fmt.Sprintf("%s: which command? try '%s create'", cmd, cmd)}
+	case "account":
+		return usageError{"account: which command? try 'account create', 'account operator' or 'account delete'"}
+	case "member":
+		return usageError{"member: which command? try 'member add', 'member remove' or 'member role'"}
+	case "agent":
+		return usageError{"agent: which command? try 'agent create'"}
 	}
 	fmt.Fprint(stderr, usage)
 	return usageError{fmt.Sprintf("unknown command %q", cmd)}

@@ -120,7 +120,9 @@ func TestBadCommandLines(t *testing.T) {
 	}{
 		{nil, "no command given"},
 		{[]string{"launch"}, `unknown command "launch"`},
-		{[]string{"account"}, "account: which command? try 'account create'"},
+		{[]string{"account"}, "account: which command? try 'account create', 'account operator' or 'account delete'"},
+		{[]string{"member"}, "member: which command? try 'member add', 'member remove' or 'member role'"},
+		{[]string{"agent"}, "agent: which command? try 'agent create'"},
 		{[]string{"account", "delete"}, "account delete: missing --account, --confirm (see 'taasky account delete -h')"},
 		{[]string{"account", "remove"}, `unknown command "account remove"`},
 		{[]string{"migrate", "now"}, `migrate: unexpected argument "now" (see 'taasky migrate -h')`},

@@ -164,9 +164,9 @@ func Load(getenv func(string) string, role Role) (Config, error) {
 			bad("OIDC_ISSUER", "is required (the issuer URL of your OpenID Connect provider)")
 		}
 	} else if msg := checkIssuer(c.OIDC.Issuer); msg != "" {
+		// Kept as given: a provider's issuer is compared exactly, and some
+		// end in "/" (Auth0).
 		bad("OIDC_ISSUER", "%s", msg)
-	} else {
-		c.OIDC.Issuer = strings.TrimSuffix(c.OIDC.Issuer, "/")
 	}
 	if oidcNeeded && c.OIDC.ClientID == "" {
 		bad("OIDC_CLIENT_ID", "is required (the client ID registered with the OIDC provider)")

@@ -193,7 +193,7 @@ func TestLoadConfigValues(t *testing.T) {
 	if c.SMTP == nil || *c.SMTP != want {
 		t.Errorf("SMTP = %+v, want %+v", c.SMTP, want)
 	}
-	if c.OIDC.Issuer != "https://accounts.example.com" {
+	if c.OIDC.Issuer != "https://accounts.example.com/" { // as given: go-oidc compares the provider's issuer exactly
 		t.Errorf("OIDC issuer = %q", c.OIDC.Issuer)
 	}
 	if c.VAPID != nil {
