@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/taasky/taasky/negotiation"
 )
@@ -71,12 +72,17 @@ func (s *Rooms) checkRoom(ctx context.Context, id int64) (string, error) {
 	if got := string(replayed.Snapshot()); got != row.Snapshot {
 		return fmt.Sprintf("stored %s, replayed %s", row.Snapshot, got), nil
 	}
-	state, round, turn, err := selectRoomState(ctx, s.pool, id)
+	c, err := selectRoomColumns(ctx, s.pool, id)
 	if err != nil {
 		return "", err
 	}
-	if state != string(replayed.State) || round != fmt.Sprint(replayed.Round) || turn != string(replayed.Turn) {
-		return fmt.Sprintf("columns say %s/%s/%s, replay %s/%d/%s", state, round, turn, replayed.State, replayed.Round, replayed.Turn), nil
+	want := storedColumns{state: string(replayed.State), closedReason: string(replayed.ClosedReason), round: fmt.Sprint(replayed.Round),
+		turn: string(replayed.Turn), deadline: replayed.Deadline, expiresAt: replayed.ExpiresAt}
+	if c.state != want.state || c.closedReason != want.closedReason || c.round != want.round || c.turn != want.turn ||
+		!sameMicros(c.deadline, want.deadline) || !sameMicros(c.expiresAt, want.expiresAt) {
+		return fmt.Sprintf("columns say %s/%s round %s turn %q deadline %s expires %s, replay %s/%s round %s turn %q deadline %s expires %s",
+			c.state, c.closedReason, c.round, c.turn, c.deadline.UTC().Format(time.RFC3339Nano), c.expiresAt.UTC().Format(time.RFC3339Nano),
+			want.state, want.closedReason, want.round, want.turn, want.deadline.UTC().Format(time.RFC3339Nano), want.expiresAt.UTC().Format(time.RFC3339Nano)), nil
 	}
 	return "", nil
 }
@@ -115,4 +121,11 @@ func checkChain(ctx context.Context, q querier, id int64) (string, error) {
 		return fmt.Sprintf("hash chain broken at event %d: it hashes to %s, the room's head says %q", b.Link-1, b.Want, b.Got), nil
 	}
 	return fmt.Sprintf("hash chain broken at event %d: it hashes to %s, event %d carries %q", b.Link-1, b.Want, b.Link, b.Got), nil
+}
+
+// sameMicros compares a stored moment (PostgreSQL keeps microseconds) with
+// a replayed one (Go keeps nanoseconds).
+func sameMicros(stored, replayed time.Time) bool {
+	d := stored.Sub(replayed)
+	return d > -time.Microsecond && d < time.Microsecond
 }

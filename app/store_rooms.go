@@ -474,12 +474,20 @@ func selectRoomIDs(ctx context.Context, q querier) ([]int64, error) {
 	return ids, nil
 }
 
-// selectRoomState reads the columns a room keeps beside its snapshot for
-// queries (state, round, turn), as text, for the consistency checker.
-func selectRoomState(ctx context.Context, q querier, roomID int64) (state, round, turn string, err error) {
-	err = q.QueryRow(ctx, `SELECT state, round::text, coalesce(turn, '') FROM rooms WHERE id = $1`, roomID).Scan(&state, &round, &turn)
+// storedColumns are the columns a room keeps beside its snapshot, for
+// lists, the sweep and its indexes.
+type storedColumns struct {
+	state, closedReason, round, turn string
+	deadline, expiresAt              time.Time
+}
+
+// selectRoomColumns reads a room's storedColumns, for check.
+func selectRoomColumns(ctx context.Context, q querier, roomID int64) (storedColumns, error) {
+	var c storedColumns
+	err := q.QueryRow(ctx, `SELECT state, coalesce(closed_reason, ''), round::text, coalesce(turn, ''), deadline, expires_at
+		FROM rooms WHERE id = $1`, roomID).Scan(&c.state, &c.closedReason, &c.round, &c.turn, &c.deadline, &c.expiresAt)
 	if err != nil {
-		return "", "", "", fmt.Errorf("selectRoomState %d: %w", roomID, err)
+		return c, fmt.Errorf("selectRoomColumns %d: %w", roomID, err)
 	}
-	return state, round, turn, nil
+	return c, nil
 }
