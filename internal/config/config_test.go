@@ -68,6 +68,10 @@ func TestLoadConfigRules(t *testing.T) {
 			[]string{"BASE_URL: must not have a query (?…) or a fragment (#…)"}},
 		{"base url fragment", serve, map[string]string{"BASE_URL": "https://x.example.com/#top"},
 			[]string{"BASE_URL: must not have a query (?…) or a fragment (#…)"}},
+		{"base url port", serve, map[string]string{"BASE_URL": "https://x.example.com:99999"},
+			[]string{"BASE_URL: the port must be 1 to 65535 (got 99999)"}},
+		{"base url port 0", serve, map[string]string{"BASE_URL": "https://x.example.com:0"},
+			[]string{"BASE_URL: the port must be 1 to 65535 (got 0)"}},
 		{"base url user", serve, map[string]string{"BASE_URL": "https://me:pw@x.example.com"},
 			[]string{"BASE_URL: must not contain a user or password"}},
 		{"secret key missing", serve, map[string]string{"SECRET_KEY": ""},
@@ -176,7 +180,7 @@ func TestLoadConfigRules(t *testing.T) {
 
 func TestLoadConfigValues(t *testing.T) {
 	env := goodEnv()
-	env["BASE_URL"] = "https://x.example.com/taasky//"
+	env["BASE_URL"] = "HTTPS://X.Example.com/taasky//" // scheme and host in lower case; the path as given
 	env["SMTP_URL"] = "smtps://mailer:pa%20ss@mail.example.com"
 	env["OIDC_ISSUER"] = "https://accounts.example.com/"
 	c, err := load(env, RoleWeb|RoleWorker)

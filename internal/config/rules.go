@@ -54,7 +54,14 @@ func checkBaseURL(v string) (string, string) {
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(v, "?#"):
 		return "", "must not have a query (?…) or a fragment (#…)"
 	}
-	return strings.TrimRight(v, "/"), ""
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", fmt.Sprintf("the port must be 1 to 65535 (got %s)", p)
+		}
+	}
+	// The scheme and host as every client writes them (lower case): the
+	// cookies' Secure flag and the OAuth issuer are decided from them.
+	return u.Scheme + "://" + strings.ToLower(u.Host) + strings.TrimRight(u.EscapedPath(), "/"), ""
 }
 
 func checkSecretKey(v string) string {
