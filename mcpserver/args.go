@@ -114,6 +114,9 @@ func decodeArg(f *faults, name string, value jsontext.Value, v reflect.Value) {
 // typeFault says what a value should have been.
 func typeFault(err error, want reflect.Type) string {
 	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		if n, isNumber := strings.CutPrefix(te.Value, "number "); isNumber {
+			return fmt.Sprintf("must be %s (got %s)", jsonKind(te.Type.Kind().String()), n) // a fraction for a whole number, or out of range
+		}
 		return fmt.Sprintf("must be %s, not %s", jsonKind(te.Type.Kind().String()), te.Value)
 	}
 	return fmt.Sprintf("must be %s", jsonKind(want.Kind().String()))
@@ -129,7 +132,9 @@ func jsonKind(goKind string) string {
 		return "a list"
 	case "struct", "map":
 		return "an object"
-	case "int", "int64", "float64":
+	case "int", "int64":
+		return "a whole number"
+	case "float64":
 		return "a number"
 	}
 	return fmt.Sprintf("a %s", goKind)

@@ -78,6 +78,8 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"a", "negotiation_open", json.RawMessage(`{"subject_schema":{"day":{"type":"date","label":"Day"}},"title":"a","title":"b"}`), "title: given twice; give each key once"},
 		{"b", "negotiation_propose", json.RawMessage(`{"room_token":"` + tb + `","verdict":"counter","subject":{"day":"2026-12-25","day":"2026-12-26"}}`), "subject.day: given twice; give each key once"},
 		{"b", "negotiation_read", map[string]any{"room_token": tb, "wait_seconds": 26}, "wait_seconds: 0 to 25"},
+		{"b", "negotiation_read", map[string]any{"room_token": tb, "wait_seconds": 1.5}, "wait_seconds: must be a whole number (got 1.5)"},
+		{"b", "negotiation_read", map[string]any{"room_token": tb, "wait_seconds": "5"}, "wait_seconds: must be a whole number, not string"},
 		// Every fault of the terms at once.
 		{"b", "negotiation_propose", map[string]any{"room_token": tb, "verdict": "counter", "subject": map[string]any{"note": strings.Repeat("x", 21), "notes": "x"}},
 			"note: at most 20 characters; unknown field: notes (your subject_schema has day, note); missing required field: day"},
