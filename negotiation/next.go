@@ -32,17 +32,13 @@ func (r *Room) next(side Side, counterOK bool) Next {
 		return Next{Verdicts: []Verdict{}, Say: "Agreed: both humans approved the same terms. Read with receipt: true for the signed receipt."}
 	case StateClosed:
 		return Next{Verdicts: []Verdict{}, Say: "The room is closed (" + string(r.ClosedReason) + "). Nothing more to do."}
-	case StateDraft:
-		if side != SideA {
-			return Next{Verdicts: []Verdict{}, Say: "Waiting for the invitation to be answered."}
-		}
-		if r.Round == 0 {
-			return Next{Verdicts: []Verdict{VerdictOffer, VerdictCancel},
-				Say: "Waiting for the other side to join. You may table opening terms now (offer), or cancel the invitation."}
-		}
-		return Next{Verdicts: []Verdict{VerdictCancel}, Say: "Your opening terms wait for the other side to join. You may cancel the invitation."}
 	}
-	n := r.live(side, counterOK)
+	var n Next
+	if r.State == StateDraft {
+		n = r.draft(side)
+	} else {
+		n = r.live(side, counterOK)
+	}
 	if a := r.Answered[side.index()]; a != nil {
 		n.Say = answeredSay(a) + " " + n.Say
 	}
@@ -64,6 +60,18 @@ func answeredSay(a *HumanAnswer) string {
 		return "Your human's answer to " + what + " came too late and applied to nothing (" + a.Why + ")."
 	}
 	return "Your human declined " + what + ": do not ask them again for the same without something new."
+}
+
+// draft is next before the other side joined.
+func (r *Room) draft(side Side) Next {
+	if side != SideA {
+		return Next{Verdicts: []Verdict{}, Say: "Waiting for the invitation to be answered."}
+	}
+	if r.Round == 0 {
+		return Next{Verdicts: []Verdict{VerdictOffer, VerdictCancel},
+			Say: "Waiting for the other side to join. You may table opening terms now (offer), or cancel the invitation."}
+	}
+	return Next{Verdicts: []Verdict{VerdictCancel}, Say: "Your opening terms wait for the other side to join. You may cancel the invitation."}
 }
 
 // live is next in an awaiting room.
