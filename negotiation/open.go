@@ -2,6 +2,7 @@ package negotiation
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -85,7 +86,7 @@ func Open(req OpenRequest, at time.Time) (*Room, []Event, []string, error) {
 		r, ev, err = r.Propose(SideA, Move{Verdict: VerdictOffer, Subject: subject, Options: options}, at)
 		if err != nil {
 			if e, ok := err.(*Error); ok && len(req.Slots) > 0 {
-				return nil, nil, nil, e.within("slots")
+				return nil, nil, nil, slotsErr(e, len(req.Slots))
 			}
 			return nil, nil, nil, err
 		}
@@ -100,6 +101,22 @@ func Open(req OpenRequest, at time.Time) (*Room, []Event, []string, error) {
 		events = append(events, ev)
 	}
 	return r, events, warnings, nil
+}
+
+// slotsErr places a refusal of n opening slots at the slot it names
+// ("slots[1]: end must be after start"), not at the options and the field
+// the slots became ("options[1]: meeting_time: …").
+func slotsErr(e *Error, n int) *Error {
+	place := func(s string) string {
+		if n == 1 {
+			s = "slots[0]: " + s
+		}
+		s = strings.ReplaceAll(s, "options[", "slots[")
+		return strings.Replace(s, "meeting_time: ", "", 1) // the field every slot fills
+	}
+	words := e.Words
+	words.At = strings.TrimSuffix(place(words.At+": "), ": ")
+	return &Error{Code: e.Code, Message: place(e.Message), Words: words}
 }
 
 func slotTerms(slot json.RawMessage) json.RawMessage {

@@ -362,7 +362,7 @@ func badCases() []badCase {
 		{"", "verdicts", "negotiation_open", `{"subject_schema":` + richSchema + `,"invite_email":"Bob <bob@example.test>"}`, "invite_email"},
 		{"", "verdicts", "negotiation_open", `{"subject_schema":` + richSchema + `,"invite_email":"bob@example.test\r\nBcc: x@y.z"}`, "invite_email"},
 		{"", "verdicts", "negotiation_open", `{"subject_schema":` + richSchema + `,"slots":[{"start":"2027-03-01T10:00:00Z","end":"2027-03-01T11:00:00Z"}]}`, "pass subject_schema or slots, not both"},
-		{"", "verdicts", "negotiation_open", `{"slots":[{"start":"2027-03-01T11:00:00Z","end":"2027-03-01T10:00:00Z"}]}`, "slots: meeting_time: end must be after start"},
+		{"", "verdicts", "negotiation_open", `{"slots":[{"start":"2027-03-01T11:00:00Z","end":"2027-03-01T10:00:00Z"}]}`, "slots[0]: end must be after start"},
 		{"", "verdicts", "negotiation_open", `{"preapprove":true,"subject_schema":` + richSchema + `}`, "preapprove needs options or slots"},
 		{"", "verdicts", "negotiation_open", `{}`, "subject_schema is required"},
 		{"", "verdicts", "negotiation_join", `{"invite_code":"$INV"}`, "subject_schema is required"},
