@@ -148,12 +148,14 @@ func invitationGone(r *negotiation.Room, taken bool, now time.Time) error {
 // are not restated, and hold.
 func sameJoin(r *negotiation.Room, in JoinInput) error {
 	b := r.Party(negotiation.SideB)
+	schema := r.Party(negotiation.SideA).Schema // none given: the inviter's (a slots room)
 	if len(in.Schema) > 0 {
-		schema, _, err := negotiation.ParseSchema(in.Schema)
-		if err != nil || schema.Fingerprint() != b.Schema.Fingerprint() {
-			return refuse(ErrConflict, "error.join_schema_fixed", "subject_schema: you joined this room already with another schema; it is fixed once declared")
+		var err error
+		if schema, _, err = negotiation.ParseSchema(in.Schema); err != nil {
+			schema = nil
 		}
-	} else if b.Schema.Fingerprint() != r.Party(negotiation.SideA).Schema.Fingerprint() {
+	}
+	if schema == nil || schema.Fingerprint() != b.Schema.Fingerprint() {
 		return refuse(ErrConflict, "error.join_schema_fixed", "subject_schema: you joined this room already with another schema; it is fixed once declared")
 	}
 	if len(bytes.TrimSpace(in.Limits)) == 0 {
