@@ -61,6 +61,11 @@ func (s *Rooms) checkRoom(ctx context.Context, id int64) (string, error) {
 	if err != nil {
 		return err.Error(), nil
 	}
+	if logged := events[0].Title; logged != nil { // logged since 2026-12-03
+		if stored := deref(row.Title); stored != *logged {
+			return fmt.Sprintf("the room's title is %q, its open event's %q", stored, *logged), nil
+		}
+	}
 	if err := keepNoDealOfErased(row, replayed); err != nil {
 		return err.Error(), nil
 	}
@@ -128,4 +133,12 @@ func checkChain(ctx context.Context, q querier, id int64) (string, error) {
 func sameMicros(stored, replayed time.Time) bool {
 	d := stored.Sub(replayed)
 	return d > -time.Microsecond && d < time.Microsecond
+}
+
+// deref is *s, or "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

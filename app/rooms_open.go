@@ -60,7 +60,7 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 	now := s.now()
 	room, events, warnings, err := negotiation.Open(negotiation.OpenRequest{
 		Schema: in.Schema, Limits: in.Limits, Subject: in.Subject, Options: in.Options, Slots: in.Slots,
-		Preapprove: in.Preapprove, Deadline: in.Deadline, PreapprovalID: newConfirmationID(),
+		Preapprove: in.Preapprove, Deadline: in.Deadline, PreapprovalID: newConfirmationID(), Title: in.Title,
 	}, now)
 	if err != nil {
 		return nil, fromProtocol(err)

@@ -112,7 +112,7 @@ type played struct {
 
 func playRoom(now time.Time, deadline *time.Time) (*played, error) {
 	schema := json.RawMessage(`{"meeting_time":{"type":"timerange","label":"Meeting time"},"fee":{"type":"money","label":"Fee","currency":"EUR"}}`)
-	room, events, _, err := negotiation.Open(negotiation.OpenRequest{Schema: schema, Deadline: deadline}, now)
+	room, events, _, err := negotiation.Open(negotiation.OpenRequest{Schema: schema, Deadline: deadline, Title: "seeded"}, now)
 	if err != nil {
 		return nil, err
 	}

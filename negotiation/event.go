@@ -30,6 +30,7 @@ type Event struct {
 	Slots          bool              `json:"slots,omitempty"`           // open
 	Preapprove     bool              `json:"preapprove,omitempty"`      // open
 	Deadline       *time.Time        `json:"deadline,omitempty"`        // open
+	Title          *string           `json:"title,omitempty"`           // open: the inviter's words ("" none; nil in logs from before 2026-12-03)
 	Verdict        Verdict           `json:"verdict,omitempty"`         // propose, request
 	Terms          []json.RawMessage `json:"terms,omitempty"`           // propose: canonical terms, one or the options
 	AsOptions      bool              `json:"as_options,omitempty"`      // propose

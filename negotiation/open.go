@@ -15,6 +15,7 @@ type OpenRequest struct {
 	Slots      []json.RawMessage // or timeranges: shorthand for SlotsSchema with one option each
 	Preapprove bool              // the initiator's human confirms once that any option is fine
 	Deadline   *time.Time        // default DefaultDeadline after the open, at most MaxDeadline
+	Title      string            // shown to both as the inviter's words ("": none); logged, not played
 	// PreapprovalID names the preapproval confirmation when Preapprove is set.
 	PreapprovalID string
 }
@@ -70,8 +71,9 @@ func Open(req OpenRequest, at time.Time) (*Room, []Event, []string, error) {
 		d := r.Deadline
 		deadline = &d
 	}
+	title := req.Title
 	events := []Event{{Kind: EventOpen, Side: SideA, At: at, Schema: schemaJSON,
-		Slots: r.Slots, Preapprove: r.Preapprove, Deadline: deadline}}
+		Slots: r.Slots, Preapprove: r.Preapprove, Deadline: deadline, Title: &title}}
 	subject, options := req.Subject, req.Options
 	if len(req.Slots) == 1 {
 		subject = slotTerms(req.Slots[0])
