@@ -42,3 +42,41 @@ func TestListPages(t *testing.T) {
 		t.Fatalf("b sees a's rooms: %d", len(others))
 	}
 }
+
+// TestListKeepsBothSidesOfARoom: an agent that joined its own invitation
+// has two entries of one room; a page never ends between them (the cursor
+// is a room id), so neither side's token is lost.
+func TestListKeepsBothSidesOfARoom(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	y, err := rb.rooms.Open(rb.ctx, rb.a, OpenInput{Schema: meetingSchema, Title: "self"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := rb.rooms.Join(rb.ctx, rb.a, JoinInput{InviteCode: y.InviteCode, Schema: meetingSchema})
+	if err != nil {
+		t.Fatalf("self join: %v", err)
+	}
+	for range ListPage - 1 {
+		if _, err := rb.rooms.Open(rb.ctx, rb.a, OpenInput{Schema: meetingSchema, Title: "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := map[string]int{}
+	pages, cursor := 0, ""
+	for ; pages < 5; pages++ {
+		page, next, err := rb.rooms.List(rb.ctx, rb.a, nil, cursor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range page {
+			seen[s.RoomToken]++
+		}
+		if cursor = next; next == "" {
+			break
+		}
+	}
+	if seen[y.RoomToken] != 1 || seen[j.RoomToken] != 1 || len(seen) != ListPage+1 || pages != 0 {
+		t.Fatalf("side a seen %d, side b %d; %d entries in %d pages after the first", seen[y.RoomToken], seen[j.RoomToken], len(seen), pages)
+	}
+}

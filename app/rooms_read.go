@@ -94,7 +94,8 @@ type Summary struct {
 // MaxListTokens bounds negotiation_list by tokens.
 const MaxListTokens = 20
 
-// ListPage is how many rooms a list without tokens returns at once.
+// ListPage is how many entries a list without tokens returns at once (one
+// more when the last room is one the agent sits in on both sides).
 const ListPage = 50
 
 // List is negotiation_list: the rooms whose tokens are given (each must be
@@ -134,12 +135,21 @@ func (s *Rooms) List(ctx context.Context, agent Agent, tokens []string, cursor s
 			}
 			before = c
 		}
-		if rows, err = selectSummariesByAgent(ctx, s.pool, agent.AccountID, agent.ID, before, ListPage+1); err != nil {
+		// An agent sits on both sides of a room it joined itself: two
+		// entries of one room. The cursor is a room id, so a page never
+		// ends between them (it then holds ListPage+1 entries).
+		if rows, err = selectSummariesByAgent(ctx, s.pool, agent.AccountID, agent.ID, before, ListPage+2); err != nil {
 			return nil, "", err
 		}
 		if len(rows) > ListPage {
-			rows = rows[:ListPage]
-			next = strconv.FormatInt(rows[ListPage-1].Summary.RoomID, 10)
+			end := ListPage
+			if rows[end].RoomID == rows[end-1].RoomID {
+				end++
+			}
+			if len(rows) > end {
+				next = strconv.FormatInt(rows[end-1].Summary.RoomID, 10)
+			}
+			rows = rows[:end]
 		}
 	}
 	out := make([]Summary, len(rows))
