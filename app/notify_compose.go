@@ -161,11 +161,7 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 	if out.HandedOver {
 		// The side has no human (their zone would be UTC): the request
 		// is read by the owner it went to, in their zone.
-		u, err := selectUserByID(ctx, n.pool, d.UserID)
-		if err != nil {
-			return err
-		}
-		tz = n.rooms.zone(u.TimeZone)
+		tz = n.rooms.zoneOf(nt.zone)
 	}
 	out.TimeZone = tz
 	out.Card = r.Card(d.Side, seen, tz)

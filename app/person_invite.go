@@ -91,13 +91,7 @@ func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Loc
 			return err
 		}
 		r := ld.room
-		// Answer by the invitation's end (72 hours), or the room's deadline
-		// when that comes first.
-		answerBy := r.Deadline
-		if r.ExpiresAt.Before(answerBy) {
-			answerBy = r.ExpiresAt
-		}
-		inv = &Invitation{RoomID: roomID, Deadline: answerBy, Schema: r.Party(negotiation.SideA).Schema,
+		inv = &Invitation{RoomID: roomID, Deadline: r.InvitationEnd(), Schema: r.Party(negotiation.SideA).Schema,
 			Preapproved: r.Preapproved, TimeZone: loc}
 		if ld.row.Title != nil {
 			inv.Title = *ld.row.Title

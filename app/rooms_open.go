@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -127,45 +126,15 @@ type JoinInput struct {
 	Limits     json.RawMessage
 }
 
-// invitationGone says why an invitation can no longer be answered: taken
-// (its seat is someone's), withdrawn, expired, or its room closed or past
-// its deadline; the protocol's reason, placed at invite_code.
-func invitationGone(r *negotiation.Room, taken bool, now time.Time) error {
-	words := negotiation.Words{At: "invite_code", Key: "rule.invitation_used"}
-	why := "the invitation has been used already"
-	if !taken {
-		if _, _, err := r.Join(nil, nil, now); err != nil {
-			if e, ok := errors.AsType[*negotiation.Error](err); ok {
-				why, words.Key, words.Args = e.Message, e.Words.Key, e.Words.Args
-			}
-		}
+// invitationGone places the protocol's reason an invitation can no longer
+// be answered (Room.Joinable) at invite_code.
+func invitationGone(err error) error {
+	if e, ok := errors.AsType[*negotiation.Error](err); ok {
+		words := e.Words
+		words.At = "invite_code"
+		return &Error{Code: ErrConflict, Message: "invite_code: " + e.Message, Words: words}
 	}
-	return &Error{Code: ErrConflict, Message: "invite_code: " + why, Words: words}
-}
-
-// sameJoin refuses a second join of the seat's agent whose schema or limits
-// differ from the ones it joined with (however written); limits left out
-// are not restated, and hold.
-func sameJoin(r *negotiation.Room, in JoinInput) error {
-	b := r.Party(negotiation.SideB)
-	schema := r.Party(negotiation.SideA).Schema // none given: the inviter's (a slots room)
-	if len(in.Schema) > 0 {
-		var err error
-		if schema, _, err = negotiation.ParseSchema(in.Schema); err != nil {
-			schema = nil
-		}
-	}
-	if schema == nil || schema.Fingerprint() != b.Schema.Fingerprint() {
-		return refuse(ErrConflict, "error.join_schema_fixed", "subject_schema: you joined this room already with another schema; it is fixed once declared")
-	}
-	if len(bytes.TrimSpace(in.Limits)) == 0 {
-		return nil // not restated: the limits it declared hold
-	}
-	limits, err := b.Schema.ParseLimits(in.Limits)
-	if err != nil || !limits.Same(b.Limits) {
-		return refuse(ErrConflict, "error.join_limits_fixed", "limits: you joined this room already with other limits; limits are fixed once declared")
-	}
-	return nil
+	return err
 }
 
 // JoinResult answers a join.
@@ -196,19 +165,19 @@ func (s *Rooms) Join(ctx context.Context, agent Agent, in JoinInput) (*JoinResul
 			// A retried join is answered with its seat; a join with another
 			// schema or other limits is not the same move (limits are fixed
 			// once declared).
-			if err := sameJoin(ld.room, in); err != nil {
-				return err
+			if err := ld.room.Rejoin(in.Schema, in.Limits); err != nil {
+				return fromProtocol(err)
 			}
 			res.RoomToken = s.roomToken(roomID, "b", b.TokenSalt)
 			res.View, err = s.view(ctx, tx, ld, negotiation.SideB)
 			return err
 		}
 		now := s.now()
-		if _, due := ld.room.Due(now); ld.row.Parties[1] != nil || ld.room.State != negotiation.StateDraft || due {
+		if err := ld.room.Joinable(now); err != nil {
 			// Taken by another, or no longer to be taken: refused with the
 			// reason (seed 001), as the invitation's page says it to anyone
 			// holding the code.
-			return invitationGone(ld.room, ld.row.Parties[1] != nil, now)
+			return invitationGone(err)
 		}
 		next, ev, err := ld.room.Join(in.Schema, in.Limits, now)
 		if err != nil {

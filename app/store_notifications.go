@@ -34,7 +34,7 @@ type subRef struct {
 
 // notificationSQL is everything a notice about a room needs, as of one
 // moment: the room ($1) with the context and the names of side $2's human,
-// the recipient's ($3) address, preferences, and device $4 (a push's), and
+// the recipient's ($3) address, time zone, preferences, and device $4 (a push's), and
 // the room's receipt once it is agreed.
 var notificationSQL = noticeCols + noticeFrom
 
@@ -52,7 +52,7 @@ var notificationOneTapSQL = `WITH issued AS (INSERT INTO onetap_tokens (room_id,
 // notificationOneTapSQL's column between them.
 var (
 	noticeCols = roomSelect + humanCols + namesCols + `,
-	ru.id, ru.email, coalesce(ru.language, ru.oidc_locale, ''), coalesce(rp.email_requests, true), coalesce(rp.email_notices, true),
+	ru.id, ru.email, coalesce(ru.language, ru.oidc_locale, ''), ru.time_zone, coalesce(rp.email_requests, true), coalesce(rp.email_notices, true),
 	coalesce(rp.push_requests, true), coalesce(rp.push_notices, true), ps.endpoint, ps.p256dh, ps.auth,
 	(SELECT rc.jws FROM receipts rc WHERE rc.room_id = r.id)`
 	noticeFrom = `
@@ -80,6 +80,7 @@ type notice struct {
 	device    *jobs.Device // nil: no device asked for, or not theirs (any more)
 	receipt   *string      // nil: none issued
 	issued    bool         // the one-tap token was stored (its confirmation is pending)
+	zone      *string      // the recipient's time zone (nil: none set, or no such user)
 }
 
 // selectNotice reads everything a notice about a room needs, in one
@@ -96,7 +97,7 @@ func selectNotice(ctx context.Context, q querier, roomID int64, side negotiation
 	var prefs NotifyPrefs
 	n := &notice{human: h}
 	sql, args := notificationSQL, []any{roomID, side, userID, subscriptionID}
-	dest := []any{&h.seen, &h.zone, &h.lang, &h.agent, &h.them, &rcptID, &email, &lang,
+	dest := []any{&h.seen, &h.zone, &h.lang, &h.agent, &h.them, &rcptID, &email, &lang, &n.zone,
 		&prefs.EmailRequests, &prefs.EmailNotices, &prefs.PushRequests, &prefs.PushNotices, &endpoint, &p256dh, &auth, &jws}
 	if ot != nil {
 		sql, args = notificationOneTapSQL, append(args, ot.hash, ot.confirmationID, ot.channel, ot.at)

@@ -1,6 +1,7 @@
 package negotiation
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"time"
@@ -149,25 +150,67 @@ func openRoom(schemaJSON, limitsJSON []byte, slots, preapprove bool, deadline *t
 	return r, nil
 }
 
-// Join seats the peer with its schema (the inviter's, in a slots room,
-// when none is given) and limits. The turn is the peer's if terms are on
-// the table, the initiator's if not. No deal possible is decided here, once.
-func (r *Room) Join(schemaJSON, limitsJSON json.RawMessage, at time.Time) (*Room, Event, error) {
+// Joinable says why the invitation can no longer be answered at `at`
+// (used, withdrawn, expired, the room closed or past its deadline), nil
+// while it can.
+func (r *Room) Joinable(at time.Time) error {
 	if r.State != StateDraft {
 		if r.State == StateClosed {
 			switch r.ClosedReason {
 			case ClosedWithdrawn:
-				return nil, Event{}, refused("rule.invitation_withdrawn", "the invitation was withdrawn")
+				return refused("rule.invitation_withdrawn", "the invitation was withdrawn")
 			case ClosedExpired:
-				return nil, Event{}, refused("rule.invitation_expired", "the invitation has expired")
+				return refused("rule.invitation_expired", "the invitation has expired")
 			}
 		}
 		if r.State == StateAwaiting || r.Parties[1].Schema != nil {
-			return nil, Event{}, refused("rule.invitation_used", "the invitation has been used already")
+			return refused("rule.invitation_used", "the invitation has been used already")
 		}
-		return nil, Event{}, roomIs(r.State)
+		return roomIs(r.State)
 	}
-	if err := r.checkLive(at); err != nil {
+	return r.checkLive(at)
+}
+
+// InvitationEnd is when the invitation can be answered until: its end,
+// InvitationTTL after the open, or the deadline if that comes first.
+func (r *Room) InvitationEnd() time.Time {
+	if r.ExpiresAt.Before(r.Deadline) {
+		return r.ExpiresAt
+	}
+	return r.Deadline
+}
+
+// Rejoin checks a second join by the peer already seated: the same move
+// (the same schema, or none in a slots room that took the inviter's; the
+// same limits however written, or none restated) is answered with its
+// seat; another schema or other limits are refused, since they are fixed
+// once declared.
+func (r *Room) Rejoin(schemaJSON, limitsJSON json.RawMessage) error {
+	b := r.Party(SideB)
+	schema := r.Party(SideA).Schema // none given: the inviter's (a slots room)
+	if len(schemaJSON) > 0 {
+		var err error
+		if schema, _, err = ParseSchema(schemaJSON); err != nil {
+			schema = nil
+		}
+	}
+	if schema == nil || b.Schema == nil || schema.Fingerprint() != b.Schema.Fingerprint() {
+		return ruleErr(CodeRefused, "subject_schema", "rule.join_schema_fixed", "you joined this room already with another schema; it is fixed once declared")
+	}
+	if len(bytes.TrimSpace(limitsJSON)) == 0 {
+		return nil // not restated: the limits declared hold
+	}
+	if limits, err := b.Schema.ParseLimits(limitsJSON); err != nil || !limits.Same(b.Limits) {
+		return ruleErr(CodeRefused, "limits", "rule.join_limits_fixed", "you joined this room already with other limits; limits are fixed once declared")
+	}
+	return nil
+}
+
+// Join seats the peer with its schema (the inviter's, in a slots room,
+// when none is given) and limits. The turn is the peer's if terms are on
+// the table, the initiator's if not. No deal possible is decided here, once.
+func (r *Room) Join(schemaJSON, limitsJSON json.RawMessage, at time.Time) (*Room, Event, error) {
+	if err := r.Joinable(at); err != nil {
 		return nil, Event{}, err
 	}
 	var s *Schema

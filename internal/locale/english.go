@@ -968,8 +968,8 @@ var englishText = map[Key]catalog.Message{
 	"error.key_not_found":              text("key %[1]s not found in account %[2]s"),
 	"error.oauth_client_unknown":       text("client_id: no client %[1]q is registered with Taasky (register with Dynamic Client Registration, or use a Client ID Metadata Document URL)"),
 	"error.oauth_client_id_required":   text("client_id: is required"),
-	"error.join_schema_fixed":          text("subject_schema: you joined this room already with another schema; it is fixed once declared"),
-	"error.join_limits_fixed":          text("limits: you joined this room already with other limits; limits are fixed once declared"),
+	"rule.join_schema_fixed":           text("you joined this room already with another schema; it is fixed once declared"),
+	"rule.join_limits_fixed":           text("you joined this room already with other limits; limits are fixed once declared"),
 	"error.not_connected":              text("agent %[1]s of account %[2]s is not connected with OAuth"),
 	"error.invitations_off":            text("invitations are not set up in this process"),
 

@@ -956,8 +956,8 @@ var frenchText = map[Key]catalog.Message{
 	"error.key_not_found":              text("clé %[1]s introuvable dans le compte %[2]s"),
 	"error.oauth_client_unknown":       text("client_id : aucun client %[1]q n'est enregistré auprès de Taasky (enregistrez-le par Dynamic Client Registration, ou utilisez l'URL d'un Client ID Metadata Document)"),
 	"error.oauth_client_id_required":   text("client_id : obligatoire"),
-	"error.join_schema_fixed":          text("subject_schema : vous avez déjà rejoint cette salle avec un autre schéma ; il est fixé une fois déclaré"),
-	"error.join_limits_fixed":          text("limits : vous avez déjà rejoint cette salle avec d'autres limites ; les limites sont fixées une fois déclarées"),
+	"rule.join_schema_fixed":           text("vous avez déjà rejoint cette salle avec un autre schéma ; il est fixé une fois déclaré"),
+	"rule.join_limits_fixed":           text("vous avez déjà rejoint cette salle avec d'autres limites ; les limites sont fixées une fois déclarées"),
 	"error.not_connected":              text("l'agent %[1]s du compte %[2]s n'est pas connecté par OAuth"),
 	"error.invitations_off":            text("les invitations ne sont pas configurées dans ce processus"),
 

@@ -954,8 +954,8 @@ var germanText = map[Key]catalog.Message{
 	"error.key_not_found":              text("Schlüssel %[1]s im Konto %[2]s nicht gefunden"),
 	"error.oauth_client_unknown":       text("client_id: bei Taasky ist kein Client %[1]q registriert (registrieren Sie ihn per Dynamic Client Registration oder verwenden Sie die URL eines Client ID Metadata Document)"),
 	"error.oauth_client_id_required":   text("client_id: ist erforderlich"),
-	"error.join_schema_fixed":          text("subject_schema: Sie sind diesem Raum bereits mit einem anderen Schema beigetreten; es ist nach der Erklärung fest"),
-	"error.join_limits_fixed":          text("limits: Sie sind diesem Raum bereits mit anderen Grenzen beigetreten; Grenzen sind nach der Erklärung fest"),
+	"rule.join_schema_fixed":           text("Sie sind diesem Raum bereits mit einem anderen Schema beigetreten; es ist nach der Erklärung fest"),
+	"rule.join_limits_fixed":           text("Sie sind diesem Raum bereits mit anderen Grenzen beigetreten; Grenzen sind nach der Erklärung fest"),
 	"error.not_connected":              text("Agent %[1]s des Kontos %[2]s ist nicht per OAuth verbunden"),
 	"error.invitations_off":            text("Einladungen sind in diesem Prozess nicht eingerichtet"),
 

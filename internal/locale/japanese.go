@@ -927,8 +927,8 @@ var japaneseText = map[Key]catalog.Message{
 	"error.key_not_found":              text("アカウント %[2]s にキー %[1]s が見つかりません"),
 	"error.oauth_client_unknown":       text("client_id：Taasky にクライアント %[1]q は登録されていません（Dynamic Client Registration で登録するか、Client ID Metadata Document の URL を使ってください）"),
 	"error.oauth_client_id_required":   text("client_id：必須です"),
-	"error.join_schema_fixed":          text("subject_schema：このルームには別のスキーマで既に参加しています。スキーマは宣言後に変更できません"),
-	"error.join_limits_fixed":          text("limits：このルームには別の制限で既に参加しています。制限は宣言後に変更できません"),
+	"rule.join_schema_fixed":           text("このルームには別のスキーマで既に参加しています。スキーマは宣言後に変更できません"),
+	"rule.join_limits_fixed":           text("このルームには別の制限で既に参加しています。制限は宣言後に変更できません"),
 	"error.not_connected":              text("アカウント %[2]s のエージェント %[1]s は OAuth で接続されていません"),
 	"error.invitations_off":            text("このプロセスでは招待が設定されていません"),
 

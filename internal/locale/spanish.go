@@ -956,8 +956,8 @@ var spanishText = map[Key]catalog.Message{
 	"error.key_not_found":              text("no se encontró la clave %[1]s en la cuenta %[2]s"),
 	"error.oauth_client_unknown":       text("client_id: no hay ningún cliente %[1]q registrado en Taasky (regístrelo con Dynamic Client Registration o use la URL de un Client ID Metadata Document)"),
 	"error.oauth_client_id_required":   text("client_id: es obligatorio"),
-	"error.join_schema_fixed":          text("subject_schema: ya se unió a esta sala con otro esquema; queda fijado una vez declarado"),
-	"error.join_limits_fixed":          text("limits: ya se unió a esta sala con otros límites; los límites quedan fijados una vez declarados"),
+	"rule.join_schema_fixed":           text("ya se unió a esta sala con otro esquema; queda fijado una vez declarado"),
+	"rule.join_limits_fixed":           text("ya se unió a esta sala con otros límites; los límites quedan fijados una vez declarados"),
 	"error.not_connected":              text("el agente %[1]s de la cuenta %[2]s no está conectado con OAuth"),
 	"error.invitations_off":            text("las invitaciones no están configuradas en este proceso"),
 
