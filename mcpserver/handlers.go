@@ -144,6 +144,10 @@ func (s *Server) list(ctx context.Context, agent app.Agent, raw json.RawMessage)
 		Cursor     string   `json:"cursor"`
 	}
 	f := decodeArgs(raw, &in)
+	if in.RoomTokens != nil && len(in.RoomTokens) == 0 {
+		// An empty list is not "all my rooms": that is leaving it out.
+		f.add("room_tokens", negotiation.RuleInvalidValue, "room_tokens: at least one token; leave it out to list all your rooms")
+	}
 	if len(in.RoomTokens) > 0 && in.Cursor != "" {
 		f.add("cursor", negotiation.RuleInvalidValue, "cursor: pages the list of your rooms; pass it without room_tokens")
 	}
@@ -222,6 +226,9 @@ func (s *Server) propose(ctx context.Context, agent app.Agent, raw json.RawMessa
 		f.add("verdict", negotiation.RuleInvalidValue, "verdict: cancel goes through negotiation_cancel: your human confirms it")
 	default:
 		f.add("verdict", negotiation.RuleInvalidValue, "verdict: must be offer, counter or need_more_detail")
+	}
+	if in.Fields != nil && len(in.Fields) == 0 {
+		f.add("fields", negotiation.RuleInvalidValue, "fields: name at least one field, or leave it out")
 	}
 	if err := f.err(); err != nil {
 		return nil, err

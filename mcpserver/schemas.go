@@ -65,13 +65,13 @@ var inputSchemas = map[string]string{
 		`"not":{"required":["room_tokens","cursor"]}}`,
 	"negotiation_read": `{"type":"object","required":["room_token"],"properties":{` + tok + `,` +
 		`"history":{"type":"boolean"},"wait_seconds":{"type":"integer","minimum":0,"maximum":25},"receipt":{"type":"boolean"}}}`,
-	// subject or options for offer and counter; fields, and nothing else,
-	// for need_more_detail.
+	// subject or options for offer and counter; need_more_detail carries no
+	// terms and may name fields (DESIGN §2; the vectors ask without any).
 	"negotiation_propose": `{"type":"object","required":["room_token","verdict"],"properties":{` + tok + `,` +
 		`"verdict":{"enum":["offer","counter","need_more_detail"]},"subject":{"$ref":"#/$defs/T"},` +
 		`"options":{"type":"array","minItems":2,"maxItems":10,"items":{"$ref":"#/$defs/T"}},"fields":{"type":"array","minItems":1,"items":{"type":"string"}}},` +
-		`"oneOf":[{"properties":{"verdict":{"enum":["offer","counter"]}},"oneOf":[{"required":["subject"]},{"required":["options"]}]},{"properties":{"verdict":{"const":"need_more_detail"}},"required":["fields"]}],` +
-		`"not":{"anyOf":[{"required":["subject","fields"]},{"required":["options","fields"]}]},` +
+		`"oneOf":[{"properties":{"verdict":{"enum":["offer","counter"]},"fields":false},"oneOf":[{"required":["subject"]},{"required":["options"]}]},` +
+		`{"properties":{"verdict":{"const":"need_more_detail"},"subject":false,"options":false}}],` +
 		defs(dTime, dMoney, dRange, dTerms) + `}`,
 	// subject_hash with approve, never with reject.
 	"negotiation_respond": `{"type":"object","required":["room_token","verdict"],"properties":{` + tok + `,` +
