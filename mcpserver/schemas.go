@@ -70,8 +70,8 @@ var inputSchemas = map[string]string{
 	"negotiation_propose": `{"type":"object","required":["room_token","verdict"],"properties":{` + tok + `,` +
 		`"verdict":{"enum":["offer","counter","need_more_detail"]},"subject":{"$ref":"#/$defs/T"},` +
 		`"options":{"type":"array","minItems":2,"maxItems":10,"items":{"$ref":"#/$defs/T"}},"fields":{"type":"array","minItems":1,"items":{"type":"string"}}},` +
-		`"oneOf":[{"properties":{"verdict":{"enum":["offer","counter"]},"fields":false},"oneOf":[{"required":["subject"]},{"required":["options"]}]},` +
-		`{"properties":{"verdict":{"const":"need_more_detail"},"subject":false,"options":false}}],` +
+		`"oneOf":[{"properties":{"verdict":{"enum":["offer","counter"]},"fields":{"not":{}}},"oneOf":[{"required":["subject"]},{"required":["options"]}]},` +
+		`{"properties":{"verdict":{"const":"need_more_detail"},"subject":{"not":{}},"options":{"not":{}}}}],` +
 		defs(dTime, dMoney, dRange, dTerms) + `}`,
 	// subject_hash with approve, never with reject.
 	"negotiation_respond": `{"type":"object","required":["room_token","verdict"],"properties":{` + tok + `,` +
