@@ -3,6 +3,7 @@ package app_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/taasky/taasky/app"
 )
@@ -57,6 +58,8 @@ func TestRenameAccount(t *testing.T) {
 			_, err := tb.accounts.RenameAccount(tb.ctx, ann.ID, "alpha", strings.Repeat("n", 81))
 			return err
 		})
+	tb.refused("an invisible name", app.ErrInvalid, "name: readable text only, without invisible or direction-changing characters or words that mix alphabets",
+		func() error { _, err := tb.accounts.RenameAccount(tb.ctx, ann.ID, "alpha", "\u200b"); return err })
 	if got, _ := tb.accounts.AccountBySlug(tb.ctx, "alpha"); got.Name != "Alpha Works" {
 		t.Fatalf("after the refusals the name is %q", got.Name)
 	}
@@ -88,5 +91,83 @@ func TestAuditLogAccess(t *testing.T) {
 	}
 	if _, _, err := tb.accounts.AuditLog(tb.ctx, ann.ID, "alpha", "x"); app.ErrorCodeOf(err) != app.ErrInvalid {
 		t.Fatalf("a bad cursor: %v", err)
+	}
+}
+
+// TestAuthorityReadUnderTheLock: a change waiting for the account's
+// members lock is judged by its actor's role once it holds the lock. An
+// owner demoted, or removed, while their change waited cannot make
+// someone owner, remove or invite any more; the refusal is a clear one,
+// never an internal error.
+func TestAuthorityReadUnderTheLock(t *testing.T) {
+	tb, ann, ada, mo, _ := lifeTeam(t)
+	bea := tb.person("bea@example.test", true)
+	if err := tb.accounts.AddMemberAsOperator(tb.ctx, "alpha", bea.Email, app.MemberRoleOwner); err != nil {
+		t.Fatal(err)
+	}
+	// behind runs first and then second while a transaction holds the
+	// lock, and releases it once both wait: first takes effect first.
+	behind := func(first, second func() error) (error, error) {
+		t.Helper()
+		hold, err := tb.pool.Begin(tb.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer hold.Rollback(tb.ctx)
+		if _, err := hold.Exec(tb.ctx, `SELECT 1 FROM accounts WHERE slug = 'alpha' FOR NO KEY UPDATE`); err != nil {
+			t.Fatal(err)
+		}
+		waiting := func(n int) {
+			for range 1000 {
+				var k int
+				if err := tb.pool.QueryRow(tb.ctx, `SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`).Scan(&k); err != nil {
+					t.Fatal(err)
+				}
+				if k >= n {
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			t.Fatalf("%d changes do not wait for the lock", n)
+		}
+		e1, e2 := make(chan error, 1), make(chan error, 1)
+		go func() { e1 <- first() }()
+		waiting(1)
+		go func() { e2 <- second() }()
+		waiting(2)
+		if err := hold.Commit(tb.ctx); err != nil {
+			t.Fatal(err)
+		}
+		return <-e1, <-e2
+	}
+	demoted, promoted := behind(
+		func() error { return tb.accounts.ChangeRole(tb.ctx, ann.ID, "alpha", bea.ID, app.MemberRoleMember) },
+		func() error { return tb.accounts.ChangeRole(tb.ctx, bea.ID, "alpha", mo.ID, app.MemberRoleOwner) })
+	if demoted != nil {
+		t.Fatal(demoted)
+	}
+	wantError(t, promoted, app.ErrUnauthorized, "role: only the account's owners change roles")
+	if m, _ := tb.accounts.Membership(tb.ctx, mo.ID, "alpha"); m.Role != app.MemberRoleMember {
+		t.Errorf("mo is %s after a demoted owner's change", m.Role)
+	}
+	_, invited := behind(
+		func() error { return tb.accounts.ChangeRole(tb.ctx, ann.ID, "alpha", ada.ID, app.MemberRoleMember) },
+		func() error {
+			_, err := tb.accounts.Invite(tb.ctx, ada.ID, "alpha", "newcomer@example.test", app.MemberRoleMember)
+			return err
+		})
+	wantError(t, invited, app.ErrUnauthorized, "invitation: only the account's owners and admins invite")
+	if err := tb.accounts.ChangeRole(tb.ctx, ann.ID, "alpha", bea.ID, app.MemberRoleOwner); err != nil {
+		t.Fatal(err)
+	}
+	removed, removal := behind(
+		func() error { return tb.accounts.RemoveMember(tb.ctx, ann.ID, "alpha", bea.ID) },
+		func() error { return tb.accounts.RemoveMember(tb.ctx, bea.ID, "alpha", mo.ID) })
+	if removed != nil {
+		t.Fatal(removed)
+	}
+	wantError(t, removal, app.ErrNotFound, `account: you are not a member of "alpha"`)
+	if _, err := tb.accounts.Membership(tb.ctx, mo.ID, "alpha"); err != nil {
+		t.Errorf("mo was removed by a person removed before: %v", err)
 	}
 }

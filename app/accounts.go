@@ -125,17 +125,25 @@ func checkSlug(slug string) error {
 var fieldKeys = map[string]string{
 	"name length":         "error.name_length",
 	"agent name length":   "error.agent_name_length",
+	"name readable":       "error.name_readable",
+	"agent name readable": "error.agent_name_readable",
 	"email address":       "error.email_address",
 	"owner email address": "error.owner_email_address",
 }
 
-// checkName trims a display name and checks it is 1–80 printable characters.
+// checkName trims a display name and checks it is 1–80 readable characters.
 func checkName(field, name string) (string, error) {
 	name = strings.TrimSpace(name)
 	n := utf8.RuneCountInString(name)
 	if n < 1 || n > 80 || !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl) {
 		return "", &Error{Code: ErrInvalid, Message: fmt.Sprintf("%s: must be 1–80 characters, without control characters (got %d)", field, n),
 			Words: negotiation.Words{Key: fieldKeys[field+" length"], Args: []any{n}}}
+	}
+	// The other side reads it as who invites them: held to a room title's
+	// rules, so that it cannot hide or pass for another name.
+	if !negotiation.ReadableLine(name) || negotiation.Deceptive(name) != "" {
+		return "", &Error{Code: ErrInvalid, Message: fmt.Sprintf("%s: readable text only, without invisible or direction-changing characters or words that mix alphabets", field),
+			Words: negotiation.Words{Key: fieldKeys[field+" readable"]}}
 	}
 	return name, nil
 }

@@ -104,6 +104,8 @@ func TestCreateAgentRefusals(t *testing.T) {
 		{"unknown account", "nope", "X", "alice@example.test", app.ErrNotFound, "account not found: nope"},
 		{"name taken", "acme", "Helper", "alice@example.test", app.ErrConflict, "agent name already taken in account acme: Helper"},
 		{"name empty", "acme", "", "alice@example.test", app.ErrInvalid, "agent name: must be 1–80 characters"},
+		{"name reversed", "acme", "\u202etnega", "alice@example.test", app.ErrInvalid, "agent name: readable text only"},
+		{"name invisible", "acme", "Help\u200ber", "alice@example.test", app.ErrInvalid, "agent name: readable text only"},
 		{"bad email", "acme", "X", "alice@", app.ErrInvalid, `owner email: must be an email address like name@example.com (got "alice@")`},
 	}
 	for _, tt := range tests {

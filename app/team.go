@@ -150,13 +150,12 @@ func (a *Accounts) changeRole(ctx context.Context, actorID int64, slug string, u
 		return err
 	}
 	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
-		acctID, err := a.authorize(ctx, tx, actorID, slug, ActChangeRoles, operator,
-			refuse(ErrUnauthorized, "error.roles_who", "role: only the account's owners change roles"))
+		acctID, actor, err := a.lockedActor(ctx, tx, actorID, slug, operator)
 		if err != nil {
 			return err
 		}
-		if err := lockAccountMembers(ctx, tx, acctID); err != nil {
-			return err
+		if !May(actor, ActChangeRoles, Colleagues) {
+			return refuse(ErrUnauthorized, "error.roles_who", "role: only the account's owners change roles")
 		}
 		target, err := selectMembershipByID(ctx, tx, userID, acctID)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -205,6 +204,39 @@ func (a *Accounts) authorize(ctx context.Context, q querier, actorID int64, slug
 	return m.AccountID, nil
 }
 
+// lockedActor takes the account's members lock for a change by actorID
+// and returns the account's id and the actor's role as it stands once
+// the lock is held: a demotion or removal that committed while this
+// waited holds, and the audit log's order is the order things took
+// effect in. An operator acts as an owner.
+func (a *Accounts) lockedActor(ctx context.Context, tx pgx.Tx, actorID int64, slug string, operator bool) (int64, MemberRole, error) {
+	var acctID int64
+	if operator {
+		acct, err := selectAccountBySlug(ctx, tx, slug)
+		if err != nil {
+			return 0, "", err
+		}
+		acctID = acct.ID
+	} else {
+		m, err := a.memberOf(ctx, tx, actorID, slug)
+		if err != nil {
+			return 0, "", err
+		}
+		acctID = m.AccountID
+	}
+	if err := lockAccountMembers(ctx, tx, acctID); err != nil {
+		return 0, "", err
+	}
+	if operator {
+		return acctID, MemberRoleOwner, nil
+	}
+	m, err := selectMembershipByID(ctx, tx, actorID, acctID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, "", refuse(ErrNotFound, "error.not_member", "account: you are not a member of %q", slug)
+	}
+	return acctID, m.Role, err
+}
+
 // notLastOwner refuses with refusal when the account has one owner or none.
 func (a *Accounts) notLastOwner(ctx context.Context, q querier, accountID int64, refusal *Error) error {
 	n, err := countOwners(ctx, q, accountID)
@@ -241,21 +273,8 @@ func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userI
 	var forget [][]byte
 	var rooms []int64 // the rooms whose seats passed to the owners, for their live pages
 	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
-		var acctID int64
-		if operator {
-			acct, err := selectAccountBySlug(ctx, tx, slug)
-			if err != nil {
-				return err
-			}
-			acctID = acct.ID
-		} else {
-			m, err := a.memberOf(ctx, tx, actorID, slug)
-			if err != nil {
-				return err
-			}
-			acctID = m.AccountID
-		}
-		if err := lockAccountMembers(ctx, tx, acctID); err != nil {
+		acctID, actor, err := a.lockedActor(ctx, tx, actorID, slug, operator)
+		if err != nil {
 			return err
 		}
 		target, err := selectMembershipByID(ctx, tx, userID, acctID)
@@ -264,12 +283,8 @@ func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userI
 		} else if err != nil {
 			return err
 		}
-		if !operator && actorID != userID {
-			actor, err := selectMembershipByID(ctx, tx, actorID, acctID)
-			if err != nil {
-				return err
-			}
-			if !May(actor.Role, roleAction(target.Role), Colleagues) || !May(actor.Role, ActManageMembers, Colleagues) {
+		if actorID != userID {
+			if !May(actor, roleAction(target.Role), Colleagues) || !May(actor, ActManageMembers, Colleagues) {
 				return refuse(ErrUnauthorized, "error.remove_who", "member: only the account's owners remove an owner or admin, and owners and admins a member")
 			}
 		}

@@ -104,13 +104,15 @@ func (a *Accounts) Invite(ctx context.Context, actorID int64, slug, email string
 	}
 	var inv MemberInvitation
 	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
-		acctID, err := a.authorize(ctx, tx, actorID, slug, ActManageMembers, false, refuse(ErrUnauthorized, "error.invite_who", "invitation: only the account's owners and admins invite"))
+		acctID, actor, err := a.lockedActor(ctx, tx, actorID, slug, false)
 		if err != nil {
 			return err
 		}
-		if _, err = a.authorize(ctx, tx, actorID, slug, roleAction(role), false,
-			refuse(ErrUnauthorized, "error.invite_role_who", "role: only the account's owners invite an owner or admin")); err != nil {
-			return err
+		if !May(actor, ActManageMembers, Colleagues) {
+			return refuse(ErrUnauthorized, "error.invite_who", "invitation: only the account's owners and admins invite")
+		}
+		if !May(actor, roleAction(role), Colleagues) {
+			return refuse(ErrUnauthorized, "error.invite_role_who", "role: only the account's owners invite an owner or admin")
 		}
 		if member, err := selectIsMemberEmail(ctx, tx, acctID, email); err != nil {
 			return err
@@ -193,13 +195,16 @@ func (a *Accounts) RevokeInvitation(ctx context.Context, actorID int64, slug str
 	return nil
 }
 
-// onInvitation runs do on the account's invitation id, locked, if actorID
-// may manage it and it was neither accepted nor revoked.
+// onInvitation runs do on the account's invitation id, under the
+// account's members lock, if actorID may manage it and it was neither accepted nor revoked.
 func (a *Accounts) onInvitation(ctx context.Context, actorID int64, slug string, id int64, do func(pgx.Tx, MemberInvitation, time.Time) error) error {
 	return pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
-		acctID, err := a.authorize(ctx, tx, actorID, slug, ActManageMembers, false, refuse(ErrUnauthorized, "error.invitations_manage_who", "invitation: only the account's owners and admins manage invitations"))
+		acctID, actor, err := a.lockedActor(ctx, tx, actorID, slug, false)
 		if err != nil {
 			return err
+		}
+		if !May(actor, ActManageMembers, Colleagues) {
+			return refuse(ErrUnauthorized, "error.invitations_manage_who", "invitation: only the account's owners and admins manage invitations")
 		}
 		inv, err := selectInvitation(ctx, tx, acctID, id, true)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -207,9 +212,8 @@ func (a *Accounts) onInvitation(ctx context.Context, actorID int64, slug string,
 		} else if err != nil {
 			return err
 		}
-		if _, err := a.authorize(ctx, tx, actorID, slug, roleAction(inv.Role), false,
-			refuse(ErrUnauthorized, "error.invitation_role_who", "role: only the account's owners manage an invitation of an owner or admin")); err != nil {
-			return err
+		if !May(actor, roleAction(inv.Role), Colleagues) {
+			return refuse(ErrUnauthorized, "error.invitation_role_who", "role: only the account's owners manage an invitation of an owner or admin")
 		}
 		now := a.now()
 		switch inv.Status(now) {
@@ -217,9 +221,6 @@ func (a *Accounts) onInvitation(ctx context.Context, actorID int64, slug string,
 			return refuse(ErrConflict, "error.invitation_accepted", "invitation: %s already accepted it", inv.Email)
 		case InvitationRevoked:
 			return refuse(ErrConflict, "error.invitation_revoked_already", "invitation: it was revoked already")
-		}
-		if err := lockAccountMembers(ctx, tx, acctID); err != nil {
-			return err
 		}
 		return do(tx, inv, now)
 	})

@@ -892,6 +892,8 @@ var englishText = map[Key]catalog.Message{
 	"error.slug":                       text("slug: must be 3–40 characters of a–z, 0–9 and '-', starting and ending with a letter or digit (got %[1]q)"),
 	"error.name_length":                text("name: must be 1–80 characters, without control characters (got %[1]d)"),
 	"error.agent_name_length":          text("agent name: must be 1–80 characters, without control characters (got %[1]d)"),
+	"error.name_readable":              text("name: readable text only, without invisible or direction-changing characters or words that mix alphabets"),
+	"error.agent_name_readable":        text("agent name: readable text only, without invisible or direction-changing characters or words that mix alphabets"),
 	"error.email_address":              text("email: must be an email address like name@example.com (got %[1]q)"),
 	"error.owner_email_address":        text("owner email: must be an email address like name@example.com (got %[1]q)"),
 	"error.owner_not_member":           text("owner email: %[1]s is not a member of account %[2]s"),

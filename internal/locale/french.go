@@ -880,6 +880,8 @@ var frenchText = map[Key]catalog.Message{
 	"error.slug":                       text("adresse : doit faire 3 à 40 caractères parmi a–z, 0–9 et '-', et commencer et finir par une lettre ou un chiffre (reçu : %[1]q)"),
 	"error.name_length":                text("nom : doit faire de 1 à 80 caractères, sans caractères de contrôle (reçu : %[1]d)"),
 	"error.agent_name_length":          text("nom de l'agent : doit faire de 1 à 80 caractères, sans caractères de contrôle (reçu : %[1]d)"),
+	"error.name_readable":              text("nom : du texte lisible seulement, sans caractères invisibles ou qui changent le sens d'écriture, ni mots mêlant des alphabets"),
+	"error.agent_name_readable":        text("nom de l'agent : du texte lisible seulement, sans caractères invisibles ou qui changent le sens d'écriture, ni mots mêlant des alphabets"),
 	"error.email_address":              text("e-mail : doit être une adresse e-mail comme name@example.com (reçu : %[1]q)"),
 	"error.owner_email_address":        text("e-mail de l'humain : doit être une adresse e-mail comme name@example.com (reçu : %[1]q)"),
 	"error.owner_not_member":           text("e-mail de l'humain : %[1]s n'est pas membre du compte %[2]s"),

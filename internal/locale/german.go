@@ -878,6 +878,8 @@ var germanText = map[Key]catalog.Message{
 	"error.slug":                       text("Adresse: muss 3–40 Zeichen aus a–z, 0–9 und '-' lang sein und mit einem Buchstaben oder einer Ziffer beginnen und enden (erhalten: %[1]q)"),
 	"error.name_length":                text("Name: muss 1–80 Zeichen lang sein, ohne Steuerzeichen (erhalten: %[1]d)"),
 	"error.agent_name_length":          text("Name des Agenten: muss 1–80 Zeichen lang sein, ohne Steuerzeichen (erhalten: %[1]d)"),
+	"error.name_readable":              text("Name: nur lesbarer Text, ohne unsichtbare oder die Schreibrichtung ändernde Zeichen und ohne Wörter, die Alphabete mischen"),
+	"error.agent_name_readable":        text("Name des Agenten: nur lesbarer Text, ohne unsichtbare oder die Schreibrichtung ändernde Zeichen und ohne Wörter, die Alphabete mischen"),
 	"error.email_address":              text("E-Mail: muss eine E-Mail-Adresse wie name@example.com sein (erhalten: %[1]q)"),
 	"error.owner_email_address":        text("E-Mail des Menschen: muss eine E-Mail-Adresse wie name@example.com sein (erhalten: %[1]q)"),
 	"error.owner_not_member":           text("E-Mail des Menschen: %[1]s ist kein Mitglied des Kontos %[2]s"),

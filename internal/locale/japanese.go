@@ -851,6 +851,8 @@ var japaneseText = map[Key]catalog.Message{
 	"error.slug":                       text("アドレス：a～z、0～9、'-' からなる 3～40 文字で、英字か数字で始まり英字か数字で終わる必要があります（受け取った値：%[1]q）"),
 	"error.name_length":                text("名前：制御文字を含まない 1～80 文字にしてください（%[1]d 文字でした）"),
 	"error.agent_name_length":          text("エージェント名：制御文字を含まない 1～80 文字にしてください（%[1]d 文字でした）"),
+	"error.name_readable":              text("名前：読める文字だけにしてください（見えない文字、書字方向を変える文字、複数の文字体系を混ぜた単語は使えません）"),
+	"error.agent_name_readable":        text("エージェント名：読める文字だけにしてください（見えない文字、書字方向を変える文字、複数の文字体系を混ぜた単語は使えません）"),
 	"error.email_address":              text("メール：name@example.com のようなメールアドレスにしてください（受け取った値：%[1]q）"),
 	"error.owner_email_address":        text("担当者のメール：name@example.com のようなメールアドレスにしてください（受け取った値：%[1]q）"),
 	"error.owner_not_member":           text("担当者のメール：%[1]s はアカウント %[2]s のメンバーではありません"),

@@ -880,6 +880,8 @@ var spanishText = map[Key]catalog.Message{
 	"error.slug":                       text("dirección: debe tener de 3 a 40 caracteres de a–z, 0–9 y '-', y empezar y terminar con una letra o un dígito (se recibió %[1]q)"),
 	"error.name_length":                text("nombre: debe tener de 1 a 80 caracteres, sin caracteres de control (se recibieron %[1]d)"),
 	"error.agent_name_length":          text("nombre del agente: debe tener de 1 a 80 caracteres, sin caracteres de control (se recibieron %[1]d)"),
+	"error.name_readable":              text("nombre: solo texto legible, sin caracteres invisibles o que cambien la dirección de la escritura, ni palabras que mezclen alfabetos"),
+	"error.agent_name_readable":        text("nombre del agente: solo texto legible, sin caracteres invisibles o que cambien la dirección de la escritura, ni palabras que mezclen alfabetos"),
 	"error.email_address":              text("correo: debe ser una dirección de correo como name@example.com (se recibió %[1]q)"),
 	"error.owner_email_address":        text("correo del humano: debe ser una dirección de correo como name@example.com (se recibió %[1]q)"),
 	"error.owner_not_member":           text("correo del humano: %[1]s no es miembro de la cuenta %[2]s"),
