@@ -201,6 +201,7 @@ func TestSetUserTimeZone(t *testing.T) {
 		t.Errorf("time zone = %q", u.TimeZone)
 	}
 	wantError(t, b.accounts.SetUserTimeZone(b.ctx, u.ID, "Mars/Olympus"), app.ErrInvalid, `time zone: must be an IANA time zone name like Europe/Paris (got "Mars/Olympus")`)
+	wantError(t, b.accounts.SetUserTimeZone(b.ctx, u.ID, "localtime"), app.ErrInvalid, `time zone: must be an IANA time zone name like Europe/Paris (got "localtime")`) // the server's own zone, a file of tzdata
 	wantError(t, b.accounts.SetUserTimeZone(b.ctx, u.ID+1000, "UTC"), app.ErrNotFound, "no user")
 }
 

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/taasky/taasky/internal/tz"
 )
 
 // User is a person, across accounts. A user created by email (an account's
@@ -107,7 +108,7 @@ func (a *Accounts) keepClaims(ctx context.Context, u User, id OIDCIdentity) (Use
 		locale = ""
 	}
 	zone := strings.TrimSpace(id.ZoneInfo)
-	if _, err := time.LoadLocation(zone); err != nil || zone == "Local" || zone == "UTC" {
+	if _, err := tz.Load(zone); err != nil || zone == "UTC" {
 		zone = ""
 	}
 	if locale == u.OIDCLocale && (zone == "" || u.TimeZone != "UTC") {
@@ -186,12 +187,12 @@ func (a *Accounts) loginOIDC(ctx context.Context, id OIDCIdentity) (User, error)
 
 // SetUserTimeZone sets the IANA time zone (e.g. "Europe/Paris") that the
 // user's cards and messages are shown in.
-func (a *Accounts) SetUserTimeZone(ctx context.Context, userID int64, tz string) error {
-	tz = strings.TrimSpace(tz)
-	if _, err := time.LoadLocation(tz); err != nil || tz == "" || tz == "Local" {
-		return refuse(ErrInvalid, "error.time_zone", "time zone: must be an IANA time zone name like Europe/Paris (got %q)", tz)
+func (a *Accounts) SetUserTimeZone(ctx context.Context, userID int64, zone string) error {
+	zone = strings.TrimSpace(zone)
+	if _, err := tz.Load(zone); err != nil {
+		return refuse(ErrInvalid, "error.time_zone", "time zone: must be an IANA time zone name like Europe/Paris (got %q)", zone)
 	}
-	if err := updateUserTimeZone(ctx, a.pool, userID, tz); err != nil {
+	if err := updateUserTimeZone(ctx, a.pool, userID, zone); err != nil {
 		return fmt.Errorf("set time zone: %w", notFound(err, "", "no user %d", userID))
 	}
 	return nil

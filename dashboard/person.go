@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"errors"
 	"net/url"
 	"strconv"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/dashboard/form"
 	"github.com/taasky/taasky/internal/locale"
+	"github.com/taasky/taasky/internal/tz"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -68,13 +68,8 @@ func pageZone(zone any) string {
 	return ""
 }
 
-// loadZone loads an IANA zone by name; "" and "Local" are not zones.
-func loadZone(name string) (*time.Location, error) {
-	if name == "" || name == "Local" {
-		return nil, errors.New("no zone")
-	}
-	return time.LoadLocation(name)
-}
+// loadZone loads an IANA zone by name (internal/tz).
+func loadZone(name string) (*time.Location, error) { return tz.Load(name) }
 
 func seatCookieName(roomID int64) string { return seatCookie + strconv.FormatInt(roomID, 10) }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/locale"
+	"github.com/taasky/taasky/internal/tz"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -44,7 +45,7 @@ func sayRefusal(w *locale.Printer, loc *time.Location, err error) string {
 
 // zoneOr is the named zone, or or when the name is empty or unknown.
 func zoneOr(name string, or *time.Location) *time.Location {
-	if loc, err := time.LoadLocation(name); err == nil && name != "" {
+	if loc, err := tz.Load(name); err == nil {
 		return loc
 	}
 	return or

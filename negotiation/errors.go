@@ -64,6 +64,15 @@ func ruleErr(code Code, at, key, format string, args ...any) *Error {
 	return &Error{Code: code, Message: msg, Words: Words{At: at, Key: key, Args: args}}
 }
 
+// plural is the English format for a count of n: one for 1, else many.
+// (The catalogs carry each language's plural rules for the same words.)
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // refused is a move not allowed in the room now, in a sentence of its own.
 func refused(key, format string, args ...any) *Error {
 	return ruleErr(CodeRefused, "", key, format, args...)

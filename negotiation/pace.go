@@ -32,7 +32,7 @@ func (p Pace) Check(r *Room, side Side, v Verdict, lastTabled, at time.Time) err
 		return nil
 	}
 	if p.capped(r) {
-		return refused("rule.rounds_cap", "this room reached its cap of %d rounds: approve, reject or cancel", p.MaxRounds)
+		return refused("rule.rounds_cap", plural(p.MaxRounds, "this room reached its cap of %d round: approve, reject or cancel", "this room reached its cap of %d rounds: approve, reject or cancel"), p.MaxRounds)
 	}
 	if v == VerdictCounter {
 		if next := p.NextCounterAt(lastTabled); at.Before(next) {
@@ -70,7 +70,7 @@ func (p Pace) Next(r *Room, side Side, lastTabled, at time.Time) (Next, *time.Ti
 	}
 	if p.capped(r) && slices.ContainsFunc(n.Verdicts, tabling) {
 		n.Verdicts = slices.DeleteFunc(slices.Clone(n.Verdicts), tabling)
-		n.Say += fmt.Sprintf(" This room reached its cap of %d rounds: no more offers, counters or questions; approve, reject or cancel.", p.MaxRounds)
+		n.Say += fmt.Sprintf(plural(p.MaxRounds, " This room reached its cap of %d round", " This room reached its cap of %d rounds")+": no more offers, counters or questions; approve, reject or cancel.", p.MaxRounds)
 		return n, nil
 	}
 	next := p.NextCounterAt(lastTabled)

@@ -40,6 +40,10 @@ func TestPace(t *testing.T) {
 			t.Errorf("case %d: %q, want %q", i, got, c.want)
 		}
 	}
+	one := Pace{MaxRounds: 1}
+	if err := one.Check(&Room{Round: 1}, SideA, VerdictCounter, time.Time{}, t0); err == nil || err.Error() != "this room reached its cap of 1 round: approve, reject or cancel" {
+		t.Errorf("a cap of one round: %v", err)
+	}
 	if err := (Pace{}).Check(&Room{Round: 1 << 20}, SideA, VerdictCounter, t0, t0); err != nil {
 		t.Errorf("the zero Pace refused: %v", err)
 	}
@@ -88,5 +92,17 @@ func TestDeceptive(t *testing.T) {
 	}
 	if !ReadableLine("Kick-off") || ReadableLine("Kick\noff") || ReadableLine("a\u202eb") {
 		t.Error("ReadableLine")
+	}
+}
+
+// TestEnglishCountsOfOne: an English refusal counting one thing says it in
+// the singular (the catalogs have each language's plural rules).
+func TestEnglishCountsOfOne(t *testing.T) {
+	s, _, err := ParseSchema([]byte(`{"initial":{"type":"string","label":"Initial","max_len":1}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ParseTerms([]byte(`{"initial":"AB"}`)); err == nil || err.Error() != "initial: at most 1 character" {
+		t.Errorf("max_len 1: %v", err)
 	}
 }

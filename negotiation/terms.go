@@ -167,7 +167,7 @@ func (f *Field) parseValue(path string, n *node) (Value, error) {
 			return Value{}, termsErr(path, "rule.not_string", "must be a string, not %s", n.kind.String())
 		}
 		if utf8.RuneCountInString(n.s) > f.MaxLen {
-			return Value{}, termsErr(path, "rule.too_long", "at most %d characters", f.MaxLen)
+			return Value{}, termsErr(path, "rule.too_long", plural(f.MaxLen, "at most %d character", "at most %d characters"), f.MaxLen)
 		}
 		if !validText(n.s, true) {
 			return Value{}, termsErr(path, "rule.control_characters", "control characters are not allowed")

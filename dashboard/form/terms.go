@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/taasky/taasky/internal/locale"
+	"github.com/taasky/taasky/internal/tz"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -280,10 +281,10 @@ func timerange(r Row, w *locale.Printer) (any, bool, string) {
 	if r.Start == "" || r.End == "" {
 		return nil, false, w.T("form.start_and_end")
 	}
-	if r.Zone == "" || r.Zone == "Local" {
+	if r.Zone == "" {
 		return nil, false, w.T("form.zone_required")
 	}
-	loc, err := time.LoadLocation(r.Zone)
+	loc, err := tz.Load(r.Zone)
 	if err != nil {
 		return nil, false, w.T("form.zone_unknown", r.Zone)
 	}

@@ -79,14 +79,27 @@ func TestEveryRefusalKeyIsInTheCatalog(t *testing.T) {
 					t.Errorf("%s: %q is not in the catalog", name, key)
 					return true
 				}
-				format, ok := literal(call.Args[at+1])
-				if !ok {
-					t.Errorf("%s: %s %q: its English is no literal", name, fn.Name, key)
-					return true
+				// A count's English is plural(n, one, many): each form
+				// against the catalog's, for 1 and for more.
+				forms, ones := []ast.Expr{call.Args[at+1]}, []bool{false}
+				if p, isCall := call.Args[at+1].(*ast.CallExpr); isCall && len(p.Args) == 3 {
+					if id, isIdent := p.Fun.(*ast.Ident); isIdent && id.Name == "plural" {
+						forms, ones = p.Args[1:], []bool{true, false}
+					}
 				}
-				args := sampleArgs(format)
-				if code, english := fmt.Sprintf(format, args...), English().T(Key(key), args...); code != english {
-					t.Errorf("%s: %q says %q in the code, %q in english.go", name, key, code, english)
+				for i, form := range forms {
+					format, ok := literal(form)
+					if !ok {
+						t.Errorf("%s: %s %q: its English is no literal", name, fn.Name, key)
+						return true
+					}
+					args := sampleArgs(format)
+					if ones[i] {
+						args[0] = 1
+					}
+					if code, english := fmt.Sprintf(format, args...), English().T(Key(key), args...); code != english {
+						t.Errorf("%s: %q says %q in the code, %q in english.go", name, key, code, english)
+					}
 				}
 				return true
 			})
