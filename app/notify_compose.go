@@ -172,8 +172,7 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 			}
 		}
 	}
-	out.Agent, out.Them = partyNames(row, d.Side, h)
-	out.ThemDeleted = theirAccountDeleted(row.party(d.Side.Other()), h.them)
+	out.Agent, out.Them, out.ThemKey = partyNames(row, d.Side, h)
 	return nil
 }
 
@@ -201,21 +200,23 @@ func theirAccountDeleted(o *partyRow, name *string) bool {
 
 // partyNames is the side's agent and the other side's account, by name,
 // from what selectNotice read of them (h).
-func partyNames(row *roomRow, side negotiation.Side, h *humanRow) (agent, them string) {
+func partyNames(row *roomRow, side negotiation.Side, h *humanRow) (agent, them, themKey string) {
 	if h.agent != nil {
 		agent = *h.agent
 	}
 	o := row.party(side.Other())
 	switch {
+	case theirAccountDeleted(o, h.them):
+		themKey = "party.deleted_account"
 	case o == nil && side == negotiation.SideA:
-		them = "the person you invite"
+		themKey = "party.to_invite"
 	case o == nil || o.AccountID == nil:
-		them = "the person you invited"
+		themKey = "party.invited"
 		if side == negotiation.SideB {
-			them = "the inviter"
+			themKey = "party.inviter"
 		}
 	case h.them != nil:
 		them = *h.them
 	}
-	return agent, them
+	return agent, them, themKey
 }

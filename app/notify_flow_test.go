@@ -719,3 +719,48 @@ func TestPreapproveRequestAndExpiryNotice(t *testing.T) {
 		t.Errorf("%d mails, want 2", n)
 	}
 }
+
+// TestAPersonWithoutAnAccountInTheReadersWords: the inviter reads French,
+// and the person who answered on /i/ has no account's name: the request,
+// the agreement and its calendar name them in French, not in English.
+func TestAPersonWithoutAnAccountInTheReadersWords(t *testing.T) {
+	nb := setupNotify(t)
+	acc := NewAccounts(nb.pool)
+	ua, err := acc.UserByEmail(nb.ctx, "alpha@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := acc.SetUserLanguage(nb.ctx, ua.ID, "fr"); err != nil {
+		t.Fatal(err)
+	}
+	slots := []json.RawMessage{
+		json.RawMessage(`{"start":"2026-10-14T09:00:00+02:00","end":"2026-10-14T09:30:00+02:00"}`),
+		json.RawMessage(`{"start":"2026-10-15T14:00:00+02:00","end":"2026-10-15T14:30:00+02:00"}`),
+	}
+	open, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Slots: slots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := nb.rooms.InvitationByCode(nb.ctx, open.InviteURL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pick := inv.Card.Options[1].SubjectHash
+	if _, err := nb.rooms.AnswerInvitation(nb.ctx, open.InviteCode, PersonAnswer{Verdict: negotiation.VerdictApprove, Hash: pick, Email: "pat@example.test"}); err != nil {
+		t.Fatal(err)
+	}
+	cv, _, err := nb.rooms.RequestConfirmation(nb.ctx, nb.a, open.RoomToken, "approve", pick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := nb.mailTo(t, "alpha@example.test", 1)
+	nb.confirm(t, nb.a, open.RoomToken, cv)
+	agreed := nb.mailTo(t, "alpha@example.test", 2)
+	said := req.Subject + "\n" + req.Text + "\n" + agreed.Subject + "\n" + agreed.Text
+	for _, a := range agreed.Attachments {
+		said += "\n" + string(a.Data)
+	}
+	if strings.Contains(said, "the person you") || strings.Count(said, "la personne que vous avez invitée") < 4 {
+		t.Errorf("the person is not named in French:\n%s", said)
+	}
+}

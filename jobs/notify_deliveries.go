@@ -82,10 +82,10 @@ type Notification struct {
 	UnsubscribeURL string // non-critical mail
 	SettingsURL    string
 
-	Title       string
-	Agent       string
-	Them        string
-	ThemDeleted bool // the other side's account was deleted
+	Title   string
+	Agent   string
+	Them    string
+	ThemKey string // the other side in the catalog's words, when no account's name is shown (notify.Message)
 	// HandedOver: a request to an owner, because the side's human left
 	// the account.
 	HandedOver   bool
@@ -118,7 +118,7 @@ func (n *Notification) message(d Delivery) *notify.Message {
 	}
 	return &notify.Message{
 		Kind: notify.Kind(d.Topic), ID: messageID(d, n.Installation), To: n.To, Push: push, TimeZone: n.TimeZone, Lang: n.Lang, Now: n.Now,
-		RoomID: d.RoomID, RoomURL: n.RoomURL, Title: n.Title, Agent: n.Agent, Them: n.Them, ThemDeleted: n.ThemDeleted, HandedOver: n.HandedOver,
+		RoomID: d.RoomID, RoomURL: n.RoomURL, Title: n.Title, Agent: n.Agent, Them: n.Them, ThemKey: n.ThemKey, HandedOver: n.HandedOver,
 		Verdict: n.Verdict, OneTapURL: n.OneTapURL, InviteURL: n.InviteURL, Card: n.Card, Deadline: n.Deadline, ExpiresAt: n.ExpiresAt,
 		ClosedReason: n.ClosedReason, NoDeal: n.NoDeal, UnsubscribeURL: n.UnsubscribeURL, SettingsURL: n.SettingsURL,
 		Receipt: n.Receipt, RoomUID: n.RoomUID,

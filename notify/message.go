@@ -69,8 +69,10 @@ type Message struct {
 	Title   string // the room's title: the inviter's words, "" for none
 	Agent   string // the recipient's agent, who asks
 	Them    string // the other side, as the recipient knows them
-	// ThemDeleted: the other side's account was deleted (Them is "").
-	ThemDeleted bool
+	// ThemKey names the other side in the recipient's words when no
+	// account's name is there to show (Them is ""): party.deleted_account,
+	// party.to_invite, party.invited or party.inviter.
+	ThemKey string
 	// HandedOver: the request goes to an owner because the member who
 	// answered for this side left the account (request).
 	HandedOver bool
@@ -118,8 +120,8 @@ type PushTarget struct {
 // subjectOf is what the room is about, for subjects and push titles.
 // them names the other side.
 func (m *Message) them(w *locale.Printer) string {
-	if m.ThemDeleted {
-		return w.T("party.deleted_account")
+	if m.ThemKey != "" {
+		return w.T(locale.Key(m.ThemKey))
 	}
 	return m.Them
 }

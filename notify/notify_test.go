@@ -108,7 +108,7 @@ func TestEmailEveryKind(t *testing.T) {
 	// To an owner, because the member who answered left; and across from a
 	// deleted account.
 	m := sample(KindRequest)
-	m.HandedOver, m.Them, m.ThemDeleted = true, "", true
+	m.HandedOver, m.Them, m.ThemKey = true, "", "party.deleted_account"
 	_, p = render(t, m)
 	for _, want := range []string{"The member who answered for this agent is no longer in the account: as its owner, you answer for it now.",
 		"with a deleted account"} {

@@ -722,6 +722,10 @@ var englishText = map[Key]catalog.Message{
 	// Who sits across a room whose other side is a person without an account
 	// (after "with" and "by" on the room page).
 	"party.person": text("a person answering in the browser"),
+	// A room's other side that has no account, after "with" in a mail's subject and text: before anyone joined, seen by the inviter, and seen by the invited person.
+	"party.to_invite": text("the person you invite"),
+	"party.invited":   text("the person you invited"),
+	"party.inviter":   text("the inviter"),
 	// The settings page's section (owners only), and the page after it.
 	"account_delete.heading":       text("Delete the account"),
 	"account_delete.intro":         text("Deleting the account cannot be undone. At once:"),

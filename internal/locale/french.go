@@ -705,6 +705,9 @@ var frenchText = map[Key]catalog.Message{
 	"party.deleted_account": text("un compte supprimé"),
 	// Who sits across a room whose other side is a person without an account.
 	"party.person":                 text("une personne qui répond dans le navigateur"),
+	"party.to_invite":              text("la personne que vous invitez"),
+	"party.invited":                text("la personne que vous avez invitée"),
+	"party.inviter":                text("la personne qui vous a invité"),
 	"account_delete.heading":       text("Supprimer le compte"),
 	"account_delete.intro":         text("La suppression du compte est définitive. Immédiatement :"),
 	"account_delete.rooms":         text("chaque négociation ouverte est close, et l'autre partie est informée que ce compte a été supprimé ;"),

@@ -705,6 +705,9 @@ var germanText = map[Key]catalog.Message{
 	"party.deleted_account": text("„gelöschtes Konto“"), // a name in quotes: it reads right after "mit" and "von" and alone
 	// Who sits across a room whose other side is a person without an account.
 	"party.person":                 text("einer Person, die im Browser antwortet"), // dative: after "mit", "von"
+	"party.to_invite":              text("der Person, die Sie einladen"),
+	"party.invited":                text("der Person, die Sie eingeladen haben"),
+	"party.inviter":                text("der Person, die Sie eingeladen hat"),
 	"account_delete.heading":       text("Konto löschen"),
 	"account_delete.intro":         text("Das Löschen des Kontos kann nicht rückgängig gemacht werden. Sofort gilt:"),
 	"account_delete.rooms":         text("jede offene Verhandlung wird geschlossen, und der anderen Seite wird mitgeteilt, dass dieses Konto gelöscht wurde;"),

@@ -686,6 +686,9 @@ var japaneseText = map[Key]catalog.Message{
 	"party.deleted_account": text("削除されたアカウント"),
 	// Who sits across a room whose other side is a person without an account.
 	"party.person":                 text("ブラウザで回答する人"),
+	"party.to_invite":              text("招待する相手"),
+	"party.invited":                text("招待した相手"),
+	"party.inviter":                text("招待した人"),
 	"account_delete.heading":       text("アカウントを削除"),
 	"account_delete.intro":         text("アカウントの削除は取り消せません。直ちに次のようになります："),
 	"account_delete.rooms":         text("進行中の交渉はすべて終了し、相手側にはこのアカウントが削除されたことが通知されます。"),

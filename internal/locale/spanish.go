@@ -705,6 +705,9 @@ var spanishText = map[Key]catalog.Message{
 	"party.deleted_account": text("una cuenta eliminada"),
 	// Who sits across a room whose other side is a person without an account.
 	"party.person":                 text("una persona que responde en el navegador"),
+	"party.to_invite":              text("la persona a la que invita"),
+	"party.invited":                text("la persona a la que invitó"),
+	"party.inviter":                text("la persona que le invitó"),
 	"account_delete.heading":       text("Eliminar la cuenta"),
 	"account_delete.intro":         text("La eliminación de la cuenta no se puede deshacer. De inmediato:"),
 	"account_delete.rooms":         text("se cierra cada negociación abierta y se informa a la otra parte de que esta cuenta fue eliminada;"),
