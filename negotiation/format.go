@@ -14,6 +14,9 @@ func FormatValue(f Field, v *Value, loc *time.Location) string {
 		s, e := v.Start.In(loc), v.End.In(loc)
 		zone := loc.String()
 		_, off := s.Zone()
+		if _, endOff := e.Zone(); endOff != off {
+			return rangeAcrossAChange(s, e, zone)
+		}
 		switch {
 		case off == 0 && (zone == "UTC" || zone == ""):
 			zone = "UTC"
@@ -35,6 +38,25 @@ func FormatValue(f Field, v *Value, loc *time.Location) string {
 		return "no"
 	}
 	return string(f.appendValueText(nil, v))
+}
+
+// rangeAcrossAChange writes a time range whose ends are at different
+// offsets of zone (its clocks change in between): each end with its own
+// offset and the zone named once, unless it has no name. One offset for
+// both would write the hour from 05:30Z in New York on 1 Nov 2026 as
+// "01:30–01:30".
+func rangeAcrossAChange(s, e time.Time, zone string) string {
+	var b string
+	if s.Format(time.DateOnly) == e.Format(time.DateOnly) {
+		b = s.Format("Mon 2 Jan 2006, 15:04") + " UTC" + s.Format("-07:00") + " – " + e.Format("15:04")
+	} else {
+		b = s.Format("Mon 2 Jan 2006 15:04") + " UTC" + s.Format("-07:00") + " – " + e.Format("Mon 2 Jan 2006 15:04")
+	}
+	b += " UTC" + e.Format("-07:00")
+	if zone != "" && zone != "Local" {
+		b += " (" + zone + ")"
+	}
+	return b
 }
 
 // FormatValues joins a field's values for a person.

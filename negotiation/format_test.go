@@ -85,3 +85,45 @@ func TestFormatValueInANamelessZone(t *testing.T) {
 		t.Fatalf("%q, want the offset (e.g. %q)", got, want)
 	}
 }
+
+// TestFormatValueAcrossAClockChange: a range whose ends are at different
+// offsets of the viewer's zone gives each end its offset and names the
+// zone once, so that an hour across the autumn change is not written
+// "01:30–01:30" nor an end in spring at the start's offset; a range at one
+// offset is written as before.
+func TestFormatValueAcrossAClockChange(t *testing.T) {
+	s := mustSchema(t, []byte(`{"t":{"type":"timerange","label":"T"}}`))
+	f, _ := s.Field("t")
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		start, end string
+		loc        *time.Location
+		want       string
+	}{
+		// Paris: forward at 01:00Z on 29 Mar 2026, back at 01:00Z on 25 Oct 2026.
+		{"2026-03-29T00:30:00Z", "2026-03-29T01:30:00Z", paris, "Sun 29 Mar 2026, 01:30 UTC+01:00 – 03:30 UTC+02:00 (Europe/Paris)"},
+		{"2026-10-25T00:45:00Z", "2026-10-25T01:15:00Z", paris, "Sun 25 Oct 2026, 02:45 UTC+02:00 – 02:15 UTC+01:00 (Europe/Paris)"},
+		// New York: forward at 07:00Z on 8 Mar 2026, back at 06:00Z on 1 Nov 2026.
+		{"2026-03-08T06:30:00Z", "2026-03-08T07:30:00Z", ny, "Sun 8 Mar 2026, 01:30 UTC-05:00 – 03:30 UTC-04:00 (America/New_York)"},
+		{"2026-11-01T05:30:00Z", "2026-11-01T06:30:00Z", ny, "Sun 1 Nov 2026, 01:30 UTC-04:00 – 01:30 UTC-05:00 (America/New_York)"},
+		{"2026-11-01T03:30:00Z", "2026-11-01T06:30:00Z", ny, "Sat 31 Oct 2026 23:30 UTC-04:00 – Sun 1 Nov 2026 01:30 UTC-05:00 (America/New_York)"},
+		// One offset: unchanged.
+		{"2026-11-01T06:00:00Z", "2026-11-01T06:45:00Z", ny, "Sun 1 Nov 2026, 01:00–01:45 (America/New_York, UTC-05:00)"},
+		{"2026-10-25T01:15:00Z", "2026-10-25T02:00:00Z", paris, "Sun 25 Oct 2026, 02:15–03:00 (Europe/Paris, UTC+01:00)"},
+		{"2026-12-03T22:30:00Z", "2026-12-04T01:00:00Z", paris, "Thu 3 Dec 2026 23:30 – Fri 4 Dec 2026 02:00 (Europe/Paris, UTC+01:00)"},
+		{"2026-11-01T05:30:00Z", "2026-11-01T06:30:00Z", time.UTC, "Sun 1 Nov 2026, 05:30–06:30 (UTC)"},
+	} {
+		terms := mustTerms(t, s, `{"t":{"start":"`+c.start+`","end":"`+c.end+`"}}`)
+		v, _ := terms.Values("t")
+		if got := FormatValue(f, &v[0], c.loc); got != c.want {
+			t.Errorf("%s–%s in %s:\n got %q\nwant %q", c.start, c.end, c.loc, got, c.want)
+		}
+	}
+}

@@ -80,7 +80,10 @@ func zoneName(t time.Time, loc *time.Location, withOffset bool) string {
 }
 
 // Moment writes t for a person in loc (nil: UTC), naming the zone:
-// "Mon 26 Oct 2026, 11:00 (Europe/Paris)"; the zero time is "".
+// "Mon 26 Oct 2026, 11:00 (Europe/Paris)"; the zero time is "". A wall
+// time loc reads twice (the hour its clocks go back) names its offset too,
+// or two moments an hour apart would be written alike: "Sun 1 Nov 2026,
+// 01:30 (America/New_York, UTC-04:00)".
 func (p *Printer) Moment(t time.Time, loc *time.Location) string {
 	if t.IsZero() {
 		return ""
@@ -89,7 +92,32 @@ func (p *Printer) Moment(t time.Time, loc *time.Location) string {
 		loc = time.UTC
 	}
 	t = t.In(loc)
-	return p.dates.write(p.dates.moment, t) + " (" + zoneName(t, loc, false) + ")"
+	return p.dates.write(p.dates.moment, t) + " (" + zoneName(t, loc, repeated(t)) + ")"
+}
+
+// repeated reports whether t's wall clock (t in its zone) is read twice in
+// that zone: in the hour its clocks go back, once at the offset before the
+// change and again at the one after.
+func repeated(t time.Time) bool {
+	_, off := t.Zone()
+	start, end := t.ZoneBounds()
+	var neighbours []time.Time // an instant of the offset before t's, and of the one after
+	if !start.IsZero() {
+		neighbours = append(neighbours, start.Add(-time.Nanosecond))
+	}
+	if !end.IsZero() {
+		neighbours = append(neighbours, end)
+	}
+	const wall = "2006-01-02 15:04:05.999999999"
+	for _, n := range neighbours {
+		_, o := n.Zone()
+		// t moved by the difference of offsets reads as t does when it
+		// falls where o is the zone's offset: the same wall clock twice.
+		if o != off && t.Add(time.Duration(off-o)*time.Second).Format(wall) == t.Format(wall) {
+			return true
+		}
+	}
+	return false
 }
 
 // MomentWithUTC is Moment for a reader whose own zone is not known and
@@ -148,12 +176,18 @@ func (p *Printer) inUTC(start, end, shown time.Time) string {
 // Day writes a calendar day (a date field) with its weekday.
 func (p *Printer) Day(t time.Time) string { return p.dates.write(p.dates.day, t) }
 
-// Range writes a time range in loc, naming the zone and its offset.
+// Range writes a time range in loc, naming the zone and its offset. A
+// range across a change of loc's clocks gives each end its own offset and
+// names the zone once: "Sun 1 Nov 2026, 01:30 UTC-04:00 – 01:30 UTC-05:00
+// (America/New_York)" is an hour, where one offset would have made it none.
 func (p *Printer) Range(start, end time.Time, loc *time.Location) string {
 	if loc == nil {
 		loc = time.UTC
 	}
 	s, e := start.In(loc), end.In(loc)
+	if offset(s) != offset(e) {
+		return p.rangeAcrossAChange(s, e, loc)
+	}
 	zone := " (" + zoneName(s, loc, true) + ")"
 	if s.Format(time.DateOnly) == e.Format(time.DateOnly) {
 		return p.dates.write(p.dates.moment, s) + "–" + e.Format("15:04") + zone
@@ -161,9 +195,35 @@ func (p *Printer) Range(start, end time.Time, loc *time.Location) string {
 	return p.dates.write(p.dates.moment, s) + " – " + p.dates.write(p.dates.moment, e) + zone
 }
 
+// rangeAcrossAChange is Range for s and e (in loc) at different offsets:
+// each time followed by its offset (every language's moment pattern ends
+// with its time), the end's date left out when it is the start's, and the
+// zone's name once at the end, as Range writes it, unless it has none.
+func (p *Printer) rangeAcrossAChange(s, e time.Time, loc *time.Location) string {
+	b := p.dates.write(p.dates.moment, s) + " UTC" + s.Format("-07:00") + " – "
+	if s.Format(time.DateOnly) == e.Format(time.DateOnly) {
+		b += e.Format("15:04")
+	} else {
+		b += p.dates.write(p.dates.moment, e)
+	}
+	b += " UTC" + e.Format("-07:00")
+	if zone := loc.String(); zone != "" && zone != "Local" {
+		b += " (" + zone + ")"
+	}
+	return b
+}
+
+// offset is t's offset from UTC in seconds, in its zone.
+func offset(t time.Time) int {
+	_, off := t.Zone()
+	return off
+}
+
 // RangeWithUTC is Range for a reader shown loc's offset as a guess (see
 // MomentWithUTC): "Mon 7 Dec 2026, 09:00–09:30 (UTC+01:00) · 08:00–08:30
-// UTC".
+// UTC". Both ends are at the start's offset, a zone whose clocks never
+// change, even if loc's clocks change in between: what is shown is an
+// offset, not loc, and UTC is beside it.
 func (p *Printer) RangeWithUTC(start, end time.Time, loc *time.Location) string {
 	if isUTC(loc) {
 		return p.Range(start, end, loc)
