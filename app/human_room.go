@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -45,7 +46,9 @@ type HumanRoom struct {
 	Pending  *negotiation.Confirmation
 	Card     *negotiation.Card
 	Timeline []HumanRound
-	Limits   []LimitLine
+	// Limits are the side's own limits as declared (each bound and its
+	// values), for the adapter to write in the reader's words and zone.
+	Limits   []negotiation.Limit
 	NoDeal   []negotiation.CardNote
 	TimeZone *time.Location
 	// Answered is a confirmation of this side the viewer asked about
@@ -58,12 +61,6 @@ type HumanRound struct {
 	RoundView
 	At      time.Time
 	Options []negotiation.CardOption
-}
-
-// LimitLine is one of the side's own limits, written for its human.
-type LimitLine struct {
-	Label string
-	Text  string
 }
 
 // SettledConfirmation is what became of a confirmation.
@@ -175,10 +172,7 @@ func (h *HumanRoom) fill(r *negotiation.Room, side negotiation.Side, seen bool) 
 		hr.Options = renderTerms(r, side, mover, rv.Terms, h.TimeZone)
 		h.Timeline = append(h.Timeline, hr)
 	}
-	mine := r.Party(side)
-	for _, lim := range mine.Limits.List() {
-		h.Limits = append(h.Limits, LimitLine{Label: lim.Field.Label, Text: describeLimit(lim, h.TimeZone)})
-	}
+	h.Limits = slices.Clone(r.Party(side).Limits.List()) // the room's own list stays the room's
 }
 
 // renderTerms renders terms a side tabled through the viewer's schema, as a
@@ -203,49 +197,6 @@ func renderTerms(r *negotiation.Room, viewer, mover negotiation.Side, opts []Opt
 		return nil
 	}
 	return c.Options
-}
-
-// describeLimit writes one of the viewer's own limits for them.
-func describeLimit(lim negotiation.Limit, loc *time.Location) string {
-	f := lim.Field
-	val := func(v *negotiation.Value) string {
-		switch f.Type {
-		case negotiation.TypeTimerange:
-			return v.Start.In(loc).Format("Mon 2 Jan 2006 15:04 MST")
-		case negotiation.TypeDate:
-			return negotiation.FormatValue(f, v, loc)
-		}
-		return negotiation.FormatBound(f, v)
-	}
-	switch {
-	case lim.OneOf != nil:
-		out := "one of: "
-		for i, v := range lim.OneOf {
-			if i > 0 {
-				out += ", "
-			}
-			out += v
-		}
-		return out
-	case lim.Equals != nil:
-		if *lim.Equals {
-			return "must be yes"
-		}
-		return "must be no"
-	}
-	lo, hi := "at least ", "at most "
-	if f.Type == negotiation.TypeTimerange {
-		lo, hi = "not before ", "not after "
-	}
-	switch {
-	case lim.Min != nil && lim.Max != nil:
-		return lo + val(lim.Min) + "; " + hi + val(lim.Max)
-	case lim.Min != nil:
-		return lo + val(lim.Min)
-	case lim.Max != nil:
-		return hi + val(lim.Max)
-	}
-	return ""
 }
 
 // SeesRoom tells whether userID may see the room: a seat of one of their

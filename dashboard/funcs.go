@@ -25,6 +25,7 @@ func funcsFor(w *locale.Printer) template.FuncMap {
 		"countdown": func(at, now time.Time) string { return w.Left(at.Sub(now)) },
 		"when":      func(t time.Time, zone any) (string, error) { return when(w, t, zone) },
 		"value":     func(f negotiation.CardField, zone any) (string, error) { return value(w, f, zone) },
+		"limit":     w.Limit,
 		"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"verdict":   w.Verdict,
 		"asking":    func(v negotiation.Verdict) string { return w.T("ask.heading", w.Ask(v)) },

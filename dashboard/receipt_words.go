@@ -77,9 +77,12 @@ func channelWords(words *locale.Printer, c receipt.Channel) string {
 	return words.T("receipt.channel.dashboard")
 }
 
-// termsInWords lists the agreed terms field by field: a money amount with
-// its currency, a timerange's moments in the reader's zone, anything else
-// as written.
+// termsInWords lists the agreed terms field by field, each value as the
+// card writes it for the reader (Printer.Value): a time range in their
+// zone, a day and yes/no in their words, a money amount with its currency,
+// a repeated field's values one after the other; what a party wrote and
+// numbers as written. A receipt carries no schema, so a value is read by
+// its shape.
 func termsInWords(words *locale.Printer, raw json.RawMessage, loc *time.Location) []receiptTerm {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(raw, &fields) != nil {
@@ -93,18 +96,43 @@ func termsInWords(words *locale.Printer, raw json.RawMessage, loc *time.Location
 	return out
 }
 
+// valueInWords writes one field's value: a repeated field's (a JSON array)
+// each in turn, joined as the card joins them.
 func valueInWords(words *locale.Printer, v json.RawMessage, loc *time.Location) string {
+	var list []json.RawMessage
+	if bytes.HasPrefix(bytes.TrimSpace(v), []byte("[")) && json.Unmarshal(v, &list) == nil {
+		parts := make([]string, len(list))
+		for i, e := range list {
+			parts[i] = oneValueInWords(words, e, loc)
+		}
+		return strings.Join(parts, "; ")
+	}
+	return oneValueInWords(words, v, loc)
+}
+
+func oneValueInWords(words *locale.Printer, v json.RawMessage, loc *time.Location) string {
 	var s string
 	if json.Unmarshal(v, &s) == nil {
+		// A date field's value is a day; a text that is exactly one names
+		// the same day.
+		if day, err := time.Parse(time.DateOnly, s); err == nil {
+			return words.Day(day)
+		}
 		return s
 	}
 	var money struct{ Amount, Currency string }
 	var span struct{ Start, End time.Time }
+	switch string(bytes.TrimSpace(v)) {
+	case "true":
+		return words.T("value.true")
+	case "false":
+		return words.T("value.false")
+	}
 	switch {
 	case json.Unmarshal(v, &money) == nil && money.Amount != "" && money.Currency != "":
 		return money.Amount + " " + money.Currency
 	case json.Unmarshal(v, &span) == nil && !span.Start.IsZero() && !span.End.IsZero():
-		return words.Moment(span.Start, loc) + " – " + words.Moment(span.End, loc)
+		return words.Range(span.Start, span.End, loc)
 	}
 	var compact bytes.Buffer
 	if json.Compact(&compact, v) != nil {

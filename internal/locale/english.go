@@ -262,6 +262,16 @@ var englishText = map[Key]catalog.Message{
 	"card.pick_option":    text("Pick %[1]s"), // card.option
 	"card.approve":        text("Approve"),
 
+	// A side's own limits on its room page, bound by bound (the values:
+	// moments, days, amounts or the enum values, as the card writes them).
+	"limit.at_least":    text("at least %[1]s"),
+	"limit.at_most":     text("at most %[1]s"),
+	"limit.not_before":  text("not before %[1]s"),
+	"limit.not_after":   text("not after %[1]s"),
+	"limit.one_of":      text("one of: %[1]s"),
+	"limit.must_be_yes": text("must be yes"),
+	"limit.must_be_no":  text("must be no"),
+
 	// A room's timeline.
 	"timeline.heading": text("Timeline"),
 	"timeline.yours":   text("Your side"),

@@ -257,6 +257,16 @@ var frenchText = map[Key]catalog.Message{
 	"card.pick_option":    text("Choisir l'%[1]s"), // card.option
 	"card.approve":        text("Approuver"),
 
+	// A side's own limits on its room page, bound by bound (the values:
+	// moments, days, amounts or the enum values, as the card writes them).
+	"limit.at_least":    text("au moins %[1]s"),
+	"limit.at_most":     text("au plus %[1]s"),
+	"limit.not_before":  text("pas avant %[1]s"),
+	"limit.not_after":   text("pas après %[1]s"),
+	"limit.one_of":      text("l'une des valeurs : %[1]s"),
+	"limit.must_be_yes": text("doit être « oui »"),
+	"limit.must_be_no":  text("doit être « non »"),
+
 	// A room's timeline.
 	"timeline.heading": text("Historique"),
 	"timeline.yours":   text("Votre partie"),

@@ -257,6 +257,16 @@ var germanText = map[Key]catalog.Message{
 	"card.pick_option":    text("%[1]s wählen"), // card.option
 	"card.approve":        text("Zustimmen"),
 
+	// A side's own limits on its room page, bound by bound (the values:
+	// moments, days, amounts or the enum values, as the card writes them).
+	"limit.at_least":    text("mindestens %[1]s"),
+	"limit.at_most":     text("höchstens %[1]s"),
+	"limit.not_before":  text("nicht vor %[1]s"),
+	"limit.not_after":   text("nicht nach %[1]s"),
+	"limit.one_of":      text("einer von: %[1]s"),
+	"limit.must_be_yes": text("muss „ja“ sein"),
+	"limit.must_be_no":  text("muss „nein“ sein"),
+
 	// A room's timeline.
 	"timeline.heading": text("Verlauf"),
 	"timeline.yours":   text("Ihre Seite"),

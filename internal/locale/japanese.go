@@ -240,6 +240,16 @@ var japaneseText = map[Key]catalog.Message{
 	"card.pick_option":    text("%[1]sを選ぶ"), // card.option
 	"card.approve":        text("承認する"),
 
+	// A side's own limits on its room page, bound by bound (the values:
+	// moments, days, amounts or the enum values, as the card writes them).
+	"limit.at_least":    text("%[1]s以上"),
+	"limit.at_most":     text("%[1]s以下"),
+	"limit.not_before":  text("%[1]s以降"),
+	"limit.not_after":   text("%[1]sまで"),
+	"limit.one_of":      text("次のいずれか：%[1]s"),
+	"limit.must_be_yes": text("「はい」であること"),
+	"limit.must_be_no":  text("「いいえ」であること"),
+
 	// A room's timeline.
 	"timeline.heading": text("経過"),
 	"timeline.yours":   text("あなたの側"),

@@ -257,6 +257,16 @@ var spanishText = map[Key]catalog.Message{
 	"card.pick_option":    text("Elegir la %[1]s"), // card.option
 	"card.approve":        text("Aprobar"),
 
+	// A side's own limits on its room page, bound by bound (the values:
+	// moments, days, amounts or the enum values, as the card writes them).
+	"limit.at_least":    text("como mínimo %[1]s"),
+	"limit.at_most":     text("como máximo %[1]s"),
+	"limit.not_before":  text("no antes de %[1]s"),
+	"limit.not_after":   text("no después de %[1]s"),
+	"limit.one_of":      text("uno de: %[1]s"),
+	"limit.must_be_yes": text("debe ser «sí»"),
+	"limit.must_be_no":  text("debe ser «no»"),
+
 	// A room's timeline.
 	"timeline.heading": text("Historial"),
 	"timeline.yours":   text("Su parte"),
