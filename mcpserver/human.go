@@ -43,22 +43,25 @@ func forYourHuman(v *app.View) string {
 	}
 	if c := v.Card; c != nil {
 		yours := c.TabledBy == v.Side
+		options := asked(c.Options, v.PendingConfirmation)
 		switch {
-		case len(c.Options) > 1 && yours:
+		case len(options) > 1 && yours:
 			line("human.options.yours")
-		case len(c.Options) > 1:
+		case len(options) > 1:
 			line("human.options.theirs")
 		case yours:
 			line("human.terms.yours")
 		default:
 			line("human.terms.theirs")
 		}
-		for i, o := range c.Options {
-			if len(c.Options) > 1 {
-				line("human.option", words.Option(i, len(c.Options)))
+		// An outside value is accepted anyway only by an approval.
+		approving := v.PendingConfirmation != nil && v.PendingConfirmation.Verdict == negotiation.VerdictApprove
+		for i, o := range options {
+			if len(options) > 1 {
+				line("human.option", words.Option(i, len(options)))
 			}
 			for _, f := range o.Fields {
-				b.WriteString(cardLine(words, f))
+				b.WriteString(cardLine(words, f, v.TimeZone, approving))
 			}
 		}
 		// The note asks the human to check each field before confirming:
@@ -80,7 +83,21 @@ func forYourHuman(v *app.View) string {
 	return b.String()
 }
 
-func cardLine(words *locale.Printer, f negotiation.CardField) string {
+// asked is the options to show: the one an approval asks the human to
+// confirm (as their mail and card show it), else all of them.
+func asked(options []negotiation.CardOption, p *app.ConfirmationView) []negotiation.CardOption {
+	if p != nil && p.Verdict == negotiation.VerdictApprove {
+		for _, o := range options {
+			if o.SubjectHash == p.SubjectHash {
+				return []negotiation.CardOption{o}
+			}
+		}
+	}
+	return options
+}
+
+// cardLine is one field in the reader's words and zone.
+func cardLine(words *locale.Printer, f negotiation.CardField, loc *time.Location, approving bool) string {
 	label := f.Label
 	if f.Theirs {
 		label = words.T("human.their_field", label)
@@ -91,13 +108,16 @@ func cardLine(words *locale.Printer, f negotiation.CardField) string {
 	case f.Type == negotiation.TypeString:
 		return fmt.Sprintf("- %s: %s\n", label, words.T("human.their_words", fmt.Sprintf("%q", f.Text)))
 	}
-	text := f.Text
+	text := words.Value(f, loc)
 	if f.Theirs && f.Type == negotiation.TypeEnum {
 		text = words.T("human.their_words", text)
 	}
 	line := fmt.Sprintf("- %s: %s", label, text)
-	if len(f.Outside) > 0 {
+	switch {
+	case len(f.Outside) > 0 && approving:
 		line += " — " + words.T("human.outside")
+	case len(f.Outside) > 0:
+		line += " — " + words.T("human.outside_limits")
 	}
 	if f.NoDeal {
 		line += " — " + words.T("human.no_deal_field")

@@ -55,3 +55,62 @@ func TestForYourHumanInTheirLanguage(t *testing.T) {
 		t.Errorf("a's human (no language set) is told:\n%s", mine)
 	}
 }
+
+// for_your_human writes every value as the human's card does: dates,
+// time ranges and yes/no in their language and zone.
+func TestForYourHumanValuesInTheirWords(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	b := e.agents["b"].OwnerUserID
+	if err := e.accounts.SetUserLanguage(e.ctx, b, "de"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.accounts.SetUserTimeZone(e.ctx, b, "Europe/Berlin"); err != nil {
+		t.Fatal(err)
+	}
+	schema := map[string]any{
+		"meeting_time": map[string]any{"type": "timerange", "label": "Termin"},
+		"day":          map[string]any{"type": "date", "label": "Tag"},
+		"remote":       map[string]any{"type": "bool", "label": "Remote"},
+	}
+	open := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema,
+		"subject": map[string]any{"meeting_time": map[string]any{"start": "2026-12-03T09:00:00Z", "end": "2026-12-03T09:30:00Z"},
+			"day": "2026-12-04", "remote": true}})
+	tb := e.must(t, "b", "negotiation_join", map[string]any{"invite": open["invite_code"], "subject_schema": schema})["room_token"].(string)
+	human := e.must(t, "b", "negotiation_read", map[string]any{"room_token": tb})["room"].(map[string]any)["for_your_human"].(string)
+	for _, want := range []string{"- Termin: Do., 3. Dez. 2026, 10:00–10:30 (Europe/Berlin", "- Tag: Fr., 4. Dez. 2026", "- Remote: ja"} {
+		if !strings.Contains(human, want) {
+			t.Errorf("b's human (de, Europe/Berlin) is not told %q:\n%s", want, human)
+		}
+	}
+}
+
+// What for_your_human says of a confirmation: an approval of one of
+// several options shows that option, as the mail and the card do; a
+// value outside the limits is "accepted anyway" only by an approval.
+func TestForYourHumanSaysWhatIsConfirmed(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	schema := map[string]any{"fee": map[string]any{"type": "money", "label": "Fee", "currency": "EUR"}}
+	fee := func(amount string) map[string]any {
+		return map[string]any{"fee": map[string]any{"amount": amount, "currency": "EUR"}}
+	}
+	open := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema, "options": []any{fee("380.00"), fee("330.00")}})
+	tb := e.must(t, "b", "negotiation_join", map[string]any{"invite": open["invite_code"], "subject_schema": schema,
+		"limits": map[string]any{"fee": map[string]any{"max": map[string]any{"amount": "350.00", "currency": "EUR"}}}})["room_token"].(string)
+	room := e.must(t, "b", "negotiation_read", map[string]any{"room_token": tb})["room"].(map[string]any)
+	options := room["terms_on_table"].(map[string]any)["options"].([]any)
+	second := options[1].(map[string]any)["subject_hash"].(string)
+	human := e.must(t, "b", "negotiation_respond", map[string]any{"room_token": tb, "verdict": "approve", "subject_hash": second})["room"].(map[string]any)["for_your_human"].(string)
+	if !strings.Contains(human, "330.00 EUR") || strings.Contains(human, "380.00 EUR") {
+		t.Errorf("asked to approve the second option, b's human is told:\n%s", human)
+	}
+	e2 := setup(t)
+	open = e2.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema, "subject": fee("900.00")})
+	tb = e2.must(t, "b", "negotiation_join", map[string]any{"invite": open["invite_code"], "subject_schema": schema,
+		"limits": map[string]any{"fee": map[string]any{"max": map[string]any{"amount": "500.00", "currency": "EUR"}}}})["room_token"].(string)
+	human = e2.must(t, "b", "negotiation_respond", map[string]any{"room_token": tb, "verdict": "reject"})["room"].(map[string]any)["for_your_human"].(string)
+	if !strings.Contains(human, "900.00 EUR — OUTSIDE YOUR LIMITS\n") || strings.Contains(human, "accepts it anyway") {
+		t.Errorf("asked to confirm a reject, b's human is told:\n%s", human)
+	}
+}

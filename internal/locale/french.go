@@ -167,6 +167,7 @@ var frenchText = map[Key]catalog.Message{
 	"human.not_given":      text("non indiqué"),
 	"human.their_words":    text("%[1]s (leurs mots)"),
 	"human.outside":        text("HORS DE VOS LIMITES ; confirmer l'accepte quand même"),
+	"human.outside_limits": text("HORS DE VOS LIMITES"),
 	"human.no_deal_field":  text("aucun accord possible sur ce champ"),
 	"human.confirm":        text("Votre confirmation est nécessaire pour %[1]s."), // ask.<verdict>
 	"human.confirm_where":  text("Vous avez reçu un lien ; vous pouvez aussi répondre sur le tableau de bord."),

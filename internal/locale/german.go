@@ -167,6 +167,7 @@ var germanText = map[Key]catalog.Message{
 	"human.not_given":      text("nicht angegeben"),
 	"human.their_words":    text("%[1]s (ihre Worte)"),
 	"human.outside":        text("AUSSERHALB IHRER GRENZEN; eine Bestätigung akzeptiert es trotzdem"),
+	"human.outside_limits": text("AUSSERHALB IHRER GRENZEN"),
 	"human.no_deal_field":  text("bei diesem Feld ist keine Einigung möglich"),
 	"human.confirm":        text("Ihre Bestätigung wird benötigt: %[1]s."), // ask.<verdict>
 	"human.confirm_where":  text("Sie haben einen Link erhalten; Sie können auch im Dashboard antworten."),

@@ -154,6 +154,7 @@ var japaneseText = map[Key]catalog.Message{
 	"human.not_given":      text("指定なし"),
 	"human.their_words":    text("%[1]s（相手の言葉）"),
 	"human.outside":        text("範囲外：確定すると、それでも受け入れることになります"),
+	"human.outside_limits": text("範囲外"),
 	"human.no_deal_field":  text("この項目では合意できません"),
 	"human.confirm":        text("あなたの確認が必要です：%[1]s。"), // ask.<verdict>
 	"human.confirm_where":  text("リンクが送られています。ダッシュボードからも回答できます。"),

@@ -167,6 +167,7 @@ var spanishText = map[Key]catalog.Message{
 	"human.not_given":      text("no indicado"),
 	"human.their_words":    text("%[1]s (sus palabras)"),
 	"human.outside":        text("FUERA DE SUS LÍMITES; confirmar lo acepta de todos modos"),
+	"human.outside_limits": text("FUERA DE SUS LÍMITES"),
 	"human.no_deal_field":  text("no es posible un acuerdo en este campo"),
 	"human.confirm":        text("Se necesita su confirmación para %[1]s."), // ask.<verdict>
 	"human.confirm_where":  text("Se le envió un enlace; también puede responder en el panel."),
