@@ -51,6 +51,7 @@ type OneTap struct {
 	Room         *negotiation.Room
 	Card         *negotiation.Card
 	TimeZone     *time.Location
+	Lang         string // the reader's language ("": none known)
 	OwnerUserID  *int64
 	// Them is the other side's account, "" when it is a person without
 	// one (the one invited, or the inviter of a person).
@@ -96,11 +97,11 @@ func (s *Rooms) oneTap(ctx context.Context, ld *loaded, side negotiation.Side, c
 	if c := ld.room.PendingFor(side); c != nil && c.ID == confirmationID {
 		v.Confirmation = c
 	}
-	seen, tz, _, err := s.seatHuman(ctx, s.pool, ld, side)
+	seen, tz, lang, err := s.seatHuman(ctx, s.pool, ld, side)
 	if err != nil {
 		return nil, err
 	}
-	v.TimeZone = tz
+	v.TimeZone, v.Lang = tz, lang
 	v.Card = ld.room.Card(side, seen, tz)
 	return v, nil
 }

@@ -12,11 +12,11 @@ import (
 // already happened.
 func (d *Dashboard) onetapDecide(c *fiber.Ctx) error {
 	token := c.Params("token")
-	accept, msg := parseAnswer(d.words(c, nil), c.FormValue("answer"))
+	accept, ok := parseAnswer(c.FormValue("answer"))
 	var dec *app.Decision
 	var refused error
 	status := fiber.StatusOK
-	if msg == "" {
+	if ok {
 		var err error
 		dec, err = d.rooms.DecideOneTap(c.UserContext(), token, negotiation.SubjectHash(c.FormValue("subject_hash")), accept)
 		switch code := app.ErrorCodeOf(err); code {
@@ -38,10 +38,15 @@ func (d *Dashboard) onetapDecide(c *fiber.Ctx) error {
 			return d.fail(c, err)
 		}
 	}
+	w := d.readerWords(c, t.Lang)
+	msg := ""
+	if !ok {
+		msg = w.T("form.answer")
+	}
 	if refused != nil {
-		msg = sayRefusal(d.words(c, nil), t.TimeZone, refused) // in the card's zone
+		msg = sayRefusal(w, t.TimeZone, refused) // in the card's zone
 	}
 	c.Status(status)
-	return d.renderPage(c, "onetap", &page{Title: confirmTitle(d.words(c, nil), t.Title), Zone: t.TimeZone.String(),
+	return d.renderPage(c, "onetap", &page{Title: confirmTitle(w, t.Title), Zone: t.TimeZone.String(),
 		Data: onetapData{T: t, Token: token, Message: msg, Done: dec}}, nil)
 }

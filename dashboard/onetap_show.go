@@ -24,7 +24,7 @@ func (d *Dashboard) onetapShow(c *fiber.Ctx) error {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	return d.renderPage(c, "onetap", &page{Title: confirmTitle(d.words(c, nil), t.Title), Zone: t.TimeZone.String(),
+	return d.renderPage(c, "onetap", &page{Title: confirmTitle(d.readerWords(c, t.Lang), t.Title), Zone: t.TimeZone.String(),
 		Data: onetapData{T: t, Token: token}}, nil)
 }
 

@@ -164,3 +164,12 @@ func (d *Dashboard) words(c *fiber.Ctx, v *viewer) *locale.Printer {
 }
 
 type wordsKey struct{}
+
+// readerWords makes the page speak the language of the person it is for
+// (lang: theirs as Taasky knows it, "" for none; then the browser's),
+// whoever opens it: a link in a German mail opens a German page.
+func (d *Dashboard) readerWords(c *fiber.Ctx, lang string) *locale.Printer {
+	w := locale.NewPrinter(lang, c.Get(fiber.HeaderAcceptLanguage))
+	c.Locals(wordsKey{}, w)
+	return w
+}

@@ -7,7 +7,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
-	"github.com/taasky/taasky/internal/locale"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -22,7 +21,11 @@ func (d *Dashboard) roomDecide(c *fiber.Ctx) error {
 	if err != nil || roomID <= 0 {
 		return d.showErrorT(c, fiber.StatusNotFound, "error.no_room")
 	}
-	accept, msg := parseAnswer(d.words(c, v), c.FormValue("answer"))
+	accept, ok := parseAnswer(c.FormValue("answer"))
+	msg := ""
+	if !ok {
+		msg = d.words(c, v).T("form.answer")
+	}
 	cid := c.FormValue("confirmation_id")
 	if msg == "" && cid == "" {
 		msg = d.words(c, v).T("form.confirmation_id")
@@ -43,14 +46,14 @@ func (d *Dashboard) roomDecide(c *fiber.Ctx) error {
 		url.QueryEscape(c.FormValue("side")), url.QueryEscape(cid)), fiber.StatusSeeOther)
 }
 
-// parseAnswer reads the answer button: confirm or decline; msg, in w's
-// words, says what is wrong with it.
-func parseAnswer(w *locale.Printer, s string) (accept bool, msg string) {
+// parseAnswer reads the answer button: confirm or decline (ok: it is
+// one of them).
+func parseAnswer(s string) (accept, ok bool) {
 	switch s {
 	case "confirm":
-		return true, ""
+		return true, true
 	case "decline":
-		return false, ""
+		return false, true
 	}
-	return false, w.T("form.answer")
+	return false, false
 }
