@@ -380,3 +380,15 @@ func selectOwnerIDs(ctx context.Context, q querier, accountID int64) ([]int64, e
 	}
 	return ids, nil
 }
+
+// selectInviteReader is how an invitation to join an account speaks to
+// email: in their language and zone when they are a user already, else in
+// the inviter's language (inviterID; 0: an operator) and UTC.
+func selectInviteReader(ctx context.Context, q querier, email string, inviterID int64) (lang, zone string, err error) {
+	err = q.QueryRow(ctx, `SELECT coalesce(r.language, r.oidc_locale, i.language, i.oidc_locale, ''), coalesce(r.time_zone, 'UTC')
+		FROM (SELECT) one LEFT JOIN users r ON r.email = $1 LEFT JOIN users i ON i.id = $2`, email, inviterID).Scan(&lang, &zone)
+	if err != nil {
+		return "", "", fmt.Errorf("selectInviteReader: %w", err)
+	}
+	return lang, zone, nil
+}

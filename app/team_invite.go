@@ -354,13 +354,17 @@ func (a *Accounts) MemberInviteMail(ctx context.Context, args jobs.MemberInviteA
 	if inv.ID != args.InvitationID || inv.Status(now) != InvitationPending {
 		return nil, jobs.Skip("the invitation is " + string(inv.Status(now)))
 	}
-	who := inv.InvitedBy
-	if who == "" {
-		who = "An operator of Taasky"
+	lang, zone, err := selectInviteReader(ctx, a.pool, inv.Email, args.UserID)
+	if err != nil {
+		return nil, err
+	}
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		loc = time.UTC
 	}
 	return &jobs.MemberInvite{ID: "taasky.member-invite." + strconv.FormatInt(inv.ID, 10) + "." + strconv.FormatInt(inv.SentAt.UnixMilli(), 10),
-		To: inv.Email, Now: now, AccountName: inv.AccountName, InvitedBy: who, Role: string(inv.Role),
-		URL: a.teams.baseURL + "/join/" + string(token), ExpiresAt: inv.ExpiresAt}, nil
+		To: inv.Email, Now: now, AccountName: inv.AccountName, InvitedBy: inv.InvitedBy, Role: string(inv.Role),
+		URL: a.teams.baseURL + "/join/" + string(token), ExpiresAt: inv.ExpiresAt, Lang: lang, TimeZone: loc}, nil
 }
 
 var _ jobs.MemberInvitations = (*Accounts)(nil)

@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/jobs"
 	"github.com/taasky/taasky/notify"
 	"github.com/taasky/taasky/notify/notifytest"
@@ -49,4 +50,41 @@ func joinLinkIn(t *testing.T, m notifytest.Mail) (*notify.Parsed, string) {
 		t.Fatalf("no invitation link in both parts of the mail:\n%s\n%s", p.Text, p.HTML)
 	}
 	return p, link
+}
+
+// TestMemberInvitationInTheReadersWords: an invitation to join an account
+// is written in the invitee's language and zone when they are a user
+// already, else in the inviter's language (and UTC).
+func TestMemberInvitationInTheReadersWords(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	smtp := b.inviteMails(t)
+	if err := b.accounts.SetUserLanguage(b.ctx, b.alice.ID, "fr"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.accounts.SetUserLanguage(b.ctx, b.bob.ID, "de"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.accounts.SetUserTimeZone(b.ctx, b.bob.ID, "Europe/Berlin"); err != nil {
+		t.Fatal(err)
+	}
+	for _, to := range []string{"bob@example.test", "newcomer@example.test"} {
+		if _, err := b.accounts.Invite(b.ctx, b.alice.ID, "alpha", to, app.MemberRoleMember); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 200 && len(smtp.Mails()) < 2; i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	said := map[string]string{}
+	for _, m := range smtp.Mails() {
+		p, _ := joinLinkIn(t, m)
+		said[m.To[0]] = p.Subject + "\n" + p.Text
+	}
+	if s := said["bob@example.test"]; !strings.Contains(s, "lädt Sie ein") || !strings.Contains(s, "(Europe/Berlin)") {
+		t.Errorf("to bob (de, Europe/Berlin):\n%s", s)
+	}
+	if s := said["newcomer@example.test"]; !strings.Contains(s, "vous invite à rejoindre") || !strings.Contains(s, "(UTC)") {
+		t.Errorf("to a newcomer, from alice (fr):\n%s", s)
+	}
 }

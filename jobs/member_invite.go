@@ -37,11 +37,15 @@ type MemberInvite struct {
 	ID          string // the mail's Message-ID part: one per invitation and send
 	To          string
 	AccountName string
-	InvitedBy   string
+	InvitedBy   string // "": an operator
 	Role        string
 	URL         string
 	ExpiresAt   time.Time
 	Now         time.Time
+	// Lang and TimeZone are the reader's: theirs when they are a user
+	// already, else the inviter's language and UTC.
+	Lang     string
+	TimeZone *time.Location
 }
 
 // MemberInvitations is what MemberInviteWorker needs of the service.
@@ -92,7 +96,8 @@ func (w *MemberInviteWorker) Work(ctx context.Context, job *river.Job[MemberInvi
 		return err
 	}
 	msg, err := notify.Email(&notify.Message{Kind: notify.KindMemberInvite, ID: m.ID, To: m.To, Now: m.Now,
-		Them: m.AccountName, Agent: m.InvitedBy, Role: m.Role, InviteURL: m.URL, ExpiresAt: m.ExpiresAt}, w.From)
+		Them: m.AccountName, Agent: m.InvitedBy, Role: m.Role, InviteURL: m.URL, ExpiresAt: m.ExpiresAt,
+		Lang: m.Lang, TimeZone: m.TimeZone}, w.From)
 	if err != nil {
 		err = &notify.PermanentError{Err: err} // a message that cannot be written will not be on a retry
 	} else {

@@ -140,6 +140,9 @@ func (m *Message) view() view {
 		v.Unsubscribe, v.StopLabel = m.UnsubscribeURL, w.T("mail.invite.refuse")
 	case KindMemberInvite:
 		acct, who := oneLine(m.Them), oneLine(m.Agent)
+		if who == "" {
+			who = w.T("member_invite.operator")
+		}
 		v.Subject = w.T("member_invite.subject", who, acct)
 		v.Heading = w.T("member_invite.heading", acct)
 		v.Intro = w.T("member_invite.intro", who, acct, w.T("role."+locale.Key(m.Role)))

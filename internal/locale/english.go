@@ -150,6 +150,8 @@ var englishText = map[Key]catalog.Message{
 	"member_invite.expires": text("The link works once and expires %[1]s."),
 	"member_invite.sign_in": text("Sign in with %[1]s to accept: the invitation is for that address."),
 	"member_invite.why":     text("%[1]s gave your address to Taasky to invite you. Nothing more is sent unless you are invited again."),
+	// Who invites, when it was an operator of this Taasky rather than a member.
+	"member_invite.operator": text("An operator of Taasky"),
 
 	// A note on a room's timeline that is not a move.
 	"note.member_left": text("%[1]s is no longer a member of the account: its owners answer this side's confirmations now."),

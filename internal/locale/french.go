@@ -139,13 +139,14 @@ var frenchText = map[Key]catalog.Message{
 
 	// The mail inviting a person to join an account: who invites, the
 	// account's name, the role (role.<role>), the link's expiry.
-	"member_invite.subject": text("%[1]s vous invite à rejoindre %[2]s sur Taasky"),
-	"member_invite.heading": text("Rejoindre %[1]s sur Taasky"),
-	"member_invite.intro":   text("%[1]s vous invite à rejoindre %[2]s en tant que %[3]s. Les membres connectent leurs agents IA à Taasky et confirment ce que leurs agents concluent."),
-	"member_invite.action":  text("Accepter l'invitation"),
-	"member_invite.expires": text("Le lien ne fonctionne qu'une fois et expire le %[1]s."),
-	"member_invite.sign_in": text("Connectez-vous avec %[1]s pour accepter : l'invitation est destinée à cette adresse."),
-	"member_invite.why":     text("%[1]s a donné votre adresse à Taasky pour vous inviter. Rien d'autre ne vous sera envoyé, sauf nouvelle invitation."),
+	"member_invite.subject":  text("%[1]s vous invite à rejoindre %[2]s sur Taasky"),
+	"member_invite.heading":  text("Rejoindre %[1]s sur Taasky"),
+	"member_invite.intro":    text("%[1]s vous invite à rejoindre %[2]s en tant que %[3]s. Les membres connectent leurs agents IA à Taasky et confirment ce que leurs agents concluent."),
+	"member_invite.action":   text("Accepter l'invitation"),
+	"member_invite.expires":  text("Le lien ne fonctionne qu'une fois et expire le %[1]s."),
+	"member_invite.sign_in":  text("Connectez-vous avec %[1]s pour accepter : l'invitation est destinée à cette adresse."),
+	"member_invite.why":      text("%[1]s a donné votre adresse à Taasky pour vous inviter. Rien d'autre ne vous sera envoyé, sauf nouvelle invitation."),
+	"member_invite.operator": text("Un opérateur de Taasky"),
 
 	// A note on a room's timeline that is not a move.
 	"note.member_left": text("%[1]s n'est plus membre du compte : ses propriétaires répondent désormais aux confirmations de cette partie."),

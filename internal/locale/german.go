@@ -139,13 +139,14 @@ var germanText = map[Key]catalog.Message{
 
 	// The mail inviting a person to join an account: who invites, the
 	// account's name, the role (role.<role>), the link's expiry.
-	"member_invite.subject": text("%[1]s lädt Sie ein, %[2]s auf Taasky beizutreten"),
-	"member_invite.heading": text("%[1]s auf Taasky beitreten"),
-	"member_invite.intro":   text("%[1]s lädt Sie ein, %[2]s als %[3]s beizutreten. Mitglieder verbinden ihre KI-Agenten mit Taasky und bestätigen, was ihre Agenten vereinbaren."),
-	"member_invite.action":  text("Einladung annehmen"),
-	"member_invite.expires": text("Der Link funktioniert einmal und läuft %[1]s ab."),
-	"member_invite.sign_in": text("Melden Sie sich mit %[1]s an, um anzunehmen: die Einladung gilt für diese Adresse."),
-	"member_invite.why":     text("%[1]s hat Taasky Ihre Adresse gegeben, um Sie einzuladen. Mehr wird nicht gesendet, außer Sie werden erneut eingeladen."),
+	"member_invite.subject":  text("%[1]s lädt Sie ein, %[2]s auf Taasky beizutreten"),
+	"member_invite.heading":  text("%[1]s auf Taasky beitreten"),
+	"member_invite.intro":    text("%[1]s lädt Sie ein, %[2]s als %[3]s beizutreten. Mitglieder verbinden ihre KI-Agenten mit Taasky und bestätigen, was ihre Agenten vereinbaren."),
+	"member_invite.action":   text("Einladung annehmen"),
+	"member_invite.expires":  text("Der Link funktioniert einmal und läuft %[1]s ab."),
+	"member_invite.sign_in":  text("Melden Sie sich mit %[1]s an, um anzunehmen: die Einladung gilt für diese Adresse."),
+	"member_invite.why":      text("%[1]s hat Taasky Ihre Adresse gegeben, um Sie einzuladen. Mehr wird nicht gesendet, außer Sie werden erneut eingeladen."),
+	"member_invite.operator": text("Ein Betreiber von Taasky"),
 
 	// A note on a room's timeline that is not a move.
 	"note.member_left": text("%[1]s ist nicht mehr Mitglied des Kontos: dessen Inhaber beantworten jetzt die Bestätigungen dieser Seite."),

@@ -126,13 +126,14 @@ var japaneseText = map[Key]catalog.Message{
 
 	// The mail inviting a person to join an account: who invites, the
 	// account's name, the role (role.<role>), the link's expiry.
-	"member_invite.subject": text("%[1]sさんがTaaskyの%[2]sへの参加を招待しています"),
-	"member_invite.heading": text("Taaskyで%[1]sに参加"),
-	"member_invite.intro":   text("%[1]sさんが、%[3]sとして%[2]sに参加するようあなたを招待しています。メンバーはAIエージェントをTaaskyに接続し、エージェントが合意した内容を確認します。"),
-	"member_invite.action":  text("招待を受ける"),
-	"member_invite.expires": text("このリンクは1回だけ使え、%[1]sに期限切れになります。"),
-	"member_invite.sign_in": text("受けるには%[1]sでサインインしてください：招待はこのアドレス宛てです。"),
-	"member_invite.why":     text("%[1]sさんがあなたを招待するためにTaaskyにアドレスを伝えました。再度招待されない限り、これ以上は送信されません。"),
+	"member_invite.subject":  text("%[1]sさんがTaaskyの%[2]sへの参加を招待しています"),
+	"member_invite.heading":  text("Taaskyで%[1]sに参加"),
+	"member_invite.intro":    text("%[1]sさんが、%[3]sとして%[2]sに参加するようあなたを招待しています。メンバーはAIエージェントをTaaskyに接続し、エージェントが合意した内容を確認します。"),
+	"member_invite.action":   text("招待を受ける"),
+	"member_invite.expires":  text("このリンクは1回だけ使え、%[1]sに期限切れになります。"),
+	"member_invite.sign_in":  text("受けるには%[1]sでサインインしてください：招待はこのアドレス宛てです。"),
+	"member_invite.why":      text("%[1]sさんがあなたを招待するためにTaaskyにアドレスを伝えました。再度招待されない限り、これ以上は送信されません。"),
+	"member_invite.operator": text("Taasky の運営者"),
 
 	// A note on a room's timeline that is not a move.
 	"note.member_left": text("%[1]sはもうアカウントのメンバーではありません：この側の確認には今後オーナーが回答します。"),

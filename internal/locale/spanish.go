@@ -139,13 +139,14 @@ var spanishText = map[Key]catalog.Message{
 
 	// The mail inviting a person to join an account: who invites, the
 	// account's name, the role (role.<role>), the link's expiry.
-	"member_invite.subject": text("%[1]s le invita a unirse a %[2]s en Taasky"),
-	"member_invite.heading": text("Únase a %[1]s en Taasky"),
-	"member_invite.intro":   text("%[1]s le invita a unirse a %[2]s como %[3]s. Los miembros conectan sus agentes de IA a Taasky y confirman lo que acuerdan sus agentes."),
-	"member_invite.action":  text("Aceptar la invitación"),
-	"member_invite.expires": text("El enlace funciona una sola vez y caduca el %[1]s."),
-	"member_invite.sign_in": text("Inicie sesión con %[1]s para aceptar: la invitación es para esa dirección."),
-	"member_invite.why":     text("%[1]s dio su dirección a Taasky para invitarle. No se le enviará nada más salvo que le vuelvan a invitar."),
+	"member_invite.subject":  text("%[1]s le invita a unirse a %[2]s en Taasky"),
+	"member_invite.heading":  text("Únase a %[1]s en Taasky"),
+	"member_invite.intro":    text("%[1]s le invita a unirse a %[2]s como %[3]s. Los miembros conectan sus agentes de IA a Taasky y confirman lo que acuerdan sus agentes."),
+	"member_invite.action":   text("Aceptar la invitación"),
+	"member_invite.expires":  text("El enlace funciona una sola vez y caduca el %[1]s."),
+	"member_invite.sign_in":  text("Inicie sesión con %[1]s para aceptar: la invitación es para esa dirección."),
+	"member_invite.why":      text("%[1]s dio su dirección a Taasky para invitarle. No se le enviará nada más salvo que le vuelvan a invitar."),
+	"member_invite.operator": text("Un operador de Taasky"),
 
 	// A note on a room's timeline that is not a move.
 	"note.member_left": text("%[1]s ya no es miembro de la cuenta: sus propietarios responden ahora a las confirmaciones de esta parte."),
