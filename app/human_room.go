@@ -61,6 +61,15 @@ type HumanRound struct {
 	RoundView
 	At      time.Time
 	Options []negotiation.CardOption
+	// AskedAbout is a need_more_detail's fields by the viewer's labels,
+	// or by the other side's, marked theirs, for a field only they have.
+	AskedAbout []AskedField
+}
+
+// AskedField is one field a need_more_detail asked about.
+type AskedField struct {
+	Label  string
+	Theirs bool
 }
 
 // SettledConfirmation is what became of a confirmation.
@@ -170,6 +179,13 @@ func (h *HumanRoom) fill(r *negotiation.Room, side negotiation.Side, seen bool) 
 			mover = side.Other()
 		}
 		hr.Options = renderTerms(r, side, mover, rv.Terms, h.TimeZone)
+		for _, name := range rv.Fields {
+			if f, mine := r.Party(side).Schema.Field(name); mine {
+				hr.AskedAbout = append(hr.AskedAbout, AskedField{Label: f.Label})
+			} else if f, theirs := r.Party(side.Other()).Schema.Field(name); theirs {
+				hr.AskedAbout = append(hr.AskedAbout, AskedField{Label: f.Label, Theirs: true})
+			}
+		}
 		h.Timeline = append(h.Timeline, hr)
 	}
 	h.Limits = slices.Clone(r.Party(side).Limits.List()) // the room's own list stays the room's

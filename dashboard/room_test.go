@@ -1,12 +1,15 @@
 package dashboard
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -100,4 +103,38 @@ func TestRoomsAndRoomPage(t *testing.T) {
 
 func mv(verdict string, subject []byte) (m moveInput) {
 	return moveInput{Verdict: negotiation.Verdict(verdict), Subject: subject}
+}
+
+// TestTimelineNamesTheFieldsAskedAbout: a need_more_detail is shown by the
+// reader's labels, a field only the other side has by its label marked as
+// theirs (DESIGN §2), never by a field's name.
+func TestTimelineNamesTheFieldsAskedAbout(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: meetingSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	withNotes := json.RawMessage(`{"meeting_time":{"type":"timerange","label":"Meeting time"},` +
+		`"place":{"type":"enum","label":"Venue","values":["office","video"]},"notes":{"type":"string","label":"Notes for the host","optional":true}}`)
+	j, err := b.rooms.Join(b.ctx, b.beta, app.JoinInput{InviteCode: open.InviteCode, Schema: withNotes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.rooms.Propose(b.ctx, b.alpha, open.RoomToken, mv("offer", meeting(4, 9, "video", ""))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.rooms.Propose(b.ctx, b.beta, j.RoomToken, moveInput{Verdict: "need_more_detail", Fields: []string{"notes", "place"}}); err != nil {
+		t.Fatal(err)
+	}
+	page := fmt.Sprintf("/rooms/%d", j.View.RoomID)
+	about := regexp.MustCompile(`(?s)about:.*?</p>`)
+	_, _, body := b.client(&b.alice).get(page)
+	if got := about.FindString(body); !strings.Contains(got, `<span class="their-words">Notes for the host</span> <span class="tag">their field</span>, Where`) {
+		t.Errorf("alice's timeline: %q", got)
+	}
+	_, _, body = b.client(&b.bob).get(page)
+	if got := about.FindString(body); !strings.Contains(got, "Notes for the host, Venue") || strings.Contains(got, "notes") {
+		t.Errorf("bob's timeline: %q", got)
+	}
 }

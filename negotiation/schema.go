@@ -64,6 +64,9 @@ func (s *Schema) Fields() []Field { return s.fields }
 
 // Field returns the field named name.
 func (s *Schema) Field(name string) (Field, bool) {
+	if s == nil {
+		return Field{}, false // a side that declared none yet
+	}
 	for i := range s.fields {
 		if s.fields[i].Name == name {
 			return s.fields[i], true

@@ -281,7 +281,7 @@ var englishText = map[Key]catalog.Message{
 	"timeline.yours":   text("Your side"),
 	"timeline.theirs":  text("Their side"),
 	"timeline.round":   text("round %[1]d"),
-	"timeline.about":   text("about:"), // followed by field names
+	"timeline.about":   text("about:"), // followed by the fields' labels
 	"timeline.empty":   text("Nothing tabled yet."),
 
 	// What a person can answer, on any page.
