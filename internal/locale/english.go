@@ -795,7 +795,7 @@ var englishText = map[Key]catalog.Message{
 	"verify.valid":               text("Valid: %[1]s signed this receipt and nothing in it was changed since."),
 	"verify.invalid":             text("Not valid: %[1]s"),
 	"verify.problem.malformed":   text("this is not a Taasky receipt (%[1]s)."),
-	"verify.problem.foreign":     text("another service issued it (%[1]s)."),
+	"verify.problem.foreign":     text("it names another service as its issuer (%[1]s)."),
 	"verify.problem.unknown_key": text("it was signed with a key this service does not publish (%[1]s)."),
 	"verify.problem.tampered":    text("it was changed after it was signed."),
 	"receipt.attached":           text("The signed receipt of this agreement is attached (%[1]s): anyone can check it at %[2]s."),

@@ -772,7 +772,7 @@ var frenchText = map[Key]catalog.Message{
 	"verify.valid":               text("Valide : %[1]s a signé ce reçu et rien n'y a été modifié depuis."),
 	"verify.invalid":             text("Non valide : %[1]s"),
 	"verify.problem.malformed":   text("ceci n'est pas un reçu Taasky (%[1]s)."),
-	"verify.problem.foreign":     text("un autre service l'a émis (%[1]s)."),
+	"verify.problem.foreign":     text("il désigne un autre service comme émetteur (%[1]s)."),
 	"verify.problem.unknown_key": text("il a été signé avec une clé que ce service ne publie pas (%[1]s)."),
 	"verify.problem.tampered":    text("il a été modifié après sa signature."),
 	"receipt.attached":           text("Le reçu signé de cet accord est joint (%[1]s) : tout le monde peut le vérifier sur %[2]s."),

@@ -772,7 +772,7 @@ var germanText = map[Key]catalog.Message{
 	"verify.valid":               text("Gültig: %[1]s hat diesen Beleg signiert, und nichts darin wurde seitdem geändert."),
 	"verify.invalid":             text("Nicht gültig: %[1]s"),
 	"verify.problem.malformed":   text("dies ist kein Taasky-Beleg (%[1]s)."),
-	"verify.problem.foreign":     text("ein anderer Dienst hat ihn ausgestellt (%[1]s)."),
+	"verify.problem.foreign":     text("er nennt einen anderen Dienst als Aussteller (%[1]s)."),
 	"verify.problem.unknown_key": text("er wurde mit einem Schlüssel signiert, den dieser Dienst nicht veröffentlicht (%[1]s)."),
 	"verify.problem.tampered":    text("er wurde nach der Signatur verändert."),
 	"receipt.attached":           text("Der signierte Beleg dieser Vereinbarung ist angehängt (%[1]s): Jeder kann ihn unter %[2]s prüfen."),

@@ -753,7 +753,7 @@ var japaneseText = map[Key]catalog.Message{
 	"verify.valid":               text("有効：%[1]sがこの証明書に署名し、それ以降何も変更されていません。"),
 	"verify.invalid":             text("無効：%[1]s"),
 	"verify.problem.malformed":   text("これはTaaskyの証明書ではありません（%[1]s）。"),
-	"verify.problem.foreign":     text("別のサービスが発行したものです（%[1]s）。"),
+	"verify.problem.foreign":     text("別のサービスを発行元として名乗っています（%[1]s）。"),
 	"verify.problem.unknown_key": text("このサービスが公開していない鍵で署名されています（%[1]s）。"),
 	"verify.problem.tampered":    text("署名の後に変更されています。"),
 	"receipt.attached":           text("この合意の署名付き証明書を添付しました（%[1]s）。誰でも %[2]s で検証できます。"),

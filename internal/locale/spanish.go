@@ -772,7 +772,7 @@ var spanishText = map[Key]catalog.Message{
 	"verify.valid":               text("Válido: %[1]s firmó este comprobante y nada en él cambió desde entonces."),
 	"verify.invalid":             text("No válido: %[1]s"),
 	"verify.problem.malformed":   text("esto no es un comprobante de Taasky (%[1]s)."),
-	"verify.problem.foreign":     text("lo emitió otro servicio (%[1]s)."),
+	"verify.problem.foreign":     text("nombra a otro servicio como emisor (%[1]s)."),
 	"verify.problem.unknown_key": text("se firmó con una clave que este servicio no publica (%[1]s)."),
 	"verify.problem.tampered":    text("se modificó después de firmarse."),
 	"receipt.attached":           text("Se adjunta el comprobante firmado de este acuerdo (%[1]s): cualquiera puede verificarlo en %[2]s."),
