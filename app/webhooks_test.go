@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -266,6 +267,101 @@ func TestWebhookURLsRefused(t *testing.T) {
 	}
 	if _, _, err := w.CreateWebhook(rb.ctx, owner, "alpha", "https://93.184.216.34/hooks", all); err != nil {
 		t.Errorf("a public https URL: %v", err)
+	}
+}
+
+// TestWebhookRotationTwiceKeepsEachSecretItsDay: a second rotation within
+// the day does not cut off the first one's secret: each replaced secret
+// signs for 24 hours from the rotation that replaced it, and Settings says
+// until when the previous and the oldest sign.
+func TestWebhookRotationTwiceKeepsEachSecretItsDay(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	owner := nb.a.OwnerUserID
+	rcv, e, original := nb.hookEndpoint(t, owner, "alpha")
+	if _, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema}); err != nil {
+		t.Fatal(err)
+	}
+	first := rcv.Wait(t, 1, 10*time.Second)[0]
+	nb.settleHooks(t)
+	firstAt := nb.rooms.now()
+	second, err := nb.hooks.RotateWebhookSecret(nb.ctx, owner, "alpha", e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb.advance(time.Hour)
+	secondAt := nb.rooms.now()
+	third, err := nb.hooks.RotateWebhookSecret(nb.ctx, owner, "alpha", e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := nb.hooks.ListWebhooks(nb.ctx, owner, "alpha")
+	if err != nil || len(es) != 1 || es[0].PreviousUntil == nil || es[0].OldestUntil == nil ||
+		!es[0].PreviousUntil.Equal(secondAt.Add(24*time.Hour)) || !es[0].OldestUntil.Equal(firstAt.Add(24*time.Hour)) {
+		t.Fatalf("after two rotations: %+v %v", es, err)
+	}
+	rcv.SetSecrets(original, second, third)
+	again := func(n int) notifytest.Webhook {
+		t.Helper()
+		if _, err := nb.hooks.SendWebhookAgain(nb.ctx, owner, "alpha", first.ID); err != nil {
+			t.Fatal(err)
+		}
+		m := rcv.Wait(t, n, 10*time.Second)[n-1]
+		nb.settleHooks(t)
+		return m
+	}
+	// An hour after the first rotation: all three secrets sign.
+	if m := again(2); !slices.Equal(m.Verified, []int{0, 1, 2}) || strings.Count(m.Signature, "v1,") != 3 {
+		t.Errorf("an hour after the first rotation: %q verified by %v, want the original, second and third secrets", m.Signature, m.Verified)
+	}
+	// A day after the first rotation, before a day after the second: the
+	// original is done, the second still signs.
+	nb.advance(23*time.Hour + time.Minute)
+	if m := again(3); !slices.Equal(m.Verified, []int{1, 2}) {
+		t.Errorf("a day after the first rotation: %q verified by %v, want the second and third secrets", m.Signature, m.Verified)
+	}
+	if es, _ := nb.hooks.ListWebhooks(nb.ctx, owner, "alpha"); len(es) != 1 || es[0].PreviousUntil == nil || es[0].OldestUntil != nil {
+		t.Errorf("one earlier secret left: %+v", es)
+	}
+	nb.advance(time.Hour)
+	if m := again(4); !slices.Equal(m.Verified, []int{2}) {
+		t.Errorf("a day after the second rotation: %q verified by %v, want the third secret only", m.Signature, m.Verified)
+	}
+	if es, _ := nb.hooks.ListWebhooks(nb.ctx, owner, "alpha"); len(es) != 1 || es[0].PreviousUntil != nil {
+		t.Errorf("no earlier secret left: %+v", es)
+	}
+}
+
+// TestHookSecretsRotated: replaced secrets past their day are dropped at
+// the next rotation, at most hookPreviousMax are kept (the newest), and
+// secrets sealed before Earlier existed (one previous secret) still sign.
+func TestHookSecretsRotated(t *testing.T) {
+	t0 := time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)
+	s := hookSecrets{Current: "s0"}
+	for i := 1; i <= hookPreviousMax+3; i++ {
+		s = s.rotated("s"+strconv.Itoa(i), t0.Add(time.Duration(i)*time.Minute))
+	}
+	now := t0.Add(time.Duration(hookPreviousMax+3) * time.Minute)
+	got := s.signing(now)
+	if len(got) != hookPreviousMax+1 || got[0] != s.Current || got[1] != "s"+strconv.Itoa(hookPreviousMax+2) || got[len(got)-1] != "s3" {
+		t.Errorf("after %d rotations within minutes: signing %v", hookPreviousMax+3, got)
+	}
+	if s.Previous != got[1] || !s.PreviousUntil.Equal(now.Add(hookPreviousFor)) {
+		t.Errorf("the newest replaced secret, for a binary of before Earlier: %q until %s", s.Previous, s.PreviousUntil)
+	}
+	later := s.rotated("late", now.Add(hookPreviousFor+time.Hour))
+	if len(later.Earlier) != 1 || later.Earlier[0].Secret != s.Current {
+		t.Errorf("a rotation after every earlier secret's day: %+v", later.Earlier)
+	}
+	var legacy hookSecrets
+	if err := json.Unmarshal([]byte(`{"current":"new","previous":"old","previous_until":"2026-05-05T10:00:00Z"}`), &legacy); err != nil {
+		t.Fatal(err)
+	}
+	if got := legacy.signing(t0); !slices.Equal(got, []string{"new", "old"}) {
+		t.Errorf("secrets sealed before Earlier: signing %v", got)
+	}
+	if got := legacy.rotated("newer", t0).signing(t0); !slices.Equal(got, []string{"newer", "new", "old"}) {
+		t.Errorf("rotating secrets sealed before Earlier: signing %v", got)
 	}
 }
 

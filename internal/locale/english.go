@@ -605,6 +605,7 @@ var englishText = map[Key]catalog.Message{
 	"webhooks.added":               text("added %[1]s"),
 	"webhooks.rotated":             text("secret rotated %[1]s"),
 	"webhooks.previous_until":      text("(the previous one signs until %[1]s)"),
+	"webhooks.oldest_until":        text("(older ones sign too, the oldest until %[1]s)"),
 	"webhooks.off_since":           text("off since %[1]s"),
 	"webhooks.failing_since":       text("failing since %[1]s"),
 	"webhooks.on":                  text("on"),

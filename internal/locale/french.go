@@ -596,6 +596,7 @@ var frenchText = map[Key]catalog.Message{
 	"webhooks.added":               text("ajouté le %[1]s"),
 	"webhooks.rotated":             text("secret renouvelé le %[1]s"),
 	"webhooks.previous_until":      text("(l'ancien signe jusqu'au %[1]s)"),
+	"webhooks.oldest_until":        text("(des plus anciens signent aussi, le plus ancien jusqu'au %[1]s)"),
 	"webhooks.off_since":           text("désactivé depuis le %[1]s"),
 	"webhooks.failing_since":       text("en échec depuis le %[1]s"),
 	"webhooks.on":                  text("actif"),

@@ -596,6 +596,7 @@ var germanText = map[Key]catalog.Message{
 	"webhooks.added":               text("hinzugefügt %[1]s"),
 	"webhooks.rotated":             text("Geheimnis erneuert %[1]s"),
 	"webhooks.previous_until":      text("(das bisherige signiert bis %[1]s)"),
+	"webhooks.oldest_until":        text("(ältere signieren ebenfalls, das älteste bis %[1]s)"),
 	"webhooks.off_since":           text("aus seit %[1]s"),
 	"webhooks.failing_since":       text("scheitert seit %[1]s"),
 	"webhooks.on":                  text("an"),

@@ -579,6 +579,7 @@ var japaneseText = map[Key]catalog.Message{
 	"webhooks.added":               text("%[1]sに追加"),
 	"webhooks.rotated":             text("%[1]sにシークレットを更新"),
 	"webhooks.previous_until":      text("（以前のシークレットは%[1]sまで署名します）"),
+	"webhooks.oldest_until":        text("（さらに古いシークレットも署名します。最も古いものは%[1]sまで）"),
 	"webhooks.off_since":           text("%[1]sから停止中"),
 	"webhooks.failing_since":       text("%[1]sから失敗中"),
 	"webhooks.on":                  text("有効"),

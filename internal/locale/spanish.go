@@ -596,6 +596,7 @@ var spanishText = map[Key]catalog.Message{
 	"webhooks.added":               text("añadido el %[1]s"),
 	"webhooks.rotated":             text("secreto renovado el %[1]s"),
 	"webhooks.previous_until":      text("(el anterior firma hasta el %[1]s)"),
+	"webhooks.oldest_until":        text("(otros más antiguos también firman, el más antiguo hasta el %[1]s)"),
 	"webhooks.off_since":           text("desactivado desde el %[1]s"),
 	"webhooks.failing_since":       text("falla desde el %[1]s"),
 	"webhooks.on":                  text("activo"),
