@@ -12,6 +12,7 @@ import (
 
 	"github.com/taasky/taasky/internal/netguard"
 	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/negotiation"
 	"github.com/taasky/taasky/notify/notifytest"
 )
 
@@ -267,6 +268,76 @@ func TestWebhookURLsRefused(t *testing.T) {
 	}
 	if _, _, err := w.CreateWebhook(rb.ctx, owner, "alpha", "https://93.184.216.34/hooks", all); err != nil {
 		t.Errorf("a public https URL: %v", err)
+	}
+}
+
+// TestHookEventsOfOneChangeInOrder holds docs/webhooks.md's order of the
+// events of one change (they share its seq): for every change the
+// protocol makes, the events each side's account is told come in this
+// order. (A person answering in the browser, side b without an account,
+// is told nothing: their request and answer within one change are not.)
+func TestHookEventsOfOneChangeInOrder(t *testing.T) {
+	order := []WebhookEvent{HookRoomOpened, HookRoomJoined, HookConfAnswered, HookRoomMoved, HookConfRequested,
+		HookRoomAgreed, HookRoomClosed}
+	a, b := negotiation.SideA, negotiation.SideB
+	open := negotiation.Event{Kind: negotiation.EventOpen, Side: a}
+	join := negotiation.Event{Kind: negotiation.EventJoin, Side: b}
+	propose := func(s negotiation.Side) negotiation.Event {
+		return negotiation.Event{Kind: negotiation.EventPropose, Side: s}
+	}
+	request := func(s negotiation.Side) negotiation.Event {
+		return negotiation.Event{Kind: negotiation.EventRequest, Side: s}
+	}
+	decide := func(s negotiation.Side, r negotiation.Result) negotiation.Event {
+		return negotiation.Event{Kind: negotiation.EventDecide, Side: s, Outcome: r}
+	}
+	closing := negotiation.Event{Kind: negotiation.EventClose}
+	draft, awaiting, agreed, closed := negotiation.StateDraft, negotiation.StateAwaiting, negotiation.StateAgreed, negotiation.StateClosed
+	for _, c := range []struct {
+		name          string
+		before, after negotiation.State
+		events        []negotiation.Event
+		want          int  // messages in all
+		person        bool // side b is a person in the browser: no account
+	}{
+		{"open", draft, draft, []negotiation.Event{open}, 1, false},
+		{"open with terms", draft, draft, []negotiation.Event{open, propose(a)}, 3, false},
+		{"open with terms, preapproved", draft, draft, []negotiation.Event{open, propose(a), request(a)}, 4, false},
+		{"join", draft, awaiting, []negotiation.Event{join}, 2, false},
+		{"join that agrees", draft, agreed, []negotiation.Event{join}, 4, false},
+		{"counter", awaiting, awaiting, []negotiation.Event{propose(b)}, 2, false},
+		{"request", awaiting, awaiting, []negotiation.Event{request(a)}, 1, false},
+		{"approval applied", awaiting, awaiting, []negotiation.Event{decide(a, negotiation.ResultApplied)}, 3, false},
+		{"approval that agrees", awaiting, agreed, []negotiation.Event{decide(a, negotiation.ResultApplied)}, 3, false},
+		{"rejection", awaiting, closed, []negotiation.Event{decide(a, negotiation.ResultApplied)}, 3, false},
+		{"declined", awaiting, awaiting, []negotiation.Event{decide(a, negotiation.ResultDeclined)}, 1, false},
+		{"void", awaiting, awaiting, []negotiation.Event{decide(a, negotiation.ResultVoid)}, 1, false},
+		{"a person joins and counters", draft, awaiting, []negotiation.Event{join, propose(b)}, 4, true},
+		{"a person joins and approves", draft, agreed, []negotiation.Event{join, request(b), decide(b, negotiation.ResultApplied)}, 6, true},
+		{"a person joins and rejects", draft, closed, []negotiation.Event{join, request(b), decide(b, negotiation.ResultApplied)}, 6, true},
+		{"a seated person approves", awaiting, agreed, []negotiation.Event{request(b), decide(b, negotiation.ResultApplied)}, 4, true},
+		{"expiry", awaiting, closed, []negotiation.Event{closing}, 2, false},
+	} {
+		got := hookEvents(&negotiation.Room{State: c.before}, &negotiation.Room{State: c.after}, c.events)
+		if len(got) != c.want {
+			t.Errorf("%s: %v, want %d messages", c.name, got, c.want)
+		}
+		for _, side := range []negotiation.Side{a, b} {
+			if side == b && c.person {
+				continue
+			}
+			last := -1
+			for _, se := range got {
+				if se.side != side {
+					continue
+				}
+				i := slices.Index(order, se.event)
+				if i <= last {
+					t.Errorf("%s: side %s told %v, not in the documented order %v", c.name, side, got, order)
+				}
+				last = i
+			}
+		}
 	}
 }
 
