@@ -72,9 +72,14 @@ const (
 	// HookFailingFor is how long an endpoint may fail every attempt before
 	// it is disabled and the account's owners are told.
 	HookFailingFor = 72 * time.Hour
-	// hookPreviousFor is how long the previous secret still signs after a
-	// rotation.
+	// hookPreviousFor is how long a secret still signs after the rotation
+	// that replaced it: each replaced secret for its own day, so that a
+	// second rotation does not cut the first one's secret off.
 	hookPreviousFor = 24 * time.Hour
+	// hookPreviousMax bounds the replaced secrets that still sign (each
+	// adds a signature to every message): a rotation beyond it, within a
+	// day of ten others, retires the oldest early.
+	hookPreviousMax = 10
 	hookLogSize     = 50
 )
 
@@ -92,9 +97,12 @@ type WebhookEndpoint struct {
 	FailingSince *time.Time
 	DisabledAt   *time.Time
 	DisabledWhy  string
-	// PreviousUntil: during a rotation, when the previous secret stops
-	// signing.
+	// PreviousUntil: during a rotation, when the previous secret (the one
+	// the last rotation replaced) stops signing.
 	PreviousUntil *time.Time
+	// OldestUntil: when secrets replaced by earlier rotations still sign
+	// too (rotated again within the day), when the oldest of them stops.
+	OldestUntil *time.Time
 }
 
 // WebhookMessage is one event sent (or to send) to an endpoint, with its
@@ -117,21 +125,65 @@ type WebhookAttemptEntry struct {
 	Error      string
 }
 
-// hookSecrets is what the sealed secrets hold.
+// hookSecrets is what the sealed secrets hold: the current secret and
+// the ones rotations replaced, each signing until its own moment.
 type hookSecrets struct {
-	Current       string    `json:"current"`
+	Current string `json:"current"`
+	// Earlier are the replaced secrets, oldest first, each until a day
+	// after the rotation that replaced it.
+	Earlier []hookEarlier `json:"earlier,omitempty"`
+	// Previous and PreviousUntil are the one replaced secret as stored
+	// before Earlier (read when Earlier is empty), and still written, the
+	// newest of Earlier, for a binary of before Earlier during a deploy.
 	Previous      string    `json:"previous,omitempty"`
 	PreviousUntil time.Time `json:"previous_until,omitzero"`
 }
 
-// signing is the secrets that sign at now: the current one, and the
-// previous one while the rotation lasts.
+// hookEarlier is a replaced secret and when it stops signing.
+type hookEarlier struct {
+	Secret string    `json:"secret"`
+	Until  time.Time `json:"until"`
+}
+
+// earlier is the replaced secrets, oldest first, as stored now or before.
+func (s hookSecrets) earlier() []hookEarlier {
+	if len(s.Earlier) == 0 && s.Previous != "" {
+		return []hookEarlier{{Secret: s.Previous, Until: s.PreviousUntil}}
+	}
+	return s.Earlier
+}
+
+// signing is the secrets that sign at now: the current one, then each
+// replaced one whose day is not over, the latest replaced first.
 func (s hookSecrets) signing(now time.Time) []string {
 	out := []string{s.Current}
-	if s.Previous != "" && now.Before(s.PreviousUntil) {
-		out = append(out, s.Previous)
+	for _, e := range slices.Backward(s.valid(now)) {
+		out = append(out, e.Secret)
 	}
 	return out
+}
+
+// valid is the replaced secrets still signing at now, oldest first.
+func (s hookSecrets) valid(now time.Time) []hookEarlier {
+	var out []hookEarlier
+	for _, e := range s.earlier() {
+		if e.Secret != "" && now.Before(e.Until) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// rotated is s after a rotation at now to secret: the current one joins
+// the replaced ones for a day, those whose day is over are dropped, and at
+// most hookPreviousMax are kept (the newest).
+func (s hookSecrets) rotated(secret string, now time.Time) hookSecrets {
+	earlier := append(s.valid(now), hookEarlier{Secret: s.Current, Until: now.Add(hookPreviousFor)})
+	if len(earlier) > hookPreviousMax {
+		earlier = earlier[len(earlier)-hookPreviousMax:]
+	}
+	last := earlier[len(earlier)-1]
+	return hookSecrets{Current: secret, Earlier: earlier, Previous: last.Secret, PreviousUntil: last.Until}
 }
 
 func newHookSecret() string {
@@ -291,8 +343,11 @@ func (w *Webhooks) ListWebhooks(ctx context.Context, actorID int64, slug string)
 		if err != nil {
 			return nil, err
 		}
-		if len(s.signing(now)) > 1 {
-			es[i].PreviousUntil = &s.PreviousUntil
+		if v := s.valid(now); len(v) > 0 {
+			es[i].PreviousUntil = &v[len(v)-1].Until
+			if len(v) > 1 {
+				es[i].OldestUntil = &v[0].Until
+			}
 		}
 	}
 	return es, nil
@@ -301,7 +356,8 @@ func (w *Webhooks) ListWebhooks(ctx context.Context, actorID int64, slug string)
 // RotateWebhookSecret gives the endpoint a new secret, shown this once;
 // the current one keeps signing beside it for a day (every message then
 // carries both signatures), so that the receiver can switch without
-// losing a message.
+// losing a message. A secret replaced by an earlier rotation keeps its own
+// day: rotating twice in a day does not cut off the first secret.
 func (w *Webhooks) RotateWebhookSecret(ctx context.Context, actorID int64, slug string, id int64) (string, error) {
 	secret := newHookSecret()
 	err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
@@ -318,7 +374,7 @@ func (w *Webhooks) RotateWebhookSecret(ctx context.Context, actorID int64, slug 
 			return err
 		}
 		now := w.now()
-		next := hookSecrets{Current: secret, Previous: old.Current, PreviousUntil: now.Add(hookPreviousFor)}
+		next := old.rotated(secret, now)
 		if err := updateHookSecrets(ctx, tx, acct, id, w.sealSecrets(acct, next), now); err != nil {
 			return err
 		}

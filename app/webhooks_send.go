@@ -42,13 +42,16 @@ type HookPayload struct {
 
 // HookData is what a webhook tells: the room as the account's side sees
 // it, as its agent reads it (the View of negotiation_read: never the other
-// side's limits, only the flags derived from them).
+// side's limits, only the flags derived from them), but whole: every round,
+// each with its terms, and without what the MCP door adds to it
+// (for_your_human, earlier_rounds).
 type HookData struct {
 	RoomID  int64            `json:"room_id"`
 	RoomURL string           `json:"room_url"`
 	Side    negotiation.Side `json:"side"`
-	// Seq is the room's log position after the event; a later event of the
-	// room has a greater seq.
+	// Seq is the room's log position after the change that caused the
+	// event: a later change has a greater seq, the events of one change
+	// share it (hookEvents lists them in their order).
 	Seq  int   `json:"seq"`
 	Room *View `json:"room"`
 	// Receipt is the agreed room's signed receipt (JWS), room.agreed only.

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/taasky/taasky/internal/netguard"
 	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/negotiation"
 	"github.com/taasky/taasky/notify/notifytest"
 )
 
@@ -266,6 +268,171 @@ func TestWebhookURLsRefused(t *testing.T) {
 	}
 	if _, _, err := w.CreateWebhook(rb.ctx, owner, "alpha", "https://93.184.216.34/hooks", all); err != nil {
 		t.Errorf("a public https URL: %v", err)
+	}
+}
+
+// TestHookEventsOfOneChangeInOrder holds docs/webhooks.md's order of the
+// events of one change (they share its seq): for every change the
+// protocol makes, the events each side's account is told come in this
+// order. (A person answering in the browser, side b without an account,
+// is told nothing: their request and answer within one change are not.)
+func TestHookEventsOfOneChangeInOrder(t *testing.T) {
+	order := []WebhookEvent{HookRoomOpened, HookRoomJoined, HookConfAnswered, HookRoomMoved, HookConfRequested,
+		HookRoomAgreed, HookRoomClosed}
+	a, b := negotiation.SideA, negotiation.SideB
+	open := negotiation.Event{Kind: negotiation.EventOpen, Side: a}
+	join := negotiation.Event{Kind: negotiation.EventJoin, Side: b}
+	propose := func(s negotiation.Side) negotiation.Event {
+		return negotiation.Event{Kind: negotiation.EventPropose, Side: s}
+	}
+	request := func(s negotiation.Side) negotiation.Event {
+		return negotiation.Event{Kind: negotiation.EventRequest, Side: s}
+	}
+	decide := func(s negotiation.Side, r negotiation.Result) negotiation.Event {
+		return negotiation.Event{Kind: negotiation.EventDecide, Side: s, Outcome: r}
+	}
+	closing := negotiation.Event{Kind: negotiation.EventClose}
+	draft, awaiting, agreed, closed := negotiation.StateDraft, negotiation.StateAwaiting, negotiation.StateAgreed, negotiation.StateClosed
+	for _, c := range []struct {
+		name          string
+		before, after negotiation.State
+		events        []negotiation.Event
+		want          int  // messages in all
+		person        bool // side b is a person in the browser: no account
+	}{
+		{"open", draft, draft, []negotiation.Event{open}, 1, false},
+		{"open with terms", draft, draft, []negotiation.Event{open, propose(a)}, 3, false},
+		{"open with terms, preapproved", draft, draft, []negotiation.Event{open, propose(a), request(a)}, 4, false},
+		{"join", draft, awaiting, []negotiation.Event{join}, 2, false},
+		{"join that agrees", draft, agreed, []negotiation.Event{join}, 4, false},
+		{"counter", awaiting, awaiting, []negotiation.Event{propose(b)}, 2, false},
+		{"request", awaiting, awaiting, []negotiation.Event{request(a)}, 1, false},
+		{"approval applied", awaiting, awaiting, []negotiation.Event{decide(a, negotiation.ResultApplied)}, 3, false},
+		{"approval that agrees", awaiting, agreed, []negotiation.Event{decide(a, negotiation.ResultApplied)}, 3, false},
+		{"rejection", awaiting, closed, []negotiation.Event{decide(a, negotiation.ResultApplied)}, 3, false},
+		{"declined", awaiting, awaiting, []negotiation.Event{decide(a, negotiation.ResultDeclined)}, 1, false},
+		{"void", awaiting, awaiting, []negotiation.Event{decide(a, negotiation.ResultVoid)}, 1, false},
+		{"a person joins and counters", draft, awaiting, []negotiation.Event{join, propose(b)}, 4, true},
+		{"a person joins and approves", draft, agreed, []negotiation.Event{join, request(b), decide(b, negotiation.ResultApplied)}, 6, true},
+		{"a person joins and rejects", draft, closed, []negotiation.Event{join, request(b), decide(b, negotiation.ResultApplied)}, 6, true},
+		{"a seated person approves", awaiting, agreed, []negotiation.Event{request(b), decide(b, negotiation.ResultApplied)}, 4, true},
+		{"expiry", awaiting, closed, []negotiation.Event{closing}, 2, false},
+	} {
+		got := hookEvents(&negotiation.Room{State: c.before}, &negotiation.Room{State: c.after}, c.events)
+		if len(got) != c.want {
+			t.Errorf("%s: %v, want %d messages", c.name, got, c.want)
+		}
+		for _, side := range []negotiation.Side{a, b} {
+			if side == b && c.person {
+				continue
+			}
+			last := -1
+			for _, se := range got {
+				if se.side != side {
+					continue
+				}
+				i := slices.Index(order, se.event)
+				if i <= last {
+					t.Errorf("%s: side %s told %v, not in the documented order %v", c.name, side, got, order)
+				}
+				last = i
+			}
+		}
+	}
+}
+
+// TestWebhookRotationTwiceKeepsEachSecretItsDay: a second rotation within
+// the day does not cut off the first one's secret: each replaced secret
+// signs for 24 hours from the rotation that replaced it, and Settings says
+// until when the previous and the oldest sign.
+func TestWebhookRotationTwiceKeepsEachSecretItsDay(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	owner := nb.a.OwnerUserID
+	rcv, e, original := nb.hookEndpoint(t, owner, "alpha")
+	if _, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema}); err != nil {
+		t.Fatal(err)
+	}
+	first := rcv.Wait(t, 1, 10*time.Second)[0]
+	nb.settleHooks(t)
+	firstAt := nb.rooms.now()
+	second, err := nb.hooks.RotateWebhookSecret(nb.ctx, owner, "alpha", e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb.advance(time.Hour)
+	secondAt := nb.rooms.now()
+	third, err := nb.hooks.RotateWebhookSecret(nb.ctx, owner, "alpha", e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := nb.hooks.ListWebhooks(nb.ctx, owner, "alpha")
+	if err != nil || len(es) != 1 || es[0].PreviousUntil == nil || es[0].OldestUntil == nil ||
+		!es[0].PreviousUntil.Equal(secondAt.Add(24*time.Hour)) || !es[0].OldestUntil.Equal(firstAt.Add(24*time.Hour)) {
+		t.Fatalf("after two rotations: %+v %v", es, err)
+	}
+	rcv.SetSecrets(original, second, third)
+	again := func(n int) notifytest.Webhook {
+		t.Helper()
+		if _, err := nb.hooks.SendWebhookAgain(nb.ctx, owner, "alpha", first.ID); err != nil {
+			t.Fatal(err)
+		}
+		m := rcv.Wait(t, n, 10*time.Second)[n-1]
+		nb.settleHooks(t)
+		return m
+	}
+	// An hour after the first rotation: all three secrets sign.
+	if m := again(2); !slices.Equal(m.Verified, []int{0, 1, 2}) || strings.Count(m.Signature, "v1,") != 3 {
+		t.Errorf("an hour after the first rotation: %q verified by %v, want the original, second and third secrets", m.Signature, m.Verified)
+	}
+	// A day after the first rotation, before a day after the second: the
+	// original is done, the second still signs.
+	nb.advance(23*time.Hour + time.Minute)
+	if m := again(3); !slices.Equal(m.Verified, []int{1, 2}) {
+		t.Errorf("a day after the first rotation: %q verified by %v, want the second and third secrets", m.Signature, m.Verified)
+	}
+	if es, _ := nb.hooks.ListWebhooks(nb.ctx, owner, "alpha"); len(es) != 1 || es[0].PreviousUntil == nil || es[0].OldestUntil != nil {
+		t.Errorf("one earlier secret left: %+v", es)
+	}
+	nb.advance(time.Hour)
+	if m := again(4); !slices.Equal(m.Verified, []int{2}) {
+		t.Errorf("a day after the second rotation: %q verified by %v, want the third secret only", m.Signature, m.Verified)
+	}
+	if es, _ := nb.hooks.ListWebhooks(nb.ctx, owner, "alpha"); len(es) != 1 || es[0].PreviousUntil != nil {
+		t.Errorf("no earlier secret left: %+v", es)
+	}
+}
+
+// TestHookSecretsRotated: replaced secrets past their day are dropped at
+// the next rotation, at most hookPreviousMax are kept (the newest), and
+// secrets sealed before Earlier existed (one previous secret) still sign.
+func TestHookSecretsRotated(t *testing.T) {
+	t0 := time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)
+	s := hookSecrets{Current: "s0"}
+	for i := 1; i <= hookPreviousMax+3; i++ {
+		s = s.rotated("s"+strconv.Itoa(i), t0.Add(time.Duration(i)*time.Minute))
+	}
+	now := t0.Add(time.Duration(hookPreviousMax+3) * time.Minute)
+	got := s.signing(now)
+	if len(got) != hookPreviousMax+1 || got[0] != s.Current || got[1] != "s"+strconv.Itoa(hookPreviousMax+2) || got[len(got)-1] != "s3" {
+		t.Errorf("after %d rotations within minutes: signing %v", hookPreviousMax+3, got)
+	}
+	if s.Previous != got[1] || !s.PreviousUntil.Equal(now.Add(hookPreviousFor)) {
+		t.Errorf("the newest replaced secret, for a binary of before Earlier: %q until %s", s.Previous, s.PreviousUntil)
+	}
+	later := s.rotated("late", now.Add(hookPreviousFor+time.Hour))
+	if len(later.Earlier) != 1 || later.Earlier[0].Secret != s.Current {
+		t.Errorf("a rotation after every earlier secret's day: %+v", later.Earlier)
+	}
+	var legacy hookSecrets
+	if err := json.Unmarshal([]byte(`{"current":"new","previous":"old","previous_until":"2026-05-05T10:00:00Z"}`), &legacy); err != nil {
+		t.Fatal(err)
+	}
+	if got := legacy.signing(t0); !slices.Equal(got, []string{"new", "old"}) {
+		t.Errorf("secrets sealed before Earlier: signing %v", got)
+	}
+	if got := legacy.rotated("newer", t0).signing(t0); !slices.Equal(got, []string{"newer", "new", "old"}) {
+		t.Errorf("rotating secrets sealed before Earlier: signing %v", got)
 	}
 }
 

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -134,10 +135,18 @@ func TestReceiptPagesAndVerify(t *testing.T) {
 	parts := strings.Split(string(file), ".")
 	raw, _ := base64.RawURLEncoding.DecodeString(parts[1])
 	forged := parts[0] + "." + base64.RawURLEncoding.EncodeToString(bytes.Replace(raw, []byte("250.00"), []byte("25.00"), 1)) + "." + parts[2]
+	var facts map[string]any
+	if err := json.Unmarshal(raw, &facts); err != nil {
+		t.Fatal(err)
+	}
+	facts["iss"] = "https://evil.example"
+	evilPayload, _ := json.Marshal(facts)
+	evil := parts[0] + "." + base64.RawURLEncoding.EncodeToString(evilPayload) + "." + parts[2]
 	for name, c := range map[string]struct{ text, want string }{
-		"tampered":  {forged, "it was changed after it was signed"},
-		"malformed": {"not a receipt", "this is not a Taasky receipt"},
-		"empty":     {"", "Paste a receipt or choose its file."},
+		"tampered":       {forged, "it was changed after it was signed"},
+		"issuer changed": {evil, "it was changed after it was signed"},
+		"malformed":      {"not a receipt", "this is not a Taasky receipt"},
+		"empty":          {"", "Paste a receipt or choose its file."},
 	} {
 		code, body := post(url.Values{"_csrf": {form()}, "receipt": {c.text}})
 		if code < 400 || !strings.Contains(body, `data-verdict="invalid"`) || !strings.Contains(body, c.want) {

@@ -102,6 +102,22 @@ func TestWebhooksPage(t *testing.T) {
 	if got := rcv.Wait(t, 3, 10*time.Second)[2]; len(got.Verified) != 2 {
 		t.Errorf("after the rotation, verified by %v, want both secrets", got.Verified)
 	}
+	if _, _, body := owner.get(page); !strings.Contains(body, "(the previous one signs until ") || strings.Contains(body, "older ones sign too") {
+		t.Errorf("after one rotation, the page:\n%s", body)
+	}
+	// Rotated again within the day: the first secret still signs, and the
+	// page says until when the oldest does.
+	second := html.UnescapeString(m[1])
+	st, _, body = owner.post(fmt.Sprintf("%s/%d/rotate", page, es[0].ID), nil)
+	m = secretShown.FindStringSubmatch(body)
+	if st != 200 || m == nil || !strings.Contains(body, "(the previous one signs until ") || !strings.Contains(body, "(older ones sign too, the oldest until ") {
+		t.Fatalf("rotate again: %d\n%s", st, body)
+	}
+	rcv.SetSecrets(html.UnescapeString(m[1]), second, secret)
+	owner.post(fmt.Sprintf("%s/messages/%s/again", page, first.ID), nil)
+	if got := rcv.Wait(t, 4, 10*time.Second)[3]; len(got.Verified) != 3 {
+		t.Errorf("after two rotations, verified by %v, want all three secrets", got.Verified)
+	}
 
 	// A member: refused everywhere, nothing changed.
 	if err := b.accounts.AddMemberAsOperator(b.ctx, "alpha", "mo@example.test", app.MemberRoleMember); err != nil {

@@ -17,7 +17,10 @@ const (
 	// ProblemMalformed: not a JWS in compact form, not EdDSA, or a payload
 	// that is not a receipt.
 	ProblemMalformed Problem = "malformed"
-	// ProblemForeign: issued by another service than the one expected.
+	// ProblemForeign: issued by another service than the one expected: a
+	// payload whose signature checks out names another issuer, or one
+	// signed with a key not among those given does (then it is only what
+	// the receipt claims: the keys to check it with are another's).
 	ProblemForeign Problem = "foreign"
 	// ProblemUnknownKey: signed with a kid the issuer does not publish.
 	ProblemUnknownKey Problem = "unknown_key"
@@ -49,8 +52,14 @@ const maxSize = 256 << 10
 
 // Verify checks jws against issuer's published keys and returns its facts.
 // issuer "" accepts any issuer (the caller shows it); otherwise a receipt
-// of another issuer is foreign. The checks run in this order: form, issuer,
-// kid, signature, payload.
+// of another issuer is foreign. The checks run in this order: form, kid,
+// signature, payload, issuer. Nothing of the payload is judged before its
+// signature checks out: a receipt whose payload was changed (its issuer,
+// its typ, any fact) is tampered, whatever the change. Only when the kid is
+// not among keys, so that the signature cannot be checked, is the payload
+// read unverified, to tell a receipt that names another issuer (foreign:
+// the caller has the wrong keys) from one of this issuer's name with a key
+// it does not publish (unknown_key).
 func Verify(jws string, issuer string, keys *jose.JSONWebKeySet) (*Receipt, error) {
 	jws = strings.TrimSpace(jws)
 	if jws == "" || len(jws) > maxSize {
@@ -67,15 +76,20 @@ func Verify(jws string, issuer string, keys *jose.JSONWebKeySet) (*Receipt, erro
 	if typ, _ := header.ExtraHeaders[jose.HeaderType].(string); typ != HeaderType {
 		return nil, &Error{ProblemMalformed, fmt.Sprintf("header typ %q, want %q", typ, HeaderType)}
 	}
-	claimed, err := decode(obj.UnsafePayloadWithoutVerification())
-	if err != nil {
-		return nil, err
+	var found []jose.JSONWebKey
+	if keys != nil && header.KeyID != "" {
+		found = keys.Key(header.KeyID)
 	}
-	if issuer != "" && claimed.Issuer != issuer {
-		return nil, &Error{ProblemForeign, fmt.Sprintf("issued by %q, not by %q", claimed.Issuer, issuer)}
-	}
-	found := keys.Key(header.KeyID)
-	if header.KeyID == "" || len(found) == 0 {
+	if len(found) == 0 {
+		// The signature cannot be checked: what the payload claims says
+		// only whose keys to ask for.
+		claimed, err := decode(obj.UnsafePayloadWithoutVerification())
+		if err != nil {
+			return nil, err
+		}
+		if issuer != "" && claimed.Issuer != issuer {
+			return nil, &Error{ProblemForeign, fmt.Sprintf("claims issuer %q, not %q; its kid %q is not among the keys given", claimed.Issuer, issuer, header.KeyID)}
+		}
 		return nil, &Error{ProblemUnknownKey, fmt.Sprintf("kid %q is not among the issuer's published keys", header.KeyID)}
 	}
 	payload, err := obj.Verify(found[0])
@@ -85,6 +99,9 @@ func Verify(jws string, issuer string, keys *jose.JSONWebKeySet) (*Receipt, erro
 	r, err := decode(payload)
 	if err != nil {
 		return nil, err
+	}
+	if issuer != "" && r.Issuer != issuer {
+		return nil, &Error{ProblemForeign, fmt.Sprintf("issued by %q, not by %q", r.Issuer, issuer)}
 	}
 	if r.KeyID != header.KeyID {
 		return nil, &Error{ProblemMalformed, fmt.Sprintf("payload kid %q differs from the header's %q", r.KeyID, header.KeyID)}

@@ -96,6 +96,16 @@ func TestReceiptVerifyCommand(t *testing.T) {
 	parts := strings.Split(jws, ".")
 	raw, _ := base64.RawURLEncoding.DecodeString(parts[1])
 	tampered := write("tampered.jws", parts[0]+"."+base64.RawURLEncoding.EncodeToString([]byte(strings.Replace(string(raw), "2026-12-24", "2026-12-25", 1)))+"."+parts[2])
+	// Only the issuer changed: the signature no longer matches, whether the
+	// keys come from the issuer's URL (which names the issuer expected) or
+	// from a file (any issuer accepted).
+	var facts map[string]any
+	if err := json.Unmarshal(raw, &facts); err != nil {
+		t.Fatal(err)
+	}
+	facts["iss"] = "https://evil.example"
+	evilPayload, _ := json.Marshal(facts)
+	evil := write("evil.jws", parts[0]+"."+base64.RawURLEncoding.EncodeToString(evilPayload)+"."+parts[2])
 	otherCfg, _ := loadConfig(env{"DATABASE_URL": e["DATABASE_URL"], "BASE_URL": issuer.URL, "SECRET_KEY": testSecret + "x", "RECEIPT_KEY_VERSION": "2"}.get, 0)
 	otherKeys, _ := receiptKeys(otherCfg)
 	foreignKeys := write("other.json", string(otherKeys.JWKSJSON()))
@@ -103,11 +113,13 @@ func TestReceiptVerifyCommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		"tampered":        {[]string{tampered, "--jwks", keysFile}, "tampered: "},
-		"not a receipt":   {[]string{write("junk.jws", "hello"), "--jwks", keysFile}, "malformed: "},
-		"another issuer":  {[]string{good, "--jwks", keysFile, "--issuer", "https://taasky.example"}, "foreign: "},
-		"a kid not there": {[]string{good, "--jwks", foreignKeys}, "unknown_key: "},
-		"no file":         {[]string{filepath.Join(dir, "absent.jws"), "--jwks", keysFile}, "malformed: "},
+		"tampered":                             {[]string{tampered, "--jwks", keysFile}, "tampered: "},
+		"issuer changed, keys from the issuer": {[]string{evil, "--jwks", issuer.URL + jwksPath}, "tampered: "},
+		"issuer changed, keys from a file":     {[]string{evil, "--jwks", keysFile}, "tampered: "},
+		"not a receipt":                        {[]string{write("junk.jws", "hello"), "--jwks", keysFile}, "malformed: "},
+		"another issuer":                       {[]string{good, "--jwks", keysFile, "--issuer", "https://taasky.example"}, "foreign: "},
+		"a kid not there":                      {[]string{good, "--jwks", foreignKeys}, "unknown_key: "},
+		"no file":                              {[]string{filepath.Join(dir, "absent.jws"), "--jwks", keysFile}, "malformed: "},
 	} {
 		_, _, err := runCmd(t, e, append([]string{"receipt", "verify"}, c.args...)...)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
