@@ -76,7 +76,7 @@ func (s *Rooms) deleteAccount(ctx context.Context, actorID int64, slug, typed st
 		if typed != slug {
 			return refuse(ErrInvalid, "error.delete_confirm", "confirm: type the account's slug, %s, exactly as it is written, to delete the account", slug)
 		}
-		if err := lockAccountForDeletion(ctx, tx, accountID); err != nil {
+		if err := lockAccountForDeletion(ctx, tx, accountID, false); err != nil {
 			return err
 		}
 		now := s.now()
@@ -107,7 +107,7 @@ func (s *Rooms) deleteAccount(ctx context.Context, actorID int64, slug, typed st
 		}
 		var seats []accountSeat
 		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			if err := lockAccountForDeletion(ctx, tx, accountID); err != nil {
+			if err := lockAccountForDeletion(ctx, tx, accountID, true); err != nil {
 				return err
 			}
 			if seats, err = selectAccountSeats(ctx, tx, accountID); err != nil {

@@ -14,9 +14,18 @@ import (
 // lockAccountForDeletion locks the account's row and its agents' rows: a
 // move that seats one of its agents in a room (the party's foreign key
 // takes a share lock on the agent) waits for the deletion, and then finds
-// no agent; one that got in first is waited for.
-func lockAccountForDeletion(ctx context.Context, q querier, accountID int64) error {
-	for _, sql := range []string{`SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, `SELECT 1 FROM agents WHERE account_id = $1 FOR UPDATE`} {
+// no agent; one that got in first is waited for. The account's row is
+// locked as strongly as its erasure needs (erase), or only against other
+// writers of the row and member changes (lockAccountMembers): a one-tap
+// answer that holds its link's row and then logs a row referencing the
+// account (a key-share lock) must not wait for a deletion that waits for
+// that link's row.
+func lockAccountForDeletion(ctx context.Context, q querier, accountID int64, erase bool) error {
+	account := `SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE`
+	if erase {
+		account = `SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`
+	}
+	for _, sql := range []string{account, `SELECT 1 FROM agents WHERE account_id = $1 FOR UPDATE`} {
 		if _, err := q.Exec(ctx, sql, accountID); err != nil {
 			return fmt.Errorf("lockAccountForDeletion %d: %w", accountID, err)
 		}
