@@ -2,12 +2,17 @@ package dashboard
 
 import (
 	"fmt"
+	"html"
 	"log/slog"
 	"maps"
 	"net/url"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/notify/notifytest"
 )
 
 // What people do at once: a double click, two tabs, an owner deleting the
@@ -121,5 +126,53 @@ func TestDeleteAccountWhileLinksAreTapped(t *testing.T) {
 	var left int
 	if err := b.pool.QueryRow(b.ctx, `SELECT count(*) FROM accounts WHERE slug = 'beta'`).Scan(&left); err != nil || left != 0 {
 		t.Errorf("beta is still there (%d, %v)", left, err)
+	}
+}
+
+// TestRotateTwiceAtOnce: a double-clicked "Rotate the secret" shows two
+// new secrets; the one the receiver holds, and each shown, keep signing.
+func TestRotateTwiceAtOnce(t *testing.T) {
+	t.Parallel()
+	var log logSink
+	b := setup(t, loggingTo(&log))
+	b.workHooks(t)
+	rcv := notifytest.NewWebhookEndpoint(t)
+	owner := b.client(&b.alice)
+	const page = "/accounts/alpha/webhooks"
+	owner.get(page)
+	_, _, body := owner.post(page, url.Values{"url": {rcv.URL}, "events": {"room.opened"}})
+	m := secretShown.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("adding the webhook: %s", body)
+	}
+	held := html.UnescapeString(m[1])
+	rcv.SetSecrets(held)
+	es, err := b.hooks.ListWebhooks(b.ctx, b.alice.ID, "alpha")
+	if err != nil || len(es) != 1 {
+		t.Fatal(es, err)
+	}
+	if _, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: meetingSchema}); err != nil {
+		t.Fatal(err)
+	}
+	first := rcv.Wait(t, 1, 10*time.Second)[0]
+	got := make([]answered, 2)
+	together(2, func(i int) {
+		st, loc, body := owner.clone().post(fmt.Sprintf("%s/%d/rotate", page, es[0].ID), nil)
+		got[i] = answered{st, loc, body}
+	})
+	noInternalError(t, "rotating twice at once", got, &log)
+	secrets := []string{held}
+	for _, a := range got {
+		if m := secretShown.FindStringSubmatch(a.body); m != nil {
+			secrets = append(secrets, html.UnescapeString(m[1]))
+		}
+	}
+	rcv.SetSecrets(secrets...)
+	if st, _, _ := owner.post(fmt.Sprintf("%s/messages/%s/again", page, first.ID), nil); st != 303 {
+		t.Fatalf("send again: %d", st)
+	}
+	again := rcv.Wait(t, 2, 10*time.Second)[1]
+	if len(secrets) != 3 || len(again.Verified) != 3 {
+		t.Errorf("%d secrets shown after two rotations; %d of them sign the message sent again", len(secrets)-1, len(again.Verified))
 	}
 }
