@@ -392,3 +392,24 @@ func selectInviteReader(ctx context.Context, q querier, email string, inviterID 
 	}
 	return lang, zone, nil
 }
+
+// selectJustSignedUp is the account userID signed up a moment ago with
+// this slug and name (found: false if none), the user's row locked first
+// so that a sign-up sent twice at once waits for the first: the same form
+// sent again is answered with the account it made.
+func selectJustSignedUp(ctx context.Context, q querier, userID int64, slug, name string) (Account, bool, error) {
+	if _, err := q.Exec(ctx, `SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, userID); err != nil {
+		return Account{}, false, fmt.Errorf("selectJustSignedUp %d: %w", userID, err)
+	}
+	acct := Account{Slug: slug, Name: name}
+	err := q.QueryRow(ctx, `SELECT a.id, a.created_at FROM accounts a
+		JOIN memberships m ON m.account_id = a.id AND m.user_id = $1 AND m.role = 'owner'
+		WHERE a.slug = $2 AND a.name = $3 AND a.created_at > now() - interval '1 minute'`, userID, slug, name).Scan(&acct.ID, &acct.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Account{}, false, nil
+	}
+	if err != nil {
+		return Account{}, false, fmt.Errorf("selectJustSignedUp %d: %w", userID, err)
+	}
+	return acct, true, nil
+}

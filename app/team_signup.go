@@ -77,6 +77,10 @@ func (a *Accounts) SignUp(ctx context.Context, userID int64, name, slug string) 
 		if !u.EmailVerified {
 			return refuse(ErrUnauthorized, "error.signup_unverified", "email: your identity provider has not verified %s; only a verified address may own an account", u.Email)
 		}
+		var again bool
+		if acct, again, err = selectJustSignedUp(ctx, tx, userID, slug, name); err != nil || again {
+			return err // a double click's second sign-up: the first's account
+		}
 		now := a.now()
 		if cap := a.teams.signupCap; cap > 0 {
 			n, first, err := countSignupsSince(ctx, tx, userID, u.Email, now.Add(-24*time.Hour))

@@ -157,6 +157,11 @@ func TestSignUp(t *testing.T) {
 	if m, err := tb.accounts.Membership(tb.ctx, ann.ID, "alpha-studio"); err != nil || m.Role != app.MemberRoleOwner || acct.Name != "Alpha Studio" {
 		t.Fatalf("the new account's owner: %+v %v", m, err)
 	}
+	// The same form sent again (a double click) is answered with the
+	// account it made, and counts once against the cap (see below).
+	if again, err := tb.accounts.SignUp(tb.ctx, ann.ID, "Alpha Studio", "alpha-studio"); err != nil || again.ID != acct.ID {
+		t.Fatalf("the same sign-up again: %+v %v, want account %d", again, err, acct.ID)
+	}
 	tb.refused("a slug taken", app.ErrConflict, `slug: "alpha-studio" is taken by another account; choose another`,
 		func() error { _, err := tb.accounts.SignUp(tb.ctx, ann.ID, "Other", "alpha-studio"); return err })
 	for _, word := range []string{"admin", "api", "mcp", "login", "static", "well-known"} {
