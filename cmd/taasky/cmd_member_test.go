@@ -43,6 +43,11 @@ func TestMemberCommands(t *testing.T) {
 		err.Error() != `role: must be owner, admin or member (got "boss")` {
 		t.Errorf("an unknown role: %v", err)
 	}
+	// member role without --role is a mistake, not a demotion to member.
+	if _, _, err := runCmd(t, e, "member", "role", "--account", "acme", "--email", "bob@example.test"); err == nil ||
+		err.Error() != "member role: missing --role (see 'taasky member role -h')" {
+		t.Errorf("member role without --role: %v", err)
+	}
 	if _, _, err := runCmd(t, e, "member", "role", "--account", "acme", "--email", "alice@example.test", "--role", "member"); err == nil ||
 		err.Error() != "change role: role: the account's last owner cannot be demoted; make another member owner first" {
 		t.Errorf("demoting the last owner: %v", err)
