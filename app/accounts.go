@@ -53,7 +53,8 @@ type Accounts struct {
 	pool  *pgxpool.Pool
 	keys  *keyCache
 	now   func() time.Time
-	teams *teams // sign-up and invitations (UseTeams); nil: not set up
+	teams *teams    // sign-up and invitations (UseTeams); nil: not set up
+	dev   devIssuer // taasky dev's embedded issuer (UseDevIssuer); zero: none
 }
 
 // NewAccounts returns the accounts use cases over pool.

@@ -93,3 +93,31 @@ func TestDevPrivateDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestDevAnotherPortSameDatabase: taasky dev's embedded issuer is
+// {BASE_URL}/dev-oidc, so running it again on the same database with
+// another port changes the issuer of every login; the people it signed in
+// before (the demo owners here) still sign in, as the same users.
+func TestDevAnotherPortSameDatabase(t *testing.T) {
+	t.Parallel()
+	e := devEnv(t)
+	settings := func(base string) string {
+		t.Helper()
+		_, resp, page := signIn(t, base, "/settings", "alice@example.test")
+		if resp.StatusCode != 200 || resp.Request.URL.Path != "/settings" || !strings.Contains(page, "alice@example.test") {
+			t.Fatalf("alice's sign-in at %s: %d %s\n%.500s", base, resp.StatusCode, resp.Request.URL, page)
+		}
+		return page
+	}
+	first := start(t, e, "dev")
+	first.waitStdout(t, "Stop with Ctrl-C.")
+	settings(e["BASE_URL"])
+	if err := first.stop(); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	e["LISTEN_ADDR"], e["BASE_URL"] = addr, "http://"+addr
+	second := start(t, e, "dev")
+	second.waitStdout(t, "Stop with Ctrl-C.")
+	settings(e["BASE_URL"])
+}
