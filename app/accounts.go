@@ -53,7 +53,8 @@ type Accounts struct {
 	pool  *pgxpool.Pool
 	keys  *keyCache
 	now   func() time.Time
-	teams *teams // sign-up and invitations (UseTeams); nil: not set up
+	teams *teams    // sign-up and invitations (UseTeams); nil: not set up
+	dev   devIssuer // taasky dev's embedded issuer (UseDevIssuer); zero: none
 }
 
 // NewAccounts returns the accounts use cases over pool.
@@ -113,9 +114,11 @@ func (a *Accounts) Memberships(ctx context.Context, userID int64) ([]Membership,
 
 var slugRule = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$`)
 
+// checkSlug checks a slug the operator gives (account create --slug);
+// the sign-up form's is checkAddress.
 func checkSlug(slug string) error {
 	if !slugRule.MatchString(slug) {
-		return refuse(ErrInvalid, "error.slug", "slug: must be 3–40 characters of a–z, 0–9 and '-', starting and ending with a letter or digit (got %q)", slug)
+		return Errorf(ErrInvalid, "slug: must be 3–40 characters of a–z, 0–9 and '-', starting and ending with a letter or digit (got %q)", slug)
 	}
 	return nil
 }

@@ -185,6 +185,70 @@ func TestLoginOIDC(t *testing.T) {
 	wantError(t, err, app.ErrUnauthorized, "your identity provider did not give Taasky your email address")
 }
 
+// TestLoginDevIssuerMoved: taasky dev's embedded issuer follows BASE_URL,
+// so after another port on the same database its logins come from another
+// issuer. With UseDevIssuer, such a login takes over the identity an
+// earlier embedded issuer linked (same subject: the embedded provider's is
+// a function of the email); an identity of any other provider, another
+// subject, an issuer not shaped like the embedded one, or a process that
+// did not call UseDevIssuer (serve) is refused as before.
+func TestLoginDevIssuerMoved(t *testing.T) {
+	b := setup(t)
+	const (
+		oldDev = "http://127.0.0.1:8080/dev-oidc"
+		newDev = "http://127.0.0.1:9090/dev-oidc"
+		sub    = "dev-0123456789abcdef01234567"
+	)
+	login := func(a *app.Accounts, iss, sub, email string) (app.User, error) {
+		return a.LoginOIDC(b.ctx, app.OIDCIdentity{Issuer: iss, Subject: sub, Email: email, EmailVerified: true})
+	}
+	linked := func(email, iss, sub string) app.User {
+		t.Helper()
+		u, err := login(b.accounts, iss, sub, email)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	alice := linked("alice@example.test", oldDev, sub)
+	// Each other person signs in from the new embedded issuer with the
+	// subject it gives them (signIn); what they were linked to must stay.
+	type other struct {
+		user   app.User
+		signIn string
+	}
+	others := []other{
+		{linked("carol@example.test", "https://accounts.google.example", "dev-carol"), "dev-carol"}, // a real provider, even with that subject
+		{linked("dave@example.test", "https://idp.example/dev-oidc/x", "dev-dave"), "dev-dave"},     // not the embedded issuer's path
+		{linked("erin@example.test", "http://127.0.0.1:8080/dev-oidc?x=1", "dev-erin"), "dev-erin"}, // nor with a query
+		{linked("frank@example.test", oldDev, "dev-another"), "dev-frank"},                          // another subject: another person
+	}
+
+	// Without UseDevIssuer (taasky serve), nothing is relinked.
+	_, err := login(b.accounts, newDev, sub, "alice@example.test")
+	wantError(t, err, app.ErrConflict, "the email address alice@example.test is already linked to another login")
+
+	dev := app.NewAccounts(b.pool)
+	dev.UseDevIssuer(newDev, "/dev-oidc")
+	u, err := login(dev, newDev, sub, "alice@example.test")
+	if err != nil || u.ID != alice.ID || u.OIDCIssuer != newDev || u.OIDCSubject != sub {
+		t.Fatalf("alice after the move = %+v, %v; want user %d linked to %s", u, err, alice.ID, newDev)
+	}
+	if again, err := login(dev, newDev, sub, "alice@example.test"); err != nil || again.ID != alice.ID {
+		t.Errorf("alice again = %+v, %v", again, err)
+	}
+	for _, o := range others {
+		_, err := login(dev, newDev, o.signIn, o.user.Email)
+		wantError(t, err, app.ErrConflict, "the email address "+o.user.Email+" is already linked to another login")
+		if u, err := b.accounts.UserByEmail(b.ctx, o.user.Email); err != nil || u.OIDCIssuer != o.user.OIDCIssuer || u.OIDCSubject != o.user.OIDCSubject {
+			t.Errorf("%s relinked: %+v, %v", o.user.Email, u, err)
+		}
+	}
+	// A login from another issuer than the embedded one takes nothing over.
+	_, err = login(dev, "http://127.0.0.1:7070/dev-oidc", sub, "alice@example.test")
+	wantError(t, err, app.ErrConflict, "the email address alice@example.test is already linked to another login")
+}
+
 func TestSetUserTimeZone(t *testing.T) {
 	b := setup(t)
 	if _, err := b.accounts.CreateAccount(b.ctx, "acme", "Acme", "alice@example.test"); err != nil {

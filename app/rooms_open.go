@@ -127,12 +127,12 @@ type JoinInput struct {
 }
 
 // invitationGone places the protocol's reason an invitation can no longer
-// be answered (Room.Joinable) at invite_code.
+// be answered (Room.Joinable) at invite, negotiation_join's argument.
 func invitationGone(err error) error {
 	if e, ok := errors.AsType[*negotiation.Error](err); ok {
 		words := e.Words
-		words.At = "invite_code"
-		return &Error{Code: ErrConflict, Message: "invite_code: " + e.Message, Words: words}
+		words.At = "invite"
+		return &Error{Code: ErrConflict, Message: "invite: " + e.Message, Words: words}
 	}
 	return err
 }
@@ -148,7 +148,7 @@ type JoinResult struct {
 func (s *Rooms) Join(ctx context.Context, agent Agent, in JoinInput) (*JoinResult, error) {
 	code := inviteCodeFrom(in.InviteCode)
 	if code == "" {
-		return nil, Errorf(ErrInvalid, "invite_code: required (the code or the invite URL)")
+		return nil, Errorf(ErrInvalid, "invite: required (the code or the invite URL)")
 	}
 	res := &JoinResult{}
 	err := s.inTx(ctx, func(tx *roomTx) error {

@@ -51,7 +51,7 @@ func TestSweepClosesWhatIsDue(t *testing.T) {
 	if v.State != "closed" || v.ClosedReason != "expired" {
 		t.Fatalf("after 72 h: %s %s", v.State, v.ClosedReason)
 	}
-	if _, err := rb.rooms.Join(rb.ctx, rb.b, JoinInput{InviteCode: open.InviteCode, Schema: meetingSchema}); err == nil || err.Error() != "invite_code: the invitation has expired" {
+	if _, err := rb.rooms.Join(rb.ctx, rb.b, JoinInput{InviteCode: open.InviteCode, Schema: meetingSchema}); err == nil || err.Error() != "invite: the invitation has expired" {
 		t.Fatalf("join an expired invitation (refused with the reason, seed 001): %v", err)
 	}
 	if v, _ = rb.rooms.Read(rb.ctx, rb.a, ta); v.State != "awaiting" {

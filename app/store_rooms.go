@@ -415,7 +415,7 @@ func lastEvent(ctx context.Context, q querier, roomID int64, seq int) (side stri
 
 // errNoInvitation answers a code that opens no room (one that did is
 // refused with the reason: invitationGone).
-var errNoInvitation = Errorf(ErrNotFound, "invite_code: no invitation has this code")
+var errNoInvitation = Errorf(ErrNotFound, "invite: no invitation has this code")
 
 func roomByInvite(ctx context.Context, q querier, codeHash []byte) (int64, error) {
 	var id int64

@@ -142,7 +142,17 @@ func (a *Accounts) ChangeRoleAsOperator(ctx context.Context, slug, email string,
 	if err != nil {
 		return err
 	}
-	return a.changeRole(ctx, 0, slug, u.ID, role, true)
+	return operatorNoMember(a.changeRole(ctx, 0, slug, u.ID, role, true), "change role", u.Email, slug)
+}
+
+// operatorNoMember says the refusal "error.no_member" (which names the
+// member by the id the dashboard passes) by the email the operator typed,
+// as `taasky account operator` does; any other err is returned as is.
+func operatorNoMember(err error, op, email, slug string) error {
+	if e, ok := errors.AsType[*Error](err); ok && e.Key == "error.no_member" {
+		return fmt.Errorf("%s: %w", op, Errorf(ErrNotFound, "%s is not a member of %s", email, slug))
+	}
+	return err
 }
 
 func (a *Accounts) changeRole(ctx context.Context, actorID int64, slug string, userID int64, role MemberRole, operator bool) error {
@@ -261,7 +271,7 @@ func (a *Accounts) RemoveMemberAsOperator(ctx context.Context, slug, email strin
 	if err != nil {
 		return err
 	}
-	return a.remove(ctx, 0, slug, u.ID, true)
+	return operatorNoMember(a.remove(ctx, 0, slug, u.ID, true), "remove member", u.Email, slug)
 }
 
 // Leave takes userID out of the account, as RemoveMember does.

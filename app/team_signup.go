@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/taasky/taasky/negotiation"
 )
 
 // Sign-up: a signed-in person whose email the issuer verified creates an
@@ -52,24 +55,65 @@ func SuggestSlug(name string) string {
 	return s
 }
 
+// checkAddress is checkSlug for the sign-up form, whose field for the slug
+// is labelled "Address" (signup.slug): its refusals say that word.
+func checkAddress(slug string) error {
+	if !slugRule.MatchString(slug) {
+		return refuse(ErrInvalid, "error.slug", "address: must be 3–40 characters of a–z, 0–9 and '-', starting and ending with a letter or digit (got %q)", slug)
+	}
+	if reservedSlugs[slug] {
+		return refuse(ErrInvalid, "error.slug_reserved", "address: %q is a word Taasky keeps for itself; choose another", slug)
+	}
+	return nil
+}
+
+// fieldCheck is a form field's name and its check's refusal (nil: none).
+type fieldCheck struct {
+	field string
+	err   error
+}
+
+// fieldFaults is a form's checks as one refusal: nil when none refused,
+// the refusal when one did, and when several did, the first with every
+// one as a Fault (its field, its message and words), so that the form
+// says them all at once.
+func fieldFaults(checks ...fieldCheck) error {
+	var first *Error
+	var faults []negotiation.Fault
+	for _, c := range checks {
+		if c.err == nil {
+			continue
+		}
+		e, ok := errors.AsType[*Error](c.err)
+		if !ok {
+			return c.err
+		}
+		if first == nil {
+			first = e
+		}
+		faults = append(faults, negotiation.Fault{Field: c.field, Rule: negotiation.RuleInvalidValue, Message: e.Message, Words: e.Words})
+	}
+	switch {
+	case first == nil:
+		return nil
+	case len(faults) == 1:
+		return first
+	}
+	return &Error{Code: first.Code, Message: first.Message, Faults: faults, Words: first.Words}
+}
+
 // SignUp creates an account named name with slug, owned by userID.
 func (a *Accounts) SignUp(ctx context.Context, userID int64, name, slug string) (Account, error) {
 	if err := a.teamsOn(); err != nil {
 		return Account{}, err
 	}
-	name, err := checkName("name", name)
-	if err != nil {
-		return Account{}, err
-	}
+	name, nameErr := checkName("name", name)
 	slug = strings.TrimSpace(slug)
-	if err := checkSlug(slug); err != nil {
+	if err := fieldFaults(fieldCheck{"name", nameErr}, fieldCheck{"slug", checkAddress(slug)}); err != nil {
 		return Account{}, err
-	}
-	if reservedSlugs[slug] {
-		return Account{}, refuse(ErrInvalid, "error.slug_reserved", "slug: %q is a word Taasky keeps for itself; choose another", slug)
 	}
 	var acct Account
-	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
 		u, err := selectUserByID(ctx, tx, userID)
 		if err != nil {
 			return notFound(err, "", "no user %d", userID)
@@ -93,7 +137,7 @@ func (a *Accounts) SignUp(ctx context.Context, userID int64, name, slug string) 
 			}
 		}
 		if acct, err = insertAccount(ctx, tx, slug, name); ErrorCodeOf(err) == ErrConflict {
-			return refuse(ErrConflict, "error.slug_taken", "slug: %q is taken by another account; choose another", slug)
+			return refuse(ErrConflict, "error.slug_taken", "address: %q is taken by another account; choose another", slug)
 		} else if err != nil {
 			return err
 		}

@@ -162,16 +162,27 @@ func TestSignUp(t *testing.T) {
 	if again, err := tb.accounts.SignUp(tb.ctx, ann.ID, "Alpha Studio", "alpha-studio"); err != nil || again.ID != acct.ID {
 		t.Fatalf("the same sign-up again: %+v %v, want account %d", again, err, acct.ID)
 	}
-	tb.refused("a slug taken", app.ErrConflict, `slug: "alpha-studio" is taken by another account; choose another`,
+	tb.refused("a slug taken", app.ErrConflict, `address: "alpha-studio" is taken by another account; choose another`,
 		func() error { _, err := tb.accounts.SignUp(tb.ctx, ann.ID, "Other", "alpha-studio"); return err })
 	for _, word := range []string{"admin", "api", "mcp", "login", "static", "well-known"} {
-		tb.refused("reserved "+word, app.ErrInvalid, `slug: "`+word+`" is a word Taasky keeps for itself; choose another`,
+		tb.refused("reserved "+word, app.ErrInvalid, `address: "`+word+`" is a word Taasky keeps for itself; choose another`,
 			func() error { _, err := tb.accounts.SignUp(tb.ctx, ann.ID, "Other", word); return err })
 	}
-	tb.refused("a bad slug", app.ErrInvalid, `slug: must be 3–40 characters of a–z, 0–9 and '-', starting and ending with a letter or digit (got ".well-known")`,
+	tb.refused("a bad slug", app.ErrInvalid, `address: must be 3–40 characters of a–z, 0–9 and '-', starting and ending with a letter or digit (got ".well-known")`,
 		func() error { _, err := tb.accounts.SignUp(tb.ctx, ann.ID, "Other", ".well-known"); return err })
 	tb.refused("no name", app.ErrInvalid, "name: must be 1–80 characters, without control characters (got 0)",
 		func() error { _, err := tb.accounts.SignUp(tb.ctx, ann.ID, "  ", "other"); return err })
+	// A bad name and a bad address: both said at once, each at its field.
+	tb.refused("no name and a bad address", app.ErrInvalid, "name: must be 1–80 characters, without control characters (got 0)",
+		func() error {
+			_, err := tb.accounts.SignUp(tb.ctx, ann.ID, "", "A_b")
+			e, ok := errors.AsType[*app.Error](err)
+			if !ok || len(e.Faults) != 2 || e.Faults[0].Field != "name" || e.Faults[1].Field != "slug" ||
+				e.Faults[1].Message != `address: must be 3–40 characters of a–z, 0–9 and '-', starting and ending with a letter or digit (got "A_b")` {
+				t.Errorf("no name and a bad address: faults %+v", e)
+			}
+			return err
+		})
 	tb.refused("a long name", app.ErrInvalid, "name: must be 1–80 characters, without control characters (got 81)",
 		func() error {
 			_, err := tb.accounts.SignUp(tb.ctx, ann.ID, strings.Repeat("n", 81), "other")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -176,13 +177,45 @@ func (a *Accounts) loginOIDC(ctx context.Context, id OIDCIdentity) (User, error)
 			return err
 		case err != nil:
 			return err
-		case u.OIDCIssuer != "":
+		case u.OIDCIssuer != "" && !a.dev.takesOver(u, id):
 			return refuse(ErrConflict, "error.email_linked", "the email address %s is already linked to another login", email)
 		}
 		u.OIDCIssuer, u.OIDCSubject = id.Issuer, id.Subject
 		return updateUserOIDC(ctx, tx, u.ID, id.Issuer, id.Subject)
 	})
 	return u, err
+}
+
+// devIssuer is taasky dev's embedded OpenID Connect provider, whose URL
+// follows BASE_URL ({BASE_URL}{path}): taasky dev run again on the same
+// database with another LISTEN_ADDR or BASE_URL has another issuer, and
+// the (issuer, subject) every user was linked to no longer comes back.
+type devIssuer struct {
+	issuer, path string
+}
+
+// UseDevIssuer tells a login from issuer, taasky dev's embedded provider
+// served at path under BASE_URL, that it may take over an identity
+// another embedded provider of taasky dev linked (an earlier BASE_URL).
+// Only taasky dev calls it: serve never does, whatever its issuer.
+func (a *Accounts) UseDevIssuer(issuer, path string) {
+	a.dev = devIssuer{issuer: issuer, path: path}
+}
+
+// takesOver says whether the login id may relink u, whose identity is
+// linked elsewhere: only when id comes from the embedded issuer and u's
+// was an embedded issuer too (an http(s) URL whose path is the embedded
+// issuer's, nothing after it) with the same subject: the embedded
+// provider's subject is a function of the email it signed in, so the same
+// subject is the same person by construction, and an identity of any real
+// provider (another subject) is never taken over.
+func (d devIssuer) takesOver(u User, id OIDCIdentity) bool {
+	if d.issuer == "" || id.Issuer != d.issuer || u.OIDCIssuer == id.Issuer || u.OIDCSubject != id.Subject {
+		return false
+	}
+	was, err := url.Parse(u.OIDCIssuer)
+	return err == nil && (was.Scheme == "http" || was.Scheme == "https") && was.Host != "" && was.User == nil &&
+		was.Path == d.path && was.RawQuery == "" && was.Fragment == ""
 }
 
 // SetUserTimeZone sets the IANA time zone (e.g. "Europe/Paris") that the

@@ -46,7 +46,7 @@ func TestBrowserTeams(t *testing.T) {
 		chromedp.SetValue(chromedp.CSS(`#signup-slug`), "admin"),
 		chromedp.Click(chromedp.CSS(`form[data-signup] button.primary`)),
 		chromedp.WaitVisible(chromedp.CSS(`p.error`)))
-	if s := br.text(nina, "p.error"); s != `slug: "admin" is a word Taasky keeps for itself; choose another` {
+	if s := br.text(nina, "p.error"); s != `address: "admin" is a word Taasky keeps for itself; choose another` {
 		t.Fatalf("reserved slug: %q", s)
 	}
 	br.do(nina, "sign up", chromedp.Evaluate[chromedp.Void](`document.querySelector('#signup-slug').value = ''`),

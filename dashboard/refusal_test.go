@@ -83,6 +83,15 @@ func TestRefusalsInTheirLanguage(t *testing.T) {
 		!strings.Contains(body, "Adresse: muss 3–40 Zeichen aus a–z, 0–9 und &#39;-&#39; lang sein") {
 		t.Errorf("a bad slug in German: %d\n%s", st, errorsOf(body))
 	}
+	// In English, the address is called by its label, not "slug"; a bad
+	// name and a bad address are both said at once.
+	alice.lang = "en"
+	if st, _, body := alice.post("/signup", url.Values{"name": {""}, "slug": {"A_b"}}); st != http.StatusBadRequest ||
+		!strings.Contains(body, "name: must be 1–80 characters") ||
+		!strings.Contains(body, "address: must be 3–40 characters of a–z, 0–9 and &#39;-&#39;, starting and ending with a letter or digit (got &#34;A_b&#34;)") ||
+		strings.Contains(body, "slug:") {
+		t.Errorf("no name and a bad address in English: %d\n%s", st, errorsOf(body))
+	}
 	alice.lang = "fr"
 	if st, _, body := alice.post("/rooms/1/decide", url.Values{"answer": {"maybe"}}); !strings.Contains(body, "réponse : doit être confirmer ou refuser") {
 		t.Errorf("a bad answer in French: %d\n%s", st, errorsOf(body))

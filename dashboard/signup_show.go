@@ -9,8 +9,8 @@ import (
 // signupData is the sign-up page: the account's name and slug as typed.
 type signupData struct {
 	Name, Slug string
-	Error      string
-	Verified   bool // the person's email is verified: they may own an account
+	Errors     []string // every refusal of the form (its fields', all at once)
+	Verified   bool     // the person's email is verified: they may own an account
 }
 
 // signupShow offers a signed-in person to create an account they own. A

@@ -69,9 +69,9 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"b", "negotiation_join", map[string]any{"invite_code": open["invite_code"], "subject_schema": schema, "limits": map[string]any{"day": map[string]any{"min": "2026-12-01"}}}, "limits: you joined this room already with other limits; limits are fixed once declared"},
 		{"b", "negotiation_join", map[string]any{"invite_code": open["invite_code"], "subject_schema": map[string]any{"day": map[string]any{"type": "date", "label": "Tag"}}}, "subject_schema: you joined this room already with another schema; it is fixed once declared"},
 		// Another agent's used invitation is refused with the reason (seed 001).
-		{"a", "negotiation_join", map[string]any{"invite_code": open["invite_code"], "subject_schema": schema}, "invite_code: the invitation has been used already"},
-		{"a", "negotiation_join", map[string]any{"invite": open["invite_url"], "subject_schema": schema}, "invite_code: the invitation has been used already"},
-		{"a", "negotiation_join", map[string]any{"invite_code": "nope"}, "invite_code: no invitation has this code"},
+		{"a", "negotiation_join", map[string]any{"invite_code": open["invite_code"], "subject_schema": schema}, "invite: the invitation has been used already"},
+		{"a", "negotiation_join", map[string]any{"invite": open["invite_url"], "subject_schema": schema}, "invite: the invitation has been used already"},
+		{"a", "negotiation_join", map[string]any{"invite_code": "nope"}, "invite: no invitation has this code"},
 		{"a", "negotiation_join", map[string]any{"invite_code": "x", "invite_url": "y"}, "invite: pass it once (invite, or its old names invite_code or invite_url)"},
 		{"a", "negotiation_join", map[string]any{"subject_schema": schema}, "invite: required (the invitation's code or its whole URL)"},
 		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "title": ""}, "title: 1 to 120 characters of text"},
@@ -100,8 +100,8 @@ func TestBadInputChangesNothing(t *testing.T) {
 	e.confirm(t, "a", w["room_token"].(string), e.must(t, "a", "negotiation_cancel", map[string]any{"room_token": w["room_token"]}), true)
 	x := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema})
 	e.clock.Add(int64(72 * time.Hour))
-	for inv, want := range map[any]string{w["invite_url"]: "invite_code: the invitation was withdrawn", x["invite_url"]: "invite_code: the invitation has expired",
-		"0123456789abcdefghijklmnopqrstuv": "invite_code: no invitation has this code"} {
+	for inv, want := range map[any]string{w["invite_url"]: "invite: the invitation was withdrawn", x["invite_url"]: "invite: the invitation has expired",
+		"0123456789abcdefghijklmnopqrstuv": "invite: no invitation has this code"} {
 		if _, msg := e.call(t, "b", "negotiation_join", map[string]any{"invite": inv, "subject_schema": schema}); msg != want {
 			t.Errorf("%v: %q, want %q", inv, msg, want)
 		}

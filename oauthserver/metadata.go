@@ -28,7 +28,15 @@ func (s *Server) serverMetadata(w http.ResponseWriter, _ *http.Request) {
 	cors(w)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "public, max-age=3600")
-	_ = json.NewEncoder(w).Encode(&oauthex.AuthServerMeta{
+	// go-sdk's AuthServerMeta writes jwks_uri even when empty, and "" is
+	// no URI (RFC 8414: the member is optional). Taasky's access tokens are
+	// opaque and it signs nothing with keys for OAuth (/.well-known/jwks.json
+	// holds the receipts' keys), so the member is left out: the outer
+	// field, with omitempty, hides the embedded one from encoding/json.
+	_ = json.NewEncoder(w).Encode(struct {
+		*oauthex.AuthServerMeta
+		JWKSURI string `json:"jwks_uri,omitempty"`
+	}{AuthServerMeta: &oauthex.AuthServerMeta{
 		Issuer:                s.base,
 		AuthorizationEndpoint: s.base + "/oauth/authorize",
 		TokenEndpoint:         s.base + "/oauth/token",
@@ -46,7 +54,7 @@ func (s *Server) serverMetadata(w http.ResponseWriter, _ *http.Request) {
 		CodeChallengeMethodsSupported:              []string{"S256"},
 		ClientIDMetadataDocumentSupported:          true,
 		AuthorizationResponseIssParameterSupported: true,
-	})
+	}})
 }
 
 // resourceMetadata is RFC 9728's document of /mcp or /mcp/{account}

@@ -252,7 +252,7 @@ func TestSecretsUnguessable(t *testing.T) {
 		g := strings.Repeat(string("abcdefghijklmnopqrstuvwxyz234567"[i%32]), 32)
 		r := a.call("negotiation_join", map[string]any{"invite_code": g, "subject_schema": raceSchema})
 		guesses++
-		if r.err != "invite_code: no invitation has this code" {
+		if r.err != "invite: no invitation has this code" {
 			t.Errorf("a guessed code: %q", r.err)
 		}
 	}

@@ -321,7 +321,7 @@ func badCases() []badCase {
 	for _, inj := range injections {
 		q, _ := json.Marshal(inj)
 		cs = append(cs, badCase{"", "injection", "negotiation_read", `{"room_token":` + string(q) + `}`, "room_token"})
-		cs = append(cs, badCase{"", "injection", "negotiation_join", `{"invite_code":` + string(q) + `,"subject_schema":` + richSchema + `}`, "invite_code"})
+		cs = append(cs, badCase{"", "injection", "negotiation_join", `{"invite":` + string(q) + `,"subject_schema":` + richSchema + `}`, "invite: "})
 	}
 	for _, inj := range injections[:4] {
 		q, _ := json.Marshal(inj)

@@ -282,7 +282,7 @@ var raceKinds = []struct {
 		want := negotiation.ClosedWithdrawn
 		if r.err == "" {
 			want = negotiation.ClosedCancelled
-		} else if r.err != "invite_code: the invitation was withdrawn" { // refused with the reason (seed 001)
+		} else if r.err != "invite: the invitation was withdrawn" { // refused with the reason (seed 001)
 			rc.s.t.Errorf("room %d: join refused with %q", d.id, r.err)
 		}
 		if e != nil || v.State != negotiation.StateClosed || v.ClosedReason != want {

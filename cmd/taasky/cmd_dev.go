@@ -96,5 +96,5 @@ func devDatabase(ctx context.Context, mode string, getenv func(string) string, l
 		}
 		log.Info("no local PostgreSQL answers; trying a private one", "err", err)
 	}
-	return startPrivatePostgres(getenv, log, io.Discard)
+	return startPrivatePostgres(getenv, log, io.Discard, mode == "private")
 }

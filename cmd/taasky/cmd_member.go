@@ -20,7 +20,7 @@ import (
 // runMemberAdd is `taasky member add`.
 func runMemberAdd(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	cmd := newCommand("member add", "Makes --email a member of --account with --role (member, admin or owner).\nThey join at their first sign-in with that (verified) address.", stdout)
-	slug, email, role, asJSON := memberFlags(cmd, true)
+	slug, email, role, asJSON := memberFlags(cmd, true, "member")
 	if err := cmd.parse(args, "account", "email"); err != nil {
 		return err
 	}
@@ -39,7 +39,7 @@ func runMemberAdd(ctx context.Context, args []string, getenv func(string) string
 // runMemberRemove is `taasky member remove`.
 func runMemberRemove(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	cmd := newCommand("member remove", "Removes --email from --account: their agents' keys and their sessions stop\nworking at once; their open rooms stay open and go to the account's owners.", stdout)
-	slug, email, _, asJSON := memberFlags(cmd, false)
+	slug, email, _, asJSON := memberFlags(cmd, false, "")
 	if err := cmd.parse(args, "account", "email"); err != nil {
 		return err
 	}
@@ -54,7 +54,8 @@ func runMemberRemove(ctx context.Context, args []string, getenv func(string) str
 // runMemberRole is `taasky member role`.
 func runMemberRole(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	cmd := newCommand("member role", "Sets the --role (member, admin or owner) of --email in --account. The last\nowner cannot be demoted.", stdout)
-	slug, email, role, asJSON := memberFlags(cmd, true)
+	// No default role: a forgotten --role must not silently demote.
+	slug, email, role, asJSON := memberFlags(cmd, true, "")
 	if err := cmd.parse(args, "account", "email", "role"); err != nil {
 		return err
 	}
@@ -70,11 +71,13 @@ func runMemberRole(ctx context.Context, args []string, getenv func(string) strin
 	})
 }
 
-func memberFlags(cmd *command, withRole bool) (slug, email, role *string, asJSON *bool) {
+// memberFlags declares the member commands' flags; defaultRole is --role's
+// default ("" where the command requires it).
+func memberFlags(cmd *command, withRole bool, defaultRole string) (slug, email, role *string, asJSON *bool) {
 	slug = cmd.String("account", "", "the account's `slug`")
 	email = cmd.String("email", "", "the member's `email` address")
 	if withRole {
-		role = cmd.String("role", "member", "the `role`: member, admin or owner")
+		role = cmd.String("role", defaultRole, "the `role`: member, admin or owner")
 	}
 	asJSON = cmd.Bool("json", false, "print the result as JSON")
 	return slug, email, role, asJSON

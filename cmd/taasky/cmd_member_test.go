@@ -43,6 +43,11 @@ func TestMemberCommands(t *testing.T) {
 		err.Error() != `role: must be owner, admin or member (got "boss")` {
 		t.Errorf("an unknown role: %v", err)
 	}
+	// member role without --role is a mistake, not a demotion to member.
+	if _, _, err := runCmd(t, e, "member", "role", "--account", "acme", "--email", "bob@example.test"); err == nil ||
+		err.Error() != "member role: missing --role (see 'taasky member role -h')" {
+		t.Errorf("member role without --role: %v", err)
+	}
 	if _, _, err := runCmd(t, e, "member", "role", "--account", "acme", "--email", "alice@example.test", "--role", "member"); err == nil ||
 		err.Error() != "change role: role: the account's last owner cannot be demoted; make another member owner first" {
 		t.Errorf("demoting the last owner: %v", err)
@@ -60,6 +65,17 @@ func TestMemberCommands(t *testing.T) {
 	}
 	if got := asJSON("member", "remove", "--account", "acme", "--email", "bob@example.test"); got["removed"] != true {
 		t.Errorf("member remove: %v", got)
+	}
+	// bob is still a user, no longer a member: named by his email, not an id.
+	for _, c := range [][]string{
+		{"role", "--account", "acme", "--email", "bob@example.test", "--role", "admin"},
+		{"remove", "--account", "acme", "--email", "Bob@example.test"},
+	} {
+		op := map[string]string{"role": "change role", "remove": "remove member"}[c[0]]
+		if _, _, err := runCmd(t, e, append([]string{"member"}, c...)...); err == nil ||
+			err.Error() != op+": bob@example.test is not a member of acme" {
+			t.Errorf("member %s of a non-member: %v", c[0], err)
+		}
 	}
 	pool, err := pgxpool.New(t.Context(), e["DATABASE_URL"])
 	if err != nil {

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"strings"
@@ -37,16 +39,18 @@ func runReceiptVerify(ctx context.Context, args []string, getenv func(string) st
 	if file == "" {
 		return cmd.fail("which receipt? give its file: taasky receipt verify FILE")
 	}
+	// The receipt first: a file that is not there is that, not a
+	// malformed receipt nor a lack of keys.
+	jws, err := readLimited(file)
+	if err != nil {
+		return fmt.Errorf("cannot read the receipt %s: %w", file, unwrapPath(err))
+	}
 	if *jwksFrom == "" {
 		base := strings.TrimSuffix(strings.TrimSpace(getenv("BASE_URL")), "/")
 		if base == "" {
 			return cmd.fail("no keys to verify with: give --jwks URL|FILE (or set BASE_URL)")
 		}
 		*jwksFrom = base + jwksPath
-	}
-	jws, err := readLimited(file)
-	if err != nil {
-		return fmt.Errorf("malformed: %w", err)
 	}
 	keys, from, err := loadJWKS(ctx, *jwksFrom)
 	if err != nil {
@@ -78,6 +82,16 @@ func readLimited(name string) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(io.LimitReader(f, maxKeysFile))
+}
+
+// unwrapPath drops an *fs.PathError's operation and path ("open FILE: "),
+// for a message that names the file itself.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // loadJWKS reads a JWK Set from a file or fetches it from a URL; from is

@@ -119,12 +119,20 @@ func TestReceiptVerifyCommand(t *testing.T) {
 		"not a receipt":                        {[]string{write("junk.jws", "hello"), "--jwks", keysFile}, "malformed: "},
 		"another issuer":                       {[]string{good, "--jwks", keysFile, "--issuer", "https://taasky.example"}, "foreign: "},
 		"a kid not there":                      {[]string{good, "--jwks", foreignKeys}, "unknown_key: "},
-		"no file":                              {[]string{filepath.Join(dir, "absent.jws"), "--jwks", keysFile}, "malformed: "},
+		"no file":                              {[]string{filepath.Join(dir, "absent.jws"), "--jwks", keysFile}, "cannot read the receipt " + filepath.Join(dir, "absent.jws") + ": no such file or directory"},
+		"a directory":                          {[]string{dir, "--jwks", keysFile}, "cannot read the receipt " + dir + ": is a directory"},
 	} {
 		_, _, err := runCmd(t, e, append([]string{"receipt", "verify"}, c.args...)...)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line starting %q", name, err, c.want)
 		}
+	}
+	// A missing file is said before the keys are looked for: without
+	// --jwks or BASE_URL, it is not "no keys".
+	absent := filepath.Join(dir, "absent.jws")
+	if _, _, err := runCmd(t, env{}, "receipt", "verify", absent); err == nil ||
+		err.Error() != "cannot read the receipt "+absent+": no such file or directory" {
+		t.Errorf("no file and no keys: %v", err)
 	}
 	if _, _, err := runCmd(t, e, "receipt", "verify"); err == nil {
 		t.Error("no file: no error")

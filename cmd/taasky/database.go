@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/taasky/taasky/internal/config"
@@ -97,7 +99,59 @@ func connect(ctx context.Context, name, dsn string, tracer ...pgx.QueryTracer) (
 	defer cancel()
 	if err := pool.Ping(pingCtx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("connect to the database: %w", err)
+		return nil, connectError{name: name, cfg: pc.ConnConfig, err: err}
 	}
 	return pool, nil
+}
+
+// connectError is a failed connection said in one line that names the
+// variable the connection string came from, the database and the user
+// (never the password), and each distinct reason once: pgx's own error
+// spans lines and repeats a reason for each attempt (with and without TLS).
+type connectError struct {
+	name string
+	cfg  *pgx.ConnConfig
+	err  error
+}
+
+func (e connectError) Error() string {
+	var reasons []string
+	for _, r := range connectReasons(e.err) {
+		r = strings.Join(strings.Fields(r), " ") // one line, whatever the server said
+		if !slices.Contains(reasons, r) {
+			reasons = append(reasons, r)
+		}
+	}
+	db := e.cfg.Database
+	if db == "" {
+		db = e.cfg.User // PostgreSQL's default
+	}
+	return fmt.Sprintf("%s: cannot connect to the database %q as user %q: %s", e.name, db, e.cfg.User, strings.Join(reasons, "; "))
+}
+
+func (e connectError) Unwrap() error { return e.err }
+
+// connectReasons is each attempt's error in err: pgconn.ConnectError holds
+// them joined (behind "hostname resolving error: " when no host resolved).
+func connectReasons(err error) []string {
+	var ce *pgconn.ConnectError
+	if !errors.As(err, &ce) {
+		return []string{err.Error()}
+	}
+	inner, prefix := ce.Unwrap(), ""
+	if _, joined := inner.(interface{ Unwrap() []error }); !joined {
+		if wrapped, ok := errors.Unwrap(inner).(interface{ Unwrap() []error }); ok {
+			prefix = strings.TrimSuffix(inner.Error(), errors.Unwrap(inner).Error())
+			inner = wrapped.(error)
+		}
+	}
+	j, ok := inner.(interface{ Unwrap() []error })
+	if !ok {
+		return []string{prefix + inner.Error()}
+	}
+	var out []string
+	for _, e := range j.Unwrap() {
+		out = append(out, prefix+e.Error())
+	}
+	return out
 }

@@ -93,3 +93,24 @@ func costlyPlan(t *testing.T, ctx context.Context, pool *pgxpool.Pool) string {
 	}
 	return plan
 }
+
+// TestConnectFailureIsOneLine: a database that cannot be reached is said in
+// one line naming DATABASE_URL, the database and the user, each reason once
+// (pgx's error spans lines, one per attempt, with and without TLS), and
+// never the password.
+func TestConnectFailureIsOneLine(t *testing.T) {
+	t.Parallel()
+	for dsn, reason := range map[string]string{
+		"postgres://someone:s3cret-pw@127.0.0.1:1/taasky":                     "127.0.0.1:1 (127.0.0.1): dial error: dial tcp 127.0.0.1:1: connect: connection refused",
+		"host=127.0.0.1 port=1 user=someone password=s3cret-pw dbname=taasky": "127.0.0.1:1 (127.0.0.1): dial error: dial tcp 127.0.0.1:1: connect: connection refused",
+	} {
+		_, _, err := runCmd(t, env{"DATABASE_URL": dsn}, "migrate")
+		want := `DATABASE_URL: cannot connect to the database "taasky" as user "someone": ` + reason
+		if err == nil || err.Error() != want {
+			t.Errorf("migrate with %s:\n got %v\nwant %s", dsn, err, want)
+		}
+		if err != nil && strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("the password is in %q", err)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"testing"
@@ -61,9 +63,18 @@ func TestDevPrivateDatabase(t *testing.T) {
 		"XDG_CACHE_HOME":  t.TempDir(),
 	}
 	if os.Geteuid() == 0 {
+		// --db=private is refused as root in one line of its own: not
+		// "no PostgreSQL answers", which is not the question (and may be
+		// false: one answers in CI).
 		_, _, err := runCmd(t, e, "dev", "--db", "private")
-		if err == nil || !strings.Contains(err.Error(), "cannot start a private one while running as root") || !strings.Contains(err.Error(), "DATABASE_URL") {
+		if err == nil || err.Error() != privateRootRefusal || !strings.Contains(err.Error(), "--db=private") ||
+			!strings.Contains(err.Error(), "DATABASE_URL") || strings.Contains(err.Error(), "no PostgreSQL answers") || strings.Contains(err.Error(), "\n") {
 			t.Fatalf("dev --db private as root: %v", err)
+		}
+		// Falling back to a private one (no local PostgreSQL) says so.
+		if _, err := startPrivatePostgres(e.get, slog.New(slog.DiscardHandler), io.Discard, false); err == nil ||
+			!strings.Contains(err.Error(), "no PostgreSQL answers") || !strings.Contains(err.Error(), "cannot start a private one while running as root") {
+			t.Fatalf("a private PostgreSQL as root, none answering: %v", err)
 		}
 		return
 	}
@@ -81,4 +92,32 @@ func TestDevPrivateDatabase(t *testing.T) {
 	if err := p.stop(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestDevAnotherPortSameDatabase: taasky dev's embedded issuer is
+// {BASE_URL}/dev-oidc, so running it again on the same database with
+// another port changes the issuer of every login; the people it signed in
+// before (the demo owners here) still sign in, as the same users.
+func TestDevAnotherPortSameDatabase(t *testing.T) {
+	t.Parallel()
+	e := devEnv(t)
+	settings := func(base string) string {
+		t.Helper()
+		_, resp, page := signIn(t, base, "/settings", "alice@example.test")
+		if resp.StatusCode != 200 || resp.Request.URL.Path != "/settings" || !strings.Contains(page, "alice@example.test") {
+			t.Fatalf("alice's sign-in at %s: %d %s\n%.500s", base, resp.StatusCode, resp.Request.URL, page)
+		}
+		return page
+	}
+	first := start(t, e, "dev")
+	first.waitStdout(t, "Stop with Ctrl-C.")
+	settings(e["BASE_URL"])
+	if err := first.stop(); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	e["LISTEN_ADDR"], e["BASE_URL"] = addr, "http://"+addr
+	second := start(t, e, "dev")
+	second.waitStdout(t, "Stop with Ctrl-C.")
+	settings(e["BASE_URL"])
 }

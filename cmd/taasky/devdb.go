@@ -92,7 +92,8 @@ func freshLocalDatabase(ctx context.Context, candidates []string, dbName string)
 }
 
 // rootRefusal is what to do instead of a private PostgreSQL when running as
-// root, which initdb refuses.
+// root, which initdb refuses, when taasky dev fell back to one because no
+// local PostgreSQL answered (--db=auto).
 const rootRefusal = `no PostgreSQL answers at 127.0.0.1:5432 or /var/run/postgresql, and taasky dev
 cannot start a private one while running as root (PostgreSQL's initdb refuses root).
 Do one of these, then run taasky dev again:
@@ -101,16 +102,28 @@ Do one of these, then run taasky dev again:
   - set DATABASE_URL to a PostgreSQL you can use, e.g. postgres://user:pass@host:5432/taasky
   - run taasky dev as a normal user`
 
+// privateRootRefusal is rootRefusal when --db=private asked for the private
+// PostgreSQL: whether a local one answers is not the question then.
+const privateRootRefusal = "dev: --db=private cannot start a private PostgreSQL while running as root (PostgreSQL's initdb refuses root); " +
+	"run taasky dev as a normal user, or with --db=local (or no --db) to use a PostgreSQL that answers locally, or set DATABASE_URL"
+
 // startPrivatePostgres runs a PostgreSQL of taasky dev's own with the
 // machine's binaries, its data kept under the user cache directory so it
-// survives restarts. Nothing is downloaded.
-func startPrivatePostgres(getenv func(string) string, log *slog.Logger, logOut io.Writer) (devDB, error) {
+// survives restarts. Nothing is downloaded. asked says --db=private chose
+// it (rather than no local PostgreSQL answering), for the refusals' words.
+func startPrivatePostgres(getenv func(string) string, log *slog.Logger, logOut io.Writer, asked bool) (devDB, error) {
 	if os.Geteuid() == 0 {
+		if asked {
+			return devDB{}, errors.New(privateRootRefusal)
+		}
 		return devDB{}, errors.New(rootRefusal)
 	}
 	binaries, major, err := findPostgresBinaries()
 	if err != nil {
-		return devDB{}, err
+		if asked {
+			return devDB{}, fmt.Errorf("dev: --db=private: %w", err)
+		}
+		return devDB{}, fmt.Errorf("no PostgreSQL answers locally and %w", err)
 	}
 	cache, err := userDir(getenv, "XDG_CACHE_HOME", ".cache")
 	if err != nil {
@@ -159,7 +172,7 @@ func findPostgresBinaries() (string, int, error) {
 		}
 	}
 	if len(found) == 0 {
-		return "", 0, errors.New("no PostgreSQL answers locally and no PostgreSQL binaries were found under /usr/lib/postgresql: install PostgreSQL (apt-get install postgresql) or set DATABASE_URL")
+		return "", 0, errors.New("no PostgreSQL binaries were found under /usr/lib/postgresql: install PostgreSQL (apt-get install postgresql) or set DATABASE_URL")
 	}
 	best := slices.MaxFunc(found, func(a, b install) int { return a.major - b.major })
 	return best.dir, best.major, nil

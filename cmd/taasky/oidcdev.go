@@ -35,6 +35,9 @@ func mountDevIssuer(a *fiber.App, d deps) (dashboard.OIDC, error) {
 		return dashboard.OIDC{}, err
 	}
 	a.All(devIssuerPath+"/*", fiberhttp.Handler(h))
+	// The issuer follows BASE_URL: after another LISTEN_ADDR or BASE_URL on
+	// the same database, its logins take over those of the earlier one.
+	d.accounts.UseDevIssuer(issuer, devIssuerPath)
 	d.log.Info("embedded OIDC issuer (dev only)", "issuer", issuer)
 	return dashboard.OIDC{Issuer: issuer, ClientID: "taasky-dashboard", ClientSecret: secret}, nil
 }
