@@ -37,12 +37,26 @@ func (s *Rooms) PersonRoom(ctx context.Context, token string, loc *time.Location
 			return err
 		}
 		h, err = s.humanRoom(ctx, tx, ld, negotiation.SideB, 0, loc)
-		if err == nil {
-			h.CanDecide = true // their tap is their confirmation
+		if err != nil {
+			return err
 		}
-		return err
+		h.CanDecide = true // their tap is their confirmation
+		if h.Card != nil && !personAsked(ld.room) {
+			// The new-schema note is for terms they are asked to confirm:
+			// not under their own proposal, nor once the room ended.
+			h.Card.NewSchema = false
+		}
+		return nil
 	})
 	return h, err
+}
+
+// personAsked reports whether the room asks its person (side b) to
+// confirm terms now: their turn in a live room, with the other side's
+// terms on the table, or their own once the other side approved them.
+func personAsked(r *negotiation.Room) bool {
+	b := negotiation.SideB
+	return !r.State.Terminal() && r.Turn == b && r.Table != nil && (r.Table.By != b || r.Approval(b.Other()) != "")
 }
 
 // AnswerAsPerson applies a seated person's answer (see PersonAnswer).
