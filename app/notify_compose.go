@@ -25,9 +25,12 @@ func (n *Notifications) Notification(ctx context.Context, d jobs.Delivery) (*job
 		return nil, err
 	}
 	var token string
-	if d.Topic == jobs.TopicTest {
+	switch {
+	case d.Topic == jobs.TopicTest:
 		err = n.testNotification(ctx, d, out)
-	} else {
+	case d.UserID == 0:
+		err = n.personNotification(ctx, d, out)
+	default:
 		var ot *oneTapIssue
 		if d.Topic == jobs.TopicRequest || d.Topic == jobs.TopicReminder {
 			// Stored by the notice's read, for this message.
@@ -42,7 +45,10 @@ func (n *Notifications) Notification(ctx context.Context, d jobs.Delivery) (*job
 	if token != "" {
 		out.OneTapURL = n.baseURL + "/c/" + token
 	}
-	if !d.Topic.Critical() && d.Channel == jobs.ChannelEmail {
+	switch {
+	case d.UserID == 0:
+		out.UnsubscribeURL = n.personUnsubscribeURL(d.RoomID)
+	case !d.Topic.Critical() && d.Channel == jobs.ChannelEmail:
 		out.UnsubscribeURL = n.UnsubscribeURL(d.UserID)
 	}
 	if d.Topic == jobs.TopicAgreed && d.Channel == jobs.ChannelEmail && out.Receipt == "" && n.rooms.receipts != nil {

@@ -479,7 +479,7 @@ func TestFanOutIsUniqueAndSentOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := enqueueNotices(nb.ctx, tx, nil, nb.rooms.river, nb.rooms.now(), []jobs.Notice{notice}, nil); err != nil {
+		if err := enqueueNotices(nb.ctx, tx, nil, nb.rooms.river, nb.rooms.now(), []jobs.Notice{notice}, nil, ""); err != nil {
 			t.Fatal(err)
 		}
 		if err := tx.Commit(nb.ctx); err != nil {

@@ -83,7 +83,13 @@ func (n *Notifications) DeliveryLogPage(ctx context.Context, userID int64, limit
 // (jobs.Deliveries, jobs.Invitations): an earlier attempt the server
 // accepted, whose completion River did not record before the process died.
 func (n *Notifications) Sent(ctx context.Context, d jobs.Delivery) (bool, error) {
-	st, err := deliveryStatus(ctx, n.pool, d.UserID, d.JobID)
+	var st jobs.Status
+	var err error
+	if d.UserID == 0 { // the room's person (person_deliveries)
+		st, err = personDeliveryStatus(ctx, n.pool, d.RoomID, d.JobID)
+	} else {
+		st, err = deliveryStatus(ctx, n.pool, d.UserID, d.JobID)
+	}
 	if err != nil {
 		return false, fmt.Errorf("delivery status: %w", err)
 	}

@@ -50,7 +50,7 @@ func (n *Notifications) RemindDue(ctx context.Context, limit int) (int, error) {
 				next[i] = &at
 			}
 		}
-		if err := enqueueNotices(ctx, tx, nil, n.river, now, notices, nil); err != nil {
+		if err := enqueueNotices(ctx, tx, nil, n.river, now, notices, nil, ""); err != nil {
 			return err
 		}
 		return updateRemindAt(ctx, tx, due, next)

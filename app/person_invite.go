@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -48,6 +49,10 @@ type Invitation struct {
 	// person's, or, while their browser has not told it, the inviting
 	// human's (UTC when they have none).
 	TimeZone *time.Location
+	// Emailed: the invitation was emailed (negotiation_open's
+	// invite_email), so the person's news goes there unless they give
+	// another address. The address itself is not shown.
+	Emailed bool
 }
 
 // PersonAnswer is a person's tap: approve (the hash they saw), reject,
@@ -58,7 +63,13 @@ type PersonAnswer struct {
 	Verdict negotiation.Verdict
 	Hash    negotiation.SubjectHash
 	Terms   json.RawMessage
-	Email   string // optional, at the join: where updates go
+	// Email is where the person's news goes (optional, at the join; else
+	// the address the invitation was emailed to, if it was).
+	Email string
+	// Lang and Zone are the language the page was read in and the IANA
+	// zone the person's browser told ("": not told), for their mails.
+	Lang string
+	Zone string
 }
 
 // VerdictJoin is a person's join without a move.
@@ -112,6 +123,13 @@ func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Loc
 		if loc == nil {
 			inv.TimeZone = s.zoneOf(zone)
 		}
+		if r.State == negotiation.StateDraft {
+			invited, err := selectInviteEmail(ctx, tx, roomID)
+			if err != nil {
+				return err
+			}
+			inv.Emailed = invited != ""
+		}
 		if _, _, err := r.AnswerInvitation(negotiation.Answer{Verdict: negotiation.VerdictJoin}, "", s.now()); err != nil {
 			inv.Refusal = ErrorMessageOf(fromProtocol(err))
 			if e, ok := err.(*negotiation.Error); ok {
@@ -158,15 +176,19 @@ func (s *Rooms) AnswerInvitation(ctx context.Context, code string, ans PersonAns
 		}
 		res.SeatToken = personTokenPrefix + base64.RawURLEncoding.EncodeToString(randomBytes(32))
 		b := next.Party(negotiation.SideB)
+		if email == nil {
+			// They received the invitation there: their news goes there too.
+			if invited, err := selectInviteEmail(ctx, tx, roomID); err != nil {
+				return err
+			} else if invited != "" {
+				email = &invited
+			}
+		}
 		p := &partyRow{Side: negotiation.SideB, TokenSalt: randomBytes(16),
-			LimitsEnc: s.sealLimits(roomID, "b", b.Limits.Raw()), SchemaFP: string(b.Schema.Fingerprint())}
+			LimitsEnc: s.sealLimits(roomID, "b", b.Limits.Raw()), SchemaFP: string(b.Schema.Fingerprint()),
+			PersonEmail: email, person: &personSeatRow{lang: ans.Lang, zone: s.personZone(ans.Zone), link: s.sealPersonLink(roomID, res.SeatToken)}}
 		if err := insertParty(ctx, tx, roomID, p, secretHash(res.SeatToken), now); err != nil {
 			return err
-		}
-		if email != nil {
-			if err := updatePersonEmail(ctx, tx, roomID, *email); err != nil {
-				return fmt.Errorf("person email: %w", err)
-			}
 		}
 		ld.row.Parties[1] = p
 		if err := s.commit(ctx, tx, ld, change{next: next, events: events}); err != nil {
@@ -179,6 +201,41 @@ func (s *Rooms) AnswerInvitation(ctx context.Context, code string, ans PersonAns
 		return nil, err
 	}
 	return res, nil
+}
+
+// personZone is the zone a person's answer told, if it is one: nil for
+// none (their mails then write UTC).
+func (s *Rooms) personZone(name string) *string {
+	if name == "" || len(name) > 64 {
+		return nil
+	}
+	if s.zone(name).String() != name {
+		return nil
+	}
+	return &name
+}
+
+// A person's mails carry their personal link (/p/{token}), which works in
+// any browser: the token is stored hashed to find the seat, and sealed with
+// the limits' key, bound to the room, so that a mail written later can
+// carry it. A forwarded mail then gives what the personal link gives, and
+// nothing more; River's tables never hold it (the worker unseals it when
+// it writes the mail).
+
+func personLinkAD(roomID int64) []byte {
+	return []byte("person-link\x00" + strconv.FormatInt(roomID, 10))
+}
+
+func (s *Rooms) sealPersonLink(roomID int64, token string) []byte {
+	return seal(s.limitsKey, []byte(token), personLinkAD(roomID))
+}
+
+func (s *Rooms) openPersonLink(roomID int64, sealed []byte) (string, error) {
+	token, err := unseal(s.limitsKey, sealed, personLinkAD(roomID))
+	if err != nil {
+		return "", fmt.Errorf("personal link of room %d: %w", roomID, err)
+	}
+	return string(token), nil
 }
 
 // protocol is the answer as the protocol takes it (the email is the

@@ -3,11 +3,13 @@ package app
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/taasky/taasky/jobs"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -37,12 +39,101 @@ func (s *Rooms) PersonRoom(ctx context.Context, token string, loc *time.Location
 			return err
 		}
 		h, err = s.humanRoom(ctx, tx, ld, negotiation.SideB, 0, loc)
-		if err == nil {
-			h.CanDecide = true // their tap is their confirmation
+		if err != nil {
+			return err
 		}
-		return err
+		h.CanDecide = true // their tap is their confirmation
+		if h.Card != nil && !personAsked(ld.room) {
+			// The new-schema note is for terms they are asked to confirm:
+			// not under their own proposal, nor once the room ended.
+			h.Card.NewSchema = false
+		}
+		return nil
 	})
 	return h, err
+}
+
+// personAsked reports whether the room asks its person (side b) to
+// confirm terms now: their turn in a live room, with the other side's
+// terms on the table, or their own once the other side approved them.
+func personAsked(r *negotiation.Room) bool {
+	b := negotiation.SideB
+	return !r.State.Terminal() && r.Turn == b && r.Table != nil && (r.Table.By != b || r.Approval(b.Other()) != "")
+}
+
+// PersonAgreement is what a person's page offers of their agreed room:
+// the signed receipt and what a calendar entry of it needs.
+type PersonAgreement struct {
+	RoomID int64
+	// Receipt is the room's receipt (a JWS, as Receipt gives it); "" when
+	// the service signs none (no receipt keys).
+	Receipt string
+	Title   string // the inviter's words, "" for none
+	Them    string // the inviting account's name; "" when it was deleted
+	// Card is the agreed terms as the person sees them (the inviter's
+	// schema), in the zone asked for.
+	Card     *negotiation.Card
+	AgreedAt time.Time
+	// RoomUID names the room in no other database (the calendar's UIDs,
+	// the same as in the agreed mail's).
+	RoomUID string
+}
+
+// PersonAgreement reads the agreed room a person's token opens, in loc
+// (nil: UTC), issuing its receipt on the first ask. A room that is not
+// agreed has none (ErrConflict).
+func (s *Rooms) PersonAgreement(ctx context.Context, token string, loc *time.Location) (*PersonAgreement, error) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	var a *PersonAgreement
+	err := pgx.BeginTxFunc(ctx, s.pool, readOnly, func(tx pgx.Tx) error {
+		roomID, err := personSeat(ctx, tx, token)
+		if err != nil {
+			return err
+		}
+		ld, err := s.load(ctx, tx, roomID, false)
+		if err != nil {
+			return err
+		}
+		r := ld.room
+		if r.State != negotiation.StateAgreed {
+			return refuse(ErrConflict, "error.no_receipt", "room %s is not agreed: it has no receipt", strconv.FormatInt(roomID, 10))
+		}
+		install, err := s.install.get(ctx, tx)
+		if err != nil {
+			return err
+		}
+		a = &PersonAgreement{RoomID: roomID, Card: r.Card(negotiation.SideB, true, loc),
+			RoomUID: jobs.UniqueID(install, "room", strconv.FormatInt(roomID, 10), strconv.FormatInt(r.OpenedAt.UnixNano(), 10))}
+		if ld.row.Title != nil {
+			a.Title = *ld.row.Title
+		}
+		events, err := ld.row.events()
+		if err != nil {
+			return err
+		}
+		if len(events) > 0 {
+			a.AgreedAt = events[len(events)-1].At
+		}
+		name, _, err := selectInviter(ctx, tx, ld.row.AccountID, nil)
+		if err != nil {
+			return err
+		}
+		if name != nil {
+			a.Them = *name
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if s.receipts != nil {
+		if a.Receipt, err = s.Receipt(ctx, a.RoomID); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
 }
 
 // AnswerAsPerson applies a seated person's answer (see PersonAnswer).
@@ -60,6 +151,10 @@ func (s *Rooms) AnswerAsPerson(ctx context.Context, token string, ans PersonAnsw
 		next, events, err := ld.room.Answer(negotiation.SideB, ans.protocol(), newConfirmationID(), s.now())
 		if err != nil {
 			return fromProtocol(err)
+		}
+		// Their mails speak as the page they last answered on.
+		if err := updatePersonContext(ctx, tx, roomID, ans.Lang, s.personZone(ans.Zone)); err != nil {
+			return err
 		}
 		if err := s.commit(ctx, tx, ld, change{next: next, events: events}); err != nil {
 			return err

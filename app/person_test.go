@@ -85,3 +85,42 @@ func TestPersonAnswersInvitation(t *testing.T) {
 	}
 	rb.checkClean(t)
 }
+
+// TestPersonSeatNewSchemaOnlyWhenAsked: the new-schema note on a person's
+// card shows while they are asked to confirm the other side's terms, not
+// under their own proposal, and not once the room ended.
+func TestPersonSeatNewSchemaOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	open, err := rb.rooms.Open(rb.ctx, rb.a, OpenInput{Schema: meetingSchema, Subject: meeting(10, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := rb.rooms.AnswerInvitation(rb.ctx, open.InviteCode, PersonAnswer{Verdict: negotiation.VerdictCounter, Terms: meeting(11, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := func(when string) bool {
+		t.Helper()
+		h, err := rb.rooms.PersonRoom(rb.ctx, res.SeatToken, nil)
+		if err != nil || h.Card == nil {
+			t.Fatalf("%s: %v %+v", when, err, h)
+		}
+		return h.Card.NewSchema
+	}
+	if note("under their own proposal") {
+		t.Error("the note shows under the person's own proposal")
+	}
+	if _, err := rb.rooms.Propose(rb.ctx, rb.a, open.RoomToken, MoveInput{Verdict: "counter", Subject: meeting(12, "")}); err != nil {
+		t.Fatal(err)
+	}
+	if !note("asked to confirm their terms") {
+		t.Error("the note is missing while the person is asked to confirm the other side's terms")
+	}
+	if _, err := rb.rooms.AnswerAsPerson(rb.ctx, res.SeatToken, PersonAnswer{Verdict: negotiation.VerdictReject}); err != nil {
+		t.Fatal(err)
+	}
+	if note("closed") {
+		t.Error("the note shows on a closed room")
+	}
+}

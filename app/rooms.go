@@ -43,6 +43,7 @@ type Rooms struct {
 	waiters   waiters   // the reads waiting for their rooms to change (ReadWait)
 	keys      *keyCache // the agents' keys this process keeps (Accounts'), forgotten when an account is deleted
 	receipts  *receipt.Keyring
+	install   installation // calendar UIDs of a person's agreed room (PersonAgreement)
 	log       *slog.Logger
 }
 

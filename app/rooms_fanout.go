@@ -18,8 +18,11 @@ import (
 // change causes: a request to the human of each new pending confirmation
 // (its reminders are the sweep's: RemindDue), and notices to both humans
 // when the room is agreed or closed, or, at the join, when no deal is
-// possible. A rolled-back change sends nothing; a committed one never loses
-// its notifications.
+// possible. A person answering in the browser (side b, no account) who
+// left an address is told when the room is agreed or closed, and when the
+// other side's move makes it their turn: they have no agent watching the
+// room for them. A rolled-back change sends nothing; a committed one never
+// loses its notifications.
 func (s *Rooms) fanOut(ctx context.Context, tx pgx.Tx, folded *[]foldedWrite, ld *loaded, c change) error {
 	before, after := ld.room, c.next
 	var notices []jobs.Notice
@@ -57,7 +60,55 @@ func (s *Rooms) fanOut(ctx context.Context, tx pgx.Tx, folded *[]foldedWrite, ld
 			}
 		}
 	}
-	return enqueueNotices(ctx, tx, folded, s.river, now, notices, ld.row.recips)
+	person := personAddress(ld.row)
+	if person != "" {
+		switch {
+		case topic == jobs.TopicAgreed || topic == jobs.TopicClosed:
+			notices = append(notices, jobs.Notice{Topic: topic, RoomID: ld.row.ID, Side: negotiation.SideB})
+		case becameTurnOf(negotiation.SideB, before, after, c.events):
+			notices = append(notices, jobs.Notice{Topic: jobs.TopicTurn, RoomID: ld.row.ID, Side: negotiation.SideB, Seq: ld.row.Seq})
+		}
+	}
+	return enqueueNotices(ctx, tx, folded, s.river, now, notices, ld.row.recips, person)
+}
+
+// personAddress is where the news of the room's person goes: side b's
+// address when a person answering in the browser sits there ("" for
+// none).
+func personAddress(row *roomRow) string {
+	if p := row.party(negotiation.SideB); p != nil && p.AccountID == nil && p.PersonEmail != nil {
+		return *p.PersonEmail
+	}
+	return ""
+}
+
+// becameTurnOf reports whether the change made it side's turn in a live
+// room by a move of the other side (an offer, a counter, a request for
+// detail, an approval its human released).
+func becameTurnOf(side negotiation.Side, before, after *negotiation.Room, events []negotiation.Event) bool {
+	if after.State != negotiation.StateAwaiting || after.Turn != side ||
+		(before.State == negotiation.StateAwaiting && before.Turn == side) {
+		return false
+	}
+	return turnMove(side, events) != ""
+}
+
+// turnMove is the verdict of the other side's last move among events that
+// passes the turn to side ("" for none).
+func turnMove(side negotiation.Side, events []negotiation.Event) negotiation.Verdict {
+	for i := len(events) - 1; i >= 0; i-- {
+		ev := events[i]
+		if ev.Side != side.Other() {
+			continue
+		}
+		switch {
+		case ev.Kind == negotiation.EventPropose:
+			return ev.Verdict
+		case ev.Kind == negotiation.EventDecide && ev.Verdict == negotiation.VerdictApprove && ev.Outcome == negotiation.ResultApplied:
+			return negotiation.VerdictApprove
+		}
+	}
+	return ""
 }
 
 func joined(events []negotiation.Event) bool {
@@ -73,21 +124,26 @@ func joined(events []negotiation.Event) bool {
 // (email to their address; push to each of their devices; known holds
 // the recipients read with the room, else they are read here), all in one
 // InsertManyTx, and logs each job as queued: folded into a statement the
-// caller sends after it (folded), else by a statement of its own. Jobs
-// are unique by their args: inserting the same notice twice makes one job.
-func enqueueNotices(ctx context.Context, tx pgx.Tx, folded *[]foldedWrite, rc *river.Client[pgx.Tx], now time.Time, notices []jobs.Notice, known map[int64]*recipient) error {
+// caller sends after it (folded), else by a statement of its own. A
+// notice to user 0 goes to the room's person, by email to person ("":
+// nowhere). Jobs are unique by their args: inserting the same notice
+// twice makes one job.
+func enqueueNotices(ctx context.Context, tx pgx.Tx, folded *[]foldedWrite, rc *river.Client[pgx.Tx], now time.Time, notices []jobs.Notice, known map[int64]*recipient, person string) error {
 	if len(notices) == 0 {
 		return nil
 	}
 	users := make([]int64, 0, len(notices))
 	recips := known
 	for _, n := range notices {
+		if n.UserID == 0 {
+			continue
+		}
 		users = append(users, n.UserID)
 		if _, ok := known[n.UserID]; !ok {
 			recips = nil
 		}
 	}
-	if recips == nil {
+	if recips == nil && len(users) > 0 {
 		var err error
 		if recips, err = selectRecipients(ctx, tx, users); err != nil {
 			return err
@@ -96,6 +152,13 @@ func enqueueNotices(ctx context.Context, tx pgx.Tx, folded *[]foldedWrite, rc *r
 	var params []river.InsertManyParams
 	var logged []delivery
 	for _, n := range notices {
+		if n.UserID == 0 {
+			if person != "" {
+				params = append(params, river.InsertManyParams{Args: jobs.EmailArgs{Notice: n}})
+				logged = append(logged, delivery{Notice: n, Channel: jobs.ChannelEmail, Recipient: person})
+			}
+			continue
+		}
 		r, ok := recips[n.UserID]
 		if !ok {
 			continue
@@ -122,7 +185,7 @@ func enqueueNotices(ctx context.Context, tx pgx.Tx, folded *[]foldedWrite, rc *r
 		return err
 	}
 	if folded != nil {
-		*folded = append(*folded, queuedWrite(logged, now))
+		*folded = append(*folded, queuedWrites(logged, now)...)
 		return nil
 	}
 	return insertQueued(ctx, tx, logged, now)

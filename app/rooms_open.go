@@ -73,7 +73,11 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 			}
 		}
 		draft := &negotiation.Room{State: negotiation.StateDraft, Deadline: room.Deadline, ExpiresAt: room.ExpiresAt}
-		id, human, hooks, err := insertRoom(ctx, tx, agent.AccountID, agent.OwnerUserID, secretHash(code), title, draft, now)
+		var invited *string // where a person who answers in the browser is told what happens, unless they say otherwise
+		if inviteEmail != "" {
+			invited = &inviteEmail
+		}
+		id, human, hooks, err := insertRoom(ctx, tx, agent.AccountID, agent.OwnerUserID, secretHash(code), title, invited, draft, now)
 		if err != nil {
 			return err
 		}

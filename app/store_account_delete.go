@@ -106,7 +106,8 @@ func countOpenAccountRooms(ctx context.Context, q querier, accountID int64) (int
 // eraseAccount erases the account's side of its rooms and the account: its
 // members' delivery log entries about its rooms and its invitation mails, its notes, its place in
 // the lists, and from its party rows the human, the agent, the room token
-// (replaced by a random hash that no token has) and the sealed limits; then
+// (replaced by a random hash that no token has) and the sealed limits, and
+// the addresses its invitations were emailed to; then
 // the account's row (memberships, agents and their keys and grants,
 // invitations, the audit log, seen schemas go with it), and the members
 // who belong to no other account (their settings, push subscriptions and
@@ -122,6 +123,7 @@ func eraseAccount(ctx context.Context, q querier, accountID int64, members []int
 		`UPDATE parties SET owner_user_id = NULL, agent_id = NULL, person_email = NULL, token_salt = '', limits_enc = '',
 			token_hash = sha256(convert_to(gen_random_uuid()::text || room_id::text || side, 'UTF8'))
 			WHERE account_id = $1`,
+		`UPDATE rooms SET invite_email = NULL WHERE account_id = $1 AND invite_email IS NOT NULL`,
 		`DELETE FROM accounts WHERE id = $1`,
 	}
 	for i, sql := range steps {

@@ -117,6 +117,44 @@ func selectNotice(ctx context.Context, q querier, roomID int64, side negotiation
 	return row, n, nil
 }
 
+// personNotice is what a notice to a room's person reads besides the
+// room: their party's language, time zone and sealed personal link, and
+// the inviting account's name (nil: deleted).
+type personNotice struct {
+	lang    string
+	zone    *string
+	link    []byte
+	inviter *string
+}
+
+// selectPersonNotice reads everything a notice to the room's person needs,
+// in one statement.
+func selectPersonNotice(ctx context.Context, q querier, roomID int64) (*roomRow, *personNotice, error) {
+	pn := &personNotice{}
+	row, err := scanRoom(q.QueryRow(ctx, roomSelect+`, coalesce(ps.lang, ''), ps.zone, ps.link,
+		(SELECT a.name FROM accounts a WHERE a.id = pa.account_id)
+		FROM rooms r`+roomJoins+` LEFT JOIN person_seats ps ON ps.room_id = r.id WHERE r.id = $1`, roomID), &pn.lang, &pn.zone, &pn.link, &pn.inviter)
+	if err != nil {
+		return nil, nil, fmt.Errorf("selectPersonNotice %d: %w", roomID, err)
+	}
+	return row, pn, nil
+}
+
+// clearPersonEmail forgets where the room's person wanted their news, and
+// returns the address it was ("" for none).
+func clearPersonEmail(ctx context.Context, q querier, roomID int64) (string, error) {
+	var email string
+	err := q.QueryRow(ctx, `WITH old AS (SELECT room_id, side, person_email FROM parties
+			WHERE room_id = $1 AND side = 'b' AND account_id IS NULL FOR UPDATE)
+		UPDATE parties p SET person_email = NULL FROM old
+		WHERE p.room_id = old.room_id AND p.side = old.side
+		RETURNING coalesce(old.person_email, '')`, roomID).Scan(&email)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return "", fmt.Errorf("clearPersonEmail %d: %w", roomID, err)
+	}
+	return email, nil
+}
+
 // selectPrefs reads the user's notification preferences:
 // DefaultNotifyPrefs for a user who never set them.
 func selectPrefs(ctx context.Context, q querier, userID int64) (NotifyPrefs, error) {
@@ -281,20 +319,44 @@ type delivery struct {
 // insertQueued logs new jobs as queued; a job already logged (a duplicate
 // insert River skipped) keeps its row.
 func insertQueued(ctx context.Context, q querier, ds []delivery, now time.Time) error {
-	if len(ds) == 0 {
-		return nil
-	}
-	if _, err := q.Exec(ctx, queuedSQL, queuedArgs(ds, now)...); err != nil {
-		return fmt.Errorf("insertQueued: %w", err)
+	for _, w := range queuedWrites(ds, now) {
+		if _, err := q.Exec(ctx, w.sql, w.args...); err != nil {
+			return fmt.Errorf("insertQueued: %w", err)
+		}
 	}
 	return nil
 }
 
-// queuedWrite is insertQueued folded into the room's UPDATE of a change
-// (foldedWrite): a move reads no delivery.
-func queuedWrite(ds []delivery, now time.Time) foldedWrite {
-	return foldedWrite{queuedSQL, queuedArgs(ds, now)}
+// queuedWrites is insertQueued folded into the room's UPDATE of a change
+// (foldedWrite): a move reads no delivery. A person's deliveries (user 0)
+// go to the room's log of them, person_deliveries.
+func queuedWrites(ds []delivery, now time.Time) []foldedWrite {
+	var users, persons []delivery
+	for _, d := range ds {
+		if d.UserID == 0 {
+			persons = append(persons, d)
+		} else {
+			users = append(users, d)
+		}
+	}
+	var out []foldedWrite
+	if len(users) > 0 {
+		out = append(out, foldedWrite{queuedSQL, queuedArgs(users, now)})
+	}
+	if len(persons) > 0 {
+		rooms, jobIDs, topics, recips := make([]int64, len(persons)), make([]int64, len(persons)), make([]string, len(persons)), make([]string, len(persons))
+		for i, d := range persons {
+			rooms[i], jobIDs[i], topics[i], recips[i] = d.RoomID, d.JobID, string(d.Topic), d.Recipient
+		}
+		out = append(out, foldedWrite{personQueuedSQL, []any{rooms, jobIDs, topics, recips, now}})
+	}
+	return out
 }
+
+const personQueuedSQL = `INSERT INTO person_deliveries (room_id, job_id, channel, topic, recipient, status, created_at, updated_at)
+	SELECT r, j, 'email', t, rc, 'queued', $5, $5
+	FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) AS x(r, j, t, rc)
+	ON CONFLICT (room_id, job_id) DO NOTHING`
 
 const queuedSQL = `INSERT INTO notification_deliveries
 		(user_id, job_id, channel, topic, room_id, confirmation_id, subscription_id, recipient, status, created_at, updated_at)
@@ -326,6 +388,9 @@ func queuedArgs(ds []delivery, now time.Time) []any {
 // the job was not logged when inserted. A row that says sent is left as it
 // is: the message went, whatever a later attempt of its job reports.
 func upsertDelivery(ctx context.Context, q querier, d jobs.Delivery, o jobs.Outcome, now time.Time) error {
+	if d.UserID == 0 {
+		return upsertPersonDelivery(ctx, q, d, o, now)
+	}
 	var room, sub *int64
 	var conf, detail *string
 	if d.RoomID != 0 {
@@ -353,6 +418,42 @@ func upsertDelivery(ctx context.Context, q querier, d jobs.Delivery, o jobs.Outc
 		return fmt.Errorf("upsertDelivery %d: %w", d.JobID, err)
 	}
 	return nil
+}
+
+// upsertPersonDelivery is upsertDelivery of a delivery to a room's
+// person (person_deliveries).
+func upsertPersonDelivery(ctx context.Context, q querier, d jobs.Delivery, o jobs.Outcome, now time.Time) error {
+	var detail *string
+	if o.Detail != "" {
+		s := clipRunes(o.Detail, 1000)
+		detail = &s
+	}
+	_, err := q.Exec(ctx, `INSERT INTO person_deliveries
+			(room_id, job_id, channel, topic, recipient, status, attempts, error, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+		ON CONFLICT (room_id, job_id) DO UPDATE SET
+			recipient = CASE WHEN EXCLUDED.recipient = '' THEN person_deliveries.recipient ELSE EXCLUDED.recipient END,
+			status = EXCLUDED.status, attempts = EXCLUDED.attempts, error = EXCLUDED.error, updated_at = EXCLUDED.updated_at
+		WHERE person_deliveries.status <> 'sent'`,
+		d.RoomID, d.JobID, d.Channel, d.Topic, o.Recipient, o.Status, d.Attempt, detail, now)
+	if err != nil {
+		return fmt.Errorf("upsertPersonDelivery %d: %w", d.JobID, err)
+	}
+	return nil
+}
+
+// personDeliveryStatus is the logged status of a job to a room's person
+// ("" if none).
+func personDeliveryStatus(ctx context.Context, q querier, roomID, jobID int64) (jobs.Status, error) {
+	var st jobs.Status
+	err := q.QueryRow(ctx, `SELECT status FROM person_deliveries WHERE room_id = $1 AND job_id = $2`, roomID, jobID).Scan(&st)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("personDeliveryStatus %d: %w", jobID, err)
+	}
+	return st, nil
 }
 
 // deliveryColumns is a line of the delivery log, as scanDelivery reads it.

@@ -26,6 +26,22 @@ type partyRow struct {
 	TokenSalt   []byte
 	LimitsEnc   []byte
 	SchemaFP    string
+	// PersonEmail is where the news of a person answering in the browser
+	// (side b, no account) goes; nil: nowhere (none given, or they
+	// unsubscribed).
+	PersonEmail *string
+	// person is what a person's new seat stores besides (AnswerInvitation);
+	// nil for an agent's.
+	person *personSeatRow
+}
+
+// personSeatRow is what a person's party keeps for their mails: the
+// language and time zone of the page they answered on, and their personal
+// link's token, sealed (Rooms.sealPersonLink).
+type personSeatRow struct {
+	lang string
+	zone *string
+	link []byte
 }
 
 // roomRow is a room as stored. rooms.expiry_job_id and rooms.close_job_id,
@@ -79,7 +95,7 @@ const roomLog = `ARRAY(SELECT e.event FROM room_events e WHERE e.room_id = r.id 
 // seats each by its side).
 func roomColumns(snapshot, log, p1, p2 string) string {
 	party := func(p string) string {
-		return p + `.side, ` + p + `.account_id, ` + p + `.agent_id, ` + p + `.owner_user_id, ` + p + `.token_salt, ` + p + `.limits_enc, ` + p + `.schema_fp`
+		return p + `.side, ` + p + `.account_id, ` + p + `.agent_id, ` + p + `.owner_user_id, ` + p + `.token_salt, ` + p + `.limits_enc, ` + p + `.schema_fp, ` + p + `.person_email`
 	}
 	return `SELECT r.id, r.account_id, r.title, r.seq, coalesce(r.head_hash, ''), ` + snapshot + `,
 	` + party(p1) + `,
@@ -110,7 +126,7 @@ func scanRoom(row pgx.Row, extra ...any) (*roomRow, error) {
 	dest := []any{&r.ID, &r.AccountID, &r.Title, &r.Seq, &r.Head, &r.Snapshot}
 	for i := range ps {
 		x := &ps[i]
-		dest = append(dest, &x.side, &x.p.AccountID, &x.p.AgentID, &x.p.OwnerUserID, &x.p.TokenSalt, &x.p.LimitsEnc, &x.schemaFP)
+		dest = append(dest, &x.side, &x.p.AccountID, &x.p.AgentID, &x.p.OwnerUserID, &x.p.TokenSalt, &x.p.LimitsEnc, &x.schemaFP, &x.p.PersonEmail)
 	}
 	dest = append(dest, &r.log)
 	if err := row.Scan(append(dest, extra...)...); err != nil {
@@ -215,7 +231,7 @@ func selectEvents(ctx context.Context, q querier, roomID int64) ([]string, error
 
 // selectParties reads the room's parties into r.
 func selectParties(ctx context.Context, q querier, r *roomRow) error {
-	rows, err := q.Query(ctx, `SELECT side, account_id, agent_id, owner_user_id, token_salt, limits_enc, schema_fp
+	rows, err := q.Query(ctx, `SELECT side, account_id, agent_id, owner_user_id, token_salt, limits_enc, schema_fp, person_email
 		FROM parties WHERE room_id = $1`, r.ID)
 	if err != nil {
 		return fmt.Errorf("selectParties %d: %w", r.ID, err)
@@ -223,7 +239,7 @@ func selectParties(ctx context.Context, q querier, r *roomRow) error {
 	defer rows.Close()
 	for rows.Next() {
 		p := &partyRow{}
-		if err := rows.Scan(&p.Side, &p.AccountID, &p.AgentID, &p.OwnerUserID, &p.TokenSalt, &p.LimitsEnc, &p.SchemaFP); err != nil {
+		if err := rows.Scan(&p.Side, &p.AccountID, &p.AgentID, &p.OwnerUserID, &p.TokenSalt, &p.LimitsEnc, &p.SchemaFP, &p.PersonEmail); err != nil {
 			return fmt.Errorf("selectParties %d: %w", r.ID, err)
 		}
 		if p.Side == negotiation.SideA {
@@ -242,16 +258,16 @@ func selectParties(ctx context.Context, q querier, r *roomRow) error {
 // what the opener's change and view need besides: the time zone and
 // language of its human (ownerUserID) and the account's webhook endpoints
 // (hookTargetsCol's JSON), read by the same statement.
-func insertRoom(ctx context.Context, q querier, accountID, ownerUserID int64, inviteHash []byte, title *string, r *negotiation.Room, now time.Time) (int64, *humanRow, []byte, error) {
+func insertRoom(ctx context.Context, q querier, accountID, ownerUserID int64, inviteHash []byte, title, inviteEmail *string, r *negotiation.Room, now time.Time) (int64, *humanRow, []byte, error) {
 	var id int64
 	h := &humanRow{}
 	var hooks []byte
-	err := q.QueryRow(ctx, `INSERT INTO rooms (account_id, invite_code_hash, title, state, round, turn, deadline, expires_at, seq, snapshot, opened_at, updated_at, head_hash)
-		VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7, $8, 0, '', $9, $9, $10)
+	err := q.QueryRow(ctx, `INSERT INTO rooms (account_id, invite_code_hash, title, state, round, turn, deadline, expires_at, seq, snapshot, opened_at, updated_at, head_hash, invite_email)
+		VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7, $8, 0, '', $9, $9, $10, $12)
 		RETURNING id, (SELECT u.time_zone FROM users u WHERE u.id = $11),
 			coalesce((SELECT coalesce(u.language, u.oidc_locale) FROM users u WHERE u.id = $11), '')`+hookTargetsCol(`$1`),
 		accountID, inviteHash, title, r.State, r.Round, string(r.Turn), r.Deadline, r.ExpiresAt, now, string(negotiation.ChainGenesis),
-		ownerUserID).Scan(&id, &h.zone, &h.lang, &hooks)
+		ownerUserID, inviteEmail).Scan(&id, &h.zone, &h.lang, &hooks)
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("insertRoom: %w", err)
 	}
@@ -261,8 +277,16 @@ func insertRoom(ctx context.Context, q querier, accountID, ownerUserID int64, in
 const partyInsertSQL = `INSERT INTO parties (room_id, side, account_id, agent_id, owner_user_id, token_hash, token_salt, limits_enc, schema_fp, joined_at)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
 
+// personSeatSQL keeps what a person's mails need (personSeatRow), beside
+// their party's row, which holds their address (person_email).
+const personSeatSQL = `WITH s AS (INSERT INTO person_seats (room_id, lang, zone, link) VALUES ($1, $3, $4, $5))
+	UPDATE parties SET person_email = $2 WHERE room_id = $1 AND side = 'b'`
+
 func insertParty(ctx context.Context, q querier, roomID int64, p *partyRow, tokenHash []byte, now time.Time) error {
 	_, err := q.Exec(ctx, partyInsertSQL, roomID, p.Side, p.AccountID, p.AgentID, p.OwnerUserID, tokenHash, p.TokenSalt, p.LimitsEnc, p.SchemaFP, now)
+	if ps := p.person; err == nil && ps != nil {
+		_, err = q.Exec(ctx, personSeatSQL, roomID, p.PersonEmail, ps.lang, ps.zone, ps.link)
+	}
 	if err != nil {
 		return fmt.Errorf("insertParty %d %s: %w", roomID, p.Side, err)
 	}
@@ -274,11 +298,31 @@ func queueParty(b *pgx.Batch, roomID int64, p *partyRow, tokenHash []byte, now t
 	b.Queue(partyInsertSQL, roomID, p.Side, p.AccountID, p.AgentID, p.OwnerUserID, tokenHash, p.TokenSalt, p.LimitsEnc, p.SchemaFP, now)
 }
 
-// updatePersonEmail keeps where a person answering in the browser (side
-// b) wants their updates.
-func updatePersonEmail(ctx context.Context, q querier, roomID int64, email string) error {
-	if _, err := q.Exec(ctx, `UPDATE parties SET person_email = $2 WHERE room_id = $1 AND side = 'b'`, roomID, email); err != nil {
-		return fmt.Errorf("updatePersonEmail %d: %w", roomID, err)
+// selectInviteEmail is the address the room's invitation was emailed to
+// (negotiation_open's invite_email), unless that address refused
+// invitations: "" for none.
+func selectInviteEmail(ctx context.Context, q querier, roomID int64) (string, error) {
+	var email string
+	err := q.QueryRow(ctx, `SELECT coalesce(r.invite_email, '') FROM rooms r WHERE r.id = $1
+		AND NOT EXISTS (SELECT 1 FROM invite_refusals f WHERE f.email_hash = sha256(convert_to(r.invite_email, 'UTF8')))`, roomID).Scan(&email)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("selectInviteEmail %d: %w", roomID, err)
+	}
+	return email, nil
+}
+
+// updatePersonContext keeps the language and the time zone a seated
+// person's latest answer came with, for their mails: a zone once their
+// browser told it (zone nil leaves it as it is).
+func updatePersonContext(ctx context.Context, q querier, roomID int64, lang string, zone *string) error {
+	_, err := q.Exec(ctx, `UPDATE person_seats SET lang = coalesce(NULLIF($2, ''), lang), zone = coalesce($3, zone)
+		WHERE room_id = $1 AND (lang <> coalesce(NULLIF($2, ''), lang) OR zone IS DISTINCT FROM coalesce($3, zone))`,
+		roomID, lang, zone)
+	if err != nil {
+		return fmt.Errorf("updatePersonContext %d: %w", roomID, err)
 	}
 	return nil
 }

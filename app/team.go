@@ -383,7 +383,7 @@ func (a *Accounts) askOwners(ctx context.Context, tx pgx.Tx, accountID int64, se
 				UserID: o, ConfirmationID: p.ID})
 		}
 	}
-	return enqueueNotices(ctx, tx, nil, a.teams.river, now, notices, nil)
+	return enqueueNotices(ctx, tx, nil, a.teams.river, now, notices, nil, "")
 }
 
 // AddMemberAsOperator makes email a member of the account with role,

@@ -163,6 +163,7 @@ func (d *Dashboard) Mount(a *fiber.App) {
 	a.Get("/p/:token", strangerPage(d.seatShow)...)
 	a.Post("/p/:token", strangerPage(d.seatAnswer)...)
 	a.Get("/p/:token/events", strangerStream(d.seatEvents)...)
+	a.Get("/p/:token/invite.ics", strangerPage(d.seatCalendarFile)...)
 	a.Get("/settings", page(d.settingsShow)...)
 	a.Post("/settings/agents", page(d.settingsAgentCreate)...)
 	a.Post("/settings/agents/:id/keys", page(d.settingsKeyIssue)...)
@@ -207,6 +208,7 @@ func (d *Dashboard) Mount(a *fiber.App) {
 		a.Get("/.well-known/jwks.json", d.jwks)
 		a.Get("/rooms/:id/receipt", page(d.roomReceiptShow)...)
 		a.Get("/rooms/:id/receipt.jws", page(d.roomReceiptFile)...)
+		a.Get("/p/:token/receipt.jws", strangerPage(d.seatReceiptFile)...)
 		a.Get("/verify", strangerPage(d.verifyShow)...)
 		a.Post("/verify", strangerPage(d.verifyCheck)...)
 	}

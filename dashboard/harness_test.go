@@ -17,6 +17,7 @@ import (
 
 	webpush "github.com/SherClockHolmes/webpush-go"
 	"github.com/gofiber/fiber/v2"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -48,6 +49,8 @@ type bundle struct {
 	alice, bob   app.User
 	carol        app.User // in no account of the rooms
 	alphaAccount app.Account
+	// river inserts the jobs; none is worked (JobList finds them).
+	river *river.Client[pgx.Tx]
 }
 
 // setup builds the bundle; each tweak changes the dashboard's Config
@@ -75,7 +78,7 @@ func setup(t *testing.T, tweaks ...func(*Config)) *bundle {
 		t.Fatal(err)
 	}
 	t.Cleanup(rooms.Close) // before the pool closes: the last changes are announced
-	b := &bundle{t: t, ctx: ctx, pool: pool, rooms: rooms, accounts: app.NewAccounts(pool), base: base}
+	b := &bundle{t: t, ctx: ctx, pool: pool, rooms: rooms, accounts: app.NewAccounts(pool), base: base, river: rc}
 	if err := b.accounts.UseTeams(app.TeamsConfig{River: rc, SealKey: bytes.Repeat([]byte{4}, 32), BaseURL: base}); err != nil {
 		t.Fatal(err)
 	}

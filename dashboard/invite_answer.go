@@ -28,7 +28,7 @@ func (d *Dashboard) inviteAnswer(c *fiber.Ctx) error {
 		return d.fail(c, err)
 	}
 	data.Email = f.Email
-	ans, fields, ok := f.answer(inv.Schema, d.words(c, nil))
+	ans, fields, ok := f.answer(inv.Schema, d.words(c, nil), loc, told)
 	if fields != nil {
 		data.Fields = fields
 	}

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -90,11 +91,16 @@ func readPersonForm(c *fiber.Ctx) (personForm, error) {
 		Email: vals.Get("email"), Values: vals}, nil
 }
 
-// answer turns the form into the service's answer. For a counter it
-// parses the terms form; fields holds the form as sent, with its errors in
-// w's words, and ok is false when the form itself could not be read.
-func (f personForm) answer(schema *negotiation.Schema, w *locale.Printer) (ans app.PersonAnswer, fields []form.Field, ok bool) {
-	ans = app.PersonAnswer{Verdict: f.Verdict, Hash: f.Hash, Email: f.Email}
+// answer turns the form into the service's answer, with the language it
+// was read in (w) and the zone the browser told (loc, if told), which the
+// person's mails speak in. For a counter it parses the terms form; fields
+// holds the form as sent, with its errors in w's words, and ok is false
+// when the form itself could not be read.
+func (f personForm) answer(schema *negotiation.Schema, w *locale.Printer, loc *time.Location, told bool) (ans app.PersonAnswer, fields []form.Field, ok bool) {
+	ans = app.PersonAnswer{Verdict: f.Verdict, Hash: f.Hash, Email: strings.TrimSpace(f.Email), Lang: w.Lang()}
+	if told && loc != nil {
+		ans.Zone = loc.String()
+	}
 	if f.Verdict != negotiation.VerdictCounter || schema == nil {
 		return ans, nil, true
 	}

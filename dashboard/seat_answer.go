@@ -9,7 +9,7 @@ import (
 // seatAnswer is a seated person's tap: approve, counter, reject or leave.
 func (d *Dashboard) seatAnswer(c *fiber.Ctx) error {
 	token := c.Params("token")
-	loc, _ := personZone(c)
+	loc, told := personZone(c)
 	h, err := d.rooms.PersonRoom(c.UserContext(), token, loc)
 	if err != nil {
 		return d.fail(c, err)
@@ -18,7 +18,7 @@ func (d *Dashboard) seatAnswer(c *fiber.Ctx) error {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	ans, fields, ok := f.answer(h.Schema, d.words(c, nil))
+	ans, fields, ok := f.answer(h.Schema, d.words(c, nil), loc, told)
 	if !ok {
 		c.Status(fiber.StatusBadRequest)
 		return d.seatPage(c, token, fields, "")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/dashboard/form"
+	"github.com/taasky/taasky/negotiation"
 )
 
 // seatData is a person's page in a room they answered from the browser.
@@ -18,6 +19,10 @@ type seatData struct {
 	Error   string
 	Welcome bool
 	Zone    any // where moments are written (shownZone)
+	// Receipt: the room is agreed and the service signs receipts (the
+	// .jws is offered); Calendar: its terms hold a moment (the .ics is).
+	Receipt  bool
+	Calendar bool
 }
 
 // seatShow is a person's seat: the room as they see it (the inviter's
@@ -45,5 +50,8 @@ func (d *Dashboard) seatPage(c *fiber.Ctx, token string, fields []form.Field, er
 	}
 	data := seatData{R: h, Token: token, Link: d.baseURL + "/p/" + token, Fields: fields, Error: errMsg,
 		Welcome: c.Query("welcome") != "", Zone: shownZone(h.TimeZone, told)}
+	if h.View.State == negotiation.StateAgreed {
+		data.Receipt, data.Calendar = d.receipts != nil, holdsTimerange(h.Card)
+	}
 	return d.renderPage(c, "seat", &page{Title: title, Zone: pageZone(data.Zone), ZoneGuessed: !told, Live: fmt.Sprintf("/p/%s/events", token), Data: data}, nil)
 }

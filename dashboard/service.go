@@ -25,6 +25,7 @@ type Rooms interface {
 	PersonRoom(ctx context.Context, token string, loc *time.Location) (*app.HumanRoom, error)
 	PersonRoomID(ctx context.Context, token string) (int64, error)
 	AnswerAsPerson(ctx context.Context, token string, ans app.PersonAnswer) (*app.PersonResult, error)
+	PersonAgreement(ctx context.Context, token string, loc *time.Location) (*app.PersonAgreement, error)
 	ReceiptForHuman(ctx context.Context, userID, roomID int64) (string, error)
 }
 
@@ -76,6 +77,8 @@ type Notifications interface {
 	DeliveryLogPage(ctx context.Context, userID int64, limit int, cursor string) ([]app.Delivery, string, error)
 	UnsubscribeTokenValid(token string) bool
 	UnsubscribeNotices(ctx context.Context, token string) (string, error)
+	PersonUnsubscribeToken(token string) bool
+	UnsubscribePerson(ctx context.Context, token string) (string, error)
 	RefusingAddress(token string) (string, bool)
 	RefuseInvitations(ctx context.Context, token string) (string, error)
 }

@@ -30,6 +30,11 @@ const (
 	// off a failing webhook endpoint (WebhookDisabledArgs), logged in that
 	// owner's delivery log.
 	TopicWebhookDisabled Topic = "webhook_disabled"
+	// TopicTurn: the other side moved (offered, countered, asked for
+	// detail, approved) and it is now the turn of a person answering in
+	// the browser, who has no agent to watch the room for them. Logged in
+	// the room's log of a person's deliveries.
+	TopicTurn Topic = "turn"
 )
 
 // Critical reports whether the topic reaches the human whatever they
@@ -47,7 +52,9 @@ const (
 // Notice identifies one notification to one human: what, about which room
 // and confirmation, to whom. Jobs carry identities only, never content or
 // secrets: the worker renders from the room as it is when it runs, and
-// issues the one-tap token then.
+// issues the one-tap token then. UserID 0 is the person who answered the
+// room's invitation in the browser (side b, no account): their address is
+// on their party row.
 type Notice struct {
 	Topic          Topic            `json:"topic"`
 	RoomID         int64            `json:"room_id,omitempty"`
@@ -55,6 +62,9 @@ type Notice struct {
 	UserID         int64            `json:"user_id"`
 	ConfirmationID string           `json:"confirmation_id,omitempty"` // request, reminder
 	Before         string           `json:"before,omitempty"`          // reminder: its name (negotiation.Reminder)
+	// Seq is the room's log length after the move that passed the turn
+	// (turn): one notice per such move, where the rest would be the same.
+	Seq int `json:"seq,omitempty"`
 }
 
 // EmailArgs sends one notice by email.

@@ -88,7 +88,13 @@ type Notification struct {
 	ThemKey string // the other side in the catalog's words, when no account's name is shown (notify.Message)
 	// HandedOver: a request to an owner, because the side's human left
 	// the account.
-	HandedOver   bool
+	HandedOver bool
+	// Person: the recipient answered the invitation in the browser and
+	// has no account: RoomURL is their personal link, and they have no
+	// settings page.
+	Person bool
+	// Verdict is the move waiting for the recipient (request, reminder),
+	// or the other side's move that made it their turn (turn).
 	Verdict      negotiation.Verdict
 	Card         *negotiation.Card
 	Deadline     time.Time
@@ -119,7 +125,7 @@ func (n *Notification) message(d Delivery) *notify.Message {
 	return &notify.Message{
 		Kind: notify.Kind(d.Topic), ID: messageID(d, n.Installation), To: n.To, Push: push, TimeZone: n.TimeZone, Lang: n.Lang, Now: n.Now,
 		RoomID: d.RoomID, RoomURL: n.RoomURL, Title: n.Title, Agent: n.Agent, Them: n.Them, ThemKey: n.ThemKey, HandedOver: n.HandedOver,
-		Verdict: n.Verdict, OneTapURL: n.OneTapURL, InviteURL: n.InviteURL, Card: n.Card, Deadline: n.Deadline, ExpiresAt: n.ExpiresAt,
+		Person: n.Person, Verdict: n.Verdict, OneTapURL: n.OneTapURL, InviteURL: n.InviteURL, Card: n.Card, Deadline: n.Deadline, ExpiresAt: n.ExpiresAt,
 		ClosedReason: n.ClosedReason, NoDeal: n.NoDeal, UnsubscribeURL: n.UnsubscribeURL, SettingsURL: n.SettingsURL,
 		Receipt: n.Receipt, RoomUID: n.RoomUID,
 	}

@@ -41,6 +41,10 @@ const (
 	// Them, the endpoint in Endpoint, the last failure in Detail, its
 	// settings page in SettingsURL).
 	KindWebhookDisabled Kind = "webhook_disabled"
+	// KindTurn: it is the turn of a person answering in the browser (no
+	// account, no agent): the other side's move is in Verdict, their
+	// terms in Card, their personal link in RoomURL.
+	KindTurn Kind = "turn"
 )
 
 // Critical reports whether a message of this kind must reach its human
@@ -76,8 +80,13 @@ type Message struct {
 	// HandedOver: the request goes to an owner because the member who
 	// answered for this side left the account (request).
 	HandedOver bool
+	// Person: the recipient answered the invitation in the browser and has
+	// no account (turn, agreed, closed): RoomURL is their personal link,
+	// and they have no settings.
+	Person bool
 
-	// Verdict is the move waiting for the recipient (request, reminder).
+	// Verdict is the move waiting for the recipient (request, reminder),
+	// or the other side's move that made it the person's turn (turn).
 	Verdict negotiation.Verdict
 	// OneTapURL shows the card and answers it (request, reminder).
 	OneTapURL string
@@ -147,11 +156,13 @@ func (m *Message) host() string {
 }
 
 // verifyURL is the service's public page that checks receipts: beside
-// the room's page ({BASE_URL}/rooms/{id}), under BASE_URL's path if it has
-// one.
+// the room's page ({BASE_URL}/rooms/{id}, or a person's {BASE_URL}/p/{token}),
+// under BASE_URL's path if it has one.
 func (m *Message) verifyURL() string {
-	if i := strings.LastIndex(m.RoomURL, "/rooms/"); i > 0 {
-		return m.RoomURL[:i] + "/verify"
+	for _, page := range []string{"/rooms/", "/p/"} {
+		if i := strings.LastIndex(m.RoomURL, page); i > 0 {
+			return m.RoomURL[:i] + "/verify"
+		}
 	}
 	return "/verify"
 }

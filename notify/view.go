@@ -110,6 +110,14 @@ func (m *Message) view() view {
 		v.Intro = w.T("mail.closed.intro", in, w.ClosedReason(m.ClosedReason))
 		v.ActionURL, v.ActionLabel = m.RoomURL, w.T("mail.open_room")
 		v.Why = w.T("mail.closed.why")
+	case KindTurn:
+		// A person without an agent: what the other side did, and that
+		// it is theirs to answer now.
+		v.Deadline = w.Moment(m.Deadline, m.loc())
+		v.Subject = w.T("mail.subject", w.T("mail.turn.heading"), about)
+		v.Heading = w.T("mail.turn.heading")
+		v.Intro = turnIntro(w, m.Verdict, them, title)
+		v.ActionURL, v.ActionLabel = m.RoomURL, w.T("mail.turn.action")
 	case KindNoDeal:
 		fields := strings.Join(m.NoDeal, ", ")
 		v.Subject = w.T("mail.subject", w.T("mail.no_deal.subject", fields), about)
@@ -164,6 +172,9 @@ func (m *Message) view() view {
 		v.Intro = w.T("mail.test.intro")
 		v.ActionURL, v.ActionLabel = m.SettingsURL, w.T("layout.settings")
 	}
+	if m.Person {
+		v.Why = w.T("mail.person.why", them)
+	}
 	v.Intro = strings.TrimSpace(v.Intro)
 	v.Subject = oneLine(v.Subject)
 	if m.Card != nil && m.Kind != KindNoDeal && m.Kind != KindClosed {
@@ -176,6 +187,23 @@ func (m *Message) view() view {
 		v.Notes = append(v.Notes, w.NoDeal(m.NoDeal))
 	}
 	return v
+}
+
+// turnIntro says what the other side did that made it a person's turn.
+func turnIntro(w *locale.Printer, verdict negotiation.Verdict, them, title string) string {
+	in := ""
+	if title != "" {
+		in = w.T("mail.in", title)
+	}
+	switch verdict {
+	case negotiation.VerdictApprove:
+		return w.T("mail.turn.approve", them, in)
+	case negotiation.VerdictNeedMoreDetail:
+		return w.T("mail.turn.need_more_detail", them, in)
+	case negotiation.VerdictCounter:
+		return w.T("mail.turn.counter", them, in)
+	}
+	return w.T("mail.turn.offer", them, in)
 }
 
 // optionsOf lists what the card shows: for an approve, the option asked

@@ -376,6 +376,23 @@ var englishText = map[Key]catalog.Message{
 	"seat.leave_button":  text("Leave and close"),
 	"seat.link":          text("Your personal link:"),
 
+	// A person answering in the browser: where their news goes, the mails
+	// it brings (their turn), their seat's receipt and calendar.
+	"mail.turn.heading":          text("Your turn"),
+	"mail.turn.offer":            text("%[1]s proposed terms%[2]s. It is your turn to answer: approve them, propose something else, or decline."),
+	"mail.turn.counter":          text("%[1]s proposed other terms%[2]s. It is your turn to answer: approve them, propose something else, or decline."),
+	"mail.turn.need_more_detail": text("%[1]s asks for more detail%[2]s. It is your turn: propose your terms again with what they asked for."),
+	"mail.turn.approve":          text("%[1]s approved your terms%[2]s. Approve them too and it is agreed, or propose something else."),
+	"mail.turn.action":           text("See the terms and answer"),
+	"mail.person.why":            text("You answered %[1]s's invitation on Taasky: what happens in it is sent to this address, which they do not see."),
+	"unsubscribe.person_what":    text("Taasky will stop emailing you about this negotiation. Your personal link still opens it."),
+	"unsubscribe.person_done":    text("Taasky will no longer email %[1]s about this negotiation."),
+	"invite.email_label":         text("Your email (optional)"),
+	"invite.email_hint":          text("Where to tell you what happens: when it is your turn, and when it is agreed or closed. %[1]s does not see it."),
+	"invite.email_hint_sent":     text("Where to tell you what happens: when it is your turn, and when it is agreed or closed. Leave it empty to be told at the address this invitation was sent to. %[1]s does not see it."),
+	"seat.calendar":              text("Add it to your calendar (.ics file)"),
+	"topic.turn":                 text("your turn"),
+
 	// The delivery log.
 	"log.heading":       text("Delivery log"),
 	"log.intro":         text("Every notification Taasky sent you or tried to, and the invitations your agents asked it to email, newest first. A failed attempt is retried with a growing delay."),

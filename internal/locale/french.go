@@ -368,6 +368,23 @@ var frenchText = map[Key]catalog.Message{
 	"seat.leave_button":  text("Quitter et fermer"),
 	"seat.link":          text("Votre lien personnel :"),
 
+	// A person answering in the browser: where their news goes, the mails
+	// it brings (their turn), their seat's receipt and calendar.
+	"mail.turn.heading":          text("À vous de répondre"),
+	"mail.turn.offer":            text("%[1]s a proposé des conditions%[2]s. C'est à vous de répondre : approuvez-les, proposez autre chose ou refusez."),
+	"mail.turn.counter":          text("%[1]s a proposé d'autres conditions%[2]s. C'est à vous de répondre : approuvez-les, proposez autre chose ou refusez."),
+	"mail.turn.need_more_detail": text("%[1]s demande plus de précisions%[2]s. C'est à vous : proposez de nouveau vos conditions avec ce qui est demandé."),
+	"mail.turn.approve":          text("%[1]s a approuvé vos conditions%[2]s. Approuvez-les aussi et l'accord est conclu, ou proposez autre chose."),
+	"mail.turn.action":           text("Voir les conditions et répondre"),
+	"mail.person.why":            text("Vous avez répondu à l'invitation de %[1]s sur Taasky : ce qui s'y passe est envoyé à cette adresse, que l'autre partie ne voit pas."),
+	"unsubscribe.person_what":    text("Taasky cessera de vous écrire au sujet de cette négociation. Votre lien personnel l'ouvre toujours."),
+	"unsubscribe.person_done":    text("Taasky n'écrira plus à %[1]s au sujet de cette négociation."),
+	"invite.email_label":         text("Votre adresse e-mail (facultatif)"),
+	"invite.email_hint":          text("Pour vous dire ce qui se passe : quand c'est à vous de répondre, et quand l'accord est conclu ou la négociation fermée. %[1]s ne la voit pas."),
+	"invite.email_hint_sent":     text("Pour vous dire ce qui se passe : quand c'est à vous de répondre, et quand l'accord est conclu ou la négociation fermée. Laissez vide pour être prévenu à l'adresse où cette invitation a été envoyée. %[1]s ne la voit pas."),
+	"seat.calendar":              text("Ajouter à votre agenda (fichier .ics)"),
+	"topic.turn":                 text("à vous de répondre"),
+
 	// The delivery log.
 	"log.heading":       text("Journal des envois"),
 	"log.intro":         text("Chaque notification que Taasky vous a envoyée ou a tenté d'envoyer, et les invitations que vos agents lui ont demandé d'envoyer par e-mail, des plus récentes aux plus anciennes. Un essai échoué est répété à intervalles croissants."),

@@ -368,6 +368,23 @@ var germanText = map[Key]catalog.Message{
 	"seat.leave_button":  text("Verlassen und schließen"),
 	"seat.link":          text("Ihr persönlicher Link:"),
 
+	// A person answering in the browser: where their news goes, the mails
+	// it brings (their turn), their seat's receipt and calendar.
+	"mail.turn.heading":          text("Sie sind dran"),
+	"mail.turn.offer":            text("%[1]s hat Bedingungen vorgeschlagen%[2]s. Sie sind mit der Antwort dran: zustimmen, etwas anderes vorschlagen oder ablehnen."),
+	"mail.turn.counter":          text("%[1]s hat andere Bedingungen vorgeschlagen%[2]s. Sie sind mit der Antwort dran: zustimmen, etwas anderes vorschlagen oder ablehnen."),
+	"mail.turn.need_more_detail": text("%[1]s bittet um mehr Details%[2]s. Sie sind dran: Schlagen Sie Ihre Bedingungen erneut mit dem Erbetenen vor."),
+	"mail.turn.approve":          text("%[1]s hat Ihren Bedingungen zugestimmt%[2]s. Stimmen Sie auch zu, dann ist es vereinbart, oder schlagen Sie etwas anderes vor."),
+	"mail.turn.action":           text("Bedingungen ansehen und antworten"),
+	"mail.person.why":            text("Sie haben auf die Einladung von %[1]s bei Taasky geantwortet: Was darin geschieht, geht an diese Adresse, die die andere Seite nicht sieht."),
+	"unsubscribe.person_what":    text("Taasky schreibt Ihnen nicht mehr zu dieser Verhandlung. Ihr persönlicher Link öffnet sie weiterhin."),
+	"unsubscribe.person_done":    text("Taasky schreibt %[1]s nicht mehr zu dieser Verhandlung."),
+	"invite.email_label":         text("Ihre E-Mail-Adresse (optional)"),
+	"invite.email_hint":          text("Damit wir Ihnen sagen, was geschieht: wenn Sie dran sind und wenn es vereinbart oder geschlossen ist. %[1]s sieht sie nicht."),
+	"invite.email_hint_sent":     text("Damit wir Ihnen sagen, was geschieht: wenn Sie dran sind und wenn es vereinbart oder geschlossen ist. Leer lassen, um an die Adresse benachrichtigt zu werden, an die diese Einladung ging. %[1]s sieht sie nicht."),
+	"seat.calendar":              text("In Ihren Kalender übernehmen (.ics-Datei)"),
+	"topic.turn":                 text("Sie sind dran"),
+
 	// The delivery log.
 	"log.heading":       text("Zustellprotokoll"),
 	"log.intro":         text("Jede Benachrichtigung, die Taasky Ihnen gesendet hat oder zu senden versuchte, und die Einladungen, die Ihre Agenten per E-Mail verschicken ließen, neueste zuerst. Ein fehlgeschlagener Versuch wird mit wachsendem Abstand wiederholt."),

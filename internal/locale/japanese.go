@@ -351,6 +351,23 @@ var japaneseText = map[Key]catalog.Message{
 	"seat.leave_button":  text("離れて終了"),
 	"seat.link":          text("あなたの個人用リンク："),
 
+	// A person answering in the browser: where their news goes, the mails
+	// it brings (their turn), their seat's receipt and calendar.
+	"mail.turn.heading":          text("あなたの番です"),
+	"mail.turn.offer":            text("%[1]sが条件を提示しました%[2]s。あなたが回答する番です：承認するか、別の案を提示するか、辞退してください。"),
+	"mail.turn.counter":          text("%[1]sが別の条件を提示しました%[2]s。あなたが回答する番です：承認するか、別の案を提示するか、辞退してください。"),
+	"mail.turn.need_more_detail": text("%[1]sが詳細を求めています%[2]s。あなたの番です：求められた内容を加えて条件をもう一度提示してください。"),
+	"mail.turn.approve":          text("%[1]sがあなたの条件を承認しました%[2]s。あなたも承認すれば合意です。別の案を提示することもできます。"),
+	"mail.turn.action":           text("条件を見て回答する"),
+	"mail.person.why":            text("あなたはTaaskyで%[1]sからの招待に回答しました。その後の経過はこのアドレスに送られます。相手にはこのアドレスは見えません。"),
+	"unsubscribe.person_what":    text("Taaskyはこの交渉についてのメールを送らなくなります。個人用リンクからは引き続き開けます。"),
+	"unsubscribe.person_done":    text("Taaskyは今後、この交渉について%[1]s宛てにメールを送りません。"),
+	"invite.email_label":         text("メールアドレス（任意）"),
+	"invite.email_hint":          text("経過をお知らせする宛先です：あなたの番になったとき、合意したとき、終了したとき。%[1]sには見えません。"),
+	"invite.email_hint_sent":     text("経過をお知らせする宛先です：あなたの番になったとき、合意したとき、終了したとき。空欄のままなら、この招待が送られたアドレスにお知らせします。%[1]sには見えません。"),
+	"seat.calendar":              text("カレンダーに追加（.icsファイル）"),
+	"topic.turn":                 text("あなたの番"),
+
 	// The delivery log.
 	"log.heading":       text("配信ログ"),
 	"log.intro":         text("Taaskyがあなたに送信した、または送信を試みたすべての通知と、エージェントの依頼でメール送信した招待を、新しい順に表示します。失敗した送信は、間隔を広げながら再試行されます。"),

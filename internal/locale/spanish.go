@@ -368,6 +368,23 @@ var spanishText = map[Key]catalog.Message{
 	"seat.leave_button":  text("Abandonar y cerrar"),
 	"seat.link":          text("Su enlace personal:"),
 
+	// A person answering in the browser: where their news goes, the mails
+	// it brings (their turn), their seat's receipt and calendar.
+	"mail.turn.heading":          text("Le toca a usted"),
+	"mail.turn.offer":            text("%[1]s propuso condiciones%[2]s. Le toca responder: apruébelas, proponga otra cosa o rechace."),
+	"mail.turn.counter":          text("%[1]s propuso otras condiciones%[2]s. Le toca responder: apruébelas, proponga otra cosa o rechace."),
+	"mail.turn.need_more_detail": text("%[1]s pide más detalle%[2]s. Le toca: vuelva a proponer sus condiciones con lo que pidieron."),
+	"mail.turn.approve":          text("%[1]s aprobó sus condiciones%[2]s. Apruébelas también y habrá acuerdo, o proponga otra cosa."),
+	"mail.turn.action":           text("Ver las condiciones y responder"),
+	"mail.person.why":            text("Usted respondió a la invitación de %[1]s en Taasky: lo que ocurra en ella se envía a esta dirección, que la otra parte no ve."),
+	"unsubscribe.person_what":    text("Taasky dejará de escribirle sobre esta negociación. Su enlace personal la sigue abriendo."),
+	"unsubscribe.person_done":    text("Taasky ya no escribirá a %[1]s sobre esta negociación."),
+	"invite.email_label":         text("Su correo (opcional)"),
+	"invite.email_hint":          text("Para avisarle de lo que pase: cuando le toque a usted, y cuando haya acuerdo o se cierre. %[1]s no lo ve."),
+	"invite.email_hint_sent":     text("Para avisarle de lo que pase: cuando le toque a usted, y cuando haya acuerdo o se cierre. Déjelo vacío para recibir los avisos en la dirección a la que se envió esta invitación. %[1]s no lo ve."),
+	"seat.calendar":              text("Añadir a su calendario (archivo .ics)"),
+	"topic.turn":                 text("le toca"),
+
 	// The delivery log.
 	"log.heading":       text("Registro de envíos"),
 	"log.intro":         text("Cada notificación que Taasky le envió o intentó enviarle, y las invitaciones que sus agentes le pidieron enviar por correo, de la más reciente a la más antigua. Un intento fallido se repite con una espera creciente."),

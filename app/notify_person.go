@@ -1,0 +1,155 @@
+package app
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/negotiation"
+)
+
+// A person who answered an invitation in the browser (side b, no account)
+// is told by email what happens in the room (fanOut): when the other
+// side's move makes it their turn, when the room is agreed (with the
+// calendar entry and the signed receipt, as the inviter's mail has them),
+// when it closes. Their notices are addressed to user 0 of the room; the
+// address, language and zone are on their party row, and each mail links
+// to their personal page (/p/{token}, the link they were given). Every mail
+// to them carries a List-Unsubscribe link that forgets their address.
+
+// personNotification addresses a notice to the room's person and fills
+// in the room as they see it (side b, the inviter's schema), re-checking
+// that what it tells still holds.
+func (n *Notifications) personNotification(ctx context.Context, d jobs.Delivery, out *jobs.Notification) error {
+	if d.Side != negotiation.SideB || d.Channel != jobs.ChannelEmail {
+		return jobs.Skip("a person is told by email, on side b")
+	}
+	row, pn, err := selectPersonNotice(ctx, n.pool, d.RoomID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return jobs.Skip("the room no longer exists")
+	}
+	if err != nil {
+		return err
+	}
+	p := row.party(negotiation.SideB)
+	if p == nil || p.AccountID != nil {
+		return jobs.Skip("no person sits on side b")
+	}
+	if p.PersonEmail == nil {
+		return jobs.Skip("the person asked for no more email about this room")
+	}
+	out.To, out.Lang, out.Person = *p.PersonEmail, pn.lang, true
+	out.SettingsURL = "" // they have no settings
+	if pn.link != nil {
+		token, err := n.rooms.openPersonLink(d.RoomID, pn.link)
+		if err != nil {
+			return jobs.Skip("the personal link cannot be read (was SECRET_KEY changed?)")
+		}
+		out.RoomURL = n.baseURL + "/p/" + token
+	}
+	ld, err := n.rooms.restoreFor(row, negotiation.SideB)
+	if err != nil {
+		return err
+	}
+	r := ld.room
+	switch d.Topic {
+	case jobs.TopicTurn:
+		events, err := row.events()
+		if err != nil {
+			return err
+		}
+		if r.State != negotiation.StateAwaiting || r.Turn != negotiation.SideB || d.Seq > len(events) {
+			return jobs.Skip("no longer their turn")
+		}
+		for _, ev := range events[d.Seq:] {
+			if ev.Side == negotiation.SideB {
+				return jobs.Skip("they answered since")
+			}
+		}
+		out.Verdict = turnMove(negotiation.SideB, events[:d.Seq])
+	case jobs.TopicAgreed:
+		if r.State != negotiation.StateAgreed {
+			return jobs.Skip("the room is not agreed")
+		}
+	case jobs.TopicClosed:
+		if r.State != negotiation.StateClosed {
+			return jobs.Skip("the room is not closed")
+		}
+	default:
+		return jobs.Skip("a person is not told of " + string(d.Topic))
+	}
+	tz := time.UTC // their browser never told their zone
+	if pn.zone != nil {
+		tz = n.rooms.zone(*pn.zone)
+	}
+	out.TimeZone = tz
+	out.RoomUID = jobs.UniqueID(out.Installation, "room", strconv.FormatInt(d.RoomID, 10), strconv.FormatInt(r.OpenedAt.UnixNano(), 10))
+	out.Deadline, out.ClosedReason = r.Deadline, r.ClosedReason
+	if row.Title != nil {
+		out.Title = *row.Title
+	}
+	// The schema is the inviter's, which they answer with: nothing is new
+	// to them but the terms.
+	out.Card = r.Card(negotiation.SideB, true, tz)
+	out.Agent, out.Them, out.ThemKey = partyNames(row, negotiation.SideB, &humanRow{them: pn.inviter})
+	return nil
+}
+
+// Their List-Unsubscribe links carry a token that names the room, signed
+// with the server's key: nothing is stored, and using it forgets the
+// person's address (nothing more is sent to them about the room).
+const personUnsubPrefix = "up_"
+
+func (n *Notifications) personUnsubMAC(room []byte) []byte {
+	m := hmac.New(sha256.New, n.unsubKey)
+	m.Write([]byte("person-notices\x00"))
+	m.Write(room)
+	return m.Sum(nil)[:16]
+}
+
+// personUnsubscribeURL is the List-Unsubscribe link of the mails to the
+// room's person: {BASE_URL}/unsubscribe/{token}, like a user's.
+func (n *Notifications) personUnsubscribeURL(roomID int64) string {
+	var id [8]byte
+	binary.BigEndian.PutUint64(id[:], uint64(roomID))
+	return n.baseURL + "/unsubscribe/" + personUnsubPrefix + base64.RawURLEncoding.EncodeToString(append(id[:], n.personUnsubMAC(id[:])...))
+}
+
+// personUnsubscribeRoom is the room a person's List-Unsubscribe token
+// names, if it is one.
+func (n *Notifications) personUnsubscribeRoom(token string) (int64, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(token, personUnsubPrefix))
+	if !strings.HasPrefix(token, personUnsubPrefix) || err != nil || len(b) != 24 || !hmac.Equal(b[8:], n.personUnsubMAC(b[:8])) {
+		return 0, false
+	}
+	return int64(binary.BigEndian.Uint64(b[:8])), true
+}
+
+// PersonUnsubscribeToken reports whether token is the List-Unsubscribe
+// token of a mail to a room's person (rather than a user's), changing
+// nothing.
+func (n *Notifications) PersonUnsubscribeToken(token string) bool {
+	_, ok := n.personUnsubscribeRoom(token)
+	return ok
+}
+
+// UnsubscribePerson forgets the address of the room's person a
+// List-Unsubscribe token names, and returns it ("" when it was forgotten
+// already): nothing more is emailed to them about the room. Their personal
+// link still opens it.
+func (n *Notifications) UnsubscribePerson(ctx context.Context, token string) (string, error) {
+	roomID, ok := n.personUnsubscribeRoom(token)
+	if !ok {
+		return "", refuse(ErrNotFound, "error.link_not_valid", "this link is not valid")
+	}
+	return clearPersonEmail(ctx, n.pool, roomID)
+}
