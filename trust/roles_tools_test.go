@@ -166,6 +166,8 @@ var notAccountRoutes = map[string]string{
 	"GET /p/:token":                    "a person's seat: its token is the capability",
 	"POST /p/:token":                   "a person's seat: its token is the capability",
 	"GET /p/:token/events":             "a person's seat: its token is the capability",
+	"GET /p/:token/receipt.jws":        "a person's seat: its token is the capability",
+	"GET /p/:token/invite.ics":         "a person's seat: its token is the capability",
 	"GET /unsubscribe/:token":          "an unsubscribe link: its token is the capability",
 	"POST /unsubscribe/:token":         "an unsubscribe link: its token is the capability",
 	"GET /refuse/:token":               "a refusal link: its token is the capability",
