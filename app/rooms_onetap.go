@@ -47,7 +47,10 @@ type OneTap struct {
 	Confirmation *negotiation.Confirmation // nil once it is no longer pending
 	Status       negotiation.Result        // "" while pending; what became of it otherwise
 	Why          string
-	UsedAt       *time.Time // the link was used already
+	UsedAt       *time.Time // the link was used already (or stopped)
+	// Stopped says why the link stopped unused: "left" (its person left
+	// the account), "account_deleted"; "" otherwise.
+	Stopped string
 	Room         *negotiation.Room
 	Card         *negotiation.Card
 	TimeZone     *time.Location
@@ -73,7 +76,11 @@ func (s *Rooms) OneTapCard(ctx context.Context, token string) (*OneTap, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.oneTap(ctx, ld, card.side, card.token.confirmationID, card.token.usedAt, card.status, card.why)
+	v, err := s.oneTap(ctx, ld, card.side, card.token.confirmationID, card.token.usedAt, card.status, card.why)
+	if err == nil && card.token.stopped != nil {
+		v.Stopped = *card.token.stopped
+	}
+	return v, err
 }
 
 // oneTap is what the link of a confirmation of side shows of the room ld
@@ -163,7 +170,12 @@ func oneTapRefused(ctx context.Context, q querier, token string) error {
 	if err != nil {
 		return err
 	}
-	if ot.usedAt != nil {
+	switch {
+	case ot.stopped != nil && *ot.stopped == "left":
+		return refuse(ErrConflict, "error.link_left", "this link no longer works: its person is no longer in the account, whose owners answer instead")
+	case ot.stopped != nil:
+		return refuse(ErrConflict, "error.link_account_deleted", "this link no longer works: the account was deleted")
+	case ot.usedAt != nil:
 		return refuse(ErrConflict, "error.link_used", "this link was used already, at %s", Moment(*ot.usedAt))
 	}
 	return refuse(ErrNotFound, "error.link_not_valid", "this link is not valid")

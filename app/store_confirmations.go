@@ -73,12 +73,13 @@ type onetapRow struct {
 	roomID         int64
 	confirmationID string
 	usedAt         *time.Time
+	stopped        *string // why it stopped unused: left, account_deleted
 }
 
 func selectOneTap(ctx context.Context, q querier, tokenHash []byte) (*onetapRow, error) {
 	r := &onetapRow{}
-	err := q.QueryRow(ctx, `SELECT room_id, confirmation_id, used_at FROM onetap_tokens WHERE token_hash = $1`,
-		tokenHash).Scan(&r.roomID, &r.confirmationID, &r.usedAt)
+	err := q.QueryRow(ctx, `SELECT room_id, confirmation_id, used_at, stopped FROM onetap_tokens WHERE token_hash = $1`,
+		tokenHash).Scan(&r.roomID, &r.confirmationID, &r.usedAt, &r.stopped)
 	if err != nil {
 		return nil, fmt.Errorf("selectOneTap: %w", err)
 	}
@@ -131,7 +132,7 @@ func oneTapReader(t string) string { return "coalesce(p.owner_user_id, " + t + "
 // oneTapSQL is the room of a one-tap token ($1, hashed) with the context
 // of its reader (oneTapReader), and the token and the confirmation as they
 // stand.
-var oneTapSQL = roomSelect + humanColsOf(oneTapReader("t")) + namesCols + `, t.confirmation_id, t.used_at, c.side, NULLIF(c.status, 'pending'), c.why
+var oneTapSQL = roomSelect + humanColsOf(oneTapReader("t")) + namesCols + `, t.confirmation_id, t.used_at, t.stopped, c.side, NULLIF(c.status, 'pending'), c.why
 	FROM onetap_tokens t JOIN confirmations c ON c.room_id = t.room_id AND c.id = t.confirmation_id
 	JOIN rooms r ON r.id = t.room_id` + roomJoins + `
 	LEFT JOIN parties p ON p.room_id = r.id AND p.side = c.side` + otherParty + ` WHERE t.token_hash = $1`
@@ -151,7 +152,7 @@ func selectOneTapCard(ctx context.Context, q querier, tokenHash []byte) (*roomRo
 	h := &humanRow{}
 	c := &oneTapCard{}
 	row, err := scanRoom(q.QueryRow(ctx, oneTapSQL, tokenHash),
-		&h.seen, &h.zone, &h.lang, &h.agent, &h.them, &c.token.confirmationID, &c.token.usedAt, &c.side, &c.status, &c.why)
+		&h.seen, &h.zone, &h.lang, &h.agent, &h.them, &c.token.confirmationID, &c.token.usedAt, &c.token.stopped, &c.side, &c.status, &c.why)
 	if err != nil {
 		return nil, nil, fmt.Errorf("selectOneTapCard: %w", err)
 	}

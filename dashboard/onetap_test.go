@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -94,5 +95,53 @@ func TestOneTapPageInTheReadersLanguage(t *testing.T) {
 	}
 	if st, _, body := english.post("/c/"+token, url.Values{"subject_hash": {string(hash)}, "answer": {"maybe"}}); st != http.StatusBadRequest || !strings.Contains(body, "Antwort: muss bestätigen oder ablehnen sein") {
 		t.Errorf("a bad answer on bob's page: %d %s", st, body)
+	}
+}
+
+// TestOneTapLinkOfAPersonWhoLeft: a member's link stops when they leave
+// the account (its owners answer now); the page says so, not "used".
+func TestOneTapLinkOfAPersonWhoLeft(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	if err := b.accounts.AddMemberAsOperator(b.ctx, "beta", "mo@example.test", app.MemberRoleMember); err != nil {
+		t.Fatal(err)
+	}
+	agent, _, err := b.accounts.CreateAgent(b.ctx, "beta", "Mo's agent", "mo@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mo, _ := b.accounts.UserByEmail(b.ctx, "mo@example.test")
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: meetingSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := b.rooms.Join(b.ctx, agent, app.JoinInput{InviteCode: open.InviteCode, Schema: meetingSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := b.rooms.Propose(b.ctx, b.alpha, open.RoomToken, mv("offer", meeting(4, 9, "video", "20")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := v.TermsOnTable.Options[0].SubjectHash
+	cv, _, err := b.rooms.RequestConfirmation(b.ctx, agent, j.RoomToken, "approve", hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link, err := b.rooms.IssueOneTap(b.ctx, b.pool, j.View.RoomID, cv.ID, "email")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tap := b.client(nil)
+	tap.get("/c/" + link) // the page is open when mo is removed
+	if err := b.accounts.RemoveMember(b.ctx, b.bob.ID, "beta", mo.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, body := tap.get("/c/" + link); !strings.Contains(body, "its owners answer this confirmation now") || strings.Contains(body, "This link was used on") {
+		t.Errorf("the link of a member who left, opened: %s", body)
+	}
+	if st, _, body := tap.post("/c/"+link, url.Values{"subject_hash": {string(hash)}, "answer": {"confirm"}}); st != http.StatusConflict ||
+		!strings.Contains(body, "this link no longer works: its person is no longer in the account") || strings.Contains(body, "used already") {
+		t.Errorf("the link of a member who left, answered: %d %s", st, body)
 	}
 }

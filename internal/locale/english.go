@@ -337,16 +337,18 @@ var englishText = map[Key]catalog.Message{
 	"room.limits_private":     text("(only you see these)"),
 
 	// The page of a one-tap link.
-	"onetap.title":          text("Confirm: %[1]s"), // the room's title
-	"onetap.title_untitled": text("Confirm: a negotiation"),
-	"onetap.with":           text("With %[1]s"),
-	"onetap.with_person":    text("With a person without an account, invited by email or link"),
-	"onetap.deadline":       text("Deadline:"),
-	"onetap.nothing_yet":    text("Opening this page changed nothing; only these buttons answer."),
-	"onetap.not_waiting":    text("This confirmation is no longer waiting for you."),
-	"onetap.used":           text("This link was used on %[1]s. Each link works once."),
-	"onetap.room_state":     text("Room state: %[1]s."),
-	"onetap.open":           text("Open Taasky"),
+	"onetap.title":                   text("Confirm: %[1]s"), // the room's title
+	"onetap.title_untitled":          text("Confirm: a negotiation"),
+	"onetap.with":                    text("With %[1]s"),
+	"onetap.with_person":             text("With a person without an account, invited by email or link"),
+	"onetap.deadline":                text("Deadline:"),
+	"onetap.nothing_yet":             text("Opening this page changed nothing; only these buttons answer."),
+	"onetap.not_waiting":             text("This confirmation is no longer waiting for you."),
+	"onetap.used":                    text("This link was used on %[1]s. Each link works once."),
+	"onetap.stopped_left":            text("This link no longer works: the person it was sent to is no longer in the account, and its owners answer this confirmation now."),
+	"onetap.stopped_account_deleted": text("This link no longer works: the account was deleted."),
+	"onetap.room_state":              text("Room state: %[1]s."),
+	"onetap.open":                    text("Open Taasky"),
 
 	// The invitation page, for a person without an account.
 	"invite.title":          text("Invitation from %[1]s"),
@@ -955,6 +957,8 @@ var englishText = map[Key]catalog.Message{
 	"error.invitation_link_not_valid":  text("this invitation link is not valid"),
 	"error.confirmation_not_found":     text("confirmation not found"),
 	"error.link_used":                  text("this link was used already, at %[1]s"),
+	"error.link_left":                  text("this link no longer works: its person is no longer in the account, whose owners answer instead"),
+	"error.link_account_deleted":       text("this link no longer works: the account was deleted"),
 	"error.no_receipt":                 text("room %[1]s is not agreed: it has no receipt"),
 	"error.slug_taken_already":         text("account slug already taken: %[1]s"),
 	"error.account_not_found":          text("account not found: %[1]s"),

@@ -329,16 +329,18 @@ var frenchText = map[Key]catalog.Message{
 	"room.limits_private":     text("(vous seul les voyez)"),
 
 	// The page of a one-tap link.
-	"onetap.title":          text("Confirmer : %[1]s"), // the room's title
-	"onetap.title_untitled": text("Confirmer : une négociation"),
-	"onetap.with":           text("Avec %[1]s"),
-	"onetap.with_person":    text("Avec une personne sans compte, invitée par e-mail ou par lien"),
-	"onetap.deadline":       text("Échéance :"),
-	"onetap.nothing_yet":    text("Ouvrir cette page n'a rien changé ; seuls ces boutons répondent."),
-	"onetap.not_waiting":    text("Cette confirmation ne vous attend plus."),
-	"onetap.used":           text("Ce lien a été utilisé le %[1]s. Chaque lien ne fonctionne qu'une fois."),
-	"onetap.room_state":     text("État de la salle : %[1]s."),
-	"onetap.open":           text("Ouvrir Taasky"),
+	"onetap.title":                   text("Confirmer : %[1]s"), // the room's title
+	"onetap.title_untitled":          text("Confirmer : une négociation"),
+	"onetap.with":                    text("Avec %[1]s"),
+	"onetap.with_person":             text("Avec une personne sans compte, invitée par e-mail ou par lien"),
+	"onetap.deadline":                text("Échéance :"),
+	"onetap.nothing_yet":             text("Ouvrir cette page n'a rien changé ; seuls ces boutons répondent."),
+	"onetap.not_waiting":             text("Cette confirmation ne vous attend plus."),
+	"onetap.used":                    text("Ce lien a été utilisé le %[1]s. Chaque lien ne fonctionne qu'une fois."),
+	"onetap.stopped_left":            text("Ce lien ne fonctionne plus : la personne à qui il a été envoyé ne fait plus partie du compte, et ses propriétaires répondent désormais à cette confirmation."),
+	"onetap.stopped_account_deleted": text("Ce lien ne fonctionne plus : le compte a été supprimé."),
+	"onetap.room_state":              text("État de la salle : %[1]s."),
+	"onetap.open":                    text("Ouvrir Taasky"),
 
 	// The invitation page, for a person without an account.
 	"invite.title":          text("Invitation de %[1]s"),
@@ -934,6 +936,8 @@ var frenchText = map[Key]catalog.Message{
 	"error.invitation_link_not_valid":  text("ce lien d'invitation n'est pas valide"),
 	"error.confirmation_not_found":     text("confirmation introuvable"),
 	"error.link_used":                  text("ce lien a déjà été utilisé, le %[1]s"),
+	"error.link_left":                  text("ce lien ne fonctionne plus : sa personne ne fait plus partie du compte, dont les propriétaires répondent à sa place"),
+	"error.link_account_deleted":       text("ce lien ne fonctionne plus : le compte a été supprimé"),
 	"error.no_receipt":                 text("la salle %[1]s n'est pas conclue : elle n'a pas de reçu"),
 	"error.slug_taken_already":         text("identifiant de compte déjà pris : %[1]s"),
 	"error.account_not_found":          text("compte introuvable : %[1]s"),

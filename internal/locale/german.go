@@ -329,16 +329,18 @@ var germanText = map[Key]catalog.Message{
 	"room.limits_private":     text("(nur Sie sehen sie)"),
 
 	// The page of a one-tap link.
-	"onetap.title":          text("Bestätigen: %[1]s"), // the room's title
-	"onetap.title_untitled": text("Bestätigen: eine Verhandlung"),
-	"onetap.with":           text("Mit %[1]s"),
-	"onetap.with_person":    text("Mit einer Person ohne Konto, eingeladen per E-Mail oder Link"),
-	"onetap.deadline":       text("Frist:"),
-	"onetap.nothing_yet":    text("Das Öffnen dieser Seite hat nichts verändert; nur diese Schaltflächen antworten."),
-	"onetap.not_waiting":    text("Diese Bestätigung wartet nicht mehr auf Sie."),
-	"onetap.used":           text("Dieser Link wurde am %[1]s verwendet. Jeder Link funktioniert einmal."),
-	"onetap.room_state":     text("Stand des Raums: %[1]s."),
-	"onetap.open":           text("Taasky öffnen"),
+	"onetap.title":                   text("Bestätigen: %[1]s"), // the room's title
+	"onetap.title_untitled":          text("Bestätigen: eine Verhandlung"),
+	"onetap.with":                    text("Mit %[1]s"),
+	"onetap.with_person":             text("Mit einer Person ohne Konto, eingeladen per E-Mail oder Link"),
+	"onetap.deadline":                text("Frist:"),
+	"onetap.nothing_yet":             text("Das Öffnen dieser Seite hat nichts verändert; nur diese Schaltflächen antworten."),
+	"onetap.not_waiting":             text("Diese Bestätigung wartet nicht mehr auf Sie."),
+	"onetap.used":                    text("Dieser Link wurde am %[1]s verwendet. Jeder Link funktioniert einmal."),
+	"onetap.stopped_left":            text("Dieser Link funktioniert nicht mehr: Die Person, an die er ging, gehört nicht mehr zum Konto; dessen Inhaber beantworten diese Bestätigung jetzt."),
+	"onetap.stopped_account_deleted": text("Dieser Link funktioniert nicht mehr: Das Konto wurde gelöscht."),
+	"onetap.room_state":              text("Stand des Raums: %[1]s."),
+	"onetap.open":                    text("Taasky öffnen"),
 
 	// The invitation page, for a person without an account.
 	"invite.title":          text("Einladung von %[1]s"),
@@ -932,6 +934,8 @@ var germanText = map[Key]catalog.Message{
 	"error.invitation_link_not_valid":  text("dieser Einladungslink ist ungültig"),
 	"error.confirmation_not_found":     text("Bestätigung nicht gefunden"),
 	"error.link_used":                  text("dieser Link wurde bereits verwendet, am %[1]s"),
+	"error.link_left":                  text("dieser Link funktioniert nicht mehr: seine Person gehört nicht mehr zum Konto, dessen Inhaber an ihrer Stelle antworten"),
+	"error.link_account_deleted":       text("dieser Link funktioniert nicht mehr: das Konto wurde gelöscht"),
 	"error.no_receipt":                 text("Raum %[1]s ist nicht vereinbart: er hat keinen Beleg"),
 	"error.slug_taken_already":         text("Kürzel des Kontos bereits vergeben: %[1]s"),
 	"error.account_not_found":          text("Konto nicht gefunden: %[1]s"),

@@ -312,16 +312,18 @@ var japaneseText = map[Key]catalog.Message{
 	"room.limits_private":     text("（あなただけに表示）"),
 
 	// The page of a one-tap link.
-	"onetap.title":          text("確定：%[1]s"), // the room's title
-	"onetap.title_untitled": text("確定：交渉"),
-	"onetap.with":           text("相手：%[1]s"),
-	"onetap.with_person":    text("相手：メールまたはリンクで招待された、アカウントのない人"),
-	"onetap.deadline":       text("期限："),
-	"onetap.nothing_yet":    text("このページを開いただけでは何も変わっていません。回答はこれらのボタンだけで行われます。"),
-	"onetap.not_waiting":    text("この確認はもうあなたの回答を待っていません。"),
-	"onetap.used":           text("このリンクは%[1]sに使用されました。各リンクは1回だけ使えます。"),
-	"onetap.room_state":     text("ルームの状態：%[1]s。"),
-	"onetap.open":           text("Taaskyを開く"),
+	"onetap.title":                   text("確定：%[1]s"), // the room's title
+	"onetap.title_untitled":          text("確定：交渉"),
+	"onetap.with":                    text("相手：%[1]s"),
+	"onetap.with_person":             text("相手：メールまたはリンクで招待された、アカウントのない人"),
+	"onetap.deadline":                text("期限："),
+	"onetap.nothing_yet":             text("このページを開いただけでは何も変わっていません。回答はこれらのボタンだけで行われます。"),
+	"onetap.not_waiting":             text("この確認はもうあなたの回答を待っていません。"),
+	"onetap.used":                    text("このリンクは%[1]sに使用されました。各リンクは1回だけ使えます。"),
+	"onetap.stopped_left":            text("このリンクはもう使えません：送信先の人はこのアカウントのメンバーではなくなり、この確認には今後アカウントのオーナーが回答します。"),
+	"onetap.stopped_account_deleted": text("このリンクはもう使えません：アカウントは削除されました。"),
+	"onetap.room_state":              text("ルームの状態：%[1]s。"),
+	"onetap.open":                    text("Taaskyを開く"),
 
 	// The invitation page, for a person without an account.
 	"invite.title":          text("%[1]sからの招待"),
@@ -905,6 +907,8 @@ var japaneseText = map[Key]catalog.Message{
 	"error.invitation_link_not_valid":  text("この招待リンクは無効です"),
 	"error.confirmation_not_found":     text("確認が見つかりません"),
 	"error.link_used":                  text("このリンクはすでに使われています（%[1]s）"),
+	"error.link_left":                  text("このリンクはもう使えません：送信先の人はアカウントのメンバーではなくなり、オーナーが代わりに回答します"),
+	"error.link_account_deleted":       text("このリンクはもう使えません：アカウントは削除されました"),
 	"error.no_receipt":                 text("ルーム %[1]s は合意に至っていないため、証明書はありません"),
 	"error.slug_taken_already":         text("このアカウントのスラッグはすでに使われています：%[1]s"),
 	"error.account_not_found":          text("アカウントが見つかりません：%[1]s"),

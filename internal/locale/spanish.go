@@ -329,16 +329,18 @@ var spanishText = map[Key]catalog.Message{
 	"room.limits_private":     text("(solo usted los ve)"),
 
 	// The page of a one-tap link.
-	"onetap.title":          text("Confirmar: %[1]s"), // the room's title
-	"onetap.title_untitled": text("Confirmar: una negociación"),
-	"onetap.with":           text("Con %[1]s"),
-	"onetap.with_person":    text("Con una persona sin cuenta, invitada por correo o enlace"),
-	"onetap.deadline":       text("Plazo:"),
-	"onetap.nothing_yet":    text("Abrir esta página no cambió nada; solo estos botones responden."),
-	"onetap.not_waiting":    text("Esta confirmación ya no le espera."),
-	"onetap.used":           text("Este enlace se usó el %[1]s. Cada enlace funciona una sola vez."),
-	"onetap.room_state":     text("Estado de la sala: %[1]s."),
-	"onetap.open":           text("Abrir Taasky"),
+	"onetap.title":                   text("Confirmar: %[1]s"), // the room's title
+	"onetap.title_untitled":          text("Confirmar: una negociación"),
+	"onetap.with":                    text("Con %[1]s"),
+	"onetap.with_person":             text("Con una persona sin cuenta, invitada por correo o enlace"),
+	"onetap.deadline":                text("Plazo:"),
+	"onetap.nothing_yet":             text("Abrir esta página no cambió nada; solo estos botones responden."),
+	"onetap.not_waiting":             text("Esta confirmación ya no le espera."),
+	"onetap.used":                    text("Este enlace se usó el %[1]s. Cada enlace funciona una sola vez."),
+	"onetap.stopped_left":            text("Este enlace ya no funciona: la persona a la que se envió ya no está en la cuenta, y ahora sus propietarios responden a esta confirmación."),
+	"onetap.stopped_account_deleted": text("Este enlace ya no funciona: la cuenta se eliminó."),
+	"onetap.room_state":              text("Estado de la sala: %[1]s."),
+	"onetap.open":                    text("Abrir Taasky"),
 
 	// The invitation page, for a person without an account.
 	"invite.title":          text("Invitación de %[1]s"),
@@ -934,6 +936,8 @@ var spanishText = map[Key]catalog.Message{
 	"error.invitation_link_not_valid":  text("este enlace de invitación no es válido"),
 	"error.confirmation_not_found":     text("no se encontró la confirmación"),
 	"error.link_used":                  text("este enlace ya se usó, el %[1]s"),
+	"error.link_left":                  text("este enlace ya no funciona: su persona ya no está en la cuenta, cuyos propietarios responden en su lugar"),
+	"error.link_account_deleted":       text("este enlace ya no funciona: la cuenta se eliminó"),
 	"error.no_receipt":                 text("la sala %[1]s no tiene acuerdo: no tiene recibo"),
 	"error.slug_taken_already":         text("identificador de cuenta ya en uso: %[1]s"),
 	"error.account_not_found":          text("no se encontró la cuenta: %[1]s"),
