@@ -50,12 +50,12 @@ type OneTap struct {
 	UsedAt       *time.Time // the link was used already (or stopped)
 	// Stopped says why the link stopped unused: "left" (its person left
 	// the account), "account_deleted"; "" otherwise.
-	Stopped string
-	Room         *negotiation.Room
-	Card         *negotiation.Card
-	TimeZone     *time.Location
-	Lang         string // the reader's language ("": none known)
-	OwnerUserID  *int64
+	Stopped     string
+	Room        *negotiation.Room
+	Card        *negotiation.Card
+	TimeZone    *time.Location
+	Lang        string // the reader's language ("": none known)
+	OwnerUserID *int64
 	// Them is the other side's account, "" when it is a person without
 	// one (the one invited, or the inviter of a person).
 	Them string
