@@ -1,0 +1,98 @@
+package dashboard
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/taasky/taasky/app"
+)
+
+// The same form sent twice (a double click, or a POST the browser sent
+// again after losing the first answer): the browser shows the second
+// answer, which leads where the first did.
+
+// nonceShown is the seat_nonce an invitation page's forms carry.
+func nonceShown(body string) string {
+	const k = `name="seat_nonce" value="`
+	_, rest, ok := strings.Cut(body, k)
+	if !ok {
+		return ""
+	}
+	n, _, _ := strings.Cut(rest, `"`)
+	return n
+}
+
+// TestInvitationAnsweredTwiceFromOnePage: a person picks the slot twice on
+// the invitation page (at once, then again); each answer takes them to the
+// seat the first took, with its cookie, while another browser's page, or a
+// stranger's made-up nonce, is still refused.
+func TestInvitationAnsweredTwiceFromOnePage(t *testing.T) {
+	t.Parallel()
+	var log logSink
+	b := setup(t, loggingTo(&log))
+	slots := []json.RawMessage{json.RawMessage(`{"start":"2026-12-07T09:00:00+01:00","end":"2026-12-07T09:30:00+01:00"}`)}
+	for round := range 3 {
+		open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Slots: slots, Title: fmt.Sprint("Intro ", round)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := "/i/" + open.InviteCode
+		pat, other := b.client(nil), b.client(nil)
+		_, _, body := pat.get(page)
+		_, _, otherBody := other.get(page)
+		nonce, hash := nonceShown(body), hashShown(body)
+		if nonce == "" || hash == "" || nonceShown(otherBody) == nonce {
+			t.Fatalf("the page's nonce %q (the other page's %q), hash %q", nonce, nonceShown(otherBody), hash)
+		}
+		if forms := strings.Count(body, `<form method="post" action="/i/`); forms != strings.Count(body, `name="seat_nonce" value="`+nonce+`"`) {
+			t.Fatalf("%d forms answer the invitation; not each with the page's nonce", forms)
+		}
+		pick := func() url.Values {
+			return url.Values{"verdict": {"approve"}, "subject_hash": {hash}, "seat_nonce": {nonce}}
+		}
+		clicks := []*client{pat.clone(), pat.clone(), pat.clone()}
+		got := make([]answered, len(clicks))
+		together(2, func(i int) {
+			st, loc, body := clicks[i].post(page, pick())
+			got[i] = answered{st, loc, body}
+		})
+		st, loc, body := clicks[2].post(page, pick()) // sent again, later
+		got[2] = answered{st, loc, body}
+		noInternalError(t, "one page's answer sent twice", got, &log)
+		seat := strings.TrimSuffix(got[0].loc, "?welcome=1")
+		if !strings.HasPrefix(seat, "/p/ps_") {
+			t.Fatalf("round %d: the first click: %d %q %.300s", round, got[0].status, got[0].loc, got[0].body)
+		}
+		for i, a := range got {
+			if a.status != http.StatusSeeOther || strings.TrimSuffix(a.loc, "?welcome=1") != seat {
+				t.Errorf("round %d: click %d: %d %q, not the seat %s", round, i, a.status, a.loc, seat)
+			}
+			if c := clicks[i].cookies[seatCookieName(open.View.RoomID)]; "/p/"+c != seat {
+				t.Errorf("round %d: click %d: the seat's cookie is %q", round, i, c)
+			}
+		}
+		if st, loc, _ := clicks[1].get(page); st != http.StatusSeeOther || loc != seat {
+			t.Errorf("round %d: the invitation page again: %d %q", round, st, loc)
+		}
+		// Another page of the invitation, and a nonce made up: refused.
+		strangers := map[string]*client{"another browser": other, "a made-up nonce": b.client(nil)}
+		strangers["a made-up nonce"].get(page)
+		for who, c := range strangers {
+			f := url.Values{"verdict": {"approve"}, "subject_hash": {hash}, "seat_nonce": {nonceShown(otherBody)}}
+			if who == "a made-up nonce" {
+				f.Set("seat_nonce", app.NewSeatNonce())
+			}
+			if st, loc, body := c.post(page, f); st != http.StatusConflict || strings.Contains(body, seat) {
+				t.Errorf("round %d: %s: %d %q", round, who, st, loc)
+			}
+		}
+		var parties int
+		if err := b.pool.QueryRow(b.ctx, `SELECT count(*) FROM parties WHERE room_id = $1`, open.View.RoomID).Scan(&parties); err != nil || parties != 2 {
+			t.Errorf("round %d: %d parties (%v)", round, parties, err)
+		}
+	}
+}
