@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/taasky/taasky/app"
 )
@@ -94,5 +95,57 @@ func TestInvitationAnsweredTwiceFromOnePage(t *testing.T) {
 		if err := b.pool.QueryRow(b.ctx, `SELECT count(*) FROM parties WHERE room_id = $1`, open.View.RoomID).Scan(&parties); err != nil || parties != 2 {
 			t.Errorf("round %d: %d parties (%v)", round, parties, err)
 		}
+	}
+}
+
+// TestJoinPressedTwice: Join on an invitation to an account, pressed twice
+// (at once, then again): one membership, and each answer is the account's
+// start page, as the first; someone else pressing the used link is still
+// told it was used.
+func TestJoinPressedTwice(t *testing.T) {
+	t.Parallel()
+	var log logSink
+	b := setup(t, loggingTo(&log))
+	smtp := b.inviteMails(t)
+	erin, err := b.accounts.LoginOIDC(b.ctx, app.OIDCIdentity{Issuer: "https://idp.example", Subject: "erin",
+		Email: "erin@example.test", EmailVerified: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.accounts.Invite(b.ctx, b.alice.ID, "alpha", erin.Email, app.MemberRoleMember); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 200 && len(smtp.Mails()) < 1; i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(smtp.Mails()) != 1 {
+		t.Fatalf("%d mails", len(smtp.Mails()))
+	}
+	_, link := joinLinkIn(t, smtp.Mails()[0])
+	path := link[strings.Index(link, "/join/"):]
+	c := b.client(&erin)
+	c.get(path)
+	got := make([]answered, 3)
+	together(2, func(i int) {
+		st, loc, body := c.clone().post(path, nil)
+		got[i] = answered{st, loc, body}
+	})
+	st, loc, body := c.clone().post(path, nil) // sent again, later
+	got[2] = answered{st, loc, body}
+	noInternalError(t, "join pressed twice", got, &log)
+	for i, a := range got {
+		if a.status != http.StatusSeeOther || a.loc != "/accounts/alpha/start" {
+			t.Errorf("press %d: %d %q %.300s", i, a.status, a.loc, a.body)
+		}
+	}
+	ms, err := b.accounts.Memberships(b.ctx, erin.ID)
+	if err != nil || len(ms) != 1 || ms[0].AccountSlug != "alpha" {
+		t.Errorf("erin's memberships: %+v %v", ms, err)
+	}
+	// Bob is no member of alpha: the used link says so to him.
+	bob := b.client(&b.bob)
+	bob.get(path)
+	if st, loc, body := bob.post(path, nil); st == http.StatusSeeOther || !strings.Contains(body, "this link was already used to join") {
+		t.Errorf("bob presses the used link: %d %q %.300s", st, loc, body)
 	}
 }
