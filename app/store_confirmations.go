@@ -29,6 +29,19 @@ func settleConfirmation(roomID int64, id string, status negotiation.Result, why 
 		WHERE room_id = $1 AND id = $2 AND status = 'pending'`, []any{roomID, id, status, why, at, string(by.channel), by.user}}
 }
 
+// selectConfirmationAnswer is how one of the room's confirmations ended:
+// its status, the hash it was for ("" for none), why it came out void, and
+// the user whose answer settled it (nil: none known, or it ended without
+// an answer).
+func selectConfirmationAnswer(ctx context.Context, q querier, roomID int64, id string) (status negotiation.Result, hash negotiation.SubjectHash, why string, by *int64, err error) {
+	err = q.QueryRow(ctx, `SELECT status, coalesce(subject_hash, ''), coalesce(why, ''), decided_by FROM confirmations WHERE room_id = $1 AND id = $2`,
+		roomID, id).Scan(&status, &hash, &why, &by)
+	if err != nil {
+		return "", "", "", nil, fmt.Errorf("selectConfirmationAnswer %d %s: %w", roomID, id, err)
+	}
+	return status, hash, why, by, nil
+}
+
 // selectConfirmationSide is the side a confirmation of the room is for.
 func selectConfirmationSide(ctx context.Context, q querier, roomID int64, id string) (negotiation.Side, error) {
 	var side negotiation.Side

@@ -149,3 +149,58 @@ func TestJoinPressedTwice(t *testing.T) {
 		t.Errorf("bob presses the used link: %d %q %.300s", st, loc, body)
 	}
 }
+
+// valueShown is the value of the first input named name in a page.
+func valueShown(body, name string) string {
+	_, rest, ok := strings.Cut(body, `name="`+name+`" value="`)
+	if !ok {
+		return ""
+	}
+	v, _, _ := strings.Cut(rest, `"`)
+	return v
+}
+
+// TestRoomConfirmPressedTwice: the room page's Confirm pressed twice (at
+// once, then again) answers each press as the first: the room with the
+// answer shown; one answer was applied. Decline pressed after it is still
+// refused: that is another answer.
+func TestRoomConfirmPressedTwice(t *testing.T) {
+	t.Parallel()
+	var log logSink
+	b := setup(t, loggingTo(&log))
+	for round := range 3 {
+		_, roomID, _ := b.askedToApprove(t, fmt.Sprint("confirm ", round), "", meeting(4, 9, "video", "20"))
+		bob := b.client(&b.bob)
+		page := fmt.Sprintf("/rooms/%d", roomID)
+		_, _, body := bob.get(page)
+		hash, cid := hashShown(body), valueShown(body, "confirmation_id")
+		if hash == "" || cid == "" {
+			t.Fatalf("no answer's form: %.300s", body)
+		}
+		answer := func(a string) url.Values {
+			return url.Values{"side": {"b"}, "confirmation_id": {cid}, "subject_hash": {hash}, "answer": {a}}
+		}
+		got := make([]answered, 3)
+		together(2, func(i int) {
+			st, loc, body := bob.clone().post(page+"/decide", answer("confirm"))
+			got[i] = answered{st, loc, body}
+		})
+		st, loc, body := bob.clone().post(page+"/decide", answer("confirm")) // sent again, later
+		got[2] = answered{st, loc, body}
+		noInternalError(t, "confirm pressed twice", got, &log)
+		want := fmt.Sprintf("%s?side=b&answered=%s", page, url.QueryEscape(cid))
+		for i, a := range got {
+			if a.status != http.StatusSeeOther || a.loc != want {
+				t.Errorf("round %d: press %d: %d %q %.300s", round, i, a.status, a.loc, a.body)
+			}
+		}
+		if st, _, _ := bob.clone().post(page+"/decide", answer("decline")); st != http.StatusConflict {
+			t.Errorf("round %d: decline after confirm: %d", round, st)
+		}
+		var settled, applied int
+		if err := b.pool.QueryRow(b.ctx, `SELECT count(*), count(*) FILTER (WHERE status = 'applied') FROM confirmations
+			WHERE room_id = $1 AND status <> 'pending'`, roomID).Scan(&settled, &applied); err != nil || settled != 1 || applied != 1 {
+			t.Errorf("round %d: %d confirmations settled, %d applied (%v)", round, settled, applied, err)
+		}
+	}
+}
