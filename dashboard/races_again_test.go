@@ -204,3 +204,97 @@ func TestRoomConfirmPressedTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestSeatCounterSentTwice: a seated person's counter sent twice (at once,
+// then again) is one counter, and each answer is the seat, as the first;
+// once the inviter moved, the same counter is refused as stale.
+func TestSeatCounterSentTwice(t *testing.T) {
+	t.Parallel()
+	var log logSink
+	b := setup(t, loggingTo(&log))
+	for round := range 3 {
+		open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: meetingSchema, Subject: meeting(9, 10, "office", "20"), Title: fmt.Sprint("Fee ", round)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pat := b.client(nil)
+		_, _, body := pat.get("/i/" + open.InviteCode)
+		_, loc, _ := pat.post("/i/"+open.InviteCode, url.Values{"verdict": {"join"}, "seat_nonce": {nonceShown(body)}})
+		seat := strings.TrimSuffix(loc, "?welcome=1")
+		if !strings.HasPrefix(seat, "/p/ps_") {
+			t.Fatalf("joining: %q", loc)
+		}
+		pat.get(seat)
+		counter := func() url.Values {
+			return url.Values{"verdict": {"counter"}, "f.meeting_time.0.start": {"2026-12-09T11:00"}, "f.meeting_time.0.end": {"2026-12-09T11:30"},
+				"f.meeting_time.0.zone": {"Europe/Paris"}, "f.place.0.v": {"video"}, "f.fee.0.amount": {"12.50"}}
+		}
+		got := make([]answered, 3)
+		together(2, func(i int) {
+			st, loc, body := pat.clone().post(seat, counter())
+			got[i] = answered{st, loc, body}
+		})
+		st, loc, body := pat.clone().post(seat, counter()) // sent again, later
+		got[2] = answered{st, loc, body}
+		noInternalError(t, "a counter sent twice", got, &log)
+		for i, a := range got {
+			if a.status != http.StatusSeeOther || a.loc != seat {
+				t.Errorf("round %d: send %d: %d %q %.300s", round, i, a.status, a.loc, a.body)
+			}
+		}
+		var counters int
+		if err := b.pool.QueryRow(b.ctx, `SELECT count(*) FROM room_events WHERE room_id = $1 AND side = 'b' AND kind = 'propose'`,
+			open.View.RoomID).Scan(&counters); err != nil || counters != 1 {
+			t.Errorf("round %d: %d counters by the person (%v)", round, counters, err)
+		}
+		// The inviter's agent asks its human to approve the counter: the
+		// person's counter sent again now is a stale form, refused.
+		v, err := b.rooms.Read(b.ctx, b.alpha, open.RoomToken)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := b.rooms.RequestConfirmation(b.ctx, b.alpha, open.RoomToken, "approve", v.TermsOnTable.Options[0].SubjectHash); err != nil {
+			t.Fatal(err)
+		}
+		if st, _, _ := pat.clone().post(seat, counter()); st != http.StatusConflict && st != http.StatusBadRequest {
+			t.Errorf("round %d: the counter sent after the inviter's: %d", round, st)
+		}
+	}
+}
+
+// TestSeatApprovalSentTwice: a seated person's approval sent again is
+// answered with the seat; one approval.
+func TestSeatApprovalSentTwice(t *testing.T) {
+	t.Parallel()
+	var log logSink
+	b := setup(t, loggingTo(&log))
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: meetingSchema, Subject: meeting(9, 10, "office", "20")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat := b.client(nil)
+	_, _, body := pat.get("/i/" + open.InviteCode)
+	_, loc, _ := pat.post("/i/"+open.InviteCode, url.Values{"verdict": {"join"}, "seat_nonce": {nonceShown(body)}})
+	seat := strings.TrimSuffix(loc, "?welcome=1")
+	_, _, body = pat.get(seat)
+	hash := hashShown(body)
+	if hash == "" {
+		t.Fatalf("no terms to approve on the seat's page: %.300s", body)
+	}
+	got := make([]answered, 2)
+	for i := range got {
+		st, loc, body := pat.clone().post(seat, url.Values{"verdict": {"approve"}, "subject_hash": {hash}})
+		got[i] = answered{st, loc, body}
+	}
+	noInternalError(t, "an approval sent twice", got, &log)
+	for i, a := range got {
+		if a.status != http.StatusSeeOther || a.loc != seat {
+			t.Errorf("send %d: %d %q %.300s", i, a.status, a.loc, a.body)
+		}
+	}
+	var approvals int
+	if err := b.pool.QueryRow(b.ctx, `SELECT count(*) FROM room_events WHERE room_id = $1 AND side = 'b' AND kind = 'request'`,
+		open.View.RoomID).Scan(&approvals); err != nil || approvals != 1 {
+		t.Errorf("%d approvals by the person (%v)", approvals, err)
+	}
+}
