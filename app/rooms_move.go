@@ -220,8 +220,10 @@ func (s *Rooms) DecideAsOwner(ctx context.Context, userID, roomID int64, confirm
 // answeredAgain is the decision a human's answer made, when they send the
 // same answer to the same confirmation again (a double click, two tabs, a
 // POST the browser sent again): it is answered as the first was, and
-// changes nothing. Nil when the confirmation was not settled by userID's
-// same answer to the same terms: the answer is then refused as it is.
+// changes nothing. Another answer of theirs to a confirmation they
+// answered is refused as that: they answered it already. Nil when
+// userID's answer did not settle the confirmation: the answer is then
+// refused as it is.
 func answeredAgain(ctx context.Context, q querier, ld *loaded, id string, hashSeen negotiation.SubjectHash, accept bool, userID int64) (*Decision, error) {
 	status, hash, why, by, err := selectConfirmationAnswer(ctx, q, ld.row.ID, id)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -229,8 +231,11 @@ func answeredAgain(ctx context.Context, q querier, ld *loaded, id string, hashSe
 	} else if err != nil {
 		return nil, err
 	}
-	if by == nil || *by != userID || hash != hashSeen || status == "pending" || accept != (status != negotiation.ResultDeclined) {
+	if by == nil || *by != userID || status == "pending" {
 		return nil, nil
+	}
+	if hash != hashSeen || accept != (status != negotiation.ResultDeclined) {
+		return nil, refuse(ErrConflict, "error.answered_already", "you answered this already")
 	}
 	return &Decision{Result: status, Why: why, State: ld.room.State}, nil
 }

@@ -163,7 +163,7 @@ func valueShown(body, name string) string {
 // TestRoomConfirmPressedTwice: the room page's Confirm pressed twice (at
 // once, then again) answers each press as the first: the room with the
 // answer shown; one answer was applied. Decline pressed after it is still
-// refused: that is another answer.
+// refused, saying they answered already: that is another answer.
 func TestRoomConfirmPressedTwice(t *testing.T) {
 	t.Parallel()
 	var log logSink
@@ -194,8 +194,8 @@ func TestRoomConfirmPressedTwice(t *testing.T) {
 				t.Errorf("round %d: press %d: %d %q %.300s", round, i, a.status, a.loc, a.body)
 			}
 		}
-		if st, _, _ := bob.clone().post(page+"/decide", answer("decline")); st != http.StatusConflict {
-			t.Errorf("round %d: decline after confirm: %d", round, st)
+		if st, _, body := bob.clone().post(page+"/decide", answer("decline")); st != http.StatusConflict || !strings.Contains(body, "nswered this already") {
+			t.Errorf("round %d: decline after confirm: %d %s", round, st, body)
 		}
 		var settled, applied int
 		if err := b.pool.QueryRow(b.ctx, `SELECT count(*), count(*) FILTER (WHERE status = 'applied') FROM confirmations
