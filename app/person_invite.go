@@ -2,8 +2,11 @@ package app
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -70,6 +73,13 @@ type PersonAnswer struct {
 	// zone the person's browser told ("": not told), for their mails.
 	Lang string
 	Zone string
+	// Nonce is the invitation page's (NewSeatNonce), sent with each of its
+	// forms: the seat its answer takes opens with a token derived from it,
+	// so that the same page's answer sent again (a double click, a POST the
+	// browser retried after losing the first answer) is answered with that
+	// seat, not refused as one more answer. "" (or not a nonce): a random
+	// token.
+	Nonce string
 }
 
 // VerdictJoin is a person's join without a move.
@@ -169,12 +179,28 @@ func (s *Rooms) AnswerInvitation(ctx context.Context, code string, ans PersonAns
 		if err != nil {
 			return err
 		}
+		token := s.personSeatToken(roomID, ans.Nonce)
+		if b := ld.row.Parties[1]; b != nil && b.AccountID == nil && token != "" {
+			// Seated already: by this page's answer sent before, if the
+			// token its nonce gives opens the seat (the room is locked, so
+			// that answer committed); anyone else is refused below.
+			switch id, err := selectPersonSeat(ctx, tx, secretHash(token)); {
+			case err == nil && id == roomID:
+				res.RoomID, res.SeatToken, res.State = roomID, token, ld.room.State
+				return nil
+			case err != nil && !errors.Is(err, pgx.ErrNoRows):
+				return err
+			}
+		}
 		now := s.now()
 		next, events, err := ld.room.AnswerInvitation(ans.protocol(), newConfirmationID(), now)
 		if err != nil {
 			return fromProtocol(err)
 		}
-		res.SeatToken = personTokenPrefix + base64.RawURLEncoding.EncodeToString(randomBytes(32))
+		res.SeatToken = token
+		if token == "" {
+			res.SeatToken = personTokenPrefix + base64.RawURLEncoding.EncodeToString(randomBytes(32))
+		}
 		b := next.Party(negotiation.SideB)
 		if email == nil {
 			// They received the invitation there: their news goes there too.
@@ -201,6 +227,27 @@ func (s *Rooms) AnswerInvitation(ctx context.Context, code string, ans PersonAns
 		return nil, err
 	}
 	return res, nil
+}
+
+// NewSeatNonce is a fresh nonce for the forms of one invitation page
+// (PersonAnswer.Nonce): 256 random bits, base64url.
+func NewSeatNonce() string { return base64.RawURLEncoding.EncodeToString(randomBytes(32)) }
+
+// personSeatToken is the personal token of the seat an invitation page's
+// answer takes, derived from the page's nonce with the token key and bound
+// to the room: the same page's answer gets the same token, and nobody
+// without that page's nonce (someone else holding the invitation link:
+// each page view has its own) can derive it, nor can the database alone.
+// "" when nonce is not one of NewSeatNonce's.
+func (s *Rooms) personSeatToken(roomID int64, nonce string) string {
+	raw, err := base64.RawURLEncoding.DecodeString(nonce)
+	if err != nil || len(raw) != 32 {
+		return ""
+	}
+	m := hmac.New(sha256.New, s.tokenKey)
+	fmt.Fprintf(m, "person-seat\x00%d\x00", roomID)
+	m.Write(raw)
+	return personTokenPrefix + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
 // personZone is the zone a person's answer told, if it is one: nil for

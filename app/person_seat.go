@@ -136,7 +136,10 @@ func (s *Rooms) PersonAgreement(ctx context.Context, token string, loc *time.Loc
 	return a, nil
 }
 
-// AnswerAsPerson applies a seated person's answer (see PersonAnswer).
+// AnswerAsPerson applies a seated person's answer (see PersonAnswer). The
+// answer that repeats their last move, with nothing after it
+// (negotiation.Room.Repeats), changes nothing and is answered as the move
+// was.
 func (s *Rooms) AnswerAsPerson(ctx context.Context, token string, ans PersonAnswer) (*PersonResult, error) {
 	res := &PersonResult{}
 	err := s.inTx(ctx, func(tx *roomTx) error {
@@ -150,6 +153,16 @@ func (s *Rooms) AnswerAsPerson(ctx context.Context, token string, ans PersonAnsw
 		}
 		next, events, err := ld.room.Answer(negotiation.SideB, ans.protocol(), newConfirmationID(), s.now())
 		if err != nil {
+			// The same answer sent again (a double click, a POST the
+			// browser sent again) is answered as the first was.
+			if _, refused := err.(*negotiation.Error); refused {
+				if log, lerr := ld.row.events(); lerr != nil {
+					return lerr
+				} else if ld.room.Repeats(log, negotiation.SideB, ans.protocol()) {
+					res.RoomID, res.State = roomID, ld.room.State
+					return nil
+				}
+			}
 			return fromProtocol(err)
 		}
 		// Their mails speak as the page they last answered on.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -205,10 +206,39 @@ func (s *Rooms) DecideAsOwner(ctx context.Context, userID, roomID int64, confirm
 		if !ok {
 			return refuse(ErrNotFound, "error.confirmation_not_found", "confirmation not found")
 		}
+		if p := ld.room.PendingFor(side); p == nil || p.ID != confirmationID {
+			if d, err = answeredAgain(ctx, tx, ld, confirmationID, hashSeen, accept, userID); err != nil || d != nil {
+				return err
+			}
+		}
 		d, err = s.decide(ctx, tx, ld, side, confirmationID, hashSeen, accept, answeredBy{receipt.ChannelDashboard, &userID}, userID)
 		return err
 	})
 	return d, err
+}
+
+// answeredAgain is the decision a human's answer on the dashboard made,
+// when they send the same answer to the same confirmation there again (a
+// double click, two tabs, a POST the browser sent again): it is answered
+// as the first was, and changes nothing. Any other answer of theirs to a
+// confirmation they answered (another answer, or one after their one-tap
+// link's) is refused as that: they answered it already. Nil when
+// userID's answer did not settle the confirmation: the answer is then
+// refused as it is.
+func answeredAgain(ctx context.Context, q querier, ld *loaded, id string, hashSeen negotiation.SubjectHash, accept bool, userID int64) (*Decision, error) {
+	a, err := selectConfirmationAnswer(ctx, q, ld.row.ID, id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	if a.by.user == nil || *a.by.user != userID || a.status == "pending" {
+		return nil, nil
+	}
+	if a.by.channel != receipt.ChannelDashboard || a.hash != hashSeen || accept != (a.status != negotiation.ResultDeclined) {
+		return nil, refuse(ErrConflict, "error.answered_already", "you answered this already")
+	}
+	return &Decision{Result: a.status, Why: a.why, State: ld.room.State}, nil
 }
 
 // decide applies a human's answer for side, bound to the hash they saw, and

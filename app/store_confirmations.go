@@ -29,6 +29,27 @@ func settleConfirmation(roomID int64, id string, status negotiation.Result, why 
 		WHERE room_id = $1 AND id = $2 AND status = 'pending'`, []any{roomID, id, status, why, at, string(by.channel), by.user}}
 }
 
+// confirmationAnswer is how one of the room's confirmations ended.
+type confirmationAnswer struct {
+	status negotiation.Result
+	hash   negotiation.SubjectHash // "" for none
+	why    string                  // why it came out void
+	// by is the answer that settled it: its channel and user (nil: none
+	// known, or it ended without an answer).
+	by answeredBy
+}
+
+// selectConfirmationAnswer is how one of the room's confirmations ended.
+func selectConfirmationAnswer(ctx context.Context, q querier, roomID int64, id string) (confirmationAnswer, error) {
+	var a confirmationAnswer
+	err := q.QueryRow(ctx, `SELECT status, coalesce(subject_hash, ''), coalesce(why, ''), coalesce(channel, ''), decided_by
+		FROM confirmations WHERE room_id = $1 AND id = $2`, roomID, id).Scan(&a.status, &a.hash, &a.why, &a.by.channel, &a.by.user)
+	if err != nil {
+		return confirmationAnswer{}, fmt.Errorf("selectConfirmationAnswer %d %s: %w", roomID, id, err)
+	}
+	return a, nil
+}
+
 // selectConfirmationSide is the side a confirmation of the room is for.
 func selectConfirmationSide(ctx context.Context, q querier, roomID int64, id string) (negotiation.Side, error) {
 	var side negotiation.Side

@@ -14,7 +14,10 @@ import (
 // inviteAnswer is a person's first tap on an invitation: it seats them
 // (side b, the inviter's schema) and applies their answer in one
 // transaction; their tap is their confirmation. The seat is then bound to
-// this browser (a cookie) and to their personal link.
+// this browser (a cookie) and to their personal link. The same page's
+// answer sent again (its nonce) is answered the same way, with the seat
+// the first took: the browser may have lost the first answer, and with it
+// the only way to the seat.
 func (d *Dashboard) inviteAnswer(c *fiber.Ctx) error {
 	code := c.Params("code")
 	loc, told := personZone(c)
@@ -27,7 +30,10 @@ func (d *Dashboard) inviteAnswer(c *fiber.Ctx) error {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	data.Email = f.Email
+	data.Email, data.Nonce = f.Email, f.Nonce
+	if data.Nonce == "" || len(data.Nonce) > 64 {
+		data.Nonce = app.NewSeatNonce()
+	}
 	ans, fields, ok := f.answer(inv.Schema, d.words(c, nil), loc, told)
 	if fields != nil {
 		data.Fields = fields

@@ -14,6 +14,10 @@ type inviteData struct {
 	Fields []form.Field // the counter form
 	Error  string       // an error not tied to one field
 	Email  string
+	// Nonce goes with each of the page's forms (app.PersonAnswer.Nonce):
+	// one per page shown, kept when the page is shown again with a
+	// refusal.
+	Nonce string
 	// Zone is where moments are written (shownZone).
 	Zone any
 	// askZone: the browser has not told its zone yet (the page's script
@@ -39,7 +43,7 @@ func (d *Dashboard) inviteShow(c *fiber.Ctx) error {
 		}
 	}
 	return d.invitePage(c, inviteData{Inv: inv, Code: code, Fields: counterForm(inv.Schema, inv.Card, formZone(inv.TimeZone, told)),
-		Zone: shownZone(inv.TimeZone, told), askZone: !told})
+		Zone: shownZone(inv.TimeZone, told), askZone: !told, Nonce: app.NewSeatNonce()})
 }
 
 func (d *Dashboard) invitePage(c *fiber.Ctx, data inviteData) error {

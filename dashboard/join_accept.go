@@ -8,7 +8,10 @@ import (
 
 // joinAccept makes the signed-in person a member, if the invitation is
 // for their (verified) address; otherwise it says why and the link keeps
-// working.
+// working. Join pressed twice (or a POST the browser sent again) is
+// answered as the first was: a refusal that finds the person a member of
+// the account is their account's start page, not "this link was already
+// used" under a Join button.
 func (d *Dashboard) joinAccept(c *fiber.Ctx) error {
 	token := c.Params("token")
 	inv, err := d.accounts.InvitationByToken(c.UserContext(), token)
@@ -24,6 +27,17 @@ func (d *Dashboard) joinAccept(c *fiber.Ctx) error {
 		code := app.ErrorCodeOf(err)
 		if code == app.ErrInternal {
 			return d.fail(c, err)
+		}
+		if code == app.ErrConflict {
+			ms, merr := d.accounts.Memberships(c.UserContext(), v.user.ID)
+			if merr != nil {
+				return d.fail(c, merr)
+			}
+			for _, m := range ms {
+				if m.AccountID == inv.AccountID {
+					return c.Redirect("/accounts/"+m.AccountSlug+"/start", fiber.StatusSeeOther)
+				}
+			}
 		}
 		c.Status(statusOf(code))
 		return d.joinPage(c, v, joinData{Inv: inv, Token: token, Error: d.say(c, v, err)})

@@ -72,6 +72,11 @@ func pageZone(zone any) string {
 // loadZone loads an IANA zone by name (internal/tz).
 func loadZone(name string) (*time.Location, error) { return tz.Load(name) }
 
+// seatNonceField carries the invitation page's nonce in each of its forms
+// (app.PersonAnswer.Nonce): the same page's answer sent twice finds the
+// seat the first took.
+const seatNonceField = "seat_nonce"
+
 func seatCookieName(roomID int64) string { return seatCookie + strconv.FormatInt(roomID, 10) }
 
 // personForm is the form of a person's page: the answer's fields.
@@ -79,7 +84,9 @@ type personForm struct {
 	Verdict negotiation.Verdict
 	Hash    negotiation.SubjectHash
 	Email   string
-	Values  url.Values
+	// Nonce is the invitation page's (app.PersonAnswer.Nonce).
+	Nonce  string
+	Values url.Values
 }
 
 func readPersonForm(c *fiber.Ctx) (personForm, error) {
@@ -88,7 +95,7 @@ func readPersonForm(c *fiber.Ctx) (personForm, error) {
 		return personForm{}, refusal(app.ErrInvalid, "form.unreadable")
 	}
 	return personForm{Verdict: negotiation.Verdict(vals.Get("verdict")), Hash: negotiation.SubjectHash(vals.Get("subject_hash")),
-		Email: vals.Get("email"), Values: vals}, nil
+		Email: vals.Get("email"), Nonce: vals.Get(seatNonceField), Values: vals}, nil
 }
 
 // answer turns the form into the service's answer, with the language it
@@ -97,7 +104,7 @@ func readPersonForm(c *fiber.Ctx) (personForm, error) {
 // holds the form as sent, with its errors in w's words, and ok is false
 // when the form itself could not be read.
 func (f personForm) answer(schema *negotiation.Schema, w *locale.Printer, loc *time.Location, told bool) (ans app.PersonAnswer, fields []form.Field, ok bool) {
-	ans = app.PersonAnswer{Verdict: f.Verdict, Hash: f.Hash, Email: strings.TrimSpace(f.Email), Lang: w.Lang()}
+	ans = app.PersonAnswer{Verdict: f.Verdict, Hash: f.Hash, Email: strings.TrimSpace(f.Email), Lang: w.Lang(), Nonce: f.Nonce}
 	if told && loc != nil {
 		ans.Zone = loc.String()
 	}

@@ -59,6 +59,40 @@ func (r *Room) Answer(side Side, a Answer, id string, at time.Time) (*Room, []Ev
 	return nil, nil, inputErr("answer", "rule.answer_verdict", "must be approve, counter, reject or cancel (got %q)", string(a.Verdict))
 }
 
+// Repeats says whether a is the move side made last in r, whose log is
+// events: the same answer sent again (a double click, a request the
+// browser retried), which a door answers as it answered the first instead
+// of refusing it as a new move (not their turn, the room ended). A counter
+// repeats when the log ends with side's proposal of the same terms;
+// approve, reject and cancel when it ends with side's request of the same
+// verdict (and, for approve, the same terms) and its decision, applied.
+// Anything after it (the other side's move, a close) makes it a stale
+// answer, refused as such.
+func (r *Room) Repeats(events []Event, side Side, a Answer) bool {
+	n := len(events)
+	switch a.Verdict {
+	case VerdictCounter, VerdictOffer:
+		if n == 0 || r.Table == nil || r.Table.By != side || r.Table.AsOptions {
+			return false
+		}
+		last := events[n-1]
+		if last.Kind != EventPropose || last.Side != side || (last.Verdict != VerdictCounter && last.Verdict != VerdictOffer) {
+			return false
+		}
+		terms, err := r.parseOwnTerms(side, Move{Verdict: last.Verdict, Subject: a.Terms})
+		return err == nil && sameTerms(r.Table.Options, terms)
+	case VerdictApprove, VerdictReject, VerdictCancel:
+		if n < 2 {
+			return false
+		}
+		req, dec := events[n-2], events[n-1]
+		return req.Kind == EventRequest && req.Side == side && req.Verdict == a.Verdict &&
+			(a.Verdict != VerdictApprove || req.Hash == a.Hash) &&
+			dec.Kind == EventDecide && dec.Side == side && dec.ConfirmationID == req.ConfirmationID && dec.Accept && dec.Outcome == ResultApplied
+	}
+	return false
+}
+
 // AnswerInvitation seats a person as side b, with the inviter's schema and
 // no limits, and plays their answer (VerdictJoin: none). The join comes
 // first: an invitation that cannot be answered is refused as a join is.

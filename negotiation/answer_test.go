@@ -165,3 +165,59 @@ func TestCardOptionLacksAndBreaches(t *testing.T) {
 		t.Errorf("own terms flagged: %v", own.Breaches())
 	}
 }
+
+// TestRepeats: an answer repeats side's last move only when it is the same
+// move and nothing came after it.
+func TestRepeats(t *testing.T) {
+	at := t0.Add(time.Hour)
+	// A counter sent twice.
+	p := joined(t, qty1)
+	n, evs, err := p.r.Answer(SideB, Answer{Verdict: VerdictCounter, Terms: qty2}, "x", at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := append(append([]Event{}, p.events...), evs...)
+	if !n.Repeats(log, SideB, Answer{Verdict: VerdictCounter, Terms: qty2}) {
+		t.Error("the same counter sent again does not repeat it")
+	}
+	if n.Repeats(log, SideB, Answer{Verdict: VerdictCounter, Terms: qty1}) || n.Repeats(log, SideA, Answer{Verdict: VerdictCounter, Terms: qty2}) ||
+		n.Repeats(log, SideB, Answer{Verdict: VerdictApprove, Hash: n.Table.Options[0].Hash()}) {
+		t.Error("other terms, the other side, or another verdict repeat the counter")
+	}
+	if p.r.Repeats(p.events, SideB, Answer{Verdict: VerdictCounter, Terms: qty1}) {
+		t.Error("a's offer is repeated by b's counter of the same terms")
+	}
+	// The other side moved since: stale.
+	h := n.Table.Options[0].Hash()
+	asked, evReq, err := n.Request(SideA, VerdictApprove, h, "a1", at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked.Repeats(append(log, evReq), SideB, Answer{Verdict: VerdictCounter, Terms: qty2}) {
+		t.Error("a counter repeats after the other side asked its human")
+	}
+	// Approve, reject and cancel sent twice.
+	for _, v := range []Verdict{VerdictApprove, VerdictReject, VerdictCancel} {
+		p := joined(t, qty1)
+		h := p.r.Table.Options[0].Hash()
+		n, evs, err := p.r.Answer(SideB, Answer{Verdict: v, Hash: h}, "x", at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		log := append(append([]Event{}, p.events...), evs...)
+		if !n.Repeats(log, SideB, Answer{Verdict: v, Hash: h}) {
+			t.Errorf("%s sent again does not repeat it", v)
+		}
+		other := VerdictReject
+		if v == VerdictReject {
+			other = VerdictCancel
+		}
+		if n.Repeats(log, SideB, Answer{Verdict: other, Hash: h}) || n.Repeats(log, SideA, Answer{Verdict: v, Hash: h}) ||
+			n.Repeats(log, SideB, Answer{Verdict: VerdictCounter, Terms: qty1}) {
+			t.Errorf("%s: another verdict, the other side, or a counter repeats it", v)
+		}
+		if v == VerdictApprove && n.Repeats(log, SideB, Answer{Verdict: v, Hash: "sha256:other"}) {
+			t.Error("an approval of other terms repeats it")
+		}
+	}
+}

@@ -392,6 +392,7 @@ var englishText = map[Key]catalog.Message{
 	"invite.email_label":         text("Your email (optional)"),
 	"invite.email_hint":          text("Where to tell you what happens: when it is your turn, and when it is agreed or closed. %[1]s does not see it."),
 	"invite.email_hint_sent":     text("Where to tell you what happens: when it is your turn, and when it is agreed or closed. Leave it empty to be told at the address this invitation was sent to. %[1]s does not see it."),
+	"error.answered_already":     text("you answered this already"),
 	"seat.calendar":              text("Add it to your calendar (.ics file)"),
 	"topic.turn":                 text("your turn"),
 

@@ -384,6 +384,7 @@ var frenchText = map[Key]catalog.Message{
 	"invite.email_label":         text("Votre adresse e-mail (facultatif)"),
 	"invite.email_hint":          text("Pour vous dire ce qui se passe : quand c'est à vous de répondre, et quand l'accord est conclu ou la négociation fermée. %[1]s ne la voit pas."),
 	"invite.email_hint_sent":     text("Pour vous dire ce qui se passe : quand c'est à vous de répondre, et quand l'accord est conclu ou la négociation fermée. Laissez vide pour être prévenu à l'adresse où cette invitation a été envoyée. %[1]s ne la voit pas."),
+	"error.answered_already":     text("vous avez déjà répondu à cette demande"),
 	"seat.calendar":              text("Ajouter à votre agenda (fichier .ics)"),
 	"topic.turn":                 text("à vous de répondre"),
 

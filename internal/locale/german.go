@@ -384,6 +384,7 @@ var germanText = map[Key]catalog.Message{
 	"invite.email_label":         text("Ihre E-Mail-Adresse (optional)"),
 	"invite.email_hint":          text("Damit wir Ihnen sagen, was geschieht: wenn Sie dran sind und wenn es vereinbart oder geschlossen ist. %[1]s sieht sie nicht."),
 	"invite.email_hint_sent":     text("Damit wir Ihnen sagen, was geschieht: wenn Sie dran sind und wenn es vereinbart oder geschlossen ist. Leer lassen, um an die Adresse benachrichtigt zu werden, an die diese Einladung ging. %[1]s sieht sie nicht."),
+	"error.answered_already":     text("Sie haben darauf bereits geantwortet"),
 	"seat.calendar":              text("In Ihren Kalender übernehmen (.ics-Datei)"),
 	"topic.turn":                 text("Sie sind dran"),
 

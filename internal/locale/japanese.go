@@ -367,6 +367,7 @@ var japaneseText = map[Key]catalog.Message{
 	"invite.email_label":         text("メールアドレス（任意）"),
 	"invite.email_hint":          text("経過をお知らせする宛先です：あなたの番になったとき、合意したとき、終了したとき。%[1]sには見えません。"),
 	"invite.email_hint_sent":     text("経過をお知らせする宛先です：あなたの番になったとき、合意したとき、終了したとき。空欄のままなら、この招待が送られたアドレスにお知らせします。%[1]sには見えません。"),
+	"error.answered_already":     text("これにはすでに回答済みです"),
 	"seat.calendar":              text("カレンダーに追加（.icsファイル）"),
 	"topic.turn":                 text("あなたの番"),
 

@@ -384,6 +384,7 @@ var spanishText = map[Key]catalog.Message{
 	"invite.email_label":         text("Su correo (opcional)"),
 	"invite.email_hint":          text("Para avisarle de lo que pase: cuando le toque a usted, y cuando haya acuerdo o se cierre. %[1]s no lo ve."),
 	"invite.email_hint_sent":     text("Para avisarle de lo que pase: cuando le toque a usted, y cuando haya acuerdo o se cierre. Déjelo vacío para recibir los avisos en la dirección a la que se envió esta invitación. %[1]s no lo ve."),
+	"error.answered_already":     text("ya respondió a esta solicitud"),
 	"seat.calendar":              text("Añadir a su calendario (archivo .ics)"),
 	"topic.turn":                 text("le toca"),
 
