@@ -621,7 +621,7 @@ var englishText = map[Key]catalog.Message{
 	"webhooks.secret_new":          text("The new signing secret"),
 	"webhooks.secret_of":           text("The signing secret of %[1]s"),
 	"webhooks.secret_once":         text("Copy it now: Taasky shows it this once."),
-	"webhooks.secret_both":         text("The previous secret keeps signing beside it for 24 hours (every webhook carries both signatures), so switch your receiver within a day."),
+	"webhooks.secret_both":         text("The previous secret keeps signing beside it for 24 hours (every webhook carries a signature by each secret still signing), so switch your receiver within a day."),
 	"webhooks.intro":               text("Taasky posts each event your side of a room sees to the endpoints below, signed as the %[1]s specification says (webhook-id, webhook-timestamp, webhook-signature). A payload holds the room as your side sees it, never the other side's limits. Failed deliveries are retried for about a day; an endpoint that fails for three days is turned off and the owners are emailed."), // a link to Standard Webhooks
 	"webhooks.endpoint":            text("Endpoint"),
 	"webhooks.events":              text("Events"),

@@ -610,7 +610,7 @@ var frenchText = map[Key]catalog.Message{
 	"webhooks.secret_new":          text("Le nouveau secret de signature"),
 	"webhooks.secret_of":           text("Le secret de signature de %[1]s"),
 	"webhooks.secret_once":         text("Copiez-le maintenant : Taasky ne l'affiche que cette fois."),
-	"webhooks.secret_both":         text("L'ancien secret continue de signer à côté pendant 24 heures (chaque webhook porte les deux signatures) : mettez votre récepteur à jour dans la journée."),
+	"webhooks.secret_both":         text("L'ancien secret continue de signer à côté pendant 24 heures (chaque webhook porte une signature par secret encore valide) : mettez votre récepteur à jour dans la journée."),
 	"webhooks.intro":               text("Taasky envoie chaque événement que votre côté d'une salle voit aux points de terminaison ci-dessous, signé comme le prévoit la spécification %[1]s (webhook-id, webhook-timestamp, webhook-signature). Une charge utile contient la salle telle que votre côté la voit, jamais les limites de l'autre partie. Les envois échoués sont retentés pendant environ un jour ; un point de terminaison en échec pendant trois jours est désactivé et les propriétaires reçoivent un e-mail."),
 	"webhooks.endpoint":            text("Point de terminaison"),
 	"webhooks.events":              text("Événements"),

@@ -610,7 +610,7 @@ var germanText = map[Key]catalog.Message{
 	"webhooks.secret_new":          text("Das neue Signaturgeheimnis"),
 	"webhooks.secret_of":           text("Das Signaturgeheimnis von %[1]s"),
 	"webhooks.secret_once":         text("Kopieren Sie es jetzt: Taasky zeigt es nur dieses eine Mal."),
-	"webhooks.secret_both":         text("Das bisherige Geheimnis signiert 24 Stunden lang weiter mit (jeder Webhook trägt beide Signaturen): Stellen Sie Ihren Empfänger also innerhalb eines Tages um."),
+	"webhooks.secret_both":         text("Das bisherige Geheimnis signiert 24 Stunden lang weiter mit (jeder Webhook trägt eine Signatur je noch gültigem Geheimnis): Stellen Sie Ihren Empfänger also innerhalb eines Tages um."),
 	"webhooks.intro":               text("Taasky sendet jedes Ereignis, das Ihre Seite eines Raums sieht, an die Endpunkte unten, signiert nach der Spezifikation %[1]s (webhook-id, webhook-timestamp, webhook-signature). Eine Nutzlast enthält den Raum, wie Ihre Seite ihn sieht, nie die Grenzen der anderen Seite. Fehlgeschlagene Zustellungen werden etwa einen Tag lang wiederholt; ein Endpunkt, der drei Tage lang scheitert, wird abgeschaltet und die Inhaber erhalten eine E-Mail."),
 	"webhooks.endpoint":            text("Endpunkt"),
 	"webhooks.events":              text("Ereignisse"),

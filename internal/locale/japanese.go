@@ -593,7 +593,7 @@ var japaneseText = map[Key]catalog.Message{
 	"webhooks.secret_new":          text("新しい署名シークレット"),
 	"webhooks.secret_of":           text("%[1]sの署名シークレット"),
 	"webhooks.secret_once":         text("今すぐコピーしてください。Taaskyが表示するのはこの一度だけです。"),
-	"webhooks.secret_both":         text("以前のシークレットも24時間は並行して署名します（各Webhookに両方の署名が付きます）。1日以内に受信側を切り替えてください。"),
+	"webhooks.secret_both":         text("以前のシークレットも24時間は並行して署名します（各Webhookには有効な各シークレットの署名が付きます）。1日以内に受信側を切り替えてください。"),
 	"webhooks.intro":               text("Taaskyは、ルームのあなた側が見る各イベントを下のエンドポイントに送信し、%[1]sの仕様どおりに署名します（webhook-id、webhook-timestamp、webhook-signature）。ペイロードにはあなた側から見たルームが含まれ、相手側の限度は決して含まれません。失敗した配信は約1日再試行され、3日間失敗し続けたエンドポイントは停止され、オーナーにメールが送られます。"),
 	"webhooks.endpoint":            text("エンドポイント"),
 	"webhooks.events":              text("イベント"),

@@ -610,7 +610,7 @@ var spanishText = map[Key]catalog.Message{
 	"webhooks.secret_new":          text("El nuevo secreto de firma"),
 	"webhooks.secret_of":           text("El secreto de firma de %[1]s"),
 	"webhooks.secret_once":         text("Cópielo ahora: Taasky lo muestra solo esta vez."),
-	"webhooks.secret_both":         text("El secreto anterior sigue firmando junto a él durante 24 horas (cada webhook lleva ambas firmas), así que cambie su receptor en menos de un día."),
+	"webhooks.secret_both":         text("El secreto anterior sigue firmando junto a él durante 24 horas (cada webhook lleva una firma por cada secreto aún válido), así que cambie su receptor en menos de un día."),
 	"webhooks.intro":               text("Taasky envía cada evento que ve su lado de una sala a los puntos de destino de abajo, firmado como indica la especificación %[1]s (webhook-id, webhook-timestamp, webhook-signature). Una carga contiene la sala tal como la ve su lado, nunca los límites de la otra parte. Los envíos fallidos se reintentan durante un día aproximadamente; un punto de destino que falla durante tres días se desactiva y los propietarios reciben un correo."),
 	"webhooks.endpoint":            text("Punto de destino"),
 	"webhooks.events":              text("Eventos"),
