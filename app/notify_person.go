@@ -21,10 +21,11 @@ import (
 // is told by email what happens in the room (fanOut): when the other
 // side's move makes it their turn, when the room is agreed (with the
 // calendar entry and the signed receipt, as the inviter's mail has them),
-// when it closes. Their notices are addressed to user 0 of the room; the
-// address, language and zone are on their party row, and each mail links
-// to their personal page (/p/{token}, the link they were given). Every mail
-// to them carries a List-Unsubscribe link that forgets their address.
+// when it closes. Their notices are addressed to user 0 of the room, and
+// each mail links to their personal page (/p/{token}, the link they were
+// given) and carries a List-Unsubscribe link that forgets their address.
+// Their address is on their party row; their language, zone and sealed
+// link in person_seats (migration 00025).
 
 // personNotification addresses a notice to the room's person and fills
 // in the room as they see it (side b, the inviter's schema), re-checking
@@ -49,13 +50,14 @@ func (n *Notifications) personNotification(ctx context.Context, d jobs.Delivery,
 	}
 	out.To, out.Lang, out.Person = *p.PersonEmail, pn.lang, true
 	out.SettingsURL = "" // they have no settings
-	if pn.link != nil {
-		token, err := n.rooms.openPersonLink(d.RoomID, pn.link)
-		if err != nil {
-			return jobs.Skip("the personal link cannot be read (was SECRET_KEY changed?)")
-		}
-		out.RoomURL = n.baseURL + "/p/" + token
+	if pn.link == nil {
+		return jobs.Skip("no personal link is kept for this seat (taken before migration 00025)")
 	}
+	token, err := n.rooms.openPersonLink(d.RoomID, pn.link)
+	if err != nil {
+		return jobs.Skip("the personal link cannot be read (was SECRET_KEY changed?)")
+	}
+	out.RoomURL = n.baseURL + "/p/" + token
 	ld, err := n.rooms.restoreFor(row, negotiation.SideB)
 	if err != nil {
 		return err

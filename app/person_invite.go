@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/taasky/taasky/internal/tz"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -253,10 +254,10 @@ func (s *Rooms) personSeatToken(roomID int64, nonce string) string {
 // personZone is the zone a person's answer told, if it is one: nil for
 // none (their mails then write UTC).
 func (s *Rooms) personZone(name string) *string {
-	if name == "" || len(name) > 64 {
+	if len(name) > 64 {
 		return nil
 	}
-	if s.zone(name).String() != name {
+	if _, err := tz.Load(name); err != nil {
 		return nil
 	}
 	return &name

@@ -39,6 +39,15 @@ func newOneTap() string {
 	return oneTapPrefix + base64.RawURLEncoding.EncodeToString(randomBytes(32))
 }
 
+// LinkStop is why a one-tap link stopped without being used
+// (onetap_tokens.stopped, migration 00026).
+type LinkStop string
+
+const (
+	LinkStoppedLeft           LinkStop = "left"            // its person left the account; its owners answer
+	LinkStoppedAccountDeleted LinkStop = "account_deleted" // the account was deleted
+)
+
 // OneTap is what a one-tap link shows.
 type OneTap struct {
 	RoomID       int64
@@ -48,9 +57,8 @@ type OneTap struct {
 	Status       negotiation.Result        // "" while pending; what became of it otherwise
 	Why          string
 	UsedAt       *time.Time // the link was used already (or stopped)
-	// Stopped says why the link stopped unused: "left" (its person left
-	// the account), "account_deleted"; "" otherwise.
-	Stopped     string
+	// Stopped says why the link stopped unused ("": it did not).
+	Stopped     LinkStop
 	Room        *negotiation.Room
 	Card        *negotiation.Card
 	TimeZone    *time.Location
@@ -78,7 +86,7 @@ func (s *Rooms) OneTapCard(ctx context.Context, token string) (*OneTap, error) {
 	}
 	v, err := s.oneTap(ctx, ld, card.side, card.token.confirmationID, card.token.usedAt, card.status, card.why)
 	if err == nil && card.token.stopped != nil {
-		v.Stopped = *card.token.stopped
+		v.Stopped = LinkStop(*card.token.stopped)
 	}
 	return v, err
 }
@@ -160,8 +168,9 @@ func (s *Rooms) DecideOneTap(ctx context.Context, token string, hashSeen negotia
 	return d, err
 }
 
-// oneTapRefused says why a token could not be used: it is unknown, or it
-// was used already.
+// oneTapRefused says why a token could not be used: it is unknown, it
+// was stopped (its person left the account, or the account was deleted),
+// or it was used already.
 func oneTapRefused(ctx context.Context, q querier, token string) error {
 	ot, err := selectOneTap(ctx, q, secretHash(token))
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -171,7 +180,7 @@ func oneTapRefused(ctx context.Context, q querier, token string) error {
 		return err
 	}
 	switch {
-	case ot.stopped != nil && *ot.stopped == "left":
+	case ot.stopped != nil && LinkStop(*ot.stopped) == LinkStoppedLeft:
 		return refuse(ErrConflict, "error.link_left", "this link no longer works: its person is no longer in the account, whose owners answer instead")
 	case ot.stopped != nil:
 		return refuse(ErrConflict, "error.link_account_deleted", "this link no longer works: the account was deleted")

@@ -61,10 +61,10 @@ func unseatAccountHumans(ctx context.Context, q querier, accountID int64, at tim
 		accountID); err != nil {
 		return fmt.Errorf("unseatAccountHumans %d: %w", accountID, err)
 	}
-	if _, err := q.Exec(ctx, `UPDATE onetap_tokens t SET used_at = $2, stopped = 'account_deleted'
+	if _, err := q.Exec(ctx, `UPDATE onetap_tokens t SET used_at = $2, stopped = $3
 		FROM parties p, confirmations c
 		WHERE p.account_id = $1 AND c.room_id = p.room_id AND c.side = p.side AND c.status = 'pending'
-		  AND t.room_id = c.room_id AND t.confirmation_id = c.id AND t.used_at IS NULL`, accountID, at); err != nil {
+		  AND t.room_id = c.room_id AND t.confirmation_id = c.id AND t.used_at IS NULL`, accountID, at, LinkStoppedAccountDeleted); err != nil {
 		return fmt.Errorf("unseatAccountHumans %d: %w", accountID, err)
 	}
 	return nil

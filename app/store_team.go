@@ -125,10 +125,10 @@ func orphanSeats(ctx context.Context, q querier, accountID, userID int64, at tim
 	for i, s := range seats {
 		ids[i], sides[i] = s.RoomID, s.Side
 	}
-	_, err = q.Exec(ctx, `UPDATE onetap_tokens t SET used_at = $3, stopped = 'left'
+	_, err = q.Exec(ctx, `UPDATE onetap_tokens t SET used_at = $3, stopped = $4
 		FROM confirmations c, unnest($1::bigint[], $2::text[]) AS s(room_id, side)
 		WHERE c.room_id = s.room_id AND c.side = s.side AND c.status = 'pending'
-		  AND t.room_id = c.room_id AND t.confirmation_id = c.id AND t.used_at IS NULL`, ids, sides, at)
+		  AND t.room_id = c.room_id AND t.confirmation_id = c.id AND t.used_at IS NULL`, ids, sides, at, LinkStoppedLeft)
 	if err != nil {
 		return nil, fmt.Errorf("orphanSeats %d %d: one-tap links: %w", accountID, userID, err)
 	}

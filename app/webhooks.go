@@ -355,7 +355,7 @@ func (w *Webhooks) ListWebhooks(ctx context.Context, actorID int64, slug string)
 
 // RotateWebhookSecret gives the endpoint a new secret, shown this once;
 // the current one keeps signing beside it for a day (every message then
-// carries both signatures), so that the receiver can switch without
+// carries a signature by each secret still signing), so that the receiver can switch without
 // losing a message. A secret replaced by an earlier rotation keeps its own
 // day: rotating twice in a day does not cut off the first secret.
 func (w *Webhooks) RotateWebhookSecret(ctx context.Context, actorID int64, slug string, id int64) (string, error) {
