@@ -2,13 +2,8 @@ package app
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/binary"
 	"errors"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -111,29 +106,16 @@ func (n *Notifications) personNotification(ctx context.Context, d jobs.Delivery,
 // person's address (nothing more is sent to them about the room).
 const personUnsubPrefix = "up_"
 
-func (n *Notifications) personUnsubMAC(room []byte) []byte {
-	m := hmac.New(sha256.New, n.unsubKey)
-	m.Write([]byte("person-notices\x00"))
-	m.Write(room)
-	return m.Sum(nil)[:16]
-}
-
 // personUnsubscribeURL is the List-Unsubscribe link of the mails to the
 // room's person: {BASE_URL}/unsubscribe/{token}, like a user's.
 func (n *Notifications) personUnsubscribeURL(roomID int64) string {
-	var id [8]byte
-	binary.BigEndian.PutUint64(id[:], uint64(roomID))
-	return n.baseURL + "/unsubscribe/" + personUnsubPrefix + base64.RawURLEncoding.EncodeToString(append(id[:], n.personUnsubMAC(id[:])...))
+	return n.baseURL + "/unsubscribe/" + n.signID(personUnsubPrefix, "person-notices", roomID)
 }
 
 // personUnsubscribeRoom is the room a person's List-Unsubscribe token
 // names, if it is one.
 func (n *Notifications) personUnsubscribeRoom(token string) (int64, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(token, personUnsubPrefix))
-	if !strings.HasPrefix(token, personUnsubPrefix) || err != nil || len(b) != 24 || !hmac.Equal(b[8:], n.personUnsubMAC(b[:8])) {
-		return 0, false
-	}
-	return int64(binary.BigEndian.Uint64(b[:8])), true
+	return n.openSignedID(personUnsubPrefix, "person-notices", token)
 }
 
 // PersonUnsubscribeToken reports whether token is the List-Unsubscribe

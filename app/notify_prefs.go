@@ -69,14 +69,29 @@ const unsubPrefix = "un_"
 
 // unsubscribeToken is the user's List-Unsubscribe token.
 func (n *Notifications) unsubscribeToken(userID int64) string {
-	var id [8]byte
-	binary.BigEndian.PutUint64(id[:], uint64(userID))
-	return unsubPrefix + base64.RawURLEncoding.EncodeToString(append(id[:], n.unsubMAC(id[:])...))
+	return n.signID(unsubPrefix, "email-notices", userID)
 }
 
-func (n *Notifications) unsubMAC(id []byte) []byte {
+// signID is prefix and id, signed for domain with the unsubscribe key:
+// a token that names an id, which nobody can make for another.
+func (n *Notifications) signID(prefix, domain string, id int64) string {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(id))
+	return prefix + base64.RawURLEncoding.EncodeToString(append(b[:], n.idMAC(domain, b[:])...))
+}
+
+// openSignedID is the id a signID token names, if it is one.
+func (n *Notifications) openSignedID(prefix, domain, token string) (int64, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(token, prefix))
+	if !strings.HasPrefix(token, prefix) || err != nil || len(b) != 24 || !hmac.Equal(b[8:], n.idMAC(domain, b[:8])) {
+		return 0, false
+	}
+	return int64(binary.BigEndian.Uint64(b[:8])), true
+}
+
+func (n *Notifications) idMAC(domain string, id []byte) []byte {
 	m := hmac.New(sha256.New, n.unsubKey)
-	m.Write([]byte("email-notices\x00"))
+	m.Write([]byte(domain + "\x00"))
 	m.Write(id)
 	return m.Sum(nil)[:16]
 }
@@ -97,11 +112,7 @@ func (n *Notifications) UnsubscribeTokenValid(token string) bool {
 
 // unsubscribeUser is the user a List-Unsubscribe token names, if it is one.
 func (n *Notifications) unsubscribeUser(token string) (int64, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(token, unsubPrefix))
-	if !strings.HasPrefix(token, unsubPrefix) || err != nil || len(b) != 24 || !hmac.Equal(b[8:], n.unsubMAC(b[:8])) {
-		return 0, false
-	}
-	return int64(binary.BigEndian.Uint64(b[:8])), true
+	return n.openSignedID(unsubPrefix, "email-notices", token)
 }
 
 // UnsubscribeNotices turns off the email notices of the user a
