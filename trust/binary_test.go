@@ -169,6 +169,23 @@ func (p *process) start() {
 	p.t.Fatalf("taasky serve not ready after 90s:\n%s", tail(p.logs(), 4000))
 }
 
+// exited says whether the process ended while the test had it running:
+// it died on its own.
+func (p *process) exited() bool {
+	p.mu.Lock()
+	running, done := p.cmd != nil, p.done
+	p.mu.Unlock()
+	if !running {
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
 // kill ends the process with SIGKILL: no shutdown, no flush, nothing.
 func (p *process) kill() {
 	p.mu.Lock()

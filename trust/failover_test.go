@@ -82,6 +82,11 @@ func TestFailover(t *testing.T) {
 	steady := func(what string) {
 		from := acked()
 		for deadline := time.Now().Add(2 * time.Minute); acked() < from+20; time.Sleep(20 * time.Millisecond) {
+			for i, n := range nodes {
+				if n.exited() { // docs/security.md, "Open": a panic inside pgx when the primary dies
+					t.Fatalf("node %d died on its own, after %s:\n%s", i, what, tail(n.logs(), 6000))
+				}
+			}
 			if time.Now().After(deadline) {
 				t.Fatalf("no progress 2 min after %s (%d moves acknowledged in all)", what, acked())
 			}
