@@ -16,17 +16,6 @@ import (
 // again after losing the first answer): the browser shows the second
 // answer, which leads where the first did.
 
-// nonceShown is the seat_nonce an invitation page's forms carry.
-func nonceShown(body string) string {
-	const k = `name="seat_nonce" value="`
-	_, rest, ok := strings.Cut(body, k)
-	if !ok {
-		return ""
-	}
-	n, _, _ := strings.Cut(rest, `"`)
-	return n
-}
-
 // TestInvitationAnsweredTwiceFromOnePage: a person picks the slot twice on
 // the invitation page (at once, then again); each answer takes them to the
 // seat the first took, with its cookie, while another browser's page, or a
@@ -45,9 +34,9 @@ func TestInvitationAnsweredTwiceFromOnePage(t *testing.T) {
 		pat, other := b.client(nil), b.client(nil)
 		_, _, body := pat.get(page)
 		_, _, otherBody := other.get(page)
-		nonce, hash := nonceShown(body), hashShown(body)
-		if nonce == "" || hash == "" || nonceShown(otherBody) == nonce {
-			t.Fatalf("the page's nonce %q (the other page's %q), hash %q", nonce, nonceShown(otherBody), hash)
+		nonce, hash := valueShown(body, "seat_nonce"), valueShown(body, "subject_hash")
+		if nonce == "" || hash == "" || valueShown(otherBody, "seat_nonce") == nonce {
+			t.Fatalf("the page's nonce %q (the other page's %q), hash %q", nonce, valueShown(otherBody, "seat_nonce"), hash)
 		}
 		if forms := strings.Count(body, `<form method="post" action="/i/`); forms != strings.Count(body, `name="seat_nonce" value="`+nonce+`"`) {
 			t.Fatalf("%d forms answer the invitation; not each with the page's nonce", forms)
@@ -83,7 +72,7 @@ func TestInvitationAnsweredTwiceFromOnePage(t *testing.T) {
 		strangers := map[string]*client{"another browser": other, "a made-up nonce": b.client(nil)}
 		strangers["a made-up nonce"].get(page)
 		for who, c := range strangers {
-			f := url.Values{"verdict": {"approve"}, "subject_hash": {hash}, "seat_nonce": {nonceShown(otherBody)}}
+			f := url.Values{"verdict": {"approve"}, "subject_hash": {hash}, "seat_nonce": {valueShown(otherBody, "seat_nonce")}}
 			if who == "a made-up nonce" {
 				f.Set("seat_nonce", app.NewSeatNonce())
 			}
@@ -150,16 +139,6 @@ func TestJoinPressedTwice(t *testing.T) {
 	}
 }
 
-// valueShown is the value of the first input named name in a page.
-func valueShown(body, name string) string {
-	_, rest, ok := strings.Cut(body, `name="`+name+`" value="`)
-	if !ok {
-		return ""
-	}
-	v, _, _ := strings.Cut(rest, `"`)
-	return v
-}
-
 // TestRoomConfirmPressedTwice: the room page's Confirm pressed twice (at
 // once, then again) answers each press as the first: the room with the
 // answer shown; one answer was applied. Decline pressed after it is still
@@ -173,7 +152,7 @@ func TestRoomConfirmPressedTwice(t *testing.T) {
 		bob := b.client(&b.bob)
 		page := fmt.Sprintf("/rooms/%d", roomID)
 		_, _, body := bob.get(page)
-		hash, cid := hashShown(body), valueShown(body, "confirmation_id")
+		hash, cid := valueShown(body, "subject_hash"), valueShown(body, "confirmation_id")
 		if hash == "" || cid == "" {
 			t.Fatalf("no answer's form: %.300s", body)
 		}
@@ -219,7 +198,7 @@ func TestSeatCounterSentTwice(t *testing.T) {
 		}
 		pat := b.client(nil)
 		_, _, body := pat.get("/i/" + open.InviteCode)
-		_, loc, _ := pat.post("/i/"+open.InviteCode, url.Values{"verdict": {"join"}, "seat_nonce": {nonceShown(body)}})
+		_, loc, _ := pat.post("/i/"+open.InviteCode, url.Values{"verdict": {"join"}, "seat_nonce": {valueShown(body, "seat_nonce")}})
 		seat := strings.TrimSuffix(loc, "?welcome=1")
 		if !strings.HasPrefix(seat, "/p/ps_") {
 			t.Fatalf("joining: %q", loc)
@@ -274,10 +253,10 @@ func TestSeatApprovalSentTwice(t *testing.T) {
 	}
 	pat := b.client(nil)
 	_, _, body := pat.get("/i/" + open.InviteCode)
-	_, loc, _ := pat.post("/i/"+open.InviteCode, url.Values{"verdict": {"join"}, "seat_nonce": {nonceShown(body)}})
+	_, loc, _ := pat.post("/i/"+open.InviteCode, url.Values{"verdict": {"join"}, "seat_nonce": {valueShown(body, "seat_nonce")}})
 	seat := strings.TrimSuffix(loc, "?welcome=1")
 	_, _, body = pat.get(seat)
-	hash := hashShown(body)
+	hash := valueShown(body, "subject_hash")
 	if hash == "" {
 		t.Fatalf("no terms to approve on the seat's page: %.300s", body)
 	}

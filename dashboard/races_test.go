@@ -76,15 +76,15 @@ func noInternalError(t *testing.T, what string, got []answered, log *logSink) {
 	}
 }
 
-// hashShown is the subject_hash a card's form carries.
-func hashShown(body string) string {
-	const k = `name="subject_hash" value="`
-	_, rest, ok := strings.Cut(body, k)
+// valueShown is the value of the first input named name in a page (the
+// subject_hash a card's form carries, a seat_nonce).
+func valueShown(body, name string) string {
+	_, rest, ok := strings.Cut(body, `name="`+name+`" value="`)
 	if !ok {
 		return ""
 	}
-	h, _, _ := strings.Cut(rest, `"`)
-	return h
+	v, _, _ := strings.Cut(rest, `"`)
+	return v
 }
 
 // TestDeleteAccountWhileLinksAreTapped: an owner deletes the account while
@@ -102,7 +102,7 @@ func TestDeleteAccountWhileLinksAreTapped(t *testing.T) {
 		_, roomID, link := b.askedToApprove(t, fmt.Sprint("room ", i), "", meeting(4, 9, "video", "20"))
 		tap := b.client(nil)
 		_, _, body := tap.get("/c/" + link)
-		rooms, links, hashes, taps = append(rooms, roomID), append(links, link), append(hashes, hashShown(body)), append(taps, tap)
+		rooms, links, hashes, taps = append(rooms, roomID), append(links, link), append(hashes, valueShown(body, "subject_hash")), append(taps, tap)
 	}
 	bob := b.client(&b.bob)
 	bob.get("/accounts/beta/settings")
