@@ -72,7 +72,7 @@ func (n *Notifications) personNotification(ctx context.Context, d jobs.Delivery,
 				return jobs.Skip("they answered since")
 			}
 		}
-		out.Verdict = turnMove(negotiation.SideB, events[:d.Seq])
+		out.Verdict = negotiation.TurnMove(events[:d.Seq], negotiation.SideB)
 	case jobs.TopicAgreed:
 		if r.State != negotiation.StateAgreed {
 			return jobs.Skip("the room is not agreed")

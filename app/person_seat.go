@@ -25,16 +25,22 @@ func personSeat(ctx context.Context, q querier, token string) (int64, error) {
 	return roomID, err
 }
 
+// loadPersonSeat restores the room a person's token opens (lock: its row
+// locked for a change).
+func (s *Rooms) loadPersonSeat(ctx context.Context, q querier, token string, lock bool) (*loaded, error) {
+	roomID, err := personSeat(ctx, q, token)
+	if err != nil {
+		return nil, err
+	}
+	return s.load(ctx, q, roomID, lock)
+}
+
 // PersonRoom reads the room a person's token opens, as they see it (side b,
 // the inviter's schema) in loc. It changes nothing.
 func (s *Rooms) PersonRoom(ctx context.Context, token string, loc *time.Location) (*HumanRoom, error) {
 	var h *HumanRoom
 	err := pgx.BeginTxFunc(ctx, s.pool, readOnly, func(tx pgx.Tx) error {
-		roomID, err := personSeat(ctx, tx, token)
-		if err != nil {
-			return err
-		}
-		ld, err := s.load(ctx, tx, roomID, false)
+		ld, err := s.loadPersonSeat(ctx, tx, token, false)
 		if err != nil {
 			return err
 		}
@@ -43,7 +49,7 @@ func (s *Rooms) PersonRoom(ctx context.Context, token string, loc *time.Location
 			return err
 		}
 		h.CanDecide = true // their tap is their confirmation
-		if h.Card != nil && !personAsked(ld.room) {
+		if h.Card != nil && !ld.room.AsksToConfirm(negotiation.SideB) {
 			// The new-schema note is for terms they are asked to confirm:
 			// not under their own proposal, nor once the room ended.
 			h.Card.NewSchema = false
@@ -51,14 +57,6 @@ func (s *Rooms) PersonRoom(ctx context.Context, token string, loc *time.Location
 		return nil
 	})
 	return h, err
-}
-
-// personAsked reports whether the room asks its person (side b) to
-// confirm terms now: their turn in a live room, with the other side's
-// terms on the table, or their own once the other side approved them.
-func personAsked(r *negotiation.Room) bool {
-	b := negotiation.SideB
-	return !r.State.Terminal() && r.Turn == b && r.Table != nil && (r.Table.By != b || r.Approval(b.Other()) != "")
 }
 
 // PersonAgreement is what a person's page offers of their agreed room:
@@ -88,15 +86,11 @@ func (s *Rooms) PersonAgreement(ctx context.Context, token string, loc *time.Loc
 	}
 	var a *PersonAgreement
 	err := pgx.BeginTxFunc(ctx, s.pool, readOnly, func(tx pgx.Tx) error {
-		roomID, err := personSeat(ctx, tx, token)
+		ld, err := s.loadPersonSeat(ctx, tx, token, false)
 		if err != nil {
 			return err
 		}
-		ld, err := s.load(ctx, tx, roomID, false)
-		if err != nil {
-			return err
-		}
-		r := ld.room
+		roomID, r := ld.row.ID, ld.room
 		if r.State != negotiation.StateAgreed {
 			return refuse(ErrConflict, "error.no_receipt", "room %s is not agreed: it has no receipt", strconv.FormatInt(roomID, 10))
 		}
@@ -143,14 +137,11 @@ func (s *Rooms) PersonAgreement(ctx context.Context, token string, loc *time.Loc
 func (s *Rooms) AnswerAsPerson(ctx context.Context, token string, ans PersonAnswer) (*PersonResult, error) {
 	res := &PersonResult{}
 	err := s.inTx(ctx, func(tx *roomTx) error {
-		roomID, err := personSeat(ctx, tx, token)
+		ld, err := s.loadPersonSeat(ctx, tx, token, true)
 		if err != nil {
 			return err
 		}
-		ld, err := s.load(ctx, tx, roomID, true)
-		if err != nil {
-			return err
-		}
+		roomID := ld.row.ID
 		next, events, err := ld.room.Answer(negotiation.SideB, ans.protocol(), newConfirmationID(), s.now())
 		if err != nil {
 			// The same answer sent again (a double click, a POST the

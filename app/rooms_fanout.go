@@ -90,25 +90,7 @@ func becameTurnOf(side negotiation.Side, before, after *negotiation.Room, events
 		(before.State == negotiation.StateAwaiting && before.Turn == side) {
 		return false
 	}
-	return turnMove(side, events) != ""
-}
-
-// turnMove is the verdict of the other side's last move among events that
-// passes the turn to side ("" for none).
-func turnMove(side negotiation.Side, events []negotiation.Event) negotiation.Verdict {
-	for i := len(events) - 1; i >= 0; i-- {
-		ev := events[i]
-		if ev.Side != side.Other() {
-			continue
-		}
-		switch {
-		case ev.Kind == negotiation.EventPropose:
-			return ev.Verdict
-		case ev.Kind == negotiation.EventDecide && ev.Verdict == negotiation.VerdictApprove && ev.Outcome == negotiation.ResultApplied:
-			return negotiation.VerdictApprove
-		}
-	}
-	return ""
+	return negotiation.TurnMove(events, side) != ""
 }
 
 func joined(events []negotiation.Event) bool {

@@ -110,3 +110,30 @@ func (r *Room) AnswerInvitation(a Answer, id string, at time.Time) (*Room, []Eve
 	}
 	return n, append([]Event{evJoin}, events...), nil
 }
+
+// AsksToConfirm says whether the room asks side's human, who answers with
+// no agent between them (Answer), to confirm terms now: their turn in a
+// live room, with the other side's terms on the table, or their own once
+// the other side approved them.
+func (r *Room) AsksToConfirm(side Side) bool {
+	return !r.State.Terminal() && r.Turn == side && r.Table != nil && (r.Table.By != side || r.Approval(side.Other()) != "")
+}
+
+// TurnMove is the verdict of the other side's last move among events that
+// passed the turn to side: an offer, a counter, a request for detail, or
+// an approval its human released ("" for none).
+func TurnMove(events []Event, side Side) Verdict {
+	for i := len(events) - 1; i >= 0; i-- {
+		ev := &events[i]
+		if ev.Side != side.Other() {
+			continue
+		}
+		switch {
+		case ev.Kind == EventPropose:
+			return ev.Verdict
+		case ev.Kind == EventDecide && ev.Verdict == VerdictApprove && ev.Outcome == ResultApplied:
+			return VerdictApprove
+		}
+	}
+	return ""
+}

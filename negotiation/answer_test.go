@@ -221,3 +221,38 @@ func TestRepeats(t *testing.T) {
 		}
 	}
 }
+
+// TestAsksToConfirmAndTurnMove: what a human answering with no agent is
+// asked, and which move of the other side passed them the turn.
+func TestAsksToConfirmAndTurnMove(t *testing.T) {
+	theirs := &Room{State: StateAwaiting, Turn: SideB, Table: &Table{By: SideA}}
+	own := &Room{State: StateAwaiting, Turn: SideB, Table: &Table{By: SideB}}
+	ownApproved := &Room{State: StateAwaiting, Turn: SideB, Table: &Table{By: SideB}, Approvals: [2]SubjectHash{"sha256:a", ""}}
+	for _, c := range []struct {
+		name string
+		r    *Room
+		want bool
+	}{
+		{"their terms, their turn", theirs, true},
+		{"their own terms", own, false},
+		{"their own terms, approved by the other side", ownApproved, true},
+		{"not their turn", &Room{State: StateAwaiting, Turn: SideA, Table: &Table{By: SideA}}, false},
+		{"nothing on the table", &Room{State: StateAwaiting, Turn: SideB}, false},
+		{"agreed", &Room{State: StateAgreed, Turn: SideB, Table: &Table{By: SideA}}, false},
+	} {
+		if got := c.r.AsksToConfirm(SideB); got != c.want {
+			t.Errorf("%s: AsksToConfirm %v, want %v", c.name, got, c.want)
+		}
+	}
+	events := []Event{{Kind: EventPropose, Side: SideA, Verdict: VerdictOffer}, {Kind: EventPropose, Side: SideB, Verdict: VerdictCounter},
+		{Kind: EventDecide, Side: SideA, Verdict: VerdictApprove, Outcome: ResultApplied}}
+	if got := TurnMove(events, SideB); got != VerdictApprove {
+		t.Errorf("after a released approval: %q", got)
+	}
+	if got := TurnMove(events[:2], SideB); got != VerdictOffer {
+		t.Errorf("after an offer and their own counter: %q", got)
+	}
+	if got := TurnMove(events[1:2], SideB); got != "" {
+		t.Errorf("after only their own move: %q", got)
+	}
+}
