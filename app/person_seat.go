@@ -78,9 +78,10 @@ type PersonAgreement struct {
 }
 
 // PersonAgreement reads the agreed room a person's token opens, in loc
-// (nil: UTC), issuing its receipt on the first ask. A room that is not
-// agreed has none (ErrConflict).
-func (s *Rooms) PersonAgreement(ctx context.Context, token string, loc *time.Location) (*PersonAgreement, error) {
+// (nil: UTC), with its receipt (issued on the first ask) when withReceipt
+// (a calendar entry needs none). A room that is not agreed has none
+// (ErrConflict).
+func (s *Rooms) PersonAgreement(ctx context.Context, token string, loc *time.Location, withReceipt bool) (*PersonAgreement, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
@@ -122,7 +123,7 @@ func (s *Rooms) PersonAgreement(ctx context.Context, token string, loc *time.Loc
 	if err != nil {
 		return nil, err
 	}
-	if s.receipts != nil {
+	if withReceipt && s.receipts != nil {
 		if a.Receipt, err = s.Receipt(ctx, a.RoomID); err != nil {
 			return nil, err
 		}

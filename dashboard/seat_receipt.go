@@ -13,7 +13,7 @@ import (
 // token opens: the same JWS as /rooms/{id}/receipt.jws and the agreed
 // mail's attachment.
 func (d *Dashboard) seatReceiptFile(c *fiber.Ctx) error {
-	a, err := d.rooms.PersonAgreement(c.UserContext(), c.Params("token"), nil)
+	a, err := d.rooms.PersonAgreement(c.UserContext(), c.Params("token"), nil, true)
 	if err != nil {
 		return d.fail(c, err)
 	}
@@ -31,7 +31,7 @@ func (d *Dashboard) seatReceiptFile(c *fiber.Ctx) error {
 func (d *Dashboard) seatCalendarFile(c *fiber.Ctx) error {
 	token := c.Params("token")
 	loc, _ := personZone(c)
-	a, err := d.rooms.PersonAgreement(c.UserContext(), token, loc)
+	a, err := d.rooms.PersonAgreement(c.UserContext(), token, loc, false)
 	if err != nil {
 		return d.fail(c, err)
 	}

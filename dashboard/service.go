@@ -25,7 +25,7 @@ type Rooms interface {
 	PersonRoom(ctx context.Context, token string, loc *time.Location) (*app.HumanRoom, error)
 	PersonRoomID(ctx context.Context, token string) (int64, error)
 	AnswerAsPerson(ctx context.Context, token string, ans app.PersonAnswer) (*app.PersonResult, error)
-	PersonAgreement(ctx context.Context, token string, loc *time.Location) (*app.PersonAgreement, error)
+	PersonAgreement(ctx context.Context, token string, loc *time.Location, withReceipt bool) (*app.PersonAgreement, error)
 	ReceiptForHuman(ctx context.Context, userID, roomID int64) (string, error)
 }
 
