@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/taasky/taasky/internal/pgtest"
 )
 
@@ -26,12 +28,7 @@ func TestListenerNoticesASilentConnection(t *testing.T) {
 	t.Cleanup(func() { probeEvery, probeWithin = every, within })
 
 	conf := pool.Config().ConnConfig.Copy()
-	network, target := "tcp", net.JoinHostPort(conf.Host, strconv.Itoa(int(conf.Port)))
-	if strings.HasPrefix(conf.Host, "/") { // a Unix socket's directory
-		network, target = "unix", fmt.Sprintf("%s/.s.PGSQL.%d", conf.Host, conf.Port)
-	}
-	proxy := newFreezer(t, network, target)
-	conf.Host, conf.Port = "127.0.0.1", proxy.port()
+	proxy := proxyConfig(t, conf)
 	heard := make(chan bool, 16)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -59,7 +56,8 @@ func TestListenerNoticesASilentConnection(t *testing.T) {
 }
 
 // freezer forwards TCP connections to target; freeze makes the ones open
-// at the time stop carrying bytes, without closing them.
+// at the time stop carrying bytes, without closing them; cut makes them
+// close on the next bytes either side sends, which it drops.
 type freezer struct {
 	ln    net.Listener
 	stop  chan struct{} // closed at the test's end: frozen pipes let go
@@ -69,7 +67,7 @@ type freezer struct {
 
 type frozenConn struct {
 	client, server net.Conn
-	frozen         atomic.Bool
+	frozen, cut    atomic.Bool
 }
 
 func newFreezer(t *testing.T, network, target string) *freezer {
@@ -110,7 +108,18 @@ func newFreezer(t *testing.T, network, target string) *freezer {
 	return f
 }
 
-func (f *freezer) port() uint16 { return uint16(f.ln.Addr().(*net.TCPAddr).Port) }
+// proxyConfig puts a freezer between conf and its server: conf's host
+// and port become the freezer's.
+func proxyConfig(t *testing.T, conf *pgx.ConnConfig) *freezer {
+	network, target := "tcp", net.JoinHostPort(conf.Host, strconv.Itoa(int(conf.Port)))
+	if strings.HasPrefix(conf.Host, "/") { // a Unix socket's directory
+		network, target = "unix", fmt.Sprintf("%s/.s.PGSQL.%d", conf.Host, conf.Port)
+	}
+	f := newFreezer(t, network, target)
+	conf.Host, conf.Port = "127.0.0.1", uint16(f.ln.Addr().(*net.TCPAddr).Port)
+	conf.Fallbacks = nil
+	return f
+}
 
 func (f *freezer) pipe(fc *frozenConn, dst, src net.Conn) {
 	buf := make([]byte, 32<<10)
@@ -118,6 +127,11 @@ func (f *freezer) pipe(fc *frozenConn, dst, src net.Conn) {
 		n, err := src.Read(buf)
 		if fc.frozen.Load() {
 			<-f.stop
+			return
+		}
+		if fc.cut.Load() {
+			fc.client.Close()
+			fc.server.Close()
 			return
 		}
 		if n > 0 {
@@ -137,5 +151,13 @@ func (f *freezer) freeze() {
 	defer f.mu.Unlock()
 	for _, fc := range f.conns {
 		fc.frozen.Store(true)
+	}
+}
+
+func (f *freezer) cut() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, fc := range f.conns {
+		fc.cut.Store(true)
 	}
 }

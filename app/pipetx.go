@@ -50,7 +50,16 @@ var (
 	errNoCopy   = errors.New("pipeTx: no COPY inside a pipeline")
 	errNoNamed  = errors.New("pipeTx: no statements prepared by name; send their SQL")
 	errSkipped  = errors.New("pipeTx: the transaction failed before this statement")
+	errLost     = errors.New("pipeTx: the connection was lost")
 )
+
+// lost says whether pgx closed the connection under the transaction: a
+// read found it gone (EOF, a reset). pgx then sends Terminate from a
+// goroutine of its own, and its Pipeline, which that loss does not close,
+// would take a write of ours beside it: a data race, and in pgx v5.12 a
+// panic ("BUG: slow write timer already active") when both write at once.
+// So after a loss pipeTx writes nothing; the server rolls back.
+func (t *pipeTx) lost() bool { return t.conn.Conn().PgConn().IsClosed() }
 
 // hold keeps writes to send in front of the next statement, or with the
 // Sync; their errors are that statement's or Commit's.
@@ -178,6 +187,9 @@ func (t *pipeTx) send(ctx context.Context, qs []*pgx.QueuedQuery, commit bool) e
 	}
 	if t.err != nil {
 		return t.err
+	}
+	if t.lost() {
+		return t.fail(errLost)
 	}
 	if t.pipe == nil {
 		t.pipe = t.conn.Conn().PgConn().StartPipeline(ctx)
@@ -351,8 +363,8 @@ func (t *pipeTx) Rollback(ctx context.Context) error {
 // would commit. After PostgreSQL's own failures it skips the ROLLBACK.
 func (t *pipeTx) abort(ctx context.Context) error {
 	t.closed, t.held = true, nil
-	if t.pipe == nil {
-		return nil
+	if t.pipe == nil || t.lost() {
+		return nil // a lost connection's server rolled back
 	}
 	rollback := []*pgx.QueuedQuery{{SQL: "rollback"}}
 	t.trace(ctx, rollback)

@@ -343,3 +343,58 @@ func TestPipeTxAfterAMigration(t *testing.T) {
 		t.Fatalf("after: %d columns, %v; want 2", n, err)
 	}
 }
+
+// TestPipeTxAfterALostConnection: a read that finds the connection gone
+// (EOF: the server's host died, not a FATAL message) makes pgx close it
+// from a goroutine of its own, which sends Terminate; pgx's Pipeline is
+// not closed by that loss and would take more writes. pipeTx writes
+// nothing more: neither the rollback nor a later statement runs beside
+// pgx's goroutine (the race detector saw the two; when both wrote at once,
+// pgx v5.12 panicked "BUG: slow write timer already active" and took
+// TestFailover's nodes down). Nothing of the transaction stays.
+func TestPipeTxAfterALostConnection(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := pgtest.NewEmptyDSN(t)
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := proxyConfig(t, cfg.ConnConfig)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	if _, err := pool.Exec(ctx, `CREATE TABLE pipe (id int PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := &pipeTx{conn: conn}
+	if _, err := tx.Exec(ctx, `INSERT INTO pipe (id) VALUES (1)`); err != nil {
+		t.Fatal(err)
+	}
+	proxy.cut()
+	var n int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM pipe`).Scan(&n); err == nil {
+		t.Fatal("a read on a lost connection succeeded")
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO pipe (id) VALUES (2)`); err == nil {
+		t.Error("a statement after the loss succeeded")
+	}
+	_ = tx.Rollback(ctx)
+	<-conn.Conn().PgConn().CleanupDone()
+	conn.Release()
+
+	direct, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer direct.Close()
+	if err := direct.QueryRow(ctx, `SELECT count(*) FROM pipe`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("after the loss the table holds %d rows (%v), want 0", n, err)
+	}
+}
