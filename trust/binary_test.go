@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -31,6 +32,9 @@ var binary struct {
 	err  error
 }
 
+// raceBinary builds cmd/taasky with the race detector (racebinary_test.go).
+var raceBinary bool
+
 // taaskyBinary builds cmd/taasky once per test process.
 func taaskyBinary(t testing.TB) string {
 	t.Helper()
@@ -40,7 +44,11 @@ func taaskyBinary(t testing.TB) string {
 			return
 		}
 		binary.path = filepath.Join(binary.dir, "taasky")
-		out, err := exec.Command("go", "build", "-o", binary.path, "github.com/taasky/taasky/cmd/taasky").CombinedOutput()
+		args := []string{"build", "-o", binary.path}
+		if raceBinary {
+			args = append(args, "-race")
+		}
+		out, err := exec.Command("go", append(args, "github.com/taasky/taasky/cmd/taasky")...).CombinedOutput()
 		if err != nil {
 			binary.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
@@ -103,7 +111,9 @@ func newProcess(t testing.TB, dsn string, extra ...string) *process {
 	}, extra...)
 	t.Cleanup(func() {
 		p.kill()
-		if t.Failed() {
+		if i := strings.Index(p.logs(), "WARNING: DATA RACE"); i >= 0 {
+			t.Errorf("taasky serve had a data race:\n%s", p.logs()[i:])
+		} else if t.Failed() {
 			t.Logf("taasky serve's last output:\n%s", tail(p.logs(), 4000))
 		}
 	})
