@@ -11,7 +11,7 @@ import (
 
 // What a refused request may still send before the refusal is written.
 const (
-	lingerIdle  = 50 * time.Millisecond // no byte for this long: the client is done
+	lingerIdle  = 250 * time.Millisecond // no byte for this long: the client is done
 	lingerMost  = time.Second
 	lingerBytes = 1 << 20
 )
@@ -23,9 +23,11 @@ const (
 // closes at once: bytes of the request still arriving then make the kernel
 // reset the connection, and the client's pending write or read fails
 // without the answer. Reading them first (up to a second or 1 MiB, and
-// until the client pauses for 50 ms) lets the client read its error, as
-// net/http's lingering close does. A timeout is refused at once: that
-// client is not sending.
+// until the client pauses for 250 ms) lets the client read its error, as
+// net/http's lingering close does (it waits 500 ms). A client's writes can
+// be that far apart on a busy machine: net/http's client sends a long
+// request line in 4 KiB pieces, and a 50-ms pause cut one off in the trust
+// suites. A timeout is refused at once: that client is not sending.
 func LingerOnRefusal(app *fiber.App) {
 	srv := app.Server()
 	refuse := srv.ErrorHandler
