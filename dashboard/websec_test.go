@@ -7,6 +7,68 @@ import (
 	"testing"
 )
 
+// TestSignOutEndsTheSession: a copy of the session cookie (taken from a
+// shared computer, a proxy's log) stops working when its person signs
+// out, not 14 days later; the person signs in again and is in; a sign-out
+// with a forged cookie ends nobody's session.
+func TestSignOutEndsTheSession(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	cl := b.client(&b.alice)
+	thief := b.client(nil)
+	thief.cookies[sessionCookie] = cl.cookies[sessionCookie]
+	if st, _, _ := thief.get("/settings"); st != http.StatusOK {
+		t.Fatalf("the copied cookie before the sign-out: %d", st)
+	}
+	other := b.client(&b.bob) // another person's session is theirs
+	forged := b.client(nil)
+	forged.cookies[sessionCookie] = strings.TrimSuffix(cl.cookies[sessionCookie], "A") + "B"
+	cl.get("/settings")
+	forged.cookies[csrfCookie], forged.token = cl.cookies[csrfCookie], cl.token
+	if st, loc, _ := forged.post("/logout", nil); st != http.StatusSeeOther || loc != "/signed-out" {
+		t.Fatalf("sign-out with a forged cookie: %d %q", st, loc)
+	}
+	if st, _, _ := thief.get("/settings"); st != http.StatusOK {
+		t.Fatalf("a forged cookie's sign-out ended alice's session: %d", st)
+	}
+
+	cl.get("/settings")
+	if st, loc, body := cl.post("/logout", nil); st != http.StatusSeeOther || loc != "/signed-out" {
+		t.Fatalf("sign-out: %d %q %s", st, loc, body)
+	}
+	if st, loc, _ := thief.get("/settings"); st != http.StatusSeeOther || !strings.HasPrefix(loc, "/login") {
+		t.Fatalf("the copied cookie after the sign-out: %d %q, want sent to sign in", st, loc)
+	}
+	if _, ok := thief.cookies[sessionCookie]; ok {
+		t.Error("the ended session's cookie is not cleared")
+	}
+	thief.cookies[sessionCookie] = b.client(&b.alice).cookies[sessionCookie] // the old epoch
+	if st, _, _ := thief.post("/settings/timezone", url.Values{"time_zone": {"Europe/Paris"}}); st != http.StatusSeeOther {
+		t.Fatalf("a post with the ended session: %d", st)
+	}
+	if u, err := b.accounts.UserByID(b.ctx, b.alice.ID); err != nil || u.TimeZone == "Europe/Paris" {
+		t.Fatalf("a post with the ended session changed the user: %v %q", err, u.TimeZone)
+	}
+	if st, _, _ := other.get("/settings"); st != http.StatusOK {
+		t.Fatalf("bob's session after alice's sign-out: %d", st)
+	}
+	_, _, body := cl.get("/signed-out")
+	if !strings.Contains(body, "every other one") {
+		t.Errorf("the signed-out page does not say every session ended:\n%s", body)
+	}
+
+	// Signed in again, with the new epoch: in.
+	u, err := b.accounts.UserByID(b.ctx, b.alice.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := b.client(nil)
+	again.cookies[sessionCookie] = b.dash.sign.seal("session", session{UserID: u.ID, Expires: b.dash.now().Unix() + 3600, Epoch: u.SessionEpoch})
+	if st, _, _ := again.get("/settings"); st != http.StatusOK {
+		t.Fatalf("signed in again: %d", st)
+	}
+}
+
 // TestCallbackChecksTheStateFirst: a link to the sign-in's callback that
 // is not this browser's sign-in (no state, or another) is refused as such
 // before anything it says is shown: its error_description does not appear
