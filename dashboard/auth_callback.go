@@ -17,7 +17,7 @@ import (
 // signed session cookie set.
 func (d *Dashboard) authCallback(c *fiber.Ctx) error {
 	var ls loginState
-	if !d.sign.open("login", c.Cookies(loginCookie), &ls) || d.now().Unix() >= ls.Expires {
+	if !d.sign.open("login", d.cookie(c, loginCookie), &ls) || d.now().Unix() >= ls.Expires {
 		d.clearCookie(c, loginCookie)
 		return d.showErrorT(c, fiber.StatusBadRequest, "error.sign_in_late")
 	}

@@ -24,8 +24,8 @@ import (
 // browser told (POST /zone, kept in an HttpOnly cookie); nil until it
 // tells, which the app reads as the inviting human's zone (a better guess
 // than UTC); told says whether it did.
-func personZone(c *fiber.Ctx) (loc *time.Location, told bool) {
-	if loc, err := loadZone(c.Cookies(zoneCookie)); err == nil {
+func (d *Dashboard) personZone(c *fiber.Ctx) (loc *time.Location, told bool) {
+	if loc, err := loadZone(d.cookie(c, zoneCookie)); err == nil {
 		return loc, true
 	}
 	return nil, false

@@ -103,3 +103,61 @@ func TestCallbackChecksTheStateFirst(t *testing.T) {
 		t.Error("the sign-in's cookie outlived its answer")
 	}
 }
+
+// TestCookiesAreHostOnlyUnderHTTPS: under an https BASE_URL every cookie
+// is named __Host-… (Secure, Path=/, no Domain), which a browser takes
+// only from this very host: a site on a sibling subdomain cannot toss in
+// a session of its choosing or a CSRF cookie whose token it knows. A
+// cookie by the bare name, as such a site could set, is not read.
+func TestCookiesAreHostOnlyUnderHTTPS(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(c *Config) { c.BaseURL = "https://taasky.example" })
+	hostOnly := func(what string, h http.Header, name string) {
+		t.Helper()
+		for _, sc := range h.Values("Set-Cookie") {
+			if strings.HasPrefix(sc, name+"=") {
+				l := strings.ToLower(sc)
+				if !strings.Contains(l, "; secure") || !strings.Contains(l, "path=/;") && !strings.HasSuffix(l, "path=/") || strings.Contains(l, "domain=") {
+					t.Errorf("%s: %s is not host-only: %s", what, name, sc)
+				}
+				return
+			}
+		}
+		t.Errorf("%s: no cookie %s in %q", what, name, h.Values("Set-Cookie"))
+	}
+	alice := b.dash.sign.seal("session", session{UserID: b.alice.ID, Expires: b.dash.now().Unix() + 3600})
+
+	tossed := b.client(nil) // a sibling subdomain set taasky_session=… for the whole domain
+	tossed.cookies["taasky_session"] = alice
+	if st, loc, _ := tossed.get("/settings"); st != http.StatusSeeOther || !strings.HasPrefix(loc, "/login") {
+		t.Fatalf("a session cookie without __Host- was read: %d %q", st, loc)
+	}
+	hostOnly("a page", tossed.header, "__Host-taasky_csrf")
+
+	cl := b.client(nil)
+	cl.cookies["__Host-taasky_session"] = alice
+	if st, _, body := cl.get("/settings"); st != http.StatusOK || !strings.Contains(body, "Alpha Studio") {
+		t.Fatalf("signed in with __Host-taasky_session: %d", st)
+	}
+	cl.cookies["taasky_csrf"] = tossed.token // the token a sibling site got for itself, tossed as a bare cookie
+	tossedToken := tossed.token
+	own := cl.cookies["__Host-taasky_csrf"]
+	delete(cl.cookies, "__Host-taasky_csrf")
+	if st, _, _ := cl.do(http.MethodPost, "/settings/timezone", url.Values{"time_zone": {"Asia/Tokyo"}, csrfField: {tossedToken}}); st != http.StatusForbidden {
+		t.Fatalf("a form with a tossed CSRF cookie's token: %d, want 403", st)
+	}
+	if u, err := b.accounts.UserByID(b.ctx, b.alice.ID); err != nil || u.TimeZone == "Asia/Tokyo" {
+		t.Fatalf("the tossed CSRF cookie changed the user: %v %q", err, u.TimeZone)
+	}
+	cl.cookies["__Host-taasky_csrf"] = own
+	cl.get("/settings")
+	if st, _, _ := cl.post("/logout", nil); st != http.StatusSeeOther {
+		t.Fatalf("logout: %d", st)
+	}
+	hostOnly("the sign-out", cl.header, "__Host-taasky_session")
+
+	if st, _, _ := cl.get("/login"); st != http.StatusSeeOther {
+		t.Fatalf("login: %d", st)
+	}
+	hostOnly("a sign-in", cl.header, "__Host-taasky_login")
+}
