@@ -22,8 +22,8 @@ import (
 const (
 	sessionCookie = "taasky_session"
 	loginCookie   = "taasky_login"
-	zoneCookie    = "taasky_tz" // the browser's time zone, as its script told it (POST /zone)
-	seatCookie    = "taasky_seat_"
+	zoneCookie    = "taasky_tz"    // the browser's time zone, as its script told it (POST /zone)
+	seatsCookie   = "taasky_seats" // the seats this browser answered from (rememberSeat)
 	sessionTTL    = 14 * 24 * time.Hour
 	loginTTL      = 10 * time.Minute
 	seatTTL       = 120 * 24 * time.Hour

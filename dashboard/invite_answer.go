@@ -52,7 +52,7 @@ func (d *Dashboard) inviteAnswer(c *fiber.Ctx) error {
 			return d.invitePage(c, data)
 		})
 	}
-	d.setCookie(c, seatCookieName(res.RoomID), res.SeatToken, seatTTL)
+	d.rememberSeat(c, res.RoomID, res.SeatToken)
 	return c.Redirect("/p/"+res.SeatToken+"?welcome=1", fiber.StatusSeeOther)
 }
 

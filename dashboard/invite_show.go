@@ -37,7 +37,7 @@ func (d *Dashboard) inviteShow(c *fiber.Ctx) error {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	if token := d.cookie(c, seatCookieName(inv.RoomID)); token != "" {
+	if token := d.seatOf(c, inv.RoomID); token != "" {
 		if id, err := d.rooms.PersonRoomID(c.UserContext(), token); err == nil && id == inv.RoomID {
 			return c.Redirect("/p/"+token, fiber.StatusSeeOther)
 		}

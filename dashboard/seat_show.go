@@ -38,9 +38,7 @@ func (d *Dashboard) seatPage(c *fiber.Ctx, token string, fields []form.Field, er
 		return d.fail(c, err)
 	}
 	nameThem(d.words(c, nil), h)
-	if d.cookie(c, seatCookieName(h.View.RoomID)) != token {
-		d.setCookie(c, seatCookieName(h.View.RoomID), token, seatTTL)
-	}
+	d.rememberSeat(c, h.View.RoomID, token)
 	if fields == nil {
 		fields = counterForm(h.Schema, h.Card, formZone(h.TimeZone, told))
 	}

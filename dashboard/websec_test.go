@@ -3,8 +3,11 @@ package dashboard
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/taasky/taasky/app"
 )
 
 // TestSignOutEndsTheSession: a copy of the session cookie (taken from a
@@ -160,4 +163,82 @@ func TestCookiesAreHostOnlyUnderHTTPS(t *testing.T) {
 		t.Fatalf("login: %d", st)
 	}
 	hostOnly("a sign-in", cl.header, "__Host-taasky_login")
+}
+
+// seatIn is the personal token the client's browser remembers for the
+// room ("" for none).
+func seatIn(cl *client, roomID int64) string {
+	room := strconv.FormatInt(roomID, 10) + ":"
+	for _, e := range strings.Split(cl.cookies[seatsCookie], ".") {
+		if token, ok := strings.CutPrefix(e, room); ok {
+			return token
+		}
+	}
+	return ""
+}
+
+// TestSeatsDoNotGrowTheCookies: a browser that opened many personal links
+// (a person who answered many invitations, or a page that made their
+// browser open fifty links of someone else's) keeps one small cookie for
+// them, not one per room: its requests stay within what the server reads,
+// and its latest seats still take it from their invitations to their
+// seats.
+func TestSeatsDoNotGrowTheCookies(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	browser := b.client(&b.carol)
+	type seat struct {
+		code, token string
+		room        int64
+	}
+	var seats []seat
+	for i := range 60 {
+		open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: meetingSchema, Subject: meeting(10+i%15, 9, "video", ""), Title: "Room " + strconv.Itoa(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		someone := b.client(nil)
+		_, _, page := someone.get("/i/" + open.InviteCode)
+		st, loc, body := someone.post("/i/"+open.InviteCode, url.Values{"verdict": {"reject"}, seatNonceField: {valueShown(page, seatNonceField)}})
+		if st != http.StatusSeeOther || !strings.HasPrefix(loc, "/p/") {
+			t.Fatalf("answering invitation %d: %d %q %.300s", i, st, loc, body)
+		}
+		token := strings.TrimSuffix(strings.TrimPrefix(loc, "/p/"), "?welcome=1")
+		seats = append(seats, seat{open.InviteCode, token, open.View.RoomID})
+		if st, _, _ := browser.get("/p/" + token); st != http.StatusOK {
+			t.Fatalf("personal link %d: %d", i, st)
+		}
+	}
+	size := 0
+	for k, v := range browser.cookies {
+		size += len(k) + len(v) + 3
+	}
+	if size > 1500 {
+		t.Errorf("after 60 personal links the browser sends %d bytes of cookies", size)
+	}
+	// Through the real server, with the headers a browser sends.
+	req, _ := http.NewRequest(http.MethodGet, b.base+"/settings", nil)
+	req.Header.Set("User-Agent", "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36")
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8")
+	req.Header.Set("Accept-Language", "en-GB,en;q=0.9")
+	for k, v := range browser.cookies {
+		req.AddCookie(&http.Cookie{Name: k, Value: v})
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the signed-in pages after 60 personal links: %d", resp.StatusCode)
+	}
+	latest := seats[len(seats)-1]
+	if st, loc, _ := browser.get("/i/" + latest.code); st != http.StatusSeeOther || loc != "/p/"+latest.token {
+		t.Fatalf("the latest seat's invitation: %d %q, want its seat", st, loc)
+	}
+	first := seats[0]
+	browser.get("/p/" + first.token) // opened again: remembered first
+	if seatIn(browser, first.room) != first.token || seatIn(browser, latest.room) != latest.token {
+		t.Fatalf("the seats remembered: %q", browser.cookies[seatsCookie])
+	}
 }
