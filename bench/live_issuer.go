@@ -94,7 +94,7 @@ func SignIn(ctx context.Context, tr http.RoundTripper, base, email string) (stri
 	}
 	u, _ := url.Parse(base)
 	for _, c := range jar.Cookies(u) {
-		if c.Name == "taasky_session" {
+		if c.Name == "taasky_session" || c.Name == "__Host-taasky_session" { // __Host- under https
 			return c.Name + "=" + c.Value, nil
 		}
 	}

@@ -11,25 +11,29 @@ import (
 )
 
 // authCallback finishes a sign-in: the state must be the one this browser
-// started with, the code is exchanged with the PKCE verifier, the ID token
+// started with (before anything else, the provider's errors too), the code is exchanged with the PKCE verifier, the ID token
 // verified (issuer, audience, expiry, signature) and its nonce checked.
 // The identity is then linked to its user (app.Accounts.LoginOIDC) and a
 // signed session cookie set.
 func (d *Dashboard) authCallback(c *fiber.Ctx) error {
 	var ls loginState
-	ok := d.sign.open("login", c.Cookies(loginCookie), &ls)
-	d.clearCookie(c, loginCookie)
-	if !ok || d.now().Unix() >= ls.Expires {
+	if !d.sign.open("login", d.cookie(c, loginCookie), &ls) || d.now().Unix() >= ls.Expires {
+		d.clearCookie(c, loginCookie)
 		return d.showErrorT(c, fiber.StatusBadRequest, "error.sign_in_late")
 	}
+	// The state first, errors included (the provider sends it back with
+	// them, RFC 6749 4.1.2.1): a link that is not this browser's sign-in
+	// neither shows its words as the provider's nor ends the sign-in in
+	// progress, whose cookie stays for the real answer.
+	if subtle.ConstantTimeCompare([]byte(c.Query("state")), []byte(ls.State)) != 1 {
+		return d.showErrorT(c, fiber.StatusBadRequest, "error.sign_in_state")
+	}
+	d.clearCookie(c, loginCookie)
 	if e := c.Query("error"); e != "" {
 		if desc := c.Query("error_description"); desc != "" {
 			return d.showErrorT(c, fiber.StatusUnauthorized, "error.sign_in_refused_why", e, desc)
 		}
 		return d.showErrorT(c, fiber.StatusUnauthorized, "error.sign_in_refused", e)
-	}
-	if subtle.ConstantTimeCompare([]byte(c.Query("state")), []byte(ls.State)) != 1 {
-		return d.showErrorT(c, fiber.StatusBadRequest, "error.sign_in_state")
 	}
 	id, err := d.identify(c, ls)
 	if err != nil {

@@ -2,8 +2,21 @@ package dashboard
 
 import "github.com/gofiber/fiber/v2"
 
-// authLogout ends the session in this browser.
+// authLogout signs the person out: their sessions end on the server
+// (app.Accounts.EndSessions), in this browser and every other, so that a
+// copy of the session cookie stops working now rather than when it
+// expires; the cookie is cleared. Without a valid session there is
+// nothing to end but the cookie.
 func (d *Dashboard) authLogout(c *fiber.Ctx) error {
+	u, ok, err := d.sessionUser(c)
+	if err != nil {
+		return d.fail(c, err) // the database did not answer: the session could not be ended, so nothing is cleared
+	}
+	if ok {
+		if err := d.accounts.EndSessions(c.UserContext(), u.ID); err != nil {
+			return d.fail(c, err)
+		}
+	}
 	d.clearCookie(c, sessionCookie)
 	return c.Redirect("/signed-out", fiber.StatusSeeOther)
 }

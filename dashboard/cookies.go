@@ -22,8 +22,8 @@ import (
 const (
 	sessionCookie = "taasky_session"
 	loginCookie   = "taasky_login"
-	zoneCookie    = "taasky_tz" // the browser's time zone, as its script told it (POST /zone)
-	seatCookie    = "taasky_seat_"
+	zoneCookie    = "taasky_tz"    // the browser's time zone, as its script told it (POST /zone)
+	seatsCookie   = "taasky_seats" // the seats this browser answered from (rememberSeat)
 	sessionTTL    = 14 * 24 * time.Hour
 	loginTTL      = 10 * time.Minute
 	seatTTL       = 120 * 24 * time.Hour
@@ -77,8 +77,28 @@ type loginState struct {
 	Expires  int64  `json:"e"`
 }
 
+// hostOnly is the prefix of every cookie's name under https: a cookie
+// named __Host-… is taken by a browser only from this host, over https,
+// for Path=/, without a Domain, so a site on a sibling subdomain cannot
+// set one for this host (cookie tossing): not a session of its choosing
+// (the person then acts in the attacker's account), not a CSRF cookie
+// whose token it knows (its forms would pass the check).
+const hostOnly = "__Host-"
+
+// cookieName is the name a cookie of ours has on the wire: its name,
+// prefixed with __Host- under https.
+func (d *Dashboard) cookieName(name string) string {
+	if d.secure {
+		return hostOnly + name
+	}
+	return name
+}
+
+// cookie reads one of our cookies.
+func (d *Dashboard) cookie(c *fiber.Ctx, name string) string { return c.Cookies(d.cookieName(name)) }
+
 func (d *Dashboard) setCookie(c *fiber.Ctx, name, value string, ttl time.Duration) {
-	ck := &fiber.Cookie{Name: name, Value: value, Path: "/", HTTPOnly: true, Secure: d.secure, SameSite: fiber.CookieSameSiteLaxMode}
+	ck := &fiber.Cookie{Name: d.cookieName(name), Value: value, Path: "/", HTTPOnly: true, Secure: d.secure, SameSite: fiber.CookieSameSiteLaxMode}
 	if ttl > 0 {
 		ck.Expires = d.now().Add(ttl)
 		ck.MaxAge = int(ttl.Seconds())
@@ -95,7 +115,7 @@ func (d *Dashboard) clearCookie(c *fiber.Ctx, name string) { d.setCookie(c, name
 // forged or expired. The epoch is not checked here.
 func (d *Dashboard) sessionOf(c *fiber.Ctx) (session, bool) {
 	var s session
-	if !d.sign.open("session", c.Cookies(sessionCookie), &s) || s.UserID <= 0 || d.now().Unix() >= s.Expires {
+	if !d.sign.open("session", d.cookie(c, sessionCookie), &s) || s.UserID <= 0 || d.now().Unix() >= s.Expires {
 		return session{}, false
 	}
 	return s, true

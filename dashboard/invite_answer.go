@@ -20,7 +20,7 @@ import (
 // the only way to the seat.
 func (d *Dashboard) inviteAnswer(c *fiber.Ctx) error {
 	code := c.Params("code")
-	loc, told := personZone(c)
+	loc, told := d.personZone(c)
 	inv, err := d.rooms.InvitationByCode(c.UserContext(), code, loc)
 	if err != nil {
 		return d.fail(c, err)
@@ -52,7 +52,7 @@ func (d *Dashboard) inviteAnswer(c *fiber.Ctx) error {
 			return d.invitePage(c, data)
 		})
 	}
-	d.setCookie(c, seatCookieName(res.RoomID), res.SeatToken, seatTTL)
+	d.rememberSeat(c, res.RoomID, res.SeatToken)
 	return c.Redirect("/p/"+res.SeatToken+"?welcome=1", fiber.StatusSeeOther)
 }
 

@@ -32,12 +32,12 @@ type inviteData struct {
 // invitation says so.
 func (d *Dashboard) inviteShow(c *fiber.Ctx) error {
 	code := c.Params("code")
-	loc, told := personZone(c)
+	loc, told := d.personZone(c)
 	inv, err := d.rooms.InvitationByCode(c.UserContext(), code, loc)
 	if err != nil {
 		return d.fail(c, err)
 	}
-	if token := c.Cookies(seatCookieName(inv.RoomID)); token != "" {
+	if token := d.seatOf(c, inv.RoomID); token != "" {
 		if id, err := d.rooms.PersonRoomID(c.UserContext(), token); err == nil && id == inv.RoomID {
 			return c.Redirect("/p/"+token, fiber.StatusSeeOther)
 		}

@@ -24,8 +24,8 @@ import (
 // browser told (POST /zone, kept in an HttpOnly cookie); nil until it
 // tells, which the app reads as the inviting human's zone (a better guess
 // than UTC); told says whether it did.
-func personZone(c *fiber.Ctx) (loc *time.Location, told bool) {
-	if loc, err := loadZone(c.Cookies(zoneCookie)); err == nil {
+func (d *Dashboard) personZone(c *fiber.Ctx) (loc *time.Location, told bool) {
+	if loc, err := loadZone(d.cookie(c, zoneCookie)); err == nil {
 		return loc, true
 	}
 	return nil, false
@@ -77,7 +77,42 @@ func loadZone(name string) (*time.Location, error) { return tz.Load(name) }
 // seat the first took.
 const seatNonceField = "seat_nonce"
 
-func seatCookieName(roomID int64) string { return seatCookie + strconv.FormatInt(roomID, 10) }
+// maxSeats is how many seats one browser remembers (the latest taken or
+// opened first): one cookie of at most about 650 bytes, whatever the
+// number of rooms. A cookie per room made every request of a person who
+// answered some fifty invitations larger than the server reads (431, on
+// every page of Taasky), and anyone could make a browser open fifty
+// personal links of theirs.
+const maxSeats = 10
+
+// seatOf is the personal token this browser remembers for the room, ""
+// if none.
+func (d *Dashboard) seatOf(c *fiber.Ctx, roomID int64) string {
+	room := strconv.FormatInt(roomID, 10) + ":"
+	for _, e := range strings.Split(d.cookie(c, seatsCookie), ".") {
+		if token, ok := strings.CutPrefix(e, room); ok {
+			return token
+		}
+	}
+	return ""
+}
+
+// rememberSeat makes this browser remember token as its seat in the room
+// (first, before the others it remembers, at most maxSeats), so that the
+// room's invitation page takes it there; the cookie's value is
+// "room:token" entries separated by dots (a token has none).
+func (d *Dashboard) rememberSeat(c *fiber.Ctx, roomID int64, token string) {
+	room := strconv.FormatInt(roomID, 10) + ":"
+	seats := []string{room + token}
+	for _, e := range strings.Split(d.cookie(c, seatsCookie), ".") {
+		if e != "" && !strings.HasPrefix(e, room) && len(seats) < maxSeats {
+			seats = append(seats, e)
+		}
+	}
+	if v := strings.Join(seats, "."); v != d.cookie(c, seatsCookie) {
+		d.setCookie(c, seatsCookie, v, seatTTL)
+	}
+}
 
 // personForm is the form of a person's page: the answer's fields.
 type personForm struct {

@@ -61,7 +61,7 @@ func TestInvitationAnsweredTwiceFromOnePage(t *testing.T) {
 			if a.status != http.StatusSeeOther || strings.TrimSuffix(a.loc, "?welcome=1") != seat {
 				t.Errorf("round %d: click %d: %d %q, not the seat %s", round, i, a.status, a.loc, seat)
 			}
-			if c := clicks[i].cookies[seatCookieName(open.View.RoomID)]; "/p/"+c != seat {
+			if c := seatIn(clicks[i], open.View.RoomID); "/p/"+c != seat {
 				t.Errorf("round %d: click %d: the seat's cookie is %q", round, i, c)
 			}
 		}

@@ -9,7 +9,7 @@ import (
 // seatAnswer is a seated person's tap: approve, counter, reject or leave.
 func (d *Dashboard) seatAnswer(c *fiber.Ctx) error {
 	token := c.Params("token")
-	loc, told := personZone(c)
+	loc, told := d.personZone(c)
 	h, err := d.rooms.PersonRoom(c.UserContext(), token, loc)
 	if err != nil {
 		return d.fail(c, err)

@@ -30,7 +30,7 @@ func (d *Dashboard) seatReceiptFile(c *fiber.Ctx) error {
 // UIDs, so a calendar that has one keeps one).
 func (d *Dashboard) seatCalendarFile(c *fiber.Ctx) error {
 	token := c.Params("token")
-	loc, _ := personZone(c)
+	loc, _ := d.personZone(c)
 	a, err := d.rooms.PersonAgreement(c.UserContext(), token, loc, false)
 	if err != nil {
 		return d.fail(c, err)

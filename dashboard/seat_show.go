@@ -32,15 +32,13 @@ func (d *Dashboard) seatShow(c *fiber.Ctx) error {
 }
 
 func (d *Dashboard) seatPage(c *fiber.Ctx, token string, fields []form.Field, errMsg string) error {
-	loc, told := personZone(c)
+	loc, told := d.personZone(c)
 	h, err := d.rooms.PersonRoom(c.UserContext(), token, loc)
 	if err != nil {
 		return d.fail(c, err)
 	}
 	nameThem(d.words(c, nil), h)
-	if c.Cookies(seatCookieName(h.View.RoomID)) != token {
-		d.setCookie(c, seatCookieName(h.View.RoomID), token, seatTTL)
-	}
+	d.rememberSeat(c, h.View.RoomID, token)
 	if fields == nil {
 		fields = counterForm(h.Schema, h.Card, formZone(h.TimeZone, told))
 	}

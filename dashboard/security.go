@@ -47,7 +47,7 @@ const (
 func (d *Dashboard) newCSRF() fiber.Handler {
 	return csrf.New(csrf.Config{
 		KeyLookup:      "form:" + csrfField,
-		CookieName:     csrfCookie,
+		CookieName:     d.cookieName(csrfCookie),
 		CookiePath:     "/",
 		CookieSecure:   d.secure,
 		CookieHTTPOnly: true,

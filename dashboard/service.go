@@ -33,6 +33,7 @@ type Rooms interface {
 type Accounts interface {
 	LoginOIDC(ctx context.Context, id app.OIDCIdentity) (app.User, error)
 	UserByID(ctx context.Context, id int64) (app.User, error)
+	EndSessions(ctx context.Context, userID int64) error
 	Memberships(ctx context.Context, userID int64) ([]app.Membership, error)
 	SetUserTimeZone(ctx context.Context, userID int64, tz string) error
 	SetUserLanguage(ctx context.Context, userID int64, lang string) error

@@ -227,11 +227,11 @@ var englishText = map[Key]catalog.Message{
 	"welcome.heading": text("Your agent negotiates. You agree."),
 	"welcome.lead": text("Taasky is where two people's AI agents work out terms — a meeting time, a place, a fee — " +
 		"and only their humans can say yes. Every acceptance is yours to confirm, on a card that shows exactly what you agree to."),
-	"welcome.sign_in":    text("Sign in"),
-	"welcome.invited":    text("Invited by someone? Open the invitation link you were sent: no account is needed to answer it."),
-	"signed_out.heading": text("You are signed out"),
-	"signed_out.text":    text("Your session in this browser has ended."),
-	"signed_out.again":   text("Sign in again"),
+	"welcome.sign_in":              text("Sign in"),
+	"welcome.invited":              text("Invited by someone? Open the invitation link you were sent: no account is needed to answer it."),
+	"signed_out.heading":           text("You are signed out"),
+	"websec.signed_out.everywhere": text("Your sessions have ended, in this browser and in every other one."),
+	"signed_out.again":             text("Sign in again"),
 
 	// The error page.
 	"error.title":    text("Something is wrong"),

@@ -218,13 +218,13 @@ var frenchText = map[Key]catalog.Message{
 	"layout.copied":     text("Copié"),
 
 	// The signed-out home page.
-	"welcome.heading":    text("Votre agent négocie. Vous donnez votre accord."),
-	"welcome.lead":       text("Avec Taasky, les agents IA de deux personnes s'entendent sur des conditions — une heure de rendez-vous, un lieu, des honoraires — et seuls leurs humains peuvent dire oui. Chaque acceptation, c'est vous qui la confirmez, sur une fiche qui montre exactement ce que vous acceptez."),
-	"welcome.sign_in":    text("Se connecter"),
-	"welcome.invited":    text("Quelqu'un vous a invité ? Ouvrez le lien d'invitation reçu : aucun compte n'est nécessaire pour y répondre."),
-	"signed_out.heading": text("Vous êtes déconnecté"),
-	"signed_out.text":    text("Votre session dans ce navigateur est terminée."),
-	"signed_out.again":   text("Se reconnecter"),
+	"welcome.heading":              text("Votre agent négocie. Vous donnez votre accord."),
+	"welcome.lead":                 text("Avec Taasky, les agents IA de deux personnes s'entendent sur des conditions — une heure de rendez-vous, un lieu, des honoraires — et seuls leurs humains peuvent dire oui. Chaque acceptation, c'est vous qui la confirmez, sur une fiche qui montre exactement ce que vous acceptez."),
+	"welcome.sign_in":              text("Se connecter"),
+	"welcome.invited":              text("Quelqu'un vous a invité ? Ouvrez le lien d'invitation reçu : aucun compte n'est nécessaire pour y répondre."),
+	"signed_out.heading":           text("Vous êtes déconnecté"),
+	"websec.signed_out.everywhere": text("Vos sessions sont terminées, dans ce navigateur comme dans tous les autres."),
+	"signed_out.again":             text("Se reconnecter"),
 
 	// The error page.
 	"error.title":    text("Un problème est survenu"),

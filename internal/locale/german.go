@@ -218,13 +218,13 @@ var germanText = map[Key]catalog.Message{
 	"layout.copied":     text("Kopiert"),
 
 	// The signed-out home page.
-	"welcome.heading":    text("Ihr Agent verhandelt. Sie stimmen zu."),
-	"welcome.lead":       text("Bei Taasky handeln die KI-Agenten zweier Menschen Bedingungen aus – einen Termin, einen Ort, ein Honorar –, und nur ihre Menschen können Ja sagen. Jede Zusage bestätigen Sie selbst, auf einer Karte, die genau zeigt, wozu Sie zustimmen."),
-	"welcome.sign_in":    text("Anmelden"),
-	"welcome.invited":    text("Von jemandem eingeladen? Öffnen Sie den Einladungslink, den Sie erhalten haben: Zum Antworten brauchen Sie kein Konto."),
-	"signed_out.heading": text("Sie sind abgemeldet"),
-	"signed_out.text":    text("Ihre Sitzung in diesem Browser ist beendet."),
-	"signed_out.again":   text("Erneut anmelden"),
+	"welcome.heading":              text("Ihr Agent verhandelt. Sie stimmen zu."),
+	"welcome.lead":                 text("Bei Taasky handeln die KI-Agenten zweier Menschen Bedingungen aus – einen Termin, einen Ort, ein Honorar –, und nur ihre Menschen können Ja sagen. Jede Zusage bestätigen Sie selbst, auf einer Karte, die genau zeigt, wozu Sie zustimmen."),
+	"welcome.sign_in":              text("Anmelden"),
+	"welcome.invited":              text("Von jemandem eingeladen? Öffnen Sie den Einladungslink, den Sie erhalten haben: Zum Antworten brauchen Sie kein Konto."),
+	"signed_out.heading":           text("Sie sind abgemeldet"),
+	"websec.signed_out.everywhere": text("Ihre Sitzungen sind beendet, in diesem Browser und in allen anderen."),
+	"signed_out.again":             text("Erneut anmelden"),
 
 	// The error page.
 	"error.title":    text("Etwas stimmt nicht"),

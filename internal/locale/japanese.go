@@ -205,13 +205,13 @@ var japaneseText = map[Key]catalog.Message{
 	"layout.copied":     text("コピーしました"),
 
 	// The signed-out home page.
-	"welcome.heading":    text("エージェントが交渉し、あなたが合意します。"),
-	"welcome.lead":       text("Taaskyでは、2人のAIエージェントが条件（会議の時間、場所、報酬など）をすり合わせ、承諾できるのは本人だけです。すべての承諾は、合意する内容を正確に示すカードの上で、あなた自身が確定します。"),
-	"welcome.sign_in":    text("サインイン"),
-	"welcome.invited":    text("招待を受けましたか？受け取った招待リンクを開いてください。回答にアカウントは不要です。"),
-	"signed_out.heading": text("サインアウトしました"),
-	"signed_out.text":    text("このブラウザーでのセッションは終了しました。"),
-	"signed_out.again":   text("もう一度サインイン"),
+	"welcome.heading":              text("エージェントが交渉し、あなたが合意します。"),
+	"welcome.lead":                 text("Taaskyでは、2人のAIエージェントが条件（会議の時間、場所、報酬など）をすり合わせ、承諾できるのは本人だけです。すべての承諾は、合意する内容を正確に示すカードの上で、あなた自身が確定します。"),
+	"welcome.sign_in":              text("サインイン"),
+	"welcome.invited":              text("招待を受けましたか？受け取った招待リンクを開いてください。回答にアカウントは不要です。"),
+	"signed_out.heading":           text("サインアウトしました"),
+	"websec.signed_out.everywhere": text("このブラウザーでも、ほかのすべてのブラウザーでも、セッションは終了しました。"),
+	"signed_out.again":             text("もう一度サインイン"),
 
 	// The error page.
 	"error.title":               text("問題が発生しました"),

@@ -218,13 +218,13 @@ var spanishText = map[Key]catalog.Message{
 	"layout.copied":     text("Copiado"),
 
 	// The signed-out home page.
-	"welcome.heading":    text("Su agente negocia. Usted acuerda."),
-	"welcome.lead":       text("En Taasky, los agentes de IA de dos personas acuerdan condiciones —una hora de reunión, un lugar, unos honorarios— y solo sus humanos pueden decir que sí. Cada aceptación la confirma usted, en una ficha que muestra exactamente lo que acepta."),
-	"welcome.sign_in":    text("Iniciar sesión"),
-	"welcome.invited":    text("¿Le ha invitado alguien? Abra el enlace de invitación que recibió: no necesita una cuenta para responder."),
-	"signed_out.heading": text("Ha cerrado la sesión"),
-	"signed_out.text":    text("Su sesión en este navegador ha terminado."),
-	"signed_out.again":   text("Volver a iniciar sesión"),
+	"welcome.heading":              text("Su agente negocia. Usted acuerda."),
+	"welcome.lead":                 text("En Taasky, los agentes de IA de dos personas acuerdan condiciones —una hora de reunión, un lugar, unos honorarios— y solo sus humanos pueden decir que sí. Cada aceptación la confirma usted, en una ficha que muestra exactamente lo que acepta."),
+	"welcome.sign_in":              text("Iniciar sesión"),
+	"welcome.invited":              text("¿Le ha invitado alguien? Abra el enlace de invitación que recibió: no necesita una cuenta para responder."),
+	"signed_out.heading":           text("Ha cerrado la sesión"),
+	"websec.signed_out.everywhere": text("Sus sesiones han terminado, en este navegador y en todos los demás."),
+	"signed_out.again":             text("Volver a iniciar sesión"),
 
 	// The error page.
 	"error.title":    text("Algo no va bien"),
