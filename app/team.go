@@ -319,6 +319,9 @@ func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userI
 		if err != nil {
 			return err
 		}
+		if err := stopHandedLinks(ctx, tx, acctID, userID, now); err != nil {
+			return err
+		}
 		rooms = rooms[:0]
 		for _, s := range seats {
 			rooms = append(rooms, s.RoomID)
