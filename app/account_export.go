@@ -14,13 +14,20 @@ import (
 
 // AccountExport is what an account takes with it: each room it sits in,
 // as its own side sees it (its schema, the rounds, the terms, and its own
-// limits, never the other side's), and its audit log.
+// limits, never the other side's; an agreed room's signed receipt), its
+// audit log, and the keys that verify the receipts: they still prove the
+// agreements offline once the account is deleted.
 type AccountExport struct {
 	Account    string        `json:"account"`
 	Name       string        `json:"name"`
 	ExportedAt string        `json:"exported_at"`
 	Rooms      []ExportRoom  `json:"rooms"`
 	AuditLog   []ExportAudit `json:"audit_log"`
+	// ReceiptIssuer and ReceiptKeys (a JWK Set, as /.well-known/jwks.json
+	// publishes it) verify the rooms' receipts (`taasky receipt verify
+	// --jwks`); absent when the service signs no receipts.
+	ReceiptIssuer string          `json:"receipt_issuer,omitempty"`
+	ReceiptKeys   json.RawMessage `json:"receipt_keys,omitempty"`
 }
 
 // ExportRoom is one room of the export, seen from the account's side.
@@ -30,6 +37,8 @@ type ExportRoom struct {
 	Schema json.RawMessage  `json:"schema"`
 	Limits json.RawMessage  `json:"limits"`
 	*View
+	// Receipt is an agreed room's signed receipt (JWS compact form).
+	Receipt string `json:"receipt,omitempty"`
 }
 
 // ExportAudit is one audit log entry of the export.
@@ -57,6 +66,9 @@ func (s *Rooms) ExportAccount(ctx context.Context, actorID int64, slug string) (
 		now := s.now()
 		out = &AccountExport{Account: slug, Name: m.AccountName, ExportedAt: now.UTC().Format(time.RFC3339),
 			Rooms: []ExportRoom{}, AuditLog: []ExportAudit{}}
+		if s.receipts != nil {
+			out.ReceiptIssuer, out.ReceiptKeys = s.receipts.Issuer(), s.receipts.JWKSJSON()
+		}
 		seats, err := selectAccountSeats(ctx, tx, m.AccountID)
 		if err != nil {
 			return err
@@ -79,6 +91,11 @@ func (s *Rooms) ExportAccount(ctx context.Context, actorID int64, slug string) (
 				r.Schema = p.Schema.Canonical()
 				if p.Limits != nil && len(p.Limits.Raw()) > 0 {
 					r.Limits = p.Limits.Raw()
+				}
+			}
+			if ld.room.State == negotiation.StateAgreed && s.receipts != nil {
+				if r.Receipt, err = s.receiptOn(ctx, tx, st.roomID); err != nil {
+					return err
 				}
 			}
 			out.Rooms = append(out.Rooms, r)

@@ -206,6 +206,13 @@ func TestPersonJoinsFirstThenHearsTurnAndClose(t *testing.T) {
 	if err := nb.pool.QueryRow(nb.ctx, `SELECT person_email FROM parties WHERE side = 'b' AND token_hash = $1`, secretHash(res.SeatToken)).Scan(&left); err != nil || left != nil {
 		t.Fatalf("the address should be forgotten: %v %v", left, err)
 	}
+	// Forgotten everywhere the room keeps it: the address the invitation
+	// was emailed to, and the log of the mails sent to them.
+	var kept int
+	if err := nb.pool.QueryRow(nb.ctx, `SELECT (SELECT count(*) FROM person_deliveries WHERE room_id = $1 AND recipient <> '')
+		+ (SELECT count(*) FROM rooms WHERE id = $1 AND invite_email IS NOT NULL)`, turnRoom(t, nb, res.SeatToken)).Scan(&kept); err != nil || kept != 0 {
+		t.Fatalf("%d rows of the room still hold Dave's addresses (%v)", kept, err)
+	}
 	d := jobs.Delivery{Notice: jobs.Notice{Topic: jobs.TopicClosed, RoomID: turnRoom(t, nb, res.SeatToken), Side: negotiation.SideB}, Channel: jobs.ChannelEmail}
 	if _, err := nb.svc.Notification(nb.ctx, d); err == nil || !strings.Contains(err.Error(), "no more email") {
 		t.Fatalf("a notice after the unsubscribe: %v", err)

@@ -40,12 +40,16 @@ func newOneTap() string {
 }
 
 // LinkStop is why a one-tap link stopped without being used
-// (onetap_tokens.stopped, migration 00026).
+// (onetap_tokens.stopped, migrations 00026 and 00027).
 type LinkStop string
 
 const (
 	LinkStoppedLeft           LinkStop = "left"            // its person left the account; its owners answer
 	LinkStoppedAccountDeleted LinkStop = "account_deleted" // the account was deleted
+	// LinkStoppedRole: an owner sent it for a seat handed to the owners
+	// was given a role that does not answer for such seats (migration
+	// 00027).
+	LinkStoppedRole LinkStop = "role"
 )
 
 // OneTap is what a one-tap link shows.
@@ -182,6 +186,8 @@ func oneTapRefused(ctx context.Context, q querier, token string) error {
 	switch {
 	case ot.stopped != nil && LinkStop(*ot.stopped) == LinkStoppedLeft:
 		return refuse(ErrConflict, "error.link_left", "this link no longer works: its person is no longer in the account, whose owners answer instead")
+	case ot.stopped != nil && LinkStop(*ot.stopped) == LinkStoppedRole:
+		return refuse(ErrConflict, "data.link_role", "this link no longer works: its person's role no longer answers for this seat, whose owners answer instead")
 	case ot.stopped != nil:
 		return refuse(ErrConflict, "error.link_account_deleted", "this link no longer works: the account was deleted")
 	case ot.usedAt != nil:

@@ -16,17 +16,22 @@ import (
 // gets one the first time it is asked for. A room that is not agreed has
 // none (ErrConflict).
 func (s *Rooms) Receipt(ctx context.Context, roomID int64) (string, error) {
-	if jws, ok, err := selectReceipt(ctx, s.pool, roomID); err != nil || ok {
+	return s.receiptOn(ctx, s.pool, roomID)
+}
+
+// receiptOn is Receipt through q (the pool, or a transaction).
+func (s *Rooms) receiptOn(ctx context.Context, q querier, roomID int64) (string, error) {
+	if jws, ok, err := selectReceipt(ctx, q, roomID); err != nil || ok {
 		return jws, err
 	}
 	if s.receipts == nil {
 		return "", fmt.Errorf("receipt %d: no receipt keys configured", roomID)
 	}
-	row, err := readRoom(ctx, s.pool, roomID, false)
+	row, err := readRoom(ctx, q, roomID, false)
 	if err != nil {
 		return "", err
 	}
-	r, err := s.receiptFacts(ctx, s.pool, row)
+	r, err := s.receiptFacts(ctx, q, row)
 	if err != nil {
 		return "", err
 	}
@@ -36,7 +41,7 @@ func (s *Rooms) Receipt(ctx context.Context, roomID int64) (string, error) {
 		return "", err
 	}
 	// Two first asks at once: one insert wins, both return its receipt.
-	return insertReceipt(ctx, s.pool, roomID, r.KeyID, jws, r.IssuedAt)
+	return insertReceipt(ctx, q, roomID, r.KeyID, jws, r.IssuedAt)
 }
 
 // issueReceipt signs and keeps the receipt of the room a change just

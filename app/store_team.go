@@ -141,6 +141,23 @@ func orphanSeats(ctx context.Context, q querier, accountID, userID int64, at tim
 	return seats, nil
 }
 
+// stopHandedLinks voids, for why, the one-tap links userID was sent to
+// answer, as an owner, the pending confirmations of the account's seats
+// whose human left (askOwners): orphanSeats voids the links of userID's
+// own seats only, and a handed-over link answers for the seat whoever
+// holds it.
+func stopHandedLinks(ctx context.Context, q querier, accountID, userID int64, at time.Time, why LinkStop) error {
+	_, err := q.Exec(ctx, `UPDATE onetap_tokens t SET used_at = $3, stopped = $4
+		FROM parties p, confirmations c
+		WHERE p.account_id = $1 AND c.room_id = p.room_id AND c.side = p.side AND c.status = 'pending'
+		  AND t.room_id = c.room_id AND t.confirmation_id = c.id AND t.used_at IS NULL AND t.user_id = $2`,
+		accountID, userID, at, why)
+	if err != nil {
+		return fmt.Errorf("stopHandedLinks %d %d: %w", accountID, userID, err)
+	}
+	return nil
+}
+
 func deleteMembership(ctx context.Context, q querier, accountID, userID int64) error {
 	tag, err := q.Exec(ctx, `DELETE FROM memberships WHERE account_id = $1 AND user_id = $2`, accountID, userID)
 	if err == nil && tag.RowsAffected() == 0 {

@@ -184,6 +184,13 @@ func (a *Accounts) changeRole(ctx context.Context, actorID int64, slug string, u
 		if err := updateRole(ctx, tx, acctID, userID, role); err != nil {
 			return err
 		}
+		if !May(role, ActDecide, Nobodys) {
+			// The links they were sent to answer for a seat handed to the
+			// owners answer no more.
+			if err := stopHandedLinks(ctx, tx, acctID, userID, a.now(), LinkStoppedRole); err != nil {
+				return err
+			}
+		}
 		email, err := selectUserEmail(ctx, tx, userID)
 		if err != nil {
 			return err
@@ -317,6 +324,9 @@ func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userI
 		}
 		seats, err := orphanSeats(ctx, tx, acctID, userID, now)
 		if err != nil {
+			return err
+		}
+		if err := stopHandedLinks(ctx, tx, acctID, userID, now, LinkStoppedLeft); err != nil {
 			return err
 		}
 		rooms = rooms[:0]

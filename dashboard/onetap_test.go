@@ -133,3 +133,35 @@ func TestOneTapLinkOfAPersonWhoLeft(t *testing.T) {
 		t.Errorf("the link of a member who left, answered: %d %s", st, body)
 	}
 }
+
+// TestOneTapLinkStoppedByARole: a link an owner was sent for a seat handed
+// to the owners stops when their role no longer answers for it; its page
+// and its answer say so, not "used".
+func TestOneTapLinkStoppedByARole(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: meetingSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv, v, err := b.rooms.RequestConfirmation(b.ctx, b.alpha, open.RoomToken, "cancel", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	link, err := b.rooms.IssueOneTap(b.ctx, b.pool, v.RoomID, cv.ID, "email")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tap := b.client(nil)
+	tap.get("/c/" + link) // the page is open when the link stops
+	if _, err := b.pool.Exec(b.ctx, `UPDATE onetap_tokens SET used_at = now(), stopped = 'role' WHERE room_id = $1`, v.RoomID); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, body := tap.get("/c/" + link); !strings.Contains(body, "no longer has a role that answers for this seat") || strings.Contains(body, "This link was used on") {
+		t.Errorf("the stopped link, opened: %s", body)
+	}
+	if st, _, body := tap.post("/c/"+link, url.Values{"subject_hash": {""}, "answer": {"confirm"}}); st != http.StatusConflict ||
+		!strings.Contains(body, "this link no longer works: its person&#39;s role no longer answers for this seat") {
+		t.Errorf("the stopped link, answered: %d %s", st, body)
+	}
+}

@@ -347,6 +347,7 @@ var englishText = map[Key]catalog.Message{
 	"onetap.used":                    text("This link was used on %[1]s. Each link works once."),
 	"onetap.stopped_left":            text("This link no longer works: the person it was sent to is no longer in the account, and its owners answer this confirmation now."),
 	"onetap.stopped_account_deleted": text("This link no longer works: the account was deleted."),
+	"data.onetap_stopped_role":       text("This link no longer works: the person it was sent to no longer has a role that answers for this seat, and the account's owners answer this confirmation now."),
 	"onetap.room_state":              text("Room state: %[1]s."),
 	"onetap.open":                    text("Open Taasky"),
 
@@ -960,6 +961,7 @@ var englishText = map[Key]catalog.Message{
 	"error.link_used":                  text("this link was used already, at %[1]s"),
 	"error.link_left":                  text("this link no longer works: its person is no longer in the account, whose owners answer instead"),
 	"error.link_account_deleted":       text("this link no longer works: the account was deleted"),
+	"data.link_role":                   text("this link no longer works: its person's role no longer answers for this seat, whose owners answer instead"),
 	"error.no_receipt":                 text("room %[1]s is not agreed: it has no receipt"),
 	"error.slug_taken_already":         text("account slug already taken: %[1]s"),
 	"error.account_not_found":          text("account not found: %[1]s"),

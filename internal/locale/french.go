@@ -339,6 +339,7 @@ var frenchText = map[Key]catalog.Message{
 	"onetap.used":                    text("Ce lien a été utilisé le %[1]s. Chaque lien ne fonctionne qu'une fois."),
 	"onetap.stopped_left":            text("Ce lien ne fonctionne plus : la personne à qui il a été envoyé ne fait plus partie du compte, et ses propriétaires répondent désormais à cette confirmation."),
 	"onetap.stopped_account_deleted": text("Ce lien ne fonctionne plus : le compte a été supprimé."),
+	"data.onetap_stopped_role":       text("Ce lien ne fonctionne plus : le rôle de la personne à qui il a été envoyé ne lui permet plus de répondre pour ce siège, et les propriétaires du compte répondent désormais à cette confirmation."),
 	"onetap.room_state":              text("État de la salle : %[1]s."),
 	"onetap.open":                    text("Ouvrir Taasky"),
 
@@ -939,6 +940,7 @@ var frenchText = map[Key]catalog.Message{
 	"error.link_used":                  text("ce lien a déjà été utilisé, le %[1]s"),
 	"error.link_left":                  text("ce lien ne fonctionne plus : sa personne ne fait plus partie du compte, dont les propriétaires répondent à sa place"),
 	"error.link_account_deleted":       text("ce lien ne fonctionne plus : le compte a été supprimé"),
+	"data.link_role":                   text("ce lien ne fonctionne plus : le rôle de sa personne ne lui permet plus de répondre pour ce siège, dont les propriétaires répondent à sa place"),
 	"error.no_receipt":                 text("la salle %[1]s n'est pas conclue : elle n'a pas de reçu"),
 	"error.slug_taken_already":         text("identifiant de compte déjà pris : %[1]s"),
 	"error.account_not_found":          text("compte introuvable : %[1]s"),

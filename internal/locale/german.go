@@ -339,6 +339,7 @@ var germanText = map[Key]catalog.Message{
 	"onetap.used":                    text("Dieser Link wurde am %[1]s verwendet. Jeder Link funktioniert einmal."),
 	"onetap.stopped_left":            text("Dieser Link funktioniert nicht mehr: Die Person, an die er ging, gehört nicht mehr zum Konto; dessen Inhaber beantworten diese Bestätigung jetzt."),
 	"onetap.stopped_account_deleted": text("Dieser Link funktioniert nicht mehr: Das Konto wurde gelöscht."),
+	"data.onetap_stopped_role":       text("Dieser Link funktioniert nicht mehr: Die Person, an die er ging, hat keine Rolle mehr, die für diesen Platz antwortet; die Inhaber des Kontos beantworten diese Bestätigung jetzt."),
 	"onetap.room_state":              text("Stand des Raums: %[1]s."),
 	"onetap.open":                    text("Taasky öffnen"),
 
@@ -937,6 +938,7 @@ var germanText = map[Key]catalog.Message{
 	"error.link_used":                  text("dieser Link wurde bereits verwendet, am %[1]s"),
 	"error.link_left":                  text("dieser Link funktioniert nicht mehr: seine Person gehört nicht mehr zum Konto, dessen Inhaber an ihrer Stelle antworten"),
 	"error.link_account_deleted":       text("dieser Link funktioniert nicht mehr: das Konto wurde gelöscht"),
+	"data.link_role":                   text("dieser Link funktioniert nicht mehr: die Rolle seiner Person antwortet nicht mehr für diesen Platz, dessen Inhaber an ihrer Stelle antworten"),
 	"error.no_receipt":                 text("Raum %[1]s ist nicht vereinbart: er hat keinen Beleg"),
 	"error.slug_taken_already":         text("Kürzel des Kontos bereits vergeben: %[1]s"),
 	"error.account_not_found":          text("Konto nicht gefunden: %[1]s"),

@@ -322,6 +322,7 @@ var japaneseText = map[Key]catalog.Message{
 	"onetap.used":                    text("このリンクは%[1]sに使用されました。各リンクは1回だけ使えます。"),
 	"onetap.stopped_left":            text("このリンクはもう使えません：送信先の人はこのアカウントのメンバーではなくなり、この確認には今後アカウントのオーナーが回答します。"),
 	"onetap.stopped_account_deleted": text("このリンクはもう使えません：アカウントは削除されました。"),
+	"data.onetap_stopped_role":       text("このリンクはもう使えません：送信先の人の役割ではこの席に回答できなくなったため、この確認には今後アカウントのオーナーが回答します。"),
 	"onetap.room_state":              text("ルームの状態：%[1]s。"),
 	"onetap.open":                    text("Taaskyを開く"),
 
@@ -910,6 +911,7 @@ var japaneseText = map[Key]catalog.Message{
 	"error.link_used":                  text("このリンクはすでに使われています（%[1]s）"),
 	"error.link_left":                  text("このリンクはもう使えません：送信先の人はアカウントのメンバーではなくなり、オーナーが代わりに回答します"),
 	"error.link_account_deleted":       text("このリンクはもう使えません：アカウントは削除されました"),
+	"data.link_role":                   text("このリンクはもう使えません：送信先の人の役割ではこの席に回答できなくなり、オーナーが代わりに回答します"),
 	"error.no_receipt":                 text("ルーム %[1]s は合意に至っていないため、証明書はありません"),
 	"error.slug_taken_already":         text("このアカウントのスラッグはすでに使われています：%[1]s"),
 	"error.account_not_found":          text("アカウントが見つかりません：%[1]s"),

@@ -339,6 +339,7 @@ var spanishText = map[Key]catalog.Message{
 	"onetap.used":                    text("Este enlace se usó el %[1]s. Cada enlace funciona una sola vez."),
 	"onetap.stopped_left":            text("Este enlace ya no funciona: la persona a la que se envió ya no está en la cuenta, y ahora sus propietarios responden a esta confirmación."),
 	"onetap.stopped_account_deleted": text("Este enlace ya no funciona: la cuenta se eliminó."),
+	"data.onetap_stopped_role":       text("Este enlace ya no funciona: la persona a la que se envió ya no tiene un rol que responda por este puesto, y ahora los propietarios de la cuenta responden a esta confirmación."),
 	"onetap.room_state":              text("Estado de la sala: %[1]s."),
 	"onetap.open":                    text("Abrir Taasky"),
 
@@ -939,6 +940,7 @@ var spanishText = map[Key]catalog.Message{
 	"error.link_used":                  text("este enlace ya se usó, el %[1]s"),
 	"error.link_left":                  text("este enlace ya no funciona: su persona ya no está en la cuenta, cuyos propietarios responden en su lugar"),
 	"error.link_account_deleted":       text("este enlace ya no funciona: la cuenta se eliminó"),
+	"data.link_role":                   text("este enlace ya no funciona: el rol de su persona ya no responde por este puesto, cuyos propietarios responden en su lugar"),
 	"error.no_receipt":                 text("la sala %[1]s no tiene acuerdo: no tiene recibo"),
 	"error.slug_taken_already":         text("identificador de cuenta ya en uso: %[1]s"),
 	"error.account_not_found":          text("no se encontró la cuenta: %[1]s"),

@@ -1,0 +1,113 @@
+package app_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/negotiation"
+)
+
+// TestHandedOverLinkOfAnOwnerWhoLeft: Mo leaves his seat to the owners,
+// Ann and Otto, who are each sent his pending confirmation with a one-tap
+// link (handedOverLink); then Otto is removed. His link stops as any link
+// of a removed member does: it answers nothing (the confirmation still
+// waits for Ann) and its page says why.
+func TestHandedOverLinkOfAnOwnerWhoLeft(t *testing.T) {
+	tb, ann, otto, link, roomID, confID := handedOverLink(t)
+	if err := tb.accounts.RemoveMember(tb.ctx, ann.ID, "alpha", otto.ID); err != nil {
+		t.Fatal(err)
+	}
+	tb.stoppedLink(ann, link, roomID, confID, app.LinkStoppedLeft,
+		"this link no longer works: its person is no longer in the account, whose owners answer instead")
+}
+
+// TestHandedOverLinkOfAnOwnerDemoted: the same link stops when Otto is
+// made a member (members do not answer for a seat whose human left); an
+// admin's role would not answer either.
+func TestHandedOverLinkOfAnOwnerDemoted(t *testing.T) {
+	tb, ann, otto, link, roomID, confID := handedOverLink(t)
+	if err := tb.accounts.ChangeRole(tb.ctx, ann.ID, "alpha", otto.ID, app.MemberRoleMember); err != nil {
+		t.Fatal(err)
+	}
+	tb.stoppedLink(ann, link, roomID, confID, app.LinkStoppedRole,
+		"this link no longer works: its person's role no longer answers for this seat, whose owners answer instead")
+}
+
+// handedOverLink: Mo, a member of alpha, asks to cancel a room and is
+// removed; Otto, an owner beside Ann, is sent the confirmation with a
+// one-tap link. It returns the link, the room and the confirmation.
+func handedOverLink(t *testing.T) (*teamBundle, app.User, app.User, string, int64, string) {
+	tb, ann, _, mo, oz := lifeTeam(t)
+	if err := tb.accounts.AddMemberAsOperator(tb.ctx, "alpha", "otto@example.test", app.MemberRoleOwner); err != nil {
+		t.Fatal(err)
+	}
+	otto := tb.person("otto@example.test", true)
+	moAgent, _, err := tb.accounts.CreateAgent(app.AsActor(tb.ctx, mo.ID), "alpha", "Mo's agent", mo.Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ozAgent, _, err := tb.accounts.CreateAgent(app.AsActor(tb.ctx, oz.ID), "ozone", "Oz's agent", oz.Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, err := tb.rooms.Open(tb.ctx, moAgent, app.OpenInput{Schema: teamSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.rooms.Join(tb.ctx, ozAgent, app.JoinInput{InviteCode: open.InviteCode, Schema: teamSchema}); err != nil {
+		t.Fatal(err)
+	}
+	conf, v, err := tb.rooms.RequestConfirmation(tb.ctx, moAgent, open.RoomToken, negotiation.VerdictCancel, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.accounts.RemoveMember(tb.ctx, ann.ID, "alpha", mo.ID); err != nil {
+		t.Fatal(err)
+	}
+	var args []byte
+	if err := tb.pool.QueryRow(tb.ctx, `SELECT args FROM river_job WHERE args->>'topic' = 'request' AND (args->>'user_id')::bigint = $1`,
+		otto.ID).Scan(&args); err != nil {
+		t.Fatalf("no request to otto, an owner: %v", err)
+	}
+	var req jobs.EmailArgs
+	if err := json.Unmarshal(args, &req); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := river.NewClient(riverpgxv5.New(tb.pool), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, err := app.NewNotifications(app.NotificationsConfig{Pool: tb.pool, River: rc, Rooms: tb.rooms,
+		UnsubscribeKey: bytes.Repeat([]byte{3}, 32), BaseURL: "https://taasky.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := notes.Notification(tb.ctx, jobs.Delivery{Notice: req.Notice, Channel: jobs.ChannelEmail})
+	if err != nil || !msg.HandedOver || msg.OneTapURL == "" {
+		t.Fatalf("the request to otto: %+v %v", msg, err)
+	}
+	return tb, ann, otto, msg.OneTapURL[strings.LastIndex(msg.OneTapURL, "/")+1:], v.RoomID, conf.ID
+}
+
+// stoppedLink checks that link answers nothing, refused with want, that
+// its page says why, and that the confirmation still waits for ann.
+func (tb *teamBundle) stoppedLink(ann app.User, link string, roomID int64, confID string, why app.LinkStop, want string) {
+	t := tb.t
+	t.Helper()
+	tb.refused("otto's link", app.ErrConflict, want,
+		func() error { _, err := tb.rooms.DecideOneTap(tb.ctx, link, "", true); return err })
+	if card, err := tb.rooms.OneTapCard(tb.ctx, link); err != nil || card.Stopped != why {
+		t.Errorf("otto's link's page: %+v %v", card, err)
+	}
+	h, err := tb.rooms.ForHuman(tb.ctx, ann.ID, roomID, negotiation.SideA, "")
+	if err != nil || h.View.State.Terminal() || h.View.PendingConfirmation == nil || h.View.PendingConfirmation.ID != confID || !h.CanDecide {
+		t.Fatalf("the room for ann: %+v %v", h, err)
+	}
+}
