@@ -193,7 +193,7 @@ func issueKey(ctx context.Context, q querier, agent Agent) (NewAgentKey, error) 
 	_, _ = rand.Read(secret) // never fails
 	key := agentKeyPrefix + base64.RawURLEncoding.EncodeToString(secret)
 	h := hashAgentKey(key)
-	stored, err := insertAgentKey(ctx, q, agent, h[:], key[:agentKeyShowLen])
+	stored, err := insertAgentKey(ctx, q, agent, h[:], key[:agentKeyShowLen], actorOf(ctx))
 	if err != nil {
 		return NewAgentKey{}, err
 	}

@@ -74,12 +74,13 @@ func selectAgentByKeyHash(ctx context.Context, q querier, keyHash []byte) (Agent
 	return g, revoked, nil
 }
 
-func insertAgentKey(ctx context.Context, q querier, g Agent, keyHash []byte, prefix string) (AgentKey, error) {
+// insertAgentKey stores a key issued by issuedBy (0: an operator).
+func insertAgentKey(ctx context.Context, q querier, g Agent, keyHash []byte, prefix string, issuedBy int64) (AgentKey, error) {
 	k := AgentKey{AccountID: g.AccountID, AgentID: g.ID, Prefix: prefix}
 	err := q.QueryRow(ctx, `
-		INSERT INTO agent_keys (account_id, agent_id, key_hash, prefix)
-		VALUES ($1, $2, $3, $4) RETURNING id, created_at`,
-		g.AccountID, g.ID, keyHash, prefix).Scan(&k.ID, &k.CreatedAt)
+		INSERT INTO agent_keys (account_id, agent_id, key_hash, prefix, issued_by)
+		VALUES ($1, $2, $3, $4, nullif($5, 0)) RETURNING id, created_at`,
+		g.AccountID, g.ID, keyHash, prefix, issuedBy).Scan(&k.ID, &k.CreatedAt)
 	if err != nil {
 		return AgentKey{}, fmt.Errorf("insertAgentKey %d: %w", g.ID, err)
 	}

@@ -81,12 +81,14 @@ func updateRole(ctx context.Context, q querier, accountID, userID int64, role Me
 	return nil
 }
 
-// revokeMemberKeys revokes the keys of userID's agents in the account and
-// returns their hashes (to forget them at once).
-func revokeMemberKeys(ctx context.Context, q querier, accountID, userID int64, at time.Time) ([][]byte, error) {
+// revokeMemberKeys revokes the keys userID was shown for colleagues'
+// agents in the account (issued by them) and, with theirOwn, the keys of
+// userID's own agents; it returns their hashes (to forget them at once).
+func revokeMemberKeys(ctx context.Context, q querier, accountID, userID int64, at time.Time, theirOwn bool) ([][]byte, error) {
 	rows, err := q.Query(ctx, `UPDATE agent_keys k SET revoked_at = coalesce(k.revoked_at, $3)
-		FROM agents g WHERE g.account_id = $1 AND g.owner_user_id = $2 AND k.account_id = g.account_id AND k.agent_id = g.id
-		RETURNING k.key_hash`, accountID, userID, at)
+		FROM agents g WHERE k.account_id = $1 AND g.account_id = k.account_id AND g.id = k.agent_id
+		AND (g.owner_user_id = $2 AND $4 OR k.issued_by = $2 AND g.owner_user_id IS DISTINCT FROM $2)
+		RETURNING k.key_hash`, accountID, userID, at, theirOwn)
 	if err != nil {
 		return nil, fmt.Errorf("revokeMemberKeys %d %d: %w", accountID, userID, err)
 	}

@@ -159,6 +159,7 @@ func (a *Accounts) changeRole(ctx context.Context, actorID int64, slug string, u
 	if _, err := ParseRole(string(role)); err != nil {
 		return err
 	}
+	var forget [][]byte
 	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
 		acctID, actor, err := a.lockedActor(ctx, tx, actorID, slug, operator)
 		if err != nil {
@@ -184,6 +185,12 @@ func (a *Accounts) changeRole(ctx context.Context, actorID int64, slug string, u
 		if err := updateRole(ctx, tx, acctID, userID, role); err != nil {
 			return err
 		}
+		if !May(role, ActManageAgent, Colleagues) {
+			// The keys they issued for colleagues' agents: they may still hold them.
+			if forget, err = revokeMemberKeys(ctx, tx, acctID, userID, a.now(), false); err != nil {
+				return err
+			}
+		}
 		if !May(role, ActDecide, Nobodys) {
 			// The links they were sent to answer for a seat handed to the
 			// owners answer no more.
@@ -196,10 +203,13 @@ func (a *Accounts) changeRole(ctx context.Context, actorID int64, slug string, u
 			return err
 		}
 		return insertAudit(ctx, tx, acctID, actorID, AuditRoleChanged, a.now(),
-			map[string]string{"email": email, "from": string(target.Role), "to": string(role)})
+			map[string]string{"email": email, "from": string(target.Role), "to": string(role), "keys_revoked": fmt.Sprint(len(forget))})
 	})
 	if err != nil {
 		return fmt.Errorf("change role: %w", err)
+	}
+	for _, h := range forget {
+		a.keys.forgetHash(h)
 	}
 	return nil
 }
@@ -315,7 +325,7 @@ func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userI
 			}
 		}
 		now := a.now()
-		if forget, err = revokeMemberKeys(ctx, tx, acctID, userID, now); err != nil {
+		if forget, err = revokeMemberKeys(ctx, tx, acctID, userID, now, true); err != nil {
 			return err
 		}
 		disconnected, err := disconnectMemberOAuthAgents(ctx, tx, acctID, userID, now)
