@@ -35,6 +35,9 @@ func (d *Dashboard) operatorsOnly(c *fiber.Ctx) error {
 	c.Set("X-Content-Type-Options", "nosniff")
 	c.Set("X-Frame-Options", "DENY")
 	c.Set("Referrer-Policy", "same-origin")
+	// Jobs' arguments hold people's addresses: not kept in the browser's
+	// cache (the UI's own bundles may say otherwise, after this).
+	c.Set("Cache-Control", "no-store")
 	return c.Next()
 }
 

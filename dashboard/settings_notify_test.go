@@ -226,7 +226,7 @@ func TestServiceWorker(t *testing.T) {
 
 // TestAdminJobs: the job queue's UI is for signed-in operators: nobody
 // signed in is sent to sign in, anybody else gets 404, and its API takes
-// changes only from this origin.
+// changes only from this origin; its answers are not cached.
 func TestAdminJobs(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -246,6 +246,18 @@ func TestAdminJobs(t *testing.T) {
 		if st, _, body := alice.get(path); st != 200 || body != want {
 			t.Fatalf("operator, GET %s: %d %q", path, st, body)
 		}
+	}
+	req := httptest.NewRequest(http.MethodGet, "/admin/jobs/api/jobs?state=available", nil)
+	for k, v := range alice.cookies {
+		req.AddCookie(&http.Cookie{Name: k, Value: v})
+	}
+	resp, err := b.app.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if cc := resp.Header.Get("Cache-Control"); cc != "no-store" {
+		t.Fatalf("the jobs' API may be cached: Cache-Control %q", cc)
 	}
 	post := func(header, value string) int {
 		req := httptest.NewRequest(http.MethodPost, "/admin/jobs/api/jobs/cancel", strings.NewReader(`{"ids":["1"]}`))
