@@ -22,5 +22,11 @@ func (d *Dashboard) authLogout(c *fiber.Ctx) error {
 }
 
 func (d *Dashboard) authSignedOut(c *fiber.Ctx) error {
-	return d.render(c, "signed_out", d.words(c, nil).T("signed_out.heading"), nil, nil)
+	return d.render(c, "signed_out", d.words(c, nil).T("signed_out.heading"), nil, signedOutData{})
+}
+
+// signedOutData is the page after a sign-out, or after the person deleted
+// their profile.
+type signedOutData struct {
+	Deleted bool
 }

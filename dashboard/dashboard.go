@@ -191,6 +191,8 @@ func (d *Dashboard) Mount(a *fiber.App) {
 	a.Post("/accounts/:slug/export", page(d.accountExport)...)
 	a.Post("/accounts/:slug/delete", page(d.accountDelete)...)
 	a.Get("/account-deleted", page(d.accountDeleted)...)
+	a.Post("/settings/profile/delete", page(d.settingsProfileDelete)...)
+	a.Get("/profile-deleted", page(d.profileDeleted)...)
 	a.Get("/accounts/:slug/webhooks", page(d.webhooksShow)...)
 	a.Post("/accounts/:slug/webhooks", page(d.webhookCreate)...)
 	a.Get("/accounts/:slug/webhooks/:id", page(d.webhookLog)...)

@@ -34,6 +34,7 @@ type Accounts interface {
 	LoginOIDC(ctx context.Context, id app.OIDCIdentity) (app.User, error)
 	UserByID(ctx context.Context, id int64) (app.User, error)
 	EndSessions(ctx context.Context, userID int64) error
+	DeleteProfile(ctx context.Context, userID int64, typed string) error
 	Memberships(ctx context.Context, userID int64) ([]app.Membership, error)
 	SetUserTimeZone(ctx context.Context, userID int64, tz string) error
 	SetUserLanguage(ctx context.Context, userID int64, lang string) error

@@ -14,6 +14,8 @@ type settingsData struct {
 	Notify   *notifySettings // nil: notifications are not set up in this process
 	Error    string
 	Notice   string
+	// ProfileError is why the profile was not deleted (its section says it).
+	ProfileError string
 }
 
 type accountSettings struct {

@@ -155,6 +155,8 @@ var notAccountRoutes = map[string]string{
 	"POST /logout":                     "signing out oneself",
 	"GET /signed-out":                  "a page for anyone",
 	"GET /account-deleted":             "a page for anyone",
+	"POST /settings/profile/delete":    "erasing oneself, only in no account (app TestDeleteProfile)",
+	"GET /profile-deleted":             "a page for anyone",
 	"GET /signup":                      "creating an account of one's own",
 	"POST /signup":                     "creating an account of one's own",
 	"GET /join/:token":                 "an invitation link: bound to the invited address (app TestInvitations)",

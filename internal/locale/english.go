@@ -777,6 +777,17 @@ var englishText = map[Key]catalog.Message{
 	"account_delete.done_back":     text("Back to your rooms"),
 	"account_delete.done_erased":   text("You belonged to no other account, so what Taasky kept about you was erased too."),
 	"account_delete.done_signup":   text("Start a new account"),
+	// The settings page's last section: a person in no account erases themselves, and the page after it.
+	"profile_delete.heading":       text("Delete my profile"),
+	"profile_delete.intro":         text("Deleting your profile cannot be undone. Your address, your name, your settings, your devices and your delivery log are erased, and you are signed out everywhere. The rooms of accounts you left keep their history, without you."),
+	"profile_delete.member_first":  text("You are a member of an account: leave it (or delete it, as its last owner) on its page first, and then you can delete your profile here."),
+	"profile_delete.confirm_label": text("Type your address, %[1]s, to confirm"),
+	"profile_delete.button":        text("Delete my profile"),
+	"profile_delete.done_title":    text("Your profile was deleted"),
+	"profile_delete.done_text":     text("What Taasky kept about you is erased, and your sessions have ended. Signing in again would start a new, empty profile."),
+	"error.profile_confirm":        text("confirm: type your address, %[1]s, to delete your profile"),
+	"error.profile_member":         text("profile: you are a member of %[1]s; leave it, or delete it, first"),
+	"error.profile_gone":           text("profile: there is no such person (deleted already?)"),
 	// A delivery log's line for the mail inviting someone to an account.
 	"topic.member_invite":    text("invitation to join the account"),
 	"topic.webhook_disabled": text("webhook turned off"),
