@@ -114,3 +114,31 @@ func TestForYourHumanSaysWhatIsConfirmed(t *testing.T) {
 		t.Errorf("asked to confirm a reject, b's human is told:\n%s", human)
 	}
 }
+
+// for_your_human writes an amount in the human's separators, with the
+// digits agreed: one and a half Bahraini dinars is "1,500 BHD" to a
+// German reader, who would read "1.500 BHD" as fifteen hundred.
+func TestForYourHumanAmountsInTheirSeparators(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	b := e.agents["b"].OwnerUserID
+	if err := e.accounts.SetUserLanguage(e.ctx, b, "de"); err != nil {
+		t.Fatal(err)
+	}
+	schema := map[string]any{"fee": map[string]any{"type": "money", "label": "Honorar"},
+		"deposit": map[string]any{"type": "money", "label": "Anzahlung", "currency": "EUR"}}
+	subject := map[string]any{"fee": map[string]any{"amount": "1.500", "currency": "BHD"},
+		"deposit": map[string]any{"amount": "1234567.50", "currency": "EUR"}}
+	open := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema, "subject": subject})
+	tb := e.must(t, "b", "negotiation_join", map[string]any{"invite": open["invite_code"], "subject_schema": schema,
+		"limits": map[string]any{"fee": map[string]any{"max": map[string]any{"amount": "2", "currency": "BHD"}}}})["room_token"].(string)
+	human := e.must(t, "b", "negotiation_read", map[string]any{"room_token": tb})["room"].(map[string]any)["for_your_human"].(string)
+	for _, want := range []string{"- Honorar: 1,500 BHD\n", "- Anzahlung: 1.234.567,50 EUR\n"} {
+		if !strings.Contains(human, want) {
+			t.Errorf("b's human (de) is not told %q:\n%s", want, human)
+		}
+	}
+	if mine := open["room"].(map[string]any)["for_your_human"].(string); !strings.Contains(mine, "1.500 BHD") || !strings.Contains(mine, "1,234,567.50 EUR") {
+		t.Errorf("a's human (en) is told:\n%s", mine)
+	}
+}

@@ -233,8 +233,9 @@ func (p *Printer) RangeWithUTC(start, end time.Time, loc *time.Location) string 
 }
 
 // Value writes a card field's values in the reader's language: moments,
-// days and yes/no in its words and patterns; anything a party wrote
-// (text, enum values) and numbers as the card has them.
+// days and yes/no in its words and patterns, amounts in its separators
+// (Money); anything a party wrote (text, enum values) and whole numbers as
+// the card has them.
 func (p *Printer) Value(f negotiation.CardField, loc *time.Location) string {
 	return p.value(f, loc, p.Range)
 }
@@ -258,6 +259,8 @@ func (p *Printer) value(f negotiation.CardField, loc *time.Location, writeRange 
 			parts[i] = p.Day(v.Start)
 		case negotiation.TypeBool:
 			parts[i] = p.T(Key("value." + strconv.FormatBool(v.Bool)))
+		case negotiation.TypeMoney:
+			parts[i] = p.amount(&v)
 		default:
 			return f.Text
 		}
