@@ -243,10 +243,14 @@ func valueOf(sf negotiation.Field, r Row, w *locale.Printer) (v any, empty bool,
 		if r.Value == "" {
 			return nil, true, ""
 		}
-		if _, err := strconv.ParseInt(r.Value, 10, 64); err != nil {
+		n, err := strconv.ParseInt(r.Value, 10, 64)
+		if err != nil {
 			return nil, false, w.T("form.whole_number")
 		}
-		return json.Number(r.Value), false, ""
+		// The number as JSON writes it: a browser's number box sends
+		// "0005" as typed, and "0005" or "+5" is no JSON number (the terms
+		// could not be written, and the form came back without a word).
+		return json.Number(strconv.FormatInt(n, 10)), false, ""
 	case negotiation.TypeBool:
 		switch r.Value {
 		case "yes":

@@ -173,3 +173,35 @@ func TestParseRefusesClockChanges(t *testing.T) {
 		t.Errorf("ordinary days: ok %v, %s, %q", ok, raw, fields[0].Error)
 	}
 }
+
+// TestParseWholeNumberSpellings: a whole number is read however a person
+// or their browser's number box writes it ("0005" as typed, "+5"), and
+// written as JSON writes it; anything else is refused beside its field.
+// A form that cannot be sent is never refused without a word.
+func TestParseWholeNumberSpellings(t *testing.T) {
+	s := schema(t)
+	for _, c := range []struct{ typed, want string }{
+		{"0005", `"qty":5`}, {"+5", `"qty":5`}, {"-0", `"qty":0`}, {"-007", `"qty":-7`},
+		{" 5", ""}, {"5.", ""}, {".5", ""}, {"1e3", ""}, {"0x10", ""}, {"5,0", ""}, {"１２", ""}, {"99999999999999999999", ""},
+	} {
+		form := url.Values{"f.when.0.start": {"2026-12-03T10:00"}, "f.when.0.end": {"2026-12-03T10:30"}, "f.when.0.zone": {"UTC"},
+			"f.qty.0.v": {c.typed}, "f.place.0.v": {"video"}}
+		raw, fields, ok := Parse(s, form, locale.English())
+		var qtyErr string
+		for _, f := range fields {
+			if f.Name == "qty" {
+				qtyErr = f.Error
+			}
+		}
+		switch {
+		case c.want != "" && (!ok || !strings.Contains(string(raw), c.want)):
+			t.Errorf("%q: ok %v, %s, error %q; want %s", c.typed, ok, raw, qtyErr, c.want)
+		case c.want != "":
+			if _, err := s.ParseTerms(raw); err != nil {
+				t.Errorf("%q: %s: %v", c.typed, raw, err)
+			}
+		case ok || qtyErr != "Quantity: must be a whole number like 30":
+			t.Errorf("%q: ok %v, error %q", c.typed, ok, qtyErr)
+		}
+	}
+}
