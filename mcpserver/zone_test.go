@@ -142,3 +142,22 @@ func TestForYourHumanAmountsInTheirSeparators(t *testing.T) {
 		t.Errorf("a's human (en) is told:\n%s", mine)
 	}
 }
+
+// for_your_human writes a moment's seconds when it has any: the agreed
+// time is the one written, never the minute it falls in (a range of 20
+// seconds was "09:00–09:00", a start at 10:00:30 "10:00").
+func TestForYourHumanMomentsToTheSecond(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	schema := map[string]any{"meeting_time": map[string]any{"type": "timerange", "label": "Meeting time"},
+		"call": map[string]any{"type": "timerange", "label": "Call"}}
+	open := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema,
+		"subject": map[string]any{"meeting_time": map[string]any{"start": "2026-12-03T09:00:30Z", "end": "2026-12-03T09:00:50.25Z"},
+			"call": map[string]any{"start": "2026-12-03T10:00:00Z", "end": "2026-12-03T10:30:00Z"}}})
+	human := open["room"].(map[string]any)["for_your_human"].(string)
+	for _, want := range []string{"- Meeting time: Thu 3 Dec 2026, 09:00:30–09:00:50.25 (UTC)\n", "- Call: Thu 3 Dec 2026, 10:00–10:30 (UTC)\n"} {
+		if !strings.Contains(human, want) {
+			t.Errorf("a's human is not told %q:\n%s", want, human)
+		}
+	}
+}

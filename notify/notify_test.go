@@ -33,7 +33,7 @@ func sample(kind Kind) *Message {
 			SubjectHash: "sha256:aa",
 			Fields: []negotiation.CardField{
 				{Name: "meeting_time", Label: "Meeting time", Type: negotiation.TypeTimerange,
-					Values: []negotiation.Value{{Start: start, End: end}}, Text: "Wed 14 Oct 2026, 12:00–12:30 (Europe/Paris, UTC+02:00)"},
+					Values: []negotiation.Value{{Start: start, End: end}}, Text: "Wed 14 Oct 2026, 12:00–12:30:00.25 (Europe/Paris, UTC+02:00)"},
 				{Name: "fee", Label: "Fee", Type: negotiation.TypeMoney, Text: "20.00 EUR", Outside: []negotiation.Bound{negotiation.BoundMax}},
 				{Name: "room", Label: "Their <b>room</b>", Theirs: true, Type: negotiation.TypeString, Text: "<script>x</script>"},
 				{Name: "notes", Label: "Notes", Missing: true, Type: negotiation.TypeString},
@@ -94,7 +94,7 @@ func TestEmailEveryKind(t *testing.T) {
 	}
 	_, p := render(t, sample(KindRequest))
 	for _, want := range []string{"Your agent, Bob's agent, asks you to approve these terms in “Board, review; \"Q4\"” with Alice & Co.",
-		"Meeting time: Wed 14 Oct 2026, 12:00–12:30 (Europe/Paris, UTC+02:00)", "Fee: 20.00 EUR",
+		"Meeting time: Wed 14 Oct 2026, 12:00–12:30:00.25 (Europe/Paris, UTC+02:00)", "Fee: 20.00 EUR",
 		"! outside your limits: above your maximum", "Their <b>room</b> (their field): <script>x</script>", "Notes: missing",
 		"No deal is possible on Fee", "https://taasky.example/c/ot_x", "The room: https://taasky.example/rooms/7",
 		"Deadline: Mon 26 Oct 2026, 11:00 (Europe/Paris)"} {

@@ -40,7 +40,7 @@ func (p *Printer) Limit(lim negotiation.Limit, loc *time.Location) string {
 func (p *Printer) bound(f negotiation.Field, v *negotiation.Value, loc *time.Location) string {
 	switch f.Type {
 	case negotiation.TypeTimerange:
-		return p.Moment(v.Start, loc)
+		return p.moment(v.Start, loc, p.dates.writeExact) // declared to the second, maybe
 	case negotiation.TypeDate:
 		return p.Day(v.Start)
 	case negotiation.TypeMoney:
