@@ -35,7 +35,7 @@ type Field struct {
 type Row struct {
 	Index    int
 	Value    string // string, int, enum, date; bool: "yes", "no" or ""
-	Start    string // timerange, as datetime-local: 2026-12-03T10:00
+	Start    string // timerange, as datetime-local: 2026-12-03T10:00 (…:30.25 with seconds)
 	End      string
 	Zone     string // timerange: IANA time zone of Start and End
 	Amount   string // money
@@ -124,7 +124,7 @@ func rowOf(sf negotiation.Field, v *negotiation.Value, i int, loc *time.Location
 			r.Value = "yes"
 		}
 	case negotiation.TypeTimerange:
-		r.Start, r.End = v.Start.In(loc).Format(localLayout), v.End.In(loc).Format(localLayout)
+		r.Start, r.End = localValue(v.Start.In(loc)), localValue(v.End.In(loc))
 	case negotiation.TypeMoney:
 		digits, _ := negotiation.MinorDigits(v.Currency)
 		r.Amount, r.Currency = v.Amount.StringFixed(int32(digits)), v.Currency
@@ -304,7 +304,7 @@ func timerange(r Row, w *locale.Printer) (any, bool, string) {
 	} else if err != nil {
 		return nil, false, w.T("form.end_moment")
 	}
-	return map[string]string{"start": start.Format(time.RFC3339), "end": end.Format(time.RFC3339)}, false, ""
+	return map[string]string{"start": start.Format(time.RFC3339Nano), "end": end.Format(time.RFC3339Nano)}, false, ""
 }
 
 // errNotOneMoment: a wall-clock time that names no moment in its zone (the
@@ -313,23 +313,35 @@ func timerange(r Row, w *locale.Printer) (any, bool, string) {
 // of the second; nothing is coerced (DESIGN §2), so both are refused.
 var errNotOneMoment = errors.New("not one moment in its zone")
 
-// parseLocal reads a datetime-local value (seconds optional) in loc.
+// localValue writes t (in its zone) as a datetime-local value: to the
+// minute, with its seconds and their fraction when it has any, so that a
+// prefilled form sends back the moment it was given, not its minute.
+func localValue(t time.Time) string {
+	if t.Second() == 0 && t.Nanosecond() == 0 {
+		return t.Format(localLayout)
+	}
+	return t.Format(localLayout + ":05.999999999")
+}
+
+// parseLocal reads a datetime-local value (seconds and their fraction
+// optional) in loc.
 func parseLocal(s string, loc *time.Location) (time.Time, error) {
-	layout := localLayout
-	t, err := time.ParseInLocation(layout, s, loc)
+	t, err := time.ParseInLocation(localLayout, s, loc)
 	if err != nil {
-		layout += ":05"
-		if t, err = time.ParseInLocation(layout, s, loc); err != nil {
+		// Go reads a fraction after the seconds without the layout's asking.
+		if t, err = time.ParseInLocation(localLayout+":05", s, loc); err != nil {
 			return t, err
 		}
 	}
-	if t.Format(layout) != s {
+	// The date, hour and minute, which a change of offset moves.
+	wall := t.Format(localLayout)
+	if !strings.HasPrefix(s, wall) {
 		return t, errNotOneMoment // skipped: Go moved it
 	}
 	// Repeated: the same wall clock a little earlier or later, at another
 	// offset (zones shift by 30 minutes to 2 hours).
 	for _, d := range []time.Duration{30 * time.Minute, time.Hour, 2 * time.Hour} {
-		if t.Add(d).Format(layout) == s || t.Add(-d).Format(layout) == s {
+		if t.Add(d).Format(localLayout) == wall || t.Add(-d).Format(localLayout) == wall {
 			return t, errNotOneMoment
 		}
 	}
