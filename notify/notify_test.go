@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -212,6 +214,35 @@ func TestVerifyLink(t *testing.T) {
 		m.Receipt = "eyJhbGciOiJFZERTQSJ9.e30.sig"
 		if _, p := render(t, m); !strings.Contains(p.Text, want+".") {
 			t.Errorf("room %s: the receipt's check page is not %s:\n%s", room, want, p.Text)
+		}
+	}
+}
+
+// TestPushNeverCutsAValue: a push too long for its body leaves fields out
+// whole, never cutting one short ("Fee: 1,234,567.…" read as another
+// amount); whatever the title's length, each field is there as the mail
+// writes it, or not at all.
+func TestPushNeverCutsAValue(t *testing.T) {
+	for n := 60; n <= 120; n++ {
+		m := sample(KindRequest)
+		m.Title = strings.Repeat("Quarterly board review ", 6)[:n]
+		fee := &m.Card.Options[0].Fields[1]
+		fee.Label, fee.Values = "Total fee for the whole engagement", []negotiation.Value{{Amount: decimal.RequireFromString("1234567.5"), Currency: "EUR"}}
+		m.Card.Options[0].Fields = m.Card.Options[0].Fields[:2]
+		var p PushPayload
+		if err := json.Unmarshal(Push(m), &p); err != nil {
+			t.Fatal(err)
+		}
+		if len([]rune(p.Body)) > maxPushBody {
+			t.Fatalf("title of %d: a body of %d characters", n, len([]rune(p.Body)))
+		}
+		_, fields, _ := strings.Cut(p.Body, "\n")
+		for _, part := range strings.Split(fields, "; ") {
+			switch part {
+			case "Meeting time: Wed 14 Oct 2026, 12:00–12:30:00.25 (Europe/Paris, UTC+02:00)", "Total fee for the whole engagement: 1,234,567.50 EUR", "…":
+			default:
+				t.Fatalf("title of %d: a field cut short: %q", n, part)
+			}
 		}
 	}
 }
