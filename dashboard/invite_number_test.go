@@ -36,3 +36,41 @@ func TestInvitationCounterWholeNumber(t *testing.T) {
 		t.Fatalf("tabled: %s", got)
 	}
 }
+
+// TestInvitationAmountInTheReadersMark: a German person answering an
+// invitation in dinars (three decimals) sees the amount with a decimal
+// comma in the form as on the card; "1.500", which they mean as fifteen
+// hundred, is refused beside the field and tables nothing (it was tabled
+// as one and a half); "1500" tables fifteen hundred.
+func TestInvitationAmountInTheReadersMark(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	schema := json.RawMessage(`{"fee":{"type":"money","label":"Honorar","currency":"BHD"}}`)
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: schema, Subject: json.RawMessage(`{"fee":{"amount":"1.5","currency":"BHD"}}`), Title: "Beratung"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat := b.client(nil)
+	pat.lang = "de"
+	_, _, body := pat.get("/i/" + open.InviteCode)
+	if !strings.Contains(body, `name="f.fee.0.amount" value="1,500"`) || !strings.Contains(body, "1,500 BHD") {
+		t.Fatalf("the German page does not write 1,500: %s", body)
+	}
+	st, _, body := pat.post("/i/"+open.InviteCode, url.Values{"verdict": {"counter"}, "f.fee.0.amount": {"1.500"}})
+	if st != http.StatusBadRequest || !strings.Contains(body, "Honorar: Betrag mit Dezimalkomma und ohne Tausendertrennzeichen schreiben, wie 1500,50") {
+		t.Fatalf("1.500 typed by a German: %d %s", st, body)
+	}
+	if v, err := b.rooms.Read(b.ctx, b.alpha, open.RoomToken); err != nil || v.Round != 1 {
+		t.Fatalf("a refused counter moved the room: %v %+v", err, v)
+	}
+	if st, _, body := pat.post("/i/"+open.InviteCode, url.Values{"verdict": {"counter"}, "f.fee.0.amount": {"1500"}}); st != http.StatusSeeOther {
+		t.Fatalf("1500 typed by a German: %d %s", st, body)
+	}
+	v, err := b.rooms.Read(b.ctx, b.alpha, open.RoomToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(v.TermsOnTable.Options[0].Terms); !strings.Contains(got, `"amount":"1500.000"`) {
+		t.Fatalf("tabled: %s", got)
+	}
+}

@@ -42,7 +42,7 @@ func (d *Dashboard) seatPage(c *fiber.Ctx, token string, fields []form.Field, er
 		d.setCookie(c, seatCookieName(h.View.RoomID), token, seatTTL)
 	}
 	if fields == nil {
-		fields = counterForm(h.Schema, h.Card, formZone(h.TimeZone, told))
+		fields = counterForm(h.Schema, h.Card, formZone(h.TimeZone, told), d.words(c, nil))
 	}
 	title := h.View.Title
 	if title == "" {

@@ -72,8 +72,8 @@ func Empty(schema *negotiation.Schema, zone string) []Field {
 
 // Prefill is the form for schema holding the values of terms in that
 // schema (values returns a field's values, ok false when it is absent),
-// moments shown in loc.
-func Prefill(schema *negotiation.Schema, values func(field string) ([]negotiation.Value, bool), loc *time.Location) []Field {
+// moments shown in loc, amounts as w's reader types them.
+func Prefill(schema *negotiation.Schema, values func(field string) ([]negotiation.Value, bool), loc *time.Location, w *locale.Printer) []Field {
 	fields := Empty(schema, loc.String())
 	for fi := range fields {
 		f := &fields[fi]
@@ -84,7 +84,7 @@ func Prefill(schema *negotiation.Schema, values func(field string) ([]negotiatio
 		}
 		f.Rows = nil
 		for i := range vals {
-			f.Rows = append(f.Rows, rowOf(sf, &vals[i], i, loc))
+			f.Rows = append(f.Rows, rowOf(sf, &vals[i], i, loc, w))
 		}
 		if f.Repeated && len(vals) < negotiation.MaxRepeated {
 			f.Rows = append(f.Rows, Row{Index: len(vals), Zone: loc.String(), Currency: sf.Currency})
@@ -113,7 +113,7 @@ func newField(sf negotiation.Field) Field {
 		MaxLen: sf.MaxLen, Values: sf.Values, Currency: sf.Currency}
 }
 
-func rowOf(sf negotiation.Field, v *negotiation.Value, i int, loc *time.Location) Row {
+func rowOf(sf negotiation.Field, v *negotiation.Value, i int, loc *time.Location, w *locale.Printer) Row {
 	r := Row{Index: i, Zone: loc.String(), Currency: sf.Currency}
 	switch sf.Type {
 	case negotiation.TypeInt:
@@ -127,7 +127,7 @@ func rowOf(sf negotiation.Field, v *negotiation.Value, i int, loc *time.Location
 		r.Start, r.End = localValue(v.Start.In(loc)), localValue(v.End.In(loc))
 	case negotiation.TypeMoney:
 		digits, _ := negotiation.MinorDigits(v.Currency)
-		r.Amount, r.Currency = v.Amount.StringFixed(int32(digits)), v.Currency
+		r.Amount, r.Currency = w.AmountInput(v.Amount.StringFixed(int32(digits))), v.Currency
 	default:
 		r.Value = v.Text
 	}
@@ -270,7 +270,11 @@ func valueOf(sf negotiation.Field, r Row, w *locale.Printer) (v any, empty bool,
 		if r.Currency == "" {
 			return nil, false, w.T("form.currency_required")
 		}
-		return map[string]string{"amount": r.Amount, "currency": r.Currency}, false, ""
+		amount, ok := w.ReadAmount(r.Amount)
+		if !ok {
+			return nil, false, w.T("values.form.decimal_comma")
+		}
+		return map[string]string{"amount": amount, "currency": r.Currency}, false, ""
 	}
 	if r.Value == "" {
 		return nil, true, ""

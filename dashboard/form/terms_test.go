@@ -137,7 +137,7 @@ func prefillRoundTrip(t *testing.T, in string) {
 		t.Fatal(err)
 	}
 	loc, _ := time.LoadLocation("America/New_York")
-	fields := Prefill(s, terms.Values, loc)
+	fields := Prefill(s, terms.Values, loc, locale.English())
 	form := url.Values{}
 	for _, f := range fields {
 		for _, r := range f.Rows {
@@ -213,6 +213,49 @@ func TestParseWholeNumberSpellings(t *testing.T) {
 			}
 		case ok || qtyErr != "Quantity: must be a whole number like 30":
 			t.Errorf("%q: ok %v, error %q", c.typed, ok, qtyErr)
+		}
+	}
+}
+
+// TestAmountsInTheReadersMark: the counter form writes and reads amounts
+// with the reader's decimal mark: a German is shown one and a half dinars
+// as "1,500" (as the card writes it), types "1500" for fifteen hundred and
+// "1,5" for one and a half, and a point, which they would read as a
+// thousands separator ("1.500" was taken as one and a half), is refused
+// beside the field. A reader of decimal points types the terms' own form.
+func TestAmountsInTheReadersMark(t *testing.T) {
+	s, _, err := negotiation.ParseSchema([]byte(`{"fee":{"type":"money","label":"Fee","currency":"BHD"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	terms, err := s.ParseTerms([]byte(`{"fee":{"amount":"1.5","currency":"BHD"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	de, fr, en := locale.NewPrinter("de"), locale.NewPrinter("fr"), locale.English()
+	if got := Prefill(s, terms.Values, time.UTC, de)[0].Rows[0].Amount; got != "1,500" {
+		t.Errorf("de prefill: %q", got)
+	}
+	if got := Prefill(s, terms.Values, time.UTC, en)[0].Rows[0].Amount; got != "1.500" {
+		t.Errorf("en prefill: %q", got)
+	}
+	const mark = "Fee: Betrag mit Dezimalkomma und ohne Tausendertrennzeichen schreiben, wie 1500,50"
+	for _, c := range []struct {
+		w           *locale.Printer
+		typed, want string // want: the amount sent, or the field's error
+		wantRefusal bool
+	}{
+		{de, "1,500", `"amount":"1.500"`, false}, {de, "1500", `"amount":"1500"`, false}, {de, "1,5", `"amount":"1.5"`, false},
+		{fr, "0,25", `"amount":"0.25"`, false}, {en, "1.500", `"amount":"1.500"`, false},
+		{de, "1.500", mark, true}, {de, "1.500,000", mark, true}, {de, "1,500,000", mark, true}, {de, "1 500", mark, true},
+		{de, "0005", mark, true}, {de, "-1", `"amount":"-1"`, false}, {de, "-1.5", mark, true}, {de, ",5", mark, true}, {de, "5,", mark, true},
+	} {
+		raw, fields, ok := Parse(s, url.Values{"f.fee.0.amount": {c.typed}}, c.w)
+		switch {
+		case c.wantRefusal && (ok || (c.w == de && fields[0].Error != c.want)):
+			t.Errorf("%s %q: ok %v, %s, error %q", c.w.Lang(), c.typed, ok, raw, fields[0].Error)
+		case !c.wantRefusal && (!ok || !strings.Contains(string(raw), c.want)):
+			t.Errorf("%s %q: ok %v, %s, error %q; want %s", c.w.Lang(), c.typed, ok, raw, fields[0].Error, c.want)
 		}
 	}
 }

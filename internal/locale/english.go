@@ -1029,6 +1029,7 @@ var englishText = map[Key]catalog.Message{
 	"form.whole_number":         text("must be a whole number like 30"),
 	"form.yes_or_no":            text("must be yes or no"),
 	"form.currency_required":    text("currency: required with an amount"),
+	"values.form.decimal_comma": text("write the amount with a decimal comma and no separator between thousands, like 1500,50"),
 	"form.start_and_end":        text("give both a start and an end"),
 	"form.zone_required":        text("time zone: required"),
 	"form.zone_unknown":         text("time zone: %[1]q is not an IANA time zone like Europe/Paris"),

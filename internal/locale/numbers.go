@@ -74,3 +74,41 @@ func (p *Printer) amount(v *negotiation.Value) string {
 	digits, _ := negotiation.MinorDigits(v.Currency)
 	return p.Money(v.Amount.StringFixed(int32(digits)), v.Currency)
 }
+
+// AmountInput writes an amount (a decimal string as terms hold it) as the
+// reader types one into a form: with the language's decimal mark, no
+// group separators ("1500,000" in German). A phone's decimal keypad types
+// that mark, and a German reads "1.500" as fifteen hundred.
+func (p *Printer) AmountInput(amount string) string {
+	if p.numbers.decimal == "." {
+		return amount
+	}
+	return strings.Replace(amount, ".", p.numbers.decimal, 1)
+}
+
+// ReadAmount reads an amount a person typed in the reader's language
+// (AmountInput's shape) into a decimal string as terms take it; false when
+// a language of decimal commas is given anything else, a point above all
+// ("1.500": fifteen hundred, or one and a half?); a minus is kept, for the
+// terms' rule to refuse. In a language of decimal points the text is
+// returned as typed, for the terms' own rules.
+func (p *Printer) ReadAmount(typed string) (string, bool) {
+	if p.numbers.decimal == "." {
+		return typed, true
+	}
+	if rest, negative := strings.CutPrefix(typed, "-"); negative {
+		// The terms' own rule says what is wrong with it.
+		if amount, ok := p.ReadAmount(rest); ok {
+			return "-" + amount, true
+		}
+		return "", false
+	}
+	whole, frac, hasMark := strings.Cut(typed, p.numbers.decimal)
+	if !digitsOnly(whole) || (len(whole) > 1 && whole[0] == '0') || (hasMark && !digitsOnly(frac)) {
+		return "", false
+	}
+	if !hasMark {
+		return whole, true
+	}
+	return whole + "." + frac, true
+}
