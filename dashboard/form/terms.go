@@ -125,6 +125,11 @@ func rowOf(sf negotiation.Field, v *negotiation.Value, i int, loc *time.Location
 		}
 	case negotiation.TypeTimerange:
 		r.Start, r.End = localValue(v.Start.In(loc)), localValue(v.End.In(loc))
+		if !readsBack(r.Start, loc, v.Start) || !readsBack(r.End, loc, v.End) {
+			// In the hour loc's clocks repeat, a wall clock is two moments,
+			// which Parse refuses: the row is in UTC, which has one of each.
+			r.Zone, r.Start, r.End = "UTC", localValue(v.Start.UTC()), localValue(v.End.UTC())
+		}
 	case negotiation.TypeMoney:
 		digits, _ := negotiation.MinorDigits(v.Currency)
 		r.Amount, r.Currency = w.AmountInput(v.Amount.StringFixed(int32(digits))), v.Currency
@@ -325,6 +330,13 @@ func localValue(t time.Time) string {
 		return t.Format(localLayout)
 	}
 	return t.Format(localLayout + ":05.999999999")
+}
+
+// readsBack reports whether the datetime-local value s, read in loc, is
+// the moment t.
+func readsBack(s string, loc *time.Location, t time.Time) bool {
+	back, err := parseLocal(s, loc)
+	return err == nil && back.Equal(t)
 }
 
 // parseLocal reads a datetime-local value (seconds and their fraction

@@ -259,3 +259,25 @@ func TestAmountsInTheReadersMark(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefillInARepeatedHour: terms whose time falls in the hour a zone's
+// clocks repeat (01:30 on 1 Nov 2026 in New York is two moments) are
+// prefilled so that the form sends them back as they are, a person who
+// changes only another field is not refused for a time they did not
+// choose ("not one moment in America/New_York"): such a row is written in
+// UTC, which has one of each.
+func TestPrefillInARepeatedHour(t *testing.T) {
+	for _, in := range []string{
+		`{"when":[{"start":"2026-11-01T05:30:00Z","end":"2026-11-01T06:30:00Z"},{"start":"2026-11-02T15:00:00Z","end":"2026-11-02T16:00:00Z"}],"qty":2,"ok":true,"place":"office"}`,
+		`{"when":[{"start":"2026-11-01T06:15:00Z","end":"2026-11-01T06:45:00Z"}],"qty":2,"ok":true,"place":"office"}`,
+	} {
+		prefillRoundTrip(t, in)
+	}
+	s := schema(t)
+	terms, _ := s.ParseTerms([]byte(`{"when":[{"start":"2026-11-01T05:30:00Z","end":"2026-11-01T06:30:00Z"},{"start":"2026-11-02T15:00:00Z","end":"2026-11-02T16:00:00Z"}],"qty":2,"ok":true,"place":"office"}`))
+	ny, _ := time.LoadLocation("America/New_York")
+	rows := Prefill(s, terms.Values, ny, locale.English())[0].Rows
+	if rows[0].Zone != "UTC" || rows[0].Start != "2026-11-01T05:30" || rows[1].Zone != "America/New_York" || rows[1].Start != "2026-11-02T10:00" {
+		t.Fatalf("rows: %+v", rows[:2])
+	}
+}
