@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // for_your_human writes moments in the human's IANA time zone, named.
@@ -159,5 +160,30 @@ func TestForYourHumanMomentsToTheSecond(t *testing.T) {
 		if !strings.Contains(human, want) {
 			t.Errorf("a's human is not told %q:\n%s", want, human)
 		}
+	}
+}
+
+// for_your_human of a room nobody joined yet says when the invitation
+// expires (72 hours after the open), when that comes before the deadline:
+// the room closes then, as expired, not at the deadline it shows.
+func TestForYourHumanSaysWhenTheInvitationExpires(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	schema := map[string]any{"n": map[string]any{"type": "int", "label": "N"}}
+	open := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema})
+	human := open["room"].(map[string]any)["for_your_human"].(string)
+	if !strings.Contains(human, "The invitation expires ") || !strings.Contains(human, "if nobody accepts it.") {
+		t.Errorf("a's human is not told when the invitation expires:\n%s", human)
+	}
+	// A deadline before the invitation's end: the room lapses then, and
+	// the deadline alone is said.
+	soon := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema,
+		"deadline": time.Now().Add(24 * time.Hour).UTC().Format(time.RFC3339)})
+	if human := soon["room"].(map[string]any)["for_your_human"].(string); strings.Contains(human, "invitation expires") {
+		t.Errorf("with a deadline in 24 hours, a's human is told:\n%s", human)
+	}
+	tb := e.must(t, "b", "negotiation_join", map[string]any{"invite": open["invite_code"], "subject_schema": schema})["room"].(map[string]any)["for_your_human"].(string)
+	if strings.Contains(tb, "invitation expires") {
+		t.Errorf("once joined, b's human is told:\n%s", tb)
 	}
 }

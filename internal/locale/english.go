@@ -157,22 +157,23 @@ var englishText = map[Key]catalog.Message{
 	"note.member_left": text("%[1]s is no longer a member of the account: its owners answer this side's confirmations now."),
 
 	// for_your_human: the room in plain text, for an agent to show its human.
-	"human.title":          text("Negotiation: %[1]q (the inviter's words)."),
-	"human.draft":          text("Waiting for the other side to accept the invitation."),
-	"human.your_turn":      text("It is your side's turn."),
-	"human.their_turn":     text("Waiting for the other side."),
-	"human.agreed":         text("AGREED: both sides confirmed the terms below."),
-	"human.closed":         text("Closed (%[1]s). Nothing was agreed."), // closed.<reason>
-	"human.deadline":       text("Deadline: %[1]s."),
-	"human.options.yours":  text("Options proposed by your side (one is to be chosen):"),
-	"human.options.theirs": text("Options proposed by the other side (one is to be chosen):"),
-	"human.terms.yours":    text("Terms proposed by your side:"),
-	"human.terms.theirs":   text("Terms proposed by the other side:"),
-	"human.option":         text("%[1]s:"), // card.option
-	"human.their_field":    text("%[1]s (their field)"),
-	"human.not_given":      text("not given"),
-	"human.their_words":    text("%[1]s (their words)"),
-	"human.outside":        text("OUTSIDE YOUR LIMITS; confirming accepts it anyway"),
+	"human.title":               text("Negotiation: %[1]q (the inviter's words)."),
+	"human.draft":               text("Waiting for the other side to accept the invitation."),
+	"values.invitation_expires": text("The invitation expires %[1]s if nobody accepts it."),
+	"human.your_turn":           text("It is your side's turn."),
+	"human.their_turn":          text("Waiting for the other side."),
+	"human.agreed":              text("AGREED: both sides confirmed the terms below."),
+	"human.closed":              text("Closed (%[1]s). Nothing was agreed."), // closed.<reason>
+	"human.deadline":            text("Deadline: %[1]s."),
+	"human.options.yours":       text("Options proposed by your side (one is to be chosen):"),
+	"human.options.theirs":      text("Options proposed by the other side (one is to be chosen):"),
+	"human.terms.yours":         text("Terms proposed by your side:"),
+	"human.terms.theirs":        text("Terms proposed by the other side:"),
+	"human.option":              text("%[1]s:"), // card.option
+	"human.their_field":         text("%[1]s (their field)"),
+	"human.not_given":           text("not given"),
+	"human.their_words":         text("%[1]s (their words)"),
+	"human.outside":             text("OUTSIDE YOUR LIMITS; confirming accepts it anyway"),
 	// The same, when the human is not asked to approve (a reject, a cancel, nothing asked).
 	"human.outside_limits": text("OUTSIDE YOUR LIMITS"),
 	"human.no_deal_field":  text("no deal possible on this field"),

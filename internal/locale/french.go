@@ -152,26 +152,27 @@ var frenchText = map[Key]catalog.Message{
 	"note.member_left": text("%[1]s n'est plus membre du compte : ses propriétaires répondent désormais aux confirmations de cette partie."),
 
 	// for_your_human: the room in plain text, for an agent to show its human.
-	"human.title":          text("Négociation : %[1]q (les mots de la partie qui invite)."),
-	"human.draft":          text("En attente que l'autre partie accepte l'invitation."),
-	"human.your_turn":      text("C'est au tour de votre partie."),
-	"human.their_turn":     text("En attente de l'autre partie."),
-	"human.agreed":         text("CONCLU : les deux parties ont confirmé les conditions ci-dessous."),
-	"human.closed":         text("Fermé (%[1]s). Rien n'a été conclu."), // closed.<reason>
-	"human.deadline":       text("Échéance : %[1]s."),
-	"human.options.yours":  text("Options proposées par votre partie (une est à choisir) :"),
-	"human.options.theirs": text("Options proposées par l'autre partie (une est à choisir) :"),
-	"human.terms.yours":    text("Conditions proposées par votre partie :"),
-	"human.terms.theirs":   text("Conditions proposées par l'autre partie :"),
-	"human.option":         text("%[1]s :"), // card.option
-	"human.their_field":    text("%[1]s (champ de l'autre partie)"),
-	"human.not_given":      text("non indiqué"),
-	"human.their_words":    text("%[1]s (leurs mots)"),
-	"human.outside":        text("HORS DE VOS LIMITES ; confirmer l'accepte quand même"),
-	"human.outside_limits": text("HORS DE VOS LIMITES"),
-	"human.no_deal_field":  text("aucun accord possible sur ce champ"),
-	"human.confirm":        text("Votre confirmation est nécessaire pour %[1]s."), // ask.<verdict>
-	"human.confirm_where":  text("Vous avez reçu un lien ; vous pouvez aussi répondre sur le tableau de bord."),
+	"human.title":               text("Négociation : %[1]q (les mots de la partie qui invite)."),
+	"human.draft":               text("En attente que l'autre partie accepte l'invitation."),
+	"values.invitation_expires": text("L'invitation expire le %[1]s si personne ne l'accepte."),
+	"human.your_turn":           text("C'est au tour de votre partie."),
+	"human.their_turn":          text("En attente de l'autre partie."),
+	"human.agreed":              text("CONCLU : les deux parties ont confirmé les conditions ci-dessous."),
+	"human.closed":              text("Fermé (%[1]s). Rien n'a été conclu."), // closed.<reason>
+	"human.deadline":            text("Échéance : %[1]s."),
+	"human.options.yours":       text("Options proposées par votre partie (une est à choisir) :"),
+	"human.options.theirs":      text("Options proposées par l'autre partie (une est à choisir) :"),
+	"human.terms.yours":         text("Conditions proposées par votre partie :"),
+	"human.terms.theirs":        text("Conditions proposées par l'autre partie :"),
+	"human.option":              text("%[1]s :"), // card.option
+	"human.their_field":         text("%[1]s (champ de l'autre partie)"),
+	"human.not_given":           text("non indiqué"),
+	"human.their_words":         text("%[1]s (leurs mots)"),
+	"human.outside":             text("HORS DE VOS LIMITES ; confirmer l'accepte quand même"),
+	"human.outside_limits":      text("HORS DE VOS LIMITES"),
+	"human.no_deal_field":       text("aucun accord possible sur ce champ"),
+	"human.confirm":             text("Votre confirmation est nécessaire pour %[1]s."), // ask.<verdict>
+	"human.confirm_where":       text("Vous avez reçu un lien ; vous pouvez aussi répondre sur le tableau de bord."),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("oui"),

@@ -152,26 +152,27 @@ var germanText = map[Key]catalog.Message{
 	"note.member_left": text("%[1]s ist nicht mehr Mitglied des Kontos: dessen Inhaber beantworten jetzt die Bestätigungen dieser Seite."),
 
 	// for_your_human: the room in plain text, for an agent to show its human.
-	"human.title":          text("Verhandlung: %[1]q (die Worte der einladenden Seite)."),
-	"human.draft":          text("Warten, bis die andere Seite die Einladung annimmt."),
-	"human.your_turn":      text("Ihre Seite ist am Zug."),
-	"human.their_turn":     text("Warten auf die andere Seite."),
-	"human.agreed":         text("VEREINBART: beide Seiten haben die folgenden Bedingungen bestätigt."),
-	"human.closed":         text("Geschlossen (%[1]s). Es wurde nichts vereinbart."), // closed.<reason>
-	"human.deadline":       text("Frist: %[1]s."),
-	"human.options.yours":  text("Von Ihrer Seite vorgeschlagene Optionen (eine ist zu wählen):"),
-	"human.options.theirs": text("Von der anderen Seite vorgeschlagene Optionen (eine ist zu wählen):"),
-	"human.terms.yours":    text("Von Ihrer Seite vorgeschlagene Bedingungen:"),
-	"human.terms.theirs":   text("Von der anderen Seite vorgeschlagene Bedingungen:"),
-	"human.option":         text("%[1]s:"), // card.option
-	"human.their_field":    text("%[1]s (Feld der anderen Seite)"),
-	"human.not_given":      text("nicht angegeben"),
-	"human.their_words":    text("%[1]s (ihre Worte)"),
-	"human.outside":        text("AUSSERHALB IHRER GRENZEN; eine Bestätigung akzeptiert es trotzdem"),
-	"human.outside_limits": text("AUSSERHALB IHRER GRENZEN"),
-	"human.no_deal_field":  text("bei diesem Feld ist keine Einigung möglich"),
-	"human.confirm":        text("Ihre Bestätigung wird benötigt: %[1]s."), // ask.<verdict>
-	"human.confirm_where":  text("Sie haben einen Link erhalten; Sie können auch im Dashboard antworten."),
+	"human.title":               text("Verhandlung: %[1]q (die Worte der einladenden Seite)."),
+	"human.draft":               text("Warten, bis die andere Seite die Einladung annimmt."),
+	"values.invitation_expires": text("Die Einladung läuft %[1]s ab, wenn niemand sie annimmt."),
+	"human.your_turn":           text("Ihre Seite ist am Zug."),
+	"human.their_turn":          text("Warten auf die andere Seite."),
+	"human.agreed":              text("VEREINBART: beide Seiten haben die folgenden Bedingungen bestätigt."),
+	"human.closed":              text("Geschlossen (%[1]s). Es wurde nichts vereinbart."), // closed.<reason>
+	"human.deadline":            text("Frist: %[1]s."),
+	"human.options.yours":       text("Von Ihrer Seite vorgeschlagene Optionen (eine ist zu wählen):"),
+	"human.options.theirs":      text("Von der anderen Seite vorgeschlagene Optionen (eine ist zu wählen):"),
+	"human.terms.yours":         text("Von Ihrer Seite vorgeschlagene Bedingungen:"),
+	"human.terms.theirs":        text("Von der anderen Seite vorgeschlagene Bedingungen:"),
+	"human.option":              text("%[1]s:"), // card.option
+	"human.their_field":         text("%[1]s (Feld der anderen Seite)"),
+	"human.not_given":           text("nicht angegeben"),
+	"human.their_words":         text("%[1]s (ihre Worte)"),
+	"human.outside":             text("AUSSERHALB IHRER GRENZEN; eine Bestätigung akzeptiert es trotzdem"),
+	"human.outside_limits":      text("AUSSERHALB IHRER GRENZEN"),
+	"human.no_deal_field":       text("bei diesem Feld ist keine Einigung möglich"),
+	"human.confirm":             text("Ihre Bestätigung wird benötigt: %[1]s."), // ask.<verdict>
+	"human.confirm_where":       text("Sie haben einen Link erhalten; Sie können auch im Dashboard antworten."),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("ja"),

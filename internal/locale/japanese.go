@@ -139,26 +139,27 @@ var japaneseText = map[Key]catalog.Message{
 	"note.member_left": text("%[1]sはもうアカウントのメンバーではありません：この側の確認には今後オーナーが回答します。"),
 
 	// for_your_human: the room in plain text, for an agent to show its human.
-	"human.title":          text("交渉：%[1]q（招待者の言葉）。"),
-	"human.draft":          text("相手側が招待を受けるのを待っています。"),
-	"human.your_turn":      text("あなたの側の番です。"),
-	"human.their_turn":     text("相手側を待っています。"),
-	"human.agreed":         text("合意成立：双方が以下の条件を確認しました。"),
-	"human.closed":         text("終了（%[1]s）。何も合意されませんでした。"), // closed.<reason>
-	"human.deadline":       text("期限：%[1]s。"),
-	"human.options.yours":  text("あなたの側が提示した選択肢（1つを選びます）："),
-	"human.options.theirs": text("相手側が提示した選択肢（1つを選びます）："),
-	"human.terms.yours":    text("あなたの側が提示した条件："),
-	"human.terms.theirs":   text("相手側が提示した条件："),
-	"human.option":         text("%[1]s："), // card.option
-	"human.their_field":    text("%[1]s（相手側の項目）"),
-	"human.not_given":      text("指定なし"),
-	"human.their_words":    text("%[1]s（相手の言葉）"),
-	"human.outside":        text("範囲外：確定すると、それでも受け入れることになります"),
-	"human.outside_limits": text("範囲外"),
-	"human.no_deal_field":  text("この項目では合意できません"),
-	"human.confirm":        text("あなたの確認が必要です：%[1]s。"), // ask.<verdict>
-	"human.confirm_where":  text("リンクが送られています。ダッシュボードからも回答できます。"),
+	"human.title":               text("交渉：%[1]q（招待者の言葉）。"),
+	"human.draft":               text("相手側が招待を受けるのを待っています。"),
+	"values.invitation_expires": text("誰も受けなければ、招待は%[1]sに期限切れになります。"),
+	"human.your_turn":           text("あなたの側の番です。"),
+	"human.their_turn":          text("相手側を待っています。"),
+	"human.agreed":              text("合意成立：双方が以下の条件を確認しました。"),
+	"human.closed":              text("終了（%[1]s）。何も合意されませんでした。"), // closed.<reason>
+	"human.deadline":            text("期限：%[1]s。"),
+	"human.options.yours":       text("あなたの側が提示した選択肢（1つを選びます）："),
+	"human.options.theirs":      text("相手側が提示した選択肢（1つを選びます）："),
+	"human.terms.yours":         text("あなたの側が提示した条件："),
+	"human.terms.theirs":        text("相手側が提示した条件："),
+	"human.option":              text("%[1]s："), // card.option
+	"human.their_field":         text("%[1]s（相手側の項目）"),
+	"human.not_given":           text("指定なし"),
+	"human.their_words":         text("%[1]s（相手の言葉）"),
+	"human.outside":             text("範囲外：確定すると、それでも受け入れることになります"),
+	"human.outside_limits":      text("範囲外"),
+	"human.no_deal_field":       text("この項目では合意できません"),
+	"human.confirm":             text("あなたの確認が必要です：%[1]s。"), // ask.<verdict>
+	"human.confirm_where":       text("リンクが送られています。ダッシュボードからも回答できます。"),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("はい"),

@@ -152,26 +152,27 @@ var spanishText = map[Key]catalog.Message{
 	"note.member_left": text("%[1]s ya no es miembro de la cuenta: sus propietarios responden ahora a las confirmaciones de esta parte."),
 
 	// for_your_human: the room in plain text, for an agent to show its human.
-	"human.title":          text("Negociación: %[1]q (palabras de quien invita)."),
-	"human.draft":          text("Esperando a que la otra parte acepte la invitación."),
-	"human.your_turn":      text("Es el turno de su parte."),
-	"human.their_turn":     text("Esperando a la otra parte."),
-	"human.agreed":         text("ACORDADO: ambas partes confirmaron las condiciones siguientes."),
-	"human.closed":         text("Cerrada (%[1]s). No se acordó nada."), // closed.<reason>
-	"human.deadline":       text("Plazo: %[1]s."),
-	"human.options.yours":  text("Opciones propuestas por su parte (hay que elegir una):"),
-	"human.options.theirs": text("Opciones propuestas por la otra parte (hay que elegir una):"),
-	"human.terms.yours":    text("Condiciones propuestas por su parte:"),
-	"human.terms.theirs":   text("Condiciones propuestas por la otra parte:"),
-	"human.option":         text("%[1]s:"), // card.option
-	"human.their_field":    text("%[1]s (campo de la otra parte)"),
-	"human.not_given":      text("no indicado"),
-	"human.their_words":    text("%[1]s (sus palabras)"),
-	"human.outside":        text("FUERA DE SUS LÍMITES; confirmar lo acepta de todos modos"),
-	"human.outside_limits": text("FUERA DE SUS LÍMITES"),
-	"human.no_deal_field":  text("no es posible un acuerdo en este campo"),
-	"human.confirm":        text("Se necesita su confirmación para %[1]s."), // ask.<verdict>
-	"human.confirm_where":  text("Se le envió un enlace; también puede responder en el panel."),
+	"human.title":               text("Negociación: %[1]q (palabras de quien invita)."),
+	"human.draft":               text("Esperando a que la otra parte acepte la invitación."),
+	"values.invitation_expires": text("La invitación caduca el %[1]s si nadie la acepta."),
+	"human.your_turn":           text("Es el turno de su parte."),
+	"human.their_turn":          text("Esperando a la otra parte."),
+	"human.agreed":              text("ACORDADO: ambas partes confirmaron las condiciones siguientes."),
+	"human.closed":              text("Cerrada (%[1]s). No se acordó nada."), // closed.<reason>
+	"human.deadline":            text("Plazo: %[1]s."),
+	"human.options.yours":       text("Opciones propuestas por su parte (hay que elegir una):"),
+	"human.options.theirs":      text("Opciones propuestas por la otra parte (hay que elegir una):"),
+	"human.terms.yours":         text("Condiciones propuestas por su parte:"),
+	"human.terms.theirs":        text("Condiciones propuestas por la otra parte:"),
+	"human.option":              text("%[1]s:"), // card.option
+	"human.their_field":         text("%[1]s (campo de la otra parte)"),
+	"human.not_given":           text("no indicado"),
+	"human.their_words":         text("%[1]s (sus palabras)"),
+	"human.outside":             text("FUERA DE SUS LÍMITES; confirmar lo acepta de todos modos"),
+	"human.outside_limits":      text("FUERA DE SUS LÍMITES"),
+	"human.no_deal_field":       text("no es posible un acuerdo en este campo"),
+	"human.confirm":             text("Se necesita su confirmación para %[1]s."), // ask.<verdict>
+	"human.confirm_where":       text("Se le envió un enlace; también puede responder en el panel."),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("sí"),

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -72,5 +73,28 @@ func TestInvitationAmountInTheReadersMark(t *testing.T) {
 	}
 	if got := string(v.TermsOnTable.Options[0].Terms); !strings.Contains(got, `"amount":"1500.000"`) {
 		t.Fatalf("tabled: %s", got)
+	}
+}
+
+// TestRoomPageSaysWhenTheInvitationExpires: the inviter's room page of a
+// room nobody joined says when the invitation expires (72 hours after the
+// open, before the 14-day deadline it counts down to): the room closes
+// then, as expired.
+func TestRoomPageSaysWhenTheInvitationExpires(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: json.RawMessage(`{"seats":{"type":"int","label":"Seats"}}`), Title: "Dinner"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := b.rooms.Read(b.ctx, b.alpha, open.RoomToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := b.client(&b.alice)
+	alice.lang = "fr"
+	_, _, body := alice.get("/rooms/" + strconv.FormatInt(v.RoomID, 10))
+	if !strings.Contains(body, "data-invitation-expires>L&#39;invitation expire le ") {
+		t.Fatalf("the room page of a draft does not say when the invitation expires:\n%s", body)
 	}
 }
