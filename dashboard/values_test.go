@@ -98,3 +98,24 @@ func TestRoomPageSaysWhenTheInvitationExpires(t *testing.T) {
 		t.Fatalf("the room page of a draft does not say when the invitation expires:\n%s", body)
 	}
 }
+
+// TestRoomListCountsDownToTheInvitation: the rooms list counts a room
+// nobody joined down to the end of its invitation (72 hours), when the
+// room closes as expired, not to its 14-day deadline.
+func TestRoomListCountsDownToTheInvitation(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	if _, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: json.RawMessage(`{"seats":{"type":"int","label":"Seats"}}`), Title: "Dinner"}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, body := b.client(&b.alice).get("/")
+	i := strings.Index(body, "Dinner")
+	if i < 0 {
+		t.Fatalf("the list lacks the room: %s", body)
+	}
+	item := body[i:]
+	item = item[:strings.Index(item, "</li>")]
+	if !strings.Contains(item, "invitation expires <time") || !strings.Contains(item, ">2 days left<") || strings.Contains(item, "deadline") {
+		t.Fatalf("the draft's line: %s", item)
+	}
+}

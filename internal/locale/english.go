@@ -320,22 +320,23 @@ var englishText = map[Key]catalog.Message{
 	"rooms.next_page":      text("Next page"),
 
 	// A room's page, for an account's member.
-	"room.side_with":          text("%[1]s (side %[2]s) with %[3]s"),
-	"room.side_waiting":       text("%[1]s (side %[2]s), waiting for the invitation to be answered"),
-	"room.round":              text("round %[1]s"), // the round's number, marked up
-	"room.deadline":           text("deadline"),
-	"room.answered_by_you":    text("Answered by you"),
-	"room.answered_by_owners": text("Answered by the account's owners"),
-	"room.answered_by":        text("Answered by %[1]s"),
-	"room.agreed":             text("Agreed: both humans approved the same terms."),
-	"room.answer_marked":      text("You answer for the terms marked below."),
-	"room.owners_answer":      text("This side's human left the account: its owners answer it; you can follow along."),
-	"room.theirs_to_answer":   text("This is %[1]s's to answer (their agent asked them); you can follow along."),
-	"room.tabled_by_you":      text("Tabled by your side."),
-	"room.tabled_by":          text("Tabled by %[1]s, shown in your words."),
-	"room.no_terms":           text("No terms on the table."),
-	"room.limits":             text("Your limits"),
-	"room.limits_private":     text("(only you see these)"),
+	"room.side_with":                 text("%[1]s (side %[2]s) with %[3]s"),
+	"room.side_waiting":              text("%[1]s (side %[2]s), waiting for the invitation to be answered"),
+	"room.round":                     text("round %[1]s"), // the round's number, marked up
+	"room.deadline":                  text("deadline"),
+	"values.list.invitation_expires": text("invitation expires"),
+	"room.answered_by_you":           text("Answered by you"),
+	"room.answered_by_owners":        text("Answered by the account's owners"),
+	"room.answered_by":               text("Answered by %[1]s"),
+	"room.agreed":                    text("Agreed: both humans approved the same terms."),
+	"room.answer_marked":             text("You answer for the terms marked below."),
+	"room.owners_answer":             text("This side's human left the account: its owners answer it; you can follow along."),
+	"room.theirs_to_answer":          text("This is %[1]s's to answer (their agent asked them); you can follow along."),
+	"room.tabled_by_you":             text("Tabled by your side."),
+	"room.tabled_by":                 text("Tabled by %[1]s, shown in your words."),
+	"room.no_terms":                  text("No terms on the table."),
+	"room.limits":                    text("Your limits"),
+	"room.limits_private":            text("(only you see these)"),
 
 	// The page of a one-tap link.
 	"onetap.title":                   text("Confirm: %[1]s"), // the room's title

@@ -312,22 +312,23 @@ var frenchText = map[Key]catalog.Message{
 	"rooms.next_page":      text("Page suivante"),
 
 	// A room's page, for an account's member.
-	"room.side_with":          text("%[1]s (partie %[2]s) avec %[3]s"),
-	"room.side_waiting":       text("%[1]s (partie %[2]s), en attente d'une réponse à l'invitation"),
-	"room.round":              text("tour %[1]s"), // the round's number, marked up
-	"room.deadline":           text("échéance"),
-	"room.answered_by_you":    text("Vous y répondez"),
-	"room.answered_by_owners": text("Les propriétaires du compte y répondent"),
-	"room.answered_by":        text("%[1]s y répond"),
-	"room.agreed":             text("Conclu : les deux humains ont approuvé les mêmes conditions."),
-	"room.answer_marked":      text("Votre réponse porte sur les conditions marquées ci-dessous."),
-	"room.owners_answer":      text("L'humain de cette partie a quitté le compte : ses propriétaires y répondent ; vous pouvez suivre."),
-	"room.theirs_to_answer":   text("C'est à %[1]s de répondre (son agent le lui a demandé) ; vous pouvez suivre."),
-	"room.tabled_by_you":      text("Proposées par votre partie."),
-	"room.tabled_by":          text("Proposées par %[1]s, montrées avec vos mots."),
-	"room.no_terms":           text("Aucune condition sur la table."),
-	"room.limits":             text("Vos limites"),
-	"room.limits_private":     text("(vous seul les voyez)"),
+	"room.side_with":                 text("%[1]s (partie %[2]s) avec %[3]s"),
+	"room.side_waiting":              text("%[1]s (partie %[2]s), en attente d'une réponse à l'invitation"),
+	"room.round":                     text("tour %[1]s"), // the round's number, marked up
+	"room.deadline":                  text("échéance"),
+	"values.list.invitation_expires": text("l'invitation expire"),
+	"room.answered_by_you":           text("Vous y répondez"),
+	"room.answered_by_owners":        text("Les propriétaires du compte y répondent"),
+	"room.answered_by":               text("%[1]s y répond"),
+	"room.agreed":                    text("Conclu : les deux humains ont approuvé les mêmes conditions."),
+	"room.answer_marked":             text("Votre réponse porte sur les conditions marquées ci-dessous."),
+	"room.owners_answer":             text("L'humain de cette partie a quitté le compte : ses propriétaires y répondent ; vous pouvez suivre."),
+	"room.theirs_to_answer":          text("C'est à %[1]s de répondre (son agent le lui a demandé) ; vous pouvez suivre."),
+	"room.tabled_by_you":             text("Proposées par votre partie."),
+	"room.tabled_by":                 text("Proposées par %[1]s, montrées avec vos mots."),
+	"room.no_terms":                  text("Aucune condition sur la table."),
+	"room.limits":                    text("Vos limites"),
+	"room.limits_private":            text("(vous seul les voyez)"),
 
 	// The page of a one-tap link.
 	"onetap.title":                   text("Confirmer : %[1]s"), // the room's title

@@ -312,22 +312,23 @@ var germanText = map[Key]catalog.Message{
 	"rooms.next_page":      text("Nächste Seite"),
 
 	// A room's page, for an account's member.
-	"room.side_with":          text("%[1]s (Seite %[2]s) mit %[3]s"),
-	"room.side_waiting":       text("%[1]s (Seite %[2]s), die Einladung ist noch nicht beantwortet"),
-	"room.round":              text("Runde %[1]s"), // the round's number, marked up
-	"room.deadline":           text("Frist"),
-	"room.answered_by_you":    text("Beantwortet von Ihnen"),
-	"room.answered_by_owners": text("Beantwortet von den Inhabern des Kontos"),
-	"room.answered_by":        text("Beantwortet von %[1]s"),
-	"room.agreed":             text("Vereinbart: beide Menschen haben denselben Bedingungen zugestimmt."),
-	"room.answer_marked":      text("Ihre Antwort gilt für die unten markierten Bedingungen."),
-	"room.owners_answer":      text("Der Mensch dieser Seite hat das Konto verlassen: dessen Inhaber antworten; Sie können mitlesen."),
-	"room.theirs_to_answer":   text("Die Antwort liegt bei %[1]s (der eigene Agent hat gefragt); Sie können mitlesen."),
-	"room.tabled_by_you":      text("Von Ihrer Seite vorgelegt."),
-	"room.tabled_by":          text("Von %[1]s vorgelegt, in Ihren Worten gezeigt."),
-	"room.no_terms":           text("Keine Bedingungen liegen vor."),
-	"room.limits":             text("Ihre Grenzen"),
-	"room.limits_private":     text("(nur Sie sehen sie)"),
+	"room.side_with":                 text("%[1]s (Seite %[2]s) mit %[3]s"),
+	"room.side_waiting":              text("%[1]s (Seite %[2]s), die Einladung ist noch nicht beantwortet"),
+	"room.round":                     text("Runde %[1]s"), // the round's number, marked up
+	"room.deadline":                  text("Frist"),
+	"values.list.invitation_expires": text("Einladung läuft ab"),
+	"room.answered_by_you":           text("Beantwortet von Ihnen"),
+	"room.answered_by_owners":        text("Beantwortet von den Inhabern des Kontos"),
+	"room.answered_by":               text("Beantwortet von %[1]s"),
+	"room.agreed":                    text("Vereinbart: beide Menschen haben denselben Bedingungen zugestimmt."),
+	"room.answer_marked":             text("Ihre Antwort gilt für die unten markierten Bedingungen."),
+	"room.owners_answer":             text("Der Mensch dieser Seite hat das Konto verlassen: dessen Inhaber antworten; Sie können mitlesen."),
+	"room.theirs_to_answer":          text("Die Antwort liegt bei %[1]s (der eigene Agent hat gefragt); Sie können mitlesen."),
+	"room.tabled_by_you":             text("Von Ihrer Seite vorgelegt."),
+	"room.tabled_by":                 text("Von %[1]s vorgelegt, in Ihren Worten gezeigt."),
+	"room.no_terms":                  text("Keine Bedingungen liegen vor."),
+	"room.limits":                    text("Ihre Grenzen"),
+	"room.limits_private":            text("(nur Sie sehen sie)"),
 
 	// The page of a one-tap link.
 	"onetap.title":                   text("Bestätigen: %[1]s"), // the room's title

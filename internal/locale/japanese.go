@@ -295,22 +295,23 @@ var japaneseText = map[Key]catalog.Message{
 	"rooms.next_page":      text("次のページ"),
 
 	// A room's page, for an account's member.
-	"room.side_with":          text("%[1]s（%[2]s側）、相手：%[3]s"),
-	"room.side_waiting":       text("%[1]s（%[2]s側）、招待への回答待ち"),
-	"room.round":              text("ラウンド%[1]s"), // the round's number, marked up
-	"room.deadline":           text("期限"),
-	"room.answered_by_you":    text("回答者：あなた"),
-	"room.answered_by_owners": text("回答者：アカウントのオーナー"),
-	"room.answered_by":        text("回答者：%[1]s"),
-	"room.agreed":             text("合意成立：双方が同じ条件を承認しました。"),
-	"room.answer_marked":      text("あなたの回答は、下で印の付いた条件に対するものです。"),
-	"room.owners_answer":      text("この側の担当者はアカウントを離れました。オーナーが回答します。あなたは経過を見ることができます。"),
-	"room.theirs_to_answer":   text("回答するのは%[1]sです（エージェントが依頼しました）。あなたは経過を見ることができます。"),
-	"room.tabled_by_you":      text("あなたの側が提示。"),
-	"room.tabled_by":          text("%[1]sが提示。あなたの言葉で表示しています。"),
-	"room.no_terms":           text("提示されている条件はありません。"),
-	"room.limits":             text("あなたの上限・下限"),
-	"room.limits_private":     text("（あなただけに表示）"),
+	"room.side_with":                 text("%[1]s（%[2]s側）、相手：%[3]s"),
+	"room.side_waiting":              text("%[1]s（%[2]s側）、招待への回答待ち"),
+	"room.round":                     text("ラウンド%[1]s"), // the round's number, marked up
+	"room.deadline":                  text("期限"),
+	"values.list.invitation_expires": text("招待の期限"),
+	"room.answered_by_you":           text("回答者：あなた"),
+	"room.answered_by_owners":        text("回答者：アカウントのオーナー"),
+	"room.answered_by":               text("回答者：%[1]s"),
+	"room.agreed":                    text("合意成立：双方が同じ条件を承認しました。"),
+	"room.answer_marked":             text("あなたの回答は、下で印の付いた条件に対するものです。"),
+	"room.owners_answer":             text("この側の担当者はアカウントを離れました。オーナーが回答します。あなたは経過を見ることができます。"),
+	"room.theirs_to_answer":          text("回答するのは%[1]sです（エージェントが依頼しました）。あなたは経過を見ることができます。"),
+	"room.tabled_by_you":             text("あなたの側が提示。"),
+	"room.tabled_by":                 text("%[1]sが提示。あなたの言葉で表示しています。"),
+	"room.no_terms":                  text("提示されている条件はありません。"),
+	"room.limits":                    text("あなたの上限・下限"),
+	"room.limits_private":            text("（あなただけに表示）"),
 
 	// The page of a one-tap link.
 	"onetap.title":                   text("確定：%[1]s"), // the room's title

@@ -312,22 +312,23 @@ var spanishText = map[Key]catalog.Message{
 	"rooms.next_page":      text("Página siguiente"),
 
 	// A room's page, for an account's member.
-	"room.side_with":          text("%[1]s (parte %[2]s) con %[3]s"),
-	"room.side_waiting":       text("%[1]s (parte %[2]s), esperando respuesta a la invitación"),
-	"room.round":              text("ronda %[1]s"), // the round's number, marked up
-	"room.deadline":           text("plazo"),
-	"room.answered_by_you":    text("Responde usted"),
-	"room.answered_by_owners": text("Responden los propietarios de la cuenta"),
-	"room.answered_by":        text("Responde %[1]s"),
-	"room.agreed":             text("Acordado: ambos humanos aprobaron las mismas condiciones."),
-	"room.answer_marked":      text("Su respuesta se refiere a las condiciones marcadas abajo."),
-	"room.owners_answer":      text("El humano de esta parte dejó la cuenta: responden sus propietarios; usted puede seguirlo."),
-	"room.theirs_to_answer":   text("Le corresponde responder a %[1]s (su agente se lo pidió); usted puede seguirlo."),
-	"room.tabled_by_you":      text("Propuestas por su parte."),
-	"room.tabled_by":          text("Propuestas por %[1]s, mostradas con sus palabras."),
-	"room.no_terms":           text("No hay condiciones sobre la mesa."),
-	"room.limits":             text("Sus límites"),
-	"room.limits_private":     text("(solo usted los ve)"),
+	"room.side_with":                 text("%[1]s (parte %[2]s) con %[3]s"),
+	"room.side_waiting":              text("%[1]s (parte %[2]s), esperando respuesta a la invitación"),
+	"room.round":                     text("ronda %[1]s"), // the round's number, marked up
+	"room.deadline":                  text("plazo"),
+	"values.list.invitation_expires": text("la invitación caduca"),
+	"room.answered_by_you":           text("Responde usted"),
+	"room.answered_by_owners":        text("Responden los propietarios de la cuenta"),
+	"room.answered_by":               text("Responde %[1]s"),
+	"room.agreed":                    text("Acordado: ambos humanos aprobaron las mismas condiciones."),
+	"room.answer_marked":             text("Su respuesta se refiere a las condiciones marcadas abajo."),
+	"room.owners_answer":             text("El humano de esta parte dejó la cuenta: responden sus propietarios; usted puede seguirlo."),
+	"room.theirs_to_answer":          text("Le corresponde responder a %[1]s (su agente se lo pidió); usted puede seguirlo."),
+	"room.tabled_by_you":             text("Propuestas por su parte."),
+	"room.tabled_by":                 text("Propuestas por %[1]s, mostradas con sus palabras."),
+	"room.no_terms":                  text("No hay condiciones sobre la mesa."),
+	"room.limits":                    text("Sus límites"),
+	"room.limits_private":            text("(solo usted los ve)"),
 
 	// The page of a one-tap link.
 	"onetap.title":                   text("Confirmar: %[1]s"), // the room's title
