@@ -63,8 +63,11 @@ type HumanSummary struct {
 	Round        int
 	Turn         string // "you", "them" or ""
 	Deadline     time.Time
-	UpdatedAt    time.Time
-	OwnerIsYou   bool // the human who confirms for this seat is the viewer
+	// InvitationExpires is when a room nobody joined closes as expired,
+	// when that comes before the deadline (View.InvitationExpires).
+	InvitationExpires *time.Time
+	UpdatedAt         time.Time
+	OwnerIsYou        bool // the human who confirms for this seat is the viewer
 }
 
 // HumanPageSize is how many rooms a list page holds.

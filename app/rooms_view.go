@@ -36,6 +36,11 @@ type View struct {
 	// labels, their time zone), for the adapters to render.
 	Card     *negotiation.Card `json:"-"`
 	TimeZone *time.Location    `json:"-"`
+	// InvitationExpires is when a room nobody joined closes as expired
+	// (72 hours after the open), when that comes before the deadline;
+	// zero otherwise. For the humans' words: agents read the rule in the
+	// tools' descriptions.
+	InvitationExpires time.Time `json:"-"`
 	// Lang is the language of this side's human: their setting, else
 	// their identity provider's locale ("": none known).
 	Lang string `json:"-"`
@@ -118,6 +123,9 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 		PendingConfirmation: confirmationView(r.PendingFor(side))}
 	if ld.row.Title != nil {
 		v.Title = *ld.row.Title
+	}
+	if r.State == negotiation.StateDraft && r.ExpiresAt.Before(r.Deadline) {
+		v.InvitationExpires = r.ExpiresAt
 	}
 	if r.Turn != "" {
 		t := whose(side, r.Turn)

@@ -99,7 +99,7 @@ func selectHumanSummaries(ctx context.Context, q querier, userID int64, sc roomS
 		var h HumanSummary
 		var k listCursor
 		err := row.Scan(&h.RoomID, &h.Side, &h.Rank, &k.key, &h.AccountSlug, &h.AccountName, &h.Title, &h.State,
-			&h.ClosedReason, &h.Round, &h.Turn, &h.Deadline, &h.UpdatedAt, &h.OwnerIsYou)
+			&h.ClosedReason, &h.Round, &h.Turn, &h.Deadline, &h.InvitationExpires, &h.UpdatedAt, &h.OwnerIsYou)
 		k.rank, k.room, k.side = int(h.Rank), h.RoomID, string(h.Side)
 		keys = append(keys, k)
 		return h, err
@@ -115,7 +115,8 @@ func selectHumanSummaries(ctx context.Context, q querier, userID int64, sc roomS
 // order from the cursor on.
 const humanSummariesSQL = `
 		SELECT k.room_id, k.side, k.rank, k.rank_key, a.slug, a.name, coalesce(r.title, ''), r.state,
-		       coalesce(r.closed_reason, ''), r.round, coalesce(r.turn, ''), r.deadline, r.updated_at,
+		       coalesce(r.closed_reason, ''), r.round, coalesce(r.turn, ''), r.deadline,
+		       CASE WHEN r.state = 'draft' AND r.expires_at < r.deadline THEN r.expires_at END, r.updated_at,
 		       coalesce(p.owner_user_id = $1, false)
 		FROM (SELECT a, true FROM unnest($9::bigint[]) a UNION ALL SELECT a, false FROM unnest($10::bigint[]) a) AS m(account_id, whole)
 		CROSS JOIN LATERAL (

@@ -25,7 +25,7 @@ func (d *Dashboard) inviteAnswer(c *fiber.Ctx) error {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	data := inviteData{Inv: inv, Code: code, Fields: counterForm(inv.Schema, inv.Card, formZone(inv.TimeZone, told)), Zone: shownZone(inv.TimeZone, told)}
+	data := inviteData{Inv: inv, Code: code, Fields: counterForm(inv.Schema, inv.Card, formZone(inv.TimeZone, told), d.words(c, nil)), Zone: shownZone(inv.TimeZone, told)}
 	f, err := readPersonForm(c)
 	if err != nil {
 		return d.fail(c, err)

@@ -42,7 +42,7 @@ func (d *Dashboard) inviteShow(c *fiber.Ctx) error {
 			return c.Redirect("/p/"+token, fiber.StatusSeeOther)
 		}
 	}
-	return d.invitePage(c, inviteData{Inv: inv, Code: code, Fields: counterForm(inv.Schema, inv.Card, formZone(inv.TimeZone, told)),
+	return d.invitePage(c, inviteData{Inv: inv, Code: code, Fields: counterForm(inv.Schema, inv.Card, formZone(inv.TimeZone, told), d.words(c, nil)),
 		Zone: shownZone(inv.TimeZone, told), askZone: !told, Nonce: app.NewSeatNonce()})
 }
 

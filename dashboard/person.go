@@ -153,7 +153,7 @@ func (f personForm) answer(schema *negotiation.Schema, w *locale.Printer, loc *t
 
 // counterForm is the counter form for a person's page, prefilled with the
 // first option on the card.
-func counterForm(schema *negotiation.Schema, card *negotiation.Card, loc *time.Location) []form.Field {
+func counterForm(schema *negotiation.Schema, card *negotiation.Card, loc *time.Location, w *locale.Printer) []form.Field {
 	if schema == nil {
 		return nil
 	}
@@ -161,5 +161,5 @@ func counterForm(schema *negotiation.Schema, card *negotiation.Card, loc *time.L
 	if card != nil && len(card.Options) > 0 {
 		first = &card.Options[0]
 	}
-	return form.Prefill(schema, form.CardValues(first), loc)
+	return form.Prefill(schema, form.CardValues(first), loc, w)
 }

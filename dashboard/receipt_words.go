@@ -130,7 +130,7 @@ func oneValueInWords(words *locale.Printer, v json.RawMessage, loc *time.Locatio
 	}
 	switch {
 	case json.Unmarshal(v, &money) == nil && money.Amount != "" && money.Currency != "":
-		return money.Amount + " " + money.Currency
+		return words.Money(money.Amount, money.Currency)
 	case json.Unmarshal(v, &span) == nil && !span.Start.IsZero() && !span.End.IsZero():
 		return words.Range(span.Start, span.End, loc)
 	}

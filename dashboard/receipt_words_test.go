@@ -79,11 +79,13 @@ func TestReceiptPageValuesInReadersWords(t *testing.T) {
 
 // TestTermsInWords: what /verify shows (in UTC, for a reader whose zone
 // it does not know), value by value, in every shape terms take; what is no
-// moment, day or yes/no stays as the party wrote it, and a shape Taasky
-// does not know is shown as its JSON rather than lost.
+// moment, day, yes/no or amount stays as the party wrote it, an amount is
+// in the reader's separators, and a shape Taasky does not know is shown as
+// its JSON rather than lost.
 func TestTermsInWords(t *testing.T) {
 	terms := json.RawMessage(`{"slots":[{"start":"2026-12-03T09:00:00Z","end":"2026-12-03T09:30:00Z"},{"start":"2026-12-04T23:00:00Z","end":"2026-12-05T01:00:00Z"}],` +
 		`"remote":false,"days":["2026-12-05","2026-12-06"],"n":3,"fee":{"amount":"20.00","currency":"EUR"},"fees":[{"amount":"1.50","currency":"EUR"}],` +
+		`"bhd":{"amount":"1234.500","currency":"BHD"},` +
 		`"place":"office","places":["office","video"],"note":"2026-12-05 maybe","other":{"a":1}}`)
 	want := map[string]map[string]string{
 		"ja": {
@@ -93,6 +95,7 @@ func TestTermsInWords(t *testing.T) {
 			"n":      "3",
 			"fee":    "20.00 EUR",
 			"fees":   "1.50 EUR",
+			"bhd":    "1,234.500 BHD",
 			"place":  "office",
 			"places": "office; video",
 			"note":   "2026-12-05 maybe",
@@ -102,6 +105,9 @@ func TestTermsInWords(t *testing.T) {
 			"slots":  "jeu. 3 déc. 2026, 09:00–09:30 (UTC); ven. 4 déc. 2026, 23:00 – sam. 5 déc. 2026, 01:00 (UTC)",
 			"remote": "non",
 			"days":   "sam. 5 déc. 2026; dim. 6 déc. 2026",
+			"fee":    "20,00 EUR",
+			"fees":   "1,50 EUR",
+			"bhd":    "1\u202f234,500 BHD",
 		},
 	}
 	for lang, fields := range want {

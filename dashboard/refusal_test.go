@@ -34,7 +34,7 @@ func TestRefusalsInTheirLanguage(t *testing.T) {
 		form url.Values
 		want map[string]string // field: its error as the page writes it
 	}{
-		{"de", counter("12.345", "boat", "2026-12-09T11:00", "2026-12-09T11:30", "Europe/Berlin"), map[string]string{
+		{"de", counter("12,345", "boat", "2026-12-09T11:00", "2026-12-09T11:30", "Europe/Berlin"), map[string]string{
 			"fee":   "Fee: EUR hat höchstens 2 Nachkommastellen",
 			"place": "Where: &#34;boat&#34; ist keiner dieser Werte: office, video",
 		}},
@@ -46,9 +46,13 @@ func TestRefusalsInTheirLanguage(t *testing.T) {
 			"place":        "Where: erforderlich",
 			"meeting_time": "Meeting time: geben Sie Beginn und Ende an",
 		}},
-		{"fr", counter("1.5.0", "boat", "2026-12-09T11:00", "2026-12-09T11:30", "Europe/Paris"), map[string]string{
-			"fee":   "Fee : le montant doit être un nombre décimal comme 1500.00",
+		{"fr", counter("1,5", "boat", "2026-12-09T11:00", "2026-12-09T11:30", "Europe/Paris"), map[string]string{
 			"place": "Where : &#34;boat&#34; n&#39;est pas une de ces valeurs : office, video",
+		}},
+		// A French reader's decimal mark is a comma (the card writes 20,00):
+		// a point, a thousands separator to them, is refused by the form.
+		{"fr", counter("1.5.0", "video", "2026-12-09T11:00", "2026-12-09T11:30", "Europe/Paris"), map[string]string{
+			"fee": "Fee : écrivez le montant avec une virgule décimale et sans séparateur de milliers, comme 1500,50",
 		}},
 		{"fr", counter("7", "video", "2026-12-09T11:00", "2026-12-09T11:30", "Mars/Olympus"), map[string]string{
 			"meeting_time": "Meeting time : fuseau horaire : &#34;Mars/Olympus&#34; n&#39;est pas un fuseau IANA comme Europe/Paris",

@@ -55,7 +55,7 @@ func TestRoomLimitsInReadersWords(t *testing.T) {
 		{"de", map[string]string{
 			"Meeting time": "nicht vor Di., 1. Dez. 2026, 17:00 (Asia/Tokyo); nicht nach Mo., 21. Dez. 2026, 02:00 (Asia/Tokyo)",
 			"Where":        "einer von: office",
-			"Fee":          "höchstens 100.00 EUR",
+			"Fee":          "höchstens 100,00 EUR",
 		}},
 		{"ja", map[string]string{
 			"Meeting time": "2026年12月1日(火) 17:00 (Asia/Tokyo)以降; 2026年12月21日(月) 02:00 (Asia/Tokyo)まで",

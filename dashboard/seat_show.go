@@ -40,7 +40,7 @@ func (d *Dashboard) seatPage(c *fiber.Ctx, token string, fields []form.Field, er
 	nameThem(d.words(c, nil), h)
 	d.rememberSeat(c, h.View.RoomID, token)
 	if fields == nil {
-		fields = counterForm(h.Schema, h.Card, formZone(h.TimeZone, told))
+		fields = counterForm(h.Schema, h.Card, formZone(h.TimeZone, told), d.words(c, nil))
 	}
 	title := h.View.Title
 	if title == "" {

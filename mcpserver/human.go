@@ -26,6 +26,9 @@ func forYourHuman(v *app.View) string {
 	switch v.State {
 	case negotiation.StateDraft:
 		line("human.draft")
+		if !v.InvitationExpires.IsZero() {
+			line("values.invitation_expires", words.Moment(v.InvitationExpires, v.TimeZone))
+		}
 	case negotiation.StateAwaiting:
 		if v.Turn != nil && *v.Turn == "you" {
 			line("human.your_turn")

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // for_your_human writes moments in the human's IANA time zone, named.
@@ -112,5 +113,77 @@ func TestForYourHumanSaysWhatIsConfirmed(t *testing.T) {
 	human = e2.must(t, "b", "negotiation_respond", map[string]any{"room_token": tb, "verdict": "reject"})["room"].(map[string]any)["for_your_human"].(string)
 	if !strings.Contains(human, "900.00 EUR — OUTSIDE YOUR LIMITS\n") || strings.Contains(human, "accepts it anyway") {
 		t.Errorf("asked to confirm a reject, b's human is told:\n%s", human)
+	}
+}
+
+// for_your_human writes an amount in the human's separators, with the
+// digits agreed: one and a half Bahraini dinars is "1,500 BHD" to a
+// German reader, who would read "1.500 BHD" as fifteen hundred.
+func TestForYourHumanAmountsInTheirSeparators(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	b := e.agents["b"].OwnerUserID
+	if err := e.accounts.SetUserLanguage(e.ctx, b, "de"); err != nil {
+		t.Fatal(err)
+	}
+	schema := map[string]any{"fee": map[string]any{"type": "money", "label": "Honorar"},
+		"deposit": map[string]any{"type": "money", "label": "Anzahlung", "currency": "EUR"}}
+	subject := map[string]any{"fee": map[string]any{"amount": "1.500", "currency": "BHD"},
+		"deposit": map[string]any{"amount": "1234567.50", "currency": "EUR"}}
+	open := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema, "subject": subject})
+	tb := e.must(t, "b", "negotiation_join", map[string]any{"invite": open["invite_code"], "subject_schema": schema,
+		"limits": map[string]any{"fee": map[string]any{"max": map[string]any{"amount": "2", "currency": "BHD"}}}})["room_token"].(string)
+	human := e.must(t, "b", "negotiation_read", map[string]any{"room_token": tb})["room"].(map[string]any)["for_your_human"].(string)
+	for _, want := range []string{"- Honorar: 1,500 BHD\n", "- Anzahlung: 1.234.567,50 EUR\n"} {
+		if !strings.Contains(human, want) {
+			t.Errorf("b's human (de) is not told %q:\n%s", want, human)
+		}
+	}
+	if mine := open["room"].(map[string]any)["for_your_human"].(string); !strings.Contains(mine, "1.500 BHD") || !strings.Contains(mine, "1,234,567.50 EUR") {
+		t.Errorf("a's human (en) is told:\n%s", mine)
+	}
+}
+
+// for_your_human writes a moment's seconds when it has any: the agreed
+// time is the one written, never the minute it falls in (a range of 20
+// seconds was "09:00–09:00", a start at 10:00:30 "10:00").
+func TestForYourHumanMomentsToTheSecond(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	schema := map[string]any{"meeting_time": map[string]any{"type": "timerange", "label": "Meeting time"},
+		"call": map[string]any{"type": "timerange", "label": "Call"}}
+	open := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema,
+		"subject": map[string]any{"meeting_time": map[string]any{"start": "2026-12-03T09:00:30Z", "end": "2026-12-03T09:00:50.25Z"},
+			"call": map[string]any{"start": "2026-12-03T10:00:00Z", "end": "2026-12-03T10:30:00Z"}}})
+	human := open["room"].(map[string]any)["for_your_human"].(string)
+	for _, want := range []string{"- Meeting time: Thu 3 Dec 2026, 09:00:30–09:00:50.25 (UTC)\n", "- Call: Thu 3 Dec 2026, 10:00–10:30 (UTC)\n"} {
+		if !strings.Contains(human, want) {
+			t.Errorf("a's human is not told %q:\n%s", want, human)
+		}
+	}
+}
+
+// for_your_human of a room nobody joined yet says when the invitation
+// expires (72 hours after the open), when that comes before the deadline:
+// the room closes then, as expired, not at the deadline it shows.
+func TestForYourHumanSaysWhenTheInvitationExpires(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	schema := map[string]any{"n": map[string]any{"type": "int", "label": "N"}}
+	open := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema})
+	human := open["room"].(map[string]any)["for_your_human"].(string)
+	if !strings.Contains(human, "The invitation expires ") || !strings.Contains(human, "if nobody accepts it.") {
+		t.Errorf("a's human is not told when the invitation expires:\n%s", human)
+	}
+	// A deadline before the invitation's end: the room lapses then, and
+	// the deadline alone is said.
+	soon := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema,
+		"deadline": time.Now().Add(24 * time.Hour).UTC().Format(time.RFC3339)})
+	if human := soon["room"].(map[string]any)["for_your_human"].(string); strings.Contains(human, "invitation expires") {
+		t.Errorf("with a deadline in 24 hours, a's human is told:\n%s", human)
+	}
+	tb := e.must(t, "b", "negotiation_join", map[string]any{"invite": open["invite_code"], "subject_schema": schema})["room"].(map[string]any)["for_your_human"].(string)
+	if strings.Contains(tb, "invitation expires") {
+		t.Errorf("once joined, b's human is told:\n%s", tb)
 	}
 }

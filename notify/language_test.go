@@ -18,7 +18,7 @@ func TestEmailInTheRecipientsLanguage(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Ihr Agent Bob's agent bittet Sie in „Board, review; \"Q4\"“ mit Alice & Co, diesen Bedingungen zuzustimmen.",
-		"Meeting time: Mi., 14. Okt. 2026, 12:00–12:30 (Europe/Paris, UTC+02:00)",
+		"Meeting time: Mi., 14. Okt. 2026, 12:00–12:30:00.25 (Europe/Paris, UTC+02:00)",
 		"Their <b>room</b> (Feld der anderen Seite): <script>x</script>",
 		"Frist: Mo., 26. Okt. 2026, 11:00 (Europe/Paris)",
 	} {
@@ -32,7 +32,7 @@ func TestEmailInTheRecipientsLanguage(t *testing.T) {
 	m = sample(KindAgreed)
 	m.Lang = "ja"
 	_, p = render(t, m)
-	if !strings.HasPrefix(p.Subject, "合意成立 — ") || !strings.Contains(p.Text, "2026年10月14日(水) 12:00–12:30 (Europe/Paris, UTC+02:00)") {
+	if !strings.HasPrefix(p.Subject, "合意成立 — ") || !strings.Contains(p.Text, "2026年10月14日(水) 12:00–12:30:00.25 (Europe/Paris, UTC+02:00)") {
 		t.Errorf("Japanese agreed mail: %q\n%s", p.Subject, p.Text)
 	}
 }

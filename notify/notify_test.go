@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -33,7 +35,7 @@ func sample(kind Kind) *Message {
 			SubjectHash: "sha256:aa",
 			Fields: []negotiation.CardField{
 				{Name: "meeting_time", Label: "Meeting time", Type: negotiation.TypeTimerange,
-					Values: []negotiation.Value{{Start: start, End: end}}, Text: "Wed 14 Oct 2026, 12:00–12:30 (Europe/Paris, UTC+02:00)"},
+					Values: []negotiation.Value{{Start: start, End: end}}, Text: "Wed 14 Oct 2026, 12:00–12:30:00.25 (Europe/Paris, UTC+02:00)"},
 				{Name: "fee", Label: "Fee", Type: negotiation.TypeMoney, Text: "20.00 EUR", Outside: []negotiation.Bound{negotiation.BoundMax}},
 				{Name: "room", Label: "Their <b>room</b>", Theirs: true, Type: negotiation.TypeString, Text: "<script>x</script>"},
 				{Name: "notes", Label: "Notes", Missing: true, Type: negotiation.TypeString},
@@ -94,7 +96,7 @@ func TestEmailEveryKind(t *testing.T) {
 	}
 	_, p := render(t, sample(KindRequest))
 	for _, want := range []string{"Your agent, Bob's agent, asks you to approve these terms in “Board, review; \"Q4\"” with Alice & Co.",
-		"Meeting time: Wed 14 Oct 2026, 12:00–12:30 (Europe/Paris, UTC+02:00)", "Fee: 20.00 EUR",
+		"Meeting time: Wed 14 Oct 2026, 12:00–12:30:00.25 (Europe/Paris, UTC+02:00)", "Fee: 20.00 EUR",
 		"! outside your limits: above your maximum", "Their <b>room</b> (their field): <script>x</script>", "Notes: missing",
 		"No deal is possible on Fee", "https://taasky.example/c/ot_x", "The room: https://taasky.example/rooms/7",
 		"Deadline: Mon 26 Oct 2026, 11:00 (Europe/Paris)"} {
@@ -212,6 +214,35 @@ func TestVerifyLink(t *testing.T) {
 		m.Receipt = "eyJhbGciOiJFZERTQSJ9.e30.sig"
 		if _, p := render(t, m); !strings.Contains(p.Text, want+".") {
 			t.Errorf("room %s: the receipt's check page is not %s:\n%s", room, want, p.Text)
+		}
+	}
+}
+
+// TestPushNeverCutsAValue: a push too long for its body leaves fields out
+// whole, never cutting one short ("Fee: 1,234,567.…" read as another
+// amount); whatever the title's length, each field is there as the mail
+// writes it, or not at all.
+func TestPushNeverCutsAValue(t *testing.T) {
+	for n := 60; n <= 120; n++ {
+		m := sample(KindRequest)
+		m.Title = strings.Repeat("Quarterly board review ", 6)[:n]
+		fee := &m.Card.Options[0].Fields[1]
+		fee.Label, fee.Values = "Total fee for the whole engagement", []negotiation.Value{{Amount: decimal.RequireFromString("1234567.5"), Currency: "EUR"}}
+		m.Card.Options[0].Fields = m.Card.Options[0].Fields[:2]
+		var p PushPayload
+		if err := json.Unmarshal(Push(m), &p); err != nil {
+			t.Fatal(err)
+		}
+		if len([]rune(p.Body)) > maxPushBody {
+			t.Fatalf("title of %d: a body of %d characters", n, len([]rune(p.Body)))
+		}
+		_, fields, _ := strings.Cut(p.Body, "\n")
+		for _, part := range strings.Split(fields, "; ") {
+			switch part {
+			case "Meeting time: Wed 14 Oct 2026, 12:00–12:30:00.25 (Europe/Paris, UTC+02:00)", "Total fee for the whole engagement: 1,234,567.50 EUR", "…":
+			default:
+				t.Fatalf("title of %d: a field cut short: %q", n, part)
+			}
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -61,7 +60,7 @@ func Push(m *Message) []byte {
 			}
 		}
 		if len(parts) > 0 {
-			body += "\n" + strings.Join(parts, "; ")
+			body += "\n" + wholeParts(parts, maxPushBody-utf8.RuneCountInString(body)-1)
 		}
 	} else if len(v.Options) > 1 {
 		body += "\n" + w.T("push.options", len(v.Options))
@@ -71,6 +70,32 @@ func Push(m *Message) []byte {
 	}
 	p.Title, p.Body = clipText(p.Title, 120), clipText(body, maxPushBody)
 	b, _ := json.Marshal(p)
+	return b
+}
+
+// wholeParts joins the fields' "label: value" parts that fit in n
+// characters, each whole: a value cut short ("Fee: 1,234,5…") reads as
+// another value; "…" stands for the parts left out.
+func wholeParts(parts []string, n int) string {
+	const more = "…"
+	var b string
+	for i, p := range parts {
+		next := p
+		if i > 0 {
+			next = b + "; " + p
+		}
+		reserve := 0
+		if i < len(parts)-1 {
+			reserve = len("; ") + utf8.RuneCountInString(more)
+		}
+		if utf8.RuneCountInString(next)+reserve > n {
+			if i > 0 {
+				return b + "; " + more
+			}
+			return more
+		}
+		b = next
+	}
 	return b
 }
 

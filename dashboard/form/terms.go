@@ -35,7 +35,7 @@ type Field struct {
 type Row struct {
 	Index    int
 	Value    string // string, int, enum, date; bool: "yes", "no" or ""
-	Start    string // timerange, as datetime-local: 2026-12-03T10:00
+	Start    string // timerange, as datetime-local: 2026-12-03T10:00 (…:30.25 with seconds)
 	End      string
 	Zone     string // timerange: IANA time zone of Start and End
 	Amount   string // money
@@ -72,8 +72,8 @@ func Empty(schema *negotiation.Schema, zone string) []Field {
 
 // Prefill is the form for schema holding the values of terms in that
 // schema (values returns a field's values, ok false when it is absent),
-// moments shown in loc.
-func Prefill(schema *negotiation.Schema, values func(field string) ([]negotiation.Value, bool), loc *time.Location) []Field {
+// moments shown in loc, amounts as w's reader types them.
+func Prefill(schema *negotiation.Schema, values func(field string) ([]negotiation.Value, bool), loc *time.Location, w *locale.Printer) []Field {
 	fields := Empty(schema, loc.String())
 	for fi := range fields {
 		f := &fields[fi]
@@ -84,7 +84,7 @@ func Prefill(schema *negotiation.Schema, values func(field string) ([]negotiatio
 		}
 		f.Rows = nil
 		for i := range vals {
-			f.Rows = append(f.Rows, rowOf(sf, &vals[i], i, loc))
+			f.Rows = append(f.Rows, rowOf(sf, &vals[i], i, loc, w))
 		}
 		if f.Repeated && len(vals) < negotiation.MaxRepeated {
 			f.Rows = append(f.Rows, Row{Index: len(vals), Zone: loc.String(), Currency: sf.Currency})
@@ -113,7 +113,7 @@ func newField(sf negotiation.Field) Field {
 		MaxLen: sf.MaxLen, Values: sf.Values, Currency: sf.Currency}
 }
 
-func rowOf(sf negotiation.Field, v *negotiation.Value, i int, loc *time.Location) Row {
+func rowOf(sf negotiation.Field, v *negotiation.Value, i int, loc *time.Location, w *locale.Printer) Row {
 	r := Row{Index: i, Zone: loc.String(), Currency: sf.Currency}
 	switch sf.Type {
 	case negotiation.TypeInt:
@@ -124,10 +124,15 @@ func rowOf(sf negotiation.Field, v *negotiation.Value, i int, loc *time.Location
 			r.Value = "yes"
 		}
 	case negotiation.TypeTimerange:
-		r.Start, r.End = v.Start.In(loc).Format(localLayout), v.End.In(loc).Format(localLayout)
+		r.Start, r.End = localValue(v.Start.In(loc)), localValue(v.End.In(loc))
+		if !readsBack(r.Start, loc, v.Start) || !readsBack(r.End, loc, v.End) {
+			// In the hour loc's clocks repeat, a wall clock is two moments,
+			// which Parse refuses: the row is in UTC, which has one of each.
+			r.Zone, r.Start, r.End = "UTC", localValue(v.Start.UTC()), localValue(v.End.UTC())
+		}
 	case negotiation.TypeMoney:
 		digits, _ := negotiation.MinorDigits(v.Currency)
-		r.Amount, r.Currency = v.Amount.StringFixed(int32(digits)), v.Currency
+		r.Amount, r.Currency = w.AmountInput(v.Amount.StringFixed(int32(digits))), v.Currency
 	default:
 		r.Value = v.Text
 	}
@@ -243,10 +248,14 @@ func valueOf(sf negotiation.Field, r Row, w *locale.Printer) (v any, empty bool,
 		if r.Value == "" {
 			return nil, true, ""
 		}
-		if _, err := strconv.ParseInt(r.Value, 10, 64); err != nil {
+		n, err := strconv.ParseInt(r.Value, 10, 64)
+		if err != nil {
 			return nil, false, w.T("form.whole_number")
 		}
-		return json.Number(r.Value), false, ""
+		// The number as JSON writes it: a browser's number box sends
+		// "0005" as typed, and "0005" or "+5" is no JSON number (the terms
+		// could not be written, and the form came back without a word).
+		return json.Number(strconv.FormatInt(n, 10)), false, ""
 	case negotiation.TypeBool:
 		switch r.Value {
 		case "yes":
@@ -266,7 +275,11 @@ func valueOf(sf negotiation.Field, r Row, w *locale.Printer) (v any, empty bool,
 		if r.Currency == "" {
 			return nil, false, w.T("form.currency_required")
 		}
-		return map[string]string{"amount": r.Amount, "currency": r.Currency}, false, ""
+		amount, ok := w.ReadAmount(r.Amount)
+		if !ok {
+			return nil, false, w.T("values.form.decimal_comma")
+		}
+		return map[string]string{"amount": amount, "currency": r.Currency}, false, ""
 	}
 	if r.Value == "" {
 		return nil, true, ""
@@ -300,7 +313,7 @@ func timerange(r Row, w *locale.Printer) (any, bool, string) {
 	} else if err != nil {
 		return nil, false, w.T("form.end_moment")
 	}
-	return map[string]string{"start": start.Format(time.RFC3339), "end": end.Format(time.RFC3339)}, false, ""
+	return map[string]string{"start": start.Format(time.RFC3339Nano), "end": end.Format(time.RFC3339Nano)}, false, ""
 }
 
 // errNotOneMoment: a wall-clock time that names no moment in its zone (the
@@ -309,23 +322,42 @@ func timerange(r Row, w *locale.Printer) (any, bool, string) {
 // of the second; nothing is coerced (DESIGN §2), so both are refused.
 var errNotOneMoment = errors.New("not one moment in its zone")
 
-// parseLocal reads a datetime-local value (seconds optional) in loc.
+// localValue writes t (in its zone) as a datetime-local value: to the
+// minute, with its seconds and their fraction when it has any, so that a
+// prefilled form sends back the moment it was given, not its minute.
+func localValue(t time.Time) string {
+	if t.Second() == 0 && t.Nanosecond() == 0 {
+		return t.Format(localLayout)
+	}
+	return t.Format(localLayout + ":05.999999999")
+}
+
+// readsBack reports whether the datetime-local value s, read in loc, is
+// the moment t.
+func readsBack(s string, loc *time.Location, t time.Time) bool {
+	back, err := parseLocal(s, loc)
+	return err == nil && back.Equal(t)
+}
+
+// parseLocal reads a datetime-local value (seconds and their fraction
+// optional) in loc.
 func parseLocal(s string, loc *time.Location) (time.Time, error) {
-	layout := localLayout
-	t, err := time.ParseInLocation(layout, s, loc)
+	t, err := time.ParseInLocation(localLayout, s, loc)
 	if err != nil {
-		layout += ":05"
-		if t, err = time.ParseInLocation(layout, s, loc); err != nil {
+		// Go reads a fraction after the seconds without the layout's asking.
+		if t, err = time.ParseInLocation(localLayout+":05", s, loc); err != nil {
 			return t, err
 		}
 	}
-	if t.Format(layout) != s {
+	// The date, hour and minute, which a change of offset moves.
+	wall := t.Format(localLayout)
+	if !strings.HasPrefix(s, wall) {
 		return t, errNotOneMoment // skipped: Go moved it
 	}
 	// Repeated: the same wall clock a little earlier or later, at another
 	// offset (zones shift by 30 minutes to 2 hours).
 	for _, d := range []time.Duration{30 * time.Minute, time.Hour, 2 * time.Hour} {
-		if t.Add(d).Format(layout) == s || t.Add(-d).Format(layout) == s {
+		if t.Add(d).Format(localLayout) == wall || t.Add(-d).Format(localLayout) == wall {
 			return t, errNotOneMoment
 		}
 	}

@@ -117,16 +117,27 @@ func TestParseErrorsNameTheField(t *testing.T) {
 	}
 }
 
-// TestPrefillRoundTrips: a form prefilled from terms parses back to them.
+// TestPrefillRoundTrips: a form prefilled from terms parses back to them,
+// moments with seconds or a fraction of one too (a person who changes
+// another field does not move the time they left as it was).
 func TestPrefillRoundTrips(t *testing.T) {
+	for _, in := range []string{
+		`{"when":[{"start":"2026-12-03T09:00:00Z","end":"2026-12-03T09:30:00Z"}],"qty":2,"ok":true,"place":"office","fee":{"amount":"5.00","currency":"EUR"}}`,
+		`{"when":[{"start":"2026-12-03T09:00:30Z","end":"2026-12-03T09:30:00.25Z"},{"start":"2026-12-04T05:30:15Z","end":"2026-12-04T06:30:45.123456789Z"}],"qty":2,"ok":true,"place":"office"}`,
+	} {
+		prefillRoundTrip(t, in)
+	}
+}
+
+func prefillRoundTrip(t *testing.T, in string) {
+	t.Helper()
 	s := schema(t)
-	in := `{"when":[{"start":"2026-12-03T09:00:00Z","end":"2026-12-03T09:30:00Z"}],"qty":2,"ok":true,"place":"office","fee":{"amount":"5.00","currency":"EUR"}}`
 	terms, err := s.ParseTerms([]byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}
 	loc, _ := time.LoadLocation("America/New_York")
-	fields := Prefill(s, terms.Values, loc)
+	fields := Prefill(s, terms.Values, loc, locale.English())
 	form := url.Values{}
 	for _, f := range fields {
 		for _, r := range f.Rows {
@@ -147,7 +158,7 @@ func TestPrefillRoundTrips(t *testing.T) {
 	raw, _, ok := Parse(s, form, locale.English())
 	back, err := s.ParseTerms(raw)
 	if !ok || err != nil || back.Hash() != terms.Hash() {
-		t.Fatalf("round trip: %v %s", err, raw)
+		t.Fatalf("round trip of %s: %v %s", in, err, raw)
 	}
 }
 
@@ -171,5 +182,102 @@ func TestParseRefusesClockChanges(t *testing.T) {
 		"f.qty.0.v": {"3"}, "f.place.0.v": {"video"}}
 	if raw, fields, ok := Parse(schema(t), form, en); !ok || !strings.Contains(string(raw), `"start":"2026-03-30T02:30:00+02:00"`) || !strings.Contains(string(raw), `"end":"2026-10-26T02:30:00+01:00"`) {
 		t.Errorf("ordinary days: ok %v, %s, %q", ok, raw, fields[0].Error)
+	}
+}
+
+// TestParseWholeNumberSpellings: a whole number is read however a person
+// or their browser's number box writes it ("0005" as typed, "+5"), and
+// written as JSON writes it; anything else is refused beside its field.
+// A form that cannot be sent is never refused without a word.
+func TestParseWholeNumberSpellings(t *testing.T) {
+	s := schema(t)
+	for _, c := range []struct{ typed, want string }{
+		{"0005", `"qty":5`}, {"+5", `"qty":5`}, {"-0", `"qty":0`}, {"-007", `"qty":-7`},
+		{" 5", ""}, {"5.", ""}, {".5", ""}, {"1e3", ""}, {"0x10", ""}, {"5,0", ""}, {"１２", ""}, {"99999999999999999999", ""},
+	} {
+		form := url.Values{"f.when.0.start": {"2026-12-03T10:00"}, "f.when.0.end": {"2026-12-03T10:30"}, "f.when.0.zone": {"UTC"},
+			"f.qty.0.v": {c.typed}, "f.place.0.v": {"video"}}
+		raw, fields, ok := Parse(s, form, locale.English())
+		var qtyErr string
+		for _, f := range fields {
+			if f.Name == "qty" {
+				qtyErr = f.Error
+			}
+		}
+		switch {
+		case c.want != "" && (!ok || !strings.Contains(string(raw), c.want)):
+			t.Errorf("%q: ok %v, %s, error %q; want %s", c.typed, ok, raw, qtyErr, c.want)
+		case c.want != "":
+			if _, err := s.ParseTerms(raw); err != nil {
+				t.Errorf("%q: %s: %v", c.typed, raw, err)
+			}
+		case ok || qtyErr != "Quantity: must be a whole number like 30":
+			t.Errorf("%q: ok %v, error %q", c.typed, ok, qtyErr)
+		}
+	}
+}
+
+// TestAmountsInTheReadersMark: the counter form writes and reads amounts
+// with the reader's decimal mark: a German is shown one and a half dinars
+// as "1,500" (as the card writes it), types "1500" for fifteen hundred and
+// "1,5" for one and a half, and a point, which they would read as a
+// thousands separator ("1.500" was taken as one and a half), is refused
+// beside the field. A reader of decimal points types the terms' own form.
+func TestAmountsInTheReadersMark(t *testing.T) {
+	s, _, err := negotiation.ParseSchema([]byte(`{"fee":{"type":"money","label":"Fee","currency":"BHD"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	terms, err := s.ParseTerms([]byte(`{"fee":{"amount":"1.5","currency":"BHD"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	de, fr, en := locale.NewPrinter("de"), locale.NewPrinter("fr"), locale.English()
+	if got := Prefill(s, terms.Values, time.UTC, de)[0].Rows[0].Amount; got != "1,500" {
+		t.Errorf("de prefill: %q", got)
+	}
+	if got := Prefill(s, terms.Values, time.UTC, en)[0].Rows[0].Amount; got != "1.500" {
+		t.Errorf("en prefill: %q", got)
+	}
+	const mark = "Fee: Betrag mit Dezimalkomma und ohne Tausendertrennzeichen schreiben, wie 1500,50"
+	for _, c := range []struct {
+		w           *locale.Printer
+		typed, want string // want: the amount sent, or the field's error
+		wantRefusal bool
+	}{
+		{de, "1,500", `"amount":"1.500"`, false}, {de, "1500", `"amount":"1500"`, false}, {de, "1,5", `"amount":"1.5"`, false},
+		{fr, "0,25", `"amount":"0.25"`, false}, {en, "1.500", `"amount":"1.500"`, false},
+		{de, "1.500", mark, true}, {de, "1.500,000", mark, true}, {de, "1,500,000", mark, true}, {de, "1 500", mark, true},
+		{de, "0005", mark, true}, {de, "-1", `"amount":"-1"`, false}, {de, "-1.5", mark, true}, {de, ",5", mark, true}, {de, "5,", mark, true},
+	} {
+		raw, fields, ok := Parse(s, url.Values{"f.fee.0.amount": {c.typed}}, c.w)
+		switch {
+		case c.wantRefusal && (ok || (c.w == de && fields[0].Error != c.want)):
+			t.Errorf("%s %q: ok %v, %s, error %q", c.w.Lang(), c.typed, ok, raw, fields[0].Error)
+		case !c.wantRefusal && (!ok || !strings.Contains(string(raw), c.want)):
+			t.Errorf("%s %q: ok %v, %s, error %q; want %s", c.w.Lang(), c.typed, ok, raw, fields[0].Error, c.want)
+		}
+	}
+}
+
+// TestPrefillInARepeatedHour: terms whose time falls in the hour a zone's
+// clocks repeat (01:30 on 1 Nov 2026 in New York is two moments) are
+// prefilled so that the form sends them back as they are, a person who
+// changes only another field is not refused for a time they did not
+// choose ("not one moment in America/New_York"): such a row is written in
+// UTC, which has one of each.
+func TestPrefillInARepeatedHour(t *testing.T) {
+	for _, in := range []string{
+		`{"when":[{"start":"2026-11-01T05:30:00Z","end":"2026-11-01T06:30:00Z"},{"start":"2026-11-02T15:00:00Z","end":"2026-11-02T16:00:00Z"}],"qty":2,"ok":true,"place":"office"}`,
+		`{"when":[{"start":"2026-11-01T06:15:00Z","end":"2026-11-01T06:45:00Z"}],"qty":2,"ok":true,"place":"office"}`,
+	} {
+		prefillRoundTrip(t, in)
+	}
+	s := schema(t)
+	terms, _ := s.ParseTerms([]byte(`{"when":[{"start":"2026-11-01T05:30:00Z","end":"2026-11-01T06:30:00Z"},{"start":"2026-11-02T15:00:00Z","end":"2026-11-02T16:00:00Z"}],"qty":2,"ok":true,"place":"office"}`))
+	ny, _ := time.LoadLocation("America/New_York")
+	rows := Prefill(s, terms.Values, ny, locale.English())[0].Rows
+	if rows[0].Zone != "UTC" || rows[0].Start != "2026-11-01T05:30" || rows[1].Zone != "America/New_York" || rows[1].Start != "2026-11-02T10:00" {
+		t.Fatalf("rows: %+v", rows[:2])
 	}
 }

@@ -12,7 +12,8 @@ import (
 // written here, taken from CLDR 46 (gregorian calendar: the abbreviated
 // "format" names of days and months, the yMMMEd skeleton, HH:mm, and the
 // medium date-time glue). A pattern's letters: W weekday, D day of month,
-// M month name, N month number, Y year, T the time (HH:mm).
+// M month name, N month number, Y year, T the time (HH:mm; with its
+// seconds, when it has any, in writeExact: clock).
 type dates struct {
 	day      string // a date with its weekday
 	moment   string // a date with its weekday and a time
@@ -38,8 +39,16 @@ var (
 		months:   [12]string{"1月", "2月", "3月", "4月", "5月", "6月", "7月", "8月", "9月", "10月", "11月", "12月"}}
 )
 
-// write fills pattern with t (already in the reader's zone).
-func (d *dates) write(pattern string, t time.Time) string {
+// write fills pattern with t (already in the reader's zone), its time to
+// the minute: a moment of the service's (a deadline, when something
+// happened).
+func (d *dates) write(pattern string, t time.Time) string { return d.fill(pattern, t, minute) }
+
+// writeExact is write for a moment a party wrote (terms, limits): its
+// time with its seconds when it has any (clock).
+func (d *dates) writeExact(pattern string, t time.Time) string { return d.fill(pattern, t, clock) }
+
+func (d *dates) fill(pattern string, t time.Time, timeOf func(time.Time) string) string {
 	var b strings.Builder
 	for _, r := range pattern {
 		switch r {
@@ -54,12 +63,24 @@ func (d *dates) write(pattern string, t time.Time) string {
 		case 'Y':
 			b.WriteString(strconv.Itoa(t.Year()))
 		case 'T':
-			b.WriteString(t.Format("15:04"))
+			b.WriteString(timeOf(t))
 		default:
 			b.WriteRune(r)
 		}
 	}
 	return b.String()
+}
+
+func minute(t time.Time) string { return t.Format("15:04") }
+
+// clock writes t's time of day, HH:mm, with its seconds (and their
+// fraction) when it has any: what is agreed is the moment written, never
+// the minute it falls in ("09:00:30–09:00:50", not "09:00–09:00").
+func clock(t time.Time) string {
+	if t.Second() == 0 && t.Nanosecond() == 0 {
+		return t.Format("15:04")
+	}
+	return t.Format("15:04:05.999999999")
 }
 
 // zoneName names loc for a reader: its IANA name, and the offset at t
@@ -83,8 +104,17 @@ func zoneName(t time.Time, loc *time.Location, withOffset bool) string {
 // "Mon 26 Oct 2026, 11:00 (Europe/Paris)"; the zero time is "". A wall
 // time loc reads twice (the hour its clocks go back) names its offset too,
 // or two moments an hour apart would be written alike: "Sun 1 Nov 2026,
-// 01:30 (America/New_York, UTC-04:00)".
+// 01:30 (America/New_York, UTC-04:00)". The time is to the minute: Moment
+// writes the service's moments (deadlines, when something happened); a
+// party's moments (terms, limits) are written to the second (Range,
+// Limit).
 func (p *Printer) Moment(t time.Time, loc *time.Location) string {
+	return p.moment(t, loc, p.dates.write)
+}
+
+// moment is Moment with the time written by write (a party's moment:
+// writeExact).
+func (p *Printer) moment(t time.Time, loc *time.Location, write func(pattern string, t time.Time) string) string {
 	if t.IsZero() {
 		return ""
 	}
@@ -92,7 +122,7 @@ func (p *Printer) Moment(t time.Time, loc *time.Location) string {
 		loc = time.UTC
 	}
 	t = t.In(loc)
-	return p.dates.write(p.dates.moment, t) + " (" + zoneName(t, loc, repeated(t)) + ")"
+	return write(p.dates.moment, t) + " (" + zoneName(t, loc, repeated(t)) + ")"
 }
 
 // repeated reports whether t's wall clock (t in its zone) is read twice in
@@ -135,7 +165,7 @@ func (p *Printer) MomentWithUTC(t time.Time, loc *time.Location) string {
 	if m == "" {
 		return m
 	}
-	return m + besideUTC + p.inUTC(t, time.Time{}, t.In(off))
+	return m + besideUTC + p.inUTC(t, time.Time{}, t.In(off), false)
 }
 
 // offsetOf is loc's offset at t, as a zone with no name (written
@@ -153,22 +183,26 @@ func isUTC(loc *time.Location) bool { return loc == nil || loc.String() == "UTC"
 // inUTC writes start (to end, unless zero) in UTC, after the same written
 // from shown in another zone: the times alone when they fall on shown's
 // day in UTC too, else with their dates.
-func (p *Printer) inUTC(start, end, shown time.Time) string {
+func (p *Printer) inUTC(start, end, shown time.Time, exact bool) string {
+	write, timeOf := p.dates.write, minute
+	if exact {
+		write, timeOf = p.dates.writeExact, clock
+	}
 	s, e := start.UTC(), end.UTC()
 	day := shown.Format(time.DateOnly)
 	sameDay := s.Format(time.DateOnly) == day && (end.IsZero() || e.Format(time.DateOnly) == day)
 	var b string
 	switch {
 	case sameDay && end.IsZero():
-		b = s.Format("15:04")
+		b = timeOf(s)
 	case sameDay:
-		b = s.Format("15:04") + "–" + e.Format("15:04")
+		b = timeOf(s) + "–" + timeOf(e)
 	case end.IsZero():
-		b = p.dates.write(p.dates.moment, s)
+		b = write(p.dates.moment, s)
 	case s.Format(time.DateOnly) == e.Format(time.DateOnly):
-		b = p.dates.write(p.dates.moment, s) + "–" + e.Format("15:04")
+		b = write(p.dates.moment, s) + "–" + timeOf(e)
 	default:
-		b = p.dates.write(p.dates.moment, s) + " – " + p.dates.write(p.dates.moment, e)
+		b = write(p.dates.moment, s) + " – " + write(p.dates.moment, e)
 	}
 	return b + " UTC"
 }
@@ -190,9 +224,9 @@ func (p *Printer) Range(start, end time.Time, loc *time.Location) string {
 	}
 	zone := " (" + zoneName(s, loc, true) + ")"
 	if s.Format(time.DateOnly) == e.Format(time.DateOnly) {
-		return p.dates.write(p.dates.moment, s) + "–" + e.Format("15:04") + zone
+		return p.dates.writeExact(p.dates.moment, s) + "–" + clock(e) + zone
 	}
-	return p.dates.write(p.dates.moment, s) + " – " + p.dates.write(p.dates.moment, e) + zone
+	return p.dates.writeExact(p.dates.moment, s) + " – " + p.dates.writeExact(p.dates.moment, e) + zone
 }
 
 // rangeAcrossAChange is Range for s and e (in loc) at different offsets:
@@ -200,11 +234,11 @@ func (p *Printer) Range(start, end time.Time, loc *time.Location) string {
 // with its time), the end's date left out when it is the start's, and the
 // zone's name once at the end, as Range writes it, unless it has none.
 func (p *Printer) rangeAcrossAChange(s, e time.Time, loc *time.Location) string {
-	b := p.dates.write(p.dates.moment, s) + " UTC" + s.Format("-07:00") + " – "
+	b := p.dates.writeExact(p.dates.moment, s) + " UTC" + s.Format("-07:00") + " – "
 	if s.Format(time.DateOnly) == e.Format(time.DateOnly) {
-		b += e.Format("15:04")
+		b += clock(e)
 	} else {
-		b += p.dates.write(p.dates.moment, e)
+		b += p.dates.writeExact(p.dates.moment, e)
 	}
 	b += " UTC" + e.Format("-07:00")
 	if zone := loc.String(); zone != "" && zone != "Local" {
@@ -229,12 +263,13 @@ func (p *Printer) RangeWithUTC(start, end time.Time, loc *time.Location) string 
 		return p.Range(start, end, loc)
 	}
 	off := offsetOf(start, loc)
-	return p.Range(start, end, off) + besideUTC + p.inUTC(start, end, start.In(off))
+	return p.Range(start, end, off) + besideUTC + p.inUTC(start, end, start.In(off), true)
 }
 
 // Value writes a card field's values in the reader's language: moments,
-// days and yes/no in its words and patterns; anything a party wrote
-// (text, enum values) and numbers as the card has them.
+// days and yes/no in its words and patterns, amounts in its separators
+// (Money); anything a party wrote (text, enum values) and whole numbers as
+// the card has them.
 func (p *Printer) Value(f negotiation.CardField, loc *time.Location) string {
 	return p.value(f, loc, p.Range)
 }
@@ -258,6 +293,8 @@ func (p *Printer) value(f negotiation.CardField, loc *time.Location, writeRange 
 			parts[i] = p.Day(v.Start)
 		case negotiation.TypeBool:
 			parts[i] = p.T(Key("value." + strconv.FormatBool(v.Bool)))
+		case negotiation.TypeMoney:
+			parts[i] = p.amount(&v)
 		default:
 			return f.Text
 		}

@@ -157,22 +157,23 @@ var englishText = map[Key]catalog.Message{
 	"note.member_left": text("%[1]s is no longer a member of the account: its owners answer this side's confirmations now."),
 
 	// for_your_human: the room in plain text, for an agent to show its human.
-	"human.title":          text("Negotiation: %[1]q (the inviter's words)."),
-	"human.draft":          text("Waiting for the other side to accept the invitation."),
-	"human.your_turn":      text("It is your side's turn."),
-	"human.their_turn":     text("Waiting for the other side."),
-	"human.agreed":         text("AGREED: both sides confirmed the terms below."),
-	"human.closed":         text("Closed (%[1]s). Nothing was agreed."), // closed.<reason>
-	"human.deadline":       text("Deadline: %[1]s."),
-	"human.options.yours":  text("Options proposed by your side (one is to be chosen):"),
-	"human.options.theirs": text("Options proposed by the other side (one is to be chosen):"),
-	"human.terms.yours":    text("Terms proposed by your side:"),
-	"human.terms.theirs":   text("Terms proposed by the other side:"),
-	"human.option":         text("%[1]s:"), // card.option
-	"human.their_field":    text("%[1]s (their field)"),
-	"human.not_given":      text("not given"),
-	"human.their_words":    text("%[1]s (their words)"),
-	"human.outside":        text("OUTSIDE YOUR LIMITS; confirming accepts it anyway"),
+	"human.title":               text("Negotiation: %[1]q (the inviter's words)."),
+	"human.draft":               text("Waiting for the other side to accept the invitation."),
+	"values.invitation_expires": text("The invitation expires %[1]s if nobody accepts it."),
+	"human.your_turn":           text("It is your side's turn."),
+	"human.their_turn":          text("Waiting for the other side."),
+	"human.agreed":              text("AGREED: both sides confirmed the terms below."),
+	"human.closed":              text("Closed (%[1]s). Nothing was agreed."), // closed.<reason>
+	"human.deadline":            text("Deadline: %[1]s."),
+	"human.options.yours":       text("Options proposed by your side (one is to be chosen):"),
+	"human.options.theirs":      text("Options proposed by the other side (one is to be chosen):"),
+	"human.terms.yours":         text("Terms proposed by your side:"),
+	"human.terms.theirs":        text("Terms proposed by the other side:"),
+	"human.option":              text("%[1]s:"), // card.option
+	"human.their_field":         text("%[1]s (their field)"),
+	"human.not_given":           text("not given"),
+	"human.their_words":         text("%[1]s (their words)"),
+	"human.outside":             text("OUTSIDE YOUR LIMITS; confirming accepts it anyway"),
 	// The same, when the human is not asked to approve (a reject, a cancel, nothing asked).
 	"human.outside_limits": text("OUTSIDE YOUR LIMITS"),
 	"human.no_deal_field":  text("no deal possible on this field"),
@@ -319,22 +320,23 @@ var englishText = map[Key]catalog.Message{
 	"rooms.next_page":      text("Next page"),
 
 	// A room's page, for an account's member.
-	"room.side_with":          text("%[1]s (side %[2]s) with %[3]s"),
-	"room.side_waiting":       text("%[1]s (side %[2]s), waiting for the invitation to be answered"),
-	"room.round":              text("round %[1]s"), // the round's number, marked up
-	"room.deadline":           text("deadline"),
-	"room.answered_by_you":    text("Answered by you"),
-	"room.answered_by_owners": text("Answered by the account's owners"),
-	"room.answered_by":        text("Answered by %[1]s"),
-	"room.agreed":             text("Agreed: both humans approved the same terms."),
-	"room.answer_marked":      text("You answer for the terms marked below."),
-	"room.owners_answer":      text("This side's human left the account: its owners answer it; you can follow along."),
-	"room.theirs_to_answer":   text("This is %[1]s's to answer (their agent asked them); you can follow along."),
-	"room.tabled_by_you":      text("Tabled by your side."),
-	"room.tabled_by":          text("Tabled by %[1]s, shown in your words."),
-	"room.no_terms":           text("No terms on the table."),
-	"room.limits":             text("Your limits"),
-	"room.limits_private":     text("(only you see these)"),
+	"room.side_with":                 text("%[1]s (side %[2]s) with %[3]s"),
+	"room.side_waiting":              text("%[1]s (side %[2]s), waiting for the invitation to be answered"),
+	"room.round":                     text("round %[1]s"), // the round's number, marked up
+	"room.deadline":                  text("deadline"),
+	"values.list.invitation_expires": text("invitation expires"),
+	"room.answered_by_you":           text("Answered by you"),
+	"room.answered_by_owners":        text("Answered by the account's owners"),
+	"room.answered_by":               text("Answered by %[1]s"),
+	"room.agreed":                    text("Agreed: both humans approved the same terms."),
+	"room.answer_marked":             text("You answer for the terms marked below."),
+	"room.owners_answer":             text("This side's human left the account: its owners answer it; you can follow along."),
+	"room.theirs_to_answer":          text("This is %[1]s's to answer (their agent asked them); you can follow along."),
+	"room.tabled_by_you":             text("Tabled by your side."),
+	"room.tabled_by":                 text("Tabled by %[1]s, shown in your words."),
+	"room.no_terms":                  text("No terms on the table."),
+	"room.limits":                    text("Your limits"),
+	"room.limits_private":            text("(only you see these)"),
 
 	// The page of a one-tap link.
 	"onetap.title":                   text("Confirm: %[1]s"), // the room's title
@@ -1042,6 +1044,7 @@ var englishText = map[Key]catalog.Message{
 	"form.whole_number":         text("must be a whole number like 30"),
 	"form.yes_or_no":            text("must be yes or no"),
 	"form.currency_required":    text("currency: required with an amount"),
+	"values.form.decimal_comma": text("write the amount with a decimal comma and no separator between thousands, like 1500,50"),
 	"form.start_and_end":        text("give both a start and an end"),
 	"form.zone_required":        text("time zone: required"),
 	"form.zone_unknown":         text("time zone: %[1]q is not an IANA time zone like Europe/Paris"),

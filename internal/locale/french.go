@@ -152,26 +152,27 @@ var frenchText = map[Key]catalog.Message{
 	"note.member_left": text("%[1]s n'est plus membre du compte : ses propriétaires répondent désormais aux confirmations de cette partie."),
 
 	// for_your_human: the room in plain text, for an agent to show its human.
-	"human.title":          text("Négociation : %[1]q (les mots de la partie qui invite)."),
-	"human.draft":          text("En attente que l'autre partie accepte l'invitation."),
-	"human.your_turn":      text("C'est au tour de votre partie."),
-	"human.their_turn":     text("En attente de l'autre partie."),
-	"human.agreed":         text("CONCLU : les deux parties ont confirmé les conditions ci-dessous."),
-	"human.closed":         text("Fermé (%[1]s). Rien n'a été conclu."), // closed.<reason>
-	"human.deadline":       text("Échéance : %[1]s."),
-	"human.options.yours":  text("Options proposées par votre partie (une est à choisir) :"),
-	"human.options.theirs": text("Options proposées par l'autre partie (une est à choisir) :"),
-	"human.terms.yours":    text("Conditions proposées par votre partie :"),
-	"human.terms.theirs":   text("Conditions proposées par l'autre partie :"),
-	"human.option":         text("%[1]s :"), // card.option
-	"human.their_field":    text("%[1]s (champ de l'autre partie)"),
-	"human.not_given":      text("non indiqué"),
-	"human.their_words":    text("%[1]s (leurs mots)"),
-	"human.outside":        text("HORS DE VOS LIMITES ; confirmer l'accepte quand même"),
-	"human.outside_limits": text("HORS DE VOS LIMITES"),
-	"human.no_deal_field":  text("aucun accord possible sur ce champ"),
-	"human.confirm":        text("Votre confirmation est nécessaire pour %[1]s."), // ask.<verdict>
-	"human.confirm_where":  text("Vous avez reçu un lien ; vous pouvez aussi répondre sur le tableau de bord."),
+	"human.title":               text("Négociation : %[1]q (les mots de la partie qui invite)."),
+	"human.draft":               text("En attente que l'autre partie accepte l'invitation."),
+	"values.invitation_expires": text("L'invitation expire le %[1]s si personne ne l'accepte."),
+	"human.your_turn":           text("C'est au tour de votre partie."),
+	"human.their_turn":          text("En attente de l'autre partie."),
+	"human.agreed":              text("CONCLU : les deux parties ont confirmé les conditions ci-dessous."),
+	"human.closed":              text("Fermé (%[1]s). Rien n'a été conclu."), // closed.<reason>
+	"human.deadline":            text("Échéance : %[1]s."),
+	"human.options.yours":       text("Options proposées par votre partie (une est à choisir) :"),
+	"human.options.theirs":      text("Options proposées par l'autre partie (une est à choisir) :"),
+	"human.terms.yours":         text("Conditions proposées par votre partie :"),
+	"human.terms.theirs":        text("Conditions proposées par l'autre partie :"),
+	"human.option":              text("%[1]s :"), // card.option
+	"human.their_field":         text("%[1]s (champ de l'autre partie)"),
+	"human.not_given":           text("non indiqué"),
+	"human.their_words":         text("%[1]s (leurs mots)"),
+	"human.outside":             text("HORS DE VOS LIMITES ; confirmer l'accepte quand même"),
+	"human.outside_limits":      text("HORS DE VOS LIMITES"),
+	"human.no_deal_field":       text("aucun accord possible sur ce champ"),
+	"human.confirm":             text("Votre confirmation est nécessaire pour %[1]s."), // ask.<verdict>
+	"human.confirm_where":       text("Vous avez reçu un lien ; vous pouvez aussi répondre sur le tableau de bord."),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("oui"),
@@ -311,22 +312,23 @@ var frenchText = map[Key]catalog.Message{
 	"rooms.next_page":      text("Page suivante"),
 
 	// A room's page, for an account's member.
-	"room.side_with":          text("%[1]s (partie %[2]s) avec %[3]s"),
-	"room.side_waiting":       text("%[1]s (partie %[2]s), en attente d'une réponse à l'invitation"),
-	"room.round":              text("tour %[1]s"), // the round's number, marked up
-	"room.deadline":           text("échéance"),
-	"room.answered_by_you":    text("Vous y répondez"),
-	"room.answered_by_owners": text("Les propriétaires du compte y répondent"),
-	"room.answered_by":        text("%[1]s y répond"),
-	"room.agreed":             text("Conclu : les deux humains ont approuvé les mêmes conditions."),
-	"room.answer_marked":      text("Votre réponse porte sur les conditions marquées ci-dessous."),
-	"room.owners_answer":      text("L'humain de cette partie a quitté le compte : ses propriétaires y répondent ; vous pouvez suivre."),
-	"room.theirs_to_answer":   text("C'est à %[1]s de répondre (son agent le lui a demandé) ; vous pouvez suivre."),
-	"room.tabled_by_you":      text("Proposées par votre partie."),
-	"room.tabled_by":          text("Proposées par %[1]s, montrées avec vos mots."),
-	"room.no_terms":           text("Aucune condition sur la table."),
-	"room.limits":             text("Vos limites"),
-	"room.limits_private":     text("(vous seul les voyez)"),
+	"room.side_with":                 text("%[1]s (partie %[2]s) avec %[3]s"),
+	"room.side_waiting":              text("%[1]s (partie %[2]s), en attente d'une réponse à l'invitation"),
+	"room.round":                     text("tour %[1]s"), // the round's number, marked up
+	"room.deadline":                  text("échéance"),
+	"values.list.invitation_expires": text("l'invitation expire"),
+	"room.answered_by_you":           text("Vous y répondez"),
+	"room.answered_by_owners":        text("Les propriétaires du compte y répondent"),
+	"room.answered_by":               text("%[1]s y répond"),
+	"room.agreed":                    text("Conclu : les deux humains ont approuvé les mêmes conditions."),
+	"room.answer_marked":             text("Votre réponse porte sur les conditions marquées ci-dessous."),
+	"room.owners_answer":             text("L'humain de cette partie a quitté le compte : ses propriétaires y répondent ; vous pouvez suivre."),
+	"room.theirs_to_answer":          text("C'est à %[1]s de répondre (son agent le lui a demandé) ; vous pouvez suivre."),
+	"room.tabled_by_you":             text("Proposées par votre partie."),
+	"room.tabled_by":                 text("Proposées par %[1]s, montrées avec vos mots."),
+	"room.no_terms":                  text("Aucune condition sur la table."),
+	"room.limits":                    text("Vos limites"),
+	"room.limits_private":            text("(vous seul les voyez)"),
 
 	// The page of a one-tap link.
 	"onetap.title":                   text("Confirmer : %[1]s"), // the room's title
@@ -1021,6 +1023,7 @@ var frenchText = map[Key]catalog.Message{
 	"form.whole_number":         text("doit être un nombre entier comme 30"),
 	"form.yes_or_no":            text("doit être oui ou non"),
 	"form.currency_required":    text("devise : obligatoire avec un montant"),
+	"values.form.decimal_comma": text("écrivez le montant avec une virgule décimale et sans séparateur de milliers, comme 1500,50"),
 	"form.start_and_end":        text("indiquez un début et une fin"),
 	"form.zone_required":        text("fuseau horaire : obligatoire"),
 	"form.zone_unknown":         text("fuseau horaire : %[1]q n'est pas un fuseau IANA comme Europe/Paris"),

@@ -152,26 +152,27 @@ var germanText = map[Key]catalog.Message{
 	"note.member_left": text("%[1]s ist nicht mehr Mitglied des Kontos: dessen Inhaber beantworten jetzt die Bestätigungen dieser Seite."),
 
 	// for_your_human: the room in plain text, for an agent to show its human.
-	"human.title":          text("Verhandlung: %[1]q (die Worte der einladenden Seite)."),
-	"human.draft":          text("Warten, bis die andere Seite die Einladung annimmt."),
-	"human.your_turn":      text("Ihre Seite ist am Zug."),
-	"human.their_turn":     text("Warten auf die andere Seite."),
-	"human.agreed":         text("VEREINBART: beide Seiten haben die folgenden Bedingungen bestätigt."),
-	"human.closed":         text("Geschlossen (%[1]s). Es wurde nichts vereinbart."), // closed.<reason>
-	"human.deadline":       text("Frist: %[1]s."),
-	"human.options.yours":  text("Von Ihrer Seite vorgeschlagene Optionen (eine ist zu wählen):"),
-	"human.options.theirs": text("Von der anderen Seite vorgeschlagene Optionen (eine ist zu wählen):"),
-	"human.terms.yours":    text("Von Ihrer Seite vorgeschlagene Bedingungen:"),
-	"human.terms.theirs":   text("Von der anderen Seite vorgeschlagene Bedingungen:"),
-	"human.option":         text("%[1]s:"), // card.option
-	"human.their_field":    text("%[1]s (Feld der anderen Seite)"),
-	"human.not_given":      text("nicht angegeben"),
-	"human.their_words":    text("%[1]s (ihre Worte)"),
-	"human.outside":        text("AUSSERHALB IHRER GRENZEN; eine Bestätigung akzeptiert es trotzdem"),
-	"human.outside_limits": text("AUSSERHALB IHRER GRENZEN"),
-	"human.no_deal_field":  text("bei diesem Feld ist keine Einigung möglich"),
-	"human.confirm":        text("Ihre Bestätigung wird benötigt: %[1]s."), // ask.<verdict>
-	"human.confirm_where":  text("Sie haben einen Link erhalten; Sie können auch im Dashboard antworten."),
+	"human.title":               text("Verhandlung: %[1]q (die Worte der einladenden Seite)."),
+	"human.draft":               text("Warten, bis die andere Seite die Einladung annimmt."),
+	"values.invitation_expires": text("Die Einladung läuft %[1]s ab, wenn niemand sie annimmt."),
+	"human.your_turn":           text("Ihre Seite ist am Zug."),
+	"human.their_turn":          text("Warten auf die andere Seite."),
+	"human.agreed":              text("VEREINBART: beide Seiten haben die folgenden Bedingungen bestätigt."),
+	"human.closed":              text("Geschlossen (%[1]s). Es wurde nichts vereinbart."), // closed.<reason>
+	"human.deadline":            text("Frist: %[1]s."),
+	"human.options.yours":       text("Von Ihrer Seite vorgeschlagene Optionen (eine ist zu wählen):"),
+	"human.options.theirs":      text("Von der anderen Seite vorgeschlagene Optionen (eine ist zu wählen):"),
+	"human.terms.yours":         text("Von Ihrer Seite vorgeschlagene Bedingungen:"),
+	"human.terms.theirs":        text("Von der anderen Seite vorgeschlagene Bedingungen:"),
+	"human.option":              text("%[1]s:"), // card.option
+	"human.their_field":         text("%[1]s (Feld der anderen Seite)"),
+	"human.not_given":           text("nicht angegeben"),
+	"human.their_words":         text("%[1]s (ihre Worte)"),
+	"human.outside":             text("AUSSERHALB IHRER GRENZEN; eine Bestätigung akzeptiert es trotzdem"),
+	"human.outside_limits":      text("AUSSERHALB IHRER GRENZEN"),
+	"human.no_deal_field":       text("bei diesem Feld ist keine Einigung möglich"),
+	"human.confirm":             text("Ihre Bestätigung wird benötigt: %[1]s."), // ask.<verdict>
+	"human.confirm_where":       text("Sie haben einen Link erhalten; Sie können auch im Dashboard antworten."),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("ja"),
@@ -311,22 +312,23 @@ var germanText = map[Key]catalog.Message{
 	"rooms.next_page":      text("Nächste Seite"),
 
 	// A room's page, for an account's member.
-	"room.side_with":          text("%[1]s (Seite %[2]s) mit %[3]s"),
-	"room.side_waiting":       text("%[1]s (Seite %[2]s), die Einladung ist noch nicht beantwortet"),
-	"room.round":              text("Runde %[1]s"), // the round's number, marked up
-	"room.deadline":           text("Frist"),
-	"room.answered_by_you":    text("Beantwortet von Ihnen"),
-	"room.answered_by_owners": text("Beantwortet von den Inhabern des Kontos"),
-	"room.answered_by":        text("Beantwortet von %[1]s"),
-	"room.agreed":             text("Vereinbart: beide Menschen haben denselben Bedingungen zugestimmt."),
-	"room.answer_marked":      text("Ihre Antwort gilt für die unten markierten Bedingungen."),
-	"room.owners_answer":      text("Der Mensch dieser Seite hat das Konto verlassen: dessen Inhaber antworten; Sie können mitlesen."),
-	"room.theirs_to_answer":   text("Die Antwort liegt bei %[1]s (der eigene Agent hat gefragt); Sie können mitlesen."),
-	"room.tabled_by_you":      text("Von Ihrer Seite vorgelegt."),
-	"room.tabled_by":          text("Von %[1]s vorgelegt, in Ihren Worten gezeigt."),
-	"room.no_terms":           text("Keine Bedingungen liegen vor."),
-	"room.limits":             text("Ihre Grenzen"),
-	"room.limits_private":     text("(nur Sie sehen sie)"),
+	"room.side_with":                 text("%[1]s (Seite %[2]s) mit %[3]s"),
+	"room.side_waiting":              text("%[1]s (Seite %[2]s), die Einladung ist noch nicht beantwortet"),
+	"room.round":                     text("Runde %[1]s"), // the round's number, marked up
+	"room.deadline":                  text("Frist"),
+	"values.list.invitation_expires": text("Einladung läuft ab"),
+	"room.answered_by_you":           text("Beantwortet von Ihnen"),
+	"room.answered_by_owners":        text("Beantwortet von den Inhabern des Kontos"),
+	"room.answered_by":               text("Beantwortet von %[1]s"),
+	"room.agreed":                    text("Vereinbart: beide Menschen haben denselben Bedingungen zugestimmt."),
+	"room.answer_marked":             text("Ihre Antwort gilt für die unten markierten Bedingungen."),
+	"room.owners_answer":             text("Der Mensch dieser Seite hat das Konto verlassen: dessen Inhaber antworten; Sie können mitlesen."),
+	"room.theirs_to_answer":          text("Die Antwort liegt bei %[1]s (der eigene Agent hat gefragt); Sie können mitlesen."),
+	"room.tabled_by_you":             text("Von Ihrer Seite vorgelegt."),
+	"room.tabled_by":                 text("Von %[1]s vorgelegt, in Ihren Worten gezeigt."),
+	"room.no_terms":                  text("Keine Bedingungen liegen vor."),
+	"room.limits":                    text("Ihre Grenzen"),
+	"room.limits_private":            text("(nur Sie sehen sie)"),
 
 	// The page of a one-tap link.
 	"onetap.title":                   text("Bestätigen: %[1]s"), // the room's title
@@ -1019,6 +1021,7 @@ var germanText = map[Key]catalog.Message{
 	"form.whole_number":         text("muss eine ganze Zahl wie 30 sein"),
 	"form.yes_or_no":            text("muss Ja oder Nein sein"),
 	"form.currency_required":    text("Währung: zu einem Betrag erforderlich"),
+	"values.form.decimal_comma": text("Betrag mit Dezimalkomma und ohne Tausendertrennzeichen schreiben, wie 1500,50"),
 	"form.start_and_end":        text("geben Sie Beginn und Ende an"),
 	"form.zone_required":        text("Zeitzone: erforderlich"),
 	"form.zone_unknown":         text("Zeitzone: %[1]q ist keine IANA-Zeitzone wie Europe/Paris"),

@@ -139,26 +139,27 @@ var japaneseText = map[Key]catalog.Message{
 	"note.member_left": text("%[1]sはもうアカウントのメンバーではありません：この側の確認には今後オーナーが回答します。"),
 
 	// for_your_human: the room in plain text, for an agent to show its human.
-	"human.title":          text("交渉：%[1]q（招待者の言葉）。"),
-	"human.draft":          text("相手側が招待を受けるのを待っています。"),
-	"human.your_turn":      text("あなたの側の番です。"),
-	"human.their_turn":     text("相手側を待っています。"),
-	"human.agreed":         text("合意成立：双方が以下の条件を確認しました。"),
-	"human.closed":         text("終了（%[1]s）。何も合意されませんでした。"), // closed.<reason>
-	"human.deadline":       text("期限：%[1]s。"),
-	"human.options.yours":  text("あなたの側が提示した選択肢（1つを選びます）："),
-	"human.options.theirs": text("相手側が提示した選択肢（1つを選びます）："),
-	"human.terms.yours":    text("あなたの側が提示した条件："),
-	"human.terms.theirs":   text("相手側が提示した条件："),
-	"human.option":         text("%[1]s："), // card.option
-	"human.their_field":    text("%[1]s（相手側の項目）"),
-	"human.not_given":      text("指定なし"),
-	"human.their_words":    text("%[1]s（相手の言葉）"),
-	"human.outside":        text("範囲外：確定すると、それでも受け入れることになります"),
-	"human.outside_limits": text("範囲外"),
-	"human.no_deal_field":  text("この項目では合意できません"),
-	"human.confirm":        text("あなたの確認が必要です：%[1]s。"), // ask.<verdict>
-	"human.confirm_where":  text("リンクが送られています。ダッシュボードからも回答できます。"),
+	"human.title":               text("交渉：%[1]q（招待者の言葉）。"),
+	"human.draft":               text("相手側が招待を受けるのを待っています。"),
+	"values.invitation_expires": text("誰も受けなければ、招待は%[1]sに期限切れになります。"),
+	"human.your_turn":           text("あなたの側の番です。"),
+	"human.their_turn":          text("相手側を待っています。"),
+	"human.agreed":              text("合意成立：双方が以下の条件を確認しました。"),
+	"human.closed":              text("終了（%[1]s）。何も合意されませんでした。"), // closed.<reason>
+	"human.deadline":            text("期限：%[1]s。"),
+	"human.options.yours":       text("あなたの側が提示した選択肢（1つを選びます）："),
+	"human.options.theirs":      text("相手側が提示した選択肢（1つを選びます）："),
+	"human.terms.yours":         text("あなたの側が提示した条件："),
+	"human.terms.theirs":        text("相手側が提示した条件："),
+	"human.option":              text("%[1]s："), // card.option
+	"human.their_field":         text("%[1]s（相手側の項目）"),
+	"human.not_given":           text("指定なし"),
+	"human.their_words":         text("%[1]s（相手の言葉）"),
+	"human.outside":             text("範囲外：確定すると、それでも受け入れることになります"),
+	"human.outside_limits":      text("範囲外"),
+	"human.no_deal_field":       text("この項目では合意できません"),
+	"human.confirm":             text("あなたの確認が必要です：%[1]s。"), // ask.<verdict>
+	"human.confirm_where":       text("リンクが送られています。ダッシュボードからも回答できます。"),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("はい"),
@@ -294,22 +295,23 @@ var japaneseText = map[Key]catalog.Message{
 	"rooms.next_page":      text("次のページ"),
 
 	// A room's page, for an account's member.
-	"room.side_with":          text("%[1]s（%[2]s側）、相手：%[3]s"),
-	"room.side_waiting":       text("%[1]s（%[2]s側）、招待への回答待ち"),
-	"room.round":              text("ラウンド%[1]s"), // the round's number, marked up
-	"room.deadline":           text("期限"),
-	"room.answered_by_you":    text("回答者：あなた"),
-	"room.answered_by_owners": text("回答者：アカウントのオーナー"),
-	"room.answered_by":        text("回答者：%[1]s"),
-	"room.agreed":             text("合意成立：双方が同じ条件を承認しました。"),
-	"room.answer_marked":      text("あなたの回答は、下で印の付いた条件に対するものです。"),
-	"room.owners_answer":      text("この側の担当者はアカウントを離れました。オーナーが回答します。あなたは経過を見ることができます。"),
-	"room.theirs_to_answer":   text("回答するのは%[1]sです（エージェントが依頼しました）。あなたは経過を見ることができます。"),
-	"room.tabled_by_you":      text("あなたの側が提示。"),
-	"room.tabled_by":          text("%[1]sが提示。あなたの言葉で表示しています。"),
-	"room.no_terms":           text("提示されている条件はありません。"),
-	"room.limits":             text("あなたの上限・下限"),
-	"room.limits_private":     text("（あなただけに表示）"),
+	"room.side_with":                 text("%[1]s（%[2]s側）、相手：%[3]s"),
+	"room.side_waiting":              text("%[1]s（%[2]s側）、招待への回答待ち"),
+	"room.round":                     text("ラウンド%[1]s"), // the round's number, marked up
+	"room.deadline":                  text("期限"),
+	"values.list.invitation_expires": text("招待の期限"),
+	"room.answered_by_you":           text("回答者：あなた"),
+	"room.answered_by_owners":        text("回答者：アカウントのオーナー"),
+	"room.answered_by":               text("回答者：%[1]s"),
+	"room.agreed":                    text("合意成立：双方が同じ条件を承認しました。"),
+	"room.answer_marked":             text("あなたの回答は、下で印の付いた条件に対するものです。"),
+	"room.owners_answer":             text("この側の担当者はアカウントを離れました。オーナーが回答します。あなたは経過を見ることができます。"),
+	"room.theirs_to_answer":          text("回答するのは%[1]sです（エージェントが依頼しました）。あなたは経過を見ることができます。"),
+	"room.tabled_by_you":             text("あなたの側が提示。"),
+	"room.tabled_by":                 text("%[1]sが提示。あなたの言葉で表示しています。"),
+	"room.no_terms":                  text("提示されている条件はありません。"),
+	"room.limits":                    text("あなたの上限・下限"),
+	"room.limits_private":            text("（あなただけに表示）"),
 
 	// The page of a one-tap link.
 	"onetap.title":                   text("確定：%[1]s"), // the room's title
@@ -992,6 +994,7 @@ var japaneseText = map[Key]catalog.Message{
 	"form.whole_number":         text("30 のような整数にしてください"),
 	"form.yes_or_no":            text("はいかいいえにしてください"),
 	"form.currency_required":    text("通貨：金額には通貨が必要です"),
+	"values.form.decimal_comma": text("金額は 1500,50 のように小数点にカンマを使い、桁区切りなしで書いてください"),
 	"form.start_and_end":        text("開始と終了の両方を入力してください"),
 	"form.zone_required":        text("タイムゾーン：必須です"),
 	"form.zone_unknown":         text("タイムゾーン：%[1]q は Europe/Paris のような IANA タイムゾーンではありません"),

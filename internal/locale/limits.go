@@ -9,8 +9,8 @@ import (
 
 // Limit writes one of the reader's own limits (only they ever see it) in
 // their language: a time range's bounds as moments in loc (nil: UTC), a
-// date's as days, yes/no in words; amounts, numbers and enum values as
-// declared, as the card shows them.
+// date's as days, yes/no in words, amounts as the card writes them
+// (Money); whole numbers and enum values as declared.
 func (p *Printer) Limit(lim negotiation.Limit, loc *time.Location) string {
 	switch {
 	case lim.OneOf != nil:
@@ -40,9 +40,11 @@ func (p *Printer) Limit(lim negotiation.Limit, loc *time.Location) string {
 func (p *Printer) bound(f negotiation.Field, v *negotiation.Value, loc *time.Location) string {
 	switch f.Type {
 	case negotiation.TypeTimerange:
-		return p.Moment(v.Start, loc)
+		return p.moment(v.Start, loc, p.dates.writeExact) // declared to the second, maybe
 	case negotiation.TypeDate:
 		return p.Day(v.Start)
+	case negotiation.TypeMoney:
+		return p.amount(v)
 	}
 	return negotiation.FormatBound(f, v)
 }

@@ -10,7 +10,7 @@ import (
 // TestLimit: a reader's own limits in their language, each kind of bound
 // on each type: moments in the reader's zone with its IANA name, days and
 // yes/no in their words (a moment's and a day's bounds as before/after),
-// numbers, amounts and enum values as declared.
+// amounts in their separators, numbers and enum values as declared.
 func TestLimit(t *testing.T) {
 	schema, _, err := negotiation.ParseSchema([]byte(`{"when":{"type":"timerange","label":"When"},"day":{"type":"date","label":"Day"},` +
 		`"qty":{"type":"int","label":"Qty"},"fee":{"type":"money","label":"Fee","currency":"EUR"},` +
@@ -28,11 +28,11 @@ func TestLimit(t *testing.T) {
 		"en": {"not before Tue 1 Dec 2026, 17:00 (Asia/Tokyo)", "not before Sat 5 Dec 2026; not after Sun 6 Dec 2026",
 			"at least 2; at most 10", "at least 5.00 EUR", "one of: office, café", "must be no"},
 		"de": {"nicht vor Di., 1. Dez. 2026, 17:00 (Asia/Tokyo)", "nicht vor Sa., 5. Dez. 2026; nicht nach So., 6. Dez. 2026",
-			"mindestens 2; höchstens 10", "mindestens 5.00 EUR", "einer von: office, café", "muss „nein“ sein"},
+			"mindestens 2; höchstens 10", "mindestens 5,00 EUR", "einer von: office, café", "muss „nein“ sein"},
 		"fr": {"pas avant mar. 1 déc. 2026, 17:00 (Asia/Tokyo)", "pas avant sam. 5 déc. 2026; pas après dim. 6 déc. 2026",
-			"au moins 2; au plus 10", "au moins 5.00 EUR", "l'une des valeurs : office, café", "doit être « non »"},
+			"au moins 2; au plus 10", "au moins 5,00 EUR", "l'une des valeurs : office, café", "doit être « non »"},
 		"es": {"no antes de mar, 1 dic 2026, 17:00 (Asia/Tokyo)", "no antes de sáb, 5 dic 2026; no después de dom, 6 dic 2026",
-			"como mínimo 2; como máximo 10", "como mínimo 5.00 EUR", "uno de: office, café", "debe ser «no»"},
+			"como mínimo 2; como máximo 10", "como mínimo 5,00 EUR", "uno de: office, café", "debe ser «no»"},
 		"ja": {"2026年12月1日(火) 17:00 (Asia/Tokyo)以降", "2026年12月5日(土)以降; 2026年12月6日(日)まで",
 			"2以上; 10以下", "5.00 EUR以上", "次のいずれか：office, café", "「いいえ」であること"},
 	}

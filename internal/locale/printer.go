@@ -18,22 +18,23 @@ import (
 type Key string
 
 // A Language is one Taasky speaks: its BCP 47 tag, its name in itself,
-// its text by key (one file per language, in english.go's order) and its
-// date patterns.
+// its text by key (one file per language, in english.go's order), its
+// date patterns and its number separators.
 type Language struct {
-	Tag   string
-	Name  string
-	text  map[Key]catalog.Message
-	dates *dates
+	Tag     string
+	Name    string
+	text    map[Key]catalog.Message
+	dates   *dates
+	numbers *numbers
 }
 
 // languages are the catalog's, English first (the source and the fallback).
 var languages = []Language{
-	{"en", "English", englishText, &englishDates},
-	{"de", "Deutsch", germanText, &germanDates},
-	{"fr", "Français", frenchText, &frenchDates},
-	{"es", "Español", spanishText, &spanishDates},
-	{"ja", "日本語", japaneseText, &japaneseDates},
+	{"en", "English", englishText, &englishDates, &englishNumbers},
+	{"de", "Deutsch", germanText, &germanDates, &germanNumbers},
+	{"fr", "Français", frenchText, &frenchDates, &frenchNumbers},
+	{"es", "Español", spanishText, &spanishDates, &spanishNumbers},
+	{"ja", "日本語", japaneseText, &japaneseDates, &japaneseNumbers},
 }
 
 // Languages lists the languages Taasky speaks, English first.
@@ -74,9 +75,10 @@ func newCatalog() *catalog.Builder {
 // A Printer writes Taasky's words in one language. It is safe for
 // concurrent use.
 type Printer struct {
-	p     *message.Printer
-	lang  string
-	dates *dates
+	p       *message.Printer
+	lang    string
+	dates   *dates
+	numbers *numbers
 }
 
 // NewPrinter returns a Printer for the first of the language preferences
@@ -104,7 +106,7 @@ func NewPrinter(prefs ...string) *Printer {
 var printers = func() []*Printer {
 	ps := make([]*Printer, len(languages))
 	for i, l := range languages {
-		ps[i] = &Printer{p: message.NewPrinter(language.MustParse(l.Tag), message.Catalog(messages)), lang: l.Tag, dates: l.dates}
+		ps[i] = &Printer{p: message.NewPrinter(language.MustParse(l.Tag), message.Catalog(messages)), lang: l.Tag, dates: l.dates, numbers: l.numbers}
 	}
 	return ps
 }()

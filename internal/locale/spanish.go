@@ -152,26 +152,27 @@ var spanishText = map[Key]catalog.Message{
 	"note.member_left": text("%[1]s ya no es miembro de la cuenta: sus propietarios responden ahora a las confirmaciones de esta parte."),
 
 	// for_your_human: the room in plain text, for an agent to show its human.
-	"human.title":          text("Negociación: %[1]q (palabras de quien invita)."),
-	"human.draft":          text("Esperando a que la otra parte acepte la invitación."),
-	"human.your_turn":      text("Es el turno de su parte."),
-	"human.their_turn":     text("Esperando a la otra parte."),
-	"human.agreed":         text("ACORDADO: ambas partes confirmaron las condiciones siguientes."),
-	"human.closed":         text("Cerrada (%[1]s). No se acordó nada."), // closed.<reason>
-	"human.deadline":       text("Plazo: %[1]s."),
-	"human.options.yours":  text("Opciones propuestas por su parte (hay que elegir una):"),
-	"human.options.theirs": text("Opciones propuestas por la otra parte (hay que elegir una):"),
-	"human.terms.yours":    text("Condiciones propuestas por su parte:"),
-	"human.terms.theirs":   text("Condiciones propuestas por la otra parte:"),
-	"human.option":         text("%[1]s:"), // card.option
-	"human.their_field":    text("%[1]s (campo de la otra parte)"),
-	"human.not_given":      text("no indicado"),
-	"human.their_words":    text("%[1]s (sus palabras)"),
-	"human.outside":        text("FUERA DE SUS LÍMITES; confirmar lo acepta de todos modos"),
-	"human.outside_limits": text("FUERA DE SUS LÍMITES"),
-	"human.no_deal_field":  text("no es posible un acuerdo en este campo"),
-	"human.confirm":        text("Se necesita su confirmación para %[1]s."), // ask.<verdict>
-	"human.confirm_where":  text("Se le envió un enlace; también puede responder en el panel."),
+	"human.title":               text("Negociación: %[1]q (palabras de quien invita)."),
+	"human.draft":               text("Esperando a que la otra parte acepte la invitación."),
+	"values.invitation_expires": text("La invitación caduca el %[1]s si nadie la acepta."),
+	"human.your_turn":           text("Es el turno de su parte."),
+	"human.their_turn":          text("Esperando a la otra parte."),
+	"human.agreed":              text("ACORDADO: ambas partes confirmaron las condiciones siguientes."),
+	"human.closed":              text("Cerrada (%[1]s). No se acordó nada."), // closed.<reason>
+	"human.deadline":            text("Plazo: %[1]s."),
+	"human.options.yours":       text("Opciones propuestas por su parte (hay que elegir una):"),
+	"human.options.theirs":      text("Opciones propuestas por la otra parte (hay que elegir una):"),
+	"human.terms.yours":         text("Condiciones propuestas por su parte:"),
+	"human.terms.theirs":        text("Condiciones propuestas por la otra parte:"),
+	"human.option":              text("%[1]s:"), // card.option
+	"human.their_field":         text("%[1]s (campo de la otra parte)"),
+	"human.not_given":           text("no indicado"),
+	"human.their_words":         text("%[1]s (sus palabras)"),
+	"human.outside":             text("FUERA DE SUS LÍMITES; confirmar lo acepta de todos modos"),
+	"human.outside_limits":      text("FUERA DE SUS LÍMITES"),
+	"human.no_deal_field":       text("no es posible un acuerdo en este campo"),
+	"human.confirm":             text("Se necesita su confirmación para %[1]s."), // ask.<verdict>
+	"human.confirm_where":       text("Se le envió un enlace; también puede responder en el panel."),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("sí"),
@@ -311,22 +312,23 @@ var spanishText = map[Key]catalog.Message{
 	"rooms.next_page":      text("Página siguiente"),
 
 	// A room's page, for an account's member.
-	"room.side_with":          text("%[1]s (parte %[2]s) con %[3]s"),
-	"room.side_waiting":       text("%[1]s (parte %[2]s), esperando respuesta a la invitación"),
-	"room.round":              text("ronda %[1]s"), // the round's number, marked up
-	"room.deadline":           text("plazo"),
-	"room.answered_by_you":    text("Responde usted"),
-	"room.answered_by_owners": text("Responden los propietarios de la cuenta"),
-	"room.answered_by":        text("Responde %[1]s"),
-	"room.agreed":             text("Acordado: ambos humanos aprobaron las mismas condiciones."),
-	"room.answer_marked":      text("Su respuesta se refiere a las condiciones marcadas abajo."),
-	"room.owners_answer":      text("El humano de esta parte dejó la cuenta: responden sus propietarios; usted puede seguirlo."),
-	"room.theirs_to_answer":   text("Le corresponde responder a %[1]s (su agente se lo pidió); usted puede seguirlo."),
-	"room.tabled_by_you":      text("Propuestas por su parte."),
-	"room.tabled_by":          text("Propuestas por %[1]s, mostradas con sus palabras."),
-	"room.no_terms":           text("No hay condiciones sobre la mesa."),
-	"room.limits":             text("Sus límites"),
-	"room.limits_private":     text("(solo usted los ve)"),
+	"room.side_with":                 text("%[1]s (parte %[2]s) con %[3]s"),
+	"room.side_waiting":              text("%[1]s (parte %[2]s), esperando respuesta a la invitación"),
+	"room.round":                     text("ronda %[1]s"), // the round's number, marked up
+	"room.deadline":                  text("plazo"),
+	"values.list.invitation_expires": text("la invitación caduca"),
+	"room.answered_by_you":           text("Responde usted"),
+	"room.answered_by_owners":        text("Responden los propietarios de la cuenta"),
+	"room.answered_by":               text("Responde %[1]s"),
+	"room.agreed":                    text("Acordado: ambos humanos aprobaron las mismas condiciones."),
+	"room.answer_marked":             text("Su respuesta se refiere a las condiciones marcadas abajo."),
+	"room.owners_answer":             text("El humano de esta parte dejó la cuenta: responden sus propietarios; usted puede seguirlo."),
+	"room.theirs_to_answer":          text("Le corresponde responder a %[1]s (su agente se lo pidió); usted puede seguirlo."),
+	"room.tabled_by_you":             text("Propuestas por su parte."),
+	"room.tabled_by":                 text("Propuestas por %[1]s, mostradas con sus palabras."),
+	"room.no_terms":                  text("No hay condiciones sobre la mesa."),
+	"room.limits":                    text("Sus límites"),
+	"room.limits_private":            text("(solo usted los ve)"),
 
 	// The page of a one-tap link.
 	"onetap.title":                   text("Confirmar: %[1]s"), // the room's title
@@ -1021,6 +1023,7 @@ var spanishText = map[Key]catalog.Message{
 	"form.whole_number":         text("debe ser un número entero como 30"),
 	"form.yes_or_no":            text("debe ser sí o no"),
 	"form.currency_required":    text("moneda: obligatoria con un importe"),
+	"values.form.decimal_comma": text("escriba el importe con coma decimal y sin separador de miles, como 1500,50"),
 	"form.start_and_end":        text("indique un inicio y un final"),
 	"form.zone_required":        text("zona horaria: obligatoria"),
 	"form.zone_unknown":         text("zona horaria: %[1]q no es una zona IANA como Europe/Paris"),
