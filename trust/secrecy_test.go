@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,25 +53,43 @@ func amount(units int64, digits int) string {
 	return fmt.Sprintf("%d.%0*d", units/p, digits, units%p)
 }
 
-// moneyNeedles is an amount in every formatting: as declared, with fewer or
-// more decimals, with a decimal comma, in minor units, with thousands
-// separators.
+// moneyNeedles is an amount in every formatting: in minor units, and as
+// declared, with fewer or more decimals, with a decimal point or comma,
+// its whole part grouped by thousands with each separator a language uses
+// (none, ",", ".", a space, a narrow or no-break space, "'"), and the
+// whole part alone.
 func moneyNeedles(units int64, digits int) []string {
-	s := amount(units, digits)
-	out := []string{s, strings.ReplaceAll(s, ".", ","), fmt.Sprint(units)}
-	if digits > 0 {
-		out = append(out, strings.TrimRight(strings.TrimRight(s, "0"), "."), s+"0")
-	}
-	whole := s
-	if i := strings.IndexByte(s, '.'); i >= 0 {
-		whole = s[:i]
-	}
-	if len(whole) > 3 {
-		grouped := whole[:len(whole)-3] + "," + whole[len(whole)-3:]
-		out = append(out, grouped, strings.ReplaceAll(grouped, ",", "."), strings.ReplaceAll(grouped, ",", " "),
-			strings.ReplaceAll(grouped, ",", "\u202f"), strings.ReplaceAll(grouped, ",", "'"))
+	whole, frac, _ := strings.Cut(amount(units, digits), ".")
+	out := []string{fmt.Sprint(units)}
+	seen := map[string]bool{}
+	for _, group := range []string{"", ",", ".", " ", "\u202f", "\u00a0", "'"} {
+		w := groupThousands(whole, group)
+		for _, f := range []string{"", frac, strings.TrimRight(frac, "0"), frac + "0"} {
+			for _, mark := range []string{".", ","} {
+				n := w
+				if f != "" {
+					n += mark + f
+				}
+				if !seen[n] {
+					seen[n] = true
+					out = append(out, n)
+				}
+			}
+		}
 	}
 	return out
+}
+
+// groupThousands writes a whole number's digits in groups of three.
+func groupThousands(whole, sep string) string {
+	var b strings.Builder
+	for i := range len(whole) {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteString(sep)
+		}
+		b.WriteByte(whole[i])
+	}
+	return b.String()
 }
 
 func dateNeedles(d time.Time) []string {
@@ -275,11 +294,21 @@ func found(text, needle string) bool {
 		i += from
 		j := i + len(needle)
 		// Not part of a longer number: no digit next to it, nor a decimal
-		// point or comma that joins it to more digits (305042 is not in
-		// 305042.60).
-		sep := func(b byte) bool { return b == '.' || b == ',' }
-		left := i == 0 || !digit(text[i-1]) && !(i >= 2 && sep(text[i-1]) && digit(text[i-2]))
-		right := j >= len(text) || !digit(text[j]) && !(j+1 < len(text) && sep(text[j]) && digit(text[j+1]))
+		// mark or a group separator that only numbers use which joins it
+		// to more digits (305042 is not in 305042.60, 731,40 not in
+		// 12 731,40 with a narrow no-break space). A plain space is not
+		// one: "round 2 12,345.60" holds 12,345.60.
+		joined := func(s string, before bool) bool {
+			for _, sep := range []string{".", ",", "\u202f", "'"} {
+				if before && strings.HasSuffix(s, sep) && len(s) > len(sep) && digit(s[len(s)-len(sep)-1]) ||
+					!before && strings.HasPrefix(s, sep) && len(s) > len(sep) && digit(s[len(sep)]) {
+					return true
+				}
+			}
+			return false
+		}
+		left := i == 0 || !digit(text[i-1]) && !joined(text[:i], true)
+		right := j >= len(text) || !digit(text[j]) && !joined(text[j:], false)
 		if left && right {
 			return true
 		}
@@ -403,6 +432,15 @@ func TestLimitSecrecy(t *testing.T) {
 		}
 		for _, n := range append(sc.needles, sc.shown...) {
 			own[sc.owner][n] = true
+		}
+	}
+	// The needles must match the service's formatting, or a leak would go
+	// unseen: each limit shows on its owner's own room page ("your
+	// limits"), in one of its needles or the forms its owner is shown.
+	for _, sc := range secrets {
+		if !slices.ContainsFunc(append(sc.needles, sc.shown...), func(n string) bool { return found(seen[sc.owner], n) }) {
+			t.Errorf("a limit of %s in negotiation %d (%s) is in none of its formats on its owner's pages: its needles %q would miss a leak",
+				sc.owner.slug, sc.room, sc.what, sc.needles)
 		}
 	}
 	// The service's own log (River, workers, pages, at debug level) is read
