@@ -70,3 +70,30 @@ func TestFailedPagesDoNotLogTheirTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestInvitationPageFailureIsNotAMissingLink: a database failure while the
+// invitation page looks its code up is Taasky's failure: a 500 (or a 503
+// while the database is away) and a line in the operator's log, not "this
+// invitation link is not valid", which told the stranger their link was
+// dead and left the operator nothing to see.
+func TestInvitationPageFailureIsNotAMissingLink(t *testing.T) {
+	logs := &syncBuffer{}
+	b := setup(t, func(c *Config) {
+		c.Log = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: meetingSchema, Title: "Invitation"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.pool.Exec(b.ctx, `ALTER TABLE rooms RENAME TO rooms_away`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = b.pool.Exec(b.ctx, `ALTER TABLE rooms_away RENAME TO rooms`) })
+	stranger := b.client(nil)
+	if status, _, _ := stranger.do("GET", "/i/"+open.InviteCode, nil); status != 500 {
+		t.Errorf("GET /i/…: %d, want 500", status)
+	}
+	if out := logs.String(); !strings.Contains(out, `"path":"/i/:code"`) {
+		t.Errorf("the failure is not in the log:\n%s", out)
+	}
+}
