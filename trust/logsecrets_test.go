@@ -88,4 +88,25 @@ func TestFailedPagesLogNoCapability(t *testing.T) {
 			t.Errorf("the log has no %s:\n%s", want, logs)
 		}
 	}
+
+	// /metrics, which answers whoever reaches the listener: no code, and
+	// Taasky's series carry only labels of a fixed set of values (a tool,
+	// a job kind, an outcome, a bucket), never a room, an account or a
+	// token, so their number does not grow with use.
+	st, metrics := p.get("/metrics")
+	if st != 200 || strings.Contains(metrics, code) {
+		t.Errorf("/metrics: %d, or it holds the code:\n%s", st, metrics)
+	}
+	for _, line := range strings.Split(metrics, "\n") {
+		if !strings.HasPrefix(line, "taasky_") {
+			continue
+		}
+		_, labels, _ := strings.Cut(line, "{")
+		labels, _, _ = strings.Cut(labels, "}")
+		for _, l := range strings.Split(labels, ",") {
+			if name, _, _ := strings.Cut(l, "="); l != "" && name != "tool" && name != "outcome" && name != "kind" && name != "le" {
+				t.Errorf("/metrics: a label %q: %s", name, line)
+			}
+		}
+	}
 }
