@@ -105,8 +105,10 @@ func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Loc
 	var inv *Invitation
 	err := pgx.BeginTxFunc(ctx, s.pool, readOnly, func(tx pgx.Tx) error {
 		roomID, err := roomByInvite(ctx, tx, secretHash(code))
-		if err != nil {
+		if errors.Is(err, errNoInvitation) {
 			return refuse(ErrNotFound, "error.invitation_link_not_valid", "this invitation link is not valid")
+		} else if err != nil {
+			return err // the database's failure, not the link's: a 503 or a retry, and logged
 		}
 		ld, err := s.load(ctx, tx, roomID, false)
 		if err != nil {
@@ -173,8 +175,10 @@ func (s *Rooms) AnswerInvitation(ctx context.Context, code string, ans PersonAns
 	res := &PersonResult{}
 	err := s.inTx(ctx, func(tx *roomTx) error {
 		roomID, err := roomByInvite(ctx, tx, secretHash(code))
-		if err != nil {
+		if errors.Is(err, errNoInvitation) {
 			return refuse(ErrNotFound, "error.invitation_link_not_valid", "this invitation link is not valid")
+		} else if err != nil {
+			return err // the database's failure, not the link's: a 503 or a retry, and logged
 		}
 		ld, err := s.load(ctx, tx, roomID, true)
 		if err != nil {

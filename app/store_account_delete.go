@@ -107,7 +107,8 @@ func countOpenAccountRooms(ctx context.Context, q querier, accountID int64) (int
 // members' delivery log entries about its rooms and its invitation mails, its notes, its place in
 // the lists, and from its party rows the human, the agent, the room token
 // (replaced by a random hash that no token has) and the sealed limits, and
-// the addresses its invitations were emailed to; then
+// the addresses its invitations were emailed to (in its rooms and in the
+// arguments of the mails' finished jobs); then
 // the account's row (memberships, agents and their keys and grants,
 // invitations, the audit log, seen schemas go with it), and the members
 // who belong to no other account (their settings, push subscriptions and
@@ -124,6 +125,12 @@ func eraseAccount(ctx context.Context, q querier, accountID int64, members []int
 			token_hash = sha256(convert_to(gen_random_uuid()::text || room_id::text || side, 'UTF8'))
 			WHERE account_id = $1`,
 		`UPDATE rooms SET invite_email = NULL WHERE account_id = $1 AND invite_email IS NOT NULL`,
+		// River keeps a finished job a day (a failed one 7 days), shown to
+		// operators: its invitation mails' arguments hold the invitees' addresses.
+		`UPDATE river_job SET args = args - 'to' WHERE kind = 'member_invite' AND (args->>'account_id')::bigint = $1
+			AND args ? 'to' AND state IN ('completed', 'cancelled', 'discarded')`,
+		`UPDATE river_job j SET args = j.args - 'to' FROM rooms r WHERE j.kind = 'notify_invite' AND r.account_id = $1
+			AND (j.args->>'room_id')::bigint = r.id AND j.args ? 'to' AND j.state IN ('completed', 'cancelled', 'discarded')`,
 		`DELETE FROM accounts WHERE id = $1`,
 	}
 	for i, sql := range steps {

@@ -142,15 +142,20 @@ func selectPersonNotice(ctx context.Context, q querier, roomID int64) (*roomRow,
 
 // clearPersonEmail forgets where the room's person wanted their news,
 // and every other address of theirs the room keeps: the one its
-// invitation was emailed to (needed only until they answered) and the
-// recipients of the mails sent to them. It returns the address their news
+// invitation was emailed to (needed only until they answered; River also
+// keeps it in the arguments of the mail's job, shown to operators, until it
+// deletes the finished job) and the recipients of the mails sent to them.
+// It returns the address their news
 // went to ("" for none).
 func clearPersonEmail(ctx context.Context, q querier, roomID int64) (string, error) {
 	var email string
 	err := q.QueryRow(ctx, `WITH old AS (SELECT room_id, side, person_email FROM parties
 			WHERE room_id = $1 AND side = 'b' AND account_id IS NULL FOR UPDATE),
 		invited AS (UPDATE rooms r SET invite_email = NULL FROM old WHERE r.id = old.room_id AND r.invite_email IS NOT NULL),
-		sent AS (UPDATE person_deliveries d SET recipient = '' FROM old WHERE d.room_id = old.room_id AND d.recipient <> '')
+		sent AS (UPDATE person_deliveries d SET recipient = '' FROM old WHERE d.room_id = old.room_id AND d.recipient <> ''),
+		mailed AS (UPDATE river_job j SET args = j.args - 'to' FROM old
+			WHERE j.kind = 'notify_invite' AND (j.args->>'room_id')::bigint = old.room_id AND j.args ? 'to'
+			AND j.state IN ('completed', 'cancelled', 'discarded'))
 		UPDATE parties p SET person_email = NULL FROM old
 		WHERE p.room_id = old.room_id AND p.side = old.side
 		RETURNING coalesce(old.person_email, '')`, roomID).Scan(&email)

@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/fiberhttp"
 )
 
 // Hub fans room changes out to the live pages of this process. Publish is
@@ -200,7 +201,7 @@ func (d *Dashboard) failStream(c *fiber.Ctx, err error) error {
 	if app.ErrorCodeOf(err) != app.ErrInternal || !app.Unavailable(err) {
 		return d.fail(c, err)
 	}
-	d.log.Warn("live stream: the database did not answer", "path", c.Path(), "err", err)
+	d.log.Warn("live stream: the database did not answer", "path", fiberhttp.LogPath(c), "err", err)
 	c.Set(fiber.HeaderContentType, "text/event-stream")
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.SendString("retry: " + retryAfter + "000\n\n")

@@ -14,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/fiberhttp"
 	"github.com/taasky/taasky/internal/locale"
 )
 
@@ -116,11 +117,11 @@ func (d *Dashboard) fail(c *fiber.Ctx, err error) error {
 			return nil
 		}
 		if app.Unavailable(err) {
-			d.log.Warn("dashboard request: the database did not answer", "method", c.Method(), "path", c.Path(), "err", err)
+			d.log.Warn("dashboard request: the database did not answer", "method", c.Method(), "path", fiberhttp.LogPath(c), "err", err)
 			c.Set(fiber.HeaderRetryAfter, retryAfter)
 			return d.showError(c, fiber.StatusServiceUnavailable, d.words(c, nil).T("failover.retry"))
 		}
-		d.log.Error("dashboard request failed", "method", c.Method(), "path", c.Path(), "err", err)
+		d.log.Error("dashboard request failed", "method", c.Method(), "path", fiberhttp.LogPath(c), "err", err)
 	}
 	return d.showError(c, statusOf(code), d.say(c, nil, err))
 }

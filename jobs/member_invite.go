@@ -106,9 +106,9 @@ func (w *MemberInviteWorker) Work(ctx context.Context, job *river.Job[MemberInvi
 	if rec == nil {
 		var perm *notify.PermanentError
 		if errors.As(err, &perm) {
-			return river.JobCancel(err)
+			return river.JobCancel(addressless(err))
 		}
-		return err
+		return addressless(err)
 	}
 	return finish(ctx, w.Log, rec, d, job.MaxAttempts, Outcome{Recipient: m.To}, err)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"regexp"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -187,15 +188,41 @@ func finish(ctx context.Context, log *slog.Logger, ds recorder, d Delivery, maxA
 	case errors.As(sendErr, &perm):
 		out.Status = StatusFailed
 		_ = record(ctx, log, ds, d, out)
-		return river.JobCancel(sendErr)
+		return river.JobCancel(addressless(sendErr))
 	case d.Attempt >= maxAttempts:
 		out.Status = StatusFailed
 	default:
 		out.Status = StatusRetrying
 	}
 	_ = record(ctx, log, ds, d, out)
-	return fmt.Errorf("%s %s: %w", d.Channel, d.Topic, sendErr)
+	return fmt.Errorf("%s %s: %w", d.Channel, d.Topic, addressless(sendErr))
 }
+
+// emailAddress is what a mail server's refusal quotes of its recipient.
+var emailAddress = regexp.MustCompile(`[^\s<>()\[\],;:"']+@[^\s<>()\[\],;:"']+`)
+
+// addressless is err as River logs it and keeps it in its job list, which
+// operators read: a mail server's words with any address left out ("550
+// 5.1.1 <…>: Recipient address rejected"). The delivery log keeps the
+// words as they were, for the one who sent. errors.Is and As still see err.
+func addressless(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if clean := emailAddress.ReplaceAllString(msg, "…"); clean != msg {
+		return &redacted{msg: clean, err: err}
+	}
+	return err
+}
+
+type redacted struct {
+	msg string
+	err error
+}
+
+func (r *redacted) Error() string { return r.msg }
+func (r *redacted) Unwrap() error { return r.err }
 
 // recordTimeout bounds writing one line of the log.
 const recordTimeout = 10 * time.Second

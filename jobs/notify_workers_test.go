@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -284,4 +285,41 @@ type fakeHookNotices struct{ asked int }
 func (f *fakeHookNotices) WebhookDisabledMail(context.Context, WebhookDisabledArgs) (*WebhookDisabled, error) {
 	f.asked++
 	return &WebhookDisabled{To: "ann@example.test", AccountName: "Alpha", URL: "https://hooks.example/x", Now: time.Now()}, nil
+}
+
+// TestEmailErrorsToRiverHoldNoAddress: a mail server's refusal usually
+// quotes the recipient ("550 5.1.1 <bob@…>: Recipient address rejected").
+// What the worker returns, River logs ("Job errored") and keeps in its job
+// list for operators, for days; and the address may be a stranger's, whom
+// an agent invited. River gets the refusal with the address left out; the
+// delivery log, which the sender reads, keeps the server's words.
+func TestEmailErrorsToRiverHoldNoAddress(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	note := &Notification{To: "bob@example.test", Now: time.Now(), RoomURL: "http://x/rooms/1", OneTapURL: "http://x/c/ot_1"}
+	args := EmailArgs{Notice: Notice{Topic: TopicRequest, RoomID: 1, Side: "b", UserID: 2, ConfirmationID: "cf_1"}}
+	said := "smtp: RCPT TO: 550 5.1.1 <Bob.Smith+x@Example.test>: Recipient address rejected"
+	for _, send := range []error{errors.New(said), &notify.PermanentError{Err: errors.New(said)}} {
+		ds := &fakeDeliveries{n: note}
+		w := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{}, &EmailWorker{Deliveries: ds, Mailer: &fakeMailer{err: send}, From: "taasky@example.test"})
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := w.Work(ctx, t, tx, args, &river.InsertOpts{MaxAttempts: 25})
+		if res == nil || len(res.Job.Errors) != 1 {
+			t.Fatalf("the job after its attempt: %+v, %v", res, err)
+		}
+		_ = tx.Rollback(ctx)
+		if shown := res.Job.Errors[0].Error; strings.Contains(strings.ToLower(shown), "example.test") || !strings.Contains(shown, "Recipient address rejected") {
+			t.Errorf("River keeps %q", shown)
+		}
+		if err != nil && !errors.Is(err, send) {
+			t.Errorf("River's error does not wrap the send's: %v", err)
+		}
+		if len(ds.log) != 1 || !strings.Contains(ds.log[0].Detail, "Bob.Smith+x@Example.test") {
+			t.Errorf("the delivery log lost the server's words: %+v", ds.log)
+		}
+	}
 }

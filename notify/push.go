@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -177,6 +178,13 @@ func (p *Pusher) Send(ctx context.Context, t PushTarget, payload []byte, o PushO
 		&webpush.Subscription{Endpoint: t.Endpoint, Keys: webpush.Keys{P256dh: t.P256dh, Auth: t.Auth}},
 		&webpush.Options{HTTPClient: p.client(), Subscriber: p.VAPID.Subscriber, TTL: int(o.TTL / time.Second),
 			Urgency: o.Urgency, VAPIDPublicKey: p.VAPID.PublicKey, VAPIDPrivateKey: p.VAPID.PrivateKey})
+	// Not the *url.Error itself: it quotes the endpoint, the subscription's
+	// capability URL, into River's log and job list (the transport's own
+	// error names the host).
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
 	if errors.Is(err, netguard.ErrRefused) {
 		return &PermanentError{Err: fmt.Errorf("push: %w", err)}
 	} else if err != nil {

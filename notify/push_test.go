@@ -56,3 +56,29 @@ func TestPushGuard(t *testing.T) {
 		t.Errorf("a 403 with a body: %v", err)
 	}
 }
+
+// TestPushErrorHoldsNoEndpoint: a push that gets no answer fails with an
+// error that River logs and keeps in its job list, which operators read;
+// the endpoint's path is the subscription's capability URL (the delivery
+// log shows only its host), so the error names the failure, not the URL.
+func TestPushErrorHoldsNoEndpoint(t *testing.T) {
+	priv, pub, err := webpush.GenerateVAPIDKeys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vapid := VAPID{PublicKey: pub, PrivateKey: priv, Subscriber: "taasky@example.test"}
+	dev := notifytest.NewPushEndpoint(t, pub).NewDevice(t, "laptop")
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close() // nothing listens there any more
+	const secret = "fcm-send-SUBSCRIPTION-CAPABILITY-0123456789"
+	tg := PushTarget{Endpoint: closed.URL + "/push/" + secret, P256dh: dev.P256dh, Auth: dev.Auth}
+	for _, p := range []*Pusher{{VAPID: vapid, AllowInternal: true}, {VAPID: vapid}} {
+		err := p.Send(context.Background(), tg, []byte(`{}`), OptionsFor(KindTest))
+		if err == nil {
+			t.Fatal("a push to a closed port succeeded")
+		}
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("the error holds the endpoint: %v", err)
+		}
+	}
+}

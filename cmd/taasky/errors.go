@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/fiberhttp"
 )
 
 // httpStatus maps app error codes to HTTP statuses, for the routes outside
@@ -38,12 +39,12 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 		if code == app.ErrInternal && app.Unavailable(err) {
 			// The database did not answer (a failover, a restart): a
 			// moment's unavailability the caller may retry.
-			log.Warn("request failed: the database did not answer", "method", c.Method(), "path", c.Path(), "err", err)
+			log.Warn("request failed: the database did not answer", "method", c.Method(), "path", fiberhttp.LogPath(c), "err", err)
 			c.Set(fiber.HeaderRetryAfter, "5")
 			return c.Status(fiber.StatusServiceUnavailable).SendString(app.RetryMessage)
 		}
 		if code == app.ErrInternal {
-			log.Error("request failed", "method", c.Method(), "path", c.Path(), "err", err)
+			log.Error("request failed", "method", c.Method(), "path", fiberhttp.LogPath(c), "err", err)
 		}
 		return c.Status(httpStatus(code)).SendString(app.ErrorMessageOf(err))
 	}

@@ -1,7 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
 	"testing"
+
+	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
 )
@@ -19,6 +28,38 @@ func TestHTTPStatus(t *testing.T) {
 	} {
 		if got := httpStatus(code); got != want {
 			t.Errorf("httpStatus(%q) = %d, want %d", code, got, want)
+		}
+	}
+}
+
+// TestErrorHandlerLogsNoToken: a request that fails inside Taasky, or
+// while the database does not answer, is logged with its route, the ids
+// filled in and the tokens not: the path of a one-tap link, a seat or an
+// unsubscribe link is a working capability.
+func TestErrorHandlerLogsNoToken(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	a := fiber.New(fiber.Config{ErrorHandler: errorHandler(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))})
+	broken := errors.New("something broke")
+	gone := fmt.Errorf("read: %w", io.ErrUnexpectedEOF)
+	a.Get("/c/:token", func(*fiber.Ctx) error { return broken })
+	a.Post("/unsubscribe/:token", func(*fiber.Ctx) error { return gone })
+	a.Get("/rooms/:id", func(*fiber.Ctx) error { return broken })
+	const secret = "ot_S3cretS3cretS3cretS3cretS3cretS3cretS3cret"
+	for _, r := range []struct{ method, path string }{{"GET", "/c/" + secret}, {"POST", "/unsubscribe/" + secret}, {"GET", "/rooms/42"}} {
+		resp, err := a.Test(httptest.NewRequest(r.method, r.path+"?k="+secret, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	out := logs.String()
+	if strings.Contains(out, secret) {
+		t.Errorf("the log holds the token:\n%s", out)
+	}
+	for _, want := range []string{`"path":"/c/:token"`, `"path":"/unsubscribe/:token"`, `"path":"/rooms/42"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the log does not say %s:\n%s", want, out)
 		}
 	}
 }
