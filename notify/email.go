@@ -3,11 +3,13 @@ package notify
 import (
 	"bytes"
 	"embed"
+	"encoding/base64"
 	"fmt"
 	htmltemplate "html/template"
 	"net/url"
 	"strings"
 	texttemplate "text/template"
+	"unicode/utf8"
 
 	"github.com/wneessen/go-mail"
 )
@@ -51,7 +53,7 @@ func Email(m *Message, from string) (*mail.Msg, error) {
 	if err := msg.To(m.To); err != nil {
 		return nil, fmt.Errorf("email to: %w", err)
 	}
-	msg.Subject(v.Subject)
+	msg.Subject(subjectHeader(v.Subject))
 	msg.SetDateWithValue(m.Now)
 	msg.SetMessageIDWithValue(m.ID + "@" + m.host())
 	msg.SetGenHeader(mail.HeaderXAutoResponseSuppress, "All")
@@ -80,6 +82,34 @@ func Email(m *Message, from string) (*mail.Msg, error) {
 		}
 	}
 	return msg, nil
+}
+
+// subjectHeader is the Subject's value. go-mail encodes only a subject with
+// characters outside ASCII (RFC 2047); one in ASCII is written as it is, so
+// a title or name that reads "=?UTF-8?B?…?=" would be shown by mail clients
+// as whatever it encodes, not as the words Taasky checked (an account name
+// "=?UTF-8?B?UGF5UGFsIFNlY3VyaXR5?=" showing as "PayPal Security"). Such a
+// subject is encoded here, whole: a client decodes it back to these words.
+func subjectHeader(s string) string {
+	if !strings.Contains(s, "=?") {
+		return s
+	}
+	// Encoded words of at most 75 characters: 45 octets are 60 in base64,
+	// and a word never ends inside a character.
+	var words []string
+	for s != "" {
+		n := 0
+		for n < len(s) {
+			_, size := utf8.DecodeRuneInString(s[n:])
+			if n+size > 45 {
+				break
+			}
+			n += size
+		}
+		words = append(words, "=?UTF-8?B?"+base64.StdEncoding.EncodeToString([]byte(s[:n]))+"?=")
+		s = s[n:]
+	}
+	return strings.Join(words, " ")
 }
 
 // DefaultFrom is the sender when none is configured: Taasky at the host of

@@ -246,3 +246,38 @@ func TestPushNeverCutsAValue(t *testing.T) {
 		}
 	}
 }
+
+// TestSubjectIsNotReadAsEncodedWords: a name or title in ASCII that is
+// written as an RFC 2047 encoded word reaches the reader as written, not
+// as what it encodes: account names are held to rules ("PayPal Security"
+// must not be passed off by an account named "=?UTF-8?B?…?="), and a
+// mail client decodes any encoded word of a Subject it is given raw.
+func TestSubjectIsNotReadAsEncodedWords(t *testing.T) {
+	for _, c := range []struct {
+		kind        Kind
+		them, title string
+		want        string
+	}{
+		{KindInvite, "=?UTF-8?B?UGF5UGFsIFNlY3VyaXR5?=", "", "=?UTF-8?B?UGF5UGFsIFNlY3VyaXR5?= invites you to negotiate"},
+		{KindMemberInvite, "=?utf-8?q?Caf=C3=A9?=", "", "=?utf-8?q?Caf=C3=A9?= invites you to join =?utf-8?q?Caf=C3=A9?= on Taasky"},
+		{KindAgreed, "Alice", "=?UTF-8?B?UGF5UGFs?= and a long title, é, 日本語 =?x?= " + strings.Repeat("ab", 30), ""},
+	} {
+		m := sample(c.kind)
+		m.Them, m.Agent, m.Title = c.them, c.them, c.title
+		m.InviteURL = "https://taasky.example/i/x"
+		want := c.want
+		if want == "" {
+			want = m.view().Subject
+		}
+		raw, p := render(t, m)
+		if p.Subject != want {
+			t.Errorf("%s: a mail client reads the subject as %q, want %q", c.kind, p.Subject, want)
+		}
+		head, _, _ := bytes.Cut(raw, []byte("\r\n\r\n"))
+		for _, line := range strings.Split(string(head), "\r\n") {
+			if len(line) > 78 {
+				t.Errorf("%s: header line of %d octets: %q", c.kind, len(line), line)
+			}
+		}
+	}
+}
