@@ -55,7 +55,7 @@ func Email(m *Message, from string) (*mail.Msg, error) {
 	}
 	msg.Subject(subjectHeader(v.Subject))
 	msg.SetDateWithValue(m.Now)
-	msg.SetMessageIDWithValue(m.ID + "@" + m.host())
+	msg.SetMessageIDWithValue(m.ID + "@" + mailDomain(m.host()))
 	msg.SetGenHeader(mail.HeaderXAutoResponseSuppress, "All")
 	msg.SetGenHeader("Auto-Submitted", "auto-generated")
 	if v.Unsubscribe != "" {
@@ -117,7 +117,18 @@ func subjectHeader(s string) string {
 func DefaultFrom(baseURL string) string {
 	host := "localhost"
 	if u, err := url.Parse(baseURL); err == nil && u.Hostname() != "" {
-		host = u.Hostname()
+		host = mailDomain(u.Hostname())
 	}
 	return "Taasky <taasky@" + host + ">"
+}
+
+// mailDomain writes a host as the right side of an address or a
+// Message-ID (RFC 5322 §3.4.1, §3.6.4): a name or an IPv4 address as it
+// is, an IPv6 address as a domain literal ("[2001:db8::1]"), whose colons
+// a dot-atom cannot hold.
+func mailDomain(host string) string {
+	if strings.Contains(host, ":") {
+		return "[" + host + "]"
+	}
+	return host
 }

@@ -3,6 +3,7 @@ package notify
 import (
 	"bytes"
 	"encoding/json"
+	"net/mail"
 	"strings"
 	"testing"
 	"time"
@@ -279,5 +280,36 @@ func TestSubjectIsNotReadAsEncodedWords(t *testing.T) {
 				t.Errorf("%s: header line of %d octets: %q", c.kind, len(line), line)
 			}
 		}
+	}
+}
+
+// TestMailOnAnIPv6BaseURL: with BASE_URL at an IPv6 address (taasky dev
+// on LISTEN_ADDR [::1]:8080), the default sender and the Message-ID hold
+// it as a domain literal: "taasky@::1" is no address, and every mail
+// failed to render.
+func TestMailOnAnIPv6BaseURL(t *testing.T) {
+	from := DefaultFrom("http://[::1]:8080")
+	if from != "Taasky <taasky@[::1]>" {
+		t.Errorf("DefaultFrom = %q", from)
+	}
+	m := sample(KindAgreed)
+	m.RoomURL = "http://[2001:db8::1]:8080/rooms/7"
+	msg, err := Email(m, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := msg.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Parse(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id := p.Header.Get("Message-ID"); id != "<taasky.email.42.agreed@[2001:db8::1]>" {
+		t.Errorf("Message-ID %q", id)
+	}
+	if a, err := mail.ParseAddress(p.Header.Get("From")); err != nil || a.Address != "taasky@[::1]" {
+		t.Errorf("From %q: %v", p.Header.Get("From"), err)
 	}
 }
