@@ -10,6 +10,11 @@ import (
 	"github.com/taasky/taasky/negotiation"
 )
 
+// CalendarType is the media type of Calendar's file, wherever it is sent:
+// its method parameter and its METHOD property go together (RFC 5545
+// §8.1: if one is present, the other must be too).
+const CalendarType = "text/calendar; charset=utf-8; method=PUBLISH"
+
 // Calendar is the .ics (RFC 5545) of an agreed room: one event per
 // timerange value of the agreed terms, at exactly the agreed moments, in
 // UTC. It is nil when the terms hold no timerange.

@@ -71,7 +71,7 @@ func Email(m *Message, from string) (*mail.Msg, error) {
 	msg.AddAlternativeString(mail.TypeTextHTML, html.String())
 	if ics != nil {
 		if err := msg.AttachReader("invite.ics", bytes.NewReader(ics),
-			mail.WithFileContentType("text/calendar; charset=utf-8; method=PUBLISH")); err != nil {
+			mail.WithFileContentType(CalendarType)); err != nil {
 			return nil, fmt.Errorf("email calendar: %w", err)
 		}
 	}
