@@ -313,3 +313,18 @@ func TestMailOnAnIPv6BaseURL(t *testing.T) {
 		t.Errorf("From %q: %v", p.Header.Get("From"), err)
 	}
 }
+
+// TestCalendarEndsAfterItStarts: a range within one second (the terms
+// allow fractional seconds) still ends after it starts in the .ics, which
+// has none (RFC 5545 §3.8.2.2); the exact moments stay in DESCRIPTION.
+func TestCalendarEndsAfterItStarts(t *testing.T) {
+	m := sample(KindAgreed)
+	m.Card.Options[0].Fields[0].Values = []negotiation.Value{{Start: moment("2026-10-14T10:00:00.2Z"), End: moment("2026-10-14T10:00:00.7Z")}}
+	ics := string(Calendar(m))
+	if !strings.Contains(ics, "DTSTART:20261014T100000Z\r\n") || !strings.Contains(ics, "DTEND:20261014T100001Z\r\n") {
+		t.Errorf("a range within one second:\n%s", ics)
+	}
+	if !strings.Contains(strings.ReplaceAll(ics, "\r\n ", ""), "2026-10-14T10:00:00.2Z to 2026-10-14T10:00:00.7Z") {
+		t.Errorf("the exact moments are not in DESCRIPTION:\n%s", ics)
+	}
+}
