@@ -165,5 +165,8 @@ func (w *Webhooks) WebhookDisabledMail(ctx context.Context, a jobs.WebhookDisabl
 		return nil, jobs.Skip("the endpoint was turned back on")
 	}
 	n.SettingsURL, n.Now = w.baseURL+"/accounts/"+slug+"/webhooks", w.now()
+	if n.Installation, err = w.rooms.install.get(ctx, w.pool); err != nil {
+		return nil, err
+	}
 	return n, nil
 }

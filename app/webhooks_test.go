@@ -498,6 +498,11 @@ func TestWebhookRotationAgainAndDisable(t *testing.T) {
 	if !strings.Contains(mail.Subject, "Ein Webhook von ALPHA wurde abgeschaltet") || !strings.Contains(mail.Text, rcv.URL) {
 		t.Errorf("mail: %q\n%s", mail.Subject, mail.Text)
 	}
+	// Its Message-ID is made as every notice's (the installation's id and
+	// the job's), at the service's host.
+	if id := mail.Header.Get("Message-ID"); !regexp.MustCompile(`^<taasky\.email\.[a-z2-7]{26}\.webhook_disabled@127\.0\.0\.1>$`).MatchString(id) {
+		t.Errorf("the notice's Message-ID %q", id)
+	}
 	// A line of the owner's delivery log, as every mail (a retry knows it
 	// was sent).
 	logged := func() bool {

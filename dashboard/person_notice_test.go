@@ -166,8 +166,11 @@ func TestPersonEmailLinkAndReceipt(t *testing.T) {
 		t.Fatalf("the seat's receipt does not verify: %v", err)
 	}
 	st, _, ics := dave.get("/p/" + seat + "/invite.ics")
-	if st != 200 || !strings.HasPrefix(dave.header.Get("Content-Type"), "text/calendar") || !strings.Contains(ics, "DTSTART:20261209T110000Z") {
-		t.Fatalf("the calendar: %d %s", st, ics)
+	// Its type names the method its METHOD says (RFC 5545 §8.1), as the
+	// mail's attachment does.
+	if st != 200 || dave.header.Get("Content-Type") != "text/calendar; charset=utf-8; method=PUBLISH" ||
+		!strings.Contains(ics, "METHOD:PUBLISH\r\n") || !strings.Contains(ics, "DTSTART:20261209T110000Z") {
+		t.Fatalf("the calendar: %d %s %s", st, dave.header.Get("Content-Type"), ics)
 	}
 	ns = b.personNotices(t, v.RoomID)
 	if len(ns) != 1 || ns[0].Receipt != jws || ns[0].Card == nil {

@@ -44,7 +44,7 @@ func (d *Dashboard) seatCalendarFile(c *fiber.Ctx) error {
 	if ics == nil {
 		return d.showErrorT(c, fiber.StatusNotFound, "error.link_not_valid")
 	}
-	c.Set(fiber.HeaderContentType, "text/calendar; charset=utf-8")
+	c.Set(fiber.HeaderContentType, notify.CalendarType)
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="invite.ics"`)
 	return c.Send(ics)
 }

@@ -190,6 +190,9 @@ type WebhookDisabled struct {
 	Why         string // the last failure
 	SettingsURL string // the account's webhooks page
 	Now         time.Time
+	// Installation is the database's installation id: with the job, it
+	// makes the Message-ID (messageID), as for every notice.
+	Installation string
 }
 
 // WebhookNotices is what WebhookDisabledWorker needs of the service.
@@ -214,7 +217,8 @@ type WebhookDisabledWorker struct {
 }
 
 func (w *WebhookDisabledWorker) Work(ctx context.Context, job *river.Job[WebhookDisabledArgs]) error {
-	d := Delivery{Notice: Notice{Topic: TopicWebhookDisabled, UserID: job.Args.UserID}, JobID: job.ID, Attempt: job.Attempt, Channel: ChannelEmail}
+	d := Delivery{Notice: Notice{Topic: TopicWebhookDisabled, UserID: job.Args.UserID}, JobID: job.ID, JobCreatedAt: job.CreatedAt,
+		Attempt: job.Attempt, Channel: ChannelEmail}
 	if w.Deliveries != nil {
 		if sent, err := sentBefore(ctx, w.Log, w.Deliveries, d, job.JobRow); sent || err != nil {
 			return err
@@ -230,7 +234,7 @@ func (w *WebhookDisabledWorker) Work(ctx context.Context, job *river.Job[Webhook
 	if err != nil {
 		return err
 	}
-	msg, err := notify.Email(&notify.Message{Kind: notify.KindWebhookDisabled, ID: fmt.Sprintf("webhook.%d.%d", job.ID, job.Args.EndpointID),
+	msg, err := notify.Email(&notify.Message{Kind: notify.KindWebhookDisabled, ID: messageID(d, m.Installation),
 		To: m.To, Lang: m.Lang, Now: m.Now, Them: m.AccountName, Endpoint: m.URL, Detail: m.Why, SettingsURL: m.SettingsURL}, w.From)
 	if err != nil {
 		err = &notify.PermanentError{Err: err} // a message that cannot be written will not be on a retry

@@ -10,6 +10,11 @@ import (
 	"github.com/taasky/taasky/negotiation"
 )
 
+// CalendarType is the media type of Calendar's file, wherever it is sent:
+// its method parameter and its METHOD property go together (RFC 5545
+// §8.1: if one is present, the other must be too).
+const CalendarType = "text/calendar; charset=utf-8; method=PUBLISH"
+
 // Calendar is the .ics (RFC 5545) of an agreed room: one event per
 // timerange value of the agreed terms, at exactly the agreed moments, in
 // UTC. It is nil when the terms hold no timerange.
@@ -50,7 +55,7 @@ func Calendar(m *Message) []byte {
 		line("UID:" + e.uid)
 		line("DTSTAMP:" + icsTime(m.Now))
 		line("DTSTART:" + icsTime(e.start))
-		line("DTEND:" + icsTime(e.end))
+		line("DTEND:" + icsTime(icsEnd(e.start, e.end)))
 		s := summary
 		if len(events) > 1 {
 			s += " (" + e.label + ")"
@@ -82,6 +87,18 @@ type calEvent struct {
 // icsTime is a UTC DATE-TIME (form #2, with Z). RFC 5545 has no fractional
 // seconds: terms that hold some keep them in DESCRIPTION, written exactly.
 func icsTime(t time.Time) string { return t.UTC().Format("20060102T150405Z") }
+
+// icsEnd is the DTEND of a range: its end in whole seconds, unless that is
+// not after its start in whole seconds (a range within one second, which
+// the terms allow: 10:00:00.2 to 10:00:00.7), where it is the next second:
+// RFC 5545 §3.8.2.2 asks for a DTEND later than DTSTART.
+func icsEnd(start, end time.Time) time.Time {
+	s, e := start.Truncate(time.Second), end.Truncate(time.Second)
+	if !e.After(s) {
+		return s.Add(time.Second)
+	}
+	return e
+}
 
 // exactMoment writes a moment as the terms' canonical form does: UTC, Z,
 // fractional seconds only when not zero.

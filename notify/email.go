@@ -3,11 +3,13 @@ package notify
 import (
 	"bytes"
 	"embed"
+	"encoding/base64"
 	"fmt"
 	htmltemplate "html/template"
 	"net/url"
 	"strings"
 	texttemplate "text/template"
+	"unicode/utf8"
 
 	"github.com/wneessen/go-mail"
 )
@@ -51,9 +53,9 @@ func Email(m *Message, from string) (*mail.Msg, error) {
 	if err := msg.To(m.To); err != nil {
 		return nil, fmt.Errorf("email to: %w", err)
 	}
-	msg.Subject(v.Subject)
+	msg.Subject(subjectHeader(v.Subject))
 	msg.SetDateWithValue(m.Now)
-	msg.SetMessageIDWithValue(m.ID + "@" + m.host())
+	msg.SetMessageIDWithValue(m.ID + "@" + mailDomain(m.host()))
 	msg.SetGenHeader(mail.HeaderXAutoResponseSuppress, "All")
 	msg.SetGenHeader("Auto-Submitted", "auto-generated")
 	if v.Unsubscribe != "" {
@@ -69,7 +71,7 @@ func Email(m *Message, from string) (*mail.Msg, error) {
 	msg.AddAlternativeString(mail.TypeTextHTML, html.String())
 	if ics != nil {
 		if err := msg.AttachReader("invite.ics", bytes.NewReader(ics),
-			mail.WithFileContentType("text/calendar; charset=utf-8; method=PUBLISH")); err != nil {
+			mail.WithFileContentType(CalendarType)); err != nil {
 			return nil, fmt.Errorf("email calendar: %w", err)
 		}
 	}
@@ -82,12 +84,51 @@ func Email(m *Message, from string) (*mail.Msg, error) {
 	return msg, nil
 }
 
+// subjectHeader is the Subject's value. go-mail encodes only a subject with
+// characters outside ASCII (RFC 2047); one in ASCII is written as it is, so
+// a title or name that reads "=?UTF-8?B?…?=" would be shown by mail clients
+// as whatever it encodes, not as the words Taasky checked (an account name
+// "=?UTF-8?B?UGF5UGFsIFNlY3VyaXR5?=" showing as "PayPal Security"). Such a
+// subject is encoded here, whole: a client decodes it back to these words.
+func subjectHeader(s string) string {
+	if !strings.Contains(s, "=?") {
+		return s
+	}
+	// Encoded words of at most 75 characters: 45 octets are 60 in base64,
+	// and a word never ends inside a character.
+	var words []string
+	for s != "" {
+		n := 0
+		for n < len(s) {
+			_, size := utf8.DecodeRuneInString(s[n:])
+			if n+size > 45 {
+				break
+			}
+			n += size
+		}
+		words = append(words, "=?UTF-8?B?"+base64.StdEncoding.EncodeToString([]byte(s[:n]))+"?=")
+		s = s[n:]
+	}
+	return strings.Join(words, " ")
+}
+
 // DefaultFrom is the sender when none is configured: Taasky at the host of
 // the service's base URL.
 func DefaultFrom(baseURL string) string {
 	host := "localhost"
 	if u, err := url.Parse(baseURL); err == nil && u.Hostname() != "" {
-		host = u.Hostname()
+		host = mailDomain(u.Hostname())
 	}
 	return "Taasky <taasky@" + host + ">"
+}
+
+// mailDomain writes a host as the right side of an address or a
+// Message-ID (RFC 5322 §3.4.1, §3.6.4): a name or an IPv4 address as it
+// is, an IPv6 address as a domain literal ("[2001:db8::1]"), whose colons
+// a dot-atom cannot hold.
+func mailDomain(host string) string {
+	if strings.Contains(host, ":") {
+		return "[" + host + "]"
+	}
+	return host
 }

@@ -147,7 +147,7 @@ func (m *Message) subjectOf(w *locale.Printer) string {
 
 // host is the service's host name, for Message-IDs and UIDs.
 func (m *Message) host() string {
-	for _, link := range []string{m.RoomURL, m.InviteURL} {
+	for _, link := range []string{m.RoomURL, m.InviteURL, m.SettingsURL} {
 		if u, err := url.Parse(link); err == nil && u.Hostname() != "" {
 			return u.Hostname()
 		}

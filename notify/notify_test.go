@@ -3,6 +3,7 @@ package notify
 import (
 	"bytes"
 	"encoding/json"
+	"net/mail"
 	"strings"
 	"testing"
 	"time"
@@ -244,5 +245,86 @@ func TestPushNeverCutsAValue(t *testing.T) {
 				t.Fatalf("title of %d: a field cut short: %q", n, part)
 			}
 		}
+	}
+}
+
+// TestSubjectIsNotReadAsEncodedWords: a name or title in ASCII that is
+// written as an RFC 2047 encoded word reaches the reader as written, not
+// as what it encodes: account names are held to rules ("PayPal Security"
+// must not be passed off by an account named "=?UTF-8?B?…?="), and a
+// mail client decodes any encoded word of a Subject it is given raw.
+func TestSubjectIsNotReadAsEncodedWords(t *testing.T) {
+	for _, c := range []struct {
+		kind        Kind
+		them, title string
+		want        string
+	}{
+		{KindInvite, "=?UTF-8?B?UGF5UGFsIFNlY3VyaXR5?=", "", "=?UTF-8?B?UGF5UGFsIFNlY3VyaXR5?= invites you to negotiate"},
+		{KindMemberInvite, "=?utf-8?q?Caf=C3=A9?=", "", "=?utf-8?q?Caf=C3=A9?= invites you to join =?utf-8?q?Caf=C3=A9?= on Taasky"},
+		{KindAgreed, "Alice", "=?UTF-8?B?UGF5UGFs?= and a long title, é, 日本語 =?x?= " + strings.Repeat("ab", 30), ""},
+	} {
+		m := sample(c.kind)
+		m.Them, m.Agent, m.Title = c.them, c.them, c.title
+		m.InviteURL = "https://taasky.example/i/x"
+		want := c.want
+		if want == "" {
+			want = m.view().Subject
+		}
+		raw, p := render(t, m)
+		if p.Subject != want {
+			t.Errorf("%s: a mail client reads the subject as %q, want %q", c.kind, p.Subject, want)
+		}
+		head, _, _ := bytes.Cut(raw, []byte("\r\n\r\n"))
+		for _, line := range strings.Split(string(head), "\r\n") {
+			if len(line) > 78 {
+				t.Errorf("%s: header line of %d octets: %q", c.kind, len(line), line)
+			}
+		}
+	}
+}
+
+// TestMailOnAnIPv6BaseURL: with BASE_URL at an IPv6 address (taasky dev
+// on LISTEN_ADDR [::1]:8080), the default sender and the Message-ID hold
+// it as a domain literal: "taasky@::1" is no address, and every mail
+// failed to render.
+func TestMailOnAnIPv6BaseURL(t *testing.T) {
+	from := DefaultFrom("http://[::1]:8080")
+	if from != "Taasky <taasky@[::1]>" {
+		t.Errorf("DefaultFrom = %q", from)
+	}
+	m := sample(KindAgreed)
+	m.RoomURL = "http://[2001:db8::1]:8080/rooms/7"
+	msg, err := Email(m, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := msg.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Parse(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id := p.Header.Get("Message-ID"); id != "<taasky.email.42.agreed@[2001:db8::1]>" {
+		t.Errorf("Message-ID %q", id)
+	}
+	if a, err := mail.ParseAddress(p.Header.Get("From")); err != nil || a.Address != "taasky@[::1]" {
+		t.Errorf("From %q: %v", p.Header.Get("From"), err)
+	}
+}
+
+// TestCalendarEndsAfterItStarts: a range within one second (the terms
+// allow fractional seconds) still ends after it starts in the .ics, which
+// has none (RFC 5545 §3.8.2.2); the exact moments stay in DESCRIPTION.
+func TestCalendarEndsAfterItStarts(t *testing.T) {
+	m := sample(KindAgreed)
+	m.Card.Options[0].Fields[0].Values = []negotiation.Value{{Start: moment("2026-10-14T10:00:00.2Z"), End: moment("2026-10-14T10:00:00.7Z")}}
+	ics := string(Calendar(m))
+	if !strings.Contains(ics, "DTSTART:20261014T100000Z\r\n") || !strings.Contains(ics, "DTEND:20261014T100001Z\r\n") {
+		t.Errorf("a range within one second:\n%s", ics)
+	}
+	if !strings.Contains(strings.ReplaceAll(ics, "\r\n ", ""), "2026-10-14T10:00:00.2Z to 2026-10-14T10:00:00.7Z") {
+		t.Errorf("the exact moments are not in DESCRIPTION:\n%s", ics)
 	}
 }
