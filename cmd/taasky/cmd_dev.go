@@ -27,6 +27,7 @@ func runDev(ctx context.Context, args []string, getenv func(string) string, stdo
 		return cmd.fail("--db=%s and DATABASE_URL both choose the database; unset one", *dbMode)
 	}
 	log := newLogger(stderr, false)
+	slog.SetDefault(log) // a line through slog's or the log package's default comes out in the same form
 
 	db, err := devDatabase(ctx, *dbMode, getenv, log)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/taasky/taasky/internal/config"
 )
@@ -31,6 +32,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	log := newLogger(stderr, true)
+	slog.SetDefault(log) // a line through slog's or the log package's default comes out in the same form
 	log.Info("starting", "web", *web, "worker", *worker, "config", cfg)
 	if *worker && cfg.SMTP == nil {
 		log.Warn("SMTP_URL is not set: mail is kept in the dev outbox, not sent")
