@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,5 +85,45 @@ func TestShutdownFinishesRequests(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not return")
+	}
+}
+
+// TestHandlerPanicIsA500: a handler that panics answers its request 500,
+// with the stack in the log, and the process goes on serving.
+func TestHandlerPanicIsA500(t *testing.T) {
+	t.Parallel()
+	cfg, err := config.Load(env{
+		"DATABASE_URL": pgtest.NewDSN(t),
+		"SECRET_KEY":   testSecret,
+		"LISTEN_ADDR":  "127.0.0.1:0",
+	}.get, config.RoleDev|config.RoleWeb|config.RoleWorker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged syncBuffer
+	srv, err := openServer(t.Context(), cfg, newLogger(&logged, true), true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.close()
+	web, err := srv.webApp(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	web.Get("/boom/:token", func(*fiber.Ctx) error { panic("a bug") })
+	resp, err := web.Test(httptest.NewRequest(http.MethodGet, "/boom/secret-token", nil), -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusInternalServerError {
+		t.Fatalf("a panicking handler: %d", resp.StatusCode)
+	}
+	if log := logged.String(); !strings.Contains(log, `"msg":"request panicked"`) || !strings.Contains(log, "a bug") ||
+		!strings.Contains(log, "server_test.go") || strings.Contains(log, "secret-token") {
+		t.Fatalf("the log:\n%s", log)
+	}
+	if resp, err := web.Test(httptest.NewRequest(http.MethodGet, "/healthz", nil), -1); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("after the panic, /healthz: %v %v", resp, err)
 	}
 }

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/recover"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -51,6 +54,11 @@ func newApp(ctx context.Context, d deps) (*fiber.App, error) {
 		ErrorHandler:          errorHandler(d.log),
 	})
 	fiberhttp.LingerOnRefusal(a) // a refused request's client reads its 431, 413 or 400
+	// A handler's panic is that request's 500, logged with its stack: not
+	// the end of the process and of every request in flight.
+	a.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: func(c *fiber.Ctx, e any) {
+		d.log.Error("request panicked", "method", c.Method(), "path", fiberhttp.LogPath(c), "panic", fmt.Sprint(e), "stack", string(debug.Stack()))
+	}}))
 	a.Get("/healthz", d.health.live)
 	a.Get("/readyz", d.health.ready)
 	if d.metrics != nil {
