@@ -81,8 +81,9 @@ func channelWords(words *locale.Printer, c receipt.Channel) string {
 // card writes it for the reader (Printer.Value): a time range in their
 // zone, a day and yes/no in their words, a money amount with its currency,
 // a repeated field's values one after the other; what a party wrote and
-// numbers as written. A receipt carries no schema, so a value is read by
-// its shape.
+// numbers as written. A value is read by its shape, and named by its
+// field's key: the receipt carries both sides' schemas, whose types agree
+// but whose labels are each side's own words.
 func termsInWords(words *locale.Printer, raw json.RawMessage, loc *time.Location) []receiptTerm {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(raw, &fields) != nil {
