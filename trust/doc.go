@@ -11,6 +11,10 @@
 //
 //	go test ./trust/ -trust.full -timeout 60m -v
 //
+// With -race (as the README's command and CI run them), the `taasky serve`
+// processes the suites start are built with the race detector too, and a
+// race in one's output fails its test.
+//
 // docs/security.md lists each promise, the test that backs it and its
 // latest figures.
 package trust
