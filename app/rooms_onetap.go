@@ -60,7 +60,11 @@ type OneTap struct {
 	Confirmation *negotiation.Confirmation // nil once it is no longer pending
 	Status       negotiation.Result        // "" while pending; what became of it otherwise
 	Why          string
-	UsedAt       *time.Time // the link was used already (or stopped)
+	// Withdrawn: the confirmation came out void before anyone answered
+	// it (the agent's new request replaced it, its terms left the table,
+	// the room ended); Why says which.
+	Withdrawn bool
+	UsedAt    *time.Time // the link was used already (or stopped)
 	// Stopped says why the link stopped unused ("": it did not).
 	Stopped     LinkStop
 	Room        *negotiation.Room
@@ -89,10 +93,14 @@ func (s *Rooms) OneTapCard(ctx context.Context, token string) (*OneTap, error) {
 		return nil, err
 	}
 	v, err := s.oneTap(ctx, ld, card.side, card.token.confirmationID, card.token.usedAt, card.status, card.why)
-	if err == nil && card.token.stopped != nil {
+	if err != nil {
+		return nil, err
+	}
+	if card.token.stopped != nil {
 		v.Stopped = LinkStop(*card.token.stopped)
 	}
-	return v, err
+	v.Withdrawn = v.Status == negotiation.ResultVoid && !card.answered
+	return v, nil
 }
 
 // oneTap is what the link of a confirmation of side shows of the room ld

@@ -153,7 +153,7 @@ func oneTapReader(t string) string { return "coalesce(p.owner_user_id, " + t + "
 // oneTapSQL is the room of a one-tap token ($1, hashed) with the context
 // of its reader (oneTapReader), and the token and the confirmation as they
 // stand.
-var oneTapSQL = roomSelect + humanColsOf(oneTapReader("t")) + namesCols + `, t.confirmation_id, t.used_at, t.stopped, c.side, NULLIF(c.status, 'pending'), c.why
+var oneTapSQL = roomSelect + humanColsOf(oneTapReader("t")) + namesCols + `, t.confirmation_id, t.used_at, t.stopped, c.side, NULLIF(c.status, 'pending'), c.why, c.channel IS NOT NULL
 	FROM onetap_tokens t JOIN confirmations c ON c.room_id = t.room_id AND c.id = t.confirmation_id
 	JOIN rooms r ON r.id = t.room_id` + roomJoins + `
 	LEFT JOIN parties p ON p.room_id = r.id AND p.side = c.side` + otherParty + ` WHERE t.token_hash = $1`
@@ -164,6 +164,10 @@ type oneTapCard struct {
 	side   negotiation.Side
 	status *string // nil while pending
 	why    *string
+	// answered: a human answered the confirmation (it has the channel
+	// of their answer); a settled one without is void because the room
+	// moved on before anyone answered.
+	answered bool
 }
 
 // selectOneTapCard reads the room of a one-tap token, its token and its
@@ -173,7 +177,7 @@ func selectOneTapCard(ctx context.Context, q querier, tokenHash []byte) (*roomRo
 	h := &humanRow{}
 	c := &oneTapCard{}
 	row, err := scanRoom(q.QueryRow(ctx, oneTapSQL, tokenHash),
-		&h.seen, &h.zone, &h.lang, &h.agent, &h.them, &c.token.confirmationID, &c.token.usedAt, &c.token.stopped, &c.side, &c.status, &c.why)
+		&h.seen, &h.zone, &h.lang, &h.agent, &h.them, &c.token.confirmationID, &c.token.usedAt, &c.token.stopped, &c.side, &c.status, &c.why, &c.answered)
 	if err != nil {
 		return nil, nil, fmt.Errorf("selectOneTapCard: %w", err)
 	}

@@ -47,6 +47,7 @@ func funcsFor(w *locale.Printer) template.FuncMap {
 		"settled": func(status string, v negotiation.Verdict, why string) string {
 			return w.Result(negotiation.Result(status), v, why)
 		},
+		"reason":      w.Reason,
 		"languages":   locale.Languages,
 		"link":        link,
 		"code":        func(s string) template.HTML { return wrap("code", s) },

@@ -346,6 +346,7 @@ var englishText = map[Key]catalog.Message{
 	"onetap.deadline":                text("Deadline:"),
 	"onetap.nothing_yet":             text("Opening this page changed nothing; only these buttons answer."),
 	"onetap.not_waiting":             text("This confirmation is no longer waiting for you."),
+	"notif.onetap_withdrawn":         text("This request was withdrawn before you answered: %[1]s. Nothing was confirmed."), // void.* or rule.terms_changed, in the reader's words
 	"onetap.used":                    text("This link was used on %[1]s. Each link works once."),
 	"onetap.stopped_left":            text("This link no longer works: the person it was sent to is no longer in the account, and its owners answer this confirmation now."),
 	"onetap.stopped_account_deleted": text("This link no longer works: the account was deleted."),

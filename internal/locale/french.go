@@ -338,6 +338,7 @@ var frenchText = map[Key]catalog.Message{
 	"onetap.deadline":                text("Échéance :"),
 	"onetap.nothing_yet":             text("Ouvrir cette page n'a rien changé ; seuls ces boutons répondent."),
 	"onetap.not_waiting":             text("Cette confirmation ne vous attend plus."),
+	"notif.onetap_withdrawn":         text("Cette demande a été retirée avant votre réponse : %[1]s. Rien n’a été confirmé."), // void.* or rule.terms_changed, in the reader's words
 	"onetap.used":                    text("Ce lien a été utilisé le %[1]s. Chaque lien ne fonctionne qu'une fois."),
 	"onetap.stopped_left":            text("Ce lien ne fonctionne plus : la personne à qui il a été envoyé ne fait plus partie du compte, et ses propriétaires répondent désormais à cette confirmation."),
 	"onetap.stopped_account_deleted": text("Ce lien ne fonctionne plus : le compte a été supprimé."),

@@ -338,6 +338,7 @@ var germanText = map[Key]catalog.Message{
 	"onetap.deadline":                text("Frist:"),
 	"onetap.nothing_yet":             text("Das Öffnen dieser Seite hat nichts verändert; nur diese Schaltflächen antworten."),
 	"onetap.not_waiting":             text("Diese Bestätigung wartet nicht mehr auf Sie."),
+	"notif.onetap_withdrawn":         text("Diese Anfrage wurde zurückgezogen, bevor Sie geantwortet haben: %[1]s. Nichts wurde bestätigt."), // void.* or rule.terms_changed, in the reader's words
 	"onetap.used":                    text("Dieser Link wurde am %[1]s verwendet. Jeder Link funktioniert einmal."),
 	"onetap.stopped_left":            text("Dieser Link funktioniert nicht mehr: Die Person, an die er ging, gehört nicht mehr zum Konto; dessen Inhaber beantworten diese Bestätigung jetzt."),
 	"onetap.stopped_account_deleted": text("Dieser Link funktioniert nicht mehr: Das Konto wurde gelöscht."),

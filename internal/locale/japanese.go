@@ -321,6 +321,7 @@ var japaneseText = map[Key]catalog.Message{
 	"onetap.deadline":                text("期限："),
 	"onetap.nothing_yet":             text("このページを開いただけでは何も変わっていません。回答はこれらのボタンだけで行われます。"),
 	"onetap.not_waiting":             text("この確認はもうあなたの回答を待っていません。"),
+	"notif.onetap_withdrawn":         text("この依頼はあなたが回答する前に取り下げられました：%[1]s。何も確認されていません。"), // void.* or rule.terms_changed, in the reader's words
 	"onetap.used":                    text("このリンクは%[1]sに使用されました。各リンクは1回だけ使えます。"),
 	"onetap.stopped_left":            text("このリンクはもう使えません：送信先の人はこのアカウントのメンバーではなくなり、この確認には今後アカウントのオーナーが回答します。"),
 	"onetap.stopped_account_deleted": text("このリンクはもう使えません：アカウントは削除されました。"),

@@ -338,6 +338,7 @@ var spanishText = map[Key]catalog.Message{
 	"onetap.deadline":                text("Plazo:"),
 	"onetap.nothing_yet":             text("Abrir esta página no cambió nada; solo estos botones responden."),
 	"onetap.not_waiting":             text("Esta confirmación ya no le espera."),
+	"notif.onetap_withdrawn":         text("Esta solicitud se retiró antes de que usted respondiera: %[1]s. No se confirmó nada."), // void.* or rule.terms_changed, in the reader's words
 	"onetap.used":                    text("Este enlace se usó el %[1]s. Cada enlace funciona una sola vez."),
 	"onetap.stopped_left":            text("Este enlace ya no funciona: la persona a la que se envió ya no está en la cuenta, y ahora sus propietarios responden a esta confirmación."),
 	"onetap.stopped_account_deleted": text("Este enlace ya no funciona: la cuenta se eliminó."),
