@@ -67,6 +67,27 @@ func (d *Dashboard) notifySettings(c *fiber.Ctx, v *viewer) (*notifySettings, er
 	return ns, nil
 }
 
+// skipWords are the catalog's words of why a delivery was skipped (or
+// its device removed), by the English the notification workers log: the
+// log shows them in the reader's language, and anything else (a mail
+// server's or a push service's answer) as it was.
+var skipWords = map[string]locale.Key{
+	"email requests are turned off":           "notif.skip_email_requests_off",
+	"email notices are turned off":            "notif.skip_email_notices_off",
+	"push requests are turned off":            "notif.skip_push_requests_off",
+	"push notices are turned off":             "notif.skip_push_notices_off",
+	"the device unsubscribed":                 "notif.skip_device_unsubscribed",
+	"the room no longer exists":               "notif.skip_room_gone",
+	"no longer this side's human":             "notif.skip_not_their_seat",
+	"the confirmation is no longer pending":   "notif.skip_not_pending",
+	"Web Push is not configured (VAPID keys)": "notif.skip_push_not_configured",
+	"no device":              "notif.skip_no_device",
+	"push subscription gone": "notif.skip_push_gone",
+	"the address refused invitations from Taasky": "notif.skip_invite_refused",
+	"the invitation was answered or withdrawn":    "notif.skip_invite_answered",
+	"the invitation has expired":                  "notif.skip_invite_expired",
+}
+
 func deliveryLines(w *locale.Printer, ds []app.Delivery, loc *time.Location) []deliveryLine {
 	out := make([]deliveryLine, len(ds))
 	word := func(prefix, v string) string {
@@ -79,6 +100,9 @@ func deliveryLines(w *locale.Printer, ds []app.Delivery, loc *time.Location) []d
 		out[i] = deliveryLine{Delivery: x, What: word("topic.", string(x.Topic)), When: w.Moment(x.CreatedAt, loc),
 			Channel: word("channel.", string(x.Channel)), Status: word("status.", string(x.Status)),
 			Failed: x.Status == jobs.StatusFailed || x.Status == jobs.StatusRetrying}
+		if k, ok := skipWords[x.Error]; ok {
+			out[i].Error = w.T(k)
+		}
 	}
 	return out
 }
