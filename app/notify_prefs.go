@@ -115,6 +115,18 @@ func (n *Notifications) unsubscribeUser(token string) (int64, bool) {
 	return n.openSignedID(unsubPrefix, "email-notices", token)
 }
 
+// UnsubscribeLanguage is the language (their setting, else their
+// identity provider's locale) of the user a List-Unsubscribe token names:
+// the page the link opens speaks it, whoever's browser opens it. "" for
+// none known, or a token that names no user.
+func (n *Notifications) UnsubscribeLanguage(ctx context.Context, token string) (string, error) {
+	userID, ok := n.unsubscribeUser(token)
+	if !ok {
+		return "", nil
+	}
+	return selectUserLanguage(ctx, n.pool, &userID)
+}
+
 // UnsubscribeNotices turns off the email notices of the user a
 // List-Unsubscribe token names, and returns their address. Requests for a
 // confirmation are still sent.

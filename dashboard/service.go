@@ -79,6 +79,7 @@ type Notifications interface {
 	DeliveryLogPage(ctx context.Context, userID int64, limit int, cursor string) ([]app.Delivery, string, error)
 	UnsubscribeTokenValid(token string) bool
 	UnsubscribeNotices(ctx context.Context, token string) (string, error)
+	UnsubscribeLanguage(ctx context.Context, token string) (string, error)
 	PersonUnsubscribeToken(token string) bool
 	UnsubscribePerson(ctx context.Context, token string) (string, error)
 	RefusingAddress(token string) (string, bool)

@@ -291,3 +291,38 @@ func TestAdminJobs(t *testing.T) {
 		t.Fatalf("no longer an operator: %d", st)
 	}
 }
+
+// TestUnsubscribeInTheReadersLanguage: a List-Unsubscribe link is one
+// person's, like a one-tap link: its page speaks their language (their
+// setting), in whatever browser it is opened, before and after the
+// button. Then the settings show notices off, and turning them on again
+// holds.
+func TestUnsubscribeInTheReadersLanguage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	if err := b.accounts.SetUserLanguage(b.ctx, b.alice.ID, "de"); err != nil {
+		t.Fatal(err)
+	}
+	path := strings.TrimPrefix(b.notify.UnsubscribeURL(b.alice.ID), b.base)
+	english := b.client(nil)
+	english.lang = "en-US"
+	if st, _, body := english.get(path); st != 200 || !strings.Contains(body, `lang="de"`) || strings.Contains(body, "Stop email notices?") {
+		t.Errorf("GET in an English browser: %d\n%s", st, body)
+	}
+	if st, _, body := english.do(http.MethodPost, path, url.Values{"List-Unsubscribe": {"One-Click"}}); st != 200 || !strings.Contains(body, `lang="de"`) || strings.Contains(body, "Email notices are off") {
+		t.Errorf("one-click POST in an English browser: %d\n%s", st, body)
+	}
+	alice := b.client(&b.alice)
+	if _, _, body := alice.get("/settings"); !strings.Contains(body, `name="email_notices" id="email_notices">`) {
+		t.Errorf("the settings after unsubscribing do not show email notices off")
+	}
+	if st, _, _ := alice.post("/settings/notifications", url.Values{"email_requests": {"on"}, "email_notices": {"on"}, "push_requests": {"on"}, "push_notices": {"on"}}); st != http.StatusSeeOther && st != 200 {
+		t.Fatalf("saving the settings: %d", st)
+	}
+	if p, _ := b.notify.Prefs(b.ctx, b.alice.ID); p != app.DefaultNotifyPrefs {
+		t.Errorf("prefs after turning notices on again: %+v", p)
+	}
+	if _, _, body := alice.get("/settings"); !strings.Contains(body, `name="email_notices" id="email_notices" checked>`) {
+		t.Errorf("the settings after turning notices on again do not show them on")
+	}
+}

@@ -16,6 +16,9 @@ func (d *Dashboard) unsubscribeConfirm(c *fiber.Ctx) error {
 		return d.showErrorT(c, fiber.StatusNotFound, "error.unsubscribe_invalid")
 	}
 	token := c.Params("token")
+	if err := d.unsubscribeReader(c, token); err != nil {
+		return d.fail(c, err)
+	}
 	person := d.notify.PersonUnsubscribeToken(token)
 	unsubscribe := d.notify.UnsubscribeNotices
 	if person {
