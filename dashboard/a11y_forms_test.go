@@ -1,0 +1,72 @@
+package dashboard
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/taasky/taasky/app"
+)
+
+// focusedField says where a refused form left the person, with scripts
+// off: the focused element's name, whether it is marked invalid, and the
+// text of what describes it (the error).
+const focusedField = `(() => { const e = document.activeElement;
+  const d = (e.getAttribute('aria-describedby') || '').split(' ').map(id => document.getElementById(id)).filter(Boolean);
+  return [e.getAttribute('name') || e.tagName.toLowerCase(), e.getAttribute('aria-invalid') || '', d.map(x => x.textContent.trim()).join(' ')]; })()`
+
+// TestRefusedFormLeadsToTheField: with JavaScript off, a refused form
+// (a member's invitation, a webhook's URL, an invitation's counter) comes
+// back with the keyboard's focus on the field at fault, marked invalid and
+// described by the error, so a person with a keyboard or a screen reader
+// lands on what to correct instead of the top of the page.
+func TestRefusedFormLeadsToTheField(t *testing.T) {
+	b := setup(t)
+	br := newBrowser(t, b)
+	noScript := func(tab context.Context) {
+		if _, err := chromedp.Call(tab, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(tab context.Context, what, name, says string) {
+		t.Helper()
+		got, err := chromedp.Run(tab, chromedp.Evaluate[[]string](focusedField))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 3 || got[0] != name || got[1] != "true" || !strings.Contains(got[2], says) {
+			t.Errorf("%s: focus on %q (want %s, invalid, described by %q)", what, got, name, says)
+		}
+	}
+
+	bob := br.tab()
+	br.signIn(bob, "bob@example.test")
+	noScript(bob)
+	br.do(bob, "invite a member already there", chromedp.Navigate(b.base+"/accounts/beta/members"),
+		chromedp.SetValue(chromedp.CSS("#invite-email"), "bob@example.test"),
+		chromedp.Click(chromedp.CSS("form[data-invite] button.primary")),
+		chromedp.WaitVisible(chromedp.CSS("p.error")))
+	check(bob, "members", "email", "already a member")
+
+	br.do(bob, "add a webhook over http", chromedp.Navigate(b.base+"/accounts/beta/webhooks"),
+		chromedp.SetValue(chromedp.CSS("#webhook-url"), "http://example.com/hooks"),
+		chromedp.Click(chromedp.CSS("form[data-add-webhook] button.primary")),
+		chromedp.WaitVisible(chromedp.CSS("p.error")))
+	check(bob, "webhooks", "url", "https")
+
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: meetingSchema, Subject: meeting(10, 10, "office", "150"), Title: "Design review"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat := br.tab()
+	noScript(pat)
+	br.do(pat, "counter with a bad amount", chromedp.Navigate(open.InviteURL),
+		chromedp.Click(chromedp.CSS("details.counter summary")),
+		chromedp.SetValue(chromedp.CSS(`input[name="f.fee.0.amount"]`), "99.999"),
+		chromedp.Click(chromedp.CSS("details.counter form.terms button.primary")),
+		chromedp.WaitVisible(chromedp.CSS("#err-fee")))
+	check(pat, "invitation", "f.fee.0.amount", "at most 2 decimals")
+}
