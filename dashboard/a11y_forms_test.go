@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/locale"
 )
 
 // focusedField says where a refused form left the person, with scripts
@@ -69,4 +71,58 @@ func TestRefusedFormLeadsToTheField(t *testing.T) {
 		chromedp.Click(chromedp.CSS("details.counter form.terms button.primary")),
 		chromedp.WaitVisible(chromedp.CSS("#err-fee")))
 	check(pat, "invitation", "f.fee.0.amount", "at most 2 decimals")
+}
+
+// TestLiveChangesAreSaidPolitely: a live page tells a screen reader that
+// it changed through a polite status region, without moving the focus;
+// and a part holding what the person is typing is kept as typed (they
+// are told the page changed) instead of being swapped under them.
+func TestLiveChangesAreSaidPolitely(t *testing.T) {
+	b := setup(t)
+	br := newBrowser(t, b)
+	updated, kept := locale.English().T("a11y.live_updated"), locale.English().T("a11y.live_kept")
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: meetingSchema, Subject: meeting(10, 10, "office", "150"), Title: "Live seat"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat := br.tab()
+	br.do(pat, "open the invitation", chromedp.Navigate(open.InviteURL), chromedp.WaitVisible(chromedp.CSS("details.counter summary")))
+	br.until(pat, "the page is in the browser's zone", `document.body.dataset.zone === 'Europe/Paris'`)
+	br.do(pat, "counter",
+		chromedp.Click(chromedp.CSS("details.counter summary")),
+		chromedp.SetValue(chromedp.CSS(`input[name="f.fee.0.amount"]`), "99.90"),
+		chromedp.Click(chromedp.CSS("details.counter form.terms button.primary")),
+		chromedp.WaitVisible(chromedp.CSS(`#seat-link`)))
+	if n, err := chromedp.Run(pat, chromedp.Evaluate[int](`document.querySelectorAll('[data-live-say][role="status"]').length`)); err != nil || n != 1 {
+		t.Fatalf("the seat page has %d polite status regions (%v), want 1", n, err)
+	}
+	br.until(pat, "the page listens", `document.documentElement.dataset.live === 'open'`)
+
+	// The inviter counters: the page changes in place and says so.
+	v, err := b.rooms.Propose(b.ctx, b.alpha, open.RoomToken, mv("counter", meeting(10, 11, "video", "120")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	br.until(pat, "the counter is said", fmt.Sprintf(`!!document.querySelector('details.counter') && document.querySelector('[data-live-say]').textContent === %q`, updated))
+	if tag, _ := chromedp.Run(pat, chromedp.Evaluate[string](`document.activeElement.tagName`)); tag != "BODY" {
+		t.Errorf("the update moved the focus to %s", tag)
+	}
+
+	// Pat types a counter, then looks elsewhere on the page; the inviter
+	// withdraws meanwhile: what Pat typed stays, and Pat is told.
+	br.do(pat, "type a counter",
+		chromedp.Click(chromedp.CSS("details.counter summary")),
+		chromedp.SetValue(chromedp.CSS(`input[name="f.fee.0.amount"]`), "88.00"),
+		chromedp.Evaluate[chromedp.Void](`document.activeElement.blur()`))
+	cv, _, err := b.rooms.RequestConfirmation(b.ctx, b.alpha, open.RoomToken, "cancel", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.rooms.DecideAsOwner(b.ctx, b.alice.ID, v.RoomID, cv.ID, "", true); err != nil {
+		t.Fatal(err)
+	}
+	br.until(pat, "the change is said, the typing kept", fmt.Sprintf(`document.querySelector('[data-live-say]').textContent === %q`, kept))
+	if s, _ := chromedp.Run(pat, chromedp.Evaluate[string](`document.querySelector('input[name="f.fee.0.amount"]').value`)); s != "88.00" {
+		t.Errorf("what Pat typed became %q", s)
+	}
 }
