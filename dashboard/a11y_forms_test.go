@@ -126,3 +126,31 @@ func TestLiveChangesAreSaidPolitely(t *testing.T) {
 		t.Errorf("what Pat typed became %q", s)
 	}
 }
+
+// TestLiveChangeKeepsTheFocusOnTheNavigation: a keyboard user resting on
+// the header's "Rooms" link keeps the focus there when a change comes
+// and the link's waiting count is brought up to date.
+func TestLiveChangeKeepsTheFocusOnTheNavigation(t *testing.T) {
+	b := setup(t)
+	br := newBrowser(t, b)
+	ta, tb, roomID := b.joined("Focus", nil, "")
+	if _, err := b.rooms.Propose(b.ctx, b.alpha, ta, mv("offer", meeting(3, 10, "office", "120"))); err != nil {
+		t.Fatal(err)
+	}
+	bob := br.tab()
+	br.signIn(bob, "bob@example.test")
+	br.do(bob, "open the room", chromedp.Navigate(fmt.Sprintf("%s/rooms/%d", b.base, roomID)), chromedp.WaitVisible(chromedp.CSS("#room-live")))
+	br.until(bob, "the page listens", `document.documentElement.dataset.live === 'open'`)
+	br.do(bob, "focus the rooms link", chromedp.Focus(chromedp.CSS(`.top nav a[href="/"]`)))
+	v, err := b.rooms.Propose(b.ctx, b.beta, tb, mv("counter", meeting(3, 11, "video", "90")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.rooms.RequestConfirmation(b.ctx, b.alpha, ta, "approve", v.TermsOnTable.Options[0].SubjectHash); err != nil {
+		t.Fatal(err)
+	}
+	br.until(bob, "the change arrives", `!!document.body.dataset.refreshed`)
+	if got, _ := chromedp.Run(bob, chromedp.Evaluate[string](`document.activeElement.getAttribute('href') || document.activeElement.tagName`)); got != "/" {
+		t.Errorf("after a live change the focus is on %q, not the rooms link", got)
+	}
+}

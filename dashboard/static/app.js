@@ -226,7 +226,8 @@
           });
           say(kept ? 'kept' : swapped ? 'updated' : '');
           var freshNav = doc.querySelector('.top nav a'), nav = document.querySelector('.top nav a');
-          if (freshNav && nav) nav.replaceWith(document.importNode(freshNav, true));
+          // The link's count only: the link itself stays, with the focus if it has it.
+          if (freshNav && nav && nav.innerHTML !== freshNav.innerHTML) nav.innerHTML = freshNav.innerHTML;
           countdowns();
           document.body.setAttribute('data-refreshed', String(Date.now()));
         })
