@@ -154,3 +154,25 @@ func TestLiveChangeKeepsTheFocusOnTheNavigation(t *testing.T) {
 		t.Errorf("after a live change the focus is on %q, not the rooms link", got)
 	}
 }
+
+// TestEverythingIsInALandmark: the offer to show times in the browser's
+// zone (a signed-in user still in UTC) is inside a landmark, so a screen
+// reader moving by landmarks meets it (axe-core's rule "region").
+func TestEverythingIsInALandmark(t *testing.T) {
+	axe := axeSource(t)
+	b := setup(t)
+	br := newBrowser(t, b)
+	bob := br.tab()
+	br.signIn(bob, "bob@example.test")
+	br.do(bob, "open the rooms", chromedp.Navigate(b.base+"/"), chromedp.WaitVisible(chromedp.CSS("[data-zone-offer] button")))
+	if _, err := chromedp.Run(bob, chromedp.Evaluate[chromedp.Void](axe)); err != nil {
+		t.Fatal(err)
+	}
+	found, err := chromedp.Run(bob, chromedp.Evaluate[[]string](`axe.run(document, {runOnly: ['region']}).then(r => r.violations.flatMap(v => v.nodes.map(n => n.target.join(' '))))`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) > 0 {
+		t.Errorf("outside every landmark: %q", found)
+	}
+}
