@@ -149,7 +149,8 @@ func TestAccessibility(t *testing.T) {
 				chromedp.WaitVisible(chromedp.CSS("#err-fee")))
 			br.audit(stranger, axe, l.Tag+" invitation with an error")
 			br.do(stranger, "fix and send",
-				chromedp.SetValue(chromedp.CSS(`input[name="f.fee.0.amount"]`), "99.90"),
+				// in the reader's decimal mark (99,90 in German)
+				chromedp.SetValue(chromedp.CSS(`input[name="f.fee.0.amount"]`), locale.NewPrinter(l.Tag).AmountInput("99.90")),
 				chromedp.Click(chromedp.CSS("details.counter form.terms button.primary")),
 				chromedp.WaitVisible(chromedp.CSS(`#seat-link`)))
 			br.audit(stranger, axe, l.Tag+" person's seat")

@@ -18,6 +18,7 @@ type membersData struct {
 	Error       string
 	Notice      string
 	Email       string // the invite form's address, as typed
+	EmailWrong  bool   // Error is about that address: the field is marked and focused
 }
 
 type memberRow struct {
@@ -91,5 +92,6 @@ func (d *Dashboard) membersRefused(c *fiber.Ctx, v *viewer, slug string, err err
 	}
 	c.Status(statusOf(code))
 	data.Error = d.say(c, v, err)
+	data.EmailWrong = data.Email != "" && refusedField(err) == "email"
 	return d.membersPage(c, v, slug, data)
 }

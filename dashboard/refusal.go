@@ -3,6 +3,7 @@ package dashboard
 import (
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -56,4 +57,15 @@ func zoneOr(name string, or *time.Location) *time.Location {
 func refusal(code app.ErrorCode, key locale.Key, args ...any) *app.Error {
 	return &app.Error{Code: code, Message: locale.English().T(key, args...),
 		Words: negotiation.Words{Key: string(key), Args: args}}
+}
+
+// refusedField is the form field a refusal is about: its message's first
+// word before ": " ("email: … is already a member" is about email), or ""
+// when it names none.
+func refusedField(err error) string {
+	field, _, ok := strings.Cut(app.ErrorMessageOf(err), ": ")
+	if !ok || strings.ContainsAny(field, " .") {
+		return ""
+	}
+	return field
 }

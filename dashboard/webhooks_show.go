@@ -19,6 +19,7 @@ type webhooksData struct {
 	Chosen    []string           // the form's events, as ticked
 	Secret    *shownSecret
 	Error     string
+	URLWrong  bool // Error is about the URL: the field is marked and focused
 	Notice    string
 }
 
@@ -71,6 +72,7 @@ func (d *Dashboard) webhookRefused(c *fiber.Ctx, v *viewer, err error, data webh
 	}
 	c.Status(statusOf(code))
 	data.Error = d.say(c, v, err)
+	data.URLWrong = refusedField(err) == "url"
 	return d.webhooksPage(c, v, data)
 }
 

@@ -182,6 +182,29 @@
   var live = document.body.getAttribute('data-live');
   if (!live || !window.EventSource || !window.fetch || !window.DOMParser) return;
   var pending = null, opened = false;
+  // A part holds a person's work when a field differs from the page's.
+  function edited(part) {
+    var fields = part.querySelectorAll('input, textarea, select');
+    for (var i = 0; i < fields.length; i++) {
+      var f = fields[i];
+      if (f.type === 'hidden') continue;
+      if (f.type === 'checkbox' || f.type === 'radio') { if (f.checked !== f.defaultChecked) return true; continue; }
+      if (f.tagName === 'SELECT') {
+        for (var j = 0; j < f.options.length; j++) if (f.options[j].selected !== f.options[j].defaultSelected) return true;
+        continue;
+      }
+      if (f.value !== f.defaultValue) return true;
+    }
+    return false;
+  }
+  // The page's polite live region says what changed; a screen reader
+  // reads it when the person pauses, and the focus stays where it is.
+  var sayBox = document.querySelector('[data-live-say]');
+  function say(what) {
+    if (!sayBox || !what) return;
+    var words = sayBox.getAttribute('data-' + what) || '';
+    sayBox.textContent = sayBox.textContent === words ? words + '\u00a0' : words; // said again when it changes again
+  }
   function refresh() {
     if (pending) return;
     pending = setTimeout(function () {
@@ -191,12 +214,20 @@
         .then(function (html) {
           if (!html) return;
           var doc = new DOMParser().parseFromString(html, 'text/html');
+          var swapped = false, kept = false;
           document.querySelectorAll('[data-live-part]').forEach(function (el) {
             var fresh = doc.getElementById(el.id);
-            if (fresh && !el.contains(document.activeElement)) el.replaceWith(fresh);
+            if (!fresh || fresh.innerHTML === el.innerHTML) return;
+            // Never take the focus or what a person typed: such a part
+            // stays, and the person is told the page changed.
+            if (el.contains(document.activeElement) || edited(el)) { kept = true; return; }
+            el.replaceWith(fresh);
+            swapped = true;
           });
+          say(kept ? 'kept' : swapped ? 'updated' : '');
           var freshNav = doc.querySelector('.top nav a'), nav = document.querySelector('.top nav a');
-          if (freshNav && nav) nav.replaceWith(document.importNode(freshNav, true));
+          // The link's count only: the link itself stays, with the focus if it has it.
+          if (freshNav && nav && nav.innerHTML !== freshNav.innerHTML) nav.innerHTML = freshNav.innerHTML;
           countdowns();
           document.body.setAttribute('data-refreshed', String(Date.now()));
         })

@@ -237,6 +237,9 @@ var englishText = map[Key]catalog.Message{
 	"layout.tagline":    text("Taasky: your agent negotiates, you agree."),
 	"layout.copy":       text("Copy"),
 	"layout.copied":     text("Copied"),
+	// Said politely by a live page (its screen-reader announcement).
+	"a11y.live_updated": text("This page was updated."),
+	"a11y.live_kept":    text("This page changed. What you were doing is kept: reload the page to see the change."),
 
 	// The signed-out home page.
 	"welcome.heading": text("Your agent negotiates. You agree."),

@@ -231,6 +231,8 @@ var frenchText = map[Key]catalog.Message{
 	"layout.tagline":    text("Taasky : votre agent négocie, vous donnez votre accord."),
 	"layout.copy":       text("Copier"),
 	"layout.copied":     text("Copié"),
+	"a11y.live_updated": text("Cette page a été mise à jour."),
+	"a11y.live_kept":    text("Cette page a changé. Ce que vous faisiez est conservé : rechargez la page pour voir le changement."),
 
 	// The signed-out home page.
 	"welcome.heading":              text("Votre agent négocie. Vous donnez votre accord."),

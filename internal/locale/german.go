@@ -231,6 +231,8 @@ var germanText = map[Key]catalog.Message{
 	"layout.tagline":    text("Taasky: Ihr Agent verhandelt, Sie stimmen zu."),
 	"layout.copy":       text("Kopieren"),
 	"layout.copied":     text("Kopiert"),
+	"a11y.live_updated": text("Diese Seite wurde aktualisiert."),
+	"a11y.live_kept":    text("Diese Seite hat sich geändert. Ihre Eingaben bleiben erhalten: Laden Sie die Seite neu, um die Änderung zu sehen."),
 
 	// The signed-out home page.
 	"welcome.heading":              text("Ihr Agent verhandelt. Sie stimmen zu."),

@@ -218,6 +218,8 @@ var japaneseText = map[Key]catalog.Message{
 	"layout.tagline":    text("Taasky：エージェントが交渉し、あなたが合意します。"),
 	"layout.copy":       text("コピー"),
 	"layout.copied":     text("コピーしました"),
+	"a11y.live_updated": text("このページが更新されました。"),
+	"a11y.live_kept":    text("このページが変わりました。入力中の内容はそのままです。変更を見るにはページを再読み込みしてください。"),
 
 	// The signed-out home page.
 	"welcome.heading":              text("エージェントが交渉し、あなたが合意します。"),

@@ -231,6 +231,8 @@ var spanishText = map[Key]catalog.Message{
 	"layout.tagline":    text("Taasky: su agente negocia, usted acuerda."),
 	"layout.copy":       text("Copiar"),
 	"layout.copied":     text("Copiado"),
+	"a11y.live_updated": text("Esta página se ha actualizado."),
+	"a11y.live_kept":    text("Esta página ha cambiado. Lo que estaba haciendo se conserva: recargue la página para ver el cambio."),
 
 	// The signed-out home page.
 	"welcome.heading":              text("Su agente negocia. Usted acuerda."),
