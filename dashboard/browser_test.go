@@ -54,6 +54,9 @@ func newBrowser(t *testing.T, b *bundle) *browser {
 		}
 	}
 	if path == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no chromium on this machine: .ci/run must install it")
+		}
 		t.Skip("no chromium on this machine (apt-get install chromium; .ci/run does)")
 	}
 	shots := os.Getenv("TAASKY_SCREENSHOTS")

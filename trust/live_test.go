@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -319,6 +320,9 @@ func (i *testIssuer) serve(bases ...string) {
 func chromiumTab(t testing.TB) context.Context {
 	path, err := exec.LookPath("chromium")
 	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no chromium on this machine: .ci/run must install it")
+		}
 		t.Skip("no chromium on this machine (apt-get install chromium; .ci/run does)")
 	}
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), chromedp.ExecPath(path), chromedp.Headless,
