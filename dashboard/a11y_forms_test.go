@@ -49,9 +49,13 @@ func TestRefusedFormLeadsToTheField(t *testing.T) {
 	noScript(bob)
 	br.do(bob, "invite a member already there", chromedp.Navigate(b.base+"/accounts/beta/members"),
 		chromedp.SetValue(chromedp.CSS("#invite-email"), "bob@example.test"),
+		chromedp.SetValue(chromedp.CSS("#invite-role"), "admin"),
 		chromedp.Click(chromedp.CSS("form[data-invite] button.primary")),
 		chromedp.WaitVisible(chromedp.CSS("p.error")))
 	check(bob, "members", "email", "already a member")
+	if role, err := chromedp.Run(bob, chromedp.Evaluate[string](`document.querySelector("#invite-role").value`)); err != nil || role != "admin" {
+		t.Errorf("the refused invitation's role came back as %q (%v), want the one chosen, admin", role, err)
+	}
 
 	br.do(bob, "add a webhook over http", chromedp.Navigate(b.base+"/accounts/beta/webhooks"),
 		chromedp.SetValue(chromedp.CSS("#webhook-url"), "http://example.com/hooks"),

@@ -19,7 +19,7 @@ func (d *Dashboard) invitationSend(c *fiber.Ctx) error {
 		_, err = d.accounts.Invite(c.UserContext(), v.user.ID, slug, email, role)
 	}
 	if err != nil {
-		return d.membersRefused(c, v, slug, err, membersData{Email: email})
+		return d.membersRefused(c, v, slug, err, membersData{Email: email, Role: c.FormValue("role")})
 	}
 	return c.Redirect("/accounts/"+slug+"/members?done=invited", fiber.StatusSeeOther)
 }

@@ -18,6 +18,7 @@ type membersData struct {
 	Error       string
 	Notice      string
 	Email       string // the invite form's address, as typed
+	Role        string // the invite form's role, as chosen
 	EmailWrong  bool   // Error is about that address: the field is marked and focused
 }
 
