@@ -19,24 +19,7 @@ import (
 // gets its answer, and /readyz says the process is going away.
 func TestShutdownFinishesRequests(t *testing.T) {
 	t.Parallel()
-	cfg, err := config.Load(env{
-		"DATABASE_URL": pgtest.NewDSN(t),
-		"SECRET_KEY":   testSecret,
-		"LISTEN_ADDR":  "127.0.0.1:0",
-	}.get, config.RoleDev|config.RoleWeb|config.RoleWorker)
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := newLogger(io.Discard, true)
-	srv, err := openServer(t.Context(), cfg, log, true, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.close()
-	web, err := srv.webApp(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, web := webServer(t, io.Discard)
 	entered, release := make(chan struct{}), make(chan struct{})
 	web.Get("/slow", func(c *fiber.Ctx) error {
 		close(entered)
@@ -92,24 +75,8 @@ func TestShutdownFinishesRequests(t *testing.T) {
 // with the stack in the log, and the process goes on serving.
 func TestHandlerPanicIsA500(t *testing.T) {
 	t.Parallel()
-	cfg, err := config.Load(env{
-		"DATABASE_URL": pgtest.NewDSN(t),
-		"SECRET_KEY":   testSecret,
-		"LISTEN_ADDR":  "127.0.0.1:0",
-	}.get, config.RoleDev|config.RoleWeb|config.RoleWorker)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var logged syncBuffer
-	srv, err := openServer(t.Context(), cfg, newLogger(&logged, true), true, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.close()
-	web, err := srv.webApp(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, web := webServer(t, &logged)
 	web.Get("/boom/:token", func(*fiber.Ctx) error { panic("a bug") })
 	resp, err := web.Test(httptest.NewRequest(http.MethodGet, "/boom/secret-token", nil), -1)
 	if err != nil {
@@ -126,4 +93,28 @@ func TestHandlerPanicIsA500(t *testing.T) {
 	if resp, err := web.Test(httptest.NewRequest(http.MethodGet, "/healthz", nil), -1); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("after the panic, /healthz: %v %v", resp, err)
 	}
+}
+
+// webServer is a whole process's server (web and worker roles, on a new
+// database) logging JSON to log, and its web app, closed when t ends.
+func webServer(t *testing.T, log io.Writer) (*server, *fiber.App) {
+	t.Helper()
+	cfg, err := config.Load(env{
+		"DATABASE_URL": pgtest.NewDSN(t),
+		"SECRET_KEY":   testSecret,
+		"LISTEN_ADDR":  "127.0.0.1:0",
+	}.get, config.RoleDev|config.RoleWeb|config.RoleWorker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := openServer(t.Context(), cfg, newLogger(log, true), true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.close)
+	web, err := srv.webApp(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, web
 }
