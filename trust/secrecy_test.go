@@ -57,7 +57,8 @@ func amount(units int64, digits int) string {
 // declared, with fewer or more decimals, with a decimal point or comma,
 // its whole part grouped by thousands with each separator a language uses
 // (none, ",", ".", a space, a narrow or no-break space, "'"), and the
-// whole part alone.
+// whole part alone when it is grouped (1,350; but not 1350, which a
+// request id or a count may be).
 func moneyNeedles(units int64, digits int) []string {
 	whole, frac, _ := strings.Cut(amount(units, digits), ".")
 	out := []string{fmt.Sprint(units)}
@@ -69,6 +70,9 @@ func moneyNeedles(units int64, digits int) []string {
 				n := w
 				if f != "" {
 					n += mark + f
+				}
+				if n == whole && frac != "" {
+					continue // a few digits alone are a request id's, a count's: not this amount
 				}
 				if !seen[n] {
 					seen[n] = true
