@@ -14,21 +14,7 @@ import (
 // deletion finds nobody.
 func TestDeleteProfile(t *testing.T) {
 	tb, ann, _, mo, oz := lifeTeam(t)
-	moAgent, _, err := tb.accounts.CreateAgent(app.AsActor(tb.ctx, mo.ID), "alpha", "Mo's agent", mo.Email)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ozAgent, _, err := tb.accounts.CreateAgent(app.AsActor(tb.ctx, oz.ID), "ozone", "Oz's agent", oz.Email)
-	if err != nil {
-		t.Fatal(err)
-	}
-	open, err := tb.rooms.Open(tb.ctx, moAgent, app.OpenInput{Schema: teamSchema})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tb.rooms.Join(tb.ctx, ozAgent, app.JoinInput{InviteCode: open.InviteCode, Schema: teamSchema}); err != nil {
-		t.Fatal(err)
-	}
+	moAgentsRoom(t, tb, mo, oz)
 	if err := tb.accounts.SetUserTimeZone(tb.ctx, mo.ID, "Europe/Paris"); err != nil {
 		t.Fatal(err)
 	}

@@ -49,21 +49,7 @@ func handedOverLink(t *testing.T) (*teamBundle, app.User, app.User, string, int6
 		t.Fatal(err)
 	}
 	otto := tb.person("otto@example.test", true)
-	moAgent, _, err := tb.accounts.CreateAgent(app.AsActor(tb.ctx, mo.ID), "alpha", "Mo's agent", mo.Email)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ozAgent, _, err := tb.accounts.CreateAgent(app.AsActor(tb.ctx, oz.ID), "ozone", "Oz's agent", oz.Email)
-	if err != nil {
-		t.Fatal(err)
-	}
-	open, err := tb.rooms.Open(tb.ctx, moAgent, app.OpenInput{Schema: teamSchema})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tb.rooms.Join(tb.ctx, ozAgent, app.JoinInput{InviteCode: open.InviteCode, Schema: teamSchema}); err != nil {
-		t.Fatal(err)
-	}
+	moAgent, open := moAgentsRoom(t, tb, mo, oz)
 	conf, v, err := tb.rooms.RequestConfirmation(tb.ctx, moAgent, open.RoomToken, negotiation.VerdictCancel, "")
 	if err != nil {
 		t.Fatal(err)
@@ -110,4 +96,26 @@ func (tb *teamBundle) stoppedLink(ann app.User, link string, roomID int64, confI
 	if err != nil || h.View.State.Terminal() || h.View.PendingConfirmation == nil || h.View.PendingConfirmation.ID != confID || !h.CanDecide {
 		t.Fatalf("the room for ann: %+v %v", h, err)
 	}
+}
+
+// moAgentsRoom: Mo's agent (in alpha) opens a room, which Oz's agent (in
+// ozone) joins; it returns Mo's agent and the opening.
+func moAgentsRoom(t *testing.T, tb *teamBundle, mo, oz app.User) (app.Agent, *app.OpenResult) {
+	t.Helper()
+	moAgent, _, err := tb.accounts.CreateAgent(app.AsActor(tb.ctx, mo.ID), "alpha", "Mo's agent", mo.Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ozAgent, _, err := tb.accounts.CreateAgent(app.AsActor(tb.ctx, oz.ID), "ozone", "Oz's agent", oz.Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, err := tb.rooms.Open(tb.ctx, moAgent, app.OpenInput{Schema: teamSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.rooms.Join(tb.ctx, ozAgent, app.JoinInput{InviteCode: open.InviteCode, Schema: teamSchema}); err != nil {
+		t.Fatal(err)
+	}
+	return moAgent, open
 }
