@@ -12,20 +12,7 @@ import (
 func TestOneTapLinkOfAWithdrawnRequest(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	ta, tb, roomID := b.joined("fee talk", nil, "")
-	v, err := b.rooms.Propose(b.ctx, b.alpha, ta, mv("offer", meeting(4, 9, "video", "20")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hash := v.TermsOnTable.Options[0].SubjectHash
-	cv, _, err := b.rooms.RequestConfirmation(b.ctx, b.beta, tb, "approve", hash)
-	if err != nil {
-		t.Fatal(err)
-	}
-	token, err := b.rooms.IssueOneTap(b.ctx, b.pool, roomID, cv.ID, "email")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tb, _, token := b.askedToApprove(t, "fee talk", "", meeting(4, 9, "video", "20"))
 	if _, err := b.rooms.Propose(b.ctx, b.beta, tb, mv("counter", meeting(4, 10, "video", "25"))); err != nil {
 		t.Fatal(err)
 	}
