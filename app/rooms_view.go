@@ -124,8 +124,8 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 	if ld.row.Title != nil {
 		v.Title = *ld.row.Title
 	}
-	if r.State == negotiation.StateDraft && r.ExpiresAt.Before(r.Deadline) {
-		v.InvitationExpires = r.ExpiresAt
+	if end := r.InvitationEnd(); r.State == negotiation.StateDraft && end.Before(r.Deadline) {
+		v.InvitationExpires = end // the protocol's end of the invitation, when it is not the deadline
 	}
 	if r.Turn != "" {
 		t := whose(side, r.Turn)
