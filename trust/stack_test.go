@@ -24,6 +24,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/fiberhttp"
 	"github.com/taasky/taasky/internal/pgtest"
 	"github.com/taasky/taasky/jobs"
 	"github.com/taasky/taasky/mcpserver"
@@ -175,6 +176,7 @@ func newStack(t testing.TB, c stackConfig) *stack {
 	}
 
 	s.app = fiber.New(fiber.Config{DisableStartupMessage: true, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second})
+	fiberhttp.LingerOnRefusal(s.app) // as cmd/taasky's app: a refused request's client reads its 431
 	s.app.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok\n") })
 	mcpserver.New(s.rooms, "trust").WithRateLimit(c.rate).Mount(s.app, s.accounts)
 	if c.dashboard {
