@@ -72,6 +72,44 @@ func (s *Rooms) fanOut(ctx context.Context, tx pgx.Tx, folded *[]foldedWrite, ld
 	return enqueueNotices(ctx, tx, folded, s.river, now, notices, ld.row.recips, person)
 }
 
+// routes are where a notice of topic t reaches r: their address when
+// their settings allow email for it ("" otherwise), and their devices when
+// they allow push.
+func (r *recipient) routes(t jobs.Topic) (email string, subs []subRef) {
+	if r.prefs.allows(jobs.ChannelEmail, t) {
+		email = r.email
+	}
+	if r.prefs.allows(jobs.ChannelPush, t) {
+		subs = r.subs
+	}
+	return email, subs
+}
+
+// announcement is whether a request to side's human would reach them by a
+// message (fanOut sends it in the same transaction, from the same
+// recipients): Unannounced only when the room's statement read their
+// settings and devices and these allow none. A human not read with the
+// room counts as announced, as before the protocol knew the difference.
+func (row *roomRow) announcement(side negotiation.Side) negotiation.Announcement {
+	p := row.party(side)
+	if p == nil || p.OwnerUserID == nil {
+		return negotiation.Announced
+	}
+	return announcementTo(row.recips, *p.OwnerUserID)
+}
+
+// announcementTo is announcement for user among recips.
+func announcementTo(recips map[int64]*recipient, user int64) negotiation.Announcement {
+	r, ok := recips[user]
+	if !ok {
+		return negotiation.Announced
+	}
+	if email, subs := r.routes(jobs.TopicRequest); email == "" && len(subs) == 0 {
+		return negotiation.Unannounced
+	}
+	return negotiation.Announced
+}
+
 // personAddress is where the news of the room's person goes: side b's
 // address when a person answering in the browser sits there ("" for
 // none).
@@ -145,15 +183,14 @@ func enqueueNotices(ctx context.Context, tx pgx.Tx, folded *[]foldedWrite, rc *r
 		if !ok {
 			continue
 		}
-		if r.prefs.allows(jobs.ChannelEmail, n.Topic) && r.email != "" {
+		email, subs := r.routes(n.Topic)
+		if email != "" {
 			params = append(params, river.InsertManyParams{Args: jobs.EmailArgs{Notice: n}})
-			logged = append(logged, delivery{Notice: n, Channel: jobs.ChannelEmail, Recipient: r.email})
+			logged = append(logged, delivery{Notice: n, Channel: jobs.ChannelEmail, Recipient: email})
 		}
-		if r.prefs.allows(jobs.ChannelPush, n.Topic) {
-			for _, sub := range r.subs {
-				params = append(params, river.InsertManyParams{Args: jobs.PushArgs{Notice: n, SubscriptionID: sub.id}})
-				logged = append(logged, delivery{Notice: n, Channel: jobs.ChannelPush, SubscriptionID: sub.id, Recipient: sub.host})
-			}
+		for _, sub := range subs {
+			params = append(params, river.InsertManyParams{Args: jobs.PushArgs{Notice: n, SubscriptionID: sub.id}})
+			logged = append(logged, delivery{Notice: n, Channel: jobs.ChannelPush, SubscriptionID: sub.id, Recipient: sub.host})
 		}
 	}
 	if len(params) == 0 {

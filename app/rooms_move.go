@@ -141,13 +141,17 @@ type ConfirmationView struct {
 	Verdict     negotiation.Verdict     `json:"verdict"`
 	SubjectHash negotiation.SubjectHash `json:"subject_hash,omitempty"`
 	RequestedAt string                  `json:"requested_at"`
+	// NotNotified: no email or push asked the human (their notification
+	// settings send none); they see it only by opening Taasky.
+	NotNotified bool `json:"not_notified,omitempty"`
 }
 
 func confirmationView(c *negotiation.Confirmation) *ConfirmationView {
 	if c == nil {
 		return nil
 	}
-	return &ConfirmationView{ID: c.ID, Verdict: c.Verdict, SubjectHash: c.SubjectHash, RequestedAt: c.RequestedAt.UTC().Format(timeLayout)}
+	return &ConfirmationView{ID: c.ID, Verdict: c.Verdict, SubjectHash: c.SubjectHash, RequestedAt: c.RequestedAt.UTC().Format(timeLayout),
+		NotNotified: c.Unannounced}
 }
 
 // RequestConfirmation is negotiation_respond and negotiation_cancel: the
@@ -166,7 +170,7 @@ func (s *Rooms) RequestConfirmation(ctx context.Context, agent Agent, roomToken 
 			view, err = s.view(ctx, tx, st.loaded, st.side)
 			return err
 		}
-		next, ev, err := st.room.Request(st.side, verdict, hash, newConfirmationID(), s.now())
+		next, ev, err := st.room.Request(st.side, verdict, hash, newConfirmationID(), s.now(), st.row.announcement(st.side))
 		if err != nil {
 			return fromProtocol(err)
 		}

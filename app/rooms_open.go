@@ -56,10 +56,23 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 		}
 		title = &in.Title
 	}
+	// A preapproval asks the opener's human: whether a message reaches
+	// them is the protocol's to record, from the recipients its fan-out
+	// then addresses (read here, not again in the transaction).
+	var recips map[int64]*recipient
+	announce := negotiation.Announced
+	if in.Preapprove {
+		var err error
+		if recips, err = selectRecipients(ctx, s.pool, []int64{agent.OwnerUserID}); err != nil {
+			return nil, err
+		}
+		announce = announcementTo(recips, agent.OwnerUserID)
+	}
 	now := s.now()
 	room, events, warnings, err := negotiation.Open(negotiation.OpenRequest{
 		Schema: in.Schema, Limits: in.Limits, Subject: in.Subject, Options: in.Options, Slots: in.Slots,
 		Preapprove: in.Preapprove, Deadline: in.Deadline, PreapprovalID: newConfirmationID(), Title: in.Title,
+		PreapprovalAnnouncement: announce,
 	}, now)
 	if err != nil {
 		return nil, fromProtocol(err)
@@ -86,7 +99,7 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 			LimitsEnc: s.sealLimits(id, "a", room.Party(negotiation.SideA).Limits.Raw()),
 			SchemaFP:  string(room.Party(negotiation.SideA).Schema.Fingerprint())}
 		res.RoomToken = s.roomToken(id, "a", p.TokenSalt)
-		row := &roomRow{ID: id, AccountID: agent.AccountID, Title: title, Parties: [2]*partyRow{p}}
+		row := &roomRow{ID: id, AccountID: agent.AccountID, Title: title, Parties: [2]*partyRow{p}, recips: recips}
 		if err := row.setHookTargets(hooks); err != nil {
 			return err
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/taasky/taasky/app"
@@ -34,6 +35,7 @@ type env struct {
 	ctx      context.Context
 	pool     *pgxpool.Pool
 	rooms    *app.Rooms
+	river    *river.Client[pgx.Tx]
 	accounts *app.Accounts
 	url      string
 	agents   map[string]app.Agent // "a", "b"
@@ -94,7 +96,7 @@ func setup(t *testing.T, opts ...func(*app.RoomsConfig)) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(rooms.Close) // before the pool closes: the last changes are announced
-	e := &env{ctx: ctx, pool: pool, rooms: rooms, accounts: app.NewAccounts(pool), url: base, logs: &logBuffer{},
+	e := &env{ctx: ctx, pool: pool, rooms: rooms, river: rc, accounts: app.NewAccounts(pool), url: base, logs: &logBuffer{},
 		clock: clock, agents: map[string]app.Agent{}, keys: map[string]string{}, sessions: map[string]*mcp.ClientSession{}, seen: map[string]*bytes.Buffer{}}
 	for side, slug := range map[string]string{"a": "alpha", "b": "beta"} {
 		email := slug + "@example.test"

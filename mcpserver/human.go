@@ -81,7 +81,11 @@ func forYourHuman(v *app.View) string {
 		if after := words.AskAfter(p.Verdict); after != "" {
 			ask += " " + after
 		}
-		b.WriteString(ask + " " + words.T("human.confirm_where") + "\n")
+		where := locale.Key("human.confirm_where")
+		if p.NotNotified {
+			where = "human.confirm_dashboard"
+		}
+		b.WriteString(ask + " " + words.T(where) + "\n")
 	}
 	return b.String()
 }

@@ -1,9 +1,12 @@
 package mcpserver
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/taasky/taasky/app"
 )
 
 // for_your_human writes moments in the human's IANA time zone, named.
@@ -185,5 +188,40 @@ func TestForYourHumanSaysWhenTheInvitationExpires(t *testing.T) {
 	tb := e.must(t, "b", "negotiation_join", map[string]any{"invite": open["invite_code"], "subject_schema": schema})["room"].(map[string]any)["for_your_human"].(string)
 	if strings.Contains(tb, "invitation expires") {
 		t.Errorf("once joined, b's human is told:\n%s", tb)
+	}
+}
+
+// A human whose settings send no message for a request (email and push
+// requests off) is asked by nobody: for_your_human says so and sends them
+// to the dashboard, and next asks the agent to tell them.
+func TestForYourHumanWhenNoMessageAsks(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	n, err := app.NewNotifications(app.NotificationsConfig{Pool: e.pool, River: e.river, Rooms: e.rooms,
+		UnsubscribeKey: bytes.Repeat([]byte{5}, 32), BaseURL: e.url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := app.DefaultNotifyPrefs
+	off.EmailRequests, off.PushRequests = false, false
+	if err := n.SetPrefs(e.ctx, e.agents["a"].OwnerUserID, off); err != nil {
+		t.Fatal(err)
+	}
+	slots := []map[string]string{
+		{"start": "2026-12-03T10:00:00Z", "end": "2026-12-03T10:30:00Z"},
+		{"start": "2026-12-03T14:00:00Z", "end": "2026-12-03T14:30:00Z"},
+	}
+	open := e.must(t, "a", "negotiation_open", map[string]any{"slots": slots, "preapprove": true})
+	read := e.must(t, "a", "negotiation_read", map[string]any{"room_token": open["room_token"]})["room"].(map[string]any)
+	human, say := read["for_your_human"].(string), read["next"].(map[string]any)["say"].(string)
+	if !strings.Contains(human, "No message was sent to you (your notification settings send none): answer on the dashboard.") ||
+		strings.Contains(human, "You were sent a link") {
+		t.Errorf("a's human is told:\n%s", human)
+	}
+	if !strings.Contains(say, "tell them to open Taasky to confirm") {
+		t.Errorf("a's agent is told: %q", say)
+	}
+	if p := read["pending_confirmation"].(map[string]any); p["not_notified"] != true {
+		t.Errorf("pending_confirmation: %v", p)
 	}
 }

@@ -38,7 +38,7 @@ func (r *Room) Answer(side Side, a Answer, id string, at time.Time) (*Room, []Ev
 		}
 		return n, []Event{ev}, nil
 	case VerdictApprove, VerdictReject, VerdictCancel:
-		asked, evReq, err := r.Request(side, a.Verdict, a.Hash, id, at)
+		asked, evReq, err := r.Request(side, a.Verdict, a.Hash, id, at, Announced) // the human answers themselves
 		if err != nil {
 			return nil, nil, err
 		}

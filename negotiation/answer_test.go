@@ -55,7 +55,7 @@ func TestReplayRefusesADecideForOtherTerms(t *testing.T) {
 func TestRequestIsNeverAPreapproval(t *testing.T) {
 	p := openPlay(t, OpenRequest{Options: []json.RawMessage{qty1, qty2}, Preapprove: true, PreapprovalID: "pre"})
 	// Even where a preapproval is due, an agent may not ask for one.
-	_, _, err := p.r.Request(SideA, VerdictPreapprove, "", "again", p.tick())
+	_, _, err := p.r.Request(SideA, VerdictPreapprove, "", "again", p.tick(), Announced)
 	refusedWith(t, p.r.Snapshot(), p.r, err, CodeInvalidInput, "verdict must be approve or reject")
 	if err := CheckRequestVerdict(VerdictPreapprove); err == nil || err.Error() != "verdict must be approve or reject" {
 		t.Errorf("CheckRequestVerdict(preapprove): %v", err)
@@ -66,7 +66,7 @@ func TestRequestIsNeverAPreapproval(t *testing.T) {
 		}
 	}
 	// The initiator's human may be asked again (it replaces the pending one).
-	n, ev, err := p.r.RequestPreapproval(SideA, "again", p.tick())
+	n, ev, err := p.r.RequestPreapproval(SideA, "again", p.tick(), Announced)
 	if err != nil || ev.Verdict != VerdictPreapprove || n.PendingFor(SideA).ID != "again" {
 		t.Fatalf("%v %+v", err, ev)
 	}
@@ -89,7 +89,7 @@ func TestAnswerIsARequestAndItsDecision(t *testing.T) {
 		if v != VerdictApprove {
 			h = ""
 		}
-		asked, evReq, err := p.r.Request(SideB, v, h, "x", at)
+		asked, evReq, err := p.r.Request(SideB, v, h, "x", at, Announced)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,7 +189,7 @@ func TestRepeats(t *testing.T) {
 	}
 	// The other side moved since: stale.
 	h := n.Table.Options[0].Hash()
-	asked, evReq, err := n.Request(SideA, VerdictApprove, h, "a1", at)
+	asked, evReq, err := n.Request(SideA, VerdictApprove, h, "a1", at, Announced)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,6 +37,7 @@ type Event struct {
 	Fields         []string          `json:"fields,omitempty"`          // propose need_more_detail
 	Hash           SubjectHash       `json:"subject_hash,omitempty"`    // request approve
 	ConfirmationID string            `json:"confirmation_id,omitempty"` // request, decide
+	Unannounced    bool              `json:"unannounced,omitempty"`     // request: no message told the human
 	Accept         bool              `json:"accept,omitempty"`          // decide
 	Outcome        Result            `json:"outcome,omitempty"`         // decide: what the answer did (derived)
 	Reason         ClosedReason      `json:"reason,omitempty"`          // close
@@ -64,7 +65,7 @@ func Replay(events []Event, limits [2][]byte) (*Room, error) {
 		case EventPropose:
 			r, got, err = r.replayPropose(ev)
 		case EventRequest:
-			r, got, err = r.request(ev.Side, ev.Verdict, ev.Hash, ev.ConfirmationID, ev.At)
+			r, got, err = r.request(ev.Side, ev.Verdict, ev.Hash, ev.ConfirmationID, ev.At, announcementOf(ev))
 		case EventDecide:
 			// A decide logs the hash of the confirmation it answered: the
 			// one its human saw.
@@ -104,4 +105,12 @@ func (r *Room) replayPropose(ev *Event) (*Room, Event, error) {
 		terms = append(terms, t)
 	}
 	return r.propose(ev.Side, ev.Verdict, terms, ev.AsOptions, ev.Fields, ev.At)
+}
+
+// announcementOf is the Announcement a logged request recorded.
+func announcementOf(ev *Event) Announcement {
+	if ev.Unannounced {
+		return Unannounced
+	}
+	return Announced
 }

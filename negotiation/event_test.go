@@ -87,21 +87,7 @@ func TestReplayThroughJSON(t *testing.T) {
 	if p.r.State != StateAgreed {
 		t.Fatalf("a preapproved pick does not agree the room: %s", p.r.State)
 	}
-	stored, err := json.Marshal(p.events)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var events []Event
-	if err := json.Unmarshal(stored, &events); err != nil {
-		t.Fatal(err)
-	}
-	again, err := Replay(events, p.limits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(again.Snapshot(), p.r.Snapshot()) {
-		t.Errorf("replay through JSON differs\n got %s\nwant %s", again.Snapshot(), p.r.Snapshot())
-	}
+	events := p.replayThroughJSON()
 	// Replaying with other limits gives another room: limits are part of
 	// what is replayed, though no event holds them.
 	other, err := Replay(events, [2][]byte{p.limits[0], nil})
@@ -111,4 +97,27 @@ func TestReplayThroughJSON(t *testing.T) {
 	if other.NoDeal != nil || bytes.Equal(other.Snapshot(), p.r.Snapshot()) {
 		t.Errorf("no deal with b's limits left out: %v", other.NoDeal)
 	}
+}
+
+// replayThroughJSON stores the play's log as JSON, reads it back, and
+// checks that replaying it gives the play's room; it returns the events
+// read back.
+func (p *play) replayThroughJSON() []Event {
+	p.t.Helper()
+	stored, err := json.Marshal(p.events)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	var events []Event
+	if err := json.Unmarshal(stored, &events); err != nil {
+		p.t.Fatal(err)
+	}
+	again, err := Replay(events, p.limits)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	if !bytes.Equal(again.Snapshot(), p.r.Snapshot()) {
+		p.t.Errorf("replay through JSON differs\n got %s\nwant %s", again.Snapshot(), p.r.Snapshot())
+	}
+	return events
 }

@@ -230,31 +230,32 @@ func CheckRequestVerdict(v Verdict) error {
 // Request records an agent's move that waits for the party's human:
 // approve (quoting the subject_hash of terms on the table), reject or
 // cancel. It is refused now if the move would be; a new request replaces
-// the party's pending one.
-func (r *Room) Request(side Side, v Verdict, hash SubjectHash, id string, at time.Time) (*Room, Event, error) {
+// the party's pending one. a is whether a message asks the human (the
+// service's fact: their settings), which next tells the agent.
+func (r *Room) Request(side Side, v Verdict, hash SubjectHash, id string, at time.Time, a Announcement) (*Room, Event, error) {
 	if err := CheckRequestVerdict(v); err != nil {
 		return nil, Event{}, err
 	}
-	return r.request(side, v, hash, id, at)
+	return r.request(side, v, hash, id, at, a)
 }
 
 // RequestPreapproval asks the initiator's human to confirm, once, that any
 // of the opening options is fine (Open does, when asked to). Only side a,
 // in a room opened with preapprove, while a's options are on the table.
-func (r *Room) RequestPreapproval(side Side, id string, at time.Time) (*Room, Event, error) {
-	return r.request(side, VerdictPreapprove, "", id, at)
+func (r *Room) RequestPreapproval(side Side, id string, at time.Time, a Announcement) (*Room, Event, error) {
+	return r.request(side, VerdictPreapprove, "", id, at, a)
 }
 
 // request records any confirmation; Replay enters here with the logged
 // requests.
-func (r *Room) request(side Side, v Verdict, hash SubjectHash, id string, at time.Time) (*Room, Event, error) {
+func (r *Room) request(side Side, v Verdict, hash SubjectHash, id string, at time.Time, a Announcement) (*Room, Event, error) {
 	if err := r.checkConfirmable(side, v, hash, at); err != nil {
 		return nil, Event{}, err
 	}
 	if id == "" {
 		return nil, Event{}, inputErr("", "rule.confirmation_id", "a confirmation needs an id")
 	}
-	c := &Confirmation{ID: id, Side: side, Verdict: v, RequestedAt: at}
+	c := &Confirmation{ID: id, Side: side, Verdict: v, RequestedAt: at, Unannounced: a == Unannounced}
 	if v == VerdictApprove {
 		c.SubjectHash = hash
 	}
@@ -264,7 +265,7 @@ func (r *Room) request(side Side, v Verdict, hash SubjectHash, id string, at tim
 	n := r.clone()
 	n.Pending[side.index()] = c
 	n.Answered[side.index()] = nil // asked again
-	return n, Event{Kind: EventRequest, Side: side, At: at, Verdict: v, Hash: c.SubjectHash, ConfirmationID: id}, nil
+	return n, Event{Kind: EventRequest, Side: side, At: at, Verdict: v, Hash: c.SubjectHash, ConfirmationID: id, Unannounced: c.Unannounced}, nil
 }
 
 func (r *Room) checkConfirmable(side Side, v Verdict, hash SubjectHash, at time.Time) error {

@@ -92,16 +92,16 @@ func TestRequestRefusals(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			request := c.r.Request
 			if c.v == VerdictPreapprove { // the initiator's human is asked by Open, not by an agent
-				request = func(side Side, _ Verdict, _ SubjectHash, id string, at time.Time) (*Room, Event, error) {
-					return c.r.RequestPreapproval(side, id, at)
+				request = func(side Side, _ Verdict, _ SubjectHash, id string, at time.Time, a Announcement) (*Room, Event, error) {
+					return c.r.RequestPreapproval(side, id, at, a)
 				}
 			}
-			_, _, err := request(c.side, c.v, c.hash, c.id, t0.Add(time.Hour))
+			_, _, err := request(c.side, c.v, c.hash, c.id, t0.Add(time.Hour), Announced)
 			refusedWith(t, c.r.Snapshot(), c.r, err, c.code, c.msg)
 		})
 	}
 	// Cancel is allowed out of turn, and binds to no table.
-	r, ev, err := p.r.Request(SideA, VerdictCancel, h, "c", t0.Add(time.Hour))
+	r, ev, err := p.r.Request(SideA, VerdictCancel, h, "c", t0.Add(time.Hour), Announced)
 	if err != nil {
 		t.Fatal(err)
 	}

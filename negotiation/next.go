@@ -36,6 +36,10 @@ func (r *Room) next(side Side, counterOK bool) Next {
 	var n Next
 	if r.State == StateDraft {
 		n = r.draft(side)
+		if p := r.PendingFor(side); p != nil && p.Unannounced {
+			// The preapproval waits too; the agent is the only one to say so.
+			n.Say += " " + waitingSay(p)
+		}
 	} else {
 		n = r.live(side, counterOK)
 	}
@@ -47,6 +51,17 @@ func (r *Room) next(side Side, counterOK bool) Next {
 		n.Say = noDealSay(r.NoDeal) + " " + n.Say
 	}
 	return n
+}
+
+// waitingSay tells an agent that its human is asked to confirm p, and who
+// tells them: Taasky's message, or, when none was sent (Unannounced), the
+// agent.
+func waitingSay(p *Confirmation) string {
+	say := "Waiting for your human to confirm (" + string(p.Verdict) + "). "
+	if p.Unannounced {
+		return say + "Taasky sent them no message about it (their notification settings send none): tell them to open Taasky to confirm."
+	}
+	return say + "Do not ask them again; they were notified."
 }
 
 // answeredSay tells an agent what became of its last request to its human,
@@ -86,7 +101,7 @@ func (r *Room) live(side Side, counterOK bool) Next {
 		return out
 	}
 	if p := r.PendingFor(side); p != nil {
-		say := "Waiting for your human to confirm (" + string(p.Verdict) + "). Do not ask them again; they were notified."
+		say := waitingSay(p)
 		if r.Turn == side && r.Table == nil {
 			return Next{Verdicts: []Verdict{VerdictOffer, VerdictCancel}, Say: say}
 		}

@@ -19,10 +19,10 @@ func tryVerdict(r *Room, side Side, v Verdict, at time.Time) error {
 		_, _, err := r.Propose(side, Move{Verdict: v, Fields: []string{"qty"}}, at)
 		return err
 	case VerdictApprove:
-		_, _, err := r.Request(side, v, r.Table.Options[0].Hash(), "try", at)
+		_, _, err := r.Request(side, v, r.Table.Options[0].Hash(), "try", at, Announced)
 		return err
 	default:
-		_, _, err := r.Request(side, v, "", "try", at)
+		_, _, err := r.Request(side, v, "", "try", at, Announced)
 		return err
 	}
 }
@@ -124,5 +124,38 @@ func TestNextWithPendingCancelAndNothingOnTheTable(t *testing.T) {
 	want := []Verdict{VerdictOffer, VerdictCancel}
 	if !slices.Equal(got.Verdicts, want) {
 		t.Fatalf("Next(a) = %v, want %v", got.Verdicts, want)
+	}
+}
+
+// TestNextUnannounced: a request no message told the human of is recorded
+// so with the request, and next tells the agent to tell its human, not
+// that they were notified; the log replays it, the snapshot keeps it, and
+// a new request (announced) replaces it.
+func TestNextUnannounced(t *testing.T) {
+	p := joined(t, qty1)
+	h := p.r.Table.Options[0].Hash()
+	r, ev, err := p.r.Request(SideB, VerdictApprove, h, "b1", p.tick(), Unannounced)
+	p.ok(r, ev, err)
+	if !ev.Unannounced || !p.r.PendingFor(SideB).Unannounced {
+		t.Fatalf("not recorded: event %+v, pending %+v", ev, p.r.PendingFor(SideB))
+	}
+	want := "Waiting for your human to confirm (approve). Taasky sent them no message about it (their notification settings send none): tell them to open Taasky to confirm."
+	if got := p.r.Next(SideB).Say; got != want {
+		t.Errorf("Next(b).Say = %q\nwant %q", got, want)
+	}
+	if got := p.r.Next(SideA).Say; strings.Contains(got, "notification") {
+		t.Errorf("the other side is told of b's settings: %q", got)
+	}
+	p.replayThroughJSON()
+	restored, err := Restore(p.r.Snapshot(), p.limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !restored.PendingFor(SideB).Unannounced {
+		t.Errorf("the snapshot loses it: %s", p.r.Snapshot())
+	}
+	p.request(SideB, VerdictReject, "", "b2")
+	if p.r.PendingFor(SideB).Unannounced || strings.Contains(p.r.Next(SideB).Say, "no message") {
+		t.Errorf("an announced request after it still says none was sent: %q", p.r.Next(SideB).Say)
 	}
 }

@@ -19,6 +19,9 @@ type OpenRequest struct {
 	Title      string            // shown to both as the inviter's words ("": none); logged, not played
 	// PreapprovalID names the preapproval confirmation when Preapprove is set.
 	PreapprovalID string
+	// PreapprovalAnnouncement is whether a message asks the initiator's
+	// human for the preapproval (Request).
+	PreapprovalAnnouncement Announcement
 }
 
 // inputErr is bad input other than terms, at at ("" when the message
@@ -97,7 +100,7 @@ func Open(req OpenRequest, at time.Time) (*Room, []Event, []string, error) {
 	}
 	if req.Preapprove {
 		var ev Event
-		r, ev, err = r.RequestPreapproval(SideA, req.PreapprovalID, at)
+		r, ev, err = r.RequestPreapproval(SideA, req.PreapprovalID, at, req.PreapprovalAnnouncement)
 		if err != nil {
 			return nil, nil, nil, err
 		}

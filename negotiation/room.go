@@ -131,7 +131,20 @@ type Confirmation struct {
 	SubjectHash SubjectHash `json:"subject_hash,omitempty"` // approve: the terms approved
 	TableRound  int         `json:"table_round,omitempty"`  // approve, reject: the table it answers
 	RequestedAt time.Time   `json:"requested_at"`
+	// Unannounced: no message told the human of it (Unannounced).
+	Unannounced bool `json:"unannounced,omitempty"`
 }
+
+// Announcement is whether Taasky sends a request's human a message about
+// it. The service knows (their notification settings and devices); the
+// protocol records it with the request and tells the agent, whose human
+// otherwise learns of the request only by opening Taasky.
+type Announcement uint8
+
+const (
+	Announced   Announcement = iota // an email or a push asks them
+	Unannounced                     // their settings send none: only Taasky's pages show it
+)
 
 // Room is the whole negotiation state the protocol decides on. Every
 // method that changes it returns a new Room and leaves the receiver as it

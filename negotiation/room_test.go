@@ -73,7 +73,7 @@ func (p *play) propose(side Side, m Move) {
 
 func (p *play) request(side Side, v Verdict, h SubjectHash, id string) {
 	p.t.Helper()
-	r, ev, err := p.r.Request(side, v, h, id, p.tick())
+	r, ev, err := p.r.Request(side, v, h, id, p.tick(), Announced)
 	p.ok(r, ev, err)
 }
 

@@ -388,7 +388,7 @@ func TestRoomVectors(t *testing.T) {
 					next, ev, err = r.Propose(st.Actor, Move{Verdict: st.Propose, Subject: st.Subject, Options: st.Options, Fields: st.Fields}, at)
 				case st.Request == VerdictPreapprove && !st.Agent:
 					id := fmt.Sprintf("c%d", i)
-					next, ev, err = r.RequestPreapproval(st.Actor, id, at)
+					next, ev, err = r.RequestPreapproval(st.Actor, id, at, Announced)
 					if err == nil {
 						ids[st.Actor] = id
 					}
@@ -398,7 +398,7 @@ func TestRoomVectors(t *testing.T) {
 						hash = r.Table.Options[*st.Option].Hash()
 					}
 					id := fmt.Sprintf("c%d", i)
-					next, ev, err = r.Request(st.Actor, st.Request, hash, id, at)
+					next, ev, err = r.Request(st.Actor, st.Request, hash, id, at, Announced)
 					if err == nil {
 						ids[st.Actor] = id
 					}

@@ -79,7 +79,7 @@ func TestMovesVectors(t *testing.T) {
 						hash = r.Table.Options[0].Hash()
 					}
 					id := fmt.Sprintf("c%d", i)
-					next, _, err = r.Request(st.Actor, st.Verdict, hash, id, at)
+					next, _, err = r.Request(st.Actor, st.Verdict, hash, id, at, Announced)
 					if err == nil {
 						var why string
 						next, _, why, err = next.Decide(st.Actor, id, next.PendingFor(st.Actor).SubjectHash, true, at)

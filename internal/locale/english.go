@@ -175,10 +175,11 @@ var englishText = map[Key]catalog.Message{
 	"human.their_words":         text("%[1]s (their words)"),
 	"human.outside":             text("OUTSIDE YOUR LIMITS; confirming accepts it anyway"),
 	// The same, when the human is not asked to approve (a reject, a cancel, nothing asked).
-	"human.outside_limits": text("OUTSIDE YOUR LIMITS"),
-	"human.no_deal_field":  text("no deal possible on this field"),
-	"human.confirm":        text("Your confirmation is needed: %[1]s."), // ask.<verdict>
-	"human.confirm_where":  text("You were sent a link; you can also answer on the dashboard."),
+	"human.outside_limits":    text("OUTSIDE YOUR LIMITS"),
+	"human.no_deal_field":     text("no deal possible on this field"),
+	"human.confirm":           text("Your confirmation is needed: %[1]s."), // ask.<verdict>
+	"human.confirm_where":     text("You were sent a link; you can also answer on the dashboard."),
+	"human.confirm_dashboard": text("No message was sent to you (your notification settings send none): answer on the dashboard."),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("yes"),

@@ -173,6 +173,7 @@ var frenchText = map[Key]catalog.Message{
 	"human.no_deal_field":       text("aucun accord possible sur ce champ"),
 	"human.confirm":             text("Votre confirmation est nécessaire pour %[1]s."), // ask.<verdict>
 	"human.confirm_where":       text("Vous avez reçu un lien ; vous pouvez aussi répondre sur le tableau de bord."),
+	"human.confirm_dashboard":   text("Aucun message ne vous a été envoyé (vos réglages de notification n'en envoient aucun) : répondez sur le tableau de bord."),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("oui"),

@@ -173,6 +173,7 @@ var germanText = map[Key]catalog.Message{
 	"human.no_deal_field":       text("bei diesem Feld ist keine Einigung möglich"),
 	"human.confirm":             text("Ihre Bestätigung wird benötigt: %[1]s."), // ask.<verdict>
 	"human.confirm_where":       text("Sie haben einen Link erhalten; Sie können auch im Dashboard antworten."),
+	"human.confirm_dashboard":   text("Ihnen wurde keine Nachricht gesendet (Ihre Benachrichtigungseinstellungen senden keine): Antworten Sie im Dashboard."),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("ja"),

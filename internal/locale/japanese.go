@@ -160,6 +160,7 @@ var japaneseText = map[Key]catalog.Message{
 	"human.no_deal_field":       text("この項目では合意できません"),
 	"human.confirm":             text("あなたの確認が必要です：%[1]s。"), // ask.<verdict>
 	"human.confirm_where":       text("リンクが送られています。ダッシュボードからも回答できます。"),
+	"human.confirm_dashboard":   text("通知設定によりメッセージは送信されていません。ダッシュボードで回答してください。"),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("はい"),

@@ -173,6 +173,7 @@ var spanishText = map[Key]catalog.Message{
 	"human.no_deal_field":       text("no es posible un acuerdo en este campo"),
 	"human.confirm":             text("Se necesita su confirmación para %[1]s."), // ask.<verdict>
 	"human.confirm_where":       text("Se le envió un enlace; también puede responder en el panel."),
+	"human.confirm_dashboard":   text("No se le envió ningún mensaje (su configuración de notificaciones no envía ninguno): responda en el panel."),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("sí"),
