@@ -87,7 +87,8 @@ func newApp(ctx context.Context, d deps) (*fiber.App, error) {
 func addWorkers(workers *river.Workers, d deps) int {
 	river.AddWorker(workers, d.sweeper)
 	river.AddWorker(workers, &jobs.CloseDueWorker{})
-	river.AddWorker(workers, &jobs.PurgeWorker{Tokens: app.NewOAuth(d.pool), Log: d.log})
+	river.AddWorker(workers, &jobs.PurgeWorker{Tokens: app.NewOAuth(d.pool), Log: d.log,
+		Data: app.NewRetention(d.pool, app.RetentionPeriods(d.cfg.Retention))})
 	return 3 + addNotifyWorkers(workers, d)
 }
 
