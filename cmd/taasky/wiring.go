@@ -100,7 +100,7 @@ func newRooms(d deps) (*app.Rooms, error) {
 	}
 	return app.NewRooms(app.RoomsConfig{Pool: d.pool, River: d.river, LimitsKey: d.cfg.Key("limits"),
 		TokenKey: d.cfg.Key("room-tokens"), BaseURL: d.cfg.BaseURL, Pace: d.cfg.Abuse.Pace,
-		InviteEmailDailyCap: d.cfg.Mail.InviteDailyCap, Log: d.log, Accounts: d.accounts, Receipts: keys})
+		InviteEmailDailyCap: d.cfg.Mail.InviteDailyCap, OneTapKept: d.cfg.Retention.OneTap, Log: d.log, Accounts: d.accounts, Receipts: keys})
 }
 
 // receiptKeys are the receipt keys of this service: versions 1 to
