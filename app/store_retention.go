@@ -114,12 +114,13 @@ const purgePersonDeliveriesSQL = `WITH w AS (SELECT coalesce((SELECT room_id FRO
 // (selectReceiptFacts).
 const purgeOneTapsSQL = `WITH w AS (SELECT coalesce((SELECT room_id FROM onetap_tokens
 		WHERE room_id > $1 AND room_id < $2 ORDER BY room_id OFFSET $3 LIMIT 1), $2) AS hi),
-	gone AS (DELETE FROM onetap_tokens t USING rooms r
-		WHERE t.room_id >= $1 AND t.room_id < (SELECT hi FROM w)
-		  AND r.id = t.room_id AND r.state IN ('agreed', 'closed') AND r.updated_at < $4
-		  AND NOT (r.state = 'agreed' AND t.used_at IS NOT NULL AND EXISTS (SELECT 1 FROM confirmations c
-			WHERE c.room_id = t.room_id AND c.id = t.confirmation_id AND c.status = 'applied' AND c.channel IS NULL))
-		RETURNING 1)
+	old AS (SELECT o.room_id, o.token_hash FROM rooms r CROSS JOIN LATERAL (
+		SELECT t.room_id, t.token_hash FROM onetap_tokens t WHERE t.room_id = r.id
+		  AND (r.state = 'closed' OR t.used_at IS NULL OR (SELECT c.status = 'applied' AND c.channel IS NULL
+			FROM confirmations c WHERE c.room_id = t.room_id AND c.id = t.confirmation_id) IS NOT TRUE)) o
+		WHERE r.id >= $1 AND r.id < (SELECT hi FROM w) AND r.state IN ('agreed', 'closed') AND r.updated_at < $4),
+	gone AS (DELETE FROM onetap_tokens t USING old
+		WHERE t.room_id = old.room_id AND t.token_hash = old.token_hash RETURNING 1)
 	SELECT (SELECT hi FROM w), (SELECT count(*) FROM gone)`
 
 // purgeRoomWindow runs one of the room-keyed purges.
