@@ -70,6 +70,15 @@ func refuse(code ErrorCode, key, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Words: negotiation.Words{Key: key, Args: args}}
 }
 
+// plural is the English format for a count of n: one for 1, else many.
+// (The catalogs carry each language's plural rules for the same words.)
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // ErrorCodeOf returns the code of the first *Error in err's chain,
 // "" for a nil err and ErrInternal for any other error.
 func ErrorCodeOf(err error) ErrorCode {

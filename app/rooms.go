@@ -39,12 +39,14 @@ type Rooms struct {
 	// inviteCap is how many invitations one account may have emailed in
 	// any 24 hours (0: no cap).
 	inviteCap int
-	announcer *announcer
-	waiters   waiters   // the reads waiting for their rooms to change (ReadWait)
-	keys      *keyCache // the agents' keys this process keeps (Accounts'), forgotten when an account is deleted
-	receipts  *receipt.Keyring
-	install   installation // calendar UIDs of a person's agreed room (PersonAgreement)
-	log       *slog.Logger
+	// oneTapKept: RoomsConfig.OneTapKept.
+	oneTapKept time.Duration
+	announcer  *announcer
+	waiters    waiters   // the reads waiting for their rooms to change (ReadWait)
+	keys       *keyCache // the agents' keys this process keeps (Accounts'), forgotten when an account is deleted
+	receipts   *receipt.Keyring
+	install    installation // calendar UIDs of a person's agreed room (PersonAgreement)
+	log        *slog.Logger
 }
 
 // RoomsConfig wires a Rooms.
@@ -62,6 +64,10 @@ type RoomsConfig struct {
 	// emailed (negotiation_open's invite_email) in any 24 hours; 0: no cap
 	// (INVITE_EMAIL_DAILY_CAP, config.Config.Mail).
 	InviteEmailDailyCap int
+	// OneTapKept is how long a one-tap link is kept after its room ended
+	// (RETAIN_ONETAP_DAYS, Retention): a link not found says it may be
+	// older than that. 0: kept for good.
+	OneTapKept time.Duration
 	// Log takes what goes wrong after a change committed, and the
 	// deletion of accounts (nil: slog.Default).
 	Log *slog.Logger
@@ -96,7 +102,7 @@ func NewRooms(c RoomsConfig) (*Rooms, error) {
 		keys = c.Accounts.keys
 	}
 	return &Rooms{pool: c.Pool, keys: keys, log: c.Log, river: c.River, limitsKey: aead, tokenKey: c.TokenKey, baseURL: c.BaseURL, now: c.Now, pace: c.Pace,
-		inviteCap: c.InviteEmailDailyCap, announcer: newAnnouncer(c.Pool, c.Log), receipts: c.Receipts,
+		inviteCap: c.InviteEmailDailyCap, oneTapKept: c.OneTapKept, announcer: newAnnouncer(c.Pool, c.Log), receipts: c.Receipts,
 		schemas: newSchemaCache(schemasKept), logCache: newLogCache(logCacheSize), views: gencache.New[string, *keptView](viewsKept)}, nil
 }
 

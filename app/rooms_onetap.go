@@ -83,7 +83,7 @@ type OneTap struct {
 func (s *Rooms) OneTapCard(ctx context.Context, token string) (*OneTap, error) {
 	row, card, err := selectOneTapCard(ctx, s.pool, secretHash(token))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, refuse(ErrNotFound, "error.link_not_valid", "this link is not valid")
+		return nil, s.oneTapNotValid()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("one-tap: %w", err)
@@ -145,7 +145,7 @@ func (s *Rooms) DecideOneTap(ctx context.Context, token string, hashSeen negotia
 		usedAt := s.now().Truncate(time.Microsecond) // as stored
 		row, confirmationID, side, channel, err := useOneTap(ctx, tx, secretHash(token), usedAt)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return oneTapRefused(ctx, tx, token)
+			return s.oneTapRefused(ctx, tx, token)
 		}
 		if err != nil {
 			return fmt.Errorf("one-tap: %w", err)
@@ -183,10 +183,10 @@ func (s *Rooms) DecideOneTap(ctx context.Context, token string, hashSeen negotia
 // oneTapRefused says why a token could not be used: it is unknown, it
 // was stopped (its person left the account, or the account was deleted),
 // or it was used already.
-func oneTapRefused(ctx context.Context, q querier, token string) error {
+func (s *Rooms) oneTapRefused(ctx context.Context, q querier, token string) error {
 	ot, err := selectOneTap(ctx, q, secretHash(token))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return refuse(ErrNotFound, "error.link_not_valid", "this link is not valid")
+		return s.oneTapNotValid()
 	}
 	if err != nil {
 		return err
@@ -202,4 +202,18 @@ func oneTapRefused(ctx context.Context, q querier, token string) error {
 		return refuse(ErrConflict, "error.link_used", "this link was used already, at %s", Moment(*ot.usedAt))
 	}
 	return refuse(ErrNotFound, "error.link_not_valid", "this link is not valid")
+}
+
+// oneTapNotValid is the refusal of a one-tap link that is not stored: it
+// never was, or (when links are deleted at all) its room ended more than
+// the days links are kept (RoomsConfig.OneTapKept) and the purge deleted
+// it; the two cannot be told apart, so it says both.
+func (s *Rooms) oneTapNotValid() error {
+	days := int(s.oneTapKept / (24 * time.Hour))
+	if days <= 0 {
+		return refuse(ErrNotFound, "error.link_not_valid", "this link is not valid")
+	}
+	return refuse(ErrNotFound, "retention_link_not_valid", plural(days,
+		"this link is not valid: it was never sent, or it was deleted %d day after its room ended",
+		"this link is not valid: it was never sent, or it was deleted %d days after its room ended"), days)
 }

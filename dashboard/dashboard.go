@@ -59,6 +59,10 @@ type Config struct {
 	Receipts *receipt.Keyring
 	Log      *slog.Logger
 	Now      func() time.Time // nil: time.Now
+	// DeliveryLogDays is how many days the delivery log keeps a line
+	// (RETAIN_DELIVERY_LOG_DAYS), which its page says; 0: kept for good
+	// (the page says nothing).
+	DeliveryLogDays int
 }
 
 // OIDC is the OpenID Connect provider humans sign in with.
@@ -97,6 +101,8 @@ type Dashboard struct {
 	strangers *ratelimit.Buckets[netip.Addr]
 	trusted   []netip.Prefix
 	receipts  *receipt.Keyring
+	// logDays: Config.DeliveryLogDays.
+	logDays int
 }
 
 // New builds the dashboard. ctx bounds its background work (the OIDC
@@ -122,7 +128,7 @@ func New(ctx context.Context, c Config) (*Dashboard, error) {
 		return nil, err
 	}
 	d := &Dashboard{ctx: ctx, baseURL: strings.TrimSuffix(c.BaseURL, "/"), secure: strings.HasPrefix(c.BaseURL, "https://"),
-		sign: signer{key: c.SessionKey}, rooms: c.Rooms, accounts: c.Accounts, notify: c.Notifications, hooks: c.Webhooks, oauth: c.OAuth, vapidKey: c.VAPIDPublicKey,
+		sign: signer{key: c.SessionKey}, rooms: c.Rooms, accounts: c.Accounts, notify: c.Notifications, hooks: c.Webhooks, oauth: c.OAuth, vapidKey: c.VAPIDPublicKey, logDays: c.DeliveryLogDays,
 		jobsUI: c.JobsUI, hub: c.Hub, log: c.Log, now: c.Now, views: v}
 	d.oidc = newOIDCClient(ctx, c.OIDC, d.baseURL+"/auth/callback")
 	d.csrf = d.newCSRF()

@@ -73,7 +73,7 @@ func setup(t *testing.T, tweaks ...func(*Config)) *bundle {
 		t.Fatal(err)
 	}
 	rooms, err := app.NewRooms(app.RoomsConfig{Pool: pool, River: rc, LimitsKey: bytes.Repeat([]byte{7}, 32),
-		TokenKey: bytes.Repeat([]byte{9}, 32), BaseURL: base, Receipts: keys})
+		TokenKey: bytes.Repeat([]byte{9}, 32), BaseURL: base, Receipts: keys, OneTapKept: 30 * 24 * time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

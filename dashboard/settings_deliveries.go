@@ -10,6 +10,8 @@ type deliveriesData struct {
 	Next   string // the cursor of the older page, "" at the end
 	Paged  bool   // this is not the newest page
 	Active bool   // notifications are set up in this process
+	// KeptDays is how many days a line is kept (0: for good).
+	KeptDays int
 }
 
 const deliveriesPerPage = 50
@@ -23,7 +25,7 @@ func (d *Dashboard) settingsDeliveries(c *fiber.Ctx) error {
 	if v == nil {
 		return done
 	}
-	data := deliveriesData{Paged: c.Query("after") != "", Active: d.notify != nil}
+	data := deliveriesData{Paged: c.Query("after") != "", Active: d.notify != nil, KeptDays: d.logDays}
 	if d.notify != nil {
 		lines, next, err := d.notify.DeliveryLogPage(c.UserContext(), v.user.ID, deliveriesPerPage, c.Query("after"))
 		if err != nil {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -12,8 +14,10 @@ import (
 
 // PurgeArgs deletes what has expired and is kept for nothing: the OAuth
 // codes and tokens past their lifetime (a rotated refresh token is kept
-// until then, so that its reuse is still caught). One River periodic job
-// (PurgeJob), inserted by the leader every PurgeInterval.
+// until then, so that its reuse is still caught), and the personal data
+// past its retention period (OldData: delivery logs, one-tap tokens,
+// webhook messages). One River periodic job (PurgeJob), inserted by the
+// leader every PurgeInterval.
 type PurgeArgs struct{}
 
 // Kind is the job's name in River's tables.
@@ -47,11 +51,25 @@ type ExpiredTokens interface {
 	PurgeExpired(ctx context.Context, before time.Time, limit int) (int, error)
 }
 
+// OldData is the service as the purge sees the data kept for a period:
+// PurgeOld deletes what has outlived its period at now, in bounded
+// statements, until end has passed (the next purge carries on), and says
+// how many rows of each table it deleted.
+type OldData interface {
+	PurgeOld(ctx context.Context, now, end time.Time) (map[string]int, error)
+}
+
+// RetentionBudget is how long one purge may spend on OldData, after the
+// OAuth tokens (SweepBudget): both within the River client's JobTimeout.
+const RetentionBudget = 15 * time.Second
+
 // PurgeWorker runs PurgeArgs.
 type PurgeWorker struct {
 	river.WorkerDefaults[PurgeArgs]
 	Tokens ExpiredTokens
-	Log    *slog.Logger
+	// Data is the personal data kept for a period; nil: none is purged.
+	Data OldData
+	Log  *slog.Logger
 	// Now is the clock (time.Now if nil).
 	Now func() time.Time
 }
@@ -72,7 +90,20 @@ func (w *PurgeWorker) Work(ctx context.Context, _ *river.Job[PurgeArgs]) error {
 		w.Log.Info("purge", "oauth_tokens_deleted", n)
 	}
 	if err != nil {
-		return fmt.Errorf("purge: oauth tokens: %w", err)
+		err = fmt.Errorf("purge: oauth tokens: %w", err)
 	}
-	return nil
+	if w.Data != nil {
+		deleted, derr := w.Data.PurgeOld(ctx, now(), time.Now().Add(RetentionBudget))
+		if len(deleted) > 0 && w.Log != nil {
+			attrs := make([]any, 0, 2*len(deleted))
+			for _, table := range slices.Sorted(maps.Keys(deleted)) {
+				attrs = append(attrs, table+"_deleted", deleted[table])
+			}
+			w.Log.Info("purge: retention", attrs...)
+		}
+		if derr != nil {
+			err = errors.Join(err, fmt.Errorf("purge: %w", derr))
+		}
+	}
+	return err
 }

@@ -148,9 +148,10 @@ func TestBadCommandLines(t *testing.T) {
 	}
 
 	// Configuration problems: every one, one line each.
-	_, _, err := runCmd(t, env{"BASE_URL": "ftp://x", "SECRET_KEY": "short"}, "serve")
+	_, _, err := runCmd(t, env{"BASE_URL": "ftp://x", "SECRET_KEY": "short", "RETAIN_ONETAP_DAYS": "soon"}, "serve")
 	want := "the configuration is incomplete or wrong (see README.md):\n  DATABASE_URL: is required"
-	if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Count(err.Error(), "\n") != 6 {
+	if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Count(err.Error(), "\n") != 7 ||
+		!strings.Contains(err.Error(), "\n  RETAIN_ONETAP_DAYS: must be a whole number of days") {
 		t.Errorf("serve without configuration: %v", err)
 	}
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -71,4 +72,46 @@ func TestSweepClosesARoomAtItsDeadline(t *testing.T) {
 		t.Fatalf("closed %q, want lapsed", room.Room.ClosedReason)
 	}
 	t.Logf("closed %s after its deadline", time.Since(deadline).Round(time.Millisecond))
+}
+
+// TestPurgeDeletesOldDataAtStart: the wired worker's purge_expired job
+// (run at start, then hourly) deletes what outlived its period with the
+// configured periods: a delivery log line older than
+// RETAIN_DELIVERY_LOG_DAYS goes, one inside it stays.
+func TestPurgeDeletesOldDataAtStart(t *testing.T) {
+	t.Parallel()
+	e := devEnv(t)
+	e["RETAIN_DELIVERY_LOG_DAYS"] = "10"
+	if _, _, err := runCmd(t, e, "migrate"); err != nil {
+		t.Fatal(err)
+	}
+	db, err := pgxpool.New(t.Context(), e["DATABASE_URL"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(t.Context(), `WITH u AS (INSERT INTO users (email) VALUES ('old@example.test') RETURNING id)
+		INSERT INTO notification_deliveries (user_id, job_id, channel, topic, recipient, status, created_at, updated_at)
+		SELECT id, j, 'email', 'test', 'old@example.test', 'sent', now() - d * interval '1 day', now() - d * interval '1 day'
+		FROM u, (VALUES (1, 11), (2, 9)) v(j, d)`); err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, e, "dev")
+	p.waitStdout(t, "Stop with Ctrl-C.")
+	for end := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		var old, recent int
+		if err := db.QueryRow(t.Context(), `SELECT count(*) FILTER (WHERE job_id = 1), count(*) FILTER (WHERE job_id = 2)
+			FROM notification_deliveries WHERE recipient = 'old@example.test'`).Scan(&old, &recent); err != nil {
+			t.Fatal(err)
+		}
+		if recent != 1 {
+			t.Fatal("the purge deleted the line of 9 days ago")
+		}
+		if old == 0 {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatal("the line of 11 days ago is still there 20 s after the start")
+		}
+	}
 }

@@ -87,7 +87,8 @@ func newApp(ctx context.Context, d deps) (*fiber.App, error) {
 func addWorkers(workers *river.Workers, d deps) int {
 	river.AddWorker(workers, d.sweeper)
 	river.AddWorker(workers, &jobs.CloseDueWorker{})
-	river.AddWorker(workers, &jobs.PurgeWorker{Tokens: app.NewOAuth(d.pool), Log: d.log})
+	river.AddWorker(workers, &jobs.PurgeWorker{Tokens: app.NewOAuth(d.pool), Log: d.log,
+		Data: app.NewRetention(d.pool, app.RetentionPeriods(d.cfg.Retention))})
 	return 3 + addNotifyWorkers(workers, d)
 }
 
@@ -99,7 +100,7 @@ func newRooms(d deps) (*app.Rooms, error) {
 	}
 	return app.NewRooms(app.RoomsConfig{Pool: d.pool, River: d.river, LimitsKey: d.cfg.Key("limits"),
 		TokenKey: d.cfg.Key("room-tokens"), BaseURL: d.cfg.BaseURL, Pace: d.cfg.Abuse.Pace,
-		InviteEmailDailyCap: d.cfg.Mail.InviteDailyCap, Log: d.log, Accounts: d.accounts, Receipts: keys})
+		InviteEmailDailyCap: d.cfg.Mail.InviteDailyCap, OneTapKept: d.cfg.Retention.OneTap, Log: d.log, Accounts: d.accounts, Receipts: keys})
 }
 
 // receiptKeys are the receipt keys of this service: versions 1 to

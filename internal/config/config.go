@@ -58,6 +58,9 @@ type Config struct {
 	// ReceiptKeyVersion is the version of the key that signs receipts
 	// (RECEIPT_KEY_VERSION; set by LoadReceipts, receipts.go).
 	ReceiptKeyVersion int
+	// Retention is how long personal data is kept once it has served its
+	// purpose (RETAIN_*_DAYS; set by LoadRetention, retention.go).
+	Retention Retention
 
 	secretKey string
 }

@@ -1,0 +1,301 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/negotiation"
+)
+
+const day = 24 * time.Hour
+
+// testPeriods are the defaults of internal/config.
+var testPeriods = RetentionPeriods{DeliveryLog: 90 * day, OneTap: 30 * day, Webhooks: 30 * day}
+
+// TestRetentionPurge: the purge, run by River's purge job (twice at once,
+// then again), deletes each table's rows past their period and keeps the
+// rows inside it, what an open room still needs, and what a receipt
+// reads; a late tap on a kept link says what happened, one on a deleted
+// link says it is not valid; the rooms' log still checks.
+func TestRetentionPurge(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	now := func() time.Time { return time.Unix(0, rb.clock.Load()).UTC() }
+	t0 := now()
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		if _, err := rb.pool.Exec(rb.ctx, sql, args...); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	// Day 0: X agreed (its link used), L agreed before channels were
+	// recorded (its receipt reads the link), O still open (its link unused).
+	x, xToken := rb.agreeWithLink(t)
+	l, _ := rb.agreeWithLink(t)
+	exec(`UPDATE confirmations SET channel = NULL WHERE room_id = $1 AND channel = 'email'`, l)
+	o := rb.askB(t, "", 11, "")
+	oToken := o.oneTap(t, rb)
+	exec(`INSERT INTO person_deliveries (room_id, job_id, channel, topic, recipient, status, created_at, updated_at)
+		VALUES ($1, 1, 'email', 'turn', 'pat@example.test', 'sent', $2, $2), ($1, 2, 'email', 'turn', 'pat@example.test', 'sent', $3, $3)`,
+		o.v.RoomID, t0, t0.Add(70*day))
+	// Day 69 and 71: W and Z agreed; day 100: Y agreed.
+	rb.advance(69 * day)
+	w, _ := rb.agreeWithLink(t)
+	rb.advance(2 * day)
+	z, _ := rb.agreeWithLink(t)
+	rb.advance(29 * day)
+	y, yToken := rb.agreeWithLink(t)
+	at := now() // day 100
+
+	// Delivery logs: b has a line 91 days old and one 89; a has 120 lines
+	// 100 days old (more than a statement takes of one user) and one of
+	// yesterday.
+	exec(`INSERT INTO notification_deliveries (user_id, job_id, channel, topic, recipient, status, created_at, updated_at)
+		VALUES ($1, 9000010, 'email', 'request', 'beta@example.test', 'sent', $2, $2),
+		       ($1, 9000011, 'email', 'request', 'beta@example.test', 'failed', $3, $3),
+		       ($4, 9000012, 'email', 'agreed', 'alpha@example.test', 'sent', $5, $5)`,
+		rb.b.OwnerUserID, at.Add(-91*day), at.Add(-89*day), rb.a.OwnerUserID, at.Add(-day))
+	exec(`INSERT INTO notification_deliveries (user_id, job_id, channel, topic, recipient, status, created_at, updated_at)
+		SELECT $1, 9001000 + i, 'push', 'request', 'push.example.test', 'sent', $2, $2 FROM generate_series(1, 120) i`,
+		rb.a.OwnerUserID, at.Add(-100*day))
+
+	// Webhooks: of alpha's endpoint, 150 messages sent 40 days ago, one
+	// failed 40 days ago but sent again 10 days ago, one still retrying,
+	// one sent 5 days ago.
+	var account, endpoint int64
+	if err := rb.pool.QueryRow(rb.ctx, `INSERT INTO webhook_endpoints (account_id, url, events, secrets, created_at)
+		SELECT id, 'https://hooks.example.test/x', '{room.agreed}', '\x00', $1 FROM accounts WHERE slug = 'alpha'
+		RETURNING account_id, id`, t0).Scan(&account, &endpoint); err != nil {
+		t.Fatal(err)
+	}
+	hook := func(id, status string, occurred time.Time, attempts ...time.Time) {
+		t.Helper()
+		exec(`INSERT INTO webhook_messages (account_id, id, endpoint_id, event, room_id, side, seq, occurred_at, payload, status, attempts)
+			VALUES ($1, $2, $3, 'room.agreed', $4, 'a', 1, $5, '{}', $6, $7)`, account, id, endpoint, x, occurred, status, len(attempts))
+		for i, a := range attempts {
+			exec(`INSERT INTO webhook_attempts (account_id, message_id, job_id, attempt, at, duration_ms, status_code)
+				VALUES ($1, $2, 1, $3, $4, 12, 200)`, account, id, i+1, a)
+		}
+	}
+	for i := range 150 {
+		hook(fmt.Sprintf("msg_old%03d", i), "sent", at.Add(-40*day), at.Add(-40*day))
+	}
+	hook("msg_resent", "sent", at.Add(-40*day), at.Add(-40*day), at.Add(-10*day))
+	hook("msg_retrying", "retrying", at.Add(-40*day), at.Add(-40*day))
+	hook("msg_recent", "sent", at.Add(-5*day), at.Add(-5*day))
+
+	count := func(sql string, args ...any) (n int) {
+		t.Helper()
+		if err := rb.pool.QueryRow(rb.ctx, sql, args...).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// The lines the rooms' own notifications wrote count too.
+	oldLines := count(`SELECT count(*) FROM notification_deliveries WHERE created_at < $1`, at.Add(-90*day))
+	newLines := count(`SELECT count(*) FROM notification_deliveries WHERE created_at >= $1`, at.Add(-90*day))
+	if oldLines < 121 || newLines < 2 {
+		t.Fatalf("%d old lines, %d new", oldLines, newLines)
+	}
+
+	// Two purges at once, by River, as two nodes' leaders might.
+	ret := NewRetention(rb.pool, testPeriods)
+	var deleted sync.Map
+	counting := countingData{ret, &deleted}
+	rc := purgeClient(t, rb, counting, now)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() { runPurge(t, rb.ctx, rc) })
+	}
+	wg.Wait()
+	want := map[string]int{"notification_deliveries": oldLines, "person_deliveries": 1, "onetap_tokens": 2, "webhook_messages": 150}
+	for table, n := range want {
+		got, _ := deleted.Load(table)
+		if got != n {
+			t.Errorf("%s: the two purges deleted %v rows, want %d", table, got, n)
+		}
+	}
+	runPurge(t, rb.ctx, rc)
+	deleted.Range(func(table, n any) bool {
+		if n != want[table.(string)] {
+			t.Errorf("%s: a purge after them deleted more (%v in all)", table, n)
+		}
+		return true
+	})
+
+	lines := func(user int64) (ids []int64) {
+		t.Helper()
+		rows, err := rb.pool.Query(rb.ctx, `SELECT job_id FROM notification_deliveries WHERE user_id = $1 AND job_id >= 9000000 ORDER BY job_id`, user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	if got := fmt.Sprint(lines(rb.b.OwnerUserID), lines(rb.a.OwnerUserID)); got != "[9000011] [9000012]" {
+		t.Errorf("delivery log lines left: %s, want b's of 89 days and a's of yesterday", got)
+	}
+	if n := count(`SELECT count(*) FROM notification_deliveries`); n != newLines {
+		t.Errorf("%d delivery log lines left, want the %d of the last 90 days", n, newLines)
+	}
+	if n := count(`SELECT count(*) FROM person_deliveries WHERE room_id = $1 AND job_id = 2`, o.v.RoomID); n != 1 ||
+		count(`SELECT count(*) FROM person_deliveries`) != 1 {
+		t.Errorf("a person's delivery log: the line of 30 days ago is gone, or the one of 100 days ago stayed")
+	}
+	tokens := map[string]int64{"X (ended 100 days ago)": x, "W (ended 31 days ago)": w, "Z (ended 29 days ago)": z,
+		"Y (ended today)": y, "O (open)": o.v.RoomID, "L (its receipt reads it)": l}
+	wantTokens := map[int64]int{x: 0, w: 0, z: 1, y: 1, o.v.RoomID: 1, l: 1}
+	for name, id := range tokens {
+		if n := count(`SELECT count(*) FROM onetap_tokens WHERE room_id = $1`, id); n != wantTokens[id] {
+			t.Errorf("room %s: %d one-tap tokens, want %d", name, n, wantTokens[id])
+		}
+	}
+	var kept []string
+	rows, err := rb.pool.Query(rb.ctx, `SELECT id FROM webhook_messages WHERE id NOT LIKE 'msg_old%' ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, id)
+	}
+	rows.Close()
+	if fmt.Sprint(kept) != "[msg_recent msg_resent msg_retrying]" || count(`SELECT count(*) FROM webhook_messages`) != 3 ||
+		count(`SELECT count(*) FROM webhook_attempts`) != 4 {
+		t.Errorf("webhook messages left: %v (%d attempts)", kept, count(`SELECT count(*) FROM webhook_attempts`))
+	}
+
+	// What a late tap says.
+	if _, err := rb.rooms.OneTapCard(rb.ctx, xToken); ErrorCodeOf(err) != ErrNotFound {
+		t.Errorf("the deleted link of X: %v, want not found", err)
+	}
+	if v, err := rb.rooms.OneTapCard(rb.ctx, yToken); err != nil || v.UsedAt == nil || v.Status != negotiation.ResultApplied {
+		t.Errorf("the kept link of Y: %+v, %v; want used, applied", v, err)
+	}
+	_, err = rb.rooms.DecideOneTap(rb.ctx, yToken, "sha256:00", true)
+	var e *Error
+	if !errors.As(err, &e) || e.Code != ErrConflict || e.Words.Key != "error.link_used" {
+		t.Errorf("a second tap on Y's link: %v, want used already", err)
+	}
+	if v, err := rb.rooms.OneTapCard(rb.ctx, oToken); err != nil || v.Confirmation == nil {
+		t.Errorf("the open room's link: %+v, %v; want its pending card", v, err)
+	}
+	// L's receipt still says its human answered by email.
+	if _, err := rb.rooms.Receipt(rb.ctx, l); err != nil {
+		t.Errorf("L's receipt: %v", err)
+	}
+	rb.checkClean(t)
+}
+
+// agreeWithLink agrees a fresh room (agree) and returns its id and the
+// one-tap link its initiator's human answered through.
+func (rb *roomsBundle) agreeWithLink(t *testing.T) (int64, string) {
+	t.Helper()
+	ta, tb := rb.openJoined(t, OpenInput{}, "")
+	v, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := v.TermsOnTable.Options[0].SubjectHash
+	cb, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.b, tb, negotiation.VerdictApprove, hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb.confirm(t, rb.b, tb, cb)
+	ca, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.a, ta, negotiation.VerdictApprove, hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := rb.rooms.IssueOneTap(rb.ctx, rb.pool, v.RoomID, ca.ID, "email")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := rb.rooms.DecideOneTap(rb.ctx, token, hash, true); err != nil || d.State != negotiation.StateAgreed {
+		t.Fatalf("one-tap: %+v, %v", d, err)
+	}
+	return v.RoomID, token
+}
+
+// countingData adds up what the purges deleted, per table.
+type countingData struct {
+	*Retention
+	deleted *sync.Map
+}
+
+func (c countingData) PurgeOld(ctx context.Context, now, end time.Time) (map[string]int, error) {
+	out, err := c.Retention.PurgeOld(ctx, now, end)
+	for table, n := range out {
+		for {
+			old, loaded := c.deleted.LoadOrStore(table, n)
+			if !loaded || c.deleted.CompareAndSwap(table, old, old.(int)+n) {
+				break
+			}
+		}
+	}
+	return out, err
+}
+
+// purgeClient is a River client working the purge job alone, on the
+// bundle's database, with data and the bundle's clock.
+func purgeClient(t *testing.T, rb *roomsBundle, data jobs.OldData, now func() time.Time) *river.Client[pgx.Tx] {
+	t.Helper()
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &jobs.PurgeWorker{Tokens: NewOAuth(rb.pool), Data: data, Now: now})
+	rc, err := river.NewClient(riverpgxv5.New(rb.pool), &river.Config{Workers: workers,
+		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 2}}, FetchCooldown: jobs.FetchCooldown})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.Start(rb.ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rc.Stop(context.Background()) })
+	return rc
+}
+
+// runPurge inserts a purge job and waits for it to complete.
+func runPurge(t *testing.T, ctx context.Context, rc *river.Client[pgx.Tx]) {
+	t.Helper()
+	events, cancel := rc.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed)
+	defer cancel()
+	res, err := rc.Insert(ctx, jobs.PurgeArgs{}, nil)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case ev := <-events:
+			if ev.Job.ID != res.Job.ID {
+				continue
+			}
+			if ev.Kind != river.EventKindJobCompleted {
+				t.Errorf("the purge job: %s, %v", ev.Kind, ev.Job.Errors)
+			}
+			return
+		case <-timeout:
+			t.Error("the purge job did not finish in 30 s")
+			return
+		}
+	}
+}

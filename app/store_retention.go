@@ -1,0 +1,150 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The retention purge's SQL (retention.go). Every statement deletes a
+// bounded batch, found through a primary key or an existing index: the
+// tables a move writes get no index for it.
+
+// purgeDeliveryLogSQL deletes, for the users with an id above $1 (at most
+// $2 of them, in id order), at most $4 delivery log lines each created
+// before $3, through notification_deliveries_user_created (user_id,
+// created_at DESC, job_id DESC). It says the last user id it looked at
+// (NULL: none left), how many lines it deleted, and the most it deleted of
+// one user (that many: that user may have more).
+const purgeDeliveryLogSQL = `WITH u AS (SELECT id FROM users WHERE id > $1 ORDER BY id LIMIT $2),
+	old AS (SELECT o.user_id, o.job_id FROM u CROSS JOIN LATERAL (
+		SELECT d.user_id, d.job_id FROM notification_deliveries d
+		WHERE d.user_id = u.id AND d.created_at < $3 LIMIT $4) o),
+	gone AS (DELETE FROM notification_deliveries d USING old
+		WHERE d.user_id = old.user_id AND d.job_id = old.job_id RETURNING d.user_id)
+	SELECT (SELECT max(id) FROM u), (SELECT count(*) FROM gone),
+		coalesce((SELECT max(n) FROM (SELECT count(*) AS n FROM gone GROUP BY user_id) g), 0)`
+
+// purgeDeliveryLog runs purgeDeliveryLogSQL.
+func purgeDeliveryLog(ctx context.Context, q querier, afterUser int64, users int, before time.Time, perUser int) (last *int64, deleted, most int, err error) {
+	err = q.QueryRow(ctx, purgeDeliveryLogSQL, afterUser, users, before, perUser).Scan(&last, &deleted, &most)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("purgeDeliveryLog: %w", err)
+	}
+	return last, deleted, most, nil
+}
+
+// purgeWebhookMessagesSQL deletes, for the endpoints after ($1, $2) in
+// (account_id, id) order (at most $3 of them), at most $5 messages each
+// that reached their final status and whose every attempt (and their
+// event) came before $4, through webhook_messages_endpoint and the
+// attempts' primary key; their attempts go with them (ON DELETE CASCADE).
+// It says the last endpoint it looked at (NULL: none left), how many
+// messages it deleted, and the most of one endpoint.
+const purgeWebhookMessagesSQL = `WITH e AS (SELECT account_id, id FROM webhook_endpoints
+		WHERE (account_id, id) > ($1, $2) ORDER BY account_id, id LIMIT $3),
+	old AS (SELECT o.account_id, o.id FROM e CROSS JOIN LATERAL (
+		SELECT m.account_id, m.id FROM webhook_messages m
+		WHERE m.account_id = e.account_id AND m.endpoint_id = e.id AND m.occurred_at < $4
+		  AND m.status IN ('sent', 'failed', 'skipped')
+		  AND NOT EXISTS (SELECT 1 FROM webhook_attempts a
+			WHERE a.account_id = m.account_id AND a.message_id = m.id AND a.at >= $4)
+		LIMIT $5) o),
+	gone AS (DELETE FROM webhook_messages m USING old
+		WHERE m.account_id = old.account_id AND m.id = old.id RETURNING m.account_id, m.endpoint_id)
+	SELECT (SELECT account_id FROM e ORDER BY account_id DESC, id DESC LIMIT 1),
+		(SELECT id FROM e ORDER BY account_id DESC, id DESC LIMIT 1),
+		(SELECT count(*) FROM gone),
+		coalesce((SELECT max(n) FROM (SELECT count(*) AS n FROM gone GROUP BY account_id, endpoint_id) g), 0)`
+
+// purgeWebhookMessages runs purgeWebhookMessagesSQL.
+func purgeWebhookMessages(ctx context.Context, q querier, afterAccount, afterEndpoint int64, endpoints int, before time.Time, perEndpoint int) (lastAccount, lastEndpoint *int64, deleted, most int, err error) {
+	err = q.QueryRow(ctx, purgeWebhookMessagesSQL, afterAccount, afterEndpoint, endpoints, before, perEndpoint).
+		Scan(&lastAccount, &lastEndpoint, &deleted, &most)
+	if err != nil {
+		return nil, nil, 0, 0, fmt.Errorf("purgeWebhookMessages: %w", err)
+	}
+	return lastAccount, lastEndpoint, deleted, most, nil
+}
+
+// firstRoomFrom is the first room with an id from from and below below,
+// and when it opened; ok false if there is none (by the primary key).
+func firstRoomFrom(ctx context.Context, q querier, from, below int64) (id int64, opened time.Time, ok bool, err error) {
+	err = q.QueryRow(ctx, `SELECT id, opened_at FROM rooms WHERE id >= $1 AND id < $2 ORDER BY id LIMIT 1`, from, below).Scan(&id, &opened)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, time.Time{}, false, nil
+	}
+	if err != nil {
+		return 0, time.Time{}, false, fmt.Errorf("firstRoomFrom: %w", err)
+	}
+	return id, opened, true, nil
+}
+
+// lastRoomID is the highest room id (0: no room).
+func lastRoomID(ctx context.Context, q querier) (int64, error) {
+	var id int64
+	if err := q.QueryRow(ctx, `SELECT coalesce(max(id), 0) FROM rooms`).Scan(&id); err != nil {
+		return 0, fmt.Errorf("lastRoomID: %w", err)
+	}
+	return id, nil
+}
+
+// The room-keyed purges walk their table's primary key (room_id first)
+// from $1 up to below $2 in windows: a window ends at the room id $3 rows
+// further (so it holds about $3 rows, plus the rest of its last room's),
+// and the statement deletes what in it is past its period. It says where
+// the next window starts ($2: the walk is done) and how many rows it
+// deleted.
+
+// purgePersonDeliveriesSQL: a person's delivery log lines created before
+// $4.
+const purgePersonDeliveriesSQL = `WITH w AS (SELECT coalesce((SELECT room_id FROM person_deliveries
+		WHERE room_id > $1 AND room_id < $2 ORDER BY room_id OFFSET $3 LIMIT 1), $2) AS hi),
+	gone AS (DELETE FROM person_deliveries d
+		WHERE d.room_id >= $1 AND d.room_id < (SELECT hi FROM w) AND d.created_at < $4 RETURNING 1)
+	SELECT (SELECT hi FROM w), (SELECT count(*) FROM gone)`
+
+// purgeOneTapsSQL: the one-tap tokens of rooms agreed or closed before $4
+// (their row's last update), except the used token of an agreed room's
+// applied confirmation that recorded no channel (answered before migration
+// 00019): the room's receipt tells that answer's channel from the token
+// (selectReceiptFacts).
+const purgeOneTapsSQL = `WITH w AS (SELECT coalesce((SELECT room_id FROM onetap_tokens
+		WHERE room_id > $1 AND room_id < $2 ORDER BY room_id OFFSET $3 LIMIT 1), $2) AS hi),
+	old AS (SELECT o.room_id, o.token_hash FROM rooms r CROSS JOIN LATERAL (
+		SELECT t.room_id, t.token_hash FROM onetap_tokens t WHERE t.room_id = r.id
+		  AND (r.state = 'closed' OR t.used_at IS NULL OR (SELECT c.status = 'applied' AND c.channel IS NULL
+			FROM confirmations c WHERE c.room_id = t.room_id AND c.id = t.confirmation_id) IS NOT TRUE)) o
+		WHERE r.id >= $1 AND r.id < (SELECT hi FROM w) AND r.state IN ('agreed', 'closed') AND r.updated_at < $4),
+	gone AS (DELETE FROM onetap_tokens t USING old
+		WHERE t.room_id = old.room_id AND t.token_hash = old.token_hash RETURNING 1)
+	SELECT (SELECT hi FROM w), (SELECT count(*) FROM gone)`
+
+// purgeRoomWindow runs one of the room-keyed purges.
+func purgeRoomWindow(ctx context.Context, q querier, sql string, from, below int64, rows int, before time.Time) (next int64, deleted int, err error) {
+	if err := q.QueryRow(ctx, sql, from, below, rows, before).Scan(&next, &deleted); err != nil {
+		return 0, 0, fmt.Errorf("purgeRoomWindow: %w", err)
+	}
+	return next, deleted, nil
+}
+
+// firstKeyedRoom is the lowest room id in table (person_deliveries or
+// onetap_tokens), ok false when it is empty (the primary key's first
+// entry).
+func firstKeyedRoom(ctx context.Context, q querier, table string) (int64, bool, error) {
+	var id *int64
+	sql := `SELECT min(room_id) FROM person_deliveries`
+	if table == "onetap_tokens" {
+		sql = `SELECT min(room_id) FROM onetap_tokens`
+	}
+	if err := q.QueryRow(ctx, sql).Scan(&id); err != nil {
+		return 0, false, fmt.Errorf("firstKeyedRoom %s: %w", table, err)
+	}
+	if id == nil {
+		return 0, false, nil
+	}
+	return *id, true, nil
+}
