@@ -202,3 +202,45 @@ func TestArgumentFaultsAtOnce(t *testing.T) {
 		t.Errorf("the faults: %s", got)
 	}
 }
+
+// TestArgumentsBeyondTheDecoder: a number past float64's range, or
+// arguments nested past the 1000 levels go-sdk's decoder takes, anywhere
+// in a tool call's arguments, is a tool error naming the argument like any
+// other bad value (go-sdk answered 400 "failed to extract name" or
+// "malformed payload", and its client then closed the session); nothing
+// changes and the session goes on.
+func TestArgumentsBeyondTheDecoder(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	schema := `{"n":{"type":"int","label":"N"}}`
+	open := e.must(t, "a", "negotiation_open", json.RawMessage(`{"subject_schema":`+schema+`}`))
+	ta := open["room_token"].(string)
+	before := e.snapshot(t)
+	deep := strings.Repeat("[", 1000) + strings.Repeat("]", 1000)
+	cases := []struct{ tool, args, want string }{
+		{"negotiation_read", `{"room_token":"` + ta + `","wait_seconds":1e400}`, "wait_seconds: the number 1e400 is out of range (a call's numbers stay within ±1.8e308)"},
+		{"negotiation_read", `{"room_token":"` + ta + `","wait_seconds":-` + strings.Repeat("9", 400) + `}`, "wait_seconds: the number -9999999999999999999… is out of range (a call's numbers stay within ±1.8e308)"},
+		{"negotiation_propose", `{"room_token":"` + ta + `","verdict":"offer","subject":{"n":1e309}}`, "subject.n: the number 1e309 is out of range (a call's numbers stay within ±1.8e308)"},
+		{"negotiation_propose", `{"room_token":"` + ta + `","verdict":"offer","options":[{"n":1},{"n":[2,1e999]}]}`, "options[1].n[1]: the number 1e999 is out of range (a call's numbers stay within ±1.8e308)"},
+		{"negotiation_open", `{"subject_schema":` + schema + `,"limits":{"n":{"max":1E+400}}}`, "limits.n.max: the number 1E+400 is out of range (a call's numbers stay within ±1.8e308)"},
+		{"negotiation_open", `{"subject_schema":` + deep + `}`, "subject_schema: nested too deep (a call nests at most 1000 levels)"},
+		{"negotiation_open", `{"subject_schema":` + schema + `,"limits":{"n":` + strings.Repeat(`{"a":`, 1000) + "1" + strings.Repeat("}", 1000) + `}}`, "limits: nested too deep (a call nests at most 1000 levels)"},
+	}
+	for _, c := range cases {
+		res, err := e.sessions["a"].CallTool(e.ctx, &mcp.CallToolParams{Name: c.tool, Arguments: json.RawMessage(c.args)})
+		if err != nil {
+			t.Fatalf("%s %.80s: %v", c.tool, c.args, err)
+		}
+		if !res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != c.want {
+			t.Errorf("%s %.80s: %q, want the tool error %q", c.tool, c.args, res.Content[0].(*mcp.TextContent).Text, c.want)
+		}
+	}
+	// 1e-400 is 0 to every decoder: the handler's own rule answers.
+	if _, msg := e.call(t, "a", "negotiation_read", json.RawMessage(`{"room_token":"`+ta+`","wait_seconds":1e-400}`)); msg != "wait_seconds: must be a whole number (got 1e-400)" {
+		t.Errorf("1e-400: %q", msg)
+	}
+	if after := e.snapshot(t); after != before {
+		t.Fatalf("a refused call changed the store")
+	}
+	e.must(t, "a", "negotiation_read", map[string]any{"room_token": ta}) // the session still works
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/fiberhttp"
+	"github.com/taasky/taasky/negotiation"
 )
 
 // Authenticator finds the agent an API key belongs to (app.Accounts).
@@ -71,6 +73,14 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 			if msg := badBody(c.Body()); msg != "" {
 				return c.Status(fiber.StatusBadRequest).JSON(fiber.Map{"jsonrpc": "2.0", "id": nil,
 					"error": fiber.Map{"code": -32700, "message": msg}})
+			}
+			if id, tool, f := beyondDecoder(c.Body()); f != nil && slices.Contains(s.names, tool) {
+				// go-sdk would refuse the message before the tool is reached,
+				// in words of its own: answered as the tool would refuse the
+				// argument.
+				s.metrics.observe(tool, outcomeRefused, 0)
+				return c.JSON(fiber.Map{"jsonrpc": "2.0", "id": id,
+					"result": refusal(&app.Error{Code: app.ErrInvalid, Message: f.Message, Faults: []negotiation.Fault{*f}})})
 			}
 		}
 		c.Locals(agentKey{}, agent)
