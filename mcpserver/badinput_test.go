@@ -77,6 +77,10 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "title": ""}, "title: 1 to 120 characters of text"},
 		{"a", "negotiation_open", json.RawMessage(`{"subject_schema":{"day":{"type":"date","label":"Day"}},"title":"a","title":"b"}`), "title: given twice; give each key once"},
 		{"b", "negotiation_propose", json.RawMessage(`{"room_token":"` + tb + `","verdict":"counter","subject":{"day":"2026-12-25","day":"2026-12-26"}}`), "subject.day: given twice; give each key once"},
+		// A lone surrogate's \u escape is no character: encoding/json made it U+FFFD.
+		{"a", "negotiation_open", json.RawMessage(`{"subject_schema":{"day":{"type":"date","label":"Day"}},"title":"Board \ud800"}`), "title: not valid Unicode (a \\u escape of a lone surrogate)"},
+		{"a", "negotiation_open", json.RawMessage(`{"subject_schema":{"day":{"type":"date","label":"Day"}},"invite_email":"\udc00@example.test"}`), "invite_email: not valid Unicode (a \\u escape of a lone surrogate)"},
+		{"b", "negotiation_propose", json.RawMessage(`{"room_token":"` + tb + `","verdict":"need_more_detail","fields":["day","\ud800"]}`), "fields[1]: not valid Unicode (a \\u escape of a lone surrogate)"},
 		{"b", "negotiation_read", map[string]any{"room_token": tb, "wait_seconds": 26}, "wait_seconds: 0 to 25"},
 		{"b", "negotiation_read", map[string]any{"room_token": tb, "wait_seconds": 1.5}, "wait_seconds: must be a whole number (got 1.5)"},
 		{"b", "negotiation_read", map[string]any{"room_token": tb, "wait_seconds": "5"}, "wait_seconds: must be a whole number, not string"},
