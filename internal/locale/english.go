@@ -986,6 +986,7 @@ var englishText = map[Key]catalog.Message{
 	"error.push_p256dh":                text("keys.p256dh: a P-256 public key, base64url (65 bytes)"),
 	"error.push_auth":                  text("keys.auth: 16 bytes, base64url"),
 	"error.push_no_device":             text("no device to push to: subscribe this browser first"),
+	"abuse7_push_devices_cap":          text("device: at most %[1]d devices get your notifications; remove one under Web Push first"),
 	"error.oauth_not_member":           text("account: you are not a member of %[1]q, so you cannot connect an agent for it"),
 	"error.invitation_link_not_valid":  text("this invitation link is not valid"),
 	"error.confirmation_not_found":     text("confirmation not found"),

@@ -964,6 +964,7 @@ var frenchText = map[Key]catalog.Message{
 	"error.push_p256dh":                text("keys.p256dh : une clé publique P-256, en base64url (65 octets)"),
 	"error.push_auth":                  text("keys.auth : 16 octets, en base64url"),
 	"error.push_no_device":             text("aucun appareil où envoyer : abonnez d'abord ce navigateur"),
+	"abuse7_push_devices_cap":          text("appareil : vos notifications arrivent sur %[1]d appareils au plus ; retirez-en un sous Web Push d'abord"),
 	"error.oauth_not_member":           text("compte : vous n'êtes pas membre de %[1]q, vous ne pouvez donc pas y connecter d'agent"),
 	"error.invitation_link_not_valid":  text("ce lien d'invitation n'est pas valide"),
 	"error.confirmation_not_found":     text("confirmation introuvable"),

@@ -962,6 +962,7 @@ var germanText = map[Key]catalog.Message{
 	"error.push_p256dh":                text("keys.p256dh: ein öffentlicher P-256-Schlüssel, base64url (65 Byte)"),
 	"error.push_auth":                  text("keys.auth: 16 Byte, base64url"),
 	"error.push_no_device":             text("kein Gerät für Push-Benachrichtigungen: abonnieren Sie zuerst in diesem Browser"),
+	"abuse7_push_devices_cap":          text("Gerät: höchstens %[1]d Geräte erhalten Ihre Benachrichtigungen; entfernen Sie zuerst eines unter Web Push"),
 	"error.oauth_not_member":           text("Konto: Sie sind kein Mitglied von %[1]q und können daher keinen Agenten dafür verbinden"),
 	"error.invitation_link_not_valid":  text("dieser Einladungslink ist ungültig"),
 	"error.confirmation_not_found":     text("Bestätigung nicht gefunden"),

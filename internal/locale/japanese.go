@@ -935,6 +935,7 @@ var japaneseText = map[Key]catalog.Message{
 	"error.push_p256dh":                text("keys.p256dh：P-256 公開鍵（base64url、65 バイト）が必要です"),
 	"error.push_auth":                  text("keys.auth：16 バイト（base64url）が必要です"),
 	"error.push_no_device":             text("プッシュ先の端末がありません：まずこのブラウザーで購読してください"),
+	"abuse7_push_devices_cap":          text("端末：通知を受け取れる端末は最大 %[1]d 台です。先に「Webプッシュ」で1台削除してください"),
 	"error.oauth_not_member":           text("アカウント：あなたは %[1]q のメンバーではないため、エージェントを接続できません"),
 	"error.invitation_link_not_valid":  text("この招待リンクは無効です"),
 	"error.confirmation_not_found":     text("確認が見つかりません"),

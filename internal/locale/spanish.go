@@ -964,6 +964,7 @@ var spanishText = map[Key]catalog.Message{
 	"error.push_p256dh":                text("keys.p256dh: una clave pública P-256, en base64url (65 bytes)"),
 	"error.push_auth":                  text("keys.auth: 16 bytes, en base64url"),
 	"error.push_no_device":             text("no hay ningún dispositivo al que enviar: suscriba primero este navegador"),
+	"abuse7_push_devices_cap":          text("dispositivo: sus notificaciones llegan como máximo a %[1]d dispositivos; quite uno en Web Push primero"),
 	"error.oauth_not_member":           text("cuenta: no es miembro de %[1]q, así que no puede conectar un agente para ella"),
 	"error.invitation_link_not_valid":  text("este enlace de invitación no es válido"),
 	"error.confirmation_not_found":     text("no se encontró la confirmación"),
