@@ -29,8 +29,9 @@ type Authenticator interface {
 // With an auth that is also an OAuthAuthenticator, OAuth access tokens are
 // accepted too (oauth.go), and /mcp without an account as well.
 //
-// With a RateLimit (WithRateLimit), each agent key gets a token bucket: a
-// call beyond it gets 429 with Retry-After and one line saying the rule.
+// With a RateLimit (WithRateLimit), each agent gets a token bucket, which
+// all its keys and access tokens draw on: a call beyond it gets 429 with
+// Retry-After and one line saying the rule.
 func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 	mcpHandler := fiberhttp.Handler(s.handler)
 	limit := newLimiter(s.rate, time.Now)
@@ -65,7 +66,7 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 			return c.Status(fiber.StatusNotFound).JSON(fiber.Map{"error": "no such account"})
 		}
 		if limit != nil {
-			if ok, wait := limit.Take(id); !ok {
+			if ok, wait := limit.Take(id, agent.ID); !ok {
 				return tooMany(c, limit.Limit(), wait)
 			}
 		}

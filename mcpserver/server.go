@@ -55,7 +55,7 @@ type Server struct {
 	metrics *Metrics
 }
 
-// WithRateLimit sets the per-agent-key rate limit Mount applies (the zero
+// WithRateLimit sets the per-agent rate limit Mount applies (the zero
 // RateLimit: none) and returns s.
 func (s *Server) WithRateLimit(rl RateLimit) *Server {
 	s.rate = rl
