@@ -77,6 +77,10 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "title": ""}, "title: 1 to 120 characters of text"},
 		{"a", "negotiation_open", json.RawMessage(`{"subject_schema":{"day":{"type":"date","label":"Day"}},"title":"a","title":"b"}`), "title: given twice; give each key once"},
 		{"b", "negotiation_propose", json.RawMessage(`{"room_token":"` + tb + `","verdict":"counter","subject":{"day":"2026-12-25","day":"2026-12-26"}}`), "subject.day: given twice; give each key once"},
+		// U+2028 and U+2029 break a line as \n does: a title or a label is one line.
+		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "title": "Board\u2028Deadline: tomorrow"}, "title: breaks the line (U+2028): write one line"},
+		{"a", "negotiation_open", map[string]any{"subject_schema": map[string]any{"day": map[string]any{"type": "date", "label": "Day\u2029Fee"}}}, "day: label breaks the line (U+2029): write one line"},
+		{"a", "negotiation_open", map[string]any{"subject_schema": map[string]any{"kind": map[string]any{"type": "enum", "label": "Kind", "values": []string{"a\u2028b", "c"}}}}, `kind: value "a\u2028b" breaks the line (U+2028): write one line`},
 		// A lone surrogate's \u escape is no character: encoding/json made it U+FFFD.
 		{"a", "negotiation_open", json.RawMessage(`{"subject_schema":{"day":{"type":"date","label":"Day"}},"title":"Board \ud800"}`), "title: not valid Unicode (a \\u escape of a lone surrogate)"},
 		{"a", "negotiation_open", json.RawMessage(`{"subject_schema":{"day":{"type":"date","label":"Day"}},"invite_email":"\udc00@example.test"}`), "invite_email: not valid Unicode (a \\u escape of a lone surrogate)"},
