@@ -1025,6 +1025,7 @@ var englishText = map[Key]catalog.Message{
 	"error.join_unverified":            text("email: your identity provider has not verified %[1]s; only a verified address may join an account"),
 	"error.already_member_of":          text("invitation: you are already a member of %[1]s"),
 	"error.invite_cap":                 text("email: this account has sent %[1]d invitations in the last 24 hours, the most allowed; nothing was sent. Try again from %[2]s"),
+	"abuse7_person_email_cap":          text("email: the sender of this invitation has had %[1]d people written to in the last 24 hours, the most allowed; answer without an email address (keep this page's link), or try again from %[2]s"),
 	"error.slug_reserved":              text("address: %[1]q is a word Taasky keeps for itself; choose another"),
 	"error.signup_unverified":          text("email: your identity provider has not verified %[1]s; only a verified address may own an account"),
 	"error.signup_cap":                 text("name: you have created %[1]d accounts in the last 24 hours, the most allowed; try again from %[2]s"),

@@ -1003,6 +1003,7 @@ var frenchText = map[Key]catalog.Message{
 	"error.join_unverified":            text("e-mail : votre fournisseur d'identité n'a pas vérifié %[1]s ; seule une adresse vérifiée peut rejoindre un compte"),
 	"error.already_member_of":          text("invitation : vous êtes déjà membre de %[1]s"),
 	"error.invite_cap":                 text("e-mail : ce compte a envoyé %[1]d invitations ces dernières 24 heures, le maximum permis ; rien n'a été envoyé. Réessayez à partir de %[2]s"),
+	"abuse7_person_email_cap":          text("e-mail : l'expéditeur de cette invitation a fait écrire à %[1]d personnes ces dernières 24 heures, le maximum permis ; répondez sans adresse e-mail (gardez le lien de cette page), ou réessayez à partir de %[2]s"),
 	"error.slug_reserved":              text("adresse : %[1]q est un mot que Taasky se réserve ; choisissez-en une autre"),
 	"error.signup_unverified":          text("e-mail : votre fournisseur d'identité n'a pas vérifié %[1]s ; seule une adresse vérifiée peut posséder un compte"),
 	"error.signup_cap":                 text("nom : vous avez créé %[1]d comptes ces dernières 24 heures, le maximum permis ; réessayez à partir de %[2]s"),

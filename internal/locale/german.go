@@ -1001,6 +1001,7 @@ var germanText = map[Key]catalog.Message{
 	"error.join_unverified":            text("E-Mail: Ihr Identitätsanbieter hat %[1]s nicht bestätigt; nur eine bestätigte Adresse kann einem Konto beitreten"),
 	"error.already_member_of":          text("Einladung: Sie sind bereits Mitglied von %[1]s"),
 	"error.invite_cap":                 text("E-Mail: dieses Konto hat in den letzten 24 Stunden %[1]d Einladungen gesendet, so viele wie erlaubt; nichts wurde gesendet. Versuchen Sie es ab %[2]s wieder"),
+	"abuse7_person_email_cap":          text("E-Mail: der Absender dieser Einladung hat in den letzten 24 Stunden %[1]d Personen anschreiben lassen, so viele wie erlaubt; antworten Sie ohne E-Mail-Adresse (behalten Sie den Link dieser Seite) oder versuchen Sie es ab %[2]s wieder"),
 	"error.slug_reserved":              text("Adresse: %[1]q ist ein Wort, das Taasky für sich behält; wählen Sie eine andere"),
 	"error.signup_unverified":          text("E-Mail: Ihr Identitätsanbieter hat %[1]s nicht bestätigt; nur eine bestätigte Adresse kann ein Konto besitzen"),
 	"error.signup_cap":                 text("Name: Sie haben in den letzten 24 Stunden %[1]d Konten angelegt, so viele wie erlaubt; versuchen Sie es ab %[2]s wieder"),

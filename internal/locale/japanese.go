@@ -974,6 +974,7 @@ var japaneseText = map[Key]catalog.Message{
 	"error.join_unverified":            text("メール：ID プロバイダーが %[1]s を確認していません。アカウントに参加できるのは確認済みのアドレスだけです"),
 	"error.already_member_of":          text("招待：あなたはすでに %[1]s のメンバーです"),
 	"error.invite_cap":                 text("メール：このアカウントは過去 24 時間に上限の %[1]d 件の招待を送りました。何も送っていません。%[2]s 以降にもう一度お試しください"),
+	"abuse7_person_email_cap":          text("メール：この招待の送信者は過去 24 時間に上限の %[1]d 人へメールを送らせました。メールアドレスなしで回答する（このページのリンクは保管してください）か、%[2]s 以降にもう一度お試しください"),
 	"error.slug_reserved":              text("アドレス：%[1]q は Taasky が予約している語です。別のものを選んでください"),
 	"error.signup_unverified":          text("メール：ID プロバイダーが %[1]s を確認していません。アカウントを所有できるのは確認済みのアドレスだけです"),
 	"error.signup_cap":                 text("名前：過去 24 時間に上限の %[1]d 個のアカウントを作成しました。%[2]s 以降にもう一度お試しください"),

@@ -1003,6 +1003,7 @@ var spanishText = map[Key]catalog.Message{
 	"error.join_unverified":            text("correo: su proveedor de identidad no verificó %[1]s; solo una dirección verificada puede unirse a una cuenta"),
 	"error.already_member_of":          text("invitación: ya es miembro de %[1]s"),
 	"error.invite_cap":                 text("correo: esta cuenta envió %[1]d invitaciones en las últimas 24 horas, el máximo permitido; no se envió nada. Vuelva a intentarlo desde %[2]s"),
+	"abuse7_person_email_cap":          text("correo: el remitente de esta invitación ha hecho escribir a %[1]d personas en las últimas 24 horas, el máximo permitido; responda sin dirección de correo (guarde el enlace de esta página) o vuelva a intentarlo desde %[2]s"),
 	"error.slug_reserved":              text("dirección: %[1]q es una palabra que Taasky se reserva; elija otra"),
 	"error.signup_unverified":          text("correo: su proveedor de identidad no verificó %[1]s; solo una dirección verificada puede ser propietaria de una cuenta"),
 	"error.signup_cap":                 text("nombre: creó %[1]d cuentas en las últimas 24 horas, el máximo permitido; vuelva a intentarlo desde %[2]s"),
