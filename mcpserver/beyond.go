@@ -42,7 +42,7 @@ func beyondDecoder(body []byte) (id jsontext.Value, tool string, f *negotiation.
 			params = m.value
 		}
 	}
-	if method != "tools/call" || id == nil || params.Kind() != '{' {
+	if method != "tools/call" || (id.Kind() != '"' && id.Kind() != '0') || params.Kind() != '{' {
 		return nil, "", nil
 	}
 	p, err := objectMembers(json.RawMessage(params))
