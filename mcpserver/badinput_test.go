@@ -251,17 +251,23 @@ func TestArgumentsBeyondTheDecoder(t *testing.T) {
 		t.Fatalf("a refused call changed the store")
 	}
 	e.must(t, "a", "negotiation_read", map[string]any{"room_token": ta}) // the session still works
-	// A message that is no call (an object for its id) is go-sdk's to refuse.
-	req, _ := http.NewRequest("POST", e.url+"/mcp/alpha", strings.NewReader(`{"jsonrpc":"2.0","id":{"a":1},"method":"tools/call","params":{"name":"negotiation_read","arguments":{"room_token":1e400}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+e.keys["a"])
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusBadRequest {
-		t.Errorf("an object for the id: HTTP %d", resp.StatusCode)
+	// A message that is no call (an object for its id), or a body past
+	// 1 MiB, is go-sdk's to refuse.
+	for body, want := range map[string]int{
+		`{"jsonrpc":"2.0","id":{"a":1},"method":"tools/call","params":{"name":"negotiation_read","arguments":{"room_token":1e400}}}`:                                               http.StatusBadRequest,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"negotiation_read","arguments":{"room_token":"` + strings.Repeat("x", 1<<20) + `","wait_seconds":1e400}}}`: http.StatusRequestEntityTooLarge,
+	} {
+		req, _ := http.NewRequest("POST", e.url+"/mcp/alpha", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+e.keys["a"])
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("%.60s…: HTTP %d, want %d", body, resp.StatusCode, want)
+		}
 	}
 }

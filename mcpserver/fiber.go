@@ -75,13 +75,15 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 				return c.Status(fiber.StatusBadRequest).JSON(fiber.Map{"jsonrpc": "2.0", "id": nil,
 					"error": fiber.Map{"code": -32700, "message": msg}})
 			}
-			if id, tool, f := beyondDecoder(c.Body()); f != nil && slices.Contains(s.names, tool) {
-				// go-sdk would refuse the message before the tool is reached,
-				// in words of its own: answered as the tool would refuse the
-				// argument.
-				s.metrics.observe(tool, outcomeRefused, 0)
-				return c.JSON(fiber.Map{"jsonrpc": "2.0", "id": id,
-					"result": refusal(&app.Error{Code: app.ErrInvalid, Message: f.Message, Faults: []negotiation.Fault{*f}})})
+			if len(c.Body()) <= maxBody { // past it go-sdk answers 413
+				if id, tool, f := beyondDecoder(c.Body()); f != nil && slices.Contains(s.names, tool) {
+					// go-sdk would refuse the message before the tool is reached,
+					// in words of its own: answered as the tool would refuse the
+					// argument.
+					s.metrics.observe(tool, outcomeRefused, 0)
+					return c.JSON(fiber.Map{"jsonrpc": "2.0", "id": id,
+						"result": refusal(&app.Error{Code: app.ErrInvalid, Message: f.Message, Faults: []negotiation.Fault{*f}})})
+				}
 			}
 		}
 		c.Locals(agentKey{}, agent)
