@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -34,19 +35,57 @@ const inviteCapWindow = 24 * time.Hour
 // account's row lock until the open commits, so concurrent opens of one
 // account count each other's invitation.
 func (s *Rooms) checkInviteCap(ctx context.Context, tx pgx.Tx, accountID int64, now time.Time) error {
-	if s.inviteCap <= 0 {
-		return nil
-	}
-	if err := lockAccountForInvites(ctx, tx, accountID); err != nil {
-		return err
-	}
-	at, err := nthLatestInviteEmail(ctx, tx, accountID, now.Add(-inviteCapWindow), s.inviteCap)
-	if err != nil || at.IsZero() {
+	again, err := s.inviteCapReached(ctx, tx, accountID, now)
+	if err != nil || again.IsZero() {
 		return err
 	}
 	return Errorf(ErrConflict, "invite_email: this account has had %d invitations emailed in the last 24 hours, the most allowed; "+
 		"nothing was opened. Open without invite_email and share the invite_url yourself, or try again from %s",
-		s.inviteCap, at.Add(inviteCapWindow).UTC().Format(time.RFC3339))
+		s.inviteCap, again.UTC().Format(time.RFC3339))
+}
+
+// inviteCapReached locks the account's row for its invitation count (held
+// until the transaction ends) and says from when it may have another
+// address written to (zero: now).
+func (s *Rooms) inviteCapReached(ctx context.Context, tx pgx.Tx, accountID int64, now time.Time) (time.Time, error) {
+	if s.inviteCap <= 0 {
+		return time.Time{}, nil
+	}
+	if err := lockAccountForInvites(ctx, tx, accountID); err != nil {
+		return time.Time{}, err
+	}
+	at, err := nthLatestInviteEmail(ctx, tx, accountID, now.Add(-inviteCapWindow), s.inviteCap)
+	if err != nil || at.IsZero() {
+		return time.Time{}, err
+	}
+	return at.Add(inviteCapWindow), nil
+}
+
+// countPersonEmail counts the address a person answering an invitation
+// gave against the inviter's account, as an invitation email (Taasky
+// writes there what happens in the room, with the inviter's title), unless
+// it is the address the invitation was emailed to, counted already. Past
+// the cap the answer is refused.
+func (s *Rooms) countPersonEmail(ctx context.Context, tx pgx.Tx, roomID int64, inviter *partyRow, email string, now time.Time) error {
+	if s.inviteCap <= 0 || inviter == nil || inviter.AccountID == nil {
+		return nil
+	}
+	invited, err := selectRoomInviteEmail(ctx, tx, roomID)
+	if err != nil {
+		return err
+	}
+	if strings.EqualFold(invited, email) {
+		return nil
+	}
+	again, err := s.inviteCapReached(ctx, tx, *inviter.AccountID, now)
+	if err != nil {
+		return err
+	}
+	if !again.IsZero() {
+		return refuse(ErrConflict, "abuse7_person_email_cap", "email: the sender of this invitation has had %d people written to in the last 24 hours, the most allowed; "+
+			"answer without an email address (keep this page's link), or try again from %s", s.inviteCap, Moment(again))
+	}
+	return insertInviteEmail(ctx, tx, *inviter.AccountID, roomID, now)
 }
 
 // enqueueInvite inserts the invitation's email job, unique per room and

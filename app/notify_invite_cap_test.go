@@ -161,3 +161,61 @@ func TestInviteEmailNoCap(t *testing.T) {
 		t.Fatalf("%v", st)
 	}
 }
+
+// TestPersonEmailCountsAgainstInviteCap: a person answering an invitation
+// in the browser gives the address their news goes to, unchecked, and
+// Taasky then writes there (their turn, agreed, closed) with the inviter's
+// title: an agent that opened rooms without invite_email and answered each
+// as a person with another address had Taasky write to any number of
+// addresses past INVITE_EMAIL_DAILY_CAP. Such an address now counts
+// against the inviter's account as an invitation email does; past the cap
+// the answer is refused with the rule and writes nothing; an answer
+// without an address, or with the one the invitation was emailed to, is
+// not counted.
+func TestPersonEmailCountsAgainstInviteCap(t *testing.T) {
+	t.Parallel()
+	rb := setupRoomsB(t)
+	rb.rooms.inviteCap = 2
+	t0 := rb.rooms.now()
+	open := func(to string) *OpenResult {
+		t.Helper()
+		o, err := rb.rooms.Open(rb.ctx, rb.a, OpenInput{Schema: meetingSchema, Title: "Lunch", InviteEmail: to})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	emails := func() int { return rb.inviteCapState(t)["invite_emails"] }
+	// Emailed to pat, answered as pat: one address written to, counted once.
+	if _, err := rb.rooms.AnswerInvitation(rb.ctx, open("pat@example.test").InviteCode, PersonAnswer{Verdict: VerdictJoin, Email: "Pat@Example.test"}); err != nil || emails() != 1 {
+		t.Fatalf("the invited address: %v, %d counted", err, emails())
+	}
+	rb.advance(time.Hour)
+	if _, err := rb.rooms.AnswerInvitation(rb.ctx, open("").InviteCode, PersonAnswer{Verdict: VerdictJoin, Email: "v1@example.test"}); err != nil || emails() != 2 {
+		t.Fatalf("another address: %v, %d counted", err, emails())
+	}
+	o := open("")
+	before := rb.inviteCapState(t)
+	_, err := rb.rooms.AnswerInvitation(rb.ctx, o.InviteCode, PersonAnswer{Verdict: VerdictJoin, Email: "v2@example.test"})
+	want := "email: the sender of this invitation has had 2 people written to in the last 24 hours, the most allowed; " +
+		"answer without an email address (keep this page's link), or try again from " + t0.Add(24*time.Hour).UTC().Format(time.RFC3339)
+	if ErrorCodeOf(err) != ErrConflict || ErrorMessageOf(err) != want {
+		t.Fatalf("past the cap: %v (%s)\nwant %s", err, ErrorCodeOf(err), want)
+	}
+	if after := rb.inviteCapState(t); after["parties"] != before["parties"] || after["room_events"] != before["room_events"] ||
+		after["invite_emails"] != before["invite_emails"] || after["river_job"] != before["river_job"] {
+		t.Fatalf("a refused answer changed %v into %v", before, after)
+	}
+	// Without an address the person is seated; another account's room is
+	// not held by this one's count.
+	if _, err := rb.rooms.AnswerInvitation(rb.ctx, o.InviteCode, PersonAnswer{Verdict: VerdictJoin}); err != nil || emails() != 2 {
+		t.Fatalf("without an address: %v, %d counted", err, emails())
+	}
+	ob, err := rb.rooms.Open(rb.ctx, rb.b, OpenInput{Schema: meetingSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rb.rooms.AnswerInvitation(rb.ctx, ob.InviteCode, PersonAnswer{Verdict: VerdictJoin, Email: "v2@example.test"}); err != nil {
+		t.Fatalf("another account's invitation: %v", err)
+	}
+}

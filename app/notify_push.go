@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -53,16 +54,31 @@ func (in *PushSubscriptionInput) validate() error {
 	return nil
 }
 
+// MaxPushDevices is how many browsers a user gets pushes on: each
+// notification is a push job per device, in the queue every tenant's
+// notifications share.
+const MaxPushDevices = 20
+
 // Subscribe stores a browser's push subscription for the user. The same
 // browser subscribing again (same endpoint) replaces its keys, and moves to
-// this user if another had it.
+// this user if another had it. A new one past MaxPushDevices is refused
+// (the user's row is locked for the count: two browsers at once cannot
+// both take the last place).
 func (n *Notifications) Subscribe(ctx context.Context, userID int64, in PushSubscriptionInput) (PushSubscription, error) {
 	if err := in.validate(); err != nil {
 		return PushSubscription{}, err
 	}
 	var s PushSubscription
 	err := pgx.BeginFunc(ctx, n.pool, func(tx pgx.Tx) error {
-		var err error
+		others, err := lockCountOtherPushSubscriptions(ctx, tx, userID, in.Endpoint)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return Errorf(ErrNotFound, "no user %d", userID)
+		} else if err != nil {
+			return err
+		}
+		if others >= MaxPushDevices {
+			return refuse(ErrConflict, "abuse7_push_devices_cap", "device: at most %d devices get your notifications; remove one under Web Push first", MaxPushDevices)
+		}
 		s, err = upsertPushSubscription(ctx, tx, userID, in, n.now())
 		return err
 	})

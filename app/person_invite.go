@@ -207,7 +207,11 @@ func (s *Rooms) AnswerInvitation(ctx context.Context, code string, ans PersonAns
 			res.SeatToken = personTokenPrefix + base64.RawURLEncoding.EncodeToString(randomBytes(32))
 		}
 		b := next.Party(negotiation.SideB)
-		if email == nil {
+		if email != nil {
+			if err := s.countPersonEmail(ctx, tx, roomID, ld.row.Parties[0], *email, now); err != nil {
+				return err
+			}
+		} else {
 			// They received the invitation there: their news goes there too.
 			if invited, err := selectInviteEmail(ctx, tx, roomID); err != nil {
 				return err

@@ -28,6 +28,19 @@ func selectPushDevice(ctx context.Context, q querier, userID, subscriptionID int
 	return d, nil
 }
 
+// lockCountOtherPushSubscriptions locks the user's row (FOR NO KEY UPDATE)
+// and counts the user's subscriptions other than endpoint's; pgx.ErrNoRows:
+// no such user.
+func lockCountOtherPushSubscriptions(ctx context.Context, q querier, userID int64, endpoint string) (int, error) {
+	var n int
+	err := q.QueryRow(ctx, `SELECT (SELECT count(*) FROM push_subscriptions s WHERE s.user_id = u.id AND s.endpoint <> $2)
+		FROM users u WHERE u.id = $1 FOR NO KEY UPDATE OF u`, userID, endpoint).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("lockCountOtherPushSubscriptions %d: %w", userID, err)
+	}
+	return n, nil
+}
+
 // upsertPushSubscription stores a browser's subscription for the user, in
 // two statements (run it in a transaction): the endpoint is taken from
 // any other user that had it, and the same endpoint again replaces its

@@ -301,6 +301,17 @@ func queueParty(b *pgx.Batch, roomID int64, p *partyRow, tokenHash []byte, now t
 // selectInviteEmail is the address the room's invitation was emailed to
 // (negotiation_open's invite_email), unless that address refused
 // invitations: "" for none.
+// selectRoomInviteEmail is the address the room's invitation was emailed
+// to ("": none), whether or not it refused invitations since.
+func selectRoomInviteEmail(ctx context.Context, q querier, roomID int64) (string, error) {
+	var email string
+	err := q.QueryRow(ctx, `SELECT coalesce(invite_email, '') FROM rooms WHERE id = $1`, roomID).Scan(&email)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return "", fmt.Errorf("selectRoomInviteEmail %d: %w", roomID, err)
+	}
+	return email, nil
+}
+
 func selectInviteEmail(ctx context.Context, q querier, roomID int64) (string, error) {
 	var email string
 	err := q.QueryRow(ctx, `SELECT coalesce(r.invite_email, '') FROM rooms r WHERE r.id = $1

@@ -306,6 +306,9 @@ func (w *Webhooks) CreateWebhook(ctx context.Context, actorID int64, slug, rawUR
 	secret := newHookSecret()
 	var e WebhookEndpoint
 	err = pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
+		if err := lockAccountHooks(ctx, tx, acct); err != nil {
+			return err
+		}
 		have, _, err := selectHookEndpoints(ctx, tx, acct)
 		if err != nil {
 			return err

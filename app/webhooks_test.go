@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -587,5 +589,41 @@ func TestWebhookEventsOfAClose(t *testing.T) {
 	}
 	if n := len(ra.Received()) + len(rcvB.Received()); n != 6 {
 		t.Errorf("%d requests, want 6", n)
+	}
+}
+
+// TestWebhookEndpointsCapConcurrent: an account has at most 10 webhook
+// endpoints, also when its admins add them at once: the count and the
+// insert were two statements with nothing between them held, so
+// concurrent additions each saw room for one more.
+func TestWebhookEndpointsCapConcurrent(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	w := NewWebhooks(WebhooksConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: rb.rooms, CheckHost: netguard.CheckHost})
+	owner := rb.a.OwnerUserID
+	all := eventStrings(WebhookEvents)
+	for i := range 8 {
+		if _, _, err := w.CreateWebhook(rb.ctx, owner, "alpha", "https://93.184.216.34/hooks/"+strconv.Itoa(i), all); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	var refused atomic.Int32
+	for i := range 16 {
+		wg.Go(func() {
+			_, _, err := w.CreateWebhook(rb.ctx, owner, "alpha", "https://93.184.216.34/more/"+strconv.Itoa(i), all)
+			switch {
+			case err == nil:
+			case ErrorCodeOf(err) == ErrConflict && ErrorMessageOf(err) == "url: an account has at most 10 webhook endpoints":
+				refused.Add(1)
+			default:
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	es, err := w.ListWebhooks(rb.ctx, owner, "alpha")
+	if err != nil || len(es) != 10 || refused.Load() != 14 {
+		t.Fatalf("%d endpoints, %d refused (%v); want 10, 14", len(es), refused.Load(), err)
 	}
 }

@@ -93,12 +93,15 @@ func decodeArg(f *faults, name string, value jsontext.Value, v reflect.Value) {
 	if string(value) == "null" {
 		return
 	}
-	if v.Kind() == reflect.Slice && value.Kind() == '[' && v.Type() != reflect.TypeFor[json.RawMessage]() {
+	raw := reflect.TypeFor[json.RawMessage]()
+	if v.Kind() == reflect.Slice && value.Kind() == '[' && v.Type() != raw {
 		var elems []json.RawMessage
 		if err := json.Unmarshal(value, &elems); err == nil {
 			out := reflect.MakeSlice(v.Type(), len(elems), len(elems))
 			for i, e := range elems {
-				if err := json.Unmarshal(e, out.Index(i).Addr().Interface()); err != nil {
+				if out.Index(i).Type() != raw && loneSurrogate(e) {
+					f.add(fmt.Sprintf("%s[%d]", name, i), negotiation.RuleInvalidValue, "%s[%d]: %s", name, i, notUnicode)
+				} else if err := json.Unmarshal(e, out.Index(i).Addr().Interface()); err != nil {
 					f.add(fmt.Sprintf("%s[%d]", name, i), negotiation.RuleInvalidValue, "%s[%d]: %s", name, i, typeFault(err, out.Index(i).Type()))
 				}
 			}
@@ -106,9 +109,23 @@ func decodeArg(f *faults, name string, value jsontext.Value, v reflect.Value) {
 			return
 		}
 	}
+	if v.Type() != raw && loneSurrogate(value) {
+		f.add(name, negotiation.RuleInvalidValue, "%s: %s", name, notUnicode)
+		return
+	}
 	if err := json.Unmarshal(value, v.Addr().Interface()); err != nil {
 		f.add(name, negotiation.RuleInvalidValue, "%s: %s", name, typeFault(err, v.Type()))
 	}
+}
+
+const notUnicode = `not valid Unicode (a \u escape of a lone surrogate)`
+
+// loneSurrogate reports whether a value (valid UTF-8) escapes half a
+// surrogate pair, which is no character: encoding/json would read it as
+// U+FFFD. A value the protocol reads itself (terms, a schema: raw JSON)
+// is its reader's to refuse.
+func loneSurrogate(value []byte) bool {
+	return bytes.Contains(value, []byte(`\u`)) && !jsontext.Value(value).IsValid(jsontext.AllowDuplicateNames(true))
 }
 
 // typeFault says what a value should have been.

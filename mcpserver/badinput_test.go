@@ -77,6 +77,14 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "title": ""}, "title: 1 to 120 characters of text"},
 		{"a", "negotiation_open", json.RawMessage(`{"subject_schema":{"day":{"type":"date","label":"Day"}},"title":"a","title":"b"}`), "title: given twice; give each key once"},
 		{"b", "negotiation_propose", json.RawMessage(`{"room_token":"` + tb + `","verdict":"counter","subject":{"day":"2026-12-25","day":"2026-12-26"}}`), "subject.day: given twice; give each key once"},
+		// U+2028 and U+2029 break a line as \n does: a title or a label is one line.
+		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "title": "Board\u2028Deadline: tomorrow"}, "title: breaks the line (U+2028): write one line"},
+		{"a", "negotiation_open", map[string]any{"subject_schema": map[string]any{"day": map[string]any{"type": "date", "label": "Day\u2029Fee"}}}, "day: label breaks the line (U+2029): write one line"},
+		{"a", "negotiation_open", map[string]any{"subject_schema": map[string]any{"kind": map[string]any{"type": "enum", "label": "Kind", "values": []string{"a\u2028b", "c"}}}}, `kind: value "a\u2028b" breaks the line (U+2028): write one line`},
+		// A lone surrogate's \u escape is no character: encoding/json made it U+FFFD.
+		{"a", "negotiation_open", json.RawMessage(`{"subject_schema":{"day":{"type":"date","label":"Day"}},"title":"Board \ud800"}`), "title: not valid Unicode (a \\u escape of a lone surrogate)"},
+		{"a", "negotiation_open", json.RawMessage(`{"subject_schema":{"day":{"type":"date","label":"Day"}},"invite_email":"\udc00@example.test"}`), "invite_email: not valid Unicode (a \\u escape of a lone surrogate)"},
+		{"b", "negotiation_propose", json.RawMessage(`{"room_token":"` + tb + `","verdict":"need_more_detail","fields":["day","\ud800"]}`), "fields[1]: not valid Unicode (a \\u escape of a lone surrogate)"},
 		{"b", "negotiation_read", map[string]any{"room_token": tb, "wait_seconds": 26}, "wait_seconds: 0 to 25"},
 		{"b", "negotiation_read", map[string]any{"room_token": tb, "wait_seconds": 1.5}, "wait_seconds: must be a whole number (got 1.5)"},
 		{"b", "negotiation_read", map[string]any{"room_token": tb, "wait_seconds": "5"}, "wait_seconds: must be a whole number, not string"},
@@ -200,5 +208,66 @@ func TestArgumentFaultsAtOnce(t *testing.T) {
 	}
 	if got := strings.Join(rules, " "); got != "room_token:invalid_value fields[1]:invalid_value note:unknown_argument verdict:invalid_value" {
 		t.Errorf("the faults: %s", got)
+	}
+}
+
+// TestArgumentsBeyondTheDecoder: a number past float64's range, or
+// arguments nested past the 1000 levels go-sdk's decoder takes, anywhere
+// in a tool call's arguments, is a tool error naming the argument like any
+// other bad value (go-sdk answered 400 "failed to extract name" or
+// "malformed payload", and its client then closed the session); nothing
+// changes and the session goes on.
+func TestArgumentsBeyondTheDecoder(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	schema := `{"n":{"type":"int","label":"N"}}`
+	open := e.must(t, "a", "negotiation_open", json.RawMessage(`{"subject_schema":`+schema+`}`))
+	ta := open["room_token"].(string)
+	before := e.snapshot(t)
+	deep := strings.Repeat("[", 1000) + strings.Repeat("]", 1000)
+	cases := []struct{ tool, args, want string }{
+		{"negotiation_read", `{"room_token":"` + ta + `","wait_seconds":1e400}`, "wait_seconds: the number 1e400 is out of range (a call's numbers stay within ±1.8e308)"},
+		{"negotiation_read", `{"room_token":"` + ta + `","wait_seconds":-` + strings.Repeat("9", 400) + `}`, "wait_seconds: the number -9999999999999999999… is out of range (a call's numbers stay within ±1.8e308)"},
+		{"negotiation_propose", `{"room_token":"` + ta + `","verdict":"offer","subject":{"n":1e309}}`, "subject.n: the number 1e309 is out of range (a call's numbers stay within ±1.8e308)"},
+		{"negotiation_propose", `{"room_token":"` + ta + `","verdict":"offer","options":[{"n":1},{"n":[2,1e999]}]}`, "options[1].n[1]: the number 1e999 is out of range (a call's numbers stay within ±1.8e308)"},
+		{"negotiation_open", `{"subject_schema":` + schema + `,"limits":{"n":{"max":1E+400}}}`, "limits.n.max: the number 1E+400 is out of range (a call's numbers stay within ±1.8e308)"},
+		{"negotiation_open", `{"subject_schema":` + deep + `}`, "subject_schema: nested too deep (a call nests at most 1000 levels)"},
+		{"negotiation_open", `{"subject_schema":` + schema + `,"limits":{"n":` + strings.Repeat(`{"a":`, 1000) + "1" + strings.Repeat("}", 1000) + `}}`, "limits: nested too deep (a call nests at most 1000 levels)"},
+	}
+	for _, c := range cases {
+		res, err := e.sessions["a"].CallTool(e.ctx, &mcp.CallToolParams{Name: c.tool, Arguments: json.RawMessage(c.args)})
+		if err != nil {
+			t.Fatalf("%s %.80s: %v", c.tool, c.args, err)
+		}
+		if !res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != c.want {
+			t.Errorf("%s %.80s: %q, want the tool error %q", c.tool, c.args, res.Content[0].(*mcp.TextContent).Text, c.want)
+		}
+	}
+	// 1e-400 is 0 to every decoder: the handler's own rule answers.
+	if _, msg := e.call(t, "a", "negotiation_read", json.RawMessage(`{"room_token":"`+ta+`","wait_seconds":1e-400}`)); msg != "wait_seconds: must be a whole number (got 1e-400)" {
+		t.Errorf("1e-400: %q", msg)
+	}
+	if after := e.snapshot(t); after != before {
+		t.Fatalf("a refused call changed the store")
+	}
+	e.must(t, "a", "negotiation_read", map[string]any{"room_token": ta}) // the session still works
+	// A message that is no call (an object for its id), or a body past
+	// 1 MiB, is go-sdk's to refuse.
+	for body, want := range map[string]int{
+		`{"jsonrpc":"2.0","id":{"a":1},"method":"tools/call","params":{"name":"negotiation_read","arguments":{"room_token":1e400}}}`:                                               http.StatusBadRequest,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"negotiation_read","arguments":{"room_token":"` + strings.Repeat("x", 1<<20) + `","wait_seconds":1e400}}}`: http.StatusRequestEntityTooLarge,
+	} {
+		req, _ := http.NewRequest("POST", e.url+"/mcp/alpha", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+e.keys["a"])
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("%.60s…: HTTP %d, want %d", body, resp.StatusCode, want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/fiberhttp"
+	"github.com/taasky/taasky/negotiation"
 )
 
 // Authenticator finds the agent an API key belongs to (app.Accounts).
@@ -27,8 +29,9 @@ type Authenticator interface {
 // With an auth that is also an OAuthAuthenticator, OAuth access tokens are
 // accepted too (oauth.go), and /mcp without an account as well.
 //
-// With a RateLimit (WithRateLimit), each agent key gets a token bucket: a
-// call beyond it gets 429 with Retry-After and one line saying the rule.
+// With a RateLimit (WithRateLimit), each agent gets a token bucket, which
+// all its keys and access tokens draw on: a call beyond it gets 429 with
+// Retry-After and one line saying the rule.
 func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 	mcpHandler := fiberhttp.Handler(s.handler)
 	limit := newLimiter(s.rate, time.Now)
@@ -63,7 +66,7 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 			return c.Status(fiber.StatusNotFound).JSON(fiber.Map{"error": "no such account"})
 		}
 		if limit != nil {
-			if ok, wait := limit.Take(id); !ok {
+			if ok, wait := limit.Take(id, agent.ID); !ok {
 				return tooMany(c, limit.Limit(), wait)
 			}
 		}
@@ -71,6 +74,16 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 			if msg := badBody(c.Body()); msg != "" {
 				return c.Status(fiber.StatusBadRequest).JSON(fiber.Map{"jsonrpc": "2.0", "id": nil,
 					"error": fiber.Map{"code": -32700, "message": msg}})
+			}
+			if len(c.Body()) <= maxBody { // past it go-sdk answers 413
+				if id, tool, f := beyondDecoder(c.Body()); f != nil && slices.Contains(s.names, tool) {
+					// go-sdk would refuse the message before the tool is reached,
+					// in words of its own: answered as the tool would refuse the
+					// argument.
+					s.metrics.observe(tool, outcomeRefused, 0)
+					return c.JSON(fiber.Map{"jsonrpc": "2.0", "id": id,
+						"result": refusal(&app.Error{Code: app.ErrInvalid, Message: f.Message, Faults: []negotiation.Fault{*f}})})
+				}
 			}
 		}
 		c.Locals(agentKey{}, agent)

@@ -55,7 +55,7 @@ type Server struct {
 	metrics *Metrics
 }
 
-// WithRateLimit sets the per-agent-key rate limit Mount applies (the zero
+// WithRateLimit sets the per-agent rate limit Mount applies (the zero
 // RateLimit: none) and returns s.
 func (s *Server) WithRateLimit(rl RateLimit) *Server {
 	s.rate = rl
@@ -88,6 +88,10 @@ func New(svc Service, version string) *Server {
 		&mcp.ServerOptions{Instructions: instructions}, s.tools())
 }
 
+// maxBody is the largest request body a call may have (go-sdk answers 413
+// past it).
+const maxBody = 1 << 20
+
 // serve builds s's go-sdk server with tools, stateless, answering in JSON.
 func (s *Server) serve(impl *mcp.Implementation, opts *mcp.ServerOptions, tools []tool) *Server {
 	if s.log == nil {
@@ -99,7 +103,7 @@ func (s *Server) serve(impl *mcp.Implementation, opts *mcp.ServerOptions, tools 
 		s.names = append(s.names, t.def.Name)
 	}
 	s.handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: 1 << 20})
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: maxBody})
 	return s
 }
 

@@ -18,11 +18,16 @@ import (
 var lookalikeScripts = []*unicode.RangeTable{unicode.Latin, unicode.Cyrillic, unicode.Greek, unicode.Armenian, unicode.Cherokee, unicode.Coptic}
 
 // Deceptive says why s is built to look like something else ("" if it is
-// not): a word mixing scripts, or an invisible character.
+// not): a word mixing scripts, an invisible character, or a line or
+// paragraph separator (U+2028, U+2029), which breaks a line as \n does
+// where the one line it is meant to be is shown (an email's text).
 func Deceptive(s string) string {
 	for _, r := range s {
 		if unicode.Is(unicode.Cf, r) && r != '\u200d' {
 			return fmt.Sprintf("holds an invisible character (U+%04X)", r)
+		}
+		if r == '\u2028' || r == '\u2029' {
+			return fmt.Sprintf("breaks the line (U+%04X): write one line", r)
 		}
 	}
 	for _, word := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsMark(r) }) {

@@ -48,7 +48,7 @@ func TestRateLimitPerAgentKey(t *testing.T) {
 	if n, err := strconv.Atoi(retry); err != nil || n < 1 {
 		t.Errorf("Retry-After %q", retry)
 	}
-	if !strings.Contains(msg, "rate limit: at most 5 calls a second per agent key (bursts of 10); retry after") {
+	if !strings.Contains(msg, "rate limit: at most 5 calls a second per agent, all its keys and tokens together (bursts of 10); retry after") {
 		t.Errorf("429 says %q", msg)
 	}
 	// Another key is not slowed by a's flood; unknown keys are refused, not

@@ -12,13 +12,13 @@ import (
 
 // Abuse is what the service allows one agent, one room or one
 // client address, against a counter-agent or a stranger that floods: calls
-// per agent key, rounds per room, the time between one side's counters,
+// per agent, rounds per room, the time between one side's counters,
 // and requests per client address to the pages that take a secret or start
 // a login.
 type Abuse struct {
-	// MCPRate is the sustained calls a second per agent key on /mcp
-	// (MCP_RATE_LIMIT); 0: no limit. MCPBurst is how many may come at once
-	// (MCP_RATE_BURST).
+	// MCPRate is the sustained calls a second per agent on /mcp, all its
+	// keys and access tokens together (MCP_RATE_LIMIT); 0: no limit.
+	// MCPBurst is how many may come at once (MCP_RATE_BURST).
 	MCPRate  float64
 	MCPBurst int
 	// WebRate is the sustained requests a second per client address to
@@ -57,7 +57,7 @@ func loadAbuse(env func(string) string, bad func(name, format string, args ...an
 	if v := env("MCP_RATE_LIMIT"); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(f >= 0 && f <= 1e6) { // NaN too
-			bad("MCP_RATE_LIMIT", "must be the calls a second allowed per agent key, e.g. 10 (0 turns the limit off)")
+			bad("MCP_RATE_LIMIT", "must be the calls a second allowed per agent, e.g. 10 (0 turns the limit off)")
 		}
 		a.MCPRate = f
 	}

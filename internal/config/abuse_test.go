@@ -24,7 +24,7 @@ func TestLoadAbuseRules(t *testing.T) {
 		{"rate huge", map[string]string{"WEB_RATE_LIMIT": "1e9"}, []string{rateRule}},
 		{"rate NaN", map[string]string{"WEB_RATE_LIMIT": "NaN"}, []string{rateRule}},
 		{"mcp rate NaN", map[string]string{"MCP_RATE_LIMIT": "NaN"}, []string{
-			"MCP_RATE_LIMIT: must be the calls a second allowed per agent key, e.g. 10 (0 turns the limit off)"}},
+			"MCP_RATE_LIMIT: must be the calls a second allowed per agent, e.g. 10 (0 turns the limit off)"}},
 		{"rate with a unit", map[string]string{"WEB_RATE_LIMIT": "2/s"}, []string{rateRule}},
 		{"burst zero", map[string]string{"WEB_RATE_BURST": "0"}, []string{burstRule}},
 		{"burst fraction", map[string]string{"WEB_RATE_BURST": "2.5"}, []string{burstRule}},
@@ -37,7 +37,7 @@ func TestLoadAbuseRules(t *testing.T) {
 		{"signup cap negative", map[string]string{"SIGNUP_DAILY_CAP": "-1"}, []string{signupRule}},
 		{"signup cap a word", map[string]string{"SIGNUP_DAILY_CAP": "few"}, []string{signupRule}},
 		{"all at once", map[string]string{"WEB_RATE_LIMIT": "x", "WEB_RATE_BURST": "x", "MCP_RATE_LIMIT": "x"}, []string{
-			"MCP_RATE_LIMIT: must be the calls a second allowed per agent key, e.g. 10 (0 turns the limit off)", rateRule, burstRule}},
+			"MCP_RATE_LIMIT: must be the calls a second allowed per agent, e.g. 10 (0 turns the limit off)", rateRule, burstRule}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

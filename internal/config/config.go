@@ -49,7 +49,7 @@ type Config struct {
 	OIDC OIDC
 	// VAPID is nil when the VAPID keys are unset: Web Push is off.
 	VAPID *VAPIDKeys
-	// Abuse is the rate limit per agent key and the pace of rooms
+	// Abuse is the rate limit per agent and the pace of rooms
 	// (abuse.go).
 	Abuse Abuse
 	// ShutdownGrace is how long /readyz answers 503 after SIGTERM before
