@@ -298,9 +298,6 @@ func queueParty(b *pgx.Batch, roomID int64, p *partyRow, tokenHash []byte, now t
 	b.Queue(partyInsertSQL, roomID, p.Side, p.AccountID, p.AgentID, p.OwnerUserID, tokenHash, p.TokenSalt, p.LimitsEnc, p.SchemaFP, now)
 }
 
-// selectInviteEmail is the address the room's invitation was emailed to
-// (negotiation_open's invite_email), unless that address refused
-// invitations: "" for none.
 // selectRoomInviteEmail is the address the room's invitation was emailed
 // to ("": none), whether or not it refused invitations since.
 func selectRoomInviteEmail(ctx context.Context, q querier, roomID int64) (string, error) {
@@ -312,6 +309,9 @@ func selectRoomInviteEmail(ctx context.Context, q querier, roomID int64) (string
 	return email, nil
 }
 
+// selectInviteEmail is the address the room's invitation was emailed to
+// (negotiation_open's invite_email), unless that address refused
+// invitations: "" for none.
 func selectInviteEmail(ctx context.Context, q querier, roomID int64) (string, error) {
 	var email string
 	err := q.QueryRow(ctx, `SELECT coalesce(r.invite_email, '') FROM rooms r WHERE r.id = $1

@@ -271,3 +271,30 @@ func TestArgumentsBeyondTheDecoder(t *testing.T) {
 		}
 	}
 }
+
+// TestMayBeBeyond: the quick look lets every body beyondDecoder refuses
+// through, and spares an ordinary call the decoding.
+func TestMayBeBeyond(t *testing.T) {
+	call := func(args string) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"negotiation_propose","arguments":` + args + `}}`)
+	}
+	ordinary := call(`{"room_token":"rt_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG","verdict":"counter",` +
+		`"subject":{"meeting_time":{"start":"2026-12-03T09:00:00Z","end":"2026-12-03T09:30:00Z"},"fee":"20.00","qty":3,"ratio":0.25}}`)
+	if mayBeBeyond(ordinary) {
+		t.Errorf("an ordinary call is decoded: %s", ordinary)
+	}
+	for _, args := range []string{
+		`{"n":1e400}`, `{"n":-1E+309}`, `{"n":9.9e308}`, `{"n":1.5e999}`,
+		`{"n":` + strings.Repeat("9", 309) + `}`,
+		`{"n":1` + strings.Repeat("0", 300) + `e9}`, // a long mantissa and a short exponent
+		`{"n":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `}`,
+	} {
+		body := call(args)
+		if _, _, f := beyondDecoder(body); f == nil {
+			t.Errorf("beyondDecoder finds nothing in %.60s…", args)
+		}
+		if !mayBeBeyond(body) {
+			t.Errorf("the quick look misses %.60s…", args)
+		}
+	}
+}

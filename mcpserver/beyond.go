@@ -26,6 +26,9 @@ const maxMessageDepth = 1000
 // argument's is; nil when there is none, or when the body is not such a
 // call (go-sdk answers it then).
 func beyondDecoder(body []byte) (id jsontext.Value, tool string, f *negotiation.Fault) {
+	if !mayBeBeyond(body) {
+		return nil, "", nil
+	}
 	msg, err := objectMembers(body)
 	if err != nil {
 		return nil, "", nil
@@ -63,6 +66,37 @@ func beyondDecoder(body []byte) (id jsontext.Value, tool string, f *negotiation.
 	}
 	return id, tool, argumentsBeyond(args)
 }
+
+// mayBeBeyond is a quick look at a body, byte by byte, for what
+// beyondDecoder could find: a number with an exponent or 309 digits in a
+// row (a float64 overflows with neither), or maxMessageDepth-2 opening
+// brackets. It is true for every body beyondDecoder refuses, and false for
+// most calls, which then cost no decoding (it runs on every call).
+func mayBeBeyond(body []byte) bool {
+	digits, opens := 0, 0
+	for i, c := range body {
+		switch {
+		case '0' <= c && c <= '9':
+			if digits++; digits > 308 {
+				return true
+			}
+			continue
+		case c == 'e' || c == 'E':
+			if i > 0 && i+1 < len(body) && (isDigit(body[i-1]) || body[i-1] == '.') &&
+				(isDigit(body[i+1]) || body[i+1] == '+' || body[i+1] == '-') {
+				return true
+			}
+		case c == '{' || c == '[':
+			if opens++; opens >= maxMessageDepth-2 {
+				return true
+			}
+		}
+		digits = 0
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // argumentsBeyond walks a call's arguments (an object) for the first
 // number past float64's range or nesting past maxMessageDepth.
