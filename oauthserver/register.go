@@ -4,9 +4,11 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -36,11 +38,18 @@ func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", "the registration must be a JSON object of at most 16 KiB")
 		return
 	}
-	var m oauthex.ClientRegistrationMetadata
-	if err := json.Unmarshal(body, &m); err != nil {
-		writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", "the registration is not a JSON object of client metadata (RFC 7591)")
+	// jwks is a JSON object (RFC 7591 §2), which go-sdk's type reads as a
+	// string: Taasky ignores it (public clients only), so it is read aside
+	// rather than refusing valid metadata.
+	var reg struct {
+		oauthex.ClientRegistrationMetadata
+		JWKS json.RawMessage `json:"jwks,omitempty"`
+	}
+	if err := json.Unmarshal(body, &reg); err != nil {
+		writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", describeJSONError(err))
 		return
 	}
+	m := reg.ClientRegistrationMetadata
 	uris, err := checkRedirectURIs(m.RedirectURIs)
 	if err != nil {
 		writeJSONError(w, http.StatusBadRequest, "invalid_redirect_uri", "redirect_uris: "+err.Error())
@@ -55,9 +64,11 @@ func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", err.Error())
 		return
 	}
-	if !httpsOrEmpty(m.LogoURI) || !httpsOrEmpty(m.ClientURI) {
-		writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", "logo_uri and client_uri must be https URLs")
-		return
+	for _, f := range [][2]string{{"logo_uri", m.LogoURI}, {"client_uri", m.ClientURI}} {
+		if !httpsOrEmpty(f[1]) {
+			writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", f[0]+": must be an https URL (got "+strconv.Quote(f[1])+")")
+			return
+		}
 	}
 	for _, sc := range strings.Fields(m.Scope) {
 		if sc != Scope && sc != "offline_access" {
@@ -91,4 +102,26 @@ func writeJSONError(w http.ResponseWriter, status int, code, description string)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]string{"error": code, "error_description": description})
+}
+
+// describeJSONError says what is wrong with a registration that is not
+// client metadata: the member of the wrong type and what it must be, or
+// that the body is not a JSON object.
+func describeJSONError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		want := "a " + te.Type.Kind().String()
+		switch te.Type.Kind() {
+		case reflect.Slice:
+			want = "an array of " + te.Type.Elem().Kind().String() + "s"
+		case reflect.Struct, reflect.Map:
+			want = "an object"
+		case reflect.Int, reflect.Int64, reflect.Float64:
+			want = "a number"
+		case reflect.Bool:
+			want = "true or false"
+		}
+		return te.Field + ": must be " + want + " (got a JSON " + te.Value + ")"
+	}
+	return "the registration is not a JSON object of client metadata (RFC 7591)"
 }
