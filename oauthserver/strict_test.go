@@ -1,9 +1,13 @@
 package oauthserver
 
 import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -89,4 +93,97 @@ func TestRegisterNamesTheFieldAndTheRule(t *testing.T) {
 			t.Errorf("%s: %d %v, want 201", body, status, m)
 		}
 	}
+}
+
+// TestAuthorizeRefusesWhatCanNeverWork: the authorization request is held
+// to what the person's consent can lead to. An S256 code_challenge is
+// BASE64URL(SHA-256) of the verifier, 43 characters (RFC 7636 §4.2): one
+// that is not could never be matched, yet the person consented, an agent
+// was made, and the client learnt only at the token endpoint. A loopback
+// redirect may differ from the registered one in its port only (RFC 8252
+// §7.3): fosite let a user name through, and ports no browser can reach.
+// Each is refused before any consent, naming the parameter; no agent is
+// made.
+func TestAuthorizeRefusesWhatCanNeverWork(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	ctx := t.Context()
+	accounts := app.NewAccounts(pool)
+	if _, err := accounts.CreateAccount(ctx, "acme", "Acme", "alice@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	alice, err := accounts.UserByEmail(ctx, "alice@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := app.NewOAuth(pool)
+	s, err := New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: state, Accounts: accounts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := state.SaveClient(ctx, app.OAuthClient{ID: "tsc_strict", Kind: app.OAuthClientRegistered, Name: "Strict",
+		RedirectURIs: []string{"http://127.0.0.1:9999/cb"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, challenge := pkceS256()
+	params := func(kv ...string) url.Values {
+		q := url.Values{"response_type": {"code"}, "client_id": {c.ID}, "redirect_uri": {"http://127.0.0.1:9999/cb"},
+			"state": {"state-12345"}, "code_challenge": {challenge}, "code_challenge_method": {"S256"},
+			"resource": {"http://taasky.test/mcp/acme"}}
+		for i := 0; i+1 < len(kv); i += 2 {
+			q.Set(kv[i], kv[i+1])
+		}
+		return q
+	}
+	for _, bad := range [][]string{
+		{"code_challenge", "x"},
+		{"code_challenge", strings.Repeat("a", 42)},
+		{"code_challenge", strings.Repeat("a", 44)},
+		{"code_challenge", strings.Repeat("a", 42) + "="},
+		{"code_challenge", strings.Repeat("a", 42) + "+"},
+		{"redirect_uri", "http://user:pw@127.0.0.1:9999/cb"},
+		{"redirect_uri", "http://127.0.0.1:99999/cb"},
+		{"redirect_uri", "http://127.0.0.1:0/cb"},
+	} {
+		loc, err := s.Approve(ctx, params(bad...), alice.ID, "acme")
+		if app.ErrorCodeOf(err) != app.ErrInvalid || !strings.Contains(err.Error(), bad[0]) || loc != "" {
+			t.Errorf("%s=%s: answered %q, %v; want it refused naming %s", bad[0], bad[1], loc, err, bad[0])
+		}
+	}
+	var agents int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM oauth_agents`).Scan(&agents); err != nil || agents != 0 {
+		t.Errorf("%d agents connected by refused requests (%v)", agents, err)
+	}
+	// The port still may change (RFC 8252 §7.3).
+	if loc, err := s.Approve(ctx, params("redirect_uri", "http://127.0.0.1:41234/cb"), alice.ID, "acme"); err != nil || !strings.Contains(loc, "code=") {
+		t.Errorf("another loopback port: %q, %v", loc, err)
+	}
+}
+
+// TestTokenEndpointErrors: RFC 6749 §5.2's codes: a grant type Taasky does
+// not issue is unsupported_grant_type (fosite said invalid_request, with
+// a hint about redirect URIs).
+func TestTokenEndpointErrors(t *testing.T) {
+	t.Parallel()
+	s, err := New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: app.NewOAuth(pgtest.New(t)), Accounts: app.NewAccounts(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := mounted(t, s)
+	for _, grant := range []string{"client_credentials", "password", "urn:ietf:params:oauth:grant-type:device_code"} {
+		status, m := post(http.MethodPost, "/oauth/token", "application/x-www-form-urlencoded", url.Values{"grant_type": {grant}, "client_id": {"tsc_x"}}.Encode())
+		desc, _ := m["error_description"].(string)
+		if status != 400 || m["error"] != "unsupported_grant_type" || !strings.Contains(desc, "grant_type") {
+			t.Errorf("grant_type %s: %d %v, want 400 unsupported_grant_type", grant, status, m)
+		}
+	}
+}
+
+func pkceS256() (verifier, challenge string) {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	verifier = base64.RawURLEncoding.EncodeToString(b)
+	sum := sha256.Sum256([]byte(verifier))
+	return verifier, base64.RawURLEncoding.EncodeToString(sum[:])
 }

@@ -25,7 +25,12 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	ar, err := s.provider.NewAccessRequest(ctx, r, &Session{})
 	if err != nil {
-		if errors.Is(err, fosite.ErrTokenExpired) && r.PostForm.Get("grant_type") == "authorization_code" {
+		switch g := r.PostForm.Get("grant_type"); {
+		case g != "" && g != "authorization_code" && g != "refresh_token":
+			// fosite answers a grant no handler takes with invalid_request
+			// (and a hint about redirect URIs); RFC 6749 §5.2 has a code.
+			err = fosite.ErrUnsupportedGrantType.WithHintf("grant_type: Taasky issues tokens for authorization_code and refresh_token (got %q).", g)
+		case errors.Is(err, fosite.ErrTokenExpired) && g == "authorization_code":
 			// fosite's description would be its generic "invalid,
 			// expired, revoked, …" one.
 			err = fosite.ErrInvalidGrant.WithHintf("code: the authorization code expired (a code lives %d minutes); start the authorization again.", int(codeLifespan/time.Minute))
