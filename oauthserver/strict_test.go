@@ -187,3 +187,84 @@ func pkceS256() (verifier, challenge string) {
 	sum := sha256.Sum256([]byte(verifier))
 	return verifier, base64.RawURLEncoding.EncodeToString(sum[:])
 }
+
+// TestRevocationSaysWhatHappened: RFC 7009 §2.1 and §2.2.1. fosite answers
+// 200 to every revocation it does not refuse for the request's form: one
+// of another client's token was "revoked" (and was not), and one the
+// database failed to revoke too, so the client forgot a token that still
+// worked. Another client's token is unauthorized_client (400); a failure
+// is 503 temporarily_unavailable (retry); an unknown token is still 200.
+func TestRevocationSaysWhatHappened(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	ctx := t.Context()
+	accounts := app.NewAccounts(pool)
+	if _, err := accounts.CreateAccount(ctx, "acme", "Acme", "alice@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	alice, err := accounts.UserByEmail(ctx, "alice@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := app.NewOAuth(pool)
+	s, err := New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: state, Accounts: accounts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"tsc_mine", "tsc_other"} {
+		if _, err := state.SaveClient(ctx, app.OAuthClient{ID: id, Kind: app.OAuthClientRegistered, Name: "C",
+			RedirectURIs: []string{"http://127.0.0.1:9999/cb"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	post := mounted(t, s)
+	form := "application/x-www-form-urlencoded"
+	verifier, challenge := pkceS256()
+	loc, err := s.Approve(ctx, url.Values{"response_type": {"code"}, "client_id": {"tsc_mine"}, "redirect_uri": {"http://127.0.0.1:9999/cb"},
+		"code_challenge": {challenge}, "code_challenge_method": {"S256"}, "resource": {"http://taasky.test/mcp/acme"}}, alice.ID, "acme")
+	u, _ := url.Parse(loc)
+	if err != nil || u.Query().Get("code") == "" {
+		t.Fatalf("approve: %q %v", loc, err)
+	}
+	status, tok := post(http.MethodPost, "/oauth/token", form, url.Values{"grant_type": {"authorization_code"}, "code": {u.Query().Get("code")},
+		"redirect_uri": {"http://127.0.0.1:9999/cb"}, "code_verifier": {verifier}, "client_id": {"tsc_mine"}}.Encode())
+	access, _ := tok["access_token"].(string)
+	refresh, _ := tok["refresh_token"].(string)
+	if status != 200 || access == "" || refresh == "" {
+		t.Fatalf("token: %d %v", status, tok)
+	}
+	works := func(what string) {
+		t.Helper()
+		if _, err := s.AuthenticateAccessToken(ctx, access, "http://taasky.test/mcp/acme"); err != nil {
+			t.Errorf("%s, the access token: %v", what, err)
+		}
+	}
+
+	status, m := post(http.MethodPost, "/oauth/revoke", form, url.Values{"token": {refresh}, "client_id": {"tsc_other"}}.Encode())
+	if status != 400 || m["error"] != "unauthorized_client" {
+		t.Errorf("another client's refresh token revoked: %d %v, want 400 unauthorized_client", status, m)
+	}
+	works("after another client's revocation")
+
+	if _, err := pool.Exec(ctx, `ALTER TABLE oauth_tokens RENAME TO oauth_tokens_away`); err != nil {
+		t.Fatal(err)
+	}
+	status, m = post(http.MethodPost, "/oauth/revoke", form, url.Values{"token": {refresh}, "client_id": {"tsc_mine"}}.Encode())
+	if _, err := pool.Exec(ctx, `ALTER TABLE oauth_tokens_away RENAME TO oauth_tokens`); err != nil {
+		t.Fatal(err)
+	}
+	if status != 503 || m["error"] != "temporarily_unavailable" {
+		t.Errorf("a revocation the database failed: %d %v, want 503 temporarily_unavailable", status, m)
+	}
+	works("after a failed revocation")
+
+	if status, m := post(http.MethodPost, "/oauth/revoke", form, url.Values{"token": {"ory_rt_unknown.unknown"}, "client_id": {"tsc_mine"}}.Encode()); status != 200 {
+		t.Errorf("an unknown token: %d %v, want 200 (RFC 7009 §2.2)", status, m)
+	}
+	if status, m := post(http.MethodPost, "/oauth/revoke", form, url.Values{"token": {refresh}, "client_id": {"tsc_mine"}}.Encode()); status != 200 {
+		t.Errorf("its own refresh token: %d %v", status, m)
+	}
+	if _, err := s.AuthenticateAccessToken(ctx, access, "http://taasky.test/mcp/acme"); app.ErrorCodeOf(err) != app.ErrUnauthorized {
+		t.Errorf("after the revocation, the access token: %v", err)
+	}
+}

@@ -60,10 +60,25 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 
 // revoke is RFC 7009's endpoint: revoking a refresh token ends its grant
 // (its access tokens too); revoking an unknown token succeeds.
+// fosite answers 200 to all but a malformed request or a bad client, so
+// the two errors a client must hear are written here (RFC 7009 §2.1,
+// §2.2.1): another client's token is not revoked (unauthorized_client),
+// and a revocation the database failed is to be retried (503), not taken
+// for done.
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	cors(w)
 	err := s.provider.NewRevocationRequest(r.Context(), r)
-	if err != nil {
+	switch {
+	case errors.Is(err, fosite.ErrTemporarilyUnavailable):
+		s.log.Error("oauth revoke: the token could not be revoked (the database failed)")
+		w.Header().Set("Retry-After", "5")
+		writeJSONError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "Taasky could not revoke the token just now; it may still be valid: retry in a few seconds")
+		return
+	case errors.Is(err, fosite.ErrUnauthorizedClient):
+		s.logRefusal("revoke", err)
+		writeJSONError(w, http.StatusBadRequest, "unauthorized_client", "token: it was issued to another client, and only that client may revoke it")
+		return
+	case err != nil:
 		s.logRefusal("revoke", err)
 	}
 	s.provider.WriteRevocationResponse(r.Context(), w, err)
