@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -267,4 +268,127 @@ func TestRevocationSaysWhatHappened(t *testing.T) {
 	if _, err := s.AuthenticateAccessToken(ctx, access, "http://taasky.test/mcp/acme"); app.ErrorCodeOf(err) != app.ErrUnauthorized {
 		t.Errorf("after the revocation, the access token: %v", err)
 	}
+}
+
+// TestConcurrentReuseRevokes: two exchanges of one code (or two refreshes
+// with one refresh token) at the same moment are a reuse as much as two
+// in a row (RFC 6749 §4.1.2 and §10.4, RFC 9700 §4.14.2): one wins, the
+// other is invalid_grant, and the winner's tokens are revoked. They were
+// not: the loser got a 500 server_error and the winner kept its tokens,
+// so whoever raced a stolen code or refresh token and won kept the grant.
+// The database's row lock stands for the moment: both requests wait on
+// it, then race.
+func TestConcurrentReuseRevokes(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	ctx := t.Context()
+	accounts := app.NewAccounts(pool)
+	if _, err := accounts.CreateAccount(ctx, "acme", "Acme", "alice@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	alice, err := accounts.UserByEmail(ctx, "alice@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := app.NewOAuth(pool)
+	s, err := New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: state, Accounts: accounts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := state.SaveClient(ctx, app.OAuthClient{ID: "tsc_race", Kind: app.OAuthClientRegistered, Name: "C",
+		RedirectURIs: []string{"http://127.0.0.1:9999/cb"}}); err != nil {
+		t.Fatal(err)
+	}
+	post := mounted(t, s)
+	const resource = "http://taasky.test/mcp/acme"
+	token := func(form url.Values) (int, map[string]any) {
+		form.Set("client_id", "tsc_race")
+		return post(http.MethodPost, "/oauth/token", "application/x-www-form-urlencoded", form.Encode())
+	}
+	// race sends form twice while kind's row of the grant is locked, and
+	// returns both answers once the lock is let go.
+	race := func(kind string, form url.Values) [2]map[string]any {
+		t.Helper()
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = tx.Rollback(ctx) }()
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM oauth_tokens WHERE kind = $1 AND active FOR UPDATE`, kind); err != nil {
+			t.Fatal(err)
+		}
+		var answers [2]map[string]any
+		done := make(chan struct{}, 2)
+		form.Set("client_id", "tsc_race")
+		body := form.Encode()
+		for i := range answers {
+			go func() {
+				status, m := post(http.MethodPost, "/oauth/token", "application/x-www-form-urlencoded", body)
+				m["status"] = status
+				answers[i] = m
+				done <- struct{}{}
+			}()
+		}
+		for waiting := 0; waiting < 2; {
+			if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-done:
+				t.Fatal("an exchange did not wait for the locked row")
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+		<-done
+		return answers
+	}
+	check := func(what string, answers [2]map[string]any) {
+		t.Helper()
+		var won map[string]any
+		for _, a := range answers {
+			switch {
+			case a["status"] == 200:
+				won = a
+			case a["status"] != 400 || a["error"] != "invalid_grant":
+				t.Errorf("%s: the other answer is %v, want 400 invalid_grant", what, a)
+			}
+		}
+		if won == nil {
+			t.Fatalf("%s: no exchange won: %v", what, answers)
+		}
+		access, _ := won["access_token"].(string)
+		if _, err := s.AuthenticateAccessToken(ctx, access, resource); app.ErrorCodeOf(err) != app.ErrUnauthorized {
+			t.Errorf("%s: the winner's access token still works (%v)", what, err)
+		}
+		if status, m := token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {won["refresh_token"].(string)}}); status != 400 {
+			t.Errorf("%s: the winner's refresh token still works: %d %v", what, status, m)
+		}
+	}
+
+	approve := func() (code, verifier string) {
+		verifier, challenge := pkceS256()
+		loc, err := s.Approve(ctx, url.Values{"response_type": {"code"}, "client_id": {"tsc_race"}, "redirect_uri": {"http://127.0.0.1:9999/cb"},
+			"code_challenge": {challenge}, "code_challenge_method": {"S256"}, "resource": {resource}}, alice.ID, "acme")
+		u, _ := url.Parse(loc)
+		if err != nil || u.Query().Get("code") == "" {
+			t.Fatalf("approve: %q %v", loc, err)
+		}
+		return u.Query().Get("code"), verifier
+	}
+	code, verifier := approve()
+	exchange := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {"http://127.0.0.1:9999/cb"}, "code_verifier": {verifier}}
+	check("one code exchanged twice at once", race("code", exchange))
+
+	code, verifier = approve()
+	exchange.Set("code", code)
+	exchange.Set("code_verifier", verifier)
+	status, tok := token(exchange)
+	if status != 200 {
+		t.Fatalf("exchange: %d %v", status, tok)
+	}
+	check("one refresh token used twice at once", race("refresh", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok["refresh_token"].(string)}}))
 }

@@ -50,6 +50,15 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	resp, err := s.provider.NewAccessResponse(ctx, ar)
+	if errors.Is(err, fosite.ErrInvalidatedAuthorizeCode) || errors.Is(err, fosite.ErrSerializationFailure) {
+		// Another exchange of the same code, or refresh with the same
+		// token, won the moment (its transaction is committed): this one is
+		// a reuse. Read again, the request meets fosite's reuse handling,
+		// which revokes what the winner got and answers invalid_grant.
+		if _, again := s.provider.NewAccessRequest(ctx, r, &Session{}); again != nil {
+			err = again
+		}
+	}
 	if err != nil {
 		s.logRefusal("token", err)
 		s.provider.WriteAccessError(ctx, w, ar, err)
