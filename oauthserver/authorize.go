@@ -134,8 +134,11 @@ func (s *Server) parse(ctx context.Context, params url.Values, userID int64) (*p
 	// A loopback redirect may change its port only (RFC 8252 §7.3); fosite
 	// lets the rest of the authority through, so the browser could be sent
 	// to a port no client listens on, or with a user name. Such a URI is no
-	// registered one: shown to the person, never redirected to.
-	if u := ar.GetRedirectURI(); u.User != nil || !validPort(u.Port()) {
+	// registered one: shown to the person, never redirected to; so is an
+	// http(s) one without a host (https:evil.example, which a client may
+	// have registered before registration refused it: the consent screen
+	// would show no host, and a browser would go to evil.example).
+	if u := ar.GetRedirectURI(); u.User != nil || !validPort(u.Port()) || (u.Scheme == "http" || u.Scheme == "https") && u.Host == "" {
 		return nil, "", app.Errorf(app.ErrInvalid, "redirect_uri: %s is not a registered redirect URI (a loopback one may change its port, 1 to 65535, and nothing else)", u.Redacted())
 	}
 	switch m, ch := params.Get("code_challenge_method"), params.Get("code_challenge"); {

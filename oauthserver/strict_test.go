@@ -103,7 +103,8 @@ func TestRegisterNamesTheFieldAndTheRule(t *testing.T) {
 // was made, and the client learnt only at the token endpoint. A loopback
 // redirect may differ from the registered one in its port only (RFC 8252
 // §7.3): fosite let a user name through, and ports no browser can reach.
-// Each is refused before any consent, naming the parameter; no agent is
+// A redirect URI without a host (kept before registration refused it)
+// would show none on the consent screen. Each is refused before any consent, naming the parameter; no agent is
 // made.
 func TestAuthorizeRefusesWhatCanNeverWork(t *testing.T) {
 	t.Parallel()
@@ -123,7 +124,7 @@ func TestAuthorizeRefusesWhatCanNeverWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, err := state.SaveClient(ctx, app.OAuthClient{ID: "tsc_strict", Kind: app.OAuthClientRegistered, Name: "Strict",
-		RedirectURIs: []string{"http://127.0.0.1:9999/cb"}})
+		RedirectURIs: []string{"http://127.0.0.1:9999/cb", "https:evil.example"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,6 +147,7 @@ func TestAuthorizeRefusesWhatCanNeverWork(t *testing.T) {
 		{"redirect_uri", "http://user:pw@127.0.0.1:9999/cb"},
 		{"redirect_uri", "http://127.0.0.1:99999/cb"},
 		{"redirect_uri", "http://127.0.0.1:0/cb"},
+		{"redirect_uri", "https:evil.example"}, // registered before registration refused it
 	} {
 		loc, err := s.Approve(ctx, params(bad...), alice.ID, "acme")
 		if app.ErrorCodeOf(err) != app.ErrInvalid || !strings.Contains(err.Error(), bad[0]) || loc != "" {
