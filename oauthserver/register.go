@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
+	"net/netip"
 	"reflect"
 	"strconv"
 	"strings"
@@ -24,11 +24,19 @@ import (
 // a secret is told so in the answer, as RFC 7591 §3.2.1 allows.
 func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) {
 	cors(w)
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
+	// The client's address, as the dashboard's limits count it (behind a
+	// trusted proxy, X-Forwarded-For's; an IPv6 client as its /64): the
+	// connection's alone would be the proxy's, shared by every assistant.
+	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	var fwd [][]byte
+	for _, h := range r.Header.Values("X-Forwarded-For") {
+		fwd = append(fwd, []byte(h))
 	}
-	if ok, wait := s.register.Take(host); !ok {
+	key := r.RemoteAddr
+	if err == nil {
+		key = ratelimit.ClientAddr(peer.Addr(), fwd, s.trusted).String()
+	}
+	if ok, wait := s.register.Take(key); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfter(wait)))
 		writeJSONError(w, http.StatusTooManyRequests, "too_many_requests", "too many client registrations from this address; retry after "+strconv.Itoa(ratelimit.RetryAfter(wait))+" s")
 		return

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"strings"
 	"testing"
@@ -393,4 +394,52 @@ func TestConcurrentReuseRevokes(t *testing.T) {
 		t.Fatalf("exchange: %d %v", status, tok)
 	}
 	check("one refresh token used twice at once", race("refresh", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok["refresh_token"].(string)}}))
+}
+
+// TestRegisterLimitCountsTheClient: Dynamic Client Registration's limit
+// counts against the client's address as the dashboard's limits do
+// (TRUSTED_PROXIES, an IPv6 client as its /64). It counted the
+// connection's: behind the proxy every installation has, anyone's ten
+// registrations a minute refused every other assistant's, and an IPv6
+// client had a fresh limit per address of its /64.
+func TestRegisterLimitCountsTheClient(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	s, err := New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: app.NewOAuth(pool), Accounts: app.NewAccounts(pool),
+		RegisterLimit: ratelimit.Limit{Rate: 0.0001, Burst: 2}, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	register := func(peer, forwarded string) int {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest(http.MethodPost, "/oauth/register", strings.NewReader(`{"redirect_uris":["https://a.example/cb"]}`))
+		r.RemoteAddr = peer
+		if forwarded != "" {
+			r.Header.Set("X-Forwarded-For", forwarded)
+		}
+		s.registerClient(w, r)
+		return w.Code
+	}
+	for i, c := range []struct {
+		peer, forwarded string
+		want            int
+	}{
+		{"10.0.0.1:5000", "198.51.100.1", 201},
+		{"10.0.0.1:5000", "198.51.100.1", 201},
+		{"10.0.0.1:5000", "198.51.100.1", 429},
+		{"10.0.0.1:5000", "198.51.100.2", 201},               // another client behind the same proxy
+		{"10.0.0.1:5000", "198.51.100.1, 198.51.100.2", 201}, // 198.51.100.1 written by the client
+		{"10.0.0.1:5000", "198.51.100.1, 198.51.100.2", 429},
+		{"192.0.2.9:5000", "198.51.100.3", 201}, // not a trusted proxy: its own address counts
+		{"192.0.2.9:5000", "198.51.100.4", 201},
+		{"192.0.2.9:5000", "198.51.100.5", 429},
+		{"[2001:db8:1:2::1]:5000", "", 201},
+		{"[2001:db8:1:2::2]:5000", "", 201},
+		{"[2001:db8:1:2::3]:5000", "", 429}, // the same /64
+		{"[2001:db8:1:3::1]:5000", "", 201},
+	} {
+		if got := register(c.peer, c.forwarded); got != c.want {
+			t.Errorf("%d: from %s for %q: %d, want %d", i, c.peer, c.forwarded, got, c.want)
+		}
+	}
 }
