@@ -443,3 +443,139 @@ func TestRegisterLimitCountsTheClient(t *testing.T) {
 		}
 	}
 }
+
+// TestDisconnectDuringARefresh: Disconnect (Settings) ends every token of
+// the agent, even one a refresh was issuing at that moment. The refresh's
+// new tokens, committed after the disconnection's DELETE began, were not
+// seen by it and survived: refused at the door while the agent stayed
+// disconnected, but when its person connected the same client again, the
+// agent's grant came back to whoever held them (the device the person
+// disconnected, refreshing in a loop to meet the moment). Here the
+// refresh waits (a lock the test holds on the grant's access token) with
+// the old refresh token spent, the disconnection starts, then both go on.
+func TestDisconnectDuringARefresh(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	ctx := t.Context()
+	accounts := app.NewAccounts(pool)
+	if _, err := accounts.CreateAccount(ctx, "acme", "Acme", "alice@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	alice, err := accounts.UserByEmail(ctx, "alice@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := app.NewOAuth(pool)
+	s, err := New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: state, Accounts: accounts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := state.SaveClient(ctx, app.OAuthClient{ID: "tsc_lost", Kind: app.OAuthClientRegistered, Name: "C",
+		RedirectURIs: []string{"http://127.0.0.1:9999/cb"}}); err != nil {
+		t.Fatal(err)
+	}
+	post := mounted(t, s)
+	const resource = "http://taasky.test/mcp/acme"
+	token := func(form url.Values) (int, map[string]any) {
+		form.Set("client_id", "tsc_lost")
+		return post(http.MethodPost, "/oauth/token", "application/x-www-form-urlencoded", form.Encode())
+	}
+	connect := func() map[string]any {
+		t.Helper()
+		verifier, challenge := pkceS256()
+		loc, err := s.Approve(ctx, url.Values{"response_type": {"code"}, "client_id": {"tsc_lost"}, "redirect_uri": {"http://127.0.0.1:9999/cb"},
+			"code_challenge": {challenge}, "code_challenge_method": {"S256"}, "resource": {resource}}, alice.ID, "acme")
+		u, _ := url.Parse(loc)
+		if err != nil || u.Query().Get("code") == "" {
+			t.Fatalf("approve: %q %v", loc, err)
+		}
+		status, tok := token(url.Values{"grant_type": {"authorization_code"}, "code": {u.Query().Get("code")},
+			"redirect_uri": {"http://127.0.0.1:9999/cb"}, "code_verifier": {verifier}})
+		if status != 200 {
+			t.Fatalf("exchange: %d %v", status, tok)
+		}
+		return tok
+	}
+	waiting := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); ; {
+			var got int
+			if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got >= n {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d requests wait on a lock, want %d", got, n)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+
+	first := connect()
+	var agentID int64
+	if err := pool.QueryRow(ctx, `SELECT agent_id FROM oauth_agents`).Scan(&agentID); err != nil {
+		t.Fatal(err)
+	}
+	hold, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = hold.Rollback(ctx) }()
+	if _, err := hold.Exec(ctx, `SELECT 1 FROM oauth_tokens WHERE kind = 'access' FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	refreshed := make(chan map[string]any, 1)
+	body := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {first["refresh_token"].(string)}, "client_id": {"tsc_lost"}}.Encode()
+	go func() {
+		_, m := post(http.MethodPost, "/oauth/token", "application/x-www-form-urlencoded", body)
+		refreshed <- m
+	}()
+	waiting(1)
+	disconnected := make(chan error, 1)
+	go func() { disconnected <- state.Disconnect(ctx, "acme", agentID) }()
+	waiting(2)
+	if err := hold.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-disconnected; err != nil {
+		t.Fatal(err)
+	}
+	second := <-refreshed
+	var left int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM oauth_tokens WHERE agent_id = $1 AND kind IN ('access', 'refresh')`, agentID).Scan(&left); err != nil || left != 0 {
+		t.Errorf("after the disconnection, %d of the agent's tokens are left (%v)", left, err)
+	}
+
+	connect() // the person connects the client again, on another device
+	if rt, ok := second["refresh_token"].(string); ok {
+		if status, m := token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}}); status == 200 {
+			access, _ := m["access_token"].(string)
+			_, err := s.AuthenticateAccessToken(ctx, access, resource)
+			t.Errorf("the refresh token issued while the agent was disconnected works again once it is reconnected (the door: %v)", err)
+		}
+	}
+	if access, ok := second["access_token"].(string); ok {
+		if _, err := s.AuthenticateAccessToken(ctx, access, resource); err == nil {
+			t.Errorf("the access token issued while the agent was disconnected works again once it is reconnected")
+		}
+	}
+
+	// A code stored just after the agent was disconnected (the consent
+	// and the disconnection at the same moment) is not spent: invalid_grant.
+	verifier, challenge := pkceS256()
+	loc, err := s.Approve(ctx, url.Values{"response_type": {"code"}, "client_id": {"tsc_lost"}, "redirect_uri": {"http://127.0.0.1:9999/cb"},
+		"code_challenge": {challenge}, "code_challenge_method": {"S256"}, "resource": {resource}}, alice.ID, "acme")
+	u, _ := url.Parse(loc)
+	if err != nil || u.Query().Get("code") == "" {
+		t.Fatalf("approve: %q %v", loc, err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE oauth_agents SET disconnected_at = now()`); err != nil {
+		t.Fatal(err)
+	}
+	if status, m := token(url.Values{"grant_type": {"authorization_code"}, "code": {u.Query().Get("code")},
+		"redirect_uri": {"http://127.0.0.1:9999/cb"}, "code_verifier": {verifier}}); status != 400 || m["error"] != "invalid_grant" {
+		t.Errorf("a code of a disconnected agent: %d %v, want 400 invalid_grant", status, m)
+	}
+}

@@ -57,6 +57,9 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		// which revokes what the winner got and answers invalid_grant.
 		if _, again := s.provider.NewAccessRequest(ctx, r, &Session{}); again != nil {
 			err = again
+		} else {
+			// Still usable, yet not spent: its agent was disconnected.
+			err = fosite.ErrInvalidGrant.WithHint("The grant has ended: its agent was disconnected.")
 		}
 	}
 	if err != nil {
