@@ -121,6 +121,56 @@ func (o *OAuth) SaveClient(ctx context.Context, c OAuthClient) (OAuthClient, err
 	return saved, nil
 }
 
+// oauthTxKey carries the transaction BeginTx started in a context.
+type oauthTxKey struct{}
+
+// BeginTx starts a transaction that the token calls (SaveToken, Token,
+// DeleteToken, DeactivateToken, RevokeGrant) made with the returned ctx
+// take part in, until Commit or Rollback: the authorization server spends
+// a code or a refresh token and issues its successors at once (fosite's
+// storage.Transactional), so that a second use waits for the first and
+// finds what it issued.
+func (o *OAuth) BeginTx(ctx context.Context) (context.Context, error) {
+	tx, err := o.pool.Begin(ctx)
+	if err != nil {
+		return ctx, fmt.Errorf("oauth begin: %w", err)
+	}
+	return context.WithValue(ctx, oauthTxKey{}, tx), nil
+}
+
+// Commit commits the transaction BeginTx put in ctx.
+func (o *OAuth) Commit(ctx context.Context) error {
+	tx, ok := ctx.Value(oauthTxKey{}).(pgx.Tx)
+	if !ok {
+		return errors.New("oauth commit: no transaction")
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("oauth commit: %w", err)
+	}
+	return nil
+}
+
+// Rollback rolls back the transaction BeginTx put in ctx (one already
+// ended: nothing happens).
+func (o *OAuth) Rollback(ctx context.Context) error {
+	tx, ok := ctx.Value(oauthTxKey{}).(pgx.Tx)
+	if !ok {
+		return errors.New("oauth rollback: no transaction")
+	}
+	if err := tx.Rollback(context.WithoutCancel(ctx)); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
+		return fmt.Errorf("oauth rollback: %w", err)
+	}
+	return nil
+}
+
+// q is ctx's transaction (BeginTx), else the pool.
+func (o *OAuth) q(ctx context.Context) querier {
+	if tx, ok := ctx.Value(oauthTxKey{}).(pgx.Tx); ok {
+		return tx
+	}
+	return o.pool
+}
+
 // ClientKnown reports whether any person ever connected an agent with the
 // client: the consent screen warns about a client new to Taasky.
 func (o *OAuth) ClientKnown(ctx context.Context, clientID string) (bool, error) {
@@ -133,7 +183,7 @@ func (o *OAuth) ClientKnown(ctx context.Context, clientID string) (bool, error) 
 
 // SaveToken stores a code or token.
 func (o *OAuth) SaveToken(ctx context.Context, t OAuthToken) error {
-	if err := insertOAuthToken(ctx, o.pool, t); err != nil {
+	if err := insertOAuthToken(ctx, o.q(ctx), t); err != nil {
 		return fmt.Errorf("save oauth token: %w", err)
 	}
 	return nil
@@ -142,7 +192,7 @@ func (o *OAuth) SaveToken(ctx context.Context, t OAuthToken) error {
 // Token returns the code or token of kind with signature, active or not;
 // ErrNotFound if there is none (never issued, expired and swept, revoked).
 func (o *OAuth) Token(ctx context.Context, kind OAuthTokenKind, signature string) (OAuthToken, error) {
-	t, err := selectOAuthToken(ctx, o.pool, kind, signature)
+	t, err := selectOAuthToken(ctx, o.q(ctx), kind, signature)
 	if err != nil {
 		return OAuthToken{}, fmt.Errorf("oauth token: %w", notFound(err, "", "no such %s", kind))
 	}
@@ -161,7 +211,7 @@ func (o *OAuth) PurgeExpired(ctx context.Context, before time.Time, limit int) (
 }
 
 func (o *OAuth) DeleteToken(ctx context.Context, kind OAuthTokenKind, signature string) error {
-	if err := deleteOAuthToken(ctx, o.pool, kind, signature); err != nil {
+	if err := deleteOAuthToken(ctx, o.q(ctx), kind, signature); err != nil {
 		return fmt.Errorf("delete oauth token: %w", err)
 	}
 	return nil
@@ -170,7 +220,7 @@ func (o *OAuth) DeleteToken(ctx context.Context, kind OAuthTokenKind, signature 
 // DeactivateToken marks a code or refresh token used; false if it was
 // already used (or is gone): a second use of the same one.
 func (o *OAuth) DeactivateToken(ctx context.Context, kind OAuthTokenKind, signature string) (bool, error) {
-	ok, err := deactivateOAuthToken(ctx, o.pool, kind, signature)
+	ok, err := deactivateOAuthToken(ctx, o.q(ctx), kind, signature)
 	if err != nil {
 		return false, fmt.Errorf("deactivate oauth token: %w", err)
 	}
@@ -181,7 +231,7 @@ func (o *OAuth) DeactivateToken(ctx context.Context, kind OAuthTokenKind, signat
 // refresh tokens are marked used (so a later use of one is still seen as a
 // reuse), access tokens are deleted.
 func (o *OAuth) RevokeGrant(ctx context.Context, requestID string, kind OAuthTokenKind) error {
-	if err := revokeOAuthGrant(ctx, o.pool, requestID, kind); err != nil {
+	if err := revokeOAuthGrant(ctx, o.q(ctx), requestID, kind); err != nil {
 		return fmt.Errorf("revoke oauth grant: %w", err)
 	}
 	return nil

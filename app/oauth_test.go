@@ -18,15 +18,9 @@ import (
 // other (a rotated refresh token still in its life is what catches its
 // reuse).
 func TestPurgeExpiredOAuthTokens(t *testing.T) {
-	b := setup(t)
-	if _, err := b.accounts.CreateAccount(b.ctx, "acme", "Acme", "alice@example.test"); err != nil {
-		t.Fatal(err)
-	}
-	agent, _, err := b.accounts.CreateAgent(b.ctx, "acme", "Assistant", "alice@example.test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	oauth := app.NewOAuth(b.pool)
+	// Tokens are an OAuth agent's (a refresh token is spent only while its
+	// agent is connected).
+	b, _, _, oauth, _, agent := bobConnected(t)
 	now := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
 	save := func(sig string, kind app.OAuthTokenKind, expires time.Time) {
 		t.Helper()

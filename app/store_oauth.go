@@ -82,8 +82,19 @@ func deleteOAuthToken(ctx context.Context, q querier, kind OAuthTokenKind, signa
 	return nil
 }
 
+// deactivateOAuthToken spends a code or refresh token, only while its
+// agent is connected: the agent's oauth_agents row is locked FOR SHARE
+// first (and kept, in the transaction that issues the successors), so a
+// disconnection, which locks it FOR UPDATE before deleting the agent's
+// tokens, either comes first (nothing is spent) or waits and then deletes
+// what was issued too.
 func deactivateOAuthToken(ctx context.Context, q querier, kind OAuthTokenKind, signature string) (bool, error) {
-	tag, err := q.Exec(ctx, `UPDATE oauth_tokens SET active = false WHERE signature = $1 AND kind = $2 AND active`, signature, kind)
+	tag, err := q.Exec(ctx, `
+		UPDATE oauth_tokens t SET active = false
+		WHERE t.signature = $1 AND t.kind = $2 AND t.active
+		  AND EXISTS (SELECT 1 FROM oauth_agents o
+		              WHERE o.account_id = t.account_id AND o.agent_id = t.agent_id AND o.disconnected_at IS NULL
+		              FOR SHARE)`, signature, kind)
 	if err != nil {
 		return false, fmt.Errorf("deactivateOAuthToken %s: %w", kind, err)
 	}
@@ -237,6 +248,15 @@ func disconnectOAuthAgent(ctx context.Context, q querier, accountSlug string, ag
 // owns in the account (a removal, before the membership goes): their
 // tokens are deleted. It says how many were connected.
 func disconnectMemberOAuthAgents(ctx context.Context, q querier, accountID, userID int64, at time.Time) (int, error) {
+	// Locked first, as disconnectOAuthAgent does: a refresh issuing tokens
+	// holds the row FOR SHARE until it commits, and the DELETE below, a
+	// statement begun after, sees what it issued.
+	if _, err := q.Exec(ctx, `
+		SELECT 1 FROM oauth_agents
+		WHERE account_id = $1 AND agent_id IN (SELECT id FROM agents WHERE account_id = $1 AND owner_user_id = $2)
+		FOR UPDATE`, accountID, userID); err != nil {
+		return 0, fmt.Errorf("disconnectMemberOAuthAgents %d %d: %w", accountID, userID, err)
+	}
 	tag, err := q.Exec(ctx, `
 		WITH mine AS (SELECT id FROM agents WHERE account_id = $1 AND owner_user_id = $2),
 		t AS (DELETE FROM oauth_tokens WHERE account_id = $1 AND agent_id IN (SELECT id FROM mine))

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/ory/fosite"
@@ -130,11 +131,25 @@ func (s *Server) parse(ctx context.Context, params url.Values, userID int64) (*p
 		}
 		return fail(err)
 	}
-	switch m := params.Get("code_challenge_method"); {
-	case params.Get("code_challenge") == "":
+	// A loopback redirect may change its port only (RFC 8252 §7.3); fosite
+	// lets the rest of the authority through, so the browser could be sent
+	// to a port no client listens on, or with a user name. Such a URI is no
+	// registered one: shown to the person, never redirected to; so is an
+	// http(s) one without a host (https:evil.example, which a client may
+	// have registered before registration refused it: the consent screen
+	// would show no host, and a browser would go to evil.example).
+	if u := ar.GetRedirectURI(); u.User != nil || !validPort(u.Port()) || (u.Scheme == "http" || u.Scheme == "https") && u.Host == "" {
+		return nil, "", app.Errorf(app.ErrInvalid, "redirect_uri: %s is not a registered redirect URI (a loopback one may change its port, 1 to 65535, and nothing else)", u.Redacted())
+	}
+	switch m, ch := params.Get("code_challenge_method"), params.Get("code_challenge"); {
+	case ch == "":
 		return fail(fosite.ErrInvalidRequest.WithHint("code_challenge: PKCE is required (code_challenge_method S256)."))
 	case m != "S256":
 		return fail(fosite.ErrInvalidRequest.WithHintf("code_challenge_method: only S256 is supported (got %q; plain is refused).", m))
+	case !s256Challenge.MatchString(ch):
+		// No verifier could ever match it: refused before the person
+		// consents, rather than at the token endpoint after.
+		return fail(fosite.ErrInvalidRequest.WithHintf("code_challenge: an S256 challenge is BASE64URL(SHA-256(code_verifier)) without padding: 43 characters of A-Z, a-z, 0-9, - and _ (got %d characters).", len(ch)))
 	}
 	auth := app.OAuthAuthorization{Client: client, RedirectURI: ar.GetRedirectURI().String(), RedirectHost: ar.GetRedirectURI().Host}
 	resources := params["resource"]
@@ -191,6 +206,10 @@ func (s *Server) errorRedirect(ctx context.Context, ar fosite.AuthorizeRequester
 	}
 	return s.answerURL(loc)
 }
+
+// s256Challenge is the form of an S256 code_challenge (RFC 7636 §4.2):
+// 32 bytes in unpadded base64url.
+var s256Challenge = regexp.MustCompile(`^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$`)
 
 // noState stands in for the state a request did not send (fosite cannot
 // do without one); answerURL takes it out again.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/netguard"
+	"github.com/taasky/taasky/negotiation"
 )
 
 // clients finds the clients a request names: registered ones in the
@@ -103,6 +104,14 @@ func (cs *clients) fetch(ctx context.Context, id string) (app.OAuthClient, error
 	u, err := url.Parse(id)
 	if err != nil || u.Host == "" || u.Fragment != "" || u.User != nil || u.Path == "" || u.Path == "/" {
 		return bad("is not an https URL with a path")
+	}
+	for _, seg := range strings.Split(u.EscapedPath(), "/") {
+		if seg == "." || seg == ".." || strings.EqualFold(seg, "%2e") || strings.EqualFold(seg, "%2e%2e") ||
+			strings.EqualFold(seg, ".%2e") || strings.EqualFold(seg, "%2e.") {
+			// Client ID Metadata Document: no dot segments, so that the
+			// URL shown is the document fetched.
+			return bad("has a . or .. segment in its path")
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, metadataTimeout)
 	defer cancel()
@@ -196,6 +205,15 @@ func clientName(name, fallback string) (string, error) {
 	if n := utf8.RuneCountInString(name); n > 80 || strings.ContainsFunc(name, func(r rune) bool { return r < ' ' || r == 0x7f }) {
 		return "", errors.New("is longer than 80 characters or holds control characters")
 	}
+	// The name is the name of the agent the client becomes, which the other
+	// side of a negotiation reads: held to an agent name's rules (app's
+	// checkName), so that it cannot hide or pass for another name.
+	if !negotiation.ReadableLine(name) {
+		return "", errors.New("holds control or direction-changing characters (it names the agent the client becomes)")
+	}
+	if why := negotiation.Deceptive(name); why != "" {
+		return "", fmt.Errorf("%s (it names the agent the client becomes)", why)
+	}
 	return name, nil
 }
 
@@ -212,6 +230,14 @@ func checkRedirectURIs(uris []string) ([]string, error) {
 			return nil, fmt.Errorf("include %q, which is not an absolute URI", raw)
 		case u.Fragment != "":
 			return nil, fmt.Errorf("include %q, which has a fragment", raw)
+		case (u.Scheme == "http" || u.Scheme == "https") && (u.Opaque != "" || u.Host == "" || u.Hostname() == ""):
+			// "https:evil.example" has no host to Go, and the consent
+			// screen would show none; a browser goes to evil.example.
+			return nil, fmt.Errorf("include %q, which names no host (write %s://host/path)", raw, u.Scheme)
+		case u.User != nil:
+			return nil, fmt.Errorf("include %q, which has a user name before its host (the consent screen shows the host)", raw)
+		case !validPort(u.Port()):
+			return nil, fmt.Errorf("include %q, whose port is not a number from 1 to 65535", raw)
 		case u.Scheme == "http" && !netguard.IsLoopbackHost(u.Hostname()):
 			return nil, fmt.Errorf("include %q: http is allowed only to localhost, 127.0.0.1 or [::1]", raw)
 		case u.Scheme == "javascript" || u.Scheme == "data" || u.Scheme == "file":
@@ -219,6 +245,15 @@ func checkRedirectURIs(uris []string) ([]string, error) {
 		}
 	}
 	return uris, nil
+}
+
+// validPort says whether a URL's port is none or 1–65535.
+func validPort(p string) bool {
+	if p == "" {
+		return true
+	}
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535
 }
 
 func checkGrants(grants, responses []string) error {

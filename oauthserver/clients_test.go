@@ -56,6 +56,12 @@ func TestMetadataDocuments(t *testing.T) {
 	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "http://169.254.169.254/latest/meta-data", http.StatusFound)
 	})
+	mux.HandleFunc("/lookalike", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"client_id":%q,"client_name":"\u0421laude","redirect_uris":["https://a.example/cb"]}`, srv.URL+"/lookalike")
+	})
+	mux.HandleFunc("/nohost", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, doc(srv.URL+"/nohost", "https:evil.example"))
+	})
 	mux.HandleFunc("/gone", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) })
 	srv = httptest.NewTLSServer(mux)
 	t.Cleanup(srv.Close)
@@ -83,14 +89,18 @@ func TestMetadataDocuments(t *testing.T) {
 	}
 
 	for path, want := range map[string]string{
-		"/big":       "larger than 16 KiB",
-		"/slow":      "did not answer",
-		"/notjson":   "not a JSON object",
-		"/other":     "names another client_id",
-		"/plainhttp": "http is allowed only to localhost",
-		"/secret":    "public clients only",
-		"/moved":     "not https",
-		"/gone":      "HTTP 404",
+		"/big":           "larger than 16 KiB",
+		"/slow":          "did not answer",
+		"/notjson":       "not a JSON object",
+		"/other":         "names another client_id",
+		"/plainhttp":     "http is allowed only to localhost",
+		"/secret":        "public clients only",
+		"/moved":         "not https",
+		"/gone":          "HTTP 404",
+		"/lookalike":     "has a client_name that mixes scripts",
+		"/nohost":        "names no host",
+		"/x/../good":     "a . or .. segment",
+		"/x/%2E%2E/good": "a . or .. segment",
 	} {
 		_, err := s.clients.get(ctx, srv.URL+path)
 		if app.ErrorCodeOf(err) != app.ErrInvalid || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "client_id: ") {

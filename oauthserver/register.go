@@ -4,9 +4,11 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
-	"net"
 	"net/http"
+	"net/netip"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -22,11 +24,19 @@ import (
 // a secret is told so in the answer, as RFC 7591 §3.2.1 allows.
 func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) {
 	cors(w)
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
+	// The client's address, as the dashboard's limits count it (behind a
+	// trusted proxy, X-Forwarded-For's; an IPv6 client as its /64): the
+	// connection's alone would be the proxy's, shared by every assistant.
+	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	var fwd [][]byte
+	for _, h := range r.Header.Values("X-Forwarded-For") {
+		fwd = append(fwd, []byte(h))
 	}
-	if ok, wait := s.register.Take(host); !ok {
+	key := r.RemoteAddr
+	if err == nil {
+		key = ratelimit.ClientAddr(peer.Addr(), fwd, s.trusted).String()
+	}
+	if ok, wait := s.register.Take(key); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfter(wait)))
 		writeJSONError(w, http.StatusTooManyRequests, "too_many_requests", "too many client registrations from this address; retry after "+strconv.Itoa(ratelimit.RetryAfter(wait))+" s")
 		return
@@ -36,11 +46,18 @@ func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", "the registration must be a JSON object of at most 16 KiB")
 		return
 	}
-	var m oauthex.ClientRegistrationMetadata
-	if err := json.Unmarshal(body, &m); err != nil {
-		writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", "the registration is not a JSON object of client metadata (RFC 7591)")
+	// jwks is a JSON object (RFC 7591 §2), which go-sdk's type reads as a
+	// string: Taasky ignores it (public clients only), so it is read aside
+	// rather than refusing valid metadata.
+	var reg struct {
+		oauthex.ClientRegistrationMetadata
+		JWKS json.RawMessage `json:"jwks,omitempty"`
+	}
+	if err := json.Unmarshal(body, &reg); err != nil {
+		writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", describeJSONError(err))
 		return
 	}
+	m := reg.ClientRegistrationMetadata
 	uris, err := checkRedirectURIs(m.RedirectURIs)
 	if err != nil {
 		writeJSONError(w, http.StatusBadRequest, "invalid_redirect_uri", "redirect_uris: "+err.Error())
@@ -55,9 +72,11 @@ func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", err.Error())
 		return
 	}
-	if !httpsOrEmpty(m.LogoURI) || !httpsOrEmpty(m.ClientURI) {
-		writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", "logo_uri and client_uri must be https URLs")
-		return
+	for _, f := range [][2]string{{"logo_uri", m.LogoURI}, {"client_uri", m.ClientURI}} {
+		if !httpsOrEmpty(f[1]) {
+			writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", f[0]+": must be an https URL (got "+strconv.Quote(f[1])+")")
+			return
+		}
 	}
 	for _, sc := range strings.Fields(m.Scope) {
 		if sc != Scope && sc != "offline_access" {
@@ -91,4 +110,26 @@ func writeJSONError(w http.ResponseWriter, status int, code, description string)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]string{"error": code, "error_description": description})
+}
+
+// describeJSONError says what is wrong with a registration that is not
+// client metadata: the member of the wrong type and what it must be, or
+// that the body is not a JSON object.
+func describeJSONError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		want := "a " + te.Type.Kind().String()
+		switch te.Type.Kind() {
+		case reflect.Slice:
+			want = "an array of " + te.Type.Elem().Kind().String() + "s"
+		case reflect.Struct, reflect.Map:
+			want = "an object"
+		case reflect.Int, reflect.Int64, reflect.Float64:
+			want = "a number"
+		case reflect.Bool:
+			want = "true or false"
+		}
+		return te.Field + ": must be " + want + " (got a JSON " + te.Value + ")"
+	}
+	return "the registration is not a JSON object of client metadata (RFC 7591)"
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -37,6 +38,10 @@ type Config struct {
 	// RegisterLimit bounds Dynamic Client Registrations per client address
 	// (the zero Limit: 10 a minute, bursts of 10).
 	RegisterLimit ratelimit.Limit
+	// TrustedProxies are the proxies whose X-Forwarded-For names the
+	// client a registration counts against (TRUSTED_PROXIES, as the
+	// dashboard's limits).
+	TrustedProxies []netip.Prefix
 	// AccessTokenLifespan: 10 minutes if zero. Refresh tokens: 30 days.
 	AccessTokenLifespan time.Duration
 	Log                 *slog.Logger
@@ -57,6 +62,7 @@ type Server struct {
 	clients  *clients
 	accounts AccountFinder
 	register *ratelimit.Buckets[string]
+	trusted  []netip.Prefix
 	log      *slog.Logger
 	now      func() time.Time
 }
@@ -107,7 +113,7 @@ func New(c Config) (*Server, error) {
 		compose.OAuth2PKCEFactory,
 	)
 	return &Server{base: base, provider: provider, store: st, clients: cl, accounts: c.Accounts,
-		register: ratelimit.New[string](c.RegisterLimit, 10_000, time.Now), log: c.Log, now: time.Now}, nil
+		register: ratelimit.New[string](c.RegisterLimit, 10_000, time.Now), trusted: c.TrustedProxies, log: c.Log, now: time.Now}, nil
 }
 
 // Issuer is the authorization server's issuer identifier: BaseURL.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ory/fosite"
+	"github.com/ory/fosite/storage"
 
 	"github.com/taasky/taasky/app"
 )
@@ -25,6 +26,11 @@ type State interface {
 	ConnectableAccounts(ctx context.Context, userID int64) ([]app.Membership, error)
 	Connect(ctx context.Context, userID int64, accountSlug string, client app.OAuthClient) (app.Agent, error)
 	ConnectedAgent(ctx context.Context, accountID, agentID int64) (app.Agent, error)
+	// BeginTx, Commit and Rollback: the token calls made with BeginTx's
+	// ctx are one transaction.
+	BeginTx(ctx context.Context) (context.Context, error)
+	Commit(ctx context.Context) error
+	Rollback(ctx context.Context) error
 }
 
 var _ State = (*app.OAuth)(nil)
@@ -155,6 +161,28 @@ func (s *store) GetClient(ctx context.Context, id string) (fosite.Client, error)
 		return nil, fosite.ErrNotFound
 	}
 	return s.clients.fosite(c), nil
+}
+
+// fosite spends a code (or rotates a refresh token) and stores what it
+// issues for it in one transaction: a second use at the same moment waits
+// for the first, then finds the code spent and what it issued, which the
+// token endpoint revokes (a reuse).
+var _ storage.Transactional = (*store)(nil)
+
+func (s *store) BeginTX(ctx context.Context) (context.Context, error) {
+	ctx, err := s.state.BeginTx(ctx)
+	if err != nil {
+		return ctx, &storageFailure{err}
+	}
+	return ctx, nil
+}
+
+func (s *store) Commit(ctx context.Context) error {
+	return storageErrorOrNil(s.state.Commit(ctx))
+}
+
+func (s *store) Rollback(ctx context.Context) error {
+	return storageErrorOrNil(s.state.Rollback(ctx))
 }
 
 // Clients authenticate with PKCE only: no JWT assertions to remember.

@@ -25,7 +25,12 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	ar, err := s.provider.NewAccessRequest(ctx, r, &Session{})
 	if err != nil {
-		if errors.Is(err, fosite.ErrTokenExpired) && r.PostForm.Get("grant_type") == "authorization_code" {
+		switch g := r.PostForm.Get("grant_type"); {
+		case g != "" && g != "authorization_code" && g != "refresh_token":
+			// fosite answers a grant no handler takes with invalid_request
+			// (and a hint about redirect URIs); RFC 6749 §5.2 has a code.
+			err = fosite.ErrUnsupportedGrantType.WithHintf("grant_type: Taasky issues tokens for authorization_code and refresh_token (got %q).", g)
+		case errors.Is(err, fosite.ErrTokenExpired) && g == "authorization_code":
 			// fosite's description would be its generic "invalid,
 			// expired, revoked, …" one.
 			err = fosite.ErrInvalidGrant.WithHintf("code: the authorization code expired (a code lives %d minutes); start the authorization again.", int(codeLifespan/time.Minute))
@@ -45,6 +50,18 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	resp, err := s.provider.NewAccessResponse(ctx, ar)
+	if errors.Is(err, fosite.ErrInvalidatedAuthorizeCode) || errors.Is(err, fosite.ErrSerializationFailure) {
+		// Another exchange of the same code, or refresh with the same
+		// token, won the moment (its transaction is committed): this one is
+		// a reuse. Read again, the request meets fosite's reuse handling,
+		// which revokes what the winner got and answers invalid_grant.
+		if _, again := s.provider.NewAccessRequest(ctx, r, &Session{}); again != nil {
+			err = again
+		} else {
+			// Still usable, yet not spent: its agent was disconnected.
+			err = fosite.ErrInvalidGrant.WithHint("The grant has ended: its agent was disconnected.")
+		}
+	}
 	if err != nil {
 		s.logRefusal("token", err)
 		s.provider.WriteAccessError(ctx, w, ar, err)
@@ -55,10 +72,25 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 
 // revoke is RFC 7009's endpoint: revoking a refresh token ends its grant
 // (its access tokens too); revoking an unknown token succeeds.
+// fosite answers 200 to all but a malformed request or a bad client, so
+// the two errors a client must hear are written here (RFC 7009 §2.1,
+// §2.2.1): another client's token is not revoked (unauthorized_client),
+// and a revocation the database failed is to be retried (503), not taken
+// for done.
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	cors(w)
 	err := s.provider.NewRevocationRequest(r.Context(), r)
-	if err != nil {
+	switch {
+	case errors.Is(err, fosite.ErrTemporarilyUnavailable):
+		s.log.Error("oauth revoke: the token could not be revoked (the database failed)")
+		w.Header().Set("Retry-After", "5")
+		writeJSONError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "Taasky could not revoke the token just now; it may still be valid: retry in a few seconds")
+		return
+	case errors.Is(err, fosite.ErrUnauthorizedClient):
+		s.logRefusal("revoke", err)
+		writeJSONError(w, http.StatusBadRequest, "unauthorized_client", "token: it was issued to another client, and only that client may revoke it")
+		return
+	case err != nil:
 		s.logRefusal("revoke", err)
 	}
 	s.provider.WriteRevocationResponse(r.Context(), w, err)
