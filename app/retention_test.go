@@ -206,33 +206,11 @@ func TestRetentionPurge(t *testing.T) {
 	rb.checkClean(t)
 }
 
-// agreeWithLink agrees a fresh room (agree) and returns its id and the
-// one-tap link its initiator's human answered through.
+// agreeWithLink agrees a fresh room (agreeOpened) and returns its id and
+// the one-tap link its initiator's human answered through.
 func (rb *roomsBundle) agreeWithLink(t *testing.T) (int64, string) {
 	t.Helper()
-	ta, tb := rb.openJoined(t, OpenInput{}, "")
-	v, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hash := v.TermsOnTable.Options[0].SubjectHash
-	cb, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.b, tb, negotiation.VerdictApprove, hash)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rb.confirm(t, rb.b, tb, cb)
-	ca, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.a, ta, negotiation.VerdictApprove, hash)
-	if err != nil {
-		t.Fatal(err)
-	}
-	token, err := rb.rooms.IssueOneTap(rb.ctx, rb.pool, v.RoomID, ca.ID, "email")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d, err := rb.rooms.DecideOneTap(rb.ctx, token, hash, true); err != nil || d.State != negotiation.StateAgreed {
-		t.Fatalf("one-tap: %+v, %v", d, err)
-	}
-	return v.RoomID, token
+	return rb.agreeOpened(t, OpenInput{}, "")
 }
 
 // countingData adds up what the purges deleted, per table.

@@ -23,7 +23,15 @@ func testReceiptKeys(t testing.TB) *receipt.Keyring {
 // dashboard, a's human from a one-tap email link. It returns the room's id.
 func (rb *roomsBundle) agree(t *testing.T, limitsB string) int64 {
 	t.Helper()
-	ta, tb := rb.openJoined(t, OpenInput{Title: "Quarterly review", Limits: []byte(`{"meeting_time":{"min":"2026-10-13T00:00:00Z"}}`)}, limitsB)
+	id, _ := rb.agreeOpened(t, OpenInput{Title: "Quarterly review", Limits: []byte(`{"meeting_time":{"min":"2026-10-13T00:00:00Z"}}`)}, limitsB)
+	return id
+}
+
+// agreeOpened is agree for a room opened with in, b's limits limitsB; it
+// also returns the one-tap link a's human answered through.
+func (rb *roomsBundle) agreeOpened(t *testing.T, in OpenInput, limitsB string) (int64, string) {
+	t.Helper()
+	ta, tb := rb.openJoined(t, in, limitsB)
 	v, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")})
 	if err != nil {
 		t.Fatal(err)
@@ -42,11 +50,10 @@ func (rb *roomsBundle) agree(t *testing.T, limitsB string) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := rb.rooms.DecideOneTap(rb.ctx, token, hash, true)
-	if err != nil || d.State != negotiation.StateAgreed {
+	if d, err := rb.rooms.DecideOneTap(rb.ctx, token, hash, true); err != nil || d.State != negotiation.StateAgreed {
 		t.Fatalf("one-tap: %+v, %v", d, err)
 	}
-	return v.RoomID
+	return v.RoomID, token
 }
 
 // TestReceiptOfAnAgreedRoom: the receipt holds the agreement's facts (each

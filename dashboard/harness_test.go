@@ -26,6 +26,7 @@ import (
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/dashboard/devoidc"
 	"github.com/taasky/taasky/internal/pgtest"
+	"github.com/taasky/taasky/negotiation"
 	"github.com/taasky/taasky/receipt"
 )
 
@@ -175,6 +176,28 @@ func meeting(day, hour int, place, fee string) json.RawMessage {
 }
 
 func two(n int) string { return string([]byte{byte('0' + n/10), byte('0' + n%10)}) }
+
+// askedBeta opens and joins a room titled title, in which alpha's agent
+// offers a video meeting on day at 9:00 for 20 and beta's agent asks its
+// human to approve it: the room's seat tokens and id, the terms' hash, and
+// a one-tap link for that confirmation.
+func (b *bundle) askedBeta(title string, day int) (ta, tb string, roomID int64, hash negotiation.SubjectHash, token string) {
+	b.t.Helper()
+	ta, tb, roomID = b.joined(title, nil, "")
+	v, err := b.rooms.Propose(b.ctx, b.alpha, ta, mv("offer", meeting(day, 9, "video", "20")))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	hash = v.TermsOnTable.Options[0].SubjectHash
+	cv, _, err := b.rooms.RequestConfirmation(b.ctx, b.beta, tb, "approve", hash)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if token, err = b.rooms.IssueOneTap(b.ctx, b.pool, roomID, cv.ID, "email"); err != nil {
+		b.t.Fatal(err)
+	}
+	return ta, tb, roomID, hash, token
+}
 
 // joined opens a room by alpha (with title and opening terms) and joins
 // it by beta with limits; it returns both room tokens and the room id.

@@ -19,20 +19,7 @@ func TestOneTapPages(t *testing.T) {
 	if err := b.accounts.SetUserTimeZone(b.ctx, b.bob.ID, "Asia/Tokyo"); err != nil {
 		t.Fatal(err)
 	}
-	ta, tb, roomID := b.joined("fee talk", nil, "")
-	v, err := b.rooms.Propose(b.ctx, b.alpha, ta, mv("offer", meeting(4, 9, "video", "20")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hash := v.TermsOnTable.Options[0].SubjectHash
-	cv, _, err := b.rooms.RequestConfirmation(b.ctx, b.beta, tb, "approve", hash)
-	if err != nil {
-		t.Fatal(err)
-	}
-	token, err := b.rooms.IssueOneTap(b.ctx, b.pool, roomID, cv.ID, "email")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, tb, _, hash, token := b.askedBeta("fee talk", 4)
 	anyone := b.client(nil)
 	for range 2 {
 		st, _, body := anyone.get("/c/" + token)

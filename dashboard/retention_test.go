@@ -63,20 +63,7 @@ func TestRetentionPages(t *testing.T) {
 	// room agreed yesterday, one still pending.
 	agreed := func(day int, ago time.Duration) (string, int64) {
 		t.Helper()
-		ta, tb, roomID := b.joined("", nil, "")
-		v, err := b.rooms.Propose(b.ctx, b.alpha, ta, mv("offer", meeting(day, 9, "video", "20")))
-		if err != nil {
-			t.Fatal(err)
-		}
-		hash := v.TermsOnTable.Options[0].SubjectHash
-		cb, _, err := b.rooms.RequestConfirmation(b.ctx, b.beta, tb, "approve", hash)
-		if err != nil {
-			t.Fatal(err)
-		}
-		token, err := b.rooms.IssueOneTap(b.ctx, b.pool, roomID, cb.ID, "email")
-		if err != nil {
-			t.Fatal(err)
-		}
+		ta, _, roomID, hash, token := b.askedBeta("", day)
 		anyone.get("/c/" + token) // the form's CSRF token
 		if st, _, body := anyone.post("/c/"+token, url.Values{"subject_hash": {string(hash)}, "answer": {"confirm"}}); st != 200 {
 			t.Fatalf("one-tap POST: %d %s", st, body)
@@ -94,20 +81,7 @@ func TestRetentionPages(t *testing.T) {
 	}
 	oldToken, _ := agreed(4, 31*24*time.Hour)
 	keptToken, _ := agreed(5, 24*time.Hour)
-	ta, tb, _ := b.joined("", nil, "")
-	v, err := b.rooms.Propose(b.ctx, b.alpha, ta, mv("offer", meeting(6, 9, "video", "20")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hash := v.TermsOnTable.Options[0].SubjectHash
-	cv, _, err := b.rooms.RequestConfirmation(b.ctx, b.beta, tb, "approve", hash)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pendingToken, err := b.rooms.IssueOneTap(b.ctx, b.pool, v.RoomID, cv.ID, "email")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, _, hash, pendingToken := b.askedBeta("", 6)
 
 	if st, _, body := anyone.get("/c/" + oldToken); st != 200 || !strings.Contains(body, "This link was used on") {
 		t.Fatalf("the old link before the purge: %d %s", st, body)

@@ -1,6 +1,7 @@
 package oauthserver
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/pgtest"
@@ -109,21 +111,8 @@ func TestRegisterNamesTheFieldAndTheRule(t *testing.T) {
 // made.
 func TestAuthorizeRefusesWhatCanNeverWork(t *testing.T) {
 	t.Parallel()
-	pool := pgtest.New(t)
-	ctx := t.Context()
-	accounts := app.NewAccounts(pool)
-	if _, err := accounts.CreateAccount(ctx, "acme", "Acme", "alice@example.test"); err != nil {
-		t.Fatal(err)
-	}
-	alice, err := accounts.UserByEmail(ctx, "alice@example.test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	state := app.NewOAuth(pool)
-	s, err := New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: state, Accounts: accounts})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := newAcme(t)
+	pool, ctx, alice, state, s := e.pool, e.ctx, e.alice, e.state, e.s
 	c, err := state.SaveClient(ctx, app.OAuthClient{ID: "tsc_strict", Kind: app.OAuthClientRegistered, Name: "Strict",
 		RedirectURIs: []string{"http://127.0.0.1:9999/cb", "https:evil.example"}})
 	if err != nil {
@@ -200,21 +189,8 @@ func pkceS256() (verifier, challenge string) {
 // is 503 temporarily_unavailable (retry); an unknown token is still 200.
 func TestRevocationSaysWhatHappened(t *testing.T) {
 	t.Parallel()
-	pool := pgtest.New(t)
-	ctx := t.Context()
-	accounts := app.NewAccounts(pool)
-	if _, err := accounts.CreateAccount(ctx, "acme", "Acme", "alice@example.test"); err != nil {
-		t.Fatal(err)
-	}
-	alice, err := accounts.UserByEmail(ctx, "alice@example.test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	state := app.NewOAuth(pool)
-	s, err := New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: state, Accounts: accounts})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := newAcme(t)
+	pool, ctx, alice, state, s := e.pool, e.ctx, e.alice, e.state, e.s
 	for _, id := range []string{"tsc_mine", "tsc_other"} {
 		if _, err := state.SaveClient(ctx, app.OAuthClient{ID: id, Kind: app.OAuthClientRegistered, Name: "C",
 			RedirectURIs: []string{"http://127.0.0.1:9999/cb"}}); err != nil {
@@ -283,31 +259,9 @@ func TestRevocationSaysWhatHappened(t *testing.T) {
 // it, then race.
 func TestConcurrentReuseRevokes(t *testing.T) {
 	t.Parallel()
-	pool := pgtest.New(t)
-	ctx := t.Context()
-	accounts := app.NewAccounts(pool)
-	if _, err := accounts.CreateAccount(ctx, "acme", "Acme", "alice@example.test"); err != nil {
-		t.Fatal(err)
-	}
-	alice, err := accounts.UserByEmail(ctx, "alice@example.test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	state := app.NewOAuth(pool)
-	s, err := New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: state, Accounts: accounts})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := state.SaveClient(ctx, app.OAuthClient{ID: "tsc_race", Kind: app.OAuthClientRegistered, Name: "C",
-		RedirectURIs: []string{"http://127.0.0.1:9999/cb"}}); err != nil {
-		t.Fatal(err)
-	}
-	post := mounted(t, s)
+	e := acmeWithClient(t, "tsc_race")
+	pool, ctx, alice, s, post, token := e.pool, e.ctx, e.alice, e.s, e.post, e.token
 	const resource = "http://taasky.test/mcp/acme"
-	token := func(form url.Values) (int, map[string]any) {
-		form.Set("client_id", "tsc_race")
-		return post(http.MethodPost, "/oauth/token", "application/x-www-form-urlencoded", form.Encode())
-	}
 	// race sends form twice while kind's row of the grant is locked, and
 	// returns both answers once the lock is let go.
 	race := func(kind string, form url.Values) [2]map[string]any {
@@ -455,31 +409,9 @@ func TestRegisterLimitCountsTheClient(t *testing.T) {
 // the old refresh token spent, the disconnection starts, then both go on.
 func TestDisconnectDuringARefresh(t *testing.T) {
 	t.Parallel()
-	pool := pgtest.New(t)
-	ctx := t.Context()
-	accounts := app.NewAccounts(pool)
-	if _, err := accounts.CreateAccount(ctx, "acme", "Acme", "alice@example.test"); err != nil {
-		t.Fatal(err)
-	}
-	alice, err := accounts.UserByEmail(ctx, "alice@example.test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	state := app.NewOAuth(pool)
-	s, err := New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: state, Accounts: accounts})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := state.SaveClient(ctx, app.OAuthClient{ID: "tsc_lost", Kind: app.OAuthClientRegistered, Name: "C",
-		RedirectURIs: []string{"http://127.0.0.1:9999/cb"}}); err != nil {
-		t.Fatal(err)
-	}
-	post := mounted(t, s)
+	e := acmeWithClient(t, "tsc_lost")
+	pool, ctx, alice, state, s, post, token := e.pool, e.ctx, e.alice, e.state, e.s, e.post, e.token
 	const resource = "http://taasky.test/mcp/acme"
-	token := func(form url.Values) (int, map[string]any) {
-		form.Set("client_id", "tsc_lost")
-		return post(http.MethodPost, "/oauth/token", "application/x-www-form-urlencoded", form.Encode())
-	}
 	connect := func() map[string]any {
 		t.Helper()
 		verifier, challenge := pkceS256()
@@ -578,4 +510,53 @@ func TestDisconnectDuringARefresh(t *testing.T) {
 		"redirect_uri": {"http://127.0.0.1:9999/cb"}, "code_verifier": {verifier}}); status != 400 || m["error"] != "invalid_grant" {
 		t.Errorf("a code of a disconnected agent: %d %v, want 400 invalid_grant", status, m)
 	}
+}
+
+// acme is an account acme of alice's, a server on a database of its own,
+// and a registered client with a loopback redirect URI (acmeWithClient):
+// post reaches the mounted server, token posts a form to its token
+// endpoint as the client.
+type acme struct {
+	pool     *pgxpool.Pool
+	ctx      context.Context
+	accounts *app.Accounts
+	alice    app.User
+	state    *app.OAuth
+	s        *Server
+	post     func(method, path, contentType, body string) (int, map[string]any)
+	token    func(url.Values) (int, map[string]any)
+}
+
+func acmeWithClient(t *testing.T, clientID string) acme {
+	t.Helper()
+	e := newAcme(t)
+	if _, err := e.state.SaveClient(e.ctx, app.OAuthClient{ID: clientID, Kind: app.OAuthClientRegistered, Name: "C",
+		RedirectURIs: []string{"http://127.0.0.1:9999/cb"}}); err != nil {
+		t.Fatal(err)
+	}
+	e.post = mounted(t, e.s)
+	e.token = func(form url.Values) (int, map[string]any) {
+		form.Set("client_id", clientID)
+		return e.post(http.MethodPost, "/oauth/token", "application/x-www-form-urlencoded", form.Encode())
+	}
+	return e
+}
+
+// newAcme is acme without its client.
+func newAcme(t *testing.T) acme {
+	t.Helper()
+	e := acme{pool: pgtest.New(t), ctx: t.Context()}
+	e.accounts = app.NewAccounts(e.pool)
+	if _, err := e.accounts.CreateAccount(e.ctx, "acme", "Acme", "alice@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if e.alice, err = e.accounts.UserByEmail(e.ctx, "alice@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	e.state = app.NewOAuth(e.pool)
+	if e.s, err = New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: e.state, Accounts: e.accounts}); err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
