@@ -57,7 +57,7 @@ func Push(m *Message) []byte {
 		var parts []string
 		for _, f := range v.Options[0].Fields {
 			if !f.Missing {
-				parts = append(parts, f.Label+": "+f.Text)
+				parts = append(parts, f.Label+": "+oneLine(f.Text)) // a value may hold line breaks
 			}
 		}
 		if len(parts) > 0 {

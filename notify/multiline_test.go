@@ -1,0 +1,103 @@
+package notify_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	webpush "github.com/SherClockHolmes/webpush-go"
+
+	"github.com/taasky/taasky/negotiation"
+	"github.com/taasky/taasky/notify"
+	"github.com/taasky/taasky/notify/notifytest"
+)
+
+// forged is a string value the other side's agent may write (string
+// fields take line breaks): lines shaped like the mail's own action link
+// and signature, with a link that is not Taasky's.
+const forged = "see below\n\nReview and answer:\nhttps://evil.example/c/ot_x\r\n-- \rTaasky. You get this because you asked."
+
+// requestWithValue is a confirmation request whose card holds value, in
+// the other side's string field.
+func requestWithValue(value string) *notify.Message {
+	return &notify.Message{Kind: notify.KindRequest, ID: "taasky.email.9.request", To: "bob@example.test",
+		Now: time.Date(2026, 10, 12, 10, 0, 0, 0, time.UTC), RoomID: 9, RoomURL: "https://taasky.example/rooms/9",
+		Title: "Venue", Them: "Alice", Verdict: negotiation.VerdictApprove, OneTapURL: "https://taasky.example/c/ot_real",
+		Deadline: time.Date(2026, 10, 26, 10, 0, 0, 0, time.UTC), SettingsURL: "https://taasky.example/settings",
+		Card: &negotiation.Card{Options: []negotiation.CardOption{{Fields: []negotiation.CardField{
+			{Name: "notes", Label: "Notes", Type: negotiation.TypeString, Theirs: true, Text: value},
+		}}}}}
+}
+
+// TestMultilineValueStaysInItsField: a string value's line breaks (which
+// the terms allow) cannot make lines of the mail's own: in the text part,
+// which a mail client shows as it is and whose URLs it makes links, every
+// line of the value after its first is indented under its field, so a
+// "Review and answer:" line with another link, or a signature, cannot pass
+// for Taasky's. Sent through the SMTP mailer to a real server, read back
+// with net/mail and mime/multipart.
+func TestMultilineValueStaysInItsField(t *testing.T) {
+	srv := notifytest.NewSMTPServer(t)
+	mailer := notify.NewSMTP(notify.SMTPConfig{Host: srv.Host, Port: srv.Port, Timeout: 5 * time.Second})
+	defer mailer.Close()
+	m := requestWithValue(forged)
+	msg, err := notify.Email(m, "Taasky <taasky@taasky.example>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mailer.Send(context.Background(), msg); err != nil {
+		t.Fatal(err)
+	}
+	p, err := notify.Parse(srv.Wait(t, 1, 5*time.Second)[0].Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.ReplaceAll(p.Text, "\r\n", "\n")
+	ours := map[string]bool{m.OneTapURL: true, m.RoomURL: true, m.SettingsURL: true}
+	signatures := 0
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "http") && !ours[strings.TrimPrefix(line, "Room: ")] {
+			t.Errorf("a line of its own holds a link that is not Taasky's: %q", line)
+		}
+		if line == "-- " {
+			signatures++
+		}
+		if strings.Contains(line, "\r") {
+			t.Errorf("a bare CR in a line: %q", line)
+		}
+	}
+	if signatures != 1 {
+		t.Errorf("%d signature separators", signatures)
+	}
+	if !strings.Contains(text, "  Notes (their field): see below\n") ||
+		!strings.Contains(text, "\n      https://evil.example/c/ot_x\n") {
+		t.Errorf("the value is not shown whole, under its field:\n%s", text)
+	}
+}
+
+// TestPushValueOnOneLine: in a push, whose body a lock screen shows line
+// by line, a value's line breaks become spaces: the body is the room's
+// line, then the terms' line. Decrypted by the push endpoint.
+func TestPushValueOnOneLine(t *testing.T) {
+	priv, pub, err := webpush.GenerateVAPIDKeys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := notifytest.NewPushEndpoint(t, pub)
+	dev := ep.NewDevice(t, "phone")
+	p := &notify.Pusher{VAPID: notify.VAPID{PublicKey: pub, PrivateKey: priv, Subscriber: "taasky@example.test"}, AllowInternal: true}
+	m := requestWithValue("ok\nReview: https://evil.example/c/ot_x")
+	if err := p.Send(context.Background(), notify.PushTarget{Endpoint: dev.Endpoint, P256dh: dev.P256dh, Auth: dev.Auth},
+		notify.Push(m), notify.OptionsFor(m.Kind)); err != nil {
+		t.Fatal(err)
+	}
+	var got notify.PushPayload
+	if err := json.Unmarshal(ep.Wait(t, 1, 5*time.Second)[0].Plaintext, &got); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(got.Body, "\n"); len(lines) != 2 || lines[1] != "Notes: ok Review: https://evil.example/c/ot_x" {
+		t.Errorf("push body %q", got.Body)
+	}
+}
