@@ -90,7 +90,7 @@ func TestPushValueOnOneLine(t *testing.T) {
 	p := &notify.Pusher{VAPID: notify.VAPID{PublicKey: pub, PrivateKey: priv, Subscriber: "taasky@example.test"}, AllowInternal: true}
 	m := requestWithValue("ok\nReview: https://evil.example/c/ot_x")
 	if err := p.Send(context.Background(), notify.PushTarget{Endpoint: dev.Endpoint, P256dh: dev.P256dh, Auth: dev.Auth},
-		notify.Push(m), notify.OptionsFor(m.Kind)); err != nil {
+		notify.Push(m), notify.PushOptionsFor(m)); err != nil {
 		t.Fatal(err)
 	}
 	var got notify.PushPayload
@@ -99,5 +99,40 @@ func TestPushValueOnOneLine(t *testing.T) {
 	}
 	if lines := strings.Split(got.Body, "\n"); len(lines) != 2 || lines[1] != "Notes: ok Review: https://evil.example/c/ot_x" {
 		t.Errorf("push body %q", got.Body)
+	}
+}
+
+// TestRequestPushOutlivesNoDeadline: a push service keeps a push for a
+// device that is offline as long as its TTL says (RFC 8030 §5.2). A
+// request or reminder is worth keeping a day at most, and never past its
+// deadline: a device that comes back after it would show "Approve these
+// terms?" for a room that no longer waits. Read at the push endpoint.
+func TestRequestPushOutlivesNoDeadline(t *testing.T) {
+	priv, pub, err := webpush.GenerateVAPIDKeys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := notifytest.NewPushEndpoint(t, pub)
+	dev := ep.NewDevice(t, "phone")
+	p := &notify.Pusher{VAPID: notify.VAPID{PublicKey: pub, PrivateKey: priv, Subscriber: "taasky@example.test"}, AllowInternal: true}
+	for i, c := range []struct {
+		kind     notify.Kind
+		deadline time.Duration // after Now
+		ttl      string
+	}{
+		{notify.KindRequest, 90 * time.Minute, "5400"},
+		{notify.KindReminder, 10*time.Minute + 500*time.Millisecond, "600"},
+		{notify.KindRequest, 14 * 24 * time.Hour, "86400"},
+		{notify.KindClosed, 10 * time.Minute, "259200"}, // a notice: no deadline to wait for
+	} {
+		m := requestWithValue("x")
+		m.Kind, m.Deadline = c.kind, m.Now.Add(c.deadline)
+		if err := p.Send(context.Background(), notify.PushTarget{Endpoint: dev.Endpoint, P256dh: dev.P256dh, Auth: dev.Auth},
+			notify.Push(m), notify.PushOptionsFor(m)); err != nil {
+			t.Fatal(err)
+		}
+		if got := ep.Wait(t, i+1, 5*time.Second)[i]; got.TTL != c.ttl {
+			t.Errorf("%s due in %s: TTL %s, want %s", c.kind, c.deadline, got.TTL, c.ttl)
+		}
 	}
 }

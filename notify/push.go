@@ -204,3 +204,16 @@ func (p *Pusher) Send(ctx context.Context, t PushTarget, payload []byte, o PushO
 	}
 	return &PermanentError{Err: fmt.Errorf("push service: %s", resp.Status)}
 }
+
+// PushOptionsFor says how to push m: as OptionsFor its kind, and a request
+// or a reminder kept no longer than until its deadline (whole seconds, as
+// the TTL header has them). A push service keeps a push that long for a
+// device that is offline (RFC 8030 §5.2); one delivered after the deadline
+// would ask for an answer that can no longer be given.
+func PushOptionsFor(m *Message) PushOptions {
+	o := OptionsFor(m.Kind)
+	if (m.Kind == KindRequest || m.Kind == KindReminder) && !m.Deadline.IsZero() {
+		o.TTL = max(min(o.TTL, m.Deadline.Sub(m.Now).Truncate(time.Second)), 0)
+	}
+	return o
+}
