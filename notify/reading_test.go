@@ -1,3 +1,7 @@
+// Messages as mail clients and push services read them: through the SMTP
+// mailer to a real server, and through the Pusher to an endpoint that
+// decrypts.
+
 package notify_test
 
 import (
@@ -81,18 +85,9 @@ func TestMultilineValueStaysInItsField(t *testing.T) {
 // by line, a value's line breaks become spaces: the body is the room's
 // line, then the terms' line. Decrypted by the push endpoint.
 func TestPushValueOnOneLine(t *testing.T) {
-	priv, pub, err := webpush.GenerateVAPIDKeys()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ep := notifytest.NewPushEndpoint(t, pub)
-	dev := ep.NewDevice(t, "phone")
-	p := &notify.Pusher{VAPID: notify.VAPID{PublicKey: pub, PrivateKey: priv, Subscriber: "taasky@example.test"}, AllowInternal: true}
+	ep, send := pushToAPhone(t)
 	m := requestWithValue("ok\nReview: https://evil.example/c/ot_x")
-	if err := p.Send(context.Background(), notify.PushTarget{Endpoint: dev.Endpoint, P256dh: dev.P256dh, Auth: dev.Auth},
-		notify.Push(m), notify.PushOptionsFor(m)); err != nil {
-		t.Fatal(err)
-	}
+	send(m)
 	var got notify.PushPayload
 	if err := json.Unmarshal(ep.Wait(t, 1, 5*time.Second)[0].Plaintext, &got); err != nil {
 		t.Fatal(err)
@@ -108,13 +103,7 @@ func TestPushValueOnOneLine(t *testing.T) {
 // deadline: a device that comes back after it would show "Approve these
 // terms?" for a room that no longer waits. Read at the push endpoint.
 func TestRequestPushOutlivesNoDeadline(t *testing.T) {
-	priv, pub, err := webpush.GenerateVAPIDKeys()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ep := notifytest.NewPushEndpoint(t, pub)
-	dev := ep.NewDevice(t, "phone")
-	p := &notify.Pusher{VAPID: notify.VAPID{PublicKey: pub, PrivateKey: priv, Subscriber: "taasky@example.test"}, AllowInternal: true}
+	ep, send := pushToAPhone(t)
 	for i, c := range []struct {
 		kind     notify.Kind
 		deadline time.Duration // after Now
@@ -127,12 +116,29 @@ func TestRequestPushOutlivesNoDeadline(t *testing.T) {
 	} {
 		m := requestWithValue("x")
 		m.Kind, m.Deadline = c.kind, m.Now.Add(c.deadline)
+		send(m)
+		if got := ep.Wait(t, i+1, 5*time.Second)[i]; got.TTL != c.ttl {
+			t.Errorf("%s due in %s: TTL %s, want %s", c.kind, c.deadline, got.TTL, c.ttl)
+		}
+	}
+}
+
+// pushToAPhone is a push endpoint with one device, and a func that pushes
+// a message to it through a Pusher, as the push worker does.
+func pushToAPhone(t *testing.T) (*notifytest.PushEndpoint, func(*notify.Message)) {
+	t.Helper()
+	priv, pub, err := webpush.GenerateVAPIDKeys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := notifytest.NewPushEndpoint(t, pub)
+	dev := ep.NewDevice(t, "phone")
+	p := &notify.Pusher{VAPID: notify.VAPID{PublicKey: pub, PrivateKey: priv, Subscriber: "taasky@example.test"}, AllowInternal: true}
+	return ep, func(m *notify.Message) {
+		t.Helper()
 		if err := p.Send(context.Background(), notify.PushTarget{Endpoint: dev.Endpoint, P256dh: dev.P256dh, Auth: dev.Auth},
 			notify.Push(m), notify.PushOptionsFor(m)); err != nil {
 			t.Fatal(err)
-		}
-		if got := ep.Wait(t, i+1, 5*time.Second)[i]; got.TTL != c.ttl {
-			t.Errorf("%s due in %s: TTL %s, want %s", c.kind, c.deadline, got.TTL, c.ttl)
 		}
 	}
 }
