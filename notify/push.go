@@ -28,6 +28,9 @@ type PushPayload struct {
 	// Kind lets the service worker choose its actions ("Review" on a
 	// request or reminder).
 	Kind Kind `json:"kind"`
+	// Action is the label of that "Review" button, in the reader's
+	// language (request, reminder).
+	Action string `json:"action,omitempty"`
 }
 
 const maxPushBody = 240
@@ -43,9 +46,9 @@ func Push(m *Message) []byte {
 	}
 	switch m.Kind {
 	case KindRequest:
-		p.Title = w.T("push.request", agent, w.Ask(m.Verdict))
+		p.Title, p.Action = w.T("push.request", agent, w.Ask(m.Verdict)), w.T("mail8_push.review")
 	case KindReminder:
-		p.Title = w.T("push.reminder", w.Ask(m.Verdict))
+		p.Title, p.Action = w.T("push.reminder", w.Ask(m.Verdict)), w.T("mail8_push.review")
 	case KindTest:
 		p.Tag = "taasky-test"
 	}

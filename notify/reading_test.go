@@ -5,8 +5,12 @@
 package notify_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -139,6 +143,51 @@ func pushToAPhone(t *testing.T) (*notifytest.PushEndpoint, func(*notify.Message)
 		if err := p.Send(context.Background(), notify.PushTarget{Endpoint: dev.Endpoint, P256dh: dev.P256dh, Auth: dev.Auth},
 			notify.Push(m), notify.PushOptionsFor(m)); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestPushActionInTheReadersLanguage: the button a request's notification
+// shows beside it ("Review") is in the reader's language, like its title
+// and body: the service worker takes it from the payload. The push is
+// decrypted by the endpoint, then given to Taasky's own service worker
+// (the script /sw.js serves) run by node under test/service-worker.
+func TestPushActionInTheReadersLanguage(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no node")
+		}
+		t.Skip("no node")
+	}
+	sw := filepath.Join(t.TempDir(), "sw.js")
+	if err := os.WriteFile(sw, []byte(notify.ServiceWorkerJS), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ep, send := pushToAPhone(t)
+	for i, c := range []struct{ lang, action string }{
+		{"en", "Review"}, {"fr", "Voir"}, {"de", "Ansehen"}, {"es", "Revisar"}, {"ja", "確認する"},
+	} {
+		m := requestWithValue("x")
+		m.Lang = c.lang
+		send(m)
+		cmd := exec.Command(node, filepath.Join("..", "test", "service-worker", "show.mjs"), sw)
+		cmd.Stdin = bytes.NewReader(ep.Wait(t, i+1, 5*time.Second)[i].Plaintext)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("show.mjs: %v", err)
+		}
+		var shown struct {
+			Title   string
+			Options struct {
+				Actions []struct{ Action, Title string }
+			}
+		}
+		if err := json.Unmarshal(out, &shown); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		if a := shown.Options.Actions; len(a) != 1 || a[0].Action != "review" || a[0].Title != c.action {
+			t.Errorf("%s: the notification %q shows the actions %+v, want %q", c.lang, shown.Title, a, c.action)
 		}
 	}
 }
