@@ -191,3 +191,31 @@ func TestPushActionInTheReadersLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestMailToAnIDNDomain: an address whose domain is internationalized
+// (bob@bücher.example: the addresses Taasky takes allow it) is sent with
+// the domain's A-label, in the envelope and in To: a server that does not
+// offer SMTPUTF8 (most relays) refuses it in UTF-8 (RFC 6531 §3.5), and a
+// header in UTF-8 needs that extension too (RFC 6532).
+func TestMailToAnIDNDomain(t *testing.T) {
+	srv := notifytest.NewSMTPServer(t)
+	mailer := notify.NewSMTP(notify.SMTPConfig{Host: srv.Host, Port: srv.Port, Timeout: 5 * time.Second})
+	defer mailer.Close()
+	m := requestWithValue("x")
+	m.To = "bob@bücher.example"
+	msg, err := notify.Email(m, "Taasky <taasky@taasky.example>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mailer.Send(context.Background(), msg); err != nil {
+		t.Fatalf("to %s: %v", m.To, err)
+	}
+	got := srv.Wait(t, 1, 5*time.Second)[0]
+	p, err := notify.Parse(got.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.To) != 1 || got.To[0] != "bob@xn--bcher-kva.example" || p.Header.Get("To") != "<bob@xn--bcher-kva.example>" {
+		t.Errorf("RCPT TO %v, To: %q", got.To, p.Header.Get("To"))
+	}
+}
