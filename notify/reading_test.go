@@ -259,15 +259,75 @@ var tags = regexp.MustCompile(`<[^>]*>`)
 // links are found with linkify-it (test/mail-links).
 func TestLinksInMailAreTheRealOnes(t *testing.T) {
 	find := linkFinder(t)
+	msgs, mails, _ := everyMail(t)
+	real := map[string]bool{}
+	for _, u := range []string{"https://taasky.example/rooms/9", "https://taasky.example/c/ot_real", "https://taasky.example/i/inv_real",
+		"https://hooks.example/taasky", "https://taasky.example/unsubscribe/un_real", "https://taasky.example/settings",
+		"https://taasky.example/verify", "mailto:bob@example.com"} {
+		real[u] = true
+	}
+	var texts, where []string
+	for i, p := range mails {
+		name := msgs[i].Lang + " " + string(msgs[i].Kind)
+		texts = append(texts, p.Text, tags.ReplaceAllString(p.HTML, " "))
+		where = append(where, name+" (text part)", name+" (HTML part's words)")
+	}
+	for i, links := range find(texts) {
+		for _, l := range links {
+			if !real[l.URL] {
+				t.Errorf("%s: %s links %q as %q, no link of the mail's", where[i], l.Finder, l.Text, l.URL)
+			}
+		}
+	}
+}
+
+// TestAutomaticMailSaysSo: every kind of mail in every language, as the
+// SMTP server received it, says it was sent by a program, so that
+// vacation responders (RFC 3834 Auto-Submitted; Exchange and Outlook,
+// X-Auto-Response-Suppress) do not answer it; has its Date and a
+// Message-ID of its own; keeps every line within RFC 5322's recommended 78
+// octets; and offers List-Unsubscribe only with its one-click POST
+// (RFC 8058), never on a request to confirm.
+func TestAutomaticMailSaysSo(t *testing.T) {
+	msgs, mails, raws := everyMail(t)
+	for i, p := range mails {
+		m, name := msgs[i], msgs[i].Lang+" "+string(msgs[i].Kind)
+		h := p.Header
+		if h.Get("Auto-Submitted") != "auto-generated" || h.Get("X-Auto-Response-Suppress") != "All" {
+			t.Errorf("%s: Auto-Submitted %q, X-Auto-Response-Suppress %q", name, h.Get("Auto-Submitted"), h.Get("X-Auto-Response-Suppress"))
+		}
+		if d, err := h.Date(); err != nil || !d.Equal(m.Now) {
+			t.Errorf("%s: Date %q (%v)", name, h.Get("Date"), err)
+		}
+		if id := h.Get("Message-ID"); id != "<"+m.ID+"@taasky.example>" {
+			t.Errorf("%s: Message-ID %q", name, id)
+		}
+		switch lu, post := h.Get("List-Unsubscribe"), h.Get("List-Unsubscribe-Post"); {
+		case m.Kind == notify.KindRequest && (lu != "" || post != ""):
+			t.Errorf("%s: a request to confirm carries List-Unsubscribe %q", name, lu)
+		case lu != "" && (lu != "<"+m.UnsubscribeURL+">" || post != "List-Unsubscribe=One-Click"):
+			t.Errorf("%s: List-Unsubscribe %q, List-Unsubscribe-Post %q", name, lu, post)
+		}
+		for _, line := range strings.Split(string(raws[i]), "\r\n") {
+			if len(line) > 78 {
+				t.Errorf("%s: a line of %d octets: %q", name, len(line), line)
+			}
+		}
+	}
+}
+
+// everyMail sends a mail of every kind in every language through the SMTP
+// mailer to a real server: the messages, and the mails as received, parsed
+// and raw.
+func everyMail(t *testing.T) ([]*notify.Message, []*notify.Parsed, [][]byte) {
+	t.Helper()
 	srv := notifytest.NewSMTPServer(t)
 	mailer := notify.NewSMTP(notify.SMTPConfig{Host: srv.Host, Port: srv.Port, Timeout: 5 * time.Second})
 	defer mailer.Close()
 	kinds := []notify.Kind{notify.KindRequest, notify.KindReminder, notify.KindAgreed, notify.KindClosed, notify.KindNoDeal,
 		notify.KindInvite, notify.KindMemberInvite, notify.KindWebhookDisabled, notify.KindTurn, notify.KindTest}
-	langs := []string{"en", "fr", "de", "es", "ja"}
-	real := map[string]bool{}
 	var msgs []*notify.Message
-	for _, lang := range langs {
+	for _, lang := range []string{"en", "fr", "de", "es", "ja"} {
 		for _, kind := range kinds {
 			start := time.Date(2026, 10, 14, 10, 0, 0, 0, time.UTC)
 			m := &notify.Message{Kind: kind, ID: "taasky.email." + lang + "." + string(kind), To: "bob@example.com", Lang: lang,
@@ -281,38 +341,24 @@ func TestLinksInMailAreTheRealOnes(t *testing.T) {
 				Card: &negotiation.Card{Options: []negotiation.CardOption{{Fields: []negotiation.CardField{
 					{Name: "t", Label: "Meeting time", Type: negotiation.TypeTimerange, Values: []negotiation.Value{{Start: start, End: start.Add(time.Hour)}}},
 				}}}}}
+			msg, err := notify.Email(m, "Taasky <taasky@taasky.example>")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := mailer.Send(context.Background(), msg); err != nil {
+				t.Fatal(err)
+			}
 			msgs = append(msgs, m)
 		}
 	}
-	for _, u := range []string{"https://taasky.example/rooms/9", "https://taasky.example/c/ot_real", "https://taasky.example/i/inv_real",
-		"https://hooks.example/taasky", "https://taasky.example/unsubscribe/un_real", "https://taasky.example/settings",
-		"https://taasky.example/verify", "mailto:bob@example.com"} {
-		real[u] = true
-	}
-	for _, m := range msgs {
-		msg, err := notify.Email(m, "Taasky <taasky@taasky.example>")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := mailer.Send(context.Background(), msg); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var texts, where []string
-	for i, raw := range srv.Wait(t, len(msgs), 10*time.Second) {
+	var mails []*notify.Parsed
+	var raws [][]byte
+	for _, raw := range srv.Wait(t, len(msgs), 10*time.Second) {
 		p, err := notify.Parse(raw.Data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		name := msgs[i].Lang + " " + string(msgs[i].Kind)
-		texts = append(texts, p.Text, tags.ReplaceAllString(p.HTML, " "))
-		where = append(where, name+" (text part)", name+" (HTML part's words)")
+		mails, raws = append(mails, p), append(raws, raw.Data)
 	}
-	for i, links := range find(texts) {
-		for _, l := range links {
-			if !real[l.URL] {
-				t.Errorf("%s: %s links %q as %q, no link of the mail's", where[i], l.Finder, l.Text, l.URL)
-			}
-		}
-	}
+	return msgs, mails, raws
 }
