@@ -362,3 +362,33 @@ func everyMail(t *testing.T) ([]*notify.Message, []*notify.Parsed, [][]byte) {
 	}
 	return msgs, mails, raws
 }
+
+// TestPushFitsAtItsLongest: a push service refuses a body over 4,096
+// octets (RFC 8291 §4 and the services' limit), and webpush-go pads every
+// record to that size, so the payload itself must fit in what is left
+// (3,993 octets) whatever the language and however long the words: the
+// longest title, names, labels and values, of characters that JSON writes
+// as six octets each ("<" is \u003c).
+func TestPushFitsAtItsLongest(t *testing.T) {
+	ep, send := pushToAPhone(t)
+	worst := func(n int) string { return strings.Repeat("<", n) }
+	i := 0
+	for _, lang := range []string{"en", "fr", "de", "es", "ja"} {
+		for _, kind := range []notify.Kind{notify.KindRequest, notify.KindReminder, notify.KindAgreed, notify.KindClosed, notify.KindNoDeal} {
+			m := requestWithValue(worst(3))
+			m.Kind, m.Lang, m.Title, m.Them, m.Agent = kind, lang, worst(negotiation.MaxTitle), worst(80), worst(80)
+			m.OneTapURL += strings.Repeat("x", 200) // a BASE_URL with a long path
+			m.NoDeal = []string{worst(negotiation.MaxLabel)}
+			for range 200 { // short fields: the body fills up to its last character
+				m.Card.Options[0].Fields = append(m.Card.Options[0].Fields,
+					negotiation.CardField{Label: worst(3), Type: negotiation.TypeString, Text: worst(3)})
+			}
+			send(m)
+			got := ep.Wait(t, i+1, 5*time.Second)[i]
+			i++
+			if len(got.Body) > 4096 || len(got.Plaintext) > 3993 {
+				t.Errorf("%s %s: a body of %d octets, a payload of %d", lang, kind, len(got.Body), len(got.Plaintext))
+			}
+		}
+	}
+}
