@@ -157,7 +157,7 @@ func (w *PushWorker) Work(ctx context.Context, job *river.Job[PushArgs]) error {
 	}
 	out := Outcome{Recipient: hostOf(n.Push.Endpoint)}
 	m := n.message(d)
-	err = w.Pusher.Send(ctx, *m.Push, notify.Push(m), notify.OptionsFor(m.Kind))
+	err = w.Pusher.Send(ctx, *m.Push, notify.Push(m), notify.PushOptionsFor(m))
 	if errors.Is(err, notify.ErrGone) {
 		out.Status, out.Detail = StatusGone, err.Error()
 		return record(ctx, w.Log, w.Deliveries, d, out)

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wneessen/go-mail"
+	"golang.org/x/net/idna"
 )
 
 //go:embed templates/*.tmpl
@@ -50,7 +51,7 @@ func Email(m *Message, from string) (*mail.Msg, error) {
 	if err := msg.From(from); err != nil {
 		return nil, fmt.Errorf("email from %q: %w", from, err)
 	}
-	if err := msg.To(m.To); err != nil {
+	if err := msg.To(asciiDomain(m.To)); err != nil {
 		return nil, fmt.Errorf("email to: %w", err)
 	}
 	msg.Subject(subjectHeader(v.Subject))
@@ -110,6 +111,23 @@ func subjectHeader(s string) string {
 		s = s[n:]
 	}
 	return strings.Join(words, " ")
+}
+
+// asciiDomain writes an address's domain as its A-label (IDNA, RFC 5891:
+// bob@bücher.example as bob@xn--bcher-kva.example), the same domain to
+// every server: one that does not offer SMTPUTF8, as most relays do not,
+// refuses a domain in UTF-8 (RFC 6531 §3.5). A local part in UTF-8 has no
+// such form and is left as it is (it needs a server with SMTPUTF8).
+func asciiDomain(addr string) string {
+	at := strings.LastIndexByte(addr, '@')
+	if at < 0 {
+		return addr
+	}
+	domain, err := idna.Lookup.ToASCII(addr[at+1:])
+	if err != nil {
+		return addr
+	}
+	return addr[:at+1] + domain
 }
 
 // DefaultFrom is the sender when none is configured: Taasky at the host of

@@ -28,6 +28,9 @@ type PushPayload struct {
 	// Kind lets the service worker choose its actions ("Review" on a
 	// request or reminder).
 	Kind Kind `json:"kind"`
+	// Action is the label of that "Review" button, in the reader's
+	// language (request, reminder).
+	Action string `json:"action,omitempty"`
 }
 
 const maxPushBody = 240
@@ -43,9 +46,9 @@ func Push(m *Message) []byte {
 	}
 	switch m.Kind {
 	case KindRequest:
-		p.Title = w.T("push.request", agent, w.Ask(m.Verdict))
+		p.Title, p.Action = w.T("push.request", agent, w.Ask(m.Verdict)), w.T("mail8_push.review")
 	case KindReminder:
-		p.Title = w.T("push.reminder", w.Ask(m.Verdict))
+		p.Title, p.Action = w.T("push.reminder", w.Ask(m.Verdict)), w.T("mail8_push.review")
 	case KindTest:
 		p.Tag = "taasky-test"
 	}
@@ -57,7 +60,7 @@ func Push(m *Message) []byte {
 		var parts []string
 		for _, f := range v.Options[0].Fields {
 			if !f.Missing {
-				parts = append(parts, f.Label+": "+f.Text)
+				parts = append(parts, f.Label+": "+oneLine(f.Text)) // a value may hold line breaks
 			}
 		}
 		if len(parts) > 0 {
@@ -203,4 +206,17 @@ func (p *Pusher) Send(ctx context.Context, t PushTarget, payload []byte, o PushO
 		return fmt.Errorf("push service: %s", resp.Status)
 	}
 	return &PermanentError{Err: fmt.Errorf("push service: %s", resp.Status)}
+}
+
+// PushOptionsFor says how to push m: as OptionsFor its kind, and a request
+// or a reminder kept no longer than until its deadline (whole seconds, as
+// the TTL header has them). A push service keeps a push that long for a
+// device that is offline (RFC 8030 §5.2); one delivered after the deadline
+// would ask for an answer that can no longer be given.
+func PushOptionsFor(m *Message) PushOptions {
+	o := OptionsFor(m.Kind)
+	if (m.Kind == KindRequest || m.Kind == KindReminder) && !m.Deadline.IsZero() {
+		o.TTL = max(min(o.TTL, m.Deadline.Sub(m.Now).Truncate(time.Second)), 0)
+	}
+	return o
 }

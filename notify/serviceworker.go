@@ -3,7 +3,7 @@ package notify
 // ServiceWorkerJS is the service worker the dashboard serves at /sw.js
 // (Content-Type: text/javascript, Service-Worker-Allowed: /), registered
 // with the scope / by the settings page. It shows Taasky's pushes (PushPayload) with a "Review" action
-// on requests and reminders, and opens the payload's link on a tap: the
+// on requests and reminders (its label the payload's, in the reader's language), and opens the payload's link on a tap: the
 // one-tap page, which only shows the card until the human presses a button.
 const ServiceWorkerJS = `// Taasky service worker: shows pushes, opens their link on a tap.
 self.addEventListener("install", () => self.skipWaiting());
@@ -19,7 +19,7 @@ self.addEventListener("push", (event) => {
     renotify: true,
     requireInteraction: ask,
     data: { url: p.url || "/" },
-    actions: ask ? [{ action: "review", title: "Review" }] : [],
+    actions: ask ? [{ action: "review", title: p.action || "Review" }] : [],
   }));
 });
 

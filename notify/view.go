@@ -49,6 +49,17 @@ type fieldView struct {
 	Flag    string // outside the recipient's limits, in words (never a number)
 }
 
+// Indented is Text for the text part: a string value may hold line
+// breaks (the terms allow them), and each line after its first is
+// indented under its field as a flag is, so that the other side's words
+// cannot make a line that reads as the mail's own (an action link, a
+// signature). A CR alone or with LF is a line break too.
+func (f fieldView) Indented() string {
+	return valueBreaks.Replace(f.Text)
+}
+
+var valueBreaks = strings.NewReplacer("\r\n", "\n      ", "\r", "\n      ", "\n", "\n      ")
+
 // words is the recipient's language.
 func (m *Message) words() *locale.Printer { return locale.NewPrinter(m.Lang) }
 

@@ -131,7 +131,7 @@ var japaneseText = map[Key]catalog.Message{
 	"member_invite.intro":    text("%[1]sさんが、%[3]sとして%[2]sに参加するようあなたを招待しています。メンバーはAIエージェントをTaaskyに接続し、エージェントが合意した内容を確認します。"),
 	"member_invite.action":   text("招待を受ける"),
 	"member_invite.expires":  text("このリンクは1回だけ使え、%[1]sに期限切れになります。"),
-	"member_invite.sign_in":  text("受けるには%[1]sでサインインしてください：招待はこのアドレス宛てです。"),
+	"member_invite.sign_in":  text("受けるには %[1]s でサインインしてください：招待はこのアドレス宛てです。"),
 	"member_invite.why":      text("%[1]sさんがあなたを招待するためにTaaskyにアドレスを伝えました。再度招待されない限り、これ以上は送信されません。"),
 	"member_invite.operator": text("Taasky の運営者"),
 
@@ -720,9 +720,10 @@ var japaneseText = map[Key]catalog.Message{
 	"mail.test.intro":            text("このデバイスにTaaskyからの確認依頼が表示されます。"),
 
 	// Push notifications: the title, and a count of options in the body.
-	"push.request":  text("%[1]sからの確認依頼：%[2]s"), // agent, ask.<verdict>
-	"push.reminder": text("回答待ち：%[1]s"),
-	"push.options":  text("%[1]d件の選択肢"),
+	"push.request":      text("%[1]sからの確認依頼：%[2]s"), // agent, ask.<verdict>
+	"push.reminder":     text("回答待ち：%[1]s"),
+	"mail8_push.review": text("確認する"), // the button beside a request's notification
+	"push.options":      text("%[1]d件の選択肢"),
 
 	// A calendar entry's description (.ics): the exact agreed moments.
 	"ics.agreed":      text("Taaskyで合意。"),
@@ -732,7 +733,7 @@ var japaneseText = map[Key]catalog.Message{
 	// Webhooks
 	"webhook.disabled.subject": text("%[1]sのWebhookが停止されました"),
 	"webhook.disabled.heading": text("Webhookが停止されました"),
-	"webhook.disabled.intro": text("Taaskyは3日間%[1]sへ配信できなかったため、%[2]sのWebhookの送信を停止しました。" +
+	"webhook.disabled.intro": text("Taaskyは3日間 %[1]s へ配信できなかったため、%[2]sのWebhookの送信を停止しました。" +
 		"それ以降のイベントは配信ログにあります。エンドポイントを再び有効にするまで何も送信されません。"),
 	"webhook.disabled.last":   text("最後の試行：%[1]s。"),
 	"webhook.disabled.action": text("Webhookを開く"),

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/emersion/go-smtp"
 )
@@ -184,15 +185,23 @@ type session struct {
 	srv  *SMTPServer
 	from string
 	to   []string
+	utf8 bool // MAIL FROM asked for SMTPUTF8
 }
 
-func (x *session) Reset()        { x.from, x.to = "", nil }
+func (x *session) Reset()        { x.from, x.to, x.utf8 = "", nil, false }
 func (x *session) Logout() error { return nil }
-func (x *session) Mail(from string, _ *smtp.MailOptions) error {
-	x.from = from
+func (x *session) Mail(from string, o *smtp.MailOptions) error {
+	x.from, x.utf8 = from, o != nil && o.UTF8
 	return nil
 }
+
+// Rcpt refuses an address in UTF-8 outside a SMTPUTF8 transaction, which
+// this server does not offer, as RFC 6531 §3.5 has servers do (553
+// 5.6.7): a client must write such a domain as its A-label.
 func (x *session) Rcpt(to string, _ *smtp.RcptOptions) error {
+	if !x.utf8 && strings.ContainsFunc(to, func(r rune) bool { return r >= utf8.RuneSelf }) {
+		return &smtp.SMTPError{Code: 553, EnhancedCode: smtp.EnhancedCode{5, 6, 7}, Message: "non-ASCII address without SMTPUTF8"}
+	}
 	x.to = append(x.to, to)
 	return nil
 }
