@@ -245,9 +245,10 @@ var germanText = map[Key]catalog.Message{
 	"signed_out.again":             text("Erneut anmelden"),
 
 	// The error page.
-	"error.title":    text("Etwas stimmt nicht"),
-	"error.back":     text("Zurück zu Taasky"),
-	"error.too_many": text("Zu viele Anfragen"),
+	"error.title":        text("Etwas stimmt nicht"),
+	"error.back":         text("Zurück zu Taasky"),
+	"error.too_many":     text("Zu viele Anfragen"),
+	"error.live_streams": text("Sie haben %[1]d Live-Seiten gleichzeitig geöffnet, die Höchstzahl für eine Person: Diese Seite aktualisiert sich nicht von selbst. Schließen Sie einige davon, oder laden Sie sie neu, um zu sehen, was sich geändert hat."),
 	"error.try_again": plural.Selectf(1, "%d",
 		"one", "Aus Ihrem Netzwerk kamen zu viele Anfragen. Versuchen Sie es in %[1]d Sekunde erneut.",
 		"other", "Aus Ihrem Netzwerk kamen zu viele Anfragen. Versuchen Sie es in %[1]d Sekunden erneut."),

@@ -235,6 +235,7 @@ var japaneseText = map[Key]catalog.Message{
 	"error.title":               text("問題が発生しました"),
 	"error.back":                text("Taaskyに戻る"),
 	"error.too_many":            text("リクエストが多すぎます"),
+	"error.live_streams":        text("ライブ更新のページを同時に %[1]d 件開いています。これが 1 人あたりの上限のため、このページは自動では更新されません。いくつか閉じるか、再読み込みして変更を確認してください。"),
 	"error.try_again":           text("お使いのネットワークからのリクエストが多すぎます。%[1]d秒後にもう一度お試しください。"),
 	"error.sign_in_late":        text("このサインインは時間がかかりすぎたか、別のブラウザで開始されました。サインインページからやり直してください。"),
 	"error.sign_in_refused":     text("IDプロバイダーがサインインを拒否しました（%[1]s）。"),

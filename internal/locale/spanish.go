@@ -245,9 +245,10 @@ var spanishText = map[Key]catalog.Message{
 	"signed_out.again":             text("Volver a iniciar sesión"),
 
 	// The error page.
-	"error.title":    text("Algo no va bien"),
-	"error.back":     text("Volver a Taasky"),
-	"error.too_many": text("Demasiadas solicitudes"),
+	"error.title":        text("Algo no va bien"),
+	"error.back":         text("Volver a Taasky"),
+	"error.too_many":     text("Demasiadas solicitudes"),
+	"error.live_streams": text("Tiene %[1]d páginas en directo abiertas a la vez, el máximo para una persona: esta página no se actualizará sola. Cierre algunas, o recárguela para ver qué ha cambiado."),
 	"error.try_again": plural.Selectf(1, "%d",
 		"one", "Llegaron demasiadas solicitudes desde su red. Inténtelo de nuevo en %[1]d segundo.",
 		"other", "Llegaron demasiadas solicitudes desde su red. Inténtelo de nuevo en %[1]d segundos."),
