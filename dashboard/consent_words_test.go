@@ -84,6 +84,7 @@ func TestConsentRefusalsInThePersonsLanguage(t *testing.T) {
 		{"two resources", func() url.Values { q := params(); q.Add("resource", b.base+"/mcp"); return q }(), nil, "resource"},
 		{"a resource elsewhere", params("resource", "https://elsewhere.example/mcp"), nil, "resource"},
 		{"a resource of no account", params("resource", b.base+"/mcp/nobody"), nil, "resource"},
+		{"a metadata document without a path", params("client_id", "https://client.example/"), nil, "client_id"},
 		{"an account not listed", params("resource", ""), url.Values{"decision": {"approve"}, "account": {"beta"}}, "account"},
 	} {
 		english := shown("en", tc.q, tc.form)

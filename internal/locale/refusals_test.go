@@ -22,7 +22,7 @@ import (
 var refusalMakers = map[string]map[string]int{
 	"negotiation": {"termsErr": 1, "inputErr": 1, "ruleErr": 2, "refused": 0},
 	"app":         {"refuse": 1, "notFound": 1},
-	"oauthserver": {"app.Refuse": 1},
+	"oauthserver": {"app.Refuse": 1, "bad": 0},
 }
 
 // TestEveryRefusalKeyIsInTheCatalog reads negotiation's and app's code:
