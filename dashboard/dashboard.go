@@ -103,6 +103,8 @@ type Dashboard struct {
 	receipts  *receipt.Keyring
 	// logDays: Config.DeliveryLogDays.
 	logDays int
+	// streams are the signed-in people's open live streams (live_cap.go).
+	streams liveStreams
 }
 
 // New builds the dashboard. ctx bounds its background work (the OIDC

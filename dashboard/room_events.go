@@ -3,7 +3,8 @@ package dashboard
 import "github.com/gofiber/fiber/v2"
 
 // roomEvents streams a "change" event whenever the room changes, for a
-// member of one of its accounts.
+// member of one of its accounts (at most maxLiveStreams at once per person,
+// with the rooms list's).
 func (d *Dashboard) roomEvents(c *fiber.Ctx) error {
 	uid, err := d.currentSession(c)
 	if err != nil {
@@ -16,9 +17,14 @@ func (d *Dashboard) roomEvents(c *fiber.Ctx) error {
 	if err != nil || roomID <= 0 {
 		return d.showErrorT(c, fiber.StatusNotFound, "error.no_room")
 	}
+	release, ok := d.streams.open(uid)
+	if !ok {
+		return d.tooManyStreams(c)
+	}
 	if err := d.rooms.SeesRoom(c.UserContext(), uid, int64(roomID)); err != nil {
+		release()
 		return d.failStream(c, err)
 	}
 	ch, stop := d.hub.watchRoom(int64(roomID))
-	return d.stream(c, ch, stop)
+	return d.stream(c, ch, func() { stop(); release() })
 }

@@ -31,10 +31,12 @@ type Authenticator interface {
 //
 // With a RateLimit (WithRateLimit), each agent gets a token bucket, which
 // all its keys and access tokens draw on: a call beyond it gets 429 with
-// Retry-After and one line saying the rule.
+// Retry-After and one line saying the rule. With WithAuthFailureLimit, so
+// does a client address past its failed authentications, before its
+// bearer is looked up (unless it authenticated before).
 func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 	mcpHandler := fiberhttp.Handler(s.handler)
-	limit := newLimiter(s.rate, time.Now)
+	limit := newLimiter(s.rate, s.failures, s.trusted, time.Now)
 	tokens, _ := auth.(OAuthAuthenticator)
 	handle := func(c *fiber.Ctx) error {
 		account := c.Params("account") // "" at /mcp: the token's account
@@ -47,8 +49,8 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 		var id [32]byte
 		if limit != nil {
 			id = keyID(key)
-			if empty, wait := limit.Empty(id); empty {
-				return tooMany(c, limit.Limit(), wait)
+			if refused, err := limit.Refused(c, id); refused {
+				return err
 			}
 		}
 		agent, err := authenticate(c.UserContext(), auth, tokens, key, account)
@@ -58,6 +60,9 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 				// answer): a moment's unavailability, not the caller's fault.
 				c.Set(fiber.HeaderRetryAfter, "5")
 				return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"error": "Taasky cannot check agent keys just now (its database did not answer); retry in a few seconds"})
+			}
+			if limit != nil {
+				limit.Failed(c, id)
 			}
 			c.Set(fiber.HeaderWWWAuthenticate, realm+`, error="invalid_token"`)
 			return c.Status(fiber.StatusUnauthorized).JSON(fiber.Map{"error": invalidBearer(tokens, key, err)})

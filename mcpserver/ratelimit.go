@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"crypto/sha256"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"sync"
 	"time"
@@ -30,35 +31,84 @@ const maxKeys = 100_000
 // agent each bearer that authenticated is, so that a flood on a bearer of
 // an agent whose bucket is empty is answered before the bearer is looked
 // up (Empty), costing the database nothing; unknown bearers never get a
-// bucket (Take comes after the lookup).
+// bucket (Take comes after the lookup). It also holds one bucket per
+// client address that failed to authenticate (Failed): past it, bearers
+// from there that did not authenticate before are refused before they are
+// looked up (Refused), so that a stream of unknown or revoked bearers
+// costs the database at most the bucket's failures, and an agent whose
+// bearer is known is never slowed by others' failures, even from its own
+// address.
 type limiter struct {
-	buckets *ratelimit.Buckets[int64]
-	mu      sync.Mutex
-	agentOf map[[32]byte]int64
+	buckets  *ratelimit.Buckets[int64]      // nil: no limit per agent
+	failures *ratelimit.Buckets[netip.Addr] // nil: no limit on failures
+	trusted  []netip.Prefix
+	mu       sync.Mutex
+	agentOf  map[[32]byte]int64
 }
 
-// newLimiter is nil for the zero RateLimit.
-func newLimiter(rl RateLimit, now func() time.Time) *limiter {
+// newLimiter is nil when neither rl nor failures limits.
+func newLimiter(rl, failures RateLimit, trusted []netip.Prefix, now func() time.Time) *limiter {
 	b := ratelimit.New[int64](rl, maxKeys, now)
-	if b == nil {
+	f := ratelimit.New[netip.Addr](failures, maxKeys, now)
+	if b == nil && f == nil {
 		return nil
 	}
-	return &limiter{buckets: b, agentOf: map[[32]byte]int64{}}
+	return &limiter{buckets: b, failures: f, trusted: trusted, agentOf: map[[32]byte]int64{}}
 }
 
 func keyID(key string) [32]byte { return sha256.Sum256([]byte(key)) }
+
+// agent is the agent bearer id authenticated as before, if it did.
+func (l *limiter) agent(id [32]byte) (int64, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	agent, ok := l.agentOf[id]
+	return agent, ok
+}
 
 // Empty reports whether the bucket of the agent bearer id authenticated
 // as before is empty (false for a bearer not seen yet), and how long until
 // it holds a token.
 func (l *limiter) Empty(id [32]byte) (bool, time.Duration) {
-	l.mu.Lock()
-	agent, ok := l.agentOf[id]
-	l.mu.Unlock()
+	agent, ok := l.agent(id)
 	if !ok {
 		return false, 0
 	}
 	return l.buckets.Empty(agent)
+}
+
+// Refused answers c, with bearer id, with 429 before the bearer is looked
+// up when its agent's bucket is empty, or, for a bearer that did not
+// authenticate before, when its client address has no failures left; it
+// reports whether it answered.
+func (l *limiter) Refused(c *fiber.Ctx, id [32]byte) (bool, error) {
+	if agent, ok := l.agent(id); ok {
+		if empty, wait := l.buckets.Empty(agent); empty {
+			return true, tooMany(c, l.buckets.Limit(), wait)
+		}
+		return false, nil
+	}
+	if empty, wait := l.failures.Empty(l.client(c)); empty {
+		return true, tooManyFailures(c, l.failures.Limit(), wait)
+	}
+	return false, nil
+}
+
+// Failed counts a failed authentication of bearer id against c's client
+// address, and forgets the bearer's agent (a key revoked since).
+func (l *limiter) Failed(c *fiber.Ctx, id [32]byte) {
+	l.mu.Lock()
+	delete(l.agentOf, id)
+	l.mu.Unlock()
+	if l.failures != nil {
+		l.failures.Take(l.client(c))
+	}
+}
+
+// client is the address c counts against (ratelimit.ClientAddr).
+func (l *limiter) client(c *fiber.Ctx) netip.Addr {
+	peer, _ := netip.AddrFromSlice(c.Context().RemoteIP())
+	return ratelimit.ClientAddr(peer, c.Request().Header.PeekAll(fiber.HeaderXForwardedFor), l.trusted)
 }
 
 // Take spends a token of agent's bucket, and remembers bearer id as the
@@ -84,4 +134,13 @@ func tooMany(c *fiber.Ctx, rl RateLimit, wait time.Duration) error {
 	c.Set(fiber.HeaderRetryAfter, strconv.Itoa(secs))
 	return c.Status(fiber.StatusTooManyRequests).JSON(fiber.Map{"error": fmt.Sprintf(
 		"rate limit: at most %s calls a second per agent, all its keys and tokens together (bursts of %d); retry after %d s", strconv.FormatFloat(rl.Rate, 'f', -1, 64), rl.Burst, secs)})
+}
+
+// tooManyFailures answers 429 with Retry-After and one line saying the
+// rule on failed authentications (rl: Burst a minute).
+func tooManyFailures(c *fiber.Ctx, rl RateLimit, wait time.Duration) error {
+	secs := ratelimit.RetryAfter(wait)
+	c.Set(fiber.HeaderRetryAfter, strconv.Itoa(secs))
+	return c.Status(fiber.StatusTooManyRequests).JSON(fiber.Map{"error": fmt.Sprintf(
+		"too many failed authentications from this address: at most %d a minute with an unknown, revoked or malformed bearer; retry after %d s", rl.Burst, secs)})
 }

@@ -11,8 +11,8 @@ import (
 // internal/ratelimit.
 func TestLimiterBucket(t *testing.T) {
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	l := newLimiter(RateLimit{Rate: 2, Burst: 3}, func() time.Time { return now })
-	if newLimiter(RateLimit{}, time.Now) != nil {
+	l := newLimiter(RateLimit{Rate: 2, Burst: 3}, RateLimit{}, nil, func() time.Time { return now })
+	if newLimiter(RateLimit{}, RateLimit{}, nil, time.Now) != nil {
 		t.Fatal("the zero RateLimit limits")
 	}
 	k, k2, other := keyID("tsk_a"), keyID("tsk_a2"), keyID("tsk_b")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -50,9 +51,13 @@ type Server struct {
 	handler http.Handler
 	svc     Service
 	rate    RateLimit
-	names   []string // the tools' names
-	log     *slog.Logger
-	metrics *Metrics
+	// failures is the limit on failed authentications per client address
+	// (WithAuthFailureLimit), trusted the proxies that name the client.
+	failures RateLimit
+	trusted  []netip.Prefix
+	names    []string // the tools' names
+	log      *slog.Logger
+	metrics  *Metrics
 }
 
 // WithRateLimit sets the per-agent rate limit Mount applies (the zero
@@ -166,4 +171,17 @@ func result(out any, err error) ([]byte, error) {
 
 func errorResult(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+}
+
+// WithAuthFailureLimit sets how many failed authentications (an unknown,
+// revoked or malformed bearer) Mount allows one client address a minute,
+// a token bucket per address (0: no limit); past them its bearers are
+// refused before they are looked up, but for those that authenticated
+// before in this process. The client address is ratelimit.ClientAddr's:
+// behind one of trusted, X-Forwarded-For's; an IPv6 one as its /64.
+// It returns s.
+func (s *Server) WithAuthFailureLimit(perMinute int, trusted []netip.Prefix) *Server {
+	s.failures = RateLimit{Rate: float64(perMinute) / 60, Burst: perMinute}
+	s.trusted = trusted
+	return s
 }

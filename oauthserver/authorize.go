@@ -54,7 +54,7 @@ func (s *Server) Approve(ctx context.Context, params url.Values, userID int64, a
 		}
 	}
 	if chosen == nil {
-		return "", app.Errorf(app.ErrInvalid, "account: choose one of the accounts listed (got %q)", account)
+		return "", app.Refuse(app.ErrInvalid, "oauth8_account_choice", "account: choose one of the accounts listed (got %q)", account)
 	}
 	agent, err := s.store.state.Connect(ctx, userID, chosen.AccountSlug, p.client)
 	if err != nil {
@@ -113,23 +113,29 @@ func (s *Server) parse(ctx context.Context, params url.Values, userID int64) (*p
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/oauth/authorize?"+params.Encode(), nil)
 	if err != nil {
-		return nil, "", app.Errorf(app.ErrInvalid, "the authorization request is not a valid URL")
+		return nil, "", app.Refuse(app.ErrInvalid, "oauth8_bad_url", "the authorization request is not a valid URL")
 	}
 	ar, err := s.provider.NewAuthorizeRequest(ctx, req)
-	fail := func(e error) (*pending, string, error) {
+	// fail tells the client e (its RFC 6749 error and description) when
+	// it may be told; else the person is shown shown, in their words.
+	fail := func(e error, shown *app.Error) (*pending, string, error) {
 		if known && ar != nil && ar.IsRedirectURIValid() {
 			redirect, err := s.errorRedirect(ctx, ar, e)
 			return nil, redirect, err
 		}
-		rfc := fosite.ErrorToRFC6749Error(e)
-		return nil, "", app.Errorf(app.ErrInvalid, "%s: %s", rfc.ErrorField, rfc.GetDescription())
+		return nil, "", shown
+	}
+	// refuse is one of Taasky's own faults: the client's description is
+	// the person's English.
+	refuse := func(rfc *fosite.RFC6749Error, shown *app.Error) (*pending, string, error) {
+		return fail(rfc.WithHint(shown.Message), shown)
 	}
 	if err != nil {
 		if _, ok := errors.AsType[*storageFailure](err); ok {
 			s.logRefusal("authorize", err)
 			return nil, "", fmt.Errorf("authorize: %w", err)
 		}
-		return fail(err)
+		return fail(err, shownFault(err, params))
 	}
 	// A loopback redirect may change its port only (RFC 8252 §7.3); fosite
 	// lets the rest of the authority through, so the browser could be sent
@@ -139,37 +145,39 @@ func (s *Server) parse(ctx context.Context, params url.Values, userID int64) (*p
 	// have registered before registration refused it: the consent screen
 	// would show no host, and a browser would go to evil.example).
 	if u := ar.GetRedirectURI(); u.User != nil || !validPort(u.Port()) || (u.Scheme == "http" || u.Scheme == "https") && u.Host == "" {
-		return nil, "", app.Errorf(app.ErrInvalid, "redirect_uri: %s is not a registered redirect URI (a loopback one may change its port, 1 to 65535, and nothing else)", u.Redacted())
+		return nil, "", app.Refuse(app.ErrInvalid, "oauth8_redirect_loopback", "redirect_uri: %s is not a registered redirect URI (a loopback one may change its port, 1 to 65535, and nothing else)", u.Redacted())
 	}
 	switch m, ch := params.Get("code_challenge_method"), params.Get("code_challenge"); {
 	case ch == "":
-		return fail(fosite.ErrInvalidRequest.WithHint("code_challenge: PKCE is required (code_challenge_method S256)."))
+		return refuse(fosite.ErrInvalidRequest, app.Refuse(app.ErrInvalid, "oauth8_pkce_required", "code_challenge: PKCE is required (code_challenge_method S256)."))
 	case m != "S256":
-		return fail(fosite.ErrInvalidRequest.WithHintf("code_challenge_method: only S256 is supported (got %q; plain is refused).", m))
+		return refuse(fosite.ErrInvalidRequest, app.Refuse(app.ErrInvalid, "oauth8_pkce_method", "code_challenge_method: only S256 is supported (got %q; plain is refused).", m))
 	case !s256Challenge.MatchString(ch):
 		// No verifier could ever match it: refused before the person
 		// consents, rather than at the token endpoint after.
-		return fail(fosite.ErrInvalidRequest.WithHintf("code_challenge: an S256 challenge is BASE64URL(SHA-256(code_verifier)) without padding: 43 characters of A-Z, a-z, 0-9, - and _ (got %d characters).", len(ch)))
+		return refuse(fosite.ErrInvalidRequest, app.Refuse(app.ErrInvalid, "oauth8_pkce_challenge",
+			"code_challenge: an S256 challenge is BASE64URL(SHA-256(code_verifier)) without padding, 43 characters of A-Z, a-z, 0-9, - and _; this one has %d.", len(ch)))
 	}
 	auth := app.OAuthAuthorization{Client: client, RedirectURI: ar.GetRedirectURI().String(), RedirectHost: ar.GetRedirectURI().Host}
 	resources := params["resource"]
 	var account string
 	switch {
 	case len(resources) > 1:
-		return fail(errInvalidTarget.WithHint("resource: ask for one resource, the MCP URL you were given."))
+		return refuse(errInvalidTarget, app.Refuse(app.ErrInvalid, "oauth8_resource_one", "resource: ask for one resource, the MCP URL you were given."))
 	case len(resources) == 0 || resources[0] == s.ResourceURL(""):
 		auth.Resource = s.ResourceURL("")
 	default:
 		slug, ok := strings.CutPrefix(resources[0], s.base+"/mcp/")
 		if !ok || slug == "" || strings.ContainsAny(slug, "/?#") {
-			return fail(errInvalidTarget.WithHintf("resource: %s is not a Taasky MCP URL (%s/mcp or %s/mcp/{account}).", resources[0], s.base, s.base))
+			return refuse(errInvalidTarget, app.Refuse(app.ErrInvalid, "oauth8_resource_not_mcp",
+				"resource: %s is not a Taasky MCP URL (%s/mcp or %s/mcp/{account}).", resources[0], s.base, s.base))
 		}
 		exists, err := s.accounts.AccountExists(ctx, slug)
 		if err != nil {
 			return nil, "", err
 		}
 		if !exists {
-			return fail(errInvalidTarget.WithHintf("resource: there is no account %q at this Taasky.", slug))
+			return refuse(errInvalidTarget, app.Refuse(app.ErrInvalid, "oauth8_resource_no_account", "resource: there is no account %q at this Taasky.", slug))
 		}
 		auth.Resource, auth.Fixed, account = resources[0], true, slug
 	}
@@ -201,10 +209,38 @@ func (s *Server) errorRedirect(ctx context.Context, ar fosite.AuthorizeRequester
 	s.provider.WriteAuthorizeError(ctx, rec, ar, err)
 	loc := rec.Header().Get("Location")
 	if loc == "" {
-		rfc := fosite.ErrorToRFC6749Error(err)
-		return "", app.Errorf(app.ErrInvalid, "%s: %s", rfc.ErrorField, rfc.GetDescription())
+		return "", shownFault(err, ar.GetRequestForm())
 	}
 	return s.answerURL(loc)
+}
+
+// shownFault is a fault of fosite's in an authorization request, as the
+// person is shown it, in words the catalog has in every language: the
+// client cannot be told, so the person reads it (and perhaps tells the
+// client's makers). A fault with no words of its own is the client's
+// error and fosite's description, in English, in a sentence of the
+// person's language.
+func shownFault(err error, params url.Values) *app.Error {
+	rfc := fosite.ErrorToRFC6749Error(err)
+	switch rfc.ErrorField {
+	case fosite.ErrInvalidRequest.ErrorField:
+		switch {
+		case strings.Contains(rfc.HintField, "'redirect_uri' parameter does not match"):
+			return app.Refuse(app.ErrInvalid, "oauth8_redirect_unregistered", "redirect_uri: %s is not one of the redirect URIs this client registered.", params.Get("redirect_uri"))
+		case strings.Contains(rfc.HintField, "The redirect URI"):
+			return app.Refuse(app.ErrInvalid, "oauth8_redirect_invalid", "redirect_uri: %s is not a valid redirect URI (it holds a fragment, #, or cannot be read).", params.Get("redirect_uri"))
+		}
+	case fosite.ErrUnsupportedResponseType.ErrorField:
+		return app.Refuse(app.ErrInvalid, "oauth8_response_type", "response_type: Taasky supports code only (got %q).", params.Get("response_type"))
+	case fosite.ErrUnsupportedResponseMode.ErrorField:
+		return app.Refuse(app.ErrInvalid, "oauth8_response_mode", "response_mode: Taasky answers in the query only (got %q).", params.Get("response_mode"))
+	case fosite.ErrInvalidScope.ErrorField:
+		return app.Refuse(app.ErrInvalid, "oauth8_scope", "scope: this client may not ask for %q.", params.Get("scope"))
+	case fosite.ErrRequestNotSupported.ErrorField, fosite.ErrRequestURINotSupported.ErrorField,
+		fosite.ErrInvalidRequestURI.ErrorField, fosite.ErrInvalidRequestObject.ErrorField:
+		return app.Refuse(app.ErrInvalid, "oauth8_request_object", "request, request_uri: Taasky reads an authorization request from its URL's parameters only.")
+	}
+	return app.Refuse(app.ErrInvalid, "oauth8_refused", "%s: %s", rfc.ErrorField, rfc.GetDescription())
 }
 
 // s256Challenge is the form of an S256 code_challenge (RFC 7636 §4.2):
@@ -220,7 +256,7 @@ const noState = "taasky:no-state"
 func (s *Server) answerURL(loc string) (string, error) {
 	u, err := url.Parse(loc)
 	if err != nil || loc == "" {
-		return "", app.Errorf(app.ErrInvalid, "redirect_uri: cannot be parsed")
+		return "", app.Refuse(app.ErrInvalid, "oauth8_answer_unparsable", "redirect_uri: cannot be parsed")
 	}
 	q := u.Query()
 	q.Set("iss", s.base)

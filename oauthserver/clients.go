@@ -98,70 +98,72 @@ type metadataDocument struct {
 }
 
 func (cs *clients) fetch(ctx context.Context, id string) (app.OAuthClient, error) {
-	bad := func(format string, args ...any) (app.OAuthClient, error) {
-		return app.OAuthClient{}, app.Errorf(app.ErrInvalid, "client_id: the client's metadata document at %s "+format, append([]any{id}, args...)...)
+	// bad is a fault of the document, in words the catalog has (key; its
+	// English is format, whose first verb is the document's URL).
+	bad := func(key, format string, args ...any) (app.OAuthClient, error) {
+		return app.OAuthClient{}, app.Refuse(app.ErrInvalid, key, format, append([]any{id}, args...)...)
 	}
 	u, err := url.Parse(id)
 	if err != nil || u.Host == "" || u.Fragment != "" || u.User != nil || u.Path == "" || u.Path == "/" {
-		return bad("is not an https URL with a path")
+		return bad("oauth8_metadata_url", "client_id: the client's metadata document at %s is not an https URL with a path")
 	}
 	for _, seg := range strings.Split(u.EscapedPath(), "/") {
 		if seg == "." || seg == ".." || strings.EqualFold(seg, "%2e") || strings.EqualFold(seg, "%2e%2e") ||
 			strings.EqualFold(seg, ".%2e") || strings.EqualFold(seg, "%2e.") {
 			// Client ID Metadata Document: no dot segments, so that the
 			// URL shown is the document fetched.
-			return bad("has a . or .. segment in its path")
+			return bad("oauth8_metadata_dots", "client_id: the client's metadata document at %s has a . or .. segment in its path")
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, metadataTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, id, nil)
 	if err != nil {
-		return bad("is not a URL Taasky can fetch")
+		return bad("oauth8_metadata_unfetchable", "client_id: the client's metadata document at %s is not a URL Taasky can fetch")
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := cs.http.Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "Timeout") {
-			return bad("did not answer within %s", metadataTimeout)
+			return bad("oauth8_metadata_timeout", "client_id: the client's metadata document at %s did not answer within %s", metadataTimeout)
 		}
-		return bad("could not be fetched (%s)", describeFetchError(err))
+		return bad("oauth8_metadata_fetch", "client_id: the client's metadata document at %s could not be fetched (%s)", describeFetchError(err))
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
-		return bad("answered HTTP %d, not 200", resp.StatusCode)
+		return bad("oauth8_metadata_status", "client_id: the client's metadata document at %s answered HTTP %d, not 200", resp.StatusCode)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, metadataMaxBytes+1))
 	if err != nil {
-		return bad("could not be read within %s", metadataTimeout)
+		return bad("oauth8_metadata_read", "client_id: the client's metadata document at %s could not be read within %s", metadataTimeout)
 	}
 	if len(body) > metadataMaxBytes {
-		return bad("is larger than %d KiB", metadataMaxBytes>>10)
+		return bad("oauth8_metadata_size", "client_id: the client's metadata document at %s is larger than %d KiB", metadataMaxBytes>>10)
 	}
 	var doc metadataDocument
 	if err := json.Unmarshal(body, &doc); err != nil {
-		return bad("is not a JSON object of client metadata")
+		return bad("oauth8_metadata_json", "client_id: the client's metadata document at %s is not a JSON object of client metadata")
 	}
 	if doc.ClientID != id {
-		return bad("names another client_id (%q): it must be its own URL", doc.ClientID)
+		return bad("oauth8_metadata_client_id", "client_id: the client's metadata document at %s names another client_id (%q): it must be its own URL", doc.ClientID)
 	}
 	switch doc.TokenEndpointAuthMethod {
 	case "", "none":
 	default:
-		return bad("asks for token_endpoint_auth_method %q: Taasky supports public clients only (none, with PKCE)", doc.TokenEndpointAuthMethod)
+		return bad("oauth8_metadata_auth", "client_id: the client's metadata document at %s asks for token_endpoint_auth_method %q: Taasky supports public clients only (none, with PKCE)", doc.TokenEndpointAuthMethod)
 	}
 	c := app.OAuthClient{ID: id, Kind: app.OAuthClientMetadataDocument, LogoURI: doc.LogoURI, ClientURI: doc.ClientURI}
 	if c.Name, err = clientName(doc.ClientName, u.Host); err != nil {
-		return bad("has a client_name that %s", err)
+		return bad("oauth8_metadata_name", "client_id: the client's metadata document at %s has a client_name that %s", err.Error())
 	}
 	if c.RedirectURIs, err = checkRedirectURIs(doc.RedirectURIs); err != nil {
-		return bad("has redirect_uris that %s", err)
+		return bad("oauth8_metadata_redirects", "client_id: the client's metadata document at %s has redirect_uris that %s", err.Error())
 	}
 	if err := checkGrants(doc.GrantTypes, doc.ResponseTypes); err != nil {
-		return bad("%s", err)
+		return bad("oauth8_metadata_grants", "client_id: the client's metadata document at %s %s", err.Error())
 	}
 	if !httpsOrEmpty(c.LogoURI) || !httpsOrEmpty(c.ClientURI) {
-		return bad("has a logo_uri or client_uri that is not https")
+		return bad("oauth8_metadata_https", "client_id: the client's metadata document at %s has a logo_uri or client_uri that is not https")
 	}
 	fresh := cs.now().Add(freshFor(resp.Header))
 	c.FreshUntil = &fresh

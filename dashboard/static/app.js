@@ -234,15 +234,28 @@
         .catch(function () {});
     }, 100);
   }
+  // A stream the server refused (a person may hold 20 at once, 429; or
+  // signed out) is closed for good by EventSource: the page stays as it
+  // is, without live updates, and asks again after a minute, then less
+  // often (at most every 10 minutes). It refreshes itself when heard again.
+  var wait = 60e3;
   // Started after "load": a stream opened before it keeps the page loading.
   function listen() {
     var es = new EventSource(live);
     es.addEventListener('open', function () {
       if (opened) refresh();
       opened = true;
+      wait = 60e3;
       document.documentElement.dataset.live = 'open'; // the stream is heard from now on
     });
     es.addEventListener('change', refresh);
+    es.addEventListener('error', function () {
+      if (es.readyState !== EventSource.CLOSED) return; // EventSource reconnects by itself
+      opened = true; // what changed meanwhile is fetched once heard again
+      document.documentElement.dataset.live = 'closed';
+      setTimeout(listen, wait);
+      wait = Math.min(wait * 2, 600e3);
+    });
   }
   if (document.readyState === 'complete') listen();
   else window.addEventListener('load', function () { setTimeout(listen, 0); });

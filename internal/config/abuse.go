@@ -21,6 +21,11 @@ type Abuse struct {
 	// MCPBurst is how many may come at once (MCP_RATE_BURST).
 	MCPRate  float64
 	MCPBurst int
+	// MCPAuthFailures is how many failed authentications on /mcp (an
+	// unknown, revoked or malformed bearer) one client address may make a
+	// minute before its bearers are refused unlooked-up
+	// (MCP_AUTH_FAILURE_LIMIT); 0: no limit.
+	MCPAuthFailures int
 	// WebRate is the sustained requests a second per client address to
 	// the login, invitation, personal, one-tap and unsubscribe pages
 	// (WEB_RATE_LIMIT); 0: no limit. WebBurst is how many may come at once
@@ -43,6 +48,7 @@ type Abuse struct {
 const (
 	defaultMCPRate         = 10
 	defaultMCPBurst        = 40
+	defaultMCPAuthFailures = 20
 	defaultWebRate         = 2
 	defaultWebBurst        = 20
 	defaultMaxRounds       = 50
@@ -52,7 +58,7 @@ const (
 
 // loadAbuse reads the abuse limits; bad reports a setting that breaks its rule.
 func loadAbuse(env func(string) string, bad func(name, format string, args ...any)) Abuse {
-	a := Abuse{MCPRate: defaultMCPRate, MCPBurst: defaultMCPBurst, WebRate: defaultWebRate, WebBurst: defaultWebBurst,
+	a := Abuse{MCPRate: defaultMCPRate, MCPBurst: defaultMCPBurst, MCPAuthFailures: defaultMCPAuthFailures, WebRate: defaultWebRate, WebBurst: defaultWebBurst,
 		Pace: negotiation.Pace{MaxRounds: defaultMaxRounds, Cooldown: defaultCounterCooldown}, SignupDailyCap: defaultSignupDailyCap}
 	if v := env("MCP_RATE_LIMIT"); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
@@ -67,6 +73,13 @@ func loadAbuse(env func(string) string, bad func(name, format string, args ...an
 			bad("MCP_RATE_BURST", "must be a whole number of calls from 1, e.g. 40")
 		}
 		a.MCPBurst = n
+	}
+	if v := env("MCP_AUTH_FAILURE_LIMIT"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 1e6 {
+			bad("MCP_AUTH_FAILURE_LIMIT", "must be a whole number of failed authentications allowed per client address a minute, e.g. 20 (0 turns the limit off)")
+		}
+		a.MCPAuthFailures = n
 	}
 	if v := env("WEB_RATE_LIMIT"); v != "" {
 		f, err := strconv.ParseFloat(v, 64)

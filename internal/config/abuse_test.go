@@ -26,6 +26,8 @@ func TestLoadAbuseRules(t *testing.T) {
 		{"mcp rate NaN", map[string]string{"MCP_RATE_LIMIT": "NaN"}, []string{
 			"MCP_RATE_LIMIT: must be the calls a second allowed per agent, e.g. 10 (0 turns the limit off)"}},
 		{"rate with a unit", map[string]string{"WEB_RATE_LIMIT": "2/s"}, []string{rateRule}},
+		{"auth failures negative", map[string]string{"MCP_AUTH_FAILURE_LIMIT": "-1"}, []string{
+			"MCP_AUTH_FAILURE_LIMIT: must be a whole number of failed authentications allowed per client address a minute, e.g. 20 (0 turns the limit off)"}},
 		{"burst zero", map[string]string{"WEB_RATE_BURST": "0"}, []string{burstRule}},
 		{"burst fraction", map[string]string{"WEB_RATE_BURST": "2.5"}, []string{burstRule}},
 		{"burst huge", map[string]string{"WEB_RATE_BURST": "10000000"}, []string{burstRule}},
@@ -61,20 +63,21 @@ func TestLoadAbuseValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Abuse.WebRate != 2 || c.Abuse.WebBurst != 20 || c.Abuse.TrustedProxies != nil || c.Abuse.SignupDailyCap != 5 {
+	if c.Abuse.WebRate != 2 || c.Abuse.WebBurst != 20 || c.Abuse.TrustedProxies != nil || c.Abuse.SignupDailyCap != 5 || c.Abuse.MCPAuthFailures != 20 {
 		t.Errorf("defaults: %+v", c.Abuse)
 	}
 	env := goodEnv()
 	env["WEB_RATE_LIMIT"] = "0"
 	env["WEB_RATE_BURST"] = "5"
 	env["SIGNUP_DAILY_CAP"] = "0"
+	env["MCP_AUTH_FAILURE_LIMIT"] = "0"
 	env["TRUSTED_PROXIES"] = " 10.1.2.3/8, 192.0.2.7 ,2001:db8::/32,::ffff:172.16.0.0/108"
 	if c, err = load(env, RoleWeb); err != nil {
 		t.Fatal(err)
 	}
 	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.7/32"),
 		netip.MustParsePrefix("2001:db8::/32"), netip.MustParsePrefix("172.16.0.0/12")}
-	if c.Abuse.WebRate != 0 || c.Abuse.WebBurst != 5 || !reflect.DeepEqual(c.Abuse.TrustedProxies, want) || c.Abuse.SignupDailyCap != 0 {
+	if c.Abuse.WebRate != 0 || c.Abuse.WebBurst != 5 || !reflect.DeepEqual(c.Abuse.TrustedProxies, want) || c.Abuse.SignupDailyCap != 0 || c.Abuse.MCPAuthFailures != 0 {
 		t.Errorf("set: rate %v burst %d proxies %v", c.Abuse.WebRate, c.Abuse.WebBurst, c.Abuse.TrustedProxies)
 	}
 }

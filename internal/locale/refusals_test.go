@@ -22,6 +22,7 @@ import (
 var refusalMakers = map[string]map[string]int{
 	"negotiation": {"termsErr": 1, "inputErr": 1, "ruleErr": 2, "refused": 0},
 	"app":         {"refuse": 1, "notFound": 1},
+	"oauthserver": {"app.Refuse": 1, "bad": 0},
 }
 
 // TestEveryRefusalKeyIsInTheCatalog reads negotiation's and app's code:
@@ -34,7 +35,7 @@ func TestEveryRefusalKeyIsInTheCatalog(t *testing.T) {
 	keyLike := regexp.MustCompile(`^(rule|error|form)\.[a-z_]+$`)
 	var calls int
 	keyless := map[string]int{}
-	for _, pkg := range []string{"negotiation", "app", "dashboard", "dashboard/form"} {
+	for _, pkg := range []string{"negotiation", "app", "dashboard", "dashboard/form", "oauthserver"} {
 		files, _ := filepath.Glob(filepath.Join("../..", pkg, "*.go"))
 		for _, name := range files {
 			if strings.HasSuffix(name, "_test.go") {
@@ -54,8 +55,15 @@ func TestEveryRefusalKeyIsInTheCatalog(t *testing.T) {
 				if !ok {
 					return true
 				}
-				fn, ok := call.Fun.(*ast.Ident)
-				if !ok {
+				var fn ast.Ident
+				switch f := call.Fun.(type) {
+				case *ast.Ident:
+					fn = *f
+				case *ast.SelectorExpr: // app.Refuse, outside app
+					if x, ok := f.X.(*ast.Ident); ok {
+						fn.Name = x.Name + "." + f.Sel.Name
+					}
+				default:
 					return true
 				}
 				at, ok := refusalMakers[pkg][fn.Name]
