@@ -45,14 +45,18 @@ func (s signer) seal(purpose string, v any) string {
 	return base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(s.mac(purpose, payload))
 }
 
+var strictB64 = base64.RawURLEncoding.Strict()
+
 // open checks a sealed value for purpose and reads it into v.
 func (s signer) open(purpose, sealed string, v any) bool {
 	p, sig, ok := strings.Cut(sealed, ".")
 	if !ok {
 		return false
 	}
-	payload, err1 := base64.RawURLEncoding.DecodeString(p)
-	mac, err2 := base64.RawURLEncoding.DecodeString(sig)
+	// Strict: a value is sealed one way only (no spare bits set), so no
+	// other spelling of a cookie passes for it.
+	payload, err1 := strictB64.DecodeString(p)
+	mac, err2 := strictB64.DecodeString(sig)
 	if err1 != nil || err2 != nil || !hmac.Equal(mac, s.mac(purpose, payload)) {
 		return false
 	}

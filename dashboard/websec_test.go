@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"bytes"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -242,3 +243,28 @@ func TestSeatsDoNotGrowTheCookies(t *testing.T) {
 		t.Fatalf("the seats remembered: %q", browser.cookies[seatsCookie])
 	}
 }
+
+// TestSealedValueHasOneSpelling: a sealed cookie's last character carries
+// spare bits; one that differs only there is another spelling of the same
+// bytes, and is refused (it made TestSignOutEndsTheSession's forgery the
+// real cookie about one run in 64).
+func TestSealedValueHasOneSpelling(t *testing.T) {
+	s := signer{key: bytes.Repeat([]byte{7}, 32)}
+	for i := range 64 {
+		sealed := s.seal("session", session{UserID: int64(i)})
+		var got session
+		if !s.open("session", sealed, &got) || got.UserID != int64(i) {
+			t.Fatalf("the sealed value itself is refused: %q", sealed)
+		}
+		// The MAC's 32 bytes end in a character with 2 spare bits.
+		last := strings.IndexByte(b64URL, sealed[len(sealed)-1])
+		for spare := 1; spare < 4; spare++ {
+			other := sealed[:len(sealed)-1] + string(b64URL[last^spare])
+			if s.open("session", other, &got) {
+				t.Fatalf("%q passes for %q", other, sealed)
+			}
+		}
+	}
+}
+
+const b64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
