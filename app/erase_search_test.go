@@ -2,9 +2,11 @@ package app
 
 import (
 	"bytes"
+	"encoding/base64"
 	"context"
 	"log/slog"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -226,6 +228,27 @@ func newZed(t *testing.T) *zedWorld {
 	}
 	z.unsubscribe = u[1]
 	nb.settle(t)
+
+	// The search can fail: before any way out, what is stored as written
+	// is found (the links, keys and one-tap tokens are stored hashed or
+	// sealed: searched for all the same), and the webhook has a message.
+	before := z.found(t)
+	for name := range z.needles {
+		switch name {
+		case "agent key", "one-tap token", "member invitation link", "personal link", "webhook secret":
+			continue
+		}
+		if len(before[name]) == 0 {
+			t.Fatalf("before any way out, %s is found nowhere: %v", name, before)
+		}
+	}
+	if !slices.Contains(before["name"], "receipts") {
+		t.Fatalf("the agreed room's receipt does not name zed: %v", before["name"])
+	}
+	var messages int
+	if err := nb.pool.QueryRow(ctx, `SELECT count(*) FROM webhook_messages`).Scan(&messages); err != nil || messages == 0 {
+		t.Fatalf("no webhook message: %d %v", messages, err)
+	}
 	return z
 }
 
@@ -279,6 +302,24 @@ func (z *zedWorld) found(t *testing.T) map[string][]string {
 				where += " (" + h.What + ")"
 			}
 			out[names[h.I-1]] = append(out[names[h.I-1]], where)
+		}
+	}
+	// A receipt is a JWS: its payload is searched decoded too.
+	rows, _ = z.nb.pool.Query(ctx, `SELECT jws FROM receipts`)
+	jwss, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, jws := range jwss {
+		parts := strings.Split(jws, ".")
+		payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+		if len(parts) != 3 || err != nil {
+			t.Fatalf("a receipt that is no JWS: %v", err)
+		}
+		for i, text := range texts {
+			if strings.Contains(strings.ToLower(string(payload)), text) {
+				out[names[i]] = append(out[names[i]], "receipts")
+			}
 		}
 	}
 	return out
