@@ -76,22 +76,7 @@ func TestDeleteProfilePage(t *testing.T) {
 func TestRoomNoteOfAMemberWhoDeletedTheirProfile(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	if err := b.accounts.AddMemberAsOperator(b.ctx, "beta", "mo@example.test", app.MemberRoleMember); err != nil {
-		t.Fatal(err)
-	}
-	agent, _, err := b.accounts.CreateAgent(b.ctx, "beta", "Mo's agent", "mo@example.test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mo, _ := b.accounts.UserByEmail(b.ctx, "mo@example.test")
-	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: meetingSchema})
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := b.rooms.Join(b.ctx, agent, app.JoinInput{InviteCode: open.InviteCode, Schema: meetingSchema})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mo, _, _, j := b.moJoinsForBeta(t)
 	if err := b.accounts.RemoveMember(b.ctx, b.bob.ID, "beta", mo.ID); err != nil {
 		t.Fatal(err)
 	}
