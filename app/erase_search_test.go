@@ -187,6 +187,15 @@ func newZed(t *testing.T) *zedWorld {
 		t.Fatal(err)
 	}
 	z.needles["personal link"] = res.SeatToken
+	// Another, answered giving the address (written in capitals) at the join.
+	given, err := nb.rooms.Open(ctx, nb.b, OpenInput{Schema: meetingSchema, Subject: meeting(9, "20"), Title: "Beta asks again"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nb.rooms.AnswerInvitation(ctx, given.InviteCode, PersonAnswer{Verdict: negotiation.VerdictCounter, Terms: meeting(11, "15"),
+		Email: strings.ToUpper(zedEmail)}); err != nil {
+		t.Fatal(err)
+	}
 	z.personRoom, z.personToken = res.RoomID, po.RoomToken
 	pv, err := nb.rooms.Read(ctx, nb.b, po.RoomToken)
 	if err != nil {
@@ -392,7 +401,13 @@ func TestErasureSearched(t *testing.T) {
 			t.Fatal(err)
 		}
 		z.endPersonRoom(t)
+		rows, _ := z.nb.pool.Query(z.nb.ctx, `SELECT room_id FROM parties WHERE lower(person_email) = $1`, zedEmail)
+		seats, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil || len(seats) != 1 || seats[0] == z.personRoom {
+			t.Fatalf("the seats with zed's address: %v %v, want only the other room's", seats, err)
+		}
 		check(t, z, map[string]string{
+			"parties address": "the other room zed answered in the browser, asserted above: a List-Unsubscribe forgets the address of its own room",
 			// zed as a user (another way out) is still there.
 			"users address":                               "zed is also a member of alpha here: the other subtests erase that",
 			"notification_deliveries address":             "zed's own delivery log as a member (the other subtests), and the inviter's line of the invitation mail: " + inviterLog,
