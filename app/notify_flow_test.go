@@ -74,6 +74,9 @@ func setupNotifyWith(t testing.TB, fast bool) *notifyBundle {
 		VAPID: notify.VAPID{PublicKey: pub, PrivateKey: priv, Subscriber: "taasky@example.test"}, AllowInternal: true}})
 	river.AddWorker(workers, &jobs.InviteWorker{Invitations: svc, From: "Taasky <taasky@example.test>",
 		Mailer: notify.NewSMTP(notify.SMTPConfig{Host: nb.smtp.Host, Port: nb.smtp.Port, Timeout: 5 * time.Second})})
+	// An account's invitations, mailed once a test turns teams on.
+	river.AddWorker(workers, &jobs.MemberInviteWorker{Invitations: rb.acc, Deliveries: svc, From: "Taasky <taasky@example.test>",
+		Mailer: notify.NewSMTP(notify.SMTPConfig{Host: nb.smtp.Host, Port: nb.smtp.Port, Timeout: 5 * time.Second})})
 	nb.hooks = NewWebhooks(WebhooksConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: rb.rooms, BaseURL: rb.rooms.baseURL})
 	hook := &jobs.WebhookWorker{Webhooks: nb.hooks, Sender: notify.NewWebhookSender(true, nil), Now: rb.rooms.now}
 	if fast {

@@ -11,7 +11,8 @@ import (
 
 // DeleteProfile erases a person who belongs to no account: their user row
 // with their settings, push devices and delivery log; the seats they once
-// answered for (in accounts they left) keep no trace of them; every
+// answered for (in accounts they left) keep no trace of them, nor the rooms
+// they answered in the browser by their address (forgetAddresses); every
 // session ends with the row. typed must be their address: the form
 // repeats it. A member of an account is refused, naming it: leaving it,
 // or deleting it, comes first (an account's owners answer for the seats
@@ -38,7 +39,10 @@ func (a *Accounts) DeleteProfile(ctx context.Context, userID int64, typed string
 			}
 			return refuse(ErrConflict, "error.profile_member", "profile: you are a member of %s; leave it, or delete it, first", strings.Join(names, ", "))
 		}
-		return deleteUser(ctx, tx, userID)
+		if err := deleteUser(ctx, tx, userID); err != nil {
+			return err
+		}
+		return forgetAddresses(ctx, tx, []string{email})
 	})
 	if err != nil {
 		return fmt.Errorf("delete profile: %w", err)

@@ -112,7 +112,8 @@ func countOpenAccountRooms(ctx context.Context, q querier, accountID int64) (int
 // the account's row (memberships, agents and their keys and grants,
 // invitations, the audit log, seen schemas go with it), and the members
 // who belong to no other account (their settings, push subscriptions and
-// delivery log go with them). It returns the users it erased.
+// delivery log go with them, and their addresses from the rooms they
+// answered in the browser: forgetAddresses). It returns the users it erased.
 func eraseAccount(ctx context.Context, q querier, accountID int64, members []int64) ([]int64, error) {
 	steps := []string{
 		`DELETE FROM notification_deliveries d USING parties p
@@ -145,13 +146,22 @@ func eraseAccount(ctx context.Context, q querier, accountID int64, members []int
 		}
 	}
 	rows, err := q.Query(ctx, `DELETE FROM users u WHERE u.id = ANY($1)
-		AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = u.id) RETURNING id`, members)
+		AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = u.id) RETURNING id, email`, members)
 	if err != nil {
 		return nil, fmt.Errorf("eraseAccount %d: users: %w", accountID, err)
 	}
-	erased, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
+	var erased []int64
+	var emails []string
+	var id int64
+	var email string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &email}, func() error {
+		erased, emails = append(erased, id), append(emails, email)
+		return nil
+	}); err != nil {
 		return nil, fmt.Errorf("eraseAccount %d: users: %w", accountID, err)
+	}
+	if err := forgetAddresses(ctx, q, emails); err != nil {
+		return nil, fmt.Errorf("eraseAccount %d: %w", accountID, err)
 	}
 	return erased, nil
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"strings"
 )
 
 // lockUser locks a person's row (FOR UPDATE: a membership inserted
@@ -26,6 +27,40 @@ func deleteUser(ctx context.Context, q querier, userID int64) error {
 	}
 	if err != nil {
 		return fmt.Errorf("deleteUser %d: %w", userID, err)
+	}
+	return nil
+}
+
+// forgetAddresses forgets the addresses of people being erased wherever
+// they answered a room in the browser, or were invited to one, by them:
+// the seat's address (nothing more is mailed to it; the personal link
+// still opens the room), the room's invitation address, the address in
+// that person's delivery log, and in the finished jobs of the invitation
+// mails to them (a room's, or an account's: River keeps them a day, a
+// failed one 7 days, shown to operators); and the timeline notes of the
+// rooms handed over when they left an account keep the note, naming no one
+// (room_notes is small, one row per seat handed over: read whole). The inviter's own delivery log
+// line of an invitation mail keeps it (their record of what they sent,
+// deleted after RETAIN_DELIVERY_LOG_DAYS). Addresses match without case.
+func forgetAddresses(ctx context.Context, q querier, emails []string) error {
+	if len(emails) == 0 {
+		return nil
+	}
+	lowered := make([]string, len(emails))
+	for i, e := range emails {
+		lowered[i] = strings.ToLower(e)
+	}
+	_, err := q.Exec(ctx, `WITH seats AS (SELECT room_id, side FROM parties
+			WHERE lower(person_email) = ANY($1) AND person_email IS NOT NULL FOR UPDATE),
+		invited AS (UPDATE rooms SET invite_email = NULL WHERE lower(invite_email) = ANY($1) AND invite_email IS NOT NULL),
+		sent AS (UPDATE person_deliveries d SET recipient = '' FROM seats s
+			WHERE d.room_id = s.room_id AND lower(d.recipient) = ANY($1)),
+		noted AS (UPDATE room_notes SET email = '' WHERE kind = 'member_left' AND lower(email) = ANY($1)),
+		mailed AS (UPDATE river_job SET args = args - 'to' WHERE kind IN ('notify_invite', 'member_invite')
+			AND lower(args->>'to') = ANY($1) AND state IN ('completed', 'cancelled', 'discarded'))
+		UPDATE parties p SET person_email = NULL FROM seats s WHERE p.room_id = s.room_id AND p.side = s.side`, lowered)
+	if err != nil {
+		return fmt.Errorf("forgetAddresses: %w", err)
 	}
 	return nil
 }

@@ -73,11 +73,10 @@ func TestOneTapPageInTheReadersLanguage(t *testing.T) {
 	}
 }
 
-// TestOneTapLinkOfAPersonWhoLeft: a member's link stops when they leave
-// the account (its owners answer now); the page says so, not "used".
-func TestOneTapLinkOfAPersonWhoLeft(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
+// moJoinsForBeta makes mo a member of beta whose agent joins a room
+// alpha's agent opened: mo, mo's agent, the room as opened and as joined.
+func (b *bundle) moJoinsForBeta(t *testing.T) (app.User, app.Agent, *app.OpenResult, *app.JoinResult) {
+	t.Helper()
 	if err := b.accounts.AddMemberAsOperator(b.ctx, "beta", "mo@example.test", app.MemberRoleMember); err != nil {
 		t.Fatal(err)
 	}
@@ -94,6 +93,15 @@ func TestOneTapLinkOfAPersonWhoLeft(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return mo, agent, open, j
+}
+
+// TestOneTapLinkOfAPersonWhoLeft: a member's link stops when they leave
+// the account (its owners answer now); the page says so, not "used".
+func TestOneTapLinkOfAPersonWhoLeft(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	mo, agent, open, j := b.moJoinsForBeta(t)
 	v, err := b.rooms.Propose(b.ctx, b.alpha, open.RoomToken, mv("offer", meeting(4, 9, "video", "20")))
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"fmt"
 	"html"
 	"net/http"
 	"net/url"
@@ -66,5 +67,29 @@ func TestDeleteProfilePage(t *testing.T) {
 	old := b.client(&erin)
 	if st, loc, _ := old.get("/settings"); st != http.StatusSeeOther || !strings.HasPrefix(loc, "/login") {
 		t.Fatalf("erin's old session after the deletion: %d %q", st, loc)
+	}
+}
+
+// TestRoomNoteOfAMemberWhoDeletedTheirProfile: the owners' timeline of a
+// room handed over when mo was removed names mo by address; once mo
+// deleted their profile, the note stays and names no one.
+func TestRoomNoteOfAMemberWhoDeletedTheirProfile(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	mo, _, _, j := b.moJoinsForBeta(t)
+	if err := b.accounts.RemoveMember(b.ctx, b.bob.ID, "beta", mo.ID); err != nil {
+		t.Fatal(err)
+	}
+	bob := b.client(&b.bob)
+	page := fmt.Sprintf("/rooms/%d", j.View.RoomID)
+	if _, _, body := bob.get(page); !strings.Contains(body, "mo@example.test is no longer a member of the account") {
+		t.Fatalf("the room after mo was removed:\n%s", body)
+	}
+	if err := b.accounts.DeleteProfile(b.ctx, mo.ID, "mo@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	_, _, body := bob.get(page)
+	if strings.Contains(body, "mo@example.test") || !strings.Contains(body, "A member who has since deleted their profile is no longer a member of the account") {
+		t.Fatalf("the room after mo deleted their profile:\n%s", body)
 	}
 }

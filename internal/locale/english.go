@@ -154,7 +154,8 @@ var englishText = map[Key]catalog.Message{
 	"member_invite.operator": text("An operator of Taasky"),
 
 	// A note on a room's timeline that is not a move.
-	"note.member_left": text("%[1]s is no longer a member of the account: its owners answer this side's confirmations now."),
+	"note.member_left":               text("%[1]s is no longer a member of the account: its owners answer this side's confirmations now."),
+	"erase8_note_member_left_erased": text("A member who has since deleted their profile is no longer a member of the account: its owners answer this side's confirmations now."),
 
 	// for_your_human: the room in plain text, for an agent to show its human.
 	"human.title":               text("Negotiation: %[1]q (the inviter's words)."),

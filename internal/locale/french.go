@@ -149,7 +149,8 @@ var frenchText = map[Key]catalog.Message{
 	"member_invite.operator": text("Un opérateur de Taasky"),
 
 	// A note on a room's timeline that is not a move.
-	"note.member_left": text("%[1]s n'est plus membre du compte : ses propriétaires répondent désormais aux confirmations de cette partie."),
+	"note.member_left":               text("%[1]s n'est plus membre du compte : ses propriétaires répondent désormais aux confirmations de cette partie."),
+	"erase8_note_member_left_erased": text("Un membre qui a depuis supprimé son profil n'est plus membre du compte : ses propriétaires répondent désormais aux confirmations de cette partie."),
 
 	// for_your_human: the room in plain text, for an agent to show its human.
 	"human.title":               text("Négociation : %[1]q (les mots de la partie qui invite)."),

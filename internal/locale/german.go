@@ -149,7 +149,8 @@ var germanText = map[Key]catalog.Message{
 	"member_invite.operator": text("Ein Betreiber von Taasky"),
 
 	// A note on a room's timeline that is not a move.
-	"note.member_left": text("%[1]s ist nicht mehr Mitglied des Kontos: dessen Inhaber beantworten jetzt die Bestätigungen dieser Seite."),
+	"note.member_left":               text("%[1]s ist nicht mehr Mitglied des Kontos: dessen Inhaber beantworten jetzt die Bestätigungen dieser Seite."),
+	"erase8_note_member_left_erased": text("Ein Mitglied, das sein Profil inzwischen gelöscht hat, ist nicht mehr Mitglied des Kontos: dessen Inhaber beantworten jetzt die Bestätigungen dieser Seite."),
 
 	// for_your_human: the room in plain text, for an agent to show its human.
 	"human.title":               text("Verhandlung: %[1]q (die Worte der einladenden Seite)."),

@@ -136,7 +136,8 @@ var japaneseText = map[Key]catalog.Message{
 	"member_invite.operator": text("Taasky の運営者"),
 
 	// A note on a room's timeline that is not a move.
-	"note.member_left": text("%[1]sはもうアカウントのメンバーではありません：この側の確認には今後オーナーが回答します。"),
+	"note.member_left":               text("%[1]sはもうアカウントのメンバーではありません：この側の確認には今後オーナーが回答します。"),
+	"erase8_note_member_left_erased": text("その後プロフィールを削除したメンバーは、もうアカウントのメンバーではありません：この側の確認には今後オーナーが回答します。"),
 
 	// for_your_human: the room in plain text, for an agent to show its human.
 	"human.title":               text("交渉：%[1]q（招待者の言葉）。"),

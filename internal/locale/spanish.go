@@ -149,7 +149,8 @@ var spanishText = map[Key]catalog.Message{
 	"member_invite.operator": text("Un operador de Taasky"),
 
 	// A note on a room's timeline that is not a move.
-	"note.member_left": text("%[1]s ya no es miembro de la cuenta: sus propietarios responden ahora a las confirmaciones de esta parte."),
+	"note.member_left":               text("%[1]s ya no es miembro de la cuenta: sus propietarios responden ahora a las confirmaciones de esta parte."),
+	"erase8_note_member_left_erased": text("Un miembro que ha eliminado su perfil desde entonces ya no es miembro de la cuenta: sus propietarios responden ahora a las confirmaciones de esta parte."),
 
 	// for_your_human: the room in plain text, for an agent to show its human.
 	"human.title":               text("Negociación: %[1]q (palabras de quien invita)."),
