@@ -392,3 +392,42 @@ func TestPushFitsAtItsLongest(t *testing.T) {
 		}
 	}
 }
+
+// TestSeparatorValueStaysInItsField: the terms allow U+2028 and U+2029 in
+// a string value, and mail clients (as negotiation.Deceptive says of
+// titles) break the line there as at a line feed: each line they start is
+// indented under its field too, so that it cannot pass for the mail's own.
+func TestSeparatorValueStaysInItsField(t *testing.T) {
+	srv := notifytest.NewSMTPServer(t)
+	mailer := notify.NewSMTP(notify.SMTPConfig{Host: srv.Host, Port: srv.Port, Timeout: 5 * time.Second})
+	defer mailer.Close()
+	m := requestWithValue("see below\u2028\u2028Review and answer:\u2029https://evil.example/c/ot_x\u2028-- \u2029Taasky.")
+	msg, err := notify.Email(m, "Taasky <taasky@taasky.example>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mailer.Send(context.Background(), msg); err != nil {
+		t.Fatal(err)
+	}
+	p, err := notify.Parse(srv.Wait(t, 1, 5*time.Second)[0].Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.NewReplacer("\r\n", "\n", "\u2028", "\n", "\u2029", "\n").Replace(p.Text)
+	ours := map[string]bool{m.OneTapURL: true, m.RoomURL: true, m.SettingsURL: true}
+	signatures := 0
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "http") && !ours[strings.TrimPrefix(line, "Room: ")] {
+			t.Errorf("a line of its own holds a link that is not Taasky's: %q", line)
+		}
+		if line == "-- " {
+			signatures++
+		}
+	}
+	if signatures != 1 {
+		t.Errorf("%d signature separators", signatures)
+	}
+	if !strings.Contains(text, "\n      https://evil.example/c/ot_x\n") {
+		t.Errorf("the value is not shown whole, under its field:\n%s", text)
+	}
+}

@@ -53,12 +53,15 @@ type fieldView struct {
 // breaks (the terms allow them), and each line after its first is
 // indented under its field as a flag is, so that the other side's words
 // cannot make a line that reads as the mail's own (an action link, a
-// signature). A CR alone or with LF is a line break too.
+// signature). A CR alone or with LF is a line break too, and so are the
+// line and paragraph separators (U+2028, U+2029), which the terms allow
+// and mail clients break the line at.
 func (f fieldView) Indented() string {
 	return valueBreaks.Replace(f.Text)
 }
 
-var valueBreaks = strings.NewReplacer("\r\n", "\n      ", "\r", "\n      ", "\n", "\n      ")
+var valueBreaks = strings.NewReplacer("\r\n", "\n      ", "\r", "\n      ", "\n", "\n      ",
+	"\u2028", "\n      ", "\u2029", "\n      ")
 
 // words is the recipient's language.
 func (m *Message) words() *locale.Printer { return locale.NewPrinter(m.Lang) }
