@@ -1,4 +1,4 @@
-// Package ratelimit is a token bucket per key (an agent key, a client
+// Package ratelimit is a token bucket per key (an agent, a client
 // address), kept in one process's memory, with bounded memory: buckets that
 // have refilled are dropped, and past a cap on keys the one idle longest
 // goes. It knows nothing of HTTP; callers say what a refusal looks like.
