@@ -65,7 +65,8 @@ func (s *Rooms) inviteCapReached(ctx context.Context, tx pgx.Tx, accountID int64
 // gave against the inviter's account, as an invitation email (Taasky
 // writes there what happens in the room, with the inviter's title), unless
 // it is the address the invitation was emailed to, counted already. Past
-// the cap the answer is refused.
+// the cap the answer is refused. AnswerInvitation locked the account's row
+// before the room's (the order every other path takes them in).
 func (s *Rooms) countPersonEmail(ctx context.Context, tx pgx.Tx, roomID int64, inviter *partyRow, email string, now time.Time) error {
 	if s.inviteCap <= 0 || inviter == nil || inviter.AccountID == nil {
 		return nil
@@ -150,7 +151,7 @@ func (n *Notifications) Invitation(ctx context.Context, d jobs.Delivery, a jobs.
 		if err != nil {
 			return err
 		}
-		if id, err := roomByInvite(ctx, tx, secretHash(code)); ErrorCodeOf(err) == ErrNotFound || (err == nil && id != a.RoomID) {
+		if id, _, err := roomByInvite(ctx, tx, secretHash(code)); ErrorCodeOf(err) == ErrNotFound || (err == nil && id != a.RoomID) {
 			return jobs.Skip("the code does not open this room")
 		} else if err != nil {
 			return err

@@ -104,7 +104,7 @@ func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Loc
 	}
 	var inv *Invitation
 	err := pgx.BeginTxFunc(ctx, s.pool, readOnly, func(tx pgx.Tx) error {
-		roomID, err := roomByInvite(ctx, tx, secretHash(code))
+		roomID, _, err := roomByInvite(ctx, tx, secretHash(code))
 		if errors.Is(err, errNoInvitation) {
 			return refuse(ErrNotFound, "error.invitation_link_not_valid", "this invitation link is not valid")
 		} else if err != nil {
@@ -174,11 +174,21 @@ func (s *Rooms) AnswerInvitation(ctx context.Context, code string, ans PersonAns
 	}
 	res := &PersonResult{}
 	err := s.inTx(ctx, func(tx *roomTx) error {
-		roomID, err := roomByInvite(ctx, tx, secretHash(code))
+		roomID, accountID, err := roomByInvite(ctx, tx, secretHash(code))
 		if errors.Is(err, errNoInvitation) {
 			return refuse(ErrNotFound, "error.invitation_link_not_valid", "this invitation link is not valid")
 		} else if err != nil {
 			return err // the database's failure, not the link's: a 503 or a retry, and logged
+		}
+		if email != nil && s.inviteCap > 0 {
+			// The address may count against the account's invitation cap
+			// (countPersonEmail), which locks the account's row: locked
+			// before the room's, as an open and a member's leaving (which
+			// notes the rooms handed over) take them. The room first
+			// deadlocked with a leaving.
+			if err := lockAccountForInvites(ctx, tx, accountID); err != nil {
+				return err
+			}
 		}
 		ld, err := s.load(ctx, tx, roomID, true)
 		if err != nil {

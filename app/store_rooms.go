@@ -472,16 +472,17 @@ func lastEvent(ctx context.Context, q querier, roomID int64, seq int) (side stri
 // refused with the reason: invitationGone).
 var errNoInvitation = Errorf(ErrNotFound, "invite: no invitation has this code")
 
-func roomByInvite(ctx context.Context, q querier, codeHash []byte) (int64, error) {
-	var id int64
-	err := q.QueryRow(ctx, `SELECT id FROM rooms WHERE invite_code_hash = $1`, codeHash).Scan(&id)
+// roomByInvite is the room an invitation code opens, and its account (its
+// initiator's), read without a lock.
+func roomByInvite(ctx context.Context, q querier, codeHash []byte) (roomID, accountID int64, err error) {
+	err = q.QueryRow(ctx, `SELECT id, account_id FROM rooms WHERE invite_code_hash = $1`, codeHash).Scan(&roomID, &accountID)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, errNoInvitation
+		return 0, 0, errNoInvitation
 	}
 	if err != nil {
-		return 0, fmt.Errorf("roomByInvite: %w", err)
+		return 0, 0, fmt.Errorf("roomByInvite: %w", err)
 	}
-	return id, nil
+	return roomID, accountID, nil
 }
 
 // selectRoomToJoin reads and locks the room an invitation code opens, for
