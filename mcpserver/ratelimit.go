@@ -30,7 +30,7 @@ const maxKeys = 100_000
 // second key, or a fresh access token, gets no second bucket), and which
 // agent each bearer that authenticated is, so that a flood on a bearer of
 // an agent whose bucket is empty is answered before the bearer is looked
-// up (Empty), costing the database nothing; unknown bearers never get a
+// up (Refused), costing the database nothing; unknown bearers never get a
 // bucket (Take comes after the lookup). It also holds one bucket per
 // client address that failed to authenticate (Failed): past it, bearers
 // from there that did not authenticate before are refused before they are
