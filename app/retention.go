@@ -11,13 +11,15 @@ import (
 // Retention deletes the personal data that has served its purpose
 // (jobs.PurgeWorker, hourly): delivery log lines (recipients' addresses,
 // push services' hosts), one-tap link tokens of rooms that ended, and
-// webhook messages (their payloads) with their attempts once final. The
-// agreement's record (rooms, events, confirmations, receipts, notes), the
-// audit log and what a refusal or a cap needs are never touched.
+// webhook messages (their payloads) with their attempts once final; and it
+// forgets the person's address of rooms that ended (the seat's and the
+// invitation's, as their List-Unsubscribe link does). The agreement's
+// record (rooms, events, confirmations, receipts, notes), the audit log
+// and what a refusal or a cap needs are never deleted.
 //
-// Every statement deletes a bounded batch through a primary key or an
-// existing index, so a purge never holds many locks or long ones, and
-// nothing is added to what a move writes. Deleting twice, late, or on two
+// Every statement deletes (or forgets the addresses of) a bounded batch
+// through a primary key or an existing index, so a purge never holds many
+// locks or long ones, and nothing is added to what a move writes. Deleting twice, late, or on two
 // nodes at once deletes the same rows once: a row another purge deleted
 // meanwhile is skipped.
 type Retention struct {
@@ -34,7 +36,10 @@ type RetentionPeriods struct {
 	DeliveryLog time.Duration
 	// OneTap: a one-tap token, from the end of its room (the room row's
 	// last update once agreed or closed): until then a late tap still
-	// says what became of its confirmation.
+	// says what became of its confirmation. The person's address in the
+	// room is forgotten after the same period: nothing was mailed to it
+	// since the room ended but its last notice (retried for hours at most),
+	// and a late tap is not answered either.
 	OneTap time.Duration
 	// Webhooks: a webhook message that reached its final status, and its
 	// attempts, from its last attempt.
@@ -53,11 +58,13 @@ const (
 	purgeEndpointsPerStatement = 50 // × purgePerEndpoint webhook messages
 	purgePerEndpoint           = 100
 	purgeRoomWindowRows        = 2000 // rows of a room-keyed table looked at
+	forgetAddressWindowRows    = 500  // seats or rooms with an address looked at
 )
 
 // PurgeOld deletes what has outlived its period at now, a batch per
 // statement, until it is done or end has passed (the next purge carries
-// on). It says how many rows it deleted of each table.
+// on). It says how many rows it deleted of each table, and of how many
+// rooms it forgot the person's address ("person_addresses").
 func (r *Retention) PurgeOld(ctx context.Context, now, end time.Time) (map[string]int, error) {
 	out := map[string]int{}
 	steps := []struct {
@@ -68,6 +75,7 @@ func (r *Retention) PurgeOld(ctx context.Context, now, end time.Time) (map[strin
 		{"notification_deliveries", r.periods.DeliveryLog, r.purgeDeliveryLog},
 		{"person_deliveries", r.periods.DeliveryLog, r.purgePersonDeliveries},
 		{"onetap_tokens", r.periods.OneTap, r.purgeOneTaps},
+		{"person_addresses", r.periods.OneTap, r.forgetPersonAddresses},
 		{"webhook_messages", r.periods.Webhooks, r.purgeWebhooks},
 	}
 	for _, s := range steps {
@@ -182,4 +190,30 @@ func (r *Retention) firstRoomOpenedFrom(ctx context.Context, at time.Time) (int6
 		}
 	}
 	return lo, nil
+}
+
+// forgetPersonAddresses forgets the person's address of the rooms that
+// ended before before, as their List-Unsubscribe link does: the seat's (a
+// person who answered in the browser), the invitation's, the recipients of
+// their delivery log and of the invitation mail's finished job. Nothing is
+// mailed to a person about a room after it ended, and their personal link
+// opens it without the address. Both walks start over at each purge: they
+// read only the rows that still hold an address.
+func (r *Retention) forgetPersonAddresses(ctx context.Context, before, end time.Time) (int, error) {
+	total := 0
+	for _, sql := range []string{forgetSeatAddressesSQL, forgetInviteAddressesSQL} {
+		key, room := "", int64(0)
+		for time.Now().Before(end) {
+			lastKey, lastRoom, n, err := forgetEnded(ctx, r.pool, sql, key, room, forgetAddressWindowRows, before)
+			total += n
+			if err != nil {
+				return total, err
+			}
+			if lastKey == nil {
+				break
+			}
+			key, room = *lastKey, *lastRoom
+		}
+	}
+	return total, nil
 }

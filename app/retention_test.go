@@ -277,3 +277,140 @@ func runPurge(t *testing.T, ctx context.Context, rc *river.Client[pgx.Tx]) {
 		}
 	}
 }
+
+// TestRetentionForgetsThePersonsAddress: the purge, run by River's purge
+// job (twice at once, then again), forgets the person's address of the
+// rooms that ended more than the one-tap links' period ago as their
+// List-Unsubscribe link does (the seat's address, the invitation's, the
+// address in their delivery log and in the invitation mail's finished
+// job), a room at a time; the rooms that ended since, and open ones, keep
+// it. Their personal link still opens the room, its receipt is still
+// signed, and the rooms' log still checks.
+func TestRetentionForgetsThePersonsAddress(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	now := func() time.Time { return time.Unix(0, rb.clock.Load()).UTC() }
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		if _, err := rb.pool.Exec(rb.ctx, sql, args...); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	roomOf := func(open *OpenResult) int64 {
+		t.Helper()
+		v, err := rb.rooms.Read(rb.ctx, rb.a, open.RoomToken)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.RoomID
+	}
+	// invite opens a room whose invitation is emailed to invited.
+	invite := func(invited string) *OpenResult {
+		t.Helper()
+		open, err := rb.rooms.Open(rb.ctx, rb.a, OpenInput{Schema: meetingSchema, Subject: meeting(10, "20"), InviteEmail: invited})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return open
+	}
+	// answer has a person approve the opening terms in the browser, giving
+	// email (or none: the invitation's address is theirs).
+	answer := func(open *OpenResult, email string) (seat string, hash negotiation.SubjectHash) {
+		t.Helper()
+		inv, err := rb.rooms.InvitationByCode(rb.ctx, open.InviteCode, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hash = inv.Card.Options[0].SubjectHash
+		res, err := rb.rooms.AnswerInvitation(rb.ctx, open.InviteCode, PersonAnswer{Verdict: negotiation.VerdictApprove, Hash: hash, Email: email})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.SeatToken, hash
+	}
+	agree := func(open *OpenResult, hash negotiation.SubjectHash) {
+		t.Helper()
+		cv, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.a, open.RoomToken, negotiation.VerdictApprove, hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := rb.confirm(t, rb.a, open.RoomToken, cv); d.State != negotiation.StateAgreed {
+			t.Fatalf("agree: %+v", d)
+		}
+	}
+
+	// Day 0: A's person gives their own address and agrees; B's invitation
+	// goes unanswered and closes at its end (day 3).
+	a := invite("dave@stranger.test")
+	aSeat, aHash := answer(a, "Pat@Example.test")
+	agree(a, aHash)
+	b := invite("erin@stranger.test")
+	rb.advance(negotiation.InvitationTTL + time.Hour)
+	if n, err := rb.rooms.CloseDue(rb.ctx, 10); err != nil || n != 1 {
+		t.Fatalf("closing B at its invitation's end: %d, %v", n, err)
+	}
+	// Day 10: K's person (the invitation's address) agrees.
+	rb.advance(7 * day)
+	k := invite("kim@stranger.test")
+	_, kHash := answer(k, "")
+	agree(k, kHash)
+	// Day 39: O's person answered; O is still open.
+	rb.advance(29 * day)
+	o := invite("olga@stranger.test")
+	answer(o, "")
+	// The invitation mails (and the others) went out.
+	exec(`UPDATE river_job SET state = 'completed', finalized_at = now() WHERE state = 'available'`)
+
+	address := func(open *OpenResult) string {
+		t.Helper()
+		var seat, invited, sent, mailed string
+		if err := rb.pool.QueryRow(rb.ctx, `SELECT coalesce((SELECT person_email FROM parties WHERE room_id = r.id AND side = 'b'), '-'),
+				coalesce(r.invite_email, '-'),
+				coalesce((SELECT string_agg(recipient, ',') FROM person_deliveries WHERE room_id = r.id), '-'),
+				coalesce((SELECT string_agg(coalesce(args->>'to', ''), ',') FROM river_job WHERE kind = 'notify_invite'
+					AND (args->>'room_id')::bigint = r.id), '-')
+			FROM rooms r WHERE r.id = $1`, roomOf(open)).Scan(&seat, &invited, &sent, &mailed); err != nil {
+			t.Fatal(err)
+		}
+		return seat + " " + invited + " " + sent + " " + mailed
+	}
+	before := map[*OpenResult]string{a: "pat@example.test dave@stranger.test pat@example.test dave@stranger.test",
+		b: "- erin@stranger.test - erin@stranger.test", k: "kim@stranger.test kim@stranger.test kim@stranger.test kim@stranger.test",
+		o: "olga@stranger.test olga@stranger.test - olga@stranger.test"}
+	for open, want := range before {
+		if got := address(open); got != want {
+			t.Fatalf("room %d before the purge: %q, want %q", roomOf(open), got, want)
+		}
+	}
+
+	// Day 40: A ended 40 days ago, B 37, K 30 less an hour.
+	rb.advance(day - time.Hour)
+	ret := NewRetention(rb.pool, testPeriods)
+	var forgotten sync.Map
+	rc := purgeClient(t, rb, countingData{ret, &forgotten}, now)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() { runPurge(t, rb.ctx, rc) })
+	}
+	wg.Wait()
+	runPurge(t, rb.ctx, rc)
+	if n, _ := forgotten.Load("person_addresses"); n != 2 {
+		t.Errorf("the purges forgot the address of %v rooms, want 2 (A and B, once)", n)
+	}
+	after := map[*OpenResult]string{a: "- -  ", b: "- - - ", k: before[k], o: before[o]}
+	for open, want := range after {
+		if got := address(open); got != want {
+			t.Errorf("room %d after the purge: %q, want %q", roomOf(open), got, want)
+		}
+	}
+
+	// A's person still opens their room, agreed, and its receipt.
+	seat, err := rb.rooms.PersonRoom(rb.ctx, aSeat, nil)
+	if err != nil || seat.View.State != negotiation.StateAgreed {
+		t.Fatalf("A's seat after its address was forgotten: %v %+v", err, seat)
+	}
+	if _, err := rb.rooms.Receipt(rb.ctx, roomOf(a)); err != nil {
+		t.Errorf("A's receipt: %v", err)
+	}
+	rb.checkClean(t)
+}

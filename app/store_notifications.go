@@ -144,26 +144,40 @@ func selectPersonNotice(ctx context.Context, q querier, roomID int64) (*roomRow,
 // and every other address of theirs the room keeps: the one its
 // invitation was emailed to (needed only until they answered; River also
 // keeps it in the arguments of the mail's job, shown to operators, until it
-// deletes the finished job) and the recipients of the mails sent to them.
-// It returns the address their news
-// went to ("" for none).
+// deletes the finished job) and the recipients of the mails sent to them
+// (forgetInRoomsSQL). It returns the address their news went to ("" for
+// none).
 func clearPersonEmail(ctx context.Context, q querier, roomID int64) (string, error) {
 	var email string
 	err := q.QueryRow(ctx, `WITH old AS (SELECT room_id, side, person_email FROM parties
 			WHERE room_id = $1 AND side = 'b' AND account_id IS NULL FOR UPDATE),
-		invited AS (UPDATE rooms r SET invite_email = NULL FROM old WHERE r.id = old.room_id AND r.invite_email IS NOT NULL),
-		sent AS (UPDATE person_deliveries d SET recipient = '' FROM old WHERE d.room_id = old.room_id AND d.recipient <> ''),
-		mailed AS (UPDATE river_job j SET args = j.args - 'to' FROM old
-			WHERE j.kind = 'notify_invite' AND (j.args->>'room_id')::bigint = old.room_id AND j.args ? 'to'
-			AND j.state IN ('completed', 'cancelled', 'discarded'))
-		UPDATE parties p SET person_email = NULL FROM old
-		WHERE p.room_id = old.room_id AND p.side = old.side
-		RETURNING coalesce(old.person_email, '')`, roomID).Scan(&email)
+		gone AS (SELECT room_id AS id FROM old),
+		`+forgetInRoomsSQL+`
+		SELECT coalesce(person_email, '') FROM old`, roomID).Scan(&email)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return "", fmt.Errorf("clearPersonEmail %d: %w", roomID, err)
 	}
 	return email, nil
 }
+
+// forgetInRoomsSQL forgets the person's addresses in the rooms of the CTE
+// gone (id), whose person's seat (side b, no account) the CTE old (room_id,
+// side) holds locked: the seat's address (nothing more is mailed to it; the
+// personal link still opens the room), the invitation's address, the
+// recipients in the person's delivery log, and the address in the finished
+// jobs of the rooms' invitation mails: CTEs to follow those two (no
+// comma after the last). invited (id) and seated (room_id) are the rooms
+// whose invitation's or seat's address it forgot, each once even when
+// another statement forgets the same room at the same time (a row changed
+// meanwhile is skipped).
+const forgetInRoomsSQL = `invited AS (UPDATE rooms r SET invite_email = NULL FROM gone
+			WHERE r.id = gone.id AND r.invite_email IS NOT NULL RETURNING r.id),
+		sent AS (UPDATE person_deliveries d SET recipient = '' FROM gone WHERE d.room_id = gone.id AND d.recipient <> ''),
+		mailed AS (UPDATE river_job j SET args = j.args - 'to' FROM gone
+			WHERE j.kind = 'notify_invite' AND (j.args->>'room_id')::bigint = gone.id AND j.args ? 'to'
+			AND j.state IN ('completed', 'cancelled', 'discarded')),
+		seated AS (UPDATE parties p SET person_email = NULL FROM old
+			WHERE p.room_id = old.room_id AND p.side = old.side AND p.person_email IS NOT NULL RETURNING p.room_id)`
 
 // selectPrefs reads the user's notification preferences:
 // DefaultNotifyPrefs for a user who never set them.

@@ -298,3 +298,67 @@ func TestMoveSeatPlan(t *testing.T) {
 		t.Errorf("move's seat scans %v (locked: %v), want parties twice, users twice (the human, the recipients), rooms once, the room locked\n%s", scans, locked, plan)
 	}
 }
+
+// TestForgetAddressesPlan: the retention's walks of the person's
+// addresses, under the generic plan, beside 30,000 rooms without one: each
+// goes through its partial index of migration 00029 (the rows with an
+// address) from its cursor, a window at most, and meets the rooms and
+// parties only by their primary keys; no table is read whole.
+func TestForgetAddressesPlan(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	seedSkew(t, rb, 30000, 30)
+	// 1,000 of them with a person's address and an invitation's, and three
+	// mails to it; half agreed 40 days ago.
+	old := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		if _, err := rb.pool.Exec(rb.ctx, sql, args...); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	exec(`UPDATE rooms SET invite_email = 'p' || id || '@example.test', state = CASE WHEN id % 60 = 0 THEN 'agreed' ELSE state END,
+		updated_at = CASE WHEN id % 60 = 0 THEN $1 ELSE updated_at END WHERE id % 30 = 0`, old)
+	exec(`UPDATE parties p SET person_email = r.invite_email, account_id = NULL, agent_id = NULL, owner_user_id = NULL
+		FROM rooms r WHERE p.room_id = r.id AND p.side = 'b' AND r.invite_email IS NOT NULL`)
+	exec(`INSERT INTO person_deliveries (room_id, job_id, channel, topic, recipient, status, created_at, updated_at)
+		SELECT r.id, r.id * 10 + g, 'email', 'turn', r.invite_email, 'sent', $1, $1 FROM rooms r CROSS JOIN generate_series(1, 3) g
+		WHERE r.invite_email IS NOT NULL`, old)
+	exec(`ANALYZE`)
+	before := old.Add(day)
+	for _, c := range []struct {
+		name, sql, index string
+		table            string
+	}{{"seats", forgetSeatAddressesSQL, "parties_person_email", "parties"}, {"invitations", forgetInviteAddressesSQL, "rooms_invite_email", "rooms"}} {
+		for _, from := range []struct {
+			key  string
+			room int64
+		}{{"", 0}, {"p15000@example.test", 15000}} {
+			plan := genericPlan(t, rb.ctx, rb.pool, c.sql, true, from.key, from.room, forgetAddressWindowRows, before)
+			used := false
+			plan.walk(func(n *planNode) {
+				if strings.Contains(n.Type, "Seq Scan") && (bigTables[n.Relation] || n.Relation == "person_deliveries") {
+					t.Errorf("%s: a Seq Scan of %s", c.name, n.Relation)
+				}
+				if (n.Index == "parties_pkey" || n.Index == "rooms_pkey") && !strings.Contains(n.IndexCond, " = ") {
+					t.Errorf("%s: walks %s (cond %q)", c.name, n.Index, n.IndexCond)
+				}
+				if strings.Contains(n.Type, "Scan") && n.Index != "" && n.ActualRows > forgetAddressWindowRows+1 {
+					t.Errorf("%s: %s read %v rows, want a window at most", c.name, n.Index, n.ActualRows)
+				}
+				if n.Index == c.index {
+					used = true
+					if !strings.Contains(n.IndexCond, ">= $1") {
+						t.Errorf("%s: %s starts at %q, not at the cursor", c.name, c.index, n.IndexCond)
+					}
+				}
+			})
+			if !used {
+				t.Errorf("%s: %s not used", c.name, c.index)
+			}
+			if t.Failed() || testing.Verbose() {
+				t.Logf("%s from %q, generic plan:\n%s", c.name, from.key, plan)
+			}
+		}
+	}
+}

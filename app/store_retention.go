@@ -148,3 +148,47 @@ func firstKeyedRoom(ctx context.Context, q querier, table string) (int64, bool, 
 	}
 	return *id, true, nil
 }
+
+// The person's addresses in the rooms that ended are found through the
+// partial indexes of migration 00029 (parties_person_email,
+// rooms_invite_email), which hold only the rows that still have one: an
+// open room's, a room's that ended within the period, and those not yet
+// forgotten. A walk goes through one index in (lower(address), room id)
+// order from after ($1, $2), a window of $3 rows per statement, and
+// forgets the addresses of the rooms in it agreed or closed before $4 (the
+// room row's last update), as a person's List-Unsubscribe link does
+// (forgetInRoomsSQL). It says the window's last row (NULL: the walk is
+// done) and how many rooms' addresses it forgot.
+
+// forgetSeatAddressesSQL walks the seats with an address.
+var forgetSeatAddressesSQL = forgetEndedSQL(`SELECT lower(p.person_email) AS k, p.room_id AS id FROM parties p
+		WHERE p.person_email IS NOT NULL AND lower(p.person_email) >= $1 AND (lower(p.person_email), p.room_id) > ($1, $2)
+		ORDER BY lower(p.person_email), p.room_id LIMIT $3`)
+
+// forgetInviteAddressesSQL walks the rooms with an invitation address
+// (whether or not anyone answered).
+var forgetInviteAddressesSQL = forgetEndedSQL(`SELECT lower(r.invite_email) AS k, r.id FROM rooms r
+		WHERE r.invite_email IS NOT NULL AND lower(r.invite_email) >= $1 AND (lower(r.invite_email), r.id) > ($1, $2)
+		ORDER BY lower(r.invite_email), r.id LIMIT $3`)
+
+// forgetEndedSQL is the statement of a walk whose window is the query w
+// (k, id).
+func forgetEndedSQL(w string) string {
+	return `WITH w AS (` + w + `),
+		gone AS (SELECT r.id FROM w JOIN rooms r ON r.id = w.id
+			WHERE r.state IN ('agreed', 'closed') AND r.updated_at < $4),
+		old AS (SELECT p.room_id, p.side FROM gone JOIN parties p ON p.room_id = gone.id
+			WHERE p.side = 'b' AND p.account_id IS NULL AND p.person_email IS NOT NULL FOR UPDATE OF p),
+		` + forgetInRoomsSQL + `
+		SELECT last.k, last.id, (SELECT count(*) FROM (SELECT id FROM invited UNION SELECT room_id FROM seated) f)
+		FROM (SELECT NULL) one LEFT JOIN (SELECT k, id FROM w ORDER BY k DESC, id DESC LIMIT 1) last ON true`
+}
+
+// forgetEnded runs one statement of a walk (forgetSeatAddressesSQL or
+// forgetInviteAddressesSQL).
+func forgetEnded(ctx context.Context, q querier, sql, afterKey string, afterRoom int64, rows int, before time.Time) (lastKey *string, lastRoom *int64, forgotten int, err error) {
+	if err := q.QueryRow(ctx, sql, afterKey, afterRoom, rows, before).Scan(&lastKey, &lastRoom, &forgotten); err != nil {
+		return nil, nil, 0, fmt.Errorf("forgetEnded: %w", err)
+	}
+	return lastKey, lastRoom, forgotten, nil
+}

@@ -16,7 +16,7 @@ import (
 // codes and tokens past their lifetime (a rotated refresh token is kept
 // until then, so that its reuse is still caught), and the personal data
 // past its retention period (OldData: delivery logs, one-tap tokens,
-// webhook messages). One River periodic job (PurgeJob), inserted by the
+// webhook messages, the person's address of rooms that ended). One River periodic job (PurgeJob), inserted by the
 // leader every PurgeInterval.
 type PurgeArgs struct{}
 

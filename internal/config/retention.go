@@ -16,9 +16,11 @@ type Retention struct {
 	// per room), counted from the line's creation (RETAIN_DELIVERY_LOG_DAYS,
 	// default 90 days).
 	DeliveryLog time.Duration
-	// OneTap: one-tap link tokens, counted from the end of their room
-	// (RETAIN_ONETAP_DAYS, default 30 days): until then a late tap still
-	// says what became of its confirmation.
+	// OneTap: one-tap link tokens, and the address of the person who
+	// answered in the browser (and the invitation's), counted from the end
+	// of their room (RETAIN_ONETAP_DAYS, default 30 days): until then a
+	// late tap still says what became of its confirmation; nothing is
+	// mailed to the person about an ended room.
 	OneTap time.Duration
 	// Webhooks: webhook messages and their attempts, counted from their
 	// last attempt once final (RETAIN_WEBHOOK_DAYS, default 30 days).
@@ -50,7 +52,7 @@ func (c *Config) LoadRetention(getenv func(string) string) error {
 		into       *time.Duration
 	}{
 		{"RETAIN_DELIVERY_LOG_DAYS", "a delivery log line is kept", &c.Retention.DeliveryLog},
-		{"RETAIN_ONETAP_DAYS", "a one-tap link is kept after its room ended", &c.Retention.OneTap},
+		{"RETAIN_ONETAP_DAYS", "a one-tap link and a person's address are kept after their room ended", &c.Retention.OneTap},
 		{"RETAIN_WEBHOOK_DAYS", "a webhook message is kept after its last attempt", &c.Retention.Webhooks},
 	} {
 		v := strings.TrimSpace(getenv(s.name))
