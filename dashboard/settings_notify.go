@@ -86,6 +86,7 @@ var skipWords = map[string]locale.Key{
 	"the address refused invitations from Taasky": "notif.skip_invite_refused",
 	"the invitation was answered or withdrawn":    "notif.skip_invite_answered",
 	"the invitation has expired":                  "notif.skip_invite_expired",
+	"the address was erased":                      "notif.skip_invite_erased",
 }
 
 func deliveryLines(w *locale.Printer, ds []app.Delivery, loc *time.Location) []deliveryLine {

@@ -209,6 +209,7 @@ var englishText = map[Key]catalog.Message{
 	"notif.skip_invite_refused":      text("the address refused invitations from Taasky"),
 	"notif.skip_invite_answered":     text("the invitation was answered or withdrawn"),
 	"notif.skip_invite_expired":      text("the invitation has expired"),
+	"notif.skip_invite_erased":       text("the address was erased"),
 
 	// The regions of the time-zone picker (the IANA name's first part).
 	"region.utc":        text("Universal"),

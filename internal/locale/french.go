@@ -203,6 +203,7 @@ var frenchText = map[Key]catalog.Message{
 	"notif.skip_invite_refused":      text("l’adresse refuse les invitations de Taasky"),
 	"notif.skip_invite_answered":     text("l’invitation a reçu une réponse ou a été retirée"),
 	"notif.skip_invite_expired":      text("l’invitation a expiré"),
+	"notif.skip_invite_erased":       text("l'adresse a été effacée"),
 
 	// The regions of the time-zone picker (the IANA name's first part).
 	"region.utc":        text("Universel"),

@@ -203,6 +203,7 @@ var germanText = map[Key]catalog.Message{
 	"notif.skip_invite_refused":      text("die Adresse lehnt Einladungen von Taasky ab"),
 	"notif.skip_invite_answered":     text("die Einladung wurde beantwortet oder zurückgezogen"),
 	"notif.skip_invite_expired":      text("die Einladung ist abgelaufen"),
+	"notif.skip_invite_erased":       text("die Adresse wurde gelöscht"),
 
 	// The regions of the time-zone picker (the IANA name's first part).
 	"region.utc":        text("Universell"),

@@ -190,6 +190,7 @@ var japaneseText = map[Key]catalog.Message{
 	"notif.skip_invite_refused":      text("このアドレスはTaaskyからの招待を断っています"),
 	"notif.skip_invite_answered":     text("招待は回答済みか取り下げられました"),
 	"notif.skip_invite_expired":      text("招待の期限が切れました"),
+	"notif.skip_invite_erased":       text("アドレスは消去されました"),
 
 	// The regions of the time-zone picker (the IANA name's first part).
 	"region.utc":        text("協定世界時"),

@@ -203,6 +203,7 @@ var spanishText = map[Key]catalog.Message{
 	"notif.skip_invite_refused":      text("la dirección rechaza las invitaciones de Taasky"),
 	"notif.skip_invite_answered":     text("la invitación se respondió o se retiró"),
 	"notif.skip_invite_expired":      text("la invitación ha caducado"),
+	"notif.skip_invite_erased":       text("la dirección fue borrada"),
 
 	// The regions of the time-zone picker (the IANA name's first part).
 	"region.utc":        text("Universal"),
