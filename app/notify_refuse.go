@@ -15,8 +15,10 @@ import (
 
 const refusePrefix = "ri_"
 
-func (n *Notifications) refuseMAC(email string) []byte {
-	m := hmac.New(sha256.New, n.unsubKey)
+func (n *Notifications) refuseMAC(email string) []byte { return refuseMAC(n.unsubKey, email) }
+
+func refuseMAC(key []byte, email string) []byte {
+	m := hmac.New(sha256.New, key)
 	m.Write([]byte("refuse-invitations\x00"))
 	m.Write([]byte(email))
 	return m.Sum(nil)[:16]
@@ -25,8 +27,30 @@ func (n *Notifications) refuseMAC(email string) []byte {
 // RefuseInvitationsURL is the link in an invitation mail to address that
 // stops further invitations to it.
 func (n *Notifications) RefuseInvitationsURL(address string) string {
+	return refuseInvitationsURL(n.unsubKey, n.baseURL, address)
+}
+
+// refuseInvitationsURL is the refusal link of address signed with key (the
+// unsubscribe key): a room invitation's and a member invitation's alike.
+func refuseInvitationsURL(key []byte, baseURL, address string) string {
 	email := strings.ToLower(address)
-	return n.baseURL + "/refuse/" + refusePrefix + base64.RawURLEncoding.EncodeToString(append(n.refuseMAC(email), email...))
+	return baseURL + "/refuse/" + refusePrefix + base64.RawURLEncoding.EncodeToString(append(refuseMAC(key, email), email...))
+}
+
+// errInviteRefused refuses an invitation to an address that refused every
+// invitation from Taasky; it says nothing more of the address.
+var errInviteRefused = refuse(ErrConflict, "error.refuse10_address_refused", "email: this address does not accept invitations from Taasky")
+
+// checkInviteRefused refuses an invitation to an address that refused them.
+func checkInviteRefused(ctx context.Context, q querier, email string) error {
+	refused, err := selectInviteRefused(ctx, q, emailHash(email))
+	if err != nil {
+		return err
+	}
+	if refused {
+		return errInviteRefused
+	}
+	return nil
 }
 
 // RefusingAddress is the address a refusal token names, if it is one of

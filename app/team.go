@@ -65,6 +65,11 @@ type TeamsConfig struct {
 	// any 24 hours (INVITE_EMAIL_DAILY_CAP, the cap of room invitations,
 	// counted apart); 0: no cap.
 	InviteDailyCap int
+	// UnsubscribeKey (NotificationsConfig's, config.Config.Key("unsubscribe"))
+	// signs the link in an invitation mail that refuses every further
+	// invitation from Taasky (Notifications.RefuseInvitationsURL); nil:
+	// the mail has no such link (the refusals still hold).
+	UnsubscribeKey []byte
 	Now            func() time.Time // nil: time.Now
 }
 
@@ -75,6 +80,7 @@ type teams struct {
 	baseURL   string
 	signupCap int
 	inviteCap int
+	unsubKey  []byte
 }
 
 // UseTeams turns on sign-up and invitations (cmd/taasky does, once the
@@ -94,7 +100,8 @@ func (a *Accounts) UseTeams(c TeamsConfig) error {
 	if c.Now != nil {
 		a.now = c.Now
 	}
-	a.teams = &teams{river: c.River, seal: aead, baseURL: c.BaseURL, signupCap: c.SignupDailyCap, inviteCap: c.InviteDailyCap}
+	a.teams = &teams{river: c.River, seal: aead, baseURL: c.BaseURL, signupCap: c.SignupDailyCap, inviteCap: c.InviteDailyCap,
+		unsubKey: c.UnsubscribeKey}
 	return nil
 }
 

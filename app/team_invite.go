@@ -119,6 +119,9 @@ func (a *Accounts) Invite(ctx context.Context, actorID int64, slug, email string
 		} else if member {
 			return refuse(ErrConflict, "error.already_member", "email: %s is already a member of %s", email, slug)
 		}
+		if err := checkInviteRefused(ctx, tx, email); err != nil {
+			return err
+		}
 		now := a.now()
 		if err := a.checkMemberInviteCap(ctx, tx, acctID, now); err != nil {
 			return err
@@ -163,6 +166,9 @@ func (a *Accounts) ResendInvitation(ctx context.Context, actorID int64, slug str
 		return err
 	}
 	err := a.onInvitation(ctx, actorID, slug, id, func(tx pgx.Tx, inv MemberInvitation, now time.Time) error {
+		if err := checkInviteRefused(ctx, tx, inv.Email); err != nil {
+			return err
+		}
 		if err := a.checkMemberInviteCap(ctx, tx, inv.AccountID, now); err != nil {
 			return err
 		}
@@ -354,6 +360,15 @@ func (a *Accounts) MemberInviteMail(ctx context.Context, args jobs.MemberInviteA
 	if inv.ID != args.InvitationID || inv.Status(now) != InvitationPending {
 		return nil, jobs.Skip("the invitation is " + string(inv.Status(now)))
 	}
+	if refused, err := selectInviteRefused(ctx, a.pool, emailHash(inv.Email)); err != nil {
+		return nil, err
+	} else if refused {
+		return nil, jobs.Skip("the address refused invitations from Taasky")
+	}
+	var refuseURL string
+	if a.teams.unsubKey != nil {
+		refuseURL = refuseInvitationsURL(a.teams.unsubKey, a.teams.baseURL, inv.Email)
+	}
 	lang, zone, err := selectInviteReader(ctx, a.pool, inv.Email, args.UserID)
 	if err != nil {
 		return nil, err
@@ -364,7 +379,8 @@ func (a *Accounts) MemberInviteMail(ctx context.Context, args jobs.MemberInviteA
 	}
 	return &jobs.MemberInvite{ID: "taasky.member-invite." + strconv.FormatInt(inv.ID, 10) + "." + strconv.FormatInt(inv.SentAt.UnixMilli(), 10),
 		To: inv.Email, Now: now, AccountName: inv.AccountName, InvitedBy: inv.InvitedBy, Role: string(inv.Role),
-		URL: a.teams.baseURL + "/join/" + string(token), ExpiresAt: inv.ExpiresAt, Lang: lang, TimeZone: loc}, nil
+		URL: a.teams.baseURL + "/join/" + string(token), ExpiresAt: inv.ExpiresAt, Lang: lang, TimeZone: loc,
+		RefuseURL: refuseURL}, nil
 }
 
 var _ jobs.MemberInvitations = (*Accounts)(nil)

@@ -46,6 +46,9 @@ type MemberInvite struct {
 	// already, else the inviter's language and UTC.
 	Lang     string
 	TimeZone *time.Location
+	// RefuseURL refuses every further invitation from Taasky to To (the
+	// link and List-Unsubscribe, as a room invitation's); "": none.
+	RefuseURL string
 }
 
 // MemberInvitations is what MemberInviteWorker needs of the service.
@@ -53,7 +56,7 @@ type MemberInvitations interface {
 	// MemberInviteMail says what the mail holds now (the account, who
 	// invites, the role, the link, its expiry), or returns a SkipError
 	// when the invitation was accepted, revoked, re-sent with a new link
-	// or has expired.
+	// or has expired, or the address refused invitations from Taasky.
 	MemberInviteMail(ctx context.Context, a MemberInviteArgs) (*MemberInvite, error)
 }
 
@@ -97,7 +100,7 @@ func (w *MemberInviteWorker) Work(ctx context.Context, job *river.Job[MemberInvi
 	}
 	msg, err := notify.Email(&notify.Message{Kind: notify.KindMemberInvite, ID: m.ID, To: m.To, Now: m.Now,
 		Them: m.AccountName, Agent: m.InvitedBy, Role: m.Role, InviteURL: m.URL, ExpiresAt: m.ExpiresAt,
-		Lang: m.Lang, TimeZone: m.TimeZone}, w.From)
+		Lang: m.Lang, TimeZone: m.TimeZone, UnsubscribeURL: m.RefuseURL}, w.From)
 	if err != nil {
 		err = &notify.PermanentError{Err: err} // a message that cannot be written will not be on a retry
 	} else {

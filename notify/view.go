@@ -172,6 +172,7 @@ func (m *Message) view() view {
 		v.Notes = append(v.Notes, w.T("member_invite.expires", w.Moment(m.ExpiresAt, m.loc())),
 			w.T("member_invite.sign_in", m.To))
 		v.Why = w.T("member_invite.why", who)
+		v.Unsubscribe, v.StopLabel = m.UnsubscribeURL, w.T("mail.invite.refuse")
 	case KindWebhookDisabled:
 		acct := oneLine(m.Them)
 		v.Subject = w.T("webhook.disabled.subject", acct)

@@ -47,7 +47,8 @@ func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, w
 	}
 	d.river = client
 	if err = d.accounts.UseTeams(app.TeamsConfig{River: client, SealKey: cfg.Key("member-invites"), BaseURL: cfg.BaseURL,
-		SignupDailyCap: cfg.Abuse.SignupDailyCap, InviteDailyCap: cfg.Mail.InviteDailyCap}); err != nil {
+		SignupDailyCap: cfg.Abuse.SignupDailyCap, InviteDailyCap: cfg.Mail.InviteDailyCap,
+		UnsubscribeKey: cfg.Key("unsubscribe")}); err != nil {
 		pool.Close()
 		return nil, err
 	}

@@ -1020,6 +1020,7 @@ var englishText = map[Key]catalog.Message{
 	"error.last_owner_remove":          text("member: the account's last owner cannot be removed; make another member owner first"),
 	"error.last_owner_leave":           text("member: you are the account's last owner and cannot leave it; make another member owner first"),
 	"error.already_member":             text("email: %[1]s is already a member of %[2]s"),
+	"error.refuse10_address_refused":   text("email: this address does not accept invitations from Taasky"),
 	"error.invitation_revoked":         text("invitation: this link was revoked by the account; ask its owners for a new one"),
 	"error.invitation_used":            text("invitation: this link was already used to join %[1]s"),
 	"error.invitation_expired":         text("invitation: this link expired on %[1]s; ask the account's owners to send it again"),

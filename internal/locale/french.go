@@ -998,6 +998,7 @@ var frenchText = map[Key]catalog.Message{
 	"error.last_owner_remove":          text("membre : le dernier propriétaire du compte ne peut pas être retiré ; faites d'abord d'un autre membre un propriétaire"),
 	"error.last_owner_leave":           text("membre : vous êtes le dernier propriétaire du compte et ne pouvez pas le quitter ; faites d'abord d'un autre membre un propriétaire"),
 	"error.already_member":             text("e-mail : %[1]s est déjà membre de %[2]s"),
+	"error.refuse10_address_refused":   text("e-mail : cette adresse n’accepte pas les invitations de Taasky"),
 	"error.invitation_revoked":         text("invitation : ce lien a été révoqué par le compte ; demandez-en un nouveau à ses propriétaires"),
 	"error.invitation_used":            text("invitation : ce lien a déjà servi à rejoindre %[1]s"),
 	"error.invitation_expired":         text("invitation : ce lien a expiré le %[1]s ; demandez aux propriétaires du compte de le renvoyer"),

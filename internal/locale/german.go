@@ -996,6 +996,7 @@ var germanText = map[Key]catalog.Message{
 	"error.last_owner_remove":          text("Mitglied: der letzte Inhaber des Kontos kann nicht entfernt werden; machen Sie zuerst ein anderes Mitglied zum Inhaber"),
 	"error.last_owner_leave":           text("Mitglied: Sie sind der letzte Inhaber des Kontos und können es nicht verlassen; machen Sie zuerst ein anderes Mitglied zum Inhaber"),
 	"error.already_member":             text("E-Mail: %[1]s ist bereits Mitglied von %[2]s"),
+	"error.refuse10_address_refused":   text("E-Mail: diese Adresse nimmt keine Einladungen von Taasky an"),
 	"error.invitation_revoked":         text("Einladung: dieser Link wurde vom Konto widerrufen; bitten Sie die Inhaber um einen neuen"),
 	"error.invitation_used":            text("Einladung: mit diesem Link ist bereits jemand %[1]s beigetreten"),
 	"error.invitation_expired":         text("Einladung: dieser Link ist am %[1]s abgelaufen; bitten Sie die Inhaber des Kontos, ihn erneut zu senden"),

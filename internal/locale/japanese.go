@@ -965,6 +965,7 @@ var japaneseText = map[Key]catalog.Message{
 	"error.last_owner_remove":          text("メンバー：アカウントの最後のオーナーは外せません。先に別のメンバーをオーナーにしてください"),
 	"error.last_owner_leave":           text("メンバー：あなたはアカウントの最後のオーナーなので退出できません。先に別のメンバーをオーナーにしてください"),
 	"error.already_member":             text("メール：%[1]s はすでに %[2]s のメンバーです"),
+	"error.refuse10_address_refused":   text("メール：このアドレスはTaaskyからの招待を受け付けていません"),
 	"error.invitation_revoked":         text("招待：このリンクはアカウントによって取り消されました。オーナーに新しいリンクを依頼してください"),
 	"error.invitation_used":            text("招待：このリンクはすでに %[1]s への参加に使われています"),
 	"error.invitation_expired":         text("招待：このリンクは %[1]s に期限切れになりました。アカウントのオーナーに再送を依頼してください"),

@@ -998,6 +998,7 @@ var spanishText = map[Key]catalog.Message{
 	"error.last_owner_remove":          text("miembro: no se puede quitar al último propietario de la cuenta; haga primero propietario a otro miembro"),
 	"error.last_owner_leave":           text("miembro: es el último propietario de la cuenta y no puede dejarla; haga primero propietario a otro miembro"),
 	"error.already_member":             text("correo: %[1]s ya es miembro de %[2]s"),
+	"error.refuse10_address_refused":   text("correo: esta dirección no acepta invitaciones de Taasky"),
 	"error.invitation_revoked":         text("invitación: la cuenta revocó este enlace; pida uno nuevo a sus propietarios"),
 	"error.invitation_used":            text("invitación: este enlace ya se usó para unirse a %[1]s"),
 	"error.invitation_expired":         text("invitación: este enlace caducó el %[1]s; pida a los propietarios de la cuenta que lo envíen de nuevo"),
