@@ -3,6 +3,7 @@ package dashboard
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -78,10 +79,22 @@ func TestMemberInvitationRefused(t *testing.T) {
 	if st != http.StatusConflict || !strings.Contains(body, "e-mail : cette adresse n’accepte pas les invitations de Taasky") {
 		t.Fatalf("inviting a refused address: %d\n%s", st, body)
 	}
-	if pending, err := b.accounts.Invitations(b.ctx, b.alice.ID, "alpha"); err != nil {
+	pending, err := b.accounts.Invitations(b.ctx, b.alice.ID, "alpha")
+	if err != nil {
 		t.Fatal(err)
 	} else if len(pending) != 2 {
 		t.Fatalf("%d invitations, want the first 2 only", len(pending))
+	}
+	// Nor is a pending invitation to pat sent again.
+	for _, inv := range pending {
+		if inv.Email != "pat@example.test" {
+			continue
+		}
+		alice.get("/accounts/alpha/members")
+		st, _, body := alice.post("/accounts/alpha/invitations/"+strconv.FormatInt(inv.ID, 10)+"/resend", nil)
+		if st != http.StatusConflict || !strings.Contains(body, "e-mail : cette adresse n’accepte pas les invitations de Taasky") {
+			t.Fatalf("sending pat's invitation again: %d\n%s", st, body)
+		}
 	}
 	time.Sleep(300 * time.Millisecond)
 	if n := len(smtp.Mails()); n != 1 {
