@@ -94,13 +94,7 @@ func TestAccessibility(t *testing.T) {
 			if err := b.accounts.SetUserLanguage(b.ctx, b.bob.ID, l.Tag); err != nil {
 				t.Fatal(err)
 			}
-			stranger := br.tab()
-			if _, err := chromedp.Call(stranger, network.Enable, network.EnableParams{}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := chromedp.Call(stranger, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Accept-Language": l.Tag}}); err != nil {
-				t.Fatal(err)
-			}
+			stranger := br.tabIn(l.Tag)
 			// The stranger's zone is known already: else the invitation's
 			// script tells it (Chromium here says Etc/UTC, the page UTC) and
 			// reloads the page while axe-core reads it ("Inspected target

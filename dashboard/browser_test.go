@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"github.com/taasky/taasky/app"
@@ -100,6 +101,18 @@ func (br *browser) tab() context.Context {
 		br.t.Fatal(err)
 	}
 	if _, err := chromedp.Call(tab, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "Europe/Paris"}); err != nil {
+		br.t.Fatal(err)
+	}
+	return tab
+}
+
+// tabIn is a tab whose browser asks for pages in lang (Accept-Language).
+func (br *browser) tabIn(lang string) context.Context {
+	tab := br.tab()
+	if _, err := chromedp.Call(tab, network.Enable, network.EnableParams{}); err != nil {
+		br.t.Fatal(err)
+	}
+	if _, err := chromedp.Call(tab, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Accept-Language": lang}}); err != nil {
 		br.t.Fatal(err)
 	}
 	return tab

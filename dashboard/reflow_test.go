@@ -37,13 +37,7 @@ func TestPagesReflowAt320(t *testing.T) {
 			if err := b.accounts.SetUserLanguage(b.ctx, b.bob.ID, l.Tag); err != nil {
 				t.Fatal(err)
 			}
-			stranger := br.tab()
-			if _, err := chromedp.Call(stranger, network.Enable, network.EnableParams{}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := chromedp.Call(stranger, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Accept-Language": l.Tag}}); err != nil {
-				t.Fatal(err)
-			}
+			stranger := br.tabIn(l.Tag)
 			if _, err := chromedp.Call(stranger, network.SetCookie, network.SetCookieParams{Name: zoneCookie, Value: "UTC", URL: b.base}); err != nil {
 				t.Fatal(err)
 			}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
 
@@ -25,13 +24,7 @@ func TestScreenshots(t *testing.T) {
 		if err := b.accounts.SetUserLanguage(b.ctx, b.bob.ID, c.lang); err != nil {
 			t.Fatal(err)
 		}
-		tab := br.tab()
-		if _, err := chromedp.Call(tab, network.Enable, network.EnableParams{}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := chromedp.Call(tab, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Accept-Language": c.lang}}); err != nil {
-			t.Fatal(err)
-		}
+		tab := br.tabIn(c.lang)
 		br.do(tab, "open the card", chromedp.EmulateViewport(420, 900), chromedp.Navigate(b.base+"/c/"+token),
 			chromedp.WaitVisible(chromedp.CSS(`button[data-answer="confirm"]`)))
 		if got := br.text(tab, "#ask-h"); got != c.want {

@@ -47,7 +47,13 @@ func sample(kind Kind) *Message {
 
 func render(t *testing.T, m *Message) ([]byte, *Parsed) {
 	t.Helper()
-	msg, err := Email(m, "Taasky <taasky@taasky.example>")
+	return renderFrom(t, m, "Taasky <taasky@taasky.example>")
+}
+
+// renderFrom is render with another From.
+func renderFrom(t *testing.T, m *Message, from string) ([]byte, *Parsed) {
+	t.Helper()
+	msg, err := Email(m, from)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,18 +300,7 @@ func TestMailOnAnIPv6BaseURL(t *testing.T) {
 	}
 	m := sample(KindAgreed)
 	m.RoomURL = "http://[2001:db8::1]:8080/rooms/7"
-	msg, err := Email(m, from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if _, err := msg.WriteTo(&buf); err != nil {
-		t.Fatal(err)
-	}
-	p, err := Parse(buf.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, p := renderFrom(t, m, from)
 	if id := p.Header.Get("Message-ID"); id != "<taasky.email.42.agreed@[2001:db8::1]>" {
 		t.Errorf("Message-ID %q", id)
 	}

@@ -48,37 +48,13 @@ func requestWithValue(value string) *notify.Message {
 // for Taasky's. Sent through the SMTP mailer to a real server, read back
 // with net/mail and mime/multipart.
 func TestMultilineValueStaysInItsField(t *testing.T) {
-	srv := notifytest.NewSMTPServer(t)
-	mailer := notify.NewSMTP(notify.SMTPConfig{Host: srv.Host, Port: srv.Port, Timeout: 5 * time.Second})
-	defer mailer.Close()
 	m := requestWithValue(forged)
-	msg, err := notify.Email(m, "Taasky <taasky@taasky.example>")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := mailer.Send(context.Background(), msg); err != nil {
-		t.Fatal(err)
-	}
-	p, err := notify.Parse(srv.Wait(t, 1, 5*time.Second)[0].Data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.ReplaceAll(p.Text, "\r\n", "\n")
-	ours := map[string]bool{m.OneTapURL: true, m.RoomURL: true, m.SettingsURL: true}
-	signatures := 0
+	text := strings.ReplaceAll(mailedText(t, m), "\r\n", "\n")
+	onlyOurLines(t, m, text)
 	for _, line := range strings.Split(text, "\n") {
-		if strings.HasPrefix(line, "http") && !ours[strings.TrimPrefix(line, "Room: ")] {
-			t.Errorf("a line of its own holds a link that is not Taasky's: %q", line)
-		}
-		if line == "-- " {
-			signatures++
-		}
 		if strings.Contains(line, "\r") {
 			t.Errorf("a bare CR in a line: %q", line)
 		}
-	}
-	if signatures != 1 {
-		t.Errorf("%d signature separators", signatures)
 	}
 	if !strings.Contains(text, "  Notes (their field): see below\n") ||
 		!strings.Contains(text, "\n      https://evil.example/c/ot_x\n") {
@@ -398,10 +374,21 @@ func TestPushFitsAtItsLongest(t *testing.T) {
 // titles) break the line there as at a line feed: each line they start is
 // indented under its field too, so that it cannot pass for the mail's own.
 func TestSeparatorValueStaysInItsField(t *testing.T) {
+	m := requestWithValue("see below\u2028\u2028Review and answer:\u2029https://evil.example/c/ot_x\u2028-- \u2029Taasky.")
+	text := strings.NewReplacer("\r\n", "\n", "\u2028", "\n", "\u2029", "\n").Replace(mailedText(t, m))
+	onlyOurLines(t, m, text)
+	if !strings.Contains(text, "\n      https://evil.example/c/ot_x\n") {
+		t.Errorf("the value is not shown whole, under its field:\n%s", text)
+	}
+}
+
+// mailedText sends m's email through the SMTP mailer to a real server and
+// returns its text part as received (net/mail, mime/multipart).
+func mailedText(t *testing.T, m *notify.Message) string {
+	t.Helper()
 	srv := notifytest.NewSMTPServer(t)
 	mailer := notify.NewSMTP(notify.SMTPConfig{Host: srv.Host, Port: srv.Port, Timeout: 5 * time.Second})
 	defer mailer.Close()
-	m := requestWithValue("see below\u2028\u2028Review and answer:\u2029https://evil.example/c/ot_x\u2028-- \u2029Taasky.")
 	msg, err := notify.Email(m, "Taasky <taasky@taasky.example>")
 	if err != nil {
 		t.Fatal(err)
@@ -413,7 +400,14 @@ func TestSeparatorValueStaysInItsField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.NewReplacer("\r\n", "\n", "\u2028", "\n", "\u2029", "\n").Replace(p.Text)
+	return p.Text
+}
+
+// onlyOurLines checks that no line of text (split at line feeds) that
+// starts with a link holds one that is not m's own, and that text has one
+// signature separator: the mail's own.
+func onlyOurLines(t *testing.T, m *notify.Message, text string) {
+	t.Helper()
 	ours := map[string]bool{m.OneTapURL: true, m.RoomURL: true, m.SettingsURL: true}
 	signatures := 0
 	for _, line := range strings.Split(text, "\n") {
@@ -426,8 +420,5 @@ func TestSeparatorValueStaysInItsField(t *testing.T) {
 	}
 	if signatures != 1 {
 		t.Errorf("%d signature separators", signatures)
-	}
-	if !strings.Contains(text, "\n      https://evil.example/c/ot_x\n") {
-		t.Errorf("the value is not shown whole, under its field:\n%s", text)
 	}
 }

@@ -190,7 +190,7 @@ func pkceS256() (verifier, challenge string) {
 func TestRevocationSaysWhatHappened(t *testing.T) {
 	t.Parallel()
 	e := newAcme(t)
-	pool, ctx, alice, state, s := e.pool, e.ctx, e.alice, e.state, e.s
+	pool, ctx, state, s := e.pool, e.ctx, e.state, e.s
 	for _, id := range []string{"tsc_mine", "tsc_other"} {
 		if _, err := state.SaveClient(ctx, app.OAuthClient{ID: id, Kind: app.OAuthClientRegistered, Name: "C",
 			RedirectURIs: []string{"http://127.0.0.1:9999/cb"}}); err != nil {
@@ -199,14 +199,8 @@ func TestRevocationSaysWhatHappened(t *testing.T) {
 	}
 	post := mounted(t, s)
 	form := "application/x-www-form-urlencoded"
-	verifier, challenge := pkceS256()
-	loc, err := s.Approve(ctx, url.Values{"response_type": {"code"}, "client_id": {"tsc_mine"}, "redirect_uri": {"http://127.0.0.1:9999/cb"},
-		"code_challenge": {challenge}, "code_challenge_method": {"S256"}, "resource": {"http://taasky.test/mcp/acme"}}, alice.ID, "acme")
-	u, _ := url.Parse(loc)
-	if err != nil || u.Query().Get("code") == "" {
-		t.Fatalf("approve: %q %v", loc, err)
-	}
-	status, tok := post(http.MethodPost, "/oauth/token", form, url.Values{"grant_type": {"authorization_code"}, "code": {u.Query().Get("code")},
+	code, verifier := approveCode(t, e, "tsc_mine")
+	status, tok := post(http.MethodPost, "/oauth/token", form, url.Values{"grant_type": {"authorization_code"}, "code": {code},
 		"redirect_uri": {"http://127.0.0.1:9999/cb"}, "code_verifier": {verifier}, "client_id": {"tsc_mine"}}.Encode())
 	access, _ := tok["access_token"].(string)
 	refresh, _ := tok["refresh_token"].(string)
@@ -260,7 +254,7 @@ func TestRevocationSaysWhatHappened(t *testing.T) {
 func TestConcurrentReuseRevokes(t *testing.T) {
 	t.Parallel()
 	e := acmeWithClient(t, "tsc_race")
-	pool, ctx, alice, s, post, token := e.pool, e.ctx, e.alice, e.s, e.post, e.token
+	pool, ctx, s, post, token := e.pool, e.ctx, e.s, e.post, e.token
 	const resource = "http://taasky.test/mcp/acme"
 	// race sends form twice while kind's row of the grant is locked, and
 	// returns both answers once the lock is let go.
@@ -326,16 +320,7 @@ func TestConcurrentReuseRevokes(t *testing.T) {
 		}
 	}
 
-	approve := func() (code, verifier string) {
-		verifier, challenge := pkceS256()
-		loc, err := s.Approve(ctx, url.Values{"response_type": {"code"}, "client_id": {"tsc_race"}, "redirect_uri": {"http://127.0.0.1:9999/cb"},
-			"code_challenge": {challenge}, "code_challenge_method": {"S256"}, "resource": {resource}}, alice.ID, "acme")
-		u, _ := url.Parse(loc)
-		if err != nil || u.Query().Get("code") == "" {
-			t.Fatalf("approve: %q %v", loc, err)
-		}
-		return u.Query().Get("code"), verifier
-	}
+	approve := func() (code, verifier string) { return approveCode(t, e, "tsc_race") }
 	code, verifier := approve()
 	exchange := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {"http://127.0.0.1:9999/cb"}, "code_verifier": {verifier}}
 	check("one code exchanged twice at once", race("code", exchange))
@@ -410,18 +395,12 @@ func TestRegisterLimitCountsTheClient(t *testing.T) {
 func TestDisconnectDuringARefresh(t *testing.T) {
 	t.Parallel()
 	e := acmeWithClient(t, "tsc_lost")
-	pool, ctx, alice, state, s, post, token := e.pool, e.ctx, e.alice, e.state, e.s, e.post, e.token
+	pool, ctx, state, s, post, token := e.pool, e.ctx, e.state, e.s, e.post, e.token
 	const resource = "http://taasky.test/mcp/acme"
 	connect := func() map[string]any {
 		t.Helper()
-		verifier, challenge := pkceS256()
-		loc, err := s.Approve(ctx, url.Values{"response_type": {"code"}, "client_id": {"tsc_lost"}, "redirect_uri": {"http://127.0.0.1:9999/cb"},
-			"code_challenge": {challenge}, "code_challenge_method": {"S256"}, "resource": {resource}}, alice.ID, "acme")
-		u, _ := url.Parse(loc)
-		if err != nil || u.Query().Get("code") == "" {
-			t.Fatalf("approve: %q %v", loc, err)
-		}
-		status, tok := token(url.Values{"grant_type": {"authorization_code"}, "code": {u.Query().Get("code")},
+		code, verifier := approveCode(t, e, "tsc_lost")
+		status, tok := token(url.Values{"grant_type": {"authorization_code"}, "code": {code},
 			"redirect_uri": {"http://127.0.0.1:9999/cb"}, "code_verifier": {verifier}})
 		if status != 200 {
 			t.Fatalf("exchange: %d %v", status, tok)
@@ -496,17 +475,11 @@ func TestDisconnectDuringARefresh(t *testing.T) {
 
 	// A code stored just after the agent was disconnected (the consent
 	// and the disconnection at the same moment) is not spent: invalid_grant.
-	verifier, challenge := pkceS256()
-	loc, err := s.Approve(ctx, url.Values{"response_type": {"code"}, "client_id": {"tsc_lost"}, "redirect_uri": {"http://127.0.0.1:9999/cb"},
-		"code_challenge": {challenge}, "code_challenge_method": {"S256"}, "resource": {resource}}, alice.ID, "acme")
-	u, _ := url.Parse(loc)
-	if err != nil || u.Query().Get("code") == "" {
-		t.Fatalf("approve: %q %v", loc, err)
-	}
+	code, verifier := approveCode(t, e, "tsc_lost")
 	if _, err := pool.Exec(ctx, `UPDATE oauth_agents SET disconnected_at = now()`); err != nil {
 		t.Fatal(err)
 	}
-	if status, m := token(url.Values{"grant_type": {"authorization_code"}, "code": {u.Query().Get("code")},
+	if status, m := token(url.Values{"grant_type": {"authorization_code"}, "code": {code},
 		"redirect_uri": {"http://127.0.0.1:9999/cb"}, "code_verifier": {verifier}}); status != 400 || m["error"] != "invalid_grant" {
 		t.Errorf("a code of a disconnected agent: %d %v, want 400 invalid_grant", status, m)
 	}
@@ -559,4 +532,19 @@ func newAcme(t *testing.T) acme {
 		t.Fatal(err)
 	}
 	return e
+}
+
+// approveCode is alice's consent for clientID (its loopback redirect URI,
+// PKCE S256, the resource of acme): the code it issues and the verifier
+// that spends it.
+func approveCode(t *testing.T, e acme, clientID string) (code, verifier string) {
+	t.Helper()
+	verifier, challenge := pkceS256()
+	loc, err := e.s.Approve(e.ctx, url.Values{"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {"http://127.0.0.1:9999/cb"},
+		"code_challenge": {challenge}, "code_challenge_method": {"S256"}, "resource": {"http://taasky.test/mcp/acme"}}, e.alice.ID, "acme")
+	u, _ := url.Parse(loc)
+	if err != nil || u.Query().Get("code") == "" {
+		t.Fatalf("approve: %q %v", loc, err)
+	}
+	return u.Query().Get("code"), verifier
 }

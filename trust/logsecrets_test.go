@@ -2,12 +2,9 @@ package trust
 
 import (
 	"context"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/taasky/taasky/internal/pgtest"
 )
 
 // TestFailedPagesLogNoCapability: taasky serve, its log captured. A
@@ -21,15 +18,7 @@ func TestFailedPagesLogNoCapability(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	dsn := pgtest.NewDSN(t)
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := newCutter(t, u.Host)
-	viaProxy := *u
-	viaProxy.Host = proxy.addr
-	p := newProcess(t, viaProxy.String(), "MCP_RATE_LIMIT=0")
+	dsn, proxy, p := processBehindCutter(t)
 	p.start()
 	w := newWorld(t, dsn, p.base)
 	a := newRemote(t, w, p.base, "logs-a")

@@ -76,6 +76,22 @@ func (c *cutter) restore() {
 	}()
 }
 
+// processBehindCutter is a taasky process (not started) on a database of
+// its own, reached through a cutter (its rate limit off), with the
+// database's own address (dsn) for the test's direct connections.
+func processBehindCutter(t *testing.T) (dsn string, proxy *cutter, p *process) {
+	t.Helper()
+	dsn = pgtest.NewDSN(t)
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy = newCutter(t, u.Host)
+	viaProxy := *u
+	viaProxy.Host = proxy.addr
+	return dsn, proxy, newProcess(t, viaProxy.String(), "MCP_RATE_LIMIT=0")
+}
+
 // cut stops accepting and resets every connection through the proxy.
 func (c *cutter) cut() {
 	c.mu.Lock()
@@ -103,15 +119,7 @@ func TestReadyzWhenTheDatabaseGoesAway(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	cycles := size(3, 10)
-	dsn := pgtest.NewDSN(t)
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := newCutter(t, u.Host)
-	viaProxy := *u
-	viaProxy.Host = proxy.addr
-	p := newProcess(t, viaProxy.String(), "MCP_RATE_LIMIT=0")
+	dsn, proxy, p := processBehindCutter(t)
 	p.start()
 	w := newWorld(t, dsn, p.base)
 	a := newRemote(t, w, p.base, "ready-a")
