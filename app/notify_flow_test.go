@@ -215,15 +215,18 @@ var randomParts = regexp.MustCompile(`boundary="?[^";\s]+"?|<[^<>@\s]+@[^<>\s]+>
 var limitNeedles = []string{"876.54", "876,54", "87654", "19.37", "19,37", "1937",
 	"06:17", "08:17", "21:43", "23:43", "07:13", "09:13", "19:47", "21:47", "0617", "2143", "0713", "1947"}
 
-// clockOffLimits sets the rooms' clock a minute back while its minute is
-// one of the limits' clock needles' (the time zones here differ by whole
-// hours): the moments a message shows from it (deadline, expiry) then
-// never read as a limit. Jobs scheduled from it run at once, as they would
-// a minute later.
+// clockOffLimits sets the rooms' clock back, a second at a time, while its
+// minute is one of the limits' clock needles' (the time zones here differ
+// by whole hours) or its minute and second spell one ("0713" at 00:07:13,
+// in a calendar's DTSTAMP:20261205T000713Z): the moments a message shows
+// from it (deadline, expiry, the calendar's stamp) then never read as a
+// limit. Jobs scheduled from it run at once, as they would a minute later.
 func (nb *notifyBundle) clockOffLimits() {
 	now := nb.rooms.now()
-	for slices.ContainsFunc(limitNeedles, func(n string) bool { return strings.HasSuffix(n, now.Format(":04")) }) {
-		now = now.Add(-time.Minute)
+	for slices.ContainsFunc(limitNeedles, func(n string) bool {
+		return strings.HasSuffix(n, now.Format(":04")) || n == now.Format("0405")
+	}) {
+		now = now.Add(-time.Second)
 	}
 	nb.clock.Store(now.UnixNano())
 }
