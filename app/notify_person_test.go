@@ -121,7 +121,7 @@ func TestPersonIsToldWhatHappens(t *testing.T) {
 	if err != nil || r.Room.ID != v.RoomID || r.SubjectHash != string(hash) {
 		t.Fatalf("Dave's receipt: %v %+v", err, r)
 	}
-	if !strings.Contains(string(agreed.Attachments[0].Data), "DTSTART:20261014T110000Z") {
+	if ics := string(agreed.Attachments[0].Data); !strings.Contains(ics, "DTSTART:20261014T110000Z") || strings.Contains(strings.ReplaceAll(ics, "\r\n ", ""), res.SeatToken) {
 		t.Errorf("Dave's calendar:\n%s", agreed.Attachments[0].Data)
 	}
 	if !strings.Contains(agreed.Text, "http://127.0.0.1:8080/verify") || !strings.Contains(agreed.Text, res.SeatToken) {

@@ -17,7 +17,10 @@ const CalendarType = "text/calendar; charset=utf-8; method=PUBLISH"
 
 // Calendar is the .ics (RFC 5545) of an agreed room: one event per
 // timerange value of the agreed terms, at exactly the agreed moments, in
-// UTC. It is nil when the terms hold no timerange.
+// UTC. It is nil when the terms hold no timerange. A person's entry holds
+// no link: their personal link opens the room to whoever holds it, and a
+// calendar entry is shared and forwarded as a mail is not (the mail that
+// carries the entry holds the link; a member's link asks for a sign-in).
 func Calendar(m *Message) []byte {
 	if m.Card == nil || len(m.Card.Options) == 0 {
 		return nil
@@ -65,10 +68,13 @@ func Calendar(m *Message) []byte {
 		if m.them(w) != "" {
 			desc = w.T("ics.agreed_with", m.them(w))
 		}
-		desc += "\n" + w.T("ics.range", e.label, exactMoment(e.start), exactMoment(e.end)) + "\n" + m.RoomURL
-		line("DESCRIPTION:" + icsText(desc))
-		if m.RoomURL != "" {
-			line("URL:" + m.RoomURL)
+		desc += "\n" + w.T("ics.range", e.label, exactMoment(e.start), exactMoment(e.end))
+		if link := m.RoomURL; link != "" && !m.Person {
+			desc += "\n" + link
+			line("DESCRIPTION:" + icsText(desc))
+			line("URL:" + link)
+		} else {
+			line("DESCRIPTION:" + icsText(desc))
 		}
 		line("STATUS:CONFIRMED")
 		line("TRANSP:OPAQUE")

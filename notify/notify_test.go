@@ -165,6 +165,16 @@ func TestCalendar(t *testing.T) {
 	if !strings.Contains(unfolded, `Meeting time: 2026-10-14T10:00:00Z to 2026-10-14T10:30:00.25Z`) {
 		t.Errorf("description lacks the exact moments:\n%s", unfolded)
 	}
+	if !strings.Contains(ics, "URL:https://taasky.example/rooms/7\r\n") || !strings.Contains(unfolded, `\nhttps://taasky.example/rooms/7`) {
+		t.Errorf("a member's entry should link the room's page (it asks for a sign-in):\n%s", unfolded)
+	}
+	// A person's personal link opens the room to whoever holds it: their
+	// entry, which calendars share, holds none.
+	m.Person, m.RoomURL = true, "https://taasky.example/p/ps_secret"
+	if person := strings.ReplaceAll(string(Calendar(m)), "\r\n ", ""); strings.Contains(person, "ps_secret") || strings.Contains(person, "URL:") ||
+		!strings.Contains(person, "DTSTART:20261014T100000Z") {
+		t.Errorf("a person's entry:\n%s", person)
+	}
 	m.Card.Options[0].Fields = m.Card.Options[0].Fields[1:]
 	if Calendar(m) != nil {
 		t.Error("an .ics for terms without a timerange")
