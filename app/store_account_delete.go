@@ -131,8 +131,10 @@ func eraseAccount(ctx context.Context, q querier, accountID int64, members []int
 		// operators: its invitation mails' arguments hold the invitees' addresses.
 		`UPDATE river_job SET args = args - 'to' WHERE kind = 'member_invite' AND (args->>'account_id')::bigint = $1
 			AND args ? 'to' AND state IN ('completed', 'cancelled', 'discarded')`,
+		// A room's invitation mail still queued is skipped when it runs
+		// (its room is closed, and holds no address): its address goes now.
 		`UPDATE river_job j SET args = j.args - 'to' FROM rooms r WHERE j.kind = 'notify_invite' AND r.account_id = $1
-			AND (j.args->>'room_id')::bigint = r.id AND j.args ? 'to' AND j.state IN ('completed', 'cancelled', 'discarded')`,
+			AND (j.args->>'room_id')::bigint = r.id AND j.args ? 'to'`,
 		`DELETE FROM accounts WHERE id = $1`,
 	}
 	for i, sql := range steps {

@@ -78,9 +78,11 @@ func deleteUser(ctx context.Context, q querier, userID int64) error {
 // they answered a room in the browser, or were invited to one, by them:
 // the seat's address (nothing more is mailed to it; the personal link
 // still opens the room), the room's invitation address, the address in
-// that person's delivery log, and in the finished jobs of the invitation
-// mails to them (a room's, or an account's: River keeps them a day, a
-// failed one 7 days, shown to operators); and the timeline notes of the
+// that person's delivery log, and in the jobs of the invitation mails to
+// them: a room's, finished (River keeps them a day, a failed one 7 days,
+// shown to operators) or not (the mail, run without it, is skipped: its
+// room no longer holds the address either), and an account's, finished (a
+// queued one is still sent: the account's invitations are its own); and the timeline notes of the
 // rooms handed over when they left an account keep the note, naming no one
 // (room_notes is small, one row per seat handed over: read whole). The inviter's own delivery log
 // line of an invitation mail keeps it (their record of what they sent,
@@ -99,8 +101,8 @@ func forgetAddresses(ctx context.Context, q querier, emails []string) error {
 		sent AS (UPDATE person_deliveries d SET recipient = '' FROM seats s
 			WHERE d.room_id = s.room_id AND lower(d.recipient) = ANY($1)),
 		noted AS (UPDATE room_notes SET email = '' WHERE kind = 'member_left' AND lower(email) = ANY($1)),
-		mailed AS (UPDATE river_job SET args = args - 'to' WHERE kind IN ('notify_invite', 'member_invite')
-			AND lower(args->>'to') = ANY($1) AND state IN ('completed', 'cancelled', 'discarded'))
+		mailed AS (UPDATE river_job SET args = args - 'to' WHERE lower(args->>'to') = ANY($1)
+			AND (kind = 'notify_invite' OR (kind = 'member_invite' AND state IN ('completed', 'cancelled', 'discarded'))))
 		UPDATE parties p SET person_email = NULL FROM seats s WHERE p.room_id = s.room_id AND p.side = s.side`, lowered)
 	if err != nil {
 		return fmt.Errorf("forgetAddresses: %w", err)
