@@ -3,20 +3,25 @@ package app_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/jobs"
 )
 
 // erasureRace is a person in no account (pat) about to erase their
 // profile, and an account (alpha) whose agent invites people.
 type erasureRace struct {
 	tb    *teamBundle
+	river *river.Client[pgx.Tx]
 	rooms *app.Rooms
 	agent app.Agent
 	pat   app.User
@@ -42,7 +47,7 @@ func setupErasureRace(t *testing.T) *erasureRace {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &erasureRace{tb: tb, rooms: rooms, agent: agent, pat: tb.person("pat@example.test", true)}
+	return &erasureRace{tb: tb, river: rc, rooms: rooms, agent: agent, pat: tb.person("pat@example.test", true)}
 }
 
 func (e *erasureRace) open(t *testing.T, invite string) *app.OpenResult {
@@ -217,5 +222,80 @@ func TestErasureWhileAPersonAnswersWithTheirAddress(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestErasureWhileTheOtherSideMoves: the inviter's agent makes a move
+// that tells pat (their turn: a mail queued, and its line in pat's
+// delivery log, with pat's address) while pat's erasure runs (a test
+// transaction holds a finished invitation job's row, which the erasure's
+// statement waits for after it read the delivery log). The move does not
+// wait for erasures (it is an agent's hot path): its line kept the erased
+// address, 90 days, even after the mail's job found no address and was
+// skipped. The line of a seat that holds no address holds none either: the
+// job's record forgets it.
+func TestErasureWhileTheOtherSideMoves(t *testing.T) {
+	e := setupErasureRace(t)
+	tb := e.tb
+	n, err := app.NewNotifications(app.NotificationsConfig{Pool: tb.pool, River: e.river, Rooms: e.rooms,
+		UnsubscribeKey: bytes.Repeat([]byte{5}, 32), BaseURL: "https://taasky.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	room := e.open(t, "")
+	if _, err := e.rooms.AnswerInvitation(tb.ctx, room.InviteCode, app.PersonAnswer{Verdict: app.VerdictJoin, Email: e.pat.Email}); err != nil {
+		t.Fatal(err)
+	}
+	e.open(t, e.pat.Email) // its invitation mail, sent: River keeps the job a day
+	var job int64
+	if err := tb.pool.QueryRow(tb.ctx, `UPDATE river_job SET state = 'completed', finalized_at = now()
+		WHERE kind = 'notify_invite' RETURNING id`).Scan(&job); err != nil {
+		t.Fatal(err)
+	}
+	hold, err := tb.pool.Begin(tb.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = hold.Rollback(context.Background()) }()
+	if _, err := hold.Exec(tb.ctx, `SELECT 1 FROM river_job WHERE id = $1 FOR UPDATE`, job); err != nil {
+		t.Fatal(err)
+	}
+	erased := make(chan error, 1)
+	go func() { erased <- tb.accounts.DeleteProfile(context.Background(), e.pat.ID, e.pat.Email) }()
+	for e.waiters(t) < 1 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := e.rooms.Propose(tb.ctx, e.agent, room.RoomToken, app.MoveInput{Verdict: "offer",
+		Subject: json.RawMessage(`{"meeting_time":{"start":"2027-10-14T10:00:00Z","end":"2027-10-14T10:30:00Z"}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := hold.Commit(tb.ctx); err != nil {
+		t.Fatal(err)
+	}
+	within(t, "the erasure", erased)
+
+	// The mail's job runs, as jobs.EmailWorker does: skipped, recorded.
+	var raw []byte
+	var d jobs.Delivery
+	if err := tb.pool.QueryRow(tb.ctx, `SELECT id, created_at, args FROM river_job WHERE kind = 'notify_email' AND args->>'side' = 'b'`).
+		Scan(&d.JobID, &d.JobCreatedAt, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &d.Notice); err != nil {
+		t.Fatal(err)
+	}
+	d.Attempt, d.Channel = 1, jobs.ChannelEmail
+	_, err = n.Notification(tb.ctx, d)
+	var skip *jobs.SkipError
+	if !errors.As(err, &skip) {
+		t.Fatalf("the mail to the erased person: %v, want it skipped", err)
+	}
+	if err := n.Record(tb.ctx, d, jobs.Outcome{Status: jobs.StatusSkipped, Detail: skip.Reason}); err != nil {
+		t.Fatal(err)
+	}
+	var lines, kept int
+	if err := tb.pool.QueryRow(tb.ctx, `SELECT count(*), count(*) FILTER (WHERE lower(recipient) = $1) FROM person_deliveries`,
+		e.pat.Email).Scan(&lines, &kept); err != nil || lines == 0 || kept != 0 {
+		t.Fatalf("%d of pat's %d delivery log lines keep the erased address (%v)", kept, lines, err)
 	}
 }
