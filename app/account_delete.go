@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -107,6 +108,16 @@ func (s *Rooms) deleteAccount(ctx context.Context, actorID int64, slug, typed st
 		}
 		var seats []accountSeat
 		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			// The members' addresses first, before any row: an answer or
+			// an open writing one meanwhile is waited for, and then
+			// forgotten, or waits for the erasure (store_profile.go).
+			locked, err := selectMemberEmails(ctx, tx, accountID)
+			if err == nil {
+				err = lockAddresses(ctx, tx, locked)
+			}
+			if err != nil {
+				return err
+			}
 			if err := lockAccountForDeletion(ctx, tx, accountID, true); err != nil {
 				return err
 			}
@@ -123,10 +134,18 @@ func (s *Rooms) deleteAccount(ctx context.Context, actorID int64, slug, typed st
 			if err != nil {
 				return err
 			}
-			erased, err = eraseAccount(ctx, tx, accountID, ids)
-			return err
+			var emails []string
+			if erased, emails, err = eraseAccount(ctx, tx, accountID, ids); err != nil {
+				return err
+			}
+			for _, e := range emails {
+				if !slices.ContainsFunc(locked, func(l string) bool { return strings.EqualFold(l, e) }) {
+					return errMembersChanged // joined before the account was locked
+				}
+			}
+			return forgetAddresses(ctx, tx, emails)
 		})
-		if errors.Is(err, errRoomsStillOpen) && try < deleteRetries {
+		if (errors.Is(err, errRoomsStillOpen) || errors.Is(err, errMembersChanged)) && try < deleteRetries {
 			continue
 		}
 		if err != nil {
@@ -151,7 +170,10 @@ func (s *Rooms) deleteAccount(ctx context.Context, actorID int64, slug, typed st
 	return out, nil
 }
 
-var errRoomsStillOpen = errors.New("a room of the account is still open")
+var (
+	errRoomsStillOpen = errors.New("a room of the account is still open")
+	errMembersChanged = errors.New("a member joined while the deletion locked the members' addresses")
+)
 
 // authorizeDeletion checks that actorID is an owner of the account with
 // slug (or that an operator asks), and returns the account's id and name.

@@ -145,10 +145,11 @@ func (n *Notifications) Invitation(ctx context.Context, d jobs.Delivery, a jobs.
 			return jobs.Skip("the address refused invitations from Taasky")
 		}
 		// Erasing a person forgets their address in the rooms invited by it
-		// (forgetAddresses): a mail still queued for it is not sent.
+		// and in the mail's job (forgetAddresses): a mail still queued for
+		// it is not sent.
 		if invited, err := selectRoomInviteEmail(ctx, tx, a.RoomID); err != nil {
 			return err
-		} else if !strings.EqualFold(invited, a.To) {
+		} else if a.To == "" || !strings.EqualFold(invited, a.To) {
 			return jobs.Skip("the address was erased")
 		}
 		ld, err := n.rooms.load(ctx, tx, a.RoomID, false)

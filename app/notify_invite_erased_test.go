@@ -47,3 +47,40 @@ func TestInvitationToAnErasedAddress(t *testing.T) {
 		t.Errorf("another address's invitation: %+v, %v", out, err)
 	}
 }
+
+// TestErasureForgetsAQueuedInvitationsAddress: an invitation mail still
+// queued when its address is erased kept the address in its job's
+// arguments, and, skipped when it ran, a day longer in River's finished
+// job (the erasure forgot only finished jobs' addresses). The erasure
+// forgets it in the queued job too, and the job, run without it, is
+// skipped for that reason.
+func TestErasureForgetsAQueuedInvitationsAddress(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t) // River inserts, no worker runs: the mail stays queued
+	n, err := NewNotifications(NotificationsConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: rb.rooms,
+		UnsubscribeKey: bytes.Repeat([]byte{5}, 32), BaseURL: rb.rooms.baseURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rb.rooms.Open(rb.ctx, rb.a, OpenInput{Schema: meetingSchema, InviteEmail: "pat@example.test"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := forgetAddresses(rb.ctx, rb.pool, []string{"Pat@example.test"}); err != nil {
+		t.Fatal(err)
+	}
+	var raw []byte
+	var state string
+	if err := rb.pool.QueryRow(rb.ctx, `SELECT args, state FROM river_job WHERE kind = $1`, jobs.InviteArgs{}.Kind()).Scan(&raw, &state); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(bytes.ToLower(raw), []byte("pat@example.test")) {
+		t.Fatalf("the queued (%s) invitation job's arguments keep the erased address: %s", state, raw)
+	}
+	var a jobs.InviteArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.Invitation(rb.ctx, jobs.Delivery{}, a); err == nil || err.Error() != (&jobs.SkipError{Reason: "the address was erased"}).Error() {
+		t.Errorf("the job run without its address: %v, want it skipped", err)
+	}
+}

@@ -174,7 +174,7 @@ func (s *Rooms) AnswerInvitation(ctx context.Context, code string, ans PersonAns
 	}
 	res := &PersonResult{}
 	err := s.inTx(ctx, func(tx *roomTx) error {
-		roomID, accountID, err := roomByInvite(ctx, tx, secretHash(code))
+		roomID, accountID, err := roomToAnswer(ctx, tx, secretHash(code), email)
 		if errors.Is(err, errNoInvitation) {
 			return refuse(ErrNotFound, "error.invitation_link_not_valid", "this invitation link is not valid")
 		} else if err != nil {

@@ -19,7 +19,16 @@ import (
 // its members leave).
 func (a *Accounts) DeleteProfile(ctx context.Context, userID int64, typed string) error {
 	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
-		email, err := lockUser(ctx, tx, userID)
+		// Their address first, before any row (store_profile.go): an
+		// answer or an open writing it meanwhile is waited for, and then
+		// forgotten, or waits for the erasure.
+		email, err := selectUserEmail(ctx, tx, userID)
+		if err == nil {
+			err = lockAddresses(ctx, tx, []string{email})
+		}
+		if err == nil {
+			email, err = lockUser(ctx, tx, userID) // nobody changes an address: the same
+		}
 		if errors.Is(err, pgx.ErrNoRows) {
 			return refuse(ErrNotFound, "error.profile_gone", "profile: there is no such person (deleted already?)")
 		} else if err != nil {

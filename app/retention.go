@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -22,9 +23,41 @@ import (
 // locks or long ones, and nothing is added to what a move writes. Deleting twice, late, or on two
 // nodes at once deletes the same rows once: a row another purge deleted
 // meanwhile is skipped.
+//
+// A purge has a budget (jobs.RetentionBudget), shared among its walks,
+// and each walk carries on at the next purge where the last one stopped
+// (cursors): a walk longer than a purge goes on over several, rather than
+// walking again, every hour, the rows a purge's budget covers and never
+// reaching those beyond. The cursors are kept in the process's memory:
+// a walk is safe to repeat, so a restart only walks again from the start;
+// with several nodes each has its own, and a walk goes on from where that
+// node's last purge stopped (a pass then takes up to as many purges as
+// there are nodes taking turns). The address walks' cursor is an address
+// (their index's order), which a table must not keep.
 type Retention struct {
 	pool    *pgxpool.Pool
 	periods RetentionPeriods
+	// clock reads the time the budget is measured with (time.Now; tests
+	// count with it).
+	clock func() time.Time
+
+	mu      sync.Mutex
+	cursors retentionCursors
+}
+
+// retentionCursors are where each walk's next purge starts (zero: from
+// the start).
+type retentionCursors struct {
+	deliveryUser              int64            // the last user walked
+	hookAccount, hookEndpoint int64            // the last endpoint walked
+	rooms                     map[string]int64 // the next window's first room, by table
+	addresses                 map[string]addressCursor
+}
+
+// addressCursor is the last row an address walk looked at.
+type addressCursor struct {
+	key  string
+	room int64
 }
 
 // RetentionPeriods are how long each kind of data is kept; 0 keeps it for
@@ -48,7 +81,8 @@ type RetentionPeriods struct {
 
 // NewRetention is the purge of what outlived periods, on pool.
 func NewRetention(pool *pgxpool.Pool, periods RetentionPeriods) *Retention {
-	return &Retention{pool: pool, periods: periods}
+	return &Retention{pool: pool, periods: periods, clock: time.Now,
+		cursors: retentionCursors{rooms: map[string]int64{}, addresses: map[string]addressCursor{}}}
 }
 
 // The batches: at most about this many rows per statement.
@@ -63,28 +97,38 @@ const (
 
 // PurgeOld deletes what has outlived its period at now, a batch per
 // statement, until it is done or end has passed (the next purge carries
-// on). It says how many rows it deleted of each table, and of how many
-// rooms it forgot the person's address ("person_addresses").
+// on). Each walk has a share of what is left of the budget when it starts
+// (what is left, over the walks left): one with much to do cannot keep the
+// others from theirs. It says how many rows it deleted of each table, and
+// of how many rooms it forgot the person's address ("person_addresses").
 func (r *Retention) PurgeOld(ctx context.Context, now, end time.Time) (map[string]int, error) {
 	out := map[string]int{}
-	steps := []struct {
+	type step struct {
 		table  string
 		period time.Duration
 		purge  func(context.Context, time.Time, time.Time) (int, error)
-	}{
+	}
+	var steps []step
+	for _, s := range []step{
 		{"notification_deliveries", r.periods.DeliveryLog, r.purgeDeliveryLog},
 		{"person_deliveries", r.periods.DeliveryLog, r.purgePersonDeliveries},
 		{"onetap_tokens", r.periods.OneTap, r.purgeOneTaps},
-		{"person_addresses", r.periods.OneTap, r.forgetPersonAddresses},
+		{"person_addresses", r.periods.OneTap, r.forgetSeatAddresses},
+		{"person_addresses", r.periods.OneTap, r.forgetInviteAddresses},
 		{"webhook_messages", r.periods.Webhooks, r.purgeWebhooks},
-	}
-	for _, s := range steps {
-		if s.period <= 0 || !time.Now().Before(end) {
-			continue
+	} {
+		if s.period > 0 {
+			steps = append(steps, s)
 		}
-		n, err := s.purge(ctx, now.Add(-s.period), end)
+	}
+	for i, s := range steps {
+		at := r.clock()
+		if !at.Before(end) {
+			break
+		}
+		n, err := s.purge(ctx, now.Add(-s.period), at.Add(end.Sub(at)/time.Duration(len(steps)-i)))
 		if n > 0 {
-			out[s.table] = n
+			out[s.table] += n
 		}
 		if err != nil {
 			return out, fmt.Errorf("purge %s: %w", s.table, err)
@@ -93,15 +137,31 @@ func (r *Retention) PurgeOld(ctx context.Context, now, end time.Time) (map[strin
 	return out, nil
 }
 
+// cursor runs fn with the walks' cursors (under the lock: two purges of a
+// process at once may walk the same rows, but not corrupt a cursor).
+func (r *Retention) cursor(fn func(c *retentionCursors)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fn(&r.cursors)
+}
+
 // purgeDeliveryLog deletes the users' delivery log lines created before
-// before, user after user (by id).
+// before, user after user (by id), from after the user its last purge
+// stopped at.
 func (r *Retention) purgeDeliveryLog(ctx context.Context, before, end time.Time) (int, error) {
-	total, after := 0, int64(0)
-	for time.Now().Before(end) {
+	var after int64
+	r.cursor(func(c *retentionCursors) { after = c.deliveryUser })
+	total := 0
+	defer func() { r.cursor(func(c *retentionCursors) { c.deliveryUser = after }) }()
+	for r.clock().Before(end) {
 		last, n, most, err := purgeDeliveryLog(ctx, r.pool, after, purgeUsersPerStatement, before, purgePerUser)
 		total += n
-		if err != nil || last == nil {
+		if err != nil {
 			return total, err
+		}
+		if last == nil { // done: the next purge starts over
+			after = 0
+			return total, nil
 		}
 		if most < purgePerUser { // else the same users again: one has more
 			after = *last
@@ -111,16 +171,23 @@ func (r *Retention) purgeDeliveryLog(ctx context.Context, before, end time.Time)
 }
 
 // purgeWebhooks deletes the final webhook messages last tried before
-// before, endpoint after endpoint.
+// before, endpoint after endpoint, from after the endpoint its last purge
+// stopped at.
 func (r *Retention) purgeWebhooks(ctx context.Context, before, end time.Time) (int, error) {
-	total := 0
 	var account, endpoint int64
-	for time.Now().Before(end) {
+	r.cursor(func(c *retentionCursors) { account, endpoint = c.hookAccount, c.hookEndpoint })
+	defer func() { r.cursor(func(c *retentionCursors) { c.hookAccount, c.hookEndpoint = account, endpoint }) }()
+	total := 0
+	for r.clock().Before(end) {
 		lastAccount, lastEndpoint, n, most, err := purgeWebhookMessages(ctx, r.pool, account, endpoint,
 			purgeEndpointsPerStatement, before, purgePerEndpoint)
 		total += n
-		if err != nil || lastAccount == nil {
+		if err != nil {
 			return total, err
+		}
+		if lastAccount == nil {
+			account, endpoint = 0, 0
+			return total, nil
 		}
 		if most < purgePerEndpoint {
 			account, endpoint = *lastAccount, *lastEndpoint
@@ -142,20 +209,29 @@ func (r *Retention) purgeOneTaps(ctx context.Context, before, end time.Time) (in
 	return r.purgeRooms(ctx, "onetap_tokens", purgeOneTapsSQL, before, end)
 }
 
-// purgeRooms walks table (keyed by room first) from its first room to the
-// first room opened at or after before, a window of rows per statement
-// (purgeRoomWindow).
+// purgeRooms walks table (keyed by room first) from its first room, or
+// from where its last purge stopped, to the first room opened at or after
+// before, a window of rows per statement (purgeRoomWindow).
 func (r *Retention) purgeRooms(ctx context.Context, table, sql string, before, end time.Time) (int, error) {
 	from, ok, err := firstKeyedRoom(ctx, r.pool, table)
 	if err != nil || !ok {
 		return 0, err
 	}
+	r.cursor(func(c *retentionCursors) { from = max(from, c.rooms[table]) })
 	below, err := r.firstRoomOpenedFrom(ctx, before)
 	if err != nil {
 		return 0, err
 	}
 	total := 0
-	for from < below && time.Now().Before(end) {
+	defer func() {
+		r.cursor(func(c *retentionCursors) {
+			if from >= below { // done: the next purge starts over
+				from = 0
+			}
+			c.rooms[table] = from
+		})
+	}()
+	for from < below && r.clock().Before(end) {
 		next, n, err := purgeRoomWindow(ctx, r.pool, sql, from, below, purgeRoomWindowRows, before)
 		total += n
 		if err != nil {
@@ -192,28 +268,39 @@ func (r *Retention) firstRoomOpenedFrom(ctx context.Context, at time.Time) (int6
 	return lo, nil
 }
 
-// forgetPersonAddresses forgets the person's address of the rooms that
-// ended before before, as their List-Unsubscribe link does: the seat's (a
-// person who answered in the browser), the invitation's, the recipients of
-// their delivery log and of the invitation mail's finished job. Nothing is
-// mailed to a person about a room after it ended, and their personal link
-// opens it without the address. Both walks start over at each purge: they
-// read only the rows that still hold an address.
-func (r *Retention) forgetPersonAddresses(ctx context.Context, before, end time.Time) (int, error) {
+// forgetSeatAddresses and forgetInviteAddresses forget the person's
+// address of the rooms that ended before before, as their List-Unsubscribe
+// link does: the seat's (a person who answered in the browser), the
+// invitation's, the recipients of their delivery log and of the invitation
+// mail's finished job. Nothing is mailed to a person about a room after it
+// ended, and their personal link opens it without the address. Each walk
+// reads only the rows that still hold an address, from after the row its
+// last purge stopped at: those of rooms still open, or ended within the
+// period, are walked again only once the walk has reached the end.
+func (r *Retention) forgetSeatAddresses(ctx context.Context, before, end time.Time) (int, error) {
+	return r.forgetAddresses(ctx, "seats", forgetSeatAddressesSQL, before, end)
+}
+
+func (r *Retention) forgetInviteAddresses(ctx context.Context, before, end time.Time) (int, error) {
+	return r.forgetAddresses(ctx, "invitations", forgetInviteAddressesSQL, before, end)
+}
+
+func (r *Retention) forgetAddresses(ctx context.Context, walk, sql string, before, end time.Time) (int, error) {
+	var at addressCursor
+	r.cursor(func(c *retentionCursors) { at = c.addresses[walk] })
+	defer func() { r.cursor(func(c *retentionCursors) { c.addresses[walk] = at }) }()
 	total := 0
-	for _, sql := range []string{forgetSeatAddressesSQL, forgetInviteAddressesSQL} {
-		key, room := "", int64(0)
-		for time.Now().Before(end) {
-			lastKey, lastRoom, n, err := forgetEnded(ctx, r.pool, sql, key, room, forgetAddressWindowRows, before)
-			total += n
-			if err != nil {
-				return total, err
-			}
-			if lastKey == nil {
-				break
-			}
-			key, room = *lastKey, *lastRoom
+	for r.clock().Before(end) {
+		lastKey, lastRoom, n, err := forgetEnded(ctx, r.pool, sql, at.key, at.room, forgetAddressWindowRows, before)
+		total += n
+		if err != nil {
+			return total, err
 		}
+		if lastKey == nil { // done: the next purge starts over
+			at = addressCursor{}
+			return total, nil
+		}
+		at = addressCursor{*lastKey, *lastRoom}
 	}
 	return total, nil
 }

@@ -81,6 +81,13 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 	res := &OpenResult{InviteCode: code, InviteURL: s.baseURL + "/i/" + code, Warnings: warnings}
 	err = s.inTx(ctx, func(tx *roomTx) error {
 		if inviteEmail != "" {
+			// The room will hold the address: an erasure of it running
+			// now is waited for, first (store_profile.go).
+			lock := &pgx.Batch{}
+			queueAddressShare(lock, inviteEmail)
+			if err := tx.sendWrites(ctx, lock); err != nil {
+				return err
+			}
 			if err := s.checkInviteCap(ctx, tx, agent.AccountID, now); err != nil {
 				return err
 			}

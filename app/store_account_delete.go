@@ -113,8 +113,9 @@ func countOpenAccountRooms(ctx context.Context, q querier, accountID int64) (int
 // invitations, the audit log, seen schemas go with it), and the members
 // who belong to no other account (their settings, push subscriptions and
 // delivery log go with them, and their addresses from the rooms they
-// answered in the browser: forgetAddresses). It returns the users it erased.
-func eraseAccount(ctx context.Context, q querier, accountID int64, members []int64) ([]int64, error) {
+// answered in the browser: the caller forgets them, forgetAddresses). It
+// returns the users it erased and their addresses.
+func eraseAccount(ctx context.Context, q querier, accountID int64, members []int64) ([]int64, []string, error) {
 	steps := []string{
 		`DELETE FROM notification_deliveries d USING parties p
 			WHERE p.account_id = $1 AND d.room_id = p.room_id AND d.user_id = ANY($2)`,
@@ -130,8 +131,10 @@ func eraseAccount(ctx context.Context, q querier, accountID int64, members []int
 		// operators: its invitation mails' arguments hold the invitees' addresses.
 		`UPDATE river_job SET args = args - 'to' WHERE kind = 'member_invite' AND (args->>'account_id')::bigint = $1
 			AND args ? 'to' AND state IN ('completed', 'cancelled', 'discarded')`,
+		// A room's invitation mail still queued is skipped when it runs
+		// (its room is closed, and holds no address): its address goes now.
 		`UPDATE river_job j SET args = j.args - 'to' FROM rooms r WHERE j.kind = 'notify_invite' AND r.account_id = $1
-			AND (j.args->>'room_id')::bigint = r.id AND j.args ? 'to' AND j.state IN ('completed', 'cancelled', 'discarded')`,
+			AND (j.args->>'room_id')::bigint = r.id AND j.args ? 'to'`,
 		`DELETE FROM accounts WHERE id = $1`,
 	}
 	for i, sql := range steps {
@@ -142,13 +145,13 @@ func eraseAccount(ctx context.Context, q querier, accountID int64, members []int
 			args = []any{accountID}
 		}
 		if _, err := q.Exec(ctx, sql, args...); err != nil {
-			return nil, fmt.Errorf("eraseAccount %d, step %d: %w", accountID, i+1, err)
+			return nil, nil, fmt.Errorf("eraseAccount %d, step %d: %w", accountID, i+1, err)
 		}
 	}
 	rows, err := q.Query(ctx, `DELETE FROM users u WHERE u.id = ANY($1)
 		AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.user_id = u.id) RETURNING id, email`, members)
 	if err != nil {
-		return nil, fmt.Errorf("eraseAccount %d: users: %w", accountID, err)
+		return nil, nil, fmt.Errorf("eraseAccount %d: users: %w", accountID, err)
 	}
 	var erased []int64
 	var emails []string
@@ -158,10 +161,21 @@ func eraseAccount(ctx context.Context, q querier, accountID int64, members []int
 		erased, emails = append(erased, id), append(emails, email)
 		return nil
 	}); err != nil {
-		return nil, fmt.Errorf("eraseAccount %d: users: %w", accountID, err)
+		return nil, nil, fmt.Errorf("eraseAccount %d: users: %w", accountID, err)
 	}
-	if err := forgetAddresses(ctx, q, emails); err != nil {
-		return nil, fmt.Errorf("eraseAccount %d: %w", accountID, err)
+	return erased, emails, nil
+}
+
+// selectMemberEmails lists the addresses of the account's members, read
+// without a lock (to lock them as addresses before any row: lockAddresses).
+func selectMemberEmails(ctx context.Context, q querier, accountID int64) ([]string, error) {
+	rows, err := q.Query(ctx, `SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.account_id = $1`, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("selectMemberEmails %d: %w", accountID, err)
 	}
-	return erased, nil
+	emails, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("selectMemberEmails %d: %w", accountID, err)
+	}
+	return emails, nil
 }

@@ -445,18 +445,25 @@ func upsertDelivery(ctx context.Context, q querier, d jobs.Delivery, o jobs.Outc
 }
 
 // upsertPersonDelivery is upsertDelivery of a delivery to a room's
-// person (person_deliveries).
+// person (person_deliveries). A seat that holds no address (the person
+// unsubscribed, was erased, or the room ended long ago) has none in its
+// lines either: the line of a mail queued by a move that committed while
+// the person's erasure ran (a move does not wait for erasures) kept it,
+// and forgets it here, when its job finds no address.
 func upsertPersonDelivery(ctx context.Context, q querier, d jobs.Delivery, o jobs.Outcome, now time.Time) error {
 	var detail *string
 	if o.Detail != "" {
 		s := clipRunes(o.Detail, 1000)
 		detail = &s
 	}
-	_, err := q.Exec(ctx, `INSERT INTO person_deliveries
+	_, err := q.Exec(ctx, `WITH seat AS (SELECT EXISTS (SELECT 1 FROM parties p
+			WHERE p.room_id = $1 AND p.side = 'b' AND p.person_email IS NOT NULL) AS addressed)
+		INSERT INTO person_deliveries
 			(room_id, job_id, channel, topic, recipient, status, attempts, error, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+		SELECT $1, $2, $3, $4, CASE WHEN seat.addressed THEN $5 ELSE '' END, $6, $7, $8, $9, $9 FROM seat
 		ON CONFLICT (room_id, job_id) DO UPDATE SET
-			recipient = CASE WHEN EXCLUDED.recipient = '' THEN person_deliveries.recipient ELSE EXCLUDED.recipient END,
+			recipient = CASE WHEN NOT (SELECT addressed FROM seat) THEN ''
+				WHEN EXCLUDED.recipient = '' THEN person_deliveries.recipient ELSE EXCLUDED.recipient END,
 			status = EXCLUDED.status, attempts = EXCLUDED.attempts, error = EXCLUDED.error, updated_at = EXCLUDED.updated_at
 		WHERE person_deliveries.status <> 'sent'`,
 		d.RoomID, d.JobID, d.Channel, d.Topic, o.Recipient, o.Status, d.Attempt, detail, now)

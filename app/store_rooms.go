@@ -485,6 +485,27 @@ func roomByInvite(ctx context.Context, q querier, codeHash []byte) (roomID, acco
 	return roomID, accountID, nil
 }
 
+// roomToAnswer is roomByInvite for a person's answer, which also takes
+// the writer's lock on the address their seat will hold (store_profile.go):
+// email, or else the invitation's, as the room holds it now (an answer
+// reads it again once the room is locked: an erasure that committed
+// meanwhile has forgotten it). The lock is taken in this statement (no
+// round trip of its own), after the room's row was found and before the
+// answer locks any row.
+func roomToAnswer(ctx context.Context, q querier, codeHash []byte, email *string) (roomID, accountID int64, err error) {
+	var locked *string
+	err = q.QueryRow(ctx, `SELECT id, account_id,
+		pg_advisory_xact_lock_shared($2, hashtext(lower(coalesce($3::text, invite_email))))::text
+		FROM rooms WHERE invite_code_hash = $1`, codeHash, int32(addressLockClass), email).Scan(&roomID, &accountID, &locked)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, 0, errNoInvitation
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("roomToAnswer: %w", err)
+	}
+	return roomID, accountID, nil
+}
+
 // selectRoomToJoin reads and locks the room an invitation code opens, for
 // the agent of account accountID and human ownerUserID about to join it:
 // with the webhook endpoints of its parties' accounts and of accountID,
