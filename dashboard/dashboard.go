@@ -105,6 +105,9 @@ type Dashboard struct {
 	logDays int
 	// streams are the signed-in people's open live streams (live_cap.go).
 	streams liveStreams
+	// seatStreams are the open live streams of people's seats, by room
+	// (live_cap.go).
+	seatStreams liveStreams
 }
 
 // New builds the dashboard. ctx bounds its background work (the OIDC

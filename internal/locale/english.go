@@ -259,6 +259,7 @@ var englishText = map[Key]catalog.Message{
 	"error.back":         text("Back to Taasky"),
 	"error.too_many":     text("Too many requests"),
 	"error.live_streams": text("You have %[1]d live pages open at once, the most one person may: this page will not update by itself. Close some of them, or reload it to see what changed."),
+	"cap9_seat_streams":  text("This room's personal link has %[1]d live pages open at once, the most it may: this page will not update by itself. Close some of them, or reload it to see what changed."),
 	"error.try_again": plural.Selectf(1, "%d",
 		"one", "Too many requests came from your network. Try again in %[1]d second.",
 		"other", "Too many requests came from your network. Try again in %[1]d seconds."),

@@ -251,6 +251,7 @@ var frenchText = map[Key]catalog.Message{
 	"error.back":         text("Retour à Taasky"),
 	"error.too_many":     text("Trop de requêtes"),
 	"error.live_streams": text("Vous avez %[1]d pages en direct ouvertes à la fois, le maximum pour une personne : cette page ne se mettra pas à jour d'elle-même. Fermez-en quelques-unes, ou rechargez-la pour voir ce qui a changé."),
+	"cap9_seat_streams":  text("Le lien personnel de cette salle a %[1]d pages en direct ouvertes à la fois, le maximum permis : cette page ne se mettra pas à jour d'elle-même. Fermez-en quelques-unes, ou rechargez-la pour voir ce qui a changé."),
 	"error.try_again": plural.Selectf(1, "%d",
 		"one", "Trop de requêtes sont venues de votre réseau. Réessayez dans %[1]d seconde.",
 		"other", "Trop de requêtes sont venues de votre réseau. Réessayez dans %[1]d secondes."),

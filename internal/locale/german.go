@@ -251,6 +251,7 @@ var germanText = map[Key]catalog.Message{
 	"error.back":         text("Zurück zu Taasky"),
 	"error.too_many":     text("Zu viele Anfragen"),
 	"error.live_streams": text("Sie haben %[1]d Live-Seiten gleichzeitig geöffnet, die Höchstzahl für eine Person: Diese Seite aktualisiert sich nicht von selbst. Schließen Sie einige davon, oder laden Sie sie neu, um zu sehen, was sich geändert hat."),
+	"cap9_seat_streams":  text("Der persönliche Link dieses Raums hat %[1]d Live-Seiten gleichzeitig geöffnet, so viele wie erlaubt: Diese Seite aktualisiert sich nicht von selbst. Schließen Sie einige davon, oder laden Sie sie neu, um zu sehen, was sich geändert hat."),
 	"error.try_again": plural.Selectf(1, "%d",
 		"one", "Aus Ihrem Netzwerk kamen zu viele Anfragen. Versuchen Sie es in %[1]d Sekunde erneut.",
 		"other", "Aus Ihrem Netzwerk kamen zu viele Anfragen. Versuchen Sie es in %[1]d Sekunden erneut."),

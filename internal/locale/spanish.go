@@ -251,6 +251,7 @@ var spanishText = map[Key]catalog.Message{
 	"error.back":         text("Volver a Taasky"),
 	"error.too_many":     text("Demasiadas solicitudes"),
 	"error.live_streams": text("Tiene %[1]d páginas en directo abiertas a la vez, el máximo para una persona: esta página no se actualizará sola. Cierre algunas, o recárguela para ver qué ha cambiado."),
+	"cap9_seat_streams":  text("El enlace personal de esta sala tiene %[1]d páginas en directo abiertas a la vez, el máximo permitido: esta página no se actualizará sola. Cierre algunas, o recárguela para ver qué cambió."),
 	"error.try_again": plural.Selectf(1, "%d",
 		"one", "Llegaron demasiadas solicitudes desde su red. Inténtelo de nuevo en %[1]d segundo.",
 		"other", "Llegaron demasiadas solicitudes desde su red. Inténtelo de nuevo en %[1]d segundos."),
