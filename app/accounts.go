@@ -55,6 +55,7 @@ type Accounts struct {
 	now   func() time.Time
 	teams *teams    // sign-up and invitations (UseTeams); nil: not set up
 	dev   devIssuer // taasky dev's embedded issuer (UseDevIssuer); zero: none
+	caps  Caps      // SetCaps; zero: none
 }
 
 // NewAccounts returns the accounts use cases over pool.

@@ -71,6 +71,12 @@ func (a *Accounts) CreateAgent(ctx context.Context, accountSlug, name, ownerEmai
 		} else if err != nil {
 			return err
 		}
+		if err := lockForCaps(ctx, tx, acct.ID, a.caps.AgentsPerAccount); err != nil {
+			return err
+		}
+		if err := checkAgentCap(ctx, tx, acct.ID, 0, a.caps.AgentsPerAccount); err != nil {
+			return err
+		}
 		if agent, err = insertAgent(ctx, tx, acct, name, userID); err != nil {
 			return err
 		}
@@ -96,6 +102,17 @@ func (a *Accounts) IssueAgentKey(ctx context.Context, accountSlug string, agentI
 			return notFound(err, "error.agent_not_found", "agent %s not found in account %s", strconv.FormatInt(agentID, 10), accountSlug)
 		}
 		if err := mayManage(ctx, tx, agent); err != nil {
+			return err
+		}
+		if err := lockForCaps(ctx, tx, agent.AccountID, a.caps.AgentsPerAccount, a.caps.KeysPerAgent); err != nil {
+			return err
+		}
+		// A key can bring back an agent whose keys were all revoked: it
+		// counts among the agents.
+		if err := checkAgentCap(ctx, tx, agent.AccountID, agent.ID, a.caps.AgentsPerAccount); err != nil {
+			return err
+		}
+		if err := checkKeyCap(ctx, tx, agent, a.caps.KeysPerAgent); err != nil {
 			return err
 		}
 		if key, err = issueKey(ctx, tx, agent); err != nil {

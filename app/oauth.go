@@ -18,8 +18,9 @@ import (
 // token), and the agents people connected with it. The protocol itself
 // (codes, PKCE, rotation) is the oauthserver package's; this is its state.
 type OAuth struct {
-	pool *pgxpool.Pool
-	now  func() time.Time // the audit log's clock
+	pool     *pgxpool.Pool
+	now      func() time.Time // the audit log's clock
+	agentCap int              // SetAgentCap; 0: none
 }
 
 // NewOAuth returns the OAuth state over pool.
@@ -294,6 +295,12 @@ func (o *OAuth) Connect(ctx context.Context, userID int64, accountSlug string, c
 		}
 		name, err := freeAgentName(ctx, tx, acct.AccountID, agentNames(client.Name, email))
 		if err != nil {
+			return err
+		}
+		if err := lockForCaps(ctx, tx, acct.AccountID, o.agentCap); err != nil {
+			return err
+		}
+		if err := checkAgentCap(ctx, tx, acct.AccountID, 0, o.agentCap); err != nil {
 			return err
 		}
 		agent, err = insertAgent(ctx, tx, Account{ID: acct.AccountID, Slug: accountSlug, Name: acct.AccountName}, name, userID)

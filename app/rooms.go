@@ -39,6 +39,8 @@ type Rooms struct {
 	// inviteCap is how many invitations one account may have emailed in
 	// any 24 hours (0: no cap).
 	inviteCap int
+	// openCap is how many open rooms one account may have (0: no cap).
+	openCap int
 	// oneTapKept: RoomsConfig.OneTapKept.
 	oneTapKept time.Duration
 	announcer  *announcer
@@ -64,6 +66,10 @@ type RoomsConfig struct {
 	// emailed (negotiation_open's invite_email) in any 24 hours; 0: no cap
 	// (INVITE_EMAIL_DAILY_CAP, config.Config.Mail).
 	InviteEmailDailyCap int
+	// OpenRoomsPerAccount is how many rooms not ended (draft or awaiting)
+	// one account may have; past it negotiation_open is refused and opens
+	// nothing. 0: no cap (OPEN_ROOMS_PER_ACCOUNT_MAX, config.Abuse).
+	OpenRoomsPerAccount int
 	// OneTapKept is how long a one-tap link is kept after its room ended
 	// (RETAIN_ONETAP_DAYS, Retention): a link not found says it may be
 	// older than that. 0: kept for good.
@@ -102,7 +108,7 @@ func NewRooms(c RoomsConfig) (*Rooms, error) {
 		keys = c.Accounts.keys
 	}
 	return &Rooms{pool: c.Pool, keys: keys, log: c.Log, river: c.River, limitsKey: aead, tokenKey: c.TokenKey, baseURL: c.BaseURL, now: c.Now, pace: c.Pace,
-		inviteCap: c.InviteEmailDailyCap, oneTapKept: c.OneTapKept, announcer: newAnnouncer(c.Pool, c.Log), receipts: c.Receipts,
+		inviteCap: c.InviteEmailDailyCap, openCap: c.OpenRoomsPerAccount, oneTapKept: c.OneTapKept, announcer: newAnnouncer(c.Pool, c.Log), receipts: c.Receipts,
 		schemas: newSchemaCache(schemasKept), logCache: newLogCache(logCacheSize), views: gencache.New[string, *keptView](viewsKept)}, nil
 }
 

@@ -97,7 +97,10 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 		if inviteEmail != "" {
 			invited = &inviteEmail
 		}
-		id, human, hooks, err := insertRoom(ctx, tx, agent.AccountID, agent.OwnerUserID, secretHash(code), title, invited, draft, now)
+		id, human, hooks, err := insertRoom(ctx, tx, agent.AccountID, agent.OwnerUserID, secretHash(code), title, invited, draft, now, s.openCap)
+		if errors.Is(err, errOpenRoomsFull) {
+			return s.openRoomsFull()
+		}
 		if err != nil {
 			return err
 		}

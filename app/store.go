@@ -22,6 +22,13 @@ func isUniqueViolation(err error, constraint string) bool {
 	return errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == constraint
 }
 
+// isCheckViolation reports whether err is a check violation of constraint
+// (a CHECK, or a function that raises one in its name: room_slot).
+func isCheckViolation(err error, constraint string) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23514" && pgErr.ConstraintName == constraint
+}
+
 // isForeignKeyViolation reports whether err is a foreign key violation
 // (a user that does not exist).
 func isForeignKeyViolation(err error) bool {

@@ -133,3 +133,41 @@ func selectKeyAgent(ctx context.Context, q querier, accountSlug string, keyID in
 	}
 	return g, prefix, nil
 }
+
+// lockAccountForAgents locks the account's row until the transaction
+// ends, for the count of its agents and keys (checkAgentCap). FOR NO KEY
+// UPDATE: the foreign keys of rooms and agents inserted meanwhile do not
+// wait for it.
+func lockAccountForAgents(ctx context.Context, q querier, accountID int64) error {
+	if _, err := q.Exec(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE`, accountID); err != nil {
+		return fmt.Errorf("lockAccountForAgents %d: %w", accountID, err)
+	}
+	return nil
+}
+
+// countActingAgents counts the account's agents that can act: with a
+// human, and an unrevoked key or a connected OAuth grant; except is one
+// not counted (0: none).
+func countActingAgents(ctx context.Context, q querier, accountID, except int64) (int, error) {
+	var n int
+	err := q.QueryRow(ctx, `SELECT count(*) FROM agents g
+		WHERE g.account_id = $1 AND g.id <> $2 AND g.owner_user_id IS NOT NULL
+		AND (EXISTS (SELECT 1 FROM agent_keys k WHERE k.account_id = g.account_id AND k.agent_id = g.id AND k.revoked_at IS NULL)
+			OR EXISTS (SELECT 1 FROM oauth_agents o WHERE o.account_id = g.account_id AND o.agent_id = g.id AND o.disconnected_at IS NULL))`,
+		accountID, except).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("countActingAgents %d: %w", accountID, err)
+	}
+	return n, nil
+}
+
+// countLiveKeys counts the agent's unrevoked keys.
+func countLiveKeys(ctx context.Context, q querier, g Agent) (int, error) {
+	var n int
+	err := q.QueryRow(ctx, `SELECT count(*) FROM agent_keys WHERE account_id = $1 AND agent_id = $2 AND revoked_at IS NULL`,
+		g.AccountID, g.ID).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("countLiveKeys %d: %w", g.ID, err)
+	}
+	return n, nil
+}

@@ -257,17 +257,24 @@ func selectParties(ctx context.Context, q querier, r *roomRow) error {
 // insertRoom stores a new room of the account, and returns its id with
 // what the opener's change and view need besides: the time zone and
 // language of its human (ownerUserID) and the account's webhook endpoints
-// (hookTargetsCol's JSON), read by the same statement.
-func insertRoom(ctx context.Context, q querier, accountID, ownerUserID int64, inviteHash []byte, title, inviteEmail *string, r *negotiation.Room, now time.Time) (int64, *humanRow, []byte, error) {
+// (hookTargetsCol's JSON), read by the same statement. With openCap > 0
+// the same statement takes the account's place for it (room_slot,
+// migration 00031: the account's row locked until the open commits, its
+// open rooms counted after the lock); an account with openCap open rooms
+// already is errOpenRoomsFull, and nothing is stored.
+func insertRoom(ctx context.Context, q querier, accountID, ownerUserID int64, inviteHash []byte, title, inviteEmail *string, r *negotiation.Room, now time.Time, openCap int) (int64, *humanRow, []byte, error) {
 	var id int64
 	h := &humanRow{}
 	var hooks []byte
 	err := q.QueryRow(ctx, `INSERT INTO rooms (account_id, invite_code_hash, title, state, round, turn, deadline, expires_at, seq, snapshot, opened_at, updated_at, head_hash, invite_email)
-		VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), $7, $8, 0, '', $9, $9, $10, $12)
+		VALUES (room_slot($1, $13), $2, $3, $4, $5, NULLIF($6, ''), $7, $8, 0, '', $9, $9, $10, $12)
 		RETURNING id, (SELECT u.time_zone FROM users u WHERE u.id = $11),
 			coalesce((SELECT coalesce(u.language, u.oidc_locale) FROM users u WHERE u.id = $11), '')`+hookTargetsCol(`$1`),
 		accountID, inviteHash, title, r.State, r.Round, string(r.Turn), r.Deadline, r.ExpiresAt, now, string(negotiation.ChainGenesis),
-		ownerUserID, inviteEmail).Scan(&id, &h.zone, &h.lang, &hooks)
+		ownerUserID, inviteEmail, openCap).Scan(&id, &h.zone, &h.lang, &hooks)
+	if isCheckViolation(err, "rooms_open_per_account") {
+		return 0, nil, nil, errOpenRoomsFull
+	}
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("insertRoom: %w", err)
 	}

@@ -99,12 +99,18 @@ type Dashboard struct {
 	// strangers are the buckets of Config.RateLimit, by client address
 	// (nil: no limit); trusted is Config.TrustedProxies.
 	strangers *ratelimit.Buckets[netip.Addr]
-	trusted   []netip.Prefix
-	receipts  *receipt.Keyring
+	// oneClick are the one-click POSTs' buckets, by client address
+	// (oneClickLimit); nil: no limit.
+	oneClick *ratelimit.Buckets[netip.Addr]
+	trusted  []netip.Prefix
+	receipts *receipt.Keyring
 	// logDays: Config.DeliveryLogDays.
 	logDays int
 	// streams are the signed-in people's open live streams (live_cap.go).
 	streams liveStreams
+	// seatStreams are the open live streams of people's seats, by room
+	// (live_cap.go).
+	seatStreams liveStreams
 }
 
 // New builds the dashboard. ctx bounds its background work (the OIDC
@@ -135,6 +141,7 @@ func New(ctx context.Context, c Config) (*Dashboard, error) {
 	d.oidc = newOIDCClient(ctx, c.OIDC, d.baseURL+"/auth/callback")
 	d.csrf = d.newCSRF()
 	d.strangers = ratelimit.New[netip.Addr](c.RateLimit, maxClients, c.Now)
+	d.oneClick = ratelimit.New[netip.Addr](oneClickLimit(c.RateLimit), maxClients, c.Now)
 	d.trusted = c.TrustedProxies
 	d.receipts = c.Receipts
 	return d, nil
@@ -225,10 +232,12 @@ func (d *Dashboard) Mount(a *fiber.App) {
 	a.Get("/unsubscribe/:token", strangerPage(d.unsubscribeShow)...)
 	// No CSRF check: RFC 8058 one-click unsubscribes are POSTed by mail
 	// clients, with no cookie and no form token. The token in the path is
-	// the capability, and all it can do is turn email notices off.
-	a.Post("/unsubscribe/:token", d.headers, d.limitStrangers, d.unsubscribeConfirm)
+	// the capability, and all it can do is turn email notices off. These
+	// POSTs have a larger bucket of their own (limitOneClick): a mail
+	// provider's few servers send them for many people.
+	a.Post("/unsubscribe/:token", d.headers, d.limitOneClick, d.unsubscribeConfirm)
 	a.Get("/refuse/:token", strangerPage(d.refuseShow)...)
-	a.Post("/refuse/:token", d.headers, d.limitStrangers, d.refuseConfirm)
+	a.Post("/refuse/:token", d.headers, d.limitOneClick, d.refuseConfirm)
 	if d.jobsUI != nil {
 		jobs := []fiber.Handler{d.operatorsOnly, fiberhttp.Handler(d.jobsUI)}
 		a.All(JobsUIPath, jobs...)

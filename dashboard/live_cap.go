@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/internal/locale"
 )
 
 // maxLiveStreams is how many live streams (the rooms list's and the
@@ -19,18 +21,26 @@ const maxLiveStreams = 20
 // (app.js).
 const liveRetry = 60
 
-// liveStreams counts each person's open live streams.
+// maxSeatStreams is how many live streams one person's seat (its /p/
+// link, read by whoever holds it) may have open at once in one process:
+// as many as a signed-in person's, for the same reasons. The strangers'
+// per-address limit alone let one address hold a stream per request it
+// was allowed, and many addresses without end.
+const maxSeatStreams = 20
+
+// liveStreams counts the open live streams of each holder: a signed-in
+// person (by user id), or a person's seat (by room id).
 type liveStreams struct {
 	mu  sync.Mutex
 	per map[int64]int
 }
 
-// open takes one of the person uid's places, if one is left; release
-// gives it back (once).
-func (s *liveStreams) open(uid int64) (release func(), ok bool) {
+// open takes one of the holder uid's places, if fewer than limit are
+// taken; release gives it back (once).
+func (s *liveStreams) open(uid int64, limit int) (release func(), ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.per[uid] >= maxLiveStreams {
+	if s.per[uid] >= limit {
 		return nil, false
 	}
 	if s.per == nil {
@@ -52,9 +62,11 @@ func (s *liveStreams) open(uid int64) (release func(), ok bool) {
 // tooManyStreams answers a stream past the cap: 429 with Retry-After,
 // which a browser's EventSource takes as the stream's end (the page stays,
 // without live updates; app.js tries again later), and a page saying why.
-func (d *Dashboard) tooManyStreams(c *fiber.Ctx) error {
+// key says it to the reader: error.live_streams (a person's) or
+// cap9_seat_streams (a seat's), with limit.
+func (d *Dashboard) tooManyStreams(c *fiber.Ctx, key locale.Key, limit int) error {
 	c.Set(fiber.HeaderRetryAfter, strconv.Itoa(liveRetry))
 	c.Status(fiber.StatusTooManyRequests)
 	w := d.words(c, nil)
-	return d.renderPage(c, "error", &page{Title: w.T("error.too_many"), Data: w.T("error.live_streams", maxLiveStreams)}, nil)
+	return d.renderPage(c, "error", &page{Title: w.T("error.too_many"), Data: w.T(key, limit)}, nil)
 }

@@ -57,17 +57,23 @@ func TestRateLimitStrangers(t *testing.T) {
 	if after := b.dbState(); after != before {
 		t.Fatalf("a refused pick changed the database:\n%s\n%s", before, after)
 	}
-	// Every stranger's page (Mount's strangerPage and strangerStream, and
-	// the two one-click POSTs) shares the bucket.
+	// Every stranger's page (Mount's strangerPage and strangerStream)
+	// shares the bucket; the two one-click POSTs have their own
+	// (TestOneClickBucket).
 	for _, path := range []string{"/login", "/auth/callback?state=x&code=y", "/c/ot_x", "/p/ps_x", "/p/ps_x/events", "/unsubscribe/x",
 		"/refuse/x", "/signup", "/join/x", "/verify", "/oauth/authorize"} {
 		if st, _, _ := stranger.do(http.MethodGet, path, nil); st != http.StatusTooManyRequests {
 			t.Errorf("GET %s from the same address: %d, want 429", path, st)
 		}
 	}
-	for _, path := range []string{"/c/ot_x", "/p/ps_x", "/unsubscribe/x", "/refuse/x", "/signup", "/join/x", "/verify", "/zone", "/i/x"} {
+	for _, path := range []string{"/c/ot_x", "/p/ps_x", "/signup", "/join/x", "/verify", "/zone", "/i/x"} {
 		if st, _, _ := stranger.do(http.MethodPost, path, url.Values{}); st != http.StatusTooManyRequests {
 			t.Errorf("POST %s from the same address: %d, want 429", path, st)
+		}
+	}
+	for _, path := range []string{"/unsubscribe/x", "/refuse/x"} {
+		if st, _, _ := stranger.do(http.MethodPost, path, url.Values{}); st == http.StatusTooManyRequests {
+			t.Errorf("one-click POST %s from the same address: %d, want its own bucket", path, st)
 		}
 	}
 	if st, _, _ := b.visitor("198.51.100.1, 203.0.113.7").do(http.MethodGet, invite, nil); st != http.StatusTooManyRequests {
@@ -257,4 +263,41 @@ func (v *visitor) do(method, path string, form url.Values) (int, http.Header, st
 		v.hash = string(m[1])
 	}
 	return resp.StatusCode, resp.Header, string(out)
+}
+
+// TestOneClickBucket: the one-click POSTs (RFC 8058 unsubscribe and
+// refuse) of one address have a bucket of their own, oneClickFactor times
+// the strangers': a mail provider's server sends that many before 429
+// with Retry-After, and they spend none of the strangers' budget of its
+// address (its people's pages are still served).
+func TestOneClickBucket(t *testing.T) {
+	t.Parallel()
+	clk := &testClock{t: time.Now()}
+	b := setup(t, func(c *Config) {
+		c.RateLimit = ratelimit.Limit{Rate: 1, Burst: 5}
+		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+		c.Now = clk.now
+	})
+	provider := b.visitor("192.0.2.25")
+	for i := range 5 * oneClickFactor {
+		path := "/unsubscribe/x"
+		if i%2 == 1 {
+			path = "/refuse/x"
+		}
+		if st, _, _ := provider.do(http.MethodPost, path, url.Values{}); st == http.StatusTooManyRequests {
+			t.Fatalf("one-click POST %d of %d: 429", i+1, 5*oneClickFactor)
+		}
+	}
+	st, header, _ := provider.do(http.MethodPost, "/unsubscribe/x", url.Values{})
+	if st != http.StatusTooManyRequests || header.Get("Retry-After") == "" {
+		t.Fatalf("past the one-click burst: %d, Retry-After %q", st, header.Get("Retry-After"))
+	}
+	for i := range 5 {
+		if st, _, _ := provider.do(http.MethodGet, "/unsubscribe/x", nil); st == http.StatusTooManyRequests {
+			t.Fatalf("a stranger's page %d of 5 from the provider's address: 429", i+1)
+		}
+	}
+	if st, _, _ := provider.do(http.MethodGet, "/unsubscribe/x", nil); st != http.StatusTooManyRequests {
+		t.Errorf("the strangers' bucket, past its burst: %d, want 429", st)
+	}
 }

@@ -17,9 +17,9 @@ func (d *Dashboard) roomEvents(c *fiber.Ctx) error {
 	if err != nil || roomID <= 0 {
 		return d.showErrorT(c, fiber.StatusNotFound, "error.no_room")
 	}
-	release, ok := d.streams.open(uid)
+	release, ok := d.streams.open(uid, maxLiveStreams)
 	if !ok {
-		return d.tooManyStreams(c)
+		return d.tooManyStreams(c, "error.live_streams", maxLiveStreams)
 	}
 	if err := d.rooms.SeesRoom(c.UserContext(), uid, int64(roomID)); err != nil {
 		release()

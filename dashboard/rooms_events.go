@@ -13,9 +13,9 @@ func (d *Dashboard) roomsEvents(c *fiber.Ctx) error {
 	if uid == 0 {
 		return d.showErrorT(c, fiber.StatusUnauthorized, "error.sign_in_first")
 	}
-	release, ok := d.streams.open(uid)
+	release, ok := d.streams.open(uid, maxLiveStreams)
 	if !ok {
-		return d.tooManyStreams(c)
+		return d.tooManyStreams(c, "error.live_streams", maxLiveStreams)
 	}
 	ms, err := d.accounts.Memberships(c.UserContext(), uid)
 	if err != nil {

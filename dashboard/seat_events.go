@@ -8,6 +8,10 @@ func (d *Dashboard) seatEvents(c *fiber.Ctx) error {
 	if err != nil {
 		return d.failStream(c, err)
 	}
+	release, ok := d.seatStreams.open(roomID, maxSeatStreams)
+	if !ok {
+		return d.tooManyStreams(c, "cap9_seat_streams", maxSeatStreams)
+	}
 	ch, stop := d.hub.watchRoom(roomID)
-	return d.stream(c, ch, stop)
+	return d.stream(c, ch, func() { stop(); release() })
 }

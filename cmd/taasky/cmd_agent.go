@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/config"
 )
 
@@ -29,7 +28,7 @@ func runAgentCreate(ctx context.Context, args []string, getenv func(string) stri
 		return err
 	}
 	defer pool.Close()
-	agent, key, err := app.NewAccounts(pool).CreateAgent(ctx, *slug, *name, *owner)
+	agent, key, err := newAccounts(pool, cfg).CreateAgent(ctx, *slug, *name, *owner)
 	if err != nil {
 		return err
 	}

@@ -266,7 +266,7 @@ func parseSizes(s string) ([]int, error) {
 // benchRooms is the service on the bench server's database and keys, for
 // seeding rooms that server can read.
 func benchRooms(ctx context.Context, dsn, secret string) (*app.Rooms, func(), error) {
-	env := map[string]string{"DATABASE_URL": dsn, "SECRET_KEY": secret, "BASE_URL": "http://127.0.0.1"}
+	env := map[string]string{"DATABASE_URL": dsn, "SECRET_KEY": secret, "BASE_URL": "http://127.0.0.1", "OPEN_ROOMS_PER_ACCOUNT_MAX": "0"}
 	cfg, err := loadConfig(func(k string) string { return env[k] }, config.RoleMigrate)
 	if err != nil {
 		return nil, nil, err

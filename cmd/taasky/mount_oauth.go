@@ -20,6 +20,7 @@ type oauthDoor struct {
 // addresses only in dev.
 func mountOAuth(a *fiber.App, d deps) (*oauthDoor, error) {
 	state := app.NewOAuth(d.pool)
+	state.SetAgentCap(d.cfg.Abuse.AgentsPerAccountMax)
 	s, err := oauthserver.New(oauthserver.Config{BaseURL: d.cfg.BaseURL, Secret: d.cfg.Key("oauth"), State: state,
 		Accounts: d.accounts, AllowPrivateFetch: d.cfg.Role&config.RoleDev != 0, TrustedProxies: d.cfg.Abuse.TrustedProxies,
 		Log: d.log.With("component", "oauth")})

@@ -34,7 +34,7 @@ func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, w
 		cfg:      cfg,
 		log:      log,
 		pool:     pool,
-		accounts: app.NewAccounts(pool),
+		accounts: newAccounts(pool, cfg),
 		health:   &health{pool: pool, log: log},
 		metrics:  m,
 		sweeper:  &jobs.SweepWorker{Log: log},

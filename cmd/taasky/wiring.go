@@ -92,6 +92,15 @@ func addWorkers(workers *river.Workers, d deps) int {
 	return 3 + addNotifyWorkers(workers, d)
 }
 
+// newAccounts is the accounts service with the caps on agents and keys
+// (AGENTS_PER_ACCOUNT_MAX, KEYS_PER_AGENT_MAX), for every door that
+// creates them: the dashboard, the CLI, the OAuth consent (mountOAuth).
+func newAccounts(pool *pgxpool.Pool, cfg config.Config) *app.Accounts {
+	a := app.NewAccounts(pool)
+	a.SetCaps(app.Caps{AgentsPerAccount: cfg.Abuse.AgentsPerAccountMax, KeysPerAgent: cfg.Abuse.KeysPerAgentMax})
+	return a
+}
+
 // newRooms builds the negotiation service on the River client.
 func newRooms(d deps) (*app.Rooms, error) {
 	keys, err := receiptKeys(d.cfg)
@@ -100,7 +109,7 @@ func newRooms(d deps) (*app.Rooms, error) {
 	}
 	return app.NewRooms(app.RoomsConfig{Pool: d.pool, River: d.river, LimitsKey: d.cfg.Key("limits"),
 		TokenKey: d.cfg.Key("room-tokens"), BaseURL: d.cfg.BaseURL, Pace: d.cfg.Abuse.Pace,
-		InviteEmailDailyCap: d.cfg.Mail.InviteDailyCap, OneTapKept: d.cfg.Retention.OneTap, Log: d.log, Accounts: d.accounts, Receipts: keys})
+		InviteEmailDailyCap: d.cfg.Mail.InviteDailyCap, OpenRoomsPerAccount: d.cfg.Abuse.OpenRoomsPerAccountMax, OneTapKept: d.cfg.Retention.OneTap, Log: d.log, Accounts: d.accounts, Receipts: keys})
 }
 
 // receiptKeys are the receipt keys of this service: versions 1 to

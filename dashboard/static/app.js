@@ -234,7 +234,7 @@
         .catch(function () {});
     }, 100);
   }
-  // A stream the server refused (a person may hold 20 at once, 429; or
+  // A stream the server refused (a person, or a personal link, may hold 20 at once, 429; or
   // signed out) is closed for good by EventSource: the page stays as it
   // is, without live updates, and asks again after a minute, then less
   // often (at most every 10 minutes). It refreshes itself when heard again.

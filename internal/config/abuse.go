@@ -41,6 +41,14 @@ type Abuse struct {
 	// SignupDailyCap is how many accounts one person may create from the
 	// dashboard in any 24 hours (SIGNUP_DAILY_CAP); 0: no cap.
 	SignupDailyCap int
+	// AgentsPerAccountMax, KeysPerAgentMax and OpenRoomsPerAccountMax cap
+	// what one account may hold: agents that can act
+	// (AGENTS_PER_ACCOUNT_MAX), unrevoked keys per agent
+	// (KEYS_PER_AGENT_MAX), rooms not ended (OPEN_ROOMS_PER_ACCOUNT_MAX);
+	// 0: no cap.
+	AgentsPerAccountMax    int
+	KeysPerAgentMax        int
+	OpenRoomsPerAccountMax int
 }
 
 // Defaults: far above what an agent that thinks between moves, or a person
@@ -56,10 +64,21 @@ const (
 	defaultSignupDailyCap  = 5
 )
 
+// Caps' defaults: far above a team's agents (one per member and tool), a
+// rotation's keys (two at once) and the rooms a busy account keeps open (a
+// draft's invitation expires; a room with a deadline lapses), far below
+// what a loop creates in a day.
+const (
+	defaultAgentsPerAccountMax    = 100
+	defaultKeysPerAgentMax        = 10
+	defaultOpenRoomsPerAccountMax = 10000
+)
+
 // loadAbuse reads the abuse limits; bad reports a setting that breaks its rule.
 func loadAbuse(env func(string) string, bad func(name, format string, args ...any)) Abuse {
 	a := Abuse{MCPRate: defaultMCPRate, MCPBurst: defaultMCPBurst, MCPAuthFailures: defaultMCPAuthFailures, WebRate: defaultWebRate, WebBurst: defaultWebBurst,
-		Pace: negotiation.Pace{MaxRounds: defaultMaxRounds, Cooldown: defaultCounterCooldown}, SignupDailyCap: defaultSignupDailyCap}
+		Pace: negotiation.Pace{MaxRounds: defaultMaxRounds, Cooldown: defaultCounterCooldown}, SignupDailyCap: defaultSignupDailyCap,
+		AgentsPerAccountMax: defaultAgentsPerAccountMax, KeysPerAgentMax: defaultKeysPerAgentMax, OpenRoomsPerAccountMax: defaultOpenRoomsPerAccountMax}
 	if v := env("MCP_RATE_LIMIT"); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(f >= 0 && f <= 1e6) { // NaN too
@@ -123,6 +142,18 @@ func loadAbuse(env func(string) string, bad func(name, format string, args ...an
 		}
 		a.SignupDailyCap = n
 	}
+	capOf := func(name, what string, def int, into *int) {
+		if v := env(name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 || n > 1e9 {
+				bad(name, "must be a whole number of %s, e.g. %d (0: no cap)", what, def)
+			}
+			*into = n
+		}
+	}
+	capOf("AGENTS_PER_ACCOUNT_MAX", "agents one account may have", defaultAgentsPerAccountMax, &a.AgentsPerAccountMax)
+	capOf("KEYS_PER_AGENT_MAX", "unrevoked keys one agent may have", defaultKeysPerAgentMax, &a.KeysPerAgentMax)
+	capOf("OPEN_ROOMS_PER_ACCOUNT_MAX", "open rooms one account may have", defaultOpenRoomsPerAccountMax, &a.OpenRoomsPerAccountMax)
 	return a
 }
 

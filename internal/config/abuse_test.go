@@ -38,6 +38,12 @@ func TestLoadAbuseRules(t *testing.T) {
 		{"proxy with a port", map[string]string{"TRUSTED_PROXIES": "10.0.0.1:8080"}, []string{proxyRule + ` ("10.0.0.1:8080" is neither)`}},
 		{"signup cap negative", map[string]string{"SIGNUP_DAILY_CAP": "-1"}, []string{signupRule}},
 		{"signup cap a word", map[string]string{"SIGNUP_DAILY_CAP": "few"}, []string{signupRule}},
+		{"agents cap negative", map[string]string{"AGENTS_PER_ACCOUNT_MAX": "-1"}, []string{
+			"AGENTS_PER_ACCOUNT_MAX: must be a whole number of agents one account may have, e.g. 100 (0: no cap)"}},
+		{"keys cap a word", map[string]string{"KEYS_PER_AGENT_MAX": "ten"}, []string{
+			"KEYS_PER_AGENT_MAX: must be a whole number of unrevoked keys one agent may have, e.g. 10 (0: no cap)"}},
+		{"open rooms cap a fraction", map[string]string{"OPEN_ROOMS_PER_ACCOUNT_MAX": "1.5"}, []string{
+			"OPEN_ROOMS_PER_ACCOUNT_MAX: must be a whole number of open rooms one account may have, e.g. 10000 (0: no cap)"}},
 		{"all at once", map[string]string{"WEB_RATE_LIMIT": "x", "WEB_RATE_BURST": "x", "MCP_RATE_LIMIT": "x"}, []string{
 			"MCP_RATE_LIMIT: must be the calls a second allowed per agent, e.g. 10 (0 turns the limit off)", rateRule, burstRule}},
 	}
@@ -63,7 +69,8 @@ func TestLoadAbuseValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Abuse.WebRate != 2 || c.Abuse.WebBurst != 20 || c.Abuse.TrustedProxies != nil || c.Abuse.SignupDailyCap != 5 || c.Abuse.MCPAuthFailures != 20 {
+	if c.Abuse.WebRate != 2 || c.Abuse.WebBurst != 20 || c.Abuse.TrustedProxies != nil || c.Abuse.SignupDailyCap != 5 || c.Abuse.MCPAuthFailures != 20 ||
+		c.Abuse.AgentsPerAccountMax != 100 || c.Abuse.KeysPerAgentMax != 10 || c.Abuse.OpenRoomsPerAccountMax != 10000 {
 		t.Errorf("defaults: %+v", c.Abuse)
 	}
 	env := goodEnv()
@@ -71,13 +78,17 @@ func TestLoadAbuseValues(t *testing.T) {
 	env["WEB_RATE_BURST"] = "5"
 	env["SIGNUP_DAILY_CAP"] = "0"
 	env["MCP_AUTH_FAILURE_LIMIT"] = "0"
+	env["AGENTS_PER_ACCOUNT_MAX"] = "0"
+	env["KEYS_PER_AGENT_MAX"] = "2"
+	env["OPEN_ROOMS_PER_ACCOUNT_MAX"] = "0"
 	env["TRUSTED_PROXIES"] = " 10.1.2.3/8, 192.0.2.7 ,2001:db8::/32,::ffff:172.16.0.0/108"
 	if c, err = load(env, RoleWeb); err != nil {
 		t.Fatal(err)
 	}
 	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.7/32"),
 		netip.MustParsePrefix("2001:db8::/32"), netip.MustParsePrefix("172.16.0.0/12")}
-	if c.Abuse.WebRate != 0 || c.Abuse.WebBurst != 5 || !reflect.DeepEqual(c.Abuse.TrustedProxies, want) || c.Abuse.SignupDailyCap != 0 || c.Abuse.MCPAuthFailures != 0 {
+	if c.Abuse.WebRate != 0 || c.Abuse.WebBurst != 5 || !reflect.DeepEqual(c.Abuse.TrustedProxies, want) || c.Abuse.SignupDailyCap != 0 || c.Abuse.MCPAuthFailures != 0 ||
+		c.Abuse.AgentsPerAccountMax != 0 || c.Abuse.KeysPerAgentMax != 2 || c.Abuse.OpenRoomsPerAccountMax != 0 {
 		t.Errorf("set: rate %v burst %d proxies %v", c.Abuse.WebRate, c.Abuse.WebBurst, c.Abuse.TrustedProxies)
 	}
 }

@@ -1,0 +1,90 @@
+package dashboard
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taasky/taasky/app"
+)
+
+// seatOf opens a slots room by alpha, has a stranger pick its first slot
+// in the browser, and returns the stranger's personal token.
+func (b *bundle) seatOf(t *testing.T, title string) string {
+	t.Helper()
+	slots := []json.RawMessage{json.RawMessage(`{"start":"2026-12-07T08:00:00Z","end":"2026-12-07T08:30:00Z"}`)}
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Slots: slots, Title: title})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat := b.client(nil)
+	_, _, body := pat.get("/i/" + open.InviteCode)
+	hash := regexp.MustCompile(`name="subject_hash" value="([^"]+)"`).FindStringSubmatch(body)
+	if hash == nil {
+		t.Fatalf("invitation page: %s", body)
+	}
+	st, loc, _ := pat.post("/i/"+open.InviteCode, url.Values{"verdict": {"approve"}, "subject_hash": {hash[1]}})
+	if st != http.StatusSeeOther || !strings.HasPrefix(loc, "/p/ps_") {
+		t.Fatalf("pick: %d %q", st, loc)
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(loc, "/p/"), "?welcome=1")
+}
+
+// TestSeatStreamsCappedPerSeat: a person's seat (its /p/ link, whoever
+// holds it) has at most maxSeatStreams live streams open at once in a
+// process; one more is answered 429 with Retry-After and a page saying why
+// (app.js then waits, as for a member's refused stream), and a stream that
+// ends frees its place. Another seat, and a member's streams, are not held
+// back. Before, only the strangers' per-address limit bounded them.
+func TestSeatStreamsCappedPerSeat(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	seat, other := b.seatOf(t, "Capped seat"), b.seatOf(t, "Other seat")
+	path := "/p/" + seat + "/events"
+	var held []liveConn
+	for i := range maxSeatStreams {
+		s := b.openLive(t, b.bob, path)
+		if !strings.HasPrefix(s.head, "HTTP/1.1 200") {
+			t.Fatalf("stream %d of %d refused:\n%s", i+1, maxSeatStreams, s.head)
+		}
+		held = append(held, s)
+	}
+	s := b.openLive(t, b.bob, path)
+	if !strings.HasPrefix(s.head, "HTTP/1.1 429") || !strings.Contains(s.head, "Retry-After: 60") {
+		t.Fatalf("one stream past the seat's cap:\n%s", s.head)
+	}
+	st, _, body := b.client(nil).get(path)
+	if want := "This room&#39;s personal link has 20 live pages open at once, the most it may"; st != http.StatusTooManyRequests || !strings.Contains(body, want) {
+		t.Errorf("the refusal's page: %d, want %q in\n%s", st, want, body)
+	}
+	if s := b.openLive(t, b.bob, "/p/"+other+"/events"); !strings.HasPrefix(s.head, "HTTP/1.1 200") {
+		t.Errorf("another seat's stream:\n%s", s.head)
+	}
+	if s := b.openLive(t, b.alice, "/events"); !strings.HasPrefix(s.head, "HTTP/1.1 200") {
+		t.Errorf("a member's stream:\n%s", s.head)
+	}
+	// A page closed: its stream ends at the next message it is sent, and
+	// gives its place back (the count is the signal waited for).
+	held[0].conn.Close()
+	for b.seatStreamsOpen() >= maxSeatStreams+1 { // the other seat's one
+		b.dash.hub.Publish(0)
+		time.Sleep(20 * time.Millisecond) // polling for the signal, not waiting for it to happen
+	}
+	if s := b.openLive(t, b.bob, path); !strings.HasPrefix(s.head, "HTTP/1.1 200") {
+		t.Errorf("a closed page's place was not given back:\n%s", s.head)
+	}
+}
+
+// seatStreamsOpen counts the seats' open streams, all seats together.
+func (b *bundle) seatStreamsOpen() (n int) {
+	b.dash.seatStreams.mu.Lock()
+	defer b.dash.seatStreams.mu.Unlock()
+	for _, c := range b.dash.seatStreams.per {
+		n += c
+	}
+	return n
+}
