@@ -259,7 +259,7 @@ func selectParties(ctx context.Context, q querier, r *roomRow) error {
 // language of its human (ownerUserID) and the account's webhook endpoints
 // (hookTargetsCol's JSON), read by the same statement. With openCap > 0
 // the same statement takes the account's place for it (room_slot,
-// migration 00031: the account's row locked until the open commits, its
+// migration 00030: the account's row locked until the open commits, its
 // open rooms counted after the lock); an account with openCap open rooms
 // already is errOpenRoomsFull, and nothing is stored.
 func insertRoom(ctx context.Context, q querier, accountID, ownerUserID int64, inviteHash []byte, title, inviteEmail *string, r *negotiation.Room, now time.Time, openCap int) (int64, *humanRow, []byte, error) {
