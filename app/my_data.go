@@ -151,12 +151,15 @@ type PersonData struct {
 	EmailIsInvitation bool   `json:"email_is_the_invitation_address,omitempty"`
 	// Language and TimeZone are what their pages last told (their mails
 	// speak so).
-	Language      string           `json:"language,omitempty"`
-	TimeZone      string           `json:"time_zone,omitempty"`
-	Inviter       string           `json:"inviter"` // the inviting account's name; "" once deleted
-	Confirmations []MyConfirmation `json:"confirmations"`
-	Deliveries    []MyDelivery     `json:"delivery_log"`
-	Room          ExportRoom       `json:"room"`
+	Language   string       `json:"language,omitempty"`
+	TimeZone   string       `json:"time_zone,omitempty"`
+	Inviter    string       `json:"inviter"` // the inviting account's name; "" once deleted
+	Deliveries []MyDelivery `json:"delivery_log"`
+	// Room is the room as their side (b) sees it. Their answers, their
+	// approvals among them, are its rounds by "you": a person's tap is
+	// their confirmation, applied at once, so no confirmation waits for
+	// them.
+	Room ExportRoom `json:"room"`
 }
 
 func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
@@ -264,9 +267,6 @@ func (s *Rooms) PersonData(ctx context.Context, token string) (*PersonData, erro
 			return err
 		}
 		if err := selectPersonFacts(ctx, tx, roomID, out); err != nil {
-			return err
-		}
-		if out.Confirmations, err = selectSideConfirmations(ctx, tx, roomID, negotiation.SideB); err != nil {
 			return err
 		}
 		ds, err := selectPersonDeliveryLog(ctx, tx, roomID)

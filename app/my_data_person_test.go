@@ -10,7 +10,7 @@ import (
 
 // TestPersonData: a person's "Download my data", through their personal
 // link only, holds their seat as its page shows it (the terms, their
-// answers, their confirmation), the address they gave, the seat's
+// answers, their approval with its hash and moment), the address they gave, the seat's
 // delivery log and the agreed room's receipt; never the inviter's limits,
 // the seat's or the room's tokens, or the address an invitation was mailed
 // to when they gave none (the invitation page does not show it either).
@@ -58,7 +58,7 @@ func TestPersonData(t *testing.T) {
 		t.Fatalf("the person's file:\n%s", s)
 	}
 	if pd.Room.Side != negotiation.SideB || pd.Room.State != negotiation.StateAgreed || pd.Room.Title != "Coffee?" || pd.Room.Receipt == "" ||
-		!strings.Contains(s, string(pick)) || len(pd.Room.Rounds) == 0 {
+		!strings.Contains(s, string(pick)) || !approvedBy(pd.Room.Rounds, pick) {
 		t.Fatalf("the person's room:\n%s", s)
 	}
 	if receipt, err := rb.rooms.Receipt(rb.ctx, pd.Room.ID); err != nil || receipt != pd.Room.Receipt {
@@ -95,4 +95,14 @@ func TestPersonData(t *testing.T) {
 		t.Fatalf("the invited person's file:\n%s", raw)
 	}
 	rb.checkClean(t)
+}
+
+// approvedBy says whether rounds hold this side's approval of hash.
+func approvedBy(rounds []RoundView, hash negotiation.SubjectHash) bool {
+	for _, r := range rounds {
+		if r.By == "you" && r.Verdict == negotiation.VerdictApprove && r.SubjectHash == hash && r.At != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/taasky/taasky/negotiation"
 )
 
 // The statements of "Download my data" (my_data.go). A member's are scoped
@@ -81,24 +79,6 @@ func selectHumanConfirmations(ctx context.Context, q querier, userID int64) ([]M
 	out, err := pgx.CollectRows(rows, scanMyConfirmation)
 	if err != nil {
 		return nil, fmt.Errorf("selectHumanConfirmations %d: %w", userID, err)
-	}
-	return out, nil
-}
-
-// selectSideConfirmations lists a room side's confirmations, oldest
-// first; a person's (side b, no account) are all theirs.
-func selectSideConfirmations(ctx context.Context, q querier, roomID int64, side negotiation.Side) ([]MyConfirmation, error) {
-	rows, err := q.Query(ctx, `SELECT `+myConfirmationColumns+` FROM confirmations c
-		WHERE c.room_id = $2 AND c.side = $3 ORDER BY c.requested_at, c.id`, int64(0), roomID, side)
-	if err != nil {
-		return nil, fmt.Errorf("selectSideConfirmations %d: %w", roomID, err)
-	}
-	out, err := pgx.CollectRows(rows, scanMyConfirmation)
-	if err != nil {
-		return nil, fmt.Errorf("selectSideConfirmations %d: %w", roomID, err)
-	}
-	for i := range out {
-		out[i].ByYou = side == negotiation.SideB && out[i].DecidedAt != ""
 	}
 	return out, nil
 }

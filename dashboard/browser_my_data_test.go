@@ -73,7 +73,6 @@ func TestBrowserMyData(t *testing.T) {
 	if s := br.text(dave, "form[data-my-data] button"); s != "Télécharger mes données" {
 		t.Fatalf("the seat's button: %q", s)
 	}
-	br.shot(dave, "seat-my-data")
 	status, disposition, body = br.postForm(dave, "form[data-my-data]")
 	var pd app.PersonData
 	if err := json.Unmarshal([]byte(body), &pd); status != "200" || err != nil || !strings.HasPrefix(disposition, `attachment; filename="taasky-my-data-room-`) ||
