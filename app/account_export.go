@@ -74,29 +74,9 @@ func (s *Rooms) ExportAccount(ctx context.Context, actorID int64, slug string) (
 			return err
 		}
 		for _, st := range seats {
-			row, err := selectRoom(ctx, tx, st.roomID, false)
+			r, err := s.exportRoom(ctx, tx, st)
 			if err != nil {
 				return err
-			}
-			ld, err := s.restoreFor(row, st.side)
-			if err != nil {
-				return err
-			}
-			v, err := s.view(ctx, tx, ld, st.side)
-			if err != nil {
-				return err
-			}
-			r := ExportRoom{ID: st.roomID, Side: st.side, Schema: json.RawMessage("null"), Limits: json.RawMessage("null"), View: v}
-			if p := ld.room.Party(st.side); p.Schema != nil {
-				r.Schema = p.Schema.Canonical()
-				if p.Limits != nil && len(p.Limits.Raw()) > 0 {
-					r.Limits = p.Limits.Raw()
-				}
-			}
-			if ld.room.State == negotiation.StateAgreed && s.receipts != nil {
-				if r.Receipt, err = s.receiptOn(ctx, tx, st.roomID); err != nil {
-					return err
-				}
 			}
 			out.Rooms = append(out.Rooms, r)
 		}
@@ -119,4 +99,35 @@ func (s *Rooms) ExportAccount(ctx context.Context, actorID int64, slug string) (
 		return nil, fmt.Errorf("export: %w", err)
 	}
 	return out, nil
+}
+
+// exportRoom is one room as seat's side sees it, for an export: its view,
+// its own schema and limits (never the other side's), and an agreed
+// room's receipt (signed now if it never was).
+func (s *Rooms) exportRoom(ctx context.Context, tx pgx.Tx, st accountSeat) (ExportRoom, error) {
+	row, err := selectRoom(ctx, tx, st.roomID, false)
+	if err != nil {
+		return ExportRoom{}, err
+	}
+	ld, err := s.restoreFor(row, st.side)
+	if err != nil {
+		return ExportRoom{}, err
+	}
+	v, err := s.view(ctx, tx, ld, st.side)
+	if err != nil {
+		return ExportRoom{}, err
+	}
+	r := ExportRoom{ID: st.roomID, Side: st.side, Schema: json.RawMessage("null"), Limits: json.RawMessage("null"), View: v}
+	if p := ld.room.Party(st.side); p.Schema != nil {
+		r.Schema = p.Schema.Canonical()
+		if p.Limits != nil && len(p.Limits.Raw()) > 0 {
+			r.Limits = p.Limits.Raw()
+		}
+	}
+	if ld.room.State == negotiation.StateAgreed && s.receipts != nil {
+		if r.Receipt, err = s.receiptOn(ctx, tx, st.roomID); err != nil {
+			return ExportRoom{}, err
+		}
+	}
+	return r, nil
 }

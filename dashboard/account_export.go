@@ -18,11 +18,17 @@ func (d *Dashboard) accountExport(c *fiber.Ctx) error {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	out, err := json.MarshalIndent(ex, "", "  ")
+	return d.sendJSONFile(c, ex, "taasky-"+slug+"-export.json")
+}
+
+// sendJSONFile sends v as a JSON file to download, named name (a name of
+// ours: letters, digits, dashes and dots only).
+func (d *Dashboard) sendJSONFile(c *fiber.Ctx, v any, name string) error {
+	out, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return d.fail(c, err)
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
-	c.Set(fiber.HeaderContentDisposition, `attachment; filename="taasky-`+slug+`-export.json"`)
+	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+name+`"`)
 	return c.Send(out)
 }

@@ -136,17 +136,7 @@ func TestBrowserTeams(t *testing.T) {
 	// the browser posts it), then deletes it: a wrong slug first.
 	br.do(nina, "the settings page", chromedp.Navigate(b.base+"/accounts/nina-studio/settings"),
 		chromedp.WaitVisible(chromedp.CSS(`form[data-export]`)), chromedp.WaitVisible(chromedp.CSS(`[data-delete-account]`)))
-	c, cancel := context.WithTimeout(nina, 20*time.Second)
-	exported, err := chromedp.Run(c, chromedp.Evaluate[string](`(async () => {
-		const f = document.querySelector('form[data-export]');
-		const r = await fetch(f.action, {method: 'POST', body: new URLSearchParams(new FormData(f))});
-		return r.status + '\n' + r.headers.get('Content-Disposition') + '\n' + await r.text(); })()`, chromedp.EvalAwaitPromise))
-	cancel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	head, body, _ := strings.Cut(exported, "\n")
-	disposition, body, _ := strings.Cut(body, "\n")
+	head, disposition, body := br.postForm(nina, "form[data-export]")
 	var ex struct {
 		Account  string `json:"account"`
 		AuditLog []struct {

@@ -207,6 +207,10 @@ func (d *Dashboard) Mount(a *fiber.App) {
 	a.Post("/accounts/:slug/delete", page(d.accountDelete)...)
 	a.Get("/account-deleted", page(d.accountDeleted)...)
 	a.Post("/settings/profile/delete", page(d.settingsProfileDelete)...)
+	// "Download my data" reads every room its human answers for: it
+	// spends the strangers' per-address bucket too.
+	a.Post("/settings/my-data", strangerPage(d.settingsMyData)...)
+	a.Post("/p/:token/my-data", strangerPage(d.seatMyData)...)
 	a.Get("/profile-deleted", page(d.profileDeleted)...)
 	a.Get("/accounts/:slug/webhooks", page(d.webhooksShow)...)
 	a.Post("/accounts/:slug/webhooks", page(d.webhookCreate)...)

@@ -14,6 +14,8 @@ type Rooms interface {
 	CountWaiting(ctx context.Context, userID int64) (int, error)
 	ForHuman(ctx context.Context, userID, roomID int64, want negotiation.Side, answered string) (*app.HumanRoom, error)
 	ExportAccount(ctx context.Context, actorID int64, slug string) (*app.AccountExport, error)
+	MemberData(ctx context.Context, userID int64) (*app.MemberData, error)
+	PersonData(ctx context.Context, token string) (*app.PersonData, error)
 	DeleteAccount(ctx context.Context, actorID int64, slug, typed string) (app.DeletedAccount, error)
 	SeesRoom(ctx context.Context, userID, roomID int64) error
 	RoomAccounts(ctx context.Context, roomID int64) ([]int64, error)

@@ -170,6 +170,8 @@ var notAccountRoutes = map[string]string{
 	"GET /p/:token/events":             "a person's seat: its token is the capability",
 	"GET /p/:token/receipt.jws":        "a person's seat: its token is the capability",
 	"GET /p/:token/invite.ics":         "a person's seat: its token is the capability",
+	"POST /p/:token/my-data":           "a person's seat: its token is the capability (app TestPersonData)",
+	"POST /settings/my-data":           "the signed-in person's own data (app TestMemberData, dashboard TestMyDataDownloads)",
 	"GET /unsubscribe/:token":          "an unsubscribe link: its token is the capability",
 	"POST /unsubscribe/:token":         "an unsubscribe link: its token is the capability",
 	"GET /refuse/:token":               "a refusal link: its token is the capability",

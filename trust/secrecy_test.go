@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"net/url"
 	"os"
 	"regexp"
 	"slices"
@@ -383,6 +385,13 @@ func TestLimitSecrecy(t *testing.T) {
 	for _, tn := range s.tenants {
 		_, _, body := browsers[tn].do("GET", "/", nil)
 		pages[tn].WriteString(body)
+		// Their "Download my data" (posted with the CSRF token of the page
+		// just read): every room they answer for, whole, in one file.
+		st, _, file := browsers[tn].do("POST", "/settings/my-data", url.Values{})
+		if st != http.StatusOK || !strings.Contains(file, `"format": "taasky-my-data"`) {
+			t.Fatalf("%s's data: %d\n%.300s", tn.slug, st, file)
+		}
+		pages[tn].WriteString(unescapeJSON(file))
 	}
 	// Mail: wait for the queue to empty, then read each recipient's mail.
 	deadline := time.Now().Add(2 * time.Minute)

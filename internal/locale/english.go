@@ -827,6 +827,13 @@ var englishText = map[Key]catalog.Message{
 	// answered for that side left the account (or was removed).
 	"request.handed_over": text("The member who answered for this agent is no longer in the account: as its owner, you answer for it now."),
 
+	// "Download my data": a member's, on their settings page, and a
+	// person's, on their seat's page.
+	"mydata9_heading":   text("Your data"),
+	"mydata9_text":      text("A JSON file of what Taasky holds about you: your profile, accounts and roles, notification settings, push devices, delivery log, the rooms you answer for with your decisions and their receipts, and the assistants you connected. Never the other side's limits, never a key or a token."),
+	"mydata9_seat_text": text("A JSON file of what Taasky holds about you in this room: the terms as you see them, your answers, the address you gave, what was sent to you and, once agreed, the receipt. Never the other side's limits."),
+	"mydata9_button":    text("Download my data"),
+
 	// Failover
 	// A page asked for while the database switches to its standby (503).
 	"failover.retry": text("Taasky is switching to its standby database. Try again in a few seconds: what went through is kept, and nothing is done twice."),

@@ -802,6 +802,13 @@ var frenchText = map[Key]catalog.Message{
 	"topic.webhook_disabled":       text("webhook désactivé"),
 	"request.handed_over":          text("Le membre qui répondait pour cet agent ne fait plus partie du compte : en tant que propriétaire, c'est vous qui répondez désormais pour lui."),
 
+	// "Download my data": a member's, on their settings page, and a
+	// person's, on their seat's page.
+	"mydata9_heading":   text("Vos données"),
+	"mydata9_text":      text("Un fichier JSON de ce que Taasky garde sur vous : votre profil, vos comptes et rôles, vos réglages de notification, vos appareils push, votre journal d'envois, les salles où vous répondez avec vos décisions et leurs reçus, et les assistants que vous avez connectés. Jamais les limites de l'autre partie, jamais une clé ni un jeton."),
+	"mydata9_seat_text": text("Un fichier JSON de ce que Taasky garde sur vous dans cette salle : les conditions telles que vous les voyez, vos réponses, l'adresse que vous avez donnée, ce qui vous a été envoyé et, une fois l'accord conclu, le reçu. Jamais les limites de l'autre partie."),
+	"mydata9_button":    text("Télécharger mes données"),
+
 	// Failover
 	"failover.retry": text("Taasky bascule vers sa base de données de secours. Réessayez dans quelques secondes : ce qui est passé est conservé, et rien n'est fait deux fois."),
 

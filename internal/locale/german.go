@@ -802,6 +802,13 @@ var germanText = map[Key]catalog.Message{
 	"topic.webhook_disabled":       text("Webhook abgeschaltet"),
 	"request.handed_over":          text("Das Mitglied, das für diesen Agenten geantwortet hat, gehört dem Konto nicht mehr an: Als Inhaber antworten Sie jetzt für ihn."),
 
+	// "Download my data": a member's, on their settings page, and a
+	// person's, on their seat's page.
+	"mydata9_heading":   text("Ihre Daten"),
+	"mydata9_text":      text("Eine JSON-Datei mit dem, was Taasky über Sie speichert: Ihr Profil, Ihre Konten und Rollen, Ihre Benachrichtigungseinstellungen, Push-Geräte, Ihr Zustellprotokoll, die Räume, für die Sie antworten, mit Ihren Entscheidungen und deren Belegen, und die Assistenten, die Sie verbunden haben. Nie die Grenzen der anderen Seite, nie ein Schlüssel oder Token."),
+	"mydata9_seat_text": text("Eine JSON-Datei mit dem, was Taasky in diesem Raum über Sie speichert: die Bedingungen, wie Sie sie sehen, Ihre Antworten, die Adresse, die Sie angegeben haben, was Ihnen gesendet wurde, und nach der Einigung der Beleg. Nie die Grenzen der anderen Seite."),
+	"mydata9_button":    text("Meine Daten herunterladen"),
+
 	// Failover
 	"failover.retry": text("Taasky wechselt zu seiner Standby-Datenbank. Versuchen Sie es in einigen Sekunden erneut: Was durchging, bleibt erhalten, und nichts geschieht doppelt."),
 

@@ -779,6 +779,13 @@ var japaneseText = map[Key]catalog.Message{
 	"topic.webhook_disabled":       text("Webhook の停止"),
 	"request.handed_over":          text("このエージェントに代わって回答していたメンバーはアカウントを離れました。オーナーであるあなたが今後回答します。"),
 
+	// "Download my data": a member's, on their settings page, and a
+	// person's, on their seat's page.
+	"mydata9_heading":   text("あなたのデータ"),
+	"mydata9_text":      text("Taasky があなたについて保持している情報のJSONファイル：プロフィール、アカウントと役割、通知設定、プッシュ通知の端末、配信ログ、あなたが回答するルームとその判断および受領証、接続したアシスタント。相手側の限度、鍵やトークンは決して含みません。"),
+	"mydata9_seat_text": text("このルームで Taasky があなたについて保持している情報のJSONファイル：あなたから見た条件、あなたの回答、入力したアドレス、あなたに送られたもの、合意後は受領証。相手側の限度は決して含みません。"),
+	"mydata9_button":    text("自分のデータをダウンロード"),
+
 	// Failover
 	"failover.retry": text("Taaskyは予備のデータベースに切り替え中です。数秒後にもう一度お試しください。処理済みの内容は保持され、二重に行われることはありません。"),
 

@@ -802,6 +802,13 @@ var spanishText = map[Key]catalog.Message{
 	"topic.webhook_disabled":       text("webhook desactivado"),
 	"request.handed_over":          text("El miembro que respondía por este agente ya no está en la cuenta: como propietario, ahora responde usted por él."),
 
+	// "Download my data": a member's, on their settings page, and a
+	// person's, on their seat's page.
+	"mydata9_heading":   text("Sus datos"),
+	"mydata9_text":      text("Un archivo JSON con lo que Taasky guarda sobre usted: su perfil, sus cuentas y roles, su configuración de notificaciones, sus dispositivos push, su registro de envíos, las salas en las que responde con sus decisiones y sus recibos, y los asistentes que conectó. Nunca los límites de la otra parte, nunca una clave ni un token."),
+	"mydata9_seat_text": text("Un archivo JSON con lo que Taasky guarda sobre usted en esta sala: las condiciones tal como las ve, sus respuestas, la dirección que dio, lo que se le envió y, una vez acordado, el recibo. Nunca los límites de la otra parte."),
+	"mydata9_button":    text("Descargar mis datos"),
+
 	// Failover
 	"failover.retry": text("Taasky está cambiando a su base de datos de reserva. Vuelva a intentarlo en unos segundos: lo que se procesó se conserva y nada se hace dos veces."),
 
