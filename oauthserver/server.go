@@ -137,6 +137,14 @@ func (s *Server) Mount(r fiber.Router) {
 	r.Get("/.well-known/oauth-authorization-server", fiberhttp.Handler(http.HandlerFunc(s.serverMetadata)))
 	r.Get("/.well-known/oauth-protected-resource/mcp", fiberhttp.Handler(http.HandlerFunc(s.resourceMetadata)))
 	r.Get("/.well-known/oauth-protected-resource/mcp/:account", fiberhttp.Handler(http.HandlerFunc(s.resourceMetadata)))
+	if p := s.basePath(); p != "" {
+		// An issuer with a path: where RFC 8414 and RFC 9728 put its
+		// documents (the proxy passes them through as they are).
+		r.Get("/.well-known/oauth-authorization-server"+p, fiberhttp.Handler(http.HandlerFunc(s.serverMetadata)))
+		at := fiberhttp.Handler(s.resourceMetadataAt("/.well-known/oauth-protected-resource" + p + "/mcp"))
+		r.Get("/.well-known/oauth-protected-resource"+p+"/mcp", at)
+		r.Get("/.well-known/oauth-protected-resource"+p+"/mcp/:account", at)
+	}
 	r.Options("/.well-known/*", fiberhttp.Handler(http.HandlerFunc(s.resourceMetadata)))
 	r.Post("/oauth/register", fiberhttp.Handler(http.HandlerFunc(s.registerClient)))
 	r.Post("/oauth/token", fiberhttp.Handler(http.HandlerFunc(s.token)))
