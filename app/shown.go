@@ -19,7 +19,7 @@ import (
 // Words that mix alphabets are shown as stored: they cannot be told from a
 // real name without rewriting it.
 func shownName(s string) string {
-	if !strings.ContainsFunc(s, unshowable) {
+	if printableASCII(s) || !strings.ContainsFunc(s, unshowable) {
 		return s
 	}
 	return strings.Map(func(r rune) rune {
@@ -33,4 +33,15 @@ func shownName(s string) string {
 // unshowable: a rune a name must not show as it is (shownName).
 func unshowable(r rune) bool {
 	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) && r != '\u200d' || r == '\u2028' || r == '\u2029'
+}
+
+// printableASCII: most names, checked a byte at a time (an agent is read
+// on every MCP call).
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
