@@ -208,7 +208,7 @@ func theirAccountDeleted(o *partyRow, name *string) bool {
 // from what selectNotice read of them (h).
 func partyNames(row *roomRow, side negotiation.Side, h *humanRow) (agent, them, themKey string) {
 	if h.agent != nil {
-		agent = *h.agent
+		agent = shownName(*h.agent) // as scanAgent shows it
 	}
 	o := row.party(side.Other())
 	switch {

@@ -19,6 +19,7 @@ const agentJoins = `agents g
 func scanAgent(row pgx.Row, extra ...any) (Agent, error) {
 	var g Agent
 	err := row.Scan(append([]any{&g.ID, &g.AccountID, &g.AccountSlug, &g.Name, &g.OwnerUserID, &g.OwnerEmail, &g.CreatedAt}, extra...)...)
+	g.Name = shownName(g.Name) // one stored before the name rule, as every door shows it
 	return g, err
 }
 

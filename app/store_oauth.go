@@ -16,6 +16,9 @@ const oauthClientColumns = `id, kind, name, logo_uri, client_uri, redirect_uris,
 func scanOAuthClient(row pgx.Row) (OAuthClient, error) {
 	var c OAuthClient
 	err := row.Scan(&c.ID, &c.Kind, &c.Name, &c.LogoURI, &c.ClientURI, &c.RedirectURIs, &c.CreatedAt, &c.FreshUntil)
+	// A client registered before the name rule: shown safely, and an agent
+	// named after it (agentNames) keeps the rule.
+	c.Name = shownName(c.Name)
 	return c, err
 }
 
@@ -211,6 +214,7 @@ func selectOAuthConnections(ctx context.Context, q querier, accountSlug string) 
 	cs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (OAuthConnection, error) {
 		var c OAuthConnection
 		err := row.Scan(&c.AccountID, &c.AgentID, &c.ClientID, &c.ClientName, &c.UserID, &c.ConnectedAt, &c.LastUsedAt, &c.DisconnectedAt)
+		c.ClientName = shownName(c.ClientName)
 		return c, err
 	})
 	if err != nil {

@@ -63,6 +63,10 @@ type Config struct {
 	// (RETAIN_DELIVERY_LOG_DAYS), which its page says; 0: kept for good
 	// (the page says nothing).
 	DeliveryLogDays int
+	// OAuthGrantMax is how long an OAuth grant lasts from its consent
+	// (OAUTH_GRANT_MAX_DAYS), which Settings says of each connection; 0:
+	// nothing is said.
+	OAuthGrantMax time.Duration
 }
 
 // OIDC is the OpenID Connect provider humans sign in with.
@@ -104,8 +108,9 @@ type Dashboard struct {
 	oneClick *ratelimit.Buckets[netip.Addr]
 	trusted  []netip.Prefix
 	receipts *receipt.Keyring
-	// logDays: Config.DeliveryLogDays.
-	logDays int
+	// logDays: Config.DeliveryLogDays; grantMax: Config.OAuthGrantMax.
+	logDays  int
+	grantMax time.Duration
 	// streams are the signed-in people's open live streams (live_cap.go).
 	streams liveStreams
 	// seatStreams are the open live streams of people's seats, by room
@@ -136,7 +141,7 @@ func New(ctx context.Context, c Config) (*Dashboard, error) {
 		return nil, err
 	}
 	d := &Dashboard{ctx: ctx, baseURL: strings.TrimSuffix(c.BaseURL, "/"), secure: strings.HasPrefix(c.BaseURL, "https://"),
-		sign: signer{key: c.SessionKey}, rooms: c.Rooms, accounts: c.Accounts, notify: c.Notifications, hooks: c.Webhooks, oauth: c.OAuth, vapidKey: c.VAPIDPublicKey, logDays: c.DeliveryLogDays,
+		sign: signer{key: c.SessionKey}, rooms: c.Rooms, accounts: c.Accounts, notify: c.Notifications, hooks: c.Webhooks, oauth: c.OAuth, vapidKey: c.VAPIDPublicKey, logDays: c.DeliveryLogDays, grantMax: c.OAuthGrantMax,
 		jobsUI: c.JobsUI, hub: c.Hub, log: c.Log, now: c.Now, views: v}
 	d.oidc = newOIDCClient(ctx, c.OIDC, d.baseURL+"/auth/callback")
 	d.csrf = d.newCSRF()

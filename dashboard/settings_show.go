@@ -1,6 +1,8 @@
 package dashboard
 
 import (
+	"time"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
@@ -30,6 +32,9 @@ type agentSettings struct {
 	Manages bool // the viewer may issue and revoke its keys
 	// OAuth: connected with OAuth (by a client, not with keys); nil: keys.
 	OAuth *app.OAuthConnection
+	// GrantEnds: when the OAuth grant of the latest consent ends (the
+	// person must consent again); nil: keys, disconnected, or not known.
+	GrantEnds *time.Time
 }
 
 type newKey struct {
@@ -90,6 +95,10 @@ func (d *Dashboard) settingsPage(c *fiber.Ctx, v *viewer, data settingsData) err
 			g := agentSettings{A: a, Keys: keys, Manages: manages(m, a, v.user.ID)}
 			if x, ok := connected[a.ID]; ok {
 				g.OAuth = &x
+				if x.DisconnectedAt == nil && d.grantMax > 0 {
+					end := x.ConnectedAt.Add(d.grantMax)
+					g.GrantEnds = &end
+				}
 			}
 			as.Agents = append(as.Agents, g)
 		}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/ory/fosite"
 
@@ -68,7 +69,8 @@ func (s *Server) Approve(ctx context.Context, params url.Values, userID int64, a
 	// request, where the resource the client names there is checked.
 	p.ar.SetRequestedAudience(fosite.Arguments{p.auth.Resource})
 	p.ar.GrantAudience(p.auth.Resource)
-	sess := &Session{AccountID: agent.AccountID, AccountSlug: agent.AccountSlug, AgentID: agent.ID, UserID: userID}
+	sess := &Session{AccountID: agent.AccountID, AccountSlug: agent.AccountSlug, AgentID: agent.ID, UserID: userID,
+		GrantedAt: s.now().UTC().Truncate(time.Second)}
 	resp, err := s.provider.NewAuthorizeResponse(ctx, p.ar, sess)
 	if err != nil {
 		s.logRefusal("authorize", err)

@@ -57,10 +57,31 @@ func (s *Server) serverMetadata(w http.ResponseWriter, _ *http.Request) {
 	}})
 }
 
+// basePath is BaseURL's path ("" for none, else "/taasky"): a proxy in
+// front strips it, and clients look for the metadata documents with it
+// after the well-known segment (RFC 8414 §3.1, RFC 9728 §3.1).
+func (s *Server) basePath() string {
+	_, rest, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(s.base, "https://"), "http://"), "/")
+	if rest == "" {
+		return ""
+	}
+	return "/" + rest
+}
+
 // resourceMetadata is RFC 9728's document of /mcp or /mcp/{account}
 // (served by go-sdk's handler); an account that does not exist has none.
 func (s *Server) resourceMetadata(w http.ResponseWriter, r *http.Request) {
-	account, _ := strings.CutPrefix(r.URL.Path, "/.well-known/oauth-protected-resource/mcp")
+	s.resourceMetadataAt("/.well-known/oauth-protected-resource/mcp")(w, r)
+}
+
+// resourceMetadataAt is resourceMetadata served at prefix (then "" or
+// "/{account}").
+func (s *Server) resourceMetadataAt(prefix string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) { s.resourceMetadataOf(w, r, prefix) }
+}
+
+func (s *Server) resourceMetadataOf(w http.ResponseWriter, r *http.Request, prefix string) {
+	account, _ := strings.CutPrefix(r.URL.Path, prefix)
 	account = strings.TrimPrefix(account, "/")
 	if r.Method == http.MethodGet && account != "" {
 		ok, err := s.accounts.AccountExists(r.Context(), account)

@@ -44,13 +44,20 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// AccessTokenLifespan: 10 minutes if zero. Refresh tokens: 30 days.
 	AccessTokenLifespan time.Duration
-	Log                 *slog.Logger
+	// GrantMaxAge is how long a grant lasts from the person's consent,
+	// however often its refresh token rotates (OAUTH_GRANT_MAX_DAYS):
+	// then the client must ask the person again. 90 days if zero.
+	GrantMaxAge time.Duration
+	Log         *slog.Logger
 }
 
 // AccountFinder says whether an account with slug exists (app.Accounts).
 type AccountFinder interface {
 	AccountExists(ctx context.Context, slug string) (bool, error)
 }
+
+// DefaultGrantMaxAge is Config.GrantMaxAge's default: 90 days.
+const DefaultGrantMaxAge = 90 * 24 * time.Hour
 
 // Server is the authorization server. Build it with New; Mount its
 // endpoints; the dashboard's consent screen calls its Consent methods, and
@@ -65,6 +72,7 @@ type Server struct {
 	trusted  []netip.Prefix
 	log      *slog.Logger
 	now      func() time.Time
+	grantMax time.Duration
 }
 
 // New builds the server.
@@ -81,6 +89,9 @@ func New(c Config) (*Server, error) {
 	if c.AccessTokenLifespan == 0 {
 		c.AccessTokenLifespan = 10 * time.Minute
 	}
+	if c.GrantMaxAge == 0 {
+		c.GrantMaxAge = DefaultGrantMaxAge
+	}
 	if c.RegisterLimit.Rate == 0 {
 		c.RegisterLimit = ratelimit.Limit{Rate: 10.0 / 60, Burst: 10}
 	}
@@ -89,7 +100,7 @@ func New(c Config) (*Server, error) {
 	st := &store{state: c.State, clients: cl}
 	cfg := &fosite.Config{
 		AccessTokenLifespan:   c.AccessTokenLifespan,
-		RefreshTokenLifespan:  30 * 24 * time.Hour,
+		RefreshTokenLifespan:  refreshLifespan,
 		AuthorizeCodeLifespan: codeLifespan,
 		GlobalSecret:          c.Secret[:32],
 		// PKCE for every client, S256 only (OAuth 2.1, MCP authorization).
@@ -113,7 +124,7 @@ func New(c Config) (*Server, error) {
 		compose.OAuth2PKCEFactory,
 	)
 	return &Server{base: base, provider: provider, store: st, clients: cl, accounts: c.Accounts,
-		register: ratelimit.New[string](c.RegisterLimit, 10_000, time.Now), trusted: c.TrustedProxies, log: c.Log, now: time.Now}, nil
+		register: ratelimit.New[string](c.RegisterLimit, 10_000, time.Now), trusted: c.TrustedProxies, log: c.Log, now: time.Now, grantMax: c.GrantMaxAge}, nil
 }
 
 // Issuer is the authorization server's issuer identifier: BaseURL.
@@ -126,6 +137,14 @@ func (s *Server) Mount(r fiber.Router) {
 	r.Get("/.well-known/oauth-authorization-server", fiberhttp.Handler(http.HandlerFunc(s.serverMetadata)))
 	r.Get("/.well-known/oauth-protected-resource/mcp", fiberhttp.Handler(http.HandlerFunc(s.resourceMetadata)))
 	r.Get("/.well-known/oauth-protected-resource/mcp/:account", fiberhttp.Handler(http.HandlerFunc(s.resourceMetadata)))
+	if p := s.basePath(); p != "" {
+		// An issuer with a path: where RFC 8414 and RFC 9728 put its
+		// documents (the proxy passes them through as they are).
+		r.Get("/.well-known/oauth-authorization-server"+p, fiberhttp.Handler(http.HandlerFunc(s.serverMetadata)))
+		at := fiberhttp.Handler(s.resourceMetadataAt("/.well-known/oauth-protected-resource" + p + "/mcp"))
+		r.Get("/.well-known/oauth-protected-resource"+p+"/mcp", at)
+		r.Get("/.well-known/oauth-protected-resource"+p+"/mcp/:account", at)
+	}
 	r.Options("/.well-known/*", fiberhttp.Handler(http.HandlerFunc(s.resourceMetadata)))
 	r.Post("/oauth/register", fiberhttp.Handler(http.HandlerFunc(s.registerClient)))
 	r.Post("/oauth/token", fiberhttp.Handler(http.HandlerFunc(s.token)))

@@ -7,13 +7,19 @@ import (
 )
 
 // Session is what a grant carries from the consent to every token issued
-// under it: the agent it acts as, and when each token expires.
+// under it: the agent it acts as, when the person consented, and when each
+// token expires.
 type Session struct {
-	AccountID   int64                          `json:"account_id"`
-	AccountSlug string                         `json:"account_slug"`
-	AgentID     int64                          `json:"agent_id"`
-	UserID      int64                          `json:"user_id"`
-	ExpiresAt   map[fosite.TokenType]time.Time `json:"expires_at"`
+	AccountID   int64  `json:"account_id"`
+	AccountSlug string `json:"account_slug"`
+	AgentID     int64  `json:"agent_id"`
+	UserID      int64  `json:"user_id"`
+	// GrantedAt is the person's consent: a rotated refresh token carries
+	// its grant's session, so this stays the first one's, and the grant
+	// ends GrantMaxAge after it (grantEnd). Zero in a session stored
+	// before grants had an end (the store fills in the token's own time).
+	GrantedAt time.Time                      `json:"granted_at,omitzero"`
+	ExpiresAt map[fosite.TokenType]time.Time `json:"expires_at"`
 }
 
 var _ fosite.Session = (*Session)(nil)

@@ -133,6 +133,12 @@ func (s *store) load(ctx context.Context, kind app.OAuthTokenKind, signature str
 	if err := json.Unmarshal(sr.Session, sess); err != nil {
 		return nil, false, &storageFailure{err}
 	}
+	if sess.GrantedAt.IsZero() {
+		// Stored before grants had a start: counted from this token's
+		// request (its code's exchange or its rotation), and kept from
+		// then on by the tokens rotated from it.
+		sess.GrantedAt = sr.RequestedAt
+	}
 	// The client as stored when the grant was made: checking a token
 	// never fetches a metadata document again (a client's host being down
 	// must not end its tokens, nor an MCP call wait for it).

@@ -10,8 +10,13 @@ import (
 	"github.com/ory/fosite"
 )
 
-// codeLifespan is how long an authorization code may be exchanged.
-const codeLifespan = 5 * time.Minute
+// codeLifespan is how long an authorization code may be exchanged;
+// refreshLifespan how long a refresh token lives unused (a grant, however
+// often it rotates, lasts at most Config.GrantMaxAge).
+const (
+	codeLifespan    = 5 * time.Minute
+	refreshLifespan = 30 * 24 * time.Hour
+)
 
 // errInvalidTarget is RFC 8707's refusal of a resource the grant is not for.
 var errInvalidTarget = &fosite.RFC6749Error{ErrorField: "invalid_target", CodeField: http.StatusBadRequest,
@@ -23,7 +28,10 @@ var errInvalidTarget = &fosite.RFC6749Error{ErrorField: "invalid_target", CodeFi
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	cors(w)
 	ctx := r.Context()
-	ar, err := s.provider.NewAccessRequest(ctx, r, &Session{})
+	// The stored grant's session is read into sess (store.load), even
+	// when fosite then refuses its expired token.
+	sess := &Session{}
+	ar, err := s.provider.NewAccessRequest(ctx, r, sess)
 	if err != nil {
 		switch g := r.PostForm.Get("grant_type"); {
 		case g != "" && g != "authorization_code" && g != "refresh_token":
@@ -34,7 +42,20 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 			// fosite's description would be its generic "invalid,
 			// expired, revoked, …" one.
 			err = fosite.ErrInvalidGrant.WithHintf("code: the authorization code expired (a code lives %d minutes); start the authorization again.", int(codeLifespan/time.Minute))
+		case errors.Is(err, fosite.ErrTokenExpired) && g == "refresh_token":
+			// A refresh token expires with its grant (bounded below).
+			if !sess.GrantedAt.IsZero() && !s.now().Before(s.grantEnd(sess)) {
+				err = s.grantEnded(sess)
+			} else {
+				err = fosite.ErrInvalidGrant.WithHintf("refresh_token: the refresh token expired (one lives %d days unless used); start the authorization again.", int(refreshLifespan/(24*time.Hour)))
+			}
 		}
+		s.logRefusal("token", err)
+		s.provider.WriteAccessError(ctx, w, ar, err)
+		return
+	}
+	if err := s.boundByGrant(ar); err != nil {
+		// Refused before NewAccessResponse: nothing is rotated or issued.
 		s.logRefusal("token", err)
 		s.provider.WriteAccessError(ctx, w, ar, err)
 		return
@@ -68,6 +89,36 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.provider.WriteAccessResponse(ctx, w, ar, resp)
+}
+
+// grantEnd is when the grant of sess ends: GrantMaxAge after the
+// person's consent.
+func (s *Server) grantEnd(sess *Session) time.Time { return sess.GrantedAt.Add(s.grantMax) }
+
+// grantEnded is the refusal of a refresh past the grant's end.
+func (s *Server) grantEnded(sess *Session) error {
+	return fosite.ErrInvalidGrant.WithHintf("refresh_token: this grant ended on %s (a grant lasts %d days from the person's consent, however often it is refreshed); start the authorization again, for the person to consent again.",
+		s.grantEnd(sess).UTC().Format(time.RFC3339), int(s.grantMax/(24*time.Hour)))
+}
+
+// boundByGrant refuses a request whose grant has ended, and makes the
+// tokens it is about to issue expire no later than the grant (fosite
+// gives each its own lifespan from now, and knows no grant's end).
+func (s *Server) boundByGrant(ar fosite.AccessRequester) error {
+	sess, ok := ar.GetSession().(*Session)
+	if !ok || sess.GrantedAt.IsZero() {
+		return nil // a code stored before grants had a start: it lives 5 minutes
+	}
+	end := s.grantEnd(sess)
+	if !s.now().Before(end) {
+		return s.grantEnded(sess)
+	}
+	for _, kind := range []fosite.TokenType{fosite.AccessToken, fosite.RefreshToken} {
+		if exp := sess.GetExpiresAt(kind); exp.IsZero() || exp.After(end) {
+			sess.SetExpiresAt(kind, end)
+		}
+	}
+	return nil
 }
 
 // revoke is RFC 7009's endpoint: revoking a refresh token ends its grant

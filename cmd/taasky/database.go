@@ -23,6 +23,7 @@ func loadConfig(getenv func(string) string, role config.Role) (config.Config, er
 	err = errors.Join(err, cfg.LoadShutdown(getenv))
 	err = errors.Join(err, cfg.LoadReceipts(getenv))
 	err = errors.Join(err, cfg.LoadRetention(getenv))
+	err = errors.Join(err, cfg.LoadOAuth(getenv))
 	if err != nil {
 		return cfg, fmt.Errorf("the configuration is incomplete or wrong (see README.md):\n  %s",
 			strings.ReplaceAll(err.Error(), "\n", "\n  "))

@@ -47,6 +47,8 @@ func mountDashboard(ctx context.Context, a *fiber.App, d deps, door *oauthDoor) 
 		RateLimit:  ratelimit.Limit{Rate: d.cfg.Abuse.WebRate, Burst: d.cfg.Abuse.WebBurst},
 		// The delivery log's page says how long it keeps a line.
 		DeliveryLogDays: int(d.cfg.Retention.DeliveryLog / config.Day),
+		// Settings says when each OAuth grant ends.
+		OAuthGrantMax: d.cfg.OAuthGrantMax,
 		// TrustedProxies are the dashboard's alone: the Fiber app sets no
 		// ProxyHeader, as Fiber would take the leftmost X-Forwarded-For,
 		// which the client writes.

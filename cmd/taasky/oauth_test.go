@@ -346,7 +346,8 @@ func TestOAuthGoClient(t *testing.T) {
 	// Settings shows the agent connected with OAuth; Disconnect ends its
 	// token on the next call.
 	s.do("open settings", chromedp.Navigate(s.base+"/settings"), chromedp.WaitVisible(chromedp.CSS(`p.oauth`)))
-	if txt := s.text(`p.oauth`); !strings.Contains(txt, "Connected with OAuth by Go test assistant") || !strings.Contains(txt, "last used") {
+	if txt := s.text(`p.oauth`); !strings.Contains(txt, "Connected with OAuth by Go test assistant") || !strings.Contains(txt, "last used") ||
+		!strings.Contains(txt, "access ends ") {
 		t.Errorf("settings say %q", txt)
 	}
 	s.do("disconnect", chromedp.Click(chromedp.CSS(`button[aria-label="Disconnect Go test assistant"]`)),

@@ -61,6 +61,9 @@ type Config struct {
 	// Retention is how long personal data is kept once it has served its
 	// purpose (RETAIN_*_DAYS; set by LoadRetention, retention.go).
 	Retention Retention
+	// OAuthGrantMax is how long an MCP client's OAuth grant lasts from the
+	// person's consent (OAUTH_GRANT_MAX_DAYS; set by LoadOAuth, oauth.go).
+	OAuthGrantMax time.Duration
 
 	secretKey string
 }

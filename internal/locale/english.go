@@ -1107,6 +1107,7 @@ var englishText = map[Key]catalog.Message{
 	"oauth8_metadata_redirects":        text("client_id: the client's metadata document at %[1]s has redirect_uris that %[2]s"),
 	"oauth8_metadata_grants":           text("client_id: the client's metadata document at %[1]s %[2]s"),
 	"oauth8_metadata_https":            text("client_id: the client's metadata document at %[1]s has a logo_uri or client_uri that is not https"),
+	"oauth9_grant_ends":                text("access ends %[1]s; then the assistant must ask you again"),
 	"rule.join_schema_fixed":           text("you joined this room already with another schema; it is fixed once declared"),
 	"rule.join_limits_fixed":           text("you joined this room already with other limits; limits are fixed once declared"),
 	"error.not_connected":              text("agent %[1]s of account %[2]s is not connected with OAuth"),

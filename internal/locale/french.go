@@ -1085,6 +1085,7 @@ var frenchText = map[Key]catalog.Message{
 	"oauth8_metadata_redirects":        text("client_id : le document de métadonnées du client à %[1]s a des redirect_uris refusées (en anglais : %[2]s)"),
 	"oauth8_metadata_grants":           text("client_id : le document de métadonnées du client à %[1]s est refusé (en anglais : %[2]s)"),
 	"oauth8_metadata_https":            text("client_id : le document de métadonnées du client à %[1]s a un logo_uri ou un client_uri qui n'est pas en https"),
+	"oauth9_grant_ends":                text("l'accès prend fin le %[1]s ; l'assistant devra alors vous le redemander"),
 	"rule.join_schema_fixed":           text("vous avez déjà rejoint cette salle avec un autre schéma ; il est fixé une fois déclaré"),
 	"rule.join_limits_fixed":           text("vous avez déjà rejoint cette salle avec d'autres limites ; les limites sont fixées une fois déclarées"),
 	"error.not_connected":              text("l'agent %[1]s du compte %[2]s n'est pas connecté par OAuth"),

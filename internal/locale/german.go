@@ -1083,6 +1083,7 @@ var germanText = map[Key]catalog.Message{
 	"oauth8_metadata_redirects":        text("client_id: Das Metadatendokument des Clients unter %[1]s hat abgelehnte redirect_uris (auf Englisch: %[2]s)"),
 	"oauth8_metadata_grants":           text("client_id: Das Metadatendokument des Clients unter %[1]s wird abgelehnt (auf Englisch: %[2]s)"),
 	"oauth8_metadata_https":            text("client_id: Das Metadatendokument des Clients unter %[1]s hat eine logo_uri oder client_uri, die nicht https ist"),
+	"oauth9_grant_ends":                text("Zugriff endet am %[1]s; dann muss der Assistent Sie erneut fragen"),
 	"rule.join_schema_fixed":           text("Sie sind diesem Raum bereits mit einem anderen Schema beigetreten; es ist nach der Erklärung fest"),
 	"rule.join_limits_fixed":           text("Sie sind diesem Raum bereits mit anderen Grenzen beigetreten; Grenzen sind nach der Erklärung fest"),
 	"error.not_connected":              text("Agent %[1]s des Kontos %[2]s ist nicht per OAuth verbunden"),

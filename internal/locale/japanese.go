@@ -1052,6 +1052,7 @@ var japaneseText = map[Key]catalog.Message{
 	"oauth8_metadata_redirects":        text("client_id：%[1]s にあるクライアントのメタデータ文書の redirect_uris は受け付けられません（英語の詳細：%[2]s）"),
 	"oauth8_metadata_grants":           text("client_id：%[1]s にあるクライアントのメタデータ文書は受け付けられません（英語の詳細：%[2]s）"),
 	"oauth8_metadata_https":            text("client_id：%[1]s にあるクライアントのメタデータ文書の logo_uri または client_uri が https ではありません"),
+	"oauth9_grant_ends":                text("アクセスは%[1]sに終了します。その後、アシスタントは改めて許可を求めます"),
 	"rule.join_schema_fixed":           text("このルームには別のスキーマで既に参加しています。スキーマは宣言後に変更できません"),
 	"rule.join_limits_fixed":           text("このルームには別の制限で既に参加しています。制限は宣言後に変更できません"),
 	"error.not_connected":              text("アカウント %[2]s のエージェント %[1]s は OAuth で接続されていません"),

@@ -1085,6 +1085,7 @@ var spanishText = map[Key]catalog.Message{
 	"oauth8_metadata_redirects":        text("client_id: el documento de metadatos del cliente en %[1]s tiene redirect_uris rechazadas (en inglés: %[2]s)"),
 	"oauth8_metadata_grants":           text("client_id: se rechaza el documento de metadatos del cliente en %[1]s (en inglés: %[2]s)"),
 	"oauth8_metadata_https":            text("client_id: el documento de metadatos del cliente en %[1]s tiene un logo_uri o client_uri que no es https"),
+	"oauth9_grant_ends":                text("el acceso termina el %[1]s; después el asistente deberá volver a pedírselo"),
 	"rule.join_schema_fixed":           text("ya se unió a esta sala con otro esquema; queda fijado una vez declarado"),
 	"rule.join_limits_fixed":           text("ya se unió a esta sala con otros límites; los límites quedan fijados una vez declarados"),
 	"error.not_connected":              text("el agente %[1]s de la cuenta %[2]s no está conectado con OAuth"),
