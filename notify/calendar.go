@@ -17,7 +17,9 @@ const CalendarType = "text/calendar; charset=utf-8; method=PUBLISH"
 
 // Calendar is the .ics (RFC 5545) of an agreed room: one event per
 // timerange value of the agreed terms, at exactly the agreed moments, in
-// UTC. It is nil when the terms hold no timerange. A person's entry holds
+// UTC; its description writes them as the mail does, in the reader's
+// language and zone, named, exactly (seconds and their fraction when the
+// terms hold some). It is nil when the terms hold no timerange. A person's entry holds
 // no link: their personal link opens the room to whoever holds it, and a
 // calendar entry is shared and forwarded as a mail is not (the mail that
 // carries the entry holds the link; a member's link asks for a sign-in).
@@ -68,7 +70,7 @@ func Calendar(m *Message) []byte {
 		if m.them(w) != "" {
 			desc = w.T("ics.agreed_with", m.them(w))
 		}
-		desc += "\n" + w.T("ics.range", e.label, exactMoment(e.start), exactMoment(e.end))
+		desc += "\n" + w.T("ics.range", e.label, w.Range(e.start, e.end, m.loc()))
 		if link := m.RoomURL; link != "" && !m.Person {
 			desc += "\n" + link
 			line("DESCRIPTION:" + icsText(desc))
@@ -105,10 +107,6 @@ func icsEnd(start, end time.Time) time.Time {
 	}
 	return e
 }
-
-// exactMoment writes a moment as the terms' canonical form does: UTC, Z,
-// fractional seconds only when not zero.
-func exactMoment(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // icsText escapes a TEXT value (RFC 5545 §3.3.11).
 func icsText(s string) string {

@@ -162,8 +162,19 @@ func TestCalendar(t *testing.T) {
 	if !strings.Contains(unfolded, `SUMMARY:Très long titre\, avec\; des virgules`) {
 		t.Errorf("summary not escaped:\n%s", unfolded)
 	}
-	if !strings.Contains(unfolded, `Meeting time: 2026-10-14T10:00:00Z to 2026-10-14T10:30:00.25Z`) {
-		t.Errorf("description lacks the exact moments:\n%s", unfolded)
+	// The description writes the range as the mail does: in the reader's
+	// zone, named, exactly.
+	if !strings.Contains(unfolded, `Meeting time: Wed 14 Oct 2026\, 12:00–12:30:00.25 (Europe/Paris\, UTC+02:00)`) {
+		t.Errorf("description lacks the exact moments in the reader's zone:\n%s", unfolded)
+	}
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ja := *m
+	ja.Lang, ja.TimeZone = "ja", tokyo
+	if got := strings.ReplaceAll(string(Calendar(&ja)), "\r\n ", ""); !strings.Contains(got, "19:00–19:30:00.25 (Asia/Tokyo") || strings.Contains(got, "T10:00:00Z～") {
+		t.Errorf("a Japanese reader in Tokyo:\n%s", got)
 	}
 	if !strings.Contains(ics, "URL:https://taasky.example/rooms/7\r\n") || !strings.Contains(unfolded, `\nhttps://taasky.example/rooms/7`) {
 		t.Errorf("a member's entry should link the room's page (it asks for a sign-in):\n%s", unfolded)
@@ -329,7 +340,7 @@ func TestCalendarEndsAfterItStarts(t *testing.T) {
 	if !strings.Contains(ics, "DTSTART:20261014T100000Z\r\n") || !strings.Contains(ics, "DTEND:20261014T100001Z\r\n") {
 		t.Errorf("a range within one second:\n%s", ics)
 	}
-	if !strings.Contains(strings.ReplaceAll(ics, "\r\n ", ""), "2026-10-14T10:00:00.2Z to 2026-10-14T10:00:00.7Z") {
+	if !strings.Contains(strings.ReplaceAll(ics, "\r\n ", ""), "12:00:00.2–12:00:00.7 (Europe/Paris") {
 		t.Errorf("the exact moments are not in DESCRIPTION:\n%s", ics)
 	}
 }

@@ -770,7 +770,7 @@ var englishText = map[Key]catalog.Message{
 	// A calendar entry's description (.ics): the exact agreed moments.
 	"ics.agreed":      text("Agreed on Taasky."),
 	"ics.agreed_with": text("Agreed on Taasky with %[1]s."),
-	"ics.range":       text("%[1]s: %[2]s to %[3]s"),
+	"ics.range":       text("%[1]s: %[2]s"),
 
 	// Webhooks
 	// The mail to an account's owners when Taasky disabled one of its

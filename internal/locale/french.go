@@ -755,7 +755,7 @@ var frenchText = map[Key]catalog.Message{
 	// A calendar entry's description (.ics): the exact agreed moments.
 	"ics.agreed":      text("Conclu sur Taasky."),
 	"ics.agreed_with": text("Conclu sur Taasky avec %[1]s."),
-	"ics.range":       text("%[1]s : de %[2]s à %[3]s"),
+	"ics.range":       text("%[1]s : %[2]s"),
 
 	// Webhooks
 	"webhook.disabled.subject": text("Un webhook de %[1]s a été désactivé"),

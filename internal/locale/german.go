@@ -755,7 +755,7 @@ var germanText = map[Key]catalog.Message{
 	// A calendar entry's description (.ics): the exact agreed moments.
 	"ics.agreed":      text("Vereinbart auf Taasky."),
 	"ics.agreed_with": text("Vereinbart auf Taasky mit %[1]s."),
-	"ics.range":       text("%[1]s: %[2]s bis %[3]s"),
+	"ics.range":       text("%[1]s: %[2]s"),
 
 	// Webhooks
 	"webhook.disabled.subject": text("Ein Webhook von %[1]s wurde abgeschaltet"),

@@ -732,7 +732,7 @@ var japaneseText = map[Key]catalog.Message{
 	// A calendar entry's description (.ics): the exact agreed moments.
 	"ics.agreed":      text("Taaskyで合意。"),
 	"ics.agreed_with": text("Taaskyで%[1]sと合意。"),
-	"ics.range":       text("%[1]s：%[2]s～%[3]s"),
+	"ics.range":       text("%[1]s：%[2]s"),
 
 	// Webhooks
 	"webhook.disabled.subject": text("%[1]sのWebhookが停止されました"),

@@ -755,7 +755,7 @@ var spanishText = map[Key]catalog.Message{
 	// A calendar entry's description (.ics): the exact agreed moments.
 	"ics.agreed":      text("Acordado en Taasky."),
 	"ics.agreed_with": text("Acordado en Taasky con %[1]s."),
-	"ics.range":       text("%[1]s: de %[2]s a %[3]s"),
+	"ics.range":       text("%[1]s: %[2]s"),
 
 	// Webhooks
 	"webhook.disabled.subject": text("Se desactivó un webhook de %[1]s"),
