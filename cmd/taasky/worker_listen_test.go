@@ -43,6 +43,8 @@ func TestWorkerOnlyServesProbesAndMetrics(t *testing.T) {
 	}
 	if status, body := get(t, base+"/metrics"); status != 200 || !strings.Contains(body, "taasky_db_statements_total ") || !strings.Contains(body, "go_memstats_alloc_bytes_total") {
 		t.Errorf("/metrics: %d, lacks the process's own series", status)
+	} else if strings.Contains(body, "taasky_mcp_calls_total{") {
+		t.Error("/metrics of a worker-only process has MCP call series (docs/operations.md: none)")
 	}
 	for _, r := range []struct{ method, path string }{
 		{"GET", "/"}, {"GET", "/login"}, {"POST", "/mcp/acme"}, {"POST", "/mcp"}, {"GET", "/rooms"},
