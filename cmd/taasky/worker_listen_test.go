@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/taasky/taasky/internal/config"
 	"github.com/taasky/taasky/internal/metricstest"
 	"github.com/taasky/taasky/internal/pgtest"
@@ -162,5 +164,108 @@ func TestWebOnlyUnchanged(t *testing.T) {
 	}
 	if err := p.stop(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWorkerListensUntilItsJobsFinish: on the signal a worker-only process
+// turns /readyz 503 at once, but its listener stays open, /healthz and
+// /metrics answering, while River finishes a running job; it closes once
+// the job is done and River stopped.
+func TestWorkerListensUntilItsJobsFinish(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.NewDSN(t)
+	cfg, err := config.Load(env{
+		"DATABASE_URL": dsn, "BASE_URL": "http://127.0.0.1", "LISTEN_ADDR": "127.0.0.1:0",
+		"SECRET_KEY": testSecret, "SHUTDOWN_GRACE": "0",
+	}.get, config.RoleWorker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := openServer(t.Context(), cfg, newLogger(io.Discard, true), false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.close()
+	probes, err := srv.webApp(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The sweep reads rooms: with the table locked, the first sweep runs
+	// until the lock goes.
+	db, err := pgx.Connect(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(context.Background())
+	lock, err := db.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = lock.Rollback(context.Background()) }()
+	if _, err := lock.Exec(t.Context(), `LOCK TABLE rooms IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addr := make(chan string, 1)
+	served := make(chan error, 1)
+	go func() { served <- srv.serve(ctx, probes, func(a string) { addr <- a }) }()
+	base := "http://" + <-addr
+	watch, err := pgx.Connect(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Close(context.Background())
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var running int
+		if err := watch.QueryRow(t.Context(), `SELECT count(*) FROM river_job WHERE kind = 'sweep_due' AND state = 'running'`).Scan(&running); err != nil {
+			t.Fatal(err)
+		}
+		if running > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no sweep running 30 s after the start")
+		}
+	}
+
+	cancel()
+	for !srv.health.stopping.Load() {
+		select {
+		case err := <-served:
+			t.Fatalf("serve returned with a job running: %v", err)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	if st, body := get(t, base+"/readyz"); st != http.StatusServiceUnavailable || body != "shutting down\n" {
+		t.Errorf("/readyz while the worker drains: %d %q, want 503", st, body)
+	}
+	if st, _ := get(t, base+"/healthz"); st != http.StatusOK {
+		t.Errorf("/healthz while the worker drains: %d, want 200", st)
+	}
+	if st, _ := get(t, base+"/metrics"); st != http.StatusOK {
+		t.Errorf("/metrics while the worker drains: %d, want 200", st)
+	}
+	select {
+	case err := <-served:
+		t.Fatalf("serve returned with a job running: %v", err)
+	default:
+	}
+
+	if err := lock.Rollback(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("serve did not return once its job could finish")
+	}
+	if c, err := net.Dial("tcp", base[len("http://"):]); err == nil {
+		c.Close()
+		t.Error("the listener still accepts after serve returned")
 	}
 }
