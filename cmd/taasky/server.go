@@ -141,6 +141,7 @@ func (s *server) serve(ctx context.Context, web *fiber.App, listening func(addr 
 		web = nil
 	}
 	err = errors.Join(err, s.stopRiver())
+	s.health.working.Store(false) // stopped, or given up on
 	if web != nil { // a worker-only process's probes, after its jobs
 		err = errors.Join(err, closeHTTP(web, httpDone))
 	}
