@@ -142,7 +142,8 @@ func (s *server) serve(ctx context.Context, web *fiber.App, listening func(addr 
 	}
 	err = errors.Join(err, s.stopRiver())
 	s.health.working.Store(false) // stopped, or given up on
-	if web != nil { // a worker-only process's probes, after its jobs
+	// A worker-only process's probes and /metrics close after its jobs.
+	if web != nil {
 		err = errors.Join(err, closeHTTP(web, httpDone))
 	}
 	s.log.Info("stopped")
