@@ -12,7 +12,7 @@ import (
 // runServe is `taasky serve`: production, configured by the environment.
 func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cmd := newCommand("serve", "Runs the service, configured by the environment (see README.md). It migrates\nthe database first. Run any number of these against one database.", stdout)
-	web := cmd.Bool("web", true, "serve the dashboard and the MCP endpoint on LISTEN_ADDR")
+	web := cmd.Bool("web", true, "serve the dashboard and the MCP endpoint on LISTEN_ADDR (false: only /healthz, /readyz and /metrics there)")
 	worker := cmd.Bool("worker", true, "work the River jobs (notifications, expiry, deadlines)")
 	if err := cmd.parse(args); err != nil {
 		return err

@@ -98,9 +98,10 @@ func readNames(role config.Role) map[string]bool {
 
 // TestKubernetesManifests: the manifests decode strictly; web and worker
 // run `taasky serve` in their roles with everything it requires, from the
-// ConfigMap and one Secret; the web pods' probes and port are the ones it
-// serves; every Deployment has a PodDisruptionBudget and requests; the
-// migration is a Job.
+// ConfigMap and one Secret; both roles' probes, port and Prometheus scrape
+// annotations are the ones it serves on LISTEN_ADDR; the Service sends to
+// the web pods alone; every Deployment has a PodDisruptionBudget and
+// requests; the migration is a Job.
 func TestKubernetesManifests(t *testing.T) {
 	t.Parallel()
 	m := readManifests(t)
@@ -175,12 +176,8 @@ func TestKubernetesManifests(t *testing.T) {
 			t.Errorf("%s: `taasky serve` would refuse this environment: %v", name, err)
 			continue
 		}
-		if want.role&config.RoleWeb == 0 {
-			if c.LivenessProbe != nil || c.ReadinessProbe != nil || len(c.Ports) > 0 {
-				t.Errorf("%s: a worker-only process listens nowhere: no ports, no HTTP probes", name)
-			}
-			continue
-		}
+		// Both roles listen on LISTEN_ADDR (a worker-only process with
+		// the probes and /metrics alone).
 		_, port, _ := net.SplitHostPort(cfg.ListenAddr)
 		if len(c.Ports) != 1 || c.Ports[0].Name != "http" || c.Ports[0].ContainerPort == 0 || port != strconv.Itoa(int(c.Ports[0].ContainerPort)) {
 			t.Errorf("%s: ports %+v; want one named http on LISTEN_ADDR's port %s", name, c.Ports, port)
@@ -189,6 +186,22 @@ func TestKubernetesManifests(t *testing.T) {
 			if p == nil || p.HTTPGet == nil || p.HTTPGet.Path != probe || p.HTTPGet.Port.String() != "http" {
 				t.Errorf("%s: want a probe GET %s on port http, have %+v", name, probe, p)
 			}
+		}
+		if a := d.Spec.Template.Annotations; a["prometheus.io/scrape"] != "true" || a["prometheus.io/port"] != port || a["prometheus.io/path"] != "/metrics" {
+			t.Errorf("%s: pod annotations %v; want prometheus.io/scrape \"true\", port %s, path /metrics", name, a, port)
+		}
+		if want.role&config.RoleWeb == 0 {
+			// Not behind a load balancer: it answers 404 to all but the
+			// probes and /metrics, and waits no SHUTDOWN_GRACE.
+			for _, s := range m.services {
+				if s.Spec.Selector["app.kubernetes.io/component"] == d.Spec.Template.Labels["app.kubernetes.io/component"] {
+					t.Errorf("%s: Service %s sends to worker-only pods", name, s.Name)
+				}
+			}
+			if g := spec.TerminationGracePeriodSeconds; g == nil || *g <= 20 {
+				t.Errorf("%s: terminationGracePeriodSeconds must exceed the 20 s that running jobs may take", name)
+			}
+			continue
 		}
 		rp := c.ReadinessProbe
 		if rp != nil && float64(rp.PeriodSeconds*max(rp.FailureThreshold, 1)) >= cfg.ShutdownGrace.Seconds() {

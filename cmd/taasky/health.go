@@ -13,10 +13,16 @@ import (
 
 // health answers the load balancer's probes: /healthz says the process is
 // up; /readyz says it can serve (the database answers, no shutdown begun).
+// In a worker-only process, which no load balancer sends to, /readyz says
+// it works jobs: River runs, and the database answers.
 type health struct {
 	pool     *pgxpool.Pool
 	log      *slog.Logger
 	stopping atomic.Bool
+	// jobsOnly is a worker-only process's: its readiness is River's.
+	jobsOnly bool
+	// working is true from River's start until it stopped (server.serve).
+	working atomic.Bool
 }
 
 func (h *health) live(c *fiber.Ctx) error {
@@ -26,6 +32,9 @@ func (h *health) live(c *fiber.Ctx) error {
 func (h *health) ready(c *fiber.Ctx) error {
 	if h.stopping.Load() {
 		return c.Status(fiber.StatusServiceUnavailable).SendString("shutting down\n")
+	}
+	if h.jobsOnly && !h.working.Load() {
+		return c.Status(fiber.StatusServiceUnavailable).SendString("the job workers are not running\n")
 	}
 	ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
 	defer cancel()

@@ -15,8 +15,9 @@ import (
 	"github.com/taasky/taasky/jobs"
 )
 
-// server is one process of the service: the database pool, River, and in the
-// web role the HTTP listener.
+// server is one process of the service: the database pool, River, and the
+// HTTP listener (the web role's app, or a worker-only process's probes and
+// /metrics).
 type server struct {
 	deps
 	web     bool
@@ -35,7 +36,7 @@ func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, w
 		log:      log,
 		pool:     pool,
 		accounts: newAccounts(pool, cfg),
-		health:   &health{pool: pool, log: log},
+		health:   &health{pool: pool, log: log, jobsOnly: worker && !web},
 		metrics:  m,
 		sweeper:  &jobs.SweepWorker{Log: log},
 		notify:   newNotifier(cfg, log),
@@ -78,7 +79,10 @@ func (s *server) close() {
 // 503 for SHUTDOWN_GRACE while requests are still served, the listener
 // stops accepting, requests in flight finish (20 s at
 // most), River finishes its running jobs (cancelled after SoftStopTimeout).
-// web (from newApp) is served on LISTEN_ADDR unless nil (worker only);
+// A worker-only process has no load balancer to wait for: /readyz turns
+// 503, River finishes its jobs, then the listener closes, so that /healthz
+// and /metrics answer until the jobs are done.
+// web (from webApp) is served on LISTEN_ADDR unless nil;
 // listening, if set, is called once it accepts requests.
 func (s *server) serve(ctx context.Context, web *fiber.App, listening func(addr string)) error {
 	if s.working {
@@ -96,14 +100,27 @@ func (s *server) serve(ctx context.Context, web *fiber.App, listening func(addr 
 			unwatch()
 			return fmt.Errorf("start river: %w", err)
 		}
+		s.health.working.Store(true)
+		stopped := s.river.Stopped() // set by Start
+		go func() {
+			<-stopped
+			s.health.working.Store(false)
+		}()
 	}
 	httpDone := make(chan error, 1)
 	if web != nil {
 		ln, err := net.Listen("tcp", s.cfg.ListenAddr)
 		if err != nil {
+			if !s.web {
+				err = fmt.Errorf("%w (a worker-only process serves /healthz, /readyz and /metrics there: give each process on a host an address of its own)", err)
+			}
 			return errors.Join(fmt.Errorf("LISTEN_ADDR: %w", err), s.stopRiver())
 		}
-		s.log.Info("listening", "addr", ln.Addr().String(), "base_url", s.cfg.BaseURL)
+		if s.web {
+			s.log.Info("listening", "addr", ln.Addr().String(), "base_url", s.cfg.BaseURL)
+		} else {
+			s.log.Info("listening", "addr", ln.Addr().String(), "serves", "/healthz /readyz /metrics")
+		}
 		go func() { httpDone <- web.Listener(ln) }()
 		if listening != nil {
 			listening(ln.Addr().String())
@@ -118,22 +135,36 @@ func (s *server) serve(ctx context.Context, web *fiber.App, listening func(addr 
 	}
 	s.log.Info("shutting down")
 	s.health.stopping.Store(true)
-	if web != nil {
+	if web != nil && s.web {
 		s.drainGrace() // shutdown.go
-		if e := web.ShutdownWithTimeout(20 * time.Second); e != nil {
-			err = errors.Join(err, fmt.Errorf("shut down http: %w", e))
-		}
-		err = errors.Join(err, <-httpDone)
+		err = errors.Join(err, closeHTTP(web, httpDone))
+		web = nil
 	}
 	err = errors.Join(err, s.stopRiver())
+	s.health.working.Store(false) // stopped, or given up on
+	// A worker-only process's probes and /metrics close after its jobs.
+	if web != nil {
+		err = errors.Join(err, closeHTTP(web, httpDone))
+	}
 	s.log.Info("stopped")
 	return err
 }
 
-// webApp is newApp for the web role, nil for a worker-only process.
+// closeHTTP stops web's listener, lets the requests in flight finish (20 s
+// at most) and returns how its serving ended.
+func closeHTTP(web *fiber.App, httpDone <-chan error) error {
+	var err error
+	if e := web.ShutdownWithTimeout(20 * time.Second); e != nil {
+		err = fmt.Errorf("shut down http: %w", e)
+	}
+	return errors.Join(err, <-httpDone)
+}
+
+// webApp is what the process serves on LISTEN_ADDR: newApp in the web
+// role, the probes and /metrics alone (newProbeApp) in a worker-only one.
 func (s *server) webApp(ctx context.Context) (*fiber.App, error) {
 	if !s.web {
-		return nil, nil
+		return newProbeApp(s.deps), nil
 	}
 	return newApp(ctx, s.deps)
 }

@@ -45,6 +45,29 @@ type deps struct {
 // (POST /mcp/:account, behind the agent-key middleware) and the dashboard
 // here; keep handlers in their own packages and only wire them here.
 func newApp(ctx context.Context, d deps) (*fiber.App, error) {
+	a := newProbeApp(d)
+	door, err := mountOAuth(a, d)
+	if err != nil {
+		return nil, err
+	}
+	mountMCP(a, d, door)
+	rooms, err := mountDashboard(ctx, a, d, door)
+	if err != nil {
+		return nil, err
+	}
+	// One LISTEN connection per process: the live pages, and the agent
+	// keys the MCP endpoint keeps while it hears of their changes.
+	go app.Listen(ctx, d.pool.Config().ConnConfig.Copy(), d.log.With("component", "listen"), rooms, d.accounts.KeyChanges())
+	return a, nil
+}
+
+// newProbeApp is a Fiber app with the service's timeouts, error handler
+// and panic recovery, answering /healthz, /readyz and /metrics. It is all
+// a worker-only process (`serve --web=false`) serves: its probes, and the
+// jobs' and the sweep's series, which only a working process counts;
+// every other path is 404 there (no dashboard, MCP or OAuth). newApp
+// mounts the web role on it.
+func newProbeApp(d deps) *fiber.App {
 	a := fiber.New(fiber.Config{
 		AppName:               "taasky",
 		DisableStartupMessage: true,
@@ -64,19 +87,7 @@ func newApp(ctx context.Context, d deps) (*fiber.App, error) {
 	if d.metrics != nil {
 		d.metrics.mount(a)
 	}
-	door, err := mountOAuth(a, d)
-	if err != nil {
-		return nil, err
-	}
-	mountMCP(a, d, door)
-	rooms, err := mountDashboard(ctx, a, d, door)
-	if err != nil {
-		return nil, err
-	}
-	// One LISTEN connection per process: the live pages, and the agent
-	// keys the MCP endpoint keeps while it hears of their changes.
-	go app.Listen(ctx, d.pool.Config().ConnConfig.Copy(), d.log.With("component", "listen"), rooms, d.accounts.KeyChanges())
-	return a, nil
+	return a
 }
 
 // addWorkers registers the River workers (jobs/) that the worker role runs,
