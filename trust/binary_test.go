@@ -92,7 +92,8 @@ type process struct {
 	done chan struct{}
 	runs int
 	// args follow "serve" (e.g. --web=false); ready, if set, replaces the
-	// wait for /readyz (a worker-only process has no listener).
+	// wait for /readyz (a test that waits for something else: a worker
+	// holding its lease).
 	args  []string
 	ready func() bool
 }
