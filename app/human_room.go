@@ -68,8 +68,9 @@ type HumanRound struct {
 
 // AskedField is one field a need_more_detail asked about.
 type AskedField struct {
-	Label  string
-	Theirs bool
+	Label     string
+	Theirs    bool
+	Shorthand bool // Label is Taasky's name for the slots shorthand's field
 }
 
 // SettledConfirmation is what became of a confirmation.
@@ -168,7 +169,7 @@ func (h *HumanRoom) fill(r *negotiation.Room, side negotiation.Side, seen bool) 
 	} else if schema := r.Party(side).Schema; schema != nil {
 		for _, name := range r.NoDeal {
 			f, _ := schema.Field(name)
-			h.NoDeal = append(h.NoDeal, negotiation.CardNote{Name: name, Label: f.Label})
+			h.NoDeal = append(h.NoDeal, negotiation.CardNote{Name: name, Label: f.Label, Shorthand: f.Shorthand})
 		}
 	}
 	for _, rv := range h.View.Rounds {
@@ -181,9 +182,9 @@ func (h *HumanRoom) fill(r *negotiation.Room, side negotiation.Side, seen bool) 
 		hr.Options = renderTerms(r, side, mover, rv.Terms, h.TimeZone)
 		for _, name := range rv.Fields {
 			if f, mine := r.Party(side).Schema.Field(name); mine {
-				hr.AskedAbout = append(hr.AskedAbout, AskedField{Label: f.Label})
+				hr.AskedAbout = append(hr.AskedAbout, AskedField{Label: f.Label, Shorthand: f.Shorthand})
 			} else if f, theirs := r.Party(side.Other()).Schema.Field(name); theirs {
-				hr.AskedAbout = append(hr.AskedAbout, AskedField{Label: f.Label, Theirs: true})
+				hr.AskedAbout = append(hr.AskedAbout, AskedField{Label: f.Label, Theirs: true, Shorthand: f.Shorthand})
 			}
 		}
 		h.Timeline = append(h.Timeline, hr)

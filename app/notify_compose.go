@@ -174,7 +174,7 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 	if mine := r.Party(d.Side).Schema; mine != nil {
 		for _, name := range r.NoDeal {
 			if f, ok := mine.Field(name); ok {
-				out.NoDeal = append(out.NoDeal, f.Label)
+				out.NoDeal = append(out.NoDeal, negotiation.CardNote{Name: name, Label: f.Label, Shorthand: f.Shorthand})
 			}
 		}
 	}

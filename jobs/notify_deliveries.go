@@ -100,7 +100,7 @@ type Notification struct {
 	Deadline     time.Time
 	ExpiresAt    time.Time // invite: the invitation's end if nobody answers
 	ClosedReason negotiation.ClosedReason
-	NoDeal       []string
+	NoDeal       []negotiation.CardNote
 	// Receipt is the agreed room's signed receipt (agreed, email).
 	Receipt string
 	// Installation is the database's installation id (UniqueID's key),

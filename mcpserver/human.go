@@ -74,7 +74,7 @@ func forYourHuman(v *app.View) string {
 		}
 	}
 	if len(v.NoDealPossible) > 0 {
-		b.WriteString(words.NoDeal(labels(v)) + "\n")
+		b.WriteString(words.NoDeal(labels(words, v)) + "\n")
 	}
 	if p := v.PendingConfirmation; p != nil {
 		ask := words.T("human.confirm", words.Ask(p.Verdict))
@@ -105,8 +105,8 @@ func asked(options []negotiation.CardOption, p *app.ConfirmationView) []negotiat
 
 // cardLine is one field in the reader's words and zone.
 func cardLine(words *locale.Printer, f negotiation.CardField, loc *time.Location, approving bool) string {
-	label := f.Label
-	if f.Theirs {
+	label := words.Label(f.Label, f.Shorthand) // the slots shorthand's: Taasky's name, neither side's
+	if f.Theirs && !f.Shorthand {
 		label = words.T("human.their_field", label)
 	}
 	switch {
@@ -132,13 +132,13 @@ func cardLine(words *locale.Printer, f negotiation.CardField, loc *time.Location
 	return line + "\n"
 }
 
-func labels(v *app.View) []string {
+func labels(words *locale.Printer, v *app.View) []string {
 	out := make([]string, len(v.NoDealPossible))
 	copy(out, v.NoDealPossible)
 	if v.Card != nil {
 		for i, n := range v.Card.NoDeal {
 			if i < len(out) && n.Label != "" {
-				out[i] = n.Label
+				out[i] = words.Label(n.Label, n.Shorthand)
 			}
 		}
 	}

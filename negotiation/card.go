@@ -32,12 +32,17 @@ type CardField struct {
 	Type    Type    `json:"type"`
 	Outside []Bound `json:"outside_your_limits,omitempty"` // the viewer's bounds this value breaks (never a number)
 	NoDeal  bool    `json:"no_deal,omitempty"`
+	// Shorthand: Label is Taasky's name for the slots shorthand's field
+	// (Field.Shorthand), neither side's words; a person reads it in their
+	// own language. Agents get Label as the schema holds it.
+	Shorthand bool `json:"-"`
 }
 
 // CardNote names a field on which no deal is possible.
 type CardNote struct {
-	Name  string `json:"name"`
-	Label string `json:"label"`
+	Name      string `json:"name"`
+	Label     string `json:"label"`
+	Shorthand bool   `json:"-"` // as CardField.Shorthand
 }
 
 // Card builds the viewer's card for the terms on the table (nil if none).
@@ -52,7 +57,7 @@ func (r *Room) Card(viewer Side, seen bool, loc *time.Location) *Card {
 		Asking: r.PendingFor(viewer)}
 	for _, name := range r.NoDeal {
 		f, _ := me.Schema.Field(name)
-		c.NoDeal = append(c.NoDeal, CardNote{Name: name, Label: f.Label})
+		c.NoDeal = append(c.NoDeal, CardNote{Name: name, Label: f.Label, Shorthand: f.Shorthand})
 	}
 	tabler := r.Party(r.Table.By).Schema
 	for _, t := range r.Table.Options {
@@ -72,12 +77,13 @@ func (r *Room) cardOption(me Party, tabler *Schema, t *Terms, fromThem bool, loc
 		vals, has := t.Values(mine.Name)
 		if !ok || !Matches(mine, theirs) || !has {
 			if !mine.Optional {
-				o.Fields = append(o.Fields, CardField{Name: mine.Name, Label: mine.Label, Type: mine.Type, Missing: true})
+				o.Fields = append(o.Fields, CardField{Name: mine.Name, Label: mine.Label, Type: mine.Type, Missing: true,
+					Shorthand: mine.Shorthand})
 			}
 			continue
 		}
 		cf := CardField{Name: mine.Name, Label: mine.Label, Type: mine.Type, Values: vals,
-			Text: FormatValues(theirs, vals, loc), NoDeal: contains(r.NoDeal, mine.Name)}
+			Text: FormatValues(theirs, vals, loc), NoDeal: contains(r.NoDeal, mine.Name), Shorthand: mine.Shorthand}
 		for _, b := range breaches {
 			if b.Field == mine.Name {
 				cf.Outside = append(cf.Outside, b.Bound)
@@ -93,7 +99,7 @@ func (r *Room) cardOption(me Party, tabler *Schema, t *Terms, fromThem bool, loc
 			continue
 		}
 		o.Fields = append(o.Fields, CardField{Name: theirs.Name, Label: theirs.Label, Theirs: true,
-			Type: theirs.Type, Values: vals, Text: FormatValues(theirs, vals, loc)})
+			Type: theirs.Type, Values: vals, Text: FormatValues(theirs, vals, loc), Shorthand: theirs.Shorthand})
 	}
 	return o
 }

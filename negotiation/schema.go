@@ -49,6 +49,11 @@ type Field struct {
 	MaxLen   int      // string only: the longest value in characters
 	Values   []string // enum only
 	Currency string   // money only: the fixed currency, if any
+	// Shorthand marks the field of the schema Taasky writes for a room
+	// opened with slots (SlotsSchema): its Label is Taasky's English, not
+	// a party's words, so a person reads it in their own language. It is
+	// no part of the schema's canonical form or of any hash.
+	Shorthand bool
 }
 
 // Schema is a validated subject_schema: the fields one party's terms are made of.
@@ -94,14 +99,24 @@ func (s *Schema) Declared() []byte {
 // has seen it before.
 func (s *Schema) Fingerprint() SubjectHash { return hashOf(s.canonical) }
 
+// slotsCanonical is SlotsSchema in canonical form. A schema with exactly
+// this content is the shorthand's, whoever declared it: a peer joining a
+// slots room with the inviter's schema declares it too, and an agent that
+// wrote it out by hand wrote Taasky's words.
+const slotsCanonical = `{"meeting_time":{"label":"Meeting time","type":"timerange"}}`
+
 // SlotsSchema is the schema a room opened with `slots` uses.
 func SlotsSchema() *Schema {
-	s, _, err := ParseSchema([]byte(`{"meeting_time":{"type":"timerange","label":"Meeting time"}}`))
+	s, _, err := ParseSchema([]byte(slotsCanonical))
 	if err != nil {
 		panic(err)
 	}
 	return s
 }
+
+// IsSlots says whether the schema is SlotsSchema, the one whose label
+// Taasky wrote.
+func (s *Schema) IsSlots() bool { return s != nil && string(s.canonical) == slotsCanonical }
 
 func schemaErr(format string, args ...any) *Error {
 	return errf(CodeInvalidSchema, fmt.Sprintf(format, args...))
@@ -146,6 +161,9 @@ func ParseSchema(data []byte) (*Schema, []string, error) {
 	}
 	slices.SortFunc(s.sorted, func(a, b int) int { return strings.Compare(s.fields[a].Name, s.fields[b].Name) })
 	s.canonical = s.appendFields(nil, s.sorted)
+	if s.IsSlots() {
+		s.fields[0].Shorthand = true
+	}
 	return s, schemaWarnings(s), nil
 }
 

@@ -39,7 +39,7 @@ func Calendar(m *Message) []byte {
 		for i, v := range f.Values {
 			events = append(events, calEvent{
 				uid:   fmt.Sprintf("taasky-room-%s-%s-%d@%s", room, f.Name, i, m.host()),
-				start: v.Start, end: v.End, label: f.Label,
+				start: v.Start, end: v.End, label: m.words().Label(f.Label, f.Shorthand), // slots: Taasky's name, translated
 			})
 		}
 	}

@@ -107,7 +107,7 @@ type Message struct {
 	ClosedReason negotiation.ClosedReason
 	// NoDeal names, in the recipient's labels, the fields on which no deal
 	// is possible (no_deal; also shown on requests).
-	NoDeal []string
+	NoDeal []negotiation.CardNote
 	// UnsubscribeURL stops non-critical mail (not on requests).
 	UnsubscribeURL string
 	SettingsURL    string

@@ -31,7 +31,7 @@ func sample(kind Kind) *Message {
 		Title: "Board, review; \"Q4\"", Agent: "Bob's agent", Them: "Alice & Co",
 		Verdict: negotiation.VerdictApprove, OneTapURL: "https://taasky.example/c/ot_x",
 		Deadline: moment("2026-10-26T10:00:00Z"), ClosedReason: negotiation.ClosedLapsed,
-		NoDeal: []string{"Fee"}, UnsubscribeURL: "https://taasky.example/unsubscribe/un_x",
+		NoDeal: []negotiation.CardNote{{Name: "fee", Label: "Fee"}}, UnsubscribeURL: "https://taasky.example/unsubscribe/un_x",
 		Card: &negotiation.Card{Viewer: "b", TabledBy: "a", Options: []negotiation.CardOption{{
 			SubjectHash: "sha256:aa",
 			Fields: []negotiation.CardField{

@@ -313,7 +313,7 @@ func everyMail(t *testing.T) ([]*notify.Message, []*notify.Parsed, [][]byte) {
 				Endpoint: "https://hooks.example/taasky", Detail: "503 Service Unavailable",
 				Deadline: time.Date(2026, 10, 26, 10, 0, 0, 0, time.UTC), ExpiresAt: time.Date(2026, 10, 15, 10, 0, 0, 0, time.UTC),
 				UnsubscribeURL: "https://taasky.example/unsubscribe/un_real", SettingsURL: "https://taasky.example/settings",
-				Receipt: "eyJ.x.y", NoDeal: []string{"Fee"},
+				Receipt: "eyJ.x.y", NoDeal: []negotiation.CardNote{{Name: "fee", Label: "Fee"}},
 				Card: &negotiation.Card{Options: []negotiation.CardOption{{Fields: []negotiation.CardField{
 					{Name: "t", Label: "Meeting time", Type: negotiation.TypeTimerange, Values: []negotiation.Value{{Start: start, End: start.Add(time.Hour)}}},
 				}}}}}
@@ -354,7 +354,7 @@ func TestPushFitsAtItsLongest(t *testing.T) {
 			m := requestWithValue(worst(3))
 			m.Kind, m.Lang, m.Title, m.Them, m.Agent = kind, lang, worst(negotiation.MaxTitle), worst(80), worst(80)
 			m.OneTapURL += strings.Repeat("x", 200) // a BASE_URL with a long path
-			m.NoDeal = []string{worst(negotiation.MaxLabel)}
+			m.NoDeal = []negotiation.CardNote{{Name: "fee", Label: worst(negotiation.MaxLabel)}}
 			for range 200 { // short fields: the body fills up to its last character
 				m.Card.Options[0].Fields = append(m.Card.Options[0].Fields,
 					negotiation.CardField{Label: worst(3), Type: negotiation.TypeString, Text: worst(3)})

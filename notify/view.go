@@ -133,7 +133,7 @@ func (m *Message) view() view {
 		v.Intro = turnIntro(w, m.Verdict, them, title)
 		v.ActionURL, v.ActionLabel = m.RoomURL, w.T("mail.turn.action")
 	case KindNoDeal:
-		fields := strings.Join(m.NoDeal, ", ")
+		fields := strings.Join(noDealLabels(w, m.NoDeal), ", ")
 		v.Subject = w.T("mail.subject", w.T("mail.no_deal.subject", fields), about)
 		v.Heading = w.T("mail.no_deal.heading")
 		v.Intro = w.T("mail.no_deal.intro", in, fields)
@@ -199,7 +199,7 @@ func (m *Message) view() view {
 		}
 	}
 	if len(m.NoDeal) > 0 && m.Kind != KindNoDeal {
-		v.Notes = append(v.Notes, w.NoDeal(m.NoDeal))
+		v.Notes = append(v.Notes, w.NoDeal(noDealLabels(w, m.NoDeal)))
 	}
 	return v
 }
@@ -240,13 +240,25 @@ func optionsOf(w *locale.Printer, c *negotiation.Card, kind Kind, verdict negoti
 			ov.Name = w.Option(i, len(opts))
 		}
 		for _, f := range o.Fields {
-			fv := fieldView{Label: oneLine(f.Label), Text: w.Value(f, loc), Theirs: f.Theirs, Missing: f.Missing}
+			// The slots shorthand's field is named by Taasky, in the
+			// reader's words, and is neither side's.
+			fv := fieldView{Label: oneLine(w.Label(f.Label, f.Shorthand)), Text: w.Value(f, loc),
+				Theirs: f.Theirs && !f.Shorthand, Missing: f.Missing}
 			if len(f.Outside) > 0 {
 				fv.Flag = w.Outside(f.Outside)
 			}
 			ov.Fields = append(ov.Fields, fv)
 		}
 		out = append(out, ov)
+	}
+	return out
+}
+
+// noDealLabels names the no-deal fields as the reader reads them.
+func noDealLabels(w *locale.Printer, notes []negotiation.CardNote) []string {
+	out := make([]string, len(notes))
+	for i, n := range notes {
+		out[i] = w.Label(n.Label, n.Shorthand)
 	}
 	return out
 }

@@ -18,16 +18,19 @@ import (
 // Field is one field of the schema as form controls: one Row per value
 // (a repeated field has several), and the error that names it, if any.
 type Field struct {
-	Name     string
-	Label    string
-	Type     negotiation.Type
-	Optional bool
-	Repeated bool
-	MaxLen   int
-	Values   []string // enum
-	Currency string   // money: the fixed currency, if any
-	Rows     []Row
-	Error    string
+	Name  string
+	Label string
+	// Shorthand: Label is Taasky's English for the slots shorthand's
+	// field; a person reads Label (locale.Printer.Label) instead.
+	Shorthand bool
+	Type      negotiation.Type
+	Optional  bool
+	Repeated  bool
+	MaxLen    int
+	Values    []string // enum
+	Currency  string   // money: the fixed currency, if any
+	Rows      []Row
+	Error     string
 }
 
 // Row is the controls of one value; Index numbers the row in its inputs'
@@ -109,7 +112,7 @@ func CardValues(o *negotiation.CardOption) func(string) ([]negotiation.Value, bo
 }
 
 func newField(sf negotiation.Field) Field {
-	return Field{Name: sf.Name, Label: sf.Label, Type: sf.Type, Optional: sf.Optional, Repeated: sf.Repeated,
+	return Field{Name: sf.Name, Label: sf.Label, Shorthand: sf.Shorthand, Type: sf.Type, Optional: sf.Optional, Repeated: sf.Repeated,
 		MaxLen: sf.MaxLen, Values: sf.Values, Currency: sf.Currency}
 }
 
@@ -158,7 +161,7 @@ func Parse(schema *negotiation.Schema, form url.Values, w *locale.Printer) (json
 			f.Rows = append(f.Rows, row)
 			v, empty, msg := valueOf(sf, row, w)
 			if msg != "" && f.Error == "" {
-				f.Error = w.T("form.at", place(sf.Label, sf.Repeated, i), msg)
+				f.Error = w.T("form.at", place(w.Label(sf.Label, sf.Shorthand), sf.Repeated, i), msg)
 			}
 			if !empty && msg == "" {
 				values = append(values, v)
@@ -171,7 +174,7 @@ func Parse(schema *negotiation.Schema, form url.Values, w *locale.Printer) (json
 		case f.Error != "":
 			ok = false
 		case len(values) == 0 && !sf.Optional && sf.Type != negotiation.TypeBool:
-			f.Error = w.T("form.at", sf.Label, w.T("form.required"))
+			f.Error = w.T("form.at", w.Label(sf.Label, sf.Shorthand), w.T("form.required"))
 			ok = false
 		case len(values) == 0:
 		case sf.Repeated:
@@ -394,7 +397,7 @@ func Attach(fields []Field, msg string, words negotiation.Words, w *locale.Print
 			continue
 		}
 		row, _ := strconv.Atoi(m[2])
-		fields[i].Error = w.T("form.at", place(fields[i].Label, m[2] != "", row), rule)
+		fields[i].Error = w.T("form.at", place(w.Label(fields[i].Label, fields[i].Shorthand), m[2] != "", row), rule)
 		return true
 	}
 	return false
@@ -413,9 +416,9 @@ func attachEnglish(fields []Field, msg string, w *locale.Printer) bool {
 		}
 		switch {
 		case m[1] == "missing required field: ":
-			fields[i].Error = w.T("form.at", fields[i].Label, w.T("form.required"))
+			fields[i].Error = w.T("form.at", w.Label(fields[i].Label, fields[i].Shorthand), w.T("form.required"))
 		case m[3] != "":
-			fields[i].Error = w.T("form.at", fields[i].Label, strings.TrimSpace(msg)[len(m[0]):])
+			fields[i].Error = w.T("form.at", w.Label(fields[i].Label, fields[i].Shorthand), strings.TrimSpace(msg)[len(m[0]):])
 		default:
 			fields[i].Error = msg
 		}

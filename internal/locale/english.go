@@ -760,9 +760,10 @@ var englishText = map[Key]catalog.Message{
 	"mail.test.intro":     text("This device will show Taasky's requests for your confirmation."),
 
 	// Push notifications: the title, and a count of options in the body.
-	"push.request":      text("%[1]s asks you to %[2]s"), // agent, ask.<verdict>
-	"push.reminder":     text("Still waiting: %[1]s"),
-	"mail8_push.review": text("Review"), // the button beside a request's notification
+	"push.request":         text("%[1]s asks you to %[2]s"), // agent, ask.<verdict>
+	"push.reminder":        text("Still waiting: %[1]s"),
+	"mail8_push.review":    text("Review"),       // the button beside a request's notification
+	"slots11_meeting_time": text("Meeting time"), // the field of a room opened with slots (Taasky names it, not a party)
 	"push.options": plural.Selectf(1, "%d",
 		"one", "%[1]d option",
 		"other", "%[1]d options"),

@@ -745,9 +745,10 @@ var frenchText = map[Key]catalog.Message{
 	"mail.test.intro":            text("Cet appareil affichera les demandes de confirmation de Taasky."),
 
 	// Push notifications: the title, and a count of options in the body.
-	"push.request":      text("%[1]s a besoin de votre accord pour %[2]s"), // agent, ask.<verdict>
-	"push.reminder":     text("Toujours en attente : %[1]s"),
-	"mail8_push.review": text("Voir"), // the button beside a request's notification
+	"push.request":         text("%[1]s a besoin de votre accord pour %[2]s"), // agent, ask.<verdict>
+	"push.reminder":        text("Toujours en attente : %[1]s"),
+	"mail8_push.review":    text("Voir"),                   // the button beside a request's notification
+	"slots11_meeting_time": text("Horaire du rendez-vous"), // the field of a room opened with slots (Taasky names it, not a party)
 	"push.options": plural.Selectf(1, "%d",
 		"one", "%[1]d option",
 		"other", "%[1]d options"),

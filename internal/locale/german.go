@@ -745,9 +745,10 @@ var germanText = map[Key]catalog.Message{
 	"mail.test.intro":            text("Dieses Gerät zeigt Taaskys Bitten um Ihre Bestätigung an."),
 
 	// Push notifications: the title, and a count of options in the body.
-	"push.request":      text("%[1]s bittet Sie, %[2]s"), // agent, ask.<verdict>
-	"push.reminder":     text("Wartet noch: %[1]s"),
-	"mail8_push.review": text("Ansehen"), // the button beside a request's notification
+	"push.request":         text("%[1]s bittet Sie, %[2]s"), // agent, ask.<verdict>
+	"push.reminder":        text("Wartet noch: %[1]s"),
+	"mail8_push.review":    text("Ansehen"), // the button beside a request's notification
+	"slots11_meeting_time": text("Termin"),  // the field of a room opened with slots (Taasky names it, not a party)
 	"push.options": plural.Selectf(1, "%d",
 		"one", "%[1]d Option",
 		"other", "%[1]d Optionen"),

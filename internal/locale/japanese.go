@@ -724,10 +724,11 @@ var japaneseText = map[Key]catalog.Message{
 	"mail.test.intro":            text("このデバイスにTaaskyからの確認依頼が表示されます。"),
 
 	// Push notifications: the title, and a count of options in the body.
-	"push.request":      text("%[1]sからの確認依頼：%[2]s"), // agent, ask.<verdict>
-	"push.reminder":     text("回答待ち：%[1]s"),
-	"mail8_push.review": text("確認する"), // the button beside a request's notification
-	"push.options":      text("%[1]d件の選択肢"),
+	"push.request":         text("%[1]sからの確認依頼：%[2]s"), // agent, ask.<verdict>
+	"push.reminder":        text("回答待ち：%[1]s"),
+	"mail8_push.review":    text("確認する"),     // the button beside a request's notification
+	"slots11_meeting_time": text("打ち合わせの日時"), // the field of a room opened with slots (Taasky names it, not a party)
+	"push.options":         text("%[1]d件の選択肢"),
 
 	// A calendar entry's description (.ics): the exact agreed moments.
 	"ics.agreed":      text("Taaskyで合意。"),

@@ -261,6 +261,16 @@ func (p *Printer) Turn(turn *string) string {
 // Option names option i (from 0) of n on a card: "Option 2 of 3".
 func (p *Printer) Option(i, n int) string { return p.T("card.option", i+1, n) }
 
+// Label is a field's label as a person reads it: the slots shorthand's
+// field (negotiation.Field.Shorthand) by Taasky's name for it, in the
+// reader's language; any other as its schema wrote it.
+func (p *Printer) Label(label string, shorthand bool) string {
+	if shorthand {
+		return p.T("slots11_meeting_time")
+	}
+	return label
+}
+
 // NoDeal says that the two sides' limits cannot both be met on the fields
 // labelled labels.
 func (p *Printer) NoDeal(labels []string) string {

@@ -745,9 +745,10 @@ var spanishText = map[Key]catalog.Message{
 	"mail.test.intro":            text("Este dispositivo mostrará las solicitudes de confirmación de Taasky."),
 
 	// Push notifications: the title, and a count of options in the body.
-	"push.request":      text("%[1]s le pide %[2]s"), // agent, ask.<verdict>
-	"push.reminder":     text("Sigue pendiente: %[1]s"),
-	"mail8_push.review": text("Revisar"), // the button beside a request's notification
+	"push.request":         text("%[1]s le pide %[2]s"), // agent, ask.<verdict>
+	"push.reminder":        text("Sigue pendiente: %[1]s"),
+	"mail8_push.review":    text("Revisar"),            // the button beside a request's notification
+	"slots11_meeting_time": text("Hora de la reunión"), // the field of a room opened with slots (Taasky names it, not a party)
 	"push.options": plural.Selectf(1, "%d",
 		"one", "%[1]d opción",
 		"other", "%[1]d opciones"),
