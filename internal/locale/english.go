@@ -732,6 +732,9 @@ var englishText = map[Key]catalog.Message{
 	"mail.reminder.intro":        text("%[1]s asked you to %[2]s%[3]s."),
 	"mail.reminder.deadline":     text("The deadline is %[1]s (%[2]s); if nobody agrees by then, the room closes."), // until.*
 	"mail.reminder.why":          text("A reminder before the deadline of a confirmation you have not answered yet."),
+	"remind11_person.subject":    text("Reminder: it is your turn to answer"),
+	"remind11_person.heading":    text("It is still your turn"),
+	"remind11_person.intro":      text("It is still your turn to answer the negotiation%[1]s: approve the terms, propose something else, or decline."), // in
 	"mail.agreed.heading":        text("Agreed"),
 	"mail.agreed.intro":          text("Agreed%[1]s: both of you approved these terms."),
 	"mail.agreed.why":            text("A notice: a negotiation of yours is agreed."),

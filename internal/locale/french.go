@@ -719,6 +719,9 @@ var frenchText = map[Key]catalog.Message{
 	"mail.reminder.intro":        text("%[1]s vous a demandé votre accord pour %[2]s%[3]s."),
 	"mail.reminder.deadline":     text("L'échéance est le %[1]s (%[2]s) ; si personne ne conclut d'ici là, la salle se ferme."), // until.*
 	"mail.reminder.why":          text("Un rappel avant l'échéance d'une confirmation à laquelle vous n'avez pas encore répondu."),
+	"remind11_person.subject":    text("Rappel : c'est à vous de répondre"),
+	"remind11_person.heading":    text("C'est toujours à vous de répondre"),
+	"remind11_person.intro":      text("C'est toujours à vous de répondre dans la négociation%[1]s : approuvez les conditions, proposez autre chose ou refusez."), // in
 	"mail.agreed.heading":        text("Accord conclu"),
 	"mail.agreed.intro":          text("Accord conclu%[1]s : vous avez tous deux approuvé ces conditions."),
 	"mail.agreed.why":            text("Un avis : une de vos négociations a abouti à un accord."),

@@ -719,6 +719,9 @@ var germanText = map[Key]catalog.Message{
 	"mail.reminder.intro":        text("%[1]s hat Sie%[3]s gebeten, %[2]s."),
 	"mail.reminder.deadline":     text("Die Frist endet %[1]s (%[2]s); stimmt bis dahin niemand zu, wird der Raum geschlossen."), // until.*
 	"mail.reminder.why":          text("Eine Erinnerung vor der Frist einer Bestätigung, die Sie noch nicht beantwortet haben."),
+	"remind11_person.subject":    text("Erinnerung: Sie sind mit der Antwort dran"),
+	"remind11_person.heading":    text("Sie sind noch am Zug"),
+	"remind11_person.intro":      text("Sie sind in der Verhandlung%[1]s noch mit der Antwort dran: zustimmen, etwas anderes vorschlagen oder ablehnen."), // in
 	"mail.agreed.heading":        text("Vereinbart"),
 	"mail.agreed.intro":          text("Vereinbart%[1]s: Sie haben beide diesen Bedingungen zugestimmt."),
 	"mail.agreed.why":            text("Ein Hinweis: eine Ihrer Verhandlungen ist vereinbart."),

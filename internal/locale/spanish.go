@@ -719,6 +719,9 @@ var spanishText = map[Key]catalog.Message{
 	"mail.reminder.intro":        text("%[1]s le pidió %[2]s%[3]s."),
 	"mail.reminder.deadline":     text("El plazo vence el %[1]s (%[2]s); si nadie acuerda antes, la sala se cierra."), // until.*
 	"mail.reminder.why":          text("Un recordatorio antes del plazo de una confirmación que aún no ha respondido."),
+	"remind11_person.subject":    text("Recordatorio: le toca responder"),
+	"remind11_person.heading":    text("Todavía le toca responder"),
+	"remind11_person.intro":      text("Todavía le toca responder en la negociación%[1]s: apruebe las condiciones, proponga otra cosa o rechace."), // in
 	"mail.agreed.heading":        text("Acordado"),
 	"mail.agreed.intro":          text("Acordado%[1]s: ambos aprobaron estas condiciones."),
 	"mail.agreed.why":            text("Un aviso: una de sus negociaciones terminó en acuerdo."),

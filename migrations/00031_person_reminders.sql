@@ -1,0 +1,27 @@
+-- A person answering in the browser (side b, no account) is reminded
+-- before the deadline while it is their turn, at the moments a pending
+-- confirmation is (negotiation.Reminders), by the same sweep.
+--
+-- rooms.person_turn_at is when the turn passed to the room's person (the
+-- moment the reminders are counted from), and rooms.person_remind_at
+-- their next reminder; both NULL when it is not a person's turn, or they
+-- left no address. The move that passes the turn writes them in the
+-- room's own statement (updateRoomSQL); any move that ends the turn
+-- clears them. rooms_person_remind is partial, like confirmations_remind:
+-- a sweep reads only the rooms due, and a move of two agents (NULL to
+-- NULL) stays a HOT update.
+--
+-- person_deliveries logs the reminders too (topic 'reminder').
+
+-- +goose Up
+ALTER TABLE rooms ADD COLUMN person_turn_at timestamptz, ADD COLUMN person_remind_at timestamptz;
+CREATE INDEX rooms_person_remind ON rooms (person_remind_at) WHERE person_remind_at IS NOT NULL;
+ALTER TABLE person_deliveries DROP CONSTRAINT person_deliveries_topic_check,
+    ADD CONSTRAINT person_deliveries_topic_check CHECK (topic IN ('turn', 'agreed', 'closed', 'reminder'));
+
+-- +goose Down
+DELETE FROM person_deliveries WHERE topic = 'reminder';
+ALTER TABLE person_deliveries DROP CONSTRAINT person_deliveries_topic_check,
+    ADD CONSTRAINT person_deliveries_topic_check CHECK (topic IN ('turn', 'agreed', 'closed'));
+DROP INDEX rooms_person_remind;
+ALTER TABLE rooms DROP COLUMN person_remind_at, DROP COLUMN person_turn_at;
