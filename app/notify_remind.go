@@ -11,8 +11,8 @@ import (
 )
 
 // RemindDue sends the reminders due at the clock's now of at most limit
-// pending confirmations (jobs.DueReminders), and returns how many it found
-// due. In one transaction: the confirmations are locked, each one's
+// pending confirmations (jobs.DueReminders), and of at most limit persons'
+// turns (remindPersons), and returns how many it found due. In one transaction: the confirmations are locked, each one's
 // reminder due is decided (negotiation.DueReminder: the latest due, none
 // at or after the deadline), the notification jobs go in with one
 // InsertManyTx, and each confirmation's next reminder is written, so a
@@ -78,7 +78,11 @@ func (n *Notifications) remindPersons(ctx context.Context, tx pgx.Tx, now time.T
 		if d.email == "" || d.turnAt.IsZero() {
 			continue // nobody to remind: no reminder is left
 		}
-		r, send, at := negotiation.DueReminder(d.turnAt, d.deadline, d.remindAt, now)
+		var since time.Time
+		if d.remindAt != nil {
+			since = *d.remindAt
+		}
+		r, send, at := negotiation.DueReminder(d.turnAt, d.deadline, since, now)
 		if !at.IsZero() {
 			next[i] = &at
 		}

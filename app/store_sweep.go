@@ -11,8 +11,9 @@ import (
 )
 
 // The sweep's SQL: what falls due by time, read through the partial
-// indexes of migration 00013 (rooms_due, confirmations_remind), so a sweep
-// reads only what is due, however many live rooms wait.
+// indexes of migrations 00013 (rooms_due, confirmations_remind) and 00031
+// (rooms_person_remind), so a sweep reads only what is due, however many
+// live rooms wait.
 
 // roomDue is rooms_due's expression, a live room's due moment
 // (negotiation.Room.DueAt); the queries must spell it as the index does.
@@ -48,7 +49,8 @@ type dueReminder struct {
 	deadline    time.Time
 	// remind: the side's human; for a side whose human left the account,
 	// its owners (who answer for it, Accounts.RemoveMember); none for a
-	// person answering in the browser (no account) or a deleted account.
+	// deleted account. (A person answering in the browser has no
+	// confirmations: they are reminded of their turn, duePersonReminder.)
 	remind []int64
 }
 
@@ -114,7 +116,7 @@ type duePersonReminder struct {
 	roomID   int64
 	seq      int // the room's log length: the turn the reminder is of
 	turnAt   time.Time
-	remindAt time.Time
+	remindAt *time.Time // nil: never planned (a turn migration 00031 found)
 	deadline time.Time
 	email    string // "": they asked for no more email (nothing is sent)
 }
@@ -124,7 +126,8 @@ type duePersonReminder struct {
 // dueRemindersSQL locks confirmations (a room a move holds is left to the
 // next sweep; the move may end the turn). A turn that is no longer the
 // person's has its moments cleared by the move that ended it.
-const duePersonRemindersSQL = `SELECT r.id, r.seq, r.person_turn_at, r.person_remind_at, r.deadline, coalesce(p.person_email, '')
+const duePersonRemindersSQL = `SELECT r.id, r.seq, r.person_turn_at,
+		CASE WHEN r.person_remind_at = '-infinity' THEN NULL ELSE r.person_remind_at END, r.deadline, coalesce(p.person_email, '')
 	FROM rooms r LEFT JOIN parties p ON p.room_id = r.id AND p.side = 'b' AND p.account_id IS NULL
 	WHERE r.person_remind_at <= $1
 	ORDER BY r.person_remind_at LIMIT $2
