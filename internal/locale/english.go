@@ -203,6 +203,8 @@ var englishText = map[Key]catalog.Message{
 	"notif.skip_room_gone":           text("the room no longer exists"),
 	"notif.skip_not_their_seat":      text("no longer this side's human"),
 	"notif.skip_not_pending":         text("the confirmation is no longer pending"),
+	"remind11_skip_not_their_turn":   text("no longer their turn"),
+	"remind11_skip_answered":         text("they answered since"),
 	"notif.skip_push_not_configured": text("Web Push is not configured (VAPID keys)"),
 	"notif.skip_no_device":           text("no device"),
 	"notif.skip_push_gone":           text("the push subscription is gone: the device was removed"),

@@ -197,6 +197,8 @@ var frenchText = map[Key]catalog.Message{
 	"notif.skip_room_gone":           text("la salle n’existe plus"),
 	"notif.skip_not_their_seat":      text("vous ne répondez plus pour ce côté"),
 	"notif.skip_not_pending":         text("la confirmation n’est plus en attente"),
+	"remind11_skip_not_their_turn":   text("ce n’est plus son tour"),
+	"remind11_skip_answered":         text("la personne a répondu depuis"),
 	"notif.skip_push_not_configured": text("Web Push n’est pas configuré (clés VAPID)"),
 	"notif.skip_no_device":           text("aucun appareil"),
 	"notif.skip_push_gone":           text("l’abonnement Web Push n’existe plus : l’appareil a été retiré"),

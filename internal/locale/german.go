@@ -197,6 +197,8 @@ var germanText = map[Key]catalog.Message{
 	"notif.skip_room_gone":           text("der Raum existiert nicht mehr"),
 	"notif.skip_not_their_seat":      text("Sie antworten nicht mehr für diese Seite"),
 	"notif.skip_not_pending":         text("die Bestätigung wartet nicht mehr"),
+	"remind11_skip_not_their_turn":   text("nicht mehr an der Reihe"),
+	"remind11_skip_answered":         text("die Person hat inzwischen geantwortet"),
 	"notif.skip_push_not_configured": text("Web Push ist nicht eingerichtet (VAPID-Schlüssel)"),
 	"notif.skip_no_device":           text("kein Gerät"),
 	"notif.skip_push_gone":           text("das Web-Push-Abonnement besteht nicht mehr: das Gerät wurde entfernt"),

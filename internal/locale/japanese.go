@@ -184,6 +184,8 @@ var japaneseText = map[Key]catalog.Message{
 	"notif.skip_room_gone":           text("このルームはもう存在しません"),
 	"notif.skip_not_their_seat":      text("この側の担当ではなくなりました"),
 	"notif.skip_not_pending":         text("この確認はもう保留中ではありません"),
+	"remind11_skip_not_their_turn":   text("回答する番ではなくなりました"),
+	"remind11_skip_answered":         text("その後に回答がありました"),
 	"notif.skip_push_not_configured": text("Web Pushが設定されていません（VAPIDキー）"),
 	"notif.skip_no_device":           text("デバイスがありません"),
 	"notif.skip_push_gone":           text("Web Pushの登録がなくなったため、デバイスを削除しました"),

@@ -197,6 +197,8 @@ var spanishText = map[Key]catalog.Message{
 	"notif.skip_room_gone":           text("la sala ya no existe"),
 	"notif.skip_not_their_seat":      text("usted ya no responde por este lado"),
 	"notif.skip_not_pending":         text("la confirmación ya no está pendiente"),
+	"remind11_skip_not_their_turn":   text("ya no es su turno"),
+	"remind11_skip_answered":         text("la persona ya respondió"),
 	"notif.skip_push_not_configured": text("Web Push no está configurado (claves VAPID)"),
 	"notif.skip_no_device":           text("ningún dispositivo"),
 	"notif.skip_push_gone":           text("la suscripción Web Push ya no existe: se quitó el dispositivo"),
