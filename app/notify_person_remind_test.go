@@ -1,6 +1,8 @@
 package app
 
 import (
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -13,14 +15,16 @@ import (
 // ("" for none).
 func (nb *notifyBundle) personRemindAt(t *testing.T, roomID int64) string {
 	t.Helper()
-	var at *time.Time
-	if err := nb.pool.QueryRow(nb.ctx, `SELECT person_remind_at FROM rooms WHERE id = $1`, roomID).Scan(&at); err != nil {
+	var at *string
+	if err := nb.pool.QueryRow(nb.ctx, `SELECT CASE WHEN person_remind_at = '-infinity' THEN '-infinity'
+		ELSE to_char(person_remind_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS') END FROM rooms WHERE id = $1`,
+		roomID).Scan(&at); err != nil {
 		t.Fatal(err)
 	}
 	if at == nil {
 		return ""
 	}
-	return utcSecond(*at)
+	return *at
 }
 
 // TestPersonIsRemindedOfTheirTurn: a person answering in the browser whose
@@ -115,5 +119,62 @@ func TestPersonIsRemindedOfTheirTurn(t *testing.T) {
 	if err := nb.pool.QueryRow(nb.ctx, `SELECT count(*) FROM river_job WHERE kind = $1 AND args->>'topic' = $2`,
 		jobs.EmailArgs{}.Kind(), string(jobs.TopicReminder)).Scan(&reminders); err != nil || reminders != 1 {
 		t.Errorf("%d reminder jobs (%v), want 1", reminders, err)
+	}
+}
+
+// TestPersonTurnFoundByTheMigration: a turn that was a person's when
+// migration 00031 ran ('-infinity': never planned) is planned by the
+// first sweep at its next moment, with nothing sent for the moments past,
+// and then reminded of at that moment (24 h before a deadline a day and an
+// hour away).
+func TestPersonTurnFoundByTheMigration(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	deadline := nb.rooms.now().Add(25 * time.Hour)
+	open, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema, Deadline: &deadline})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := nb.rooms.AnswerInvitation(nb.ctx, open.InviteCode, PersonAnswer{Verdict: VerdictJoin, Email: "fay@stranger.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nb.rooms.Propose(nb.ctx, nb.a, open.RoomToken, MoveInput{Verdict: "offer", Subject: meeting(9, "")}); err != nil {
+		t.Fatal(err)
+	}
+	room := turnRoom(t, nb, res.SeatToken)
+	// The room as it was before 00031, then 00031's own backfill.
+	if _, err := nb.pool.Exec(nb.ctx, `UPDATE rooms SET person_turn_at = NULL, person_remind_at = NULL WHERE id = $1`, room); err != nil {
+		t.Fatal(err)
+	}
+	up, err := os.ReadFile("../migrations/00031_person_reminders.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	backfill := regexp.MustCompile(`(?s)\nUPDATE rooms r .*?;`).Find(up)
+	if backfill == nil {
+		t.Fatal("00031's backfill not found")
+	}
+	if _, err := nb.pool.Exec(nb.ctx, string(backfill)); err != nil {
+		t.Fatal(err)
+	}
+	if got := nb.personRemindAt(t, room); got != "-infinity" {
+		t.Fatalf("after 00031's backfill: %q, want -infinity", got)
+	}
+	nb.sweepReminders(t, 1) // planned, nothing sent
+	if got, want := nb.personRemindAt(t, room), utcSecond(deadline.Add(-24*time.Hour)); got != want {
+		t.Fatalf("the turn planned at %q, want %q", got, want)
+	}
+	nb.settle(t)
+	if got := len(nb.personDeliveries(t, room)["reminder"]); got != 0 {
+		t.Fatalf("%d reminders sent when planning, want none", got)
+	}
+	nb.advance(time.Hour)
+	nb.sweepReminders(t, 1)
+	if rem := nb.mailWith(t, "fay@stranger.test", "Reminder: it is your turn to answer"); !strings.Contains(rem.Text, res.SeatToken) {
+		t.Errorf("the reminder should carry the personal link:\n%s", rem.Text)
+	}
+	if got, want := nb.personRemindAt(t, room), utcSecond(deadline.Add(-time.Hour)); got != want {
+		t.Errorf("after the 24 h reminder: next %q, want %q", got, want)
 	}
 }
