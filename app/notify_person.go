@@ -73,6 +73,21 @@ func (n *Notifications) personNotification(ctx context.Context, d jobs.Delivery,
 			}
 		}
 		out.Verdict = negotiation.TurnMove(events[:d.Seq], negotiation.SideB)
+	case jobs.TopicReminder:
+		// Still their turn, the same one: nothing of theirs since the
+		// move that passed it (Seq), and the deadline not passed.
+		events, err := row.events()
+		if err != nil {
+			return err
+		}
+		if r.State != negotiation.StateAwaiting || r.Turn != negotiation.SideB || d.Seq > len(events) {
+			return jobs.Skip("no longer their turn")
+		}
+		for _, ev := range events[d.Seq:] {
+			if ev.Side == negotiation.SideB {
+				return jobs.Skip("they answered since")
+			}
+		}
 	case jobs.TopicAgreed:
 		if r.State != negotiation.StateAgreed {
 			return jobs.Skip("the room is not agreed")

@@ -11,8 +11,8 @@ import (
 )
 
 // RemindDue sends the reminders due at the clock's now of at most limit
-// pending confirmations (jobs.DueReminders), and returns how many it found
-// due. In one transaction: the confirmations are locked, each one's
+// pending confirmations (jobs.DueReminders), and of at most limit persons'
+// turns (remindPersons), and returns how many it found due. In one transaction: the confirmations are locked, each one's
 // reminder due is decided (negotiation.DueReminder: the latest due, none
 // at or after the deadline), the notification jobs go in with one
 // InsertManyTx, and each confirmation's next reminder is written, so a
@@ -53,9 +53,48 @@ func (n *Notifications) RemindDue(ctx context.Context, limit int) (int, error) {
 		if err := enqueueNotices(ctx, tx, nil, n.river, now, notices, nil, ""); err != nil {
 			return err
 		}
-		return updateRemindAt(ctx, tx, due, next)
+		if err := updateRemindAt(ctx, tx, due, next); err != nil {
+			return err
+		}
+		persons, err := n.remindPersons(ctx, tx, now, limit)
+		found += persons
+		return err
 	})
 	return found, err
+}
+
+// remindPersons is RemindDue for the rooms whose person (side b, no
+// account) is reminded of their turn (migration 00031): the same moments
+// (negotiation.DueReminder, counted from when the turn passed to them),
+// one mail to their address with their personal link. It returns how many
+// rooms it found due.
+func (n *Notifications) remindPersons(ctx context.Context, tx pgx.Tx, now time.Time, limit int) (int, error) {
+	due, err := selectDuePersonReminders(ctx, tx, now, limit)
+	if err != nil {
+		return 0, err
+	}
+	next := make([]*time.Time, len(due))
+	for i, d := range due {
+		if d.email == "" || d.turnAt.IsZero() {
+			continue // nobody to remind: no reminder is left
+		}
+		var since time.Time
+		if d.remindAt != nil {
+			since = *d.remindAt
+		}
+		r, send, at := negotiation.DueReminder(d.turnAt, d.deadline, since, now)
+		if !at.IsZero() {
+			next[i] = &at
+		}
+		if !send {
+			continue
+		}
+		notice := jobs.Notice{Topic: jobs.TopicReminder, RoomID: d.roomID, Side: negotiation.SideB, Before: r.Name, Seq: d.seq}
+		if err := enqueueNotices(ctx, tx, nil, n.river, now, []jobs.Notice{notice}, nil, d.email); err != nil {
+			return 0, err
+		}
+	}
+	return len(due), updatePersonRemindAt(ctx, tx, due, next)
 }
 
 var _ jobs.DueReminders = (*Notifications)(nil)

@@ -61,6 +61,27 @@ func TestMoveStatements(t *testing.T) {
 		return err
 	})
 	rb.checkClean(t)
+
+	// An offer that passes the turn to a person answering in the browser:
+	// their turn mail's job and its log line, and their reminders planned
+	// in the room's own statement (person_remind_at), nothing more: 4 in
+	// 4 round trips, as before they were (the seat, River's job insert and its
+	// announcement, the room's statement).
+	open, err := rb.rooms.Open(rb.ctx, rb.a, OpenInput{Schema: meetingSchema, InviteEmail: "dave@stranger.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rb.rooms.AnswerInvitation(rb.ctx, open.InviteCode, PersonAnswer{Verdict: VerdictJoin}); err != nil {
+		t.Fatal(err)
+	}
+	measure("an offer that makes it a person's turn", 4, 4, func() error {
+		_, err := traced.Propose(rb.ctx, rb.a, open.RoomToken, MoveInput{Verdict: "offer", Subject: meeting(9, "")})
+		return err
+	})
+	var planned bool
+	if err := rb.pool.QueryRow(rb.ctx, `SELECT person_remind_at IS NOT NULL FROM rooms WHERE invite_email = 'dave@stranger.test'`).Scan(&planned); err != nil || !planned {
+		t.Errorf("the person's reminders not planned by the offer: %v %v", planned, err)
+	}
 }
 
 // TestReplacedRequest: a side's new request takes the place of its pending

@@ -208,7 +208,7 @@ func requirePlan(t *testing.T, name string, plan *planNode, want string, conds [
 }
 
 // TestListPlans: negotiation_list's and the dashboard's lists, and the
-// sweep's two reads, each by its index under the generic plan, for the
+// sweep's three reads, each by its index under the generic plan, for the
 // small tenant beside a big one, and for the big one.
 func TestListPlans(t *testing.T) {
 	t.Parallel()
@@ -235,6 +235,8 @@ func TestListPlans(t *testing.T) {
 	requirePlan(t, "due rooms", plan, "rooms_due", []string{"<= $1"}, []string{"rooms_pkey"}, 1)
 	plan = genericPlan(t, ctx, rb.pool, dueRemindersSQL, false, now, 200)
 	requirePlan(t, "due reminders", plan, "confirmations_remind", []string{"remind_at <= $1"}, []string{"confirmations_pkey"}, 0)
+	plan = genericPlan(t, ctx, rb.pool, duePersonRemindersSQL, false, now, 200)
+	requirePlan(t, "due person reminders", plan, "rooms_person_remind", []string{"person_remind_at <= $1"}, []string{"rooms_pkey"}, 0)
 }
 
 // TestReadSeatPlan: a read's statement, which runs before every move, finds

@@ -360,12 +360,31 @@ func updateRoom(b *pgx.Batch, row *roomRow, r *negotiation.Room, now time.Time, 
 			pending = append(pending, string(side))
 		}
 	}
+	// The person's reminders (migration 00031): planned when the turn
+	// passes to a person with an address, kept while it stays theirs,
+	// cleared when it ends.
+	personWaits := r.State == negotiation.StateAwaiting && r.Turn == negotiation.SideB && personAddress(row) != ""
+	var firstRemind *time.Time
+	if at, ok := negotiation.FirstReminder(now, r.Deadline); personWaits && ok {
+		firstRemind = &at
+	}
 	queueWith(b, folded, updateRoomSQL,
-		row.ID, r.State, string(r.ClosedReason), r.Round, string(r.Turn), r.Deadline, row.Seq, row.Snapshot, now, string(row.Head), pending)
+		row.ID, r.State, string(r.ClosedReason), r.Round, string(r.Turn), r.Deadline, row.Seq, row.Snapshot, now, string(row.Head), pending,
+		personWaits, firstRemind)
 }
 
+// updateRoomSQL's person_turn_at and person_remind_at read the row as it
+// was (an UPDATE's SET sees the old values): a turn that was the person's
+// already keeps its moments (a sweep may have moved person_remind_at on);
+// one that passes to them now ($12) starts at $9 with its first reminder
+// $13; any other clears them.
 var updateRoomSQL = `WITH r AS (UPDATE rooms SET state = $2, closed_reason = NULLIF($3, ''), round = $4, turn = NULLIF($5, ''),
-		deadline = $6, seq = $7, snapshot = $8, updated_at = $9, head_hash = $10 WHERE id = $1
+		deadline = $6, seq = $7, snapshot = $8, updated_at = $9, head_hash = $10,
+		person_turn_at = CASE WHEN NOT $12::boolean THEN NULL
+			WHEN state = 'awaiting' AND turn = 'b' AND person_turn_at IS NOT NULL THEN person_turn_at ELSE $9 END,
+		person_remind_at = CASE WHEN NOT $12::boolean THEN NULL
+			WHEN state = 'awaiting' AND turn = 'b' AND person_turn_at IS NOT NULL THEN person_remind_at ELSE $13::timestamptz END
+		WHERE id = $1
 		RETURNING id, state, turn, deadline, updated_at)` + rerank(`r`, `q.side = ANY($11::text[])`)
 
 // pendingInTable is rerank's test of a party's pending confirmation for

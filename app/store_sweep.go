@@ -11,8 +11,9 @@ import (
 )
 
 // The sweep's SQL: what falls due by time, read through the partial
-// indexes of migration 00013 (rooms_due, confirmations_remind), so a sweep
-// reads only what is due, however many live rooms wait.
+// indexes of migrations 00013 (rooms_due, confirmations_remind) and 00031
+// (rooms_person_remind), so a sweep reads only what is due, however many
+// live rooms wait.
 
 // roomDue is rooms_due's expression, a live room's due moment
 // (negotiation.Room.DueAt); the queries must spell it as the index does.
@@ -48,7 +49,8 @@ type dueReminder struct {
 	deadline    time.Time
 	// remind: the side's human; for a side whose human left the account,
 	// its owners (who answer for it, Accounts.RemoveMember); none for a
-	// person answering in the browser (no account) or a deleted account.
+	// deleted account. (A person answering in the browser has no
+	// confirmations: they are reminded of their turn, duePersonReminder.)
 	remind []int64
 }
 
@@ -104,6 +106,70 @@ func updateRemindAt(ctx context.Context, tx pgx.Tx, ds []dueReminder, next []*ti
 		WHERE c.room_id = u.room_id AND c.id = u.id AND c.status = 'pending'`, rooms, ids, next)
 	if err != nil {
 		return fmt.Errorf("updateRemindAt: %w", err)
+	}
+	return nil
+}
+
+// duePersonReminder is a room whose person's next reminder of their turn
+// is due (migration 00031), with what deciding and addressing it needs.
+type duePersonReminder struct {
+	roomID   int64
+	seq      int // the room's log length: the turn the reminder is of
+	turnAt   time.Time
+	remindAt *time.Time // nil: never planned (a turn migration 00031 found)
+	deadline time.Time
+	email    string // "": they asked for no more email (nothing is sent)
+}
+
+// duePersonRemindersSQL: rooms whose person's reminder is due at $1, the
+// earliest first, at most $2, through rooms_person_remind, locked as
+// dueRemindersSQL locks confirmations (a room a move holds is left to the
+// next sweep; the move may end the turn). A turn that is no longer the
+// person's has its moments cleared by the move that ended it.
+const duePersonRemindersSQL = `SELECT r.id, r.seq, r.person_turn_at,
+		CASE WHEN r.person_remind_at = '-infinity' THEN NULL ELSE r.person_remind_at END, r.deadline, coalesce(p.person_email, '')
+	FROM rooms r LEFT JOIN parties p ON p.room_id = r.id AND p.side = 'b' AND p.account_id IS NULL
+	WHERE r.person_remind_at <= $1
+	ORDER BY r.person_remind_at LIMIT $2
+	FOR NO KEY UPDATE OF r SKIP LOCKED`
+
+// selectDuePersonReminders reads and locks, in the caller's transaction,
+// at most limit rooms whose person's reminder is due at now.
+func selectDuePersonReminders(ctx context.Context, tx pgx.Tx, now time.Time, limit int) ([]duePersonReminder, error) {
+	rows, err := tx.Query(ctx, duePersonRemindersSQL, now, limit)
+	if err != nil {
+		return nil, fmt.Errorf("selectDuePersonReminders: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (duePersonReminder, error) {
+		var d duePersonReminder
+		var turnAt *time.Time
+		err := row.Scan(&d.roomID, &d.seq, &turnAt, &d.remindAt, &d.deadline, &d.email)
+		if turnAt != nil {
+			d.turnAt = *turnAt
+		}
+		return d, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("selectDuePersonReminders: %w", err)
+	}
+	return out, nil
+}
+
+// updatePersonRemindAt sets the next reminder of each room's person (nil:
+// none left), in one statement.
+func updatePersonRemindAt(ctx context.Context, tx pgx.Tx, ds []duePersonReminder, next []*time.Time) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	rooms := make([]int64, len(ds))
+	for i, d := range ds {
+		rooms[i] = d.roomID
+	}
+	_, err := tx.Exec(ctx, `UPDATE rooms r SET person_remind_at = u.at
+		FROM unnest($1::bigint[], $2::timestamptz[]) AS u (id, at)
+		WHERE r.id = u.id AND r.person_remind_at IS NOT NULL`, rooms, next)
+	if err != nil {
+		return fmt.Errorf("updatePersonRemindAt: %w", err)
 	}
 	return nil
 }

@@ -87,6 +87,8 @@ var skipWords = map[string]locale.Key{
 	"the invitation was answered or withdrawn":    "notif.skip_invite_answered",
 	"the invitation has expired":                  "notif.skip_invite_expired",
 	"the address was erased":                      "notif.skip_invite_erased",
+	"no longer their turn":                        "remind11_skip_not_their_turn",
+	"they answered since":                         "remind11_skip_answered",
 }
 
 func deliveryLines(w *locale.Printer, ds []app.Delivery, loc *time.Location) []deliveryLine {

@@ -57,8 +57,8 @@ type DueRooms interface {
 }
 
 // DueReminders is the service as the sweep sees the reminders: RemindDue
-// sends the reminders due now of at most limit pending confirmations, and
-// says how many confirmations it found due.
+// sends the reminders due now of at most limit pending confirmations and
+// at most limit persons' turns, and says how many of them it found due.
 type DueReminders interface {
 	RemindDue(ctx context.Context, limit int) (found int, err error)
 }

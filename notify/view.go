@@ -105,6 +105,16 @@ func (m *Message) view() view {
 			v.Notes = append(v.Notes, w.T("request.handed_over"))
 		}
 	case KindReminder:
+		if m.Person {
+			// A person's turn, not a confirmation: their page answers it.
+			v.Deadline = w.Moment(m.Deadline, m.loc())
+			v.Subject = w.T("mail.subject", w.T("remind11_person.subject"), about)
+			v.Heading = w.T("remind11_person.heading")
+			v.Intro = w.T("remind11_person.intro", in) + " " +
+				w.T("mail.reminder.deadline", v.Deadline, w.Until(m.Deadline.Sub(m.Now)))
+			v.ActionURL, v.ActionLabel = m.RoomURL, w.T("mail.turn.action")
+			break
+		}
 		v.Deadline = w.Moment(m.Deadline, m.loc())
 		v.Subject = w.T("mail.subject", w.T("mail.reminder.subject"), about)
 		v.Heading = w.T("mail.reminder.heading")

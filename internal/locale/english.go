@@ -203,6 +203,8 @@ var englishText = map[Key]catalog.Message{
 	"notif.skip_room_gone":           text("the room no longer exists"),
 	"notif.skip_not_their_seat":      text("no longer this side's human"),
 	"notif.skip_not_pending":         text("the confirmation is no longer pending"),
+	"remind11_skip_not_their_turn":   text("no longer their turn"),
+	"remind11_skip_answered":         text("they answered since"),
 	"notif.skip_push_not_configured": text("Web Push is not configured (VAPID keys)"),
 	"notif.skip_no_device":           text("no device"),
 	"notif.skip_push_gone":           text("the push subscription is gone: the device was removed"),
@@ -732,6 +734,9 @@ var englishText = map[Key]catalog.Message{
 	"mail.reminder.intro":        text("%[1]s asked you to %[2]s%[3]s."),
 	"mail.reminder.deadline":     text("The deadline is %[1]s (%[2]s); if nobody agrees by then, the room closes."), // until.*
 	"mail.reminder.why":          text("A reminder before the deadline of a confirmation you have not answered yet."),
+	"remind11_person.subject":    text("Reminder: it is your turn to answer"),
+	"remind11_person.heading":    text("It is still your turn"),
+	"remind11_person.intro":      text("It is still your turn to answer the negotiation%[1]s: approve the terms, propose something else, or decline."), // in
 	"mail.agreed.heading":        text("Agreed"),
 	"mail.agreed.intro":          text("Agreed%[1]s: both of you approved these terms."),
 	"mail.agreed.why":            text("A notice: a negotiation of yours is agreed."),

@@ -197,6 +197,8 @@ var frenchText = map[Key]catalog.Message{
 	"notif.skip_room_gone":           text("la salle n’existe plus"),
 	"notif.skip_not_their_seat":      text("vous ne répondez plus pour ce côté"),
 	"notif.skip_not_pending":         text("la confirmation n’est plus en attente"),
+	"remind11_skip_not_their_turn":   text("ce n’est plus son tour"),
+	"remind11_skip_answered":         text("la personne a répondu depuis"),
 	"notif.skip_push_not_configured": text("Web Push n’est pas configuré (clés VAPID)"),
 	"notif.skip_no_device":           text("aucun appareil"),
 	"notif.skip_push_gone":           text("l’abonnement Web Push n’existe plus : l’appareil a été retiré"),
@@ -719,6 +721,9 @@ var frenchText = map[Key]catalog.Message{
 	"mail.reminder.intro":        text("%[1]s vous a demandé votre accord pour %[2]s%[3]s."),
 	"mail.reminder.deadline":     text("L'échéance est le %[1]s (%[2]s) ; si personne ne conclut d'ici là, la salle se ferme."), // until.*
 	"mail.reminder.why":          text("Un rappel avant l'échéance d'une confirmation à laquelle vous n'avez pas encore répondu."),
+	"remind11_person.subject":    text("Rappel : c'est à vous de répondre"),
+	"remind11_person.heading":    text("C'est toujours à vous de répondre"),
+	"remind11_person.intro":      text("C'est toujours à vous de répondre dans la négociation%[1]s : approuvez les conditions, proposez autre chose ou refusez."), // in
 	"mail.agreed.heading":        text("Accord conclu"),
 	"mail.agreed.intro":          text("Accord conclu%[1]s : vous avez tous deux approuvé ces conditions."),
 	"mail.agreed.why":            text("Un avis : une de vos négociations a abouti à un accord."),

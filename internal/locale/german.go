@@ -197,6 +197,8 @@ var germanText = map[Key]catalog.Message{
 	"notif.skip_room_gone":           text("der Raum existiert nicht mehr"),
 	"notif.skip_not_their_seat":      text("Sie antworten nicht mehr für diese Seite"),
 	"notif.skip_not_pending":         text("die Bestätigung wartet nicht mehr"),
+	"remind11_skip_not_their_turn":   text("nicht mehr an der Reihe"),
+	"remind11_skip_answered":         text("die Person hat inzwischen geantwortet"),
 	"notif.skip_push_not_configured": text("Web Push ist nicht eingerichtet (VAPID-Schlüssel)"),
 	"notif.skip_no_device":           text("kein Gerät"),
 	"notif.skip_push_gone":           text("das Web-Push-Abonnement besteht nicht mehr: das Gerät wurde entfernt"),
@@ -719,6 +721,9 @@ var germanText = map[Key]catalog.Message{
 	"mail.reminder.intro":        text("%[1]s hat Sie%[3]s gebeten, %[2]s."),
 	"mail.reminder.deadline":     text("Die Frist endet %[1]s (%[2]s); stimmt bis dahin niemand zu, wird der Raum geschlossen."), // until.*
 	"mail.reminder.why":          text("Eine Erinnerung vor der Frist einer Bestätigung, die Sie noch nicht beantwortet haben."),
+	"remind11_person.subject":    text("Erinnerung: Sie sind mit der Antwort dran"),
+	"remind11_person.heading":    text("Sie sind noch am Zug"),
+	"remind11_person.intro":      text("Sie sind in der Verhandlung%[1]s noch mit der Antwort dran: zustimmen, etwas anderes vorschlagen oder ablehnen."), // in
 	"mail.agreed.heading":        text("Vereinbart"),
 	"mail.agreed.intro":          text("Vereinbart%[1]s: Sie haben beide diesen Bedingungen zugestimmt."),
 	"mail.agreed.why":            text("Ein Hinweis: eine Ihrer Verhandlungen ist vereinbart."),

@@ -184,6 +184,8 @@ var japaneseText = map[Key]catalog.Message{
 	"notif.skip_room_gone":           text("このルームはもう存在しません"),
 	"notif.skip_not_their_seat":      text("この側の担当ではなくなりました"),
 	"notif.skip_not_pending":         text("この確認はもう保留中ではありません"),
+	"remind11_skip_not_their_turn":   text("回答する番ではなくなりました"),
+	"remind11_skip_answered":         text("その後に回答がありました"),
 	"notif.skip_push_not_configured": text("Web Pushが設定されていません（VAPIDキー）"),
 	"notif.skip_no_device":           text("デバイスがありません"),
 	"notif.skip_push_gone":           text("Web Pushの登録がなくなったため、デバイスを削除しました"),
@@ -698,6 +700,9 @@ var japaneseText = map[Key]catalog.Message{
 	"mail.reminder.intro":        text("%[1]sから確認依頼が届いています%[3]s：%[2]s。"),
 	"mail.reminder.deadline":     text("期限は%[1]s（%[2]s）です。それまでに合意がなければルームは終了します。"), // until.*
 	"mail.reminder.why":          text("まだ回答していない確認の期限前のリマインダーです。"),
+	"remind11_person.subject":    text("リマインダー：あなたが回答する番です"),
+	"remind11_person.heading":    text("まだあなたが回答する番です"),
+	"remind11_person.intro":      text("交渉%[1]sでまだあなたが回答する番です：条件を承認するか、別の案を提示するか、辞退してください。"), // in
 	"mail.agreed.heading":        text("合意成立"),
 	"mail.agreed.intro":          text("合意が成立しました%[1]s：お二人がこの条件を承認しました。"),
 	"mail.agreed.why":            text("お知らせ：あなたの交渉の1つで合意が成立しました。"),

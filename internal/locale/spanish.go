@@ -197,6 +197,8 @@ var spanishText = map[Key]catalog.Message{
 	"notif.skip_room_gone":           text("la sala ya no existe"),
 	"notif.skip_not_their_seat":      text("usted ya no responde por este lado"),
 	"notif.skip_not_pending":         text("la confirmación ya no está pendiente"),
+	"remind11_skip_not_their_turn":   text("ya no es su turno"),
+	"remind11_skip_answered":         text("la persona ya respondió"),
 	"notif.skip_push_not_configured": text("Web Push no está configurado (claves VAPID)"),
 	"notif.skip_no_device":           text("ningún dispositivo"),
 	"notif.skip_push_gone":           text("la suscripción Web Push ya no existe: se quitó el dispositivo"),
@@ -719,6 +721,9 @@ var spanishText = map[Key]catalog.Message{
 	"mail.reminder.intro":        text("%[1]s le pidió %[2]s%[3]s."),
 	"mail.reminder.deadline":     text("El plazo vence el %[1]s (%[2]s); si nadie acuerda antes, la sala se cierra."), // until.*
 	"mail.reminder.why":          text("Un recordatorio antes del plazo de una confirmación que aún no ha respondido."),
+	"remind11_person.subject":    text("Recordatorio: le toca responder"),
+	"remind11_person.heading":    text("Todavía le toca responder"),
+	"remind11_person.intro":      text("Todavía le toca responder en la negociación%[1]s: apruebe las condiciones, proponga otra cosa o rechace."), // in
 	"mail.agreed.heading":        text("Acordado"),
 	"mail.agreed.intro":          text("Acordado%[1]s: ambos aprobaron estas condiciones."),
 	"mail.agreed.why":            text("Un aviso: una de sus negociaciones terminó en acuerdo."),
