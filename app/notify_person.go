@@ -60,33 +60,14 @@ func (n *Notifications) personNotification(ctx context.Context, d jobs.Delivery,
 	r := ld.room
 	switch d.Topic {
 	case jobs.TopicTurn:
-		events, err := row.events()
+		events, err := stillTheirTurn(row, r, d.Seq)
 		if err != nil {
 			return err
-		}
-		if r.State != negotiation.StateAwaiting || r.Turn != negotiation.SideB || d.Seq > len(events) {
-			return jobs.Skip("no longer their turn")
-		}
-		for _, ev := range events[d.Seq:] {
-			if ev.Side == negotiation.SideB {
-				return jobs.Skip("they answered since")
-			}
 		}
 		out.Verdict = negotiation.TurnMove(events[:d.Seq], negotiation.SideB)
 	case jobs.TopicReminder:
-		// Still their turn, the same one: nothing of theirs since the
-		// move that passed it (Seq), and the deadline not passed.
-		events, err := row.events()
-		if err != nil {
+		if _, err := stillTheirTurn(row, r, d.Seq); err != nil {
 			return err
-		}
-		if r.State != negotiation.StateAwaiting || r.Turn != negotiation.SideB || d.Seq > len(events) {
-			return jobs.Skip("no longer their turn")
-		}
-		for _, ev := range events[d.Seq:] {
-			if ev.Side == negotiation.SideB {
-				return jobs.Skip("they answered since")
-			}
 		}
 	case jobs.TopicAgreed:
 		if r.State != negotiation.StateAgreed {
@@ -151,4 +132,23 @@ func (n *Notifications) UnsubscribePerson(ctx context.Context, token string) (st
 		return "", refuse(ErrNotFound, "error.link_not_valid", "this link is not valid")
 	}
 	return clearPersonEmail(ctx, n.pool, roomID)
+}
+
+// stillTheirTurn returns the room's log if it is still the person's turn
+// that the move at seq passed them (nothing of theirs since), else the
+// job's skip.
+func stillTheirTurn(row *roomRow, r *negotiation.Room, seq int) ([]negotiation.Event, error) {
+	events, err := row.events()
+	if err != nil {
+		return nil, err
+	}
+	if r.State != negotiation.StateAwaiting || r.Turn != negotiation.SideB || seq > len(events) {
+		return nil, jobs.Skip("no longer their turn")
+	}
+	for _, ev := range events[seq:] {
+		if ev.Side == negotiation.SideB {
+			return nil, jobs.Skip("they answered since")
+		}
+	}
+	return events, nil
 }
