@@ -29,12 +29,17 @@ func selectPushDevice(ctx context.Context, q querier, userID, subscriptionID int
 }
 
 // lockCountOtherPushSubscriptions locks the user's row (FOR NO KEY UPDATE)
-// and counts the user's subscriptions other than endpoint's; pgx.ErrNoRows:
-// no such user.
+// and then counts the user's subscriptions other than endpoint's;
+// pgx.ErrNoRows: no such user. Two statements, not one: a count in the
+// locking statement is read from the snapshot taken before the lock was
+// waited for, so it misses the device the lock's previous holder just
+// added, and two browsers at once would both take the last place.
 func lockCountOtherPushSubscriptions(ctx context.Context, q querier, userID int64, endpoint string) (int, error) {
 	var n int
-	err := q.QueryRow(ctx, `SELECT (SELECT count(*) FROM push_subscriptions s WHERE s.user_id = u.id AND s.endpoint <> $2)
-		FROM users u WHERE u.id = $1 FOR NO KEY UPDATE OF u`, userID, endpoint).Scan(&n)
+	err := q.QueryRow(ctx, `SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE`, userID).Scan(&n)
+	if err == nil {
+		err = q.QueryRow(ctx, `SELECT count(*) FROM push_subscriptions WHERE user_id = $1 AND endpoint <> $2`, userID, endpoint).Scan(&n)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("lockCountOtherPushSubscriptions %d: %w", userID, err)
 	}
