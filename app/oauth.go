@@ -279,9 +279,17 @@ func (o *OAuth) Connect(ctx context.Context, userID int64, accountSlug string, c
 		if acct == nil {
 			return refuse(ErrUnauthorized, "error.oauth_not_member", "account: you are not a member of %q, so you cannot connect an agent for it", accountSlug)
 		}
+		// Locked before the agent is connected again, too: a disconnected
+		// agent brought back counts against the cap like a new one.
+		if err := lockForCaps(ctx, tx, acct.AccountID, o.agentCap); err != nil {
+			return err
+		}
 		agentID, err := reconnectOAuthAgent(ctx, tx, acct.AccountID, client.ID, userID)
 		switch {
 		case err == nil:
+			if err := checkAgentCap(ctx, tx, acct.AccountID, agentID, o.agentCap); err != nil {
+				return err
+			}
 			if agent, err = selectAgent(ctx, tx, accountSlug, agentID); err != nil {
 				return err
 			}
@@ -295,9 +303,6 @@ func (o *OAuth) Connect(ctx context.Context, userID int64, accountSlug string, c
 		}
 		name, err := freeAgentName(ctx, tx, acct.AccountID, agentNames(client.Name, email))
 		if err != nil {
-			return err
-		}
-		if err := lockForCaps(ctx, tx, acct.AccountID, o.agentCap); err != nil {
 			return err
 		}
 		if err := checkAgentCap(ctx, tx, acct.AccountID, 0, o.agentCap); err != nil {
