@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/taasky/taasky/negotiation"
 )
@@ -72,7 +73,7 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 	room, events, warnings, err := negotiation.Open(negotiation.OpenRequest{
 		Schema: in.Schema, Limits: in.Limits, Subject: in.Subject, Options: in.Options, Slots: in.Slots,
 		Preapprove: in.Preapprove, Deadline: in.Deadline, PreapprovalID: newConfirmationID(), Title: in.Title,
-		PreapprovalAnnouncement: announce,
+		PreapprovalAnnouncement: announce, Fold: norm.NFKC.String,
 	}, now)
 	if err != nil {
 		return nil, fromProtocol(err)
@@ -211,7 +212,7 @@ func (s *Rooms) Join(ctx context.Context, agent Agent, in JoinInput) (*JoinResul
 			return fromProtocol(err)
 		}
 		if len(in.Schema) > 0 {
-			if err := next.Party(negotiation.SideB).Schema.CheckDeceptive(); err != nil {
+			if err := next.Party(negotiation.SideB).Schema.CheckDeceptiveFolded(norm.NFKC.String); err != nil {
 				return fromProtocol(err)
 			}
 		}

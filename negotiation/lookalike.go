@@ -76,25 +76,44 @@ func skeleton(s string) string {
 
 // CheckDeceptive refuses a schema whose labels or enum values are built to
 // look like something else, or look like each other.
-func (s *Schema) CheckDeceptive() error {
-	labels := map[string]string{}
+func (s *Schema) CheckDeceptive() error { return s.CheckDeceptiveFolded(nil) }
+
+// CheckDeceptiveFolded is CheckDeceptive with labels and values compared
+// once fold has been applied to them: a door's Unicode normalization
+// (NFKC), whose tables the standard library lacks, so that "é" written as
+// one character and as "e" with a combining accent are the same text.
+func (s *Schema) CheckDeceptiveFolded(fold func(string) string) error {
+	alike := func(a, b string) string {
+		if fold != nil && skeleton(a) != skeleton(b) {
+			return fmt.Sprintf("%+q and %+q are the same text written in two Unicode forms; write both in one (NFC)", clip(a), clip(b))
+		}
+		return fmt.Sprintf("%q and %q look alike; a person could not tell them apart", clip(a), clip(b))
+	}
+	key := skeleton
+	if fold != nil {
+		key = func(s string) string { return skeleton(fold(s)) }
+	}
+	labels := map[string]Field{}
 	for _, f := range s.fields {
 		if why := Deceptive(f.Label); why != "" {
 			return schemaErr("%s: label %s", f.Name, why)
 		}
-		k := skeleton(f.Label)
+		k := key(f.Label)
 		if other, ok := labels[k]; ok {
-			return schemaErr("%s: its label looks like the label of %s; a person could not tell them apart", f.Name, other)
+			if fold != nil && skeleton(f.Label) != skeleton(other.Label) {
+				return schemaErr("%s: its label and the label of %s: %s", f.Name, other.Name, alike(other.Label, f.Label))
+			}
+			return schemaErr("%s: its label looks like the label of %s; a person could not tell them apart", f.Name, other.Name)
 		}
-		labels[k] = f.Name
+		labels[k] = f
 		values := map[string]string{}
 		for _, v := range f.Values {
 			if why := Deceptive(v); why != "" {
 				return schemaErr("%s: value %q %s", f.Name, clip(v), why)
 			}
-			k := skeleton(v)
+			k := key(v)
 			if other, ok := values[k]; ok {
-				return schemaErr("%s: values %q and %q look alike; a person could not tell them apart", f.Name, clip(other), clip(v))
+				return schemaErr("%s: values %s", f.Name, alike(other, v))
 			}
 			values[k] = v
 		}

@@ -22,6 +22,10 @@ type OpenRequest struct {
 	// PreapprovalAnnouncement is whether a message asks the initiator's
 	// human for the preapproval (Request).
 	PreapprovalAnnouncement Announcement
+	// Fold is the door's Unicode normalization (NFKC), applied before the
+	// schema's labels and values are compared for lookalikes
+	// (CheckDeceptiveFolded); nil: none.
+	Fold func(string) string
 }
 
 // inputErr is bad input other than terms, at at ("" when the message
@@ -55,7 +59,7 @@ func Open(req OpenRequest, at time.Time) (*Room, []Event, []string, error) {
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		if err := s.CheckDeceptive(); err != nil {
+		if err := s.CheckDeceptiveFolded(req.Fold); err != nil {
 			return nil, nil, nil, err
 		}
 		schemaJSON, warnings = s.Declared(), w

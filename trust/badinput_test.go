@@ -280,6 +280,11 @@ func badCases() []badCase {
 		{field("ok", `{"type":"enum","label":"OK","values":["ye","уе"]}`), "look alike"},
 		{field("ok", `{"type":"enum","label":"OK","values":["video","vid\u200beo"]}`), "invisible character"},
 		{field("ok", `{"type":"enum","label":"OK","values":["paypal","pаypal"]}`), "ok: value"},
+		// The same text in two Unicode forms: é as one character, and as e
+		// with a combining accent; ﬁ as a ligature.
+		{field("ok", `{"type":"enum","label":"OK","values":["caf\u00e9","cafe\u0301"]}`), `ok: values "caf\u00e9" and "cafe\u0301" are the same text written in two Unicode forms`},
+		{`{"a":{"type":"int","label":"Caf\u00e9"},"b":{"type":"int","label":"Cafe\u0301"}}`, "b: its label and the label of a:"},
+		{field("ok", `{"type":"enum","label":"OK","values":["\ufb01ne","fine"]}`), "two Unicode forms"},
 	} {
 		open("homoglyph", c.schema, c.want)
 		cs = append(cs, badCase{"", "homoglyph", "negotiation_join", `{"invite_code":"$INV","subject_schema":` + c.schema + `}`, c.want})
