@@ -39,6 +39,28 @@ func TestSayAgreesWithVerdicts(t *testing.T) {
 	}
 }
 
+// With no deal possible only on a field either side may leave out, a deal
+// without it is still possible: next says so, and still offers the turn.
+func TestNextWithNoDealPossibleOnAnOptionalField(t *testing.T) {
+	p := openPlay(t, OpenRequest{Limits: []byte(`{"place":{"one_of":["office"]}}`)})
+	p.join(qtySchema, []byte(`{"place":{"one_of":["video"]}}`))
+	if !slices.Equal(p.r.NoDeal, []string{"place"}) {
+		t.Fatalf("no deal %v", p.r.NoDeal)
+	}
+	a := p.r.Next(SideA)
+	if !strings.HasPrefix(a.Say, "No deal is possible on place with a value: ") ||
+		!strings.Contains(a.Say, "it is optional, so terms that leave it out can still agree") ||
+		strings.Contains(a.Say, "any terms break") || !strings.HasSuffix(a.Say, "Your turn: offer terms.") {
+		t.Errorf("next %q", a.Say)
+	}
+	// With a required field blocked too, no terms can agree.
+	p = openPlay(t, OpenRequest{Limits: []byte(`{"qty":{"min":10},"place":{"one_of":["office"]}}`)})
+	p.join(qtySchema, []byte(`{"qty":{"max":5},"place":{"one_of":["video"]}}`))
+	if a := p.r.Next(SideA); !strings.HasPrefix(a.Say, "No deal is possible on place, qty: ") || !strings.Contains(a.Say, "any terms break one side's limits") {
+		t.Errorf("next %q", a.Say)
+	}
+}
+
 // With no deal possible, next says which fields block and the ways out,
 // never "offer terms" as if an agreement could be reached.
 func TestNextWithNoDealPossible(t *testing.T) {

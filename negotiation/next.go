@@ -48,7 +48,7 @@ func (r *Room) next(side Side, counterOK bool) Next {
 	}
 	if len(r.NoDeal) > 0 {
 		// First the way things stand, then what the protocol still allows.
-		n.Say = noDealSay(r.NoDeal) + " " + n.Say
+		n.Say = r.noDealSay() + " " + n.Say
 	}
 	return n
 }
@@ -131,9 +131,37 @@ func (r *Room) live(side Side, counterOK bool) Next {
 }
 
 // noDealSay is the sentence that leads every next of a live room in which
-// the two sides' limits cannot overlap on some fields.
-func noDealSay(fields []string) string {
-	return "No deal is possible on " + strings.Join(fields, ", ") +
-		": your human's limits and the other side's cannot overlap there, so any terms break one side's limits." +
-		" The ways out: cancel, or ask your human whether they would move their limits (limits are fixed in a room, so that means cancelling and opening a new one)."
+// the two sides' limits cannot overlap on some fields. When every such
+// field may be left out (optional in either side's schema: terms without
+// it are not held to limits on it), a deal without them is still
+// possible, and the sentence says so rather than "any terms".
+func (r *Room) noDealSay() string {
+	fields := strings.Join(r.NoDeal, ", ")
+	for _, name := range r.NoDeal {
+		if !r.optionalInEither(name) {
+			return "No deal is possible on " + fields +
+				": your human's limits and the other side's cannot overlap there, so any terms break one side's limits." +
+				" The ways out: cancel, or ask your human whether they would move their limits (limits are fixed in a room, so that means cancelling and opening a new one)."
+		}
+	}
+	it := "it is optional, so terms that leave it out"
+	if len(r.NoDeal) > 1 {
+		it = "they are optional, so terms that leave them out"
+	}
+	return "No deal is possible on " + fields + " with a value: your human's limits and the other side's cannot overlap there;" +
+		" " + it + " can still agree. The other way out: cancel (limits are fixed in a room, so moving them means cancelling and opening a new one)."
+}
+
+// optionalInEither reports whether either side's schema lets its terms
+// leave out the field name.
+func (r *Room) optionalInEither(name string) bool {
+	for _, p := range r.Parties {
+		if p.Schema == nil {
+			continue
+		}
+		if f, ok := p.Schema.Field(name); ok && f.Optional {
+			return true
+		}
+	}
+	return false
 }
