@@ -38,6 +38,10 @@ type CardField struct {
 	Type    Type    `json:"type"`
 	Outside []Bound `json:"outside_your_limits,omitempty"` // the viewer's bounds this value breaks (never a number)
 	NoDeal  bool    `json:"no_deal,omitempty"`
+	// TheirLabel: the viewer answers with the other side's schema (a person
+	// invited to a room), so Label is the other side's words, though the
+	// field is the viewer's too (InvitersLabels).
+	TheirLabel bool `json:"-"`
 	// Shorthand: Label is Taasky's name for the slots shorthand's field
 	// (Field.Shorthand), neither side's words; a person reads it in their
 	// own language. Agents get Label as the schema holds it.
@@ -157,6 +161,27 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// InvitersLabels marks every label on the card as the other side's words
+// (TheirLabel), but Taasky's own name for the slots shorthand's field: for
+// a person, who answers with the inviter's schema (DESIGN §4: labels
+// written by the other party are shown as theirs). It returns c.
+func (c *Card) InvitersLabels() *Card {
+	if c != nil {
+		for i := range c.Options {
+			InvitersLabels(c.Options[i].Fields)
+		}
+	}
+	return c
+}
+
+// InvitersLabels marks fields' labels as the other side's, as
+// Card.InvitersLabels does.
+func InvitersLabels(fields []CardField) {
+	for i := range fields {
+		fields[i].TheirLabel = !fields[i].Shorthand
+	}
 }
 
 // Breaches lists the viewer's bounds the option's values break, field by

@@ -257,7 +257,7 @@ func optionsOf(w *locale.Printer, c *negotiation.Card, kind Kind, verdict negoti
 			// The slots shorthand's field is named by Taasky, in the
 			// reader's words, and is neither side's.
 			fv := fieldView{Label: oneLine(w.Label(f.Label, f.Shorthand)), Text: w.Value(f, loc),
-				Theirs: f.Theirs && !f.Shorthand, Missing: f.Missing}
+				Theirs: (f.Theirs || f.TheirLabel) && !f.Shorthand, Missing: f.Missing}
 			if len(f.Outside) > 0 {
 				fv.Flag = w.Outside(f.Outside)
 			}
