@@ -192,6 +192,22 @@ func (h *HumanRoom) fill(r *negotiation.Room, side negotiation.Side, seen bool) 
 	h.Limits = slices.Clone(r.Party(side).Limits.List()) // the room's own list stays the room's
 }
 
+// invitersLabels marks every label a person reads (they answer with the
+// inviter's schema) as the inviter's words, but Taasky's own name for the
+// slots shorthand's field: on the card and in the timeline.
+func (h *HumanRoom) invitersLabels() {
+	h.Card.InvitersLabels()
+	for i := range h.Timeline {
+		for _, o := range h.Timeline[i].Options {
+			negotiation.InvitersLabels(o.Fields)
+		}
+		for j := range h.Timeline[i].AskedAbout {
+			f := &h.Timeline[i].AskedAbout[j]
+			f.Theirs = !f.Shorthand
+		}
+	}
+}
+
 // renderTerms renders terms a side tabled through the viewer's schema, as a
 // card would (a card of a room whose table held them).
 func renderTerms(r *negotiation.Room, viewer, mover negotiation.Side, opts []OptionView, loc *time.Location) []negotiation.CardOption {

@@ -92,7 +92,7 @@ func (n *Notifications) personNotification(ctx context.Context, d jobs.Delivery,
 	}
 	// The schema is the inviter's, which they answer with: nothing is new
 	// to them but the terms.
-	out.Card = r.Card(negotiation.SideB, true, tz)
+	out.Card = r.Card(negotiation.SideB, true, tz).InvitersLabels()
 	out.Agent, out.Them, out.ThemKey = partyNames(row, negotiation.SideB, &humanRow{them: pn.inviter})
 	return nil
 }

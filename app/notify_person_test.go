@@ -165,6 +165,10 @@ func TestPersonJoinsFirstThenHearsTurnAndClose(t *testing.T) {
 		!strings.Contains(turn.Text, "09:00") {
 		t.Errorf("the your-turn mail (English, UTC: the page told no zone):\n%s\n%s", turn.Subject, turn.Text)
 	}
+	// Dave answers with the inviter's schema: its labels are the inviter's words.
+	if !strings.Contains(turn.Text, "Meeting time (their field): ") {
+		t.Errorf("the your-turn mail does not mark the inviter's label as theirs:\n%s", turn.Text)
+	}
 	// Dave counters; the inviter's agent counters back: his turn again, a
 	// second mail.
 	if _, err := nb.rooms.AnswerAsPerson(nb.ctx, res.SeatToken, PersonAnswer{Verdict: negotiation.VerdictCounter, Terms: meeting(10, "")}); err != nil {

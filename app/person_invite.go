@@ -153,7 +153,7 @@ func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Loc
 		}
 		preview := *r
 		preview.Parties[1] = negotiation.Party{Schema: inv.Schema}
-		inv.Card = preview.Card(negotiation.SideB, true, inv.TimeZone)
+		inv.Card = preview.Card(negotiation.SideB, true, inv.TimeZone).InvitersLabels() // a person answers with the inviter's schema
 		return nil
 	})
 	return inv, err

@@ -49,6 +49,7 @@ func (s *Rooms) PersonRoom(ctx context.Context, token string, loc *time.Location
 			return err
 		}
 		h.CanDecide = true // their tap is their confirmation
+		h.invitersLabels()
 		if h.Card != nil && !ld.room.AsksToConfirm(negotiation.SideB) {
 			// The new-schema note is for terms they are asked to confirm:
 			// not under their own proposal, nor once the room ended.
@@ -99,7 +100,7 @@ func (s *Rooms) PersonAgreement(ctx context.Context, token string, loc *time.Loc
 		if err != nil {
 			return err
 		}
-		a = &PersonAgreement{RoomID: roomID, Card: r.Card(negotiation.SideB, true, loc),
+		a = &PersonAgreement{RoomID: roomID, Card: r.Card(negotiation.SideB, true, loc).InvitersLabels(),
 			RoomUID: jobs.UniqueID(install, "room", strconv.FormatInt(roomID, 10), strconv.FormatInt(r.OpenedAt.UnixNano(), 10))}
 		if ld.row.Title != nil {
 			a.Title = *ld.row.Title

@@ -15,20 +15,25 @@ const timeLayout = time.RFC3339
 // View is a room as one side sees it: never the other side's limits, only
 // the flags and notes the protocol derives from them.
 type View struct {
-	RoomID              int64                    `json:"-"`
-	Side                negotiation.Side         `json:"-"`
-	State               negotiation.State        `json:"state"`
-	ClosedReason        negotiation.ClosedReason `json:"closed_reason,omitempty"`
-	Round               int                      `json:"round"`
-	Turn                *string                  `json:"turn,omitempty"` // "you" or "them"; nil: nobody's (draft, agreed, closed)
-	Deadline            string                   `json:"deadline"`
-	Title               string                   `json:"title,omitempty"`
-	Rounds              []RoundView              `json:"rounds"`
-	TermsOnTable        *TableView               `json:"terms_on_table,omitempty"`
-	Approvals           ApprovalsView            `json:"approvals,omitzero"`
-	NoDealPossible      []string                 `json:"no_deal_possible,omitempty"`
-	PendingConfirmation *ConfirmationView        `json:"pending_confirmation,omitempty"`
-	Next                negotiation.Next         `json:"next"`
+	RoomID         int64                    `json:"-"`
+	Side           negotiation.Side         `json:"-"`
+	State          negotiation.State        `json:"state"`
+	ClosedReason   negotiation.ClosedReason `json:"closed_reason,omitempty"`
+	Round          int                      `json:"round"`
+	Turn           *string                  `json:"turn,omitempty"` // "you" or "them"; nil: nobody's (draft, agreed, closed)
+	Deadline       string                   `json:"deadline"`
+	Title          string                   `json:"title,omitempty"`
+	Rounds         []RoundView              `json:"rounds"`
+	TermsOnTable   *TableView               `json:"terms_on_table,omitempty"`
+	Approvals      ApprovalsView            `json:"approvals,omitzero"`
+	NoDealPossible []string                 `json:"no_deal_possible,omitempty"`
+	// DetailAsked is the fields the other side's last move asked more
+	// detail on (need_more_detail), named for this side's human (their
+	// label, else the other side's, marked as theirs); nil once anyone
+	// moved since. For the humans' words: agents read rounds.
+	DetailAsked         []negotiation.CardNote `json:"-"`
+	PendingConfirmation *ConfirmationView      `json:"pending_confirmation,omitempty"`
+	Next                negotiation.Next       `json:"next"`
 	// NextCounterAt is when this side may counter again, while the
 	// service's cool-down between counters holds it back.
 	NextCounterAt string `json:"next_counter_at,omitempty"`
@@ -136,6 +141,15 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 		return nil, err
 	}
 	v.Rounds = roundsOf(log, side)
+	if n := len(v.Rounds); n > 0 && r.State == negotiation.StateAwaiting {
+		if last := v.Rounds[n-1]; last.By == "them" && last.Verdict == negotiation.VerdictNeedMoreDetail {
+			for _, name := range last.Fields {
+				if note, ok := r.Note(side, name); ok {
+					v.DetailAsked = append(v.DetailAsked, note)
+				}
+			}
+		}
+	}
 	evs := events(log)
 	next, coolEnd := s.pace.Advise(r, side, negotiation.LastTabled(evs, side), s.now(), negotiation.TempoOf(evs, negotiation.DefaultTempo))
 	v.Next = next

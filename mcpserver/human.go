@@ -64,14 +64,29 @@ func forYourHuman(v *app.View) string {
 				line("human.option", words.Option(i, len(options)))
 			}
 			for _, f := range o.Fields {
-				b.WriteString(cardLine(words, f, v.TimeZone, approving))
+				b.WriteString(cardLine(words, f, v.TimeZone, approving, !yours))
 			}
+		}
+		// The card decided it: the other side approved what is shown (the
+		// one option asked, or the only one on the table).
+		if len(options) == 1 && options[0].TheyApproved {
+			line("hum12_agrees")
 		}
 		// The note asks the human to check each field before confirming:
 		// it is said while they are asked to (their card says it too).
 		if c.NewSchema && v.PendingConfirmation != nil {
 			line("card.new_schema")
 		}
+	}
+	if len(v.DetailAsked) > 0 {
+		asked := make([]string, len(v.DetailAsked))
+		for i, n := range v.DetailAsked {
+			asked[i] = words.Label(n.Label, n.Shorthand)
+			if n.Theirs && !n.Shorthand {
+				asked[i] = words.T("human.their_field", asked[i])
+			}
+		}
+		line("hum12_detail_asked", strings.Join(asked, ", "))
 	}
 	if len(v.NoDealPossible) > 0 {
 		b.WriteString(words.NoDeal(labels(words, v)) + "\n")
@@ -103,8 +118,9 @@ func asked(options []negotiation.CardOption, p *app.ConfirmationView) []negotiat
 	return options
 }
 
-// cardLine is one field in the reader's words and zone.
-func cardLine(words *locale.Printer, f negotiation.CardField, loc *time.Location, approving bool) string {
+// cardLine is one field in the reader's words and zone; fromThem: the
+// other side tabled it, so its strings are their words.
+func cardLine(words *locale.Printer, f negotiation.CardField, loc *time.Location, approving, fromThem bool) string {
 	label := words.Label(f.Label, f.Shorthand) // the slots shorthand's: Taasky's name, neither side's
 	if f.Theirs && !f.Shorthand {
 		label = words.T("human.their_field", label)
@@ -112,8 +128,10 @@ func cardLine(words *locale.Printer, f negotiation.CardField, loc *time.Location
 	switch {
 	case f.Missing:
 		return fmt.Sprintf("- %s: %s\n", label, words.T("human.not_given"))
-	case f.Type == negotiation.TypeString:
+	case f.Type == negotiation.TypeString && fromThem:
 		return fmt.Sprintf("- %s: %s\n", label, words.T("human.their_words", fmt.Sprintf("%q", f.Text)))
+	case f.Type == negotiation.TypeString:
+		return fmt.Sprintf("- %s: %q\n", label, f.Text)
 	}
 	text := words.Value(f, loc)
 	if f.Theirs && f.Type == negotiation.TypeEnum {

@@ -10,8 +10,11 @@ type Card struct {
 	TabledBy  Side          `json:"tabled_by"`         // who put these terms on the table
 	Options   []CardOption  `json:"options"`           // one, or the options to choose from
 	NoDeal    []CardNote    `json:"no_deal,omitempty"` // fields on which no deal is possible
-	NewSchema bool          `json:"new_schema"`        // the other side's schema is new to the viewer's account
+	NewSchema bool          `json:"new_schema"`        // the other side's schema is new to the viewer's account, and the terms are theirs
 	Asking    *Confirmation `json:"asking,omitempty"`
+	// Agrees: the viewer is asked to approve (Asking) terms the other side
+	// approved already, so the viewer's approval agrees the room.
+	Agrees bool `json:"agrees,omitempty"`
 }
 
 // CardOption is one set of terms on the card.
@@ -19,6 +22,9 @@ type CardOption struct {
 	SubjectHash SubjectHash `json:"subject_hash"`
 	Fields      []CardField `json:"fields"`
 	Outside     bool        `json:"outside_your_limits"` // any field is outside the viewer's limits
+	// TheyApproved: the other side approved these terms (or preapproved
+	// the opening options): the viewer's approval agrees the room.
+	TheyApproved bool `json:"they_approved,omitempty"`
 }
 
 // CardField is one field of one option.
@@ -32,6 +38,10 @@ type CardField struct {
 	Type    Type    `json:"type"`
 	Outside []Bound `json:"outside_your_limits,omitempty"` // the viewer's bounds this value breaks (never a number)
 	NoDeal  bool    `json:"no_deal,omitempty"`
+	// TheirLabel: the viewer answers with the other side's schema (a person
+	// invited to a room), so Label is the other side's words, though the
+	// field is the viewer's too (InvitersLabels).
+	TheirLabel bool `json:"-"`
 	// Shorthand: Label is Taasky's name for the slots shorthand's field
 	// (Field.Shorthand), neither side's words; a person reads it in their
 	// own language. Agents get Label as the schema holds it.
@@ -42,7 +52,25 @@ type CardField struct {
 type CardNote struct {
 	Name      string `json:"name"`
 	Label     string `json:"label"`
-	Shorthand bool   `json:"-"` // as CardField.Shorthand
+	Theirs    bool   `json:"theirs,omitempty"` // a field the viewer's schema lacks: their label
+	Shorthand bool   `json:"-"`                // as CardField.Shorthand
+}
+
+// Note names a field for the viewer: by the viewer's label, else (a field
+// only the other side's schema has) by theirs, marked as theirs. ok is
+// false for a field neither schema has.
+func (r *Room) Note(viewer Side, name string) (n CardNote, ok bool) {
+	if s := r.Party(viewer).Schema; s != nil {
+		if f, mine := s.Field(name); mine {
+			return CardNote{Name: name, Label: f.Label, Shorthand: f.Shorthand}, true
+		}
+	}
+	if s := r.Party(viewer.Other()).Schema; s != nil {
+		if f, theirs := s.Field(name); theirs {
+			return CardNote{Name: name, Label: f.Label, Theirs: true, Shorthand: f.Shorthand}, true
+		}
+	}
+	return CardNote{}, false
 }
 
 // Card builds the viewer's card for the terms on the table (nil if none).
@@ -53,7 +81,10 @@ func (r *Room) Card(viewer Side, seen bool, loc *time.Location) *Card {
 		return nil // nothing on the table, or the viewer has not joined
 	}
 	me, them := r.Party(viewer), r.Party(viewer.Other())
-	c := &Card{Viewer: viewer, TabledBy: r.Table.By, NewSchema: them.Schema != nil && !seen,
+	// The note on a new schema asks the viewer to check how the other
+	// side's terms read through their own form: terms the viewer tabled
+	// are in their own form already.
+	c := &Card{Viewer: viewer, TabledBy: r.Table.By, NewSchema: them.Schema != nil && !seen && r.Table.By != viewer,
 		Asking: r.PendingFor(viewer)}
 	for _, name := range r.NoDeal {
 		f, _ := me.Schema.Field(name)
@@ -61,9 +92,28 @@ func (r *Room) Card(viewer Side, seen bool, loc *time.Location) *Card {
 	}
 	tabler := r.Party(r.Table.By).Schema
 	for _, t := range r.Table.Options {
-		c.Options = append(c.Options, r.cardOption(me, tabler, t, viewer != r.Table.By, loc))
+		o := r.cardOption(me, tabler, t, viewer != r.Table.By, loc)
+		o.TheyApproved = r.approvedBy(viewer.Other(), o.SubjectHash)
+		c.Options = append(c.Options, o)
+	}
+	if a := c.Asking; a != nil && a.Verdict == VerdictApprove {
+		c.Agrees = r.approvedBy(viewer.Other(), a.SubjectHash)
 	}
 	return c
+}
+
+// approvedBy says whether side's approval stands on the option h of the
+// table: its own, or (a) a preapproval of the opening options, which counts
+// as a's approval of the option b approves.
+func (r *Room) approvedBy(side Side, h SubjectHash) bool {
+	if h == "" {
+		return false
+	}
+	if r.Approval(side) == h {
+		return true
+	}
+	_, onTable := r.Table.Find(h)
+	return side == SideA && r.Preapproved && r.Table.By == SideA && onTable
 }
 
 func (r *Room) cardOption(me Party, tabler *Schema, t *Terms, fromThem bool, loc *time.Location) CardOption {
@@ -111,6 +161,27 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// InvitersLabels marks every label on the card as the other side's words
+// (TheirLabel), but Taasky's own name for the slots shorthand's field: for
+// a person, who answers with the inviter's schema (DESIGN §4: labels
+// written by the other party are shown as theirs). It returns c.
+func (c *Card) InvitersLabels() *Card {
+	if c != nil {
+		for i := range c.Options {
+			InvitersLabels(c.Options[i].Fields)
+		}
+	}
+	return c
+}
+
+// InvitersLabels marks fields' labels as the other side's, as
+// Card.InvitersLabels does.
+func InvitersLabels(fields []CardField) {
+	for i := range fields {
+		fields[i].TheirLabel = !fields[i].Shorthand
+	}
 }
 
 // Breaches lists the viewer's bounds the option's values break, field by

@@ -67,14 +67,31 @@ func waitingSay(p *Confirmation) string {
 // answeredSay tells an agent what became of its last request to its human,
 // when that moved nothing.
 func answeredSay(a *HumanAnswer) string {
-	what := string(a.Verdict)
-	if a.Hash != "" {
-		what += " " + string(a.Hash)
-	}
+	what := asked(a.Verdict, a.Hash)
 	if a.Result == ResultVoid {
-		return "Your human's answer to " + what + " came too late and applied to nothing (" + a.Why + ")."
+		return "Your human's answer to the request to " + what + " came too late and applied to nothing (" + a.Why + ")."
 	}
-	return "Your human declined " + what + ": do not ask them again for the same without something new."
+	return "Your human declined to " + what + ": do not ask them again for the same without something new."
+}
+
+// asked is what an agent asked its human to confirm, in words: "approve
+// the terms sha256:…", "reject the terms on the table".
+func asked(v Verdict, h SubjectHash) string {
+	switch v {
+	case VerdictApprove:
+		return "approve the terms " + string(h)
+	case VerdictReject:
+		return "reject the terms on the table (closing the room)"
+	case VerdictCancel:
+		return "cancel the negotiation"
+	case VerdictPreapprove:
+		return "accept any of the opening options"
+	}
+	what := string(v)
+	if h != "" {
+		what += " " + string(h)
+	}
+	return what
 }
 
 // draft is next before the other side joined.

@@ -383,7 +383,7 @@ func TestNextTellsOfADecline(t *testing.T) {
 	if _, why := p.decide(SideB, "c1", false); why != "" {
 		t.Fatal(why)
 	}
-	declined := "Your human declined approve " + string(h) + ": do not ask them again for the same without something new. "
+	declined := "Your human declined to approve the terms " + string(h) + ": do not ask them again for the same without something new. "
 	if got := p.r.Next(SideB).Say; got != declined+before {
 		t.Fatalf("next after the decline:\n%s\nwant\n%s", got, declined+before)
 	}
@@ -410,7 +410,7 @@ func TestNextTellsOfADecline(t *testing.T) {
 	if a := n.Answered[SideB.index()]; a == nil || a.Result != ResultVoid || a.Why != why {
 		t.Errorf("kept after a void answer: %+v", a)
 	}
-	if got := n.Next(SideB).Say; !strings.HasPrefix(got, "Your human's answer to approve "+string(h)+" came too late and applied to nothing ("+why+").") {
+	if got := n.Next(SideB).Say; !strings.HasPrefix(got, "Your human's answer to the request to approve the terms "+string(h)+" came too late and applied to nothing ("+why+").") {
 		t.Errorf("next after a void answer: %s", got)
 	}
 	// The room moves on: nothing more to tell.

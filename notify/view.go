@@ -204,6 +204,10 @@ func (m *Message) view() view {
 	v.Subject = oneLine(v.Subject)
 	if m.Card != nil && m.Kind != KindNoDeal && m.Kind != KindClosed {
 		v.Options = optionsOf(w, m.Card, m.Kind, m.Verdict, m.loc())
+		// The card decided whether the other side approved what is asked.
+		if m.Card.Agrees && (m.Kind == KindRequest || m.Kind == KindReminder) && !m.Person {
+			v.Notes = append(v.Notes, w.T("hum12_agrees"))
+		}
 		if m.Card.NewSchema && (m.Kind == KindRequest || m.Kind == KindReminder) {
 			v.Notes = append(v.Notes, w.T("card.new_schema"))
 		}
@@ -253,7 +257,7 @@ func optionsOf(w *locale.Printer, c *negotiation.Card, kind Kind, verdict negoti
 			// The slots shorthand's field is named by Taasky, in the
 			// reader's words, and is neither side's.
 			fv := fieldView{Label: oneLine(w.Label(f.Label, f.Shorthand)), Text: w.Value(f, loc),
-				Theirs: f.Theirs && !f.Shorthand, Missing: f.Missing}
+				Theirs: (f.Theirs || f.TheirLabel) && !f.Shorthand, Missing: f.Missing}
 			if len(f.Outside) > 0 {
 				fv.Flag = w.Outside(f.Outside)
 			}

@@ -100,11 +100,13 @@ var englishText = map[Key]catalog.Message{
 	"refusal.other":    text("This invitation can no longer be answered (%[1]s)."),
 
 	// A card: the terms on the table, in the reader's labels.
-	"card.option":     text("Option %[1]d of %[2]d"),
-	"card.theirs":     text("their field"),
-	"card.missing":    text("missing"),
-	"card.new_schema": text("The other side uses a form you have not agreed under before: check each field."),
-	"card.no_deal":    text("No deal is possible on %[1]s: your limits and theirs cannot both be met (neither side's numbers are shown)."),
+	"card.option":        text("Option %[1]d of %[2]d"),
+	"card.theirs":        text("their field"),
+	"card.missing":       text("missing"),
+	"card.new_schema":    text("The other side uses a form you have not agreed under before: check each field."),
+	"hum12_agrees":       text("The other side approved these terms: if you approve, they are agreed."),
+	"hum12_detail_asked": text("They asked for more detail on: %[1]s"), // labels, comma-separated
+	"card.no_deal":       text("No deal is possible on %[1]s: your limits and theirs cannot both be met (neither side's numbers are shown)."),
 
 	// How long until a moment, in a sentence ("The deadline is … (in about 3 hours)").
 	"until.now": text("now"),

@@ -97,11 +97,13 @@ var frenchText = map[Key]catalog.Message{
 	"refusal.other":    text("Il n'est plus possible de répondre à cette invitation (%[1]s)."),
 
 	// A card: the terms on the table, in the reader's labels.
-	"card.option":     text("Option %[1]d sur %[2]d"),
-	"card.theirs":     text("champ de l'autre partie"),
-	"card.missing":    text("manquant"),
-	"card.new_schema": text("L'autre partie utilise un formulaire sous lequel vous n'avez encore jamais conclu : vérifiez chaque champ."),
-	"card.no_deal":    text("Aucun accord n'est possible sur %[1]s : vos limites et les siennes ne peuvent pas être respectées toutes deux (les chiffres d'aucune partie ne sont montrés)."),
+	"card.option":        text("Option %[1]d sur %[2]d"),
+	"card.theirs":        text("champ de l'autre partie"),
+	"card.missing":       text("manquant"),
+	"card.new_schema":    text("L'autre partie utilise un formulaire sous lequel vous n'avez encore jamais conclu : vérifiez chaque champ."),
+	"hum12_agrees":       text("L'autre partie a approuvé ces conditions : si vous les approuvez, elles sont conclues."),
+	"hum12_detail_asked": text("Ils ont demandé plus de précisions sur : %[1]s"), // labels, comma-separated
+	"card.no_deal":       text("Aucun accord n'est possible sur %[1]s : vos limites et les siennes ne peuvent pas être respectées toutes deux (les chiffres d'aucune partie ne sont montrés)."),
 
 	// How long until a moment, in a sentence ("The deadline is … (in about 3 hours)").
 	"until.now": text("maintenant"),

@@ -97,11 +97,13 @@ var germanText = map[Key]catalog.Message{
 	"refusal.other":    text("Diese Einladung kann nicht mehr beantwortet werden (%[1]s)."),
 
 	// A card: the terms on the table, in the reader's labels.
-	"card.option":     text("Option %[1]d von %[2]d"),
-	"card.theirs":     text("Feld der anderen Seite"),
-	"card.missing":    text("fehlt"),
-	"card.new_schema": text("Die andere Seite verwendet ein Formular, unter dem Sie noch nie vereinbart haben: prüfen Sie jedes Feld."),
-	"card.no_deal":    text("Keine Einigung möglich bei %[1]s: Ihre Grenzen und die der anderen Seite lassen sich nicht beide einhalten (keine Zahlen einer Seite werden gezeigt)."),
+	"card.option":        text("Option %[1]d von %[2]d"),
+	"card.theirs":        text("Feld der anderen Seite"),
+	"card.missing":       text("fehlt"),
+	"card.new_schema":    text("Die andere Seite verwendet ein Formular, unter dem Sie noch nie vereinbart haben: prüfen Sie jedes Feld."),
+	"hum12_agrees":       text("Die andere Seite hat diesen Bedingungen zugestimmt: Wenn Sie zustimmen, sind sie vereinbart."),
+	"hum12_detail_asked": text("Sie haben um mehr Einzelheiten gebeten zu: %[1]s"), // labels, comma-separated
+	"card.no_deal":       text("Keine Einigung möglich bei %[1]s: Ihre Grenzen und die der anderen Seite lassen sich nicht beide einhalten (keine Zahlen einer Seite werden gezeigt)."),
 
 	// How long until a moment, in a sentence ("The deadline is … (in about 3 hours)").
 	"until.now": text("jetzt"),

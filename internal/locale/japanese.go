@@ -92,11 +92,13 @@ var japaneseText = map[Key]catalog.Message{
 	"refusal.other":     text("この招待にはもう回答できません（%[1]s）。"),
 
 	// A card: the terms on the table, in the reader's labels.
-	"card.option":     text("選択肢 %[1]d／%[2]d"),
-	"card.theirs":     text("相手側の項目"),
-	"card.missing":    text("未記入"),
-	"card.new_schema": text("相手側はあなたがこれまで合意したことのないフォームを使っています。各項目を確認してください。"),
-	"card.no_deal":    text("%[1]sについては合意できません：あなたと相手の上限・下限を同時に満たせません（どちらの数値も表示されません）。"),
+	"card.option":        text("選択肢 %[1]d／%[2]d"),
+	"card.theirs":        text("相手側の項目"),
+	"card.missing":       text("未記入"),
+	"card.new_schema":    text("相手側はあなたがこれまで合意したことのないフォームを使っています。各項目を確認してください。"),
+	"hum12_agrees":       text("相手側はこの条件を承認しました。あなたが承認すれば合意となります。"),
+	"hum12_detail_asked": text("相手側は次の項目について詳細を求めています：%[1]s"), // labels, comma-separated
+	"card.no_deal":       text("%[1]sについては合意できません：あなたと相手の上限・下限を同時に満たせません（どちらの数値も表示されません）。"),
 
 	// How long until a moment, in a sentence ("The deadline is … (in about 3 hours)").
 	"until.now":     text("今"),

@@ -97,11 +97,13 @@ var spanishText = map[Key]catalog.Message{
 	"refusal.other":    text("Ya no se puede responder a esta invitación (%[1]s)."),
 
 	// A card: the terms on the table, in the reader's labels.
-	"card.option":     text("Opción %[1]d de %[2]d"),
-	"card.theirs":     text("campo de la otra parte"),
-	"card.missing":    text("falta"),
-	"card.new_schema": text("La otra parte usa un formulario con el que usted nunca ha acordado: revise cada campo."),
-	"card.no_deal":    text("No es posible un acuerdo sobre %[1]s: sus límites y los de la otra parte no pueden cumplirse a la vez (no se muestran las cifras de ninguna parte)."),
+	"card.option":        text("Opción %[1]d de %[2]d"),
+	"card.theirs":        text("campo de la otra parte"),
+	"card.missing":       text("falta"),
+	"card.new_schema":    text("La otra parte usa un formulario con el que usted nunca ha acordado: revise cada campo."),
+	"hum12_agrees":       text("La otra parte aprobó estas condiciones: si usted las aprueba, quedan acordadas."),
+	"hum12_detail_asked": text("Pidieron más detalles sobre: %[1]s"), // labels, comma-separated
+	"card.no_deal":       text("No es posible un acuerdo sobre %[1]s: sus límites y los de la otra parte no pueden cumplirse a la vez (no se muestran las cifras de ninguna parte)."),
 
 	// How long until a moment, in a sentence ("The deadline is … (in about 3 hours)").
 	"until.now": text("ahora"),
