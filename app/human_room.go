@@ -166,11 +166,8 @@ func (h *HumanRoom) fill(r *negotiation.Room, side negotiation.Side, seen bool) 
 	h.Card = r.Card(side, seen, h.TimeZone)
 	if h.Card != nil {
 		h.NoDeal = h.Card.NoDeal
-	} else if schema := r.Party(side).Schema; schema != nil {
-		for _, name := range r.NoDeal {
-			f, _ := schema.Field(name)
-			h.NoDeal = append(h.NoDeal, negotiation.CardNote{Name: name, Label: f.Label, Shorthand: f.Shorthand})
-		}
+	} else {
+		h.NoDeal = r.NoDealNotes(side)
 	}
 	for _, rv := range h.View.Rounds {
 		hr := HumanRound{RoundView: rv}

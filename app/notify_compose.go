@@ -171,13 +171,7 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 	}
 	out.TimeZone = tz
 	out.Card = r.Card(d.Side, seen, tz)
-	if mine := r.Party(d.Side).Schema; mine != nil {
-		for _, name := range r.NoDeal {
-			if f, ok := mine.Field(name); ok {
-				out.NoDeal = append(out.NoDeal, negotiation.CardNote{Name: name, Label: f.Label, Shorthand: f.Shorthand})
-			}
-		}
-	}
+	out.NoDeal = r.NoDealNotes(d.Side)
 	out.Agent, out.Them, out.ThemKey = partyNames(row, d.Side, h)
 	return nil
 }

@@ -27,6 +27,9 @@ type View struct {
 	TermsOnTable   *TableView               `json:"terms_on_table,omitempty"`
 	Approvals      ApprovalsView            `json:"approvals,omitzero"`
 	NoDealPossible []string                 `json:"no_deal_possible,omitempty"`
+	// NoDealNotes is NoDealPossible named for this side's human (their
+	// labels, and whether terms may leave each out). For the humans' words.
+	NoDealNotes []negotiation.CardNote `json:"-"`
 	// DetailAsked is the fields the other side's last move asked more
 	// detail on (need_more_detail), named for this side's human (their
 	// label, else the other side's, marked as theirs); nil once anyone
@@ -123,7 +126,7 @@ func hashPtr(h negotiation.SubjectHash) *negotiation.SubjectHash {
 func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiation.Side) (*View, error) {
 	r := ld.room
 	v := &View{RoomID: ld.row.ID, Side: side, State: r.State, ClosedReason: r.ClosedReason, Round: r.Round,
-		Deadline: r.Deadline.UTC().Format(timeLayout), NoDealPossible: r.NoDeal, Next: r.Next(side),
+		Deadline: r.Deadline.UTC().Format(timeLayout), NoDealPossible: r.NoDeal, NoDealNotes: r.NoDealNotes(side), Next: r.Next(side),
 		Approvals:           ApprovalsView{You: hashPtr(r.Approval(side)), Them: hashPtr(r.Approval(side.Other()))},
 		PendingConfirmation: confirmationView(r.PendingFor(side))}
 	if ld.row.Title != nil {

@@ -34,7 +34,7 @@ func funcsFor(w *locale.Printer) template.FuncMap {
 		"state":     w.State,
 		"rank":      func(r app.Rank, ownerIsYou bool) string { return rankText(w, r, ownerIsYou) },
 		"bound":     w.Bound,
-		"noDeal":    func(n negotiation.CardNote) string { return w.NoDeal([]string{w.Label(n.Label, n.Shorthand)}) },
+		"noDeal":    func(n negotiation.CardNote) string { return w.NoDealNote(n) },
 		"label":     w.Label, // a field's label as the reader reads it (the slots shorthand's in their words)
 		"option":    w.Option,
 		"input":     form.Input,

@@ -88,8 +88,8 @@ func forYourHuman(v *app.View) string {
 		}
 		line("hum12_detail_asked", strings.Join(asked, ", "))
 	}
-	if len(v.NoDealPossible) > 0 {
-		b.WriteString(words.NoDeal(labels(words, v)) + "\n")
+	if len(v.NoDealNotes) > 0 {
+		b.WriteString(words.NoDealNote(v.NoDealNotes...) + "\n")
 	}
 	if p := v.PendingConfirmation; p != nil {
 		ask := words.T("human.confirm", words.Ask(p.Verdict))
@@ -148,17 +148,4 @@ func cardLine(words *locale.Printer, f negotiation.CardField, loc *time.Location
 		line += " — " + words.T("human.no_deal_field")
 	}
 	return line + "\n"
-}
-
-func labels(words *locale.Printer, v *app.View) []string {
-	out := make([]string, len(v.NoDealPossible))
-	copy(out, v.NoDealPossible)
-	if v.Card != nil {
-		for i, n := range v.Card.NoDeal {
-			if i < len(out) && n.Label != "" {
-				out[i] = words.Label(n.Label, n.Shorthand)
-			}
-		}
-	}
-	return out
 }

@@ -85,3 +85,37 @@ func TestLimitsOverMCP(t *testing.T) {
 	}
 	e.check(t)
 }
+
+// TestNoDealOnAnOptionalField: limits that cannot overlap on a field either
+// side may leave out are told to both, but as what they are: an agent is
+// not told that any terms break a limit, and a human reads that terms
+// without the field can still be agreed; an offer without it is agreeable.
+func TestNoDealOnAnOptionalField(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	schema := map[string]any{
+		"seats": map[string]any{"type": "int", "label": "Seats"},
+		"fee":   map[string]any{"type": "money", "label": "Fee", "currency": "EUR", "optional": true},
+	}
+	open := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema,
+		"limits": map[string]any{"fee": map[string]any{"max": map[string]any{"amount": "100", "currency": "EUR"}}}})
+	join := e.must(t, "b", "negotiation_join", map[string]any{"invite_code": open["invite_code"], "subject_schema": schema,
+		"limits": map[string]any{"fee": map[string]any{"min": map[string]any{"amount": "200", "currency": "EUR"}}}})
+	room := join["room"].(map[string]any)
+	if nd := room["no_deal_possible"].([]any); len(nd) != 1 || nd[0] != "fee" {
+		t.Fatalf("no deal on fee: %v", nd)
+	}
+	say := room["next"].(map[string]any)["say"].(string)
+	if !strings.Contains(say, "it is optional, so terms that leave it out can still agree") || strings.Contains(say, "any terms break") {
+		t.Errorf("next.say: %q", say)
+	}
+	human := room["for_your_human"].(string)
+	if !strings.Contains(human, "No deal is possible on Fee") || !strings.Contains(human, "Terms that leave out Fee are not held to these limits and can still be agreed.") {
+		t.Errorf("for_your_human:\n%s", human)
+	}
+	e.must(t, "a", "negotiation_propose", map[string]any{"room_token": open["room_token"], "verdict": "offer", "subject": map[string]any{"seats": 3}})
+	readB := e.must(t, "b", "negotiation_read", map[string]any{"room_token": join["room_token"]})["room"].(map[string]any)
+	if flags := readB["terms_on_table"].(map[string]any)["options"].([]any)[0].(map[string]any)["outside_your_limits"]; flags != nil {
+		t.Errorf("terms without the fee flagged: %v", flags)
+	}
+}

@@ -54,6 +54,26 @@ type CardNote struct {
 	Label     string `json:"label"`
 	Theirs    bool   `json:"theirs,omitempty"` // a field the viewer's schema lacks: their label
 	Shorthand bool   `json:"-"`                // as CardField.Shorthand
+	// Optional: a no-deal field either side's schema lets terms leave
+	// out; terms without it can still agree (NoDealNotes).
+	Optional bool `json:"-"`
+}
+
+// NoDealNotes names, in the viewer's labels, the fields on which no deal
+// is possible (the room's NoDeal that the viewer's schema has), each
+// marked Optional when terms may leave it out.
+func (r *Room) NoDealNotes(viewer Side) []CardNote {
+	mine := r.Party(viewer).Schema
+	if mine == nil {
+		return nil
+	}
+	var out []CardNote
+	for _, name := range r.NoDeal {
+		if f, ok := mine.Field(name); ok {
+			out = append(out, CardNote{Name: name, Label: f.Label, Shorthand: f.Shorthand, Optional: r.optionalInEither(name)})
+		}
+	}
+	return out
 }
 
 // Note names a field for the viewer: by the viewer's label, else (a field
@@ -86,10 +106,7 @@ func (r *Room) Card(viewer Side, seen bool, loc *time.Location) *Card {
 	// are in their own form already.
 	c := &Card{Viewer: viewer, TabledBy: r.Table.By, NewSchema: them.Schema != nil && !seen && r.Table.By != viewer,
 		Asking: r.PendingFor(viewer)}
-	for _, name := range r.NoDeal {
-		f, _ := me.Schema.Field(name)
-		c.NoDeal = append(c.NoDeal, CardNote{Name: name, Label: f.Label, Shorthand: f.Shorthand})
-	}
+	c.NoDeal = r.NoDealNotes(viewer)
 	tabler := r.Party(r.Table.By).Schema
 	for _, t := range r.Table.Options {
 		o := r.cardOption(me, tabler, t, viewer != r.Table.By, loc)

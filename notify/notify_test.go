@@ -344,3 +344,20 @@ func TestCalendarEndsAfterItStarts(t *testing.T) {
 		t.Errorf("the exact moments are not in DESCRIPTION:\n%s", ics)
 	}
 }
+
+// TestNoDealOnOptionalFieldsMail: the no-deal notice, and a request's note,
+// say that terms leaving out fields that may be left out can still agree.
+func TestNoDealOnOptionalFieldsMail(t *testing.T) {
+	for _, kind := range []Kind{KindNoDeal, KindRequest} {
+		m := sample(kind)
+		m.NoDeal = []negotiation.CardNote{{Name: "fee", Label: "Fee", Optional: true}}
+		_, p := render(t, m)
+		if !strings.Contains(p.Text, "Terms that leave out Fee are not held to these limits and can still be agreed.") {
+			t.Errorf("%s:\n%s", kind, p.Text)
+		}
+		m.NoDeal[0].Optional = false
+		if _, p := render(t, m); strings.Contains(p.Text, "Terms that leave out") {
+			t.Errorf("%s, a required field:\n%s", kind, p.Text)
+		}
+	}
+}

@@ -143,10 +143,13 @@ func (m *Message) view() view {
 		v.Intro = turnIntro(w, m.Verdict, them, title)
 		v.ActionURL, v.ActionLabel = m.RoomURL, w.T("mail.turn.action")
 	case KindNoDeal:
-		fields := strings.Join(noDealLabels(w, m.NoDeal), ", ")
+		fields := strings.Join(w.Notes(m.NoDeal), ", ")
 		v.Subject = w.T("mail.subject", w.T("mail.no_deal.subject", fields), about)
 		v.Heading = w.T("mail.no_deal.heading")
 		v.Intro = w.T("mail.no_deal.intro", in, fields)
+		if out := w.NoDealLeftOut(m.NoDeal); out != "" {
+			v.Intro += " " + out
+		}
 		v.ActionURL, v.ActionLabel = m.RoomURL, w.T("mail.open_room")
 		v.Why = w.T("mail.no_deal.why")
 	case KindInvite:
@@ -213,7 +216,7 @@ func (m *Message) view() view {
 		}
 	}
 	if len(m.NoDeal) > 0 && m.Kind != KindNoDeal {
-		v.Notes = append(v.Notes, w.NoDeal(noDealLabels(w, m.NoDeal)))
+		v.Notes = append(v.Notes, w.NoDealNote(m.NoDeal...))
 	}
 	return v
 }
@@ -264,15 +267,6 @@ func optionsOf(w *locale.Printer, c *negotiation.Card, kind Kind, verdict negoti
 			ov.Fields = append(ov.Fields, fv)
 		}
 		out = append(out, ov)
-	}
-	return out
-}
-
-// noDealLabels names the no-deal fields as the reader reads them.
-func noDealLabels(w *locale.Printer, notes []negotiation.CardNote) []string {
-	out := make([]string, len(notes))
-	for i, n := range notes {
-		out[i] = w.Label(n.Label, n.Shorthand)
 	}
 	return out
 }

@@ -107,6 +107,7 @@ var englishText = map[Key]catalog.Message{
 	"hum12_agrees":       text("The other side approved these terms: if you approve, they are agreed."),
 	"hum12_detail_asked": text("They asked for more detail on: %[1]s"), // labels, comma-separated
 	"card.no_deal":       text("No deal is possible on %[1]s: your limits and theirs cannot both be met (neither side's numbers are shown)."),
+	"nodeal13_left_out":  text("Terms that leave out %[1]s are not held to these limits and can still be agreed."),
 
 	// How long until a moment, in a sentence ("The deadline is … (in about 3 hours)").
 	"until.now": text("now"),

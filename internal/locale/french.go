@@ -104,6 +104,7 @@ var frenchText = map[Key]catalog.Message{
 	"hum12_agrees":       text("L'autre partie a approuvé ces conditions : si vous les approuvez, elles sont conclues."),
 	"hum12_detail_asked": text("Ils ont demandé plus de précisions sur : %[1]s"), // labels, comma-separated
 	"card.no_deal":       text("Aucun accord n'est possible sur %[1]s : vos limites et les siennes ne peuvent pas être respectées toutes deux (les chiffres d'aucune partie ne sont montrés)."),
+	"nodeal13_left_out":  text("Des conditions qui omettent %[1]s ne sont pas soumises à ces limites et peuvent encore être acceptées."),
 
 	// How long until a moment, in a sentence ("The deadline is … (in about 3 hours)").
 	"until.now": text("maintenant"),

@@ -104,6 +104,7 @@ var germanText = map[Key]catalog.Message{
 	"hum12_agrees":       text("Die andere Seite hat diesen Bedingungen zugestimmt: Wenn Sie zustimmen, sind sie vereinbart."),
 	"hum12_detail_asked": text("Sie haben um mehr Einzelheiten gebeten zu: %[1]s"), // labels, comma-separated
 	"card.no_deal":       text("Keine Einigung möglich bei %[1]s: Ihre Grenzen und die der anderen Seite lassen sich nicht beide einhalten (keine Zahlen einer Seite werden gezeigt)."),
+	"nodeal13_left_out":  text("Bedingungen ohne %[1]s unterliegen diesen Grenzen nicht und können trotzdem vereinbart werden."),
 
 	// How long until a moment, in a sentence ("The deadline is … (in about 3 hours)").
 	"until.now": text("jetzt"),

@@ -99,6 +99,7 @@ var japaneseText = map[Key]catalog.Message{
 	"hum12_agrees":       text("相手側はこの条件を承認しました。あなたが承認すれば合意となります。"),
 	"hum12_detail_asked": text("相手側は次の項目について詳細を求めています：%[1]s"), // labels, comma-separated
 	"card.no_deal":       text("%[1]sについては合意できません：あなたと相手の上限・下限を同時に満たせません（どちらの数値も表示されません）。"),
+	"nodeal13_left_out":  text("%[1]sを含まない条件はこの制限を受けず、合意することができます。"),
 
 	// How long until a moment, in a sentence ("The deadline is … (in about 3 hours)").
 	"until.now":     text("今"),

@@ -277,6 +277,39 @@ func (p *Printer) NoDeal(labels []string) string {
 	return p.T("card.no_deal", strings.Join(labels, ", "))
 }
 
+// NoDealNote is NoDeal of the fields notes names, followed, when every one
+// of them may be left out (CardNote.Optional), by the sentence that terms
+// without them can still agree.
+func (p *Printer) NoDealNote(notes ...negotiation.CardNote) string {
+	if out := p.NoDealLeftOut(notes); out != "" {
+		return p.NoDeal(p.Notes(notes)) + " " + out
+	}
+	return p.NoDeal(p.Notes(notes))
+}
+
+// Notes is the labels of notes as the reader reads them.
+func (p *Printer) Notes(notes []negotiation.CardNote) []string {
+	labels := make([]string, len(notes))
+	for i, n := range notes {
+		labels[i] = p.Label(n.Label, n.Shorthand)
+	}
+	return labels
+}
+
+// NoDealLeftOut is the sentence NoDealNote adds ("" when a field of notes
+// may not be left out), for a message that names the fields itself.
+func (p *Printer) NoDealLeftOut(notes []negotiation.CardNote) string {
+	if len(notes) == 0 {
+		return ""
+	}
+	for _, n := range notes {
+		if !n.Optional {
+			return ""
+		}
+	}
+	return p.T("nodeal13_left_out", strings.Join(p.Notes(notes), ", "))
+}
+
 // Until says how long until a moment d away, in a sentence: "in about 3
 // hours".
 func (p *Printer) Until(d time.Duration) string {

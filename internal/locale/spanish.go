@@ -104,6 +104,7 @@ var spanishText = map[Key]catalog.Message{
 	"hum12_agrees":       text("La otra parte aprobó estas condiciones: si usted las aprueba, quedan acordadas."),
 	"hum12_detail_asked": text("Pidieron más detalles sobre: %[1]s"), // labels, comma-separated
 	"card.no_deal":       text("No es posible un acuerdo sobre %[1]s: sus límites y los de la otra parte no pueden cumplirse a la vez (no se muestran las cifras de ninguna parte)."),
+	"nodeal13_left_out":  text("Unas condiciones que omitan %[1]s no están sujetas a estos límites y aún pueden acordarse."),
 
 	// How long until a moment, in a sentence ("The deadline is … (in about 3 hours)").
 	"until.now": text("ahora"),
