@@ -49,12 +49,6 @@ func fingerprintOf(kind negotiation.EventKind, side negotiation.Side, parts ...a
 	return h[:]
 }
 
-// isRetry reports whether the room's latest event is this side's same move.
-func isRetry(ctx context.Context, tx pgx.Tx, st seat, fp []byte) (bool, error) {
-	side, last, err := lastEvent(ctx, tx, st.row.ID, st.row.Seq)
-	return err == nil && side == string(st.side) && bytes.Equal(last, fp), err
-}
-
 // MoveInput is an agent's negotiation_propose.
 type MoveInput struct {
 	Verdict negotiation.Verdict
@@ -71,8 +65,10 @@ func (s *Rooms) Propose(ctx context.Context, agent Agent, roomToken string, in M
 		next, ev, err := st.room.Propose(st.side, negotiation.Move{Verdict: in.Verdict, Subject: in.Subject, Options: in.Options, Fields: in.Fields}, s.now())
 		fp := fingerprintOf(negotiation.EventPropose, st.side, ev.Verdict, ev.Terms, ev.Fields)
 		if err != nil {
-			// A retry of the move just made is refused by the room it made
-			// ("not your turn"): answer it with its result instead.
+			// A retry of a move made is refused by the room it made ("not
+			// your turn", "terms are on the table already"): answer it
+			// with its result, the room as it is, instead. Only a refused
+			// move is looked up, so a legal one is always played.
 			if retry, rerr := s.retriedPropose(ctx, tx, st, in); rerr != nil || retry {
 				if rerr != nil {
 					return rerr
@@ -112,9 +108,10 @@ func (s *Rooms) checkPace(ctx context.Context, tx pgx.Tx, st seat, v negotiation
 	return fromProtocol(s.pace.Check(st.room, st.side, v, last, at))
 }
 
-// retriedPropose reports whether in repeats the side's latest move: the
-// terms are validated against the side's schema to compare their canonical
-// forms, as the fingerprint was made.
+// retriedPropose reports whether in repeats the side's latest tabling or
+// need_more_detail move, wherever it is in the log: the terms are
+// validated against the side's schema to compare their canonical forms,
+// as the fingerprint was made.
 func (s *Rooms) retriedPropose(ctx context.Context, tx pgx.Tx, st seat, in MoveInput) (bool, error) {
 	schema := st.room.Party(st.side).Schema
 	if schema == nil {
@@ -132,7 +129,55 @@ func (s *Rooms) retriedPropose(ctx context.Context, tx pgx.Tx, st seat, in MoveI
 		}
 		terms = append(terms, t.Canonical())
 	}
-	return isRetry(ctx, tx, st, fingerprintOf(negotiation.EventPropose, st.side, in.Verdict, terms, in.Fields))
+	last, err := lastFingerprint(ctx, tx, st.row.ID, st.side, negotiation.EventPropose)
+	if err != nil || last == nil {
+		return false, err
+	}
+	return bytes.Equal(last, fingerprintOf(negotiation.EventPropose, st.side, in.Verdict, terms, in.Fields)), nil
+}
+
+// requestTool is the tool a request's verdict is sent with (respond or
+// cancel; "" for a preapproval, which no tool asks), so that a retry is
+// compared with the side's last move of its own tool.
+func requestTool(v negotiation.Verdict) string {
+	switch v {
+	case negotiation.VerdictApprove, negotiation.VerdictReject:
+		return "respond"
+	case negotiation.VerdictCancel:
+		return "cancel"
+	}
+	return ""
+}
+
+// retriedRequest is the confirmation the side's last request of the same
+// tool made (its last approve or reject, or its last cancel), as it
+// stands now, when that request was this one (same verdict, same hash);
+// nil otherwise.
+func (s *Rooms) retriedRequest(ctx context.Context, tx pgx.Tx, st seat, verdict negotiation.Verdict, hash negotiation.SubjectHash) (*ConfirmationView, error) {
+	log, err := s.logCache.decode(st.row)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(log) - 1; i >= 0; i-- {
+		e := log[i].Event
+		if e.Kind != negotiation.EventRequest || e.Side != st.side || requestTool(e.Verdict) == "" || requestTool(e.Verdict) != requestTool(verdict) {
+			continue
+		}
+		if e.Verdict != verdict || e.Hash != hash {
+			return nil, nil
+		}
+		cv := &ConfirmationView{ID: e.ConfirmationID, Verdict: e.Verdict, SubjectHash: e.Hash,
+			RequestedAt: e.At.UTC().Format(timeLayout), NotNotified: e.Unannounced}
+		settled, err := selectSettledConfirmation(ctx, tx, st.row.ID, st.side, e.ConfirmationID)
+		if err != nil {
+			return nil, err
+		}
+		if settled != nil && settled.Status != "pending" {
+			cv.Outcome, cv.Why = negotiation.Result(settled.Status), settled.Why
+		}
+		return cv, nil
+	}
+	return nil, nil
 }
 
 // ConfirmationView is a confirmation as its party sees it.
@@ -144,6 +189,11 @@ type ConfirmationView struct {
 	// NotNotified: no email or push asked the human (their notification
 	// settings send none); they see it only by opening Taasky.
 	NotNotified bool `json:"not_notified,omitempty"`
+	// Outcome is what the human's answer did (or void: the room moved on
+	// before it), once the confirmation is settled; absent while it
+	// waits. Only a retried request meets a settled one.
+	Outcome negotiation.Result `json:"outcome,omitempty"`
+	Why     string             `json:"why,omitempty"` // why it came out void
 }
 
 func confirmationView(c *negotiation.Confirmation) *ConfirmationView {
@@ -156,7 +206,9 @@ func confirmationView(c *negotiation.Confirmation) *ConfirmationView {
 
 // RequestConfirmation is negotiation_respond and negotiation_cancel: the
 // move waits for the side's human. The same request while it is pending is
-// answered with the pending confirmation.
+// answered with the pending confirmation; a refused request that repeats
+// the side's last one of its tool is answered with the confirmation that
+// one made, as it stands now (retriedRequest).
 func (s *Rooms) RequestConfirmation(ctx context.Context, agent Agent, roomToken string, verdict negotiation.Verdict, hash negotiation.SubjectHash) (*ConfirmationView, *View, error) {
 	if err := negotiation.CheckRequestVerdict(verdict); err != nil {
 		return nil, nil, fromProtocol(err)
@@ -172,7 +224,16 @@ func (s *Rooms) RequestConfirmation(ctx context.Context, agent Agent, roomToken 
 		}
 		next, ev, err := st.room.Request(st.side, verdict, hash, newConfirmationID(), s.now(), st.row.announcement(st.side))
 		if err != nil {
-			return fromProtocol(err)
+			retry, rerr := s.retriedRequest(ctx, tx, st, verdict, hash)
+			if rerr != nil {
+				return rerr
+			}
+			if retry == nil {
+				return fromProtocol(err)
+			}
+			cv = retry
+			view, err = s.view(ctx, tx, st.loaded, st.side)
+			return err
 		}
 		if err := s.commit(ctx, tx, st.loaded, change{next: next, events: []negotiation.Event{ev}}); err != nil {
 			return err

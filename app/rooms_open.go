@@ -165,6 +165,10 @@ func invitationGone(err error) error {
 	return err
 }
 
+// errOwnInvitation refuses a join by an agent of the opener's own human
+// (the opener's agent included): a room's two sides answer to two humans.
+var errOwnInvitation = Errorf(ErrConflict, "invite: this is an invitation to your own room; send invite_url to the other side (use negotiation_open to start your own)")
+
 // JoinResult answers a join.
 type JoinResult struct {
 	RoomToken string
@@ -172,7 +176,8 @@ type JoinResult struct {
 }
 
 // Join seats the agent as the peer of the room its invitation opens. The
-// same agent joining again is answered with its seat, not refused.
+// same agent joining again is answered with its seat, not refused; an
+// agent of the opener's human is refused (errOwnInvitation).
 func (s *Rooms) Join(ctx context.Context, agent Agent, in JoinInput) (*JoinResult, error) {
 	code := inviteCodeFrom(in.InviteCode)
 	if code == "" {
@@ -199,6 +204,11 @@ func (s *Rooms) Join(ctx context.Context, agent Agent, in JoinInput) (*JoinResul
 			res.RoomToken = s.roomToken(roomID, "b", b.TokenSalt)
 			res.View, err = s.view(ctx, tx, ld, negotiation.SideB)
 			return err
+		}
+		if a := ld.row.Parties[0]; a != nil && a.OwnerUserID != nil && *a.OwnerUserID == agent.OwnerUserID {
+			// Both sides would answer to one human, who could then agree
+			// with themselves; the invitation stays for the other side.
+			return errOwnInvitation
 		}
 		now := s.now()
 		if err := ld.room.Joinable(now); err != nil {

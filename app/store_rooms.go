@@ -478,20 +478,19 @@ func selectChain(ctx context.Context, q querier, roomID int64) (events [][]byte,
 	return events, links, head, nil
 }
 
-// lastEvent returns the side and fingerprint of a room's latest event.
-func lastEvent(ctx context.Context, q querier, roomID int64, seq int) (side string, fp []byte, err error) {
-	var s *string
-	err = q.QueryRow(ctx, `SELECT side, fingerprint FROM room_events WHERE room_id = $1 AND seq = $2`, roomID, seq).Scan(&s, &fp)
+// lastFingerprint is the fingerprint of side's latest event of kind in
+// the room (nil: none, or one logged without).
+func lastFingerprint(ctx context.Context, q querier, roomID int64, side negotiation.Side, kind negotiation.EventKind) ([]byte, error) {
+	var fp []byte
+	err := q.QueryRow(ctx, `SELECT fingerprint FROM room_events WHERE room_id = $1 AND side = $2 AND kind = $3
+		ORDER BY seq DESC LIMIT 1`, roomID, string(side), string(kind)).Scan(&fp)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", nil, nil
+		return nil, nil
 	}
 	if err != nil {
-		return "", nil, fmt.Errorf("lastEvent %d/%d: %w", roomID, seq, err)
+		return nil, fmt.Errorf("lastFingerprint %d/%s/%s: %w", roomID, side, kind, err)
 	}
-	if s != nil {
-		side = *s
-	}
-	return side, fp, nil
+	return fp, nil
 }
 
 // errNoInvitation answers a code that opens no room (one that did is

@@ -68,9 +68,10 @@ func TestBadInputChangesNothing(t *testing.T) {
 		// The joiner again, with other limits or another schema: limits are fixed once declared.
 		{"b", "negotiation_join", map[string]any{"invite_code": open["invite_code"], "subject_schema": schema, "limits": map[string]any{"day": map[string]any{"min": "2026-12-01"}}}, "limits: you joined this room already with other limits; limits are fixed once declared"},
 		{"b", "negotiation_join", map[string]any{"invite_code": open["invite_code"], "subject_schema": map[string]any{"day": map[string]any{"type": "date", "label": "Tag"}}}, "subject_schema: you joined this room already with another schema; it is fixed once declared"},
-		// Another agent's used invitation is refused with the reason (seed 001).
-		{"a", "negotiation_join", map[string]any{"invite_code": open["invite_code"], "subject_schema": schema}, "invite: the invitation has been used already"},
-		{"a", "negotiation_join", map[string]any{"invite": open["invite_url"], "subject_schema": schema}, "invite: the invitation has been used already"},
+		// The opener's own invitation is refused: a room's two sides answer
+		// to two humans (a used one of another's: TestJoinOwnInvitation).
+		{"a", "negotiation_join", map[string]any{"invite_code": open["invite_code"], "subject_schema": schema}, ownInvitation},
+		{"a", "negotiation_join", map[string]any{"invite": open["invite_url"], "subject_schema": schema}, ownInvitation},
 		{"a", "negotiation_join", map[string]any{"invite_code": "nope"}, "invite: no invitation has this code"},
 		{"a", "negotiation_join", map[string]any{"invite_code": "x", "invite_url": "y"}, "invite: pass it once (invite, or its old names invite_code or invite_url)"},
 		{"a", "negotiation_join", map[string]any{"subject_schema": schema}, "invite: required (the invitation's code or its whole URL)"},

@@ -240,11 +240,14 @@ func (s *Server) propose(ctx context.Context, agent app.Agent, raw json.RawMessa
 	return inRoom{Room: room(v, false)}, nil
 }
 
-// waiting is what respond and cancel answer: the human is asked (the
-// confirmation is the room's pending_confirmation).
+// waiting is what respond and cancel answer: the human is asked, by
+// confirmation (while it waits, also the room's pending_confirmation; a
+// retried call meets it as it stands now, with its outcome once the
+// human answered).
 type waiting struct {
-	Status string   `json:"status"`
-	Room   *roomOut `json:"room"`
+	Status       string                `json:"status"`
+	Confirmation *app.ConfirmationView `json:"confirmation"`
+	Room         *roomOut              `json:"room"`
 }
 
 func (s *Server) respond(ctx context.Context, agent app.Agent, raw json.RawMessage) (any, error) {
@@ -284,9 +287,9 @@ func (s *Server) cancel(ctx context.Context, agent app.Agent, raw json.RawMessag
 }
 
 func (s *Server) ask(ctx context.Context, agent app.Agent, token string, v negotiation.Verdict, h negotiation.SubjectHash) (any, error) {
-	_, view, err := s.svc.RequestConfirmation(ctx, agent, token, v, h)
+	cv, view, err := s.svc.RequestConfirmation(ctx, agent, token, v, h)
 	if err != nil {
 		return nil, err
 	}
-	return waiting{Status: "waiting_for_your_human", Room: room(view, false)}, nil
+	return waiting{Status: "waiting_for_your_human", Confirmation: cv, Room: room(view, false)}, nil
 }

@@ -21,6 +21,7 @@ func TestCheck(t *testing.T) {
 	e := env{"DATABASE_URL": pgtest.NewDSN(t), "BASE_URL": "http://127.0.0.1", "SECRET_KEY": testSecret}
 	ctx := context.Background()
 	srv, agent := acmeServer(t, e)
+	peer := peerAgent(t, srv)
 	schema := json.RawMessage(`{"day":{"type":"date","label":"Day"}}`)
 	for range 3 {
 		open, err := srv.rooms.Open(ctx, agent, app.OpenInput{Schema: schema, Subject: json.RawMessage(`{"day":"2026-12-24"}`),
@@ -28,7 +29,7 @@ func TestCheck(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := srv.rooms.Join(ctx, agent, app.JoinInput{InviteCode: open.InviteURL, Schema: schema}); err != nil {
+		if _, err := srv.rooms.Join(ctx, peer, app.JoinInput{InviteCode: open.InviteURL, Schema: schema}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -102,4 +103,18 @@ func acmeServer(t *testing.T, e env) (*server, app.Agent) {
 		t.Fatal(err)
 	}
 	return srv, agent
+}
+
+// peerAgent is an agent of another human, in another account (globex),
+// to join acme's rooms: a room's two sides answer to two humans.
+func peerAgent(t *testing.T, srv *server) app.Agent {
+	t.Helper()
+	if _, err := srv.accounts.CreateAccount(t.Context(), "globex", "Globex", "b@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	agent, _, err := srv.accounts.CreateAgent(t.Context(), "globex", "bot", "b@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return agent
 }

@@ -50,17 +50,21 @@ func TestReceiptVerifyCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	join, err := srv.rooms.Join(ctx, agent, app.JoinInput{InviteCode: open.InviteCode, Schema: schema})
+	peer := peerAgent(t, srv)
+	join, err := srv.rooms.Join(ctx, peer, app.JoinInput{InviteCode: open.InviteCode, Schema: schema})
 	if err != nil {
 		t.Fatal(err)
 	}
 	hash := join.View.TermsOnTable.Options[0].SubjectHash
-	for _, token := range []string{join.RoomToken, open.RoomToken} {
-		c, _, err := srv.rooms.RequestConfirmation(ctx, agent, token, negotiation.VerdictApprove, hash)
+	for _, side := range []struct {
+		agent app.Agent
+		token string
+	}{{peer, join.RoomToken}, {agent, open.RoomToken}} {
+		c, _, err := srv.rooms.RequestConfirmation(ctx, side.agent, side.token, negotiation.VerdictApprove, hash)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := srv.rooms.DecideAsOwner(ctx, agent.OwnerUserID, join.View.RoomID, c.ID, hash, true); err != nil {
+		if _, err := srv.rooms.DecideAsOwner(ctx, side.agent.OwnerUserID, join.View.RoomID, c.ID, hash, true); err != nil {
 			t.Fatal(err)
 		}
 	}
