@@ -275,6 +275,10 @@ func benchRooms(ctx context.Context, dsn, secret string) (*app.Rooms, func(), er
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := checkSecretKey(ctx, pool, cfg); err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
 	d := deps{cfg: cfg, pool: pool}
 	if d.river, err = river.NewClient(riverpgxv5.New(pool), &river.Config{}); err != nil {
 		pool.Close()
