@@ -15,20 +15,26 @@ const timeLayout = time.RFC3339
 // View is a room as one side sees it: never the other side's limits, only
 // the flags and notes the protocol derives from them.
 type View struct {
-	RoomID              int64                    `json:"-"`
-	Side                negotiation.Side         `json:"-"`
-	State               negotiation.State        `json:"state"`
-	ClosedReason        negotiation.ClosedReason `json:"closed_reason,omitempty"`
-	Round               int                      `json:"round"`
-	Turn                *string                  `json:"turn,omitempty"` // "you" or "them"; nil: nobody's (draft, agreed, closed)
-	Deadline            string                   `json:"deadline"`
-	Title               string                   `json:"title,omitempty"`
-	Rounds              []RoundView              `json:"rounds"`
-	TermsOnTable        *TableView               `json:"terms_on_table,omitempty"`
-	Approvals           ApprovalsView            `json:"approvals,omitzero"`
-	NoDealPossible      []string                 `json:"no_deal_possible,omitempty"`
-	PendingConfirmation *ConfirmationView        `json:"pending_confirmation,omitempty"`
-	Next                negotiation.Next         `json:"next"`
+	RoomID       int64                    `json:"-"`
+	Side         negotiation.Side         `json:"-"`
+	State        negotiation.State        `json:"state"`
+	ClosedReason negotiation.ClosedReason `json:"closed_reason,omitempty"`
+	Round        int                      `json:"round"`
+	Turn         *string                  `json:"turn,omitempty"` // "you" or "them"; nil: nobody's (draft, agreed, closed)
+	Deadline     string                   `json:"deadline"`
+	// InvitationExpiresAt is, while nobody joined (a draft), when the room
+	// closes as expired if nobody joins by then: 72 hours after the open,
+	// or the deadline if that comes first (negotiation.Room.InvitationEnd);
+	// "" otherwise. The agents' copy of it: the deadline alone told them
+	// 14 days of a room that closes after 3.
+	InvitationExpiresAt string            `json:"invitation_expires,omitempty"`
+	Title               string            `json:"title,omitempty"`
+	Rounds              []RoundView       `json:"rounds"`
+	TermsOnTable        *TableView        `json:"terms_on_table,omitempty"`
+	Approvals           ApprovalsView     `json:"approvals,omitzero"`
+	NoDealPossible      []string          `json:"no_deal_possible,omitempty"`
+	PendingConfirmation *ConfirmationView `json:"pending_confirmation,omitempty"`
+	Next                negotiation.Next  `json:"next"`
 	// NextCounterAt is when this side may counter again, while the
 	// service's cool-down between counters holds it back.
 	NextCounterAt string `json:"next_counter_at,omitempty"`
@@ -38,8 +44,8 @@ type View struct {
 	TimeZone *time.Location    `json:"-"`
 	// InvitationExpires is when a room nobody joined closes as expired
 	// (72 hours after the open), when that comes before the deadline;
-	// zero otherwise. For the humans' words: agents read the rule in the
-	// tools' descriptions.
+	// zero otherwise. For the humans' words (a deadline that comes first
+	// is said alone); agents read InvitationExpiresAt.
 	InvitationExpires time.Time `json:"-"`
 	// Lang is the language of this side's human: their setting, else
 	// their identity provider's locale ("": none known).
@@ -124,8 +130,11 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 	if ld.row.Title != nil {
 		v.Title = *ld.row.Title
 	}
-	if end := r.InvitationEnd(); r.State == negotiation.StateDraft && end.Before(r.Deadline) {
-		v.InvitationExpires = end // the protocol's end of the invitation, when it is not the deadline
+	if end := r.InvitationEnd(); r.State == negotiation.StateDraft {
+		v.InvitationExpiresAt = end.UTC().Format(timeLayout)
+		if end.Before(r.Deadline) {
+			v.InvitationExpires = end // the protocol's end of the invitation, when it is not the deadline
+		}
 	}
 	if r.Turn != "" {
 		t := whose(side, r.Turn)
