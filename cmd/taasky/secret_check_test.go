@@ -12,7 +12,7 @@ import (
 
 // TestSecretKeyIsTheInstallations: a process started with another
 // SECRET_KEY than the one the database's first process used (a worker-only
-// `serve --web=false`, `dev`, `check`, `account delete`) refuses to start
+// `serve --web=false`, `dev`, `check`, `account delete`, `bench`) refuses to start
 // with one line naming SECRET_KEY, instead of joining and failing every
 // job whose secrets it cannot open; the first key still starts.
 func TestSecretKeyIsTheInstallations(t *testing.T) {
@@ -35,6 +35,15 @@ func TestSecretKeyIsTheInstallations(t *testing.T) {
 	refused("check", err)
 	_, _, err = runCmd(t, other, "account", "delete", "--account", "nobody", "--confirm", "nobody")
 	refused("account delete", err)
+	// The bench on this database, with a key of its own choosing (none
+	// given) or another: refused before it starts a server, with its hint.
+	for _, key := range []string{"", other["SECRET_KEY"]} {
+		_, _, err = runCmd(t, env{"DATABASE_URL": dsn, "SECRET_KEY": key}, "bench", "--pairs", "1", "--duration", "1s", "--echo=false", "--pgbench=false")
+		refused("bench", err)
+		if err == nil || !strings.Contains(err.Error(), "that run's SECRET_KEY") {
+			t.Errorf("bench with SECRET_KEY %q: %v, want the bench's hint", key, err)
+		}
+	}
 
 	if err := first.stop(); err != nil {
 		t.Fatal(err)
