@@ -2,6 +2,9 @@ package app
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"errors"
 	"sync/atomic"
 )
 
@@ -21,4 +24,40 @@ func (i *installation) get(ctx context.Context, q querier) (string, error) {
 	}
 	i.id.Store(&id)
 	return id, nil
+}
+
+// ErrSecretKeyMismatch is CheckSecretKey's refusal: this process's
+// SECRET_KEY is not the one the installation's other processes use.
+var ErrSecretKeyMismatch = errors.New("SECRET_KEY differs from the key this database's other Taasky processes use " +
+	"(its fingerprint, recorded by the first process to start, does not match): start this process with the same SECRET_KEY as the others; " +
+	"SECRET_KEY cannot be rotated (what is sealed under the old key would no longer open), see docs/operations.md")
+
+// CheckSecretKey refuses a process whose SECRET_KEY is not the
+// installation's: what one process seals (limits, invitation codes,
+// personal links, webhook secrets) another with a different key cannot
+// open, and its jobs would fail one by one. key is derived from SECRET_KEY
+// for this check only (config.Key("key-check")); the database keeps an
+// HMAC-SHA256 under it of a fixed label and the installation id, never the
+// key nor a plain hash of it. The first process to start records it.
+func CheckSecretKey(ctx context.Context, q querier, key []byte) error {
+	id, err := selectInstallation(ctx, q)
+	if err != nil {
+		return err
+	}
+	mine := keyCheck(key, id)
+	kept, err := keepKeyCheck(ctx, q, mine)
+	if err != nil {
+		return err
+	}
+	if !hmac.Equal(kept, mine) {
+		return ErrSecretKeyMismatch
+	}
+	return nil
+}
+
+// keyCheck is the fingerprint of key for the installation id.
+func keyCheck(key []byte, installationID string) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("taasky/secret-key-check\x00" + installationID))
+	return m.Sum(nil)
 }

@@ -80,15 +80,18 @@ const viewsKept = 4096
 
 // Summary is one room in a list.
 type Summary struct {
-	RoomID              int64                    `json:"-"`
-	RoomToken           string                   `json:"room_token"`
-	State               negotiation.State        `json:"state"`
-	ClosedReason        negotiation.ClosedReason `json:"closed_reason,omitempty"`
-	Round               int                      `json:"round"`
-	Turn                *string                  `json:"turn,omitempty"` // "you" or "them"; nil: nobody's
-	Deadline            string                   `json:"deadline"`
-	Title               string                   `json:"title,omitempty"`
-	PendingConfirmation bool                     `json:"pending_confirmation"`
+	RoomID       int64                    `json:"-"`
+	RoomToken    string                   `json:"room_token"`
+	State        negotiation.State        `json:"state"`
+	ClosedReason negotiation.ClosedReason `json:"closed_reason,omitempty"`
+	Round        int                      `json:"round"`
+	Turn         *string                  `json:"turn,omitempty"` // "you" or "them"; nil: nobody's
+	Deadline     string                   `json:"deadline"`
+	// InvitationExpires is when the room closes as expired if nobody has
+	// joined it by then (View.InvitationExpiresAt); only while a draft.
+	InvitationExpires   string `json:"invitation_expires,omitempty"`
+	Title               string `json:"title,omitempty"`
+	PendingConfirmation bool   `json:"pending_confirmation"`
 }
 
 // MaxListTokens bounds negotiation_list by tokens.

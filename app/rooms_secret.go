@@ -44,9 +44,15 @@ func newInviteCode() string {
 	return strings.ToLower(inviteEncoding.EncodeToString(randomBytes(20)))
 }
 
-// inviteCodeFrom accepts a bare code or an invite URL ending in /i/{code}.
+// inviteCodeFrom accepts a bare code or an invite URL ending in /i/{code},
+// with any query string or fragment (a mail client's or a chat's tracking,
+// "#…" of a pasted link) left off first: no code holds "?" or "#", and a
+// "/i/" in the query does not name the code.
 func inviteCodeFrom(s string) string {
 	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i]
+	}
 	if i := strings.LastIndex(s, "/i/"); i >= 0 {
 		s = s[i+3:]
 	}

@@ -15,18 +15,24 @@ const timeLayout = time.RFC3339
 // View is a room as one side sees it: never the other side's limits, only
 // the flags and notes the protocol derives from them.
 type View struct {
-	RoomID         int64                    `json:"-"`
-	Side           negotiation.Side         `json:"-"`
-	State          negotiation.State        `json:"state"`
-	ClosedReason   negotiation.ClosedReason `json:"closed_reason,omitempty"`
-	Round          int                      `json:"round"`
-	Turn           *string                  `json:"turn,omitempty"` // "you" or "them"; nil: nobody's (draft, agreed, closed)
-	Deadline       string                   `json:"deadline"`
-	Title          string                   `json:"title,omitempty"`
-	Rounds         []RoundView              `json:"rounds"`
-	TermsOnTable   *TableView               `json:"terms_on_table,omitempty"`
-	Approvals      ApprovalsView            `json:"approvals,omitzero"`
-	NoDealPossible []string                 `json:"no_deal_possible,omitempty"`
+	RoomID       int64                    `json:"-"`
+	Side         negotiation.Side         `json:"-"`
+	State        negotiation.State        `json:"state"`
+	ClosedReason negotiation.ClosedReason `json:"closed_reason,omitempty"`
+	Round        int                      `json:"round"`
+	Turn         *string                  `json:"turn,omitempty"` // "you" or "them"; nil: nobody's (draft, agreed, closed)
+	Deadline     string                   `json:"deadline"`
+	// InvitationExpiresAt is, while nobody joined (a draft), when the room
+	// closes as expired if nobody joins by then: 72 hours after the open,
+	// or the deadline if that comes first (negotiation.Room.InvitationEnd);
+	// "" otherwise. The agents' copy of it: the deadline alone told them
+	// 14 days of a room that closes after 3.
+	InvitationExpiresAt string        `json:"invitation_expires,omitempty"`
+	Title               string        `json:"title,omitempty"`
+	Rounds              []RoundView   `json:"rounds"`
+	TermsOnTable        *TableView    `json:"terms_on_table,omitempty"`
+	Approvals           ApprovalsView `json:"approvals,omitzero"`
+	NoDealPossible      []string      `json:"no_deal_possible,omitempty"`
 	// NoDealNotes is NoDealPossible named for this side's human (their
 	// labels, and whether terms may leave each out). For the humans' words.
 	NoDealNotes []negotiation.CardNote `json:"-"`
@@ -46,8 +52,8 @@ type View struct {
 	TimeZone *time.Location    `json:"-"`
 	// InvitationExpires is when a room nobody joined closes as expired
 	// (72 hours after the open), when that comes before the deadline;
-	// zero otherwise. For the humans' words: agents read the rule in the
-	// tools' descriptions.
+	// zero otherwise. For the humans' words (a deadline that comes first
+	// is said alone); agents read InvitationExpiresAt.
 	InvitationExpires time.Time `json:"-"`
 	// Lang is the language of this side's human: their setting, else
 	// their identity provider's locale ("": none known).
@@ -132,8 +138,11 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 	if ld.row.Title != nil {
 		v.Title = *ld.row.Title
 	}
-	if end := r.InvitationEnd(); r.State == negotiation.StateDraft && end.Before(r.Deadline) {
-		v.InvitationExpires = end // the protocol's end of the invitation, when it is not the deadline
+	if end := r.InvitationEnd(); r.State == negotiation.StateDraft {
+		v.InvitationExpiresAt = end.UTC().Format(timeLayout)
+		if end.Before(r.Deadline) {
+			v.InvitationExpires = end // the protocol's end of the invitation, when it is not the deadline
+		}
 	}
 	if r.Turn != "" {
 		t := whose(side, r.Turn)

@@ -27,7 +27,7 @@ type summaryRow struct {
 // the select list, a generic plan may hash every pending confirmation of
 // the database instead, on each call.
 const summarySelect = `SELECT r.id, p.side, p.token_salt, p.token_hash, r.state, coalesce(r.closed_reason, ''), r.round, r.turn,
-		r.deadline, coalesce(r.title, ''), c.asked IS NOT NULL
+		r.deadline, CASE WHEN r.state = 'draft' THEN least(r.expires_at, r.deadline) END, coalesce(r.title, ''), c.asked IS NOT NULL
 		FROM parties p JOIN rooms r ON r.id = p.room_id
 		LEFT JOIN LATERAL (SELECT true AS asked FROM confirmations c
 			WHERE c.room_id = r.id AND c.side = p.side AND c.status = 'pending' LIMIT 1) c ON true
@@ -77,9 +77,13 @@ func collectSummaries(rows pgx.Rows) ([]summaryRow, error) {
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (summaryRow, error) {
 		var r summaryRow
 		var deadline time.Time
+		var invitationEnd *time.Time // negotiation.Room.InvitationEnd, while nobody joined
 		err := row.Scan(&r.RoomID, &r.side, &r.salt, &r.tokenHash, &r.State, &r.ClosedReason, &r.Round, &r.Turn,
-			&deadline, &r.Title, &r.PendingConfirmation)
+			&deadline, &invitationEnd, &r.Title, &r.PendingConfirmation)
 		r.Deadline = deadline.UTC().Format(timeLayout)
+		if invitationEnd != nil {
+			r.InvitationExpires = invitationEnd.UTC().Format(timeLayout)
+		}
 		return r, err
 	})
 }

@@ -99,7 +99,7 @@ const (
 
 // roomRead is the room (R; t is a moment).
 const roomRead = `"R":{"type":"object","required":["state","round","deadline","rounds","next","for_your_human"],"properties":{` +
-	`"state":` + enumState + `,"closed_reason":` + enumReason + `,"round":` + integer + `,"turn":` + enumWho + `,"deadline":{"$ref":"#/$defs/t"},"title":` + str + `,` +
+	`"state":` + enumState + `,"closed_reason":` + enumReason + `,"round":` + integer + `,"turn":` + enumWho + `,"deadline":{"$ref":"#/$defs/t"},"invitation_expires":{"$ref":"#/$defs/t"},"title":` + str + `,` +
 	`"rounds":{"type":"array"},"earlier_rounds":` + integer + `,"terms_on_table":{"type":"object"},"approvals":{"type":"object"},"no_deal_possible":` + strs + `,"pending_confirmation":{"type":"object"},` +
 	`"next":{"type":"object","required":["verdicts","say"],"properties":{"verdicts":{"type":"array","items":{"enum":["offer","counter","need_more_detail","approve","reject","cancel"]}},"say":` + str + `,"check_after":{"$ref":"#/$defs/t"}}},` +
 	`"next_counter_at":{"$ref":"#/$defs/t"},"for_your_human":` + str + `}}`
@@ -122,7 +122,7 @@ var outputSchemas = map[string]string{
 	"negotiation_join": roomOutput(false, `,"room_token"`, `,"room_token":{"type":"string"}`),
 	"negotiation_list": `{"type":"object","required":["rooms"],"properties":{"rooms":{"type":"array","items":{"type":"object",` +
 		`"properties":{"room_token":{"type":"string"},` +
-		`"state":` + enumState + `,"closed_reason":` + enumReason + `,"round":{"type":"integer"},"turn":` + enumWho + `,"deadline":{"type":"string","format":"date-time"},"title":{"type":"string"},` +
+		`"state":` + enumState + `,"closed_reason":` + enumReason + `,"round":{"type":"integer"},"turn":` + enumWho + `,"deadline":{"type":"string","format":"date-time"},"invitation_expires":{"type":"string","format":"date-time"},"title":{"type":"string"},` +
 		`"pending_confirmation":{"type":"boolean"}}}},"next_cursor":{"type":"string"}}}`,
 	"negotiation_read":    roomOutput(true, "", `,"receipt":{"type":"string"}`),
 	"negotiation_propose": roomOutput(false, "", ""),

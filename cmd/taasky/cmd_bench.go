@@ -118,13 +118,14 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 			fmt.Fprintf(stdout, "pgbench: no local PostgreSQL for its scratch database: %v\n", err)
 		}
 	}
-	if *url == "" {
-		// The server the bench starts migrates its database itself.
-		pool, err := openDatabase(ctx, dsn)
+	if *url == "" && so == nil {
+		// The server the bench starts migrates its database itself; its
+		// key is checked here first, to refuse with the bench's hint.
+		_, closeRooms, err := benchRooms(ctx, dsn, secret)
 		if err != nil {
 			return err
 		}
-		pool.Close()
+		closeRooms()
 	}
 	rep, err := bench.Run(ctx, o, so)
 	if err != nil {
@@ -273,6 +274,13 @@ func benchRooms(ctx context.Context, dsn, secret string) (*app.Rooms, func(), er
 	}
 	pool, err := openDatabase(ctx, dsn)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkSecretKey(ctx, pool, cfg); err != nil {
+		pool.Close()
+		if errors.Is(err, app.ErrSecretKeyMismatch) {
+			err = fmt.Errorf("%w (the bench uses SECRET_KEY, or a random key when it is unset: on a database an earlier run used, give that run's SECRET_KEY, or leave DATABASE_URL unset for a fresh database)", err)
+		}
 		return nil, nil, err
 	}
 	d := deps{cfg: cfg, pool: pool}

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/config"
 	"github.com/taasky/taasky/migrations"
 )
@@ -29,6 +30,15 @@ func loadConfig(getenv func(string) string, role config.Role) (config.Config, er
 			strings.ReplaceAll(err.Error(), "\n", "\n  "))
 	}
 	return cfg, nil
+}
+
+// checkSecretKey refuses to go on when SECRET_KEY is not the key of the
+// installation's other processes (app.CheckSecretKey): every command that
+// uses the key against the database (serve, dev, check, account delete,
+// bench's seeding) calls it after openDatabase. The first process records
+// the key's fingerprint.
+func checkSecretKey(ctx context.Context, pool *pgxpool.Pool, cfg config.Config) error {
+	return app.CheckSecretKey(ctx, pool, cfg.Key("key-check"))
 }
 
 // poolConns is the pool's size unless DATABASE_URL sets pool_max_conns;

@@ -31,6 +31,10 @@ func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, w
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSecretKey(ctx, pool, cfg); err != nil {
+		pool.Close()
+		return nil, err
+	}
 	d := deps{
 		cfg:      cfg,
 		log:      log,

@@ -1,0 +1,58 @@
+package app
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/taasky/taasky/internal/pgtest"
+)
+
+// TestCheckSecretKey: the first process records its key's fingerprint; the
+// same key passes again, another is refused with ErrSecretKeyMismatch (one
+// line naming SECRET_KEY) and changes nothing; what is kept is neither the
+// key nor its plain hash, and depends on the installation id.
+func TestCheckSecretKey(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	pool := pgtest.New(t)
+	keyA, keyB := bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32)
+
+	// Processes starting at once with the same key: one records, all pass.
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Go(func() { errs[i] = CheckSecretKey(ctx, pool, keyA) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatalf("the same key at once: %v", err)
+	}
+	err := CheckSecretKey(ctx, pool, keyB)
+	if !errors.Is(err, ErrSecretKeyMismatch) {
+		t.Fatalf("another key: %v, want ErrSecretKeyMismatch", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "SECRET_KEY") || strings.Contains(msg, "\n") || !strings.Contains(msg, "same SECRET_KEY") {
+		t.Errorf("the refusal is not one line naming SECRET_KEY and what to do: %q", msg)
+	}
+	if err := CheckSecretKey(ctx, pool, keyA); err != nil {
+		t.Fatalf("the first key after another was refused: %v", err)
+	}
+
+	var id string
+	var kept []byte
+	if err := pool.QueryRow(ctx, `SELECT id::text, key_check FROM installation`).Scan(&id, &kept); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(kept, keyCheck(keyA, id)) {
+		t.Error("the kept fingerprint is not the first key's")
+	}
+	if bytes.Contains(kept, keyA) || bytes.Equal(kept, secretHash(string(keyA))) {
+		t.Error("the database keeps the key or its plain hash")
+	}
+	if bytes.Equal(keyCheck(keyA, id), keyCheck(keyA, "00000000-0000-0000-0000-000000000000")) {
+		t.Error("the fingerprint does not depend on the installation id")
+	}
+}
