@@ -13,13 +13,12 @@ func TestAgentsSeeWhenTheInvitationExpires(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	schema := map[string]any{"n": map[string]any{"type": "int", "label": "N"}}
-	before := time.Now().Truncate(time.Second)
+	// The server's clock is the harness's, stopped at its start.
+	want := time.Unix(0, e.clock.Load()).Add(72 * time.Hour).UTC().Format(time.RFC3339)
 	open := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema})
-	after := time.Now()
 	read := e.must(t, "a", "negotiation_read", map[string]any{"room_token": open["room_token"]})["room"].(map[string]any)
 	got, _ := read["invitation_expires"].(string)
-	at, err := time.Parse(time.RFC3339, got)
-	if err != nil || at.Before(before.Add(72*time.Hour)) || at.After(after.Add(72*time.Hour)) {
+	if got != want {
 		t.Fatalf("negotiation_read of a draft: invitation_expires = %q, want 72 hours after the open (deadline %v)", got, read["deadline"])
 	}
 	entry := func(token any) map[string]any {
