@@ -279,6 +279,14 @@ func (o *OAuth) Connect(ctx context.Context, userID int64, accountSlug string, c
 		if acct == nil {
 			return refuse(ErrUnauthorized, "error.oauth_not_member", "account: you are not a member of %q, so you cannot connect an agent for it", accountSlug)
 		}
+		// The account's row first, always: a consent at the same moment
+		// (the same person pressing Allow twice, or another person of the
+		// account) waits here, and then reads the grant and the names the
+		// first one wrote. Read before the lock, both took the client's
+		// name and the second was refused. The same lock is the cap's.
+		if err := lockAccountForAgents(ctx, tx, acct.AccountID); err != nil {
+			return err
+		}
 		agentID, err := reconnectOAuthAgent(ctx, tx, acct.AccountID, client.ID, userID)
 		switch {
 		case err == nil:
@@ -295,9 +303,6 @@ func (o *OAuth) Connect(ctx context.Context, userID int64, accountSlug string, c
 		}
 		name, err := freeAgentName(ctx, tx, acct.AccountID, agentNames(client.Name, email))
 		if err != nil {
-			return err
-		}
-		if err := lockForCaps(ctx, tx, acct.AccountID, o.agentCap); err != nil {
 			return err
 		}
 		if err := checkAgentCap(ctx, tx, acct.AccountID, 0, o.agentCap); err != nil {
