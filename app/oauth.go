@@ -287,9 +287,27 @@ func (o *OAuth) Connect(ctx context.Context, userID int64, accountSlug string, c
 		if err := lockAccountForAgents(ctx, tx, acct.AccountID); err != nil {
 			return err
 		}
+		acting := 0
+		if o.agentCap > 0 {
+			if acting, err = countActingAgents(ctx, tx, acct.AccountID, 0); err != nil {
+				return err
+			}
+		}
 		agentID, err := reconnectOAuthAgent(ctx, tx, acct.AccountID, client.ID, userID)
 		switch {
 		case err == nil:
+			// A disconnected agent did not count: connected again, it
+			// acts again, held to the cap as a new one (refused: the
+			// transaction, and the reconnection with it, is rolled back).
+			if o.agentCap > 0 {
+				now, err := countActingAgents(ctx, tx, acct.AccountID, 0)
+				if err != nil {
+					return err
+				}
+				if now > acting && now > o.agentCap {
+					return agentsFull(o.agentCap)
+				}
+			}
 			if agent, err = selectAgent(ctx, tx, accountSlug, agentID); err != nil {
 				return err
 			}
