@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/pgtest"
 )
 
 // lifeTeam is account alpha with ann its owner, ada an admin and mo a
@@ -119,8 +120,8 @@ func TestAuthorityReadUnderTheLock(t *testing.T) {
 		}
 		waiting := func(n int) {
 			for range 1000 {
-				var k int
-				if err := tb.pool.QueryRow(tb.ctx, `SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`).Scan(&k); err != nil {
+				k, err := pgtest.LockWaits(tb.ctx, tb.pool)
+				if err != nil {
 					t.Fatal(err)
 				}
 				if k >= n {

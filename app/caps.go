@@ -52,6 +52,11 @@ func checkAgentCap(ctx context.Context, tx pgx.Tx, accountID, except int64, limi
 	if err != nil || n < limit {
 		return err
 	}
+	return agentsFull(limit)
+}
+
+// agentsFull is the refusal of one more agent that can act past the cap.
+func agentsFull(limit int) error {
 	return refuse(ErrConflict, "cap9_agents", "agents: this account has as many agents as it may have (%d, AGENTS_PER_ACCOUNT_MAX); nothing was created. "+
 		"Revoke every key of one it no longer uses, or disconnect it, first", limit)
 }

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/taasky/taasky/internal/pgtest"
 )
 
 // capState counts what a creation writes, to show a refused one wrote
@@ -137,9 +139,8 @@ func TestOpenRoomsPerAccountCap(t *testing.T) {
 func (rb *roomsBundle) waitLocked(t *testing.T, n int, done <-chan struct{}) {
 	t.Helper()
 	for {
-		var waiting int
-		if err := rb.pool.QueryRow(rb.ctx, `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting); err != nil {
+		waiting, err := pgtest.LockWaits(rb.ctx, rb.pool)
+		if err != nil {
 			t.Fatal(err)
 		}
 		if waiting >= n {

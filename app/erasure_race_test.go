@@ -14,6 +14,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/pgtest"
 	"github.com/taasky/taasky/jobs"
 )
 
@@ -62,9 +63,8 @@ func (e *erasureRace) open(t *testing.T, invite string) *app.OpenResult {
 // waiters is how many of the test database's sessions wait for a lock.
 func (e *erasureRace) waiters(t *testing.T) int {
 	t.Helper()
-	var n int
-	if err := e.tb.pool.QueryRow(e.tb.ctx, `SELECT count(*) FROM pg_stat_activity
-		WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n); err != nil {
+	n, err := pgtest.LockWaits(e.tb.ctx, e.tb.pool)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return n

@@ -279,16 +279,34 @@ func (o *OAuth) Connect(ctx context.Context, userID int64, accountSlug string, c
 		if acct == nil {
 			return refuse(ErrUnauthorized, "error.oauth_not_member", "account: you are not a member of %q, so you cannot connect an agent for it", accountSlug)
 		}
-		// Locked before the agent is connected again, too: a disconnected
-		// agent brought back counts against the cap like a new one.
-		if err := lockForCaps(ctx, tx, acct.AccountID, o.agentCap); err != nil {
+		// The account's row first, always: a consent at the same moment
+		// (the same person pressing Allow twice, or another person of the
+		// account) waits here, and then reads the grant and the names the
+		// first one wrote. Read before the lock, both took the client's
+		// name and the second was refused. The same lock is the cap's.
+		if err := lockAccountForAgents(ctx, tx, acct.AccountID); err != nil {
 			return err
+		}
+		acting := 0
+		if o.agentCap > 0 {
+			if acting, err = countActingAgents(ctx, tx, acct.AccountID, 0); err != nil {
+				return err
+			}
 		}
 		agentID, err := reconnectOAuthAgent(ctx, tx, acct.AccountID, client.ID, userID)
 		switch {
 		case err == nil:
-			if err := checkAgentCap(ctx, tx, acct.AccountID, agentID, o.agentCap); err != nil {
-				return err
+			// A disconnected agent did not count: connected again, it
+			// acts again, held to the cap as a new one (refused: the
+			// transaction, and the reconnection with it, is rolled back).
+			if o.agentCap > 0 {
+				now, err := countActingAgents(ctx, tx, acct.AccountID, 0)
+				if err != nil {
+					return err
+				}
+				if now > acting && now > o.agentCap {
+					return agentsFull(o.agentCap)
+				}
 			}
 			if agent, err = selectAgent(ctx, tx, accountSlug, agentID); err != nil {
 				return err

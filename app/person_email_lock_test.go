@@ -10,6 +10,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/pgtest"
 )
 
 // TestMemberLeavesWhileAPersonAnswers: a person answering the invitation
@@ -62,9 +63,8 @@ func TestMemberLeavesWhileAPersonAnswers(t *testing.T) {
 	waiting := func(n int) {
 		t.Helper()
 		for end := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			var w int
-			if err := tb.pool.QueryRow(tb.ctx, `SELECT count(*) FROM pg_stat_activity
-				WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&w); err != nil {
+			w, err := pgtest.LockWaits(tb.ctx, tb.pool)
+			if err != nil {
 				t.Fatal(err)
 			}
 			if w >= n {

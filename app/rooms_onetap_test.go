@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/taasky/taasky/internal/pgtest"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -223,9 +224,7 @@ func TestOneTapPostThatWaitedForTheRoom(t *testing.T) {
 	waiting := func(n int) {
 		t.Helper()
 		for end := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-			var got int
-			err := rb.pool.QueryRow(rb.ctx, `SELECT count(*) FROM pg_stat_activity
-				WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&got)
+			got, err := pgtest.LockWaits(rb.ctx, rb.pool)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -123,9 +123,16 @@ func selectOwnerEmails(ctx context.Context, q querier, limit int) ([]string, err
 }
 
 // ensureUserByEmail returns the id of the user with email, creating it.
+// An insert of the same address by a transaction not yet committed is
+// waited for and is then a conflict, but the statement's own SELECT reads
+// the snapshot taken before that commit, so it finds no row either: the
+// statement then runs again, with a snapshot that has the row (or, should
+// it be gone again, inserts it).
 func ensureUserByEmail(ctx context.Context, q querier, email string) (int64, error) {
 	var id int64
-	err := q.QueryRow(ctx, `
+	var err error
+	for range 3 {
+		err = q.QueryRow(ctx, `
 		WITH new AS (
 			INSERT INTO users (email) VALUES ($1)
 			ON CONFLICT (email) DO NOTHING
@@ -135,6 +142,10 @@ func ensureUserByEmail(ctx context.Context, q querier, email string) (int64, err
 		UNION ALL
 		SELECT id FROM users WHERE email = $1
 		LIMIT 1`, email).Scan(&id)
+		if !errors.Is(err, pgx.ErrNoRows) {
+			break
+		}
+	}
 	if err != nil {
 		return 0, fmt.Errorf("ensureUserByEmail: %w", err)
 	}

@@ -136,7 +136,8 @@ func selectKeyAgent(ctx context.Context, q querier, accountSlug string, keyID in
 }
 
 // lockAccountForAgents locks the account's row until the transaction
-// ends, for the count of its agents and keys (checkAgentCap). FOR NO KEY
+// ends, for the count of its agents and keys (checkAgentCap) and the
+// names and grants a consent reads (OAuth.Connect). FOR NO KEY
 // UPDATE: the foreign keys of rooms and agents inserted meanwhile do not
 // wait for it.
 func lockAccountForAgents(ctx context.Context, q querier, accountID int64) error {

@@ -281,7 +281,8 @@ func TestConcurrentReuseRevokes(t *testing.T) {
 			}()
 		}
 		for waiting := 0; waiting < 2; {
-			if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting); err != nil {
+			var err error
+			if waiting, err = pgtest.LockWaits(ctx, pool); err != nil {
 				t.Fatal(err)
 			}
 			select {
@@ -410,8 +411,8 @@ func TestDisconnectDuringARefresh(t *testing.T) {
 	waiting := func(n int) {
 		t.Helper()
 		for deadline := time.Now().Add(10 * time.Second); ; {
-			var got int
-			if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&got); err != nil {
+			got, err := pgtest.LockWaits(ctx, pool)
+			if err != nil {
 				t.Fatal(err)
 			}
 			if got >= n {

@@ -147,3 +147,22 @@ func randomHex(n int) string {
 	_, _ = rand.Read(b) // never fails
 	return hex.EncodeToString(b)
 }
+
+// LockWaits counts the sessions of pool's database that wait for a lock one
+// of its transactions holds: on a table, a row (its tuple or its writer's
+// transaction) or an advisory key. A test that holds a lock polls it to know
+// that what it started has reached that lock.
+//
+// Other lock waits are left out: they are not the test's, and come and go
+// at any moment. A commit that sent a NOTIFY waits for the notifying commits
+// before it, in every database of the server (Lock: object), so another
+// test's notifications made a session of this database look as if it waited
+// for the test's lock; so do two inserts extending one table at once (Lock:
+// extend).
+func LockWaits(ctx context.Context, pool *pgxpool.Pool) (int, error) {
+	var n int
+	err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+		WHERE datname = current_database() AND wait_event_type = 'Lock'
+		AND wait_event IN ('relation', 'tuple', 'transactionid', 'advisory')`).Scan(&n)
+	return n, err
+}
