@@ -22,11 +22,12 @@ func (n Next) Waiting() bool { return n.CheckAfter != nil }
 
 // Next tells a side what it may do in the room now (the protocol alone:
 // Pace.Advise adds the service's cool-down and when to look again).
-func (r *Room) Next(side Side) Next { return r.next(side, true) }
+func (r *Room) Next(side Side) Next { return r.next(side, func(Verdict) bool { return true }) }
 
-// next is Next; counterOK false leaves counter out (a cool-down holds it),
-// and the sentence then never names it.
-func (r *Room) next(side Side, counterOK bool) Next {
+// next is Next with only the verdicts of a live room that allow keeps (a
+// cool-down holds counter back, the round cap every tabling move); the
+// sentence then never names one it left out.
+func (r *Room) next(side Side, allow func(Verdict) bool) Next {
 	switch r.State {
 	case StateAgreed:
 		return Next{Verdicts: []Verdict{}, Say: "Agreed: both humans approved the same terms. Read with receipt: true for the signed receipt."}
@@ -41,7 +42,7 @@ func (r *Room) next(side Side, counterOK bool) Next {
 			n.Say += " " + waitingSay(p)
 		}
 	} else {
-		n = r.live(side, counterOK)
+		n = r.live(side, allow)
 	}
 	if a := r.Answered[side.index()]; a != nil {
 		n.Say = answeredSay(a) + " " + n.Say
@@ -107,11 +108,11 @@ func (r *Room) draft(side Side) Next {
 }
 
 // live is next in an awaiting room.
-func (r *Room) live(side Side, counterOK bool) Next {
+func (r *Room) live(side Side, allow func(Verdict) bool) Next {
 	keep := func(vs ...Verdict) []Verdict {
 		out := vs[:0:0]
 		for _, v := range vs {
-			if v != VerdictCounter || counterOK {
+			if allow(v) {
 				out = append(out, v)
 			}
 		}
@@ -120,7 +121,7 @@ func (r *Room) live(side Side, counterOK bool) Next {
 	if p := r.PendingFor(side); p != nil {
 		say := waitingSay(p)
 		if r.Turn == side && r.Table == nil {
-			return Next{Verdicts: []Verdict{VerdictOffer, VerdictCancel}, Say: say}
+			return Next{Verdicts: keep(VerdictOffer, VerdictCancel), Say: say}
 		}
 		if r.Turn == side {
 			return Next{Verdicts: keep(VerdictCounter, VerdictNeedMoreDetail, VerdictCancel), Say: say}
@@ -136,15 +137,19 @@ func (r *Room) live(side Side, counterOK bool) Next {
 	vs := keep(VerdictApprove, VerdictCounter, VerdictNeedMoreDetail, VerdictReject, VerdictCancel)
 	if h := r.Approval(side.Other()); h != "" {
 		say := "The other side approved " + string(h) + ". Approve the same subject_hash to agree"
-		if counterOK {
+		if allow(VerdictCounter) {
 			say += ", or counter"
 		}
 		return Next{Verdicts: vs, Say: say + "."}
 	}
-	if counterOK {
-		return Next{Verdicts: vs, Say: "Your turn: approve the terms on the table (quote their subject_hash), counter, ask for more detail, or reject."}
+	say := "Your turn: approve the terms on the table (quote their subject_hash), "
+	if allow(VerdictCounter) {
+		say += "counter, "
 	}
-	return Next{Verdicts: vs, Say: "Your turn: approve the terms on the table (quote their subject_hash), ask for more detail, or reject."}
+	if allow(VerdictNeedMoreDetail) {
+		say += "ask for more detail, "
+	}
+	return Next{Verdicts: vs, Say: say + "or reject."}
 }
 
 // noDealSay is the sentence that leads every next of a live room in which

@@ -58,18 +58,26 @@ func (p Pace) NextCounterAt(lastTabled time.Time) time.Time {
 	return next
 }
 
-// Next is Room.Next with the pace applied: once the round cap is reached
-// only approve, reject and cancel remain; while the side's cool-down runs,
-// counter is left out (and never named) and the sentence says from when it
-// is allowed, which is returned too (nil when a counter is not held back by
-// the cool-down).
+// Next is Room.Next at `at` with the pace applied: a room due to close
+// (Due) takes nothing more, though the sweep has not closed it yet; once
+// the round cap is reached only approve, reject and cancel remain; while
+// the side's cool-down runs, counter is left out (and never named) and
+// the sentence says from when it is allowed, which is returned too (nil
+// when a counter is not held back by the cool-down).
 func (p Pace) Next(r *Room, side Side, lastTabled, at time.Time) (Next, *time.Time) {
+	if reason, due := r.Due(at); due {
+		why := "The deadline has passed"
+		if reason == ClosedExpired {
+			why = "The invitation has expired"
+		}
+		return Next{Verdicts: []Verdict{}, Say: why + ": the room is closing (" + string(reason) + "). Nothing more to do."}, nil
+	}
 	n := r.Next(side)
 	if r.State.Terminal() || len(n.Verdicts) == 0 {
 		return n, nil
 	}
 	if p.capped(r) && slices.ContainsFunc(n.Verdicts, tabling) {
-		n.Verdicts = slices.DeleteFunc(slices.Clone(n.Verdicts), tabling)
+		n = r.next(side, func(v Verdict) bool { return !tabling(v) })
 		n.Say += fmt.Sprintf(plural(p.MaxRounds, " This room reached its cap of %d round", " This room reached its cap of %d rounds")+": no more offers, counters or questions; approve, reject or cancel.", p.MaxRounds)
 		return n, nil
 	}
@@ -77,7 +85,7 @@ func (p Pace) Next(r *Room, side Side, lastTabled, at time.Time) (Next, *time.Ti
 	if !at.Before(next) || !slices.Contains(n.Verdicts, VerdictCounter) {
 		return n, nil
 	}
-	n = r.next(side, false)
+	n = r.next(side, func(v Verdict) bool { return v != VerdictCounter })
 	n.Say += " You may counter again from " + next.UTC().Format(time.RFC3339) + "."
 	return n, &next
 }

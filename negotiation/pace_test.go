@@ -8,7 +8,7 @@ import (
 
 func TestPace(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	r := &Room{State: StateAwaiting, Turn: SideA, Round: 3, Table: &Table{By: SideB, Round: 3}}
+	r := &Room{State: StateAwaiting, Turn: SideA, Round: 3, Table: &Table{By: SideB, Round: 3}, Deadline: t0.Add(DefaultDeadline)}
 	p := Pace{MaxRounds: 4, Cooldown: 1500 * time.Millisecond}
 	cases := []struct {
 		v        Verdict
