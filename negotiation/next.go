@@ -124,7 +124,10 @@ func (r *Room) live(side Side, allow func(Verdict) bool) Next {
 			return Next{Verdicts: keep(VerdictOffer, VerdictCancel), Say: say}
 		}
 		if r.Turn == side {
-			return Next{Verdicts: keep(VerdictCounter, VerdictNeedMoreDetail, VerdictCancel), Say: say}
+			// A new request replaces the pending one (DESIGN §2): another
+			// answer, or another option's hash, may still be asked.
+			return Next{Verdicts: keep(VerdictApprove, VerdictCounter, VerdictNeedMoreDetail, VerdictReject, VerdictCancel),
+				Say: say + " A new request replaces it."}
 		}
 		return Next{Verdicts: []Verdict{VerdictCancel}, Say: say}
 	}

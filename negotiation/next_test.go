@@ -65,7 +65,7 @@ func TestNextInEveryState(t *testing.T) {
 			return p.r
 		},
 			want{[]Verdict{VerdictCancel}, "Waiting for your human to confirm (cancel). Do not ask them again; they were notified."},
-			want{[]Verdict{VerdictCounter, VerdictNeedMoreDetail, VerdictCancel}, "Waiting for your human to confirm (approve). Do not ask them again; they were notified."}},
+			want{[]Verdict{VerdictApprove, VerdictCounter, VerdictNeedMoreDetail, VerdictReject, VerdictCancel}, "Waiting for your human to confirm (approve). Do not ask them again; they were notified. A new request replaces it."}},
 		{"agreed", func(t *testing.T) *Room {
 			p := joined(t, qty1)
 			h := p.r.Table.Options[0].Hash()
@@ -139,7 +139,7 @@ func TestNextUnannounced(t *testing.T) {
 	if !ev.Unannounced || !p.r.PendingFor(SideB).Unannounced {
 		t.Fatalf("not recorded: event %+v, pending %+v", ev, p.r.PendingFor(SideB))
 	}
-	want := "Waiting for your human to confirm (approve). Taasky sent them no message about it (their notification settings send none): tell them to open Taasky to confirm."
+	want := "Waiting for your human to confirm (approve). Taasky sent them no message about it (their notification settings send none): tell them to open Taasky to confirm. A new request replaces it."
 	if got := p.r.Next(SideB).Say; got != want {
 		t.Errorf("Next(b).Say = %q\nwant %q", got, want)
 	}

@@ -441,32 +441,8 @@ func TestNextIsTruthful(t *testing.T) {
 var knownLies = map[string]string{
 	// Next does not look at the side's own limits: when they admit only the
 	// terms on the table, every counter is the same terms or outside them.
-	"b's limits fit only the terms on the table/b/counter":             "own limits leave no other terms to counter with",
-	"b's approve pending (b's turn)/b/approve":                         pendingOmits,
-	"b's approve pending (b's turn)/b/reject":                          pendingOmits,
-	"b's reject pending (b's turn)/b/approve":                          pendingOmits,
-	"b's reject pending (b's turn)/b/reject":                           pendingOmits,
-	"b's approve pending, a's cancel pending/b/approve":                pendingOmits,
-	"b's approve pending, a's cancel pending/b/reject":                 pendingOmits,
-	"b approved, a's approve pending/a/approve":                        pendingOmits,
-	"b approved, a's approve pending/a/reject":                         pendingOmits,
-	"b's cancel pending on b's turn, terms on the table/b/approve":     pendingOmits,
-	"b's cancel pending on b's turn, terms on the table/b/reject":      pendingOmits,
-	"preapprove pending, b asked need_more_detail, a's turn/a/approve": pendingOmits,
-	"preapprove pending, b asked need_more_detail, a's turn/a/reject":  pendingOmits,
-	"preapprove pending, b approved one option, a's turn/a/approve":    pendingOmits,
-	"preapprove pending, b approved one option, a's turn/a/reject":     pendingOmits,
-	"cool-down, a's approve pending on a's turn/a/approve":             pendingOmits,
-	"cool-down, a's approve pending on a's turn/a/reject":              pendingOmits,
+	"b's limits fit only the terms on the table/b/counter": "own limits leave no other terms to counter with",
 }
-
-const (
-	// While the side's own confirmation waits on its turn, next leaves
-	// approve and reject out ("do not ask them again"), but Request takes
-	// either and replaces the pending one (DESIGN §2: a new one replaces
-	// it), be it another verdict or, with options, another hash.
-	pendingOmits = "a confirmation waits: approve and reject are left out, and a new request would replace it"
-)
 
 // knownSay are the states whose sentence names a move its verdicts leave
 // out.
