@@ -146,3 +146,20 @@ func TestWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestNextAfterAQuestionOnAStandingApproval: b's human approved a's terms
+// and a asked for more detail instead of approving; b is not sent to ask
+// its human to approve the same terms again, which would only pass the
+// turn back.
+func TestNextAfterAQuestionOnAStandingApproval(t *testing.T) {
+	p := openPlay(t, OpenRequest{Subject: qty1})
+	p.join(qtySchema, nil)
+	h := p.r.Table.Options[0].Hash()
+	p.confirm(SideB, VerdictApprove, h)
+	p.propose(SideA, Move{Verdict: VerdictNeedMoreDetail, Fields: []string{"qty"}})
+	n := p.r.Next(SideB)
+	if want := "Your human's approval of " + string(h) + " stands; the other side asked for more detail instead of approving."; !strings.HasPrefix(n.Say, want) ||
+		!strings.Contains(n.Say, "approving again changes nothing") {
+		t.Errorf("next %q", n.Say)
+	}
+}

@@ -145,6 +145,19 @@ func (r *Room) live(side Side, allow func(Verdict) bool) Next {
 		}
 		return Next{Verdicts: vs, Say: say + "."}
 	}
+	if h := r.Approval(side); h != "" {
+		// The other side answered this side's standing approval with a
+		// question (need_more_detail): asking the human to approve the same
+		// terms again would only pass the turn back.
+		say := "Your human's approval of " + string(h) + " stands; the other side asked for more detail instead of approving. Answer them: "
+		if allow(VerdictCounter) {
+			say += "counter with the detail they asked for, "
+		}
+		if allow(VerdictNeedMoreDetail) {
+			say += "ask for more detail, "
+		}
+		return Next{Verdicts: vs, Say: say + "reject or cancel; approving again changes nothing."}
+	}
 	say := "Your turn: approve the terms on the table (quote their subject_hash), "
 	if allow(VerdictCounter) {
 		say += "counter, "
