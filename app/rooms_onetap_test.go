@@ -128,6 +128,23 @@ func (rb *roomsBundle) tracedRooms(t *testing.T) (*Rooms, *sentSQL) {
 	return rooms, sent
 }
 
+// ownStatements are the statements of all, sent in trips round trips,
+// but the live pages' announcement (the announcer's, after the commit) and
+// River's notification of an inserted job: River sends at most one per
+// queue per FetchCooldown, so whether a move sends it depends on the
+// insert before it.
+func ownStatements(all []string, trips int) (sql []string, own int) {
+	own = trips
+	for _, q := range all {
+		if q == announceSQL || strings.Contains(q, "topic_to_notify") {
+			own--
+		} else {
+			sql = append(sql, q)
+		}
+	}
+	return sql, own
+}
+
 // onetapStatements are the statements of sql that name onetap_tokens.
 func onetapStatements(sql []string) (out []string) {
 	for _, s := range sql {
