@@ -37,8 +37,8 @@ func (r *Room) next(side Side, allow func(Verdict) bool) Next {
 	var n Next
 	if r.State == StateDraft {
 		n = r.draft(side)
-		if p := r.PendingFor(side); p != nil && p.Unannounced {
-			// The preapproval waits too; the agent is the only one to say so.
+		if p := r.PendingFor(side); p != nil {
+			// The preapproval or the cancel waits for the human too.
 			n.Say += " " + waitingSay(p)
 		}
 	} else {

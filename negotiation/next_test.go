@@ -159,3 +159,14 @@ func TestNextUnannounced(t *testing.T) {
 		t.Errorf("an announced request after it still says none was sent: %q", p.r.Next(SideB).Say)
 	}
 }
+
+// TestNextInADraftSaysWhatWaits: in a draft, the opener's next says that
+// its human is asked (a cancel of the invitation, or a preapproval), and
+// not to ask them again, as in a live room.
+func TestNextInADraftSaysWhatWaits(t *testing.T) {
+	p := openPlay(t, OpenRequest{})
+	p.request(SideA, VerdictCancel, "", "c1")
+	if n := p.r.Next(SideA); !strings.HasSuffix(n.Say, "Waiting for your human to confirm (cancel). Do not ask them again; they were notified.") {
+		t.Errorf("next %q", n.Say)
+	}
+}
