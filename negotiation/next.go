@@ -120,6 +120,11 @@ func (r *Room) live(side Side, allow func(Verdict) bool) Next {
 	}
 	if p := r.PendingFor(side); p != nil {
 		say := waitingSay(p)
+		if h := r.Approval(side.Other()); h != "" && p.Verdict == VerdictPreapprove {
+			// The option they chose is what the preapproval, confirmed,
+			// agrees on (an approve asked names its hash already).
+			say = "The other side approved " + string(h) + ": your human's preapproval, once confirmed, agrees it. " + say
+		}
 		if r.Turn == side && r.Table == nil {
 			return Next{Verdicts: keep(VerdictOffer, VerdictCancel), Say: say}
 		}

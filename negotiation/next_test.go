@@ -170,3 +170,20 @@ func TestNextInADraftSaysWhatWaits(t *testing.T) {
 		t.Errorf("next %q", n.Say)
 	}
 }
+
+// TestNextWhileAPreapprovalWaitsOnAChosenOption: b approved one of a's
+// options while a's human has not confirmed the preapproval yet; a's next
+// names the option chosen, which the preapproval, once confirmed, agrees.
+func TestNextWhileAPreapprovalWaitsOnAChosenOption(t *testing.T) {
+	p := openPlay(t, OpenRequest{Options: []json.RawMessage{qty1, qty2}, Preapprove: true, PreapprovalID: "pre"})
+	p.join(qtySchema, nil)
+	h := p.r.Table.Options[1].Hash()
+	p.confirm(SideB, VerdictApprove, h)
+	if n := p.r.Next(SideA); !strings.HasPrefix(n.Say, "The other side approved "+string(h)+": your human's preapproval, once confirmed, agrees it. Waiting for your human to confirm (preapprove).") {
+		t.Errorf("next %q", n.Say)
+	}
+	p.decide(SideA, "pre", true)
+	if p.r.State != StateAgreed {
+		t.Errorf("the preapproval confirmed: %s", p.r.State)
+	}
+}
