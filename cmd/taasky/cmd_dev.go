@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 
+	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/config"
 )
 
@@ -60,6 +62,12 @@ func runDev(ctx context.Context, args []string, getenv func(string) string, stdo
 	}
 	log.Info("starting taasky dev", "config", cfg, "secret_key", secretSource)
 	srv, err := openServer(ctx, cfg, log, true, true)
+	if errors.Is(err, app.ErrSecretKeyMismatch) {
+		// The database outlived the key dev made for it (another home, the
+		// file deleted): say how to go on with dev's own words.
+		return fmt.Errorf("%w; for taasky dev: %s was set up with another key than this one (%s): "+
+			"set SECRET_KEY to that key, or drop that database to start over", err, db.desc, secretSource)
+	}
 	if err != nil {
 		return err
 	}

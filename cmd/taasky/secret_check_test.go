@@ -30,8 +30,12 @@ func TestSecretKeyIsTheInstallations(t *testing.T) {
 		}
 	}
 	refused("serve --web=false", startOrRefuse(t, other, "serve", "--web=false"))
-	refused("dev", startOrRefuse(t, other, "dev"))
-	_, _, err := runCmd(t, other, "check")
+	err := startOrRefuse(t, other, "dev")
+	refused("dev", err)
+	if err == nil || !strings.Contains(err.Error(), "or drop that database to start over") {
+		t.Errorf("dev with another key: %v, want how to go on", err)
+	}
+	_, _, err = runCmd(t, other, "check")
 	refused("check", err)
 	_, _, err = runCmd(t, other, "account", "delete", "--account", "nobody", "--confirm", "nobody")
 	refused("account delete", err)
