@@ -113,8 +113,8 @@ func roomOutput(full bool, required string, props string) string {
 	return `{"type":"object","required":["room"` + required + `],"properties":{"room":` + room + props + `}` + d + `}`
 }
 
-// confirmation: {} (an object, see waiting) keeps the tool list in its budget.
-const waitingProps = `,"status":{"const":"waiting_for_your_human"},"confirmation":{}`
+// confirmation: the request the call made or met (see waiting).
+const waitingProps = `,"status":{"const":"waiting_for_your_human"},"confirmation":{"type":"object"}`
 
 var outputSchemas = map[string]string{
 	"negotiation_open": roomOutput(false, `,"room_token","invite_url","invite_code"`,
