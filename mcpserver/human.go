@@ -79,14 +79,7 @@ func forYourHuman(v *app.View) string {
 		}
 	}
 	if len(v.DetailAsked) > 0 {
-		asked := make([]string, len(v.DetailAsked))
-		for i, n := range v.DetailAsked {
-			asked[i] = words.Label(n.Label, n.Shorthand)
-			if n.Theirs && !n.Shorthand {
-				asked[i] = words.T("human.their_field", asked[i])
-			}
-		}
-		line("hum12_detail_asked", strings.Join(asked, ", "))
+		line("hum12_detail_asked", strings.Join(words.Notes(v.DetailAsked), ", "))
 	}
 	if len(v.NoDealNotes) > 0 {
 		b.WriteString(words.NoDealNote(v.NoDealNotes...) + "\n")

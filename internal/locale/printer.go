@@ -287,11 +287,15 @@ func (p *Printer) NoDealNote(notes ...negotiation.CardNote) string {
 	return p.NoDeal(p.Notes(notes))
 }
 
-// Notes is the labels of notes as the reader reads them.
+// Notes is the labels of notes as the reader reads them, a label of the
+// other side's marked as theirs (CardNote.Theirs).
 func (p *Printer) Notes(notes []negotiation.CardNote) []string {
 	labels := make([]string, len(notes))
 	for i, n := range notes {
 		labels[i] = p.Label(n.Label, n.Shorthand)
+		if n.Theirs && !n.Shorthand {
+			labels[i] = p.T("human.their_field", labels[i])
+		}
 	}
 	return labels
 }
