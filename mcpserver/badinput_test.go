@@ -76,6 +76,10 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"a", "negotiation_join", map[string]any{"invite_code": "x", "invite_url": "y"}, "invite: pass it once (invite, or its old names invite_code or invite_url)"},
 		{"a", "negotiation_join", map[string]any{"subject_schema": schema}, "invite: required (the invitation's code or its whole URL)"},
 		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "title": ""}, "title: 1 to 120 characters of text"},
+		// An empty list is given, and refused, not taken for none.
+		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "options": []any{}}, "options: 2 to 10 alternatives"},
+		{"a", "negotiation_open", map[string]any{"slots": []any{}}, "slots: 1 to 10"},
+		{"b", "negotiation_propose", map[string]any{"room_token": tb, "verdict": "counter", "options": []any{}}, "options: 2 to 10 alternatives"},
 		{"a", "negotiation_open", json.RawMessage(`{"subject_schema":{"day":{"type":"date","label":"Day"}},"title":"a","title":"b"}`), "title: given twice; give each key once"},
 		{"b", "negotiation_propose", json.RawMessage(`{"room_token":"` + tb + `","verdict":"counter","subject":{"day":"2026-12-25","day":"2026-12-26"}}`), "subject.day: given twice; give each key once"},
 		// U+2028 and U+2029 break a line as \n does: a title or a label is one line.

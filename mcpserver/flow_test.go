@@ -139,6 +139,37 @@ func TestMovesVectorsOverMCP(t *testing.T) {
 	e.check(t)
 }
 
+// TestPickBeforePreapproval: the peer picks a slot before the initiator's
+// human answered the preapproval: that human is told their confirmation
+// agrees the room, not that the other side will pick one.
+func TestPickBeforePreapproval(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	slots := []map[string]string{
+		{"start": "2026-12-03T10:00:00+01:00", "end": "2026-12-03T10:30:00+01:00"},
+		{"start": "2026-12-03T14:00:00+01:00", "end": "2026-12-03T14:30:00+01:00"},
+	}
+	open := e.must(t, "a", "negotiation_open", map[string]any{"slots": slots, "preapprove": true})
+	ta := open["room_token"].(string)
+	const picks = "The other side picks one"
+	if h := open["room"].(map[string]any)["for_your_human"].(string); !strings.Contains(h, picks) {
+		t.Fatalf("a's human, before the pick:\n%s", h)
+	}
+	join := e.must(t, "b", "negotiation_join", map[string]any{"invite_code": open["invite_code"]})
+	tb := join["room_token"].(string)
+	pick := join["room"].(map[string]any)["terms_on_table"].(map[string]any)["options"].([]any)[1].(map[string]any)["subject_hash"]
+	out := e.must(t, "b", "negotiation_respond", map[string]any{"room_token": tb, "verdict": "approve", "subject_hash": pick})
+	e.confirm(t, "b", tb, out, true)
+	h := e.must(t, "a", "negotiation_read", map[string]any{"room_token": ta})["room"].(map[string]any)["for_your_human"].(string)
+	if strings.Contains(h, picks) || !strings.Contains(h, "The other side approved these terms: if you approve, they are agreed.") {
+		t.Fatalf("a's human, after b picked:\n%s", h)
+	}
+	if d := e.confirm(t, "a", ta, open, true); d.State != negotiation.StateAgreed {
+		t.Fatalf("the preapproval agrees the pick: %+v", d)
+	}
+	e.check(t)
+}
+
 // TestSlotsAndPreapproval: the peer picks a slot; with preapprove the pick
 // agrees the room at once once the initiator's human confirmed.
 func TestSlotsAndPreapproval(t *testing.T) {
@@ -171,6 +202,14 @@ func TestSlotsAndPreapproval(t *testing.T) {
 	read := full["room"].(map[string]any)
 	if read["state"] != "agreed" || !strings.Contains(read["for_your_human"].(string), "AGREED") {
 		t.Fatalf("a reads: %v", read)
+	}
+	// Agreed: nobody is told an approval would agree it (a's preapproval
+	// stood for the option b picked).
+	for side, token := range map[string]string{"a": ta, "b": tb} {
+		h := e.must(t, side, "negotiation_read", map[string]any{"room_token": token})["room"].(map[string]any)["for_your_human"].(string)
+		if strings.Contains(h, "if you approve") {
+			t.Errorf("%s's human, agreed, is asked to approve:\n%s", side, h)
+		}
 	}
 	// An agreed room's read carries its receipt when asked for, the same
 	// for both sides.

@@ -86,7 +86,7 @@ func forYourHuman(v *app.View) string {
 	}
 	if p := v.PendingConfirmation; p != nil {
 		ask := words.T("human.confirm", words.Ask(p.Verdict))
-		if after := words.AskAfter(p.Verdict); after != "" {
+		if after := words.AskAfter(p.Verdict, v.Card); after != "" {
 			ask += " " + after
 		}
 		where := locale.Key("human.confirm_where")

@@ -163,3 +163,32 @@ func TestNextAfterAQuestionOnAStandingApproval(t *testing.T) {
 		t.Errorf("next %q", n.Say)
 	}
 }
+
+// An agreed room's card neither asks for an approval nor says no deal was
+// possible: the agreed terms settled both (the humans approved them).
+func TestAgreedCardSaysNothingStale(t *testing.T) {
+	p := openPlay(t, OpenRequest{Limits: []byte(`{"place":{"one_of":["office"]}}`)})
+	p.join(qtySchema, []byte(`{"place":{"one_of":["video"]}}`))
+	p.propose(SideA, Move{Verdict: VerdictOffer, Subject: qty1})
+	h := p.r.Table.Options[0].Hash()
+	p.confirm(SideB, VerdictApprove, h)
+	before := p.r.Card(SideA, true, time.UTC)
+	if !before.Options[0].TheyApproved || len(before.NoDeal) != 1 || len(p.r.NoDealNotes(SideA)) != 1 {
+		t.Fatalf("before a approves: they approved %v, no deal %v", before.Options[0].TheyApproved, before.NoDeal)
+	}
+	p.confirm(SideA, VerdictApprove, h)
+	if p.r.State != StateAgreed {
+		t.Fatalf("state %s", p.r.State)
+	}
+	for _, side := range []Side{SideA, SideB} {
+		c := p.r.Card(side, true, time.UTC)
+		if c.Options[0].TheyApproved || len(c.NoDeal) > 0 || len(p.r.NoDealNotes(side)) > 0 {
+			t.Errorf("%s's agreed card: they approved %v, no deal %v", side, c.Options[0].TheyApproved, c.NoDeal)
+		}
+		for _, f := range c.Options[0].Fields {
+			if f.NoDeal {
+				t.Errorf("%s's agreed card marks %s no deal", side, f.Name)
+			}
+		}
+	}
+}

@@ -13,7 +13,8 @@ type Card struct {
 	NewSchema bool          `json:"new_schema"`        // the other side's schema is new to the viewer's account, and the terms are theirs
 	Asking    *Confirmation `json:"asking,omitempty"`
 	// Agrees: the viewer is asked to approve (Asking) terms the other side
-	// approved already, so the viewer's approval agrees the room.
+	// approved already, or to preapprove options the other side picked one
+	// of, so the viewer's confirmation agrees the room.
 	Agrees bool `json:"agrees,omitempty"`
 }
 
@@ -61,10 +62,12 @@ type CardNote struct {
 
 // NoDealNotes names, in the viewer's labels, the fields on which no deal
 // is possible (the room's NoDeal that the viewer's schema has), each
-// marked Optional when terms may leave it out.
+// marked Optional when terms may leave it out. None once the room agreed:
+// the agreed terms settled it (the humans may approve outside their
+// limits), and the note would contradict them.
 func (r *Room) NoDealNotes(viewer Side) []CardNote {
 	mine := r.Party(viewer).Schema
-	if mine == nil {
+	if mine == nil || r.State == StateAgreed {
 		return nil
 	}
 	var out []CardNote
@@ -110,11 +113,17 @@ func (r *Room) Card(viewer Side, seen bool, loc *time.Location) *Card {
 	tabler := r.Party(r.Table.By).Schema
 	for _, t := range r.Table.Options {
 		o := r.cardOption(me, tabler, t, viewer != r.Table.By, loc)
-		o.TheyApproved = r.approvedBy(viewer.Other(), o.SubjectHash)
+		// Said while an approval can still agree the room.
+		o.TheyApproved = !r.State.Terminal() && r.approvedBy(viewer.Other(), o.SubjectHash)
 		c.Options = append(c.Options, o)
 	}
-	if a := c.Asking; a != nil && a.Verdict == VerdictApprove {
-		c.Agrees = r.approvedBy(viewer.Other(), a.SubjectHash)
+	if a := c.Asking; a != nil {
+		switch a.Verdict {
+		case VerdictApprove:
+			c.Agrees = r.approvedBy(viewer.Other(), a.SubjectHash)
+		case VerdictPreapprove: // the other side picked an option already: the preapproval agrees it
+			c.Agrees = r.Approval(viewer.Other()) != ""
+		}
 	}
 	return c
 }
@@ -150,7 +159,8 @@ func (r *Room) cardOption(me Party, tabler *Schema, t *Terms, fromThem bool, loc
 			continue
 		}
 		cf := CardField{Name: mine.Name, Label: mine.Label, Type: mine.Type, Values: vals,
-			Text: FormatValues(theirs, vals, loc), NoDeal: contains(r.NoDeal, mine.Name), Shorthand: mine.Shorthand}
+			Text: FormatValues(theirs, vals, loc), NoDeal: r.State != StateAgreed && contains(r.NoDeal, mine.Name),
+			Shorthand: mine.Shorthand}
 		for _, b := range breaches {
 			if b.Field == mine.Name {
 				cf.Outside = append(cf.Outside, b.Bound)

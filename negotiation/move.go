@@ -12,7 +12,7 @@ import (
 type Move struct {
 	Verdict Verdict
 	Subject json.RawMessage   // one set of terms
-	Options []json.RawMessage // or 2–10 alternatives
+	Options []json.RawMessage // or 2–10 alternatives; non-nil is given (an empty list too)
 	Fields  []string          // need_more_detail: the fields it needs detail on
 }
 
@@ -58,7 +58,7 @@ func (r *Room) Propose(side Side, m Move, at time.Time) (*Room, Event, error) {
 	}
 	var terms []*Terms
 	if m.Verdict == VerdictNeedMoreDetail {
-		if len(m.Subject) > 0 || len(m.Options) > 0 {
+		if len(m.Subject) > 0 || m.Options != nil {
 			return nil, Event{}, inputErr("", "rule.detail_no_terms", "need_more_detail carries no terms; name the fields instead")
 		}
 	} else {
@@ -71,7 +71,7 @@ func (r *Room) Propose(side Side, m Move, at time.Time) (*Room, Event, error) {
 		// what was played.)
 		if m.Verdict == VerdictCounter && sameTerms(r.Table.Options, terms) {
 			place := "subject"
-			if len(m.Options) > 0 {
+			if m.Options != nil {
 				place = "options"
 			}
 			return nil, Event{}, inputErr(place, "rule.counter_same", "the same terms as on the table; to accept them, approve their subject_hash with negotiation_respond")
@@ -111,7 +111,7 @@ func (r *Room) checkPropose(side Side, v Verdict, at time.Time) error {
 func (r *Room) parseOwnTerms(side Side, m Move) ([]*Terms, error) {
 	p := r.Party(side)
 	switch {
-	case len(m.Subject) > 0 && len(m.Options) > 0:
+	case len(m.Subject) > 0 && m.Options != nil:
 		return nil, inputErr("", "rule.subject_or_options", "pass subject or options, not both")
 	case len(m.Subject) > 0:
 		t, err := p.Schema.ParseTerms(m.Subject)
@@ -124,7 +124,7 @@ func (r *Room) parseOwnTerms(side Side, m Move) ([]*Terms, error) {
 			return nil, err
 		}
 		return []*Terms{t}, nil
-	case len(m.Options) == 0:
+	case m.Options == nil: // given, even empty ([]): its count is refused below
 		return nil, inputErr("", "rule.needs_terms", "%s needs terms: subject or options", string(m.Verdict))
 	case len(m.Options) < MinOptions || len(m.Options) > MaxOptions:
 		return nil, inputErr("options", "rule.options_count", "%d to %d alternatives", MinOptions, MaxOptions)

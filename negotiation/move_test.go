@@ -30,6 +30,8 @@ func TestProposeRefusals(t *testing.T) {
 		{"subject and options", SideB, Move{Verdict: VerdictCounter, Subject: qty2, Options: []json.RawMessage{qty2, qty3}}, CodeInvalidInput, "pass subject or options, not both"},
 		{"no terms", SideB, Move{Verdict: VerdictCounter}, CodeInvalidInput, "counter needs terms: subject or options"},
 		{"one option", SideB, Move{Verdict: VerdictCounter, Options: []json.RawMessage{qty2}}, CodeInvalidInput, "options: 2 to 10 alternatives"},
+		{"no options", SideB, Move{Verdict: VerdictCounter, Options: []json.RawMessage{}}, CodeInvalidInput, "options: 2 to 10 alternatives"},
+		{"need_more_detail with no options", SideB, Move{Verdict: VerdictNeedMoreDetail, Options: []json.RawMessage{}, Fields: []string{"qty"}}, CodeInvalidInput, "need_more_detail carries no terms; name the fields instead"},
 		{"eleven options", SideB, Move{Verdict: VerdictCounter, Options: slices.Repeat([]json.RawMessage{qty2}, 11)}, CodeInvalidInput, "options: 2 to 10 alternatives"},
 		{"the same option twice", SideB, Move{Verdict: VerdictCounter, Options: []json.RawMessage{qty2, []byte(` { "qty" : 2 } `)}}, CodeInvalidInput, "options[1]: the same terms as options[0]"},
 		{"a broken option", SideB, Move{Verdict: VerdictCounter, Options: []json.RawMessage{qty2, []byte(`{"place":"video"}`)}}, CodeInvalidTerms, "options[1]: missing required field: qty"},

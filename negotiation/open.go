@@ -12,8 +12,8 @@ type OpenRequest struct {
 	Schema     json.RawMessage   // the subject_schema, unless Slots
 	Limits     json.RawMessage   // private, optional
 	Subject    json.RawMessage   // opening terms, optional
-	Options    []json.RawMessage // or 2–10 opening options
-	Slots      []json.RawMessage // or timeranges: shorthand for SlotsSchema with one option each
+	Options    []json.RawMessage // or 2–10 opening options; non-nil is given (an empty list too)
+	Slots      []json.RawMessage // or 1–10 timeranges: shorthand for SlotsSchema with one option each; likewise
 	Preapprove bool              // the initiator's human confirms once that any option is fine
 	Deadline   *time.Time        // default DefaultDeadline after the open, at most MaxDeadline
 	Title      string            // shown to both as the inviter's words ("": none); logged, not played
@@ -41,15 +41,15 @@ func Open(req OpenRequest, at time.Time) (*Room, []Event, []string, error) {
 	var schemaJSON []byte
 	var warnings []string
 	switch {
-	case len(req.Slots) > 0:
+	case req.Slots != nil: // given, even empty: [] is refused, not taken for absent
 		if len(req.Schema) > 0 {
 			return nil, nil, nil, inputErr("", "rule.schema_or_slots", "pass subject_schema or slots, not both")
 		}
-		if len(req.Subject) > 0 || len(req.Options) > 0 {
+		if len(req.Subject) > 0 || req.Options != nil {
 			return nil, nil, nil, inputErr("", "rule.slots_alone", "slots are the opening options; pass no subject or options with them")
 		}
-		if len(req.Slots) > MaxOptions {
-			return nil, nil, nil, inputErr("slots", "rule.slots_count", "at most %d", MaxOptions)
+		if len(req.Slots) == 0 || len(req.Slots) > MaxOptions {
+			return nil, nil, nil, inputErr("slots", "rule.slots_count", "1 to %d", MaxOptions)
 		}
 		schemaJSON = SlotsSchema().Canonical()
 	case len(req.Schema) == 0:
@@ -64,10 +64,10 @@ func Open(req OpenRequest, at time.Time) (*Room, []Event, []string, error) {
 		}
 		schemaJSON, warnings = s.Declared(), w
 	}
-	if len(req.Subject) > 0 && len(req.Options) > 0 {
+	if len(req.Subject) > 0 && req.Options != nil {
 		return nil, nil, nil, inputErr("", "rule.subject_or_options", "pass subject or options, not both")
 	}
-	if req.Preapprove && len(req.Options) == 0 && len(req.Slots) < MinOptions {
+	if req.Preapprove && req.Options == nil && len(req.Slots) < MinOptions {
 		return nil, nil, nil, inputErr("", "rule.preapprove_options", "preapprove needs options or slots to choose from")
 	}
 	r, err := openRoom(schemaJSON, req.Limits, len(req.Slots) > 0, req.Preapprove, req.Deadline, at)
@@ -91,7 +91,7 @@ func Open(req OpenRequest, at time.Time) (*Room, []Event, []string, error) {
 			options[i] = slotTerms(s)
 		}
 	}
-	if len(subject) > 0 || len(options) > 0 {
+	if len(subject) > 0 || options != nil {
 		var ev Event
 		r, ev, err = r.Propose(SideA, Move{Verdict: VerdictOffer, Subject: subject, Options: options}, at)
 		if err != nil {

@@ -61,7 +61,12 @@ func TestOpenRefusals(t *testing.T) {
 		{"schema and slots", OpenRequest{Schema: qtySchema, Slots: []json.RawMessage{good}}, CodeInvalidInput, "pass subject_schema or slots, not both"},
 		{"slots and subject", OpenRequest{Slots: []json.RawMessage{good}, Subject: qty1}, CodeInvalidInput, "slots are the opening options; pass no subject or options with them"},
 		{"slots and options", OpenRequest{Slots: []json.RawMessage{good}, Options: []json.RawMessage{qty1, qty2}}, CodeInvalidInput, "slots are the opening options; pass no subject or options with them"},
-		{"eleven slots", OpenRequest{Slots: eleven}, CodeInvalidInput, "slots: at most 10"},
+		{"eleven slots", OpenRequest{Slots: eleven}, CodeInvalidInput, "slots: 1 to 10"},
+		// An empty list is given, not absent (JSON's [] decodes non-nil).
+		{"no slots", OpenRequest{Slots: []json.RawMessage{}}, CodeInvalidInput, "slots: 1 to 10"},
+		{"no options", OpenRequest{Schema: qtySchema, Options: []json.RawMessage{}}, CodeInvalidInput, "options: 2 to 10 alternatives"},
+		{"subject and no options", OpenRequest{Schema: qtySchema, Subject: qty1, Options: []json.RawMessage{}}, CodeInvalidInput, "pass subject or options, not both"},
+		{"preapprove no options", OpenRequest{Schema: qtySchema, Options: []json.RawMessage{}, Preapprove: true, PreapprovalID: "p"}, CodeInvalidInput, "options: 2 to 10 alternatives"},
 		{"subject and options", OpenRequest{Schema: qtySchema, Subject: qty1, Options: []json.RawMessage{qty1, qty2}}, CodeInvalidInput, "pass subject or options, not both"},
 		{"preapprove one subject", OpenRequest{Schema: qtySchema, Subject: qty1, Preapprove: true, PreapprovalID: "p"}, CodeInvalidInput, "preapprove needs options or slots to choose from"},
 		{"preapprove one slot", OpenRequest{Slots: []json.RawMessage{good}, Preapprove: true, PreapprovalID: "p"}, CodeInvalidInput, "preapprove needs options or slots to choose from"},

@@ -98,7 +98,7 @@ func (m *Message) view() view {
 		v.Deadline = w.Moment(m.Deadline, m.loc())
 		v.Subject = w.T("mail.subject", w.AskQuestion(m.Verdict), about)
 		v.Heading = w.AskQuestion(m.Verdict)
-		v.Intro = w.T("mail.request.intro", agent, w.Ask(m.Verdict), in) + " " + w.AskAfter(m.Verdict)
+		v.Intro = w.T("mail.request.intro", agent, w.Ask(m.Verdict), in) + " " + w.AskAfter(m.Verdict, m.Card)
 		v.ActionURL, v.ActionLabel = m.OneTapURL, w.T("mail.review")
 		v.Why = w.T("mail.request.why")
 		if m.HandedOver {

@@ -933,7 +933,7 @@ var englishText = map[Key]catalog.Message{
 	"rule.not_due":                  text("room is not due to close"),
 	"rule.schema_or_slots":          text("pass subject_schema or slots, not both"),
 	"rule.slots_alone":              text("slots are the opening options; pass no subject or options with them"),
-	"rule.slots_count":              text("at most %[1]d"),
+	"rule.slots_count":              text("1 to %[1]d"),
 	"rule.schema_required_or_slots": text("subject_schema is required (or slots, for a meeting time)"),
 	"rule.preapprove_options":       text("preapprove needs options or slots to choose from"),
 	"rule.deadline_past":            text("deadline must be in the future"),

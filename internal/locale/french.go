@@ -907,7 +907,7 @@ var frenchText = map[Key]catalog.Message{
 	"rule.not_due":                  text("la salle n'est pas encore à fermer"),
 	"rule.schema_or_slots":          text("donnez subject_schema ou slots, pas les deux"),
 	"rule.slots_alone":              text("slots sont les options d'ouverture ; ne donnez ni subject ni options avec"),
-	"rule.slots_count":              text("au plus %[1]d"),
+	"rule.slots_count":              text("de 1 à %[1]d"),
 	"rule.schema_required_or_slots": text("subject_schema est obligatoire (ou slots, pour un horaire de rendez-vous)"),
 	"rule.preapprove_options":       text("preapprove nécessite des options ou des slots parmi lesquels choisir"),
 	"rule.deadline_past":            text("l'échéance doit être dans le futur"),

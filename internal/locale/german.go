@@ -907,7 +907,7 @@ var germanText = map[Key]catalog.Message{
 	"rule.not_due":                  text("der Raum ist noch nicht zu schließen"),
 	"rule.schema_or_slots":          text("geben Sie subject_schema oder slots an, nicht beides"),
 	"rule.slots_alone":              text("slots sind die Eröffnungsoptionen; geben Sie dazu kein subject und keine options an"),
-	"rule.slots_count":              text("höchstens %[1]d"),
+	"rule.slots_count":              text("1 bis %[1]d"),
 	"rule.schema_required_or_slots": text("subject_schema ist erforderlich (oder slots, für einen Termin)"),
 	"rule.preapprove_options":       text("preapprove braucht options oder slots zur Auswahl"),
 	"rule.deadline_past":            text("die Frist muss in der Zukunft liegen"),

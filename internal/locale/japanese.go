@@ -884,7 +884,7 @@ var japaneseText = map[Key]catalog.Message{
 	"rule.not_due":                  text("このルームはまだ閉じる時期ではありません"),
 	"rule.schema_or_slots":          text("subject_schema か slots のどちらか一方を指定してください"),
 	"rule.slots_alone":              text("slots が最初の選択肢です。subject や options と一緒に指定しないでください"),
-	"rule.slots_count":              text("最大 %[1]d 個です"),
+	"rule.slots_count":              text("1～%[1]d 個です"),
 	"rule.schema_required_or_slots": text("subject_schema が必要です（会議の日時なら slots）"),
 	"rule.preapprove_options":       text("preapprove には選べる options か slots が必要です"),
 	"rule.deadline_past":            text("期限は未来の日時にしてください"),

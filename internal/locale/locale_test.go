@@ -181,7 +181,9 @@ func TestWords(t *testing.T) {
 		{p.Outside([]negotiation.Bound{negotiation.BoundMax, negotiation.BoundEquals}), "outside your limits: above your maximum, not the value you require"},
 		{p.Verdict(negotiation.VerdictCancel), "withdrew"},
 		{p.Ask(negotiation.VerdictPreapprove), "accept any of these options"},
-		{p.AskAfter(negotiation.VerdictApprove), ""},
+		{p.AskAfter(negotiation.VerdictApprove, nil), ""},
+		{p.AskAfter(negotiation.VerdictPreapprove, nil), "The other side picks one, and the room is agreed at once."},
+		{p.AskAfter(negotiation.VerdictPreapprove, &negotiation.Card{Agrees: true}), ""}, // the card says it
 		{p.T("ask.heading", p.Ask(negotiation.VerdictApprove)), "Your agent asks you to approve these terms"},
 		{p.T("result.applied_verdict", p.Verdict(negotiation.VerdictApprove)), "Done: you approved."},
 		{p.T("refusal.expired", 72), "This invitation has expired: nobody answered it within 72 hours."},

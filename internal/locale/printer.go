@@ -198,8 +198,12 @@ func (p *Printer) AskQuestion(v negotiation.Verdict) string {
 }
 
 // AskAfter says what follows from confirming v, or "" when the verdict
-// says it all (approve).
-func (p *Printer) AskAfter(v negotiation.Verdict) string {
+// says it all (approve) or the card c does (Agrees: confirming agrees the
+// room; c may be nil).
+func (p *Printer) AskAfter(v negotiation.Verdict, c *negotiation.Card) string {
+	if c != nil && c.Agrees {
+		return ""
+	}
 	return p.of(Key("ask.after."+v), "")
 }
 

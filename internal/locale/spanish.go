@@ -907,7 +907,7 @@ var spanishText = map[Key]catalog.Message{
 	"rule.not_due":                  text("la sala todavía no debe cerrarse"),
 	"rule.schema_or_slots":          text("indique subject_schema o slots, no ambos"),
 	"rule.slots_alone":              text("slots son las opciones de apertura; no indique subject ni options con ellas"),
-	"rule.slots_count":              text("como máximo %[1]d"),
+	"rule.slots_count":              text("de 1 a %[1]d"),
 	"rule.schema_required_or_slots": text("subject_schema es obligatorio (o slots, para una hora de reunión)"),
 	"rule.preapprove_options":       text("preapprove necesita options o slots entre los que elegir"),
 	"rule.deadline_past":            text("el plazo debe estar en el futuro"),
