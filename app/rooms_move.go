@@ -136,48 +136,28 @@ func (s *Rooms) retriedPropose(ctx context.Context, tx pgx.Tx, st seat, in MoveI
 	return bytes.Equal(last, fingerprintOf(negotiation.EventPropose, st.side, in.Verdict, terms, in.Fields)), nil
 }
 
-// requestTool is the tool a request's verdict is sent with (respond or
-// cancel; "" for a preapproval, which no tool asks), so that a retry is
-// compared with the side's last move of its own tool.
-func requestTool(v negotiation.Verdict) string {
-	switch v {
-	case negotiation.VerdictApprove, negotiation.VerdictReject:
-		return "respond"
-	case negotiation.VerdictCancel:
-		return "cancel"
-	}
-	return ""
-}
-
 // retriedRequest is the confirmation the side's last request of the same
-// tool made (its last approve or reject, or its last cancel), as it
-// stands now, when that request was this one (same verdict, same hash);
-// nil otherwise.
+// tool made, as it stands now, when that request was this one
+// (negotiation.RepeatedRequest); nil otherwise.
 func (s *Rooms) retriedRequest(ctx context.Context, tx pgx.Tx, st seat, verdict negotiation.Verdict, hash negotiation.SubjectHash) (*ConfirmationView, error) {
 	log, err := s.logCache.decode(st.row)
 	if err != nil {
 		return nil, err
 	}
-	for i := len(log) - 1; i >= 0; i-- {
-		e := log[i].Event
-		if e.Kind != negotiation.EventRequest || e.Side != st.side || requestTool(e.Verdict) == "" || requestTool(e.Verdict) != requestTool(verdict) {
-			continue
-		}
-		if e.Verdict != verdict || e.Hash != hash {
-			return nil, nil
-		}
-		cv := &ConfirmationView{ID: e.ConfirmationID, Verdict: e.Verdict, SubjectHash: e.Hash,
-			RequestedAt: e.At.UTC().Format(timeLayout), NotNotified: e.Unannounced}
-		settled, err := selectSettledConfirmation(ctx, tx, st.row.ID, st.side, e.ConfirmationID)
-		if err != nil {
-			return nil, err
-		}
-		if settled != nil && settled.Status != "pending" {
-			cv.Outcome, cv.Why = negotiation.Result(settled.Status), settled.Why
-		}
-		return cv, nil
+	e, ok := negotiation.RepeatedRequest(events(log), st.side, verdict, hash)
+	if !ok {
+		return nil, nil
 	}
-	return nil, nil
+	cv := &ConfirmationView{ID: e.ConfirmationID, Verdict: e.Verdict, SubjectHash: e.Hash,
+		RequestedAt: e.At.UTC().Format(timeLayout), NotNotified: e.Unannounced}
+	settled, err := selectSettledConfirmation(ctx, tx, st.row.ID, st.side, e.ConfirmationID)
+	if err != nil {
+		return nil, err
+	}
+	if settled != nil && settled.Status != "pending" {
+		cv.Outcome, cv.Why = negotiation.Result(settled.Status), settled.Why
+	}
+	return cv, nil
 }
 
 // ConfirmationView is a confirmation as its party sees it.

@@ -37,9 +37,8 @@ type View struct {
 	// labels, and whether terms may leave each out). For the humans' words.
 	NoDealNotes []negotiation.CardNote `json:"-"`
 	// DetailAsked is the fields the other side's last move asked more
-	// detail on (need_more_detail), named for this side's human (their
-	// label, else the other side's, marked as theirs); nil once anyone
-	// moved since. For the humans' words: agents read rounds.
+	// detail on (negotiation.Room.DetailAsked). For the humans' words:
+	// agents read rounds.
 	DetailAsked         []negotiation.CardNote `json:"-"`
 	PendingConfirmation *ConfirmationView      `json:"pending_confirmation,omitempty"`
 	Next                negotiation.Next       `json:"next"`
@@ -152,17 +151,8 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 	if err != nil {
 		return nil, err
 	}
-	v.Rounds = roundsOf(log, side)
-	if n := len(v.Rounds); n > 0 && r.State == negotiation.StateAwaiting {
-		if last := v.Rounds[n-1]; last.By == "them" && last.Verdict == negotiation.VerdictNeedMoreDetail {
-			for _, name := range last.Fields {
-				if note, ok := r.Note(side, name); ok {
-					v.DetailAsked = append(v.DetailAsked, note)
-				}
-			}
-		}
-	}
 	evs := events(log)
+	v.Rounds, v.DetailAsked = roundsOf(log, side), r.DetailAsked(evs, side)
 	next, coolEnd := s.pace.Advise(r, side, negotiation.LastTabled(evs, side), s.now(), negotiation.TempoOf(evs, negotiation.DefaultTempo))
 	v.Next = next
 	if coolEnd != nil {

@@ -93,6 +93,35 @@ func (r *Room) Repeats(events []Event, side Side, a Answer) bool {
 	return false
 }
 
+// RepeatedRequest is side's last request of the kind verdict is (an
+// approve or reject, answered with negotiation_respond; a cancel, with
+// negotiation_cancel) when it asked the same (verdict, and the hash): an
+// agent's call sent again, which the room refuses now (not their turn, the
+// room moved on or ended) and a door answers with the confirmation that
+// request made. False when side made no request of that kind, or its last
+// one asked something else. A preapproval is of no kind: no agent asks it.
+func RepeatedRequest(events []Event, side Side, verdict Verdict, hash SubjectHash) (Event, bool) {
+	kind := requestKind(verdict)
+	for i := len(events) - 1; i >= 0 && kind != ""; i-- {
+		ev := events[i]
+		if ev.Kind == EventRequest && ev.Side == side && requestKind(ev.Verdict) == kind {
+			return ev, ev.Verdict == verdict && ev.Hash == hash
+		}
+	}
+	return Event{}, false
+}
+
+// requestKind groups the verdicts one tool requests ("" for a preapproval).
+func requestKind(v Verdict) Verdict {
+	switch v {
+	case VerdictApprove, VerdictReject:
+		return VerdictApprove
+	case VerdictCancel:
+		return VerdictCancel
+	}
+	return ""
+}
+
 // AnswerInvitation seats a person as side b, with the inviter's schema and
 // no limits, and plays their answer (VerdictJoin: none). The join comes
 // first: an invitation that cannot be answered is refused as a join is.

@@ -256,3 +256,65 @@ func TestAsksToConfirmAndTurnMove(t *testing.T) {
 		t.Errorf("after only their own move: %q", got)
 	}
 }
+
+// TestRepeatedRequest: a request repeats side's last request of its kind
+// (approve or reject; cancel) when it asks the same, whatever the room did
+// since.
+func TestRepeatedRequest(t *testing.T) {
+	options := []json.RawMessage{qty1, qty2}
+	start := func(t *testing.T, preapprove bool) *play {
+		p := openPlay(t, OpenRequest{Options: options, Preapprove: preapprove, PreapprovalID: "pre"})
+		p.join(qtySchema, nil)
+		return p
+	}
+	h := start(t, false).r.Table.Hashes()
+	for _, c := range []struct {
+		name    string
+		pre     bool // a's human was asked to preapprove at the open
+		build   func(p *play)
+		side    Side
+		verdict Verdict
+		hash    SubjectHash
+		want    string // the id of the request repeated; "" none
+	}{
+		{"no earlier request", false, func(*play) {}, SideB, VerdictApprove, h[0], ""},
+		{"the same approve, pending", false, func(p *play) { p.request(SideB, VerdictApprove, h[0], "b1") }, SideB, VerdictApprove, h[0], "b1"},
+		{"an approve of other terms", false, func(p *play) { p.request(SideB, VerdictApprove, h[0], "b1") }, SideB, VerdictApprove, h[1], ""},
+		{"a reject after an approve", false, func(p *play) { p.request(SideB, VerdictApprove, h[0], "b1") }, SideB, VerdictReject, "", ""},
+		{"the same reject", false, func(p *play) { p.request(SideB, VerdictReject, "", "b1") }, SideB, VerdictReject, "", "b1"},
+		{"a cancel after an approve", false, func(p *play) { p.request(SideB, VerdictApprove, h[0], "b1") }, SideB, VerdictCancel, "", ""},
+		{"an approve behind a later cancel", false, func(p *play) {
+			p.request(SideB, VerdictApprove, h[0], "b1")
+			p.request(SideB, VerdictCancel, "", "b2")
+		}, SideB, VerdictApprove, h[0], "b1"},
+		{"the other side's request", false, func(p *play) { p.request(SideB, VerdictApprove, h[0], "b1") }, SideA, VerdictApprove, h[0], ""},
+		{"the room moved on", false, func(p *play) {
+			p.request(SideB, VerdictApprove, h[0], "b1")
+			p.decide(SideB, "b1", true)
+			p.propose(SideA, Move{Verdict: VerdictCounter, Subject: qty3})
+		}, SideB, VerdictApprove, h[0], "b1"},
+		{"a later approve of other terms", false, func(p *play) {
+			p.request(SideB, VerdictApprove, h[0], "b1")
+			p.decide(SideB, "b1", false)
+			p.request(SideB, VerdictApprove, h[1], "b2")
+		}, SideB, VerdictApprove, h[0], ""},
+		{"a preapproval is no agent's request", true, func(*play) {}, SideA, VerdictPreapprove, "", ""},
+		{"nor an approve", true, func(*play) {}, SideA, VerdictApprove, "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := start(t, c.pre)
+			c.build(p)
+			ev, ok := RepeatedRequest(p.events, c.side, c.verdict, c.hash)
+			got := ""
+			if ok {
+				got = ev.ConfirmationID
+			}
+			if got != c.want {
+				t.Fatalf("repeats %q, want %q", got, c.want)
+			}
+			if ok && (ev.Kind != EventRequest || ev.Side != c.side || ev.Verdict != c.verdict || ev.Hash != c.hash) {
+				t.Errorf("the request repeated: %+v", ev)
+			}
+		})
+	}
+}

@@ -96,6 +96,33 @@ func (r *Room) Note(viewer Side, name string) (n CardNote, ok bool) {
 	return CardNote{}, false
 }
 
+// DetailAsked names for viewer (Note) the fields the other side's last
+// move asked more detail on, when that move was a need_more_detail and the
+// room still awaits; nil once anyone moved since (a proposal, or a human's
+// answer that applied). A field neither schema has is left out.
+func (r *Room) DetailAsked(events []Event, viewer Side) []CardNote {
+	if r.State != StateAwaiting {
+		return nil
+	}
+	for i := len(events) - 1; i >= 0; i-- {
+		ev := &events[i]
+		if ev.Kind != EventPropose && (ev.Kind != EventDecide || ev.Outcome != ResultApplied) {
+			continue
+		}
+		if ev.Side == viewer || ev.Kind != EventPropose || ev.Verdict != VerdictNeedMoreDetail {
+			return nil
+		}
+		var out []CardNote
+		for _, name := range ev.Fields {
+			if note, ok := r.Note(viewer, name); ok {
+				out = append(out, note)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
 // Card builds the viewer's card for the terms on the table (nil if none).
 // seen says whether the viewer's account has confirmed terms under the
 // other side's schema before; loc is the viewer's time zone.

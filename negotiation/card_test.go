@@ -1,6 +1,7 @@
 package negotiation
 
 import (
+	"reflect"
 	"testing"
 	"time"
 )
@@ -16,4 +17,65 @@ func TestCardOfThePeerInADraft(t *testing.T) {
 		}
 	}()
 	_ = r.Card(SideB, false, time.UTC)
+}
+
+// TestDetailAsked: a side's human is told the fields the other side's last
+// move asked detail on, in their own labels (else the other side's, marked
+// theirs), until anyone moves again.
+func TestDetailAsked(t *testing.T) {
+	// b's schema names qty its own way and has a field a's lacks; place is
+	// a's, optional.
+	bSchema := []byte(`{"qty":{"type":"int","label":"How many"},"when":{"type":"date","label":"When","optional":true}}`)
+	ask := func(side Side, fields ...string) func(p *play) {
+		return func(p *play) { p.propose(side, Move{Verdict: VerdictNeedMoreDetail, Fields: fields}) }
+	}
+	then := func(steps ...func(p *play)) func(p *play) {
+		return func(p *play) {
+			for _, s := range steps {
+				s(p)
+			}
+		}
+	}
+	var (
+		qtyA   = CardNote{Name: "qty", Label: "Quantity"}
+		qtyB   = CardNote{Name: "qty", Label: "How many"}
+		placeA = CardNote{Name: "place", Label: "Place"} // optional: no note says so
+		placeB = CardNote{Name: "place", Label: "Place", Theirs: true}
+		whenA  = CardNote{Name: "when", Label: "When", Theirs: true}
+	)
+	for _, c := range []struct {
+		name  string
+		build func(p *play)
+		a, b  []CardNote // what each side's human is told
+	}{
+		{"nothing asked", func(*play) {}, nil, nil},
+		{"b asked on a's fields", ask(SideB, "qty", "place"), []CardNote{qtyA, placeA}, nil},
+		{"b asked on its own field", ask(SideB, "when"), []CardNote{whenA}, nil},
+		{"b asked on no field", ask(SideB), nil, nil},
+		{"a field neither schema has", func(p *play) {
+			p.events = append(p.events, Event{Kind: EventPropose, Side: SideB, Verdict: VerdictNeedMoreDetail, Fields: []string{"gone", "qty"}})
+		}, []CardNote{qtyA}, nil},
+		{"a answered with a counter", then(ask(SideB, "qty"), func(p *play) {
+			p.propose(SideA, Move{Verdict: VerdictCounter, Subject: qty2})
+		}), nil, nil},
+		{"a asked back", then(ask(SideB, "qty"), ask(SideA, "qty", "place")), nil, []CardNote{qtyB, placeB}},
+		{"a's human approved since", then(ask(SideB, "qty"), func(p *play) { p.confirm(SideA, VerdictApprove, p.r.Table.Options[0].Hash()) }), nil, nil},
+		{"a's human declined to approve", then(ask(SideB, "qty"), func(p *play) {
+			p.request(SideA, VerdictApprove, p.r.Table.Options[0].Hash(), "a1")
+			p.decide(SideA, "a1", false)
+		}), []CardNote{qtyA}, nil},
+		{"b's cancel waits for its human", then(ask(SideB, "qty"), func(p *play) { p.request(SideB, VerdictCancel, "", "b1") }), []CardNote{qtyA}, nil},
+		{"the room closed", then(ask(SideB, "qty"), func(p *play) { p.confirm(SideB, VerdictCancel, "") }), nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := openPlay(t, OpenRequest{Subject: qty1})
+			p.join(bSchema, nil)
+			c.build(p)
+			for side, want := range map[Side][]CardNote{SideA: c.a, SideB: c.b} {
+				if got := p.r.DetailAsked(p.events, side); !reflect.DeepEqual(got, want) {
+					t.Errorf("%s is told %+v, want %+v", side, got, want)
+				}
+			}
+		})
+	}
 }

@@ -258,6 +258,33 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
+// onlyOne reports whether l leaves s's terms one choice: every field
+// required, single, and held to one value by its limit. A field terms may
+// leave out, a list (one value or two), a string or a timerange always
+// leaves more; no limit leaves none.
+func (l *Limits) onlyOne(s *Schema) bool {
+	for _, f := range s.Fields() {
+		lim, ok := l.Get(f.Name)
+		if f.Optional || f.Repeated || !ok {
+			return false
+		}
+		switch f.Type {
+		case TypeEnum:
+			ok = len(lim.OneOf) == 1
+		case TypeBool:
+			ok = lim.Equals != nil
+		case TypeInt, TypeDate, TypeMoney:
+			ok = lim.Min != nil && lim.Max != nil && sameBound(f.Type, lim.Min, lim.Max)
+		default:
+			ok = false
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // check returns the bounds one value breaks.
 func (lim *Limit) check(v *Value) []Bound {
 	var out []Bound

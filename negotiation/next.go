@@ -109,6 +109,10 @@ func (r *Room) draft(side Side) Next {
 
 // live is next in an awaiting room.
 func (r *Room) live(side Side, allow func(Verdict) bool) Next {
+	if !r.canCounter(side) {
+		outer := allow
+		allow = func(v Verdict) bool { return v != VerdictCounter && outer(v) }
+	}
 	keep := func(vs ...Verdict) []Verdict {
 		out := vs[:0:0]
 		for _, v := range vs {
@@ -171,6 +175,19 @@ func (r *Room) live(side Side, allow func(Verdict) bool) Next {
 		say += "ask for more detail, "
 	}
 	return Next{Verdicts: vs, Say: say + "or reject."}
+}
+
+// canCounter says whether side has terms to counter the table with: not
+// when its own limits leave it one choice of terms (Limits.onlyOne) and
+// those are the terms on the table, which a counter may not table again.
+// Decided from the limits; the terms are read only in that rare case.
+func (r *Room) canCounter(side Side) bool {
+	p := r.Party(side)
+	if r.Table == nil || len(r.Table.Options) != 1 || p.Schema == nil || !p.Limits.onlyOne(p.Schema) {
+		return true
+	}
+	terms, err := r.parseOwnTerms(side, Move{Verdict: VerdictCounter, Subject: r.Table.Options[0].Canonical()})
+	return err != nil || !sameTerms(r.Table.Options, terms)
 }
 
 // noDealSay is the sentence that leads every next of a live room in which

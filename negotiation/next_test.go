@@ -187,3 +187,78 @@ func TestNextWhileAPreapprovalWaitsOnAChosenOption(t *testing.T) {
 		t.Errorf("the preapproval confirmed: %s", p.r.State)
 	}
 }
+
+// TestNextCounterWithOneChoiceLeft: next lists counter unless b's own
+// limits leave it one choice of terms and those are on the table. Each
+// row proves itself: listed, b counters with other; not listed, the terms
+// on the table (the one choice) are refused as a counter.
+func TestNextCounterWithOneChoiceLeft(t *testing.T) {
+	const (
+		qty     = `"qty":{"type":"int","label":"Quantity"}`
+		place   = `"place":{"type":"enum","label":"Place","values":["office","video"]}`
+		remote  = `"remote":{"type":"bool","label":"Remote"}`
+		fee     = `"fee":{"type":"money","label":"Fee","currency":"EUR"}`
+		day     = `"day":{"type":"date","label":"Day"}`
+		slot    = `"slot":{"type":"timerange","label":"Slot"}`
+		note    = `"note":{"type":"string","label":"Note"}`
+		optArea = `"area":{"type":"enum","label":"Area","values":["north","south"],"optional":true}`
+		qtys    = `"qty":{"type":"int","label":"Quantity","repeated":true}`
+	)
+	obj := func(parts ...string) []byte { return []byte("{" + strings.Join(parts, ",") + "}") }
+	for _, c := range []struct {
+		name    string
+		schema  []byte // both sides' unless theirs is set
+		theirs  []byte
+		limits  string // b's
+		table   string // a's opening subject; options when it starts with [
+		counter bool
+		other   string // terms b counters with when counter is listed
+	}{
+		{"int held to the value on the table", obj(qty), nil, `{"qty":{"min":1,"max":1}}`, `{"qty":1}`, false, ""},
+		{"int held to another value", obj(qty), nil, `{"qty":{"min":1,"max":1}}`, `{"qty":2}`, true, `{"qty":1}`},
+		{"int within a range", obj(qty), nil, `{"qty":{"min":1,"max":2}}`, `{"qty":1}`, true, `{"qty":2}`},
+		{"int with a min only", obj(qty), nil, `{"qty":{"min":1}}`, `{"qty":1}`, true, `{"qty":5}`},
+		{"no limits", obj(qty), nil, ``, `{"qty":1}`, true, `{"qty":5}`},
+		{"enum held to one value", obj(place), nil, `{"place":{"one_of":["video"]}}`, `{"place":"video"}`, false, ""},
+		{"enum with two values", obj(place), nil, `{"place":{"one_of":["video","office"]}}`, `{"place":"video"}`, true, `{"place":"office"}`},
+		{"bool held", obj(remote), nil, `{"remote":{"equals":true}}`, `{"remote":true}`, false, ""},
+		{"money held (written otherwise)", obj(fee), nil, `{"fee":{"min":{"amount":"10","currency":"EUR"},"max":{"amount":"10.00","currency":"EUR"}}}`,
+			`{"fee":{"amount":"10.0","currency":"EUR"}}`, false, ""},
+		{"date held", obj(day), nil, `{"day":{"min":"2026-12-10","max":"2026-12-10"}}`, `{"day":"2026-12-10"}`, false, ""},
+		{"timerange within bounds", obj(slot), nil, `{"slot":{"min":"2026-12-10T09:00:00Z","max":"2026-12-10T10:00:00Z"}}`,
+			`{"slot":{"start":"2026-12-10T09:00:00Z","end":"2026-12-10T10:00:00Z"}}`, true, `{"slot":{"start":"2026-12-10T09:00:00Z","end":"2026-12-10T09:30:00Z"}}`},
+		{"every field held", obj(qty, place, remote), nil, `{"qty":{"min":3,"max":3},"place":{"one_of":["office"]},"remote":{"equals":false}}`,
+			`{"qty":3,"place":"office","remote":false}`, false, ""},
+		{"a string field", obj(qty, note), nil, `{"qty":{"min":1,"max":1}}`, `{"qty":1,"note":"a"}`, true, `{"qty":1,"note":"b"}`},
+		{"an optional field, held", obj(qty, optArea), nil, `{"qty":{"min":1,"max":1},"area":{"one_of":["north"]}}`, `{"qty":1,"area":"north"}`, true, `{"qty":1}`},
+		{"a list held to one value", obj(qtys), nil, `{"qty":{"min":1,"max":1}}`, `{"qty":[1]}`, true, `{"qty":[1,1]}`},
+		{"options on the table", obj(qty), nil, `{"qty":{"min":1,"max":1}}`, `[{"qty":1},{"qty":2}]`, true, `{"qty":1}`},
+		{"their terms have a field b lacks", obj(qty), obj(qty, note), `{"qty":{"min":1,"max":1}}`, `{"qty":1,"note":"a"}`, true, `{"qty":1}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req := OpenRequest{Schema: c.schema, Subject: json.RawMessage(c.table)}
+			if c.theirs != nil {
+				req.Schema = c.theirs
+			}
+			if strings.HasPrefix(c.table, "[") {
+				if err := json.Unmarshal([]byte(c.table), &req.Options); err != nil {
+					t.Fatal(err)
+				}
+				req.Subject = nil
+			}
+			p := openPlay(t, req)
+			p.join(c.schema, []byte(c.limits))
+			if got := slices.Contains(p.r.Next(SideB).Verdicts, VerdictCounter); got != c.counter {
+				t.Fatalf("next lists counter: %v, want %v (%v)", got, c.counter, p.r.Next(SideB))
+			}
+			subject := p.r.Table.Options[0].Canonical()
+			if c.counter {
+				subject = json.RawMessage(c.other)
+			}
+			_, _, err := p.r.Propose(SideB, Move{Verdict: VerdictCounter, Subject: subject}, p.tick())
+			if (err == nil) != c.counter {
+				t.Errorf("counter with %s: %v", subject, err)
+			}
+		})
+	}
+}
