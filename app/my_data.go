@@ -51,6 +51,7 @@ type MyProfile struct {
 	EmailVerified bool   `json:"email_verified"`
 	Language      string `json:"language,omitempty"`          // their choice
 	ProviderLang  string `json:"provider_language,omitempty"` // the identity provider's locale
+	PageLang      string `json:"page_language,omitempty"`     // the language their pages were last shown in, without a choice
 	TimeZone      string `json:"time_zone"`
 	CreatedAt     string `json:"created_at"`
 }

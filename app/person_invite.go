@@ -57,6 +57,24 @@ type Invitation struct {
 	// invite_email), so the person's news goes there unless they give
 	// another address. The address itself is not shown.
 	Emailed bool
+	// human is the opening side's human (0: none): their own answer is
+	// refused (ShownTo, errAnswerOwnInvitation).
+	human int64
+}
+
+// errAnswerOwnInvitation refuses the answer of the opener's own human in
+// the browser, signed in: a room's two sides answer to two humans, who
+// could otherwise agree with themselves (errOwnInvitation, for agents).
+var errAnswerOwnInvitation = refuse(ErrConflict, "web14_own_invitation",
+	"this is your own invitation: you cannot answer it yourself; send its link to the person you invite")
+
+// ShownTo makes the invitation as the signed-in person userID sees it (0:
+// nobody signed in): to the opener's own human it cannot be answered, and
+// says why (AnswerInvitation refuses their answer the same way).
+func (inv *Invitation) ShownTo(userID int64) {
+	if userID != 0 && userID == inv.human && inv.Open {
+		inv.Open, inv.Refusal, inv.RefusalWords = false, errAnswerOwnInvitation.Message, errAnswerOwnInvitation.Words
+	}
 }
 
 // PersonAnswer is a person's tap: approve (the hash they saw), reject,
@@ -81,6 +99,9 @@ type PersonAnswer struct {
 	// seat, not refused as one more answer. "" (or not a nonce): a random
 	// token.
 	Nonce string
+	// UserID is the signed-in person answering (0: nobody is signed in):
+	// the opener's own human is refused (errAnswerOwnInvitation).
+	UserID int64
 }
 
 // VerdictJoin is a person's join without a move.
@@ -123,6 +144,9 @@ func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Loc
 		var human *int64
 		if a := ld.row.party(negotiation.SideA); a != nil {
 			human = a.OwnerUserID
+		}
+		if human != nil {
+			inv.human = *human
 		}
 		name, zone, err := selectInviter(ctx, tx, ld.row.AccountID, human)
 		if err != nil {
@@ -193,6 +217,9 @@ func (s *Rooms) AnswerInvitation(ctx context.Context, code string, ans PersonAns
 		ld, err := s.load(ctx, tx, roomID, true)
 		if err != nil {
 			return err
+		}
+		if a := ld.row.Parties[0]; ans.UserID != 0 && a != nil && a.OwnerUserID != nil && *a.OwnerUserID == ans.UserID {
+			return errAnswerOwnInvitation
 		}
 		token := s.personSeatToken(roomID, ans.Nonce)
 		if b := ld.row.Parties[1]; b != nil && b.AccountID == nil && token != "" {

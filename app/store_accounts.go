@@ -153,11 +153,12 @@ func ensureUserByEmail(ctx context.Context, q querier, email string) (int64, err
 }
 
 const userColumns = `id, email, coalesce(oidc_issuer, ''), coalesce(oidc_subject, ''), time_zone, created_at, email_verified, session_epoch,
-	coalesce(language, ''), coalesce(oidc_locale, '')`
+	coalesce(language, ''), coalesce(oidc_locale, ''), coalesce(page_language, '')`
 
 func scanUser(row pgx.Row) (User, error) {
 	var u User
-	err := row.Scan(&u.ID, &u.Email, &u.OIDCIssuer, &u.OIDCSubject, &u.TimeZone, &u.CreatedAt, &u.EmailVerified, &u.SessionEpoch, &u.Language, &u.OIDCLocale)
+	err := row.Scan(&u.ID, &u.Email, &u.OIDCIssuer, &u.OIDCSubject, &u.TimeZone, &u.CreatedAt, &u.EmailVerified, &u.SessionEpoch, &u.Language, &u.OIDCLocale,
+		&u.PageLanguage)
 	return u, err
 }
 
@@ -248,6 +249,15 @@ func updateUserLanguage(ctx context.Context, q querier, userID int64, lang strin
 	}
 	if err != nil {
 		return fmt.Errorf("updateUserLanguage %d: %w", userID, err)
+	}
+	return nil
+}
+
+// updatePageLanguage notes the language the person's pages are shown in
+// (users.page_language), while they have chosen none.
+func updatePageLanguage(ctx context.Context, q querier, userID int64, lang string) error {
+	if _, err := q.Exec(ctx, `UPDATE users SET page_language = $2 WHERE id = $1 AND language IS NULL AND page_language IS DISTINCT FROM $2`, userID, lang); err != nil {
+		return fmt.Errorf("updatePageLanguage %d: %w", userID, err)
 	}
 	return nil
 }

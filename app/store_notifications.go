@@ -22,7 +22,7 @@ import (
 // they allow.
 type recipient struct {
 	email string
-	lang  string // their language, or their provider's locale ("": the default)
+	lang  string // their language, else their pages' (page_language), else their provider's locale ("": the default)
 	prefs NotifyPrefs
 	subs  []subRef
 }
@@ -52,7 +52,7 @@ var notificationOneTapSQL = `WITH issued AS (INSERT INTO onetap_tokens (room_id,
 // notificationOneTapSQL's column between them.
 var (
 	noticeCols = roomSelect + humanCols + namesCols + `,
-	ru.id, ru.email, coalesce(ru.language, ru.oidc_locale, ''), ru.time_zone, coalesce(rp.email_requests, true), coalesce(rp.email_notices, true),
+	ru.id, ru.email, coalesce(ru.language, ru.page_language, ru.oidc_locale, ''), ru.time_zone, coalesce(rp.email_requests, true), coalesce(rp.email_notices, true),
 	coalesce(rp.push_requests, true), coalesce(rp.push_notices, true), ps.endpoint, ps.p256dh, ps.auth,
 	(SELECT rc.jws FROM receipts rc WHERE rc.room_id = r.id)`
 	noticeFrom = `
@@ -211,7 +211,7 @@ func upsertPrefs(ctx context.Context, q querier, userID int64, p NotifyPrefs, at
 // tables but those.
 func recipientsCol(users string) string {
 	return `,
-	coalesce((SELECT json_agg(json_build_array(u.id, u.email, coalesce(u.language, u.oidc_locale, ''),
+	coalesce((SELECT json_agg(json_build_array(u.id, u.email, coalesce(u.language, u.page_language, u.oidc_locale, ''),
 			coalesce(np.email_requests, true), coalesce(np.email_notices, true),
 			coalesce(np.push_requests, true), coalesce(np.push_notices, true),
 			coalesce((SELECT json_agg(json_build_array(s.id, s.endpoint) ORDER BY s.id)
@@ -253,7 +253,7 @@ func (r *roomRow) setRecipients(col []byte) error {
 
 // selectRecipients reads the humans' addresses, preferences and devices.
 func selectRecipients(ctx context.Context, q querier, users []int64) (map[int64]*recipient, error) {
-	rows, err := q.Query(ctx, `SELECT u.id, u.email, coalesce(u.language, u.oidc_locale, ''),
+	rows, err := q.Query(ctx, `SELECT u.id, u.email, coalesce(u.language, u.page_language, u.oidc_locale, ''),
 			coalesce(p.email_requests, true), coalesce(p.email_notices, true),
 			coalesce(p.push_requests, true), coalesce(p.push_notices, true),
 			s.id, s.endpoint
@@ -310,14 +310,15 @@ func selectInviteRefused(ctx context.Context, q querier, hash []byte) (bool, err
 	return refused, nil
 }
 
-// selectUserLanguage is the user's language, or their provider's locale
-// ("" for neither, or no user).
+// selectUserLanguage is the user's language: their choice, else the one
+// their pages were last shown in (page_language, migration 00033), else
+// their provider's locale ("" for none, or no user).
 func selectUserLanguage(ctx context.Context, q querier, userID *int64) (string, error) {
 	if userID == nil {
 		return "", nil
 	}
 	var lang string
-	err := q.QueryRow(ctx, `SELECT coalesce(language, oidc_locale, '') FROM users WHERE id = $1`, *userID).Scan(&lang)
+	err := q.QueryRow(ctx, `SELECT coalesce(language, page_language, oidc_locale, '') FROM users WHERE id = $1`, *userID).Scan(&lang)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return "", fmt.Errorf("selectUserLanguage %d: %w", *userID, err)
 	}

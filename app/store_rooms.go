@@ -269,7 +269,7 @@ func insertRoom(ctx context.Context, q querier, accountID, ownerUserID int64, in
 	err := q.QueryRow(ctx, `INSERT INTO rooms (account_id, invite_code_hash, title, state, round, turn, deadline, expires_at, seq, snapshot, opened_at, updated_at, head_hash, invite_email)
 		VALUES (room_slot($1, $13), $2, $3, $4, $5, NULLIF($6, ''), $7, $8, 0, '', $9, $9, $10, $12)
 		RETURNING id, (SELECT u.time_zone FROM users u WHERE u.id = $11),
-			coalesce((SELECT coalesce(u.language, u.oidc_locale) FROM users u WHERE u.id = $11), '')`+hookTargetsCol(`$1`),
+			coalesce((SELECT coalesce(u.language, u.page_language, u.oidc_locale) FROM users u WHERE u.id = $11), '')`+hookTargetsCol(`$1`),
 		accountID, inviteHash, title, r.State, r.Round, string(r.Turn), r.Deadline, r.ExpiresAt, now, string(negotiation.ChainGenesis),
 		ownerUserID, inviteEmail, openCap).Scan(&id, &h.zone, &h.lang, &hooks)
 	if isCheckViolation(err, "rooms_open_per_account") {
@@ -544,7 +544,7 @@ func selectRoomToJoin(ctx context.Context, q querier, codeHash []byte, accountID
 		recipientsCol(`pa.owner_user_id, pb.owner_user_id, $3`)+`,
 		EXISTS (SELECT 1 FROM seen_schemas s WHERE s.account_id = $2 AND s.fingerprint = pa.schema_fp),
 		(SELECT u.time_zone FROM users u WHERE u.id = $3),
-		coalesce((SELECT coalesce(u.language, u.oidc_locale) FROM users u WHERE u.id = $3), '')
+		coalesce((SELECT coalesce(u.language, u.page_language, u.oidc_locale) FROM users u WHERE u.id = $3), '')
 		FROM rooms r`+roomJoins+` WHERE r.invite_code_hash = $1 FOR UPDATE OF r`, codeHash, accountID, ownerUserID),
 		&hooks, &recips, &h.seen, &h.zone, &h.lang)
 	if errors.Is(err, pgx.ErrNoRows) {

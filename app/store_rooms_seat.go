@@ -34,8 +34,8 @@ func selectSeatUnless(ctx context.Context, q querier, tokenHash []byte, accountI
 
 // humanCols is what a side's card needs of its human, for the side's
 // party p and the other party o: whether p's account has seen o's schema,
-// and the time zone and language (their setting, else their identity
-// provider's locale) of p's human.
+// and the time zone and language (their setting, else their pages' (page_language),
+// else their identity provider's locale) of p's human.
 var humanCols = humanColsOf("p.owner_user_id")
 
 // humanColsOf is humanCols with the time zone and language of the user
@@ -44,7 +44,7 @@ func humanColsOf(user string) string {
 	return `,
 	EXISTS (SELECT 1 FROM seen_schemas s WHERE s.account_id = p.account_id AND s.fingerprint = o.schema_fp),
 	(SELECT u.time_zone FROM users u WHERE u.id = ` + user + `),
-	coalesce((SELECT coalesce(u.language, u.oidc_locale) FROM users u WHERE u.id = ` + user + `), '')`
+	coalesce((SELECT coalesce(u.language, u.page_language, u.oidc_locale) FROM users u WHERE u.id = ` + user + `), '')`
 }
 
 // namesCols names, for a message to p's human, p's agent and o's account.
@@ -60,7 +60,7 @@ const otherParty = ` LEFT JOIN parties o ON o.room_id = r.id AND o.side <> p.sid
 // other party o, with the human's row joined as u (seatFrom).
 const seatCols = `, p.side,
 	EXISTS (SELECT 1 FROM seen_schemas s WHERE s.account_id = p.account_id AND s.fingerprint = o.schema_fp),
-	u.time_zone, coalesce(u.language, u.oidc_locale, '')`
+	u.time_zone, coalesce(u.language, u.page_language, u.oidc_locale, '')`
 
 // seatFrom finds a seat by its token, for the caller's account and human:
 // the parties are the side's (p) and the other (o), each joined once (the
@@ -147,7 +147,7 @@ func (r *roomRow) setHuman(side negotiation.Side, h *humanRow) {
 func selectHumanContext(ctx context.Context, q querier, p *partyRow, fp string) (*humanRow, error) {
 	h := &humanRow{}
 	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM seen_schemas WHERE account_id = $1 AND fingerprint = $2),
-		(SELECT time_zone FROM users WHERE id = $3), coalesce((SELECT coalesce(language, oidc_locale) FROM users WHERE id = $3), '')`,
+		(SELECT time_zone FROM users WHERE id = $3), coalesce((SELECT coalesce(language, page_language, oidc_locale) FROM users WHERE id = $3), '')`,
 		p.AccountID, fp, p.OwnerUserID).Scan(&h.seen, &h.zone, &h.lang)
 	if err != nil {
 		return nil, fmt.Errorf("selectHumanContext: %w", err)

@@ -402,9 +402,11 @@ func selectOwnerIDs(ctx context.Context, q querier, accountID int64) ([]int64, e
 
 // selectInviteReader is how an invitation to join an account speaks to
 // email: in their language and zone when they are a user already, else in
-// the inviter's language (inviterID; 0: an operator) and UTC.
+// the inviter's language (inviterID; 0: an operator) and UTC. A language
+// is a person's choice, else the one their pages were last shown in
+// (page_language: their browser's), else their provider's locale.
 func selectInviteReader(ctx context.Context, q querier, email string, inviterID int64) (lang, zone string, err error) {
-	err = q.QueryRow(ctx, `SELECT coalesce(r.language, r.oidc_locale, i.language, i.oidc_locale, ''), coalesce(r.time_zone, 'UTC')
+	err = q.QueryRow(ctx, `SELECT coalesce(r.language, r.page_language, r.oidc_locale, i.language, i.page_language, i.oidc_locale, ''), coalesce(r.time_zone, 'UTC')
 		FROM (SELECT) one LEFT JOIN users r ON r.email = $1 LEFT JOIN users i ON i.id = $2`, email, inviterID).Scan(&lang, &zone)
 	if err != nil {
 		return "", "", fmt.Errorf("selectInviteReader: %w", err)

@@ -352,7 +352,7 @@ func selectOwners(ctx context.Context, q querier, accountID int64) ([]int64, err
 // ownership is gone.
 func selectHookNotice(ctx context.Context, q querier, accountID, endpointID, userID int64) (n *jobs.WebhookDisabled, slug string, disabled bool, err error) {
 	n = &jobs.WebhookDisabled{}
-	err = q.QueryRow(ctx, `SELECT u.email, coalesce(u.language, u.oidc_locale, ''), a.name, a.slug, e.url, coalesce(e.disabled_why, ''), e.disabled_at IS NOT NULL
+	err = q.QueryRow(ctx, `SELECT u.email, coalesce(u.language, u.page_language, u.oidc_locale, ''), a.name, a.slug, e.url, coalesce(e.disabled_why, ''), e.disabled_at IS NOT NULL
 		FROM webhook_endpoints e JOIN accounts a ON a.id = e.account_id
 		JOIN memberships ms ON ms.account_id = e.account_id AND ms.user_id = $3 AND ms.role = 'owner'
 		JOIN users u ON u.id = ms.user_id

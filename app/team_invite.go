@@ -247,6 +247,20 @@ func (a *Accounts) InvitationByToken(ctx context.Context, token string) (MemberI
 	return inv, nil
 }
 
+// RefusalFor is why u may not join with the invitation (nil: they may,
+// as far as who they are goes): it is for another address, or theirs is
+// not verified. AcceptInvitation refuses with it; the join page says it
+// before anyone presses Join.
+func (inv MemberInvitation) RefusalFor(u User) error {
+	if u.Email != inv.Email {
+		return refuse(ErrUnauthorized, "error.invitation_other_address", "email: this invitation is for another address than %s; sign out and sign in with the address it was sent to", u.Email)
+	}
+	if !u.EmailVerified {
+		return refuse(ErrUnauthorized, "error.join_unverified", "email: your identity provider has not verified %s; only a verified address may join an account", u.Email)
+	}
+	return nil
+}
+
 // AcceptInvitation makes userID a member with the invitation's role. The
 // user's email must be the invited one, and verified; otherwise nothing
 // changes and the link keeps working.
@@ -270,11 +284,8 @@ func (a *Accounts) AcceptInvitation(ctx context.Context, userID int64, token str
 		if err != nil {
 			return err
 		}
-		if u.Email != inv.Email {
-			return refuse(ErrUnauthorized, "error.invitation_other_address", "email: this invitation is for another address than %s; sign out and sign in with the address it was sent to", u.Email)
-		}
-		if !u.EmailVerified {
-			return refuse(ErrUnauthorized, "error.join_unverified", "email: your identity provider has not verified %s; only a verified address may join an account", u.Email)
+		if err := inv.RefusalFor(u); err != nil {
+			return err
 		}
 		added, err := insertMembershipIfNone(ctx, tx, inv.AccountID, userID, inv.Role)
 		if err != nil {

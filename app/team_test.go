@@ -197,7 +197,7 @@ func TestSignUp(t *testing.T) {
 	if _, err := tb.accounts.SignUp(tb.ctx, ann.ID, "Second", "second"); err != nil {
 		t.Fatal(err)
 	}
-	tb.refused("past the daily cap", app.ErrConflict, "name: you have created 2 accounts in the last 24 hours, the most allowed; try again from 2026-11-03T09:00:00Z",
+	tb.refused("past the daily cap", app.ErrConflict, "you have created 2 accounts in the last 24 hours, the most allowed; try again from 2026-11-03T09:00:00Z",
 		func() error { _, err := tb.accounts.SignUp(tb.ctx, ann.ID, "Third", "third"); return err })
 	tb.advance(23 * time.Hour)
 	if _, err := tb.accounts.SignUp(tb.ctx, ann.ID, "Third", "third"); err != nil {
@@ -209,7 +209,7 @@ func TestSignUp(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	tb.refused("past the cap, the accounts deleted", app.ErrConflict, "name: you have created 2 accounts in the last 24 hours, the most allowed; try again from 2026-11-03T10:00:00Z",
+	tb.refused("past the cap, the accounts deleted", app.ErrConflict, "you have created 2 accounts in the last 24 hours, the most allowed; try again from 2026-11-03T10:00:00Z",
 		func() error { _, err := tb.accounts.SignUp(tb.ctx, ann.ID, "Fourth", "fourth"); return err })
 }
 

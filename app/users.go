@@ -36,6 +36,11 @@ type User struct {
 	// sign-in, which stands in until they choose.
 	Language   string
 	OIDCLocale string
+	// PageLanguage is the language their pages were last shown in while
+	// they had chosen none (the provider's locale if Taasky speaks it,
+	// else their browser's), "" if never: their mails speak it, since a
+	// worker that writes one has no browser to ask (NotePageLanguage).
+	PageLanguage string
 }
 
 // OIDCIdentity is what a verified ID token says about the person logging in.
@@ -136,6 +141,21 @@ func displayName(s string) string {
 // "zh-Hant-TW"); which languages there are words for is the doors' to
 // say.
 var languageTag = regexp.MustCompile(`^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8}){0,3}$`)
+
+// NotePageLanguage keeps the language a door showed the person's page in
+// (a tag of the languages it has words for) while they have chosen none,
+// for the mails written to them or for them later (User.PageLanguage).
+// The door calls it only when the language differs from the user's
+// PageLanguage, so a page costs no write while it stays the same.
+func (a *Accounts) NotePageLanguage(ctx context.Context, userID int64, lang string) error {
+	if !languageTag.MatchString(lang) {
+		return refuse(ErrInvalid, "error.language", "language: must be a language tag like de or fr (got %q)", lang)
+	}
+	if err := updatePageLanguage(ctx, a.pool, userID, lang); err != nil {
+		return fmt.Errorf("note page language: %w", err)
+	}
+	return nil
+}
 
 // SetUserLanguage sets the language the person reads Taasky in: a tag the
 // door checked against the languages it has words for; "" goes back to

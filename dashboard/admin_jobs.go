@@ -26,7 +26,7 @@ func (d *Dashboard) operatorsOnly(c *fiber.Ctx) error {
 		return d.fail(c, err)
 	}
 	if !ok {
-		return fiber.ErrNotFound
+		return d.notFoundPage(c) // as any path no route takes
 	}
 	if m := c.Method(); m != fiber.MethodGet && m != fiber.MethodHead && !d.sameOrigin(c) {
 		return c.Status(fiber.StatusForbidden).SendString("cross-origin request refused")

@@ -141,6 +141,9 @@ func (d *Dashboard) currentSession(c *fiber.Ctx) (int64, error) {
 // could not be read (err: the database did not answer, say; not "signed
 // out").
 func (d *Dashboard) sessionUser(c *fiber.Ctx) (u app.User, ok bool, err error) {
+	if u := d.signedIn(c); u != nil {
+		return *u, true, nil // read already (signedInReader)
+	}
 	s, ok := d.sessionOf(c)
 	if !ok {
 		return app.User{}, false, nil

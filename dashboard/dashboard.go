@@ -156,14 +156,18 @@ func New(ctx context.Context, c Config) (*Dashboard, error) {
 // middleware (security headers, CSRF), so nothing leaks onto the other
 // routes of a (the MCP endpoint, health probes).
 func (d *Dashboard) Mount(a *fiber.App) {
-	page := func(h fiber.Handler) []fiber.Handler { return []fiber.Handler{d.headers, d.csrf, h} }
+	page := func(h fiber.Handler) []fiber.Handler { return []fiber.Handler{d.headers, d.csrf, d.signedInReader, h} }
 	stream := func(h fiber.Handler) []fiber.Handler { return []fiber.Handler{d.headers, h} }
 	// A stranger's pages: no session needed, and each takes a secret (a
 	// code, a token) or starts a login. They share one bucket per client
 	// address (ratelimit.go), spent before the CSRF check and the handler,
 	// so a refused flood costs neither. Signed-in pages and static files
 	// are not limited.
-	strangerPage := func(h fiber.Handler) []fiber.Handler { return []fiber.Handler{d.headers, d.limitStrangers, d.csrf, h} }
+	// A signed-in person reads them in their own language and zone
+	// (signedInReader).
+	strangerPage := func(h fiber.Handler) []fiber.Handler {
+		return []fiber.Handler{d.headers, d.limitStrangers, d.csrf, d.signedInReader, h}
+	}
 	strangerStream := func(h fiber.Handler) []fiber.Handler { return []fiber.Handler{d.headers, d.limitStrangers, h} }
 
 	a.Get("/static/:file", d.static)
@@ -252,4 +256,5 @@ func (d *Dashboard) Mount(a *fiber.App) {
 		a.All(JobsUIPath, jobs...)
 		a.All(JobsUIPath+"/*", jobs...)
 	}
+	a.Use(d.notFound) // last: what no route took
 }

@@ -163,6 +163,9 @@ func refusalText(w *locale.Printer, msg string, words negotiation.Words) string 
 	case "the deadline has passed":
 		return w.T("refusal.deadline")
 	}
+	if words.Key == "web14_own_invitation" {
+		return w.Refusal(msg, words) // it can be answered, by someone else
+	}
 	return w.T("refusal.other", w.Refusal(msg, words))
 }
 

@@ -25,6 +25,7 @@ func (d *Dashboard) inviteAnswer(c *fiber.Ctx) error {
 	if err != nil {
 		return d.fail(c, err)
 	}
+	d.shownTo(c, inv)
 	data := inviteData{Inv: inv, Code: code, Fields: counterForm(inv.Schema, inv.Card, formZone(inv.TimeZone, told), d.words(c, nil)), Zone: shownZone(inv.TimeZone, told)}
 	f, err := readPersonForm(c)
 	if err != nil {
@@ -35,6 +36,9 @@ func (d *Dashboard) inviteAnswer(c *fiber.Ctx) error {
 		data.Nonce = app.NewSeatNonce()
 	}
 	ans, fields, ok := f.answer(inv.Schema, d.words(c, nil), loc, told)
+	if u := d.signedIn(c); u != nil {
+		ans.UserID = u.ID // the opener's own human is refused
+	}
 	if fields != nil {
 		data.Fields = fields
 	}
@@ -47,6 +51,7 @@ func (d *Dashboard) inviteAnswer(c *fiber.Ctx) error {
 		return d.personRefused(c, err, f.Verdict, data.Fields, func(msg string, fields []form.Field) error {
 			data.Error, data.Fields = msg, fields
 			if refreshed, err := d.rooms.InvitationByCode(c.UserContext(), code, loc); err == nil {
+				d.shownTo(c, refreshed)
 				data.Inv = refreshed
 			}
 			return d.invitePage(c, data)

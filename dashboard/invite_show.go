@@ -29,7 +29,7 @@ type inviteData struct {
 // invites, about what, the terms to pick or approve with one tap, a
 // counter form from the inviter's schema, and reject. A browser that
 // already answered is taken to its seat; a used, withdrawn or expired
-// invitation says so.
+// invitation says so, and so does one shown to the opener's own human.
 func (d *Dashboard) inviteShow(c *fiber.Ctx) error {
 	code := c.Params("code")
 	loc, told := d.personZone(c)
@@ -37,6 +37,7 @@ func (d *Dashboard) inviteShow(c *fiber.Ctx) error {
 	if err != nil {
 		return d.fail(c, err)
 	}
+	d.shownTo(c, inv)
 	if token := d.seatOf(c, inv.RoomID); token != "" {
 		if id, err := d.rooms.PersonRoomID(c.UserContext(), token); err == nil && id == inv.RoomID {
 			return c.Redirect("/p/"+token, fiber.StatusSeeOther)
@@ -44,6 +45,14 @@ func (d *Dashboard) inviteShow(c *fiber.Ctx) error {
 	}
 	return d.invitePage(c, inviteData{Inv: inv, Code: code, Fields: counterForm(inv.Schema, inv.Card, formZone(inv.TimeZone, told), d.words(c, nil)),
 		Zone: shownZone(inv.TimeZone, told), askZone: !told, Nonce: app.NewSeatNonce()})
+}
+
+// shownTo makes inv the invitation as the person reading it sees it: to
+// the opener's own human, signed in, one they cannot answer (app.Invitation.ShownTo).
+func (d *Dashboard) shownTo(c *fiber.Ctx, inv *app.Invitation) {
+	if u := d.signedIn(c); u != nil {
+		inv.ShownTo(u.ID)
+	}
 }
 
 func (d *Dashboard) invitePage(c *fiber.Ctx, data inviteData) error {

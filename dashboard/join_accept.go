@@ -40,7 +40,7 @@ func (d *Dashboard) joinAccept(c *fiber.Ctx) error {
 			}
 		}
 		c.Status(statusOf(code))
-		return d.joinPage(c, v, joinData{Inv: inv, Token: token, Error: d.say(c, v, err)})
+		return d.joinPage(c, v, joinData{Inv: inv, Token: token, Error: d.say(c, v, err), Refused: inv.RefusalFor(v.user) != nil})
 	}
 	return c.Redirect("/accounts/"+m.AccountSlug+"/start", fiber.StatusSeeOther)
 }

@@ -12,10 +12,14 @@ type joinData struct {
 	Status app.InvitationStatus
 	Token  string
 	Error  string
+	// Refused: the signed-in person may not join with it (another
+	// address, or theirs unverified): Error says why, and no button shows.
+	Refused bool
 }
 
 // joinShow shows what an invitation's link offers: the account, who
-// invites, the role, and (signed in) a button to join. A link that never
+// invites, the role, and (signed in) a button to join, or why the
+// person signed in may not (app.MemberInvitation.RefusalFor). A link that never
 // existed is the same not-found page for everyone.
 func (d *Dashboard) joinShow(c *fiber.Ctx) error {
 	token := c.Params("token")
@@ -27,7 +31,14 @@ func (d *Dashboard) joinShow(c *fiber.Ctx) error {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	return d.joinPage(c, v, joinData{Inv: inv, Token: token})
+	data := joinData{Inv: inv, Token: token}
+	if v != nil && inv.Status(d.now()) == app.InvitationPending {
+		if err := inv.RefusalFor(v.user); err != nil {
+			// Joining would be refused: say so now, with no Join button.
+			data.Error, data.Refused = d.say(c, v, err), true
+		}
+	}
+	return d.joinPage(c, v, data)
 }
 
 func (d *Dashboard) joinPage(c *fiber.Ctx, v *viewer, data joinData) error {

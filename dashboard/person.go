@@ -20,11 +20,16 @@ import (
 // (/p/{token}) brings them back; a cookie per room remembers the seat in
 // this browser.
 
-// personZone is the time zone a person's pages are shown in: the one their
-// browser told (POST /zone, kept in an HttpOnly cookie); nil until it
+// personZone is the time zone a person's pages are shown in: a signed-in
+// person's own setting, else the one their browser told (POST /zone, kept in an HttpOnly cookie); nil until it
 // tells, which the app reads as the inviting human's zone (a better guess
 // than UTC); told says whether it did.
 func (d *Dashboard) personZone(c *fiber.Ctx) (loc *time.Location, told bool) {
+	if u := d.signedIn(c); u != nil {
+		if loc, err := loadZone(u.TimeZone); err == nil {
+			return loc, true // a signed-in person's own setting
+		}
+	}
 	if loc, err := loadZone(d.cookie(c, zoneCookie)); err == nil {
 		return loc, true
 	}

@@ -21,6 +21,12 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 // headers sets the security headers of every dashboard response. Pages
 // are never cached: they hold one person's terms.
 func (d *Dashboard) headers(c *fiber.Ctx) error {
+	d.setHeaders(c)
+	return c.Next()
+}
+
+// setHeaders sets the security headers of every page (headers).
+func (d *Dashboard) setHeaders(c *fiber.Ctx) {
 	c.Set("Content-Security-Policy", contentSecurityPolicy)
 	c.Set("X-Content-Type-Options", "nosniff")
 	c.Set("X-Frame-Options", "DENY")
@@ -31,7 +37,6 @@ func (d *Dashboard) headers(c *fiber.Ctx) error {
 	if d.secure {
 		c.Set("Strict-Transport-Security", "max-age=31536000")
 	}
-	return c.Next()
 }
 
 const (

@@ -40,6 +40,7 @@ type Accounts interface {
 	Memberships(ctx context.Context, userID int64) ([]app.Membership, error)
 	SetUserTimeZone(ctx context.Context, userID int64, tz string) error
 	SetUserLanguage(ctx context.Context, userID int64, lang string) error
+	NotePageLanguage(ctx context.Context, userID int64, lang string) error
 	ListAgents(ctx context.Context, accountSlug string) ([]app.Agent, error)
 	ListAgentKeys(ctx context.Context, accountSlug string, agentID int64) ([]app.AgentKey, error)
 	CreateAgent(ctx context.Context, accountSlug, name, ownerEmail string) (app.Agent, app.NewAgentKey, error)

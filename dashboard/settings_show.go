@@ -120,6 +120,9 @@ func manages(m app.Membership, a app.Agent, userID int64) bool {
 
 // membership returns the user's membership in the account with slug.
 func (d *Dashboard) membership(c *fiber.Ctx, v *viewer, slug string) (app.Membership, error) {
+	if slug == "" {
+		return app.Membership{}, refusal(app.ErrInvalid, "web14_account_required") // the form's hidden field, left out
+	}
 	ms, err := d.accounts.Memberships(c.UserContext(), v.user.ID)
 	if err != nil {
 		return app.Membership{}, err

@@ -3,7 +3,6 @@ package dashboard
 import (
 	"io"
 	"strings"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -15,13 +14,14 @@ const maxReceiptUpload = 256 << 10
 // verifyShow is the public page where anyone checks a receipt: paste it or
 // upload its file. It works without JavaScript and without signing in.
 func (d *Dashboard) verifyShow(c *fiber.Ctx) error {
-	return d.renderPage(c, "verify", &page{Title: d.words(c, nil).T("verify.heading"), Zone: "UTC", Data: d.receiptPage(nil)}, nil)
+	return d.renderPage(c, "verify", &page{Title: d.words(c, nil).T("verify.heading"), Zone: d.readerZone(c).String(), Data: d.receiptPage(nil)}, nil)
 }
 
 // verifyCheck verifies what was pasted or uploaded against this service's
-// published keys and shows valid (with the facts, in UTC) or why not.
+// published keys and shows valid (with the facts, in UTC, or in a
+// signed-in person's own zone) or why not.
 func (d *Dashboard) verifyCheck(c *fiber.Ctx) error {
-	words := d.words(c, nil)
+	words, loc := d.words(c, nil), d.readerZone(c)
 	text := strings.TrimSpace(c.FormValue("receipt"))
 	if text == "" {
 		if fh, err := c.FormFile("file"); err == nil {
@@ -36,7 +36,7 @@ func (d *Dashboard) verifyCheck(c *fiber.Ctx) error {
 	if text == "" {
 		data.Problem = words.T("verify.empty")
 		c.Status(fiber.StatusBadRequest)
-		return d.renderPage(c, "verify", &page{Title: words.T("verify.heading"), Zone: "UTC", Data: data}, nil)
+		return d.renderPage(c, "verify", &page{Title: words.T("verify.heading"), Zone: loc.String(), Data: data}, nil)
 	}
 	if len(text) <= maxReceiptUpload {
 		data.Pasted = text
@@ -46,8 +46,8 @@ func (d *Dashboard) verifyCheck(c *fiber.Ctx) error {
 		data.Problem = problemWords(words, err)
 		c.Status(fiber.StatusUnprocessableEntity)
 	} else {
-		data.W = wordsOfReceipt(words, r, time.UTC)
+		data.W = wordsOfReceipt(words, r, loc)
 		data.Valid = words.T("verify.valid", r.Issuer)
 	}
-	return d.renderPage(c, "verify", &page{Title: words.T("verify.heading"), Zone: "UTC", Data: data}, nil)
+	return d.renderPage(c, "verify", &page{Title: words.T("verify.heading"), Zone: loc.String(), Data: data}, nil)
 }
