@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -147,6 +148,53 @@ func TestReceiptVerifiedByAnotherJOSE(t *testing.T) {
 		if _, err := verifyJWX(t, c.k.JWKSJSON(), c.token); err == nil && c.want != receipt.ProblemForeign {
 			t.Errorf("%s: jwx accepts it", name)
 		}
+	}
+}
+
+// TestReceiptHasOneSpelling: a receipt whose header, payload or signature
+// is spelt otherwise in base64url (the last character changed only in its
+// unused bits, a line break, padding) decodes to the same bytes, which
+// lenient decoders accept; Verify refuses it as malformed, naming the
+// segment, so that a receipt has one valid spelling.
+func TestReceiptHasOneSpelling(t *testing.T) {
+	k := keyring(t, "https://taasky.example", 1, "secret")
+	token, err := k.Sign(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.Verify(token); err != nil {
+		t.Fatal(err)
+	}
+	parts := strings.Split(token, ".")
+	names := []string{"header", "payload", "signature"}
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	with := func(i int, seg string) string {
+		p := slices.Clone(parts)
+		p[i] = seg
+		return strings.Join(p, ".")
+	}
+	lowBits := 0
+	for i, seg := range parts {
+		spellings := map[string]string{"a line break": seg[:4] + "\n" + seg[4:], "padding": seg + "="}
+		if len(seg)%4 != 0 { // the last character has unused bits
+			last := strings.IndexByte(alphabet, seg[len(seg)-1])
+			spellings["the last character's unused bits"] = seg[:len(seg)-1] + string(alphabet[last^1])
+			lowBits++
+		}
+		for how, other := range spellings {
+			a, _ := base64.RawURLEncoding.DecodeString(strings.TrimSuffix(strings.ReplaceAll(other, "\n", ""), "="))
+			b, _ := base64.RawURLEncoding.DecodeString(seg)
+			if how != "padding" && !bytes.Equal(a, b) {
+				t.Fatalf("%s, %s: not the same bytes", names[i], how)
+			}
+			_, err := k.Verify(with(i, other))
+			if receipt.ProblemOf(err) != receipt.ProblemMalformed || !strings.Contains(err.Error(), "the "+names[i]+" is not canonical base64url") {
+				t.Errorf("%s spelt otherwise (%s): %v, want malformed naming it", names[i], how, err)
+			}
+		}
+	}
+	if lowBits == 0 {
+		t.Fatal("no segment has unused bits: the signature (64 bytes) should")
 	}
 }
 

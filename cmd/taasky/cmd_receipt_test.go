@@ -18,6 +18,8 @@ import (
 	"github.com/taasky/taasky/negotiation"
 )
 
+const base64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
 // TestReceiptVerifyCommand: a receipt the service issued for an agreed
 // room (key version 2, after a rotation) verifies offline against the keys
 // fetched from the issuer or read from a file; each bad receipt is one
@@ -90,6 +92,9 @@ func TestReceiptVerifyCommand(t *testing.T) {
 		"flags first":                  {"--jwks", keysFile, good},
 		"flags with =, first":          {"--jwks=" + keysFile, good},
 		"the file between flags":       {"--jwks", keysFile, good, "--issuer=" + issuer.URL},
+		// BASE_URL's rule: its scheme and host are lower-cased, the
+		// trailing slash dropped.
+		"the issuer in capitals": {good, "--jwks", keysFile, "--issuer", strings.ToUpper(issuer.URL) + "/"},
 	} {
 		out, _, err := runCmd(t, e, append([]string{"receipt", "verify"}, args...)...)
 		if err != nil || !strings.HasPrefix(out, `valid: room `) || !strings.Contains(out, `"Holiday"`) || !strings.Contains(out, "taasky-receipt-2-") {
@@ -110,6 +115,10 @@ func TestReceiptVerifyCommand(t *testing.T) {
 	facts["iss"] = "https://evil.example"
 	evilPayload, _ := json.Marshal(facts)
 	evil := write("evil.jws", parts[0]+"."+base64.RawURLEncoding.EncodeToString(evilPayload)+"."+parts[2])
+	// The signature's last character changed in its unused bits only: the
+	// same bytes, another spelling.
+	sigEnd := strings.IndexByte(base64URL, parts[2][len(parts[2])-1])
+	otherSpelling := parts[0] + "." + parts[1] + "." + parts[2][:len(parts[2])-1] + string(base64URL[sigEnd^1])
 	otherCfg, _ := loadConfig(env{"DATABASE_URL": e["DATABASE_URL"], "BASE_URL": issuer.URL, "SECRET_KEY": testSecret + "x", "RECEIPT_KEY_VERSION": "2"}.get, 0)
 	otherKeys, _ := receiptKeys(otherCfg)
 	foreignKeys := write("other.json", string(otherKeys.JWKSJSON()))
@@ -123,6 +132,9 @@ func TestReceiptVerifyCommand(t *testing.T) {
 		"not a receipt":                        {[]string{write("junk.jws", "hello"), "--jwks", keysFile}, "malformed: "},
 		"another issuer":                       {[]string{good, "--jwks", keysFile, "--issuer", "https://taasky.example"}, "foreign: "},
 		"a kid not there":                      {[]string{good, "--jwks", foreignKeys}, "unknown_key: "},
+		"another spelling of the signature":    {[]string{write("spelt.jws", otherSpelling), "--jwks", keysFile}, "malformed: the signature is not canonical base64url"},
+		"an issuer that is no URL":             {[]string{good, "--jwks", keysFile, "--issuer", "notaurl"}, "receipt verify: --issuer: must be an absolute http(s) URL"},
+		"an issuer with a port beyond 65535":   {[]string{good, "--jwks", keysFile, "--issuer", "https://taasky.example:99999"}, "receipt verify: --issuer: the port must be 1 to 65535"},
 		"no file":                              {[]string{filepath.Join(dir, "absent.jws"), "--jwks", keysFile}, "cannot read the receipt " + filepath.Join(dir, "absent.jws") + ": no such file or directory"},
 		"a directory":                          {[]string{dir, "--jwks", keysFile}, "cannot read the receipt " + dir + ": is a directory"},
 	} {
