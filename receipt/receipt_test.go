@@ -122,6 +122,23 @@ func TestReceiptVerifiedByAnotherJOSE(t *testing.T) {
 		t.Fatalf("only %d facts were changed one by one", leaves)
 	}
 
+	// Before the rotation, the next key is published ahead: a v2 receipt
+	// (of a process already raised) verifies against v1's set, which signs
+	// with v1; a v3 one does not.
+	if k1.KeyID() != k1.JWKS().Keys[0].KeyID || len(k1.JWKS().Keys) != 2 {
+		t.Fatalf("v1 signs with %s and publishes %d keys, want v1 and v1, v2", k1.KeyID(), len(k1.JWKS().Keys))
+	}
+	if _, err := k1.Verify(token); err != nil {
+		t.Errorf("a v2 receipt against v1's keys (v2 published ahead): %v", err)
+	}
+	if _, err := verifyJWX(t, k1.JWKSJSON(), token); err != nil {
+		t.Errorf("jwx, a v2 receipt against v1's set: %v", err)
+	}
+	v3, err := keyring(t, issuer, 3, "secret").Sign(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	// The signature, the header's kid, the form, another issuer's keys.
 	sig, _ := base64.RawURLEncoding.DecodeString(parts[2])
 	sig[0] ^= 1
@@ -137,7 +154,7 @@ func TestReceiptVerifiedByAnotherJOSE(t *testing.T) {
 		"another alg":                            {headerWith(t, parts, "alg", "HS256"), k, receipt.ProblemMalformed},
 		"another issuer":                         {token, keyring(t, "https://other.example", 2, "secret"), receipt.ProblemForeign},
 		"the same issuer's name with other keys": {token, keyring(t, issuer, 2, "other secret"), receipt.ProblemUnknownKey},
-		"before the rotation, a v2 receipt":      {token, k1, receipt.ProblemUnknownKey},
+		"two rotations ahead, a v3 receipt":      {v3, k1, receipt.ProblemUnknownKey},
 		"another issuer's name, a kid not there": {headerWith(t, []string{parts[0], base64.RawURLEncoding.EncodeToString(withLeafChanged(t, raw, "iss")), parts[2]}, "kid", "evil-1"), k, receipt.ProblemForeign},
 	}
 	for name, c := range cases {

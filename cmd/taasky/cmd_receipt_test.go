@@ -1,9 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
+	"io"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
 
 	"net/http"
 	"net/http/httptest"
@@ -36,7 +39,6 @@ func TestReceiptVerifyCommand(t *testing.T) {
 	}))
 	defer issuer.Close()
 	e := env{"DATABASE_URL": pgtest.NewDSN(t), "BASE_URL": issuer.URL, "SECRET_KEY": testSecret, "RECEIPT_KEY_VERSION": "2"}
-	ctx := context.Background()
 	cfg, err := loadConfig(e.get, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -47,33 +49,7 @@ func TestReceiptVerifyCommand(t *testing.T) {
 	}
 	jwks.Store(keys.JWKSJSON())
 	srv, agent := acmeServer(t, e)
-	schema := json.RawMessage(`{"day":{"type":"date","label":"Day"}}`)
-	open, err := srv.rooms.Open(ctx, agent, app.OpenInput{Schema: schema, Subject: json.RawMessage(`{"day":"2026-12-24"}`), Title: "Holiday"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	peer := peerAgent(t, srv)
-	join, err := srv.rooms.Join(ctx, peer, app.JoinInput{InviteCode: open.InviteCode, Schema: schema})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hash := join.View.TermsOnTable.Options[0].SubjectHash
-	for _, side := range []struct {
-		agent app.Agent
-		token string
-	}{{peer, join.RoomToken}, {agent, open.RoomToken}} {
-		c, _, err := srv.rooms.RequestConfirmation(ctx, side.agent, side.token, negotiation.VerdictApprove, hash)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := srv.rooms.DecideAsOwner(ctx, side.agent.OwnerUserID, join.View.RoomID, c.ID, hash, true); err != nil {
-			t.Fatal(err)
-		}
-	}
-	jws, err := srv.rooms.Receipt(ctx, join.View.RoomID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	jws := agreedReceipt(t, srv, agent)
 	dir := t.TempDir()
 	write := func(name, content string) string {
 		p := filepath.Join(dir, name)
@@ -156,4 +132,134 @@ func TestReceiptVerifyCommand(t *testing.T) {
 	if _, _, err := runCmd(t, e, "receipt", "verify", good, good); err == nil || !strings.Contains(err.Error(), "one FILE only") {
 		t.Errorf("two files: %v", err)
 	}
+}
+
+// TestReceiptKeyIsNeverRetired: during a rotation (RECEIPT_KEY_VERSION
+// raised from 1 to 2 process by process), a process still on 1 publishes
+// the key of version 2 ahead, so the raised one's receipts verify at its
+// /.well-known/jwks.json, its /verify and with `taasky receipt verify`;
+// after it, a process started with 1 again is refused, naming
+// RECEIPT_KEY_VERSION, instead of publishing v1 only and calling the
+// service's own v2 receipts unknown.
+func TestReceiptKeyIsNeverRetired(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.NewDSN(t)
+	version := func(v string) env {
+		return env{"DATABASE_URL": dsn, "BASE_URL": "http://127.0.0.1", "LISTEN_ADDR": "127.0.0.1:0",
+			"SECRET_KEY": testSecret, "RECEIPT_KEY_VERSION": v,
+			"OIDC_ISSUER": "http://127.0.0.1:9", "OIDC_CLIENT_ID": "taasky", "OIDC_CLIENT_SECRET": "secret"}
+	}
+	before := start(t, version("1"), "serve")
+	srv, agent := acmeServer(t, version("2")) // raised
+	jws := agreedReceipt(t, srv, agent)
+	var header struct {
+		Kid string `json:"kid"`
+	}
+	raw, _ := base64.RawURLEncoding.DecodeString(strings.Split(jws, ".")[0])
+	if err := json.Unmarshal(raw, &header); err != nil {
+		t.Fatal(err)
+	}
+	kid := header.Kid
+	if !strings.HasPrefix(kid, "taasky-receipt-2-") {
+		t.Fatalf("the raised process signs with %s", kid)
+	}
+
+	base := "http://" + before.addr
+	resp, err := http.Get(base + jwksPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set struct {
+		Keys []struct {
+			Kid string `json:"kid"`
+		} `json:"keys"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&set)
+	resp.Body.Close()
+	if err != nil || len(set.Keys) != 2 || set.Keys[1].Kid != kid {
+		t.Fatalf("the process on version 1 publishes %+v (%v), want v1 and v2 (%s)", set.Keys, err, kid)
+	}
+	file := filepath.Join(t.TempDir(), "v2.jws")
+	if err := os.WriteFile(file, []byte(jws), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err := runCmd(t, env{}, "receipt", "verify", file, "--jwks", base+jwksPath, "--issuer", "http://127.0.0.1"); err != nil ||
+		!strings.HasPrefix(out, "valid: ") {
+		t.Errorf("receipt verify against the process on version 1: %v %s", err, out)
+	}
+	// Its /verify, as a stranger's browser posts it.
+	jar, _ := cookiejar.New(nil)
+	stranger := &http.Client{Jar: jar}
+	resp, err = stranger.Get(base + "/verify")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	m := regexp.MustCompile(`name="_csrf" value="([^"]+)"`).FindSubmatch(page)
+	if m == nil {
+		t.Fatalf("/verify: %d, no form", resp.StatusCode)
+	}
+	resp, err = stranger.PostForm(base+"/verify", url.Values{"_csrf": {string(m[1])}, "receipt": {jws}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(page), `data-verdict="valid"`) {
+		t.Errorf("/verify of the process on version 1: %d\n%s", resp.StatusCode, page)
+	}
+
+	// The rotation done, a process on version 1 again (a node not
+	// updated, or the setting lowered) does not start; 2 and 3 do.
+	if err := before.stop(); err != nil {
+		t.Fatal(err)
+	}
+	err = startOrRefuse(t, version("1"), "serve")
+	if err == nil || !strings.Contains(err.Error(), "RECEIPT_KEY_VERSION is 1, below 2") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("version 1 after version 2: %v, want one line naming RECEIPT_KEY_VERSION", err)
+	}
+	for _, v := range []string{"2", "3"} {
+		if err := start(t, version(v), "serve").stop(); err != nil {
+			t.Errorf("version %s: %v", v, err)
+		}
+	}
+	if err := startOrRefuse(t, version("2"), "serve"); err == nil || !strings.Contains(err.Error(), "below 3") {
+		t.Errorf("version 2 after version 3: %v", err)
+	}
+}
+
+// agreedReceipt agrees a room of agent's (acme's, with globex) and returns
+// its receipt, signed by srv.
+func agreedReceipt(t *testing.T, srv *server, agent app.Agent) string {
+	t.Helper()
+	ctx := t.Context()
+	schema := json.RawMessage(`{"day":{"type":"date","label":"Day"}}`)
+	open, err := srv.rooms.Open(ctx, agent, app.OpenInput{Schema: schema, Subject: json.RawMessage(`{"day":"2026-12-24"}`), Title: "Holiday"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer := peerAgent(t, srv)
+	join, err := srv.rooms.Join(ctx, peer, app.JoinInput{InviteCode: open.InviteCode, Schema: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := join.View.TermsOnTable.Options[0].SubjectHash
+	for _, side := range []struct {
+		agent app.Agent
+		token string
+	}{{peer, join.RoomToken}, {agent, open.RoomToken}} {
+		c, _, err := srv.rooms.RequestConfirmation(ctx, side.agent, side.token, negotiation.VerdictApprove, hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := srv.rooms.DecideAsOwner(ctx, side.agent.OwnerUserID, join.View.RoomID, c.ID, hash, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	jws, err := srv.rooms.Receipt(ctx, join.View.RoomID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return jws
 }
