@@ -18,8 +18,9 @@ import (
 //  1. at once, in one transaction: every key of its agents is revoked and
 //     its OAuth grants' tokens deleted (this process forgets the keys now,
 //     the others when they hear of it on taasky_agent_key), every session
-//     of its members ends (except the deleting person's own), and its seats
-//     become nobody's, so that nothing below is sent to its people;
+//     of its members ends (except the deleting person's own), its seats
+//     become nobody's and its webhook endpoints are disabled, so that
+//     nothing below is sent to its people or its endpoints;
 //  2. every open room it sits in closes with the reason account_deleted,
 //     each by the protocol and committed as any close is: the other side
 //     gets the normal closed notice;
@@ -90,6 +91,9 @@ func (s *Rooms) deleteAccount(ctx context.Context, actorID int64, slug, typed st
 		}
 		others := slices.DeleteFunc(ids, func(id int64) bool { return id == actorID })
 		if err := bumpSessionEpochs(ctx, tx, others); err != nil {
+			return err
+		}
+		if err := disableAccountHooks(ctx, tx, accountID, now); err != nil {
 			return err
 		}
 		return unseatAccountHumans(ctx, tx, accountID, now)

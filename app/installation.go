@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"sync/atomic"
 )
 
@@ -60,4 +61,23 @@ func keyCheck(key []byte, installationID string) []byte {
 	m := hmac.New(sha256.New, key)
 	m.Write([]byte("taasky/secret-key-check\x00" + installationID))
 	return m.Sum(nil)
+}
+
+// KeepReceiptKeyVersion refuses a process whose RECEIPT_KEY_VERSION is
+// below the highest one a process of this database started with (which
+// may have signed receipts: its key must stay published, or they would no
+// longer verify), and otherwise records version as that highest one when
+// it is higher. Processes that sign receipts (serve, dev) call it before
+// they can sign. The check reads one row; a move reads nothing of it.
+func KeepReceiptKeyVersion(ctx context.Context, q querier, version int) error {
+	kept, err := raiseReceiptKeyVersion(ctx, q, version)
+	if err != nil {
+		return err
+	}
+	if kept > version {
+		return fmt.Errorf("RECEIPT_KEY_VERSION is %d, below %d, which this database's processes already sign receipts with: "+
+			"a receipt key is never retired (the receipts it signed would no longer verify); set RECEIPT_KEY_VERSION to %d or more, see docs/operations.md",
+			version, kept, kept)
+	}
+	return nil
 }

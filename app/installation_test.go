@@ -56,3 +56,38 @@ func TestCheckSecretKey(t *testing.T) {
 		t.Error("the fingerprint does not depend on the installation id")
 	}
 }
+
+// TestKeepReceiptKeyVersion: processes starting at once with one version
+// all start and record it; a lower version is then refused in one line
+// naming RECEIPT_KEY_VERSION and changes nothing; the same or a higher one
+// starts, and the higher one is kept.
+func TestKeepReceiptKeyVersion(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	pool := pgtest.New(t)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if err := KeepReceiptKeyVersion(ctx, pool, 2); err != nil {
+				t.Errorf("version 2 at once: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	err := KeepReceiptKeyVersion(ctx, pool, 1)
+	if err == nil || !strings.HasPrefix(err.Error(), "RECEIPT_KEY_VERSION is 1, below 2") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("version 1 after 2: %v, want one line naming RECEIPT_KEY_VERSION", err)
+	}
+	var kept int
+	if err := pool.QueryRow(ctx, `SELECT receipt_key_version FROM installation`).Scan(&kept); err != nil || kept != 2 {
+		t.Fatalf("kept %d (%v), want 2", kept, err)
+	}
+	for _, v := range []int{2, 3, 3} {
+		if err := KeepReceiptKeyVersion(ctx, pool, v); err != nil {
+			t.Errorf("version %d: %v", v, err)
+		}
+	}
+	if err := KeepReceiptKeyVersion(ctx, pool, 2); err == nil {
+		t.Error("version 2 after 3 started")
+	}
+}

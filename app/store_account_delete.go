@@ -70,6 +70,18 @@ func unseatAccountHumans(ctx context.Context, q querier, accountID int64, at tim
 	return nil
 }
 
+// disableAccountHooks disables the account's webhook endpoints: a room
+// closed for the deletion writes no message for them (the fan-out reads
+// enabled endpoints only), and a message queued before is skipped when its
+// job runs. They go with the account (eraseAccount).
+func disableAccountHooks(ctx context.Context, q querier, accountID int64, at time.Time) error {
+	if _, err := q.Exec(ctx, `UPDATE webhook_endpoints SET disabled_at = $2, disabled_why = 'the account is being deleted'
+		WHERE account_id = $1 AND disabled_at IS NULL`, accountID, at); err != nil {
+		return fmt.Errorf("disableAccountHooks %d: %w", accountID, err)
+	}
+	return nil
+}
+
 // selectMemberIDs lists the account's members.
 func selectMemberIDs(ctx context.Context, q querier, accountID int64) ([]int64, error) {
 	rows, err := q.Query(ctx, `SELECT user_id FROM memberships WHERE account_id = $1 ORDER BY user_id`, accountID)

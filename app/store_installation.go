@@ -19,3 +19,15 @@ func keepKeyCheck(ctx context.Context, q querier, check []byte) ([]byte, error) 
 	}
 	return kept, nil
 }
+
+// raiseReceiptKeyVersion records version as the installation's receipt key
+// version unless a higher one is recorded (concurrent processes take turns
+// on the row), and returns the one recorded.
+func raiseReceiptKeyVersion(ctx context.Context, q querier, version int) (int, error) {
+	var kept int
+	if err := q.QueryRow(ctx, `UPDATE installation SET receipt_key_version = greatest(receipt_key_version, $1)
+		RETURNING receipt_key_version`, version).Scan(&kept); err != nil {
+		return 0, fmt.Errorf("raiseReceiptKeyVersion: %w", err)
+	}
+	return kept, nil
+}

@@ -226,7 +226,7 @@ func (w *Webhooks) authorize(ctx context.Context, q querier, actorID int64, slug
 
 // checkHookURL is the one check of an endpoint's URL: absolute https (http
 // only to loopback when private addresses are allowed), no user or
-// fragment, at most 2000 characters, and a host that does not resolve to
+// fragment, a port (if any) from 1 to 65535, at most 2000 characters, and a host that does not resolve to
 // an internal address. The error names the field and the rule.
 func (w *Webhooks) checkHookURL(ctx context.Context, raw string) (string, error) {
 	u, err := url.Parse(raw)
@@ -241,6 +241,8 @@ func (w *Webhooks) checkHookURL(ctx context.Context, raw string) (string, error)
 		return "", refuse(ErrInvalid, "error.url_userinfo", "url: must not hold a user name or password")
 	case u.Fragment != "":
 		return "", refuse(ErrInvalid, "error.url_fragment", "url: must not have a #fragment")
+	case !ValidPort(u.Port()):
+		return "", refuse(ErrInvalid, "rc14_url_port", "url: the port must be a number from 1 to 65535 (got %s)", u.Port())
 	case u.Scheme == "http" && w.checkHost == nil && netguard.IsLoopbackHost(u.Hostname()):
 		return u.String(), nil
 	case u.Scheme != "https":
@@ -254,6 +256,16 @@ func (w *Webhooks) checkHookURL(ctx context.Context, raw string) (string, error)
 		}
 	}
 	return u.String(), nil
+}
+
+// ValidPort says whether a URL's port is none or 1–65535: the rule of
+// webhook URLs and OAuth redirect URIs.
+func ValidPort(p string) bool {
+	if p == "" {
+		return true
+	}
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535
 }
 
 // parseHookEvents reads the events an endpoint asks for: at least one,

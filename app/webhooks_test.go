@@ -273,6 +273,26 @@ func TestWebhookURLsRefused(t *testing.T) {
 	}
 }
 
+// TestWebhookURLWithAnImpossiblePort: a port outside 1–65535 is not
+// a URL anything can be posted to; it should be refused naming url, and
+// nothing stored (docs/webhooks.md "What Taasky will call"; STYLE: every
+// bad input one clear error naming the field and rule, changes nothing).
+func TestWebhookURLWithAnImpossiblePort(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	w := NewWebhooks(WebhooksConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: rb.rooms, CheckHost: netguard.CheckHost})
+	owner := rb.a.OwnerUserID
+	for _, u := range []string{"https://93.184.216.34:99999/hooks", "https://93.184.216.34:0/hooks"} {
+		_, _, err := w.CreateWebhook(rb.ctx, owner, "alpha", u, eventStrings(WebhookEvents))
+		if ErrorCodeOf(err) != ErrInvalid || !strings.HasPrefix(ErrorMessageOf(err), "url:") {
+			t.Errorf("%s: %v, want a refusal naming url", u, err)
+		}
+	}
+	if es, err := w.ListWebhooks(rb.ctx, owner, "alpha"); err != nil || len(es) != 0 {
+		t.Errorf("stored after refusals: %d endpoints %v", len(es), err)
+	}
+}
+
 // TestHookEventsOfOneChangeInOrder holds docs/webhooks.md's order of the
 // events of one change (they share its seq): for every change the
 // protocol makes, the events each side's account is told come in this
@@ -589,6 +609,47 @@ func TestWebhookEventsOfAClose(t *testing.T) {
 	}
 	if n := len(ra.Received()) + len(rcvB.Received()); n != 6 {
 		t.Errorf("%d requests, want 6", n)
+	}
+}
+
+// TestDeletedAccountsEndpointsAreNotSentTheClose: deleting an account
+// closes its open rooms; the other side is told (room.closed, "the other
+// account was deleted"), but "nobody of the account is sent anything more"
+// (docs/operations.md "Deleting an account", step 1 and 2;
+// docs/webhooks.md's room.closed row): its endpoints, disabled in step 1,
+// are queued nothing for the close.
+func TestDeletedAccountsEndpointsAreNotSentTheClose(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	w := NewWebhooks(WebhooksConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: rb.rooms, CheckHost: netguard.CheckHost})
+	all := eventStrings(WebhookEvents)
+	if _, _, err := w.CreateWebhook(rb.ctx, rb.b.OwnerUserID, "beta", "https://93.184.216.34/hooks-beta", all); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := w.CreateWebhook(rb.ctx, rb.a.OwnerUserID, "alpha", "https://93.184.216.34/hooks-alpha", all); err != nil {
+		t.Fatal(err)
+	}
+	rb.openJoined(t, OpenInput{}, "")
+	var before int64
+	if err := rb.pool.QueryRow(rb.ctx, `SELECT coalesce(max(id), 0) FROM river_job`).Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rb.rooms.DeleteAccountAsOperator(rb.ctx, "beta", "beta"); err != nil {
+		t.Fatal(err)
+	}
+	count := func(acct int64) int {
+		var n int
+		if err := rb.pool.QueryRow(rb.ctx, `SELECT count(*) FROM river_job WHERE kind = 'webhook' AND id > $1
+			AND (args->>'account_id')::bigint = $2`, before, acct).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(rb.a.AccountID); n != 1 {
+		t.Errorf("the other side (alpha) got %d webhook jobs for the close, want 1 (room.closed)", n)
+	}
+	if n := count(rb.b.AccountID); n != 0 {
+		t.Errorf("the deleted account (beta) was queued %d webhook jobs after its deletion began, want 0", n)
 	}
 }
 

@@ -146,7 +146,7 @@ func (s *Server) parse(ctx context.Context, params url.Values, userID int64) (*p
 	// http(s) one without a host (https:evil.example, which a client may
 	// have registered before registration refused it: the consent screen
 	// would show no host, and a browser would go to evil.example).
-	if u := ar.GetRedirectURI(); u.User != nil || !validPort(u.Port()) || (u.Scheme == "http" || u.Scheme == "https") && u.Host == "" {
+	if u := ar.GetRedirectURI(); u.User != nil || !app.ValidPort(u.Port()) || (u.Scheme == "http" || u.Scheme == "https") && u.Host == "" {
 		return nil, "", app.Refuse(app.ErrInvalid, "oauth8_redirect_loopback", "redirect_uri: %s is not a registered redirect URI (a loopback one may change its port, 1 to 65535, and nothing else)", u.Redacted())
 	}
 	switch m, ch := params.Get("code_challenge_method"), params.Get("code_challenge"); {

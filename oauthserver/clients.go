@@ -238,7 +238,7 @@ func checkRedirectURIs(uris []string) ([]string, error) {
 			return nil, fmt.Errorf("include %q, which names no host (write %s://host/path)", raw, u.Scheme)
 		case u.User != nil:
 			return nil, fmt.Errorf("include %q, which has a user name before its host (the consent screen shows the host)", raw)
-		case !validPort(u.Port()):
+		case !app.ValidPort(u.Port()):
 			return nil, fmt.Errorf("include %q, whose port is not a number from 1 to 65535", raw)
 		case u.Scheme == "http" && !netguard.IsLoopbackHost(u.Hostname()):
 			return nil, fmt.Errorf("include %q: http is allowed only to localhost, 127.0.0.1 or [::1]", raw)
@@ -247,15 +247,6 @@ func checkRedirectURIs(uris []string) ([]string, error) {
 		}
 	}
 	return uris, nil
-}
-
-// validPort says whether a URL's port is none or 1–65535.
-func validPort(p string) bool {
-	if p == "" {
-		return true
-	}
-	n, err := strconv.Atoi(p)
-	return err == nil && n >= 1 && n <= 65535
 }
 
 func checkGrants(grants, responses []string) error {

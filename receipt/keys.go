@@ -12,25 +12,35 @@ import (
 	"github.com/go-jose/go-jose/v4"
 )
 
+// MaxKeyVersion bounds the key versions: every version up to the current
+// one is derived and published, so a typo should not publish thousands.
+const MaxKeyVersion = 100
+
 // Keyring holds the issuer's receipt keys. Versions 1 to the current one
 // are derived from the server's secret (seed(n) is 32 bytes, e.g. HKDF of
-// SECRET_KEY with the label "receipt/v{n}"); the current one signs, all of
-// them are published, so receipts signed before a rotation still verify.
+// SECRET_KEY with the label "receipt/v{n}"); the current one signs. All of
+// them are published, and the next one ahead: during a rotation (raising
+// the version by one, process by process) the processes not yet raised,
+// and a verifier's copy of the set fetched before it, already have the key
+// the raised ones sign with. A key is never retired: a version that signed
+// stays published (a process refuses to start on a lower version than
+// one that signed: app.KeepReceiptKeyVersion).
 // A key's kid names its version and a part of its RFC 7638 thumbprint, so
 // two installations never publish the same kid.
 type Keyring struct {
-	issuer string
-	keys   []jose.JSONWebKey // private, oldest first; the last signs
+	issuer  string
+	keys    []jose.JSONWebKey // private, oldest first; keys[signing] signs
+	signing int
 }
 
-// NewKeyring derives the keys of versions 1..current for issuer (the
-// service's BASE_URL).
+// NewKeyring derives the keys of versions 1..current+1 (at most
+// MaxKeyVersion) for issuer (the service's BASE_URL); current signs.
 func NewKeyring(issuer string, current int, seed func(version int) []byte) (*Keyring, error) {
-	if current < 1 {
-		return nil, fmt.Errorf("receipt keys: version %d: versions start at 1", current)
+	if current < 1 || current > MaxKeyVersion {
+		return nil, fmt.Errorf("receipt keys: version %d: versions are 1 to %d", current, MaxKeyVersion)
 	}
-	k := &Keyring{issuer: issuer}
-	for v := 1; v <= current; v++ {
+	k := &Keyring{issuer: issuer, signing: current - 1}
+	for v := 1; v <= min(current+1, MaxKeyVersion); v++ {
 		s := seed(v)
 		if len(s) != ed25519.SeedSize {
 			return nil, fmt.Errorf("receipt keys: version %d: seed of %d bytes, want %d", v, len(s), ed25519.SeedSize)
@@ -52,7 +62,7 @@ func NewKeyring(issuer string, current int, seed func(version int) []byte) (*Key
 func (k *Keyring) Issuer() string { return k.issuer }
 
 // KeyID is the kid of the key that signs now.
-func (k *Keyring) KeyID() string { return k.keys[len(k.keys)-1].KeyID }
+func (k *Keyring) KeyID() string { return k.keys[k.signing].KeyID }
 
 // JWKS is the public key set, as published at /.well-known/jwks.json.
 func (k *Keyring) JWKS() *jose.JSONWebKeySet {
@@ -72,10 +82,11 @@ func (k *Keyring) JWKSJSON() []byte {
 	return b
 }
 
-// Sign fills r's type, issuer and kid and signs it with the current key:
+// Sign fills r's type, issuer and kid and signs it with the current key
+// (never the one published ahead):
 // the receipt in JWS compact serialization.
 func (k *Keyring) Sign(r *Receipt) (string, error) {
-	key := k.keys[len(k.keys)-1]
+	key := k.keys[k.signing]
 	r.Type, r.Issuer, r.KeyID = Type, k.issuer, key.KeyID
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

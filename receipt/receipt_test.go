@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -121,6 +122,23 @@ func TestReceiptVerifiedByAnotherJOSE(t *testing.T) {
 		t.Fatalf("only %d facts were changed one by one", leaves)
 	}
 
+	// Before the rotation, the next key is published ahead: a v2 receipt
+	// (of a process already raised) verifies against v1's set, which signs
+	// with v1; a v3 one does not.
+	if k1.KeyID() != k1.JWKS().Keys[0].KeyID || len(k1.JWKS().Keys) != 2 {
+		t.Fatalf("v1 signs with %s and publishes %d keys, want v1 and v1, v2", k1.KeyID(), len(k1.JWKS().Keys))
+	}
+	if _, err := k1.Verify(token); err != nil {
+		t.Errorf("a v2 receipt against v1's keys (v2 published ahead): %v", err)
+	}
+	if _, err := verifyJWX(t, k1.JWKSJSON(), token); err != nil {
+		t.Errorf("jwx, a v2 receipt against v1's set: %v", err)
+	}
+	v3, err := keyring(t, issuer, 3, "secret").Sign(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	// The signature, the header's kid, the form, another issuer's keys.
 	sig, _ := base64.RawURLEncoding.DecodeString(parts[2])
 	sig[0] ^= 1
@@ -136,7 +154,7 @@ func TestReceiptVerifiedByAnotherJOSE(t *testing.T) {
 		"another alg":                            {headerWith(t, parts, "alg", "HS256"), k, receipt.ProblemMalformed},
 		"another issuer":                         {token, keyring(t, "https://other.example", 2, "secret"), receipt.ProblemForeign},
 		"the same issuer's name with other keys": {token, keyring(t, issuer, 2, "other secret"), receipt.ProblemUnknownKey},
-		"before the rotation, a v2 receipt":      {token, k1, receipt.ProblemUnknownKey},
+		"two rotations ahead, a v3 receipt":      {v3, k1, receipt.ProblemUnknownKey},
 		"another issuer's name, a kid not there": {headerWith(t, []string{parts[0], base64.RawURLEncoding.EncodeToString(withLeafChanged(t, raw, "iss")), parts[2]}, "kid", "evil-1"), k, receipt.ProblemForeign},
 	}
 	for name, c := range cases {
@@ -147,6 +165,53 @@ func TestReceiptVerifiedByAnotherJOSE(t *testing.T) {
 		if _, err := verifyJWX(t, c.k.JWKSJSON(), c.token); err == nil && c.want != receipt.ProblemForeign {
 			t.Errorf("%s: jwx accepts it", name)
 		}
+	}
+}
+
+// TestReceiptHasOneSpelling: a receipt whose header, payload or signature
+// is spelt otherwise in base64url (the last character changed only in its
+// unused bits, a line break, padding) decodes to the same bytes, which
+// lenient decoders accept; Verify refuses it as malformed, naming the
+// segment, so that a receipt has one valid spelling.
+func TestReceiptHasOneSpelling(t *testing.T) {
+	k := keyring(t, "https://taasky.example", 1, "secret")
+	token, err := k.Sign(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.Verify(token); err != nil {
+		t.Fatal(err)
+	}
+	parts := strings.Split(token, ".")
+	names := []string{"header", "payload", "signature"}
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	with := func(i int, seg string) string {
+		p := slices.Clone(parts)
+		p[i] = seg
+		return strings.Join(p, ".")
+	}
+	lowBits := 0
+	for i, seg := range parts {
+		spellings := map[string]string{"a line break": seg[:4] + "\n" + seg[4:], "padding": seg + "="}
+		if len(seg)%4 != 0 { // the last character has unused bits
+			last := strings.IndexByte(alphabet, seg[len(seg)-1])
+			spellings["the last character's unused bits"] = seg[:len(seg)-1] + string(alphabet[last^1])
+			lowBits++
+		}
+		for how, other := range spellings {
+			a, _ := base64.RawURLEncoding.DecodeString(strings.TrimSuffix(strings.ReplaceAll(other, "\n", ""), "="))
+			b, _ := base64.RawURLEncoding.DecodeString(seg)
+			if how != "padding" && !bytes.Equal(a, b) {
+				t.Fatalf("%s, %s: not the same bytes", names[i], how)
+			}
+			_, err := k.Verify(with(i, other))
+			if receipt.ProblemOf(err) != receipt.ProblemMalformed || !strings.Contains(err.Error(), "the "+names[i]+" is not canonical base64url") {
+				t.Errorf("%s spelt otherwise (%s): %v, want malformed naming it", names[i], how, err)
+			}
+		}
+	}
+	if lowBits == 0 {
+		t.Fatal("no segment has unused bits: the signature (64 bytes) should")
 	}
 }
 

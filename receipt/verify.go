@@ -2,6 +2,7 @@ package receipt
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,18 +53,22 @@ const maxSize = 256 << 10
 
 // Verify checks jws against issuer's published keys and returns its facts.
 // issuer "" accepts any issuer (the caller shows it); otherwise a receipt
-// of another issuer is foreign. The checks run in this order: form, kid,
-// signature, payload, issuer. Nothing of the payload is judged before its
-// signature checks out: a receipt whose payload was changed (its issuer,
-// its typ, any fact) is tampered, whatever the change. Only when the kid is
-// not among keys, so that the signature cannot be checked, is the payload
-// read unverified, to tell a receipt that names another issuer (foreign:
-// the caller has the wrong keys) from one of this issuer's name with a key
-// it does not publish (unknown_key).
+// of another issuer is foreign. The checks run in this order: form (each
+// segment's base64url spelling too, canonical: a receipt has one valid
+// spelling), kid, signature, payload, issuer. Nothing of the payload is
+// judged before its signature checks out: a receipt whose payload was
+// changed (its issuer, its typ, any fact) is tampered, whatever the
+// change. Only when the kid is not among keys, so that the signature
+// cannot be checked, is the payload read unverified, to tell a receipt
+// that names another issuer (foreign: the caller has the wrong keys) from
+// one of this issuer's name with a key it does not publish (unknown_key).
 func Verify(jws string, issuer string, keys *jose.JSONWebKeySet) (*Receipt, error) {
 	jws = strings.TrimSpace(jws)
 	if jws == "" || len(jws) > maxSize {
 		return nil, &Error{ProblemMalformed, fmt.Sprintf("a receipt is a JWS of 1 to %d bytes", maxSize)}
+	}
+	if err := canonical(jws); err != nil {
+		return nil, err
 	}
 	obj, err := jose.ParseSignedCompact(jws, []jose.SignatureAlgorithm{jose.EdDSA})
 	if err != nil {
@@ -107,6 +112,37 @@ func Verify(jws string, issuer string, keys *jose.JSONWebKeySet) (*Receipt, erro
 		return nil, &Error{ProblemMalformed, fmt.Sprintf("payload kid %q differs from the header's %q", r.KeyID, header.KeyID)}
 	}
 	return r, nil
+}
+
+// canonical refuses a JWS whose header, payload or signature is not
+// base64url as RFC 7515 writes it: unpadded, of its alphabet only, the
+// unused bits of its last character zero. Decoders take other spellings of
+// the same bytes (a last character changed in its unused bits, a line
+// break), which would give one receipt several valid spellings. A JWS not
+// of three segments is left to the parser to refuse.
+func canonical(jws string) error {
+	segs := strings.Split(jws, ".")
+	if len(segs) != 3 {
+		return nil
+	}
+	for i, seg := range segs {
+		ok := true
+		for _, c := range []byte(seg) {
+			if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			_, err := base64.RawURLEncoding.Strict().DecodeString(seg)
+			ok = err == nil
+		}
+		if !ok {
+			return &Error{ProblemMalformed, fmt.Sprintf("the %s is not canonical base64url (unpadded, letters, digits, - and _ only, the last character's unused bits zero)",
+				[]string{"header", "payload", "signature"}[i])}
+		}
+	}
+	return nil
 }
 
 // decode reads a payload strictly: a receipt of this format, every fact

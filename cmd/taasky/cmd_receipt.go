@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 
+	"github.com/taasky/taasky/internal/config"
 	"github.com/taasky/taasky/receipt"
 )
 
@@ -45,10 +46,20 @@ func runReceiptVerify(ctx context.Context, args []string, getenv func(string) st
 	if err != nil {
 		return fmt.Errorf("cannot read the receipt %s: %w", file, unwrapPath(err))
 	}
+	// The issuer as Taasky names itself (BASE_URL's rule: scheme and host
+	// lower-cased, no trailing slash), else a receipt of it is "foreign".
+	if *issuer != "" {
+		if *issuer, err = config.BaseURL(*issuer); err != nil {
+			return cmd.fail("--issuer: %s", err)
+		}
+	}
 	if *jwksFrom == "" {
-		base := strings.TrimSuffix(strings.TrimSpace(getenv("BASE_URL")), "/")
+		base := strings.TrimSpace(getenv("BASE_URL"))
 		if base == "" {
 			return cmd.fail("no keys to verify with: give --jwks URL|FILE (or set BASE_URL)")
+		}
+		if base, err = config.BaseURL(base); err != nil {
+			return cmd.fail("BASE_URL: %s (or give --jwks URL|FILE)", err)
 		}
 		*jwksFrom = base + jwksPath
 	}
@@ -56,10 +67,13 @@ func runReceiptVerify(ctx context.Context, args []string, getenv func(string) st
 	if err != nil {
 		return err
 	}
-	if *issuer == "" {
-		*issuer = from
+	if *issuer == "" && from != "" {
+		// The service whose URL the keys came from, named as it names itself.
+		if *issuer, err = config.BaseURL(from); err != nil {
+			return cmd.fail("--jwks: the issuer its URL names: %s (or give --issuer URL)", err)
+		}
 	}
-	r, err := receipt.Verify(string(jws), strings.TrimSuffix(*issuer, "/"), keys)
+	r, err := receipt.Verify(string(jws), *issuer, keys)
 	if err != nil {
 		return err // one line: "<problem>: <detail>"
 	}
@@ -98,7 +112,7 @@ func unwrapPath(err error) error {
 // the issuer the URL names ("" for a file).
 func loadJWKS(ctx context.Context, src string) (set *jose.JSONWebKeySet, from string, err error) {
 	var raw []byte
-	if strings.HasPrefix(src, "https://") || strings.HasPrefix(src, "http://") {
+	if l := strings.ToLower(src); strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://") {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)

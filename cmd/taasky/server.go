@@ -35,6 +35,11 @@ func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, w
 		pool.Close()
 		return nil, err
 	}
+	// Before it can sign: a version that signed stays published.
+	if err := app.KeepReceiptKeyVersion(ctx, pool, max(cfg.ReceiptKeyVersion, 1)); err != nil {
+		pool.Close()
+		return nil, err
+	}
 	d := deps{
 		cfg:      cfg,
 		log:      log,

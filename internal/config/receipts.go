@@ -8,14 +8,17 @@ import (
 )
 
 // maxReceiptKeyVersion bounds RECEIPT_KEY_VERSION: every version up to it
-// is derived and published, so a typo should not publish thousands.
+// is derived and published, so a typo should not publish thousands (the
+// same bound as receipt.MaxKeyVersion, which the keyring checks).
 const maxReceiptKeyVersion = 100
 
 // LoadReceipts reads RECEIPT_KEY_VERSION (default 1): the version of the
 // key that signs new receipts. Every version from 1 to it is derived from
-// SECRET_KEY (ReceiptSeed) and published at /.well-known/jwks.json, so a
-// receipt signed before a rotation still verifies; rotating is raising the
-// number. A bad value is one line, in the words of Load's.
+// SECRET_KEY (ReceiptSeed) and published at /.well-known/jwks.json (the
+// next one too, ahead), so a receipt signed before a rotation still
+// verifies; rotating is raising the number. A bad value is one line, in
+// the words of Load's. Lowering it below a version that signed is refused
+// when the process starts (app.KeepReceiptKeyVersion).
 func (c *Config) LoadReceipts(getenv func(string) string) error {
 	c.ReceiptKeyVersion = 1
 	v := strings.TrimSpace(getenv("RECEIPT_KEY_VERSION"))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/ecdh"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -37,6 +38,17 @@ func checkListenAddr(v string) string {
 		return rule + " (the port is a number from 0 to 65535)"
 	}
 	return ""
+}
+
+// BaseURL reads v as BASE_URL is read (checkBaseURL): the URL as Taasky
+// names itself, its scheme and host lower-cased, without trailing
+// slashes; or the rule v breaks. A receipt's issuer is such a URL.
+func BaseURL(v string) (string, error) {
+	u, msg := checkBaseURL(strings.TrimSpace(v))
+	if msg != "" {
+		return "", errors.New(msg)
+	}
+	return u, nil
 }
 
 // checkBaseURL returns v without its trailing slashes.

@@ -1078,6 +1078,7 @@ var englishText = map[Key]catalog.Message{
 	"error.url_absolute":               text("url: is not an absolute URL (https://host/path)"),
 	"error.url_userinfo":               text("url: must not hold a user name or password"),
 	"error.url_fragment":               text("url: must not have a #fragment"),
+	"rc14_url_port":                    text("url: the port must be a number from 1 to 65535 (got %[1]s)"),
 	"error.url_https":                  text("url: must be https"),
 	"error.url_public":                 text("url: %[1]s: webhooks go only to public addresses"),
 	"error.event_unknown":              text("events: %[1]q is not an event (one of %[2]s)"),

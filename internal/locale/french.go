@@ -1056,6 +1056,7 @@ var frenchText = map[Key]catalog.Message{
 	"error.url_absolute":               text("URL : n'est pas une URL absolue (https://hôte/chemin)"),
 	"error.url_userinfo":               text("URL : ne doit contenir ni nom d'utilisateur ni mot de passe"),
 	"error.url_fragment":               text("URL : ne doit pas avoir de #fragment"),
+	"rc14_url_port":                    text("URL : le port doit être un nombre de 1 à 65535 (reçu %[1]s)"),
 	"error.url_https":                  text("URL : doit être en https"),
 	"error.url_public":                 text("URL : %[1]s : les webhooks ne vont qu'à des adresses publiques"),
 	"error.event_unknown":              text("événements : %[1]q n'est pas un événement (un parmi %[2]s)"),

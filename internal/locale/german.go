@@ -1054,6 +1054,7 @@ var germanText = map[Key]catalog.Message{
 	"error.url_absolute":               text("URL: ist keine absolute URL (https://host/pfad)"),
 	"error.url_userinfo":               text("URL: darf keinen Benutzernamen und kein Passwort enthalten"),
 	"error.url_fragment":               text("URL: darf kein #Fragment haben"),
+	"rc14_url_port":                    text("URL: der Port muss eine Zahl von 1 bis 65535 sein (erhalten: %[1]s)"),
 	"error.url_https":                  text("URL: muss https sein"),
 	"error.url_public":                 text("URL: %[1]s: Webhooks gehen nur an öffentliche Adressen"),
 	"error.event_unknown":              text("Ereignisse: %[1]q ist kein Ereignis (eines von %[2]s)"),

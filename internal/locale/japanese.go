@@ -1023,6 +1023,7 @@ var japaneseText = map[Key]catalog.Message{
 	"error.url_absolute":               text("URL：絶対 URL（https://host/path）ではありません"),
 	"error.url_userinfo":               text("URL：ユーザー名やパスワードを含めないでください"),
 	"error.url_fragment":               text("URL：#フラグメントを含めないでください"),
+	"rc14_url_port":                    text("URL：ポート番号は 1〜65535 の数にしてください（%[1]s が指定されました）"),
 	"error.url_https":                  text("URL：https にしてください"),
 	"error.url_public":                 text("URL：%[1]s：Webhook は公開アドレスにしか送れません"),
 	"error.event_unknown":              text("イベント：%[1]q はイベントではありません（%[2]s のいずれか）"),

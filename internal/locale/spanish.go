@@ -1056,6 +1056,7 @@ var spanishText = map[Key]catalog.Message{
 	"error.url_absolute":               text("URL: no es una URL absoluta (https://host/ruta)"),
 	"error.url_userinfo":               text("URL: no debe contener nombre de usuario ni contraseña"),
 	"error.url_fragment":               text("URL: no debe tener un #fragmento"),
+	"rc14_url_port":                    text("URL: el puerto debe ser un número de 1 a 65535 (recibido %[1]s)"),
 	"error.url_https":                  text("URL: debe ser https"),
 	"error.url_public":                 text("URL: %[1]s: los webhooks solo van a direcciones públicas"),
 	"error.event_unknown":              text("eventos: %[1]q no es un evento (uno de %[2]s)"),
