@@ -90,8 +90,15 @@ func (s *Server) WithMetrics(m *Metrics) *Server {
 func New(svc Service, version string) *Server {
 	s := &Server{svc: svc}
 	return s.serve(&mcp.Implementation{Name: "taasky", Title: "Taasky", Version: version},
-		&mcp.ServerOptions{Instructions: instructions}, s.tools())
+		&mcp.ServerOptions{Instructions: instructions, Capabilities: capabilities}, s.tools())
 }
+
+// capabilities are what a stateless server does: tools, and no
+// notifications. go-sdk's defaults announced {"logging": {}} and tools
+// with listChanged, which a stateless server never sends (there is no
+// session to send them on, and a GET for a stream is 405): a client that
+// believed them would keep waiting on a stream or a log that never comes.
+var capabilities = &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
 
 // maxBody is the largest request body a call may have (go-sdk answers 413
 // past it).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/ory/fosite"
 
@@ -33,7 +34,7 @@ func (s *Server) AuthenticateAccessToken(ctx context.Context, token, resource st
 		return app.Agent{}, app.Errorf(app.ErrUnauthorized, "the access token is not valid (unknown, expired or revoked)")
 	}
 	if !slices.Contains(ar.GetGrantedAudience(), resource) {
-		return app.Agent{}, app.Errorf(app.ErrUnauthorized, "this access token is for %v, not for %s", []string(ar.GetGrantedAudience()), resource)
+		return app.Agent{}, app.Errorf(app.ErrUnauthorized, "this access token is for %s, not for %s", strings.Join(ar.GetGrantedAudience(), " "), resource)
 	}
 	return s.store.state.ConnectedAgent(ctx, sess.AccountID, sess.AgentID)
 }

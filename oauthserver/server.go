@@ -134,18 +134,26 @@ func (s *Server) Issuer() string { return s.base }
 // revocation endpoints on r. The authorize endpoint is the dashboard's
 // (/oauth/authorize: it needs the person's session and shows the consent).
 func (s *Server) Mount(r fiber.Router) {
-	r.Get("/.well-known/oauth-authorization-server", fiberhttp.Handler(http.HandlerFunc(s.serverMetadata)))
-	r.Get("/.well-known/oauth-protected-resource/mcp", fiberhttp.Handler(http.HandlerFunc(s.resourceMetadata)))
-	r.Get("/.well-known/oauth-protected-resource/mcp/:account", fiberhttp.Handler(http.HandlerFunc(s.resourceMetadata)))
+	// Each document answers its CORS preflight (go-sdk's resource metadata
+	// handler answers them all), and only the documents do: a preflight
+	// route on every /.well-known/ path made Fiber answer GET of any other
+	// one 405 with "Allow: OPTIONS" rather than 404.
+	preflight := fiberhttp.Handler(http.HandlerFunc(s.resourceMetadata))
+	doc := func(path string, h fiber.Handler) {
+		r.Get(path, h)
+		r.Options(path, preflight)
+	}
+	doc("/.well-known/oauth-authorization-server", fiberhttp.Handler(http.HandlerFunc(s.serverMetadata)))
+	doc("/.well-known/oauth-protected-resource/mcp", fiberhttp.Handler(http.HandlerFunc(s.resourceMetadata)))
+	doc("/.well-known/oauth-protected-resource/mcp/:account", fiberhttp.Handler(http.HandlerFunc(s.resourceMetadata)))
 	if p := s.basePath(); p != "" {
 		// An issuer with a path: where RFC 8414 and RFC 9728 put its
 		// documents (the proxy passes them through as they are).
-		r.Get("/.well-known/oauth-authorization-server"+p, fiberhttp.Handler(http.HandlerFunc(s.serverMetadata)))
+		doc("/.well-known/oauth-authorization-server"+p, fiberhttp.Handler(http.HandlerFunc(s.serverMetadata)))
 		at := fiberhttp.Handler(s.resourceMetadataAt("/.well-known/oauth-protected-resource" + p + "/mcp"))
-		r.Get("/.well-known/oauth-protected-resource"+p+"/mcp", at)
-		r.Get("/.well-known/oauth-protected-resource"+p+"/mcp/:account", at)
+		doc("/.well-known/oauth-protected-resource"+p+"/mcp", at)
+		doc("/.well-known/oauth-protected-resource"+p+"/mcp/:account", at)
 	}
-	r.Options("/.well-known/*", fiberhttp.Handler(http.HandlerFunc(s.resourceMetadata)))
 	r.Post("/oauth/register", fiberhttp.Handler(http.HandlerFunc(s.registerClient)))
 	r.Post("/oauth/token", fiberhttp.Handler(http.HandlerFunc(s.token)))
 	r.Post("/oauth/revoke", fiberhttp.Handler(http.HandlerFunc(s.revoke)))

@@ -42,6 +42,12 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 			// fosite's description would be its generic "invalid,
 			// expired, revoked, …" one.
 			err = fosite.ErrInvalidGrant.WithHintf("code: the authorization code expired (a code lives %d minutes); start the authorization again.", int(codeLifespan/time.Minute))
+		case errors.Is(err, fosite.ErrInvalidGrant) && g == "authorization_code" && r.PostForm.Get("code") == "":
+			// fosite looks the empty code up and calls it invalid, expired
+			// or revoked; RFC 6749 §5.2: a missing parameter.
+			err = fosite.ErrInvalidRequest.WithHint("code: required: the authorization code your redirect URI received.")
+		case errors.Is(err, fosite.ErrInvalidGrant) && g == "refresh_token" && r.PostForm.Get("refresh_token") == "":
+			err = fosite.ErrInvalidRequest.WithHint("refresh_token: required: the refresh token of your last token response.")
 		case errors.Is(err, fosite.ErrTokenExpired) && g == "refresh_token":
 			// A refresh token expires with its grant (bounded below).
 			if !sess.GrantedAt.IsZero() && !s.now().Before(s.grantEnd(sess)) {
@@ -62,7 +68,9 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	}
 	// RFC 8707 §2.2: a resource named here must be the one granted; the
 	// code stays usable (nothing is spent before NewAccessResponse).
-	granted := append(slices.Clone(ar.GetGrantedAudience()), ar.GetRequestedAudience()...)
+	// The refresh's request carries the granted audience twice (granted
+	// and requested): each is named once.
+	granted := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(ar.GetGrantedAudience()), ar.GetRequestedAudience()...))))
 	for _, res := range ar.GetRequestForm()["resource"] {
 		if !slices.Contains(granted, res) {
 			err := errInvalidTarget.WithHintf("resource: this grant is for %s, not %s.", strings.Join(granted, " "), res)
@@ -130,6 +138,19 @@ func (s *Server) boundByGrant(ar fosite.AccessRequester) error {
 // for done.
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	cors(w)
+	// RFC 7009 §2.1: token is required, and a public client names itself.
+	// fosite looked an absent token up and answered 200 (as for an unknown
+	// one), and blamed a missing client_id on the redirect URI.
+	if r.Method == http.MethodPost && r.ParseForm() == nil && r.Header.Get("Authorization") == "" {
+		switch {
+		case r.PostForm.Get("client_id") == "":
+			writeJSONError(w, http.StatusBadRequest, "invalid_request", "client_id: required: the client_id your registration gave (or your Client ID Metadata Document's URL)")
+			return
+		case r.PostForm.Get("token") == "":
+			writeJSONError(w, http.StatusBadRequest, "invalid_request", "token: required: the access or refresh token to revoke")
+			return
+		}
+	}
 	err := s.provider.NewRevocationRequest(r.Context(), r)
 	switch {
 	case errors.Is(err, fosite.ErrTemporarilyUnavailable):

@@ -1,0 +1,112 @@
+package oauthserver
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/app"
+)
+
+// TestMissingParametersAreNamed: a request to the token or revocation
+// endpoint without one of its required parameters is invalid_request
+// (RFC 6749 §5.2, RFC 7009 §2.1) whose description names it, and changes
+// nothing. A revocation without token was answered 200, as if a token had
+// been revoked; one without client_id blamed the redirect_uri; an exchange
+// without code, or a refresh without refresh_token, was invalid_grant ("the
+// grant is invalid, expired, revoked…"), naming nothing. A refresh for
+// another resource named the granted one twice, and a token used on
+// another resource was told its audience as a Go slice.
+func TestMissingParametersAreNamed(t *testing.T) {
+	t.Parallel()
+	e := newAcme(t)
+	if _, err := e.state.SaveClient(e.ctx, app.OAuthClient{ID: "tsc_mine", Kind: app.OAuthClientRegistered, Name: "C",
+		RedirectURIs: []string{"http://127.0.0.1:9999/cb"}}); err != nil {
+		t.Fatal(err)
+	}
+	post := mounted(t, e.s)
+	form := "application/x-www-form-urlencoded"
+	code, verifier := approveCode(t, e, "tsc_mine")
+	status, tok := post(http.MethodPost, "/oauth/token", form, url.Values{"grant_type": {"authorization_code"}, "code": {code},
+		"redirect_uri": {"http://127.0.0.1:9999/cb"}, "code_verifier": {verifier}, "client_id": {"tsc_mine"}}.Encode())
+	access, _ := tok["access_token"].(string)
+	refresh, _ := tok["refresh_token"].(string)
+	if status != 200 || access == "" || refresh == "" {
+		t.Fatalf("token: %d %v", status, tok)
+	}
+
+	for _, c := range []struct {
+		name, path string
+		form       url.Values
+		field      string
+	}{
+		{"revocation without token", "/oauth/revoke", url.Values{"client_id": {"tsc_mine"}}, "token"},
+		{"revocation with an empty token", "/oauth/revoke", url.Values{"client_id": {"tsc_mine"}, "token": {""}}, "token"},
+		{"revocation without client_id", "/oauth/revoke", url.Values{"token": {refresh}}, "client_id"},
+		{"exchange without code", "/oauth/token", url.Values{"grant_type": {"authorization_code"}, "client_id": {"tsc_mine"},
+			"redirect_uri": {"http://127.0.0.1:9999/cb"}, "code_verifier": {verifier}}, "code"},
+		{"refresh without refresh_token", "/oauth/token", url.Values{"grant_type": {"refresh_token"}, "client_id": {"tsc_mine"}}, "refresh_token"},
+	} {
+		status, m := post(http.MethodPost, c.path, form, c.form.Encode())
+		desc, _ := m["error_description"].(string)
+		if status != 400 || m["error"] != "invalid_request" || !strings.Contains(desc, c.field+": required") {
+			t.Errorf("%s: %d %v, want 400 invalid_request naming %s", c.name, status, m, c.field)
+		}
+	}
+	if _, err := e.s.AuthenticateAccessToken(e.ctx, access, "http://taasky.test/mcp/acme"); err != nil {
+		t.Errorf("after the refused requests, the access token: %v", err)
+	}
+
+	status, m := post(http.MethodPost, "/oauth/token", form, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh},
+		"client_id": {"tsc_mine"}, "resource": {"http://taasky.test/mcp/globex"}}.Encode())
+	desc, _ := m["error_description"].(string)
+	if status != 400 || m["error"] != "invalid_target" || strings.Count(desc, "http://taasky.test/mcp/acme") != 1 {
+		t.Errorf("refresh for another resource: %d %v, want invalid_target naming the granted resource once", status, m)
+	}
+	_, err := e.s.AuthenticateAccessToken(e.ctx, access, "http://taasky.test/mcp/globex")
+	if msg := fmt.Sprint(err); app.ErrorCodeOf(err) != app.ErrUnauthorized || strings.ContainsAny(msg, "[]") || !strings.Contains(msg, "http://taasky.test/mcp/acme") {
+		t.Errorf("a token on another resource: %v", err)
+	}
+}
+
+// TestUnknownWellKnownIsNotFound: a document Taasky does not publish under
+// /.well-known/ is 404 (a client probing for it, such as OpenID Connect
+// discovery or RFC 9728's root document, then looks elsewhere); it was
+// 405 "Method Not Allowed" with "Allow: OPTIONS", since the CORS preflight
+// took every path there. The preflight of each published document still
+// answers.
+func TestUnknownWellKnownIsNotFound(t *testing.T) {
+	t.Parallel()
+	s, err := New(Config{BaseURL: "https://taasky.test", Secret: make([]byte, 32), State: app.NewOAuth(nil), Accounts: app.NewAccounts(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := fiber.New()
+	s.Mount(web)
+	do := func(method, path string) *http.Response {
+		t.Helper()
+		resp, err := web.Test(httptest.NewRequest(method, path, nil), -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	for _, p := range []string{"/.well-known/openid-configuration", "/.well-known/oauth-protected-resource",
+		"/.well-known/oauth-authorization-server/mcp/acme", "/.well-known/oauth-protected-resource/mcp/acme/more"} {
+		if resp := do(http.MethodGet, p); resp.StatusCode != 404 {
+			t.Errorf("GET %s: %d (Allow: %q), want 404", p, resp.StatusCode, resp.Header.Get("Allow"))
+		}
+	}
+	for _, p := range []string{"/.well-known/oauth-authorization-server", "/.well-known/oauth-protected-resource/mcp",
+		"/.well-known/oauth-protected-resource/mcp/acme"} {
+		if resp := do(http.MethodOptions, p); resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("OPTIONS %s: %d %v, want 204 with CORS", p, resp.StatusCode, resp.Header)
+		}
+	}
+}
