@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -163,6 +164,18 @@ func (r *Room) parseOwnTerms(side Side, m Move) ([]*Terms, error) {
 	return out, nil
 }
 
+// askableFields are the fields side may ask more detail on: its schema's,
+// then those only the schema of the terms on the table has.
+func (r *Room) askableFields(side Side) []string {
+	out := r.Party(side).Schema.names()
+	for _, name := range r.Party(r.Table.By).Schema.names() {
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // propose applies a checked move. Replay enters here with the logged terms.
 func (r *Room) propose(side Side, v Verdict, terms []*Terms, asOptions bool, fields []string, at time.Time) (*Room, Event, error) {
 	if err := r.checkPropose(side, v, at); err != nil {
@@ -173,7 +186,8 @@ func (r *Room) propose(side Side, v Verdict, terms []*Terms, asOptions bool, fie
 			_, mine := r.Party(side).Schema.Field(f)
 			_, theirs := r.Party(r.Table.By).Schema.Field(f)
 			if !mine && !theirs {
-				return nil, Event{}, inputErr("fields", "rule.unknown_field", "unknown field: %s", clip(f))
+				return nil, Event{}, inputErr("fields", "rule.unknown_detail_field", "unknown field: %s (the fields are %s)",
+					clip(f), strings.Join(r.askableFields(side), ", "))
 			}
 			if slices.Contains(fields[:i], f) {
 				return nil, Event{}, inputErr("fields", "rule.listed_twice", "%s is listed twice", f)

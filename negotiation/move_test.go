@@ -39,7 +39,7 @@ func TestProposeRefusals(t *testing.T) {
 		{"terms outside own limits", SideB, Move{Verdict: VerdictCounter, Subject: qty1}, CodeOutsideOwnLimits, "qty: outside your limits (min 2)"},
 		{"fields on a counter", SideB, Move{Verdict: VerdictCounter, Subject: qty2, Fields: []string{"qty"}}, CodeInvalidInput, "fields go with need_more_detail only"},
 		{"a field twice", SideB, Move{Verdict: VerdictNeedMoreDetail, Fields: []string{"qty", "place", "qty"}}, CodeInvalidInput, "fields: qty is listed twice"},
-		{"an unknown field", SideB, Move{Verdict: VerdictNeedMoreDetail, Fields: []string{long}}, CodeInvalidInput, "fields: unknown field: " + strings.Repeat("x", 40) + "…"},
+		{"an unknown field", SideB, Move{Verdict: VerdictNeedMoreDetail, Fields: []string{long}}, CodeInvalidInput, "fields: unknown field: " + strings.Repeat("x", 40) + "… (the fields are qty, place)"},
 	}
 	before := r.Snapshot()
 	for _, c := range cases {

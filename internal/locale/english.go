@@ -922,6 +922,7 @@ var englishText = map[Key]catalog.Message{
 	"rule.options_same":             text("the same terms as options[%[1]d]"),
 	"rule.counter_same":             text("the same terms as on the table; to accept them, approve their subject_hash with negotiation_respond"),
 	"rule.unknown_field":            text("unknown field: %[1]s"),
+	"rule.unknown_detail_field":     text("unknown field: %[1]s (the fields are %[2]s)"),
 	"rule.listed_twice":             text("%[1]s is listed twice"),
 	"rule.fields_detail_only":       text("fields go with need_more_detail only"),
 	"rule.verdict_confirm":          text("verdict must be approve or reject"),

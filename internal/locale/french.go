@@ -896,6 +896,7 @@ var frenchText = map[Key]catalog.Message{
 	"rule.options_same":             text("les mêmes conditions que options[%[1]d]"),
 	"rule.counter_same":             text("les mêmes conditions que celles sur la table ; pour les accepter, approuvez leur subject_hash avec negotiation_respond"),
 	"rule.unknown_field":            text("champ inconnu : %[1]s"),
+	"rule.unknown_detail_field":     text("champ inconnu : %[1]s (les champs sont %[2]s)"),
 	"rule.listed_twice":             text("%[1]s figure deux fois"),
 	"rule.fields_detail_only":       text("fields ne va qu'avec need_more_detail"),
 	"rule.verdict_confirm":          text("verdict doit être approve ou reject"),

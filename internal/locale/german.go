@@ -896,6 +896,7 @@ var germanText = map[Key]catalog.Message{
 	"rule.options_same":             text("dieselben Bedingungen wie options[%[1]d]"),
 	"rule.counter_same":             text("dieselben Bedingungen wie auf dem Tisch; um sie anzunehmen, bestätigen Sie ihren subject_hash mit negotiation_respond"),
 	"rule.unknown_field":            text("unbekanntes Feld: %[1]s"),
+	"rule.unknown_detail_field":     text("unbekanntes Feld: %[1]s (die Felder sind %[2]s)"),
 	"rule.listed_twice":             text("%[1]s ist doppelt aufgeführt"),
 	"rule.fields_detail_only":       text("fields gehört nur zu need_more_detail"),
 	"rule.verdict_confirm":          text("verdict muss approve oder reject sein"),

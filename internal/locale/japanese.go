@@ -873,6 +873,7 @@ var japaneseText = map[Key]catalog.Message{
 	"rule.options_same":             text("options[%[1]d] と同じ条件です"),
 	"rule.counter_same":             text("テーブル上の条件と同じです。受け入れるには negotiation_respond でその subject_hash を承認してください"),
 	"rule.unknown_field":            text("不明な項目：%[1]s"),
+	"rule.unknown_detail_field":     text("不明な項目：%[1]s（項目：%[2]s）"),
 	"rule.listed_twice":             text("%[1]s が二重に挙げられています"),
 	"rule.fields_detail_only":       text("fields は need_more_detail でのみ使えます"),
 	"rule.verdict_confirm":          text("verdict は approve か reject にしてください"),

@@ -896,6 +896,7 @@ var spanishText = map[Key]catalog.Message{
 	"rule.options_same":             text("las mismas condiciones que options[%[1]d]"),
 	"rule.counter_same":             text("los mismos términos que los que están sobre la mesa; para aceptarlos, apruebe su subject_hash con negotiation_respond"),
 	"rule.unknown_field":            text("campo desconocido: %[1]s"),
+	"rule.unknown_detail_field":     text("campo desconocido: %[1]s (los campos son %[2]s)"),
 	"rule.listed_twice":             text("%[1]s aparece dos veces"),
 	"rule.fields_detail_only":       text("fields solo va con need_more_detail"),
 	"rule.verdict_confirm":          text("verdict debe ser approve o reject"),
