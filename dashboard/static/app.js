@@ -180,6 +180,11 @@
   // Live pages: the server says "change" (PostgreSQL NOTIFY, through any
   // server process); the page fetches itself and swaps its live parts.
   var live = document.body.getAttribute('data-live');
+  // A page that answers a form (a refusal at a POST-only path) names its
+  // own address: shown in the address bar, it is what the live updates
+  // fetch and what a reload shows (the form is not sent again).
+  var livePage = document.body.getAttribute('data-live-page');
+  if (live && livePage && window.history && history.replaceState) history.replaceState(null, '', livePage);
   if (!live || !window.EventSource || !window.fetch || !window.DOMParser) return;
   var pending = null, opened = false;
   // A part holds a person's work when a field differs from the page's.
