@@ -210,10 +210,15 @@
     var words = sayBox.getAttribute('data-' + what) || '';
     sayBox.textContent = sayBox.textContent === words ? words + '\u00a0' : words; // said again when it changes again
   }
+  // One fetch at a time: a change heard while one is on its way fetches
+  // again once it is in, so an older page never lands after a newer one.
+  var inflight = false, again = false;
   function refresh() {
+    if (inflight) { again = true; document.documentElement.dataset.liveAgain = '1'; return; }
     if (pending) return;
     pending = setTimeout(function () {
       pending = null;
+      inflight = true;
       fetch(location.href, { credentials: 'same-origin', headers: { 'X-Taasky-Live': '1' } })
         .then(function (r) { return r.ok ? r.text() : null; })
         .then(function (html) {
@@ -236,7 +241,11 @@
           countdowns();
           document.body.setAttribute('data-refreshed', String(Date.now()));
         })
-        .catch(function () {});
+        .catch(function () {})
+        .then(function () {
+          inflight = false;
+          if (again) { again = false; refresh(); }
+        });
     }, 100);
   }
   // A stream the server refused (a person, or a personal link, may hold 20 at once, 429; or
