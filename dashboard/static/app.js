@@ -189,6 +189,7 @@
   var pending = null, opened = false;
   // A part holds a person's work when a field differs from the page's.
   function edited(part) {
+    if (part.querySelector('form[data-typed]')) return true; // values sent and refused, with their errors
     var fields = part.querySelectorAll('input, textarea, select');
     for (var i = 0; i < fields.length; i++) {
       var f = fields[i];
