@@ -50,6 +50,9 @@ func (d *Dashboard) inviteAnswer(c *fiber.Ctx) error {
 	if err != nil {
 		return d.personRefused(c, err, f.Verdict, data.Fields, func(msg string, fields []form.Field) error {
 			data.Error, data.Fields = msg, fields
+			if e, ok := errors.AsType[*app.Error](err); ok && e.Words.Key == "error.email_address" {
+				data.EmailWrong = emailForm(f.Verdict)
+			}
 			if refreshed, err := d.rooms.InvitationByCode(c.UserContext(), code, loc); err == nil {
 				d.shownTo(c, refreshed)
 				data.Inv = refreshed
@@ -88,4 +91,16 @@ func (d *Dashboard) personRefused(c *fiber.Ctx, err error, verdict negotiation.V
 		}
 	}
 	return again(msg, fields)
+}
+
+// emailForm names the invitation page's form an answer with verdict came
+// from (each has its own address field).
+func emailForm(verdict negotiation.Verdict) string {
+	switch verdict {
+	case negotiation.VerdictCounter:
+		return "counter"
+	case "join":
+		return "join"
+	}
+	return "pick"
 }

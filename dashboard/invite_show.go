@@ -14,6 +14,9 @@ type inviteData struct {
 	Fields []form.Field // the counter form
 	Error  string       // an error not tied to one field
 	Email  string
+	// EmailWrong: the address was refused; it names the form it came with
+	// ("pick", "counter" or "join"), whose field the error describes.
+	EmailWrong string
 	// Nonce goes with each of the page's forms (app.PersonAnswer.Nonce):
 	// one per page shown, kept when the page is shown again with a
 	// refusal.

@@ -56,8 +56,13 @@ type page struct {
 	Waiting int       // rooms waiting for a human of the user's accounts
 	CSRF    string
 	Live    string // the event stream that updates this page, if any
-	Zone    string // the time zone times are shown in
-	Loc     *time.Location
+	// LivePage: the page's own address when it answers a form (a refusal
+	// shown at a POST-only path): the script shows it in the address bar,
+	// so the live updates fetch it and a reload shows the page again
+	// rather than sending the form twice.
+	LivePage string
+	Zone     string // the time zone times are shown in
+	Loc      *time.Location
 	// ZoneGuessed: a person without an account whose browser has not
 	// told its zone yet; the page's script tells it once.
 	ZoneGuessed bool

@@ -50,5 +50,8 @@ func (d *Dashboard) roomPage(c *fiber.Ctx, v *viewer, errMsg string) error {
 	}
 	p := &page{Title: title, Live: fmt.Sprintf("/rooms/%d/events", roomID), Zone: h.TimeZone.String(),
 		Data: roomData{R: h, RoomID: int64(roomID), Self: self, Error: errMsg}}
+	if c.Method() == fiber.MethodPost { // a refused answer, shown at /rooms/{id}/decide
+		p.LivePage = self
+	}
 	return d.renderPage(c, "room", p, v)
 }

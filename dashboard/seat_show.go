@@ -18,7 +18,10 @@ type seatData struct {
 	Fields  []form.Field
 	Error   string
 	Welcome bool
-	Zone    any // where moments are written (shownZone)
+	// Typed: Fields are what the person sent, refused (the form says so,
+	// and live updates leave it as it is).
+	Typed bool
+	Zone  any // where moments are written (shownZone)
 	// Receipt: the room is agreed and the service signs receipts (the
 	// .jws is offered); Calendar: its terms hold a moment (the .ics is).
 	Receipt  bool
@@ -39,6 +42,7 @@ func (d *Dashboard) seatPage(c *fiber.Ctx, token string, fields []form.Field, er
 	}
 	nameThem(d.words(c, nil), h)
 	d.rememberSeat(c, h.View.RoomID, token)
+	typed := fields != nil
 	if fields == nil {
 		fields = counterForm(h.Schema, h.Card, formZone(h.TimeZone, told), d.words(c, nil))
 	}
@@ -47,9 +51,13 @@ func (d *Dashboard) seatPage(c *fiber.Ctx, token string, fields []form.Field, er
 		title = d.words(c, nil).T("seat.title", h.Them)
 	}
 	data := seatData{R: h, Token: token, Link: d.baseURL + "/p/" + token, Fields: fields, Error: errMsg,
-		Welcome: c.Query("welcome") != "", Zone: shownZone(h.TimeZone, told)}
+		Welcome: c.Query("welcome") != "", Zone: shownZone(h.TimeZone, told), Typed: typed}
 	if h.View.State == negotiation.StateAgreed {
 		data.Receipt, data.Calendar = d.receipts != nil, holdsTimerange(h.Card)
 	}
-	return d.renderPage(c, "seat", &page{Title: title, Zone: pageZone(data.Zone), ZoneGuessed: !told, Live: fmt.Sprintf("/p/%s/events", token), Data: data}, nil)
+	p := &page{Title: title, Zone: pageZone(data.Zone), ZoneGuessed: !told, Live: fmt.Sprintf("/p/%s/events", token), Data: data}
+	if c.Method() == fiber.MethodPost { // a refused answer: a reload shows the page, not the answer sent again
+		p.LivePage = "/p/" + token
+	}
+	return d.renderPage(c, "seat", p, nil)
 }

@@ -17,9 +17,15 @@ func (d *Dashboard) settingsAgentCreate(c *fiber.Ctx) error {
 	if _, err := d.membership(c, v, slug); err != nil {
 		return d.settingsRefused(c, v, err)
 	}
-	agent, key, err := d.accounts.CreateAgent(app.AsActor(c.UserContext(), v.user.ID), slug, c.FormValue("name"), v.user.Email)
+	name := c.FormValue("name")
+	agent, key, err := d.accounts.CreateAgent(app.AsActor(c.UserContext(), v.user.ID), slug, name, v.user.Email)
 	if err != nil {
-		return d.settingsRefused(c, v, err)
+		code := app.ErrorCodeOf(err)
+		if code == app.ErrInternal {
+			return d.fail(c, err)
+		}
+		c.Status(statusOf(code))
+		return d.settingsPage(c, v, settingsData{Error: d.say(c, v, err), AgentName: &typedName{Account: slug, Name: name}})
 	}
 	return d.settingsPage(c, v, settingsData{NewKey: &newKey{Account: slug, Agent: agent.Name, Key: key.Key, MCPURL: d.mcpURL(slug)}})
 }

@@ -16,6 +16,9 @@ type settingsData struct {
 	Notify   *notifySettings // nil: notifications are not set up in this process
 	Error    string
 	Notice   string
+	// AgentName: the name a refused "create agent" was sent with, kept in
+	// its account's field, which the error then describes.
+	AgentName *typedName
 	// ProfileError is why the profile was not deleted (its section says it).
 	ProfileError string
 }
@@ -36,6 +39,8 @@ type agentSettings struct {
 	// person must consent again); nil: keys, disconnected, or not known.
 	GrantEnds *time.Time
 }
+
+type typedName struct{ Account, Name string }
 
 type newKey struct {
 	Account, Agent, Key, MCPURL string

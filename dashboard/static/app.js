@@ -180,10 +180,16 @@
   // Live pages: the server says "change" (PostgreSQL NOTIFY, through any
   // server process); the page fetches itself and swaps its live parts.
   var live = document.body.getAttribute('data-live');
+  // A page that answers a form (a refusal at a POST-only path) names its
+  // own address: shown in the address bar, it is what the live updates
+  // fetch and what a reload shows (the form is not sent again).
+  var livePage = document.body.getAttribute('data-live-page');
+  if (live && livePage && window.history && history.replaceState) history.replaceState(null, '', livePage);
   if (!live || !window.EventSource || !window.fetch || !window.DOMParser) return;
   var pending = null, opened = false;
   // A part holds a person's work when a field differs from the page's.
   function edited(part) {
+    if (part.querySelector('form[data-typed]')) return true; // values sent and refused, with their errors
     var fields = part.querySelectorAll('input, textarea, select');
     for (var i = 0; i < fields.length; i++) {
       var f = fields[i];
@@ -205,10 +211,15 @@
     var words = sayBox.getAttribute('data-' + what) || '';
     sayBox.textContent = sayBox.textContent === words ? words + '\u00a0' : words; // said again when it changes again
   }
+  // One fetch at a time: a change heard while one is on its way fetches
+  // again once it is in, so an older page never lands after a newer one.
+  var inflight = false, again = false;
   function refresh() {
+    if (inflight) { again = true; document.documentElement.dataset.liveAgain = '1'; return; }
     if (pending) return;
     pending = setTimeout(function () {
       pending = null;
+      inflight = true;
       fetch(location.href, { credentials: 'same-origin', headers: { 'X-Taasky-Live': '1' } })
         .then(function (r) { return r.ok ? r.text() : null; })
         .then(function (html) {
@@ -231,7 +242,11 @@
           countdowns();
           document.body.setAttribute('data-refreshed', String(Date.now()));
         })
-        .catch(function () {});
+        .catch(function () {})
+        .then(function () {
+          inflight = false;
+          if (again) { again = false; refresh(); }
+        });
     }, 100);
   }
   // A stream the server refused (a person, or a personal link, may hold 20 at once, 429; or
