@@ -31,14 +31,7 @@ func TestMissingParametersAreNamed(t *testing.T) {
 	}
 	post := mounted(t, e.s)
 	form := "application/x-www-form-urlencoded"
-	code, verifier := approveCode(t, e, "tsc_mine")
-	status, tok := post(http.MethodPost, "/oauth/token", form, url.Values{"grant_type": {"authorization_code"}, "code": {code},
-		"redirect_uri": {"http://127.0.0.1:9999/cb"}, "code_verifier": {verifier}, "client_id": {"tsc_mine"}}.Encode())
-	access, _ := tok["access_token"].(string)
-	refresh, _ := tok["refresh_token"].(string)
-	if status != 200 || access == "" || refresh == "" {
-		t.Fatalf("token: %d %v", status, tok)
-	}
+	access, refresh := exchangeCode(t, e, post, "tsc_mine")
 
 	for _, c := range []struct {
 		name, path string
@@ -49,7 +42,7 @@ func TestMissingParametersAreNamed(t *testing.T) {
 		{"revocation with an empty token", "/oauth/revoke", url.Values{"client_id": {"tsc_mine"}, "token": {""}}, "token"},
 		{"revocation without client_id", "/oauth/revoke", url.Values{"token": {refresh}}, "client_id"},
 		{"exchange without code", "/oauth/token", url.Values{"grant_type": {"authorization_code"}, "client_id": {"tsc_mine"},
-			"redirect_uri": {"http://127.0.0.1:9999/cb"}, "code_verifier": {verifier}}, "code"},
+			"redirect_uri": {"http://127.0.0.1:9999/cb"}, "code_verifier": {strings.Repeat("v", 43)}}, "code"},
 		{"refresh without refresh_token", "/oauth/token", url.Values{"grant_type": {"refresh_token"}, "client_id": {"tsc_mine"}}, "refresh_token"},
 	} {
 		status, m := post(http.MethodPost, c.path, form, c.form.Encode())

@@ -199,14 +199,7 @@ func TestRevocationSaysWhatHappened(t *testing.T) {
 	}
 	post := mounted(t, s)
 	form := "application/x-www-form-urlencoded"
-	code, verifier := approveCode(t, e, "tsc_mine")
-	status, tok := post(http.MethodPost, "/oauth/token", form, url.Values{"grant_type": {"authorization_code"}, "code": {code},
-		"redirect_uri": {"http://127.0.0.1:9999/cb"}, "code_verifier": {verifier}, "client_id": {"tsc_mine"}}.Encode())
-	access, _ := tok["access_token"].(string)
-	refresh, _ := tok["refresh_token"].(string)
-	if status != 200 || access == "" || refresh == "" {
-		t.Fatalf("token: %d %v", status, tok)
-	}
+	access, refresh := exchangeCode(t, e, post, "tsc_mine")
 	works := func(what string) {
 		t.Helper()
 		if _, err := s.AuthenticateAccessToken(ctx, access, "http://taasky.test/mcp/acme"); err != nil {
@@ -533,6 +526,22 @@ func newAcme(t *testing.T) acme {
 		t.Fatal(err)
 	}
 	return e
+}
+
+// exchangeCode is clientID's code from alice's consent (approveCode)
+// exchanged at the token endpoint through post (mounted): its access and
+// refresh tokens.
+func exchangeCode(t *testing.T, e acme, post func(method, path, contentType, body string) (int, map[string]any), clientID string) (access, refresh string) {
+	t.Helper()
+	code, verifier := approveCode(t, e, clientID)
+	status, tok := post(http.MethodPost, "/oauth/token", "application/x-www-form-urlencoded", url.Values{"grant_type": {"authorization_code"},
+		"code": {code}, "redirect_uri": {"http://127.0.0.1:9999/cb"}, "code_verifier": {verifier}, "client_id": {clientID}}.Encode())
+	access, _ = tok["access_token"].(string)
+	refresh, _ = tok["refresh_token"].(string)
+	if status != 200 || access == "" || refresh == "" {
+		t.Fatalf("token: %d %v", status, tok)
+	}
+	return access, refresh
 }
 
 // approveCode is alice's consent for clientID (its loopback redirect URI,
