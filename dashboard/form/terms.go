@@ -31,6 +31,29 @@ type Field struct {
 	Currency  string   // money: the fixed currency, if any
 	Rows      []Row
 	Error     string
+	// sent is the row of each value Parse gave negotiation, in order: a
+	// refusal's "slots[1]" is the second value sent, which is not the
+	// second row when a row above it was left empty.
+	sent []int
+}
+
+// fault sets the field's error and marks the row it is about (Index row),
+// or every row when row < 0.
+func (f *Field) fault(msg string, row int) {
+	f.Error = msg
+	for i := range f.Rows {
+		if row < 0 || f.Rows[i].Index == row {
+			f.Rows[i].Wrong = true
+		}
+	}
+}
+
+// rowOfValue is the row that held value k of those Parse sent.
+func (f *Field) rowOfValue(k int) int {
+	if k < len(f.sent) {
+		return f.sent[k]
+	}
+	return k
 }
 
 // Row is the controls of one value; Index numbers the row in its inputs'
@@ -43,6 +66,7 @@ type Row struct {
 	Zone     string // timerange: IANA time zone of Start and End
 	Amount   string // money
 	Currency string
+	Wrong    bool // the row's value is at fault (Field.Error says why)
 }
 
 // Input is an input's name: f.<field>.<index>.<part>.
@@ -158,23 +182,28 @@ func Parse(schema *negotiation.Schema, form url.Values, w *locale.Printer) (json
 			if !present {
 				break
 			}
-			f.Rows = append(f.Rows, row)
 			v, empty, msg := valueOf(sf, row, w)
+			row.Wrong = msg != ""
+			f.Rows = append(f.Rows, row)
 			if msg != "" && f.Error == "" {
 				f.Error = w.T("form.at", place(w.Label(sf.Label, sf.Shorthand), sf.Repeated, i), msg)
 			}
 			if !empty && msg == "" {
 				values = append(values, v)
+				f.sent = append(f.sent, i)
 			}
 			if !sf.Repeated {
 				break
 			}
 		}
+		if len(f.Rows) == 0 {
+			f.Rows = []Row{{Currency: sf.Currency}}
+		}
 		switch {
 		case f.Error != "":
 			ok = false
 		case len(values) == 0 && !sf.Optional && sf.Type != negotiation.TypeBool:
-			f.Error = w.T("form.at", w.Label(sf.Label, sf.Shorthand), w.T("form.required"))
+			f.fault(w.T("form.at", w.Label(sf.Label, sf.Shorthand), w.T("form.required")), -1)
 			ok = false
 		case len(values) == 0:
 		case sf.Repeated:
@@ -184,9 +213,6 @@ func Parse(schema *negotiation.Schema, form url.Values, w *locale.Printer) (json
 		}
 		if sf.Type == negotiation.TypeBool && !sf.Optional && len(values) == 0 && f.Error == "" {
 			terms[sf.Name] = false // an unticked box is "no"
-		}
-		if len(f.Rows) == 0 {
-			f.Rows = []Row{{Currency: sf.Currency}}
 		}
 		fields = append(fields, f)
 	}
@@ -372,6 +398,7 @@ var (
 	// placeName reads a refusal's place: the field's name and the row of
 	// a repeated one ("slots[1].start").
 	placeName = regexp.MustCompile(`^([a-z][a-z0-9_]*)(?:\[(\d+)\])?(?:\.[a-z_]+)*$`)
+	rowIndex  = regexp.MustCompile(`^\[(\d+)\]`)
 )
 
 // Attach puts a refusal of terms from negotiation (its English message and
@@ -396,8 +423,13 @@ func Attach(fields []Field, msg string, words negotiation.Words, w *locale.Print
 		if fields[i].Name != m[1] {
 			continue
 		}
-		row, _ := strconv.Atoi(m[2])
-		fields[i].Error = w.T("form.at", place(w.Label(fields[i].Label, fields[i].Shorthand), m[2] != "", row), rule)
+		f := &fields[i]
+		row := -1
+		if m[2] != "" {
+			k, _ := strconv.Atoi(m[2])
+			row = f.rowOfValue(k)
+		}
+		f.fault(w.T("form.at", place(w.Label(f.Label, f.Shorthand), row >= 0, row), rule), row)
 		return true
 	}
 	return false
@@ -411,16 +443,22 @@ func attachEnglish(fields []Field, msg string, w *locale.Printer) bool {
 		return false
 	}
 	for i := range fields {
-		if fields[i].Name != m[2] {
+		f := &fields[i]
+		if f.Name != m[2] {
 			continue
+		}
+		row := -1
+		if r := rowIndex.FindStringSubmatch(m[3]); r != nil {
+			k, _ := strconv.Atoi(r[1])
+			row = f.rowOfValue(k)
 		}
 		switch {
 		case m[1] == "missing required field: ":
-			fields[i].Error = w.T("form.at", w.Label(fields[i].Label, fields[i].Shorthand), w.T("form.required"))
+			f.fault(w.T("form.at", w.Label(f.Label, f.Shorthand), w.T("form.required")), -1)
 		case m[3] != "":
-			fields[i].Error = w.T("form.at", w.Label(fields[i].Label, fields[i].Shorthand), strings.TrimSpace(msg)[len(m[0]):])
+			f.fault(w.T("form.at", place(w.Label(f.Label, f.Shorthand), row >= 0, row), strings.TrimSpace(msg)[len(m[0]):]), row)
 		default:
-			fields[i].Error = msg
+			f.fault(msg, -1)
 		}
 		return true
 	}

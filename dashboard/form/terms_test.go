@@ -281,3 +281,57 @@ func TestPrefillInARepeatedHour(t *testing.T) {
 		t.Fatalf("rows: %+v", rows[:2])
 	}
 }
+
+// TestRefusalMarksTheRowAtFault: a refusal of a repeated field's value
+// names and marks the row that held it, though an empty row above it was
+// not sent (negotiation's "when[1]" is then the form's third row), and no
+// other row; a refusal of the whole field marks every row.
+func TestRefusalMarksTheRowAtFault(t *testing.T) {
+	s := schema(t)
+	form := url.Values{
+		"f.when.0.start": {""}, "f.when.0.end": {""}, "f.when.0.zone": {"UTC"},
+		"f.when.1.start": {"2026-12-03T09:00"}, "f.when.1.end": {"2026-12-03T09:30"}, "f.when.1.zone": {"UTC"},
+		"f.when.2.start": {"2026-12-03T11:00"}, "f.when.2.end": {"2026-12-03T10:00"}, "f.when.2.zone": {"UTC"},
+		"f.qty.0.v": {"1"}, "f.place.0.v": {"video"},
+	}
+	en := locale.English()
+	raw, fields, ok := Parse(s, form, en)
+	if !ok {
+		t.Fatalf("not ok: %+v", fields)
+	}
+	_, err := s.ParseTerms(raw)
+	e, isErr := err.(*negotiation.Error)
+	if !isErr || !strings.HasPrefix(e.Message, "when[1]") {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	wrong := func(f Field) []bool {
+		out := make([]bool, len(f.Rows))
+		for i, r := range f.Rows {
+			out[i] = r.Wrong
+		}
+		return out
+	}
+	for _, words := range []negotiation.Words{e.Words, {}} { // with the catalog's words, and by its path alone
+		_, fields, _ := Parse(s, form, en)
+		if !Attach(fields, e.Message, words, en) || fields[0].Error != "When (3): end must be after start" {
+			t.Fatalf("words %q: %q", words.Key, fields[0].Error)
+		}
+		if got := wrong(fields[0]); len(got) != 3 || got[0] || got[1] || !got[2] {
+			t.Fatalf("words %q: rows marked %v, want only the third", words.Key, got)
+		}
+	}
+	// A rule of the field as a whole marks each of its rows.
+	_, fields, _ = Parse(s, form, en)
+	if !Attach(fields, "when: at most 10 values", negotiation.Words{}, en) {
+		t.Fatal("not attached")
+	}
+	if got := wrong(fields[0]); len(got) != 3 || !got[0] || !got[1] || !got[2] {
+		t.Fatalf("rows marked %v, want all", got)
+	}
+	// A row the form itself cannot read is the one marked.
+	form["f.when.1.end"] = []string{""}
+	_, fields, _ = Parse(s, form, en)
+	if got := wrong(fields[0]); fields[0].Error != "When (2): give both a start and an end" || got[0] || !got[1] || got[2] {
+		t.Fatalf("%q, rows marked %v", fields[0].Error, got)
+	}
+}
