@@ -446,6 +446,11 @@ func disjoint(a, b *Limit, fb Field) bool {
 	if b == nil {
 		return false
 	}
+	if t == TypeMoney && a.currency() != b.currency() {
+		// An amount is in one currency, and one in another currency than
+		// a bound is outside it (check): no amount meets bounds in two.
+		return true
+	}
 	lo := later(t, a.Min, b.Min)
 	hi := earlier(t, a.Max, b.Max)
 	if lo == nil || hi == nil {
@@ -459,6 +464,18 @@ func disjoint(a, b *Limit, fb Field) bool {
 		return c >= 0 // a timerange needs room: its end is after its start
 	}
 	return c > 0
+}
+
+// currency is the currency of a money limit's bounds (min and max share
+// one: ParseLimits), "" for a limit without either.
+func (lim *Limit) currency() string {
+	switch {
+	case lim.Min != nil:
+		return lim.Min.Currency
+	case lim.Max != nil:
+		return lim.Max.Currency
+	}
+	return ""
 }
 
 func later(t Type, x, y *Value) *Value {
