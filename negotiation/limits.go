@@ -154,6 +154,14 @@ func boundsOf(t Type) string {
 	}
 }
 
+// article is the English article before a type's name: "an int", "a date".
+func article(t Type) string {
+	if t == TypeInt || t == TypeEnum {
+		return "an"
+	}
+	return "a"
+}
+
 func parseLimit(f Field, n *node) (Limit, error) {
 	name := "limits." + f.Name
 	if f.Type == TypeString {
@@ -197,7 +205,7 @@ func parseLimit(f Field, n *node) (Limit, error) {
 			b := m.val.b
 			lim.Equals = &b
 		default:
-			return Limit{}, limitsErr("%s: unknown bound: %s (a %s field takes %s)", name, clip(m.key), f.Type, boundsOf(f.Type))
+			return Limit{}, limitsErr("%s: unknown bound: %s (%s %s field takes %s)", name, clip(m.key), article(f.Type), f.Type, boundsOf(f.Type))
 		}
 	}
 	if lim.Min != nil && lim.Max != nil {
