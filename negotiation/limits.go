@@ -150,7 +150,7 @@ func boundsOf(t Type) string {
 	case TypeBool:
 		return "equals"
 	default:
-		return "min and max"
+		return "min and/or max"
 	}
 }
 

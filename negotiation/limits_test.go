@@ -75,7 +75,7 @@ func TestLimitsExtras(t *testing.T) {
 		{`{"place":[]}`, "limits.place: must be an object with one_of"},
 		{`{"place":{"one_of":["video","video"]}}`, `limits.place.one_of: lists "video" twice`},
 		{`{"place":{"one_of":[]}}`, "limits.place.one_of: must be a non-empty list of the field's values"},
-		{`{"qty":{"one_of":[1]}}`, "limits.qty: unknown bound: one_of (an int field takes min and max)"},
+		{`{"qty":{"one_of":[1]}}`, "limits.qty: unknown bound: one_of (an int field takes min and/or max)"},
 		{`{"topic":{"max":1}}`, "limits.topic: string fields take no limits"},
 		{`{"fee":{"min":{"amount":"1","currency":"EUR"},"max":{"amount":"2","currency":"USD"}}}`, "limits.fee: min and max must be in the same currency"},
 		{`{"slot":{"min":"2026-01-01T10:00:00Z","max":"2026-01-01T11:00:00+01:00"}}`, "limits.slot: min must be before max"},
