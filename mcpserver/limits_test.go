@@ -2,8 +2,10 @@ package mcpserver
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLimitsOverMCP: own terms outside own limits are refused; the other
@@ -13,6 +15,17 @@ import (
 func TestLimitsOverMCP(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
+	secretsOfA := []string{"731.4", "731,4", "1713", "2391", "08:47", "16:13", "8:47", "4:13"}
+	secretsOfB := []string{"912.6", "912,6", "1949"}
+	// The service's clock steers clear of a limit's clock needle: at 04:13
+	// every moment b is sent (when, deadline, check_after) spelt a's
+	// "4:13", and the test failed for a minute.
+	for now := time.Unix(0, e.clock.Load()).UTC(); ; now = now.Add(-time.Minute) {
+		if !slices.ContainsFunc(secretsOfA, func(n string) bool { return strings.Contains(now.Format("15:04"), n) }) {
+			e.clock.Store(now.UnixNano())
+			break
+		}
+	}
 	schema := map[string]any{
 		"meeting_time": map[string]any{"type": "timerange", "label": "Meeting time"},
 		"fee":          map[string]any{"type": "money", "label": "Fee", "currency": "EUR"},
@@ -68,8 +81,6 @@ func TestLimitsOverMCP(t *testing.T) {
 	e.must(t, "a", "negotiation_read", map[string]any{"room_token": ta})
 	_, _ = e.call(t, "a", "negotiation_list", map[string]any{})
 
-	secretsOfA := []string{"731.4", "731,4", "1713", "2391", "08:47", "16:13", "8:47", "4:13"}
-	secretsOfB := []string{"912.6", "912,6", "1949"}
 	for _, s := range secretsOfA {
 		if bytes.Contains(e.seen["b"].Bytes(), []byte(s)) {
 			t.Errorf("a's limit %q appears in what b received", s)

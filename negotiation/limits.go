@@ -150,8 +150,16 @@ func boundsOf(t Type) string {
 	case TypeBool:
 		return "equals"
 	default:
-		return "min and max"
+		return "min and/or max"
 	}
+}
+
+// article is the English article before a type's name: "an int", "a date".
+func article(t Type) string {
+	if t == TypeInt || t == TypeEnum {
+		return "an"
+	}
+	return "a"
 }
 
 func parseLimit(f Field, n *node) (Limit, error) {
@@ -197,7 +205,7 @@ func parseLimit(f Field, n *node) (Limit, error) {
 			b := m.val.b
 			lim.Equals = &b
 		default:
-			return Limit{}, limitsErr("%s: unknown bound: %s (a %s field takes %s)", name, clip(m.key), f.Type, boundsOf(f.Type))
+			return Limit{}, limitsErr("%s: unknown bound: %s (%s %s field takes %s)", name, clip(m.key), article(f.Type), f.Type, boundsOf(f.Type))
 		}
 	}
 	if lim.Min != nil && lim.Max != nil {
@@ -446,6 +454,11 @@ func disjoint(a, b *Limit, fb Field) bool {
 	if b == nil {
 		return false
 	}
+	if t == TypeMoney && a.currency() != b.currency() {
+		// An amount is in one currency, and one in another currency than
+		// a bound is outside it (check): no amount meets bounds in two.
+		return true
+	}
 	lo := later(t, a.Min, b.Min)
 	hi := earlier(t, a.Max, b.Max)
 	if lo == nil || hi == nil {
@@ -459,6 +472,18 @@ func disjoint(a, b *Limit, fb Field) bool {
 		return c >= 0 // a timerange needs room: its end is after its start
 	}
 	return c > 0
+}
+
+// currency is the currency of a money limit's bounds (min and max share
+// one: ParseLimits), "" for a limit without either.
+func (lim *Limit) currency() string {
+	switch {
+	case lim.Min != nil:
+		return lim.Min.Currency
+	case lim.Max != nil:
+		return lim.Max.Currency
+	}
+	return ""
 }
 
 func later(t Type, x, y *Value) *Value {

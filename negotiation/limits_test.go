@@ -75,7 +75,7 @@ func TestLimitsExtras(t *testing.T) {
 		{`{"place":[]}`, "limits.place: must be an object with one_of"},
 		{`{"place":{"one_of":["video","video"]}}`, `limits.place.one_of: lists "video" twice`},
 		{`{"place":{"one_of":[]}}`, "limits.place.one_of: must be a non-empty list of the field's values"},
-		{`{"qty":{"one_of":[1]}}`, "limits.qty: unknown bound: one_of (a int field takes min and max)"},
+		{`{"qty":{"one_of":[1]}}`, "limits.qty: unknown bound: one_of (an int field takes min and/or max)"},
 		{`{"topic":{"max":1}}`, "limits.topic: string fields take no limits"},
 		{`{"fee":{"min":{"amount":"1","currency":"EUR"},"max":{"amount":"2","currency":"USD"}}}`, "limits.fee: min and max must be in the same currency"},
 		{`{"slot":{"min":"2026-01-01T10:00:00Z","max":"2026-01-01T11:00:00+01:00"}}`, "limits.slot: min must be before max"},
@@ -163,7 +163,10 @@ func TestNoDealPossibleEdges(t *testing.T) {
 		{"int ranges that touch", `{"n":{"type":"int","label":"N"}}`, `{"n":{"max":10}}`, `{"n":{"type":"int","label":"N"}}`, `{"n":{"min":10}}`, nil},
 		{"int ranges apart", `{"n":{"type":"int","label":"N"}}`, `{"n":{"max":100}}`, `{"n":{"type":"int","label":"N"}}`, `{"n":{"min":150,"max":200}}`, []string{"n"}},
 		{"a timerange window that only touches", `{"t":{"type":"timerange","label":"T"}}`, `{"t":{"max":"2026-01-01T10:00:00Z"}}`, `{"t":{"type":"timerange","label":"T"}}`, `{"t":{"min":"2026-01-01T11:00:00+01:00"}}`, []string{"t"}},
-		{"money in two currencies cannot be compared", `{"fee":{"type":"money","label":"F"}}`, `{"fee":{"min":{"amount":"100","currency":"EUR"}}}`, `{"fee":{"type":"money","label":"F"}}`, `{"fee":{"max":{"amount":"1","currency":"USD"}}}`, nil},
+		// An amount in another currency than a bound is outside it (check), so
+		// bounds in two currencies leave no amount within both.
+		{"money bounds in two currencies", `{"fee":{"type":"money","label":"F"}}`, `{"fee":{"min":{"amount":"100","currency":"EUR"}}}`, `{"fee":{"type":"money","label":"F"}}`, `{"fee":{"max":{"amount":"1","currency":"USD"}}}`, []string{"fee"}},
+		{"money bounds in two currencies whose numbers meet", `{"fee":{"type":"money","label":"F"}}`, `{"fee":{"max":{"amount":"100","currency":"EUR"}}}`, `{"fee":{"type":"money","label":"F"}}`, `{"fee":{"max":{"amount":"100","currency":"USD"}}}`, []string{"fee"}},
 		{"money in the same currency", `{"fee":{"type":"money","label":"F"}}`, `{"fee":{"min":{"amount":"100","currency":"EUR"}}}`, `{"fee":{"type":"money","label":"F"}}`, `{"fee":{"max":{"amount":"1","currency":"EUR"}}}`, []string{"fee"}},
 		{"one side's limits alone rule nothing out", `{"n":{"type":"int","label":"N"}}`, `{"n":{"min":5,"max":5}}`, `{"n":{"type":"int","label":"N"}}`, ``, nil},
 		// Seed 000: both sides' limits; the other side's schema values are

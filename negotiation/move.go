@@ -165,10 +165,11 @@ func (r *Room) parseOwnTerms(side Side, m Move) ([]*Terms, error) {
 }
 
 // askableFields are the fields side may ask more detail on: its schema's,
-// then those only the schema of the terms on the table has.
+// then those only the other side's has (either schema, whoever tabled
+// the terms).
 func (r *Room) askableFields(side Side) []string {
 	out := r.Party(side).Schema.names()
-	for _, name := range r.Party(r.Table.By).Schema.names() {
+	for _, name := range r.Party(side.Other()).Schema.names() {
 		if !slices.Contains(out, name) {
 			out = append(out, name)
 		}
@@ -184,7 +185,7 @@ func (r *Room) propose(side Side, v Verdict, terms []*Terms, asOptions bool, fie
 	if v == VerdictNeedMoreDetail {
 		for i, f := range fields {
 			_, mine := r.Party(side).Schema.Field(f)
-			_, theirs := r.Party(r.Table.By).Schema.Field(f)
+			_, theirs := r.Party(side.Other()).Schema.Field(f)
 			if !mine && !theirs {
 				return nil, Event{}, inputErr("fields", "rule.unknown_detail_field", "unknown field: %s (the fields are %s)",
 					clip(f), strings.Join(r.askableFields(side), ", "))

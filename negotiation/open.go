@@ -168,6 +168,12 @@ func (r *Room) Joinable(at time.Time) error {
 				return refused("rule.invitation_withdrawn", "the invitation was withdrawn")
 			case ClosedExpired:
 				return refused("rule.invitation_expired", "the invitation has expired")
+			case ClosedLapsed:
+				if r.Parties[1].Schema == nil {
+					// A draft whose deadline came before its invitation's
+					// end: the reason, as before the sweep closed it.
+					return refused("rule.deadline_passed", "the deadline has passed")
+				}
 			}
 		}
 		if r.State == StateAwaiting || r.Parties[1].Schema != nil {

@@ -153,8 +153,9 @@ func TestJoinRefusals(t *testing.T) {
 		if err != nil || r.ClosedReason != ClosedLapsed {
 			t.Fatalf("%v %s", err, r.ClosedReason)
 		}
+		// The reason, as the room gave it before the sweep closed it.
 		_, _, err = r.Join(qtySchema, nil, d)
-		refusedWith(t, r.Snapshot(), r, err, CodeRefused, "room is closed")
+		refusedWith(t, r.Snapshot(), r, err, CodeRefused, "the deadline has passed")
 	})
 	t.Run("used already", func(t *testing.T) {
 		p := joined(t, qty1)
