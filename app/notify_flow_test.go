@@ -86,7 +86,7 @@ func setupNotifyWith(t testing.TB, fast bool) *notifyBundle {
 	river.AddWorker(workers, &jobs.WebhookDisabledWorker{Notices: nb.hooks, Deliveries: svc, From: "Taasky <taasky@example.test>",
 		Mailer: notify.NewSMTP(notify.SMTPConfig{Host: nb.smtp.Host, Port: nb.smtp.Port, Timeout: 5 * time.Second})})
 	cfg := &river.Config{
-		Workers: workers, Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 20}},
+		Workers: workers, Queues: jobs.Queues(20, 20),
 		FetchOnlyKnownKinds: true, // the sweep is called by the tests, with the rooms' clock
 		TestOnly:            true, Logger: slog.New(slog.DiscardHandler),
 		FetchCooldown: jobs.FetchCooldown,

@@ -36,6 +36,9 @@ func TestPrefsAndSubscriptions(t *testing.T) {
 	in := PushSubscriptionInput{Endpoint: dev.Endpoint, P256dh: dev.P256dh, Auth: dev.Auth, Device: "  Firefox  "}
 	for _, bad := range []PushSubscriptionInput{
 		{Endpoint: "ftp://x", P256dh: dev.P256dh, Auth: dev.Auth},
+		// A push service is https (the refusal says so); plain http only on
+		// this machine, as the tests' endpoint is.
+		{Endpoint: "http://push.example.com/wp/1", P256dh: dev.P256dh, Auth: dev.Auth},
 		{Endpoint: dev.Endpoint, P256dh: "AAAA", Auth: dev.Auth},
 		{Endpoint: dev.Endpoint, P256dh: dev.P256dh, Auth: "short"},
 	} {

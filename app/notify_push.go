@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
+	"github.com/taasky/taasky/internal/netguard"
 	"github.com/taasky/taasky/jobs"
 )
 
@@ -37,7 +38,10 @@ type PushSubscriptionInput struct {
 
 func (in *PushSubscriptionInput) validate() error {
 	u, err := url.Parse(in.Endpoint)
-	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || len(in.Endpoint) > 2048 {
+	// Browsers' push services are https; http only on this machine (the
+	// tests' endpoints, taasky dev), where the pusher alone may reach it.
+	plainLocal := u != nil && u.Scheme == "http" && netguard.IsLoopbackHost(u.Hostname())
+	if err != nil || u.Host == "" || (u.Scheme != "https" && !plainLocal) || len(in.Endpoint) > 2048 {
 		return refuse(ErrInvalid, "error.push_endpoint", "endpoint: an https URL from the browser's push subscription")
 	}
 	if b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(in.P256dh, "=")); err != nil || len(b) != 65 || b[0] != 4 {
@@ -110,9 +114,16 @@ func (n *Notifications) PushSubscriptions(ctx context.Context, userID int64) ([]
 	return subs, nil
 }
 
+// TestPushEvery is how often a person may send a test push: each is a
+// push to every device they added, each device an address they chose, in
+// the queue every tenant's pushes and webhooks share (jobs.QueueOutbound).
+// Without it one person pressing "Send a test" again and again queued
+// hundreds of pushes a second.
+const TestPushEvery = time.Minute
+
 // SendTestPush queues a test push to each of the user's devices (or to one,
 // when id is not 0) and returns how many. The delivery log shows how each
-// went.
+// went. A test within TestPushEvery of the user's last is refused.
 func (n *Notifications) SendTestPush(ctx context.Context, userID, id int64) (int, error) {
 	subs, err := n.PushSubscriptions(ctx, userID)
 	if err != nil {
@@ -134,7 +145,17 @@ func (n *Notifications) SendTestPush(ctx context.Context, userID, id int64) (int
 	if len(params) == 0 {
 		return 0, refuse(ErrNotFound, "error.push_no_device", "no device to push to: subscribe this browser first")
 	}
+	var wait *Error
 	err = pgx.BeginFunc(ctx, n.pool, func(tx pgx.Tx) error {
+		last, err := lastTestPush(ctx, tx, userID, n.now().Add(-TestPushEvery))
+		if err != nil {
+			return err
+		}
+		if !last.IsZero() {
+			wait = refuse(ErrConflict, "atk15_push_test_wait", "a test push was sent at %s; see how it went in the delivery log, or send another from %s",
+				Moment(last), Moment(last.Add(TestPushEvery)))
+			return wait
+		}
 		res, err := n.river.InsertManyTx(ctx, tx, params)
 		if err != nil {
 			return err
@@ -144,6 +165,9 @@ func (n *Notifications) SendTestPush(ctx context.Context, userID, id int64) (int
 		}
 		return insertQueued(ctx, tx, logged, n.now())
 	})
+	if wait != nil {
+		return 0, wait
+	}
 	if err != nil {
 		return 0, fmt.Errorf("test push: %w", err)
 	}

@@ -82,6 +82,10 @@ type RoomsConfig struct {
 	Accounts *Accounts
 	// Receipts signs agreed rooms' receipts (nil: Receipt refuses).
 	Receipts *receipt.Keyring
+	// WaitsPerAgent and WaitsPerAccount cap the reads waiting at once in
+	// this process (ReadWait) for one agent and for one account's agents
+	// (0: DefaultWaitsPerAgent, DefaultWaitsPerAccount).
+	WaitsPerAgent, WaitsPerAccount int
 }
 
 // NewRooms builds the service.
@@ -107,9 +111,11 @@ func NewRooms(c RoomsConfig) (*Rooms, error) {
 	if c.Accounts != nil {
 		keys = c.Accounts.keys
 	}
-	return &Rooms{pool: c.Pool, keys: keys, log: c.Log, river: c.River, limitsKey: aead, tokenKey: c.TokenKey, baseURL: c.BaseURL, now: c.Now, pace: c.Pace,
+	r := &Rooms{pool: c.Pool, keys: keys, log: c.Log, river: c.River, limitsKey: aead, tokenKey: c.TokenKey, baseURL: c.BaseURL, now: c.Now, pace: c.Pace,
 		inviteCap: c.InviteEmailDailyCap, openCap: c.OpenRoomsPerAccount, oneTapKept: c.OneTapKept, announcer: newAnnouncer(c.Pool, c.Log), receipts: c.Receipts,
-		schemas: newSchemaCache(schemasKept), logCache: newLogCache(logCacheSize), views: gencache.New[string, *keptView](viewsKept)}, nil
+		schemas: newSchemaCache(schemasKept), logCache: newLogCache(logCacheSize), views: gencache.New[string, *keptView](viewsKept)}
+	r.waiters.agentCap, r.waiters.accountCap = c.WaitsPerAgent, c.WaitsPerAccount
+	return r, nil
 }
 
 // fromProtocol turns the protocol's refusals into service errors, which

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"strconv"
@@ -13,6 +14,20 @@ import (
 // common MCP clients (30 s and up) and proxies.
 const MaxWait = 25 * time.Second
 
+// DefaultWaitsPerAgent and DefaultWaitsPerAccount are how many reads may
+// wait at once in one process (ReadWait), for one agent and for all the
+// agents of one account (RoomsConfig.WaitsPerAgent, WaitsPerAccount). A
+// wait costs nothing while it waits, but every change of its room wakes
+// it to read the room again: without a cap, the rate limit alone let one
+// agent hold about 250 waits (10 calls a second for 25 s) and an account's
+// 100 agents 25,000, whose wake-ups at each move of their room held other
+// tenants' calls up for most of a second. An agent waits on one room at a
+// time as a rule; 20 leaves room for one that follows many.
+const (
+	DefaultWaitsPerAgent   = 20
+	DefaultWaitsPerAccount = 200
+)
+
 // pollWhileDeaf is how often a waiting read looks at its room while the
 // process does not hear room changes (its LISTEN connection is down).
 const pollWhileDeaf = time.Second
@@ -24,28 +39,53 @@ type waiters struct {
 	mu        sync.Mutex
 	rooms     map[int64]map[chan struct{}]struct{}
 	listening atomic.Bool
+	// perAgent and perAccount count the waits of each agent and account,
+	// held to the caps (0: the defaults).
+	perAgent, perAccount map[int64]int
+	agentCap, accountCap int
 }
 
-// add registers a wait on room; done removes it.
-func (w *waiters) add(room int64) (ch chan struct{}, done func()) {
-	ch = make(chan struct{}, 1)
+// add registers agent's wait on room; done removes it (once). Past the
+// agent's or its account's cap it registers nothing and refuses.
+func (w *waiters) add(room int64, agent Agent) (ch chan struct{}, done func(), err error) {
+	agentCap, accountCap := cmp.Or(w.agentCap, DefaultWaitsPerAgent), cmp.Or(w.accountCap, DefaultWaitsPerAccount)
 	w.mu.Lock()
-	if w.rooms == nil {
-		w.rooms = map[int64]map[chan struct{}]struct{}{}
+	switch {
+	case w.perAgent[agent.ID] >= agentCap:
+		w.mu.Unlock()
+		return nil, nil, Errorf(ErrInvalid, "wait_seconds: this agent has %d reads waiting already, the most at once; wait on one room at a time (a wait answers when its room changes), or read without wait_seconds", agentCap)
+	case w.perAccount[agent.AccountID] >= accountCap:
+		w.mu.Unlock()
+		return nil, nil, Errorf(ErrInvalid, "wait_seconds: this account's agents have %d reads waiting already, the most at once; read without wait_seconds, or again once one of them has answered", accountCap)
 	}
+	if w.rooms == nil {
+		w.rooms, w.perAgent, w.perAccount = map[int64]map[chan struct{}]struct{}{}, map[int64]int{}, map[int64]int{}
+	}
+	ch = make(chan struct{}, 1)
 	if w.rooms[room] == nil {
 		w.rooms[room] = map[chan struct{}]struct{}{}
 	}
 	w.rooms[room][ch] = struct{}{}
+	w.perAgent[agent.ID]++
+	w.perAccount[agent.AccountID]++
 	w.mu.Unlock()
+	var once sync.Once
 	return ch, func() {
-		w.mu.Lock()
-		delete(w.rooms[room], ch)
-		if len(w.rooms[room]) == 0 {
-			delete(w.rooms, room)
-		}
-		w.mu.Unlock()
-	}
+		once.Do(func() {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			delete(w.rooms[room], ch)
+			if len(w.rooms[room]) == 0 {
+				delete(w.rooms, room)
+			}
+			if w.perAgent[agent.ID]--; w.perAgent[agent.ID] <= 0 {
+				delete(w.perAgent, agent.ID)
+			}
+			if w.perAccount[agent.AccountID]--; w.perAccount[agent.AccountID] <= 0 {
+				delete(w.perAccount, agent.AccountID)
+			}
+		})
+	}, nil
 }
 
 // wake tells the waits on room (0: on every room) to look again. It never
@@ -99,7 +139,9 @@ func (s *Rooms) RoomChanges(also func(roomID int64)) Channel {
 // changes, or its cool-down ends, or the wait is over, with the room as it
 // then is. A change that leaves a counter held back by a cool-down ending
 // within the wait is waited out, so that the answer lets the side counter.
-// A side that can act now is answered at once.
+// A side that can act now is answered at once. A wait past the agent's or
+// its account's cap of waits in this process (RoomsConfig.WaitsPerAgent,
+// WaitsPerAccount) is refused; a read without one is never held to it.
 func (s *Rooms) ReadWait(ctx context.Context, agent Agent, roomToken string, wait time.Duration) (*View, error) {
 	if wait < 0 || wait > MaxWait {
 		return nil, Errorf(ErrInvalid, "wait_seconds: 0 to %d", int(MaxWait/time.Second))
@@ -108,7 +150,10 @@ func (s *Rooms) ReadWait(ctx context.Context, agent Agent, roomToken string, wai
 	if err != nil || wait == 0 || !v.Next.Waiting() {
 		return v, err
 	}
-	ch, done := s.waiters.add(v.RoomID)
+	ch, done, err := s.waiters.add(v.RoomID, agent)
+	if err != nil {
+		return nil, err
+	}
 	defer done()
 	end := time.Now().Add(wait)
 	first := waitKey(v)

@@ -2,7 +2,10 @@ package app
 
 import (
 	"context"
+	"errors"
 	"runtime"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,4 +66,123 @@ func (rb *roomsBundle) waitsOn(token string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return len(w.rooms[v.RoomID]) > 0
+}
+
+// TestWaitingReadsAreCapped: an agent may hold only so many waiting reads
+// at once in a process, and an account's agents together only so many
+// (RoomsConfig.WaitsPerAgent, WaitsPerAccount): without a cap, one
+// account's thousands of waits, woken at each move of their room, held up
+// other tenants' calls. A wait past a cap is refused at once with one
+// line naming wait_seconds and the cap; a read without a wait, another
+// account's waits and the agent's wait once one of its own has ended are
+// not held to it.
+func TestWaitingReadsAreCapped(t *testing.T) {
+	rb := setupRooms(t)
+	cfg := rb.cfg
+	cfg.WaitsPerAgent, cfg.WaitsPerAccount = 2, 3
+	rooms, err := NewRooms(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rooms.Close)
+	a2, _, err := rb.acc.CreateAgent(rb.ctx, "alpha", "second agent", "alpha@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Drafts: each opener waits for the join (its next has check_after).
+	open := func(agent Agent) (string, int64) {
+		o, err := rooms.Open(rb.ctx, agent, OpenInput{Schema: meetingSchema})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := rooms.Read(rb.ctx, agent, o.RoomToken)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !v.Next.Waiting() {
+			t.Fatalf("a draft's opener has nothing to wait for: %+v", v.Next)
+		}
+		return o.RoomToken, v.RoomID
+	}
+	ta, roomA := open(rb.a)
+	tb, roomB := open(rb.b)
+	waitsOn := func(room int64) int {
+		w := &rooms.waiters
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return len(w.rooms[room])
+	}
+	// wait starts a wait that ends with ctx, and returns once it waits.
+	var ended sync.WaitGroup
+	wait := func(ctx context.Context, agent Agent, token string, room int64) {
+		t.Helper()
+		before := waitsOn(room)
+		errs := make(chan error, 1)
+		ended.Add(1)
+		go func() {
+			defer ended.Done()
+			_, err := rooms.ReadWait(ctx, agent, token, MaxWait)
+			errs <- err
+		}()
+		for i := 0; waitsOn(room) == before; i++ {
+			select {
+			case err := <-errs:
+				t.Fatalf("the wait ended at once: %v", err)
+			default:
+			}
+			if i == 10_000 {
+				t.Fatal("the wait never began")
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	refused := func(agent Agent, token, want string) {
+		t.Helper()
+		// A wait of a second: one not refused answers after it, with no error.
+		_, err := rooms.ReadWait(rb.ctx, agent, token, time.Second)
+		var e *Error
+		if !errors.As(err, &e) || e.Code != ErrInvalid || !strings.HasPrefix(e.Message, want) {
+			t.Fatalf("a wait past the cap: got %v, want a refusal starting %q", err, want)
+		}
+	}
+
+	ctxA, endA := context.WithCancel(rb.ctx)
+	ctx2, end2 := context.WithCancel(rb.ctx)
+	ctxB, endB := context.WithCancel(rb.ctx)
+	defer func() { endA(); end2(); endB(); ended.Wait() }()
+	wait(ctxA, rb.a, ta, roomA)
+	wait(ctxA, rb.a, ta, roomA)
+	refused(rb.a, ta, "wait_seconds: this agent has 2 reads waiting already, the most at once")
+	if _, err := rooms.ReadWait(rb.ctx, rb.a, ta, 0); err != nil {
+		t.Fatalf("a read without a wait was held to the cap: %v", err)
+	}
+	// a's colleague's agent reads the same seat (the same human): the
+	// account's third wait, then its fourth is refused.
+	wait(ctx2, a2, ta, roomA)
+	refused(a2, ta, "wait_seconds: this account's agents have 3 reads waiting already, the most at once")
+	// Another account is not held up by alpha's waits.
+	wait(ctxB, rb.b, tb, roomB)
+	if n := waitsOn(roomA); n != 3 {
+		t.Fatalf("%d waits on a's room, want 3 (the refused ones registered?)", n)
+	}
+	// a's waits end: a waits again.
+	endA()
+	for i := 0; waitsOn(roomA) != 1; i++ {
+		if i == 10_000 {
+			t.Fatal("a's ended waits were never let go")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	ctxA, endA = context.WithCancel(rb.ctx)
+	wait(ctxA, rb.a, ta, roomA)
+	endA()
+	end2()
+	endB()
+	ended.Wait()
+	w := &rooms.waiters
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.rooms) != 0 || len(w.perAgent) != 0 || len(w.perAccount) != 0 {
+		t.Fatalf("ended waits still counted: rooms %v, agents %v, accounts %v", w.rooms, w.perAgent, w.perAccount)
+	}
 }

@@ -149,3 +149,21 @@ func selectOutboxMessage(ctx context.Context, q querier, id int64) (OutboxMail, 
 	}
 	return m, nil
 }
+
+// lastTestPush locks the user's row (a test asked at the same moment waits
+// for this one's transaction) and says when their latest test push after
+// since was queued; zero when none was.
+func lastTestPush(ctx context.Context, q querier, userID int64, since time.Time) (time.Time, error) {
+	if _, err := q.Exec(ctx, `SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE`, userID); err != nil {
+		return time.Time{}, fmt.Errorf("lastTestPush %d: %w", userID, err)
+	}
+	var at *time.Time
+	if err := q.QueryRow(ctx, `SELECT max(created_at) FROM notification_deliveries
+		WHERE user_id = $1 AND created_at > $2 AND topic = $3`, userID, since, string(jobs.TopicTest)).Scan(&at); err != nil {
+		return time.Time{}, fmt.Errorf("lastTestPush %d: %w", userID, err)
+	}
+	if at == nil {
+		return time.Time{}, nil
+	}
+	return *at, nil
+}

@@ -139,6 +139,10 @@ func TestDeliveryLogPages(t *testing.T) {
 		if _, err := b.notify.SendTestPush(b.ctx, b.alice.ID, 0); err != nil {
 			t.Fatal(err)
 		}
+		// The next test is allowed a minute after this one (app.TestPushEvery).
+		if _, err := b.pool.Exec(b.ctx, `UPDATE notification_deliveries SET created_at = created_at - interval '61 seconds' WHERE user_id = $1`, b.alice.ID); err != nil {
+			t.Fatal(err)
+		}
 	}
 	alice := b.client(&b.alice)
 	line := regexp.MustCompile(`data-delivery="(\d+)"`)
@@ -324,5 +328,57 @@ func TestUnsubscribeInTheReadersLanguage(t *testing.T) {
 	}
 	if _, _, body := alice.get("/settings"); !strings.Contains(body, `name="email_notices" id="email_notices" checked>`) {
 		t.Errorf("the settings after turning notices on again do not show them on")
+	}
+}
+
+// TestTestPushOnceAMinute: a test push goes to every device the person
+// added, each an address they chose, in the queue every tenant's pushes
+// and webhooks share; pressing "Send a test" again and again queued
+// hundreds of pushes a second (on the running binary: ten presses, 200
+// pushes). A second test within a minute is refused, saying when the last
+// went and from when another may, and queues nothing; a minute later it
+// is sent.
+func TestTestPushOnceAMinute(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice := b.client(&b.alice)
+	alice.get("/settings")
+	push := notifytest.NewPushEndpoint(t, b.vapidPublic)
+	for _, name := range []string{"phone", "laptop"} {
+		dev := push.NewDevice(t, name)
+		sub := url.Values{"endpoint": {dev.Endpoint}, "p256dh": {dev.P256dh}, "auth": {dev.Auth}, "device": {name}}
+		if st, _, _ := alice.post("/settings/push", sub); st != http.StatusSeeOther {
+			t.Fatalf("subscribe: %d", st)
+		}
+	}
+	logged := func() int {
+		log, _, err := b.notify.DeliveryLogPage(b.ctx, b.alice.ID, 50, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(log)
+	}
+	if st, loc, _ := alice.post("/settings/push/test", nil); st != http.StatusSeeOther || loc != "/settings?done=push-test#push-h" {
+		t.Fatalf("test push: %d %q", st, loc)
+	}
+	if n := logged(); n != 2 {
+		t.Fatalf("%d pushes logged, want 2", n)
+	}
+	st, _, body := alice.post("/settings/push/test", nil)
+	if st != http.StatusConflict || !regexp.MustCompile(`a test push was sent at [^;]+; see how it went in the delivery log, or send another from `).MatchString(body) {
+		t.Fatalf("a second test at once: %d\n%s", st, body)
+	}
+	if n := logged(); n != 2 {
+		t.Fatalf("the refused test queued pushes: %d logged", n)
+	}
+	// A minute later.
+	if _, err := b.pool.Exec(b.ctx, `UPDATE notification_deliveries SET created_at = created_at - interval '61 seconds' WHERE user_id = $1`, b.alice.ID); err != nil {
+		t.Fatal(err)
+	}
+	if st, loc, _ := alice.post("/settings/push/test", nil); st != http.StatusSeeOther || loc != "/settings?done=push-test#push-h" {
+		t.Fatalf("a test a minute later: %d %q", st, loc)
+	}
+	if n := logged(); n != 4 {
+		t.Fatalf("%d pushes logged, want 4", n)
 	}
 }

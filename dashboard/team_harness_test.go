@@ -24,7 +24,7 @@ func (b *bundle) inviteMails(t *testing.T) *notifytest.SMTPServer {
 	river.AddWorker(workers, &jobs.MemberInviteWorker{Invitations: b.accounts, Deliveries: b.notify, From: "Taasky <taasky@example.test>",
 		Mailer: notify.NewSMTP(notify.SMTPConfig{Host: smtp.Host, Port: smtp.Port})})
 	rc, err := river.NewClient(riverpgxv5.New(b.pool), &river.Config{Workers: workers, FetchPollInterval: 200 * time.Millisecond,
-		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 2}}})
+		Queues: jobs.Queues(2, 2)})
 	if err != nil {
 		t.Fatal(err)
 	}

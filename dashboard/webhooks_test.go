@@ -162,7 +162,7 @@ func (b *bundle) workHooks(t *testing.T) {
 	river.AddWorker(workers, &jobs.WebhookWorker{Webhooks: b.hooks, Sender: notify.NewWebhookSender(true, nil),
 		Backoff: []time.Duration{100 * time.Millisecond}})
 	rc, err := river.NewClient(riverpgxv5.New(b.pool), &river.Config{Workers: workers, TestOnly: true,
-		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}}, FetchOnlyKnownKinds: true,
+		Queues: jobs.Queues(4, 4), FetchOnlyKnownKinds: true,
 		FetchCooldown: 5 * time.Millisecond, FetchPollInterval: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

@@ -54,7 +54,7 @@ func TestJobsCounted(t *testing.T) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, outcomeWorker{})
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Workers: workers, Logger: slog.New(slog.DiscardHandler),
-		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 5}}, FetchCooldown: FetchCooldown})
+		Queues: Queues(5, 5), FetchCooldown: FetchCooldown})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,9 +93,10 @@ type PushArgs struct {
 func (PushArgs) Kind() string { return "notify_push" }
 
 // InsertOpts: unique by args; a push is worth fewer retries than a mail
-// (about two hours: the device may be gone, and the mail carries the same).
+// (about two hours: the device may be gone, and the mail carries the same);
+// in QueueOutbound, so that a push service slow to answer holds up no mail.
 func (PushArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: 8, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return river.InsertOpts{MaxAttempts: 8, Queue: QueueOutbound, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
 // InviteArgs emails the invitation of a room to the address its opener's

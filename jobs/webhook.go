@@ -27,9 +27,10 @@ type WebhookArgs struct {
 func (WebhookArgs) Kind() string { return "webhook" }
 
 // InsertOpts: unique by args (a message's first job is inserted once), and
-// as many attempts as WebhookBackoff has steps, plus the first.
+// as many attempts as WebhookBackoff has steps, plus the first; in
+// QueueOutbound, so that an endpoint slow to answer holds up no mail.
 func (WebhookArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: len(WebhookBackoff) + 1, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return river.InsertOpts{MaxAttempts: len(WebhookBackoff) + 1, Queue: QueueOutbound, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
 // WebhookBackoff is the wait before each retry of a webhook: the Standard

@@ -85,6 +85,25 @@ func (cs *clients) get(ctx context.Context, id string) (app.OAuthClient, error) 
 	return cs.fetch(ctx, id)
 }
 
+// stored returns the client with id as Taasky keeps it, never fetching:
+// what the token and revocation endpoints check (fosite's GetClient). Its
+// metadata document was fetched for the authorization (get, before fosite
+// reads the request), and a client no authorization ever fetched or
+// registered has no code or token to exchange: fetching for it let anyone,
+// without signing in, make Taasky fetch any https URL, four times a
+// request, five seconds each.
+func (cs *clients) stored(ctx context.Context, id string) (app.OAuthClient, error) {
+	if id == "" {
+		return app.OAuthClient{}, app.Refuse(app.ErrInvalid, "error.oauth_client_id_required", "client_id: is required")
+	}
+	c, err := cs.state.Client(ctx, id)
+	if app.ErrorCodeOf(err) == app.ErrNotFound {
+		return app.OAuthClient{}, app.Refuse(app.ErrNotFound, "error.oauth_client_unknown",
+			"client_id: no client %q is registered with Taasky (register with Dynamic Client Registration, or use a Client ID Metadata Document URL)", id)
+	}
+	return c, err
+}
+
 // metadataDocument is what Taasky reads of a Client ID Metadata Document.
 type metadataDocument struct {
 	ClientID                string   `json:"client_id"`

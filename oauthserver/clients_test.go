@@ -2,13 +2,17 @@ package oauthserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/pgtest"
@@ -125,5 +129,74 @@ func TestFreshFor(t *testing.T) {
 		if got := freshFor(h); got != want {
 			t.Errorf("Cache-Control %q: %s, want %s", cc, got, want)
 		}
+	}
+}
+
+// TestTokenEndpointsFetchNoDocument: the token and revocation endpoints
+// take no sign-in, and a client_id there that was an https URL nobody
+// authorized made Taasky fetch it (on the running binary, four connections
+// a request, each up to 5 s): anyone could have Taasky fetch any URL as
+// often as they liked. They check the client as stored: an unknown one is
+// refused without a fetch, and a known one whose document went stale is
+// not fetched again (its grant was made under the document as stored).
+func TestTokenEndpointsFetchNoDocument(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	var hits atomic.Int32
+	var srv *httptest.Server
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Cache-Control", "public, max-age=120")
+		fmt.Fprintf(w, `{"client_id":%q,"client_name":"Assistant","redirect_uris":["https://a.example/cb"]}`, srv.URL+r.URL.Path)
+	})
+	srv = httptest.NewTLSServer(mux)
+	t.Cleanup(srv.Close)
+	s, err := New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: app.NewOAuth(pool), Accounts: app.NewAccounts(pool),
+		MetadataTransport: srv.Client().Transport})
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := fiber.New()
+	s.Mount(web)
+	post := func(path string, form url.Values) (int, string) {
+		t.Helper()
+		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := web.Test(req, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		e, _ := m["error"].(string)
+		return resp.StatusCode, e
+	}
+	exchange := func(id string) url.Values {
+		return url.Values{"grant_type": {"authorization_code"}, "code": {"ory_ac_x.y"}, "client_id": {id},
+			"redirect_uri": {"https://a.example/cb"}, "code_verifier": {strings.Repeat("v", 43)}}
+	}
+	unknown := srv.URL + "/never-authorized"
+	if st, e := post("/oauth/token", exchange(unknown)); st != http.StatusUnauthorized || e != "invalid_client" {
+		t.Errorf("an exchange for an unknown client: %d %s, want 401 invalid_client", st, e)
+	}
+	if st, e := post("/oauth/revoke", url.Values{"token": {"x"}, "client_id": {unknown}}); st != http.StatusUnauthorized || e != "invalid_client" {
+		t.Errorf("a revocation for an unknown client: %d %s, want 401 invalid_client", st, e)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the token endpoints fetched an unknown client's document %d times", n)
+	}
+	// An authorization fetched a client's document; it went stale since.
+	known := srv.URL + "/assistant"
+	if _, err := s.clients.get(context.Background(), known); err != nil || hits.Load() != 1 {
+		t.Fatalf("the authorization's fetch: %v (%d fetches)", err, hits.Load())
+	}
+	s.clients.now = func() time.Time { return time.Now().Add(2 * time.Hour) }
+	if st, e := post("/oauth/token", exchange(known)); st != http.StatusBadRequest || e != "invalid_grant" {
+		t.Errorf("an exchange of a made-up code for a known client: %d %s, want 400 invalid_grant", st, e)
+	}
+	if n := hits.Load(); n != 1 {
+		t.Errorf("the token endpoint fetched a known client's document again: %d fetches", n)
 	}
 }

@@ -156,10 +156,10 @@ func (s *store) load(ctx context.Context, kind app.OAuthTokenKind, signature str
 	return r, t.Active, nil
 }
 
-// GetClient is fosite's: the client as Taasky knows it (a metadata
-// document fetched again once stale).
+// GetClient is fosite's: the client as Taasky stored it, never fetched
+// here (clients.stored; an authorization fetches a metadata document first).
 func (s *store) GetClient(ctx context.Context, id string) (fosite.Client, error) {
-	c, err := s.clients.get(ctx, id)
+	c, err := s.clients.stored(ctx, id)
 	if err != nil {
 		if app.ErrorCodeOf(err) == app.ErrInternal {
 			return nil, &storageFailure{err}

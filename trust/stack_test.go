@@ -134,7 +134,7 @@ func newStack(t testing.TB, c stackConfig) *stack {
 		}
 		s.push = notifytest.NewPushEndpoint(t, pub)
 		push.Pusher = &notify.Pusher{VAPID: notify.VAPID{PublicKey: pub, PrivateKey: priv, Subscriber: "trust@example.test"}, AllowInternal: true}
-		rcfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 10}}
+		rcfg.Queues = jobs.Queues(10, 10)
 		rcfg.FetchPollInterval = 100 * time.Millisecond
 		rcfg.PeriodicJobs = []*river.PeriodicJob{jobs.SweepJob()} // as cmd/taasky
 	}

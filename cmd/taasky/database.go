@@ -42,11 +42,14 @@ func checkSecretKey(ctx context.Context, pool *pgxpool.Pool, cfg config.Config) 
 }
 
 // poolConns is the pool's size unless DATABASE_URL sets pool_max_conns;
-// jobWorkers is how many jobs one process works at once. The pool keeps
-// room for requests beside every worker.
+// jobWorkers is how many jobs of the default queue (mails, the sweep) one
+// process works at once, outboundWorkers how many pushes and webhooks
+// (jobs.QueueOutbound: they mostly wait on another host, holding no
+// connection). The pool keeps room for requests beside every worker.
 const (
-	poolConns  = 50
-	jobWorkers = 20
+	poolConns       = 50
+	jobWorkers      = 20
+	outboundWorkers = 10
 )
 
 // openDatabase opens a pool to dsn, checks that the database answers, and

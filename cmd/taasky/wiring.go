@@ -151,7 +151,7 @@ func newRiver(d deps, work bool) (client *river.Client[pgx.Tx], working bool, er
 		FetchCooldown:        jobs.FetchCooldown,
 	}
 	if work && n > 0 {
-		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: jobWorkers}}
+		cfg.Queues = jobs.Queues(jobWorkers, outboundWorkers)
 		// The elected leader among the working processes inserts it.
 		cfg.PeriodicJobs = []*river.PeriodicJob{jobs.SweepJob(), jobs.PurgeJob()}
 	}

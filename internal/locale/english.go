@@ -1018,6 +1018,7 @@ var englishText = map[Key]catalog.Message{
 	"error.push_p256dh":                text("keys.p256dh: a P-256 public key, base64url (65 bytes)"),
 	"error.push_auth":                  text("keys.auth: 16 bytes, base64url"),
 	"error.push_no_device":             text("no device to push to: subscribe this browser first"),
+	"atk15_push_test_wait":             text("a test push was sent at %[1]s; see how it went in the delivery log, or send another from %[2]s"),
 	"abuse7_push_devices_cap":          text("device: at most %[1]d devices get your notifications; remove one under Web Push first"),
 	"cap9_agents":                      text("agents: this account has as many agents as it may have (%[1]d, AGENTS_PER_ACCOUNT_MAX); nothing was created. Revoke every key of one it no longer uses, or disconnect it, first"),
 	"cap9_keys":                        text("keys: %[1]s has as many keys as an agent may have (%[2]d, KEYS_PER_AGENT_MAX); nothing was issued. Revoke one first"),

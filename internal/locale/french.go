@@ -996,6 +996,7 @@ var frenchText = map[Key]catalog.Message{
 	"error.push_p256dh":                text("keys.p256dh : une clé publique P-256, en base64url (65 octets)"),
 	"error.push_auth":                  text("keys.auth : 16 octets, en base64url"),
 	"error.push_no_device":             text("aucun appareil où envoyer : abonnez d'abord ce navigateur"),
+	"atk15_push_test_wait":             text("une notification push de test a été envoyée à %[1]s ; voyez son résultat dans le journal des envois, ou envoyez-en une autre à partir de %[2]s"),
 	"abuse7_push_devices_cap":          text("appareil : vos notifications arrivent sur %[1]d appareils au plus ; retirez-en un sous Web Push d'abord"),
 	"cap9_agents":                      text("agents : ce compte a autant d'agents qu'il peut en avoir (%[1]d, AGENTS_PER_ACCOUNT_MAX) ; rien n'a été créé. Révoquez d'abord toutes les clés d'un agent qui ne sert plus, ou déconnectez-le"),
 	"cap9_keys":                        text("clés : %[1]s a autant de clés qu'un agent peut en avoir (%[2]d, KEYS_PER_AGENT_MAX) ; aucune clé n'a été émise. Révoquez-en d'abord une"),

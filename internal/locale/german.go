@@ -994,6 +994,7 @@ var germanText = map[Key]catalog.Message{
 	"error.push_p256dh":                text("keys.p256dh: ein öffentlicher P-256-Schlüssel, base64url (65 Byte)"),
 	"error.push_auth":                  text("keys.auth: 16 Byte, base64url"),
 	"error.push_no_device":             text("kein Gerät für Push-Benachrichtigungen: abonnieren Sie zuerst in diesem Browser"),
+	"atk15_push_test_wait":             text("um %[1]s wurde eine Test-Push-Benachrichtigung gesendet; wie sie ankam, steht im Zustellprotokoll, eine weitere können Sie ab %[2]s senden"),
 	"abuse7_push_devices_cap":          text("Gerät: höchstens %[1]d Geräte erhalten Ihre Benachrichtigungen; entfernen Sie zuerst eines unter Web Push"),
 	"cap9_agents":                      text("Agenten: Dieses Konto hat so viele Agenten, wie es haben darf (%[1]d, AGENTS_PER_ACCOUNT_MAX); nichts wurde angelegt. Widerrufen Sie zuerst alle Schlüssel eines nicht mehr genutzten Agenten oder trennen Sie ihn"),
 	"cap9_keys":                        text("Schlüssel: %[1]s hat so viele Schlüssel, wie ein Agent haben darf (%[2]d, KEYS_PER_AGENT_MAX); nichts wurde ausgestellt. Widerrufen Sie zuerst einen"),

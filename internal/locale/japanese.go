@@ -963,6 +963,7 @@ var japaneseText = map[Key]catalog.Message{
 	"error.push_p256dh":                text("keys.p256dh：P-256 公開鍵（base64url、65 バイト）が必要です"),
 	"error.push_auth":                  text("keys.auth：16 バイト（base64url）が必要です"),
 	"error.push_no_device":             text("プッシュ先の端末がありません：まずこのブラウザーで購読してください"),
+	"atk15_push_test_wait":             text("%[1]s にテスト用のプッシュ通知を送信しました。結果は配信ログで確認できます。次の送信は %[2]s 以降に可能です"),
 	"abuse7_push_devices_cap":          text("端末：通知を受け取れる端末は最大 %[1]d 台です。先に「Webプッシュ」で1台削除してください"),
 	"cap9_agents":                      text("エージェント：このアカウントのエージェント数は上限に達しています（%[1]d、AGENTS_PER_ACCOUNT_MAX）。何も作成されていません。使わなくなったエージェントのキーをすべて失効させるか、接続を解除してください"),
 	"cap9_keys":                        text("キー：%[1]s のキー数はエージェントあたりの上限に達しています（%[2]d、KEYS_PER_AGENT_MAX）。何も発行されていません。先にどれかを失効させてください"),

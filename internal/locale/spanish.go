@@ -996,6 +996,7 @@ var spanishText = map[Key]catalog.Message{
 	"error.push_p256dh":                text("keys.p256dh: una clave pública P-256, en base64url (65 bytes)"),
 	"error.push_auth":                  text("keys.auth: 16 bytes, en base64url"),
 	"error.push_no_device":             text("no hay ningún dispositivo al que enviar: suscriba primero este navegador"),
+	"atk15_push_test_wait":             text("se envió una notificación push de prueba a las %[1]s; vea cómo fue en el registro de envíos, o envíe otra desde %[2]s"),
 	"abuse7_push_devices_cap":          text("dispositivo: sus notificaciones llegan como máximo a %[1]d dispositivos; quite uno en Web Push primero"),
 	"cap9_agents":                      text("agentes: esta cuenta tiene tantos agentes como puede tener (%[1]d, AGENTS_PER_ACCOUNT_MAX); no se creó nada. Revoque primero todas las claves de uno que ya no use, o desconéctelo"),
 	"cap9_keys":                        text("claves: %[1]s tiene tantas claves como puede tener un agente (%[2]d, KEYS_PER_AGENT_MAX); no se emitió nada. Revoque una primero"),
