@@ -226,6 +226,23 @@ func TestLoadConfigValues(t *testing.T) {
 	}
 }
 
+// TestLogNamesEveryDatabaseHost: the "starting" line names every host of a
+// failover DATABASE_URL (docs/operations.md "Failover"), not the first
+// alone, which may be the standby or the server that is down; never the
+// password.
+func TestLogNamesEveryDatabaseHost(t *testing.T) {
+	env := goodEnv()
+	env["DATABASE_URL"] = "postgres://taasky:pw@h1.example:5432,h2.example:5433/taasky?target_session_attrs=read-write"
+	c, err := load(env, RoleWeb|RoleWorker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := fmt.Sprint(c)
+	if !strings.Contains(s, "taasky@h1.example:5432,h2.example:5433/taasky") || strings.Contains(s, ":pw@") {
+		t.Errorf("the log names %s, want both hosts and no password", s)
+	}
+}
+
 func TestConfigKey(t *testing.T) {
 	c, err := load(goodEnv(), RoleWeb)
 	if err != nil {

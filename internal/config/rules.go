@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -206,5 +207,13 @@ func describeDatabase(v string) string {
 		return ""
 	}
 	cc := pc.ConnConfig
-	return fmt.Sprintf("%s@%s/%s", cc.User, net.JoinHostPort(cc.Host, strconv.Itoa(int(cc.Port))), cc.Database)
+	// Every host, as a failover URL lists them (pgx keeps all but the
+	// first as fallbacks, and repeats a host for each TLS mode it tries).
+	hosts := []string{net.JoinHostPort(cc.Host, strconv.Itoa(int(cc.Port)))}
+	for _, f := range cc.Fallbacks {
+		if h := net.JoinHostPort(f.Host, strconv.Itoa(int(f.Port))); !slices.Contains(hosts, h) {
+			hosts = append(hosts, h)
+		}
+	}
+	return fmt.Sprintf("%s@%s/%s", cc.User, strings.Join(hosts, ","), cc.Database)
 }
