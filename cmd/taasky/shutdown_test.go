@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,7 +31,8 @@ func TestShutdownGrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := openServer(t.Context(), cfg, newLogger(io.Discard, true), true, true)
+	log := &syncBuffer{}
+	srv, err := openServer(t.Context(), cfg, newLogger(log, true), true, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,5 +91,9 @@ func TestShutdownGrace(t *testing.T) {
 	if c, err := net.Dial("tcp", base[len("http://"):]); err == nil {
 		c.Close()
 		t.Error("the listener still accepts after serve returned")
+	}
+	// The log says the grace as the operator wrote it, not in nanoseconds.
+	if !strings.Contains(log.String(), `"grace":"3s"`) {
+		t.Errorf("the log does not say the grace as 3s:\n%s", log.String())
 	}
 }
