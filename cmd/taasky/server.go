@@ -153,6 +153,9 @@ func (s *server) serve(ctx context.Context, web *fiber.App, listening func(addr 
 	s.health.stopping.Store(true)
 	if web != nil && s.web {
 		s.drainGrace() // shutdown.go
+		// A waiting negotiation_read (up to 25 s) answers now with its
+		// room, rather than being cut by the drain's 20 s unanswered.
+		s.rooms.EndWaits()
 		err = errors.Join(err, closeHTTP(web, httpDone))
 		web = nil
 	}
