@@ -30,7 +30,11 @@ func checkDatabaseURL(v string) string {
 }
 
 func checkListenAddr(v string) string {
-	const rule = "must be host:port, e.g. 127.0.0.1:8080 or :8080"
+	return checkAddr(v, "must be host:port, e.g. 127.0.0.1:8080 or :8080")
+}
+
+// checkAddr checks a host:port to listen on, rule saying what it must be.
+func checkAddr(v, rule string) string {
 	_, port, err := net.SplitHostPort(v)
 	if err != nil {
 		return rule
