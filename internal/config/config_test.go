@@ -120,6 +120,14 @@ func TestLoadConfigRules(t *testing.T) {
 		{"vapid padded", serve, map[string]string{"VAPID_PUBLIC_KEY": pub + "=", "VAPID_PRIVATE_KEY": priv + "="}, nil},
 		{"vapid public only", serve, map[string]string{"VAPID_PUBLIC_KEY": pub},
 			[]string{"VAPID_PRIVATE_KEY: is required when VAPID_PUBLIC_KEY is set (set both or neither)"}},
+		{"vapid bad public only", serve, map[string]string{"VAPID_PUBLIC_KEY": "a+b/"}, []string{
+			"VAPID_PUBLIC_KEY: must be base64url (RFC 4648 §5), without spaces",
+			"VAPID_PRIVATE_KEY: is required when VAPID_PUBLIC_KEY is set (set both or neither)",
+		}},
+		{"vapid short private only", serve, map[string]string{"VAPID_PRIVATE_KEY": short}, []string{
+			"VAPID_PUBLIC_KEY: is required when VAPID_PRIVATE_KEY is set (set both or neither)",
+			"VAPID_PRIVATE_KEY: must be a 32-byte P-256 private key in base64url (it decodes to 33 bytes)",
+		}},
 		{"vapid private only", serve, map[string]string{"VAPID_PRIVATE_KEY": priv},
 			[]string{"VAPID_PUBLIC_KEY: is required when VAPID_PRIVATE_KEY is set (set both or neither)"}},
 		{"vapid not base64url", serve, map[string]string{"VAPID_PUBLIC_KEY": "a+b/", "VAPID_PRIVATE_KEY": "not base64"}, []string{

@@ -152,18 +152,16 @@ type varProblem struct{ name, msg string }
 // checkVAPID checks the Web Push keys: both or neither, each the right size
 // on P-256, and the public key the private key's.
 func checkVAPID(pub, priv string) []varProblem {
-	switch {
-	case pub == "" && priv == "":
+	if pub == "" && priv == "" {
 		return nil
-	case priv == "":
-		return []varProblem{{"VAPID_PRIVATE_KEY", "is required when VAPID_PUBLIC_KEY is set (set both or neither)"}}
-	case pub == "":
-		return []varProblem{{"VAPID_PUBLIC_KEY", "is required when VAPID_PRIVATE_KEY is set (set both or neither)"}}
 	}
+	// The one given is checked too: every problem at once.
 	var problems []varProblem
 	pubBytes, err := decodeBase64URL(pub)
 	var pubKey *ecdh.PublicKey
 	switch {
+	case pub == "":
+		problems = append(problems, varProblem{"VAPID_PUBLIC_KEY", "is required when VAPID_PRIVATE_KEY is set (set both or neither)"})
 	case err != nil:
 		problems = append(problems, varProblem{"VAPID_PUBLIC_KEY", "must be base64url (RFC 4648 §5), without spaces"})
 	case len(pubBytes) != 65 || pubBytes[0] != 4:
@@ -176,6 +174,8 @@ func checkVAPID(pub, priv string) []varProblem {
 	privBytes, err := decodeBase64URL(priv)
 	var privKey *ecdh.PrivateKey
 	switch {
+	case priv == "":
+		problems = append(problems, varProblem{"VAPID_PRIVATE_KEY", "is required when VAPID_PUBLIC_KEY is set (set both or neither)"})
 	case err != nil:
 		problems = append(problems, varProblem{"VAPID_PRIVATE_KEY", "must be base64url (RFC 4648 §5), without spaces"})
 	case len(privBytes) != 32:
