@@ -130,6 +130,14 @@ func TestReceiptVerifyCommand(t *testing.T) {
 	if _, _, err := runCmd(t, e, "receipt", "verify"); err == nil {
 		t.Error("no file: no error")
 	}
+	// Keys looked for at BASE_URL (no --jwks given) that cannot be had: the
+	// line names BASE_URL, the setting to correct, not a flag never given.
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	if _, _, err := runCmd(t, env{"BASE_URL": gone.URL}, "receipt", "verify", good); err == nil ||
+		!strings.HasPrefix(err.Error(), "BASE_URL's keys "+gone.URL+jwksPath+": ") || strings.Contains(err.Error(), "--jwks") {
+		t.Errorf("keys at an unreachable BASE_URL: %v", err)
+	}
 	if _, _, err := runCmd(t, e, "receipt", "verify", good, good); err == nil || !strings.Contains(err.Error(), "one FILE only") {
 		t.Errorf("two files: %v", err)
 	}
