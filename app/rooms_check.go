@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -54,7 +55,11 @@ func (s *Rooms) checkRoom(ctx context.Context, id int64) (string, error) {
 		return err.Error(), nil
 	}
 	limits, err := s.partyLimits(row, "")
-	if err != nil {
+	if errors.Is(err, errUnsealable) {
+		// Named, and the other rooms still checked: after a start over
+		// with a new key, every room opened before is one of these.
+		return err.Error(), nil
+	} else if err != nil {
 		return "", err
 	}
 	replayed, err := negotiation.Replay(events, limits)

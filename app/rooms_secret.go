@@ -83,11 +83,20 @@ func seal(key cipher.AEAD, plain, ad []byte) []byte {
 	return key.Seal(nonce, nonce, plain, ad)
 }
 
+// errUnsealable is a sealed value that does not open with this process's
+// key: sealed under another SECRET_KEY (an installation that started over
+// with a new one, docs/operations.md), or altered.
+var errUnsealable = errors.New("does not open with this SECRET_KEY (sealed under another key, or altered)")
+
 // unseal opens what seal sealed with the same ad.
 func unseal(key cipher.AEAD, sealed, ad []byte) ([]byte, error) {
 	n := key.NonceSize()
 	if len(sealed) < n {
-		return nil, errors.New("too short")
+		return nil, fmt.Errorf("%w: too short", errUnsealable)
 	}
-	return key.Open(nil, sealed[:n], sealed[n:], ad)
+	plain, err := key.Open(nil, sealed[:n], sealed[n:], ad)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errUnsealable, err)
+	}
+	return plain, nil
 }

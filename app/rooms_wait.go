@@ -43,6 +43,28 @@ type waiters struct {
 	// held to the caps (0: the defaults).
 	perAgent, perAccount map[int64]int
 	agentCap, accountCap int
+	ended                atomic.Bool // EndWaits: the process is closing its listener
+}
+
+// EndWaits answers every waiting read at once with its room as it is, and
+// every later one without waiting: the process is about to close its
+// listener, and a read holds its request up to MaxWait (25 s), longer than
+// the requests in flight are given to finish (cmd/taasky: 20 s), which cut
+// it without an answer. The agent reads again, on a node that stays.
+func (s *Rooms) EndWaits() {
+	s.waiters.ended.Store(true)
+	s.waiters.wake(0)
+}
+
+// Waiting is how many reads wait in this process now.
+func (s *Rooms) Waiting() int {
+	s.waiters.mu.Lock()
+	defer s.waiters.mu.Unlock()
+	n := 0
+	for _, chans := range s.waiters.rooms {
+		n += len(chans)
+	}
+	return n
 }
 
 // add registers agent's wait on room; done removes it (once). Past the
@@ -147,7 +169,7 @@ func (s *Rooms) ReadWait(ctx context.Context, agent Agent, roomToken string, wai
 		return nil, Errorf(ErrInvalid, "wait_seconds: 0 to %d", int(MaxWait/time.Second))
 	}
 	v, err := s.Read(ctx, agent, roomToken)
-	if err != nil || wait == 0 || !v.Next.Waiting() {
+	if err != nil || wait == 0 || !v.Next.Waiting() || s.waiters.ended.Load() {
 		return v, err
 	}
 	ch, done, err := s.waiters.add(v.RoomID, agent)
@@ -168,7 +190,7 @@ func (s *Rooms) ReadWait(ctx context.Context, agent Agent, roomToken string, wai
 		if v.NextCounterAt != "" {
 			coolLeft = v.changesAt.Sub(s.now())
 		}
-		if left <= 0 || (waitKey(v) != first && (coolLeft < 0 || coolLeft > left)) {
+		if left <= 0 || s.waiters.ended.Load() || (waitKey(v) != first && (coolLeft < 0 || coolLeft > left)) {
 			return v, nil
 		}
 		timeout := left

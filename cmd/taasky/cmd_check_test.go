@@ -118,3 +118,30 @@ func peerAgent(t *testing.T, srv *server) app.Agent {
 	}
 	return agent
 }
+
+// TestCheckAfterANewSecretKey: after an installation started over with a
+// new SECRET_KEY (docs/operations.md: installation.key_check cleared), the
+// rooms opened before hold limits sealed under the old key. `taasky check`
+// names each such room, saying SECRET_KEY, and checks the others; it used
+// to stop at the first one with "cipher: message authentication failed".
+func TestCheckAfterANewSecretKey(t *testing.T) {
+	t.Parallel()
+	e := env{"DATABASE_URL": pgtest.NewDSN(t), "BASE_URL": "http://127.0.0.1", "SECRET_KEY": testSecret}
+	ctx := context.Background()
+	srv, agent := acmeServer(t, e)
+	schema := json.RawMessage(`{"day":{"type":"date","label":"Day"}}`)
+	for range 2 {
+		if _, err := srv.rooms.Open(ctx, agent, app.OpenInput{Schema: schema, Limits: json.RawMessage(`{"day":{"min":"2026-12-01"}}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := srv.pool.Exec(ctx, `UPDATE installation SET key_check = NULL`); err != nil {
+		t.Fatal(err)
+	}
+	e["SECRET_KEY"] = testSecret + "-new"
+	out, _, err := runCmd(t, e, "check")
+	if err == nil || !strings.Contains(out, "2 rooms checked, 2 differences") ||
+		strings.Count(out, "does not open with this SECRET_KEY") != 2 {
+		t.Errorf("check after a new key: %v\n%s", err, out)
+	}
+}

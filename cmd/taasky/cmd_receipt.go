@@ -53,7 +53,9 @@ func runReceiptVerify(ctx context.Context, args []string, getenv func(string) st
 			return cmd.fail("--issuer: %s", err)
 		}
 	}
+	name := "--jwks" // where the keys' source came from, for its errors
 	if *jwksFrom == "" {
+		name = "BASE_URL's keys"
 		base := strings.TrimSpace(getenv("BASE_URL"))
 		if base == "" {
 			return cmd.fail("no keys to verify with: give --jwks URL|FILE (or set BASE_URL)")
@@ -63,14 +65,14 @@ func runReceiptVerify(ctx context.Context, args []string, getenv func(string) st
 		}
 		*jwksFrom = base + jwksPath
 	}
-	keys, from, err := loadJWKS(ctx, *jwksFrom)
+	keys, from, err := loadJWKS(ctx, *jwksFrom, name)
 	if err != nil {
 		return err
 	}
 	if *issuer == "" && from != "" {
 		// The service whose URL the keys came from, named as it names itself.
 		if *issuer, err = config.BaseURL(from); err != nil {
-			return cmd.fail("--jwks: the issuer its URL names: %s (or give --issuer URL)", err)
+			return cmd.fail("%s: the issuer its URL names: %s (or give --issuer URL)", name, err)
 		}
 	}
 	r, err := receipt.Verify(string(jws), *issuer, keys)
@@ -109,34 +111,35 @@ func unwrapPath(err error) error {
 }
 
 // loadJWKS reads a JWK Set from a file or fetches it from a URL; from is
-// the issuer the URL names ("" for a file).
-func loadJWKS(ctx context.Context, src string) (set *jose.JSONWebKeySet, from string, err error) {
+// the issuer the URL names ("" for a file). Its errors begin with name:
+// --jwks, or BASE_URL's keys when the URL came from BASE_URL.
+func loadJWKS(ctx context.Context, src, name string) (set *jose.JSONWebKeySet, from string, err error) {
 	var raw []byte
 	if l := strings.ToLower(src); strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://") {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
 		if err != nil {
-			return nil, "", fmt.Errorf("--jwks %s: %w", src, err)
+			return nil, "", fmt.Errorf("%s %s: %w", name, src, err)
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			return nil, "", fmt.Errorf("--jwks %s: %w", src, err)
+			return nil, "", fmt.Errorf("%s %s: %w", name, src, err)
 		}
 		defer resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
-			return nil, "", fmt.Errorf("--jwks %s: answered %s", src, resp.Status)
+			return nil, "", fmt.Errorf("%s %s: answered %s", name, src, resp.Status)
 		}
 		if raw, err = io.ReadAll(io.LimitReader(resp.Body, maxKeysFile)); err != nil {
-			return nil, "", fmt.Errorf("--jwks %s: %w", src, err)
+			return nil, "", fmt.Errorf("%s %s: %w", name, src, err)
 		}
 		from = strings.TrimSuffix(src, jwksPath)
 	} else if raw, err = readLimited(src); err != nil {
-		return nil, "", fmt.Errorf("--jwks: %w", err)
+		return nil, "", fmt.Errorf("%s: %w", name, err)
 	}
 	set = &jose.JSONWebKeySet{}
 	if err := json.Unmarshal(raw, set); err != nil || len(set.Keys) == 0 {
-		return nil, "", fmt.Errorf("--jwks %s: not a JWK Set with keys", src)
+		return nil, "", fmt.Errorf("%s %s: not a JWK Set with keys", name, src)
 	}
 	return set, from, nil
 }

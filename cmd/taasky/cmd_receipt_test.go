@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http/cookiejar"
 	"net/url"
@@ -129,6 +130,14 @@ func TestReceiptVerifyCommand(t *testing.T) {
 	if _, _, err := runCmd(t, e, "receipt", "verify"); err == nil {
 		t.Error("no file: no error")
 	}
+	// Keys looked for at BASE_URL (no --jwks given) that cannot be had: the
+	// line names BASE_URL, the setting to correct, not a flag never given.
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	if _, _, err := runCmd(t, env{"BASE_URL": gone.URL}, "receipt", "verify", good); err == nil ||
+		!strings.HasPrefix(err.Error(), "BASE_URL's keys "+gone.URL+jwksPath+": ") || strings.Contains(err.Error(), "--jwks") {
+		t.Errorf("keys at an unreachable BASE_URL: %v", err)
+	}
 	if _, _, err := runCmd(t, e, "receipt", "verify", good, good); err == nil || !strings.Contains(err.Error(), "one FILE only") {
 		t.Errorf("two files: %v", err)
 	}
@@ -150,7 +159,8 @@ func TestReceiptKeyIsNeverRetired(t *testing.T) {
 			"OIDC_ISSUER": "http://127.0.0.1:9", "OIDC_CLIENT_ID": "taasky", "OIDC_CLIENT_SECRET": "secret"}
 	}
 	before := start(t, version("1"), "serve")
-	srv, agent := acmeServer(t, version("2")) // raised
+	raised := start(t, version("2"), "serve")
+	srv, agent := acmeServer(t, version("2")) // signs as the raised process does
 	jws := agreedReceipt(t, srv, agent)
 	var header struct {
 		Kid string `json:"kid"`
@@ -212,7 +222,7 @@ func TestReceiptKeyIsNeverRetired(t *testing.T) {
 
 	// The rotation done, a process on version 1 again (a node not
 	// updated, or the setting lowered) does not start; 2 and 3 do.
-	if err := before.stop(); err != nil {
+	if err := errors.Join(before.stop(), raised.stop()); err != nil {
 		t.Fatal(err)
 	}
 	err = startOrRefuse(t, version("1"), "serve")
@@ -226,6 +236,41 @@ func TestReceiptKeyIsNeverRetired(t *testing.T) {
 	}
 	if err := startOrRefuse(t, version("2"), "serve"); err == nil || !strings.Contains(err.Error(), "below 3") {
 		t.Errorf("version 2 after version 3: %v", err)
+	}
+}
+
+// TestAdminCommandsLeaveTheReceiptKeyVersion: `taasky check` and
+// `taasky account delete` sign no receipt, so they neither need
+// RECEIPT_KEY_VERSION after a rotation (an operator's shell has the
+// variables README lists for them, not the pods' version) nor record
+// theirs: one run with a higher version than the service's used to raise
+// the installation's, and every process of the service then refused to
+// start again ("RECEIPT_KEY_VERSION is 2, below 5").
+func TestAdminCommandsLeaveTheReceiptKeyVersion(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.NewDSN(t)
+	serve := env{"DATABASE_URL": dsn, "BASE_URL": "http://127.0.0.1", "LISTEN_ADDR": "127.0.0.1:0",
+		"SECRET_KEY": testSecret, "RECEIPT_KEY_VERSION": "2",
+		"OIDC_ISSUER": "http://127.0.0.1:9", "OIDC_CLIENT_ID": "taasky", "OIDC_CLIENT_SECRET": "secret"}
+	if err := start(t, serve, "serve").stop(); err != nil { // the service, rotated to 2
+		t.Fatal(err)
+	}
+	shell := env{"DATABASE_URL": dsn, "BASE_URL": "http://127.0.0.1", "SECRET_KEY": testSecret}
+	if out, _, err := runCmd(t, shell, "check"); err != nil || !strings.Contains(out, "0 differences") {
+		t.Errorf("check without RECEIPT_KEY_VERSION after a rotation: %v %s", err, out)
+	}
+	if _, _, err := runCmd(t, shell, "account", "create", "--slug", "acme", "--name", "Acme", "--owner-email", "a@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCmd(t, shell, "account", "delete", "--account", "acme", "--confirm", "acme"); err != nil {
+		t.Errorf("account delete without RECEIPT_KEY_VERSION after a rotation: %v", err)
+	}
+	shell["RECEIPT_KEY_VERSION"] = "5"
+	if out, _, err := runCmd(t, shell, "check"); err != nil {
+		t.Fatalf("check with version 5: %v %s", err, out)
+	}
+	if err := startOrRefuse(t, serve, "serve"); err == nil || err.Error() != "it started" {
+		t.Errorf("the service on version 2 after a check with 5: %v, want it started", err)
 	}
 }
 

@@ -37,7 +37,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if *worker && cfg.SMTP == nil {
 		log.Warn("SMTP_URL is not set: mail is kept in the dev outbox, not sent")
 	}
-	if err := startPprof(ctx, getenv("PPROF_ADDR"), log); err != nil {
+	if err := startPprof(ctx, cfg.PprofAddr, log); err != nil {
 		return fmt.Errorf("PPROF_ADDR: %w", err)
 	}
 	srv, err := openServer(ctx, cfg, log, *web, *worker)

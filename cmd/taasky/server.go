@@ -35,10 +35,17 @@ func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, w
 		pool.Close()
 		return nil, err
 	}
-	// Before it can sign: a version that signed stays published.
-	if err := app.KeepReceiptKeyVersion(ctx, pool, max(cfg.ReceiptKeyVersion, 1)); err != nil {
-		pool.Close()
-		return nil, err
+	// Before it can sign: a version that signed stays published. Only a
+	// process that signs (serve, dev: its requests and its jobs) records
+	// its version or is held to the installation's; check and account
+	// delete (neither role) sign nothing, so an operator's run with another
+	// RECEIPT_KEY_VERSION, or none, neither fails nor raises the version
+	// the service's processes must start with.
+	if web || worker {
+		if err := app.KeepReceiptKeyVersion(ctx, pool, max(cfg.ReceiptKeyVersion, 1)); err != nil {
+			pool.Close()
+			return nil, err
+		}
 	}
 	d := deps{
 		cfg:      cfg,
@@ -146,6 +153,9 @@ func (s *server) serve(ctx context.Context, web *fiber.App, listening func(addr 
 	s.health.stopping.Store(true)
 	if web != nil && s.web {
 		s.drainGrace() // shutdown.go
+		// A waiting negotiation_read (up to 25 s) answers now with its
+		// room, rather than being cut by the drain's 20 s unanswered.
+		s.rooms.EndWaits()
 		err = errors.Join(err, closeHTTP(web, httpDone))
 		web = nil
 	}

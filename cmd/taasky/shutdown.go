@@ -10,6 +10,6 @@ func (s *server) drainGrace() {
 	if s.cfg.ShutdownGrace <= 0 {
 		return
 	}
-	s.log.Info("readyz answers 503; the listener closes after the grace", "grace", s.cfg.ShutdownGrace)
+	s.log.Info("readyz answers 503; the listener closes after the grace", "grace", s.cfg.ShutdownGrace.String())
 	time.Sleep(s.cfg.ShutdownGrace)
 }

@@ -137,7 +137,7 @@ func newRiver(d deps, work bool) (client *river.Client[pgx.Tx], working bool, er
 	n := addWorkers(workers, d)
 	cfg := &river.Config{
 		ID:              newNodeID(), // its lease's name (rescue.go)
-		Logger:          d.log.With("component", "river"),
+		Logger:          riverLogger(d.log),
 		Workers:         workers,
 		SoftStopTimeout: 20 * time.Second, // then running jobs are cancelled
 		// A process killed mid-job leaves its jobs "running": River gives

@@ -42,6 +42,8 @@ type Config struct {
 	// BaseURL is the public URL of the service, without a trailing slash.
 	BaseURL    string
 	ListenAddr string
+	// PprofAddr is where Go's profiler listens (PPROF_ADDR); "": nowhere.
+	PprofAddr string
 	// SMTP is nil when SMTP_URL is unset: mail goes to the dev outbox.
 	SMTP *SMTP
 	Mail Mail // SMTP_FROM, INVITE_EMAIL_DAILY_CAP: set by LoadMail (mail.go)
@@ -123,6 +125,12 @@ func Load(getenv func(string) string, role Role) (Config, error) {
 	}
 	if msg := checkListenAddr(c.ListenAddr); msg != "" {
 		bad("LISTEN_ADDR", "%s", msg)
+	}
+
+	if c.PprofAddr = env("PPROF_ADDR"); c.PprofAddr != "" {
+		if msg := checkAddr(c.PprofAddr, "must be host:port, e.g. 127.0.0.1:6060 (never a public address)"); msg != "" {
+			bad("PPROF_ADDR", "%s", msg)
+		}
 	}
 
 	c.BaseURL = env("BASE_URL")

@@ -109,12 +109,25 @@ func TestLoadConfigRules(t *testing.T) {
 			[]string{"SMTP_URL: must look like smtp://user:password@host:port or smtps://user:password@host:port (nothing may follow host:port)"}},
 		{"listen addr", serve, map[string]string{"LISTEN_ADDR": "8080"},
 			[]string{"LISTEN_ADDR: must be host:port, e.g. 127.0.0.1:8080 or :8080"}},
+		{"pprof addr", serve, map[string]string{"PPROF_ADDR": "6060"},
+			[]string{"PPROF_ADDR: must be host:port, e.g. 127.0.0.1:6060 (never a public address)"}},
+		{"pprof port", serve, map[string]string{"PPROF_ADDR": "127.0.0.1:99999"},
+			[]string{"PPROF_ADDR: must be host:port, e.g. 127.0.0.1:6060 (never a public address) (the port is a number from 0 to 65535)"}},
+		{"pprof addr set", serve, map[string]string{"PPROF_ADDR": "127.0.0.1:6060"}, nil},
 		{"listen port", serve, map[string]string{"LISTEN_ADDR": ":http"},
 			[]string{"LISTEN_ADDR: must be host:port, e.g. 127.0.0.1:8080 or :8080 (the port is a number from 0 to 65535)"}},
 		{"vapid pair", serve, map[string]string{"VAPID_PUBLIC_KEY": pub, "VAPID_PRIVATE_KEY": priv}, nil},
 		{"vapid padded", serve, map[string]string{"VAPID_PUBLIC_KEY": pub + "=", "VAPID_PRIVATE_KEY": priv + "="}, nil},
 		{"vapid public only", serve, map[string]string{"VAPID_PUBLIC_KEY": pub},
 			[]string{"VAPID_PRIVATE_KEY: is required when VAPID_PUBLIC_KEY is set (set both or neither)"}},
+		{"vapid bad public only", serve, map[string]string{"VAPID_PUBLIC_KEY": "a+b/"}, []string{
+			"VAPID_PUBLIC_KEY: must be base64url (RFC 4648 §5), without spaces",
+			"VAPID_PRIVATE_KEY: is required when VAPID_PUBLIC_KEY is set (set both or neither)",
+		}},
+		{"vapid short private only", serve, map[string]string{"VAPID_PRIVATE_KEY": short}, []string{
+			"VAPID_PUBLIC_KEY: is required when VAPID_PRIVATE_KEY is set (set both or neither)",
+			"VAPID_PRIVATE_KEY: must be a 32-byte P-256 private key in base64url (it decodes to 33 bytes)",
+		}},
 		{"vapid private only", serve, map[string]string{"VAPID_PRIVATE_KEY": priv},
 			[]string{"VAPID_PUBLIC_KEY: is required when VAPID_PRIVATE_KEY is set (set both or neither)"}},
 		{"vapid not base64url", serve, map[string]string{"VAPID_PUBLIC_KEY": "a+b/", "VAPID_PRIVATE_KEY": "not base64"}, []string{
@@ -223,6 +236,23 @@ func TestLoadConfigValues(t *testing.T) {
 	}
 	if *smtp.SMTP != (SMTP{Host: "mail", Port: 587}) {
 		t.Errorf("smtp defaults: %+v", smtp.SMTP)
+	}
+}
+
+// TestLogNamesEveryDatabaseHost: the "starting" line names every host of a
+// failover DATABASE_URL (docs/operations.md "Failover"), not the first
+// alone, which may be the standby or the server that is down; never the
+// password.
+func TestLogNamesEveryDatabaseHost(t *testing.T) {
+	env := goodEnv()
+	env["DATABASE_URL"] = "postgres://taasky:pw@h1.example:5432,h2.example:5433/taasky?target_session_attrs=read-write"
+	c, err := load(env, RoleWeb|RoleWorker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := fmt.Sprint(c)
+	if !strings.Contains(s, "taasky@h1.example:5432,h2.example:5433/taasky") || strings.Contains(s, ":pw@") {
+		t.Errorf("the log names %s, want both hosts and no password", s)
 	}
 }
 

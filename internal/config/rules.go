@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -29,7 +30,11 @@ func checkDatabaseURL(v string) string {
 }
 
 func checkListenAddr(v string) string {
-	const rule = "must be host:port, e.g. 127.0.0.1:8080 or :8080"
+	return checkAddr(v, "must be host:port, e.g. 127.0.0.1:8080 or :8080")
+}
+
+// checkAddr checks a host:port to listen on, rule saying what it must be.
+func checkAddr(v, rule string) string {
 	_, port, err := net.SplitHostPort(v)
 	if err != nil {
 		return rule
@@ -147,18 +152,16 @@ type varProblem struct{ name, msg string }
 // checkVAPID checks the Web Push keys: both or neither, each the right size
 // on P-256, and the public key the private key's.
 func checkVAPID(pub, priv string) []varProblem {
-	switch {
-	case pub == "" && priv == "":
+	if pub == "" && priv == "" {
 		return nil
-	case priv == "":
-		return []varProblem{{"VAPID_PRIVATE_KEY", "is required when VAPID_PUBLIC_KEY is set (set both or neither)"}}
-	case pub == "":
-		return []varProblem{{"VAPID_PUBLIC_KEY", "is required when VAPID_PRIVATE_KEY is set (set both or neither)"}}
 	}
+	// The one given is checked too: every problem at once.
 	var problems []varProblem
 	pubBytes, err := decodeBase64URL(pub)
 	var pubKey *ecdh.PublicKey
 	switch {
+	case pub == "":
+		problems = append(problems, varProblem{"VAPID_PUBLIC_KEY", "is required when VAPID_PRIVATE_KEY is set (set both or neither)"})
 	case err != nil:
 		problems = append(problems, varProblem{"VAPID_PUBLIC_KEY", "must be base64url (RFC 4648 §5), without spaces"})
 	case len(pubBytes) != 65 || pubBytes[0] != 4:
@@ -171,6 +174,8 @@ func checkVAPID(pub, priv string) []varProblem {
 	privBytes, err := decodeBase64URL(priv)
 	var privKey *ecdh.PrivateKey
 	switch {
+	case priv == "":
+		problems = append(problems, varProblem{"VAPID_PRIVATE_KEY", "is required when VAPID_PUBLIC_KEY is set (set both or neither)"})
 	case err != nil:
 		problems = append(problems, varProblem{"VAPID_PRIVATE_KEY", "must be base64url (RFC 4648 §5), without spaces"})
 	case len(privBytes) != 32:
@@ -206,5 +211,13 @@ func describeDatabase(v string) string {
 		return ""
 	}
 	cc := pc.ConnConfig
-	return fmt.Sprintf("%s@%s/%s", cc.User, net.JoinHostPort(cc.Host, strconv.Itoa(int(cc.Port))), cc.Database)
+	// Every host, as a failover URL lists them (pgx keeps all but the
+	// first as fallbacks, and repeats a host for each TLS mode it tries).
+	hosts := []string{net.JoinHostPort(cc.Host, strconv.Itoa(int(cc.Port)))}
+	for _, f := range cc.Fallbacks {
+		if h := net.JoinHostPort(f.Host, strconv.Itoa(int(f.Port))); !slices.Contains(hosts, h) {
+			hosts = append(hosts, h)
+		}
+	}
+	return fmt.Sprintf("%s@%s/%s", cc.User, strings.Join(hosts, ","), cc.Database)
 }
