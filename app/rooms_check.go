@@ -71,7 +71,7 @@ func (s *Rooms) checkRoom(ctx context.Context, id int64) (string, error) {
 			return fmt.Sprintf("the room's title is %q, its open event's %q", stored, *logged), nil
 		}
 	}
-	if err := keepNoDealOfErased(row, replayed); err != nil {
+	if err := keepNoDealOfJoin(row, replayed); err != nil {
 		return err.Error(), nil
 	}
 	if !strings.Contains(row.Snapshot, `"answered":`) {
@@ -97,12 +97,17 @@ func (s *Rooms) checkRoom(ctx context.Context, id int64) (string, error) {
 	return "", nil
 }
 
-// keepNoDealOfErased: the fields on which no deal was possible were
-// computed at the join from both sides' limits; a deleted account's limits
-// are erased (eraseAccount), so they cannot be computed again, and the
-// replay takes them as stored. Everything else is replayed.
-func keepNoDealOfErased(row *roomRow, replayed *negotiation.Room) error {
-	if !slices.ContainsFunc(row.Parties[:], func(p *partyRow) bool { return p != nil && p.erased() }) {
+// keepNoDealOfJoin: the fields on which no deal was possible were
+// computed at the join from both sides' limits, and the replay takes them
+// as stored when they cannot or need not be computed again: a deleted
+// account's limits are erased (eraseAccount); and a room joined before
+// money bounds in two currencies were listed (2026-12-06) kept its fields
+// without those (negotiation.Room.NoDealInTwoCurrencies). Everything else
+// is replayed.
+func keepNoDealOfJoin(row *roomRow, replayed *negotiation.Room) error {
+	erased := slices.ContainsFunc(row.Parties[:], func(p *partyRow) bool { return p != nil && p.erased() })
+	twoCurrencies := replayed.NoDealInTwoCurrencies()
+	if !erased && len(twoCurrencies) == 0 {
 		return nil
 	}
 	var stored struct {
@@ -111,7 +116,10 @@ func keepNoDealOfErased(row *roomRow, replayed *negotiation.Room) error {
 	if err := json.Unmarshal([]byte(row.Snapshot), &stored); err != nil {
 		return fmt.Errorf("stored snapshot: %w", err)
 	}
-	replayed.NoDeal = stored.NoDeal
+	before := slices.DeleteFunc(slices.Clone(replayed.NoDeal), func(f string) bool { return slices.Contains(twoCurrencies, f) })
+	if erased || slices.Equal(stored.NoDeal, before) {
+		replayed.NoDeal = stored.NoDeal
+	}
 	return nil
 }
 

@@ -457,6 +457,7 @@ func disjoint(a, b *Limit, fb Field) bool {
 	if t == TypeMoney && a.currency() != b.currency() {
 		// An amount is in one currency, and one in another currency than
 		// a bound is outside it (check): no amount meets bounds in two.
+		// (Listed since 2026-12-06: Room.NoDealInTwoCurrencies.)
 		return true
 	}
 	lo := later(t, a.Min, b.Min)
@@ -472,6 +473,22 @@ func disjoint(a, b *Limit, fb Field) bool {
 		return c >= 0 // a timerange needs room: its end is after its start
 	}
 	return c > 0
+}
+
+// NoDealInTwoCurrencies are the fields of NoDeal listed because both sides
+// bound the money field in two currencies. NoDeal is computed at the join,
+// once; a room joined before 2026-12-06 did not list these (two currencies
+// were not compared), and keeps its NoDeal without them.
+func (r *Room) NoDealInTwoCurrencies() []string {
+	var out []string
+	for _, name := range r.NoDeal {
+		a, okA := r.Parties[0].Limits.Get(name)
+		b, okB := r.Parties[1].Limits.Get(name)
+		if okA && okB && a.Field.Type == TypeMoney && a.currency() != b.currency() {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // currency is the currency of a money limit's bounds (min and max share
