@@ -152,8 +152,14 @@ func (n *Notifications) SendTestPush(ctx context.Context, userID, id int64) (int
 			return err
 		}
 		if !last.IsZero() {
+			// From the next whole minute: the dashboard writes moments to
+			// the minute, and one cut to it would name a moment still refused.
+			from := last.Add(TestPushEvery)
+			if m := from.Truncate(time.Minute); m.Before(from) {
+				from = m.Add(time.Minute)
+			}
 			wait = refuse(ErrConflict, "atk15_push_test_wait", "a test push was sent at %s; see how it went in the delivery log, or send another from %s",
-				Moment(last), Moment(last.Add(TestPushEvery)))
+				Moment(last), Moment(from))
 			return wait
 		}
 		res, err := n.river.InsertManyTx(ctx, tx, params)
