@@ -44,3 +44,35 @@ func TestEmailShowsTextAsWritten(t *testing.T) {
 	}
 	t.Errorf("the note's cell collapses its line breaks and spaces: %v", cell.Attr)
 }
+
+// TestEmailListsRepeatedValues: a field's several values are listed one
+// a line in both parts, so that one value "logo; website" reads apart from
+// two, "logo" and "website" (other terms, written alike once joined).
+func TestEmailListsRepeatedValues(t *testing.T) {
+	m := sample(KindRequest)
+	m.Card.Options[0].Fields = append(m.Card.Options[0].Fields,
+		negotiation.CardField{Name: "items", Label: "Deliverables", Type: negotiation.TypeString,
+			Values: []negotiation.Value{{Text: "logo; website"}, {Text: "print\nand bind"}}, Text: "logo; website; print\nand bind"})
+	_, p := render(t, m)
+	if want := "  Deliverables: \n      - logo; website\n      - print\n        and bind\n"; !strings.Contains(strings.ReplaceAll(p.Text, "\r\n", "\n"), want) {
+		t.Errorf("the text part does not list the values:\n%s", p.Text)
+	}
+	doc, err := html.Parse(strings.NewReader(p.HTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var items []string
+	var find func(n *html.Node)
+	find = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == "li" && n.FirstChild != nil {
+			items = append(items, n.FirstChild.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			find(c)
+		}
+	}
+	find(doc)
+	if len(items) != 2 || items[0] != "logo; website" || items[1] != "print\nand bind" {
+		t.Errorf("the HTML part lists %q", items)
+	}
+}
