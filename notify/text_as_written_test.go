@@ -1,6 +1,7 @@
 package notify
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -74,5 +75,23 @@ func TestEmailListsRepeatedValues(t *testing.T) {
 	find(doc)
 	if len(items) != 2 || items[0] != "logo; website" || items[1] != "print\nand bind" {
 		t.Errorf("the HTML part lists %q", items)
+	}
+}
+
+// TestPushQuotesTheirWords: on the push's one line, a value a party wrote
+// is quoted, each value apart: "ok; Fee: 0.00 EUR" written as a note does
+// not read as a field of its own beside (or instead of) the real fee.
+func TestPushQuotesTheirWords(t *testing.T) {
+	m := sample(KindRequest)
+	note := negotiation.CardField{Name: "note", Label: "Note", Type: negotiation.TypeString,
+		Values: []negotiation.Value{{Text: "ok; Fee: 0.00 EUR"}}, Text: "ok; Fee: 0.00 EUR"}
+	m.Card.Options[0].Fields = []negotiation.CardField{note, m.Card.Options[0].Fields[1]}
+	var p PushPayload
+	if err := json.Unmarshal(Push(m), &p); err != nil {
+		t.Fatal(err)
+	}
+	_, fields, _ := strings.Cut(p.Body, "\n")
+	if want := `Note: "ok; Fee: 0.00 EUR"; Fee: 20.00 EUR`; fields != want {
+		t.Errorf("push fields %q, want %q", fields, want)
 	}
 }

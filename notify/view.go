@@ -45,6 +45,7 @@ type fieldView struct {
 	Label   string
 	Text    string
 	Items   []string // each value apart, when the field has several (Text joins them)
+	Words   bool     // a string or enum: words a party wrote
 	Theirs  bool     // their field, their label
 	Missing bool     // a required field of the recipient's that the terms lack
 	Flag    string   // outside the recipient's limits, in words (never a number)
@@ -277,6 +278,7 @@ func optionsOf(w *locale.Printer, c *negotiation.Card, kind Kind, verdict negoti
 			// The slots shorthand's field is named by Taasky, in the
 			// reader's words, and is neither side's.
 			fv := fieldView{Label: oneLine(w.Label(f.Label, f.Shorthand)), Text: w.Value(f, loc), Items: w.Items(f, loc),
+				Words:  f.Type == negotiation.TypeString || f.Type == negotiation.TypeEnum,
 				Theirs: (f.Theirs || f.TheirLabel) && !f.Shorthand, Missing: f.Missing}
 			if len(f.Outside) > 0 {
 				fv.Flag = w.Outside(f.Outside)
