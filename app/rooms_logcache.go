@@ -9,7 +9,7 @@ import (
 )
 
 // loggedEvent is one entry of a room's log, decoded, with the hashes of
-// the terms it tabled.
+// the terms it tabled, each in its canonical form.
 type loggedEvent struct {
 	negotiation.Event
 	Hashes []negotiation.SubjectHash
@@ -52,8 +52,16 @@ func (c logCache) decode(row *roomRow) ([]*loggedEvent, error) {
 		if err := json.Unmarshal([]byte(row.log[i]), &e.Event); err != nil {
 			return nil, fmt.Errorf("room %d event %d: %w", row.ID, i+1, err)
 		}
-		for _, t := range e.Terms {
-			e.Hashes = append(e.Hashes, negotiation.HashOf(t))
+		// The log holds the terms as encoding/json wrote the event, which
+		// escapes <, >, &, U+2028 and U+2029: their canonical form again
+		// (JCS) is the bytes the subject_hash is of.
+		for j, t := range e.Terms {
+			c, err := negotiation.Canonical(t)
+			if err != nil {
+				return nil, fmt.Errorf("room %d event %d terms: %w", row.ID, i+1, err)
+			}
+			e.Terms[j] = c
+			e.Hashes = append(e.Hashes, negotiation.HashOf(c))
 		}
 		out[i] = e
 	}

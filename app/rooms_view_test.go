@@ -52,3 +52,42 @@ func TestViewTakesLacksAndFlagsFromTheCard(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundsHashTheTermsAsTheTableDoes: a round's subject_hash is the hash
+// of its terms' canonical form, the one the table (and an approval) quotes,
+// even for text Go's JSON writer escapes when it logs the event (<, >, &,
+// U+2028, U+2029): an agent that quotes the round's hash quotes the terms.
+func TestRoundsHashTheTermsAsTheTableDoes(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	schema := json.RawMessage(`{"note":{"type":"string","label":"Note"}}`)
+	open, err := rb.rooms.Open(rb.ctx, rb.a, OpenInput{Schema: schema,
+		Subject: json.RawMessage(`{"note":"<b>fish & chips</b> \u2028 \\u003c"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rb.rooms.Join(rb.ctx, rb.b, JoinInput{InviteCode: open.InviteCode, Schema: schema}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := rb.rooms.Read(rb.ctx, rb.a, open.RoomToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := v.TermsOnTable.Options[0].SubjectHash
+	if len(v.Rounds) == 0 || len(v.Rounds[0].Terms) != 1 {
+		t.Fatalf("rounds %+v", v.Rounds)
+	}
+	if got := v.Rounds[0].Terms[0].SubjectHash; got != want {
+		t.Errorf("round 1 says %s, the table %s", got, want)
+	}
+	var round, table any
+	if err := json.Unmarshal(v.Rounds[0].Terms[0].Terms, &round); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(v.TermsOnTable.Options[0].Terms, &table); err != nil {
+		t.Fatal(err)
+	}
+	if round.(map[string]any)["note"] != table.(map[string]any)["note"] {
+		t.Errorf("round 1's terms %v, the table's %v", round, table)
+	}
+}

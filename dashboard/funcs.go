@@ -25,6 +25,7 @@ func funcsFor(w *locale.Printer) template.FuncMap {
 		"countdown": func(at, now time.Time) string { return w.Left(at.Sub(now)) },
 		"when":      func(t time.Time, zone any) (string, error) { return when(w, t, zone) },
 		"value":     func(f negotiation.CardField, zone any) (string, error) { return value(w, f, zone) },
+		"items":     func(f negotiation.CardField, zone any) ([]string, error) { return items(w, f, zone) },
 		"limit":     w.Limit,
 		"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"verdict":   w.Verdict,
@@ -84,6 +85,18 @@ func value(w *locale.Printer, f negotiation.CardField, zone any) (string, error)
 		return w.ValueWithUTC(f, z.loc), nil
 	}
 	return "", fmt.Errorf("value: %T is not a time zone", zone)
+}
+
+// items writes each of a card field's values apart in zone, as value
+// writes them: a repeated field's values, listed so they can be counted.
+func items(w *locale.Printer, f negotiation.CardField, zone any) ([]string, error) {
+	switch z := zone.(type) {
+	case *time.Location:
+		return w.Items(f, z), nil
+	case guessedZone:
+		return w.ItemsWithUTC(f, z.loc), nil
+	}
+	return nil, fmt.Errorf("items: %T is not a time zone", zone)
 }
 
 // leftWords are the countdown's words for the page's script, which keeps

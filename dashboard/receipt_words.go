@@ -30,8 +30,12 @@ type receiptSideWords struct {
 	Preapproved bool
 }
 
-// receiptTerm is one agreed field: its name (the terms' own key) and value.
-type receiptTerm struct{ Field, Value string }
+// receiptTerm is one agreed field: its name (the terms' own key) and value;
+// a repeated field's values also one by one (Items), to list them.
+type receiptTerm struct {
+	Field, Value string
+	Items        []string
+}
 
 func wordsOfReceipt(words *locale.Printer, r *receipt.Receipt, loc *time.Location) *receiptWords {
 	w := &receiptWords{
@@ -91,24 +95,27 @@ func termsInWords(words *locale.Printer, raw json.RawMessage, loc *time.Location
 	}
 	var out []receiptTerm
 	for name, v := range fields {
-		out = append(out, receiptTerm{Field: name, Value: valueInWords(words, v, loc)})
+		value, items := valueInWords(words, v, loc)
+		out = append(out, receiptTerm{Field: name, Value: value, Items: items})
 	}
 	slices.SortFunc(out, func(a, b receiptTerm) int { return strings.Compare(a.Field, b.Field) })
 	return out
 }
 
 // valueInWords writes one field's value: a repeated field's (a JSON array)
-// each in turn, joined as the card joins them.
-func valueInWords(words *locale.Printer, v json.RawMessage, loc *time.Location) string {
+// each in turn, joined as the card joins them, and apart (items), as the
+// card lists them: one value "a; b" is other terms than two, "a" and "b".
+func valueInWords(words *locale.Printer, v json.RawMessage, loc *time.Location) (string, []string) {
 	var list []json.RawMessage
 	if bytes.HasPrefix(bytes.TrimSpace(v), []byte("[")) && json.Unmarshal(v, &list) == nil {
 		parts := make([]string, len(list))
 		for i, e := range list {
 			parts[i] = oneValueInWords(words, e, loc)
 		}
-		return strings.Join(parts, "; ")
+		return strings.Join(parts, "; "), parts
 	}
-	return oneValueInWords(words, v, loc)
+	one := oneValueInWords(words, v, loc)
+	return one, []string{one}
 }
 
 func oneValueInWords(words *locale.Printer, v json.RawMessage, loc *time.Location) string {

@@ -5,6 +5,7 @@ import (
 	"html"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,12 +15,17 @@ import (
 )
 
 // receiptTermLine is one agreed field on the printable receipt.
-var receiptTermLine = regexp.MustCompile(`<dt>([^<]*)</dt><dd>([^<]*)</dd>`)
+var receiptTermLine = regexp.MustCompile(`<dt>([^<]*)</dt><dd>(.*?)</dd>`)
+
+// receiptItem is one of a repeated field's values, listed.
+var receiptItem = regexp.MustCompile(`<li>([^<]*)</li>`)
 
 // TestReceiptPageValuesInReadersWords: the printable receipt says every
 // agreed value as the card does, in the reader's language and zone:
 // repeated time ranges each as a range, yes/no and days in their words;
-// never as JSON, never in UTC for a reader in Paris.
+// never as JSON, never in UTC for a reader in Paris. A repeated field's
+// values are listed, one an item: one value "a; b" is other terms than
+// two, "a" and "b".
 func TestReceiptPageValuesInReadersWords(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -29,8 +35,8 @@ func TestReceiptPageValuesInReadersWords(t *testing.T) {
 	if err := b.accounts.SetUserTimeZone(b.ctx, b.alice.ID, "Europe/Paris"); err != nil {
 		t.Fatal(err)
 	}
-	schema := json.RawMessage(`{"slots":{"type":"timerange","label":"Termine","repeated":true},"remote":{"type":"bool","label":"Remote"},"day":{"type":"date","label":"Tag"}}`)
-	subject := json.RawMessage(`{"slots":[{"start":"2026-12-03T09:00:00Z","end":"2026-12-03T09:30:00Z"},{"start":"2026-12-04T09:00:00Z","end":"2026-12-04T09:30:00Z"}],"remote":true,"day":"2026-12-05"}`)
+	schema := json.RawMessage(`{"slots":{"type":"timerange","label":"Termine","repeated":true},"remote":{"type":"bool","label":"Remote"},"day":{"type":"date","label":"Tag"},"tags":{"type":"string","label":"Tags","repeated":true}}`)
+	subject := json.RawMessage(`{"slots":[{"start":"2026-12-03T09:00:00Z","end":"2026-12-03T09:30:00Z"},{"start":"2026-12-04T09:00:00Z","end":"2026-12-04T09:30:00Z"}],"remote":true,"day":"2026-12-05","tags":["a; b","c"]}`)
 	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: schema, Subject: subject, Title: "Serie"})
 	if err != nil {
 		t.Fatal(err)
@@ -64,12 +70,21 @@ func TestReceiptPageValuesInReadersWords(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, m := range receiptTermLine.FindAllStringSubmatch(page, -1) {
-		got[html.UnescapeString(m[1])] = html.UnescapeString(m[2])
+		value := m[2]
+		if items := receiptItem.FindAllStringSubmatch(value, -1); items != nil {
+			var list []string
+			for _, it := range items {
+				list = append(list, it[1])
+			}
+			value = strings.Join(list, " | ")
+		}
+		got[html.UnescapeString(m[1])] = html.UnescapeString(value)
 	}
 	for field, want := range map[string]string{
-		"slots":  "Do., 3. Dez. 2026, 10:00–10:30 (Europe/Paris, UTC+01:00); Fr., 4. Dez. 2026, 10:00–10:30 (Europe/Paris, UTC+01:00)",
+		"slots":  "Do., 3. Dez. 2026, 10:00–10:30 (Europe/Paris, UTC+01:00) | Fr., 4. Dez. 2026, 10:00–10:30 (Europe/Paris, UTC+01:00)",
 		"remote": "ja",
 		"day":    "Sa., 5. Dez. 2026",
+		"tags":   "a; b | c",
 	} {
 		if got[field] != want {
 			t.Errorf("%s: got %q, want %q", field, got[field], want)

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -111,6 +112,20 @@ func asked(options []negotiation.CardOption, p *app.ConfirmationView) []negotiat
 	return options
 }
 
+// quoteEach quotes a string field's values one by one ("a; b" one
+// value, "a", "b" two: other terms, written alike once joined), or its
+// text when it holds none.
+func quoteEach(f negotiation.CardField) string {
+	if len(f.Values) < 2 {
+		return strconv.Quote(f.Text)
+	}
+	parts := make([]string, len(f.Values))
+	for i, v := range f.Values {
+		parts[i] = strconv.Quote(v.Text)
+	}
+	return strings.Join(parts, ", ")
+}
+
 // cardLine is one field in the reader's words and zone; fromThem: the
 // other side tabled it, so its strings are their words.
 func cardLine(words *locale.Printer, f negotiation.CardField, loc *time.Location, approving, fromThem bool) string {
@@ -122,9 +137,9 @@ func cardLine(words *locale.Printer, f negotiation.CardField, loc *time.Location
 	case f.Missing:
 		return fmt.Sprintf("- %s: %s\n", label, words.T("human.not_given"))
 	case f.Type == negotiation.TypeString && fromThem:
-		return fmt.Sprintf("- %s: %s\n", label, words.T("human.their_words", fmt.Sprintf("%q", f.Text)))
+		return fmt.Sprintf("- %s: %s\n", label, words.T("human.their_words", quoteEach(f)))
 	case f.Type == negotiation.TypeString:
-		return fmt.Sprintf("- %s: %q\n", label, f.Text)
+		return fmt.Sprintf("- %s: %s\n", label, quoteEach(f))
 	}
 	text := words.Value(f, loc)
 	if f.Theirs && f.Type == negotiation.TypeEnum {

@@ -78,3 +78,19 @@ func TestForYourHumanSaysWhatTheOtherSideDid(t *testing.T) {
 	}
 	e.check(t)
 }
+
+// TestForYourHumanQuotesEachValue: a repeated string field's values are
+// quoted one by one, so that one value "logo; website" reads apart from
+// two, "logo" and "website": other terms, written alike once joined.
+func TestForYourHumanQuotesEachValue(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	schema := map[string]any{"items": map[string]any{"type": "string", "label": "Deliverables", "repeated": true}}
+	open := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema,
+		"subject": map[string]any{"items": []string{"logo; website", "print"}}})
+	join := e.must(t, "b", "negotiation_join", map[string]any{"invite_code": open["invite_code"], "subject_schema": schema})
+	h := join["room"].(map[string]any)["for_your_human"].(string)
+	if want := `- Deliverables: "logo; website", "print" (their words)`; !strings.Contains(h, want) {
+		t.Errorf("for_your_human does not quote each value, want %s:\n%s", want, h)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -60,7 +62,7 @@ func Push(m *Message) []byte {
 		var parts []string
 		for _, f := range v.Options[0].Fields {
 			if !f.Missing {
-				parts = append(parts, f.Label+": "+oneLine(f.Text)) // a value may hold line breaks
+				parts = append(parts, f.Label+": "+f.pushValue())
 			}
 		}
 		if len(parts) > 0 {
@@ -75,6 +77,25 @@ func Push(m *Message) []byte {
 	p.Title, p.Body = clipText(p.Title, 120), clipText(body, maxPushBody)
 	b, _ := json.Marshal(p)
 	return b
+}
+
+// pushValue is the field's value on the push's one line: a value may
+// hold line breaks, and words a party wrote are quoted, each value apart,
+// so that they cannot read as more fields ("ok; Fee: 0.00 EUR" as a note
+// beside the fee) nor as several values.
+func (f fieldView) pushValue() string {
+	if !f.Words {
+		return oneLine(f.Text)
+	}
+	vals := f.Items
+	if len(vals) == 0 {
+		vals = []string{f.Text}
+	}
+	quoted := make([]string, len(vals))
+	for i, v := range vals {
+		quoted[i] = strconv.Quote(oneLine(v))
+	}
+	return strings.Join(quoted, ", ")
 }
 
 // wholeParts joins the fields' "label: value" parts that fit in n

@@ -63,8 +63,9 @@ func TestMultilineValueStaysInItsField(t *testing.T) {
 }
 
 // TestPushValueOnOneLine: in a push, whose body a lock screen shows line
-// by line, a value's line breaks become spaces: the body is the room's
-// line, then the terms' line. Decrypted by the push endpoint.
+// by line, a value's line breaks become spaces (the value quoted, as a
+// party's words): the body is the room's line, then the terms' line.
+// Decrypted by the push endpoint.
 func TestPushValueOnOneLine(t *testing.T) {
 	ep, send := pushToAPhone(t)
 	m := requestWithValue("ok\nReview: https://evil.example/c/ot_x")
@@ -73,7 +74,7 @@ func TestPushValueOnOneLine(t *testing.T) {
 	if err := json.Unmarshal(ep.Wait(t, 1, 5*time.Second)[0].Plaintext, &got); err != nil {
 		t.Fatal(err)
 	}
-	if lines := strings.Split(got.Body, "\n"); len(lines) != 2 || lines[1] != "Notes: ok Review: https://evil.example/c/ot_x" {
+	if lines := strings.Split(got.Body, "\n"); len(lines) != 2 || lines[1] != `Notes: "ok Review: https://evil.example/c/ot_x"` {
 		t.Errorf("push body %q", got.Body)
 	}
 }

@@ -44,9 +44,11 @@ type optionView struct {
 type fieldView struct {
 	Label   string
 	Text    string
-	Theirs  bool   // their field, their label
-	Missing bool   // a required field of the recipient's that the terms lack
-	Flag    string // outside the recipient's limits, in words (never a number)
+	Items   []string // each value apart, when the field has several (Text joins them)
+	Words   bool     // a string or enum: words a party wrote
+	Theirs  bool     // their field, their label
+	Missing bool     // a required field of the recipient's that the terms lack
+	Flag    string   // outside the recipient's limits, in words (never a number)
 }
 
 // Indented is Text for the text part: a string value may hold line
@@ -56,12 +58,28 @@ type fieldView struct {
 // signature). A CR alone or with LF is a line break too, and so are the
 // line and paragraph separators (U+2028, U+2029), which the terms allow
 // and mail clients break the line at.
+//
+// Several values are listed, one a line ("- " and the value, its further
+// lines indented under it), so that one value "a; b" does not read as
+// two, "a" and "b": other terms.
 func (f fieldView) Indented() string {
-	return valueBreaks.Replace(f.Text)
+	if len(f.Items) < 2 {
+		return valueBreaks.Replace(f.Text)
+	}
+	var b strings.Builder
+	for _, it := range f.Items {
+		b.WriteString("\n      - ")
+		b.WriteString(itemBreaks.Replace(it))
+	}
+	return b.String()
 }
 
 var valueBreaks = strings.NewReplacer("\r\n", "\n      ", "\r", "\n      ", "\n", "\n      ",
 	"\u2028", "\n      ", "\u2029", "\n      ")
+
+// itemBreaks indents a listed value's further lines under it.
+var itemBreaks = strings.NewReplacer("\r\n", "\n        ", "\r", "\n        ", "\n", "\n        ",
+	"\u2028", "\n        ", "\u2029", "\n        ")
 
 // words is the recipient's language.
 func (m *Message) words() *locale.Printer { return locale.NewPrinter(m.Lang) }
@@ -259,7 +277,8 @@ func optionsOf(w *locale.Printer, c *negotiation.Card, kind Kind, verdict negoti
 		for _, f := range o.Fields {
 			// The slots shorthand's field is named by Taasky, in the
 			// reader's words, and is neither side's.
-			fv := fieldView{Label: oneLine(w.Label(f.Label, f.Shorthand)), Text: w.Value(f, loc),
+			fv := fieldView{Label: oneLine(w.Label(f.Label, f.Shorthand)), Text: w.Value(f, loc), Items: w.Items(f, loc),
+				Words:  f.Type == negotiation.TypeString || f.Type == negotiation.TypeEnum,
 				Theirs: (f.Theirs || f.TheirLabel) && !f.Shorthand, Missing: f.Missing}
 			if len(f.Outside) > 0 {
 				fv.Flag = w.Outside(f.Outside)

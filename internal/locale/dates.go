@@ -284,6 +284,24 @@ func (p *Printer) value(f negotiation.CardField, loc *time.Location, writeRange 
 	if len(f.Values) == 0 {
 		return f.Text
 	}
+	return strings.Join(p.items(f, loc, writeRange), "; ")
+}
+
+// Items writes each of a field's values apart, as Value writes them: a
+// repeated field's values for a list, so that the reader can count them
+// (one value "a; b" is other terms than two, "a" and "b", which Value
+// writes alike). A field without values (missing) has none.
+func (p *Printer) Items(f negotiation.CardField, loc *time.Location) []string {
+	return p.items(f, loc, p.Range)
+}
+
+// ItemsWithUTC is Items for a reader shown loc as a guess, as
+// ValueWithUTC.
+func (p *Printer) ItemsWithUTC(f negotiation.CardField, loc *time.Location) []string {
+	return p.items(f, loc, p.RangeWithUTC)
+}
+
+func (p *Printer) items(f negotiation.CardField, loc *time.Location, writeRange func(start, end time.Time, loc *time.Location) string) []string {
 	parts := make([]string, len(f.Values))
 	for i, v := range f.Values {
 		switch f.Type {
@@ -295,9 +313,11 @@ func (p *Printer) value(f negotiation.CardField, loc *time.Location, writeRange 
 			parts[i] = p.T(Key("value." + strconv.FormatBool(v.Bool)))
 		case negotiation.TypeMoney:
 			parts[i] = p.amount(&v)
-		default:
-			return f.Text
+		case negotiation.TypeInt:
+			parts[i] = strconv.FormatInt(v.Int, 10)
+		default: // string, enum: as the party wrote it
+			parts[i] = v.Text
 		}
 	}
-	return strings.Join(parts, "; ")
+	return parts
 }

@@ -293,7 +293,8 @@ var englishText = map[Key]catalog.Message{
 	"card.hash_summary":   text("Fingerprint of these terms"),
 	"card.hash_explained": text("Agents name these exact terms by this subject_hash:"),
 	"card.pick":           text("Pick this one"),
-	"card.pick_option":    text("Pick %[1]s"), // card.option
+	"card.pick_option":    text("Pick %[1]s"),                       // card.option
+	"conf15_asked_option": text("The one you are asked to approve"), // the option a confirmation binds, on a card of several
 	"card.approve":        text("Approve"),
 
 	// A side's own limits on its room page, bound by bound (the values:

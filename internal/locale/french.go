@@ -285,7 +285,8 @@ var frenchText = map[Key]catalog.Message{
 	"card.hash_summary":   text("Empreinte de ces conditions"),
 	"card.hash_explained": text("Les agents désignent exactement ces conditions par ce subject_hash :"),
 	"card.pick":           text("Choisir celle-ci"),
-	"card.pick_option":    text("Choisir l'%[1]s"), // card.option
+	"card.pick_option":    text("Choisir l'%[1]s"),                      // card.option
+	"conf15_asked_option": text("Celle qu'on vous demande d'approuver"), // the option a confirmation binds, on a card of several
 	"card.approve":        text("Approuver"),
 
 	// A side's own limits on its room page, bound by bound (the values:

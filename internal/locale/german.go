@@ -285,7 +285,8 @@ var germanText = map[Key]catalog.Message{
 	"card.hash_summary":   text("Fingerabdruck dieser Bedingungen"),
 	"card.hash_explained": text("Agenten bezeichnen genau diese Bedingungen mit diesem subject_hash:"),
 	"card.pick":           text("Diese wählen"),
-	"card.pick_option":    text("%[1]s wählen"), // card.option
+	"card.pick_option":    text("%[1]s wählen"),                  // card.option
+	"conf15_asked_option": text("Die, der Sie zustimmen sollen"), // the option a confirmation binds, on a card of several
 	"card.approve":        text("Zustimmen"),
 
 	// A side's own limits on its room page, bound by bound (the values:

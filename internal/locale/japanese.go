@@ -268,7 +268,8 @@ var japaneseText = map[Key]catalog.Message{
 	"card.hash_summary":   text("この条件の指紋"),
 	"card.hash_explained": text("エージェントはこの subject_hash でまさにこの条件を指します："),
 	"card.pick":           text("これを選ぶ"),
-	"card.pick_option":    text("%[1]sを選ぶ"), // card.option
+	"card.pick_option":    text("%[1]sを選ぶ"),    // card.option
+	"conf15_asked_option": text("承認を求められている案"), // the option a confirmation binds, on a card of several
 	"card.approve":        text("承認する"),
 
 	// A side's own limits on its room page, bound by bound (the values:

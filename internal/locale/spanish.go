@@ -285,7 +285,8 @@ var spanishText = map[Key]catalog.Message{
 	"card.hash_summary":   text("Huella de estas condiciones"),
 	"card.hash_explained": text("Los agentes identifican exactamente estas condiciones con este subject_hash:"),
 	"card.pick":           text("Elegir esta"),
-	"card.pick_option":    text("Elegir la %[1]s"), // card.option
+	"card.pick_option":    text("Elegir la %[1]s"),           // card.option
+	"conf15_asked_option": text("La que se le pide aprobar"), // the option a confirmation binds, on a card of several
 	"card.approve":        text("Aprobar"),
 
 	// A side's own limits on its room page, bound by bound (the values:
