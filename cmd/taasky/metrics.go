@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"sync/atomic"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/fiberhttp"
 	"github.com/taasky/taasky/jobs"
 	"github.com/taasky/taasky/mcpserver"
@@ -17,12 +20,14 @@ import (
 // metrics is what /metrics exports: the Go runtime and process (memory,
 // GC, CPU), the pool, the database statements the process sent (for
 // statements per move, with the moves counted by the bench), the MCP tool
-// calls (mcpserver.Metrics) and the jobs worked (jobs.Metrics).
+// calls (mcpserver.Metrics), the jobs worked (jobs.Metrics) and, once
+// watchQueues is called, the jobs waiting in the queues (jobs.QueueMetrics).
 type metrics struct {
 	registry   *prometheus.Registry
 	statements atomic.Int64
 	mcp        *mcpserver.Metrics
 	jobs       *jobs.Metrics
+	queues     *jobs.QueueMetrics
 }
 
 func newMetrics() *metrics {
@@ -36,6 +41,22 @@ func newMetrics() *metrics {
 		m.mcp, m.jobs,
 	)
 	return m
+}
+
+// watchQueues exports the queues' backlog, read from pool when scraped
+// (at most every 10 s). Every serving process does, web-only ones
+// included: the queues are the installation's, and a web process still
+// reports them when no worker is left to (docs/operations.md).
+func (m *metrics) watchQueues(pool *pgxpool.Pool, log *slog.Logger) {
+	m.queues = jobs.NewQueueMetrics(func(ctx context.Context, queues []string) ([]jobs.QueueLoad, error) {
+		backlog, err := app.ReadQueueBacklog(ctx, pool, queues)
+		loads := make([]jobs.QueueLoad, len(backlog))
+		for i, b := range backlog {
+			loads[i] = jobs.QueueLoad(b)
+		}
+		return loads, err
+	}, log)
+	m.registry.MustRegister(m.queues)
 }
 
 // TraceQueryStart counts a statement (pgx.QueryTracer).

@@ -42,6 +42,7 @@ func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, w
 	// RECEIPT_KEY_VERSION, or none, neither fails nor raises the version
 	// the service's processes must start with.
 	if web || worker {
+		m.watchQueues(pool, log.With("component", "metrics"))
 		if err := app.KeepReceiptKeyVersion(ctx, pool, max(cfg.ReceiptKeyVersion, 1)); err != nil {
 			pool.Close()
 			return nil, err
