@@ -287,6 +287,13 @@ func (o *OAuth) Connect(ctx context.Context, userID int64, accountSlug string, c
 		if err := lockAccountForAgents(ctx, tx, acct.AccountID); err != nil {
 			return err
 		}
+		// The client is granted from now on: kept for good, where a
+		// registration never granted expires (Retention).
+		if ok, err := markOAuthClientGranted(ctx, tx, client.ID); err != nil {
+			return err
+		} else if !ok {
+			return refuse(ErrInvalid, "error.oauth_client_unknown", "client_id: no client %q is registered with Taasky (register with Dynamic Client Registration, or use a Client ID Metadata Document URL)", client.ID)
+		}
 		acting := 0
 		if o.agentCap > 0 {
 			if acting, err = countActingAgents(ctx, tx, acct.AccountID, 0); err != nil {

@@ -190,3 +190,71 @@ func bobConnected(t *testing.T) (bundle, app.User, app.User, *app.OAuth, app.OAu
 	}
 	return b, alice, bob, oauth, client, agent
 }
+
+// TestUngrantedOAuthClientsExpire: the hourly purge deletes the client
+// registrations no person ever granted once older than their period, in
+// batches; it keeps a recent one, one granted (even after its agent is
+// gone), and one granted today though registered long ago. A consent for
+// a client deleted meanwhile is refused as an unknown client, not a fault.
+func TestUngrantedOAuthClientsExpire(t *testing.T) {
+	b, _, bob, oauth, granted, _ := bobConnected(t)
+	now := time.Now()
+	register := func(id string, age time.Duration) app.OAuthClient {
+		t.Helper()
+		c, err := oauth.SaveClient(b.ctx, app.OAuthClient{ID: id, Kind: app.OAuthClientRegistered, Name: "Client " + id,
+			RedirectURIs: []string{"https://client.example/cb"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.pool.Exec(b.ctx, `UPDATE oauth_clients SET created_at = $2 WHERE id = $1`, id, now.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	const old = 1200 // more than a statement deletes
+	if _, err := b.pool.Exec(b.ctx, `INSERT INTO oauth_clients (id, kind, name, redirect_uris, created_at)
+		SELECT 'tsc_old_' || i, 'registered', 'Old', '{https://client.example/cb}', $1 FROM generate_series(1, $2) i`,
+		now.Add(-8*24*time.Hour), old); err != nil {
+		t.Fatal(err)
+	}
+	register("tsc_recent", 6*24*time.Hour)
+	late := register("tsc_late", 30*24*time.Hour)
+	if _, err := oauth.Connect(b.ctx, bob.ID, "acme", late); err != nil { // granted today
+		t.Fatal(err)
+	}
+	doomed := register("tsc_doomed", 9*24*time.Hour)
+	// The granted client is old too, and its agent's grant row is gone.
+	if _, err := b.pool.Exec(b.ctx, `UPDATE oauth_clients SET created_at = $2 WHERE id = $1`, granted.ID, now.Add(-400*24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.pool.Exec(b.ctx, `DELETE FROM oauth_agents WHERE client_id = $1`, granted.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	w := &jobs.PurgeWorker{Tokens: oauth, Data: app.NewRetention(b.pool, app.RetentionPeriods{OAuthClients: 7 * 24 * time.Hour}),
+		Now: func() time.Time { return now }}
+	if err := w.Work(context.Background(), &river.Job[jobs.PurgeArgs]{}); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	rows, err := b.pool.Query(b.ctx, `SELECT id FROM oauth_clients ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		left = append(left, s)
+	}
+	if want := []string{granted.ID, "tsc_late", "tsc_recent"}; fmt.Sprint(left) != fmt.Sprint(want) {
+		t.Fatalf("left after the purge: %v (%d); want %v", left[:min(len(left), 5)], len(left), want)
+	}
+	if _, err := oauth.Client(b.ctx, "tsc_doomed"); app.ErrorCodeOf(err) != app.ErrNotFound {
+		t.Errorf("a deleted registration: %v; want not found", err)
+	}
+	if _, err := oauth.Connect(b.ctx, bob.ID, "acme", doomed); app.ErrorCodeOf(err) != app.ErrInvalid {
+		t.Errorf("a consent for a deleted registration: %v; want invalid (an unknown client)", err)
+	}
+}

@@ -11,8 +11,9 @@ import (
 
 // Retention deletes the personal data that has served its purpose
 // (jobs.PurgeWorker, hourly): delivery log lines (recipients' addresses,
-// push services' hosts), one-tap link tokens of rooms that ended, and
-// webhook messages (their payloads) with their attempts once final; and it
+// push services' hosts), one-tap link tokens of rooms that ended,
+// webhook messages (their payloads) with their attempts once final, and
+// OAuth client registrations no person ever granted; and it
 // forgets the person's address of rooms that ended (the seat's and the
 // invitation's, as their List-Unsubscribe link does). The agreement's
 // record (rooms, events, confirmations, receipts, notes), the audit log
@@ -77,6 +78,11 @@ type RetentionPeriods struct {
 	// Webhooks: a webhook message that reached its final status, and its
 	// attempts, from its last attempt.
 	Webhooks time.Duration
+	// OAuthClients: an OAuth client no person ever granted (no consent,
+	// so no code or token either), from its registration (or its metadata
+	// document's first fetch: fetched again when needed). Anyone may
+	// register clients; one granted once is kept for good.
+	OAuthClients time.Duration
 }
 
 // NewRetention is the purge of what outlived periods, on pool.
@@ -93,6 +99,7 @@ const (
 	purgePerEndpoint           = 100
 	purgeRoomWindowRows        = 2000 // rows of a room-keyed table looked at
 	forgetAddressWindowRows    = 500  // seats or rooms with an address looked at
+	purgeClientsPerStatement   = 500  // ungranted OAuth clients (up to ~16 KiB each)
 )
 
 // PurgeOld deletes what has outlived its period at now, a batch per
@@ -116,6 +123,7 @@ func (r *Retention) PurgeOld(ctx context.Context, now, end time.Time) (map[strin
 		{"person_addresses", r.periods.OneTap, r.forgetSeatAddresses},
 		{"person_addresses", r.periods.OneTap, r.forgetInviteAddresses},
 		{"webhook_messages", r.periods.Webhooks, r.purgeWebhooks},
+		{"oauth_clients", r.periods.OAuthClients, r.purgeUngrantedClients},
 	} {
 		if s.period > 0 {
 			steps = append(steps, s)
@@ -301,6 +309,23 @@ func (r *Retention) forgetAddresses(ctx context.Context, walk, sql string, befor
 			return total, nil
 		}
 		at = addressCursor{*lastKey, *lastRoom}
+	}
+	return total, nil
+}
+
+// purgeUngrantedClients deletes the OAuth clients never granted and
+// registered before before, oldest first, a batch per statement, through
+// the index of ungranted clients alone (no cursor: the clients not yet due
+// are never read). A client whose registration is gone is told
+// invalid_client, and registers again (docs/agents.md).
+func (r *Retention) purgeUngrantedClients(ctx context.Context, before, end time.Time) (int, error) {
+	total := 0
+	for r.clock().Before(end) {
+		n, err := deleteUngrantedOAuthClients(ctx, r.pool, before, purgeClientsPerStatement)
+		total += n
+		if err != nil || n < purgeClientsPerStatement {
+			return total, err
+		}
 	}
 	return total, nil
 }

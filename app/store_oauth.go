@@ -271,3 +271,37 @@ func disconnectMemberOAuthAgents(ctx context.Context, q querier, accountID, user
 	}
 	return int(tag.RowsAffected()), nil
 }
+
+// markOAuthClientGranted notes a client's first grant (a consent), in the
+// consent's transaction; the row lock makes a purge of ungranted clients
+// running at the same moment skip it (its DELETE rechecks granted_at). It
+// says whether the client is still there: false, the purge deleted it
+// first (a registration that had waited out its period).
+func markOAuthClientGranted(ctx context.Context, q querier, clientID string) (bool, error) {
+	var ok bool
+	err := q.QueryRow(ctx, `
+		WITH marked AS (
+			UPDATE oauth_clients SET granted_at = now() WHERE id = $1 AND granted_at IS NULL RETURNING 1
+		)
+		SELECT EXISTS (SELECT 1 FROM marked) OR EXISTS (SELECT 1 FROM oauth_clients WHERE id = $1)`, clientID).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("markOAuthClientGranted: %w", err)
+	}
+	return ok, nil
+}
+
+// deleteUngrantedOAuthClients deletes at most limit clients never granted
+// and created before before, oldest first (through
+// oauth_clients_ungranted). granted_at is checked again on the row
+// deleted: a consent that marked it meanwhile keeps it.
+func deleteUngrantedOAuthClients(ctx context.Context, q querier, before time.Time, limit int) (int, error) {
+	tag, err := q.Exec(ctx, `
+		DELETE FROM oauth_clients c
+		WHERE c.id IN (SELECT id FROM oauth_clients
+		               WHERE granted_at IS NULL AND created_at < $1 ORDER BY created_at LIMIT $2)
+		  AND c.granted_at IS NULL`, before, limit)
+	if err != nil {
+		return 0, fmt.Errorf("deleteUngrantedOAuthClients: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}

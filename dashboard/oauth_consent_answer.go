@@ -29,7 +29,7 @@ func (d *Dashboard) oauthConsentAnswer(c *fiber.Ctx) error {
 		err = refusal(app.ErrInvalid, "form.decision", c.FormValue("decision"))
 	}
 	if err != nil {
-		return d.fail(c, err)
+		return d.failConsent(c, v, err)
 	}
 	return c.Redirect(redirect, fiber.StatusSeeOther)
 }

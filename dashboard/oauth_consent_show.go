@@ -1,11 +1,14 @@
 package dashboard
 
 import (
+	"errors"
 	"net/url"
+	"strconv"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/ratelimit"
 )
 
 // consentData is the consent screen.
@@ -31,7 +34,7 @@ func (d *Dashboard) oauthConsentShow(c *fiber.Ctx) error {
 	params := authorizeParams(c)
 	auth, redirect, err := d.oauth.ReadAuthorization(c.UserContext(), params, v.user.ID)
 	if err != nil {
-		return d.fail(c, err)
+		return d.failConsent(c, v, err)
 	}
 	if redirect != "" {
 		return c.Redirect(redirect, fiber.StatusSeeOther)
@@ -51,4 +54,20 @@ func (d *Dashboard) consentPage(c *fiber.Ctx, v *viewer, auth app.OAuthAuthoriza
 	}
 	c.Set("Content-Security-Policy", consentPolicy(auth.RedirectURI, auth.Client.LogoURI))
 	return d.renderPage(c, "consent", &page{Title: d.words(c, v).T("consent.title", auth.Client.Name), Data: data}, v)
+}
+
+// failConsent answers a consent screen's error: past the person's limit on
+// the metadata documents fetched for them (oauthserver.Config.FetchLimit),
+// 429 with Retry-After and a page saying when to try again, as the other
+// limits answer; anything else as every page does.
+func (d *Dashboard) failConsent(c *fiber.Ctx, v *viewer, err error) error {
+	limited, ok := errors.AsType[*ratelimit.Exceeded](err)
+	if !ok {
+		return d.fail(c, err)
+	}
+	secs := ratelimit.RetryAfter(limited.Wait)
+	c.Set(fiber.HeaderRetryAfter, strconv.Itoa(secs))
+	c.Status(fiber.StatusTooManyRequests)
+	w := d.words(c, v)
+	return d.renderPage(c, "error", &page{Title: w.T("error.too_many"), Data: w.T("oac15_metadata_fetches", secs)}, v)
 }

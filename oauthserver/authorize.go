@@ -14,6 +14,7 @@ import (
 	"github.com/ory/fosite"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/ratelimit"
 )
 
 // The consent screen's side of the authorize endpoint. The dashboard
@@ -91,7 +92,15 @@ func (s *Server) Decline(ctx context.Context, params url.Values, userID int64) (
 }
 
 func (s *Server) parse(ctx context.Context, params url.Values, userID int64) (*pending, string, error) {
-	client, err := s.clients.get(ctx, params.Get("client_id"))
+	// Each metadata document fetched spends a token of the person's
+	// bucket: a signed-in person could otherwise make Taasky fetch any
+	// https URL (five seconds, four hops) as often as they ask.
+	client, err := s.clients.get(ctx, params.Get("client_id"), func() error {
+		if ok, wait := s.fetches.Take(userID); !ok {
+			return &ratelimit.Exceeded{What: "metadata document fetches", Wait: wait}
+		}
+		return nil
+	})
 	if err != nil {
 		if e, ok := errors.AsType[*app.Error](err); ok && e.Code == app.ErrNotFound {
 			invalid := *e // a bad request, in the same words

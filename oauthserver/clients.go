@@ -67,8 +67,10 @@ func newMetadataClient(allowPrivate bool, base http.RoundTripper) *http.Client {
 func isMetadataURL(id string) bool { return strings.HasPrefix(id, "https://") }
 
 // get returns the client with id: ErrInvalid (or ErrNotFound) with a
-// message naming the rule, ErrInternal when the database failed.
-func (cs *clients) get(ctx context.Context, id string) (app.OAuthClient, error) {
+// message naming the rule, ErrInternal when the database failed. Before
+// fetching a metadata document it asks allow, whose error (a
+// *ratelimit.Exceeded) it returns instead.
+func (cs *clients) get(ctx context.Context, id string, allow func() error) (app.OAuthClient, error) {
 	if id == "" {
 		return app.OAuthClient{}, app.Refuse(app.ErrInvalid, "error.oauth_client_id_required", "client_id: is required")
 	}
@@ -81,6 +83,9 @@ func (cs *clients) get(ctx context.Context, id string) (app.OAuthClient, error) 
 	case !isMetadataURL(id):
 		return app.OAuthClient{}, app.Refuse(app.ErrNotFound, "error.oauth_client_unknown",
 			"client_id: no client %q is registered with Taasky (register with Dynamic Client Registration, or use a Client ID Metadata Document URL)", id)
+	}
+	if err := allow(); err != nil {
+		return app.OAuthClient{}, err
 	}
 	return cs.fetch(ctx, id)
 }

@@ -36,7 +36,7 @@ func TestRegister(t *testing.T) {
 	if code != 201 || m["token_endpoint_auth_method"] != "none" || m["client_secret"] != nil || !strings.HasPrefix(m["client_id"].(string), "tsc_") {
 		t.Fatalf("register: %d %v", code, m)
 	}
-	if c, err := s.clients.get(t.Context(), m["client_id"].(string)); err != nil || c.Name != "Cursor" {
+	if c, err := s.clients.get(t.Context(), m["client_id"].(string), allowAll); err != nil || c.Name != "Cursor" {
 		t.Errorf("the registered client: %+v, %v", c, err)
 	}
 	for body, want := range map[string]string{

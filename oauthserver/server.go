@@ -38,6 +38,10 @@ type Config struct {
 	// RegisterLimit bounds Dynamic Client Registrations per client address
 	// (the zero Limit: 10 a minute, bursts of 10).
 	RegisterLimit ratelimit.Limit
+	// FetchLimit bounds the Client ID Metadata Documents the consent
+	// screen fetches for one signed-in person (the zero Limit: 10 a
+	// minute, bursts of 10); a fresh copy Taasky keeps costs nothing.
+	FetchLimit ratelimit.Limit
 	// TrustedProxies are the proxies whose X-Forwarded-For names the
 	// client a registration counts against (TRUSTED_PROXIES, as the
 	// dashboard's limits).
@@ -69,6 +73,7 @@ type Server struct {
 	clients  *clients
 	accounts AccountFinder
 	register *ratelimit.Buckets[string]
+	fetches  *ratelimit.Buckets[int64] // by person
 	trusted  []netip.Prefix
 	log      *slog.Logger
 	now      func() time.Time
@@ -94,6 +99,9 @@ func New(c Config) (*Server, error) {
 	}
 	if c.RegisterLimit.Rate == 0 {
 		c.RegisterLimit = ratelimit.Limit{Rate: 10.0 / 60, Burst: 10}
+	}
+	if c.FetchLimit.Rate == 0 {
+		c.FetchLimit = ratelimit.Limit{Rate: 10.0 / 60, Burst: 10}
 	}
 	base := strings.TrimSuffix(c.BaseURL, "/")
 	cl := &clients{state: c.State, http: newMetadataClient(c.AllowPrivateFetch, c.MetadataTransport), audience: base + "/mcp", now: time.Now}
@@ -124,7 +132,8 @@ func New(c Config) (*Server, error) {
 		compose.OAuth2PKCEFactory,
 	)
 	return &Server{base: base, provider: provider, store: st, clients: cl, accounts: c.Accounts,
-		register: ratelimit.New[string](c.RegisterLimit, 10_000, time.Now), trusted: c.TrustedProxies, log: c.Log, now: time.Now, grantMax: c.GrantMaxAge}, nil
+		register: ratelimit.New[string](c.RegisterLimit, 10_000, time.Now),
+		fetches:  ratelimit.New[int64](c.FetchLimit, 10_000, time.Now), trusted: c.TrustedProxies, log: c.Log, now: time.Now, grantMax: c.GrantMaxAge}, nil
 }
 
 // Issuer is the authorization server's issuer identifier: BaseURL.

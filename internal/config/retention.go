@@ -25,6 +25,11 @@ type Retention struct {
 	// Webhooks: webhook messages and their attempts, counted from their
 	// last attempt once final (RETAIN_WEBHOOK_DAYS, default 30 days).
 	Webhooks time.Duration
+	// OAuthClients: an OAuth client registration (Dynamic Client
+	// Registration, or a metadata document's copy) no person ever granted,
+	// counted from its registration (RETAIN_OAUTH_CLIENT_DAYS, default 7
+	// days); a client once granted is kept.
+	OAuthClients time.Duration
 }
 
 // Day is the unit of the retention settings.
@@ -35,17 +40,19 @@ const (
 	DefaultDeliveryLogRetention = 90 * Day
 	DefaultOneTapRetention      = 30 * Day
 	DefaultWebhookRetention     = 30 * Day
+	DefaultOAuthClientRetention = 7 * Day
 )
 
 // maxRetentionDays bounds a period (ten years): a typo should not be
 // read as centuries.
 const maxRetentionDays = 3650
 
-// LoadRetention reads RETAIN_DELIVERY_LOG_DAYS, RETAIN_ONETAP_DAYS and
-// RETAIN_WEBHOOK_DAYS into c.Retention: whole numbers of days, 0 keeping
+// LoadRetention reads RETAIN_DELIVERY_LOG_DAYS, RETAIN_ONETAP_DAYS,
+// RETAIN_WEBHOOK_DAYS and RETAIN_OAUTH_CLIENT_DAYS into c.Retention: whole numbers of days, 0 keeping
 // that data for good. A bad value is one line, in the words of Load's.
 func (c *Config) LoadRetention(getenv func(string) string) error {
-	c.Retention = Retention{DeliveryLog: DefaultDeliveryLogRetention, OneTap: DefaultOneTapRetention, Webhooks: DefaultWebhookRetention}
+	c.Retention = Retention{DeliveryLog: DefaultDeliveryLogRetention, OneTap: DefaultOneTapRetention, Webhooks: DefaultWebhookRetention,
+		OAuthClients: DefaultOAuthClientRetention}
 	var errs []error
 	for _, s := range []struct {
 		name, what string
@@ -54,6 +61,7 @@ func (c *Config) LoadRetention(getenv func(string) string) error {
 		{"RETAIN_DELIVERY_LOG_DAYS", "a delivery log line is kept", &c.Retention.DeliveryLog},
 		{"RETAIN_ONETAP_DAYS", "a one-tap link and a person's address are kept after their room ended", &c.Retention.OneTap},
 		{"RETAIN_WEBHOOK_DAYS", "a webhook message is kept after its last attempt", &c.Retention.Webhooks},
+		{"RETAIN_OAUTH_CLIENT_DAYS", "an OAuth client registration no one granted is kept", &c.Retention.OAuthClients},
 	} {
 		v := strings.TrimSpace(getenv(s.name))
 		if v == "" {

@@ -5,6 +5,7 @@
 package ratelimit
 
 import (
+	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -123,6 +124,18 @@ func (b *Buckets[K]) Len() int {
 // a Retry-After header.
 func RetryAfter(wait time.Duration) int {
 	return max(1, int(math.Ceil(wait.Seconds())))
+}
+
+// Exceeded is a refusal by a limit: the caller's answer says Wait (as
+// RetryAfter's seconds) in its own words.
+type Exceeded struct {
+	// What was limited, for logs: "metadata document fetches".
+	What string
+	Wait time.Duration
+}
+
+func (e *Exceeded) Error() string {
+	return fmt.Sprintf("too many %s; retry after %d s", e.What, RetryAfter(e.Wait))
 }
 
 // refill brings bk up to now; the caller holds b.mu.
