@@ -223,6 +223,15 @@ func TestUngrantedOAuthClientsExpire(t *testing.T) {
 		t.Fatal(err)
 	}
 	doomed := register("tsc_doomed", 9*24*time.Hour)
+	// Connected by a process of the version before granted_at (a rolling
+	// upgrade): kept for its agent, and the purge goes on past it.
+	rolling := register("tsc_rolling", 30*24*time.Hour)
+	if _, err := oauth.Connect(b.ctx, bob.ID, "acme", rolling); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.pool.Exec(b.ctx, `UPDATE oauth_clients SET granted_at = NULL WHERE id = $1`, rolling.ID); err != nil {
+		t.Fatal(err)
+	}
 	// The granted client is old too, and its agent's grant row is gone.
 	if _, err := b.pool.Exec(b.ctx, `UPDATE oauth_clients SET created_at = $2 WHERE id = $1`, granted.ID, now.Add(-400*24*time.Hour)); err != nil {
 		t.Fatal(err)
@@ -248,7 +257,7 @@ func TestUngrantedOAuthClientsExpire(t *testing.T) {
 		}
 		left = append(left, s)
 	}
-	if want := []string{granted.ID, "tsc_late", "tsc_recent"}; fmt.Sprint(left) != fmt.Sprint(want) {
+	if want := []string{granted.ID, "tsc_late", "tsc_recent", "tsc_rolling"}; fmt.Sprint(left) != fmt.Sprint(want) {
 		t.Fatalf("left after the purge: %v (%d); want %v", left[:min(len(left), 5)], len(left), want)
 	}
 	if _, err := oauth.Client(b.ctx, "tsc_doomed"); app.ErrorCodeOf(err) != app.ErrNotFound {

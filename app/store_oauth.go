@@ -293,13 +293,19 @@ func markOAuthClientGranted(ctx context.Context, q querier, clientID string) (bo
 // deleteUngrantedOAuthClients deletes at most limit clients never granted
 // and created before before, oldest first (through
 // oauth_clients_ungranted). granted_at is checked again on the row
-// deleted: a consent that marked it meanwhile keeps it.
+// deleted: a consent that marked it meanwhile keeps it. A client with a
+// connected agent is kept whatever granted_at says (a process of the
+// version before 00035 connects without setting it, and the agent's row
+// refers to the client).
 func deleteUngrantedOAuthClients(ctx context.Context, q querier, before time.Time, limit int) (int, error) {
 	tag, err := q.Exec(ctx, `
 		DELETE FROM oauth_clients c
-		WHERE c.id IN (SELECT id FROM oauth_clients
-		               WHERE granted_at IS NULL AND created_at < $1 ORDER BY created_at LIMIT $2)
-		  AND c.granted_at IS NULL`, before, limit)
+		WHERE c.id IN (SELECT id FROM oauth_clients k
+		               WHERE granted_at IS NULL AND created_at < $1
+		                 AND NOT EXISTS (SELECT 1 FROM oauth_agents o WHERE o.client_id = k.id)
+		               ORDER BY created_at LIMIT $2)
+		  AND c.granted_at IS NULL
+		  AND NOT EXISTS (SELECT 1 FROM oauth_agents o WHERE o.client_id = c.id)`, before, limit)
 	if err != nil {
 		return 0, fmt.Errorf("deleteUngrantedOAuthClients: %w", err)
 	}
