@@ -84,3 +84,21 @@ func TestRoomSealedUnderAnotherKey(t *testing.T) {
 		t.Errorf("the room after its cancel: %+v %v", l, err)
 	}
 }
+
+// TestPersonSeatSealedUnderAnotherKey: a person's /p/ page of a room
+// whose limits no longer open with this installation's key (sealed under
+// the key it had before it started over) is refused with 409 and the
+// words that say why, not a 500.
+func TestPersonSeatSealedUnderAnotherKey(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	seat := b.seatOf(t, "coffee")
+	// What the old key sealed does not open with this one.
+	if _, err := b.pool.Exec(b.ctx, `UPDATE parties SET limits_enc = decode(md5(random()::text) || md5(random()::text), 'hex') WHERE limits_enc <> ''`); err != nil {
+		t.Fatal(err)
+	}
+	if st, _, body := b.client(nil).get("/p/" + seat); st != http.StatusConflict ||
+		!strings.Contains(body, "can no longer be read or moved: its private limits were sealed with a key this installation no longer has") {
+		t.Errorf("the person's page: %d %s", st, body)
+	}
+}
