@@ -51,3 +51,26 @@ func TestSealedRoomClosesAtItsDeadline(t *testing.T) {
 		}
 	}
 }
+
+// TestSealedRoomExported: an account's export keeps a room sealed under
+// the old SECRET_KEY, with its limits null and marked sealed, instead of
+// failing the whole export.
+func TestSealedRoomExported(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	rb.openJoined(t, OpenInput{Limits: json.RawMessage(`{"fee":{"max":{"amount":"4321.00","currency":"EUR"}}}`)}, "")
+	cfg := rb.cfg
+	cfg.LimitsKey = bytes.Repeat([]byte{8}, 32) // the installation started over
+	after, err := NewRooms(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(after.Close)
+	out, err := after.ExportAccount(rb.ctx, rb.a.OwnerUserID, "alpha")
+	if err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	if len(out.Rooms) != 1 || !out.Rooms[0].LimitsSealed || string(out.Rooms[0].Limits) != "null" {
+		t.Errorf("the sealed room in the export: %d rooms, sealed %v, limits %s", len(out.Rooms), out.Rooms[0].LimitsSealed, out.Rooms[0].Limits)
+	}
+}
