@@ -232,7 +232,7 @@ func (s *Rooms) closeAccountRooms(ctx context.Context, accountID int64) (int, er
 func (s *Rooms) closeForDeletedAccount(ctx context.Context, roomID int64) (bool, error) {
 	closed := false
 	err := s.inTx(ctx, func(tx *roomTx) error {
-		ld, err := s.load(ctx, tx, roomID, true)
+		ld, err := s.loadLax(ctx, tx, roomID, true) // closing needs no limits
 		if err != nil {
 			return err
 		}

@@ -36,6 +36,10 @@ type ExportRoom struct {
 	Side   negotiation.Side `json:"side"`
 	Schema json.RawMessage  `json:"schema"`
 	Limits json.RawMessage  `json:"limits"`
+	// LimitsSealed: the side's limits were sealed with a SECRET_KEY this
+	// installation no longer has (it started over): Limits is null, and
+	// the view says nothing of them.
+	LimitsSealed bool `json:"limits_sealed,omitempty"`
 	*View
 	// Receipt is an agreed room's signed receipt (JWS compact form).
 	Receipt string `json:"receipt,omitempty"`
@@ -109,7 +113,7 @@ func (s *Rooms) exportRoom(ctx context.Context, tx pgx.Tx, st accountSeat) (Expo
 	if err != nil {
 		return ExportRoom{}, err
 	}
-	ld, err := s.restoreFor(row, st.side)
+	ld, err := s.restoreLax(row, st.side) // an export leaves no room out
 	if err != nil {
 		return ExportRoom{}, err
 	}
@@ -117,10 +121,10 @@ func (s *Rooms) exportRoom(ctx context.Context, tx pgx.Tx, st accountSeat) (Expo
 	if err != nil {
 		return ExportRoom{}, err
 	}
-	r := ExportRoom{ID: st.roomID, Side: st.side, Schema: json.RawMessage("null"), Limits: json.RawMessage("null"), View: v}
+	r := ExportRoom{ID: st.roomID, Side: st.side, Schema: json.RawMessage("null"), Limits: json.RawMessage("null"), LimitsSealed: ld.sealed, View: v}
 	if p := ld.room.Party(st.side); p.Schema != nil {
 		r.Schema = p.Schema.Canonical()
-		if p.Limits != nil && len(p.Limits.Raw()) > 0 {
+		if !ld.sealed && p.Limits != nil && len(p.Limits.Raw()) > 0 {
 			r.Limits = p.Limits.Raw()
 		}
 	}

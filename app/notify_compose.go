@@ -139,7 +139,7 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 		out.HandedOver = true
 	}
 	row.setHuman(p.Side, h)
-	ld, err := n.rooms.restoreFor(row, p.Side) // this side's limits only
+	ld, err := n.rooms.restoreLax(row, p.Side) // this side's limits only
 	if err != nil {
 		return err
 	}
@@ -153,6 +153,11 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 			return jobs.Skip("the confirmation is no longer pending")
 		}
 		out.Verdict = c.Verdict
+	}
+	if ld.sealed && out.Verdict != negotiation.VerdictCancel && !r.State.Terminal() {
+		// Its limits were sealed under another key: only its cancel and
+		// its end are told, the rest would be shown without them.
+		return jobs.Skip("the room's limits were sealed under another SECRET_KEY")
 	}
 	out.RoomURL = n.baseURL + "/rooms/" + strconv.FormatInt(d.RoomID, 10)
 	out.RoomUID = jobs.UniqueID(out.Installation, "room", strconv.FormatInt(d.RoomID, 10), strconv.FormatInt(r.OpenedAt.UnixNano(), 10))

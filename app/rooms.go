@@ -25,17 +25,18 @@ import (
 // to decide, appends the events, updates the room and inserts the River jobs
 // the change causes.
 type Rooms struct {
-	pool      *pgxpool.Pool
-	river     *river.Client[pgx.Tx]
-	limitsKey cipher.AEAD // seals the parties' limits (and invitation codes in jobs) at rest
-	tokenKey  []byte
-	baseURL   string
-	now       func() time.Time
-	pace      negotiation.Pace
-	zones     sync.Map                           // time zone name → *time.Location
-	schemas   schemaCache                        // parsed schemas, by their JSON
-	logCache  logCache                           // decoded log entries, by their text
-	views     *gencache.Cache[string, *keptView] // Read's views, by room token hash
+	pool         *pgxpool.Pool
+	river        *river.Client[pgx.Tx]
+	limitsKey    cipher.AEAD // seals the parties' limits (and invitation codes in jobs) at rest
+	tokenKey     []byte
+	baseURL      string
+	now          func() time.Time
+	pace         negotiation.Pace
+	zones        sync.Map                           // time zone name → *time.Location
+	sealedLogged sync.Map                           // room id → true: its limits did not open, logged (restoreLax)
+	schemas      schemaCache                        // parsed schemas, by their JSON
+	logCache     logCache                           // decoded log entries, by their text
+	views        *gencache.Cache[string, *keptView] // Read's views, by room token hash
 	// inviteCap is how many invitations one account may have emailed in
 	// any 24 hours (0: no cap).
 	inviteCap int

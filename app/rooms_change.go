@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -16,6 +17,11 @@ import (
 type loaded struct {
 	row  *roomRow
 	room *negotiation.Room
+	// sealed: a side's limits did not open with this installation's
+	// SECRET_KEY (it started over with a new one, docs/operations.md) and
+	// the room was restored without them (restoreLax). Only what needs no
+	// limits may be done with it: a cancel, closing it.
+	sealed bool
 }
 
 // load reads (lock: and locks) a room and restores it with both parties'
@@ -28,6 +34,16 @@ func (s *Rooms) load(ctx context.Context, q querier, roomID int64, lock bool) (*
 	return s.restore(row)
 }
 
+// loadLax is load with restoreLax: a sealed room is restored without the
+// limits that do not open.
+func (s *Rooms) loadLax(ctx context.Context, q querier, roomID int64, lock bool) (*loaded, error) {
+	row, err := selectRoom(ctx, q, roomID, lock)
+	if err != nil {
+		return nil, err
+	}
+	return s.restoreLax(row, "")
+}
+
 // restore rebuilds the protocol's room from its row, with both sides' limits.
 func (s *Rooms) restore(row *roomRow) (*loaded, error) { return s.restoreFor(row, "") }
 
@@ -35,9 +51,34 @@ func (s *Rooms) restore(row *roomRow) (*loaded, error) { return s.restoreFor(row
 // one side never needs the other side's: no decision for a mover and
 // nothing shown to it reads them (docs/security.md, promise 3). Leaving
 // them out also keeps their size from showing in how long the answer
-// takes.
+// takes. A room whose limits do not open with this key is refused
+// (sealedRefusal).
 func (s *Rooms) restoreFor(row *roomRow, only negotiation.Side) (*loaded, error) {
+	ld, err := s.restoreLax(row, only)
+	if err != nil {
+		return nil, err
+	}
+	if ld.sealed {
+		return nil, sealedRefusal(row.ID)
+	}
+	return ld, nil
+}
+
+// restoreLax is restoreFor that restores a room whose limits (of the sides
+// asked for) do not open with this key without them, marked sealed, and
+// logs that once per room and process. Its callers do only what needs no
+// limits with such a room.
+func (s *Rooms) restoreLax(row *roomRow, only negotiation.Side) (*loaded, error) {
 	limits, err := s.partyLimits(row, only)
+	sealed := false
+	if errors.Is(err, errUnsealable) {
+		sealed = true
+		if _, logged := s.sealedLogged.LoadOrStore(row.ID, true); !logged {
+			s.log.Warn("room sealed under another SECRET_KEY: its limits do not open, it can only be cancelled or closed",
+				"room", row.ID, "err", err)
+		}
+		limits, err = s.openableLimits(row, only)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +86,22 @@ func (s *Rooms) restoreFor(row *roomRow, only negotiation.Side) (*loaded, error)
 	if err != nil {
 		return nil, fmt.Errorf("room %d: %w", row.ID, err)
 	}
-	return &loaded{row: row, room: room}, nil
+	return &loaded{row: row, room: room, sealed: sealed}, nil
+}
+
+// sealedRefusal is the answer, at every door, for a room whose private
+// limits were sealed with a SECRET_KEY this installation no longer has.
+func sealedRefusal(roomID int64) *Error {
+	return refuse(ErrConflict, "so15_error.room_sealed",
+		"Room %d can no longer be read or moved: its private limits were sealed with a key this installation no longer has (it started over with a new SECRET_KEY). It can only be cancelled (the agent asks with negotiation_cancel, its human confirms) or left to close at its deadline.", roomID)
+}
+
+// refuseSealed refuses what a sealed room cannot do: anything but a cancel.
+func refuseSealed(ld *loaded, verdict negotiation.Verdict) error {
+	if ld.sealed && verdict != negotiation.VerdictCancel {
+		return sealedRefusal(ld.row.ID)
+	}
+	return nil
 }
 
 // restoreSnapshot rebuilds a room from its snapshot, its schemas from the
@@ -63,6 +119,24 @@ func (s *Rooms) partyLimits(row *roomRow, only negotiation.Side) ([2][]byte, err
 		}
 		l, err := s.openLimits(row.ID, string(p.Side), p.LimitsEnc)
 		if err != nil {
+			return limits, err
+		}
+		limits[i] = l
+	}
+	return limits, nil
+}
+
+// openableLimits is partyLimits with the limits that do not open left out.
+func (s *Rooms) openableLimits(row *roomRow, only negotiation.Side) ([2][]byte, error) {
+	var limits [2][]byte
+	for i, p := range row.Parties {
+		if p == nil || only != "" && p.Side != only || p.erased() {
+			continue
+		}
+		l, err := s.openLimits(row.ID, string(p.Side), p.LimitsEnc)
+		if errors.Is(err, errUnsealable) {
+			continue
+		} else if err != nil {
 			return limits, err
 		}
 		limits[i] = l

@@ -25,6 +25,13 @@ type seat struct {
 // locked. A token of another account, or of a seat of another human of
 // the account, finds nothing.
 func (s *Rooms) withSeat(ctx context.Context, agent Agent, roomToken string, fn func(tx *roomTx, st seat) error) error {
+	return s.withSeatFor(ctx, agent, roomToken, "", fn)
+}
+
+// withSeatFor is withSeat for a call of verdict: a cancel is let into a
+// room sealed under another key (refuseSealed), restored without the
+// limits that do not open.
+func (s *Rooms) withSeatFor(ctx context.Context, agent Agent, roomToken string, verdict negotiation.Verdict, fn func(tx *roomTx, st seat) error) error {
 	if roomToken == "" {
 		return Errorf(ErrInvalid, "room_token: required")
 	}
@@ -33,8 +40,11 @@ func (s *Rooms) withSeat(ctx context.Context, agent Agent, roomToken string, fn 
 		if err != nil {
 			return err
 		}
-		ld, err := s.restoreFor(row, side)
+		ld, err := s.restoreLax(row, side)
 		if err != nil {
+			return err
+		}
+		if err := refuseSealed(ld, verdict); err != nil {
 			return err
 		}
 		return fn(tx, seat{ld, side})
@@ -195,7 +205,7 @@ func (s *Rooms) RequestConfirmation(ctx context.Context, agent Agent, roomToken 
 	}
 	var cv *ConfirmationView
 	var view *View
-	err := s.withSeat(ctx, agent, roomToken, func(tx *roomTx, st seat) error {
+	err := s.withSeatFor(ctx, agent, roomToken, verdict, func(tx *roomTx, st seat) error {
 		if p := st.room.PendingFor(st.side); p != nil && p.Verdict == verdict && p.SubjectHash == hash {
 			cv = confirmationView(p)
 			var err error
@@ -240,7 +250,7 @@ type Decision struct {
 func (s *Rooms) DecideAsOwner(ctx context.Context, userID, roomID int64, confirmationID string, hashSeen negotiation.SubjectHash, accept bool) (*Decision, error) {
 	var d *Decision
 	err := s.inTx(ctx, func(tx *roomTx) error {
-		ld, err := s.load(ctx, tx, roomID, true)
+		ld, err := s.loadLax(ctx, tx, roomID, true) // decide refuses what a sealed room cannot do
 		if err != nil {
 			return err
 		}
@@ -291,6 +301,17 @@ func answeredAgain(ctx context.Context, q querier, ld *loaded, id string, hashSe
 // Once they confirm terms, their account has seen the other side's schema.
 // Both go in the change's batch.
 func (s *Rooms) decide(ctx context.Context, tx *roomTx, ld *loaded, side negotiation.Side, confirmationID string, hashSeen negotiation.SubjectHash, accept bool, by answeredBy, actorID int64) (*Decision, error) {
+	if ld.sealed {
+		// Only a pending cancel is answered in a room sealed under
+		// another key: it needs no limits.
+		var verdict negotiation.Verdict
+		if p := ld.room.PendingFor(side); p != nil && p.ID == confirmationID {
+			verdict = p.Verdict
+		}
+		if err := refuseSealed(ld, verdict); err != nil {
+			return nil, err
+		}
+	}
 	now := s.now()
 	next, ev, why, err := ld.room.Decide(side, confirmationID, hashSeen, accept, now)
 	if err != nil {

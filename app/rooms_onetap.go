@@ -88,9 +88,19 @@ func (s *Rooms) OneTapCard(ctx context.Context, token string) (*OneTap, error) {
 	if err != nil {
 		return nil, fmt.Errorf("one-tap: %w", err)
 	}
-	ld, err := s.restoreFor(row, card.side)
+	ld, err := s.restoreLax(row, card.side)
 	if err != nil {
 		return nil, err
+	}
+	if ld.sealed {
+		// Only a pending cancel is shown: it needs no limits.
+		var verdict negotiation.Verdict
+		if p := ld.room.PendingFor(card.side); p != nil && p.ID == card.token.confirmationID {
+			verdict = p.Verdict
+		}
+		if err := refuseSealed(ld, verdict); err != nil {
+			return nil, err
+		}
 	}
 	v, err := s.oneTap(ctx, ld, card.side, card.token.confirmationID, card.token.usedAt, card.status, card.why)
 	if err != nil {
@@ -150,7 +160,7 @@ func (s *Rooms) DecideOneTap(ctx context.Context, token string, hashSeen negotia
 		if err != nil {
 			return fmt.Errorf("one-tap: %w", err)
 		}
-		ld, err := s.restore(row)
+		ld, err := s.restoreLax(row, "") // decide refuses what a sealed room cannot do
 		if err != nil {
 			return err
 		}

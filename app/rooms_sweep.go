@@ -47,7 +47,7 @@ const closeParallel = 4
 // closeIfDue closes a room if it is due now.
 func (s *Rooms) closeIfDue(ctx context.Context, roomID int64) error {
 	return s.inTx(ctx, func(tx *roomTx) error {
-		ld, err := s.load(ctx, tx, roomID, true)
+		ld, err := s.loadLax(ctx, tx, roomID, true) // closing needs no limits
 		if ErrorCodeOf(err) == ErrNotFound {
 			return nil
 		}

@@ -97,9 +97,16 @@ func (w *Webhooks) payload(ctx context.Context, m hookMessage) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("webhook payload: %w", err)
 	}
-	ld, err := w.rooms.restoreFor(row, m.side) // this side's limits only
+	ld, err := w.rooms.restoreLax(row, m.side) // this side's limits only
 	if err != nil {
 		return nil, err
+	}
+	if ld.sealed && !ld.room.State.Terminal() {
+		// Its limits were sealed under another key: only its cancel and
+		// its end are told, the rest would be shown without them.
+		if p := ld.room.PendingFor(m.side); p == nil || p.Verdict != negotiation.VerdictCancel {
+			return nil, jobs.Skip("the room's limits were sealed under another SECRET_KEY")
+		}
 	}
 	v, err := w.rooms.view(ctx, w.pool, ld, m.side)
 	if err != nil {

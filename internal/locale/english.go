@@ -281,6 +281,7 @@ var englishText = map[Key]catalog.Message{
 	"error.sign_in_unavailable": text("Sign-in is unavailable right now: the identity provider did not answer. Try again in a minute."),
 	"error.no_oauth":            text("This Taasky does not offer OAuth: connect your agent with a key from Settings."),
 	"error.no_room":             text("room not found"),
+	"so15_error.room_sealed":    text("Room %[1]d can no longer be read or moved: its private limits were sealed with a key this installation no longer has (it started over with a new SECRET_KEY). It can only be cancelled (the agent asks with negotiation_cancel, its human confirms) or left to close at its deadline."), // the room's number
 	"error.unsubscribe_invalid": text("This unsubscribe link is not valid."),
 	"error.unsubscribe_sign_in": text("This unsubscribe link is not valid. Sign in and open Settings to choose what Taasky emails you."),
 	"error.form_expired":        text("This form has expired or did not come from this page. Go back, reload the page and try again."),

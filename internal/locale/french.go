@@ -273,6 +273,7 @@ var frenchText = map[Key]catalog.Message{
 	"error.sign_in_unavailable": text("La connexion est indisponible pour le moment : le fournisseur d'identité n'a pas répondu. Réessayez dans une minute."),
 	"error.no_oauth":            text("Ce Taasky ne propose pas OAuth : connectez votre agent avec une clé obtenue dans les Paramètres."),
 	"error.no_room":             text("salle introuvable"),
+	"so15_error.room_sealed":    text("La salle %[1]d ne peut plus être lue ni avancer : ses limites privées ont été scellées avec une clé que cette installation n'a plus (elle est repartie avec une nouvelle SECRET_KEY). Elle peut seulement être annulée (l'agent le demande avec negotiation_cancel, son humain confirme) ou se fermer à son échéance."), // the room's number
 	"error.unsubscribe_invalid": text("Ce lien de désinscription n'est pas valide."),
 	"error.unsubscribe_sign_in": text("Ce lien de désinscription n'est pas valide. Connectez-vous et ouvrez les Paramètres pour choisir ce que Taasky vous envoie par e-mail."),
 	"error.form_expired":        text("Ce formulaire a expiré ou ne vient pas de cette page. Revenez en arrière, rechargez la page et réessayez."),

@@ -273,6 +273,7 @@ var germanText = map[Key]catalog.Message{
 	"error.sign_in_unavailable": text("Die Anmeldung ist gerade nicht möglich: Der Identitätsanbieter hat nicht geantwortet. Versuchen Sie es in einer Minute erneut."),
 	"error.no_oauth":            text("Dieses Taasky bietet kein OAuth an: Verbinden Sie Ihren Agenten mit einem Schlüssel aus den Einstellungen."),
 	"error.no_room":             text("Raum nicht gefunden"),
+	"so15_error.room_sealed":    text("Raum %[1]d kann nicht mehr gelesen oder bewegt werden: Seine privaten Grenzen wurden mit einem Schlüssel versiegelt, den diese Installation nicht mehr hat (sie hat mit einem neuen SECRET_KEY neu begonnen). Er kann nur noch abgebrochen werden (der Agent fragt mit negotiation_cancel, sein Mensch bestätigt) oder zu seiner Frist schließen."), // the room's number
 	"error.unsubscribe_invalid": text("Dieser Abmeldelink ist nicht gültig."),
 	"error.unsubscribe_sign_in": text("Dieser Abmeldelink ist nicht gültig. Melden Sie sich an und öffnen Sie die Einstellungen, um zu wählen, was Taasky Ihnen per E-Mail sendet."),
 	"error.form_expired":        text("Dieses Formular ist abgelaufen oder stammt nicht von dieser Seite. Gehen Sie zurück, laden Sie die Seite neu und versuchen Sie es erneut."),

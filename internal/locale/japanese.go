@@ -256,6 +256,7 @@ var japaneseText = map[Key]catalog.Message{
 	"error.sign_in_unavailable": text("現在サインインできません：IDプロバイダーが応答しませんでした。1分後にもう一度お試しください。"),
 	"error.no_oauth":            text("このTaaskyはOAuthに対応していません：設定で発行したキーでエージェントを接続してください。"),
 	"error.no_room":             text("ルームが見つかりません"),
+	"so15_error.room_sealed":    text("ルーム %[1]d はもう読むことも進めることもできません。非公開の制限が、このインストールがもう持っていない鍵で封印されています(新しい SECRET_KEY でやり直したため)。キャンセル(エージェントが negotiation_cancel で依頼し、その人が確認)するか、期限で閉じるのを待つことしかできません。"), // the room's number
 	"error.unsubscribe_invalid": text("この配信停止リンクは無効です。"),
 	"error.unsubscribe_sign_in": text("この配信停止リンクは無効です。サインインして設定を開き、Taaskyから届くメールを選んでください。"),
 	"error.form_expired":        text("このフォームは期限切れか、このページから送信されたものではありません。前のページに戻り、再読み込みしてからもう一度お試しください。"),

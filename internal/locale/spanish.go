@@ -273,6 +273,7 @@ var spanishText = map[Key]catalog.Message{
 	"error.sign_in_unavailable": text("El inicio de sesión no está disponible ahora: el proveedor de identidad no respondió. Inténtelo de nuevo en un minuto."),
 	"error.no_oauth":            text("Este Taasky no ofrece OAuth: conecte su agente con una clave de Ajustes."),
 	"error.no_room":             text("sala no encontrada"),
+	"so15_error.room_sealed":    text("La sala %[1]d ya no se puede leer ni mover: sus límites privados se sellaron con una clave que esta instalación ya no tiene (empezó de nuevo con otra SECRET_KEY). Solo se puede cancelar (el agente lo pide con negotiation_cancel, su humano lo confirma) o dejar que se cierre en su fecha límite."), // the room's number
 	"error.unsubscribe_invalid": text("Este enlace para darse de baja no es válido."),
 	"error.unsubscribe_sign_in": text("Este enlace para darse de baja no es válido. Inicie sesión y abra Ajustes para elegir qué le envía Taasky por correo."),
 	"error.form_expired":        text("Este formulario caducó o no procede de esta página. Vuelva atrás, recargue la página e inténtelo de nuevo."),
