@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -69,24 +70,21 @@ func (s *Rooms) restoreFor(row *roomRow, only negotiation.Side) (*loaded, error)
 // logs that once per room and process. Its callers do only what needs no
 // limits with such a room.
 func (s *Rooms) restoreLax(row *roomRow, only negotiation.Side) (*loaded, error) {
-	limits, err := s.partyLimits(row, only)
-	sealed := false
-	if errors.Is(err, errUnsealable) {
-		sealed = true
-		if _, logged := s.sealedLogged.LoadOrStore(row.ID, true); !logged {
-			s.log.Warn("room sealed under another SECRET_KEY: its limits do not open, it can only be cancelled or closed",
-				"room", row.ID, "err", err)
-		}
-		limits, err = s.openableLimits(row, only)
-	}
+	limits, sealed, err := s.partyLimits(row, only)
 	if err != nil {
 		return nil, err
+	}
+	if sealed != nil {
+		if _, logged := s.sealedLogged.LoadOrStore(row.ID, true); !logged {
+			s.log.Warn("room sealed under another SECRET_KEY: its limits do not open, it can only be cancelled or closed",
+				"room", row.ID, "err", sealed)
+		}
 	}
 	room, err := s.restoreSnapshot(row.Snapshot, limits)
 	if err != nil {
 		return nil, fmt.Errorf("room %d: %w", row.ID, err)
 	}
-	return &loaded{row: row, room: room, sealed: sealed}, nil
+	return &loaded{row: row, room: room, sealed: sealed != nil}, nil
 }
 
 // sealedRefusal is the answer, at every door, for a room whose private
@@ -111,37 +109,24 @@ func (s *Rooms) restoreSnapshot(snapshot string, limits [2][]byte) (*negotiation
 	return negotiation.RestoreWith(s.schemas, segjson.Unmarshal, []byte(snapshot), limits)
 }
 
-func (s *Rooms) partyLimits(row *roomRow, only negotiation.Side) ([2][]byte, error) {
-	var limits [2][]byte
-	for i, p := range row.Parties {
-		if p == nil || only != "" && p.Side != only || p.erased() {
-			continue
-		}
-		l, err := s.openLimits(row.ID, string(p.Side), p.LimitsEnc)
-		if err != nil {
-			return limits, err
-		}
-		limits[i] = l
-	}
-	return limits, nil
-}
-
-// openableLimits is partyLimits with the limits that do not open left out.
-func (s *Rooms) openableLimits(row *roomRow, only negotiation.Side) ([2][]byte, error) {
-	var limits [2][]byte
+// partyLimits opens both parties' limits (only's, when given). A side's
+// limits sealed under another SECRET_KEY (errUnsealable) are left out and
+// reported as sealed, the first of them; the others are still opened.
+func (s *Rooms) partyLimits(row *roomRow, only negotiation.Side) (limits [2][]byte, sealed, err error) {
 	for i, p := range row.Parties {
 		if p == nil || only != "" && p.Side != only || p.erased() {
 			continue
 		}
 		l, err := s.openLimits(row.ID, string(p.Side), p.LimitsEnc)
 		if errors.Is(err, errUnsealable) {
+			sealed = cmp.Or(sealed, err)
 			continue
 		} else if err != nil {
-			return limits, err
+			return limits, nil, err
 		}
 		limits[i] = l
 	}
-	return limits, nil
+	return limits, sealed, nil
 }
 
 // change is what a use case decided: the room after it, the events to log,

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -54,13 +53,14 @@ func (s *Rooms) checkRoom(ctx context.Context, id int64) (string, error) {
 	if err != nil {
 		return err.Error(), nil
 	}
-	limits, err := s.partyLimits(row, "")
-	if errors.Is(err, errUnsealable) {
+	limits, sealed, err := s.partyLimits(row, "")
+	if err != nil {
+		return "", err
+	}
+	if sealed != nil {
 		// Named, and the other rooms still checked: after a start over
 		// with a new key, every room opened before is one of these.
-		return err.Error(), nil
-	} else if err != nil {
-		return "", err
+		return sealed.Error(), nil
 	}
 	replayed, err := negotiation.Replay(events, limits)
 	if err != nil {
