@@ -67,7 +67,7 @@ func (s *Rooms) Waiting() int {
 	return n
 }
 
-// add registers agent's wait on room; done removes it (once). Past the
+// add registers agent's wait on room; done (called once) removes it. Past the
 // agent's or its account's cap it registers nothing and refuses.
 func (w *waiters) add(room int64, agent Agent) (ch chan struct{}, done func(), err error) {
 	agentCap, accountCap := cmp.Or(w.agentCap, DefaultWaitsPerAgent), cmp.Or(w.accountCap, DefaultWaitsPerAccount)
@@ -91,22 +91,19 @@ func (w *waiters) add(room int64, agent Agent) (ch chan struct{}, done func(), e
 	w.perAgent[agent.ID]++
 	w.perAccount[agent.AccountID]++
 	w.mu.Unlock()
-	var once sync.Once
 	return ch, func() {
-		once.Do(func() {
-			w.mu.Lock()
-			defer w.mu.Unlock()
-			delete(w.rooms[room], ch)
-			if len(w.rooms[room]) == 0 {
-				delete(w.rooms, room)
-			}
-			if w.perAgent[agent.ID]--; w.perAgent[agent.ID] <= 0 {
-				delete(w.perAgent, agent.ID)
-			}
-			if w.perAccount[agent.AccountID]--; w.perAccount[agent.AccountID] <= 0 {
-				delete(w.perAccount, agent.AccountID)
-			}
-		})
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		delete(w.rooms[room], ch)
+		if len(w.rooms[room]) == 0 {
+			delete(w.rooms, room)
+		}
+		if w.perAgent[agent.ID]--; w.perAgent[agent.ID] <= 0 {
+			delete(w.perAgent, agent.ID)
+		}
+		if w.perAccount[agent.AccountID]--; w.perAccount[agent.AccountID] <= 0 {
+			delete(w.perAccount, agent.AccountID)
+		}
 	}, nil
 }
 
