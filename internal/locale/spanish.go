@@ -109,7 +109,7 @@ var spanishText = map[Key]catalog.Message{
 	// How long until a moment, in a sentence ("The deadline is … (in about 3 hours)").
 	"until.now": text("ahora"),
 	"until.minutes": plural.Selectf(1, "%d",
-		"one", "en unos %[1]d minuto",
+		"one", "en aproximadamente %[1]d minuto",
 		"other", "en unos %[1]d minutos"),
 	"until.hours": plural.Selectf(1, "%d",
 		"one", "en aproximadamente %[1]d hora",
@@ -1172,4 +1172,9 @@ var spanishText = map[Key]catalog.Message{
 	"audit.detail.slug":                   text("identificador"),
 	"audit.detail.to":                     text("a"),
 	"audit.detail.url":                    text("URL"),
+
+	"tz16_audit_operator":        text("un operador"),
+	"tz16_audit_result_applied":  text("aplicado"),
+	"tz16_audit_result_declined": text("no confirmado"),
+	"tz16_audit_result_void":     text("sin efecto"),
 }
