@@ -42,6 +42,14 @@ const (
 	AuditWebhookDisabled    AuditAction = "webhook.disabled" // by Taasky, after days of failures
 )
 
+// AuditOperator is the Actor of an entry no person made (auditInsertSQL
+// writes it for actor 0): an operator's on the command line, or Taasky's
+// own (AuditWebhookDisabled).
+const AuditOperator = "operator"
+
+// AuditByTaasky is the "by" detail of an entry Taasky itself made.
+const AuditByTaasky = "taasky"
+
 // AuditEntry is one entry of an account's audit log.
 type AuditEntry struct {
 	ID      int64

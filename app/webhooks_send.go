@@ -143,7 +143,7 @@ func (w *Webhooks) RecordWebhook(ctx context.Context, a jobs.WebhookAttempt) err
 			return err
 		}
 		if err := insertAudit(ctx, tx, a.AccountID, 0, AuditWebhookDisabled, a.At,
-			map[string]string{"url": url, "failing_since": since.UTC().Format(time.RFC3339), "by": "taasky"}); err != nil {
+			map[string]string{"url": url, "failing_since": since.UTC().Format(time.RFC3339), "by": AuditByTaasky}); err != nil {
 			return err
 		}
 		owners, err := selectOwners(ctx, tx, a.AccountID)

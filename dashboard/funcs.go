@@ -61,6 +61,10 @@ func funcsFor(w *locale.Printer) template.FuncMap {
 		"hookStatus":  func(s string) string { return hookStatus(w, s) },
 		"audit":       func(a app.AuditAction) string { return w.T(locale.Key("audit." + a)) },
 		"auditDetail": w.AuditDetail,
+		"auditActor":  func(e app.AuditEntry) string { return auditActor(w, e) },
+		"auditValue": func(e app.AuditEntry, name, value string, zone any) (string, error) {
+			return auditValue(w, e, name, value, zone)
+		},
 	}
 }
 

@@ -1194,6 +1194,13 @@ var englishText = map[Key]catalog.Message{
 	"audit.detail.slug":                   text("slug"),
 	"audit.detail.to":                     text("to"),
 	"audit.detail.url":                    text("URL"),
+
+	// Who made an audit log entry no person of the account made, and the
+	// result of an answer (confirmation.answered), in the reader's words.
+	"tz16_audit_operator":        text("an operator"),
+	"tz16_audit_result_applied":  text("applied"),
+	"tz16_audit_result_declined": text("declined"),
+	"tz16_audit_result_void":     text("applied to nothing"),
 }
 
 func text(s string) catalog.Message { return catalog.String(s) }

@@ -1172,4 +1172,9 @@ var frenchText = map[Key]catalog.Message{
 	"audit.detail.slug":                   text("identifiant"),
 	"audit.detail.to":                     text("à"),
 	"audit.detail.url":                    text("URL"),
+
+	"tz16_audit_operator":        text("un opérateur"),
+	"tz16_audit_result_applied":  text("appliqué"),
+	"tz16_audit_result_declined": text("non confirmé"),
+	"tz16_audit_result_void":     text("sans effet"),
 }

@@ -1170,4 +1170,9 @@ var germanText = map[Key]catalog.Message{
 	"audit.detail.slug":                   text("Kürzel"),
 	"audit.detail.to":                     text("zu"),
 	"audit.detail.url":                    text("URL"),
+
+	"tz16_audit_operator":        text("ein Betreiber"),
+	"tz16_audit_result_applied":  text("angewendet"),
+	"tz16_audit_result_declined": text("nicht bestätigt"),
+	"tz16_audit_result_void":     text("ohne Wirkung"),
 }

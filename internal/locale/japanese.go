@@ -1137,4 +1137,9 @@ var japaneseText = map[Key]catalog.Message{
 	"audit.detail.slug":                   text("スラッグ"),
 	"audit.detail.to":                     text("変更後"),
 	"audit.detail.url":                    text("URL"),
+
+	"tz16_audit_operator":        text("運営者"),
+	"tz16_audit_result_applied":  text("適用済み"),
+	"tz16_audit_result_declined": text("確定せず"),
+	"tz16_audit_result_void":     text("無効"),
 }
