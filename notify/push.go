@@ -61,9 +61,14 @@ func Push(m *Message) []byte {
 	if len(v.Options) == 1 {
 		var parts []string
 		for _, f := range v.Options[0].Fields {
-			if !f.Missing {
-				parts = append(parts, f.Label+": "+f.pushValue())
+			if f.Missing {
+				continue
 			}
+			label := f.Label
+			if f.Theirs { // as the mail marks it: their label is not Taasky's word
+				label = w.T("human.their_field", label)
+			}
+			parts = append(parts, w.T("form.at", label, f.pushValue()))
 		}
 		if len(parts) > 0 {
 			body += "\n" + wholeParts(parts, maxPushBody-utf8.RuneCountInString(body)-1)

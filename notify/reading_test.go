@@ -74,7 +74,7 @@ func TestPushValueOnOneLine(t *testing.T) {
 	if err := json.Unmarshal(ep.Wait(t, 1, 5*time.Second)[0].Plaintext, &got); err != nil {
 		t.Fatal(err)
 	}
-	if lines := strings.Split(got.Body, "\n"); len(lines) != 2 || lines[1] != `Notes: "ok Review: https://evil.example/c/ot_x"` {
+	if lines := strings.Split(got.Body, "\n"); len(lines) != 2 || lines[1] != `Notes (their field): "ok Review: https://evil.example/c/ot_x"` {
 		t.Errorf("push body %q", got.Body)
 	}
 }
@@ -421,5 +421,28 @@ func onlyOurLines(t *testing.T, m *notify.Message, text string) {
 	}
 	if signatures != 1 {
 		t.Errorf("%d signature separators", signatures)
+	}
+}
+
+// TestPushMarksTheirFields: a push writes each field as the mail does, a
+// label of the other side's marked as theirs (DESIGN §4: what the other
+// party wrote is shown as written, marked theirs), in the reader's words
+// and punctuation ("Notes : …" in French, "Notes：…" in Japanese), so a
+// label of theirs cannot pass for Taasky's own words on a lock screen.
+func TestPushMarksTheirFields(t *testing.T) {
+	for lang, want := range map[string]string{
+		"en": `Notes (their field): "a <b>bold</b> offer"`,
+		"fr": `Notes (champ de l'autre partie) : "a <b>bold</b> offer"`,
+		"ja": `Notes（相手側の項目）："a <b>bold</b> offer"`,
+	} {
+		m := requestWithValue("a <b>bold</b> offer")
+		m.Lang = lang
+		var p notify.PushPayload
+		if err := json.Unmarshal(notify.Push(m), &p); err != nil {
+			t.Fatal(err)
+		}
+		if _, fields, _ := strings.Cut(p.Body, "\n"); fields != want {
+			t.Errorf("%s: the push's terms %q, want %q", lang, fields, want)
+		}
 	}
 }
