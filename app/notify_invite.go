@@ -126,8 +126,9 @@ func (s *Rooms) openInviteCode(roomID int64, sealed []byte) (string, error) {
 
 // Invitation says what the invitation email holds now (jobs.Invitations):
 // who invites (the opener's account), the title, the link, the deadline
-// and the invitation's expiry, in the opener's time zone (the recipient's
-// is not known). Nothing of the terms or limits. An invitation answered,
+// and the invitation's expiry, in the invitee's language and zone when
+// they use Taasky already, else in the opener's language and UTC. Nothing
+// of the terms or limits. An invitation answered,
 // withdrawn or expired is not sent.
 func (n *Notifications) Invitation(ctx context.Context, d jobs.Delivery, a jobs.InviteArgs) (*jobs.Notification, error) {
 	code, err := n.rooms.openInviteCode(a.RoomID, a.Code)
@@ -175,13 +176,20 @@ func (n *Notifications) Invitation(ctx context.Context, d jobs.Delivery, a jobs.
 		if ld.row.Title != nil {
 			out.Title = *ld.row.Title
 		}
-		// The invitee's zone is not known: moments are in UTC, which says
-		// nothing of the inviter. The words are in the inviter's language,
-		// the one guess there is of what the invitee reads.
-		out.TimeZone = time.UTC
-		if out.Lang, err = selectUserLanguage(ctx, tx, ld.row.party(negotiation.SideA).OwnerUserID); err != nil {
+		// An invitee who uses Taasky already reads it in their language
+		// and zone, as an invitation to join an account does. A stranger's
+		// zone is not known: moments are in UTC, which says nothing of the
+		// inviter; the words are in the inviter's language, the one guess
+		// there is of what the invitee reads.
+		var inviter int64
+		if id := ld.row.party(negotiation.SideA).OwnerUserID; id != nil {
+			inviter = *id
+		}
+		lang, zone, err := selectInviteReader(ctx, tx, a.To, inviter)
+		if err != nil {
 			return err
 		}
+		out.Lang, out.TimeZone = lang, n.rooms.zone(zone)
 		out.Them, err = selectAccountName(ctx, tx, ld.row.AccountID)
 		return err
 	})

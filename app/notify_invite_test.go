@@ -80,6 +80,39 @@ func TestInviteEmail(t *testing.T) {
 	}
 }
 
+// TestInviteEmailToAUser: an invitation to the address of someone who
+// uses Taasky already speaks their language and writes its moments in
+// their zone, named, as an invitation to join an account does
+// (selectInviteReader), not the inviter's language and UTC, the guesses
+// for a stranger; a stranger still gets those (TestInviteEmail).
+func TestInviteEmailToAUser(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	nb.clockOffLimits()
+	acc := NewAccounts(nb.pool)
+	ua, _ := acc.UserByEmail(nb.ctx, "alpha@example.test")
+	ub, _ := acc.UserByEmail(nb.ctx, "beta@example.test")
+	for _, set := range []error{acc.SetUserLanguage(nb.ctx, ua.ID, "de"), acc.SetUserTimeZone(nb.ctx, ua.ID, "Europe/Berlin"),
+		acc.SetUserLanguage(nb.ctx, ub.ID, "ja"), acc.SetUserTimeZone(nb.ctx, ub.ID, "Pacific/Chatham")} {
+		if set != nil {
+			t.Fatal(set)
+		}
+	}
+	deadline := time.Date(2026, 12, 31, 23, 0, 0, 0, time.UTC) // 1 Jan 2027, 12:45 in Chatham (UTC+13:45)
+	if _, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema, Title: "Lunch", Deadline: &deadline,
+		InviteEmail: "Beta@Example.test"}); err != nil {
+		t.Fatal(err)
+	}
+	mail := nb.mailTo(t, "beta@example.test", 1)
+	if !strings.Contains(mail.Subject, "「Lunch」") {
+		t.Errorf("subject %q, want it in Japanese", mail.Subject)
+	}
+	if !strings.Contains(mail.Text, "2027年1月1日(金) 12:45 (Pacific/Chatham)") || strings.Contains(mail.Text, "(UTC)") ||
+		strings.Contains(mail.Text, "ここでの時刻はUTCです") {
+		t.Errorf("the deadline is not in the invitee's zone, or the mail says it is in UTC:\n%s", mail.Text)
+	}
+}
+
 // TestInvitationRechecks: the invitation email is written from the room as
 // it is when the job runs: nothing is sent for an invitation answered,
 // expired, or whose sealed code does not open the room.

@@ -400,8 +400,9 @@ func selectOwnerIDs(ctx context.Context, q querier, accountID int64) ([]int64, e
 	return ids, nil
 }
 
-// selectInviteReader is how an invitation to join an account speaks to
-// email: in their language and zone when they are a user already, else in
+// selectInviteReader is how an invitation (to join an account, or a
+// room's) speaks to email: in their language and zone when they are a
+// user already, else in
 // the inviter's language (inviterID; 0: an operator) and UTC. A language
 // is a person's choice, else the one their pages were last shown in
 // (page_language: their browser's), else their provider's locale.

@@ -188,7 +188,9 @@ func (m *Message) view() view {
 		if !m.ExpiresAt.IsZero() && m.ExpiresAt.Before(m.Deadline) {
 			v.Notes = append(v.Notes, w.T("mail.invite.expires", w.Moment(m.ExpiresAt, m.loc())))
 		}
-		v.Notes = append(v.Notes, w.T("mail.invite.zone"))
+		if m.loc().String() == "UTC" { // a stranger's: their own zone is not known
+			v.Notes = append(v.Notes, w.T("mail.invite.zone"))
+		}
 		v.Why = w.T("mail.invite.why", who)
 		v.Unsubscribe, v.StopLabel = m.UnsubscribeURL, w.T("mail.invite.refuse")
 	case KindMemberInvite:
