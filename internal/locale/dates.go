@@ -84,8 +84,9 @@ func clock(t time.Time) string {
 }
 
 // zoneName names loc for a reader: its IANA name, and the offset at t
-// when the name alone does not say it ("Europe/Paris, UTC+01:00"); a zone
-// with no name is its offset.
+// when the name alone does not say it ("Europe/Paris, UTC+01:00") or says
+// it the wrong way round (tzdata's Etc/GMT+5 is UTC-05:00, POSIX's sign);
+// a zone with no name is its offset.
 func zoneName(t time.Time, loc *time.Location, withOffset bool) string {
 	zone := loc.String()
 	_, off := t.Zone()
@@ -94,7 +95,7 @@ func zoneName(t time.Time, loc *time.Location, withOffset bool) string {
 		return "UTC"
 	case zone == "" || zone == "Local":
 		return "UTC" + t.Format("-07:00")
-	case withOffset:
+	case withOffset || strings.HasPrefix(zone, "Etc/GMT+") || strings.HasPrefix(zone, "Etc/GMT-"):
 		return zone + ", UTC" + t.Format("-07:00")
 	}
 	return zone

@@ -127,3 +127,21 @@ func TestMomentInARepeatedHour(t *testing.T) {
 		t.Errorf("fr: got %q, want %q", got, want)
 	}
 }
+
+// TestMomentInAnEtcGMTZone: tzdata's Etc/GMT+N zones are N hours behind
+// UTC (POSIX signs: Etc/GMT+5 is UTC-05:00), so a moment in one names its
+// offset too, or "(Etc/GMT+5)" reads as five hours ahead.
+func TestMomentInAnEtcGMTZone(t *testing.T) {
+	at := dstAt("2026-12-06T06:42:00Z")
+	en := NewPrinter("en")
+	for _, c := range []struct{ zone, want string }{
+		{"Etc/GMT+5", "Sun 6 Dec 2026, 01:42 (Etc/GMT+5, UTC-05:00)"},
+		{"Etc/GMT-14", "Sun 6 Dec 2026, 20:42 (Etc/GMT-14, UTC+14:00)"},
+		{"Etc/GMT", "Sun 6 Dec 2026, 06:42 (Etc/GMT)"},
+		{"Asia/Kolkata", "Sun 6 Dec 2026, 12:12 (Asia/Kolkata)"},
+	} {
+		if got := en.Moment(at, dstZone(t, c.zone)); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.zone, got, c.want)
+		}
+	}
+}
