@@ -70,3 +70,33 @@ func TestInvitationMailInUTC(t *testing.T) {
 		t.Errorf("the invitation names the inviter's zone:\n%s", p.Text)
 	}
 }
+
+// TestMailTextInTheReadersPunctuation: the text part writes "label:
+// value" and "label:" before a link as its language does, as the lines
+// from the catalog beside them do ("La salle : …", "ルーム： …"): French
+// puts a space before the colon, Japanese a full-width colon.
+func TestMailTextInTheReadersPunctuation(t *testing.T) {
+	for lang, wants := range map[string][]string{
+		"fr": {"  Meeting time : mer. 14 oct. 2026, 12:00–12:30:00.25 (Europe/Paris, UTC+02:00)\n",
+			"  Their <b>room</b> (champ de l'autre partie) : <script>x</script>\n", "  Notes : manquant\n",
+			"\nVoir et répondre :\nhttps://taasky.example/c/ot_x\n", "\nArrêter ces avis : https://taasky.example/unsubscribe/un_x\n"},
+		"ja": {"  Meeting time：2026年10月14日(水) 19:00–19:30:00.25 (Asia/Tokyo, UTC+09:00)\n",
+			"  Their <b>room</b>（相手側の項目）：<script>x</script>\n", "\n確認して回答：\nhttps://taasky.example/c/ot_x\n"},
+		"en": {"  Meeting time: Wed 14 Oct 2026, 12:00–12:30:00.25 (Europe/Paris, UTC+02:00)\n",
+			"  Their <b>room</b> (their field): <script>x</script>\n", "\nReview and answer:\nhttps://taasky.example/c/ot_x\n",
+			"\nStop these notices: https://taasky.example/unsubscribe/un_x\n"},
+	} {
+		m := sample(KindReminder)
+		m.Lang = lang
+		if lang == "ja" {
+			m.TimeZone, _ = time.LoadLocation("Asia/Tokyo")
+		}
+		_, p := render(t, m)
+		text := strings.ReplaceAll(p.Text, "\r\n", "\n")
+		for _, want := range wants {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s: the text part lacks %q:\n%s", lang, want, text)
+			}
+		}
+	}
+}

@@ -36,6 +36,27 @@ func (v view) T(key locale.Key, args ...any) string { return v.w.T(key, args...)
 // Lang is the recipient's language tag, for the HTML's lang.
 func (v view) Lang() string { return v.w.Lang() }
 
+// Field is a field's line in the text part: its label (a label of the
+// other side's marked as theirs) and its value, joined as the reader's
+// language joins them (form.at: "Fee : …" in French, "Fee：…" in
+// Japanese).
+func (v view) Field(f fieldView) string {
+	label, value := f.Label, f.Indented()
+	if f.Theirs {
+		label = v.w.T("human.their_field", label)
+	}
+	if f.Missing {
+		value = v.w.T("card.missing")
+	}
+	return v.w.T("form.at", label, value)
+}
+
+// Head is label with the reader's colon, for a line whose rest (a link)
+// is on the next: "Voir et répondre :".
+func (v view) Head(label string) string {
+	return strings.TrimRight(v.w.T("form.at", label, ""), " ")
+}
+
 type optionView struct {
 	Name   string // "Option 2 of 3", or "" for single terms
 	Fields []fieldView
