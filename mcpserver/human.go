@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -135,17 +134,17 @@ func cardLine(words *locale.Printer, f negotiation.CardField, loc *time.Location
 	}
 	switch {
 	case f.Missing:
-		return fmt.Sprintf("- %s: %s\n", label, words.T("human.not_given"))
+		return "- " + words.T("form.at", label, words.T("human.not_given")) + "\n"
 	case f.Type == negotiation.TypeString && fromThem:
-		return fmt.Sprintf("- %s: %s\n", label, words.T("human.their_words", quoteEach(f)))
+		return "- " + words.T("form.at", label, words.T("human.their_words", quoteEach(f))) + "\n"
 	case f.Type == negotiation.TypeString:
-		return fmt.Sprintf("- %s: %s\n", label, quoteEach(f))
+		return "- " + words.T("form.at", label, quoteEach(f)) + "\n"
 	}
 	text := words.Value(f, loc)
 	if f.Theirs && f.Type == negotiation.TypeEnum {
 		text = words.T("human.their_words", text)
 	}
-	line := fmt.Sprintf("- %s: %s", label, text)
+	line := "- " + words.T("form.at", label, text) // "Fee : …" in French, "Fee：…" in Japanese
 	switch {
 	case len(f.Outside) > 0 && approving:
 		line += " — " + words.T("human.outside")

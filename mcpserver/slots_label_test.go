@@ -12,7 +12,7 @@ import (
 func TestForYourHumanNamesTheSlotsFieldInTheirLanguage(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ lang, want string }{
-		{"ja", "- 打ち合わせの日時: "},
+		{"ja", "- 打ち合わせの日時："},
 		{"de", "- Termin: "},
 	} {
 		t.Run(c.lang, func(t *testing.T) {
@@ -39,7 +39,7 @@ func TestForYourHumanNamesTheSlotsFieldInTheirLanguage(t *testing.T) {
 		"subject": map[string]any{"meeting_time": map[string]any{"start": "2026-12-10T09:00:00Z", "end": "2026-12-10T09:30:00Z"}}})
 	tb := e.must(t, "b", "negotiation_join", map[string]any{"invite": open["invite_code"], "subject_schema": schema})["room_token"].(string)
 	human := e.must(t, "b", "negotiation_read", map[string]any{"room_token": tb})["room"].(map[string]any)["for_your_human"].(string)
-	if !strings.Contains(human, "- Coffee at Lina's: ") || strings.Contains(human, "打ち合わせの日時") {
+	if !strings.Contains(human, "- Coffee at Lina's：") || strings.Contains(human, "打ち合わせの日時") {
 		t.Errorf("an ordinary schema's label is shown as written; b's human (ja) is told:\n%s", human)
 	}
 }

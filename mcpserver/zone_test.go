@@ -52,7 +52,7 @@ func TestForYourHumanInTheirLanguage(t *testing.T) {
 	if err := e.accounts.SetUserLanguage(e.ctx, b, "fr"); err != nil {
 		t.Fatal(err)
 	}
-	if human := read(); !strings.Contains(human, "Échéance :") {
+	if human := read(); !strings.Contains(human, "Échéance :") || !strings.Contains(human, "- Fee : 100\n") {
 		t.Errorf("b's human (now fr), with no move since the last read, is told:\n%s", human)
 	}
 	if mine := open["room"].(map[string]any)["for_your_human"].(string); !strings.Contains(mine, "Deadline:") {
