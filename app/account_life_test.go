@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -95,6 +96,135 @@ func TestAuditLogAccess(t *testing.T) {
 	}
 }
 
+// behind runs first and then second while a transaction holds alpha's
+// lock, and releases it once both wait: first takes effect first.
+func (tb *teamBundle) behind(first, second func() error) (error, error) {
+	t := tb.t
+	t.Helper()
+	hold, err := tb.pool.Begin(tb.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Rollback(tb.ctx)
+	if _, err := hold.Exec(tb.ctx, `SELECT 1 FROM accounts WHERE slug = 'alpha' FOR NO KEY UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	waiting := func(n int) {
+		for range 1000 {
+			k, err := pgtest.LockWaits(tb.ctx, tb.pool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k >= n {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatalf("%d changes do not wait for the lock", n)
+	}
+	e1, e2 := make(chan error, 1), make(chan error, 1)
+	go func() { e1 <- first() }()
+	waiting(1)
+	go func() { e2 <- second() }()
+	waiting(2)
+	if err := hold.Commit(tb.ctx); err != nil {
+		t.Fatal(err)
+	}
+	return <-e1, <-e2
+}
+
+// TestKeyIssuedWhileTheIssuerLosesTheRole: Ada, an admin, issues a key for
+// Mo's agent while Ann makes her a member (or removes her), and her
+// request waits for the account's lock behind Ann's change: it is refused
+// as Ada's role stands once the lock is hers, and no key is made. (Read
+// before the lock, her role was still admin: the key was issued after the
+// change had revoked the keys she issued, and it worked for the member
+// she became, or for nobody in the account.) The same with the caps off,
+// where no lock was taken at all.
+func TestKeyIssuedWhileTheIssuerLosesTheRole(t *testing.T) {
+	for _, how := range []string{"demoted", "removed", "demoted, no caps"} {
+		t.Run(how, func(t *testing.T) {
+			tb, ann, ada, mo, _ := lifeTeam(t)
+			if how != "demoted, no caps" {
+				tb.accounts.SetCaps(app.Caps{AgentsPerAccount: 100, KeysPerAgent: 10})
+			}
+			moAgent, _, err := tb.accounts.CreateAgent(app.AsActor(tb.ctx, mo.ID), "alpha", "Mo's agent", mo.Email)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var key app.NewAgentKey
+			changed, issued := tb.behind(func() error {
+				if how == "removed" {
+					return tb.accounts.RemoveMember(tb.ctx, ann.ID, "alpha", ada.ID)
+				}
+				return tb.accounts.ChangeRole(tb.ctx, ann.ID, "alpha", ada.ID, app.MemberRoleMember)
+			}, func() error {
+				var err error
+				key, err = tb.accounts.IssueAgentKey(app.AsActor(tb.ctx, ada.ID), "alpha", moAgent.ID)
+				return err
+			})
+			if changed != nil {
+				t.Fatal(changed)
+			}
+			if how == "removed" {
+				wantError(t, issued, app.ErrNotFound, "agent "+strconv.FormatInt(moAgent.ID, 10)+" not found in account alpha")
+			} else {
+				wantError(t, issued, app.ErrUnauthorized, "agent: only Mo's agent's human and the account's owners and admins manage its keys")
+			}
+			if key.Key != "" {
+				if _, err := tb.accounts.AuthenticateAgentKey(tb.ctx, key.Key); err == nil {
+					t.Error("the key Ada was issued works")
+				}
+			}
+			var n int
+			if err := tb.pool.QueryRow(tb.ctx, `SELECT count(*) FROM agent_keys WHERE agent_id = $1`, moAgent.ID).Scan(&n); err != nil || n != 1 {
+				t.Errorf("Mo's agent has %d keys (%v), want its first only", n, err)
+			}
+		})
+	}
+}
+
+// TestAgentForSomeoneRemovedMeanwhile: Mo creates an agent in Settings, or
+// consents to an assistant (OAuth), while Ann removes him, and his request
+// waits for the account's lock behind the removal: it is refused, saying
+// he is not a member, and makes no agent (read before the lock, his
+// membership let the agent's insert fail on it: an internal error).
+func TestAgentForSomeoneRemovedMeanwhile(t *testing.T) {
+	for _, how := range []string{"settings", "oauth"} {
+		t.Run(how, func(t *testing.T) {
+			tb, ann, _, mo, _ := lifeTeam(t)
+			tb.accounts.SetCaps(app.Caps{AgentsPerAccount: 100, KeysPerAgent: 10})
+			oauth := app.NewOAuth(tb.pool)
+			client, err := oauth.SaveClient(tb.ctx, app.OAuthClient{ID: "https://assistant.example/oauth/client.json",
+				Kind: app.OAuthClientMetadataDocument, Name: "Assistant", RedirectURIs: []string{"https://assistant.example/callback"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			removed, made := tb.behind(func() error { return tb.accounts.RemoveMember(tb.ctx, ann.ID, "alpha", mo.ID) },
+				func() error {
+					if how == "oauth" {
+						_, err := oauth.Connect(tb.ctx, mo.ID, "alpha", client)
+						return err
+					}
+					_, _, err := tb.accounts.CreateAgent(app.AsActor(tb.ctx, mo.ID), "alpha", "Mo's agent", mo.Email)
+					return err
+				})
+			if removed != nil {
+				t.Fatal(removed)
+			}
+			if how == "oauth" {
+				wantError(t, made, app.ErrUnauthorized, `account: you are not a member of "alpha", so you cannot connect an agent for it`)
+			} else {
+				wantError(t, made, app.ErrInvalid, "owner email: mo@example.test is not a member of account alpha")
+			}
+			var n int
+			if err := tb.pool.QueryRow(tb.ctx, `SELECT count(*) FROM agents`).Scan(&n); err != nil || n != 0 {
+				t.Errorf("%d agents (%v), want none", n, err)
+			}
+		})
+	}
+}
+
 // TestAuthorityReadUnderTheLock: a change waiting for the account's
 // members lock is judged by its actor's role once it holds the lock. An
 // owner demoted, or removed, while their change waited cannot make
@@ -106,41 +236,7 @@ func TestAuthorityReadUnderTheLock(t *testing.T) {
 	if err := tb.accounts.AddMemberAsOperator(tb.ctx, "alpha", bea.Email, app.MemberRoleOwner); err != nil {
 		t.Fatal(err)
 	}
-	// behind runs first and then second while a transaction holds the
-	// lock, and releases it once both wait: first takes effect first.
-	behind := func(first, second func() error) (error, error) {
-		t.Helper()
-		hold, err := tb.pool.Begin(tb.ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer hold.Rollback(tb.ctx)
-		if _, err := hold.Exec(tb.ctx, `SELECT 1 FROM accounts WHERE slug = 'alpha' FOR NO KEY UPDATE`); err != nil {
-			t.Fatal(err)
-		}
-		waiting := func(n int) {
-			for range 1000 {
-				k, err := pgtest.LockWaits(tb.ctx, tb.pool)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if k >= n {
-					return
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
-			t.Fatalf("%d changes do not wait for the lock", n)
-		}
-		e1, e2 := make(chan error, 1), make(chan error, 1)
-		go func() { e1 <- first() }()
-		waiting(1)
-		go func() { e2 <- second() }()
-		waiting(2)
-		if err := hold.Commit(tb.ctx); err != nil {
-			t.Fatal(err)
-		}
-		return <-e1, <-e2
-	}
+	behind := tb.behind
 	demoted, promoted := behind(
 		func() error { return tb.accounts.ChangeRole(tb.ctx, ann.ID, "alpha", bea.ID, app.MemberRoleMember) },
 		func() error { return tb.accounts.ChangeRole(tb.ctx, bea.ID, "alpha", mo.ID, app.MemberRoleOwner) })

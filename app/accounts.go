@@ -87,7 +87,12 @@ func (a *Accounts) CreateAccount(ctx context.Context, slug, name, ownerEmail str
 		if acct, err = insertAccount(ctx, tx, slug, name); err != nil {
 			return err
 		}
-		return insertMembership(ctx, tx, acct.ID, userID, MemberRoleOwner)
+		if err := insertMembership(ctx, tx, acct.ID, userID, MemberRoleOwner); err != nil {
+			return err
+		}
+		// Its log starts as a sign-up's does, by the operator, naming the
+		// owner they made.
+		return insertAudit(ctx, tx, acct.ID, 0, AuditAccountCreated, a.now(), map[string]string{"slug": slug, "name": name, "owner": email})
 	})
 	if err != nil {
 		return Account{}, fmt.Errorf("create account: %w", err)

@@ -76,6 +76,13 @@ func TestCreateAccount(t *testing.T) {
 	if len(ms) != 2 || ms[0].AccountSlug != "acme" || ms[0].Role != app.MemberRoleOwner || ms[1].AccountSlug != "acme-2" || ms[0].Operator {
 		t.Errorf("memberships = %+v", ms)
 	}
+	// Its audit log starts with it, by the operator, naming the owner, as
+	// a sign-up's does (it started empty: an owner nobody had made).
+	entries, _, err := b.accounts.AuditLog(b.ctx, alice.ID, "acme", "")
+	if err != nil || len(entries) != 1 || entries[0].Action != app.AuditAccountCreated || entries[0].Actor != "operator" ||
+		entries[0].Detail["owner"] != "alice@example.test" || entries[0].Detail["slug"] != "acme" || entries[0].Detail["name"] != "Acme Inc." {
+		t.Errorf("the audit log: %+v %v", entries, err)
+	}
 	got, err := b.accounts.AccountBySlug(b.ctx, "acme")
 	if err != nil || got.ID != acct.ID || got.Name != "Acme Inc." {
 		t.Errorf("AccountBySlug = %+v, %v", got, err)

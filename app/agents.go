@@ -65,13 +65,17 @@ func (a *Accounts) CreateAgent(ctx context.Context, accountSlug, name, ownerEmai
 		if err != nil {
 			return err
 		}
+		// The account's lock (the caps' and the members') before the
+		// owner is read: a removal that committed while this waited is
+		// seen, and refused as such (read before, the agent's insert
+		// failed on its owner's membership, an internal error).
+		if err := lockAccountMembers(ctx, tx, acct.ID); err != nil {
+			return err
+		}
 		userID, err := selectMemberByEmail(ctx, tx, acct.ID, email)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return refuse(ErrInvalid, "error.owner_not_member", "owner email: %s is not a member of account %s", email, acct.Slug)
 		} else if err != nil {
-			return err
-		}
-		if err := lockForCaps(ctx, tx, acct.ID, a.caps.AgentsPerAccount); err != nil {
 			return err
 		}
 		if err := checkAgentCap(ctx, tx, acct.ID, 0, a.caps.AgentsPerAccount); err != nil {
@@ -97,14 +101,25 @@ func (a *Accounts) CreateAgent(ctx context.Context, accountSlug, name, ownerEmai
 func (a *Accounts) IssueAgentKey(ctx context.Context, accountSlug string, agentID int64) (NewAgentKey, error) {
 	var key NewAgentKey
 	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+		// The account's lock first (the caps' and the members'), then who
+		// may: a demotion or removal that committed while this waited
+		// holds (it revoked the keys its person had issued, so a key
+		// issued after it on the role read before would outlive it), and
+		// the agent's human is read as it stands.
+		acct, err := selectAccountBySlug(ctx, tx, accountSlug)
+		if ErrorCodeOf(err) == ErrNotFound {
+			return refuse(ErrNotFound, "error.agent_not_found", "agent %s not found in account %s", strconv.FormatInt(agentID, 10), accountSlug)
+		} else if err != nil {
+			return err
+		}
+		if err := lockAccountMembers(ctx, tx, acct.ID); err != nil {
+			return err
+		}
 		agent, err := selectAgent(ctx, tx, accountSlug, agentID)
 		if err != nil {
 			return notFound(err, "error.agent_not_found", "agent %s not found in account %s", strconv.FormatInt(agentID, 10), accountSlug)
 		}
 		if err := mayManage(ctx, tx, agent); err != nil {
-			return err
-		}
-		if err := lockForCaps(ctx, tx, agent.AccountID, a.caps.AgentsPerAccount, a.caps.KeysPerAgent); err != nil {
 			return err
 		}
 		// A key can bring back an agent whose keys were all revoked: it

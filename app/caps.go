@@ -30,20 +30,10 @@ func (a *Accounts) SetCaps(c Caps) { a.caps = c }
 // consent creating an agent is held to.
 func (o *OAuth) SetAgentCap(n int) { o.agentCap = n }
 
-// lockForCaps locks the account's row until the transaction ends when a
-// cap of limits is set, so that two creations at once count each other.
-func lockForCaps(ctx context.Context, tx pgx.Tx, accountID int64, limits ...int) error {
-	for _, n := range limits {
-		if n > 0 {
-			return lockAccountForAgents(ctx, tx, accountID)
-		}
-	}
-	return nil
-}
-
 // checkAgentCap refuses one more agent that can act in the account past
-// the cap, under the account's lock (lockForCaps). except is an agent not
-// to count (the one a key is issued for; 0: none).
+// the cap, under the account's lock (lockAccountMembers: two creations at
+// once count each other). except is an agent not to count (the one a key
+// is issued for; 0: none).
 func checkAgentCap(ctx context.Context, tx pgx.Tx, accountID, except int64, limit int) error {
 	if limit <= 0 {
 		return nil
@@ -62,7 +52,7 @@ func agentsFull(limit int) error {
 }
 
 // checkKeyCap refuses another key for agent past the cap, under the
-// account's lock (lockForCaps).
+// account's lock (lockAccountMembers).
 func checkKeyCap(ctx context.Context, tx pgx.Tx, agent Agent, limit int) error {
 	if limit <= 0 {
 		return nil

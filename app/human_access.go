@@ -37,15 +37,34 @@ func humanSide(ctx context.Context, q querier, userID, roomID int64, want negoti
 	return seen[0], nil
 }
 
-// access fills what the viewer may do with the side and whose it is.
-func (h *HumanRoom) access(ctx context.Context, q querier, seat seatAccess, userID int64) error {
+// access fills what the viewer may do with the side of row and whose it
+// is.
+func (h *HumanRoom) access(ctx context.Context, q querier, row *roomRow, seat seatAccess, userID int64) error {
 	whose := whoseOf(seat.Owner, userID)
 	h.CanDecide = May(seat.Role, ActDecide, whose)
+	if whose == Nobodys && answersTheOtherSide(row, negotiation.Side(seat.Side), userID) {
+		h.CanDecide, h.OtherSide = false, true
+	}
 	h.SeatHuman, h.SeatIsYou, h.SeatOrphaned = seat.OwnerEmail, whose == Mine, whose == Nobodys
 	notes, err := selectRoomNotes(ctx, q, h.View.RoomID, seat.Side)
 	h.Notes = notes
 	return err
 }
+
+// answersTheOtherSide reports whether userID is the human of row's other
+// side than side. They do not answer side's confirmations for its human
+// who left the account, owner though they are: a room's two sides answer
+// to two humans (a join by an agent of the opener's own human is refused,
+// errOwnInvitation), and answering both, they would agree with themselves.
+func answersTheOtherSide(row *roomRow, side negotiation.Side, userID int64) bool {
+	o := row.party(side.Other())
+	return userID != 0 && o != nil && o.OwnerUserID != nil && *o.OwnerUserID == userID
+}
+
+// errBothSides refuses an owner's answer for a seat whose human left, in a
+// room where they are the other side's human (answersTheOtherSide).
+var errBothSides = refuse(ErrConflict, "team16_error.both_sides",
+	"confirmation: you are the other side's human in this room, and nobody answers both sides of a room; the account's other owners answer for this side, whose human left")
 
 // ownedSide finds the side of the confirmation, and whether userID may
 // answer it (access.go).

@@ -38,6 +38,10 @@ type HumanRoom struct {
 	SeatHuman    string
 	SeatIsYou    bool
 	SeatOrphaned bool
+	// OtherSide: the side is orphaned and the viewer, an owner, is the
+	// room's other side's human, so the account's other owners answer it
+	// (answersTheOtherSide).
+	OtherSide bool
 	// Notes are the side's timeline entries that are not moves (a member
 	// left), oldest first.
 	Notes []RoomNote
@@ -100,7 +104,7 @@ func (s *Rooms) ForHuman(ctx context.Context, userID, roomID int64, want negotia
 		if err != nil {
 			return err
 		}
-		if err := h.access(ctx, tx, seat, userID); err != nil || answered == "" {
+		if err := h.access(ctx, tx, ld.row, seat, userID); err != nil || answered == "" {
 			return err
 		}
 		h.Answered, err = selectSettledConfirmation(ctx, tx, roomID, side, answered)

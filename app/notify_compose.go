@@ -129,7 +129,7 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 	}
 	if p.OwnerUserID == nil || *p.OwnerUserID != d.UserID {
 		// A request to an owner for a side whose human left (askOwners).
-		ok, err := n.answersForNobody(ctx, p, d)
+		ok, err := n.answersForNobody(ctx, row, p, d)
 		if err != nil {
 			return err
 		}
@@ -183,9 +183,11 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 
 // answersForNobody reports whether d is a request to a person who answers
 // for p because p's human left the account: p has no human, and the
-// recipient may answer nobody's confirmations there (an owner).
-func (n *Notifications) answersForNobody(ctx context.Context, p *partyRow, d jobs.Delivery) (bool, error) {
-	if p.OwnerUserID != nil || p.AccountID == nil || (d.Topic != jobs.TopicRequest && d.Topic != jobs.TopicReminder) {
+// recipient may answer nobody's confirmations there (an owner), unless
+// they are the room's other side's human (answersTheOtherSide).
+func (n *Notifications) answersForNobody(ctx context.Context, row *roomRow, p *partyRow, d jobs.Delivery) (bool, error) {
+	if p.OwnerUserID != nil || p.AccountID == nil || (d.Topic != jobs.TopicRequest && d.Topic != jobs.TopicReminder) ||
+		answersTheOtherSide(row, p.Side, d.UserID) {
 		return false, nil
 	}
 	m, err := selectMembershipByID(ctx, n.pool, d.UserID, *p.AccountID)

@@ -287,6 +287,14 @@ func (o *OAuth) Connect(ctx context.Context, userID int64, accountSlug string, c
 		if err := lockAccountForAgents(ctx, tx, acct.AccountID); err != nil {
 			return err
 		}
+		// The membership again, under the lock: a removal that committed
+		// while this waited is refused as such (the agent's insert failed
+		// on its owner's membership, an internal error).
+		if m, err := selectMembershipByID(ctx, tx, userID, acct.AccountID); errors.Is(err, pgx.ErrNoRows) || (err == nil && !May(m.Role, ActCreateAgent, Mine)) {
+			return refuse(ErrUnauthorized, "error.oauth_not_member", "account: you are not a member of %q, so you cannot connect an agent for it", accountSlug)
+		} else if err != nil {
+			return err
+		}
 		// The client is granted from now on: kept for good, where a
 		// registration never granted expires (Retention).
 		if ok, err := markOAuthClientGranted(ctx, tx, client.ID); err != nil {

@@ -312,6 +312,9 @@ func (s *Rooms) decide(ctx context.Context, tx *roomTx, ld *loaded, side negotia
 			return nil, err
 		}
 	}
+	if p := ld.row.party(side); by.user != nil && p != nil && p.OwnerUserID == nil && answersTheOtherSide(ld.row, side, *by.user) {
+		return nil, errBothSides
+	}
 	now := s.now()
 	next, ev, why, err := ld.room.Decide(side, confirmationID, hashSeen, accept, now)
 	if err != nil {

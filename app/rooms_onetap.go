@@ -153,7 +153,7 @@ func (s *Rooms) DecideOneTap(ctx context.Context, token string, hashSeen negotia
 		// confirmation's side, in one statement; a second use waits for
 		// the first's lock and then finds the token used.
 		usedAt := s.now().Truncate(time.Microsecond) // as stored
-		row, confirmationID, side, channel, err := useOneTap(ctx, tx, secretHash(token), usedAt)
+		row, confirmationID, side, channel, sentTo, err := useOneTap(ctx, tx, secretHash(token), usedAt)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return s.oneTapRefused(ctx, tx, token)
 		}
@@ -164,7 +164,11 @@ func (s *Rooms) DecideOneTap(ctx context.Context, token string, hashSeen negotia
 		if err != nil {
 			return err
 		}
-		var actor int64 // the link went to the side's human
+		// The link went to the side's human; for a side whose human left,
+		// to an owner, who answers for it (Accounts.RemoveMember; their
+		// link stops if they no longer may): they are who answered, in the
+		// audit log and the receipt, as on the room page (DecideAsOwner).
+		actor := sentTo
 		if p := ld.row.party(side); p != nil && p.OwnerUserID != nil {
 			actor = *p.OwnerUserID
 		}

@@ -113,10 +113,10 @@ func selectOneTap(ctx context.Context, q querier, tokenHash []byte) (*onetapRow,
 // answer), in one statement (useOneTapSQL). A second use waits for the
 // first's lock on the token and then finds it used (pgx.ErrNoRows, as for
 // a token that does not exist).
-func useOneTap(ctx context.Context, q querier, tokenHash []byte, at time.Time) (row *roomRow, confirmationID string, side negotiation.Side, channel string, err error) {
+func useOneTap(ctx context.Context, q querier, tokenHash []byte, at time.Time) (row *roomRow, confirmationID string, side negotiation.Side, channel string, sentTo int64, err error) {
 	var hooks, recips []byte
 	h := &humanRow{}
-	row, err = scanRoom(q.QueryRow(ctx, useOneTapSQL, tokenHash, at), &hooks, &recips, &confirmationID, &side, &channel,
+	row, err = scanRoom(q.QueryRow(ctx, useOneTapSQL, tokenHash, at), &hooks, &recips, &confirmationID, &side, &channel, &sentTo,
 		&h.seen, &h.zone, &h.lang, &h.agent, &h.them)
 	if err == nil {
 		err = row.setMoveCols(hooks, recips)
@@ -127,21 +127,22 @@ func useOneTap(ctx context.Context, q querier, tokenHash []byte, at time.Time) (
 		err = row.current(ctx, q)
 	}
 	if err != nil {
-		return nil, "", "", "", fmt.Errorf("useOneTap: %w", err)
+		return nil, "", "", "", 0, fmt.Errorf("useOneTap: %w", err)
 	}
 	row.setHuman(side, h)
-	return row, confirmationID, side, channel, nil
+	return row, confirmationID, side, channel, sentTo, nil
 }
 
 // useOneTapSQL is roomSQLLocked of the room of the token ($1, hashed) that
 // it marks used at $2, with the token's confirmation, side and channel,
-// and the context of its reader (as oneTapSQL). The token's row is
+// the user its message went to (0: not noted, a link issued before
+// migration 00024), and the context of its reader (as oneTapSQL). The token's row is
 // locked before the room's (the join needs the UPDATE's row before FOR
 // UPDATE takes the room's), as when they were two statements.
 var useOneTapSQL = `WITH used AS (UPDATE onetap_tokens t SET used_at = $2 FROM confirmations c
 		WHERE t.token_hash = $1 AND t.used_at IS NULL AND c.room_id = t.room_id AND c.id = t.confirmation_id
 		RETURNING t.room_id, t.confirmation_id, c.side, t.channel, t.user_id)
-	` + roomSelect + moveCols + `, used.confirmation_id, used.side, used.channel` + humanColsOf(oneTapReader("used")) + namesCols + `
+	` + roomSelect + moveCols + `, used.confirmation_id, used.side, used.channel, coalesce(used.user_id, 0)` + humanColsOf(oneTapReader("used")) + namesCols + `
 	FROM used JOIN rooms r ON r.id = used.room_id` + roomJoins + `
 	LEFT JOIN parties p ON p.room_id = r.id AND p.side = used.side` + otherParty + ` FOR UPDATE OF r`
 

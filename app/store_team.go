@@ -287,10 +287,11 @@ func selectPendingInvitations(ctx context.Context, q querier, accountID int64) (
 	return out, nil
 }
 
-// renewInvitation gives the invitation a new link and expiry (a resend).
-func renewInvitation(ctx context.Context, q querier, accountID, id int64, tokenHash []byte, at, expires time.Time) error {
-	_, err := q.Exec(ctx, `UPDATE account_invitations SET token_hash = $3, sent_at = $4, expires_at = $5
-		WHERE account_id = $1 AND id = $2`, accountID, id, tokenHash, at, expires)
+// renewInvitation gives the invitation a new link and expiry (a resend),
+// sent by sentBy, who invites from now on.
+func renewInvitation(ctx context.Context, q querier, accountID, id int64, tokenHash []byte, at, expires time.Time, sentBy int64) error {
+	_, err := q.Exec(ctx, `UPDATE account_invitations SET token_hash = $3, sent_at = $4, expires_at = $5, invited_by = $6
+		WHERE account_id = $1 AND id = $2`, accountID, id, tokenHash, at, expires, sentBy)
 	if err != nil {
 		return fmt.Errorf("renewInvitation %d %d: %w", accountID, id, err)
 	}
@@ -303,6 +304,27 @@ func revokeInvitation(ctx context.Context, q querier, accountID, id int64, at ti
 		return fmt.Errorf("revokeInvitation %d %d: %w", accountID, id, err)
 	}
 	return nil
+}
+
+// revokeInvitationsBy revokes the invitations userID sent in the account
+// for one of roles that were neither accepted nor revoked (an expired one
+// too: it could be sent again), and returns them.
+func revokeInvitationsBy(ctx context.Context, q querier, accountID, userID int64, roles []string, at time.Time) ([]MemberInvitation, error) {
+	rows, err := q.Query(ctx, `UPDATE account_invitations SET revoked_at = $3
+		WHERE account_id = $1 AND invited_by = $2 AND accepted_at IS NULL AND revoked_at IS NULL AND role = ANY($4)
+		RETURNING email, role`, accountID, userID, at, roles)
+	if err != nil {
+		return nil, fmt.Errorf("revokeInvitationsBy %d %d: %w", accountID, userID, err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (MemberInvitation, error) {
+		var v MemberInvitation
+		err := row.Scan(&v.Email, &v.Role)
+		return v, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("revokeInvitationsBy %d %d: %w", accountID, userID, err)
+	}
+	return out, nil
 }
 
 func acceptInvitation(ctx context.Context, q querier, accountID, id, userID int64, at time.Time) error {

@@ -209,8 +209,11 @@ func (a *Accounts) changeRole(ctx context.Context, actorID int64, slug string, u
 		if err != nil {
 			return err
 		}
-		return insertAudit(ctx, tx, acctID, actorID, AuditRoleChanged, a.now(),
-			map[string]string{"email": email, "from": string(target.Role), "to": string(role), "keys_revoked": fmt.Sprint(len(forget))})
+		if err := insertAudit(ctx, tx, acctID, actorID, AuditRoleChanged, a.now(),
+			map[string]string{"email": email, "from": string(target.Role), "to": string(role), "keys_revoked": fmt.Sprint(len(forget))}); err != nil {
+			return err
+		}
+		return revokeSentInvitations(ctx, tx, acctID, actorID, userID, role, a.now())
 	})
 	if err != nil {
 		return fmt.Errorf("change role: %w", err)
@@ -367,8 +370,11 @@ func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userI
 		if actorID == userID {
 			action = AuditMemberLeft
 		}
-		return insertAudit(ctx, tx, acctID, actorID, action, now, map[string]string{"email": email, "role": string(target.Role),
-			"keys_revoked": fmt.Sprint(len(forget)), "agents_disconnected": fmt.Sprint(disconnected), "rooms_handed_to_owners": fmt.Sprint(len(seats))})
+		if err := insertAudit(ctx, tx, acctID, actorID, action, now, map[string]string{"email": email, "role": string(target.Role),
+			"keys_revoked": fmt.Sprint(len(forget)), "agents_disconnected": fmt.Sprint(disconnected), "rooms_handed_to_owners": fmt.Sprint(len(seats))}); err != nil {
+			return err
+		}
+		return revokeSentInvitations(ctx, tx, acctID, actorID, userID, "", now)
 	})
 	if err != nil {
 		return fmt.Errorf("remove member: %w", err)
@@ -382,6 +388,35 @@ func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userI
 	if err := announceRooms(ctx, a.pool, rooms); err != nil {
 		// The removal stands; a live page shows it at its next change.
 		slog.Warn("live pages not told of a removal", "rooms", len(rooms), "err", err)
+	}
+	return nil
+}
+
+// revokeSentInvitations revokes the invitations userID sent that role no
+// longer lets them send (every one for role "": they left the account),
+// each in the audit log as actorID's revocation: the link the invitee
+// holds carried its sender's authority, which ended (as the keys they
+// issued for colleagues' agents, revokeMemberKeys). An invitation someone
+// else sent again is theirs (ResendInvitation) and goes on.
+func revokeSentInvitations(ctx context.Context, tx pgx.Tx, acctID, actorID, userID int64, role MemberRole, now time.Time) error {
+	var roles []string
+	for _, r := range []MemberRole{MemberRoleOwner, MemberRoleAdmin, MemberRoleMember} {
+		if !May(role, ActManageMembers, Colleagues) || !May(role, roleAction(r), Colleagues) {
+			roles = append(roles, string(r))
+		}
+	}
+	if len(roles) == 0 {
+		return nil
+	}
+	revoked, err := revokeInvitationsBy(ctx, tx, acctID, userID, roles, now)
+	if err != nil {
+		return err
+	}
+	for _, inv := range revoked {
+		if err := insertAudit(ctx, tx, acctID, actorID, AuditInvitationRevoked, now,
+			map[string]string{"email": inv.Email, "role": string(inv.Role)}); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -40,6 +40,32 @@ func TestHandedOverLinkOfAnOwnerDemoted(t *testing.T) {
 		"this link no longer works: its person's role no longer answers for this seat, whose owners answer instead")
 }
 
+// TestHandedOverLinkNamesWhoAnswered: Otto answers Mo's confirmation by
+// the link he was sent as an owner: the audit log says Otto answered, and
+// the confirmation was decided by him, as when an owner answers on the
+// room page (an owner's link answered as nobody: "operator" in the log).
+func TestHandedOverLinkNamesWhoAnswered(t *testing.T) {
+	tb, ann, otto, link, _, confID := handedOverLink(t)
+	if d, err := tb.rooms.DecideOneTap(tb.ctx, link, "", true); err != nil || d.Result != negotiation.ResultApplied {
+		t.Fatalf("otto answers by his link: %+v %v", d, err)
+	}
+	entries, _, err := tb.accounts.AuditLog(tb.ctx, ann.ID, "alpha", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := entries[0]; e.Action != app.AuditConfirmationAnswer || e.Detail["confirmation"] != confID ||
+		e.ActorID != otto.ID || e.Actor != "otto@example.test" {
+		t.Errorf("the newest entry: %+v", e)
+	}
+	var by *int64
+	if err := tb.pool.QueryRow(tb.ctx, `SELECT decided_by FROM confirmations WHERE id = $1`, confID).Scan(&by); err != nil {
+		t.Fatal(err)
+	}
+	if by == nil || *by != otto.ID {
+		t.Errorf("decided by %v, want otto (%d)", by, otto.ID)
+	}
+}
+
 // handedOverLink: Mo, a member of alpha, asks to cancel a room and is
 // removed; Otto, an owner beside Ann, is sent the confirmation with a
 // one-tap link. It returns the link, the room and the confirmation.

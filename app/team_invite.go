@@ -160,7 +160,9 @@ func (a *Accounts) Invitations(ctx context.Context, actorID int64, slug string) 
 }
 
 // ResendInvitation mails a pending (or expired) invitation again, with a
-// new link that works for 7 days; the old link stops working.
+// new link that works for 7 days; the old link stops working. The one who
+// sends it again invites from then on: the mail names them, and their
+// leaving or losing the role stops it (revokeSentInvitations).
 func (a *Accounts) ResendInvitation(ctx context.Context, actorID int64, slug string, id int64) error {
 	if err := a.teamsOn(); err != nil {
 		return err
@@ -173,7 +175,7 @@ func (a *Accounts) ResendInvitation(ctx context.Context, actorID int64, slug str
 			return err
 		}
 		token := newInvitationToken()
-		if err := renewInvitation(ctx, tx, inv.AccountID, id, secretHash(token), now, now.Add(InvitationTTL)); err != nil {
+		if err := renewInvitation(ctx, tx, inv.AccountID, id, secretHash(token), now, now.Add(InvitationTTL), actorID); err != nil {
 			return err
 		}
 		if err := a.mailInvitation(ctx, tx, inv.AccountID, id, actorID, inv.Email, token, now); err != nil {

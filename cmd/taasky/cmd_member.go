@@ -38,7 +38,7 @@ func runMemberAdd(ctx context.Context, args []string, getenv func(string) string
 
 // runMemberRemove is `taasky member remove`.
 func runMemberRemove(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
-	cmd := newCommand("member remove", "Removes --email from --account: their agents' keys and their sessions stop\nworking at once; their open rooms stay open and go to the account's owners.", stdout)
+	cmd := newCommand("member remove", "Removes --email from --account: their agents' keys, their sessions and the\ninvitations they sent stop working at once; their open rooms stay open and go\nto the account's owners.", stdout)
 	slug, email, _, asJSON := memberFlags(cmd, false, "")
 	if err := cmd.parse(args, "account", "email"); err != nil {
 		return err

@@ -97,7 +97,7 @@ func TestMemberCommands(t *testing.T) {
 			t.Errorf("%s by %q, want operator", en.Action, en.Actor)
 		}
 	}
-	want := []app.AuditAction{app.AuditMemberRemoved, app.AuditAgentCreated, app.AuditRoleChanged, app.AuditMemberAdded}
+	want := []app.AuditAction{app.AuditMemberRemoved, app.AuditAgentCreated, app.AuditRoleChanged, app.AuditMemberAdded, app.AuditAccountCreated}
 	if len(actions) != len(want) {
 		t.Fatalf("audit log %v, want %v", actions, want)
 	}
