@@ -132,3 +132,42 @@ func TestLivePageThroughTheGrace(t *testing.T) {
 		t.Errorf("the pages' node logged an error while it stopped:\n%s", tail(out, 3000))
 	}
 }
+
+// TestSignInDuringTheGrace: a person signing in on a node in its
+// SHUTDOWN_GRACE is signed in, as any request then is served. Before, the
+// signal also ended the context the OIDC provider is discovered and its
+// keys fetched under: the node's first sign-in after it answered
+// "Something is wrong" ("terminated signal received").
+func TestSignInDuringTheGrace(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	dsn := pgtest.NewDSN(t)
+	issuer := newIssuer(t)
+	p := newProcess(t, dsn, "OIDC_ISSUER="+issuer.url, "OIDC_CLIENT_ID=dash", "OIDC_CLIENT_SECRET=dash-secret", "SHUTDOWN_GRACE=15s")
+	p.args = []string{"--worker=false"}
+	issuer.serve(p.base)
+	p.start()
+	w := newWorld(t, dsn, p.base)
+	if _, err := w.accounts.CreateAccount(context.Background(), "gracein", "Tenant gracein", "gracein@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	cmd := p.cmd
+	p.mu.Unlock()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for st, _ := p.get("/readyz"); st != http.StatusServiceUnavailable; st, _ = p.get("/readyz") {
+		if st == 0 {
+			t.Fatal("the node stopped listening before its grace")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	jar, _ := cookiejar.New(nil)
+	signIn(t, jar, p.base, "gracein@example.test")
+	if st, _ := p.get("/readyz"); st != http.StatusServiceUnavailable {
+		t.Fatalf("the grace was over before the sign-in ended (/readyz %d): raise SHUTDOWN_GRACE", st)
+	}
+}
