@@ -1,0 +1,132 @@
+package trust
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/taasky/taasky/app"
+)
+
+// TestCallsAnsweredWhileThePrimaryHangs: the PostgreSQL primary stops
+// answering without closing its connections (SIGSTOP here; a machine that
+// vanished, or a stalled disk, alike), and the standby is promoted only
+// later. Every MCP call made meanwhile is answered, with the advice to
+// retry (a tool error, or 503 when its key cannot be checked), not held:
+// before, a call that took one of the pool's connections to the hung
+// primary waited as long as the connection lived (for ever here, a quarter
+// of an hour for a vanished machine) and its agent was never answered.
+// After the promotion the same process serves the calls again.
+func TestCallsAnsweredWhileThePrimaryHangs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL servers and builds and runs the binary")
+	}
+	t.Parallel()
+	pg := newPGPair(t)
+	dsn := pg.DSN()
+	p := newProcess(t, dsn, "MCP_RATE_LIMIT=0", "COUNTER_COOLDOWN=0", "SHUTDOWN_GRACE=0")
+	p.start()
+	w := newWorld(t, dsn, p.base)
+	a, b := newRemote(t, w, p.base, "hunga"), newRemote(t, w, p.base, "hungb")
+	ctx := context.Background()
+	// The agents' client waits a minute for an answer, well past the
+	// server's bound on a call (and a read's wait).
+	patient := func(r *remote) *mcp.ClientSession {
+		client := mcp.NewClient(&mcp.Implementation{Name: "patient-" + r.slug, Version: "1"}, nil)
+		sess, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: p.base + "/mcp/" + r.slug,
+			HTTPClient: &http.Client{Transport: recorder{key: r.key, base: transport}, Timeout: time.Minute}, DisableStandaloneSSE: true}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = sess.Close() })
+		return sess
+	}
+	sa, sb := patient(a), patient(b)
+	must := func(sess *mcp.ClientSession, tool string, args map[string]any) result {
+		t.Helper()
+		res, err := callOn(ctx, sess, tool, args)
+		if err != nil || res.err != "" {
+			t.Fatalf("%s: %v %s", tool, err, res.err)
+		}
+		return res
+	}
+	open := must(sa, "negotiation_open", map[string]any{"subject_schema": raceSchema, "subject": feeTerms(1)})
+	ta := open.str("room_token")
+	tb := must(sb, "negotiation_join", map[string]any{"invite_code": open.str("invite_code"), "subject_schema": raceSchema}).str("room_token")
+	// Several calls at once: the pool keeps several connections open.
+	done := make(chan struct{})
+	for range 6 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			_, _ = callOn(ctx, sa, "negotiation_read", map[string]any{"room_token": ta})
+		}()
+	}
+	for range 6 {
+		<-done
+	}
+
+	pids := pg.nodes[pg.prim].pids()
+	if len(pids) == 0 {
+		t.Fatal("the primary's postmaster.pid names no process")
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resumed := false
+	resume := func() {
+		if !resumed {
+			resumed = true
+			for _, pid := range pids {
+				_ = syscall.Kill(pid, syscall.SIGCONT)
+			}
+		}
+	}
+	t.Cleanup(resume) // before the pair is stopped
+	answered := func(what string, sess *mcp.ClientSession, tool string, args map[string]any) {
+		t.Helper()
+		start := time.Now()
+		res, err := callOn(ctx, sess, tool, args)
+		switch {
+		case err == nil && res.err == app.RetryMessage:
+		case err != nil && strings.Contains(err.Error(), http.StatusText(http.StatusServiceUnavailable)):
+		default:
+			t.Errorf("%s while the primary hangs: %v %q after %s; want the advice to retry", what, err, res.err, time.Since(start).Round(10*time.Millisecond))
+			return
+		}
+		t.Logf("%s while the primary hangs: told to retry after %s", what, time.Since(start).Round(10*time.Millisecond))
+	}
+	for i := range 3 {
+		answered("a read", sa, "negotiation_read", map[string]any{"room_token": ta})
+		if i == 0 {
+			answered("a counter", sb, "negotiation_propose", map[string]any{"room_token": tb, "verdict": "counter", "subject": feeTerms(2)})
+			answered("a waiting read", sa, "negotiation_read", map[string]any{"room_token": ta, "wait_seconds": 2})
+		}
+	}
+
+	// The standby takes over; the hung primary stays as it is (it is
+	// never heard from again).
+	pg.prim = 1 - pg.prim
+	next := pg.nodes[pg.prim]
+	pg.sql(next, "postgres", `ALTER SYSTEM SET synchronous_standby_names = ''`)
+	pg.sql(next, "postgres", `SELECT pg_reload_conf()`)
+	pg.pg("pg_ctl", "-D", next.dir, "-w", "-t", "60", "promote")
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		res, err := callOn(ctx, sb, "negotiation_propose", map[string]any{"room_token": tb, "verdict": "counter", "subject": feeTerms(2)})
+		if err == nil && res.err == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no move a minute after the promotion: %v %s", err, res.err)
+		}
+	}
+	if got := must(sa, "negotiation_read", map[string]any{"room_token": ta}); got.str("turn") != "you" {
+		t.Errorf("after the promotion a's turn is %q, want you (b's counter)", got.str("turn"))
+	}
+}
