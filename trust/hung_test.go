@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -17,10 +18,12 @@ import (
 // answering without closing its connections (SIGSTOP here; a machine that
 // vanished, or a stalled disk, alike), and the standby is promoted only
 // later. Every MCP call made meanwhile is answered, with the advice to
-// retry (a tool error, or 503 when its key cannot be checked), not held:
+// retry (a tool error, or 503 when its key cannot be checked), and so is a
+// person's page (503 with Retry-After), not held:
 // before, a call that took one of the pool's connections to the hung
 // primary waited as long as the connection lived (for ever here, a quarter
-// of an hour for a vanished machine) and its agent was never answered.
+// of an hour for a vanished machine) and its agent, or person, was never
+// answered.
 // After the promotion the same process serves the calls again.
 func TestCallsAnsweredWhileThePrimaryHangs(t *testing.T) {
 	if testing.Short() {
@@ -60,13 +63,13 @@ func TestCallsAnsweredWhileThePrimaryHangs(t *testing.T) {
 	tb := must(sb, "negotiation_join", map[string]any{"invite_code": open.str("invite_code"), "subject_schema": raceSchema}).str("room_token")
 	// Several calls at once: the pool keeps several connections open.
 	done := make(chan struct{})
-	for range 6 {
+	for range 12 {
 		go func() {
 			defer func() { done <- struct{}{} }()
 			_, _ = callOn(ctx, sa, "negotiation_read", map[string]any{"room_token": ta})
 		}()
 	}
-	for range 6 {
+	for range 12 {
 		<-done
 	}
 
@@ -102,6 +105,26 @@ func TestCallsAnsweredWhileThePrimaryHangs(t *testing.T) {
 		}
 		t.Logf("%s while the primary hangs: told to retry after %s", what, time.Since(start).Round(10*time.Millisecond))
 	}
+	// A person's page (one-tap links need no sign-in) and a read at once,
+	// right away: each takes one of the pool's connections to the hung
+	// primary.
+	page := func() {
+		start := time.Now()
+		resp, err := (&http.Client{Timeout: time.Minute}).Get(p.base + "/c/ot_" + strings.Repeat("A", 43))
+		if err != nil {
+			t.Errorf("a one-tap page while the primary hangs: %v after %s; want 503 with Retry-After", err, time.Since(start).Round(10*time.Millisecond))
+			return
+		}
+		readBody(resp)
+		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+			t.Errorf("a one-tap page while the primary hangs: %d, Retry-After %q; want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+		}
+		t.Logf("a one-tap page while the primary hangs: %d after %s", resp.StatusCode, time.Since(start).Round(10*time.Millisecond))
+	}
+	var both sync.WaitGroup
+	both.Go(page)
+	both.Go(func() { answered("the first read", sa, "negotiation_read", map[string]any{"room_token": ta}) })
+	both.Wait()
 	for i := range 3 {
 		answered("a read", sa, "negotiation_read", map[string]any{"room_token": ta})
 		if i == 0 {
