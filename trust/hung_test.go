@@ -3,6 +3,7 @@ package trust
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,7 +20,8 @@ import (
 // vanished, or a stalled disk, alike), and the standby is promoted only
 // later. Every MCP call made meanwhile is answered, with the advice to
 // retry (a tool error, or 503 when its key cannot be checked), and so is a
-// person's page (503 with Retry-After), not held:
+// person's page and an OAuth token request (503 with Retry-After), not
+// held, nor refused as if the client were unknown:
 // before, a call that took one of the pool's connections to the hung
 // primary waited as long as the connection lived (for ever here, a quarter
 // of an hour for a vanished machine) and its agent, or person, was never
@@ -131,6 +133,19 @@ func TestCallsAnsweredWhileThePrimaryHangs(t *testing.T) {
 			answered("a counter", sb, "negotiation_propose", map[string]any{"room_token": tb, "verdict": "counter", "subject": feeTerms(2)})
 			answered("a waiting read", sa, "negotiation_read", map[string]any{"room_token": ta, "wait_seconds": 2})
 		}
+	}
+
+	// An MCP client refreshing its OAuth token meanwhile is told to send
+	// it again, not that it is unknown (invalid_client: the client would
+	// throw its registration and tokens away and ask its person to connect
+	// again).
+	start := time.Now()
+	resp, err := (&http.Client{Timeout: time.Minute}).PostForm(p.base+"/oauth/token",
+		url.Values{"grant_type": {"refresh_token"}, "client_id": {"cl_hung"}, "refresh_token": {"ory_rt_hung.hung"}})
+	if err != nil {
+		t.Errorf("a token refresh while the primary hangs: %v after %s; want 503 with Retry-After", err, time.Since(start).Round(10*time.Millisecond))
+	} else if body := readBody(resp); resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("a token refresh while the primary hangs: %d, Retry-After %q: %s; want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
 
 	// The standby takes over; the hung primary stays as it is (it is
