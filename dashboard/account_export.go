@@ -14,7 +14,7 @@ func (d *Dashboard) accountExport(c *fiber.Ctx) error {
 		return done
 	}
 	slug := c.Params("slug")
-	ctx, cancel := exportContext(c)
+	ctx, cancel := longContext(c)
 	defer cancel()
 	ex, err := d.rooms.ExportAccount(ctx, v.user.ID, slug)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 // my data": app.PersonData), posted from the page their personal link
 // opens: the link's token is the only way in.
 func (d *Dashboard) seatMyData(c *fiber.Ctx) error {
-	ctx, cancel := exportContext(c)
+	ctx, cancel := longContext(c)
 	defer cancel()
 	pd, err := d.rooms.PersonData(ctx, c.Params("token"))
 	if err != nil {

@@ -35,17 +35,18 @@ func (d *Dashboard) headers(c *fiber.Ctx) error {
 // connection. Without it a page whose connection was to a primary that
 // hung or vanished without closing it (its machine gone) waited as long as
 // the kernel kept the connection, a quarter of an hour or for ever. A page
-// takes milliseconds; a download of a person's or an account's data has
-// exportTimeout.
+// takes milliseconds; what reads or changes all of a person's or an
+// account's rooms (a download of data, a deletion) has longTimeout.
 const pageTimeout = 10 * time.Second
 
-// exportTimeout bounds a download of data (an account's export, "Download
-// my data"), which reads every room of its owner.
-const exportTimeout = 2 * time.Minute
+// longTimeout bounds a download of data (an account's export, "Download
+// my data") and a deletion (an account, a profile), which go through every
+// room of their owner.
+const longTimeout = 2 * time.Minute
 
-// exportContext is the context a download of data reads under.
-func exportContext(c *fiber.Ctx) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(c.UserContext()), exportTimeout)
+// longContext is the context such a request works under.
+func longContext(c *fiber.Ctx) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(c.UserContext()), longTimeout)
 }
 
 // setHeaders sets the security headers of every page (headers).

@@ -13,7 +13,7 @@ func (d *Dashboard) settingsMyData(c *fiber.Ctx) error {
 	if v == nil {
 		return done
 	}
-	ctx, cancel := exportContext(c)
+	ctx, cancel := longContext(c)
 	defer cancel()
 	md, err := d.rooms.MemberData(ctx, v.user.ID)
 	if err != nil {
