@@ -16,7 +16,9 @@ func (d *Dashboard) accountDelete(c *fiber.Ctx) error {
 		return done
 	}
 	slug := c.Params("slug")
-	res, err := d.rooms.DeleteAccount(c.UserContext(), v.user.ID, slug, c.FormValue("confirm"))
+	ctx, cancel := longContext(c) // every room or address of theirs
+	defer cancel()
+	res, err := d.rooms.DeleteAccount(ctx, v.user.ID, slug, c.FormValue("confirm"))
 	if err != nil {
 		code := app.ErrorCodeOf(err)
 		if code != app.ErrInvalid {

@@ -14,7 +14,9 @@ func (d *Dashboard) accountExport(c *fiber.Ctx) error {
 		return done
 	}
 	slug := c.Params("slug")
-	ex, err := d.rooms.ExportAccount(c.UserContext(), v.user.ID, slug)
+	ctx, cancel := longContext(c)
+	defer cancel()
+	ex, err := d.rooms.ExportAccount(ctx, v.user.ID, slug)
 	if err != nil {
 		return d.fail(c, err)
 	}

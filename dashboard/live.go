@@ -198,7 +198,7 @@ const (
 // good on any status but 200, and reconnects by itself when a stream ends.
 // Anything else is answered as a page would be.
 func (d *Dashboard) failStream(c *fiber.Ctx, err error) error {
-	if app.ErrorCodeOf(err) != app.ErrInternal || !app.Unavailable(err) {
+	if app.ErrorCodeOf(err) != app.ErrInternal || !unavailable(err) {
 		return d.fail(c, err)
 	}
 	d.log.Warn("live stream: the database did not answer", "path", fiberhttp.LogPath(c), "err", err)

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"errors"
 	"fmt"
@@ -118,10 +119,7 @@ func (d *Dashboard) showErrorT(c *fiber.Ctx, status int, key locale.Key, args ..
 func (d *Dashboard) fail(c *fiber.Ctx, err error) error {
 	code := app.ErrorCodeOf(err)
 	if code == app.ErrInternal {
-		if errors.Is(err, c.UserContext().Err()) && c.UserContext().Err() != nil {
-			return nil
-		}
-		if app.Unavailable(err) {
+		if unavailable(err) {
 			d.log.Warn("dashboard request: the database did not answer", "method", c.Method(), "path", fiberhttp.LogPath(c), "err", err)
 			c.Set(fiber.HeaderRetryAfter, retryAfter)
 			return d.showError(c, fiber.StatusServiceUnavailable, d.words(c, nil).T("failover.retry"))
@@ -129,6 +127,12 @@ func (d *Dashboard) fail(c *fiber.Ctx, err error) error {
 		d.log.Error("dashboard request failed", "method", c.Method(), "path", fiberhttp.LogPath(c), "err", err)
 	}
 	return d.showError(c, statusOf(code), d.say(c, nil, err))
+}
+
+// unavailable: the database did not answer, or not within the request's
+// bound (pageTimeout).
+func unavailable(err error) bool {
+	return app.Unavailable(err) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // retryAfter is the seconds a page or a live stream asks the browser to

@@ -10,7 +10,9 @@ import (
 // my data": app.PersonData), posted from the page their personal link
 // opens: the link's token is the only way in.
 func (d *Dashboard) seatMyData(c *fiber.Ctx) error {
-	pd, err := d.rooms.PersonData(c.UserContext(), c.Params("token"))
+	ctx, cancel := longContext(c)
+	defer cancel()
+	pd, err := d.rooms.PersonData(ctx, c.Params("token"))
 	if err != nil {
 		return d.fail(c, err)
 	}

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -19,10 +20,33 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 // headers sets the security headers of every dashboard response. Pages
-// are never cached: they hold one person's terms.
+// are never cached: they hold one person's terms. It also bounds what the
+// request waits for the database (pageTimeout).
 func (d *Dashboard) headers(c *fiber.Ctx) error {
 	d.setHeaders(c)
+	ctx, cancel := context.WithTimeout(c.UserContext(), pageTimeout)
+	defer cancel()
+	c.SetUserContext(ctx)
 	return c.Next()
+}
+
+// pageTimeout bounds what one request waits for the database; past it the
+// page answers 503 with Retry-After (fail), and pgx closes the
+// connection. Without it a page whose connection was to a primary that
+// hung or vanished without closing it (its machine gone) waited as long as
+// the kernel kept the connection, a quarter of an hour or for ever. A page
+// takes milliseconds; what reads or changes all of a person's or an
+// account's rooms (a download of data, a deletion) has longTimeout.
+const pageTimeout = 10 * time.Second
+
+// longTimeout bounds a download of data (an account's export, "Download
+// my data") and a deletion (an account, a profile), which go through every
+// room of their owner.
+const longTimeout = 2 * time.Minute
+
+// longContext is the context such a request works under.
+func longContext(c *fiber.Ctx) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(c.UserContext()), longTimeout)
 }
 
 // setHeaders sets the security headers of every page (headers).

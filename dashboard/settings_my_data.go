@@ -13,7 +13,9 @@ func (d *Dashboard) settingsMyData(c *fiber.Ctx) error {
 	if v == nil {
 		return done
 	}
-	md, err := d.rooms.MemberData(c.UserContext(), v.user.ID)
+	ctx, cancel := longContext(c)
+	defer cancel()
+	md, err := d.rooms.MemberData(ctx, v.user.ID)
 	if err != nil {
 		return d.fail(c, err)
 	}

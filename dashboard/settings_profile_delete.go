@@ -15,7 +15,9 @@ func (d *Dashboard) settingsProfileDelete(c *fiber.Ctx) error {
 	if v == nil {
 		return done
 	}
-	if err := d.accounts.DeleteProfile(c.UserContext(), v.user.ID, c.FormValue("confirm")); err != nil {
+	ctx, cancel := longContext(c) // every room or address of theirs
+	defer cancel()
+	if err := d.accounts.DeleteProfile(ctx, v.user.ID, c.FormValue("confirm")); err != nil {
 		code := app.ErrorCodeOf(err)
 		if code == app.ErrInternal {
 			return d.fail(c, err)

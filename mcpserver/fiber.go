@@ -53,7 +53,9 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 				return err
 			}
 		}
-		agent, err := authenticate(c.UserContext(), auth, tokens, key, account)
+		authCtx, cancel := context.WithTimeout(c.UserContext(), callTimeout) // a hung database answers 503 below
+		agent, err := authenticate(authCtx, auth, tokens, key, account)
+		cancel()
 		if err != nil {
 			if app.ErrorCodeOf(err) == app.ErrInternal {
 				// The key could not be checked (the database did not

@@ -186,7 +186,10 @@ func (s *Server) read(ctx context.Context, agent app.Agent, raw json.RawMessage)
 	if err := f.err(); err != nil {
 		return nil, err
 	}
-	v, err := s.svc.ReadWait(ctx, agent, in.RoomToken, time.Duration(in.WaitSeconds)*time.Second)
+	wait := time.Duration(in.WaitSeconds) * time.Second
+	ctx, cancel := context.WithTimeout(ctx, wait+callTimeout) // the tool waits (wrap)
+	defer cancel()
+	v, err := s.svc.ReadWait(ctx, agent, in.RoomToken, wait)
 	if err != nil {
 		return nil, err
 	}

@@ -125,7 +125,18 @@ const instructions = `Taasky lets you negotiate terms (a meeting time, a place, 
 type tool struct {
 	def    *mcp.Tool
 	handle func(ctx context.Context, agent app.Agent, args json.RawMessage) (any, error)
+	// waits: the handler bounds its own call (callTimeout and its wait).
+	waits bool
 }
+
+// callTimeout bounds what one call waits for the database (a read's
+// wait_seconds comes on top of it). Without it a call whose connection
+// was to a primary that hung or vanished (its machine gone: no reset)
+// waited as long as the kernel kept the connection, a quarter of an hour
+// or for ever, holding its pool connection, and its agent was never
+// answered; past it the agent is told to retry (answerOf), and pgx closes
+// the connection. A call takes milliseconds.
+const callTimeout = 10 * time.Second
 
 // wrap reads the agent, runs the handler and turns its result into
 // structured content, and any refusal into a tool error with one line. An
@@ -142,6 +153,11 @@ func (s *Server) wrap(t tool) mcp.ToolHandler {
 		if !ok {
 			err = app.Errorf(app.ErrUnauthorized, "not authenticated")
 		} else {
+			if !t.waits {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, callTimeout)
+				defer cancel()
+			}
 			b, err = result(t.handle(ctx, agent, req.Params.Arguments))
 		}
 		outcome := outcomeOK

@@ -50,6 +50,7 @@ func (s *Server) tools() []tool {
 			def: &mcp.Tool{Name: h.name, Description: descriptions[h.name],
 				InputSchema: rawSchema(inputSchemas[h.name]), OutputSchema: rawSchema(outputSchemas[h.name]), Annotations: a},
 			handle: h.handle,
+			waits:  h.name == "negotiation_read",
 		})
 	}
 	return out

@@ -1,13 +1,19 @@
 package mcpserver
 
-import "github.com/taasky/taasky/app"
+import (
+	"context"
+	"errors"
+
+	"github.com/taasky/taasky/app"
+)
 
 // answerOf is the one line a tool error says: the refusal's message, or,
 // for an internal error, "internal error", unless the database did not
 // answer (a failover, a restart): then the agent is told to retry the same
 // call, which is answered with its first result if it had gone through.
+// A call past its callTimeout is one the database did not answer either.
 func answerOf(err error) string {
-	if app.ErrorCodeOf(err) == app.ErrInternal && app.Unavailable(err) {
+	if app.ErrorCodeOf(err) == app.ErrInternal && (app.Unavailable(err) || errors.Is(err, context.DeadlineExceeded)) {
 		return app.RetryMessage
 	}
 	return app.ErrorMessageOf(err)

@@ -164,9 +164,24 @@ func (s *Server) Mount(r fiber.Router) {
 		doc("/.well-known/oauth-protected-resource"+p+"/mcp/:account", at)
 	}
 	r.Post("/oauth/register", fiberhttp.Handler(http.HandlerFunc(s.registerClient)))
-	r.Post("/oauth/token", fiberhttp.Handler(http.HandlerFunc(s.token)))
-	r.Post("/oauth/revoke", fiberhttp.Handler(http.HandlerFunc(s.revoke)))
+	r.Post("/oauth/token", fiberhttp.Handler(bounded(s.token)))
+	r.Post("/oauth/revoke", fiberhttp.Handler(bounded(s.revoke)))
 	r.Options("/oauth/:endpoint", fiberhttp.Handler(http.HandlerFunc(s.preflight)))
+}
+
+// requestTimeout bounds what a token or revocation request waits for the
+// database: past it the request is answered 503 (retryLater) rather than
+// held for as long as a connection to a primary that hung or vanished
+// lives (a quarter of an hour, or for ever).
+const requestTimeout = 10 * time.Second
+
+// bounded serves h with the request's context bounded by requestTimeout.
+func bounded(h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+		defer cancel()
+		h(w, r.WithContext(ctx))
+	})
 }
 
 // cors lets browser-based clients (the MCP Inspector) call the endpoints a

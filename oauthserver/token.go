@@ -1,6 +1,7 @@
 package oauthserver
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"github.com/ory/fosite"
+
+	"github.com/taasky/taasky/app"
 )
 
 // codeLifespan is how long an authorization code may be exchanged;
@@ -32,6 +35,10 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	// when fosite then refuses its expired token.
 	sess := &Session{}
 	ar, err := s.provider.NewAccessRequest(ctx, r, sess)
+	if unavailable(err) {
+		s.retryLater(w, "token", err)
+		return
+	}
 	if err != nil {
 		switch g := r.PostForm.Get("grant_type"); {
 		case g != "" && g != "authorization_code" && g != "refresh_token":
@@ -90,6 +97,10 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 			// Still usable, yet not spent: its agent was disconnected.
 			err = fosite.ErrInvalidGrant.WithHint("The grant has ended: its agent was disconnected.")
 		}
+	}
+	if unavailable(err) {
+		s.retryLater(w, "token", err)
+		return
 	}
 	if err != nil {
 		s.logRefusal("token", err)
@@ -153,6 +164,9 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	}
 	err := s.provider.NewRevocationRequest(r.Context(), r)
 	switch {
+	case unavailable(err):
+		s.retryLater(w, "revoke", err)
+		return
 	case errors.Is(err, fosite.ErrTemporarilyUnavailable):
 		s.log.Error("oauth revoke: the token could not be revoked (the database failed)")
 		w.Header().Set("Retry-After", "5")
@@ -166,6 +180,25 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 		s.logRefusal("revoke", err)
 	}
 	s.provider.WriteRevocationResponse(r.Context(), w, err)
+}
+
+// unavailable: err is the database not answering (a failover, a restart),
+// whatever fosite made of it: its client authentication turns any failure
+// to read the client into invalid_client, the answer for an unknown
+// client, on which an MCP client throws its registration and tokens away
+// and asks its person to connect again.
+func unavailable(err error) bool {
+	f, ok := errors.AsType[*storageFailure](err)
+	return ok && (app.Unavailable(f.err) || errors.Is(f.err, context.DeadlineExceeded))
+}
+
+// retryLater answers a request the database could not take: 503 with
+// Retry-After, to be sent again as it was.
+func (s *Server) retryLater(w http.ResponseWriter, endpoint string, err error) {
+	s.logRefusal(endpoint, err)
+	w.Header().Set("Retry-After", "5")
+	writeJSONError(w, http.StatusServiceUnavailable, "temporarily_unavailable",
+		"Taasky's database did not answer just now (it may be switching to its standby): send the same request again in a few seconds")
 }
 
 // logRefusal logs what went wrong without what was sent (a code, a

@@ -22,6 +22,9 @@ type server struct {
 	deps
 	web     bool
 	working bool // River works jobs here
+	// endWeb ends what the web app runs beside its requests (webApp): the
+	// live pages' streams and the LISTEN connection.
+	endWeb context.CancelFunc
 }
 
 // openServer opens (and migrates) the database and builds the River client.
@@ -88,6 +91,9 @@ func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, w
 // close lets the last room changes reach the other processes' live pages,
 // then closes the pool.
 func (s *server) close() {
+	if s.endWeb != nil {
+		s.endWeb()
+	}
 	s.rooms.Close()
 	s.pool.Close()
 }
@@ -157,6 +163,11 @@ func (s *server) serve(ctx context.Context, web *fiber.App, listening func(addr 
 		// A waiting negotiation_read (up to 25 s) answers now with its
 		// room, rather than being cut by the drain's 20 s unanswered.
 		s.rooms.EndWaits()
+		// So do the live pages' streams (a browser opens its stream again
+		// on another node), and the LISTEN connection they hear by.
+		if s.endWeb != nil {
+			s.endWeb()
+		}
 		err = errors.Join(err, closeHTTP(web, httpDone))
 		web = nil
 	}
@@ -186,7 +197,19 @@ func (s *server) webApp(ctx context.Context) (*fiber.App, error) {
 	if !s.web {
 		return newProbeApp(s.deps), nil
 	}
-	return newApp(ctx, s.deps)
+	// Not ctx itself: the signal must not end the live pages' streams and
+	// the LISTEN connection while SHUTDOWN_GRACE still serves requests (a
+	// stream ended then was opened again on this node, said it was live
+	// and ended at once, every 1.5 s, each time making its page fetch
+	// itself again). serve ends them as the listener closes.
+	webCtx, end := context.WithCancel(context.WithoutCancel(ctx))
+	a, err := newApp(webCtx, s.deps)
+	if err != nil {
+		end()
+		return nil, err
+	}
+	s.endWeb = end
+	return a, nil
 }
 
 func (s *server) stopRiver() error {
