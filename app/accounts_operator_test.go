@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,6 +45,26 @@ func TestOperators(t *testing.T) {
 	}
 	if ok, _ := b.accounts.IsOperator(b.ctx, ann.ID); ok {
 		t.Fatal("still an operator")
+	}
+	// The account's audit log says so, by an operator, naming whom: the
+	// flag opens the installation's internals (refused tries leave none).
+	entries, _, err := b.accounts.AuditLogAsOperator(b.ctx, "alpha", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		if e.Action == app.AuditOperatorGranted || e.Action == app.AuditOperatorRevoked {
+			got = append(got, string(e.Action)+" "+e.Actor+" "+e.Detail["email"])
+		}
+	}
+	if want := []string{"operator.revoked operator ann@example.test", "operator.granted operator ann@example.test"}; !slices.Equal(got, want) {
+		t.Errorf("the audit log says %q, want %q", got, want)
+	}
+	if entries, _, _ := b.accounts.AuditLogAsOperator(b.ctx, "beta", ""); slices.ContainsFunc(entries, func(e app.AuditEntry) bool {
+		return e.Action == app.AuditOperatorGranted
+	}) {
+		t.Error("a refused flag is in beta's audit log")
 	}
 	if ok, err := b.accounts.IsOperator(b.ctx, 999999); ok || err != nil {
 		t.Fatalf("a user that does not exist: %v %v", ok, err)

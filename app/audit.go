@@ -23,7 +23,9 @@ const (
 	AuditInvitationResent   AuditAction = "invitation.resent"
 	AuditInvitationRevoked  AuditAction = "invitation.revoked"
 	AuditMemberJoined       AuditAction = "member.joined"
-	AuditMemberAdded        AuditAction = "member.added" // by an operator
+	AuditMemberAdded        AuditAction = "member.added"     // by an operator
+	AuditOperatorGranted    AuditAction = "operator.granted" // by an operator: installation-wide access
+	AuditOperatorRevoked    AuditAction = "operator.revoked"
 	AuditRoleChanged        AuditAction = "member.role_changed"
 	AuditMemberRemoved      AuditAction = "member.removed"
 	AuditMemberLeft         AuditAction = "member.left"
@@ -39,6 +41,7 @@ const (
 	AuditWebhookRotated     AuditAction = "webhook.secret_rotated"
 	AuditWebhookEnabled     AuditAction = "webhook.enabled"
 	AuditWebhookDeleted     AuditAction = "webhook.deleted"
+	AuditWebhookResent      AuditAction = "webhook.resent"   // a message sent once more (Send again)
 	AuditWebhookDisabled    AuditAction = "webhook.disabled" // by Taasky, after days of failures
 )
 

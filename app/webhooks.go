@@ -479,8 +479,11 @@ func (w *Webhooks) SendWebhookAgain(ctx context.Context, actorID int64, slug, me
 		if e.DisabledAt != nil {
 			return refuse(ErrConflict, "error.endpoint_disabled", "endpoint: %s is disabled; enable it first", e.URL)
 		}
-		_, err = w.river.InsertTx(ctx, tx, jobs.WebhookArgs{AccountID: acct, MessageID: messageID, Again: w.now().UnixNano()}, nil)
-		return err
+		now := w.now()
+		if _, err = w.river.InsertTx(ctx, tx, jobs.WebhookArgs{AccountID: acct, MessageID: messageID, Again: now.UnixNano()}, nil); err != nil {
+			return err
+		}
+		return insertAudit(ctx, tx, acct, actorID, AuditWebhookResent, now, map[string]string{"url": e.URL, "message": messageID})
 	})
 	if err != nil {
 		return 0, fmt.Errorf("send webhook again: %w", err)

@@ -554,6 +554,24 @@ func TestWebhookRotationAgainAndDisable(t *testing.T) {
 	if after := len(rcv.Received()); after != before {
 		t.Errorf("a disabled endpoint received %d more", after-before)
 	}
+	// Each message sent again is in the audit log, by whom, naming the
+	// endpoint and the message; the refused one is not.
+	entries, _, err := nb.acc.AuditLog(nb.ctx, owner, "alpha", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resent int
+	for _, en := range entries {
+		if en.Action == AuditWebhookResent {
+			resent++
+			if en.ActorID != owner || en.Detail["url"] != e.URL || en.Detail["message"] != first.ID {
+				t.Errorf("a message sent again is logged as %+v", en)
+			}
+		}
+	}
+	if resent != 2 {
+		t.Errorf("%d messages sent again in the audit log, want 2", resent)
+	}
 	rcv.Failing(false)
 	if err := nb.hooks.EnableWebhook(nb.ctx, owner, "alpha", e.ID); err != nil {
 		t.Fatal(err)
