@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/taasky/taasky/app"
@@ -13,8 +14,8 @@ type Rooms interface {
 	ListForHuman(ctx context.Context, userID int64, f app.RoomFilter, cursor string) ([]app.HumanSummary, string, error)
 	CountWaiting(ctx context.Context, userID int64) (int, error)
 	ForHuman(ctx context.Context, userID, roomID int64, want negotiation.Side, answered string) (*app.HumanRoom, error)
-	ExportAccount(ctx context.Context, actorID int64, slug string) (*app.AccountExport, error)
-	MemberData(ctx context.Context, userID int64) (*app.MemberData, error)
+	WriteAccountExport(ctx context.Context, actorID int64, slug string, w io.Writer) error
+	WriteMemberData(ctx context.Context, userID int64, w io.Writer) error
 	PersonData(ctx context.Context, token string) (*app.PersonData, error)
 	DeleteAccount(ctx context.Context, actorID int64, slug, typed string) (app.DeletedAccount, error)
 	SeesRoom(ctx context.Context, userID, roomID int64) error

@@ -1,6 +1,8 @@
 package dashboard
 
 import (
+	"io"
+
 	"github.com/gofiber/fiber/v2"
 )
 
@@ -13,9 +15,7 @@ func (d *Dashboard) settingsMyData(c *fiber.Ctx) error {
 	if v == nil {
 		return done
 	}
-	md, err := d.rooms.MemberData(c.UserContext(), v.user.ID)
-	if err != nil {
-		return d.fail(c, err)
-	}
-	return d.sendJSONFile(c, md, "taasky-my-data.json")
+	return d.sendJSONSpooled(c, "taasky-my-data.json", func(w io.Writer) error {
+		return d.rooms.WriteMemberData(c.UserContext(), v.user.ID, w)
+	})
 }
