@@ -56,7 +56,7 @@ type Accounts interface {
 type Teams interface {
 	SignUp(ctx context.Context, userID int64, name, slug string) (app.Account, error)
 	Membership(ctx context.Context, userID int64, slug string) (app.Membership, error)
-	Members(ctx context.Context, actorID int64, slug string) ([]app.Member, error)
+	Members(ctx context.Context, actorID int64, slug, cursor string) ([]app.Member, string, error)
 	Invite(ctx context.Context, actorID int64, slug, email string, role app.MemberRole) (app.MemberInvitation, error)
 	Invitations(ctx context.Context, actorID int64, slug string) ([]app.MemberInvitation, error)
 	ResendInvitation(ctx context.Context, actorID int64, slug string, id int64) error
