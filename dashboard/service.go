@@ -44,6 +44,7 @@ type Accounts interface {
 	NotePageLanguage(ctx context.Context, userID int64, lang string) error
 	ListAgents(ctx context.Context, accountSlug string) ([]app.Agent, error)
 	ListAgentKeys(ctx context.Context, accountSlug string, agentID int64) ([]app.AgentKey, error)
+	ShownAgentKeys(ctx context.Context, accountSlug string, agentID int64) ([]app.AgentKey, bool, error)
 	CreateAgent(ctx context.Context, accountSlug, name, ownerEmail string) (app.Agent, app.NewAgentKey, error)
 	IssueAgentKey(ctx context.Context, accountSlug string, agentID int64) (app.NewAgentKey, error)
 	RevokeAgentKey(ctx context.Context, accountSlug string, keyID int64) error

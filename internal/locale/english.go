@@ -639,6 +639,7 @@ var englishText = map[Key]catalog.Message{
 	"account.audit_details":  text("Details"),
 	"account.audit_older":    text("Older entries"),
 	"big16_members_more":     text("More members"),
+	"big16_keys_older":       text("Older revoked keys are not listed."),
 	"account.done.renamed":   text("The account was renamed."),
 	// What an entry of the audit log records (app.AuditAction).
 	"audit.account.created":        text("account created"),

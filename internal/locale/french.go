@@ -627,6 +627,7 @@ var frenchText = map[Key]catalog.Message{
 	"account.audit_details":  text("Détails"),
 	"account.audit_older":    text("Entrées plus anciennes"),
 	"big16_members_more":     text("Plus de membres"),
+	"big16_keys_older":       text("Les clés révoquées plus anciennes ne sont pas listées."),
 	"account.done.renamed":   text("Le compte a été renommé."),
 	// What an entry of the audit log records (app.AuditAction).
 	"audit.account.created":        text("compte créé"),

@@ -627,6 +627,7 @@ var germanText = map[Key]catalog.Message{
 	"account.audit_details":  text("Einzelheiten"),
 	"account.audit_older":    text("Ältere Einträge"),
 	"big16_members_more":     text("Weitere Mitglieder"),
+	"big16_keys_older":       text("Ältere widerrufene Schlüssel werden nicht aufgeführt."),
 	"account.done.renamed":   text("Das Konto wurde umbenannt."),
 	// What an entry of the audit log records (app.AuditAction).
 	"audit.account.created":        text("Konto erstellt"),

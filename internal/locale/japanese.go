@@ -604,6 +604,7 @@ var japaneseText = map[Key]catalog.Message{
 	"account.audit_details":  text("詳細"),
 	"account.audit_older":    text("以前のエントリ"),
 	"big16_members_more":     text("さらにメンバーを表示"),
+	"big16_keys_older":       text("これより古い無効化済みのキーは表示されません。"),
 	"account.done.renamed":   text("アカウントの名前を変更しました。"),
 	// What an entry of the audit log records (app.AuditAction).
 	"audit.account.created":        text("アカウントを作成"),

@@ -627,6 +627,7 @@ var spanishText = map[Key]catalog.Message{
 	"account.audit_details":  text("Detalles"),
 	"account.audit_older":    text("Entradas anteriores"),
 	"big16_members_more":     text("Más miembros"),
+	"big16_keys_older":       text("Las claves revocadas más antiguas no se muestran."),
 	"account.done.renamed":   text("Se cambió el nombre de la cuenta."),
 	// What an entry of the audit log records (app.AuditAction).
 	"audit.account.created":        text("cuenta creada"),
