@@ -1,10 +1,12 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -53,10 +55,26 @@ type ExportAudit struct {
 	Detail map[string]string `json:"detail"`
 }
 
-// ExportAccount returns the account's export. Owners and admins may; the
-// export is in the audit log.
+// ExportAccount returns the account's export whole, as
+// WriteAccountExport writes it.
 func (s *Rooms) ExportAccount(ctx context.Context, actorID int64, slug string) (*AccountExport, error) {
-	var out *AccountExport
+	var buf bytes.Buffer
+	if err := s.WriteAccountExport(ctx, actorID, slug, &buf); err != nil {
+		return nil, err
+	}
+	var out AccountExport
+	if err := json.Unmarshal(buf.Bytes(), &out); err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	return &out, nil
+}
+
+// WriteAccountExport writes the account's export (an AccountExport, as
+// JSON) to w a room at a time: however many rooms and audit entries the
+// account has, only one is in memory. Owners and admins may; the export
+// is in the audit log. Nothing is written when it is refused; on another
+// error w holds a part: the caller drops it.
+func (s *Rooms) WriteAccountExport(ctx context.Context, actorID int64, slug string, w io.Writer) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		m, err := selectMembership(ctx, tx, actorID, slug)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -68,41 +86,51 @@ func (s *Rooms) ExportAccount(ctx context.Context, actorID int64, slug string) (
 			return refuse(ErrUnauthorized, "error.export_who", "export: only the account's owners and admins export it")
 		}
 		now := s.now()
-		out = &AccountExport{Account: slug, Name: m.AccountName, ExportedAt: now.UTC().Format(time.RFC3339),
-			Rooms: []ExportRoom{}, AuditLog: []ExportAudit{}}
-		if s.receipts != nil {
-			out.ReceiptIssuer, out.ReceiptKeys = s.receipts.Issuer(), s.receipts.JWKSJSON()
-		}
 		seats, err := selectAccountSeats(ctx, tx, m.AccountID)
 		if err != nil {
 			return err
 		}
+		out := newJSONOut(w)
+		out.field("account", slug)
+		out.field("name", m.AccountName)
+		out.field("exported_at", now.UTC().Format(time.RFC3339))
+		out.array("rooms")
 		for _, st := range seats {
 			r, err := s.exportRoom(ctx, tx, st)
 			if err != nil {
 				return err
 			}
-			out.Rooms = append(out.Rooms, r)
+			out.item(r)
 		}
+		out.end()
+		out.array("audit_log")
 		for before := int64(1<<63 - 1); ; {
 			page, err := selectAudit(ctx, tx, m.AccountID, before, 500)
 			if err != nil {
 				return err
 			}
 			for _, e := range page {
-				out.AuditLog = append(out.AuditLog, ExportAudit{At: e.At.UTC().Format(time.RFC3339), Actor: e.Actor, Action: e.Action, Detail: e.Detail})
+				out.item(ExportAudit{At: e.At.UTC().Format(time.RFC3339), Actor: e.Actor, Action: e.Action, Detail: e.Detail})
 			}
 			if len(page) < 500 {
 				break
 			}
 			before = page[len(page)-1].ID
 		}
-		return insertAudit(ctx, tx, m.AccountID, actorID, AuditAccountExported, now, map[string]string{"rooms": fmt.Sprint(len(out.Rooms))})
+		out.end()
+		if s.receipts != nil {
+			out.field("receipt_issuer", s.receipts.Issuer())
+			out.field("receipt_keys", json.RawMessage(s.receipts.JWKSJSON()))
+		}
+		if err := out.close(); err != nil {
+			return err
+		}
+		return insertAudit(ctx, tx, m.AccountID, actorID, AuditAccountExported, now, map[string]string{"rooms": fmt.Sprint(len(seats))})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("export: %w", err)
+		return fmt.Errorf("export: %w", err)
 	}
-	return out, nil
+	return nil
 }
 
 // exportRoom is one room as seat's side sees it, for an export: its view,

@@ -192,6 +192,26 @@ func (a *Accounts) ListAgentKeys(ctx context.Context, accountSlug string, agentI
 	return keys, nil
 }
 
+// RevokedKeysShown is how many of an agent's revoked keys its settings
+// show, the newest: an agent whose keys are rotated for years has as many
+// revoked ones.
+const RevokedKeysShown = 5
+
+// ShownAgentKeys returns an agent's unrevoked keys and its newest revoked
+// ones (RevokedKeysShown at most), oldest first, and whether it has older
+// revoked keys than those.
+func (a *Accounts) ShownAgentKeys(ctx context.Context, accountSlug string, agentID int64) ([]AgentKey, bool, error) {
+	agent, err := selectAgent(ctx, a.pool, accountSlug, agentID)
+	if err != nil {
+		return nil, false, fmt.Errorf("list agent keys: %w", notFound(err, "error.agent_not_found", "agent %s not found in account %s", strconv.FormatInt(agentID, 10), accountSlug))
+	}
+	keys, more, err := selectShownKeys(ctx, a.pool, agent, RevokedKeysShown)
+	if err != nil {
+		return nil, false, fmt.Errorf("list agent keys: %w", err)
+	}
+	return keys, more, nil
+}
+
 // AuthenticateAgentKey returns the agent whose key this is. Unknown,
 // malformed and revoked keys are ErrUnauthorized. While the process
 // listens to KeyChanges, keys checked lately are answered from memory.

@@ -1,9 +1,12 @@
 package app
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"time"
 
@@ -172,12 +175,27 @@ func rfc3339p(t *time.Time) string {
 	return rfc3339(*t)
 }
 
-// MemberData returns the signed-in person's data. It changes nothing,
-// except that an agreed room's receipt is signed if it never was (as its
-// download would).
+// MemberData returns the signed-in person's data whole, as
+// WriteMemberData writes it.
 func (s *Rooms) MemberData(ctx context.Context, userID int64) (*MemberData, error) {
-	out := &MemberData{Format: MyDataFormat, Version: MyDataVersion, Kind: "member", ExportedAt: rfc3339(s.now()),
-		Memberships: []MyMembership{}, PushDevices: []MyPushDevice{}, Rooms: []MyRoom{}, Decisions: []MyConfirmation{}}
+	var buf bytes.Buffer
+	if err := s.WriteMemberData(ctx, userID, &buf); err != nil {
+		return nil, err
+	}
+	var out MemberData
+	if err := json.Unmarshal(buf.Bytes(), &out); err != nil {
+		return nil, fmt.Errorf("my data: %w", err)
+	}
+	return &out, nil
+}
+
+// WriteMemberData writes the signed-in person's data (a MemberData, as
+// JSON) to w a room and a delivery at a time: however many rooms they
+// answer for, only one is in memory. It changes nothing, except that an
+// agreed room's receipt is signed if it never was (as its download
+// would). Nothing is written when it is refused; on another error w holds
+// a part: the caller drops it.
+func (s *Rooms) WriteMemberData(ctx context.Context, userID int64, w io.Writer) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		p, err := selectProfile(ctx, tx, userID)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -185,72 +203,104 @@ func (s *Rooms) MemberData(ctx context.Context, userID int64) (*MemberData, erro
 		} else if err != nil {
 			return err
 		}
-		out.Profile = p
+		out := newJSONOut(w)
+		out.field("format", MyDataFormat)
+		out.field("format_version", MyDataVersion)
+		out.field("kind", "member")
+		out.field("exported_at", rfc3339(s.now()))
+		out.field("profile", p)
 		ms, err := selectMemberships(ctx, tx, userID)
 		if err != nil {
 			return err
 		}
+		out.array("memberships")
 		for _, m := range ms {
-			out.Memberships = append(out.Memberships, MyMembership{Account: m.AccountSlug, Name: m.AccountName, Role: m.Role, Operator: m.Operator})
+			out.item(MyMembership{Account: m.AccountSlug, Name: m.AccountName, Role: m.Role, Operator: m.Operator})
 		}
+		out.end()
 		prefs, err := selectPrefs(ctx, tx, userID)
 		if err != nil {
 			return err
 		}
-		out.Notifications = MyNotifyPrefs(prefs)
+		out.field("notification_settings", MyNotifyPrefs(prefs))
 		subs, err := selectPushSubscriptions(ctx, tx, userID)
 		if err != nil {
 			return err
 		}
+		out.array("push_devices")
 		for _, sub := range subs {
-			out.PushDevices = append(out.PushDevices, MyPushDevice{Device: sub.Device, Service: origin(sub.Endpoint),
+			out.item(MyPushDevice{Device: sub.Device, Service: origin(sub.Endpoint),
 				CreatedAt: rfc3339(sub.CreatedAt), LastUsedAt: rfc3339p(sub.LastSentAt)})
 		}
-		ds, err := selectWholeDeliveryLog(ctx, tx, userID)
-		if err != nil {
+		out.end()
+		out.array("delivery_log")
+		if err := eachDelivery(ctx, tx, userID, func(d Delivery) { out.item(myDelivery(d)) }); err != nil {
 			return err
 		}
-		out.Deliveries = myDeliveries(ds)
+		out.end()
 		if err := s.memberRooms(ctx, tx, userID, out); err != nil {
 			return err
 		}
-		out.OAuthClients, err = selectMyOAuthClients(ctx, tx, userID)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("my data: %w", err)
-	}
-	return out, nil
-}
-
-// memberRooms adds the rooms the person answers for, with their side's
-// confirmations, and the decisions they took in other rooms (seats they
-// no longer answer for: the decision only, not the room).
-func (s *Rooms) memberRooms(ctx context.Context, tx pgx.Tx, userID int64, out *MemberData) error {
-	seats, err := selectHumanSeats(ctx, tx, userID)
-	if err != nil {
-		return err
-	}
-	at := map[accountSeat]int{}
-	for _, st := range seats {
-		r, err := s.exportRoom(ctx, tx, st.accountSeat)
+		cs, err := selectMyOAuthClients(ctx, tx, userID)
 		if err != nil {
 			return err
 		}
-		at[st.accountSeat] = len(out.Rooms)
-		out.Rooms = append(out.Rooms, MyRoom{Account: st.account, Confirmations: []MyConfirmation{}, ExportRoom: r})
+		out.array("oauth_clients")
+		for _, c := range cs {
+			out.item(c)
+		}
+		out.end()
+		return out.close()
+	})
+	if err != nil {
+		return fmt.Errorf("my data: %w", err)
+	}
+	return nil
+}
+
+// memberRooms writes the rooms the person answers for, with their side's
+// confirmations, and the decisions they took in other rooms (seats they
+// no longer answer for: the decision only, not the room).
+func (s *Rooms) memberRooms(ctx context.Context, tx pgx.Tx, userID int64, out *jsonOut) error {
+	seats, err := selectHumanSeats(ctx, tx, userID)
+	if err != nil {
+		return err
 	}
 	cs, err := selectHumanConfirmations(ctx, tx, userID)
 	if err != nil {
 		return err
 	}
+	answers := map[accountSeat]bool{}
+	for _, st := range seats {
+		answers[st.accountSeat] = true
+	}
+	mine := map[accountSeat][]MyConfirmation{}
+	others := []MyConfirmation{}
 	for _, c := range cs {
-		if i, ok := at[accountSeat{c.RoomID, c.Side}]; ok {
-			out.Rooms[i].Confirmations = append(out.Rooms[i].Confirmations, c)
+		if st := (accountSeat{c.RoomID, c.Side}); answers[st] {
+			mine[st] = append(mine[st], c)
 		} else {
-			out.Decisions = append(out.Decisions, c)
+			others = append(others, c)
 		}
 	}
+	out.array("rooms")
+	for _, st := range seats {
+		r, err := s.exportRoom(ctx, tx, st.accountSeat)
+		if err != nil {
+			return err
+		}
+		confirmations := mine[st.accountSeat]
+		if confirmations == nil {
+			confirmations = []MyConfirmation{}
+		}
+		out.item(MyRoom{Account: st.account, Confirmations: confirmations, ExportRoom: r})
+	}
+	out.end()
+	out.array("other_decisions")
+	for _, c := range others {
+		out.item(c)
+	}
+	out.end()
 	return nil
 }
 
@@ -283,11 +333,15 @@ func (s *Rooms) PersonData(ctx context.Context, token string) (*PersonData, erro
 func myDeliveries(ds []Delivery) []MyDelivery {
 	out := make([]MyDelivery, len(ds))
 	for i, d := range ds {
-		out[i] = MyDelivery{At: rfc3339(d.CreatedAt), Channel: d.Channel, Topic: d.Topic, RoomID: d.RoomID, RoomTitle: d.RoomTitle,
-			ConfirmationID: d.ConfirmationID, Recipient: d.Recipient, Status: d.Status, Attempts: d.Attempts, Error: d.Error,
-			UpdatedAt: rfc3339(d.UpdatedAt)}
+		out[i] = myDelivery(d)
 	}
 	return out
+}
+
+func myDelivery(d Delivery) MyDelivery {
+	return MyDelivery{At: rfc3339(d.CreatedAt), Channel: d.Channel, Topic: d.Topic, RoomID: d.RoomID, RoomTitle: d.RoomTitle,
+		ConfirmationID: d.ConfirmationID, Recipient: d.Recipient, Status: d.Status, Attempts: d.Attempts, Error: d.Error,
+		UpdatedAt: rfc3339(d.UpdatedAt)}
 }
 
 // origin is a URL's scheme and host: a push endpoint's path is the

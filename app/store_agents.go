@@ -1,8 +1,10 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -105,6 +107,48 @@ func selectAgentKeys(ctx context.Context, q querier, g Agent) ([]AgentKey, error
 		return nil, fmt.Errorf("selectAgentKeys %d: %w", g.ID, err)
 	}
 	return keys, nil
+}
+
+// selectShownKeys is an agent's unrevoked keys and its newest revoked
+// ones, at most revoked of them, oldest first; and whether it has older
+// revoked keys.
+func selectShownKeys(ctx context.Context, q querier, g Agent, revoked int) ([]AgentKey, bool, error) {
+	rows, err := q.Query(ctx, `
+		(SELECT id, account_id, agent_id, prefix, created_at, revoked_at FROM agent_keys
+		WHERE account_id = $1 AND agent_id = $2 AND revoked_at IS NULL)
+		UNION ALL
+		(SELECT id, account_id, agent_id, prefix, created_at, revoked_at FROM agent_keys
+		WHERE account_id = $1 AND agent_id = $2 AND revoked_at IS NOT NULL ORDER BY revoked_at DESC, id DESC LIMIT $3)`,
+		g.AccountID, g.ID, revoked+1)
+	if err != nil {
+		return nil, false, fmt.Errorf("selectShownKeys %d: %w", g.ID, err)
+	}
+	keys, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (AgentKey, error) {
+		var k AgentKey
+		err := row.Scan(&k.ID, &k.AccountID, &k.AgentID, &k.Prefix, &k.CreatedAt, &k.RevokedAt)
+		return k, err
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("selectShownKeys %d: %w", g.ID, err)
+	}
+	var live, revokedKeys []AgentKey
+	for _, k := range keys {
+		if k.RevokedAt == nil {
+			live = append(live, k)
+		} else {
+			revokedKeys = append(revokedKeys, k)
+		}
+	}
+	slices.SortFunc(revokedKeys, func(x, y AgentKey) int { // newest first
+		return cmp.Or(y.RevokedAt.Compare(*x.RevokedAt), cmp.Compare(y.ID, x.ID))
+	})
+	more := len(revokedKeys) > revoked
+	if more {
+		revokedKeys = revokedKeys[:revoked]
+	}
+	keys = append(live, revokedKeys...)
+	slices.SortFunc(keys, func(x, y AgentKey) int { return cmp.Compare(x.ID, y.ID) })
+	return keys, more, nil
 }
 
 // revokeAgentKey sets revoked_at once (a revoked key keeps its first time)

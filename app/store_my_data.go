@@ -84,19 +84,26 @@ func selectHumanConfirmations(ctx context.Context, q querier, userID int64) ([]M
 	return out, nil
 }
 
-// selectWholeDeliveryLog is the person's whole delivery log (kept
-// RETAIN_DELIVERY_LOG_DAYS), oldest first.
-func selectWholeDeliveryLog(ctx context.Context, q querier, userID int64) ([]Delivery, error) {
+// eachDelivery calls f with each entry of the person's whole delivery log
+// (kept RETAIN_DELIVERY_LOG_DAYS), oldest first, as it reads them.
+func eachDelivery(ctx context.Context, q querier, userID int64, f func(Delivery)) error {
 	rows, err := q.Query(ctx, `SELECT `+deliveryColumns+`
 		FROM notification_deliveries WHERE user_id = $1 ORDER BY created_at, job_id`, userID)
 	if err != nil {
-		return nil, fmt.Errorf("selectWholeDeliveryLog %d: %w", userID, err)
+		return fmt.Errorf("eachDelivery %d: %w", userID, err)
 	}
-	ds, err := pgx.CollectRows(rows, scanDelivery)
-	if err != nil {
-		return nil, fmt.Errorf("selectWholeDeliveryLog %d: %w", userID, err)
+	defer rows.Close()
+	for rows.Next() {
+		d, err := scanDelivery(rows)
+		if err != nil {
+			return fmt.Errorf("eachDelivery %d: %w", userID, err)
+		}
+		f(d)
 	}
-	return ds, nil
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("eachDelivery %d: %w", userID, err)
+	}
+	return nil
 }
 
 // selectPersonDeliveryLog is the delivery log of a room's person, oldest

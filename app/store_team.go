@@ -33,10 +33,16 @@ func selectMembershipByID(ctx context.Context, q querier, userID, accountID int6
 }
 
 // selectMembers lists the account's members, owners first, then by email.
-func selectMembers(ctx context.Context, q querier, accountID int64) ([]Member, error) {
+// memberRank orders the members: owners, admins, members.
+const memberRank = `CASE m.role WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 ELSE 2 END`
+
+// selectMembers reads at most limit of the account's members after the
+// one of rank and email (owners first, then admins, then members, each by
+// email).
+func selectMembers(ctx context.Context, q querier, accountID int64, rank int, email string, limit int) ([]Member, error) {
 	rows, err := q.Query(ctx, `SELECT u.id, u.email, m.role, m.created_at FROM memberships m
-		JOIN users u ON u.id = m.user_id WHERE m.account_id = $1
-		ORDER BY m.role = 'owner' DESC, m.role = 'admin' DESC, u.email`, accountID)
+		JOIN users u ON u.id = m.user_id WHERE m.account_id = $1 AND (`+memberRank+`, u.email) > ($2, $3)
+		ORDER BY `+memberRank+`, u.email LIMIT $4`, accountID, rank, email, limit)
 	if err != nil {
 		return nil, fmt.Errorf("selectMembers %d: %w", accountID, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -124,17 +125,47 @@ func (a *Accounts) Membership(ctx context.Context, userID int64, slug string) (M
 	return m, nil
 }
 
-// Members lists the account's members, owners first; any member may.
-func (a *Accounts) Members(ctx context.Context, actorID int64, slug string) ([]Member, error) {
+// MembersPageSize is how many members a page of the members list holds.
+const MembersPageSize = 50
+
+// Members lists a page of the account's members, owners first, then
+// admins, then members, each by address; any member may. cursor is ""
+// for the first page, or the next one a page gave ("" after the last).
+func (a *Accounts) Members(ctx context.Context, actorID int64, slug, cursor string) ([]Member, string, error) {
 	m, err := a.memberOf(ctx, a.pool, actorID, slug)
 	if err != nil {
-		return nil, fmt.Errorf("members: %w", err)
+		return nil, "", fmt.Errorf("members: %w", err)
 	}
-	out, err := selectMembers(ctx, a.pool, m.AccountID)
+	rank, email := -1, ""
+	if cursor != "" {
+		r, e, ok := strings.Cut(cursor, ":")
+		if rank, err = strconv.Atoi(r); !ok || err != nil || rank < 0 || rank > 2 || e == "" {
+			return nil, "", refuse(ErrInvalid, "big16_cursor_members", "cursor: not one this list of members gave (start again from the first page)")
+		}
+		email = e
+	}
+	out, err := selectMembers(ctx, a.pool, m.AccountID, rank, email, MembersPageSize+1)
 	if err != nil {
-		return nil, fmt.Errorf("members: %w", err)
+		return nil, "", fmt.Errorf("members: %w", err)
 	}
-	return out, nil
+	next := ""
+	if len(out) > MembersPageSize {
+		out = out[:MembersPageSize]
+		last := out[MembersPageSize-1]
+		next = strconv.Itoa(roleRank(last.Role)) + ":" + last.Email
+	}
+	return out, next, nil
+}
+
+// roleRank is a role's place in the members list (memberRank).
+func roleRank(r MemberRole) int {
+	switch r {
+	case MemberRoleOwner:
+		return 0
+	case MemberRoleAdmin:
+		return 1
+	}
+	return 2
 }
 
 // ChangeRole sets a member's role. Owners may; the last owner cannot be

@@ -2,6 +2,8 @@ package dashboard
 
 import (
 	"encoding/json"
+	"io"
+	"os"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -16,11 +18,9 @@ func (d *Dashboard) accountExport(c *fiber.Ctx) error {
 	slug := c.Params("slug")
 	ctx, cancel := longContext(c)
 	defer cancel()
-	ex, err := d.rooms.ExportAccount(ctx, v.user.ID, slug)
-	if err != nil {
-		return d.fail(c, err)
-	}
-	return d.sendJSONFile(c, ex, "taasky-"+slug+"-export.json")
+	return d.sendJSONSpooled(c, "taasky-"+slug+"-export.json", func(w io.Writer) error {
+		return d.rooms.WriteAccountExport(ctx, v.user.ID, slug, w)
+	})
 }
 
 // sendJSONFile sends v as a JSON file to download, named name (a name of
@@ -33,4 +33,41 @@ func (d *Dashboard) sendJSONFile(c *fiber.Ctx, v any, name string) error {
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+name+`"`)
 	return c.Send(out)
+}
+
+// sendJSONSpooled sends what write writes as a JSON file to download,
+// named as sendJSONFile names it. write writes to a temporary file, not
+// to memory, and the file is sent from disk: an export of an account's
+// twenty thousand rooms is never whole in memory; an error halfway is
+// still a whole error page, never a file cut short that looks complete;
+// and a slow download does not hold the export's transaction open. The
+// file is unlinked at once (the open file is read until it is sent and
+// closed), so none is left behind, even by a crash.
+func (d *Dashboard) sendJSONSpooled(c *fiber.Ctx, name string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp("", "taasky-download-*.json")
+	if err != nil {
+		return d.fail(c, err)
+	}
+	_ = os.Remove(f.Name())
+	size, err := spool(f, write)
+	if err != nil {
+		_ = f.Close()
+		return d.fail(c, err)
+	}
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+name+`"`)
+	return c.SendStream(f, int(size)) // closed once sent
+}
+
+// spool has write fill f and rewinds it: its size.
+func spool(f *os.File, write func(io.Writer) error) (int64, error) {
+	if err := write(f); err != nil {
+		return 0, err
+	}
+	size, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0, err
+	}
+	_, err = f.Seek(0, io.SeekStart)
+	return size, err
 }

@@ -11,6 +11,8 @@ import (
 type membersData struct {
 	M           app.Membership
 	Members     []memberRow
+	Next        string // the next page of members' cursor; "" on the last
+	YouHere     bool   // the viewer's own row is on this page (with its Leave)
 	Invitations []invitationRow
 	Manage      bool // may invite and remove members (owners, admins)
 	Roles       bool // may change roles (owners)
@@ -62,12 +64,14 @@ func (d *Dashboard) membersPage(c *fiber.Ctx, v *viewer, slug string, data membe
 	data.Manage = app.May(m.Role, app.ActManageMembers, app.Colleagues)
 	data.Roles = app.May(m.Role, app.ActChangeRoles, app.Colleagues)
 	data.Roleset = []app.MemberRole{app.MemberRoleMember, app.MemberRoleAdmin, app.MemberRoleOwner}
-	members, err := d.accounts.Members(ctx, v.user.ID, slug)
+	members, next, err := d.accounts.Members(ctx, v.user.ID, slug, c.Query("cursor"))
 	if err != nil {
 		return d.fail(c, err)
 	}
+	data.Next = next
 	for _, mem := range members {
 		r := memberRow{Member: mem, You: mem.UserID == v.user.ID}
+		data.YouHere = data.YouHere || r.You
 		r.MayRemove = !r.You && app.May(m.Role, app.ManageAction(mem.Role), app.Colleagues)
 		data.Members = append(data.Members, r)
 	}

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/taasky/taasky/app"
@@ -13,8 +14,8 @@ type Rooms interface {
 	ListForHuman(ctx context.Context, userID int64, f app.RoomFilter, cursor string) ([]app.HumanSummary, string, error)
 	CountWaiting(ctx context.Context, userID int64) (int, error)
 	ForHuman(ctx context.Context, userID, roomID int64, want negotiation.Side, answered string) (*app.HumanRoom, error)
-	ExportAccount(ctx context.Context, actorID int64, slug string) (*app.AccountExport, error)
-	MemberData(ctx context.Context, userID int64) (*app.MemberData, error)
+	WriteAccountExport(ctx context.Context, actorID int64, slug string, w io.Writer) error
+	WriteMemberData(ctx context.Context, userID int64, w io.Writer) error
 	PersonData(ctx context.Context, token string) (*app.PersonData, error)
 	DeleteAccount(ctx context.Context, actorID int64, slug, typed string) (app.DeletedAccount, error)
 	SeesRoom(ctx context.Context, userID, roomID int64) error
@@ -43,6 +44,7 @@ type Accounts interface {
 	NotePageLanguage(ctx context.Context, userID int64, lang string) error
 	ListAgents(ctx context.Context, accountSlug string) ([]app.Agent, error)
 	ListAgentKeys(ctx context.Context, accountSlug string, agentID int64) ([]app.AgentKey, error)
+	ShownAgentKeys(ctx context.Context, accountSlug string, agentID int64) ([]app.AgentKey, bool, error)
 	CreateAgent(ctx context.Context, accountSlug, name, ownerEmail string) (app.Agent, app.NewAgentKey, error)
 	IssueAgentKey(ctx context.Context, accountSlug string, agentID int64) (app.NewAgentKey, error)
 	RevokeAgentKey(ctx context.Context, accountSlug string, keyID int64) error
@@ -55,7 +57,7 @@ type Accounts interface {
 type Teams interface {
 	SignUp(ctx context.Context, userID int64, name, slug string) (app.Account, error)
 	Membership(ctx context.Context, userID int64, slug string) (app.Membership, error)
-	Members(ctx context.Context, actorID int64, slug string) ([]app.Member, error)
+	Members(ctx context.Context, actorID int64, slug, cursor string) ([]app.Member, string, error)
 	Invite(ctx context.Context, actorID int64, slug, email string, role app.MemberRole) (app.MemberInvitation, error)
 	Invitations(ctx context.Context, actorID int64, slug string) ([]app.MemberInvitation, error)
 	ResendInvitation(ctx context.Context, actorID int64, slug string, id int64) error

@@ -1,6 +1,8 @@
 package dashboard
 
 import (
+	"io"
+
 	"github.com/gofiber/fiber/v2"
 )
 
@@ -15,9 +17,7 @@ func (d *Dashboard) settingsMyData(c *fiber.Ctx) error {
 	}
 	ctx, cancel := longContext(c)
 	defer cancel()
-	md, err := d.rooms.MemberData(ctx, v.user.ID)
-	if err != nil {
-		return d.fail(c, err)
-	}
-	return d.sendJSONFile(c, md, "taasky-my-data.json")
+	return d.sendJSONSpooled(c, "taasky-my-data.json", func(w io.Writer) error {
+		return d.rooms.WriteMemberData(ctx, v.user.ID, w)
+	})
 }

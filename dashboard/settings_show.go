@@ -30,9 +30,11 @@ type accountSettings struct {
 }
 
 type agentSettings struct {
-	A       app.Agent
-	Keys    []app.AgentKey
-	Manages bool // the viewer may issue and revoke its keys
+	A    app.Agent
+	Keys []app.AgentKey // unrevoked, and the newest revoked (app.RevokedKeysShown)
+	// OlderRevoked: it has older revoked keys than those, not listed.
+	OlderRevoked bool
+	Manages      bool // the viewer may issue and revoke its keys
 	// OAuth: connected with OAuth (by a client, not with keys); nil: keys.
 	OAuth *app.OAuthConnection
 	// GrantEnds: when the OAuth grant of the latest consent ends (the
@@ -93,11 +95,11 @@ func (d *Dashboard) settingsPage(c *fiber.Ctx, v *viewer, data settingsData) err
 			return d.fail(c, err)
 		}
 		for _, a := range agents {
-			keys, err := d.accounts.ListAgentKeys(c.UserContext(), m.AccountSlug, a.ID)
+			keys, older, err := d.accounts.ShownAgentKeys(c.UserContext(), m.AccountSlug, a.ID)
 			if err != nil {
 				return d.fail(c, err)
 			}
-			g := agentSettings{A: a, Keys: keys, Manages: manages(m, a, v.user.ID)}
+			g := agentSettings{A: a, Keys: keys, OlderRevoked: older, Manages: manages(m, a, v.user.ID)}
 			if x, ok := connected[a.ID]; ok {
 				g.OAuth = &x
 				if x.DisconnectedAt == nil && d.grantMax > 0 {

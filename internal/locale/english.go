@@ -638,6 +638,8 @@ var englishText = map[Key]catalog.Message{
 	"account.audit_what":     text("What"),
 	"account.audit_details":  text("Details"),
 	"account.audit_older":    text("Older entries"),
+	"big16_members_more":     text("More members"),
+	"big16_keys_older":       text("Older revoked keys are not listed."),
 	"account.done.renamed":   text("The account was renamed."),
 	// What an entry of the audit log records (app.AuditAction).
 	"audit.account.created":        text("account created"),
@@ -1019,6 +1021,7 @@ var englishText = map[Key]catalog.Message{
 	"error.agent_keys_who":             text("agent: only %[1]s's human and the account's owners and admins manage its keys"),
 	"error.audit_who":                  text("audit log: only the account's owners and admins may read it"),
 	"error.cursor_log":                 text("cursor: not one this log gave (start again from the first page)"),
+	"big16_cursor_members":             text("cursor: not one this list of members gave (start again from the first page)"),
 	"error.state_filter":               text("state: must be one of waiting, live, agreed, closed, or empty for all (got %[1]q)"),
 	"error.cursor_list":                text("cursor: not one this list gave (start again from the first page)"),
 	"error.cursor_deliveries":          text("cursor: not a page of the delivery log"),

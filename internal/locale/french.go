@@ -626,6 +626,8 @@ var frenchText = map[Key]catalog.Message{
 	"account.audit_what":     text("Quoi"),
 	"account.audit_details":  text("Détails"),
 	"account.audit_older":    text("Entrées plus anciennes"),
+	"big16_members_more":     text("Plus de membres"),
+	"big16_keys_older":       text("Les clés révoquées plus anciennes ne sont pas listées."),
 	"account.done.renamed":   text("Le compte a été renommé."),
 	// What an entry of the audit log records (app.AuditAction).
 	"audit.account.created":        text("compte créé"),
@@ -997,6 +999,7 @@ var frenchText = map[Key]catalog.Message{
 	"error.agent_keys_who":             text("agent : seuls l'humain de %[1]s et les propriétaires et administrateurs du compte gèrent ses clés"),
 	"error.audit_who":                  text("journal d'audit : seuls les propriétaires et administrateurs du compte peuvent le lire"),
 	"error.cursor_log":                 text("page : cette page ne vient pas de ce journal (recommencez à la première page)"),
+	"big16_cursor_members":             text("page : cette page ne vient pas de cette liste de membres (recommencez à la première page)"),
 	"error.state_filter":               text("état : doit être waiting, live, agreed, closed, ou vide pour tous (reçu : %[1]q)"),
 	"error.cursor_list":                text("page : cette page ne vient pas de cette liste (recommencez à la première page)"),
 	"error.cursor_deliveries":          text("page : pas une page du journal des envois"),

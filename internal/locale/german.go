@@ -626,6 +626,8 @@ var germanText = map[Key]catalog.Message{
 	"account.audit_what":     text("Was"),
 	"account.audit_details":  text("Einzelheiten"),
 	"account.audit_older":    text("Ältere Einträge"),
+	"big16_members_more":     text("Weitere Mitglieder"),
+	"big16_keys_older":       text("Ältere widerrufene Schlüssel werden nicht aufgeführt."),
 	"account.done.renamed":   text("Das Konto wurde umbenannt."),
 	// What an entry of the audit log records (app.AuditAction).
 	"audit.account.created":        text("Konto erstellt"),
@@ -995,6 +997,7 @@ var germanText = map[Key]catalog.Message{
 	"error.agent_keys_who":             text("Agent: nur der Mensch von %[1]s und die Inhaber und Administratoren des Kontos verwalten seine Schlüssel"),
 	"error.audit_who":                  text("Protokoll: nur die Inhaber und Administratoren des Kontos dürfen es lesen"),
 	"error.cursor_log":                 text("Seite: diese Seite stammt nicht aus diesem Protokoll (beginnen Sie wieder bei der ersten Seite)"),
+	"big16_cursor_members":             text("Seite: diese Seite stammt nicht aus dieser Mitgliederliste (beginnen Sie wieder bei der ersten Seite)"),
 	"error.state_filter":               text("Status: muss waiting, live, agreed, closed oder leer für alle sein (erhalten: %[1]q)"),
 	"error.cursor_list":                text("Seite: diese Seite stammt nicht aus dieser Liste (beginnen Sie wieder bei der ersten Seite)"),
 	"error.cursor_deliveries":          text("Seite: keine Seite des Zustellprotokolls"),

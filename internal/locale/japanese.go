@@ -603,6 +603,8 @@ var japaneseText = map[Key]catalog.Message{
 	"account.audit_what":     text("内容"),
 	"account.audit_details":  text("詳細"),
 	"account.audit_older":    text("以前のエントリ"),
+	"big16_members_more":     text("さらにメンバーを表示"),
+	"big16_keys_older":       text("これより古い無効化済みのキーは表示されません。"),
 	"account.done.renamed":   text("アカウントの名前を変更しました。"),
 	// What an entry of the audit log records (app.AuditAction).
 	"audit.account.created":        text("アカウントを作成"),
@@ -962,6 +964,7 @@ var japaneseText = map[Key]catalog.Message{
 	"error.agent_keys_who":             text("エージェント：%[1]s のキーを管理できるのは、その担当者とアカウントのオーナー・管理者だけです"),
 	"error.audit_who":                  text("監査ログ：閲覧できるのはアカウントのオーナーと管理者だけです"),
 	"error.cursor_log":                 text("ページ：このログのページではありません（最初のページからやり直してください）"),
+	"big16_cursor_members":             text("ページ：このメンバー一覧のページではありません（最初のページからやり直してください）"),
 	"error.state_filter":               text("状態：waiting、live、agreed、closed のいずれか、またはすべてなら空にしてください（受け取った値：%[1]q）"),
 	"error.cursor_list":                text("ページ：この一覧のページではありません（最初のページからやり直してください）"),
 	"error.cursor_deliveries":          text("ページ：配信ログのページではありません"),

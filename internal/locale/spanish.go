@@ -626,6 +626,8 @@ var spanishText = map[Key]catalog.Message{
 	"account.audit_what":     text("Qué"),
 	"account.audit_details":  text("Detalles"),
 	"account.audit_older":    text("Entradas anteriores"),
+	"big16_members_more":     text("Más miembros"),
+	"big16_keys_older":       text("Las claves revocadas más antiguas no se muestran."),
 	"account.done.renamed":   text("Se cambió el nombre de la cuenta."),
 	// What an entry of the audit log records (app.AuditAction).
 	"audit.account.created":        text("cuenta creada"),
@@ -997,6 +999,7 @@ var spanishText = map[Key]catalog.Message{
 	"error.agent_keys_who":             text("agente: solo el humano de %[1]s y los propietarios y administradores de la cuenta gestionan sus claves"),
 	"error.audit_who":                  text("registro de auditoría: solo los propietarios y administradores de la cuenta pueden leerlo"),
 	"error.cursor_log":                 text("página: esta página no es de este registro (vuelva a empezar por la primera página)"),
+	"big16_cursor_members":             text("página: esta página no es de esta lista de miembros (vuelva a empezar por la primera página)"),
 	"error.state_filter":               text("estado: debe ser waiting, live, agreed, closed, o vacío para todos (se recibió %[1]q)"),
 	"error.cursor_list":                text("página: esta página no es de esta lista (vuelva a empezar por la primera página)"),
 	"error.cursor_deliveries":          text("página: no es una página del registro de envíos"),
