@@ -412,10 +412,14 @@ var englishText = map[Key]catalog.Message{
 	"seat.your_proposal": text("Your proposal"),
 	"seat.no_terms":      text("No terms on the table yet."),
 	"seat.reject":        text("Reject and close"),
-	"seat.waiting":       text("Waiting for %[1]s. This page updates by itself."),
+	"seat.waiting":       text("Waiting for %[1]s."),
 	"seat.leave":         text("Leave this negotiation"),
 	"seat.leave_button":  text("Leave and close"),
 	"seat.link":          text("Your personal link:"),
+
+	// Said beside seat.waiting only while the page hears its live
+	// updates (a script does; without one the page stays as it is).
+	"nojs16_seat.updates_itself": text("This page updates by itself."),
 
 	// A person answering in the browser: where their news goes, the mails
 	// it brings (their turn), their seat's receipt and calendar.

@@ -403,10 +403,14 @@ var germanText = map[Key]catalog.Message{
 	"seat.your_proposal": text("Ihr Vorschlag"),
 	"seat.no_terms":      text("Noch liegen keine Bedingungen vor."),
 	"seat.reject":        text("Ablehnen und schließen"),
-	"seat.waiting":       text("Warten auf %[1]s. Diese Seite aktualisiert sich selbst."),
+	"seat.waiting":       text("Warten auf %[1]s."),
 	"seat.leave":         text("Diese Verhandlung verlassen"),
 	"seat.leave_button":  text("Verlassen und schließen"),
 	"seat.link":          text("Ihr persönlicher Link:"),
+
+	// Said beside seat.waiting only while the page hears its live
+	// updates (a script does; without one the page stays as it is).
+	"nojs16_seat.updates_itself": text("Diese Seite aktualisiert sich selbst."),
 
 	// A person answering in the browser: where their news goes, the mails
 	// it brings (their turn), their seat's receipt and calendar.

@@ -384,10 +384,14 @@ var japaneseText = map[Key]catalog.Message{
 	"seat.your_proposal": text("あなたの提案"),
 	"seat.no_terms":      text("まだ提示されている条件はありません。"),
 	"seat.reject":        text("拒否して終了"),
-	"seat.waiting":       text("%[1]sを待っています。このページは自動で更新されます。"),
+	"seat.waiting":       text("%[1]sを待っています。"),
 	"seat.leave":         text("この交渉から離れる"),
 	"seat.leave_button":  text("離れて終了"),
 	"seat.link":          text("あなたの個人用リンク："),
+
+	// Said beside seat.waiting only while the page hears its live
+	// updates (a script does; without one the page stays as it is).
+	"nojs16_seat.updates_itself": text("このページは自動で更新されます。"),
 
 	// A person answering in the browser: where their news goes, the mails
 	// it brings (their turn), their seat's receipt and calendar.
