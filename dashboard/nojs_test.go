@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
@@ -83,10 +84,14 @@ var allTypesSchema = json.RawMessage(`{"meeting_time":{"type":"timerange","label
 // confirms and declines on a room's page, creates an agent and sees its
 // key (with no copy button that cannot copy), saves a time zone, a
 // language and notification choices, reads why Web Push needs a script,
-// adds a webhook, and reads a receipt; a person without an account
+// adds a webhook, and reads a receipt; a newcomer signs up, invites a
+// colleague, who joins from the mail, and deletes the account (a wrong
+// confirmation first); a person without an account
 // answers a one-tap link, picks a slot, approves, rejects and counters an
 // invitation with every field type (rows of a repeated field left empty
-// are left out), and checks a receipt at /verify. Every action's result
+// are left out, and one more row is asked for, which sends nothing: the
+// three rows offered once were all a person without a script could fill;
+// Enter still sends), and checks a receipt at /verify. Every action's result
 // is shown on the page it lands on, and no page shows a control that
 // needs a script or says it updates by itself.
 func TestJourneysWithoutJavaScript(t *testing.T) {
@@ -201,7 +206,20 @@ func TestJourneysWithoutJavaScript(t *testing.T) {
 					chromedp.SetValue(chromedp.CSS(`[name="f.lunch.0.v"]`), "yes"),
 					chromedp.SetValue(chromedp.CSS(`[name="f.tags.0.v"]`), "a"),
 					chromedp.SetValue(chromedp.CSS(`[name="f.tags.2.v"]`), "c"),
-					chromedp.Click(chromedp.CSS("details.counter form.terms button.primary")),
+					// three rows are offered; a fourth is asked for, and
+					// nothing is sent yet
+					chromedp.Click(chromedp.CSS(`button[data-more="tags"]`)),
+					chromedp.WaitVisible(chromedp.CSS(`details.counter[open] [name="f.tags.3.v"]`)))
+				if r, err := b.rooms.Read(b.ctx, b.alpha, open.RoomToken); err != nil || r.Round != 1 {
+					t.Fatalf("asking for a row answered: %v %+v", err, r)
+				}
+				if s := br.eval(p, `[...document.querySelectorAll('.has-error, [aria-invalid], p.error')].map(e => e.textContent).join('|') + document.querySelector('[name="f.fee.0.amount"]').value`); s != "99.90" {
+					t.Errorf("after asking for a row, the form says %q (want no error and the values typed)", s)
+				}
+				// Enter in a field sends the form, not another row.
+				br.do(p, "fill the fourth row and send with Enter",
+					chromedp.SetValue(chromedp.CSS(`[name="f.tags.3.v"]`), "d"),
+					chromedp.Click(chromedp.CSS(`[name="f.seats.0.v"]`)), chromedp.KeyEvent("\r"),
 					chromedp.WaitVisible(chromedp.CSS(`#seat-link`)))
 			}
 			r, err := b.rooms.Read(b.ctx, b.alpha, open.RoomToken)
@@ -210,7 +228,7 @@ func TestJourneysWithoutJavaScript(t *testing.T) {
 			}
 			if verdict == "counter" {
 				const terms = `{"day":"2026-12-11","fee":{"amount":"99.90","currency":"EUR"},"lunch":true,` +
-					`"meeting_time":{"end":"2026-12-11T14:00:00Z","start":"2026-12-11T13:00:00Z"},"note":"bring slides","place":"video","seats":4,"tags":["a","c"]}`
+					`"meeting_time":{"end":"2026-12-11T14:00:00Z","start":"2026-12-11T13:00:00Z"},"note":"bring slides","place":"video","seats":4,"tags":["a","c","d"]}`
 				if got := string(r.TermsOnTable.Options[0].Terms); got != terms || r.TermsOnTable.By != "them" {
 					t.Errorf("the counter tabled %s by %s, want %s", got, r.TermsOnTable.By, terms)
 				}
@@ -219,6 +237,41 @@ func TestJourneysWithoutJavaScript(t *testing.T) {
 
 		br.do(pat, "verify a receipt", chromedp.Navigate(b.base+"/verify"), chromedp.SetValue(chromedp.CSS("#receipt"), "not a receipt"),
 			chromedp.Click(chromedp.CSS("button[data-verify]")), chromedp.WaitVisible(chromedp.CSS(`[data-verdict="invalid"]`)))
+	})
+
+	t.Run("team", func(t *testing.T) {
+		br := br.on(t)
+		smtp := b.inviteMails(t)
+		nina := br.noScriptTab()
+		br.signInTyping(nina, "/login?next=/", "nina@example.test")
+		br.do(nina, "sign up", chromedp.Click(chromedp.CSS(`[data-no-account] a[href="/signup"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`form[data-signup]`)),
+			chromedp.SetValue(chromedp.CSS(`#signup-name`), "Nina Studio"),
+			chromedp.Click(chromedp.CSS(`form[data-signup] button.primary`)),
+			chromedp.WaitVisible(chromedp.CSS(`[data-mcp-url]`)))
+		br.noDeadControls(nina, "the first steps")
+		br.do(nina, "invite omar", chromedp.Navigate(b.base+"/accounts/nina-studio/members"),
+			chromedp.SetValue(chromedp.CSS(`#invite-email`), "omar@example.test"),
+			chromedp.Click(chromedp.CSS(`form[data-invite] button.primary`)),
+			chromedp.WaitVisible(chromedp.CSS(`[data-invitation="omar@example.test"][data-status="pending"]`)))
+		br.noDeadControls(nina, "the members")
+		_, link := joinLinkIn(t, smtp.Wait(t, 1, 15*time.Second)[0])
+		omar := br.noScriptTab()
+		br.do(omar, "omar accepts", chromedp.Navigate(link), chromedp.Click(chromedp.CSS(`a[href^="/login?next=/join/"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`#email`)), chromedp.SetValue(chromedp.CSS(`#email`), "omar@example.test"),
+			chromedp.Click(chromedp.CSS(`form:last-of-type button`)), chromedp.WaitVisible(chromedp.CSS(`form[data-join]`)),
+			chromedp.Click(chromedp.CSS(`form[data-join] button`)), chromedp.WaitVisible(chromedp.CSS(`[data-mcp-url]`)))
+		if n := len(b.mustMembers("nina-studio")); n != 2 {
+			t.Fatalf("%d members after omar joined", n)
+		}
+		br.do(nina, "delete with a wrong slug", chromedp.Navigate(b.base+"/accounts/nina-studio/settings"),
+			chromedp.SetValue(chromedp.CSS(`#delete-confirm`), "nina"),
+			chromedp.Click(chromedp.CSS(`[data-delete-account] button.danger`)), chromedp.WaitVisible(chromedp.CSS(`#delete-error`)))
+		br.do(nina, "delete the account", chromedp.SetValue(chromedp.CSS(`#delete-confirm`), "nina-studio"),
+			chromedp.Click(chromedp.CSS(`[data-delete-account] button.danger`)), chromedp.WaitVisible(chromedp.CSS(`[data-account-deleted]`)))
+		if n := len(b.mustMembers("nina-studio")); n != 0 {
+			t.Fatalf("%d members after the deletion", n)
+		}
 	})
 }
 

@@ -335,6 +335,9 @@ var englishText = map[Key]catalog.Message{
 	"form.currency": text("Currency"),
 	"form.repeated": text("Several values: fill as many rows as you need; empty rows are left out."),
 
+	// The button under a repeated field that asks for one more row.
+	"nojs16_form.add_row": text("Add a row"),
+
 	// The list of rooms.
 	"rooms.heading":        text("Your rooms"),
 	"rooms.filter":         text("Filter rooms"),

@@ -327,6 +327,9 @@ var frenchText = map[Key]catalog.Message{
 	"form.currency": text("Devise"),
 	"form.repeated": text("Plusieurs valeurs : remplissez autant de lignes que nécessaire ; les lignes vides sont ignorées."),
 
+	// The button under a repeated field that asks for one more row.
+	"nojs16_form.add_row": text("Ajouter une ligne"),
+
 	// The list of rooms.
 	"rooms.heading":        text("Vos salles"),
 	"rooms.filter":         text("Filtrer les salles"),

@@ -327,6 +327,9 @@ var germanText = map[Key]catalog.Message{
 	"form.currency": text("Währung"),
 	"form.repeated": text("Mehrere Werte: Füllen Sie so viele Zeilen aus, wie Sie brauchen; leere Zeilen werden ausgelassen."),
 
+	// The button under a repeated field that asks for one more row.
+	"nojs16_form.add_row": text("Zeile hinzufügen"),
+
 	// The list of rooms.
 	"rooms.heading":        text("Ihre Räume"),
 	"rooms.filter":         text("Räume filtern"),

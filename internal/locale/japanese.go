@@ -308,6 +308,9 @@ var japaneseText = map[Key]catalog.Message{
 	"form.currency": text("通貨"),
 	"form.repeated": text("複数の値：必要な行数だけ入力してください。空の行は無視されます。"),
 
+	// The button under a repeated field that asks for one more row.
+	"nojs16_form.add_row": text("行を追加"),
+
 	// The list of rooms.
 	"rooms.heading":        text("あなたのルーム"),
 	"rooms.filter":         text("ルームを絞り込む"),

@@ -327,6 +327,9 @@ var spanishText = map[Key]catalog.Message{
 	"form.currency": text("Moneda"),
 	"form.repeated": text("Varios valores: rellene tantas filas como necesite; las filas vacías se omiten."),
 
+	// The button under a repeated field that asks for one more row.
+	"nojs16_form.add_row": text("Añadir una fila"),
+
 	// The list of rooms.
 	"rooms.heading":        text("Sus salas"),
 	"rooms.filter":         text("Filtrar salas"),
