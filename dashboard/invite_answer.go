@@ -35,6 +35,10 @@ func (d *Dashboard) inviteAnswer(c *fiber.Ctx) error {
 	if data.Nonce == "" || len(data.Nonce) > 64 {
 		data.Nonce = app.NewSeatNonce()
 	}
+	if fields, ok := f.grown(inv.Schema, d.words(c, nil)); ok {
+		data.Fields = fields
+		return d.invitePage(c, data)
+	}
 	ans, fields, ok := f.answer(inv.Schema, d.words(c, nil), loc, told)
 	if u := d.signedIn(c); u != nil {
 		ans.UserID = u.ID // the opener's own human is refused

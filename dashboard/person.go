@@ -156,6 +156,18 @@ func (f personForm) answer(schema *negotiation.Schema, w *locale.Printer, loc *t
 	return ans, fields, ok
 }
 
+// grown is the counter form as sent with one more row for the repeated
+// field its "add a row" button names (form.MoreField), when that is what
+// was pressed: nothing is answered then.
+func (f personForm) grown(schema *negotiation.Schema, w *locale.Printer) ([]form.Field, bool) {
+	name := f.Values.Get(form.MoreField)
+	if name == "" || f.Verdict != negotiation.VerdictCounter || schema == nil {
+		return nil, false
+	}
+	_, fields, _ := form.Parse(schema, f.Values, w)
+	return fields, form.Grow(fields, name)
+}
+
 // counterForm is the counter form for a person's page, prefilled with the
 // first option on the card.
 func counterForm(schema *negotiation.Schema, card *negotiation.Card, loc *time.Location, w *locale.Printer) []form.Field {

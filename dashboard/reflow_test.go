@@ -13,12 +13,15 @@ import (
 )
 
 // overflowing lists up to six elements reaching past the right edge of
-// the window when the page is wider than it (a region meant to scroll,
-// .scroll, is allowed).
+// the window, or whose text does (a heading's long word spills out of a
+// box that fits), when the page is wider than it (a region meant to
+// scroll, .scroll, is allowed); the page itself if none is found.
 const overflowing = `(() => { const w = document.documentElement.clientWidth; const out = [];
   if (document.documentElement.scrollWidth <= w) return [];
   document.querySelectorAll('main *, header *').forEach(e => { const r = e.getBoundingClientRect();
-    if (r.right > w + 1 && r.width > 0 && !e.closest('.scroll')) out.push(e.tagName.toLowerCase() + (e.className ? '.' + e.className : '') + '=' + Math.round(r.right) + ' ' + (e.textContent||'').trim().slice(0, 40)); });
+    const spills = e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0 && getComputedStyle(e).overflowX === 'visible';
+    if ((r.right > w + 1 || spills) && r.width > 0 && !e.closest('.scroll')) out.push(e.tagName.toLowerCase() + (e.className ? '.' + e.className : '') + '=' + Math.round(Math.max(r.right, r.left + e.scrollWidth)) + ' ' + (e.textContent||'').trim().slice(0, 40)); });
+  if (out.length === 0) out.push('the page=' + document.documentElement.scrollWidth);
   return out.slice(0, 6); })()`
 
 // TestPagesReflowAt320: at 320 CSS pixels wide (a small phone, or a

@@ -18,6 +18,9 @@ func (d *Dashboard) seatAnswer(c *fiber.Ctx) error {
 	if err != nil {
 		return d.fail(c, err)
 	}
+	if fields, ok := f.grown(h.Schema, d.words(c, nil)); ok {
+		return d.seatPage(c, token, fields, "")
+	}
 	ans, fields, ok := f.answer(h.Schema, d.words(c, nil), loc, told)
 	if !ok {
 		c.Status(fiber.StatusBadRequest)

@@ -31,6 +31,9 @@ type Field struct {
 	Currency  string   // money: the fixed currency, if any
 	Rows      []Row
 	Error     string
+	// Grown: the person asked for one more row here (Grow): the form
+	// comes back open.
+	Grown bool
 	// sent is the row of each value Parse gave negotiation, in order: a
 	// refusal's "slots[1]" is the second value sent, which is not the
 	// second row when a row above it was left empty.
@@ -74,9 +77,42 @@ func Input(field string, i int, part string) string {
 	return "f." + field + "." + strconv.Itoa(i) + "." + part
 }
 
-// RepeatedRows is how many rows an empty repeated field offers without
-// JavaScript (which may add more).
+// RepeatedRows is how many rows an empty repeated field offers; its
+// "add a row" button (MoreField) asks for more.
 const RepeatedRows = 3
+
+// MoreField names the button that asks for one more row of a repeated
+// field (its value is the field's name) instead of sending the form: a
+// page without a script offers as many rows as a person needs.
+const MoreField = "more"
+
+// CanGrow reports whether the field may get one more row.
+func (f Field) CanGrow() bool { return f.Repeated && len(f.Rows) < negotiation.MaxRepeated }
+
+// Grow adds an empty row to the repeated field named name, as the form
+// was sent (Parse's fields); nothing was sent, so nothing is wrong yet:
+// the errors go. It reports false when no such field may grow.
+func Grow(fields []Field, name string) bool {
+	for i := range fields {
+		f := &fields[i]
+		if f.Name != name || !f.CanGrow() {
+			continue
+		}
+		row := Row{Currency: f.Currency}
+		if n := len(f.Rows); n > 0 {
+			row.Index, row.Zone = f.Rows[n-1].Index+1, f.Rows[n-1].Zone
+		}
+		f.Rows, f.Grown = append(f.Rows, row), true
+		for j := range fields {
+			fields[j].Error = ""
+			for k := range fields[j].Rows {
+				fields[j].Rows[k].Wrong = false
+			}
+		}
+		return true
+	}
+	return false
+}
 
 const localLayout = "2006-01-02T15:04"
 

@@ -335,3 +335,44 @@ func TestRefusalMarksTheRowAtFault(t *testing.T) {
 		t.Fatalf("%q, rows marked %v", fields[0].Error, got)
 	}
 }
+
+// TestGrowAddsARowAsSent: asking for one more row keeps every value as
+// typed, adds an empty row after the last (a moment's in the zone of the
+// row above), drops the errors (nothing was sent) and opens the form; a
+// field that is not repeated, or holds negotiation.MaxRepeated rows
+// already, does not grow.
+func TestGrowAddsARowAsSent(t *testing.T) {
+	s := schema(t)
+	w := locale.NewPrinter("en")
+	form := url.Values{"f.when.0.start": {"2026-12-03T10:00"}, "f.when.0.end": {"2026-12-03T10:30"}, "f.when.0.zone": {"Asia/Tokyo"},
+		"f.qty.0.v": {"x"}, "f.place.0.v": {"video"}}
+	_, fields, ok := Parse(s, form, w)
+	if ok {
+		t.Fatal("a bad quantity was read")
+	}
+	if Grow(fields, "qty") || Grow(fields, "nothing") {
+		t.Fatal("a field that is not repeated grew")
+	}
+	if !Grow(fields, "when") {
+		t.Fatal("the repeated field did not grow")
+	}
+	for _, f := range fields {
+		if f.Error != "" {
+			t.Errorf("%s still says %q", f.Name, f.Error)
+		}
+		switch f.Name {
+		case "when":
+			if len(f.Rows) != 2 || !f.Grown || f.Rows[0].Start != "2026-12-03T10:00" || f.Rows[1] != (Row{Index: 1, Zone: "Asia/Tokyo"}) {
+				t.Errorf("when: %+v", f)
+			}
+		case "qty":
+			if f.Rows[0].Value != "x" || f.Rows[0].Wrong || f.Grown {
+				t.Errorf("qty: %+v", f)
+			}
+		}
+	}
+	full := Field{Repeated: true, Rows: make([]Row, negotiation.MaxRepeated)}
+	if full.CanGrow() {
+		t.Error("a field with the most rows may grow")
+	}
+}

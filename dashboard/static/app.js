@@ -72,7 +72,12 @@
   }
   setInterval(countdowns, 30e3);
 
-  // Copy buttons.
+  // Copy buttons: shown only where the browser lets a page copy (a
+  // script and the clipboard: over http it has none), else the text to
+  // copy stands alone and no button does nothing.
+  if (navigator.clipboard) {
+    document.querySelectorAll('[data-copy]').forEach(function (btn) { btn.hidden = false; });
+  }
   document.addEventListener('click', function (ev) {
     var btn = ev.target.closest && ev.target.closest('[data-copy]');
     if (!btn || !navigator.clipboard) return;

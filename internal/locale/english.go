@@ -335,6 +335,9 @@ var englishText = map[Key]catalog.Message{
 	"form.currency": text("Currency"),
 	"form.repeated": text("Several values: fill as many rows as you need; empty rows are left out."),
 
+	// The button under a repeated field that asks for one more row.
+	"nojs16_form.add_row": text("Add a row"),
+
 	// The list of rooms.
 	"rooms.heading":        text("Your rooms"),
 	"rooms.filter":         text("Filter rooms"),
@@ -412,10 +415,14 @@ var englishText = map[Key]catalog.Message{
 	"seat.your_proposal": text("Your proposal"),
 	"seat.no_terms":      text("No terms on the table yet."),
 	"seat.reject":        text("Reject and close"),
-	"seat.waiting":       text("Waiting for %[1]s. This page updates by itself."),
+	"seat.waiting":       text("Waiting for %[1]s."),
 	"seat.leave":         text("Leave this negotiation"),
 	"seat.leave_button":  text("Leave and close"),
 	"seat.link":          text("Your personal link:"),
+
+	// Said beside seat.waiting only while the page hears its live
+	// updates (a script does; without one the page stays as it is).
+	"nojs16_seat.updates_itself": text("This page updates by itself."),
 
 	// A person answering in the browser: where their news goes, the mails
 	// it brings (their turn), their seat's receipt and calendar.

@@ -327,6 +327,9 @@ var frenchText = map[Key]catalog.Message{
 	"form.currency": text("Devise"),
 	"form.repeated": text("Plusieurs valeurs : remplissez autant de lignes que nécessaire ; les lignes vides sont ignorées."),
 
+	// The button under a repeated field that asks for one more row.
+	"nojs16_form.add_row": text("Ajouter une ligne"),
+
 	// The list of rooms.
 	"rooms.heading":        text("Vos salles"),
 	"rooms.filter":         text("Filtrer les salles"),
@@ -403,10 +406,14 @@ var frenchText = map[Key]catalog.Message{
 	"seat.your_proposal": text("Votre proposition"),
 	"seat.no_terms":      text("Aucune condition sur la table pour l'instant."),
 	"seat.reject":        text("Rejeter et fermer"),
-	"seat.waiting":       text("En attente de %[1]s. Cette page se met à jour toute seule."),
+	"seat.waiting":       text("En attente de %[1]s."),
 	"seat.leave":         text("Quitter cette négociation"),
 	"seat.leave_button":  text("Quitter et fermer"),
 	"seat.link":          text("Votre lien personnel :"),
+
+	// Said beside seat.waiting only while the page hears its live
+	// updates (a script does; without one the page stays as it is).
+	"nojs16_seat.updates_itself": text("Cette page se met à jour toute seule."),
 
 	// A person answering in the browser: where their news goes, the mails
 	// it brings (their turn), their seat's receipt and calendar.

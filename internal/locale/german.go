@@ -327,6 +327,9 @@ var germanText = map[Key]catalog.Message{
 	"form.currency": text("Währung"),
 	"form.repeated": text("Mehrere Werte: Füllen Sie so viele Zeilen aus, wie Sie brauchen; leere Zeilen werden ausgelassen."),
 
+	// The button under a repeated field that asks for one more row.
+	"nojs16_form.add_row": text("Zeile hinzufügen"),
+
 	// The list of rooms.
 	"rooms.heading":        text("Ihre Räume"),
 	"rooms.filter":         text("Räume filtern"),
@@ -403,10 +406,14 @@ var germanText = map[Key]catalog.Message{
 	"seat.your_proposal": text("Ihr Vorschlag"),
 	"seat.no_terms":      text("Noch liegen keine Bedingungen vor."),
 	"seat.reject":        text("Ablehnen und schließen"),
-	"seat.waiting":       text("Warten auf %[1]s. Diese Seite aktualisiert sich selbst."),
+	"seat.waiting":       text("Warten auf %[1]s."),
 	"seat.leave":         text("Diese Verhandlung verlassen"),
 	"seat.leave_button":  text("Verlassen und schließen"),
 	"seat.link":          text("Ihr persönlicher Link:"),
+
+	// Said beside seat.waiting only while the page hears its live
+	// updates (a script does; without one the page stays as it is).
+	"nojs16_seat.updates_itself": text("Diese Seite aktualisiert sich selbst."),
 
 	// A person answering in the browser: where their news goes, the mails
 	// it brings (their turn), their seat's receipt and calendar.

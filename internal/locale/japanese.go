@@ -308,6 +308,9 @@ var japaneseText = map[Key]catalog.Message{
 	"form.currency": text("通貨"),
 	"form.repeated": text("複数の値：必要な行数だけ入力してください。空の行は無視されます。"),
 
+	// The button under a repeated field that asks for one more row.
+	"nojs16_form.add_row": text("行を追加"),
+
 	// The list of rooms.
 	"rooms.heading":        text("あなたのルーム"),
 	"rooms.filter":         text("ルームを絞り込む"),
@@ -384,10 +387,14 @@ var japaneseText = map[Key]catalog.Message{
 	"seat.your_proposal": text("あなたの提案"),
 	"seat.no_terms":      text("まだ提示されている条件はありません。"),
 	"seat.reject":        text("拒否して終了"),
-	"seat.waiting":       text("%[1]sを待っています。このページは自動で更新されます。"),
+	"seat.waiting":       text("%[1]sを待っています。"),
 	"seat.leave":         text("この交渉から離れる"),
 	"seat.leave_button":  text("離れて終了"),
 	"seat.link":          text("あなたの個人用リンク："),
+
+	// Said beside seat.waiting only while the page hears its live
+	// updates (a script does; without one the page stays as it is).
+	"nojs16_seat.updates_itself": text("このページは自動で更新されます。"),
 
 	// A person answering in the browser: where their news goes, the mails
 	// it brings (their turn), their seat's receipt and calendar.

@@ -327,6 +327,9 @@ var spanishText = map[Key]catalog.Message{
 	"form.currency": text("Moneda"),
 	"form.repeated": text("Varios valores: rellene tantas filas como necesite; las filas vacías se omiten."),
 
+	// The button under a repeated field that asks for one more row.
+	"nojs16_form.add_row": text("Añadir una fila"),
+
 	// The list of rooms.
 	"rooms.heading":        text("Sus salas"),
 	"rooms.filter":         text("Filtrar salas"),
@@ -403,10 +406,14 @@ var spanishText = map[Key]catalog.Message{
 	"seat.your_proposal": text("Su propuesta"),
 	"seat.no_terms":      text("Aún no hay condiciones sobre la mesa."),
 	"seat.reject":        text("Rechazar y cerrar"),
-	"seat.waiting":       text("Esperando a %[1]s. Esta página se actualiza sola."),
+	"seat.waiting":       text("Esperando a %[1]s."),
 	"seat.leave":         text("Abandonar esta negociación"),
 	"seat.leave_button":  text("Abandonar y cerrar"),
 	"seat.link":          text("Su enlace personal:"),
+
+	// Said beside seat.waiting only while the page hears its live
+	// updates (a script does; without one the page stays as it is).
+	"nojs16_seat.updates_itself": text("Esta página se actualiza sola."),
 
 	// A person answering in the browser: where their news goes, the mails
 	// it brings (their turn), their seat's receipt and calendar.
