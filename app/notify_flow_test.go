@@ -141,7 +141,7 @@ func (nb *notifyBundle) mailTo(t *testing.T, addr string, n int) *notify.Parsed 
 // not waited for. It fails the test after 15 s.
 func (nb *notifyBundle) settle(t *testing.T) {
 	t.Helper()
-	kinds := []string{jobs.EmailArgs{}.Kind(), jobs.PushArgs{}.Kind(), jobs.InviteArgs{}.Kind()}
+	kinds := []string{jobs.EmailArgs{}.Kind(), jobs.PersonReminderArgs{}.Kind(), jobs.PushArgs{}.Kind(), jobs.InviteArgs{}.Kind()}
 	end := time.Now().Add(15 * time.Second)
 	for {
 		var due int

@@ -3,6 +3,7 @@ package app
 import (
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -115,10 +116,20 @@ func TestPersonIsRemindedOfTheirTurn(t *testing.T) {
 	if got := nb.personDeliveries(t, daveRoom)["reminder"]; len(got) == 1 && got[0] != "sent dave@stranger.test" {
 		t.Errorf("Dave's reminder: %v", got)
 	}
-	var reminders int
-	if err := nb.pool.QueryRow(nb.ctx, `SELECT count(*) FROM river_job WHERE kind = $1 AND args->>'topic' = $2`,
-		jobs.EmailArgs{}.Kind(), string(jobs.TopicReminder)).Scan(&reminders); err != nil || reminders != 1 {
-		t.Errorf("%d reminder jobs (%v), want 1", reminders, err)
+	var kinds []string
+	if err := nb.pool.QueryRow(nb.ctx, `SELECT coalesce(array_agg(kind), '{}') FROM river_job WHERE args->>'topic' = $1`,
+		string(jobs.TopicReminder)).Scan(&kinds); err != nil || len(kinds) != 1 {
+		t.Fatalf("reminder jobs of kinds %v (%v), want 1", kinds, err)
+	}
+	// While an upgrade runs, a worker of a build before migration 00031
+	// works the same queue: it skipped a person's reminder of the kind
+	// notify_email ("a person is not told of reminder"), so it must be
+	// of a kind that worker does not know (it then fails there, and is
+	// retried until a newer worker takes it).
+	before00031 := []string{"notify_email", "notify_push", "notify_invite", "notify_remind", "member_invite",
+		"room_close_due", "sweep_due", "purge_expired", "webhook", "webhook_disabled"}
+	if slices.Contains(before00031, kinds[0]) {
+		t.Errorf("a person's reminder is a %s job, which a worker before migration 00031 skips", kinds[0])
 	}
 }
 

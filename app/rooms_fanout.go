@@ -174,7 +174,11 @@ func enqueueNotices(ctx context.Context, tx pgx.Tx, folded *[]foldedWrite, rc *r
 	for _, n := range notices {
 		if n.UserID == 0 {
 			if person != "" {
-				params = append(params, river.InsertManyParams{Args: jobs.EmailArgs{Notice: n}})
+				var args river.JobArgs = jobs.EmailArgs{Notice: n}
+				if n.Topic == jobs.TopicReminder {
+					args = jobs.PersonReminderArgs{Notice: n}
+				}
+				params = append(params, river.InsertManyParams{Args: args})
 				logged = append(logged, delivery{Notice: n, Channel: jobs.ChannelEmail, Recipient: person})
 			}
 			continue
@@ -221,7 +225,7 @@ func matchJobIDs(ds []delivery, res []*rivertype.JobInsertResult) error {
 	ids := make(map[key]int64, len(res))
 	for _, r := range res {
 		switch r.Job.Kind {
-		case jobs.EmailArgs{}.Kind():
+		case jobs.EmailArgs{}.Kind(), jobs.PersonReminderArgs{}.Kind():
 			var a jobs.EmailArgs
 			if err := json.Unmarshal(r.Job.EncodedArgs, &a); err != nil {
 				return err

@@ -81,6 +81,26 @@ func (EmailArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
+// KindAliases: EmailWorker works PersonReminderArgs too (the same args).
+func (EmailArgs) KindAliases() []string { return []string{PersonReminderArgs{}.Kind()} }
+
+// PersonReminderArgs is EmailArgs for a reminder of a person's turn (a
+// side b answering in the browser, UserID 0; migration 00031), under a kind
+// of its own: a worker of a build before 00031, while both run during an
+// upgrade, skips such a notice as notify_email ("a person is not told of
+// reminder"), and the reminder was lost. A kind it does not know is not
+// lost: it fails there and is retried until a newer worker takes it. The
+// EmailWorker works it (EmailArgs.KindAliases).
+type PersonReminderArgs struct {
+	Notice
+}
+
+// Kind is the job's name in River's tables.
+func (PersonReminderArgs) Kind() string { return "notify_person_reminder" }
+
+// InsertOpts: EmailArgs's.
+func (PersonReminderArgs) InsertOpts() river.InsertOpts { return EmailArgs{}.InsertOpts() }
+
 // PushArgs sends one notice to one of the human's devices.
 type PushArgs struct {
 	Notice

@@ -149,6 +149,11 @@ func newRiver(d deps, work bool) (client *river.Client[pgx.Tx], working bool, er
 		JobTimeout:           30 * time.Second,
 		RescueStuckJobsAfter: time.Minute,
 		FetchCooldown:        jobs.FetchCooldown,
+		// During a rolling upgrade the workers of two builds share the
+		// queues: a job of a kind this build has no worker for (a newer
+		// build's) stays available, its attempts unspent, for a worker
+		// that knows it, instead of failing here attempt after attempt.
+		FetchOnlyKnownKinds: true,
 	}
 	if work && n > 0 {
 		cfg.Queues = jobs.Queues(jobWorkers, outboundWorkers)
