@@ -284,7 +284,7 @@ func (o *OAuth) Connect(ctx context.Context, userID int64, accountSlug string, c
 		// account) waits here, and then reads the grant and the names the
 		// first one wrote. Read before the lock, both took the client's
 		// name and the second was refused. The same lock is the cap's.
-		if err := lockAccountForAgents(ctx, tx, acct.AccountID); err != nil {
+		if err := lockAccountMembers(ctx, tx, acct.AccountID); err != nil {
 			return err
 		}
 		// The membership again, under the lock: a removal that committed

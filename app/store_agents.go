@@ -179,18 +179,6 @@ func selectKeyAgent(ctx context.Context, q querier, accountSlug string, keyID in
 	return g, prefix, nil
 }
 
-// lockAccountForAgents locks the account's row until the transaction
-// ends, for the count of its agents and keys (checkAgentCap) and the
-// names and grants a consent reads (OAuth.Connect). FOR NO KEY
-// UPDATE: the foreign keys of rooms and agents inserted meanwhile do not
-// wait for it.
-func lockAccountForAgents(ctx context.Context, q querier, accountID int64) error {
-	if _, err := q.Exec(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE`, accountID); err != nil {
-		return fmt.Errorf("lockAccountForAgents %d: %w", accountID, err)
-	}
-	return nil
-}
-
 // countActingAgents counts the account's agents that can act: with a
 // human, and an unrevoked key or a connected OAuth grant; except is one
 // not counted (0: none).

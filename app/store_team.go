@@ -57,9 +57,13 @@ func selectMembers(ctx context.Context, q querier, accountID int64, rank int, em
 	return out, nil
 }
 
-// lockAccountMembers takes the account's row lock that serializes its
-// role changes and removals (so two cannot leave it without an owner) and
-// the count of its invitation mails.
+// lockAccountMembers takes the account's row lock, until the transaction
+// ends, that serializes its role changes and removals (so two cannot
+// leave it without an owner), the count of its invitation mails, and its
+// agents and keys made (checkAgentCap, checkKeyCap) with who may make
+// them read under it (CreateAgent, IssueAgentKey, OAuth.Connect). FOR NO
+// KEY UPDATE: the foreign keys of rooms and agents inserted meanwhile do
+// not wait for it.
 func lockAccountMembers(ctx context.Context, q querier, accountID int64) error {
 	if _, err := q.Exec(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE`, accountID); err != nil {
 		return fmt.Errorf("lockAccountMembers %d: %w", accountID, err)
