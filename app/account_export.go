@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -53,20 +52,6 @@ type ExportAudit struct {
 	Actor  string            `json:"actor"`
 	Action AuditAction       `json:"action"`
 	Detail map[string]string `json:"detail"`
-}
-
-// ExportAccount returns the account's export whole, as
-// WriteAccountExport writes it.
-func (s *Rooms) ExportAccount(ctx context.Context, actorID int64, slug string) (*AccountExport, error) {
-	var buf bytes.Buffer
-	if err := s.WriteAccountExport(ctx, actorID, slug, &buf); err != nil {
-		return nil, err
-	}
-	var out AccountExport
-	if err := json.Unmarshal(buf.Bytes(), &out); err != nil {
-		return nil, fmt.Errorf("export: %w", err)
-	}
-	return &out, nil
 }
 
 // WriteAccountExport writes the account's export (an AccountExport, as

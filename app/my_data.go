@@ -1,9 +1,7 @@
 package app
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -173,20 +171,6 @@ func rfc3339p(t *time.Time) string {
 		return ""
 	}
 	return rfc3339(*t)
-}
-
-// MemberData returns the signed-in person's data whole, as
-// WriteMemberData writes it.
-func (s *Rooms) MemberData(ctx context.Context, userID int64) (*MemberData, error) {
-	var buf bytes.Buffer
-	if err := s.WriteMemberData(ctx, userID, &buf); err != nil {
-		return nil, err
-	}
-	var out MemberData
-	if err := json.Unmarshal(buf.Bytes(), &out); err != nil {
-		return nil, fmt.Errorf("my data: %w", err)
-	}
-	return &out, nil
 }
 
 // WriteMemberData writes the signed-in person's data (a MemberData, as
