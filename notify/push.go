@@ -64,11 +64,7 @@ func Push(m *Message) []byte {
 			if f.Missing {
 				continue
 			}
-			label := f.Label
-			if f.Theirs { // as the mail marks it: their label is not Taasky's word
-				label = w.T("human.their_field", label)
-			}
-			parts = append(parts, w.T("form.at", label, f.pushValue()))
+			parts = append(parts, w.T("form.at", v.label(f), f.pushValue()))
 		}
 		if len(parts) > 0 {
 			body += "\n" + wholeParts(parts, maxPushBody-utf8.RuneCountInString(body)-1)

@@ -41,14 +41,20 @@ func (v view) Lang() string { return v.w.Lang() }
 // language joins them (form.at: "Fee : …" in French, "Fee：…" in
 // Japanese).
 func (v view) Field(f fieldView) string {
-	label, value := f.Label, f.Indented()
-	if f.Theirs {
-		label = v.w.T("human.their_field", label)
-	}
+	value := f.Indented()
 	if f.Missing {
 		value = v.w.T("card.missing")
 	}
-	return v.w.T("form.at", label, value)
+	return v.w.T("form.at", v.label(f), value)
+}
+
+// label is f's label, marked as theirs when it is the other side's: their
+// label is not Taasky's word (the mail's text part, the push).
+func (v view) label(f fieldView) string {
+	if f.Theirs {
+		return v.w.T("human.their_field", f.Label)
+	}
+	return f.Label
 }
 
 // Head is label with the reader's colon, for a line whose rest (a link)
