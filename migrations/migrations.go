@@ -12,11 +12,15 @@ import (
 	"database/sql"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -31,11 +35,30 @@ var sqlFiles embed.FS
 // first 8 bytes of SHA-256("taasky migrations")).
 const lockKey int64 = 0x4035_2a98_44f4_16e2
 
+// lockWait bounds how long a migration waits for a table's lock. An
+// ALTER TABLE waits for every transaction already on its table (a pg_dump
+// holds one for its whole length), and every query on that table, every
+// move included, queues behind the waiting ALTER. So each migration runs with
+// lock_timeout: it gives up after timeout, its transaction rolled back and the
+// queue released, and is tried again after pause, tries times in all.
+type lockWait struct {
+	timeout, pause time.Duration
+	tries          int
+}
+
+// migrationLockWait: about two minutes of tries, each stalling the table's
+// queries for at most two seconds.
+var migrationLockWait = lockWait{timeout: 2 * time.Second, pause: 3 * time.Second, tries: 24}
+
 // Up brings the database behind pool to the newest schema: Taasky's tables,
 // then River's. Concurrent callers (several processes starting at once) wait
 // for each other on a session advisory lock held on a connection of its own,
 // so the pool needs only one free connection.
 func Up(ctx context.Context, pool *pgxpool.Pool) error {
+	return up(ctx, pool, func(db *sql.DB) (*goose.Provider, error) { return NewProvider(db, sqlFiles) }, migrationLockWait)
+}
+
+func up(ctx context.Context, pool *pgxpool.Pool, newProvider func(*sql.DB) (*goose.Provider, error), wait lockWait) error {
 	lockConn, err := pgx.ConnectConfig(ctx, pool.Config().ConnConfig)
 	if err != nil {
 		return fmt.Errorf("migrate: connect: %w", err)
@@ -46,26 +69,71 @@ func Up(ctx context.Context, pool *pgxpool.Pool) error {
 		return fmt.Errorf("migrate: lock: %w", err)
 	}
 
-	db := stdlib.OpenDBFromPool(pool)
+	// The migrations' own connections, with the lock_timeout.
+	cfg := pool.Config()
+	cfg.MaxConns, cfg.MinConns = 2, 0
+	cfg.ConnConfig.RuntimeParams["lock_timeout"] = strconv.FormatInt(wait.timeout.Milliseconds(), 10)
+	migPool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("migrate: connect: %w", err)
+	}
+	defer migPool.Close()
+
+	db := stdlib.OpenDBFromPool(migPool)
 	defer db.Close()
-	provider, err := NewProvider(db, sqlFiles)
+	provider, err := newProvider(db)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	if _, err := provider.Up(ctx); err != nil {
+	err = retryLocked(ctx, wait, func() (string, error) {
+		_, err := provider.Up(ctx)
+		if partial := (*goose.PartialError)(nil); errors.As(err, &partial) {
+			return fmt.Sprintf("migration %05d", partial.Failed.Source.Version), err
+		}
+		return "a migration", err
+	})
+	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 
-	migrator, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{
+	migrator, err := rivermigrate.New(riverpgxv5.New(migPool), &rivermigrate.Config{
 		Logger: slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
 		return fmt.Errorf("migrate river: %w", err)
 	}
-	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+	err = retryLocked(ctx, wait, func() (string, error) {
+		_, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil)
+		return "River's migration", err
+	})
+	if err != nil {
 		return fmt.Errorf("migrate river: %w", err)
 	}
 	return nil
+}
+
+// retryLocked runs apply until it succeeds, fails otherwise than by
+// lock_timeout, or has waited wait.tries times. apply names what it ran.
+func retryLocked(ctx context.Context, wait lockWait, apply func() (what string, err error)) error {
+	for try := 1; ; try++ {
+		what, err := apply()
+		var pgErr *pgconn.PgError
+		if err == nil || !errors.As(err, &pgErr) || pgErr.Code != "55P03" { // lock_not_available
+			return err
+		}
+		if try == wait.tries {
+			return fmt.Errorf("%s waited %d times for a lock on a table it changes (lock_timeout %s each): "+
+				"a long transaction holds that table (see pg_stat_activity: a dump, or a stuck session); "+
+				"end it or run taasky migrate again later", what, try, wait.timeout)
+		}
+		slog.Warn("migrate: gave up waiting for a table's lock; trying again",
+			"what", what, "lock_timeout", wait.timeout.String(), "try", try, "of", wait.tries)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait.pause):
+		}
+	}
 }
 
 // NewProvider is goose's provider of the migrations in fsys (the embedded
