@@ -91,12 +91,12 @@ func TestTimeZonePickerAndTell(t *testing.T) {
 	stranger := b.client(nil)
 	stranger.lang = "es"
 	_, _, body = stranger.get("/i/" + open.InviteCode)
-	for _, want := range []string{`<form method="post" action="/zone" hidden data-zone-tell>`, "lun, 7 dic 2026, 08:00–08:30 (UTC)", "Alpha Studio le invita"} {
+	for _, want := range []string{`<form method="post" action="/zone" hidden data-zone-tell>`, "lun, 7 dic 2026, 8:00–8:30 (UTC)", "Alpha Studio le invita"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the invitation, zone not told yet, inviter in UTC, lacks %q", want)
 		}
 	}
-	if strings.Contains(body, " UTC<") || strings.Contains(body, "08:30 UTC") {
+	if strings.Contains(body, " UTC<") || strings.Contains(body, "–8:30 UTC") {
 		t.Error("the invitation, inviter in UTC, writes UTC twice")
 	}
 	if err := b.accounts.SetUserTimeZone(b.ctx, b.alice.ID, "Europe/Berlin"); err != nil {
@@ -104,7 +104,7 @@ func TestTimeZonePickerAndTell(t *testing.T) {
 	}
 	_, _, body = stranger.get("/i/" + open.InviteCode)
 	for _, want := range []string{`<form method="post" action="/zone" hidden data-zone-tell>`, `data-zone=""`,
-		"lun, 7 dic 2026, 09:00–09:30 (UTC&#43;01:00) · 08:00–08:30 UTC", "<option selected>UTC</option>"} {
+		"lun, 7 dic 2026, 9:00–9:30 (UTC&#43;01:00) · 8:00–8:30 UTC", "<option selected>UTC</option>"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the invitation, zone not told yet, inviter in Berlin, lacks %q", want)
 		}
@@ -132,7 +132,7 @@ func TestTimeZonePickerAndTell(t *testing.T) {
 		t.Fatalf("the zone's cookie: %q", stranger.header.Values("Set-Cookie"))
 	}
 	_, _, body = stranger.get("/i/" + open.InviteCode)
-	if strings.Contains(body, "data-zone-tell") || !strings.Contains(body, "lun, 7 dic 2026, 17:00–17:30 (Asia/Tokyo, UTC&#43;09:00)") || strings.Contains(body, "08:30 UTC") {
+	if strings.Contains(body, "data-zone-tell") || !strings.Contains(body, "lun, 7 dic 2026, 17:00–17:30 (Asia/Tokyo, UTC&#43;09:00)") || strings.Contains(body, "–8:30 UTC") {
 		t.Errorf("the invitation in the zone told:\n%s", body)
 	}
 
@@ -154,7 +154,7 @@ func TestTimeZonePickerAndTell(t *testing.T) {
 		t.Errorf("the seat, zone not told yet:\n%s", body)
 	}
 	silent.post("/zone", url.Values{"time_zone": {"America/New_York"}})
-	if _, _, body = silent.get(loc); !strings.Contains(body, "Mon 7 Dec 2026, 03:00–03:30 (America/New_York, UTC-05:00)") || strings.Contains(body, "08:30 UTC") {
+	if _, _, body = silent.get(loc); !strings.Contains(body, "Mon 7 Dec 2026, 03:00–03:30 (America/New_York, UTC-05:00)") || strings.Contains(body, "–8:30 UTC") {
 		t.Errorf("the seat in the zone told:\n%s", body)
 	}
 }

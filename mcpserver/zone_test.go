@@ -225,3 +225,31 @@ func TestForYourHumanWhenNoMessageAsks(t *testing.T) {
 		t.Errorf("pending_confirmation: %v", p)
 	}
 }
+
+// for_your_human writes the hour as the human's language does: Spanish
+// and Japanese without its leading zero (CLDR's H:mm), German with it.
+func TestForYourHumanHourInTheirLanguage(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	b := e.agents["b"].OwnerUserID
+	schema := map[string]any{"meeting_time": map[string]any{"type": "timerange", "label": "Meeting time"}}
+	open := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema,
+		"subject": map[string]any{"meeting_time": map[string]any{"start": "2026-12-03T09:00:00+01:00", "end": "2026-12-03T09:30:00+01:00"}}})
+	tb := e.must(t, "b", "negotiation_join", map[string]any{"invite": open["invite_code"], "subject_schema": schema})["room_token"].(string)
+	if err := e.accounts.SetUserTimeZone(e.ctx, b, "Europe/Madrid"); err != nil {
+		t.Fatal(err)
+	}
+	for lang, want := range map[string]string{
+		"es": "jue, 3 dic 2026, 9:00–9:30 (Europe/Madrid, UTC+01:00)",
+		"ja": "2026年12月3日(木) 9:00–9:30 (Europe/Madrid, UTC+01:00)",
+		"de": "Do., 3. Dez. 2026, 09:00–09:30 (Europe/Madrid, UTC+01:00)",
+	} {
+		if err := e.accounts.SetUserLanguage(e.ctx, b, lang); err != nil {
+			t.Fatal(err)
+		}
+		human := e.must(t, "b", "negotiation_read", map[string]any{"room_token": tb})["room"].(map[string]any)["for_your_human"].(string)
+		if !strings.Contains(human, want) {
+			t.Errorf("b's human (%s) is not told %q:\n%s", lang, want, human)
+		}
+	}
+}
