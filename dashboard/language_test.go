@@ -275,3 +275,61 @@ func TestAccountPagesInTheirLanguage(t *testing.T) {
 		t.Errorf("a room that does not exist, in French: %d", st)
 	}
 }
+
+// TestZoneChosenWithoutAScript: a person without an account chooses the
+// zone of their invitation and their seat with a plain form (no script
+// tells it), is sent back to the page, and reads it in their choice; they
+// can change it again; a signed-in person has Settings and no picker; the
+// way back is a path of this site only.
+func TestZoneChosenWithoutAScript(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Title: "Intro call", Slots: []json.RawMessage{
+		json.RawMessage(`{"start":"2026-12-07T09:00:00+01:00","end":"2026-12-07T09:30:00+01:00"}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	invite := "/i/" + open.InviteCode
+	person := b.client(nil)
+	_, _, body := person.get(invite)
+	for _, want := range []string{`<details class="zone-pick" data-zone-pick>`, `<form method="post" action="/zone" class="stack">`,
+		`<input type="hidden" name="next" value="` + invite + `">`, `<select name="time_zone" id="zone-pick" data-zone-select>`, "Show them in this zone"} {
+		if !strings.Contains(body, want) {
+			t.Fatalf("the invitation offers no zone picker without a script: lacks %q", want)
+		}
+	}
+	st, loc, _ := person.post("/zone", url.Values{"time_zone": {"Asia/Tokyo"}, "next": {invite}})
+	if st != http.StatusSeeOther || loc != invite {
+		t.Fatalf("a zone chosen on the invitation: %d to %q", st, loc)
+	}
+	_, _, body = person.get(invite)
+	if !strings.Contains(body, "Mon 7 Dec 2026, 17:00–17:30 (Asia/Tokyo, UTC&#43;09:00)") || !strings.Contains(body, "<option selected>Asia/Tokyo</option>") {
+		t.Errorf("the invitation after choosing Asia/Tokyo:\n%s", body)
+	}
+	hash := regexp.MustCompile(`name="subject_hash" value="([^"]+)"`).FindStringSubmatch(body)
+	if hash == nil {
+		t.Fatalf("no pick on the invitation:\n%s", body)
+	}
+	st, seat, _ := person.post(invite, url.Values{"verdict": {"approve"}, "subject_hash": {hash[1]}})
+	if st != http.StatusSeeOther {
+		t.Fatalf("pick: %d", st)
+	}
+	seat, _, _ = strings.Cut(seat, "?")
+	_, _, body = person.get(seat)
+	if !strings.Contains(body, `<input type="hidden" name="next" value="`+seat+`">`) || !strings.Contains(body, "17:00–17:30 (Asia/Tokyo") {
+		t.Fatalf("the seat offers no zone picker, or forgot the zone chosen:\n%s", body)
+	}
+	if st, loc, _ := person.post("/zone", url.Values{"time_zone": {"America/New_York"}, "next": {seat}}); st != http.StatusSeeOther || loc != seat {
+		t.Fatalf("a zone chosen on the seat: %d to %q", st, loc)
+	}
+	if _, _, body = person.get(seat); !strings.Contains(body, "Mon 7 Dec 2026, 03:00–03:30 (America/New_York, UTC-05:00)") {
+		t.Errorf("the seat after choosing America/New_York:\n%s", body)
+	}
+	if st, loc, _ := person.post("/zone", url.Values{"time_zone": {"UTC"}, "next": {"//example.com/x"}}); st != http.StatusSeeOther || loc != "/" {
+		t.Errorf("a way back off the site: %d to %q", st, loc)
+	}
+	if _, _, body = b.client(&b.alice).get(invite); strings.Contains(body, "data-zone-pick") {
+		t.Error("a signed-in person is offered the stranger's picker (theirs is in Settings)")
+	}
+}
+

@@ -241,6 +241,9 @@ var englishText = map[Key]catalog.Message{
 	"layout.sign_out":   text("Sign out"),
 	"layout.zone_offer": text("Times are shown in UTC."),
 	"layout.zone_use":   text("Show them in"), // followed by the browser's zone
+	"tm17_zone_change":  text("Show the times in another time zone"),
+	"tm17_zone_label":   text("Time zone of the times on this page"),
+	"tm17_zone_show":    text("Show them in this zone"),
 	"layout.signed_in":  text("Signed in as %[1]s · times in %[2]s"),
 	"layout.tagline":    text("Taasky: your agent negotiates, you agree."),
 	"layout.copy":       text("Copy"),

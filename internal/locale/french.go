@@ -235,6 +235,9 @@ var frenchText = map[Key]catalog.Message{
 	"layout.sign_out":   text("Se déconnecter"),
 	"layout.zone_offer": text("Les heures sont affichées en UTC."),
 	"layout.zone_use":   text("Les afficher en"), // followed by the browser's zone
+	"tm17_zone_change":  text("Afficher les heures dans un autre fuseau horaire"),
+	"tm17_zone_label":   text("Fuseau horaire des heures de cette page"),
+	"tm17_zone_show":    text("Les afficher dans ce fuseau"),
 	"layout.signed_in":  text("Connecté en tant que %[1]s · heures en %[2]s"),
 	"layout.tagline":    text("Taasky : votre agent négocie, vous donnez votre accord."),
 	"layout.copy":       text("Copier"),

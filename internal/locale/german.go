@@ -235,6 +235,9 @@ var germanText = map[Key]catalog.Message{
 	"layout.sign_out":   text("Abmelden"),
 	"layout.zone_offer": text("Zeiten werden in UTC angezeigt."),
 	"layout.zone_use":   text("In dieser Zeitzone anzeigen:"), // followed by the browser's zone
+	"tm17_zone_change":  text("Zeiten in einer anderen Zeitzone anzeigen"),
+	"tm17_zone_label":   text("Zeitzone der Zeiten auf dieser Seite"),
+	"tm17_zone_show":    text("In dieser Zeitzone anzeigen"),
 	"layout.signed_in":  text("Angemeldet als %[1]s · Zeiten in %[2]s"),
 	"layout.tagline":    text("Taasky: Ihr Agent verhandelt, Sie stimmen zu."),
 	"layout.copy":       text("Kopieren"),

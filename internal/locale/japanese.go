@@ -222,6 +222,9 @@ var japaneseText = map[Key]catalog.Message{
 	"layout.sign_out":   text("サインアウト"),
 	"layout.zone_offer": text("時刻はUTCで表示されています。"),
 	"layout.zone_use":   text("次のタイムゾーンで表示："), // followed by the browser's zone
+	"tm17_zone_change":  text("別のタイムゾーンで時刻を表示"),
+	"tm17_zone_label":   text("このページの時刻のタイムゾーン"),
+	"tm17_zone_show":    text("このタイムゾーンで表示"),
 	"layout.signed_in":  text("%[1]sでサインイン中・時刻は%[2]s"),
 	"layout.tagline":    text("Taasky：エージェントが交渉し、あなたが合意します。"),
 	"layout.copy":       text("コピー"),

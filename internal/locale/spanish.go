@@ -235,6 +235,9 @@ var spanishText = map[Key]catalog.Message{
 	"layout.sign_out":   text("Cerrar sesión"),
 	"layout.zone_offer": text("Las horas se muestran en UTC."),
 	"layout.zone_use":   text("Mostrarlas en"), // followed by the browser's zone
+	"tm17_zone_change":  text("Mostrar las horas en otra zona horaria"),
+	"tm17_zone_label":   text("Zona horaria de las horas de esta página"),
+	"tm17_zone_show":    text("Mostrarlas en esta zona"),
 	"layout.signed_in":  text("Sesión iniciada como %[1]s · horas en %[2]s"),
 	"layout.tagline":    text("Taasky: su agente negocia, usted acuerda."),
 	"layout.copy":       text("Copiar"),
