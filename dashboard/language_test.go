@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/negotiation"
 )
 
 // TestLanguageOfAPage: a page speaks the person's setting, else their
@@ -333,3 +334,61 @@ func TestZoneChosenWithoutAScript(t *testing.T) {
 	}
 }
 
+// TestSeatCalendarInThePagesZone: the calendar entry a person downloads
+// from their seat describes the agreed time as their page shows it: at
+// the inviting human's offset with UTC beside while their browser has not
+// told their zone (it was UTC alone), in their zone once told.
+func TestSeatCalendarInThePagesZone(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	if err := b.accounts.SetUserTimeZone(b.ctx, b.alice.ID, "Europe/Berlin"); err != nil {
+		t.Fatal(err)
+	}
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Title: "Intro call", Slots: []json.RawMessage{
+		json.RawMessage(`{"start":"2026-12-07T09:00:00+01:00","end":"2026-12-07T09:30:00+01:00"}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	person := b.client(nil)
+	_, _, body := person.get("/i/" + open.InviteCode)
+	hash := regexp.MustCompile(`name="subject_hash" value="([^"]+)"`).FindStringSubmatch(body)
+	if hash == nil {
+		t.Fatalf("no pick on the invitation:\n%s", body)
+	}
+	st, seat, _ := person.post("/i/"+open.InviteCode, url.Values{"verdict": {"approve"}, "subject_hash": {hash[1]}})
+	if st != http.StatusSeeOther {
+		t.Fatalf("pick: %d", st)
+	}
+	seat, _, _ = strings.Cut(seat, "?")
+	v, err := b.rooms.Read(b.ctx, b.alpha, open.RoomToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv, _, err := b.rooms.RequestConfirmation(b.ctx, b.alpha, open.RoomToken, negotiation.VerdictApprove, v.TermsOnTable.Options[0].SubjectHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := b.rooms.DecideAsOwner(b.ctx, b.alice.ID, v.RoomID, cv.ID, cv.SubjectHash, true); err != nil || d.State != negotiation.StateAgreed {
+		t.Fatalf("agree: %v %+v", err, d)
+	}
+	const guessed = "Mon 7 Dec 2026, 09:00–09:30 (UTC+01:00) · 08:00–08:30 UTC"
+	if _, _, page := person.get(seat); !strings.Contains(page, strings.ReplaceAll(guessed, "+", "&#43;")) {
+		t.Fatalf("the seat, zone not told, does not show %q:\n%s", guessed, page)
+	}
+	description := func() string {
+		st, _, ics := person.get(seat + "/invite.ics")
+		if st != http.StatusOK || !strings.Contains(ics, "DTSTART:20261207T080000Z\r\n") || !strings.Contains(ics, "DTEND:20261207T083000Z\r\n") {
+			t.Fatalf("the calendar: %d\n%s", st, ics)
+		}
+		_, desc, _ := strings.Cut(strings.ReplaceAll(ics, "\r\n ", ""), "DESCRIPTION:")
+		desc, _, _ = strings.Cut(desc, "\r\n")
+		return strings.NewReplacer(`\n`, "\n", `\,`, ",", `\;`, ";", `\\`, `\`).Replace(desc)
+	}
+	if desc := description(); !strings.Contains(desc, guessed) {
+		t.Errorf("the seat's calendar, zone not told, does not say %q as its page does:\n%s", guessed, desc)
+	}
+	person.post("/zone", url.Values{"time_zone": {"America/New_York"}})
+	if desc := description(); !strings.Contains(desc, "Mon 7 Dec 2026, 03:00–03:30 (America/New_York, UTC-05:00)") || strings.Contains(desc, " UTC\n") {
+		t.Errorf("the seat's calendar in the zone told:\n%s", desc)
+	}
+}
