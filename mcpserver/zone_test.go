@@ -253,3 +253,30 @@ func TestForYourHumanHourInTheirLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestDeadlineDaysOnTheHumansCalendar: an agent that gives no deadline
+// gets one 14 days later at the same time of day on its human's calendar,
+// across the autumn clock change too (it was 14 × 24 hours: an hour
+// earlier on the clock); a deadline 90 of those days away is taken,
+// though it is 90 × 24 hours and one more.
+func TestDeadlineDaysOnTheHumansCalendar(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	if err := e.accounts.SetUserTimeZone(e.ctx, e.agents["a"].OwnerUserID, "Europe/Berlin"); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Store(time.Date(2026, 10, 20, 8, 0, 0, 0, time.UTC).UnixNano()) // 10:00 in Berlin, summer time
+	schema := map[string]any{"fee": map[string]any{"type": "int", "label": "Fee"}}
+	room := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema})["room"].(map[string]any)
+	if room["deadline"] != "2026-11-03T09:00:00Z" || !strings.Contains(room["for_your_human"].(string), "Tue 3 Nov 2026, 10:00 (Europe/Berlin)") {
+		t.Errorf("the default deadline, opened at 10:00 in Berlin before the clocks go back: %v\n%s", room["deadline"], room["for_your_human"])
+	}
+	e.clock.Store(time.Date(2026, 9, 1, 8, 0, 0, 0, time.UTC).UnixNano())
+	room = e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema, "deadline": "2026-11-30T10:00:00+01:00"})["room"].(map[string]any)
+	if room["deadline"] != "2026-11-30T09:00:00Z" {
+		t.Errorf("a deadline 90 days away on the human's calendar: %v", room["deadline"])
+	}
+	if _, msg := e.call(t, "a", "negotiation_open", map[string]any{"subject_schema": schema, "deadline": "2026-11-30T10:00:01+01:00"}); !strings.Contains(msg, "deadline must be at most 90 days away") {
+		t.Errorf("a deadline a second past 90 days: %s", msg)
+	}
+}
