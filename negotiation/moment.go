@@ -56,6 +56,20 @@ func ParseMoment(s string) (time.Time, bool) {
 	return t, true
 }
 
+// ReadMoment is ParseMoment with the refusal a moment in terms gets (its
+// shape, a day or time that does not exist such as a leap second, a year
+// out of range), named at (CodeInvalidInput): the doors read a room's
+// deadline with it.
+func ReadMoment(at, s string) (time.Time, *Error) {
+	t, err := parseMoment(at, "", &node{kind: kindString, s: s})
+	if err != nil {
+		e := *err.(*Error)
+		e.Code = CodeInvalidInput
+		return time.Time{}, &e
+	}
+	return t, nil
+}
+
 // momentShape checks the exact RFC 3339 layout: YYYY-MM-DDTHH:MM:SS, an
 // optional fraction of 1 to 9 digits, and Z or ±hh:mm. Go's parser alone
 // accepts a little more (a lowercase t or z, for one).
