@@ -392,3 +392,32 @@ func TestSeatCalendarInThePagesZone(t *testing.T) {
 		t.Errorf("the seat's calendar in the zone told:\n%s", desc)
 	}
 }
+
+// TestCounterFormInAZonesOldOffset: a time a person types in their zone
+// is sent as the moment it names, also where the zone's offset then had
+// seconds (Berlin's local mean time until 1893 was UTC+00:53:28): it was
+// written at +00:53, 28 seconds off, and the card then showed 10:00:28.
+func TestCounterFormInAZonesOldOffset(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Slots: []json.RawMessage{
+		json.RawMessage(`{"start":"2026-12-07T09:00:00+01:00","end":"2026-12-07T09:30:00+01:00"}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	person := b.client(nil)
+	person.get("/i/" + open.InviteCode)
+	counter := url.Values{"verdict": {"counter"}, "f.meeting_time.0.start": {"1890-06-01T10:00"}, "f.meeting_time.0.end": {"1890-06-01T10:30"},
+		"f.meeting_time.0.zone": {"Europe/Berlin"}}
+	if st, _, body := person.post("/i/"+open.InviteCode, counter); st != http.StatusSeeOther {
+		t.Fatalf("counter: %d %s", st, body)
+	}
+	v, err := b.rooms.Read(b.ctx, b.alpha, open.RoomToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(v.TermsOnTable.Options[0].Terms)
+	if want := `{"meeting_time":{"end":"1890-06-01T09:36:32Z","start":"1890-06-01T09:06:32Z"}}`; string(got) != want {
+		t.Errorf("10:00–10:30 in Berlin on 1 June 1890 reached the other side as %s, want %s", got, want)
+	}
+}
