@@ -16,6 +16,7 @@ type OpenRequest struct {
 	Slots      []json.RawMessage // or 1–10 timeranges: shorthand for SlotsSchema with one option each; likewise
 	Preapprove bool              // the initiator's human confirms once that any option is fine
 	Deadline   *time.Time        // default DefaultDeadline after the open, at most MaxDeadline
+	Title      string            // shown to both as the inviter's words ("": none); logged, not played
 	// Zone is the time zone of the opener's human, whose calendar counts
 	// a deadline's days: the default deadline is at the open's time of day
 	// DefaultDeadline's days later there, and a given one at most
@@ -23,7 +24,6 @@ type OpenRequest struct {
 	// whatever clock change falls between (14 days across the autumn
 	// change are 14 × 24 h + 1 h). nil: UTC, whose days are 24 hours.
 	Zone *time.Location
-	Title      string            // shown to both as the inviter's words ("": none); logged, not played
 	// PreapprovalID names the preapproval confirmation when Preapprove is set.
 	PreapprovalID string
 	// PreapprovalAnnouncement is whether a message asks the initiator's
