@@ -900,6 +900,8 @@ var frenchText = map[Key]catalog.Message{
 	"rule.date_unreal":              text("%[1]s n'est pas un jour du calendrier"),
 	"rule.moment_shape":             text("doit être un instant RFC 3339 avec un décalage, comme 2026-12-03T10:00:00+02:00"),
 	"rule.moment_unreal":            text("%[1]s n'est pas un instant réel"),
+	"tm17_moment_fraction":          text("%[1]s a plus de 9 chiffres après la virgule des secondes (un instant est gardé à la nanoseconde)"),
+	"tm17_moment_leap":              text("%[1]s a une 60e seconde (une seconde intercalaire), qui n'est pas acceptée : écrivez :59 ou la minute suivante"),
 	"rule.moment_range":             text("%[1]s est hors limites (années 0001 à 9999 en UTC)"),
 	"rule.draft_initiator_only":     text("avant que l'autre partie ne rejoigne, seul l'initiateur agit"),
 	"rule.draft_cancel_only":        text("seul le retrait est possible tant que l'autre partie n'a pas rejoint"),

@@ -875,6 +875,8 @@ var japaneseText = map[Key]catalog.Message{
 	"rule.date_unreal":              text("%[1]s は存在しない日付です"),
 	"rule.moment_shape":             text("2026-12-03T10:00:00+02:00 のような、時差付きの RFC 3339 形式の日時にしてください"),
 	"rule.moment_unreal":            text("%[1]s は存在しない日時です"),
+	"tm17_moment_fraction":          text("%[1]s は秒の小数点以下が 9 桁を超えています（日時はナノ秒まで保持されます）"),
+	"tm17_moment_leap":              text("%[1]s には 60 秒目（うるう秒）がありますが、受け付けられません。:59 か次の分を指定してください"),
 	"rule.moment_range":             text("%[1]s は範囲外です（UTC で 0001 年から 9999 年まで）"),
 	"rule.draft_initiator_only":     text("相手が参加するまでは、招待した側だけが操作できます"),
 	"rule.draft_cancel_only":        text("相手が参加するまでは、取り下げ以外はできません"),
