@@ -70,9 +70,15 @@ type PersonAgreement struct {
 	Title   string // the inviter's words, "" for none
 	Them    string // the inviting account's name; "" when it was deleted
 	// Card is the agreed terms as the person sees them (the inviter's
-	// schema), in the zone asked for.
-	Card     *negotiation.Card
-	AgreedAt time.Time
+	// schema), in TimeZone.
+	Card *negotiation.Card
+	// TimeZone is the zone asked for; when none was (the person's browser
+	// has not told theirs), the inviting human's, as their page guesses it,
+	// and ZoneGuessed is set: its moments are to be written at its offset
+	// with UTC beside (locale's ...WithUTC), as the page writes them.
+	TimeZone    *time.Location
+	ZoneGuessed bool
+	AgreedAt    time.Time
 	// RoomUID names the room in no other database (the calendar's UIDs,
 	// the same as in the agreed mail's).
 	RoomUID string
@@ -83,9 +89,6 @@ type PersonAgreement struct {
 // (a calendar entry needs none). A room that is not agreed has none
 // (ErrConflict).
 func (s *Rooms) PersonAgreement(ctx context.Context, token string, loc *time.Location, withReceipt bool) (*PersonAgreement, error) {
-	if loc == nil {
-		loc = time.UTC
-	}
 	var a *PersonAgreement
 	err := pgx.BeginTxFunc(ctx, s.pool, readOnly, func(tx pgx.Tx) error {
 		ld, err := s.loadPersonSeat(ctx, tx, token, false)
@@ -100,8 +103,23 @@ func (s *Rooms) PersonAgreement(ctx context.Context, token string, loc *time.Loc
 		if err != nil {
 			return err
 		}
-		a = &PersonAgreement{RoomID: roomID, Card: r.Card(negotiation.SideB, true, loc).InvitersLabels(),
+		var guessFrom *int64 // the inviting human, whose zone guesses the person's
+		if loc == nil {
+			if p := ld.row.party(negotiation.SideA); p != nil {
+				guessFrom = p.OwnerUserID
+			}
+		}
+		name, zone, err := selectInviter(ctx, tx, ld.row.AccountID, guessFrom)
+		if err != nil {
+			return err
+		}
+		a = &PersonAgreement{RoomID: roomID, TimeZone: loc,
 			RoomUID: jobs.UniqueID(install, "room", strconv.FormatInt(roomID, 10), strconv.FormatInt(r.OpenedAt.UnixNano(), 10))}
+		if loc == nil {
+			a.TimeZone = s.zoneOf(zone)
+			a.ZoneGuessed = a.TimeZone.String() != "UTC"
+		}
+		a.Card = r.Card(negotiation.SideB, true, a.TimeZone).InvitersLabels()
 		if ld.row.Title != nil {
 			a.Title = *ld.row.Title
 		}
@@ -111,10 +129,6 @@ func (s *Rooms) PersonAgreement(ctx context.Context, token string, loc *time.Loc
 		}
 		if len(events) > 0 {
 			a.AgreedAt = events[len(events)-1].At
-		}
-		name, _, err := selectInviter(ctx, tx, ld.row.AccountID, nil)
-		if err != nil {
-			return err
 		}
 		if name != nil {
 			a.Them = *name

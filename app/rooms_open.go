@@ -69,11 +69,16 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 		}
 		announce = announcementTo(recips, agent.OwnerUserID)
 	}
+	// The deadline's days are counted on the opener's human's calendar.
+	zone, err := selectUserZone(ctx, s.pool, agent.OwnerUserID)
+	if err != nil {
+		return nil, err
+	}
 	now := s.now()
 	room, events, warnings, err := negotiation.Open(negotiation.OpenRequest{
 		Schema: in.Schema, Limits: in.Limits, Subject: in.Subject, Options: in.Options, Slots: in.Slots,
 		Preapprove: in.Preapprove, Deadline: in.Deadline, PreapprovalID: newConfirmationID(), Title: in.Title,
-		PreapprovalAnnouncement: announce, Fold: norm.NFKC.String,
+		PreapprovalAnnouncement: announce, Fold: norm.NFKC.String, Zone: s.zone(zone),
 	}, now)
 	if err != nil {
 		return nil, fromProtocol(err)

@@ -61,6 +61,17 @@ func selectInviter(ctx context.Context, q querier, accountID int64, userID *int6
 	return name, zone, nil
 }
 
+// selectUserZone is a user's time zone setting ("UTC" unless they chose
+// one; "" for no such user).
+func selectUserZone(ctx context.Context, q querier, userID int64) (string, error) {
+	var zone string
+	err := q.QueryRow(ctx, `SELECT time_zone FROM users WHERE id = $1`, userID).Scan(&zone)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return "", fmt.Errorf("selectUserZone %d: %w", userID, err)
+	}
+	return zone, nil
+}
+
 func insertMembership(ctx context.Context, q querier, accountID, userID int64, role MemberRole) error {
 	_, err := q.Exec(ctx,
 		`INSERT INTO memberships (account_id, user_id, role) VALUES ($1, $2, $3)`,

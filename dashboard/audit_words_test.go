@@ -61,7 +61,7 @@ func TestAuditLogInTheReadersWordsAndZone(t *testing.T) {
 		"confirmation.answered": {"結果：適用済み;"},
 		"member.added":          {"<td>運営者</td>", "役割：メンバー;"},
 		"member.role_changed":   {"<td>運営者</td>", "変更前：メンバー;", "変更後：管理者;"},
-		"webhook.disabled":      {"<td>Taasky</td>", "失敗し始めた日時：2026年10月25日(日) 06:00 (Asia/Kolkata);", "実行者：Taasky;"},
+		"webhook.disabled":      {"<td>Taasky</td>", "失敗し始めた日時：2026年10月25日(日) 6:00 (Asia/Kolkata);", "実行者：Taasky;"},
 	} {
 		row, ok := rows[action]
 		if !ok {

@@ -64,5 +64,5 @@ func (d *Dashboard) invitePage(c *fiber.Ctx, data inviteData) error {
 		data.Inv.InviterName = w.T("party.deleted_account")
 	}
 	title := w.T("invite.title", data.Inv.InviterName)
-	return d.renderPage(c, "invite", &page{Title: title, Zone: pageZone(data.Zone), ZoneGuessed: data.askZone, Data: data}, nil)
+	return d.renderPage(c, "invite", &page{Title: title, Zone: pageZone(data.Zone), ZoneGuessed: data.askZone, ZonePick: d.zonePick(c, "/i/"+data.Code), Data: data}, nil)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/negotiation"
 )
 
 // TestLanguageOfAPage: a page speaks the person's setting, else their
@@ -91,12 +92,12 @@ func TestTimeZonePickerAndTell(t *testing.T) {
 	stranger := b.client(nil)
 	stranger.lang = "es"
 	_, _, body = stranger.get("/i/" + open.InviteCode)
-	for _, want := range []string{`<form method="post" action="/zone" hidden data-zone-tell>`, "lun, 7 dic 2026, 08:00–08:30 (UTC)", "Alpha Studio le invita"} {
+	for _, want := range []string{`<form method="post" action="/zone" hidden data-zone-tell>`, "lun, 7 dic 2026, 8:00–8:30 (UTC)", "Alpha Studio le invita"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the invitation, zone not told yet, inviter in UTC, lacks %q", want)
 		}
 	}
-	if strings.Contains(body, " UTC<") || strings.Contains(body, "08:30 UTC") {
+	if strings.Contains(body, " UTC<") || strings.Contains(body, "–8:30 UTC") {
 		t.Error("the invitation, inviter in UTC, writes UTC twice")
 	}
 	if err := b.accounts.SetUserTimeZone(b.ctx, b.alice.ID, "Europe/Berlin"); err != nil {
@@ -104,7 +105,7 @@ func TestTimeZonePickerAndTell(t *testing.T) {
 	}
 	_, _, body = stranger.get("/i/" + open.InviteCode)
 	for _, want := range []string{`<form method="post" action="/zone" hidden data-zone-tell>`, `data-zone=""`,
-		"lun, 7 dic 2026, 09:00–09:30 (UTC&#43;01:00) · 08:00–08:30 UTC", "<option selected>UTC</option>"} {
+		"lun, 7 dic 2026, 9:00–9:30 (UTC&#43;01:00) · 8:00–8:30 UTC", "<option selected>UTC</option>"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the invitation, zone not told yet, inviter in Berlin, lacks %q", want)
 		}
@@ -132,7 +133,7 @@ func TestTimeZonePickerAndTell(t *testing.T) {
 		t.Fatalf("the zone's cookie: %q", stranger.header.Values("Set-Cookie"))
 	}
 	_, _, body = stranger.get("/i/" + open.InviteCode)
-	if strings.Contains(body, "data-zone-tell") || !strings.Contains(body, "lun, 7 dic 2026, 17:00–17:30 (Asia/Tokyo, UTC&#43;09:00)") || strings.Contains(body, "08:30 UTC") {
+	if strings.Contains(body, "data-zone-tell") || !strings.Contains(body, "lun, 7 dic 2026, 17:00–17:30 (Asia/Tokyo, UTC&#43;09:00)") || strings.Contains(body, "–8:30 UTC") {
 		t.Errorf("the invitation in the zone told:\n%s", body)
 	}
 
@@ -154,7 +155,7 @@ func TestTimeZonePickerAndTell(t *testing.T) {
 		t.Errorf("the seat, zone not told yet:\n%s", body)
 	}
 	silent.post("/zone", url.Values{"time_zone": {"America/New_York"}})
-	if _, _, body = silent.get(loc); !strings.Contains(body, "Mon 7 Dec 2026, 03:00–03:30 (America/New_York, UTC-05:00)") || strings.Contains(body, "08:30 UTC") {
+	if _, _, body = silent.get(loc); !strings.Contains(body, "Mon 7 Dec 2026, 03:00–03:30 (America/New_York, UTC-05:00)") || strings.Contains(body, "–8:30 UTC") {
 		t.Errorf("the seat in the zone told:\n%s", body)
 	}
 }
@@ -273,5 +274,150 @@ func TestAccountPagesInTheirLanguage(t *testing.T) {
 	alice.lang = "fr"
 	if st, _, body := alice.post("/rooms/0/decide", url.Values{"answer": {"confirm"}}); st != http.StatusNotFound || !strings.Contains(body, "salle introuvable") {
 		t.Errorf("a room that does not exist, in French: %d", st)
+	}
+}
+
+// TestZoneChosenWithoutAScript: a person without an account chooses the
+// zone of their invitation and their seat with a plain form (no script
+// tells it), is sent back to the page, and reads it in their choice; they
+// can change it again; a signed-in person has Settings and no picker; the
+// way back is a path of this site only.
+func TestZoneChosenWithoutAScript(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Title: "Intro call", Slots: []json.RawMessage{
+		json.RawMessage(`{"start":"2026-12-07T09:00:00+01:00","end":"2026-12-07T09:30:00+01:00"}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	invite := "/i/" + open.InviteCode
+	person := b.client(nil)
+	_, _, body := person.get(invite)
+	for _, want := range []string{`<details class="zone-pick" data-zone-pick>`, `<form method="post" action="/zone" class="stack">`,
+		`<input type="hidden" name="next" value="` + invite + `">`, `<select name="time_zone" id="zone-pick" data-zone-select>`, "Show them in this zone"} {
+		if !strings.Contains(body, want) {
+			t.Fatalf("the invitation offers no zone picker without a script: lacks %q", want)
+		}
+	}
+	st, loc, _ := person.post("/zone", url.Values{"time_zone": {"Asia/Tokyo"}, "next": {invite}})
+	if st != http.StatusSeeOther || loc != invite {
+		t.Fatalf("a zone chosen on the invitation: %d to %q", st, loc)
+	}
+	_, _, body = person.get(invite)
+	if !strings.Contains(body, "Mon 7 Dec 2026, 17:00–17:30 (Asia/Tokyo, UTC&#43;09:00)") || !strings.Contains(body, "<option selected>Asia/Tokyo</option>") {
+		t.Errorf("the invitation after choosing Asia/Tokyo:\n%s", body)
+	}
+	hash := regexp.MustCompile(`name="subject_hash" value="([^"]+)"`).FindStringSubmatch(body)
+	if hash == nil {
+		t.Fatalf("no pick on the invitation:\n%s", body)
+	}
+	st, seat, _ := person.post(invite, url.Values{"verdict": {"approve"}, "subject_hash": {hash[1]}})
+	if st != http.StatusSeeOther {
+		t.Fatalf("pick: %d", st)
+	}
+	seat, _, _ = strings.Cut(seat, "?")
+	_, _, body = person.get(seat)
+	if !strings.Contains(body, `<input type="hidden" name="next" value="`+seat+`">`) || !strings.Contains(body, "17:00–17:30 (Asia/Tokyo") {
+		t.Fatalf("the seat offers no zone picker, or forgot the zone chosen:\n%s", body)
+	}
+	if st, loc, _ := person.post("/zone", url.Values{"time_zone": {"America/New_York"}, "next": {seat}}); st != http.StatusSeeOther || loc != seat {
+		t.Fatalf("a zone chosen on the seat: %d to %q", st, loc)
+	}
+	if _, _, body = person.get(seat); !strings.Contains(body, "Mon 7 Dec 2026, 03:00–03:30 (America/New_York, UTC-05:00)") {
+		t.Errorf("the seat after choosing America/New_York:\n%s", body)
+	}
+	if st, loc, _ := person.post("/zone", url.Values{"time_zone": {"UTC"}, "next": {"//example.com/x"}}); st != http.StatusSeeOther || loc != "/" {
+		t.Errorf("a way back off the site: %d to %q", st, loc)
+	}
+	if _, _, body = b.client(&b.alice).get(invite); strings.Contains(body, "data-zone-pick") {
+		t.Error("a signed-in person is offered the stranger's picker (theirs is in Settings)")
+	}
+}
+
+// TestSeatCalendarInThePagesZone: the calendar entry a person downloads
+// from their seat describes the agreed time as their page shows it: at
+// the inviting human's offset with UTC beside while their browser has not
+// told their zone (it was UTC alone), in their zone once told.
+func TestSeatCalendarInThePagesZone(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	if err := b.accounts.SetUserTimeZone(b.ctx, b.alice.ID, "Europe/Berlin"); err != nil {
+		t.Fatal(err)
+	}
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Title: "Intro call", Slots: []json.RawMessage{
+		json.RawMessage(`{"start":"2026-12-07T09:00:00+01:00","end":"2026-12-07T09:30:00+01:00"}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	person := b.client(nil)
+	_, _, body := person.get("/i/" + open.InviteCode)
+	hash := regexp.MustCompile(`name="subject_hash" value="([^"]+)"`).FindStringSubmatch(body)
+	if hash == nil {
+		t.Fatalf("no pick on the invitation:\n%s", body)
+	}
+	st, seat, _ := person.post("/i/"+open.InviteCode, url.Values{"verdict": {"approve"}, "subject_hash": {hash[1]}})
+	if st != http.StatusSeeOther {
+		t.Fatalf("pick: %d", st)
+	}
+	seat, _, _ = strings.Cut(seat, "?")
+	v, err := b.rooms.Read(b.ctx, b.alpha, open.RoomToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv, _, err := b.rooms.RequestConfirmation(b.ctx, b.alpha, open.RoomToken, negotiation.VerdictApprove, v.TermsOnTable.Options[0].SubjectHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := b.rooms.DecideAsOwner(b.ctx, b.alice.ID, v.RoomID, cv.ID, cv.SubjectHash, true); err != nil || d.State != negotiation.StateAgreed {
+		t.Fatalf("agree: %v %+v", err, d)
+	}
+	const guessed = "Mon 7 Dec 2026, 09:00–09:30 (UTC+01:00) · 08:00–08:30 UTC"
+	if _, _, page := person.get(seat); !strings.Contains(page, strings.ReplaceAll(guessed, "+", "&#43;")) {
+		t.Fatalf("the seat, zone not told, does not show %q:\n%s", guessed, page)
+	}
+	description := func() string {
+		st, _, ics := person.get(seat + "/invite.ics")
+		if st != http.StatusOK || !strings.Contains(ics, "DTSTART:20261207T080000Z\r\n") || !strings.Contains(ics, "DTEND:20261207T083000Z\r\n") {
+			t.Fatalf("the calendar: %d\n%s", st, ics)
+		}
+		_, desc, _ := strings.Cut(strings.ReplaceAll(ics, "\r\n ", ""), "DESCRIPTION:")
+		desc, _, _ = strings.Cut(desc, "\r\n")
+		return strings.NewReplacer(`\n`, "\n", `\,`, ",", `\;`, ";", `\\`, `\`).Replace(desc)
+	}
+	if desc := description(); !strings.Contains(desc, guessed) {
+		t.Errorf("the seat's calendar, zone not told, does not say %q as its page does:\n%s", guessed, desc)
+	}
+	person.post("/zone", url.Values{"time_zone": {"America/New_York"}})
+	if desc := description(); !strings.Contains(desc, "Mon 7 Dec 2026, 03:00–03:30 (America/New_York, UTC-05:00)") || strings.Contains(desc, " UTC\n") {
+		t.Errorf("the seat's calendar in the zone told:\n%s", desc)
+	}
+}
+
+// TestCounterFormInAZonesOldOffset: a time a person types in their zone
+// is sent as the moment it names, also where the zone's offset then had
+// seconds (Berlin's local mean time until 1893 was UTC+00:53:28): it was
+// written at +00:53, 28 seconds off, and the card then showed 10:00:28.
+func TestCounterFormInAZonesOldOffset(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Slots: []json.RawMessage{
+		json.RawMessage(`{"start":"2026-12-07T09:00:00+01:00","end":"2026-12-07T09:30:00+01:00"}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	person := b.client(nil)
+	person.get("/i/" + open.InviteCode)
+	counter := url.Values{"verdict": {"counter"}, "f.meeting_time.0.start": {"1890-06-01T10:00"}, "f.meeting_time.0.end": {"1890-06-01T10:30"},
+		"f.meeting_time.0.zone": {"Europe/Berlin"}}
+	if st, _, body := person.post("/i/"+open.InviteCode, counter); st != http.StatusSeeOther {
+		t.Fatalf("counter: %d %s", st, body)
+	}
+	v, err := b.rooms.Read(b.ctx, b.alpha, open.RoomToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(v.TermsOnTable.Options[0].Terms)
+	if want := `{"meeting_time":{"end":"1890-06-01T09:36:32Z","start":"1890-06-01T09:06:32Z"}}`; string(got) != want {
+		t.Errorf("10:00–10:30 in Berlin on 1 June 1890 reached the other side as %s, want %s", got, want)
 	}
 }

@@ -104,7 +104,7 @@ func TestTermsInWords(t *testing.T) {
 		`"place":"office","places":["office","video"],"note":"2026-12-05 maybe","other":{"a":1}}`)
 	want := map[string]map[string]string{
 		"ja": {
-			"slots":  "2026年12月3日(木) 09:00–09:30 (UTC); 2026年12月4日(金) 23:00 – 2026年12月5日(土) 01:00 (UTC)",
+			"slots":  "2026年12月3日(木) 9:00–9:30 (UTC); 2026年12月4日(金) 23:00 – 2026年12月5日(土) 1:00 (UTC)",
 			"remote": "いいえ",
 			"days":   "2026年12月5日(土); 2026年12月6日(日)",
 			"n":      "3",

@@ -67,9 +67,13 @@ type page struct {
 	// ZoneGuessed: a person without an account whose browser has not
 	// told its zone yet; the page's script tells it once.
 	ZoneGuessed bool
-	Now         time.Time
-	BaseURL     string
-	Data        any
+	// ZonePick: a person without an account may choose the zone the page
+	// shows, with or without a script; the page's own address, to show
+	// again in it ("": no picker).
+	ZonePick string
+	Now      time.Time
+	BaseURL  string
+	Data     any
 }
 
 // render writes view with status 200 (or the status already set).

@@ -58,7 +58,7 @@ func TestRoomLimitsInReadersWords(t *testing.T) {
 			"Fee":          "höchstens 100,00 EUR",
 		}},
 		{"ja", map[string]string{
-			"Meeting time": "2026年12月1日(火) 17:00 (Asia/Tokyo)以降; 2026年12月21日(月) 02:00 (Asia/Tokyo)まで",
+			"Meeting time": "2026年12月1日(火) 17:00 (Asia/Tokyo)以降; 2026年12月21日(月) 2:00 (Asia/Tokyo)まで",
 			"Where":        "次のいずれか：office",
 			"Fee":          "100.00 EUR以下",
 		}},

@@ -55,7 +55,7 @@ func (d *Dashboard) seatPage(c *fiber.Ctx, token string, fields []form.Field, er
 	if h.View.State == negotiation.StateAgreed {
 		data.Receipt, data.Calendar = d.receipts != nil, holdsTimerange(h.Card)
 	}
-	p := &page{Title: title, Zone: pageZone(data.Zone), ZoneGuessed: !told, Live: fmt.Sprintf("/p/%s/events", token), Data: data}
+	p := &page{Title: title, Zone: pageZone(data.Zone), ZoneGuessed: !told, ZonePick: d.zonePick(c, "/p/"+token), Live: fmt.Sprintf("/p/%s/events", token), Data: data}
 	if c.Method() == fiber.MethodPost { // a refused answer: a reload shows the page, not the answer sent again
 		p.LivePage = "/p/" + token
 	}

@@ -56,11 +56,19 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"a", "negotiation_respond", map[string]any{"room_token": ta, "verdict": "reject"}, "not your turn: it is the other side's turn. Wait for their move: negotiation_read with wait_seconds answers when it comes."},
 		{"b", "negotiation_respond", map[string]any{"room_token": tb, "verdict": "maybe"}, "verdict: must be approve or reject"},
 		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "title": strings.Repeat("x", 121)}, "title: 1 to 120 characters of text"},
-		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "deadline": "next week"}, "deadline: must be an RFC 3339 moment with an offset, like 2026-12-03T18:00:00+02:00"},
+		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "deadline": "next week"}, "deadline: must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00"},
 		// Go's parser takes these; RFC 3339 does not (and +24:00 cannot be written back as JSON).
-		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "deadline": "2026-12-20T10:00:00+24:00"}, "deadline: must be an RFC 3339 moment with an offset, like 2026-12-03T18:00:00+02:00"},
-		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "deadline": "2026-12-20T10:00:00+23:60"}, "deadline: must be an RFC 3339 moment with an offset, like 2026-12-03T18:00:00+02:00"},
-		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "deadline": "2026-12-20T10:00:00,5Z"}, "deadline: must be an RFC 3339 moment with an offset, like 2026-12-03T18:00:00+02:00"},
+		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "deadline": "2026-12-20T10:00:00+24:00"}, "deadline: must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00"},
+		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "deadline": "2026-12-20T10:00:00+23:60"}, "deadline: must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00"},
+		// A deadline is read as a moment in terms is, with its words: a
+		// leap second, a day or a year that does not exist, or none given.
+		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "deadline": "2026-12-31T23:59:60Z"}, "deadline: 2026-12-31T23:59:60Z has a 60th second (a leap second), which is not taken: write :59 or the next minute"},
+		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "deadline": "2026-12-31T10:00:00.1234567891Z"}, "deadline: 2026-12-31T10:00:00.1234567891Z has more than 9 digits after the second's point (a moment is kept to the nanosecond)"},
+		{"a", "negotiation_open", map[string]any{"subject_schema": map[string]any{"t": map[string]any{"type": "timerange", "label": "T"}}, "subject": map[string]any{"t": map[string]any{"start": "2016-12-31T23:59:60Z", "end": "2017-01-01T00:30:00Z"}}}, "t.start: 2016-12-31T23:59:60Z has a 60th second (a leap second), which is not taken: write :59 or the next minute"},
+		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "deadline": "2027-02-29T10:00:00Z"}, "deadline: 2027-02-29T10:00:00Z is not a real moment"},
+		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "deadline": "0000-12-31T23:00:00Z"}, "deadline: 0000-12-31T23:00:00Z is out of range (years 0001 to 9999 in UTC)"},
+		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "deadline": ""}, "deadline: must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00"},
+		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "deadline": "2026-12-20T10:00:00,5Z"}, "deadline: must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00"},
 		{"a", "negotiation_open", map[string]any{"subject_schema": map[string]any{"Day": map[string]any{"type": "date", "label": "Day"}}}, `field name "Day": use lowercase letters, digits and _, starting with a letter, at most 32 characters`},
 		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "limits": map[string]any{"note": map[string]any{"max": 3}}}, "limits.note: string fields take no limits"},
 		{"a", "negotiation_open", map[string]any{"subject_schema": schema, "preapprove": "yes"}, "preapprove: must be true or false, not string"},

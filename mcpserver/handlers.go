@@ -68,7 +68,7 @@ func (s *Server) open(ctx context.Context, agent app.Agent, raw json.RawMessage)
 		Slots         []json.RawMessage `json:"slots"`
 		Preapprove    bool              `json:"preapprove"`
 		Title         *string           `json:"title"`
-		Deadline      string            `json:"deadline"`
+		Deadline      *string           `json:"deadline"`
 		InviteEmail   string            `json:"invite_email"`
 	}
 	f := decodeArgs(raw, &in)
@@ -80,9 +80,9 @@ func (s *Server) open(ctx context.Context, agent app.Agent, raw json.RawMessage)
 		}
 		oi.Title = *in.Title
 	}
-	if in.Deadline != "" {
-		if d, ok := negotiation.ParseMoment(in.Deadline); !ok {
-			f.add("deadline", negotiation.RuleInvalidValue, "deadline: must be an RFC 3339 moment with an offset, like 2026-12-03T18:00:00+02:00")
+	if in.Deadline != nil { // "" too: a deadline given is a moment, as a moment in terms is
+		if d, err := negotiation.ReadMoment("deadline", *in.Deadline); err != nil {
+			f.add("deadline", negotiation.RuleInvalidValue, "%s", err.Message)
 		} else {
 			oi.Deadline = &d
 		}

@@ -130,3 +130,46 @@ func TestNoDealOnAnOptionalField(t *testing.T) {
 		t.Errorf("terms without the fee flagged: %v", flags)
 	}
 }
+
+// TestTimeLimitsAcrossOffsets: limits on a meeting time are instants,
+// whatever offset each side writes them at: in Berlin's repeated hour
+// (25 Oct 2026, 02:30 is 00:30Z at +02:00 and 01:30Z at +01:00), a window
+// that ends where the other begins (the same instant at two offsets)
+// leaves no deal; a range ending exactly at the other's latest end, given
+// at another offset, is within; and a refusal tells the bound as declared,
+// its fraction of a second too (it said 01:30:00Z for 01:30:00.5Z, an
+// end of 01:30:00.25 then looked within it).
+func TestTimeLimitsAcrossOffsets(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	slots := []any{map[string]any{"start": "2026-10-25T02:30:00+02:00", "end": "2026-10-25T02:30:00+01:00"}}
+	window := func(min, max string) map[string]any {
+		return map[string]any{"meeting_time": map[string]any{"min": min, "max": max}}
+	}
+	// a: at the latest until 02:30 the second time (01:30Z); b: from 02:30 the second time, written in UTC.
+	open := e.must(t, "a", "negotiation_open", map[string]any{"slots": slots, "limits": window("2026-10-24T00:00:00Z", "2026-10-25T02:30:00+01:00")})
+	join := e.must(t, "b", "negotiation_join", map[string]any{"invite": open["invite_code"], "limits": window("2026-10-25T01:30:00Z", "2026-10-26T00:00:00Z")})
+	if nd, _ := join["room"].(map[string]any)["no_deal_possible"].([]any); len(nd) != 1 || nd[0] != "meeting_time" {
+		t.Errorf("windows meeting at one instant, at two offsets: no_deal_possible %v", nd)
+	}
+	// b from 01:29:59Z: a second of room.
+	open = e.must(t, "a", "negotiation_open", map[string]any{"slots": slots, "limits": window("2026-10-24T00:00:00Z", "2026-10-25T02:30:00+01:00")})
+	join = e.must(t, "b", "negotiation_join", map[string]any{"invite": open["invite_code"], "limits": window("2026-10-25T02:29:59+01:00", "2026-10-25T01:30:00.5Z")})
+	if nd, _ := join["room"].(map[string]any)["no_deal_possible"].([]any); len(nd) != 0 {
+		t.Errorf("windows sharing a second: no_deal_possible %v", nd)
+	}
+	tb := join["room_token"].(string)
+	// The slot (00:30Z–01:30Z) starts before b's window: flagged min only;
+	// its end, 02:30+01:00, is b's latest end as b wrote it in UTC.
+	opt := join["room"].(map[string]any)["terms_on_table"].(map[string]any)["options"].([]any)[0].(map[string]any)
+	if flags, _ := opt["outside_your_limits"].([]any); len(flags) != 1 || flags[0].(map[string]any)["bound"] != "min" {
+		t.Errorf("the slot against b's window: %v", flags)
+	}
+	_, msg := e.call(t, "b", "negotiation_propose", map[string]any{"room_token": tb, "verdict": "counter",
+		"subject": map[string]any{"meeting_time": map[string]any{"start": "2026-10-25T02:29:59+01:00", "end": "2026-10-25T01:30:00.75Z"}}})
+	if msg != "meeting_time: outside your limits (max 2026-10-25T01:30:00.5Z)" {
+		t.Errorf("b's own end past its latest end by a quarter second: %q", msg)
+	}
+	e.must(t, "b", "negotiation_propose", map[string]any{"room_token": tb, "verdict": "counter",
+		"subject": map[string]any{"meeting_time": map[string]any{"start": "2026-10-25T01:29:59Z", "end": "2026-10-25T02:30:00.5+01:00"}}})
+}

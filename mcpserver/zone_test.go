@@ -225,3 +225,58 @@ func TestForYourHumanWhenNoMessageAsks(t *testing.T) {
 		t.Errorf("pending_confirmation: %v", p)
 	}
 }
+
+// for_your_human writes the hour as the human's language does: Spanish
+// and Japanese without its leading zero (CLDR's H:mm), German with it.
+func TestForYourHumanHourInTheirLanguage(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	b := e.agents["b"].OwnerUserID
+	schema := map[string]any{"meeting_time": map[string]any{"type": "timerange", "label": "Meeting time"}}
+	open := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema,
+		"subject": map[string]any{"meeting_time": map[string]any{"start": "2026-12-03T09:00:00+01:00", "end": "2026-12-03T09:30:00+01:00"}}})
+	tb := e.must(t, "b", "negotiation_join", map[string]any{"invite": open["invite_code"], "subject_schema": schema})["room_token"].(string)
+	if err := e.accounts.SetUserTimeZone(e.ctx, b, "Europe/Madrid"); err != nil {
+		t.Fatal(err)
+	}
+	for lang, want := range map[string]string{
+		"es": "jue, 3 dic 2026, 9:00–9:30 (Europe/Madrid, UTC+01:00)",
+		"ja": "2026年12月3日(木) 9:00–9:30 (Europe/Madrid, UTC+01:00)",
+		"de": "Do., 3. Dez. 2026, 09:00–09:30 (Europe/Madrid, UTC+01:00)",
+	} {
+		if err := e.accounts.SetUserLanguage(e.ctx, b, lang); err != nil {
+			t.Fatal(err)
+		}
+		human := e.must(t, "b", "negotiation_read", map[string]any{"room_token": tb})["room"].(map[string]any)["for_your_human"].(string)
+		if !strings.Contains(human, want) {
+			t.Errorf("b's human (%s) is not told %q:\n%s", lang, want, human)
+		}
+	}
+}
+
+// TestDeadlineDaysOnTheHumansCalendar: an agent that gives no deadline
+// gets one 14 days later at the same time of day on its human's calendar,
+// across the autumn clock change too (it was 14 × 24 hours: an hour
+// earlier on the clock); a deadline 90 of those days away is taken,
+// though it is 90 × 24 hours and one more.
+func TestDeadlineDaysOnTheHumansCalendar(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	if err := e.accounts.SetUserTimeZone(e.ctx, e.agents["a"].OwnerUserID, "Europe/Berlin"); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Store(time.Date(2026, 10, 20, 8, 0, 0, 0, time.UTC).UnixNano()) // 10:00 in Berlin, summer time
+	schema := map[string]any{"fee": map[string]any{"type": "int", "label": "Fee"}}
+	room := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema})["room"].(map[string]any)
+	if room["deadline"] != "2026-11-03T09:00:00Z" || !strings.Contains(room["for_your_human"].(string), "Tue 3 Nov 2026, 10:00 (Europe/Berlin)") {
+		t.Errorf("the default deadline, opened at 10:00 in Berlin before the clocks go back: %v\n%s", room["deadline"], room["for_your_human"])
+	}
+	e.clock.Store(time.Date(2026, 9, 1, 8, 0, 0, 0, time.UTC).UnixNano())
+	room = e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema, "deadline": "2026-11-30T10:00:00+01:00"})["room"].(map[string]any)
+	if room["deadline"] != "2026-11-30T09:00:00Z" {
+		t.Errorf("a deadline 90 days away on the human's calendar: %v", room["deadline"])
+	}
+	if _, msg := e.call(t, "a", "negotiation_open", map[string]any{"subject_schema": schema, "deadline": "2026-11-30T10:00:01+01:00"}); !strings.Contains(msg, "deadline must be at most 90 days away") {
+		t.Errorf("a deadline a second past 90 days: %s", msg)
+	}
+}

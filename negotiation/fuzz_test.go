@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -144,10 +145,16 @@ func FuzzMoment(f *testing.F) {
 // with momentShape as it was written, against a pattern.
 func momentByTimeParse(s string) (time.Time, error) {
 	if !momentShapeByPattern(s) {
+		if m := longFractionPattern.FindStringSubmatch(s); m != nil && momentShapeByPattern(m[1]+m[2]) {
+			return time.Time{}, termsErr("p.s", "tm17_moment_fraction", "%s has more than 9 digits after the second's point (a moment is kept to the nanosecond)", clip(s))
+		}
 		return time.Time{}, termsErr("p.s", "rule.moment_shape", "must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00")
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
+		if _, err := time.Parse(time.RFC3339Nano, s[:17]+"59"+s[19:]); err == nil && s[17:19] == "60" {
+			return time.Time{}, termsErr("p.s", "tm17_moment_leap", "%s has a 60th second (a leap second), which is not taken: write :59 or the next minute", clip(s))
+		}
 		return time.Time{}, termsErr("p.s", "rule.moment_unreal", "%s is not a real moment", clip(s))
 	}
 	if y := t.UTC().Year(); y < 1 || y > 9999 {
@@ -155,6 +162,10 @@ func momentByTimeParse(s string) (time.Time, error) {
 	}
 	return t.UTC(), nil
 }
+
+// longFractionPattern splits a moment with more than 9 digits of a second
+// into its first 9 and what follows the rest.
+var longFractionPattern = regexp.MustCompile(`^(.{19}\.[0-9]{9})[0-9]+(\D.*)?$`)
 
 func momentShapeByPattern(s string) bool {
 	const head = "dddd-dd-ddTdd:dd:dd"

@@ -372,11 +372,13 @@ func (lim *Limit) outside(b Bound) *Error {
 	}
 }
 
-// FormatBound writes a bound value as it is declared (moments in UTC).
+// FormatBound writes a bound value as it is declared (moments in UTC, as
+// the canonical form writes them: with their fraction of a second, if
+// any, so that a bound of 11:00:00.5 is not told as 11:00:00).
 func FormatBound(f Field, v *Value) string {
 	switch f.Type {
 	case TypeTimerange:
-		return v.Start.Format("2006-01-02T15:04:05Z07:00")
+		return string(appendMoment(nil, v.Start.UTC()))
 	default:
 		return string(f.appendValueText(nil, v))
 	}

@@ -15,7 +15,7 @@ func TestFormatBound(t *testing.T) {
 	want := map[string][2]string{
 		"qty":  {"-5", "5"},
 		"day":  {"2026-12-01", ""},
-		"slot": {"2026-12-03T08:00:00Z", "2026-12-03T18:00:00Z"}, // to the second, in UTC
+		"slot": {"2026-12-03T08:00:00Z", "2026-12-03T18:00:00.5Z"}, // in UTC, as declared (its fraction too)
 		"fee":  {"", "10.00 EUR"},
 	}
 	for name, w := range want {

@@ -22,10 +22,19 @@ func parseDate(path string, n *node) (time.Time, error) {
 // path+suffix names it in errors (joined only then: this is a hot path).
 func parseMoment(path, suffix string, n *node) (time.Time, error) {
 	if n.kind != kindString || !momentShape(n.s) {
+		if n.kind == kindString && longFraction(n.s) {
+			// RFC 3339 allows any number of digits; a moment is kept to the nanosecond.
+			return time.Time{}, termsErr(path+suffix, "tm17_moment_fraction", "%s has more than 9 digits after the second's point (a moment is kept to the nanosecond)", clip(n.s))
+		}
 		return time.Time{}, termsErr(path+suffix, "rule.moment_shape", "must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00")
 	}
 	t, ok := momentUTC(n.s)
 	if !ok {
+		if _, ok := momentUTC(n.s[:17] + "59" + n.s[19:]); ok && n.s[17:19] == "60" {
+			// RFC 3339 writes a leap second so; a moment here is on UTC's
+			// clock without them (as Go's and POSIX time are).
+			return time.Time{}, termsErr(path+suffix, "tm17_moment_leap", "%s has a 60th second (a leap second), which is not taken: write :59 or the next minute", clip(n.s))
+		}
 		return time.Time{}, termsErr(path+suffix, "rule.moment_unreal", "%s is not a real moment", clip(n.s))
 	}
 	// The canonical form writes moments in UTC with a four-digit year.
@@ -56,6 +65,20 @@ func ParseMoment(s string) (time.Time, bool) {
 	return t, true
 }
 
+// ReadMoment is ParseMoment with the refusal a moment in terms gets (its
+// shape, a day or time that does not exist such as a leap second, a year
+// out of range), named at (CodeInvalidInput): the doors read a room's
+// deadline with it.
+func ReadMoment(at, s string) (time.Time, *Error) {
+	t, err := parseMoment(at, "", &node{kind: kindString, s: s})
+	if err != nil {
+		e := *err.(*Error)
+		e.Code = CodeInvalidInput
+		return time.Time{}, &e
+	}
+	return t, nil
+}
+
 // momentShape checks the exact RFC 3339 layout: YYYY-MM-DDTHH:MM:SS, an
 // optional fraction of 1 to 9 digits, and Z or ±hh:mm. Go's parser alone
 // accepts a little more (a lowercase t or z, for one).
@@ -83,6 +106,19 @@ func momentShape(s string) bool {
 	// alone takes +24:00.
 	return len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && isDigits(rest[1:3]) && rest[3] == ':' && isDigits(rest[4:6]) &&
 		rest[1:3] <= "23" && rest[4:6] <= "59"
+}
+
+// longFraction reports whether s would have momentShape but for a
+// fraction of the second of more than 9 digits.
+func longFraction(s string) bool {
+	if len(s) < 21 || s[19] != '.' {
+		return false
+	}
+	j := 20
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	return j-20 > 9 && momentShape(s[:29]+s[j:])
 }
 
 // momentUTC is time.Parse(time.RFC3339Nano, s).UTC() for an s that has

@@ -17,6 +17,13 @@ type OpenRequest struct {
 	Preapprove bool              // the initiator's human confirms once that any option is fine
 	Deadline   *time.Time        // default DefaultDeadline after the open, at most MaxDeadline
 	Title      string            // shown to both as the inviter's words ("": none); logged, not played
+	// Zone is the time zone of the opener's human, whose calendar counts
+	// a deadline's days: the default deadline is at the open's time of day
+	// DefaultDeadline's days later there, and a given one at most
+	// MaxDeadline's days later there (or MaxDeadline, if that is later),
+	// whatever clock change falls between (14 days across the autumn
+	// change are 14 × 24 h + 1 h). nil: UTC, whose days are 24 hours.
+	Zone *time.Location
 	// PreapprovalID names the preapproval confirmation when Preapprove is set.
 	PreapprovalID string
 	// PreapprovalAnnouncement is whether a message asks the initiator's
@@ -70,12 +77,26 @@ func Open(req OpenRequest, at time.Time) (*Room, []Event, []string, error) {
 	if req.Preapprove && req.Options == nil && len(req.Slots) < MinOptions {
 		return nil, nil, nil, inputErr("", "rule.preapprove_options", "preapprove needs options or slots to choose from")
 	}
-	r, err := openRoom(schemaJSON, req.Limits, len(req.Slots) > 0, req.Preapprove, req.Deadline, at)
+	given := req.Deadline
+	if given == nil && req.Zone != nil {
+		// The default, on the zone's calendar; logged as if given when it
+		// is not DefaultDeadline after the open, so that Replay, which
+		// knows no zone, reads the same deadline.
+		if d := daysLater(at, req.Zone, DefaultDeadline); !d.Equal(at.Add(DefaultDeadline)) {
+			given = &d
+		}
+	}
+	r, err := openRoom(schemaJSON, req.Limits, len(req.Slots) > 0, req.Preapprove, given, at)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	// At most MaxDeadline's days on the zone's calendar, or 24-hour days,
+	// whichever is later: a deadline taken before stays taken.
+	if latest := daysLater(at, req.Zone, MaxDeadline); req.Deadline != nil && req.Deadline.After(latest) && req.Deadline.Sub(at) > MaxDeadline {
+		return nil, nil, nil, deadlineFar()
+	}
 	var deadline *time.Time // as the room keeps it: in UTC (any offset Go's parser took writes as JSON)
-	if req.Deadline != nil {
+	if given != nil {
 		d := r.Deadline
 		deadline = &d
 	}
@@ -149,12 +170,34 @@ func openRoom(schemaJSON, limitsJSON []byte, slots, preapprove bool, deadline *t
 		if !deadline.After(at) {
 			return nil, inputErr("", "rule.deadline_past", "deadline must be in the future")
 		}
-		if deadline.Sub(at) > MaxDeadline {
-			return nil, inputErr("", "rule.deadline_far", "deadline must be at most %d days away", int(MaxDeadline/(24*time.Hour)))
+		// Open holds a given deadline to MaxDeadline's days on the
+		// opener's calendar; a log is read without the zone, so its open
+		// may be up to a clock change more than MaxDeadline away.
+		if deadline.Sub(at) > MaxDeadline+maxClockChange {
+			return nil, deadlineFar()
 		}
 		r.Deadline = deadline.UTC()
 	}
 	return r, nil
+}
+
+// maxClockChange bounds how much longer than whole 24-hour days a span of
+// calendar days can be: the largest change of a zone's clocks in tzdata
+// (Antarctica/Troll's, 2 hours).
+const maxClockChange = 2 * time.Hour
+
+// daysLater is the moment the days of d later than at on loc's calendar
+// (nil: UTC), at at's time of day there (a time its clocks skip that day
+// is read as time.Date reads it).
+func daysLater(at time.Time, loc *time.Location, d time.Duration) time.Time {
+	if loc == nil {
+		loc = time.UTC
+	}
+	return at.In(loc).AddDate(0, 0, int(d/(24*time.Hour))).UTC()
+}
+
+func deadlineFar() *Error {
+	return inputErr("", "rule.deadline_far", "deadline must be at most %d days away", int(MaxDeadline/(24*time.Hour)))
 }
 
 // Joinable says why the invitation can no longer be answered at `at`

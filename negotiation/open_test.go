@@ -41,6 +41,81 @@ func TestOpenDeadline(t *testing.T) {
 	}
 }
 
+// TestOpenDeadlineDaysOnTheOpenersCalendar: with the opener's zone, the
+// default deadline is 14 days later at the open's time of day there, also
+// across a clock change (Berlin and New York's hour, Lord Howe's half
+// hour), and logged so that Replay, which knows no zone, reads it; 90 of
+// its days are not "too far" when a clock goes back between; without a
+// zone, days are 24 hours, as before.
+func TestOpenDeadlineDaysOnTheOpenersCalendar(t *testing.T) {
+	zone := func(name string) *time.Location {
+		loc, err := time.LoadLocation(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return loc
+	}
+	berlin, ny, lordHowe := zone("Europe/Berlin"), zone("America/New_York"), zone("Australia/Lord_Howe")
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, c := range []struct {
+		open string
+		loc  *time.Location
+		want string
+	}{
+		{"2026-10-20T10:00:00+02:00", berlin, "2026-11-03T10:00:00+01:00"},   // back on 25 Oct
+		{"2026-03-20T10:00:00+01:00", berlin, "2026-04-03T10:00:00+02:00"},   // forward on 29 Mar
+		{"2026-10-25T09:30:00-04:00", ny, "2026-11-08T09:30:00-05:00"},       // back on 1 Nov
+		{"2026-03-25T09:00:00+11:00", lordHowe, "2026-04-08T09:00:00+10:30"}, // half an hour back on 5 Apr
+		{"2026-10-20T10:00:00+02:00", nil, "2026-11-03T08:00:00Z"},           // UTC's days: 24 hours
+		{"2026-12-01T10:00:00+01:00", berlin, "2026-12-15T10:00:00+01:00"},   // no change between
+	} {
+		opened := at(c.open)
+		r, events, _, err := Open(OpenRequest{Schema: qtySchema, Zone: c.loc}, opened.UTC()) // the service's clock is in UTC
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := at(c.want); !r.Deadline.Equal(want) || r.Deadline.Location() != time.UTC {
+			t.Errorf("opened %s in %v: deadline %v, want %s", c.open, c.loc, r.Deadline, c.want)
+		}
+		if logged := events[0].Deadline; (logged == nil) != r.Deadline.Equal(opened.Add(DefaultDeadline)) {
+			t.Errorf("opened %s in %v: logged deadline %v", c.open, c.loc, logged)
+		}
+		replayed, err := Replay(events, [2][]byte{})
+		if err != nil || !replayed.Deadline.Equal(r.Deadline) {
+			t.Errorf("opened %s in %v: replayed deadline %v (%v), want %v", c.open, c.loc, replayed.Deadline, err, r.Deadline)
+		}
+	}
+	for _, c := range []struct {
+		open, deadline string
+		loc            *time.Location
+		err            string
+	}{
+		{"2026-09-01T10:00:00+02:00", "2026-11-30T10:00:00+01:00", berlin, ""}, // 90 days, 90 × 24 h + 1 h
+		{"2026-09-01T10:00:00+02:00", "2026-11-30T10:00:01+01:00", berlin, "deadline must be at most 90 days away"},
+		{"2026-09-01T10:00:00+02:00", "2026-11-30T10:00:00+01:00", nil, "deadline must be at most 90 days away"},
+		{"2026-01-01T10:00:00+01:00", "2026-04-01T11:00:00+02:00", berlin, ""}, // 90 × 24 h, as taken before
+		{"2026-01-01T10:00:00+01:00", "2026-04-01T11:00:01+02:00", berlin, "deadline must be at most 90 days away"},
+		{"2026-01-20T09:00:00+11:00", "2026-04-20T09:00:00+10:30", lordHowe, ""},
+	} {
+		d := at(c.deadline)
+		_, events, _, err := Open(OpenRequest{Schema: qtySchema, Zone: c.loc, Deadline: &d}, at(c.open))
+		if errText(err) != c.err {
+			t.Errorf("opened %s in %v, deadline %s: error %q, want %q", c.open, c.loc, c.deadline, errText(err), c.err)
+		}
+		if err == nil {
+			if _, err := Replay(events, [2][]byte{}); err != nil {
+				t.Errorf("opened %s in %v, deadline %s: replay: %v", c.open, c.loc, c.deadline, err)
+			}
+		}
+	}
+}
+
 func TestOpenRefusals(t *testing.T) {
 	slot := func(start, end string) json.RawMessage {
 		return json.RawMessage(`{"start":"` + start + `","end":"` + end + `"}`)

@@ -70,7 +70,11 @@ func Calendar(m *Message) []byte {
 		if m.them(w) != "" {
 			desc = w.T("ics.agreed_with", m.them(w))
 		}
-		desc += "\n" + w.T("ics.range", e.label, w.Range(e.start, e.end, m.loc()))
+		writeRange := w.Range
+		if m.ZoneGuessed {
+			writeRange = w.RangeWithUTC
+		}
+		desc += "\n" + w.T("ics.range", e.label, writeRange(e.start, e.end, m.loc()))
 		if link := m.RoomURL; link != "" && !m.Person {
 			desc += "\n" + link
 			line("DESCRIPTION:" + icsText(desc))

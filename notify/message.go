@@ -64,6 +64,11 @@ type Message struct {
 	// Push is the recipient's device (push only).
 	Push     *PushTarget
 	TimeZone *time.Location
+	// ZoneGuessed: TimeZone is a guess at a reader whose own zone is not
+	// known (a person's page before their browser told it: the inviting
+	// human's zone), so moments are written at its offset with UTC beside,
+	// as that page writes them (only the calendar entry reads it).
+	ZoneGuessed bool
 	// Lang is the recipient's language (a BCP 47 tag; "": English).
 	Lang string
 	Now  time.Time

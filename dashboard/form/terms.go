@@ -378,7 +378,18 @@ func timerange(r Row, w *locale.Printer) (any, bool, string) {
 	} else if err != nil {
 		return nil, false, w.T("form.end_moment")
 	}
-	return map[string]string{"start": start.Format(time.RFC3339Nano), "end": end.Format(time.RFC3339Nano)}, false, ""
+	return map[string]string{"start": rfc3339(start), "end": rfc3339(end)}, false, ""
+}
+
+// rfc3339 writes t at its offset, or in UTC when that offset has seconds
+// (local mean time: Berlin's +00:53:28 until 1893), which RFC 3339's
+// offset, to the minute, cannot say: written "+00:53" it is another
+// moment.
+func rfc3339(t time.Time) string {
+	if _, off := t.Zone(); off%60 != 0 {
+		t = t.UTC()
+	}
+	return t.Format(time.RFC3339Nano)
 }
 
 // errNotOneMoment: a wall-clock time that names no moment in its zone (the

@@ -200,7 +200,7 @@ func TestMomentsWithUTCBeside(t *testing.T) {
 		{en.MomentWithUTC(at.Add(-time.Hour), tokyo), "Mon 7 Dec 2026, 16:00 (UTC+09:00) · 07:00 UTC"},
 		{en.MomentWithUTC(at, time.UTC), "Mon 7 Dec 2026, 08:00 (UTC)"},
 		{en.MomentWithUTC(time.Time{}, berlin), ""},
-		{ja.MomentWithUTC(at.Add(-9*time.Hour), tokyo), "2026年12月7日(月) 08:00 (UTC+09:00) · 2026年12月6日(日) 23:00 UTC"},
+		{ja.MomentWithUTC(at.Add(-9*time.Hour), tokyo), "2026年12月7日(月) 8:00 (UTC+09:00) · 2026年12月6日(日) 23:00 UTC"},
 		{en.ValueWithUTC(negotiation.CardField{Type: negotiation.TypeTimerange, Values: []negotiation.Value{{Start: at, End: at.Add(time.Hour)}}}, berlin),
 			"Mon 7 Dec 2026, 09:00–10:00 (UTC+01:00) · 08:00–09:00 UTC"},
 	} {

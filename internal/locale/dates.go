@@ -10,15 +10,19 @@ import (
 
 // golang.org/x/text formats no dates, so each language's few patterns are
 // written here, taken from CLDR 46 (gregorian calendar: the abbreviated
-// "format" names of days and months, the yMMMEd skeleton, HH:mm, and the
-// medium date-time glue). A pattern's letters: W weekday, D day of month,
-// M month name, N month number, Y year, T the time (HH:mm; with its
-// seconds, when it has any, in writeExact: clock).
+// "format" names of days and months, the yMMMEd skeleton, the short time
+// (HH:mm, or H:mm where CLDR writes the hour without its leading zero),
+// and the medium date-time glue). A pattern's letters: W weekday, D day
+// of month, M month name, N month number, Y year, T the time (to the
+// minute; with its seconds, when it has any, in writeExact: clock).
 type dates struct {
 	day      string // a date with its weekday
 	moment   string // a date with its weekday and a time
 	weekdays [7]string
 	months   [12]string
+	// hour is the layout of the time's hour: "15" (HH, 09:00) or "H" (CLDR's
+	// H, 9:00: Spanish and Japanese).
+	hour string
 }
 
 var (
@@ -33,20 +37,20 @@ var (
 		months:   [12]string{"janv.", "févr.", "mars", "avr.", "mai", "juin", "juil.", "août", "sept.", "oct.", "nov.", "déc."}}
 	spanishDates = dates{day: "W, D M Y", moment: "W, D M Y, T",
 		weekdays: [7]string{"dom", "lun", "mar", "mié", "jue", "vie", "sáb"},
-		months:   [12]string{"ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sept", "oct", "nov", "dic"}}
+		months:   [12]string{"ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sept", "oct", "nov", "dic"}, hour: "H"}
 	japaneseDates = dates{day: "Y年N月D日(W)", moment: "Y年N月D日(W) T",
 		weekdays: [7]string{"日", "月", "火", "水", "木", "金", "土"},
-		months:   [12]string{"1月", "2月", "3月", "4月", "5月", "6月", "7月", "8月", "9月", "10月", "11月", "12月"}}
+		months:   [12]string{"1月", "2月", "3月", "4月", "5月", "6月", "7月", "8月", "9月", "10月", "11月", "12月"}, hour: "H"}
 )
 
 // write fills pattern with t (already in the reader's zone), its time to
 // the minute: a moment of the service's (a deadline, when something
 // happened).
-func (d *dates) write(pattern string, t time.Time) string { return d.fill(pattern, t, minute) }
+func (d *dates) write(pattern string, t time.Time) string { return d.fill(pattern, t, d.minute) }
 
 // writeExact is write for a moment a party wrote (terms, limits): its
 // time with its seconds when it has any (clock).
-func (d *dates) writeExact(pattern string, t time.Time) string { return d.fill(pattern, t, clock) }
+func (d *dates) writeExact(pattern string, t time.Time) string { return d.fill(pattern, t, d.clock) }
 
 func (d *dates) fill(pattern string, t time.Time, timeOf func(time.Time) string) string {
 	var b strings.Builder
@@ -71,16 +75,23 @@ func (d *dates) fill(pattern string, t time.Time, timeOf func(time.Time) string)
 	return b.String()
 }
 
-func minute(t time.Time) string { return t.Format("15:04") }
-
-// clock writes t's time of day, HH:mm, with its seconds (and their
-// fraction) when it has any: what is agreed is the moment written, never
-// the minute it falls in ("09:00:30–09:00:50", not "09:00–09:00").
-func clock(t time.Time) string {
-	if t.Second() == 0 && t.Nanosecond() == 0 {
-		return t.Format("15:04")
+// minute writes t's time of day to the minute: "09:00", or "9:00" in a
+// language whose hour has no leading zero.
+func (d *dates) minute(t time.Time) string {
+	if d.hour == "H" {
+		return strconv.Itoa(t.Hour()) + t.Format(":04")
 	}
-	return t.Format("15:04:05.999999999")
+	return t.Format("15:04")
+}
+
+// clock writes t's time of day as minute does, with its seconds (and
+// their fraction) when it has any: what is agreed is the moment written,
+// never the minute it falls in ("09:00:30–09:00:50", not "09:00–09:00").
+func (d *dates) clock(t time.Time) string {
+	if t.Second() == 0 && t.Nanosecond() == 0 {
+		return d.minute(t)
+	}
+	return d.minute(t) + t.Format(":05.999999999")
 }
 
 // zoneName names loc for a reader: its IANA name, and the offset at t
@@ -185,9 +196,9 @@ func isUTC(loc *time.Location) bool { return loc == nil || loc.String() == "UTC"
 // from shown in another zone: the times alone when they fall on shown's
 // day in UTC too, else with their dates.
 func (p *Printer) inUTC(start, end, shown time.Time, exact bool) string {
-	write, timeOf := p.dates.write, minute
+	write, timeOf := p.dates.write, p.dates.minute
 	if exact {
-		write, timeOf = p.dates.writeExact, clock
+		write, timeOf = p.dates.writeExact, p.dates.clock
 	}
 	s, e := start.UTC(), end.UTC()
 	day := shown.Format(time.DateOnly)
@@ -225,7 +236,7 @@ func (p *Printer) Range(start, end time.Time, loc *time.Location) string {
 	}
 	zone := " (" + zoneName(s, loc, true) + ")"
 	if s.Format(time.DateOnly) == e.Format(time.DateOnly) {
-		return p.dates.writeExact(p.dates.moment, s) + "–" + clock(e) + zone
+		return p.dates.writeExact(p.dates.moment, s) + "–" + p.dates.clock(e) + zone
 	}
 	return p.dates.writeExact(p.dates.moment, s) + " – " + p.dates.writeExact(p.dates.moment, e) + zone
 }
@@ -237,7 +248,7 @@ func (p *Printer) Range(start, end time.Time, loc *time.Location) string {
 func (p *Printer) rangeAcrossAChange(s, e time.Time, loc *time.Location) string {
 	b := p.dates.writeExact(p.dates.moment, s) + " UTC" + s.Format("-07:00") + " – "
 	if s.Format(time.DateOnly) == e.Format(time.DateOnly) {
-		b += clock(e)
+		b += p.dates.clock(e)
 	} else {
 		b += p.dates.writeExact(p.dates.moment, e)
 	}

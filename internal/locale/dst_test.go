@@ -65,15 +65,15 @@ func TestRangeAcrossAClockChange(t *testing.T) {
 		"en": "Sun 1 Nov 2026, 01:30 UTC-04:00 – 01:30 UTC-05:00 (America/New_York)",
 		"de": "So., 1. Nov. 2026, 01:30 UTC-04:00 – 01:30 UTC-05:00 (America/New_York)",
 		"fr": "dim. 1 nov. 2026, 01:30 UTC-04:00 – 01:30 UTC-05:00 (America/New_York)",
-		"es": "dom, 1 nov 2026, 01:30 UTC-04:00 – 01:30 UTC-05:00 (America/New_York)",
-		"ja": "2026年11月1日(日) 01:30 UTC-04:00 – 01:30 UTC-05:00 (America/New_York)",
+		"es": "dom, 1 nov 2026, 1:30 UTC-04:00 – 1:30 UTC-05:00 (America/New_York)",
+		"ja": "2026年11月1日(日) 1:30 UTC-04:00 – 1:30 UTC-05:00 (America/New_York)",
 	} {
 		if got := NewPrinter(tag).Range(start, end, ny); got != want {
 			t.Errorf("%s: got %q, want %q", tag, got, want)
 		}
 	}
 	if got, want := NewPrinter("ja").Range(dstAt("2026-03-28T23:30:00Z"), dstAt("2026-03-29T01:30:00Z"), paris),
-		"2026年3月29日(日) 00:30 UTC+01:00 – 03:30 UTC+02:00 (Europe/Paris)"; got != want {
+		"2026年3月29日(日) 0:30 UTC+01:00 – 3:30 UTC+02:00 (Europe/Paris)"; got != want {
 		t.Errorf("ja: got %q, want %q", got, want)
 	}
 	if got, want := NewPrinter("de").Range(dstAt("2026-03-28T22:30:00Z"), dstAt("2026-03-29T01:30:00Z"), paris),
@@ -142,6 +142,33 @@ func TestMomentInAnEtcGMTZone(t *testing.T) {
 	} {
 		if got := en.Moment(at, dstZone(t, c.zone)); got != c.want {
 			t.Errorf("%s: got %q, want %q", c.zone, got, c.want)
+		}
+	}
+}
+
+// TestHourAsCLDRWritesIt: Spanish and Japanese write the hour without its
+// leading zero (CLDR 46's short time H:mm), the others with it (HH:mm);
+// minutes and seconds keep theirs in every language.
+func TestHourAsCLDRWritesIt(t *testing.T) {
+	at := dstAt("2026-12-03T09:05:00Z")
+	for tag, want := range map[string]string{
+		"en": "Thu 3 Dec 2026, 09:05 (UTC)",
+		"de": "Do., 3. Dez. 2026, 09:05 (UTC)",
+		"fr": "jeu. 3 déc. 2026, 09:05 (UTC)",
+		"es": "jue, 3 dic 2026, 9:05 (UTC)",
+		"ja": "2026年12月3日(木) 9:05 (UTC)",
+	} {
+		if got := NewPrinter(tag).Moment(at, nil); got != want {
+			t.Errorf("%s: got %q, want %q", tag, got, want)
+		}
+	}
+	for tag, want := range map[string]string{
+		"es": "jue, 3 dic 2026, 0:00:05.5–9:05 (UTC)",
+		"ja": "2026年12月3日(木) 0:00:05.5–9:05 (UTC)",
+		"de": "Do., 3. Dez. 2026, 00:00:05.5–09:05 (UTC)",
+	} {
+		if got := NewPrinter(tag).Range(dstAt("2026-12-03T00:00:05.5Z"), at, nil); got != want {
+			t.Errorf("%s: got %q, want %q", tag, got, want)
 		}
 	}
 }

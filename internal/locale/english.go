@@ -241,6 +241,9 @@ var englishText = map[Key]catalog.Message{
 	"layout.sign_out":   text("Sign out"),
 	"layout.zone_offer": text("Times are shown in UTC."),
 	"layout.zone_use":   text("Show them in"), // followed by the browser's zone
+	"tm17_zone_change":  text("Show the times in another time zone"),
+	"tm17_zone_label":   text("Time zone of the times on this page"),
+	"tm17_zone_show":    text("Show them in this zone"),
 	"layout.signed_in":  text("Signed in as %[1]s · times in %[2]s"),
 	"layout.tagline":    text("Taasky: your agent negotiates, you agree."),
 	"layout.copy":       text("Copy"),
@@ -923,6 +926,8 @@ var englishText = map[Key]catalog.Message{
 	"rule.date_unreal":              text("%[1]s is not a calendar day"),
 	"rule.moment_shape":             text("must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00"),
 	"rule.moment_unreal":            text("%[1]s is not a real moment"),
+	"tm17_moment_fraction":          text("%[1]s has more than 9 digits after the second's point (a moment is kept to the nanosecond)"),
+	"tm17_moment_leap":              text("%[1]s has a 60th second (a leap second), which is not taken: write :59 or the next minute"),
 	"rule.moment_range":             text("%[1]s is out of range (years 0001 to 9999 in UTC)"),
 	"rule.draft_initiator_only":     text("only the initiator moves in a draft"),
 	"rule.draft_cancel_only":        text("nothing but cancel until the peer joins"),

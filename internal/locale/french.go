@@ -235,6 +235,9 @@ var frenchText = map[Key]catalog.Message{
 	"layout.sign_out":   text("Se déconnecter"),
 	"layout.zone_offer": text("Les heures sont affichées en UTC."),
 	"layout.zone_use":   text("Les afficher en"), // followed by the browser's zone
+	"tm17_zone_change":  text("Afficher les heures dans un autre fuseau horaire"),
+	"tm17_zone_label":   text("Fuseau horaire des heures de cette page"),
+	"tm17_zone_show":    text("Les afficher dans ce fuseau"),
 	"layout.signed_in":  text("Connecté en tant que %[1]s · heures en %[2]s"),
 	"layout.tagline":    text("Taasky : votre agent négocie, vous donnez votre accord."),
 	"layout.copy":       text("Copier"),
@@ -897,6 +900,8 @@ var frenchText = map[Key]catalog.Message{
 	"rule.date_unreal":              text("%[1]s n'est pas un jour du calendrier"),
 	"rule.moment_shape":             text("doit être un instant RFC 3339 avec un décalage, comme 2026-12-03T10:00:00+02:00"),
 	"rule.moment_unreal":            text("%[1]s n'est pas un instant réel"),
+	"tm17_moment_fraction":          text("%[1]s a plus de 9 chiffres après la virgule des secondes (un instant est gardé à la nanoseconde)"),
+	"tm17_moment_leap":              text("%[1]s a une 60e seconde (une seconde intercalaire), qui n'est pas acceptée : écrivez :59 ou la minute suivante"),
 	"rule.moment_range":             text("%[1]s est hors limites (années 0001 à 9999 en UTC)"),
 	"rule.draft_initiator_only":     text("avant que l'autre partie ne rejoigne, seul l'initiateur agit"),
 	"rule.draft_cancel_only":        text("seul le retrait est possible tant que l'autre partie n'a pas rejoint"),

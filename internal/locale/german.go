@@ -235,6 +235,9 @@ var germanText = map[Key]catalog.Message{
 	"layout.sign_out":   text("Abmelden"),
 	"layout.zone_offer": text("Zeiten werden in UTC angezeigt."),
 	"layout.zone_use":   text("In dieser Zeitzone anzeigen:"), // followed by the browser's zone
+	"tm17_zone_change":  text("Zeiten in einer anderen Zeitzone anzeigen"),
+	"tm17_zone_label":   text("Zeitzone der Zeiten auf dieser Seite"),
+	"tm17_zone_show":    text("In dieser Zeitzone anzeigen"),
 	"layout.signed_in":  text("Angemeldet als %[1]s · Zeiten in %[2]s"),
 	"layout.tagline":    text("Taasky: Ihr Agent verhandelt, Sie stimmen zu."),
 	"layout.copy":       text("Kopieren"),
@@ -897,6 +900,8 @@ var germanText = map[Key]catalog.Message{
 	"rule.date_unreal":              text("%[1]s ist kein Kalendertag"),
 	"rule.moment_shape":             text("muss ein Zeitpunkt nach RFC 3339 mit Zeitverschiebung sein, wie 2026-12-03T10:00:00+02:00"),
 	"rule.moment_unreal":            text("%[1]s ist kein wirklicher Zeitpunkt"),
+	"tm17_moment_fraction":          text("%[1]s hat mehr als 9 Nachkommastellen der Sekunde (ein Zeitpunkt wird auf die Nanosekunde genau gespeichert)"),
+	"tm17_moment_leap":              text("%[1]s hat eine 60. Sekunde (eine Schaltsekunde), die nicht angenommen wird: schreiben Sie :59 oder die nächste Minute"),
 	"rule.moment_range":             text("%[1]s liegt außerhalb des Bereichs (Jahre 0001 bis 9999 in UTC)"),
 	"rule.draft_initiator_only":     text("vor dem Beitritt der anderen Seite handelt nur, wer eingeladen hat"),
 	"rule.draft_cancel_only":        text("bis die andere Seite beitritt, ist nur ein Rückzug möglich"),

@@ -222,6 +222,9 @@ var japaneseText = map[Key]catalog.Message{
 	"layout.sign_out":   text("サインアウト"),
 	"layout.zone_offer": text("時刻はUTCで表示されています。"),
 	"layout.zone_use":   text("次のタイムゾーンで表示："), // followed by the browser's zone
+	"tm17_zone_change":  text("別のタイムゾーンで時刻を表示"),
+	"tm17_zone_label":   text("このページの時刻のタイムゾーン"),
+	"tm17_zone_show":    text("このタイムゾーンで表示"),
 	"layout.signed_in":  text("%[1]sでサインイン中・時刻は%[2]s"),
 	"layout.tagline":    text("Taasky：エージェントが交渉し、あなたが合意します。"),
 	"layout.copy":       text("コピー"),
@@ -872,6 +875,8 @@ var japaneseText = map[Key]catalog.Message{
 	"rule.date_unreal":              text("%[1]s は存在しない日付です"),
 	"rule.moment_shape":             text("2026-12-03T10:00:00+02:00 のような、時差付きの RFC 3339 形式の日時にしてください"),
 	"rule.moment_unreal":            text("%[1]s は存在しない日時です"),
+	"tm17_moment_fraction":          text("%[1]s は秒の小数点以下が 9 桁を超えています（日時はナノ秒まで保持されます）"),
+	"tm17_moment_leap":              text("%[1]s には 60 秒目（うるう秒）がありますが、受け付けられません。:59 か次の分を指定してください"),
 	"rule.moment_range":             text("%[1]s は範囲外です（UTC で 0001 年から 9999 年まで）"),
 	"rule.draft_initiator_only":     text("相手が参加するまでは、招待した側だけが操作できます"),
 	"rule.draft_cancel_only":        text("相手が参加するまでは、取り下げ以外はできません"),

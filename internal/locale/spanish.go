@@ -235,6 +235,9 @@ var spanishText = map[Key]catalog.Message{
 	"layout.sign_out":   text("Cerrar sesión"),
 	"layout.zone_offer": text("Las horas se muestran en UTC."),
 	"layout.zone_use":   text("Mostrarlas en"), // followed by the browser's zone
+	"tm17_zone_change":  text("Mostrar las horas en otra zona horaria"),
+	"tm17_zone_label":   text("Zona horaria de las horas de esta página"),
+	"tm17_zone_show":    text("Mostrarlas en esta zona"),
 	"layout.signed_in":  text("Sesión iniciada como %[1]s · horas en %[2]s"),
 	"layout.tagline":    text("Taasky: su agente negocia, usted acuerda."),
 	"layout.copy":       text("Copiar"),
@@ -897,6 +900,8 @@ var spanishText = map[Key]catalog.Message{
 	"rule.date_unreal":              text("%[1]s no es un día del calendario"),
 	"rule.moment_shape":             text("debe ser un instante RFC 3339 con desfase, como 2026-12-03T10:00:00+02:00"),
 	"rule.moment_unreal":            text("%[1]s no es un instante real"),
+	"tm17_moment_fraction":          text("%[1]s tiene más de 9 dígitos tras el punto de los segundos (un instante se guarda al nanosegundo)"),
+	"tm17_moment_leap":              text("%[1]s tiene un segundo 60 (un segundo intercalar), que no se acepta: escriba :59 o el minuto siguiente"),
 	"rule.moment_range":             text("%[1]s está fuera de rango (años 0001 a 9999 en UTC)"),
 	"rule.draft_initiator_only":     text("antes de que la otra parte se una, solo actúa quien invitó"),
 	"rule.draft_cancel_only":        text("hasta que la otra parte se una, solo se puede retirar"),
