@@ -69,17 +69,25 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 		}
 		announce = announcementTo(recips, agent.OwnerUserID)
 	}
-	// The deadline's days are counted on the opener's human's calendar.
-	zone, err := selectUserZone(ctx, s.pool, agent.OwnerUserID)
-	if err != nil {
-		return nil, err
-	}
 	now := s.now()
-	room, events, warnings, err := negotiation.Open(negotiation.OpenRequest{
+	req := negotiation.OpenRequest{
 		Schema: in.Schema, Limits: in.Limits, Subject: in.Subject, Options: in.Options, Slots: in.Slots,
 		Preapprove: in.Preapprove, Deadline: in.Deadline, PreapprovalID: newConfirmationID(), Title: in.Title,
-		PreapprovalAnnouncement: announce, Fold: norm.NFKC.String, Zone: s.zone(zone),
-	}, now)
+		PreapprovalAnnouncement: announce, Fold: norm.NFKC.String,
+	}
+	// A deadline's days are counted on the opener's human's calendar. A
+	// given one further than MaxDeadline's 24-hour days may still be within
+	// its days there (a clock goes back between): their zone is read first,
+	// a statement only such opens make. For the default deadline the zone
+	// comes with the room's insert, below.
+	if in.Deadline != nil && in.Deadline.Sub(now) > negotiation.MaxDeadline {
+		zone, err := selectUserZone(ctx, s.pool, agent.OwnerUserID)
+		if err != nil {
+			return nil, err
+		}
+		req.Zone = s.zone(zone)
+	}
+	room, events, warnings, err := negotiation.Open(req, now)
 	if err != nil {
 		return nil, fromProtocol(err)
 	}
@@ -109,6 +117,17 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 		}
 		if err != nil {
 			return err
+		}
+		if in.Deadline == nil {
+			// The default deadline on the human's calendar, when a clock
+			// change between makes it differ; the commit writes it.
+			if z := s.zoneOf(human.zone); !negotiation.DefaultDeadlineIn(now, z).Equal(room.Deadline) {
+				req.Zone = z
+				if room, events, warnings, err = negotiation.Open(req, now); err != nil {
+					return fromProtocol(err)
+				}
+				res.Warnings = warnings
+			}
 		}
 		p := &partyRow{Side: negotiation.SideA, AccountID: &agent.AccountID, AgentID: &agent.ID,
 			OwnerUserID: &agent.OwnerUserID, TokenSalt: randomBytes(16),

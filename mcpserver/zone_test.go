@@ -267,9 +267,14 @@ func TestDeadlineDaysOnTheHumansCalendar(t *testing.T) {
 	}
 	e.clock.Store(time.Date(2026, 10, 20, 8, 0, 0, 0, time.UTC).UnixNano()) // 10:00 in Berlin, summer time
 	schema := map[string]any{"fee": map[string]any{"type": "int", "label": "Fee"}}
-	room := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema})["room"].(map[string]any)
+	opened := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema})
+	room := opened["room"].(map[string]any)
 	if room["deadline"] != "2026-11-03T09:00:00Z" || !strings.Contains(room["for_your_human"].(string), "Tue 3 Nov 2026, 10:00 (Europe/Berlin)") {
 		t.Errorf("the default deadline, opened at 10:00 in Berlin before the clocks go back: %v\n%s", room["deadline"], room["for_your_human"])
+	}
+	// As kept: read back.
+	if read := e.must(t, "a", "negotiation_read", map[string]any{"room_token": opened["room_token"]})["room"].(map[string]any); read["deadline"] != "2026-11-03T09:00:00Z" {
+		t.Errorf("the default deadline read back: %v", read["deadline"])
 	}
 	e.clock.Store(time.Date(2026, 9, 1, 8, 0, 0, 0, time.UTC).UnixNano())
 	room = e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema, "deadline": "2026-11-30T10:00:00+01:00"})["room"].(map[string]any)

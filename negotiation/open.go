@@ -82,7 +82,7 @@ func Open(req OpenRequest, at time.Time) (*Room, []Event, []string, error) {
 		// The default, on the zone's calendar; logged as if given when it
 		// is not DefaultDeadline after the open, so that Replay, which
 		// knows no zone, reads the same deadline.
-		if d := daysLater(at, req.Zone, DefaultDeadline); !d.Equal(at.Add(DefaultDeadline)) {
+		if d := DefaultDeadlineIn(at, req.Zone); !d.Equal(at.Add(DefaultDeadline)) {
 			given = &d
 		}
 	}
@@ -194,6 +194,13 @@ func daysLater(at time.Time, loc *time.Location, d time.Duration) time.Time {
 		loc = time.UTC
 	}
 	return at.In(loc).AddDate(0, 0, int(d/(24*time.Hour))).UTC()
+}
+
+// DefaultDeadlineIn is the deadline of a room opened at `at` by a human in
+// loc that gives none: DefaultDeadline's days later on loc's calendar.
+// Where it is DefaultDeadline after `at`, the zone changes nothing.
+func DefaultDeadlineIn(at time.Time, loc *time.Location) time.Time {
+	return daysLater(at, loc, DefaultDeadline)
 }
 
 func deadlineFar() *Error {
