@@ -9,7 +9,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/taasky/taasky/jobs"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -101,7 +100,7 @@ func (s *Rooms) PersonAgreement(ctx context.Context, token string, loc *time.Loc
 			return err
 		}
 		a = &PersonAgreement{RoomID: roomID, Card: r.Card(negotiation.SideB, true, loc).InvitersLabels(),
-			RoomUID: jobs.UniqueID(install, "room", strconv.FormatInt(roomID, 10), strconv.FormatInt(r.OpenedAt.UnixNano(), 10))}
+			RoomUID: roomUID(install, roomID, r.OpenedAt)}
 		if ld.row.Title != nil {
 			a.Title = *ld.row.Title
 		}

@@ -293,6 +293,45 @@ func TestAutomaticMailSaysSo(t *testing.T) {
 	}
 }
 
+// TestRoomMailsAreOneThread: every mail about a room, as the SMTP server
+// received it, refers to one id of the room (In-Reply-To and References),
+// so that mail clients show a room's invitation, requests, reminders and
+// end as one conversation whatever their subjects; the id is none of the
+// mails' own; a mail about no room (an account's invitation, a webhook
+// turned off, a test) refers to nothing.
+func TestRoomMailsAreOneThread(t *testing.T) {
+	msgs, mails, _ := everyMail(t)
+	for i, p := range mails {
+		m, name := msgs[i], msgs[i].Lang+" "+string(msgs[i].Kind)
+		reply, refs := p.Header.Get("In-Reply-To"), p.Header.Get("References")
+		switch m.Kind {
+		case notify.KindMemberInvite, notify.KindWebhookDisabled, notify.KindTest:
+			if reply != "" || refs != "" {
+				t.Errorf("%s, about no room: In-Reply-To %q, References %q", name, reply, refs)
+			}
+		default:
+			if reply != "<taasky.room.9@taasky.example>" || refs != reply || refs == p.Header.Get("Message-ID") {
+				t.Errorf("%s: In-Reply-To %q, References %q, Message-ID %q", name, reply, refs, p.Header.Get("Message-ID"))
+			}
+		}
+	}
+	// The room's unique id, when known, names it: two databases' room 9
+	// are two conversations.
+	m := msgs[0]
+	m.RoomUID = "r0b1"
+	msg, err := notify.Email(m, "Taasky <taasky@taasky.example>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := msg.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := notify.Parse(buf.Bytes()); err != nil || p.Header.Get("References") != "<taasky.room.r0b1@taasky.example>" {
+		t.Errorf("References %q (%v)", p.Header.Get("References"), err)
+	}
+}
+
 // everyMail sends a mail of every kind in every language through the SMTP
 // mailer to a real server: the messages, and the mails as received, parsed
 // and raw.
