@@ -33,7 +33,9 @@ func Email(m *Message, from string) (*mail.Msg, error) {
 	v := m.view()
 	var ics []byte
 	if m.Kind == KindAgreed {
-		ics = Calendar(m)
+		withFrom := *m
+		withFrom.Organizer = from // the entry is from the mail's sender
+		ics = Calendar(&withFrom)
 		v.Calendar = ics != nil
 	}
 	receiptFile := fmt.Sprintf("taasky-receipt-room-%d.jws", m.RoomID)
