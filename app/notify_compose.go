@@ -59,6 +59,12 @@ func (n *Notifications) Notification(ctx context.Context, d jobs.Delivery) (*job
 	return out, nil
 }
 
+// roomUID names a room in no other database (jobs.UniqueID): the UIDs of
+// its calendar entries, and the thread its mails refer to.
+func roomUID(installation string, roomID int64, openedAt time.Time) string {
+	return jobs.UniqueID(installation, "room", strconv.FormatInt(roomID, 10), strconv.FormatInt(openedAt.UnixNano(), 10))
+}
+
 // address checks that the recipient (nil: gone) may be told d now, on its
 // channel, and says where: their email address, or their device (nil:
 // unsubscribed).
@@ -160,7 +166,7 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 		return jobs.Skip("the room's limits were sealed under another SECRET_KEY")
 	}
 	out.RoomURL = n.baseURL + "/rooms/" + strconv.FormatInt(d.RoomID, 10)
-	out.RoomUID = jobs.UniqueID(out.Installation, "room", strconv.FormatInt(d.RoomID, 10), strconv.FormatInt(r.OpenedAt.UnixNano(), 10))
+	out.RoomUID = roomUID(out.Installation, d.RoomID, r.OpenedAt)
 	out.Deadline, out.ClosedReason = r.Deadline, r.ClosedReason
 	if row.Title != nil {
 		out.Title = *row.Title

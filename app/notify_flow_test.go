@@ -472,6 +472,29 @@ func TestSMTPFailureRetriesAndSendsOnce(t *testing.T) {
 	}
 }
 
+// TestSMTPRefusedForGoodIsNotSentAgain: a server that refuses a message
+// for good at its data (a 5xx: its content, its size, the sender's
+// policy; RFC 5321 §4.2.1 has a client not send it again as it is) is
+// not offered it again, for weeks of River's retries: the delivery log
+// says failed after the one attempt, with the server's words.
+func TestSMTPRefusedForGoodIsNotSentAgain(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	nb.smtp.RefuseForGood(1)
+	ta, _ := nb.openJoined(t, OpenInput{}, "")
+	if _, _, err := nb.rooms.RequestConfirmation(nb.ctx, nb.a, ta, "cancel", ""); err != nil {
+		t.Fatal(err)
+	}
+	nb.settle(t) // a retry (200 ms in these tests) would be done by now
+	if got, tries := len(nb.smtp.Mails()), nb.smtp.Attempts(); got != 0 || tries != 1 {
+		t.Fatalf("%d mails accepted after %d attempts; want the one attempt, refused", got, tries)
+	}
+	log := nb.log(t, "alpha@example.test")
+	if len(log) != 1 || log[0].Status != jobs.StatusFailed || log[0].Attempts != 1 || !strings.Contains(log[0].Error, "554") {
+		t.Fatalf("delivery log: %+v", log)
+	}
+}
+
 // TestFanOutIsUniqueAndSentOnce: inserting the same notice twice makes one
 // job, and a job run again after it sent sends nothing.
 func TestFanOutIsUniqueAndSentOnce(t *testing.T) {

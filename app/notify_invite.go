@@ -173,6 +173,7 @@ func (n *Notifications) Invitation(ctx context.Context, d jobs.Delivery, a jobs.
 			return jobs.Skip("the invitation has expired")
 		}
 		out.Deadline, out.ExpiresAt = r.Deadline, r.ExpiresAt
+		out.RoomUID = roomUID(out.Installation, a.RoomID, r.OpenedAt) // the mail's thread: the room's later mails'
 		if ld.row.Title != nil {
 			out.Title = *ld.row.Title
 		}

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -85,7 +84,7 @@ func (n *Notifications) personNotification(ctx context.Context, d jobs.Delivery,
 		tz = n.rooms.zone(*pn.zone)
 	}
 	out.TimeZone = tz
-	out.RoomUID = jobs.UniqueID(out.Installation, "room", strconv.FormatInt(d.RoomID, 10), strconv.FormatInt(r.OpenedAt.UnixNano(), 10))
+	out.RoomUID = roomUID(out.Installation, d.RoomID, r.OpenedAt)
 	out.Deadline, out.ClosedReason = r.Deadline, r.ClosedReason
 	if row.Title != nil {
 		out.Title = *row.Title

@@ -281,3 +281,66 @@ func TestPersonWithoutAddressIsToldNothing(t *testing.T) {
 		t.Errorf("%d jobs for a person with no address (%v)", jobsToPerson, err)
 	}
 }
+
+// TestARoomsMailsAreOneThread: the mails of one room, through River and
+// the real SMTP server, refer to one id of the room (In-Reply-To,
+// References), so mail clients show them as one conversation: the
+// invitation, the your-turn and agreed mails to the person who answered
+// it, and the inviter's request and agreed mails; another room of the
+// same title is another conversation.
+func TestARoomsMailsAreOneThread(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	open, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema, Subject: meeting(10, "20"), Title: "Coffee",
+		InviteEmail: "dave@stranger.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	invite := nb.mailTo(t, "dave@stranger.test", 1)
+	res, err := nb.rooms.AnswerInvitation(nb.ctx, open.InviteCode, PersonAnswer{Verdict: negotiation.VerdictCounter, Terms: meeting(11, "15")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := nb.rooms.Read(nb.ctx, nb.a, open.RoomToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := v.TermsOnTable.Options[0].SubjectHash
+	cv, _, err := nb.rooms.RequestConfirmation(nb.ctx, nb.a, open.RoomToken, negotiation.VerdictApprove, hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	request := nb.mailWith(t, "alpha@example.test", "Approve")
+	nb.confirm(t, nb.a, open.RoomToken, cv)
+	turn := nb.mailTo(t, "dave@stranger.test", 2)
+	if _, err := nb.rooms.AnswerAsPerson(nb.ctx, res.SeatToken, PersonAnswer{Verdict: negotiation.VerdictApprove, Hash: hash}); err != nil {
+		t.Fatal(err)
+	}
+	agreed := nb.mailTo(t, "dave@stranger.test", 3)
+	inviterAgreed := nb.mailWith(t, "alpha@example.test", "Agreed")
+
+	thread := invite.Header.Get("References")
+	if !strings.HasPrefix(thread, "<taasky.room.") || !strings.HasSuffix(thread, "@127.0.0.1>") {
+		t.Fatalf("the invitation refers to %q", thread)
+	}
+	ids := map[string]bool{}
+	for name, p := range map[string]*notify.Parsed{"invitation": invite, "your turn": turn, "agreed": agreed,
+		"the inviter's request": request, "the inviter's agreed": inviterAgreed} {
+		if p.Header.Get("References") != thread || p.Header.Get("In-Reply-To") != thread {
+			t.Errorf("%s: In-Reply-To %q, References %q; the invitation's %q", name, p.Header.Get("In-Reply-To"), p.Header.Get("References"), thread)
+		}
+		ids[p.Header.Get("Message-ID")] = true
+	}
+	if len(ids) != 5 || ids[thread] {
+		t.Errorf("Message-IDs %v, the thread %q: each mail its own, none the thread's", ids, thread)
+	}
+
+	other, err := nb.rooms.Open(nb.ctx, nb.a, OpenInput{Schema: meetingSchema, Subject: meeting(10, "20"), Title: "Coffee",
+		InviteEmail: "erin@stranger.test"})
+	if err != nil || other.RoomToken == open.RoomToken {
+		t.Fatal(err)
+	}
+	if again := nb.mailTo(t, "erin@stranger.test", 1).Header.Get("References"); again == thread || !strings.HasPrefix(again, "<taasky.room.") {
+		t.Errorf("another room's invitation refers to %q; the first's %q", again, thread)
+	}
+}

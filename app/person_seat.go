@@ -9,7 +9,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/taasky/taasky/jobs"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -114,7 +113,7 @@ func (s *Rooms) PersonAgreement(ctx context.Context, token string, loc *time.Loc
 			return err
 		}
 		a = &PersonAgreement{RoomID: roomID, TimeZone: loc,
-			RoomUID: jobs.UniqueID(install, "room", strconv.FormatInt(roomID, 10), strconv.FormatInt(r.OpenedAt.UnixNano(), 10))}
+			RoomUID: roomUID(install, roomID, r.OpenedAt)}
 		if loc == nil {
 			a.TimeZone = s.zoneOf(zone)
 			a.ZoneGuessed = a.TimeZone.String() != "UTC"

@@ -38,6 +38,10 @@ type Config struct {
 	// VAPIDPublicKey is the Web Push application server key (base64url)
 	// browsers subscribe with; "": Web Push is not configured.
 	VAPIDPublicKey string
+	// MailFrom is the From of Taasky's mail (SMTP_FROM, or its default):
+	// the organizer of a calendar entry downloaded, as of one mailed; "":
+	// Taasky at BASE_URL's host.
+	MailFrom string
 	// JobsUI is served at JobsUIPath to signed-in operators only (the River
 	// UI, built with that prefix); nil: not mounted.
 	JobsUI http.Handler
@@ -94,6 +98,7 @@ type Dashboard struct {
 	hooks    Webhooks
 	oauth    OAuth
 	vapidKey string
+	mailFrom string // Config.MailFrom
 	jobsUI   http.Handler
 	hub      *Hub
 	log      *slog.Logger
@@ -141,7 +146,7 @@ func New(ctx context.Context, c Config) (*Dashboard, error) {
 		return nil, err
 	}
 	d := &Dashboard{ctx: ctx, baseURL: strings.TrimSuffix(c.BaseURL, "/"), secure: strings.HasPrefix(c.BaseURL, "https://"),
-		sign: signer{key: c.SessionKey}, rooms: c.Rooms, accounts: c.Accounts, notify: c.Notifications, hooks: c.Webhooks, oauth: c.OAuth, vapidKey: c.VAPIDPublicKey, logDays: c.DeliveryLogDays, grantMax: c.OAuthGrantMax,
+		sign: signer{key: c.SessionKey}, rooms: c.Rooms, accounts: c.Accounts, notify: c.Notifications, hooks: c.Webhooks, oauth: c.OAuth, vapidKey: c.VAPIDPublicKey, mailFrom: c.MailFrom, logDays: c.DeliveryLogDays, grantMax: c.OAuthGrantMax,
 		jobsUI: c.JobsUI, hub: c.Hub, log: c.Log, now: c.Now, views: v}
 	d.oidc = newOIDCClient(ctx, c.OIDC, d.baseURL+"/auth/callback")
 	d.csrf = d.newCSRF()

@@ -60,7 +60,7 @@ const newSchemaFR = "Nouveau schéma."
 // shown to the inviter; the mail's List-Unsubscribe page speaks of the room.
 func TestPersonEmailLinkAndReceipt(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := setup(t, func(c *Config) { c.MailFrom = "Taasky Rooms <rooms@example.test>" })
 	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: meetingSchema, Subject: meeting(9, 10, "office", ""),
 		Title: "Coffee", InviteEmail: "dave@stranger.test"})
 	if err != nil {
@@ -167,9 +167,11 @@ func TestPersonEmailLinkAndReceipt(t *testing.T) {
 	}
 	st, _, ics := dave.get("/p/" + seat + "/invite.ics")
 	// Its type names the method its METHOD says (RFC 5545 §8.1), as the
-	// mail's attachment does.
+	// mail's attachment does; a published event has its organizer (RFC
+	// 5546 §3.2.1): the sender of Taasky's mail.
 	if st != 200 || dave.header.Get("Content-Type") != "text/calendar; charset=utf-8; method=PUBLISH" ||
 		!strings.Contains(ics, "METHOD:PUBLISH\r\n") || !strings.Contains(ics, "DTSTART:20261209T110000Z") ||
+		!strings.Contains(ics, "\r\nORGANIZER;CN=\"Taasky Rooms\":mailto:rooms@example.test\r\n") ||
 		strings.Contains(strings.ReplaceAll(ics, "\r\n ", ""), seat) {
 		t.Fatalf("the calendar: %d %s %s", st, dave.header.Get("Content-Type"), ics)
 	}

@@ -36,7 +36,8 @@ func (d *Dashboard) seatCalendarFile(c *fiber.Ctx) error {
 		return d.fail(c, err)
 	}
 	m := &notify.Message{Kind: notify.KindAgreed, RoomID: a.RoomID, RoomUID: a.RoomUID, RoomURL: d.baseURL + "/p/" + token, Person: true,
-		Title: a.Title, Them: a.Them, Card: a.Card, Now: a.AgreedAt, Lang: d.words(c, nil).Lang(), TimeZone: a.TimeZone, ZoneGuessed: a.ZoneGuessed}
+		Title: a.Title, Them: a.Them, Card: a.Card, Now: a.AgreedAt, Lang: d.words(c, nil).Lang(), TimeZone: a.TimeZone, ZoneGuessed: a.ZoneGuessed,
+		Organizer: d.mailFrom}
 	if a.Them == "" {
 		m.ThemKey = "party.deleted_account"
 	}

@@ -3,6 +3,7 @@ package notify
 import (
 	"bytes"
 	"fmt"
+	"net/mail"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -55,10 +56,12 @@ func Calendar(m *Message) []byte {
 	line("METHOD:PUBLISH")
 	w := m.words()
 	summary := m.subjectOf(w)
+	organizer := m.organizer()
 	for _, e := range events {
 		line("BEGIN:VEVENT")
 		line("UID:" + e.uid)
 		line("DTSTAMP:" + icsTime(m.Now))
+		line(organizer)
 		line("DTSTART:" + icsTime(e.start))
 		line("DTEND:" + icsTime(icsEnd(e.start, e.end)))
 		s := summary
@@ -88,6 +91,30 @@ func Calendar(m *Message) []byte {
 	}
 	line("END:VCALENDAR")
 	return b.Bytes()
+}
+
+// organizer is the entry's ORGANIZER property: Organizer's address as a
+// mailto URI, its name (if any) as CN. A PUBLISH without one is not a
+// published event (RFC 5546 §3.2.1: "the Organizer MUST be present");
+// calendars that check refuse it or show it as from nobody.
+func (m *Message) organizer() string {
+	a, err := mail.ParseAddress(m.Organizer)
+	if err != nil { // none given (DefaultFrom's), or one SMTP_FROM's check refuses
+		a = &mail.Address{Name: "Taasky", Address: "taasky@" + mailDomain(m.host())}
+	}
+	if a.Name == "" {
+		return "ORGANIZER:mailto:" + a.Address
+	}
+	// A quoted parameter value holds anything but a control character and
+	// DQUOTE (RFC 5545 §3.1), which RFC 6868 writes ^'.
+	name := strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, a.Name)
+	name = strings.NewReplacer("^", "^^", `"`, "^'").Replace(name)
+	return `ORGANIZER;CN="` + name + `":mailto:` + a.Address
 }
 
 type calEvent struct {

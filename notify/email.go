@@ -33,7 +33,9 @@ func Email(m *Message, from string) (*mail.Msg, error) {
 	v := m.view()
 	var ics []byte
 	if m.Kind == KindAgreed {
-		ics = Calendar(m)
+		withFrom := *m
+		withFrom.Organizer = from // the entry is from the mail's sender
+		ics = Calendar(&withFrom)
 		v.Calendar = ics != nil
 	}
 	receiptFile := fmt.Sprintf("taasky-receipt-room-%d.jws", m.RoomID)
@@ -57,6 +59,10 @@ func Email(m *Message, from string) (*mail.Msg, error) {
 	msg.Subject(subjectHeader(v.Subject))
 	msg.SetDateWithValue(m.Now)
 	msg.SetMessageIDWithValue(m.ID + "@" + mailDomain(m.host()))
+	if thread := m.thread(); thread != "" {
+		msg.SetGenHeader(mail.HeaderInReplyTo, thread)
+		msg.SetGenHeader(mail.HeaderReferences, thread)
+	}
 	msg.SetGenHeader(mail.HeaderXAutoResponseSuppress, "All")
 	msg.SetGenHeader("Auto-Submitted", "auto-generated")
 	if v.Unsubscribe != "" {
@@ -83,6 +89,29 @@ func Email(m *Message, from string) (*mail.Msg, error) {
 		}
 	}
 	return msg, nil
+}
+
+// thread is the message a room's mails refer to (In-Reply-To and
+// References, RFC 5322 §3.6.4), "" for a mail about no room: mail clients
+// that thread by them (Thunderbird, Apple Mail, Fastmail, Outlook's
+// conversations) show a room's invitation, requests, reminders and its
+// end as one conversation, whatever their subjects say, and two rooms of
+// one title as two. No message bears that id; it names the room (its
+// RoomUID, unique across databases) at the service's host, as the
+// calendar's UIDs do.
+func (m *Message) thread() string {
+	switch m.Kind {
+	case KindMemberInvite, KindWebhookDisabled, KindTest:
+		return ""
+	}
+	room := m.RoomUID
+	if room == "" {
+		if m.RoomID == 0 {
+			return ""
+		}
+		room = fmt.Sprint(m.RoomID)
+	}
+	return "<taasky.room." + room + "@" + mailDomain(m.host()) + ">"
 }
 
 // subjectHeader is the Subject's value. go-mail encodes only a subject with

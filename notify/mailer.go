@@ -192,19 +192,15 @@ func transact(conn *smtp.Client, msg *mail.Msg, timeout time.Duration) error {
 	}
 	for _, to := range rcpts {
 		if err := conn.Rcpt(to); err != nil {
-			// Only a recipient the server refuses for good (5xx) is not
-			// worth a retry; anything else (a server down, a setting fixed
-			// later) may pass.
-			var te *textproto.Error
-			if errors.As(err, &te) && te.Code >= 500 {
-				return &PermanentError{Err: fmt.Errorf("smtp: RCPT TO: %w", err)}
-			}
-			return fmt.Errorf("smtp: RCPT TO: %w", err)
+			// A recipient the server refuses for good (5xx) is not worth a
+			// retry; anything else (a server down, a setting fixed later)
+			// may pass.
+			return refusal("RCPT TO", err)
 		}
 	}
 	w, err := conn.Data()
 	if err != nil {
-		return fmt.Errorf("smtp: DATA: %w", err)
+		return refusal("DATA", err)
 	}
 	if _, err := msg.WriteTo(w); err != nil {
 		_ = w.Close()
@@ -212,11 +208,27 @@ func transact(conn *smtp.Client, msg *mail.Msg, timeout time.Duration) error {
 	}
 	// The server's answer to the data: the acceptance, a refusal, or no
 	// answer (taken as not accepted: the retry may send it twice, which
-	// beats never).
+	// beats never). A refusal for good (5xx: its content, its size, the
+	// sender's policy) is the message's: offered again as it is, it would
+	// be refused again, for the weeks of River's retries (RFC 5321
+	// §4.2.1: a client does not repeat it).
 	if err := w.Close(); err != nil {
-		return fmt.Errorf("smtp: the message: %w", err)
+		return refusal("the message", err)
 	}
 	return nil
+}
+
+// refusal is err, the server's answer to step, as Send returns it: a
+// *PermanentError for a 5xx reply, else an error worth a retry. MAIL
+// FROM's 5xx is not one: it says the sender or the session is refused
+// (SMTP_FROM, the relay's credentials), which an operator fixes, and
+// every message waits for that.
+func refusal(step string, err error) error {
+	var te *textproto.Error
+	if errors.As(err, &te) && te.Code >= 500 {
+		return &PermanentError{Err: fmt.Errorf("smtp: %s: %w", step, err)}
+	}
+	return fmt.Errorf("smtp: %s: %w", step, err)
 }
 
 // errClosedAtMail marks a MAIL FROM that found the connection closed by
@@ -232,7 +244,8 @@ func goneAtMail(err error) bool {
 }
 
 // PermanentError is a refusal that a retry will not change: a recipient
-// the SMTP server refuses for good, a push service refusing the request.
+// or a message the SMTP server refuses for good (5xx), a push service
+// refusing the request.
 type PermanentError struct{ Err error }
 
 func (e *PermanentError) Error() string { return "permanent: " + e.Err.Error() }

@@ -28,6 +28,8 @@ func TestSMTPAcceptedIsSent(t *testing.T) {
 	}{
 		{"accepted, then the connection breaks", "250 ok", "250 2.0.0 queued", false, false},
 		{"refused for now at the data", "250 ok", "451 4.3.0 try again later", true, false},
+		{"refused for good at the data", "250 ok", "554 5.7.1 message refused", true, true},
+		{"too large, for good", "250 ok", "552 5.3.4 message too big", true, true},
 		{"recipient refused for now", "450 4.2.1 mailbox busy", "", true, false},
 		{"recipient refused for good", "550 5.1.1 no such user", "", true, true},
 	} {

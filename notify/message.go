@@ -119,6 +119,11 @@ type Message struct {
 	// RoomUID names the room in no other database (calendar UIDs); ""
 	// falls back to its id.
 	RoomUID string
+	// Organizer is who a calendar entry is from (its ORGANIZER, which a
+	// published entry must have: RFC 5546 §3.2.1): an address, with or
+	// without a name, as SMTP_FROM is; "" for Taasky at the service's host
+	// (DefaultFrom). Email uses its own From.
+	Organizer string
 	// Receipt is the agreed room's signed receipt (a JWS), attached to the
 	// agreed email as a .jws file; "" for none.
 	Receipt string

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"mime"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -291,6 +292,100 @@ func TestAutomaticMailSaysSo(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRoomMailsAreOneThread: every mail about a room, as the SMTP server
+// received it, refers to one id of the room (In-Reply-To and References),
+// so that mail clients show a room's invitation, requests, reminders and
+// end as one conversation whatever their subjects; the id is none of the
+// mails' own; a mail about no room (an account's invitation, a webhook
+// turned off, a test) refers to nothing.
+func TestRoomMailsAreOneThread(t *testing.T) {
+	msgs, mails, _ := everyMail(t)
+	for i, p := range mails {
+		m, name := msgs[i], msgs[i].Lang+" "+string(msgs[i].Kind)
+		reply, refs := p.Header.Get("In-Reply-To"), p.Header.Get("References")
+		switch m.Kind {
+		case notify.KindMemberInvite, notify.KindWebhookDisabled, notify.KindTest:
+			if reply != "" || refs != "" {
+				t.Errorf("%s, about no room: In-Reply-To %q, References %q", name, reply, refs)
+			}
+		default:
+			if reply != "<taasky.room.9@taasky.example>" || refs != reply || refs == p.Header.Get("Message-ID") {
+				t.Errorf("%s: In-Reply-To %q, References %q, Message-ID %q", name, reply, refs, p.Header.Get("Message-ID"))
+			}
+		}
+	}
+	// The room's unique id, when known, names it: two databases' room 9
+	// are two conversations.
+	m := msgs[0]
+	m.RoomUID = "r0b1"
+	msg, err := notify.Email(m, "Taasky <taasky@taasky.example>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := msg.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := notify.Parse(buf.Bytes()); err != nil || p.Header.Get("References") != "<taasky.room.r0b1@taasky.example>" {
+		t.Errorf("References %q (%v)", p.Header.Get("References"), err)
+	}
+}
+
+// TestCalendarIsAPublishedEvent: the agreed mail's calendar entry, in
+// every language as the SMTP server received it, is what RFC 5546 §3.2.1
+// asks of a PUBLISH, which its part's type and its METHOD say it is:
+// each event has its UID, DTSTAMP, DTSTART and SUMMARY, and one
+// ORGANIZER, the mail's sender; no ATTENDEE. And a name with a quote in
+// it stays inside its parameter (RFC 6868).
+func TestCalendarIsAPublishedEvent(t *testing.T) {
+	msgs, mails, _ := everyMail(t)
+	seen := 0
+	for i, p := range mails {
+		if msgs[i].Kind != notify.KindAgreed {
+			continue
+		}
+		seen++
+		var ics string
+		for _, a := range p.Attachments {
+			mt, params, err := mime.ParseMediaType(a.ContentType)
+			if a.Name == "invite.ics" && err == nil && mt == "text/calendar" && params["method"] == "PUBLISH" && params["charset"] == "utf-8" {
+				ics = string(a.Data)
+			}
+		}
+		props := icsProps(ics)
+		if props["METHOD"] != 1 || props["BEGIN:VEVENT"] != 1 || props["UID"] != 1 || props["DTSTAMP"] != 1 ||
+			props["DTSTART"] != 1 || props["SUMMARY"] != 1 || props["ATTENDEE"] != 0 || props["ORGANIZER"] != 1 ||
+			!strings.Contains(ics, "METHOD:PUBLISH\r\n") || !strings.Contains(ics, "\r\nORGANIZER;CN=\"Taasky\":mailto:taasky@taasky.example\r\n") {
+			t.Errorf("%s: %v\n%s", msgs[i].Lang, props, ics)
+		}
+	}
+	if seen != 5 {
+		t.Fatalf("%d agreed mails", seen)
+	}
+	m := msgs[2]
+	m.Organizer = `"Ta\"asky; Rooms" <rooms@taasky.example>`
+	if ics := string(notify.Calendar(m)); !strings.Contains(ics, "\r\nORGANIZER;CN=\"Ta^'asky; Rooms\":mailto:rooms@taasky.example\r\n") {
+		t.Errorf("an organizer with a quote in their name:\n%s", ics)
+	}
+}
+
+// icsProps counts an iCalendar object's properties by name (BEGIN and
+// END with their component), its lines unfolded.
+func icsProps(ics string) map[string]int {
+	out := map[string]int{}
+	for _, line := range strings.Split(strings.ReplaceAll(ics, "\r\n ", ""), "\r\n") {
+		name, _, _ := strings.Cut(line, ":")
+		name, _, _ = strings.Cut(name, ";")
+		if name == "BEGIN" || name == "END" {
+			name = line
+		}
+		if name != "" {
+			out[name]++
+		}
+	}
+	return out
 }
 
 // everyMail sends a mail of every kind in every language through the SMTP

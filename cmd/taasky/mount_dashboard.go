@@ -13,6 +13,7 @@ import (
 	"github.com/taasky/taasky/dashboard"
 	"github.com/taasky/taasky/internal/config"
 	"github.com/taasky/taasky/internal/ratelimit"
+	"github.com/taasky/taasky/notify"
 )
 
 // mountDashboard mounts the humans' pages on a, with the embedded OIDC
@@ -37,6 +38,7 @@ func mountDashboard(ctx context.Context, a *fiber.App, d deps, door *oauthDoor) 
 	hub := dashboard.NewHub(d.rooms.RoomAccounts, d.log.With("component", "live"))
 	cfg := dashboard.Config{
 		BaseURL:    d.cfg.BaseURL,
+		MailFrom:   d.cfg.MailFrom(notify.DefaultFrom(d.cfg.BaseURL)),
 		SessionKey: d.cfg.Key("session"),
 		OIDC:       oidc,
 		Rooms:      d.rooms,

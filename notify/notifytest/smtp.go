@@ -30,14 +30,18 @@ type SMTPServer struct {
 	Host string
 	Port int
 
-	mu       sync.Mutex
-	mails    []Mail
-	refuse   int // refuse this many more DATA commands with a 451
-	attempts int
-	sessions int
-	noops    int
-	conns    []*smtp.Conn
-	arrived  chan struct{}
+	mu     sync.Mutex
+	mails  []Mail
+	refuse int // refuse this many more DATA commands with a 451
+	// refuseForGood: refuse this many more DATA commands with a 554, a
+	// refusal of the message for good (RFC 5321 §4.2.1: not to be sent
+	// again as it is)
+	refuseForGood int
+	attempts      int
+	sessions      int
+	noops         int
+	conns         []*smtp.Conn
+	arrived       chan struct{}
 }
 
 // NewSMTPServer starts a server on 127.0.0.1:0, closed when the test ends.
@@ -120,6 +124,15 @@ func (s *SMTPServer) Refuse(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.refuse = n
+}
+
+// RefuseForGood makes the server answer the next n messages with "554
+// 5.7.1 message refused", as a server refuses a message it will never
+// take (its content, its size, the sender's policy).
+func (s *SMTPServer) RefuseForGood(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuseForGood = n
 }
 
 // Attempts is how many messages were offered (DATA), accepted or not.
@@ -218,6 +231,10 @@ func (x *session) Data(r io.Reader) error {
 	if s.refuse > 0 {
 		s.refuse--
 		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try again later"}
+	}
+	if s.refuseForGood > 0 {
+		s.refuseForGood--
+		return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 7, 1}, Message: "message refused"}
 	}
 	s.mails = append(s.mails, Mail{From: x.from, To: x.to, Data: buf.Bytes(), AcceptedAt: time.Now()})
 	select {
