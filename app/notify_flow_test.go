@@ -70,7 +70,8 @@ func setupNotifyWith(t testing.TB, fast bool) *notifyBundle {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &jobs.EmailWorker{Deliveries: svc, From: "Taasky <taasky@example.test>",
 		Mailer: notify.NewSMTP(notify.SMTPConfig{Host: nb.smtp.Host, Port: nb.smtp.Port, Timeout: 5 * time.Second})})
-	river.AddWorker(workers, &jobs.PushWorker{Deliveries: svc, Pusher: &notify.Pusher{
+	share := jobs.NewOutboundShare(jobs.OutboundPerOwner) // as cmd/taasky's workers share it
+	river.AddWorker(workers, &jobs.PushWorker{Deliveries: svc, Share: share, Pusher: &notify.Pusher{
 		VAPID: notify.VAPID{PublicKey: pub, PrivateKey: priv, Subscriber: "taasky@example.test"}, AllowInternal: true}})
 	river.AddWorker(workers, &jobs.InviteWorker{Invitations: svc, From: "Taasky <taasky@example.test>",
 		Mailer: notify.NewSMTP(notify.SMTPConfig{Host: nb.smtp.Host, Port: nb.smtp.Port, Timeout: 5 * time.Second})})
@@ -78,7 +79,7 @@ func setupNotifyWith(t testing.TB, fast bool) *notifyBundle {
 	river.AddWorker(workers, &jobs.MemberInviteWorker{Invitations: rb.acc, Deliveries: svc, From: "Taasky <taasky@example.test>",
 		Mailer: notify.NewSMTP(notify.SMTPConfig{Host: nb.smtp.Host, Port: nb.smtp.Port, Timeout: 5 * time.Second})})
 	nb.hooks = NewWebhooks(WebhooksConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: rb.rooms, BaseURL: rb.rooms.baseURL})
-	hook := &jobs.WebhookWorker{Webhooks: nb.hooks, Sender: notify.NewWebhookSender(true, nil), Now: rb.rooms.now}
+	hook := &jobs.WebhookWorker{Webhooks: nb.hooks, Sender: notify.NewWebhookSender(true, nil), Now: rb.rooms.now, Share: share}
 	if fast {
 		hook.Backoff = []time.Duration{200 * time.Millisecond}
 	}

@@ -15,6 +15,8 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/taasky/taasky/internal/gencache"
+	"github.com/taasky/taasky/internal/ratelimit"
+	"github.com/taasky/taasky/jobs"
 	"github.com/taasky/taasky/negotiation"
 	"github.com/taasky/taasky/receipt"
 )
@@ -50,6 +52,10 @@ type Rooms struct {
 	receipts   *receipt.Keyring
 	install    installation // calendar UIDs of a person's agreed room (PersonAgreement)
 	log        *slog.Logger
+	// hookPace is each account's webhook jobs inserted by this process:
+	// past jobs.WebhooksAtFullPriority, an account's further webhooks are
+	// queued at jobs.PriorityBulk (fanOutHooks).
+	hookPace *ratelimit.Buckets[int64]
 }
 
 // RoomsConfig wires a Rooms.
@@ -89,6 +95,10 @@ type RoomsConfig struct {
 	WaitsPerAgent, WaitsPerAccount int
 }
 
+// hookPaceAccounts bounds the accounts hookPace keeps a bucket for (a
+// full bucket is dropped as moves come; past it the one idle longest).
+const hookPaceAccounts = 100_000
+
 // NewRooms builds the service.
 func NewRooms(c RoomsConfig) (*Rooms, error) {
 	block, err := aes.NewCipher(c.LimitsKey)
@@ -116,6 +126,7 @@ func NewRooms(c RoomsConfig) (*Rooms, error) {
 		inviteCap: c.InviteEmailDailyCap, openCap: c.OpenRoomsPerAccount, oneTapKept: c.OneTapKept, announcer: newAnnouncer(c.Pool, c.Log), receipts: c.Receipts,
 		schemas: newSchemaCache(schemasKept), logCache: newLogCache(logCacheSize), views: gencache.New[string, *keptView](viewsKept)}
 	r.waiters.agentCap, r.waiters.accountCap = c.WaitsPerAgent, c.WaitsPerAccount
+	r.hookPace = ratelimit.New[int64](jobs.WebhooksAtFullPriority, hookPaceAccounts, time.Now)
 	return r, nil
 }
 

@@ -28,6 +28,21 @@ const (
 	DefaultWaitsPerAccount = 200
 )
 
+// WaitingKey is the context key (a Fiber local, which a request's context
+// reads through) of a func() that ReadWait calls once, as its read starts
+// waiting for the room to change: a door that holds each account's calls
+// in progress to a number (mcpserver) stops counting the read then, since
+// it holds no pool connection while it waits, and its wait is held to the
+// caps of waits instead. Without one nothing is called.
+var WaitingKey any = waitingKey{}
+
+type waitingKey struct{}
+
+// WithWaiting returns ctx carrying waiting for ReadWait (WaitingKey).
+func WithWaiting(ctx context.Context, waiting func()) context.Context {
+	return context.WithValue(ctx, waitingKey{}, waiting)
+}
+
 // pollWhileDeaf is how often a waiting read looks at its room while the
 // process does not hear room changes (its LISTEN connection is down).
 const pollWhileDeaf = time.Second
@@ -174,6 +189,9 @@ func (s *Rooms) ReadWait(ctx context.Context, agent Agent, roomToken string, wai
 		return nil, err
 	}
 	defer done()
+	if waiting, ok := ctx.Value(waitingKey{}).(func()); ok {
+		waiting()
+	}
 	end := time.Now().Add(wait)
 	first := waitKey(v)
 	// Read again now that the wait is registered: a change between the

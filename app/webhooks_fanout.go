@@ -75,7 +75,10 @@ func hookEvents(before, after *negotiation.Room, events []negotiation.Event) []s
 
 // fanOutHooks writes, in the change's transaction, one message per event
 // and endpoint that asked for it, to each side's own account, and inserts
-// a job per message (one InsertManyTx). The messages' rows are folded into
+// a job per message (one InsertManyTx); an account past its pace in this
+// process (hookPace: jobs.WebhooksAtFullPriority) has its further jobs
+// queued at jobs.PriorityBulk, behind every other account's, which River
+// fetches first (no statement added: a bucket in memory per account). The messages' rows are folded into
 // the room's UPDATE (folded). A rolled-back change sends nothing; a
 // committed one never loses a webhook.
 func (s *Rooms) fanOutHooks(ctx context.Context, tx pgx.Tx, folded *[]foldedWrite, ld *loaded, c change, now time.Time) error {
@@ -110,7 +113,11 @@ func (s *Rooms) fanOutHooks(ctx context.Context, tx pgx.Tx, folded *[]foldedWrit
 			m := hookMessage{accountID: acct, endpointID: t.endpointID, id: newHookMessageID(), event: se.event,
 				roomID: ld.row.ID, side: se.side, seq: ld.row.Seq, at: now}
 			msgs = append(msgs, m)
-			params = append(params, river.InsertManyParams{Args: jobs.WebhookArgs{AccountID: acct, MessageID: m.id}})
+			p := river.InsertManyParams{Args: jobs.WebhookArgs{AccountID: acct, MessageID: m.id}}
+			if ok, _ := s.hookPace.Take(acct); !ok {
+				p.InsertOpts = &river.InsertOpts{Priority: jobs.PriorityBulk}
+			}
+			params = append(params, p)
 		}
 	}
 	if len(msgs) == 0 {

@@ -16,6 +16,11 @@ func (d *Dashboard) accountExport(c *fiber.Ctx) error {
 		return done
 	}
 	slug := c.Params("slug")
+	release, ok := d.downloads.take(v.user.ID)
+	if !ok {
+		return d.downloadBusy(c)
+	}
+	defer release()
 	ctx, cancel := longContext(c)
 	defer cancel()
 	return d.sendJSONSpooled(c, "taasky-"+slug+"-export.json", func(w io.Writer) error {

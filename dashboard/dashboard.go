@@ -121,6 +121,9 @@ type Dashboard struct {
 	// seatStreams are the open live streams of people's seats, by room
 	// (live_cap.go).
 	seatStreams liveStreams
+	// downloads are the account exports and members' data being written
+	// (one at a time per account, per member: downloads.go).
+	downloads oneAtATime
 }
 
 // New builds the dashboard. ctx bounds its background work (the OIDC

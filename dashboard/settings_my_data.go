@@ -15,6 +15,11 @@ func (d *Dashboard) settingsMyData(c *fiber.Ctx) error {
 	if v == nil {
 		return done
 	}
+	release, ok := d.downloads.take(v.user.ID)
+	if !ok {
+		return d.downloadBusy(c)
+	}
+	defer release()
 	ctx, cancel := longContext(c)
 	defer cancel()
 	return d.sendJSONSpooled(c, "taasky-my-data.json", func(w io.Writer) error {

@@ -134,9 +134,17 @@ type PushWorker struct {
 	Deliveries Deliveries
 	Pusher     *notify.Pusher // nil: Web Push is not configured
 	Log        *slog.Logger
+	// Share holds each user's pushes to their share of the outbound
+	// workers (OutboundPerOwner), with WebhookWorker.Share; nil: none.
+	Share *OutboundShare
 }
 
 func (w *PushWorker) Work(ctx context.Context, job *river.Job[PushArgs]) error {
+	leave, snooze := w.Share.enter(userOwner(job.Args.UserID), job.JobRow)
+	if snooze != nil {
+		return snooze
+	}
+	defer leave()
 	d := Delivery{Notice: job.Args.Notice, JobID: job.ID, JobCreatedAt: job.CreatedAt, Attempt: job.Attempt, Channel: ChannelPush,
 		SubscriptionID: job.Args.SubscriptionID}
 	if sent, err := sentBefore(ctx, w.Log, w.Deliveries, d, job.JobRow); sent || err != nil {

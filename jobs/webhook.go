@@ -100,6 +100,9 @@ type WebhookWorker struct {
 	// disables an endpoint); nil: time.Now. The webhook-timestamp is always
 	// the real clock's: receivers check it against theirs.
 	Now func() time.Time
+	// Share holds each account to its share of the outbound workers
+	// (OutboundPerOwner), with the pushes' PushWorker.Share; nil: none.
+	Share *OutboundShare
 }
 
 // NextRetry is the webhook's own schedule, not River's attempt⁴ seconds.
@@ -113,6 +116,11 @@ func (w *WebhookWorker) NextRetry(job *river.Job[WebhookArgs]) time.Time {
 }
 
 func (w *WebhookWorker) Work(ctx context.Context, job *river.Job[WebhookArgs]) error {
+	leave, snooze := w.Share.enter(accountOwner(job.Args.AccountID), job.JobRow)
+	if snooze != nil {
+		return snooze
+	}
+	defer leave()
 	// A job River gives back after its worker died may have delivered
 	// already (River marks jobs completed in batches, after the worker
 	// returned): the log, written as soon as the endpoint answered, says.

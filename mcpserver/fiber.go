@@ -33,10 +33,13 @@ type Authenticator interface {
 // all its keys and access tokens draw on: a call beyond it gets 429 with
 // Retry-After and one line saying the rule. With WithAuthFailureLimit, so
 // does a client address past its failed authentications, before its
-// bearer is looked up (unless it authenticated before).
+// bearer is looked up (unless it authenticated before). With
+// WithAccountConcurrency, an account's requests past that many in
+// progress at once get 429 with Retry-After too (inflight.go).
 func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 	mcpHandler := fiberhttp.Handler(s.handler)
 	limit := newLimiter(s.rate, s.failures, s.trusted, time.Now)
+	inflight := newInFlight(s.perAccount)
 	tokens, _ := auth.(OAuthAuthenticator)
 	handle := func(c *fiber.Ctx) error {
 		account := c.Params("account") // "" at /mcp: the token's account
@@ -76,6 +79,14 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 			if ok, wait := limit.Take(id, agent.ID); !ok {
 				return tooMany(c, limit.Limit(), wait)
 			}
+		}
+		if inflight != nil {
+			leave, ok := inflight.enter(agent.AccountID)
+			if !ok {
+				return tooManyAtOnce(c, inflight.max)
+			}
+			defer leave()
+			c.Locals(app.WaitingKey, leave) // a waiting read stops counting as it waits
 		}
 		if c.Method() == fiber.MethodPost {
 			if msg := badBody(c.Body()); msg != "" {

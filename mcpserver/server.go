@@ -55,15 +55,26 @@ type Server struct {
 	// (WithAuthFailureLimit), trusted the proxies that name the client.
 	failures RateLimit
 	trusted  []netip.Prefix
-	names    []string // the tools' names
-	log      *slog.Logger
-	metrics  *Metrics
+	// perAccount is how many requests of one account's agents are served
+	// at once (WithAccountConcurrency; 0: no limit).
+	perAccount int
+	names      []string // the tools' names
+	log        *slog.Logger
+	metrics    *Metrics
 }
 
 // WithRateLimit sets the per-agent rate limit Mount applies (the zero
 // RateLimit: none) and returns s.
 func (s *Server) WithRateLimit(rl RateLimit) *Server {
 	s.rate = rl
+	return s
+}
+
+// WithAccountConcurrency sets how many requests of one account's agents
+// Mount serves at once in this process (0: no limit), past which it
+// answers 429 (inflight.go), and returns s.
+func (s *Server) WithAccountConcurrency(n int) *Server {
+	s.perAccount = n
 	return s
 }
 

@@ -9,7 +9,8 @@ import (
 // mountMCP serves the agents' tools at POST /mcp/{account_slug} (and /mcp),
 // to agent keys and OAuth access tokens, with the agents' rate limit and
 // the limit on failed authentications per client address (behind
-// TRUSTED_PROXIES, the client's, as the dashboard counts it). The MCP
+// TRUSTED_PROXIES, the client's, as the dashboard counts it) and the
+// limit on one account's calls in progress at once. The MCP
 // server and its tools are built once, here, not per request.
 func mountMCP(a *fiber.App, d deps, door *oauthDoor) {
 	rl := mcpserver.RateLimit{Rate: d.cfg.Abuse.MCPRate, Burst: d.cfg.Abuse.MCPBurst}
@@ -17,7 +18,7 @@ func mountMCP(a *fiber.App, d deps, door *oauthDoor) {
 	if d.metrics != nil {
 		m = d.metrics.mcp
 	}
-	mcpserver.New(d.rooms, version).WithRateLimit(rl).WithAuthFailureLimit(d.cfg.Abuse.MCPAuthFailures, d.cfg.Abuse.TrustedProxies).WithLogger(d.log.With("component", "mcp")).WithMetrics(m).Mount(a, door.mcpAuth(d.accounts))
+	mcpserver.New(d.rooms, version).WithRateLimit(rl).WithAccountConcurrency(d.cfg.Abuse.MCPAccountConcurrency).WithAuthFailureLimit(d.cfg.Abuse.MCPAuthFailures, d.cfg.Abuse.TrustedProxies).WithLogger(d.log.With("component", "mcp")).WithMetrics(m).Mount(a, door.mcpAuth(d.accounts))
 }
 
 // version is the build's version, set with -ldflags "-X main.version=…".

@@ -49,16 +49,19 @@ type notifier struct {
 // Push when the VAPID keys are set.
 func newNotifier(cfg config.Config, log *slog.Logger) *notifier {
 	from := cfg.MailFrom(notify.DefaultFrom(cfg.BaseURL))
+	// One share for the outbound queue's two kinds: an account's webhooks
+	// and a user's pushes each hold at most jobs.OutboundPerOwner workers.
+	share := jobs.NewOutboundShare(jobs.OutboundPerOwner)
 	n := &notifier{
 		email:         &jobs.EmailWorker{From: from, Log: log},
-		push:          &jobs.PushWorker{Log: log},
+		push:          &jobs.PushWorker{Log: log, Share: share},
 		remind:        &jobs.RemindWorker{},
 		invite:        &jobs.InviteWorker{From: from, Log: log},
 		member:        &jobs.MemberInviteWorker{From: from, Log: log},
 		hookOff:       &jobs.WebhookDisabledWorker{From: from, Log: log},
 		hooksInternal: cfg.Role&config.RoleDev != 0 || baseOnLoopback(cfg.BaseURL),
 	}
-	n.hook = &jobs.WebhookWorker{Sender: notify.NewWebhookSender(n.hooksInternal, nil), Log: log}
+	n.hook = &jobs.WebhookWorker{Sender: notify.NewWebhookSender(n.hooksInternal, nil), Log: log, Share: share}
 	if s := cfg.SMTP; s != nil {
 		n.email.Mailer = notify.NewSMTP(notify.SMTPConfig{Host: s.Host, Port: s.Port, Username: s.Username,
 			Password: s.Password, ImplicitTLS: s.ImplicitTLS})

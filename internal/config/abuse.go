@@ -26,6 +26,11 @@ type Abuse struct {
 	// minute before its bearers are refused unlooked-up
 	// (MCP_AUTH_FAILURE_LIMIT); 0: no limit.
 	MCPAuthFailures int
+	// MCPAccountConcurrency is how many requests of one account's agents
+	// a process serves on /mcp at once (MCP_ACCOUNT_CONCURRENCY); past it
+	// 429. A read waiting for its room (wait_seconds) stops counting while
+	// it waits. 0: no limit.
+	MCPAccountConcurrency int
 	// WebRate is the sustained requests a second per client address to
 	// the login, invitation, personal, one-tap and unsubscribe pages
 	// (WEB_RATE_LIMIT); 0: no limit. WebBurst is how many may come at once
@@ -57,11 +62,16 @@ const (
 	defaultMCPRate         = 10
 	defaultMCPBurst        = 40
 	defaultMCPAuthFailures = 20
-	defaultWebRate         = 2
-	defaultWebBurst        = 20
-	defaultMaxRounds       = 50
-	defaultCounterCooldown = 2 * time.Second
-	defaultSignupDailyCap  = 5
+	// defaultMCPAccountConcurrency: a fifth of a process's 50 pool
+	// connections, so that the busiest accounts leave the others some; an
+	// account's calls take milliseconds, so 10 at once answer thousands a
+	// second, more than its 100 agents' rate limits allow.
+	defaultMCPAccountConcurrency = 10
+	defaultWebRate               = 2
+	defaultWebBurst              = 20
+	defaultMaxRounds             = 50
+	defaultCounterCooldown       = 2 * time.Second
+	defaultSignupDailyCap        = 5
 )
 
 // Caps' defaults: far above a team's agents (one per member and tool), a
@@ -76,7 +86,8 @@ const (
 
 // loadAbuse reads the abuse limits; bad reports a setting that breaks its rule.
 func loadAbuse(env func(string) string, bad func(name, format string, args ...any)) Abuse {
-	a := Abuse{MCPRate: defaultMCPRate, MCPBurst: defaultMCPBurst, MCPAuthFailures: defaultMCPAuthFailures, WebRate: defaultWebRate, WebBurst: defaultWebBurst,
+	a := Abuse{MCPRate: defaultMCPRate, MCPBurst: defaultMCPBurst, MCPAuthFailures: defaultMCPAuthFailures, MCPAccountConcurrency: defaultMCPAccountConcurrency,
+		WebRate: defaultWebRate, WebBurst: defaultWebBurst,
 		Pace: negotiation.Pace{MaxRounds: defaultMaxRounds, Cooldown: defaultCounterCooldown}, SignupDailyCap: defaultSignupDailyCap,
 		AgentsPerAccountMax: defaultAgentsPerAccountMax, KeysPerAgentMax: defaultKeysPerAgentMax, OpenRoomsPerAccountMax: defaultOpenRoomsPerAccountMax}
 	if v := env("MCP_RATE_LIMIT"); v != "" {
@@ -99,6 +110,13 @@ func loadAbuse(env func(string) string, bad func(name, format string, args ...an
 			bad("MCP_AUTH_FAILURE_LIMIT", "must be a whole number of failed authentications allowed per client address a minute, e.g. 20 (0 turns the limit off)")
 		}
 		a.MCPAuthFailures = n
+	}
+	if v := env("MCP_ACCOUNT_CONCURRENCY"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 1e6 {
+			bad("MCP_ACCOUNT_CONCURRENCY", "must be a whole number of calls one account's agents may have in progress at once, e.g. 10 (0 turns the limit off)")
+		}
+		a.MCPAccountConcurrency = n
 	}
 	if v := env("WEB_RATE_LIMIT"); v != "" {
 		f, err := strconv.ParseFloat(v, 64)

@@ -28,6 +28,10 @@ func TestLoadAbuseRules(t *testing.T) {
 		{"rate with a unit", map[string]string{"WEB_RATE_LIMIT": "2/s"}, []string{rateRule}},
 		{"auth failures negative", map[string]string{"MCP_AUTH_FAILURE_LIMIT": "-1"}, []string{
 			"MCP_AUTH_FAILURE_LIMIT: must be a whole number of failed authentications allowed per client address a minute, e.g. 20 (0 turns the limit off)"}},
+		{"account concurrency negative", map[string]string{"MCP_ACCOUNT_CONCURRENCY": "-1"}, []string{
+			"MCP_ACCOUNT_CONCURRENCY: must be a whole number of calls one account's agents may have in progress at once, e.g. 10 (0 turns the limit off)"}},
+		{"account concurrency a word", map[string]string{"MCP_ACCOUNT_CONCURRENCY": "many"}, []string{
+			"MCP_ACCOUNT_CONCURRENCY: must be a whole number of calls one account's agents may have in progress at once, e.g. 10 (0 turns the limit off)"}},
 		{"burst zero", map[string]string{"WEB_RATE_BURST": "0"}, []string{burstRule}},
 		{"burst fraction", map[string]string{"WEB_RATE_BURST": "2.5"}, []string{burstRule}},
 		{"burst huge", map[string]string{"WEB_RATE_BURST": "10000000"}, []string{burstRule}},
@@ -69,7 +73,7 @@ func TestLoadAbuseValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Abuse.WebRate != 2 || c.Abuse.WebBurst != 20 || c.Abuse.TrustedProxies != nil || c.Abuse.SignupDailyCap != 5 || c.Abuse.MCPAuthFailures != 20 ||
+	if c.Abuse.WebRate != 2 || c.Abuse.WebBurst != 20 || c.Abuse.TrustedProxies != nil || c.Abuse.SignupDailyCap != 5 || c.Abuse.MCPAuthFailures != 20 || c.Abuse.MCPAccountConcurrency != 10 ||
 		c.Abuse.AgentsPerAccountMax != 100 || c.Abuse.KeysPerAgentMax != 10 || c.Abuse.OpenRoomsPerAccountMax != 10000 {
 		t.Errorf("defaults: %+v", c.Abuse)
 	}
@@ -78,6 +82,7 @@ func TestLoadAbuseValues(t *testing.T) {
 	env["WEB_RATE_BURST"] = "5"
 	env["SIGNUP_DAILY_CAP"] = "0"
 	env["MCP_AUTH_FAILURE_LIMIT"] = "0"
+	env["MCP_ACCOUNT_CONCURRENCY"] = "3"
 	env["AGENTS_PER_ACCOUNT_MAX"] = "0"
 	env["KEYS_PER_AGENT_MAX"] = "2"
 	env["OPEN_ROOMS_PER_ACCOUNT_MAX"] = "0"
@@ -87,7 +92,7 @@ func TestLoadAbuseValues(t *testing.T) {
 	}
 	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.7/32"),
 		netip.MustParsePrefix("2001:db8::/32"), netip.MustParsePrefix("172.16.0.0/12")}
-	if c.Abuse.WebRate != 0 || c.Abuse.WebBurst != 5 || !reflect.DeepEqual(c.Abuse.TrustedProxies, want) || c.Abuse.SignupDailyCap != 0 || c.Abuse.MCPAuthFailures != 0 ||
+	if c.Abuse.WebRate != 0 || c.Abuse.WebBurst != 5 || !reflect.DeepEqual(c.Abuse.TrustedProxies, want) || c.Abuse.SignupDailyCap != 0 || c.Abuse.MCPAuthFailures != 0 || c.Abuse.MCPAccountConcurrency != 3 ||
 		c.Abuse.AgentsPerAccountMax != 0 || c.Abuse.KeysPerAgentMax != 2 || c.Abuse.OpenRoomsPerAccountMax != 0 {
 		t.Errorf("set: rate %v burst %d proxies %v", c.Abuse.WebRate, c.Abuse.WebBurst, c.Abuse.TrustedProxies)
 	}

@@ -270,6 +270,7 @@ var englishText = map[Key]catalog.Message{
 	"error.too_many":        text("Too many requests"),
 	"error.live_streams":    text("You have %[1]d live pages open at once, the most one person may: this page will not update by itself. Close some of them, or reload it to see what changed."),
 	"cap9_seat_streams":     text("This room's personal link has %[1]d live pages open at once, the most it may: this page will not update by itself. Close some of them, or reload it to see what changed."),
+	"nn17_download_busy":    text("A download you asked for is being written already. Try again in a minute, once it is done."),
 	"oac15_metadata_fetches": plural.Selectf(1, "%d",
 		"one", "Taasky fetched too many assistants' client metadata documents for you in a short time. Try again in %[1]d second.",
 		"other", "Taasky fetched too many assistants' client metadata documents for you in a short time. Try again in %[1]d seconds."),

@@ -262,6 +262,7 @@ var frenchText = map[Key]catalog.Message{
 	"error.too_many":        text("Trop de requêtes"),
 	"error.live_streams":    text("Vous avez %[1]d pages en direct ouvertes à la fois, le maximum pour une personne : cette page ne se mettra pas à jour d'elle-même. Fermez-en quelques-unes, ou rechargez-la pour voir ce qui a changé."),
 	"cap9_seat_streams":     text("Le lien personnel de cette salle a %[1]d pages en direct ouvertes à la fois, le maximum permis : cette page ne se mettra pas à jour d'elle-même. Fermez-en quelques-unes, ou rechargez-la pour voir ce qui a changé."),
+	"nn17_download_busy":    text("Un téléchargement que vous avez demandé est déjà en cours de préparation. Réessayez dans une minute, une fois celui-ci terminé."),
 	"oac15_metadata_fetches": plural.Selectf(1, "%d",
 		"one", "Taasky a récupéré pour vous trop de documents de métadonnées de clients d'assistants en peu de temps. Réessayez dans %[1]d seconde.",
 		"other", "Taasky a récupéré pour vous trop de documents de métadonnées de clients d'assistants en peu de temps. Réessayez dans %[1]d secondes."),

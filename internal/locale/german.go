@@ -262,6 +262,7 @@ var germanText = map[Key]catalog.Message{
 	"error.too_many":        text("Zu viele Anfragen"),
 	"error.live_streams":    text("Sie haben %[1]d Live-Seiten gleichzeitig geöffnet, die Höchstzahl für eine Person: Diese Seite aktualisiert sich nicht von selbst. Schließen Sie einige davon, oder laden Sie sie neu, um zu sehen, was sich geändert hat."),
 	"cap9_seat_streams":     text("Der persönliche Link dieses Raums hat %[1]d Live-Seiten gleichzeitig geöffnet, so viele wie erlaubt: Diese Seite aktualisiert sich nicht von selbst. Schließen Sie einige davon, oder laden Sie sie neu, um zu sehen, was sich geändert hat."),
+	"nn17_download_busy":    text("Ein Download, den Sie angefordert haben, wird bereits erstellt. Versuchen Sie es in einer Minute erneut, wenn er fertig ist."),
 	"oac15_metadata_fetches": plural.Selectf(1, "%d",
 		"one", "Taasky hat für Sie in kurzer Zeit zu viele Client-Metadaten-Dokumente von Assistenten abgerufen. Versuchen Sie es in %[1]d Sekunde erneut.",
 		"other", "Taasky hat für Sie in kurzer Zeit zu viele Client-Metadaten-Dokumente von Assistenten abgerufen. Versuchen Sie es in %[1]d Sekunden erneut."),

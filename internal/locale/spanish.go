@@ -262,6 +262,7 @@ var spanishText = map[Key]catalog.Message{
 	"error.too_many":        text("Demasiadas solicitudes"),
 	"error.live_streams":    text("Tiene %[1]d páginas en directo abiertas a la vez, el máximo para una persona: esta página no se actualizará sola. Cierre algunas, o recárguela para ver qué ha cambiado."),
 	"cap9_seat_streams":     text("El enlace personal de esta sala tiene %[1]d páginas en directo abiertas a la vez, el máximo permitido: esta página no se actualizará sola. Cierre algunas, o recárguela para ver qué cambió."),
+	"nn17_download_busy":    text("Ya se está preparando una descarga que pidió. Vuelva a intentarlo en un minuto, cuando haya terminado."),
 	"oac15_metadata_fetches": plural.Selectf(1, "%d",
 		"one", "Taasky obtuvo para usted demasiados documentos de metadatos de clientes de asistentes en poco tiempo. Inténtelo de nuevo en %[1]d segundo.",
 		"other", "Taasky obtuvo para usted demasiados documentos de metadatos de clientes de asistentes en poco tiempo. Inténtelo de nuevo en %[1]d segundos."),

@@ -1,0 +1,168 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/pgtest"
+)
+
+// TestAccountCallsInProgressAreCapped: tenants share a process's pool of
+// database connections, and the rate limit is per agent, so one account's
+// agents (a buggy one hammering a room whose row is busy, or 100 agents
+// each within its rate) held every connection, and another tenant's read
+// waited for one (on the running binary: another tenant's p99 from 19 ms
+// to 340 ms under one account's 100 agents). Here alpha's calls wait on
+// a room row the test holds locked, each holding a connection of a pool
+// of 6: held to 2 at once, alpha's further calls are answered 429 with
+// the rule and Retry-After at once, and beta's read is answered while
+// alpha's two still wait. A read waiting for its room (wait_seconds) holds
+// no connection and stops counting as it waits, so an account's waits do
+// not use up its calls.
+func TestAccountCallsInProgressAreCapped(t *testing.T) {
+	t.Parallel()
+	const poolSize, perAccount, sent = 6, 2, 8
+	e := setup(t, func(c *app.RoomsConfig) {
+		pc := c.Pool.Config().Copy()
+		pc.MaxConns = poolSize
+		small, err := pgxpool.NewWithConfig(context.Background(), pc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(small.Close)
+		c.Pool = small
+	})
+	schema := map[string]any{"day": map[string]any{"type": "date", "label": "Day"}}
+	open := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema})
+	ta := open["room_token"].(string)
+	tb := e.must(t, "b", "negotiation_join", map[string]any{"invite": open["invite_code"], "subject_schema": schema})["room_token"].(string)
+	e.must(t, "a", "negotiation_propose", map[string]any{"room_token": ta, "verdict": "offer", "subject": map[string]any{"day": "2026-12-10"}})
+	// A second room of alpha's, where its agent waits for beta's move.
+	open2 := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema})
+	ta2 := open2["room_token"].(string)
+	tb2 := e.must(t, "b", "negotiation_join", map[string]any{"invite": open2["invite_code"], "subject_schema": schema})["room_token"].(string)
+	e.must(t, "a", "negotiation_propose", map[string]any{"room_token": ta2, "verdict": "offer", "subject": map[string]any{"day": "2026-12-11"}})
+
+	web := fiber.New(fiber.Config{DisableStartupMessage: true})
+	New(e.rooms, "test").WithAccountConcurrency(perAccount).Mount(web, e.accounts)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = web.Listener(ln) }()
+	t.Cleanup(func() { _ = web.ShutdownWithTimeout(5 * time.Second) })
+	type answer struct {
+		status     int
+		retryAfter string
+		body       string
+	}
+	client := &http.Client{Timeout: 60 * time.Second}
+	post := func(ctx context.Context, side, tool string, args any) answer {
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+			"params": map[string]any{"name": tool, "arguments": args}})
+		req, _ := http.NewRequestWithContext(ctx, "POST", "http://"+ln.Addr().String()+"/mcp/"+e.agents[side].AccountSlug, strings.NewReader(string(body)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+e.keys[side])
+		resp, err := client.Do(req)
+		if err != nil {
+			return answer{body: err.Error()}
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return answer{resp.StatusCode, resp.Header.Get("Retry-After"), string(b)}
+	}
+
+	// Waits hold no call: alpha's agent waits in its second room, and its
+	// two calls at once are still there to be taken.
+	waited := make(chan answer, 1)
+	go func() {
+		waited <- post(e.ctx, "a", "negotiation_read", map[string]any{"room_token": ta2, "wait_seconds": 25})
+	}()
+	for i := 0; e.rooms.Waiting() < 1; i++ {
+		if i == 3000 {
+			t.Fatal("alpha's read never waited")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	// The test holds room 1's row, as a long transaction would.
+	lock, err := pgx.Connect(e.ctx, e.pool.Config().ConnConfig.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = lock.Close(context.Background()) })
+	tx, err := lock.Begin(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(e.ctx, `SELECT 1 FROM rooms FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	answers := make(chan answer, sent)
+	for i := range sent {
+		go func() {
+			answers <- post(e.ctx, "a", "negotiation_propose", map[string]any{"room_token": ta, "verdict": "counter",
+				"subject": map[string]any{"day": "2026-12-" + strconv.Itoa(12+i)}})
+		}()
+	}
+	for i := 0; ; i++ {
+		n, err := pgtest.LockWaits(e.ctx, e.pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n >= perAccount {
+			break
+		}
+		if i == 3000 {
+			t.Fatalf("%d of alpha's calls wait on the room's lock", n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// alpha's calls past its two are refused at once, before any work.
+	const rule = "too many calls at once: at most 2 calls of one account's agents are answered at the same time, and this account has that many in progress; retry after 1 s"
+	for range sent - perAccount {
+		select {
+		case a := <-answers:
+			if a.status != http.StatusTooManyRequests || a.retryAfter != "1" || !strings.Contains(a.body, rule) {
+				t.Fatalf("alpha's call past its share: %d Retry-After %q %s", a.status, a.retryAfter, a.body)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("alpha's calls past its share were not refused: they wait for the pool beside the first %d", perAccount)
+		}
+	}
+	// beta's read is answered while alpha's two still wait on the lock.
+	rctx, cancel := context.WithTimeout(e.ctx, 30*time.Second)
+	defer cancel()
+	if a := post(rctx, "b", "negotiation_read", map[string]any{"room_token": tb}); a.status != http.StatusOK || strings.Contains(a.body, `"isError":true`) {
+		t.Fatalf("beta's read while alpha holds its calls: %d %s", a.status, a.body)
+	}
+	if n, _ := pgtest.LockWaits(e.ctx, e.pool); n != perAccount {
+		t.Fatalf("%d of alpha's calls wait on the lock, want %d", n, perAccount)
+	}
+	if err := tx.Rollback(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	for range perAccount {
+		if a := <-answers; a.status != http.StatusOK {
+			t.Errorf("alpha's call once the lock is gone: %d %s", a.status, a.body)
+		}
+	}
+	// The wait ends with beta's move, answered as any read.
+	e.must(t, "b", "negotiation_propose", map[string]any{"room_token": tb2, "verdict": "counter", "subject": map[string]any{"day": "2026-12-20"}})
+	if a := <-waited; a.status != http.StatusOK || !strings.Contains(a.body, "2026-12-20") {
+		t.Errorf("alpha's waiting read: %d %s", a.status, a.body)
+	}
+}
