@@ -39,6 +39,8 @@ type Accounts interface {
 	EndSessions(ctx context.Context, userID int64) error
 	DeleteProfile(ctx context.Context, userID int64, typed string) error
 	Memberships(ctx context.Context, userID int64) ([]app.Membership, error)
+	// DeletingAccounts names the user's accounts being deleted.
+	DeletingAccounts(ctx context.Context, userID int64) ([]string, error)
 	SetUserTimeZone(ctx context.Context, userID int64, tz string) error
 	SetUserLanguage(ctx context.Context, userID int64, lang string) error
 	NotePageLanguage(ctx context.Context, userID int64, lang string) error

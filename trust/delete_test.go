@@ -150,6 +150,15 @@ func TestDeleteUnderLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Its job's work (River runs it in the service), while the lanes move.
+	for finished, runs := false, 0; !finished; runs++ {
+		if runs == 20 {
+			t.Fatal("the deletion did not finish in 20 runs of its job")
+		}
+		if finished, err = s.rooms.FinishAccountDeletion(s.ctx, done.AccountID, time.Now().Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	after := moves.Load()
 	waitMoves("the third account's lanes after the deletion", after+int64(4*n))
 	close(stop)
@@ -189,8 +198,8 @@ func TestDeleteUnderLoad(t *testing.T) {
 		t.Errorf("the deleted account's key: %v", err)
 	}
 	rep := s.check()
-	t.Logf("deleted under load: %d lanes, %d moves (%d while the deletion ran, %d after), %d rooms closed, %d rooms checked",
-		len(lanes), moves.Load(), after-began, moves.Load()-after, done.RoomsClosed, rep.Rooms)
+	t.Logf("deleted under load: %d lanes, %d moves (%d while the deletion ran, %d after), %d rooms checked",
+		len(lanes), moves.Load(), after-began, moves.Load()-after, rep.Rooms)
 }
 
 func hasRound(v *app.View, round int) bool {
