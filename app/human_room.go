@@ -42,6 +42,10 @@ type HumanRoom struct {
 	// room's other side's human, so the account's other owners answer it
 	// (answersTheOtherSide).
 	OtherSide bool
+	// AnsweredOtherSide: the side is orphaned and the viewer, who may
+	// answer for it, answered for the room's other side
+	// (answeredTheOtherSide).
+	AnsweredOtherSide bool
 	// Notes are the side's timeline entries that are not moves (a member
 	// left), oldest first.
 	Notes []RoomNote
