@@ -54,6 +54,7 @@ func (h *HumanRoom) access(ctx context.Context, q querier, row *roomRow, seat se
 		}
 	}
 	h.SeatHuman, h.SeatIsYou, h.SeatOrphaned = seat.OwnerEmail, whose == Mine, whose == Nobodys
+	h.CanCancel = whose == Nobodys && h.CanDecide && !h.View.State.Terminal()
 	notes, err := selectRoomNotes(ctx, q, h.View.RoomID, seat.Side)
 	h.Notes = notes
 	return err

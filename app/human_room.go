@@ -46,6 +46,10 @@ type HumanRoom struct {
 	// answer for it, answered for the room's other side
 	// (answeredTheOtherSide).
 	AnsweredOtherSide bool
+	// CanCancel: the side's human left the account and the viewer, an
+	// owner who may answer for it, may end the negotiation for it
+	// (CancelForSeat).
+	CanCancel bool
 	// Notes are the side's timeline entries that are not moves (a member
 	// left), oldest first.
 	Notes []RoomNote

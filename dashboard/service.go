@@ -21,6 +21,8 @@ type Rooms interface {
 	SeesRoom(ctx context.Context, userID, roomID int64) error
 	RoomAccounts(ctx context.Context, roomID int64) ([]int64, error)
 	DecideAsOwner(ctx context.Context, userID, roomID int64, confirmationID string, hashSeen negotiation.SubjectHash, accept bool) (*app.Decision, error)
+	// CancelForSeat ends a room for its side whose human left (owners).
+	CancelForSeat(ctx context.Context, userID, roomID int64, side negotiation.Side) (*app.Decision, error)
 	OneTapCard(ctx context.Context, token string) (*app.OneTap, error)
 	DecideOneTap(ctx context.Context, token string, hashSeen negotiation.SubjectHash, accept bool) (*app.Decision, error)
 	InvitationByCode(ctx context.Context, code string, loc *time.Location) (*app.Invitation, error)
