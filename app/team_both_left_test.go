@@ -72,11 +72,11 @@ func TestNobodyAnswersBothSidesOnceBothLeft(t *testing.T) {
 	if err := tb.accounts.RemoveMember(tb.ctx, ann.ID, "ozone", zed.ID); err != nil {
 		t.Fatal(err)
 	}
-	if h, err := tb.rooms.ForHuman(tb.ctx, oz.ID, roomID, negotiation.SideA, ""); err != nil || !h.CanDecide || false {
+	if h, err := tb.rooms.ForHuman(tb.ctx, oz.ID, roomID, negotiation.SideA, ""); err != nil || !h.CanDecide || h.AnsweredOtherSide {
 		t.Fatalf("Zed's side on Oz's room page: %+v %v", h, err)
 	}
 	h, err := tb.rooms.ForHuman(tb.ctx, ann.ID, roomID, negotiation.SideA, "")
-	if err != nil || h.Side != negotiation.SideA || !h.SeatOrphaned || h.CanDecide || !false {
+	if err != nil || h.Side != negotiation.SideA || !h.SeatOrphaned || h.CanDecide || !h.AnsweredOtherSide {
 		t.Fatalf("Zed's side on Ann's room page: %+v %v", h, err)
 	}
 	tb.refused("Ann answers for Zed's side too", app.ErrConflict,
