@@ -231,3 +231,28 @@ func TestDeleteAccountRequestTime(t *testing.T) {
 	}
 	t.Logf("its job's work took %v in %d runs of at most %v", time.Since(began), runs, jobs.AccountDeleteBudget)
 }
+
+// TestOperatorFinishesADeletion: an account its owner began deleting
+// whose job never ran (no worker, or it failed for good) is finished by
+// the operator's `taasky account delete`, which waits: its rooms closed,
+// the account gone, the deletion counted as started before.
+func TestOperatorFinishesADeletion(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	owner, err := rb.acc.UserByEmail(rb.ctx, "alpha@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb.openAlphaRooms(t, 3)
+	if _, err := rb.rooms.DeleteAccount(rb.ctx, owner.ID, "alpha", "alpha"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := rb.rooms.DeleteAccountAsOperator(rb.ctx, "alpha", "alpha")
+	if err != nil || !got.Again || got.Pending || got.RoomsClosed != 3 || got.UsersErased != 1 {
+		t.Fatalf("the operator's deletion: %+v %v", got, err)
+	}
+	if _, err := rb.acc.AccountBySlug(rb.ctx, "alpha"); ErrorCodeOf(err) != ErrNotFound || ErrorMessageOf(err) != "account not found: alpha" {
+		t.Fatalf("alpha after the operator's deletion: %v", err)
+	}
+	rb.checkClean(t)
+}
