@@ -256,3 +256,66 @@ func TestOperatorFinishesADeletion(t *testing.T) {
 	}
 	rb.checkClean(t)
 }
+
+// TestPurgeRequeuesAStuckDeletion: a deletion whose job was discarded
+// (its last attempt failed) stays "being deleted"; the hourly purge
+// queues its job again once it is an hour old, and the job finishes it.
+func TestPurgeRequeuesAStuckDeletion(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	owner, err := rb.acc.UserByEmail(rb.ctx, "alpha@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb.openAlphaRooms(t, 3)
+	if _, err := rb.rooms.DeleteAccount(rb.ctx, owner.ID, "alpha", "alpha"); err != nil {
+		t.Fatal(err)
+	}
+	ret := NewRetention(rb.pool, RetentionPeriods{})
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &jobs.PurgeWorker{Tokens: NewOAuth(rb.pool), Deletions: ret})
+	river.AddWorker(workers, &jobs.AccountDeleteWorker{Accounts: rb.rooms})
+	rc, err := river.NewClient(riverpgxv5.New(rb.pool), &river.Config{Workers: workers, FetchOnlyKnownKinds: true,
+		Queues: jobs.Queues(2, 1), FetchCooldown: jobs.FetchCooldown, FetchPollInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	countJobs := func() (n int) {
+		t.Helper()
+		if err := rb.pool.QueryRow(rb.ctx, `SELECT count(*) FROM river_job WHERE kind = 'account_delete' AND state = 'available'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// Two hours on, its job discarded.
+	if _, err := rb.pool.Exec(rb.ctx, `UPDATE accounts SET deleting_at = deleting_at - interval '2 hours' WHERE id = $1`, rb.a.AccountID); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := ret.AccountsBeingDeleted(rb.ctx, time.Now().Add(-jobs.DeletionRequeueAfter)); err != nil || len(n) != 1 {
+		t.Fatalf("accounts being deleted for over an hour: %v %v", n, err)
+	}
+	if _, err := rb.pool.Exec(rb.ctx, `UPDATE river_job SET state = 'discarded', finalized_at = now() WHERE kind = 'account_delete'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.Start(rb.ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rc.Stop(context.Background()) })
+	runPurge(t, rb.ctx, rc)
+	for i := 0; ; i++ {
+		var left int
+		if err := rb.pool.QueryRow(rb.ctx, `SELECT count(*) FROM accounts WHERE id = $1`, rb.a.AccountID).Scan(&left); err != nil {
+			t.Fatal(err)
+		} else if left == 0 {
+			break
+		}
+		if i == 400 {
+			t.Fatal("the deletion was not finished in 20 s after the purge")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := countJobs(); n != 0 {
+		t.Fatalf("%d deletion jobs left queued", n)
+	}
+	rb.checkClean(t)
+}

@@ -286,3 +286,17 @@ func selectOpenAccountRooms(ctx context.Context, q querier, accountID int64, lim
 	}
 	return ids, nil
 }
+
+// selectAccountsBeingDeleted lists the accounts whose deletion began
+// before before (a handful at most: each is erased by its job).
+func selectAccountsBeingDeleted(ctx context.Context, q querier, before time.Time) ([]int64, error) {
+	rows, err := q.Query(ctx, `SELECT id FROM accounts WHERE deleting_at < $1 ORDER BY id LIMIT 1000`, before)
+	if err != nil {
+		return nil, fmt.Errorf("selectAccountsBeingDeleted: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("selectAccountsBeingDeleted: %w", err)
+	}
+	return ids, nil
+}

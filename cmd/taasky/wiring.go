@@ -102,8 +102,8 @@ func addWorkers(workers *river.Workers, d deps) int {
 	river.AddWorker(workers, d.sweeper)
 	river.AddWorker(workers, d.deleter)
 	river.AddWorker(workers, &jobs.CloseDueWorker{})
-	river.AddWorker(workers, &jobs.PurgeWorker{Tokens: app.NewOAuth(d.pool), Log: d.log,
-		Data: app.NewRetention(d.pool, app.RetentionPeriods(d.cfg.Retention))})
+	retention := app.NewRetention(d.pool, app.RetentionPeriods(d.cfg.Retention))
+	river.AddWorker(workers, &jobs.PurgeWorker{Tokens: app.NewOAuth(d.pool), Log: d.log, Data: retention, Deletions: retention})
 	return 4 + addNotifyWorkers(workers, d)
 }
 
