@@ -87,7 +87,7 @@ type PurgeWorker struct {
 	// queues again when they are stuck (nil: none; only when the job runs
 	// in a River client, which inserts them).
 	Deletions StuckDeletions
-	Log  *slog.Logger
+	Log       *slog.Logger
 	// Now is the clock (time.Now if nil).
 	Now func() time.Time
 }
