@@ -28,7 +28,7 @@ func (d *Dashboard) roomCancel(c *fiber.Ctx) error {
 		return d.roomPage(c, v, d.words(c, v).T("lv17_form.side"))
 	}
 	_, err = d.rooms.CancelForSeat(c.UserContext(), v.user.ID, int64(roomID), side)
-	if code := app.ErrorCodeOf(err); code == app.ErrConflict || code == app.ErrInvalid || code == app.ErrUnauthorized {
+	if code := app.ErrorCodeOf(err); code == app.ErrConflict || code == app.ErrInvalid {
 		c.Status(statusOf(code))
 		return d.roomPage(c, v, d.say(c, v, err))
 	} else if err != nil {
