@@ -6,72 +6,118 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/taasky/taasky/jobs"
 	"github.com/taasky/taasky/negotiation"
 )
 
 // Deleting an account (DeleteAccount). Its owner types the account's slug
-// to confirm. Then, in this order:
+// to confirm. The request commits, in one transaction, that the account is
+// being deleted, and returns; a River job (jobs.AccountDeleteArgs, inserted
+// in that transaction) does the rest, in bounded batches:
 //
-//  1. at once, in one transaction: every key of its agents is revoked and
-//     its OAuth grants' tokens deleted (this process forgets the keys now,
-//     the others when they hear of it on taasky_agent_key), every session
-//     of its members ends (except the deleting person's own), its seats
-//     become nobody's and its webhook endpoints are disabled, so that
-//     nothing below is sent to its people or its endpoints;
-//  2. every open room it sits in closes with the reason account_deleted,
-//     each by the protocol and committed as any close is: the other side
-//     gets the normal closed notice;
-//  3. in one transaction, with the account and its agents locked (a move
-//     that got in between is closed first): its side of every room is
-//     erased (human, agent, room token, sealed limits, notes, its members'
-//     delivery log about its rooms) while the rooms, their logs and the
-//     other side's party stay whole; then the account (memberships,
-//     agents, keys, grants, invitations, audit log, seen schemas) and the
-//     members who belong to no other account (their settings, push
-//     subscriptions and delivery log).
+//  1. the request, at once: the account is marked deleting (accounts.
+//     deleting_at: its members' memberships no longer give them anything
+//     of it, they are told it is being deleted, and nothing new can be
+//     done or opened in it); every key of its agents is revoked and its
+//     OAuth grants' tokens deleted (this process forgets the keys now, the
+//     others when they hear of it on taasky_agent_key), its invitations
+//     waiting to be accepted are revoked, every session of its members
+//     ends (except the deleting person's own), its seats become nobody's
+//     (the one-tap links sent to them stop working) and its webhook
+//     endpoints are disabled, so that nothing below is sent to its people
+//     or its endpoints;
+//  2. the job: every open room it sits in closes with the reason
+//     account_deleted, each by the protocol and committed as any close is:
+//     the other side gets the normal closed notice; a batch of
+//     deleteBatch rooms at a time, until the job's budget is spent (then
+//     the job snoozes and goes on where the rooms say: it keeps no cursor);
+//  3. the job, in one transaction, with the account and its agents locked
+//     (a move that got in between is closed first): its side of every room
+//     is erased (human, agent, room token, sealed limits, notes, its
+//     members' delivery log about its rooms) while the rooms, their logs
+//     and the other side's party stay whole; then the account
+//     (memberships, agents, keys, grants, invitations, audit log, seen
+//     schemas) and the members who belong to no other account (their
+//     settings, push subscriptions and delivery log).
+//
+// Each step is safe to run twice, late, or cut short: a second deletion
+// finds the account deleting and only makes sure its job is queued; a job
+// killed halfway leaves rooms closed or open, each whole, and the next run
+// closes the rest; a job for an account already gone does nothing.
 //
 // The deletion cannot be written to the account's audit log, which goes
 // with it: it is logged (slog, info) with ids and counts only.
 
 // DeletedAccount is what deleting an account did.
 type DeletedAccount struct {
-	Slug        string
-	Name        string
+	AccountID int64
+	Slug      string
+	Name      string
+	// Pending: the account is being deleted; its job closes its rooms and
+	// erases it (RoomsClosed and UsersErased count what this call did).
+	Pending bool
+	// Again: the account was being deleted already (a second deletion:
+	// nothing changed but that its job is queued).
+	Again       bool
 	RoomsClosed int
 	KeysRevoked int
 	UsersErased int
-	// ActorErased: the person who deleted it belonged to no other account
-	// and was erased with it.
+	// ActorErased: the person who deleted it belongs to no other account
+	// and is (or, while Pending, will be) erased with it.
 	ActorErased bool
 }
 
-// DeleteAccount deletes the account with slug; only its owners may, and
-// typed must be the slug.
+// DeleteAccount starts deleting the account with slug; only its owners
+// may, and typed must be the slug. It returns once the deletion is
+// committed; the account's job (FinishAccountDeletion) does the rest.
 func (s *Rooms) DeleteAccount(ctx context.Context, actorID int64, slug, typed string) (DeletedAccount, error) {
-	return s.deleteAccount(ctx, actorID, slug, typed, false)
+	return s.beginDeletion(ctx, actorID, slug, typed, false)
 }
 
 // DeleteAccountAsOperator is DeleteAccount for an operator on the command
-// line (`taasky account delete`).
+// line (`taasky account delete`), who waits: it starts the deletion as
+// the owner's does, then runs the job's steps here, to the end (the job it
+// queued finds nothing left to do, or finishes what a killed command left).
 func (s *Rooms) DeleteAccountAsOperator(ctx context.Context, slug, typed string) (DeletedAccount, error) {
-	return s.deleteAccount(ctx, 0, slug, typed, true)
+	out, accountID, err := s.beginDeletionID(ctx, 0, slug, typed, true)
+	if err != nil {
+		return out, err
+	}
+	for range 10 {
+		done, err := s.finishDeletion(ctx, accountID, time.Now().Add(time.Hour), &out)
+		if err != nil || done {
+			out.Pending = !done
+			return out, err
+		}
+	}
+	return out, nil // Pending: its job goes on
 }
 
 // deleteRetries is how many times the last step closes rooms that a move
-// opened while the first ones ran before it gives up (the deletion can be
-// asked again: each step is safe to repeat).
+// opened while the first ones ran before it lets the job's next run try
+// (each step is safe to repeat).
 const deleteRetries = 5
 
-func (s *Rooms) deleteAccount(ctx context.Context, actorID int64, slug, typed string, operator bool) (DeletedAccount, error) {
-	out := DeletedAccount{Slug: slug}
+// deleteBatch is how many open rooms the job reads at a time to close.
+const deleteBatch = 200
+
+func (s *Rooms) beginDeletion(ctx context.Context, actorID int64, slug, typed string, operator bool) (DeletedAccount, error) {
+	out, _, err := s.beginDeletionID(ctx, actorID, slug, typed, operator)
+	return out, err
+}
+
+func (s *Rooms) beginDeletionID(ctx context.Context, actorID int64, slug, typed string, operator bool) (DeletedAccount, int64, error) {
+	out := DeletedAccount{Slug: slug, Pending: true}
 	var accountID int64
 	var keys [][]byte
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
-		accountID, out.Name, err = authorizeDeletion(ctx, tx, actorID, slug, operator)
+		var deleting bool
+		accountID, out.Name, deleting, err = authorizeDeletion(ctx, tx, actorID, slug, operator)
 		if err != nil {
 			return err
 		}
@@ -82,33 +128,94 @@ func (s *Rooms) deleteAccount(ctx context.Context, actorID int64, slug, typed st
 			return err
 		}
 		now := s.now()
-		if keys, err = revokeAccountAccess(ctx, tx, accountID, now); err != nil {
+		if out.Again, err = markAccountDeleting(ctx, tx, accountID, now); err != nil {
 			return err
 		}
-		ids, err := selectMemberIDs(ctx, tx, accountID)
-		if err != nil {
-			return err
+		out.Again = out.Again || deleting
+		if !out.Again {
+			if keys, err = revokeAccountAccess(ctx, tx, accountID, now); err != nil {
+				return err
+			}
+			ids, err := selectMemberIDs(ctx, tx, accountID)
+			if err != nil {
+				return err
+			}
+			others := slices.DeleteFunc(ids, func(id int64) bool { return id == actorID })
+			if err := bumpSessionEpochs(ctx, tx, others); err != nil {
+				return err
+			}
+			if err := disableAccountHooks(ctx, tx, accountID, now); err != nil {
+				return err
+			}
+			if err := revokeAccountInvitations(ctx, tx, accountID, now); err != nil {
+				return err
+			}
+			if err := unseatAccountHumans(ctx, tx, accountID, now); err != nil {
+				return err
+			}
 		}
-		others := slices.DeleteFunc(ids, func(id int64) bool { return id == actorID })
-		if err := bumpSessionEpochs(ctx, tx, others); err != nil {
-			return err
+		if actorID != 0 {
+			ms, err := selectMemberships(ctx, tx, actorID) // the accounts not being deleted
+			if err != nil {
+				return err
+			}
+			out.ActorErased = len(ms) == 0
 		}
-		if err := disableAccountHooks(ctx, tx, accountID, now); err != nil {
-			return err
+		// Unique by its arguments: a second deletion queues no second job
+		// while the first is queued, running or done.
+		if _, err := s.river.InsertTx(ctx, tx, jobs.AccountDeleteArgs{AccountID: accountID}, nil); err != nil {
+			return fmt.Errorf("insert the deletion's job: %w", err)
 		}
-		return unseatAccountHumans(ctx, tx, accountID, now)
+		return nil
 	})
 	if err != nil {
-		return DeletedAccount{}, fmt.Errorf("delete account: %w", err)
+		return DeletedAccount{}, 0, fmt.Errorf("delete account: %w", err)
 	}
+	out.AccountID = accountID
 	out.KeysRevoked = len(keys)
 	s.forgetKeys(keys)
+	actor := "owner"
+	if operator {
+		actor = "operator"
+	}
+	s.log.Info("account deletion started", "account_id", accountID, "by", actor, "again", out.Again, "keys_revoked", out.KeysRevoked)
+	return out, accountID, nil
+}
+
+// FinishAccountDeletion is the deletion job's work (jobs.AccountDeleteArgs):
+// it closes the open rooms of the account being deleted, a batch at a
+// time, and once none is left erases it. It stops when until has passed
+// and says whether the account is gone; an account not being deleted, or
+// gone already, is done.
+func (s *Rooms) FinishAccountDeletion(ctx context.Context, accountID int64, until time.Time) (bool, error) {
+	var out DeletedAccount
+	return s.finishDeletion(ctx, accountID, until, &out)
+}
+
+func (s *Rooms) finishDeletion(ctx context.Context, accountID int64, until time.Time, out *DeletedAccount) (bool, error) {
+	deleting, err := accountDeleting(ctx, s.pool, accountID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return true, nil // erased already
+	} else if err != nil {
+		return false, fmt.Errorf("delete account: %w", err)
+	} else if !deleting {
+		s.log.Warn("a deletion job for an account not being deleted: nothing done", "account_id", accountID)
+		return true, nil
+	}
 	var erased []int64
-	for try := 0; ; try++ {
-		n, err := s.closeAccountRooms(ctx, accountID)
-		out.RoomsClosed += n
-		if err != nil {
-			return out, fmt.Errorf("delete account: close its rooms: %w", err)
+	for try := 0; try <= deleteRetries; try++ {
+		for {
+			if time.Now().After(until) {
+				return false, nil
+			}
+			n, more, err := s.closeAccountRoomsBatch(ctx, accountID, deleteBatch)
+			out.RoomsClosed += n
+			if err != nil {
+				return false, fmt.Errorf("delete account: close its rooms: %w", err)
+			}
+			if !more {
+				break
+			}
 		}
 		var seats []accountSeat
 		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -124,6 +231,9 @@ func (s *Rooms) deleteAccount(ctx context.Context, actorID int64, slug, typed st
 			}
 			if err := lockAccountForDeletion(ctx, tx, accountID, true); err != nil {
 				return err
+			}
+			if _, err := accountDeleting(ctx, tx, accountID); err != nil {
+				return err // pgx.ErrNoRows: another run erased it meanwhile
 			}
 			if seats, err = selectAccountSeats(ctx, tx, accountID); err != nil {
 				return err
@@ -149,11 +259,14 @@ func (s *Rooms) deleteAccount(ctx context.Context, actorID int64, slug, typed st
 			}
 			return forgetAddresses(ctx, tx, emails)
 		})
-		if (errors.Is(err, errRoomsStillOpen) || errors.Is(err, errMembersChanged)) && try < deleteRetries {
+		if errors.Is(err, errRoomsStillOpen) || errors.Is(err, errMembersChanged) {
 			continue
 		}
+		if errors.Is(err, pgx.ErrNoRows) {
+			return true, nil
+		}
 		if err != nil {
-			return out, fmt.Errorf("delete account: erase it: %w", err)
+			return false, fmt.Errorf("delete account: erase it: %w", err)
 		}
 		// The other side's pages now name "a deleted account".
 		rooms := make([]int64, len(seats))
@@ -161,17 +274,11 @@ func (s *Rooms) deleteAccount(ctx context.Context, actorID int64, slug, typed st
 			rooms[i] = st.roomID
 		}
 		s.announcer.add(rooms)
-		break
+		out.UsersErased = len(erased)
+		s.log.Info("account deleted", "account_id", accountID, "rooms_closed", out.RoomsClosed, "users_erased", out.UsersErased)
+		return true, nil
 	}
-	out.UsersErased = len(erased)
-	out.ActorErased = slices.Contains(erased, actorID)
-	actor := "owner"
-	if operator {
-		actor = "operator"
-	}
-	s.log.Info("account deleted", "account_id", accountID, "by", actor, "rooms_closed", out.RoomsClosed,
-		"keys_revoked", out.KeysRevoked, "users_erased", out.UsersErased)
-	return out, nil
+	return false, nil // the job's next run tries again
 }
 
 var (
@@ -180,22 +287,23 @@ var (
 )
 
 // authorizeDeletion checks that actorID is an owner of the account with
-// slug (or that an operator asks), and returns the account's id and name.
-func authorizeDeletion(ctx context.Context, q querier, actorID int64, slug string, operator bool) (int64, string, error) {
+// slug (or that an operator asks), and returns the account's id and name
+// and whether it is being deleted already.
+func authorizeDeletion(ctx context.Context, q querier, actorID int64, slug string, operator bool) (int64, string, bool, error) {
 	if operator {
-		acct, err := selectAccountBySlug(ctx, q, slug)
-		return acct.ID, acct.Name, err
+		acct, deleting, err := selectAccountForDeletion(ctx, q, slug)
+		return acct.ID, acct.Name, deleting, err
 	}
-	m, err := selectMembership(ctx, q, actorID, slug)
+	m, deleting, err := selectMembershipForDeletion(ctx, q, actorID, slug)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, "", refuse(ErrNotFound, "error.not_member", "account: you are not a member of %q", slug)
+		return 0, "", false, refuse(ErrNotFound, "error.not_member", "account: you are not a member of %q", slug)
 	} else if err != nil {
-		return 0, "", err
+		return 0, "", false, err
 	}
 	if !May(m.Role, ActDeleteAccount, Colleagues) {
-		return 0, "", refuse(ErrUnauthorized, "error.delete_who", "account: only the account's owners delete it")
+		return 0, "", false, refuse(ErrUnauthorized, "error.delete_who", "account: only the account's owners delete it")
 	}
-	return m.AccountID, m.AccountName, nil
+	return m.AccountID, m.AccountName, deleting, nil
 }
 
 // forgetKeys makes this process forget the keys at once (the others forget
@@ -212,20 +320,33 @@ func (s *Rooms) forgetKeys(hashes [][]byte) {
 // closeAccountRooms closes the account's open rooms; it returns how many
 // it closed.
 func (s *Rooms) closeAccountRooms(ctx context.Context, accountID int64) (int, error) {
-	seats, err := selectAccountSeats(ctx, s.pool, accountID)
-	if err != nil {
-		return 0, err
+	total := 0
+	for {
+		n, more, err := s.closeAccountRoomsBatch(ctx, accountID, deleteBatch)
+		total += n
+		if err != nil || !more {
+			return total, err
+		}
 	}
-	n := 0
-	var errs []error
-	for _, st := range seats {
-		closed, err := s.closeForDeletedAccount(ctx, st.roomID)
+}
+
+// closeAccountRoomsBatch closes at most limit of the account's open rooms,
+// each in its own transaction; more: there may be others.
+func (s *Rooms) closeAccountRoomsBatch(ctx context.Context, accountID int64, limit int) (n int, more bool, err error) {
+	ids, err := selectOpenAccountRooms(ctx, s.pool, accountID, limit)
+	if err != nil {
+		return 0, false, err
+	}
+	for _, id := range ids {
+		closed, err := s.closeForDeletedAccount(ctx, id)
+		if err != nil {
+			return n, false, err // the next run reads what is still open
+		}
 		if closed {
 			n++
 		}
-		errs = append(errs, err)
 	}
-	return n, errors.Join(errs...)
+	return n, len(ids) == limit, nil
 }
 
 // closeForDeletedAccount closes the room if it is open.

@@ -38,7 +38,7 @@ func TestDeleteAccountForgetsInviteesInJobs(t *testing.T) {
 	if _, err := tb.rooms.Open(tb.ctx, agent, app.OpenInput{Schema: json.RawMessage(`{"n":{"type":"int","label":"N"}}`), InviteEmail: "lee@example.test"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tb.rooms.DeleteAccount(tb.ctx, ann.ID, "alpha", "alpha"); err != nil {
+	if _, err := tb.rooms.DeleteAccountNow(tb.ctx, ann.ID, "alpha", "alpha"); err != nil {
 		t.Fatal(err)
 	}
 	var kept int

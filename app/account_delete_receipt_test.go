@@ -24,7 +24,7 @@ func TestReceiptAfterTheAccountIsDeleted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rb.rooms.DeleteAccount(rb.ctx, rb.a.OwnerUserID, "alpha", "alpha"); err != nil {
+	if _, err := rb.rooms.DeleteAccountNow(rb.ctx, rb.a.OwnerUserID, "alpha", "alpha"); err != nil {
 		t.Fatal(err)
 	}
 	after, err := rb.rooms.ReceiptForHuman(rb.ctx, rb.b.OwnerUserID, v.RoomID)

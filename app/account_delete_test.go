@@ -136,7 +136,7 @@ func TestDeleteAccount(t *testing.T) {
 		{member, "alpha", "account: only the account's owners delete it", ErrUnauthorized},
 		{betaOwner, "alpha", `account: you are not a member of "alpha"`, ErrNotFound},
 	} {
-		_, err := rb.rooms.DeleteAccount(ctx, c.who, "alpha", c.typed)
+		_, err := rb.rooms.DeleteAccountNow(ctx, c.who, "alpha", c.typed)
 		if ErrorCodeOf(err) != c.code || ErrorMessageOf(err) != c.want {
 			t.Errorf("user %d typing %q: %v, want %s %q", c.who, c.typed, err, c.code, c.want)
 		}
@@ -152,7 +152,7 @@ func TestDeleteAccount(t *testing.T) {
 	if err := rb.pool.QueryRow(ctx, `SELECT coalesce(max(id), 0) FROM river_job`).Scan(&lastJob); err != nil {
 		t.Fatal(err)
 	}
-	got, err := rb.rooms.DeleteAccount(ctx, owner, "alpha", "alpha")
+	got, err := rb.rooms.DeleteAccountNow(ctx, owner, "alpha", "alpha")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func TestExportHoldsReceipts(t *testing.T) {
 	if err := json.Unmarshal(raw, &file); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rb.rooms.DeleteAccount(rb.ctx, rb.a.OwnerUserID, "alpha", "alpha"); err != nil {
+	if _, err := rb.rooms.DeleteAccountNow(rb.ctx, rb.a.OwnerUserID, "alpha", "alpha"); err != nil {
 		t.Fatal(err)
 	}
 	rotated, err := receipt.NewKeyring("http://127.0.0.1:8080", 2, func(v int) []byte { return bytes.Repeat([]byte{byte(v)}, 32) })

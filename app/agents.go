@@ -107,7 +107,7 @@ func (a *Accounts) IssueAgentKey(ctx context.Context, accountSlug string, agentI
 		// issued after it on the role read before would outlive it), and
 		// the agent's human is read as it stands.
 		acct, err := selectAccountBySlug(ctx, tx, accountSlug)
-		if ErrorCodeOf(err) == ErrNotFound {
+		if ErrorCodeOf(err) == ErrNotFound && !isAccountDeleting(err) {
 			return refuse(ErrNotFound, "error.agent_not_found", "agent %s not found in account %s", strconv.FormatInt(agentID, 10), accountSlug)
 		} else if err != nil {
 			return err

@@ -384,7 +384,7 @@ func TestErasureSearched(t *testing.T) {
 	t.Run("the account deleted", func(t *testing.T) {
 		t.Parallel()
 		z := newZed(t)
-		d, err := z.nb.rooms.DeleteAccount(z.nb.ctx, z.ownerID, "alpha", "alpha")
+		d, err := z.nb.rooms.DeleteAccountNow(z.nb.ctx, z.ownerID, "alpha", "alpha")
 		if err != nil || d.UsersErased != 2 {
 			t.Fatalf("%+v %v", d, err)
 		}

@@ -158,7 +158,7 @@ func TestErasureWhileAPersonAnswersWithTheirAddress(t *testing.T) {
 						t.Fatal(err)
 					}
 					erase = func() error {
-						_, err := e.rooms.DeleteAccount(context.Background(), e.pat.ID, "beta", "beta")
+						_, err := e.rooms.DeleteAccountNow(context.Background(), e.pat.ID, "beta", "beta")
 						return err
 					}
 				}

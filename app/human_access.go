@@ -44,8 +44,17 @@ func (h *HumanRoom) access(ctx context.Context, q querier, row *roomRow, seat se
 	h.CanDecide = May(seat.Role, ActDecide, whose)
 	if whose == Nobodys && answersTheOtherSide(row, negotiation.Side(seat.Side), userID) {
 		h.CanDecide, h.OtherSide = false, true
+	} else if whose == Nobodys && h.CanDecide {
+		answered, err := answeredTheOtherSide(ctx, q, row, negotiation.Side(seat.Side), userID)
+		if err != nil {
+			return err
+		}
+		if answered {
+			h.CanDecide, h.AnsweredOtherSide = false, true
+		}
 	}
 	h.SeatHuman, h.SeatIsYou, h.SeatOrphaned = seat.OwnerEmail, whose == Mine, whose == Nobodys
+	h.CanCancel = whose == Nobodys && h.CanDecide && !h.View.State.Terminal()
 	notes, err := selectRoomNotes(ctx, q, h.View.RoomID, seat.Side)
 	h.Notes = notes
 	return err
@@ -60,6 +69,23 @@ func answersTheOtherSide(row *roomRow, side negotiation.Side, userID int64) bool
 	o := row.party(side.Other())
 	return userID != 0 && o != nil && o.OwnerUserID != nil && *o.OwnerUserID == userID
 }
+
+// answeredTheOtherSide reports whether userID answered a confirmation of
+// row's other side than side (as its human, or for it once its human
+// left): someone who may answer both seats of a room (an owner of both
+// accounts, both seats' humans gone) answers for one only, or they would
+// agree with themselves.
+func answeredTheOtherSide(ctx context.Context, q querier, row *roomRow, side negotiation.Side, userID int64) (bool, error) {
+	if userID == 0 {
+		return false, nil
+	}
+	return sideAnsweredBy(ctx, q, row.ID, side.Other(), userID)
+}
+
+// errAnsweredOtherSide refuses an owner's answer for a seat whose human
+// left, in a room where they answered the other side (answeredTheOtherSide).
+var errAnsweredOtherSide = refuse(ErrConflict, "lv17_error.answered_other_side",
+	"confirmation: you answered for the other side of this room, and nobody answers both sides of a room; the account's other owners answer for this side, whose human left")
 
 // errBothSides refuses an owner's answer for a seat whose human left, in a
 // room where they are the other side's human (answersTheOtherSide).

@@ -42,6 +42,14 @@ type HumanRoom struct {
 	// room's other side's human, so the account's other owners answer it
 	// (answersTheOtherSide).
 	OtherSide bool
+	// AnsweredOtherSide: the side is orphaned and the viewer, who may
+	// answer for it, answered for the room's other side
+	// (answeredTheOtherSide).
+	AnsweredOtherSide bool
+	// CanCancel: the side's human left the account and the viewer, an
+	// owner who may answer for it, may end the negotiation for it
+	// (CancelForSeat).
+	CanCancel bool
 	// Notes are the side's timeline entries that are not moves (a member
 	// left), oldest first.
 	Notes []RoomNote

@@ -190,7 +190,8 @@ func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, o
 // answersForNobody reports whether d is a request to a person who answers
 // for p because p's human left the account: p has no human, and the
 // recipient may answer nobody's confirmations there (an owner), unless
-// they are the room's other side's human (answersTheOtherSide).
+// they are the room's other side's human (answersTheOtherSide) or
+// answered for it (answeredTheOtherSide).
 func (n *Notifications) answersForNobody(ctx context.Context, row *roomRow, p *partyRow, d jobs.Delivery) (bool, error) {
 	if p.OwnerUserID != nil || p.AccountID == nil || (d.Topic != jobs.TopicRequest && d.Topic != jobs.TopicReminder) ||
 		answersTheOtherSide(row, p.Side, d.UserID) {
@@ -202,7 +203,11 @@ func (n *Notifications) answersForNobody(ctx context.Context, row *roomRow, p *p
 	} else if err != nil {
 		return false, err
 	}
-	return May(m.Role, ActDecide, Nobodys), nil
+	if !May(m.Role, ActDecide, Nobodys) {
+		return false, nil
+	}
+	answered, err := answeredTheOtherSide(ctx, n.pool, row, p.Side, d.UserID)
+	return !answered, err
 }
 
 // theirAccountDeleted reports whether the other side's account was

@@ -85,6 +85,12 @@ type RetentionPeriods struct {
 	OAuthClients time.Duration
 }
 
+// AccountsBeingDeleted lists the accounts whose deletion began before
+// before and is not done (jobs.PurgeWorker queues their jobs again).
+func (r *Retention) AccountsBeingDeleted(ctx context.Context, before time.Time) ([]int64, error) {
+	return selectAccountsBeingDeleted(ctx, r.pool, before)
+}
+
 // NewRetention is the purge of what outlived periods, on pool.
 func NewRetention(pool *pgxpool.Pool, periods RetentionPeriods) *Retention {
 	return &Retention{pool: pool, periods: periods, clock: time.Now,

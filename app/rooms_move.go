@@ -312,8 +312,15 @@ func (s *Rooms) decide(ctx context.Context, tx *roomTx, ld *loaded, side negotia
 			return nil, err
 		}
 	}
-	if p := ld.row.party(side); by.user != nil && p != nil && p.OwnerUserID == nil && answersTheOtherSide(ld.row, side, *by.user) {
-		return nil, errBothSides
+	if p := ld.row.party(side); by.user != nil && p != nil && p.OwnerUserID == nil {
+		if answersTheOtherSide(ld.row, side, *by.user) {
+			return nil, errBothSides
+		}
+		if answered, err := answeredTheOtherSide(ctx, tx, ld.row, side, *by.user); err != nil {
+			return nil, err
+		} else if answered {
+			return nil, errAnsweredOtherSide
+		}
 	}
 	now := s.now()
 	next, ev, why, err := ld.room.Decide(side, confirmationID, hashSeen, accept, now)

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -190,4 +191,112 @@ func selectMemberEmails(ctx context.Context, q querier, accountID int64) ([]stri
 		return nil, fmt.Errorf("selectMemberEmails %d: %w", accountID, err)
 	}
 	return emails, nil
+}
+
+// markAccountDeleting marks the account as being deleted (at); already:
+// it was.
+func markAccountDeleting(ctx context.Context, q querier, accountID int64, at time.Time) (already bool, err error) {
+	tag, err := q.Exec(ctx, `UPDATE accounts SET deleting_at = $2 WHERE id = $1 AND deleting_at IS NULL`, accountID, at)
+	if err != nil {
+		return false, fmt.Errorf("markAccountDeleting %d: %w", accountID, err)
+	}
+	return tag.RowsAffected() == 0, nil
+}
+
+// accountDeleting says whether the account is being deleted; pgx.ErrNoRows:
+// there is no such account (any more).
+func accountDeleting(ctx context.Context, q querier, accountID int64) (bool, error) {
+	var deleting bool
+	err := q.QueryRow(ctx, `SELECT deleting_at IS NOT NULL FROM accounts WHERE id = $1`, accountID).Scan(&deleting)
+	if err != nil {
+		return false, fmt.Errorf("accountDeleting %d: %w", accountID, err)
+	}
+	return deleting, nil
+}
+
+// selectAccountForDeletion is the account with slug, and whether it is
+// being deleted, whatever its state (selectAccountBySlug's refusal when
+// there is none).
+func selectAccountForDeletion(ctx context.Context, q querier, slug string) (Account, bool, error) {
+	acct := Account{Slug: slug}
+	var deleting bool
+	err := q.QueryRow(ctx, `SELECT id, name, created_at, deleting_at IS NOT NULL FROM accounts WHERE slug = $1`,
+		slug).Scan(&acct.ID, &acct.Name, &acct.CreatedAt, &deleting)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Account{}, false, refuse(ErrNotFound, "error.account_not_found", "account not found: %s", slug)
+	}
+	if err != nil {
+		return Account{}, false, fmt.Errorf("selectAccountForDeletion %s: %w", slug, err)
+	}
+	return acct, deleting, nil
+}
+
+// selectMembershipForDeletion is userID's membership in the account with
+// slug, and whether the account is being deleted (membershipSQL leaves
+// out the accounts being deleted).
+func selectMembershipForDeletion(ctx context.Context, q querier, userID int64, slug string) (Membership, bool, error) {
+	var m Membership
+	var deleting bool
+	err := q.QueryRow(ctx, `SELECT m.account_id, a.slug, a.name, m.user_id, m.role, a.deleting_at IS NOT NULL
+		FROM memberships m JOIN accounts a ON a.id = m.account_id WHERE a.slug = $1 AND m.user_id = $2`, slug, userID).
+		Scan(&m.AccountID, &m.AccountSlug, &m.AccountName, &m.UserID, &m.Role, &deleting)
+	if err != nil {
+		return Membership{}, false, fmt.Errorf("selectMembershipForDeletion %s %d: %w", slug, userID, err)
+	}
+	return m, deleting, nil
+}
+
+// selectDeletingAccountNames lists the names of the accounts userID is a
+// member of that are being deleted, by slug.
+func selectDeletingAccountNames(ctx context.Context, q querier, userID int64) ([]string, error) {
+	rows, err := q.Query(ctx, `SELECT a.name FROM memberships m JOIN accounts a ON a.id = m.account_id
+		WHERE m.user_id = $1 AND a.deleting_at IS NOT NULL ORDER BY a.slug`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("selectDeletingAccountNames %d: %w", userID, err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("selectDeletingAccountNames %d: %w", userID, err)
+	}
+	return names, nil
+}
+
+// revokeAccountInvitations revokes the account's invitations waiting to
+// be accepted: nobody joins an account being deleted. (They go with the
+// account; until then their addresses find their mails' delivery log.)
+func revokeAccountInvitations(ctx context.Context, q querier, accountID int64, at time.Time) error {
+	if _, err := q.Exec(ctx, `UPDATE account_invitations SET revoked_at = $2
+		WHERE account_id = $1 AND accepted_at IS NULL AND revoked_at IS NULL`, accountID, at); err != nil {
+		return fmt.Errorf("revokeAccountInvitations %d: %w", accountID, err)
+	}
+	return nil
+}
+
+// selectOpenAccountRooms lists at most limit of the rooms the account sits
+// in that are not final yet, by id.
+func selectOpenAccountRooms(ctx context.Context, q querier, accountID int64, limit int) ([]int64, error) {
+	rows, err := q.Query(ctx, `SELECT DISTINCT p.room_id FROM parties p JOIN rooms r ON r.id = p.room_id
+		WHERE p.account_id = $1 AND r.state IN ('draft', 'awaiting') ORDER BY p.room_id LIMIT $2`, accountID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("selectOpenAccountRooms %d: %w", accountID, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("selectOpenAccountRooms %d: %w", accountID, err)
+	}
+	return ids, nil
+}
+
+// selectAccountsBeingDeleted lists the accounts whose deletion began
+// before before (a handful at most: each is erased by its job).
+func selectAccountsBeingDeleted(ctx context.Context, q querier, before time.Time) ([]int64, error) {
+	rows, err := q.Query(ctx, `SELECT id FROM accounts WHERE deleting_at < $1 ORDER BY id LIMIT 1000`, before)
+	if err != nil {
+		return nil, fmt.Errorf("selectAccountsBeingDeleted: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("selectAccountsBeingDeleted: %w", err)
+	}
+	return ids, nil
 }

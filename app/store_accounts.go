@@ -26,13 +26,26 @@ func insertAccount(ctx context.Context, q querier, slug, name string) (Account, 
 	return acct, nil
 }
 
+// isAccountDeleting: err is the refusal of an account being deleted.
+func isAccountDeleting(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Words.Key == "lv17_error.account_deleting"
+}
+
+// selectAccountBySlug is the account with slug; one being deleted
+// (account_delete.go) is refused: nothing more is done in it.
 func selectAccountBySlug(ctx context.Context, q querier, slug string) (Account, error) {
 	acct := Account{Slug: slug}
+	var deleting bool
 	err := q.QueryRow(ctx,
-		`SELECT id, name, created_at FROM accounts WHERE slug = $1`,
-		slug).Scan(&acct.ID, &acct.Name, &acct.CreatedAt)
+		`SELECT id, name, created_at, deleting_at IS NOT NULL FROM accounts WHERE slug = $1`,
+		slug).Scan(&acct.ID, &acct.Name, &acct.CreatedAt, &deleting)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Account{}, refuse(ErrNotFound, "error.account_not_found", "account not found: %s", slug)
+	}
+	if err == nil && deleting {
+		return Account{}, refuse(ErrNotFound, "lv17_error.account_deleting",
+			"account: %s is being deleted; its open rooms are being closed, and nothing more can be done in it", acct.Name)
 	}
 	if err != nil {
 		return Account{}, fmt.Errorf("selectAccountBySlug %s: %w", slug, err)
@@ -83,9 +96,11 @@ func insertMembership(ctx context.Context, q querier, accountID, userID int64, r
 }
 
 // membershipSQL reads memberships with their account's slug and name, in
-// scanMembership's order; the callers add the WHERE.
+// scanMembership's order; the callers add the WHERE. An account being
+// deleted (account_delete.go) is left out: a membership of it gives
+// nothing of it any more (selectDeletingAccountNames tells its members).
 const membershipSQL = `SELECT m.account_id, a.slug, a.name, m.user_id, m.role, m.operator
-		FROM memberships m JOIN accounts a ON a.id = m.account_id`
+		FROM memberships m JOIN accounts a ON a.id = m.account_id AND a.deleting_at IS NULL`
 
 func scanMembership(row pgx.Row) (Membership, error) {
 	var m Membership

@@ -186,3 +186,15 @@ func selectOneTapCard(ctx context.Context, q querier, tokenHash []byte) (*roomRo
 	row.setHuman(c.side, h)
 	return row, c, nil
 }
+
+// sideAnsweredBy reports whether userID answered a confirmation of the
+// room's side.
+func sideAnsweredBy(ctx context.Context, q querier, roomID int64, side negotiation.Side, userID int64) (bool, error) {
+	var answered bool
+	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM confirmations WHERE room_id = $1 AND side = $2 AND decided_by = $3)`,
+		roomID, side, userID).Scan(&answered)
+	if err != nil {
+		return false, fmt.Errorf("sideAnsweredBy %d: %w", roomID, err)
+	}
+	return answered, nil
+}

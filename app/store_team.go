@@ -63,10 +63,18 @@ func selectMembers(ctx context.Context, q querier, accountID int64, rank int, em
 // agents and keys made (checkAgentCap, checkKeyCap) with who may make
 // them read under it (CreateAgent, IssueAgentKey, OAuth.Connect). FOR NO
 // KEY UPDATE: the foreign keys of rooms and agents inserted meanwhile do
-// not wait for it.
+// not wait for it. An account whose deletion committed while this waited
+// is refused (its deletion takes the same lock): nothing more is done in it.
 func lockAccountMembers(ctx context.Context, q querier, accountID int64) error {
-	if _, err := q.Exec(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE`, accountID); err != nil {
+	var name string
+	var deleting bool
+	err := q.QueryRow(ctx, `SELECT name, deleting_at IS NOT NULL FROM accounts WHERE id = $1 FOR NO KEY UPDATE`, accountID).Scan(&name, &deleting)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("lockAccountMembers %d: %w", accountID, err)
+	}
+	if deleting {
+		return refuse(ErrNotFound, "lv17_error.account_deleting",
+			"account: %s is being deleted; its open rooms are being closed, and nothing more can be done in it", name)
 	}
 	return nil
 }

@@ -111,9 +111,23 @@ func (a *Accounts) UseTeams(c TeamsConfig) error {
 func (a *Accounts) memberOf(ctx context.Context, q querier, userID int64, slug string) (Membership, error) {
 	m, err := selectMembership(ctx, q, userID, slug)
 	if errors.Is(err, pgx.ErrNoRows) {
+		if d, deleting, derr := selectMembershipForDeletion(ctx, q, userID, slug); derr == nil && deleting {
+			return Membership{}, refuse(ErrNotFound, "lv17_error.account_deleting",
+				"account: %s is being deleted; its open rooms are being closed, and nothing more can be done in it", d.AccountName)
+		}
 		return Membership{}, refuse(ErrNotFound, "error.not_member", "account: you are not a member of %q", slug)
 	}
 	return m, err
+}
+
+// DeletingAccounts names the accounts userID is a member of that are being
+// deleted (their memberships give nothing of them any more), by slug.
+func (a *Accounts) DeletingAccounts(ctx context.Context, userID int64) ([]string, error) {
+	names, err := selectDeletingAccountNames(ctx, a.pool, userID)
+	if err != nil {
+		return nil, fmt.Errorf("deleting accounts: %w", err)
+	}
+	return names, nil
 }
 
 // Membership returns userID's membership in the account with slug.

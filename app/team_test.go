@@ -205,7 +205,7 @@ func TestSignUp(t *testing.T) {
 	}
 	// Deleting the accounts erases their audit logs, not the count.
 	for _, slug := range []string{"second", "third"} {
-		if _, err := tb.rooms.DeleteAccount(tb.ctx, ann.ID, slug, slug); err != nil {
+		if _, err := tb.rooms.DeleteAccountNow(tb.ctx, ann.ID, slug, slug); err != nil {
 			t.Fatal(err)
 		}
 	}

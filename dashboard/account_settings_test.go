@@ -108,11 +108,29 @@ func TestAccountDeletePage(t *testing.T) {
 	if st, loc, _ := owner.post("/accounts/delta-co/delete", url.Values{"confirm": {"delta-co"}}); st != 303 || loc != "/account-deleted" {
 		t.Fatalf("the deletion: %d %q", st, loc)
 	}
+	// Until its job has run: a member who signs in again is told, and
+	// gets nothing of it; the owner's second deletion is harmless.
+	mo := b.client(nil) // signed in again: a session of the epoch the deletion began
+	moUser := user("mo@example.test")
+	mo.cookies[sessionCookie] = b.dash.sign.seal("session", session{UserID: moUser.ID, Expires: b.dash.now().Unix() + 3600, Epoch: moUser.SessionEpoch})
+	if st, _, body := mo.get("/"); st != 200 || !strings.Contains(body, "data-account-deleting") || !strings.Contains(body, "Delta is being deleted") {
+		t.Fatalf("the member's rooms page while the account is being deleted: %d\n%s", st, body)
+	}
+	if st, _, body := mo.get("/accounts/delta-co/members"); st != 404 || !strings.Contains(body, "account: Delta is being deleted") {
+		t.Fatalf("the member's members page while the account is being deleted: %d\n%s", st, body)
+	}
+	again := b.client(&ann)
+	again.get("/settings")
+	if st, loc, _ := again.post("/accounts/delta-co/delete", url.Values{"confirm": {"delta-co"}}); st != 303 || loc != "/account-deleted" {
+		t.Fatalf("a second deletion: %d %q", st, loc)
+	}
+	b.workDeletions(t)
+	b.waitAccountGone(t, "delta-co")
 	if _, err := b.accounts.AccountBySlug(b.ctx, "delta-co"); app.ErrorCodeOf(err) != app.ErrNotFound {
 		t.Fatalf("the account after its deletion: %v", err)
 	}
 	st, _, body = owner.get("/account-deleted")
-	if st != 200 || !strings.Contains(body, "The account was deleted") || !strings.Contains(body, `href="/signup"`) {
+	if st != 200 || !strings.Contains(body, "The account is being deleted") || !strings.Contains(body, `href="/signup"`) {
 		t.Fatalf("the page after: %d\n%s", st, body)
 	}
 	if st, loc, _ := owner.get("/accounts/delta-co/settings"); st != 303 || !strings.HasPrefix(loc, "/login") {

@@ -159,6 +159,8 @@ func TestBrowserTeams(t *testing.T) {
 	br.do(nina, "delete the account", chromedp.SetValue(chromedp.CSS(`#delete-confirm`), "nina-studio"),
 		chromedp.Click(chromedp.CSS(`[data-delete-account] button.danger`)), chromedp.WaitVisible(chromedp.CSS(`[data-account-deleted]`)))
 	br.shot(nina, "account-deleted")
+	br.b.workDeletions(t)
+	br.b.waitAccountGone(t, "nina-studio")
 	if n := len(br.b.mustMembers("nina-studio")); n != 0 {
 		t.Fatalf("%d members after the deletion", n)
 	}

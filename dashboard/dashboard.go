@@ -188,6 +188,7 @@ func (d *Dashboard) Mount(a *fiber.App) {
 	a.Get("/rooms/:id", page(d.roomShow)...)
 	a.Get("/rooms/:id/events", stream(d.roomEvents)...)
 	a.Post("/rooms/:id/decide", page(d.roomDecide)...)
+	a.Post("/rooms/:id/cancel", page(d.roomCancel)...)
 	a.Get("/c/:token", strangerPage(d.onetapShow)...)
 	a.Post("/c/:token", strangerPage(d.onetapDecide)...)
 	a.Get("/i/:code", strangerPage(d.inviteShow)...)

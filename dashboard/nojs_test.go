@@ -269,6 +269,8 @@ func TestJourneysWithoutJavaScript(t *testing.T) {
 			chromedp.Click(chromedp.CSS(`[data-delete-account] button.danger`)), chromedp.WaitVisible(chromedp.CSS(`#delete-error`)))
 		br.do(nina, "delete the account", chromedp.SetValue(chromedp.CSS(`#delete-confirm`), "nina-studio"),
 			chromedp.Click(chromedp.CSS(`[data-delete-account] button.danger`)), chromedp.WaitVisible(chromedp.CSS(`[data-account-deleted]`)))
+		b.workDeletions(t)
+		b.waitAccountGone(t, "nina-studio")
 		if n := len(b.mustMembers("nina-studio")); n != 0 {
 			t.Fatalf("%d members after the deletion", n)
 		}

@@ -117,6 +117,8 @@ func TestDeleteAccountWhileLinksAreTapped(t *testing.T) {
 		got[i] = answered{st, loc, body}
 	})
 	noInternalError(t, "deleting the account while its links are tapped", got, &log)
+	b.workDeletions(t)
+	b.waitAccountGone(t, "beta")
 	for _, id := range rooms {
 		var state string
 		if err := b.pool.QueryRow(b.ctx, `SELECT state FROM rooms WHERE id = $1`, id).Scan(&state); err != nil || state != "closed" {

@@ -16,6 +16,8 @@ type roomsData struct {
 	First   bool // the first page
 	// NoAccount: the viewer belongs to no account; the page offers sign-up.
 	NoAccount bool
+	// Deleting names the viewer's accounts that are being deleted.
+	Deleting []string
 }
 
 type filterLink struct {
@@ -43,6 +45,9 @@ func (d *Dashboard) roomsList(c *fiber.Ctx) error {
 		return d.fail(c, err)
 	}
 	data := roomsData{Rooms: rooms, Filter: filter, Next: next, First: c.Query("after") == ""}
+	if data.Deleting, err = d.accounts.DeletingAccounts(c.UserContext(), v.user.ID); err != nil {
+		return d.fail(c, err)
+	}
 	if len(rooms) == 0 && data.First {
 		ms, err := d.accounts.Memberships(c.UserContext(), v.user.ID)
 		if err != nil {

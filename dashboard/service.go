@@ -21,6 +21,8 @@ type Rooms interface {
 	SeesRoom(ctx context.Context, userID, roomID int64) error
 	RoomAccounts(ctx context.Context, roomID int64) ([]int64, error)
 	DecideAsOwner(ctx context.Context, userID, roomID int64, confirmationID string, hashSeen negotiation.SubjectHash, accept bool) (*app.Decision, error)
+	// CancelForSeat ends a room for its side whose human left (owners).
+	CancelForSeat(ctx context.Context, userID, roomID int64, side negotiation.Side) (*app.Decision, error)
 	OneTapCard(ctx context.Context, token string) (*app.OneTap, error)
 	DecideOneTap(ctx context.Context, token string, hashSeen negotiation.SubjectHash, accept bool) (*app.Decision, error)
 	InvitationByCode(ctx context.Context, code string, loc *time.Location) (*app.Invitation, error)
@@ -39,6 +41,8 @@ type Accounts interface {
 	EndSessions(ctx context.Context, userID int64) error
 	DeleteProfile(ctx context.Context, userID int64, typed string) error
 	Memberships(ctx context.Context, userID int64) ([]app.Membership, error)
+	// DeletingAccounts names the user's accounts being deleted.
+	DeletingAccounts(ctx context.Context, userID int64) ([]string, error)
 	SetUserTimeZone(ctx context.Context, userID int64, tz string) error
 	SetUserLanguage(ctx context.Context, userID int64, lang string) error
 	NotePageLanguage(ctx context.Context, userID int64, lang string) error

@@ -3,7 +3,8 @@
 // channel), emailing the invitation an agent asked for at the open, and the
 // sweep (one periodic job) that closes the rooms whose invitation expired
 // or whose deadline passed and reminds of confirmations still pending
-// before the deadline.
+// before the deadline; and finishing an account's deletion after its
+// owner's request (closing its rooms in batches, then erasing it).
 //
 // Deliveries are inserted by the service in the same transaction as the
 // move that causes them (InsertManyTx), so a committed move never loses its

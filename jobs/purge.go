@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 )
 
@@ -59,6 +60,19 @@ type OldData interface {
 	PurgeOld(ctx context.Context, now, end time.Time) (map[string]int, error)
 }
 
+// StuckDeletions is the service as the purge sees the accounts being
+// deleted: AccountsBeingDeleted lists those whose deletion began before
+// before.
+type StuckDeletions interface {
+	AccountsBeingDeleted(ctx context.Context, before time.Time) ([]int64, error)
+}
+
+// DeletionRequeueAfter is how long an account may be "being deleted"
+// before the purge queues its job again (AccountDeleteArgs is unique: an
+// account whose job is queued, running or retrying gets none; one whose
+// job was discarded after its last attempt, or lost, does).
+const DeletionRequeueAfter = time.Hour
+
 // RetentionBudget is how long one purge may spend on OldData, after the
 // OAuth tokens (SweepBudget): both within the River client's JobTimeout.
 const RetentionBudget = 15 * time.Second
@@ -69,7 +83,11 @@ type PurgeWorker struct {
 	Tokens ExpiredTokens
 	// Data is the personal data kept for a period; nil: none is purged.
 	Data OldData
-	Log  *slog.Logger
+	// Deletions are the accounts being deleted, whose jobs the purge
+	// queues again when they are stuck (nil: none; only when the job runs
+	// in a River client, which inserts them).
+	Deletions StuckDeletions
+	Log       *slog.Logger
 	// Now is the clock (time.Now if nil).
 	Now func() time.Time
 }
@@ -105,5 +123,39 @@ func (w *PurgeWorker) Work(ctx context.Context, _ *river.Job[PurgeArgs]) error {
 			err = errors.Join(err, fmt.Errorf("purge: %w", derr))
 		}
 	}
+	if w.Deletions != nil {
+		n, derr := w.requeueDeletions(ctx, now().Add(-DeletionRequeueAfter))
+		if n > 0 && w.Log != nil {
+			w.Log.Info("purge: account deletions queued again", "accounts", n)
+		}
+		if derr != nil {
+			err = errors.Join(err, fmt.Errorf("purge: account deletions: %w", derr))
+		}
+	}
 	return err
+}
+
+// requeueDeletions queues the job of each account being deleted since
+// before that has none, and says how many it queued.
+func (w *PurgeWorker) requeueDeletions(ctx context.Context, before time.Time) (int, error) {
+	ids, err := w.Deletions.AccountsBeingDeleted(ctx, before)
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	client, err := river.ClientFromContextSafely[pgx.Tx](ctx)
+	if err != nil {
+		return 0, err
+	}
+	params := make([]river.InsertManyParams, len(ids))
+	for i, id := range ids {
+		params[i] = river.InsertManyParams{Args: AccountDeleteArgs{AccountID: id}}
+	}
+	res, err := client.InsertMany(ctx, params)
+	n := 0
+	for _, r := range res {
+		if !r.UniqueSkippedAsDuplicate {
+			n++
+		}
+	}
+	return n, err
 }

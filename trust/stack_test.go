@@ -123,6 +123,8 @@ func newStack(t testing.TB, c stackConfig) *stack {
 	river.AddWorker(workers, invite)
 	hook := &jobs.WebhookWorker{Sender: notify.NewWebhookSender(true, nil), Log: log, Backoff: []time.Duration{200 * time.Millisecond}}
 	river.AddWorker(workers, hook)
+	deleter := &jobs.AccountDeleteWorker{} // an account's deletion, as cmd/taasky
+	river.AddWorker(workers, deleter)
 	rcfg := &river.Config{Workers: workers, Logger: log, FetchCooldown: jobs.FetchCooldown}
 	if c.notify {
 		s.smtp = notifytest.NewSMTPServer(t)
@@ -164,6 +166,7 @@ func newStack(t testing.TB, c stackConfig) *stack {
 	s.hooks = app.NewWebhooks(app.WebhooksConfig{Pool: pool, River: s.river, Rooms: s.rooms, BaseURL: s.base})
 	hook.Webhooks = s.hooks
 	sweeper.Rooms, sweeper.Reminders = s.rooms, s.notes
+	deleter.Accounts = s.rooms
 	if c.notify {
 		if err := s.river.Start(ctx); err != nil {
 			t.Fatal(err)

@@ -59,6 +59,7 @@ func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, w
 		health:   &health{pool: pool, log: log, jobsOnly: worker && !web},
 		metrics:  m,
 		sweeper:  &jobs.SweepWorker{Log: log},
+		deleter:  &jobs.AccountDeleteWorker{},
 		notify:   newNotifier(cfg, log),
 	}
 	client, working, err := newRiver(d, worker)
@@ -82,6 +83,7 @@ func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, w
 		return nil, err
 	}
 	d.sweeper.Rooms, d.sweeper.Reminders = d.rooms, d.notify.svc
+	d.deleter.Accounts = d.rooms
 	if worker && !working {
 		log.Info("no job workers are registered yet: jobs are inserted, not worked")
 	}

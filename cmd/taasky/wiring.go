@@ -37,6 +37,9 @@ type deps struct {
 	// are set once the River client they need exists (the services insert
 	// jobs, the worker runs them).
 	sweeper *jobs.SweepWorker
+	// deleter finishes deleting accounts (jobs.AccountDeleteArgs); its
+	// service is set once the rooms exist, as the sweeper's.
+	deleter *jobs.AccountDeleteWorker
 	// notify is the notifications service and its workers (workers_notify.go).
 	notify *notifier
 }
@@ -97,10 +100,11 @@ func newProbeApp(d deps) *fiber.App {
 // as no-ops (jobs.CloseDueWorker, jobs.RemindWorker).
 func addWorkers(workers *river.Workers, d deps) int {
 	river.AddWorker(workers, d.sweeper)
+	river.AddWorker(workers, d.deleter)
 	river.AddWorker(workers, &jobs.CloseDueWorker{})
-	river.AddWorker(workers, &jobs.PurgeWorker{Tokens: app.NewOAuth(d.pool), Log: d.log,
-		Data: app.NewRetention(d.pool, app.RetentionPeriods(d.cfg.Retention))})
-	return 3 + addNotifyWorkers(workers, d)
+	retention := app.NewRetention(d.pool, app.RetentionPeriods(d.cfg.Retention))
+	river.AddWorker(workers, &jobs.PurgeWorker{Tokens: app.NewOAuth(d.pool), Log: d.log, Data: retention, Deletions: retention})
+	return 4 + addNotifyWorkers(workers, d)
 }
 
 // newAccounts is the accounts service with the caps on agents and keys
