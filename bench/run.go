@@ -404,7 +404,7 @@ func (r *Report) Print(w io.Writer, o Options) {
 		pg := float64(r.PostgresCPU.Microseconds()) / 1000
 		fmt.Fprintf(w, "  PostgreSQL CPU: %.3f ms per move (all the database's work: reads, jobs and mail included), %s\n", pg/float64(r.Moves), perNegotiation(pg, r.Agreed))
 		if r.Counted.Statements > 0 {
-			fmt.Fprintf(w, "  statements: %.1f per move (everything the server sent, reads and jobs included)\n", r.Counted.Statements/float64(r.Moves))
+			fmt.Fprintf(w, "  statements: %.2f per move (everything the server sent, reads and jobs included)\n", r.Counted.Statements/float64(r.Moves))
 		}
 	}
 	if r.Moves > 0 && r.Machine.Busy > 0 {
