@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/taasky/taasky/app"
 )
 
 // focusRing is the focused element's ring against what surrounds it:
@@ -73,5 +75,38 @@ func TestFocusRingStandsOut(t *testing.T) {
 				t.Errorf("%s: the focus ring of %q does not stand out (want 3:1)", p.name, s)
 			}
 		}
+	}
+}
+
+// TestAddARowTakesTheFocus: a person with a keyboard who presses "Add a
+// row" in a counter's repeated field lands in the new, empty row (named
+// as its field), not at the top of the page three rows above it.
+func TestAddARowTakesTheFocus(t *testing.T) {
+	b := setup(t)
+	br := newBrowser(t, b)
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: allTypesSchema, Subject: meeting(10, 10, "office", "150"), Title: "Rows"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat := br.tab()
+	br.do(pat, "open the invitation", chromedp.Navigate(open.InviteURL), chromedp.WaitVisible(chromedp.CSS("details.counter summary")))
+	br.until(pat, "the page is in the browser's zone", `document.body.dataset.zone === 'Europe/Paris'`)
+	br.do(pat, "open the counter with the keyboard", chromedp.Focus(chromedp.CSS("details.counter summary")), chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-more="tags"]`)))
+	br.do(pat, "type a tag and add a row", chromedp.Focus(chromedp.CSS(`[name="f.tags.0.v"]`)), chromedp.KeyEvent("a"),
+		chromedp.Focus(chromedp.CSS(`button[data-more="tags"]`)), chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(chromedp.CSS(`[name="f.tags.3.v"]`)))
+	br.until(pat, "the page is done", `document.readyState === 'complete'`)
+	got, err := chromedp.Run(pat, chromedp.Evaluate[[]string](`[document.activeElement.getAttribute('name') || document.activeElement.tagName, document.activeElement.getAttribute('aria-label') || '', document.querySelector('[name="f.tags.0.v"]').value]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0] != "f.tags.3.v" || got[1] != "Tags" || got[2] != "a" {
+		t.Errorf("after Add a row the focus is on %q (want the new row f.tags.3.v, named Tags, and the tag typed kept)", got)
+	}
+	// The next Tab goes on from the new row, to the next control.
+	br.do(pat, "tab on", chromedp.KeyEvent("\t"))
+	if next, _ := chromedp.Run(pat, chromedp.Evaluate[string](`document.activeElement.dataset.more || document.activeElement.name || document.activeElement.tagName`)); next != "tags" {
+		t.Errorf("Tab from the new row goes to %q, not the next Add a row", next)
 	}
 }
