@@ -2,13 +2,18 @@ package dashboard
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/chromedp"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/locale"
+	"github.com/taasky/taasky/notify/notifytest"
 )
 
 // focusRing is the focused element's ring against what surrounds it:
@@ -109,4 +114,101 @@ func TestAddARowTakesTheFocus(t *testing.T) {
 	if next, _ := chromedp.Run(pat, chromedp.Evaluate[string](`document.activeElement.dataset.more || document.activeElement.name || document.activeElement.tagName`)); next != "tags" {
 		t.Errorf("Tab from the new row goes to %q, not the next Add a row", next)
 	}
+}
+
+// buttonNames is the accessible name of every button the page's
+// accessibility tree holds (Chromium's, as a screen reader gets it).
+func (br *browser) buttonNames(tab context.Context) []string {
+	br.t.Helper()
+	tree, err := chromedp.Call(tab, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
+	if err != nil {
+		br.t.Fatal(err)
+	}
+	var names []string
+	for _, n := range tree.Nodes {
+		if n.Ignored || n.Role == nil || n.Name == nil {
+			continue
+		}
+		var role, name string
+		if json.Unmarshal(n.Role.Value, &role) != nil || role != "button" || json.Unmarshal(n.Name.Value, &name) != nil {
+			continue
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+// TestEveryActionNamesItsItem: a screen reader listing a page's buttons
+// (or tabbing to one) hears which item each acts on: the members' and
+// invitations' buttons, the webhooks', an agent's "Issue another key",
+// each browser's "Send a test" and "Remove" (and what turning this
+// browser's notifications on did is said), and the two "Copy" buttons
+// of a key shown once, which a keyboard copies and hears "Copied".
+func TestEveryActionNamesItsItem(t *testing.T) {
+	b := setup(t)
+	br := newBrowser(t, b)
+	ctx := app.AsActor(b.ctx, b.bob.ID)
+	if err := b.accounts.AddMemberAsOperator(b.ctx, "beta", b.carol.Email, app.MemberRoleMember); err != nil {
+		t.Fatal(err)
+	}
+	for _, email := range []string{"pat@example.test", "quinn@example.test"} {
+		if _, err := b.accounts.Invite(ctx, b.bob.ID, "beta", email, app.MemberRoleMember); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := b.accounts.CreateAgent(ctx, "beta", "Second bot", b.bob.Email); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, _, err := b.hooks.CreateWebhook(b.ctx, b.bob.ID, "beta", notifytest.NewWebhookEndpoint(t).URL, []string{string(app.HookRoomAgreed)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	push := notifytest.NewPushEndpoint(t, b.vapidPublic)
+	for _, name := range []string{"Firefox on Linux", "Chrome on Android"} {
+		dev := push.NewDevice(t, name)
+		if _, err := b.notify.Subscribe(b.ctx, b.bob.ID, app.PushSubscriptionInput{Endpoint: dev.Endpoint, P256dh: dev.P256dh, Auth: dev.Auth, Device: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bob := br.tab()
+	br.signIn(bob, "bob@example.test")
+	save := locale.English().T("settings.save")
+	unique := func(page string, mustSay ...string) {
+		t.Helper()
+		names := br.buttonNames(bob)
+		seen := map[string]int{}
+		for _, n := range names {
+			seen[n]++
+		}
+		for n, k := range seen {
+			if k > 1 && n != save {
+				t.Errorf("%s: %d buttons are all named %q: which is which?", page, k, n)
+			}
+		}
+		for _, want := range mustSay {
+			if !slices.Contains(names, want) {
+				t.Errorf("%s: no button named %q among %q", page, want, names)
+			}
+		}
+	}
+	br.do(bob, "open the members", chromedp.Navigate(b.base+"/accounts/beta/members"), chromedp.WaitVisible(chromedp.CSS("table.members")))
+	unique("members", "Change: carol@example.test", "Send again: pat@example.test", "Revoke: quinn@example.test")
+	br.do(bob, "open the webhooks", chromedp.Navigate(b.base+"/accounts/beta/webhooks"), chromedp.WaitVisible(chromedp.CSS("table.webhooks")))
+	unique("webhooks")
+	br.do(bob, "open the settings", chromedp.Navigate(b.base+"/settings"), chromedp.WaitVisible(chromedp.CSS("#tz")))
+	unique("settings", "Issue another key: Second bot", "Send a test: Chrome on Android", "Remove: Firefox on Linux")
+	// What "Notify me in this browser" did (on, blocked, failed and why)
+	// is said where the person is, not only written.
+	if said, _ := chromedp.Run(bob, chromedp.Evaluate[bool](`!!document.querySelector('[data-push-state]').closest('[role="status"]')`)); !said {
+		t.Error("the browser's notification state changes silently: not in a status region")
+	}
+
+	// A key shown once: its two Copy buttons say what they copy, and the
+	// keyboard's copy is said.
+	br.do(bob, "issue a key with the keyboard", chromedp.Focus(chromedp.CSS(`li[data-agent="Second bot"] form[action$="/keys"] button`)), chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-copy="new-key"]`)))
+	unique("a key shown once", "Copy: MCP URL", "Copy: Key")
+	br.do(bob, "copy the key with the keyboard", chromedp.Focus(chromedp.CSS(`[data-copy="new-key"]`)), chromedp.KeyEvent(" "))
+	br.until(bob, "the copy is said", `document.querySelector('[role="status"][data-live-say]').textContent === `+fmt.Sprintf("%q", locale.English().T("layout.copied")))
 }

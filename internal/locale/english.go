@@ -1222,6 +1222,8 @@ var englishText = map[Key]catalog.Message{
 	"tz16_audit_result_applied":  text("applied"),
 	"tz16_audit_result_declined": text("declined"),
 	"tz16_audit_result_void":     text("applied to nothing"),
+	// a control acting on one item of a list, named with it: "Remove: bob@example.test"
+	"a1117_action_on": text("%[1]s: %[2]s"),
 }
 
 func text(s string) catalog.Message { return catalog.String(s) }

@@ -1198,4 +1198,6 @@ var frenchText = map[Key]catalog.Message{
 	"tz16_audit_result_applied":  text("appliqué"),
 	"tz16_audit_result_declined": text("non confirmé"),
 	"tz16_audit_result_void":     text("sans effet"),
+	// a control acting on one item of a list, named with it: "Remove: bob@example.test"
+	"a1117_action_on": text("%[1]s : %[2]s"),
 }

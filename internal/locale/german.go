@@ -1196,4 +1196,6 @@ var germanText = map[Key]catalog.Message{
 	"tz16_audit_result_applied":  text("angewendet"),
 	"tz16_audit_result_declined": text("nicht bestätigt"),
 	"tz16_audit_result_void":     text("ohne Wirkung"),
+	// a control acting on one item of a list, named with it: "Remove: bob@example.test"
+	"a1117_action_on": text("%[1]s: %[2]s"),
 }

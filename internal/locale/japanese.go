@@ -1163,4 +1163,6 @@ var japaneseText = map[Key]catalog.Message{
 	"tz16_audit_result_applied":  text("適用済み"),
 	"tz16_audit_result_declined": text("確定せず"),
 	"tz16_audit_result_void":     text("無効"),
+	// a control acting on one item of a list, named with it: "Remove: bob@example.test"
+	"a1117_action_on": text("%[1]s：%[2]s"),
 }

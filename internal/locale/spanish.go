@@ -1198,4 +1198,6 @@ var spanishText = map[Key]catalog.Message{
 	"tz16_audit_result_applied":  text("aplicado"),
 	"tz16_audit_result_declined": text("no confirmado"),
 	"tz16_audit_result_void":     text("sin efecto"),
+	// a control acting on one item of a list, named with it: "Remove: bob@example.test"
+	"a1117_action_on": text("%[1]s: %[2]s"),
 }
