@@ -211,4 +211,55 @@ func TestEveryActionNamesItsItem(t *testing.T) {
 	unique("a key shown once", "Copy: MCP URL", "Copy: Key")
 	br.do(bob, "copy the key with the keyboard", chromedp.Focus(chromedp.CSS(`[data-copy="new-key"]`)), chromedp.KeyEvent(" "))
 	br.until(bob, "the copy is said", `document.querySelector('[role="status"][data-live-say]').textContent === `+fmt.Sprintf("%q", locale.English().T("layout.copied")))
+
+	// In Japanese, in its own words and punctuation.
+	if err := b.accounts.SetUserLanguage(b.ctx, b.bob.ID, "ja"); err != nil {
+		t.Fatal(err)
+	}
+	br.do(bob, "open the members in Japanese", chromedp.Navigate(b.base+"/accounts/beta/members"), chromedp.WaitVisible(chromedp.CSS("table.members")))
+	unique("members (ja)", "変更：carol@example.test", "無効にする：quinn@example.test")
+}
+
+// TestAmountSaysItsCurrency: a money field whose currency is fixed shows
+// it beside the amount; a screen reader reads it with the amount (its
+// description), as a sighted person sees it, with or without an error.
+func TestAmountSaysItsCurrency(t *testing.T) {
+	b := setup(t)
+	br := newBrowser(t, b)
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: meetingSchema, Subject: meeting(10, 10, "office", "150"), Title: "Fee"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat := br.tab()
+	br.do(pat, "open the counter", chromedp.Navigate(open.InviteURL), chromedp.WaitVisible(chromedp.CSS("details.counter summary")))
+	br.until(pat, "the page is in the browser's zone", `document.body.dataset.zone === 'Europe/Paris'`)
+	br.do(pat, "open the counter", chromedp.Click(chromedp.CSS("details.counter summary")), chromedp.WaitVisible(chromedp.CSS(`[name="f.fee.0.amount"]`)))
+	described := func(what, want string) {
+		t.Helper()
+		node, err := chromedp.Run(pat, chromedp.Evaluate[[]string](`(() => { const e = document.querySelector('[name="f.fee.0.amount"]');
+		  return [(e.getAttribute('aria-describedby') || '').split(' ').map(id => document.getElementById(id)).filter(Boolean).map(x => x.textContent.trim()).join(' ')]; })()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// and as Chromium's accessibility tree gives it
+		tree, err := chromedp.Call(pat, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var desc string
+		for _, n := range tree.Nodes {
+			var name string
+			if n.Ignored || n.Name == nil || json.Unmarshal(n.Name.Value, &name) != nil || name != "Amount" || n.Description == nil {
+				continue
+			}
+			_ = json.Unmarshal(n.Description.Value, &desc)
+		}
+		if len(node) != 1 || !strings.Contains(desc, want) || !strings.Contains(node[0], "EUR") {
+			t.Errorf("%s: the amount is described as %q (tree %q), want the currency EUR and %q", what, node, desc, want)
+		}
+	}
+	described("as shown", "EUR")
+	br.do(pat, "send a bad amount", chromedp.SetValue(chromedp.CSS(`[name="f.fee.0.amount"]`), "99.999"),
+		chromedp.Click(chromedp.CSS("details.counter form.terms button.primary")), chromedp.WaitVisible(chromedp.CSS("#err-fee")))
+	described("refused", "at most 2 decimals")
 }
