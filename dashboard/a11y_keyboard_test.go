@@ -263,3 +263,40 @@ func TestAmountSaysItsCurrency(t *testing.T) {
 		chromedp.Click(chromedp.CSS("details.counter form.terms button.primary")), chromedp.WaitVisible(chromedp.CSS("#err-fee")))
 	described("refused", "at most 2 decimals")
 }
+
+// TestRefusedAnswerIsSaidFirst: an answer refused where no field is at
+// fault (the request changed under a keyboard user's Confirm) comes back
+// with the title saying so, in the reader's language: the first thing a
+// screen reader reads of the page, where the error itself comes after the
+// room's heading and state. Once the room moves on live, the title goes
+// back to the room's.
+func TestRefusedAnswerIsSaidFirst(t *testing.T) {
+	b := setup(t)
+	br := newBrowser(t, b)
+	bob := br.tab()
+	br.signIn(bob, "bob@example.test")
+	for _, l := range []struct{ tag, title string }{{"en", "Error: Refused %s · Taasky"}, {"de", "Fehler: Refused %s · Taasky"}} {
+		if err := b.accounts.SetUserLanguage(b.ctx, b.bob.ID, l.tag); err != nil {
+			t.Fatal(err)
+		}
+		_, tb, roomID, _, _ := b.askedBeta("Refused "+l.tag, 9)
+		br.do(bob, "open the room", chromedp.Navigate(fmt.Sprintf("%s/rooms/%d", b.base, roomID)),
+			chromedp.WaitVisible(chromedp.CSS(`button[data-answer="confirm"]`)))
+		br.until(bob, "the page listens", `document.documentElement.dataset.live === 'open'`)
+		br.do(bob, "focus confirm", chromedp.Focus(chromedp.CSS(`button[data-answer="confirm"]`)))
+		if _, _, err := b.rooms.RequestConfirmation(b.ctx, b.beta, tb, "reject", ""); err != nil {
+			t.Fatal(err)
+		}
+		br.until(bob, "the change is told, the form kept", `!!document.querySelector('[data-live-say]').textContent`)
+		br.do(bob, "press the old confirm with Enter", chromedp.KeyEvent("\r"), chromedp.WaitVisible(chromedp.CSS(`#room-live p.error`)))
+		want := fmt.Sprintf(l.title, l.tag)
+		if got, _ := chromedp.Run(bob, chromedp.Evaluate[string](`document.title`)); got != want {
+			t.Errorf("%s: the refused answer's page is titled %q, want %q", l.tag, got, want)
+		}
+		br.until(bob, "the refused page listens", `document.documentElement.dataset.live === 'open'`)
+		if _, err := b.rooms.Propose(b.ctx, b.beta, tb, mv("counter", meeting(9, 11, "office", "25"))); err != nil {
+			t.Fatal(err)
+		}
+		br.until(bob, "the room moves on, the title with it", fmt.Sprintf(`!document.querySelector('#room-live p.error') && document.title === %q`, "Refused "+l.tag+" · Taasky"))
+	}
+}

@@ -244,6 +244,8 @@
             swapped = true;
           });
           say(kept ? 'kept' : swapped ? 'updated' : '');
+          // A refusal's "Error:" title goes with its error, once swapped.
+          if (swapped && !kept && doc.title) document.title = doc.title;
           var freshNav = doc.querySelector('.top nav a'), nav = document.querySelector('.top nav a');
           // The link's count only: the link itself stays, with the focus if it has it.
           if (freshNav && nav && nav.innerHTML !== freshNav.innerHTML) nav.innerHTML = freshNav.innerHTML;

@@ -1200,4 +1200,6 @@ var frenchText = map[Key]catalog.Message{
 	"tz16_audit_result_void":     text("sans effet"),
 	// a control acting on one item of a list, named with it: "Remove: bob@example.test"
 	"a1117_action_on": text("%[1]s : %[2]s"),
+	// the title of a page that refused what was sent, so a screen reader hears it first
+	"a1117_title_refused": text("Erreur : %[1]s"),
 }

@@ -1165,4 +1165,6 @@ var japaneseText = map[Key]catalog.Message{
 	"tz16_audit_result_void":     text("無効"),
 	// a control acting on one item of a list, named with it: "Remove: bob@example.test"
 	"a1117_action_on": text("%[1]s：%[2]s"),
+	// the title of a page that refused what was sent, so a screen reader hears it first
+	"a1117_title_refused": text("エラー：%[1]s"),
 }
