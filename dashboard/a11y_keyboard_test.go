@@ -84,8 +84,9 @@ func TestFocusRingStandsOut(t *testing.T) {
 }
 
 // TestAddARowTakesTheFocus: a person with a keyboard who presses "Add a
-// row" in a counter's repeated field lands in the new, empty row (named
-// as its field), not at the top of the page three rows above it.
+// row" in a counter's repeated field lands in the new, empty row, not at
+// the top of the page three rows above it; and a screen reader tells the
+// rows apart ("Tags, row 4 of 4"), where each was only "Tags".
 func TestAddARowTakesTheFocus(t *testing.T) {
 	b := setup(t)
 	br := newBrowser(t, b)
@@ -106,8 +107,16 @@ func TestAddARowTakesTheFocus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 3 || got[0] != "f.tags.3.v" || got[1] != "Tags" || got[2] != "a" {
-		t.Errorf("after Add a row the focus is on %q (want the new row f.tags.3.v, named Tags, and the tag typed kept)", got)
+	if len(got) != 3 || got[0] != "f.tags.3.v" || got[1] != "Tags, row 4 of 4" || got[2] != "a" {
+		t.Errorf("after Add a row the focus is on %q (want the new row f.tags.3.v, named \"Tags, row 4 of 4\", and the tag typed kept)", got)
+	}
+	// Each row says which it is; a field of one row is named as its label.
+	names, err := chromedp.Run(pat, chromedp.Evaluate[[]string](`[...document.querySelectorAll('details.counter [name^="f.tags."], details.counter [name="f.note.0.v"]')].map(e => e.getAttribute('aria-label'))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"Note", "Tags, row 1 of 4", "Tags, row 2 of 4", "Tags, row 3 of 4", "Tags, row 4 of 4"}; !slices.Equal(names, want) {
+		t.Errorf("the rows are named %q, want %q", names, want)
 	}
 	// The next Tab goes on from the new row, to the next control.
 	br.do(pat, "tab on", chromedp.KeyEvent("\t"))

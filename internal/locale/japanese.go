@@ -1167,4 +1167,6 @@ var japaneseText = map[Key]catalog.Message{
 	"a1117_action_on": text("%[1]s：%[2]s"),
 	// the title of a page that refused what was sent, so a screen reader hears it first
 	"a1117_title_refused": text("エラー：%[1]s"),
+	// the name a screen reader gives one row of a repeated field: "Tags, row 2 of 3"
+	"a1117_row": text("%[1]s（%[3]d行中%[2]d行目）"),
 }
