@@ -65,6 +65,14 @@ func funcsFor(w *locale.Printer) template.FuncMap {
 		"auditValue": func(e app.AuditEntry, name, value string, zone any) (string, error) {
 			return auditValue(w, e, name, value, zone)
 		},
+		// rowName: a repeated field's row i (from 0) of n, named for a
+		// screen reader; the label alone when the field has one row.
+		"rowName": func(label string, i, n int) string {
+			if n < 2 {
+				return label
+			}
+			return w.T("a1117_row", label, i+1, n)
+		},
 	}
 }
 

@@ -96,6 +96,13 @@ func (d *Dashboard) renderPage(c *fiber.Ctx, view string, p *page, v *viewer) er
 	if p.Loc == nil {
 		p.Loc = zoneOr(p.Zone, time.UTC)
 	}
+	// A page that refused what was sent says so in its title, the first
+	// thing a screen reader reads of a new page (the error itself may
+	// come after the room's heading and state). The error page's own
+	// title says it already.
+	if view != "error" && c.Response().StatusCode() >= fiber.StatusBadRequest && p.Title != "" {
+		p.Title = d.words(c, v).T("a1117_title_refused", p.Title)
+	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "base", p); err != nil {
 		d.log.Error("render", "view", view, "err", err)

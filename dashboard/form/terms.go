@@ -70,6 +70,10 @@ type Row struct {
 	Amount   string // money
 	Currency string
 	Wrong    bool // the row's value is at fault (Field.Error says why)
+	// Added: Grow just added this row; its first control takes the
+	// focus, so a keyboard or screen reader lands where the person
+	// asked for room to type.
+	Added bool
 }
 
 // Input is an input's name: f.<field>.<index>.<part>.
@@ -98,7 +102,7 @@ func Grow(fields []Field, name string) bool {
 		if f.Name != name || !f.CanGrow() {
 			continue
 		}
-		row := Row{Currency: f.Currency}
+		row := Row{Currency: f.Currency, Added: true}
 		if n := len(f.Rows); n > 0 {
 			row.Index, row.Zone = f.Rows[n-1].Index+1, f.Rows[n-1].Zone
 		}

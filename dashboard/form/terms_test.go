@@ -362,7 +362,7 @@ func TestGrowAddsARowAsSent(t *testing.T) {
 		}
 		switch f.Name {
 		case "when":
-			if len(f.Rows) != 2 || !f.Grown || f.Rows[0].Start != "2026-12-03T10:00" || f.Rows[1] != (Row{Index: 1, Zone: "Asia/Tokyo"}) {
+			if len(f.Rows) != 2 || !f.Grown || f.Rows[0].Start != "2026-12-03T10:00" || f.Rows[1] != (Row{Index: 1, Zone: "Asia/Tokyo", Added: true}) {
 				t.Errorf("when: %+v", f)
 			}
 		case "qty":

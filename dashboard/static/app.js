@@ -72,6 +72,16 @@
   }
   setInterval(countdowns, 30e3);
 
+  // The page's polite live region says what changed or was done; a
+  // screen reader reads it when the person pauses, and the focus stays
+  // where it is.
+  var sayBox = document.querySelector('[data-live-say]');
+  function say(what) {
+    if (!sayBox || !what) return;
+    var words = sayBox.getAttribute('data-' + what) || '';
+    sayBox.textContent = sayBox.textContent === words ? words + '\u00a0' : words; // said again when it changes again
+  }
+
   // Copy buttons: shown only where the browser lets a page copy (a
   // script and the clipboard: over http it has none), else the text to
   // copy stands alone and no button does nothing.
@@ -85,6 +95,7 @@
     navigator.clipboard.writeText(src.textContent.trim()).then(function () {
       var was = btn.textContent;
       btn.textContent = document.body.dataset.copied || was;
+      say('copied'); // a button named by aria-label does not read its new text
       setTimeout(function () { btn.textContent = was; }, 2000);
     });
   });
@@ -208,14 +219,6 @@
     }
     return false;
   }
-  // The page's polite live region says what changed; a screen reader
-  // reads it when the person pauses, and the focus stays where it is.
-  var sayBox = document.querySelector('[data-live-say]');
-  function say(what) {
-    if (!sayBox || !what) return;
-    var words = sayBox.getAttribute('data-' + what) || '';
-    sayBox.textContent = sayBox.textContent === words ? words + '\u00a0' : words; // said again when it changes again
-  }
   // One fetch at a time: a change heard while one is on its way fetches
   // again once it is in, so an older page never lands after a newer one.
   var inflight = false, again = false;
@@ -241,6 +244,8 @@
             swapped = true;
           });
           say(kept ? 'kept' : swapped ? 'updated' : '');
+          // A refusal's "Error:" title goes with its error, once swapped.
+          if (swapped && !kept && doc.title) document.title = doc.title;
           var freshNav = doc.querySelector('.top nav a'), nav = document.querySelector('.top nav a');
           // The link's count only: the link itself stays, with the focus if it has it.
           if (freshNav && nav && nav.innerHTML !== freshNav.innerHTML) nav.innerHTML = freshNav.innerHTML;

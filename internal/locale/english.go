@@ -1233,6 +1233,12 @@ var englishText = map[Key]catalog.Message{
 	"tz16_audit_result_applied":  text("applied"),
 	"tz16_audit_result_declined": text("declined"),
 	"tz16_audit_result_void":     text("applied to nothing"),
+	// a control acting on one item of a list, named with it: "Remove: bob@example.test"
+	"a1117_action_on": text("%[1]s: %[2]s"),
+	// the title of a page that refused what was sent, so a screen reader hears it first
+	"a1117_title_refused": text("Error: %[1]s"),
+	// the name a screen reader gives one row of a repeated field: "Tags, row 2 of 3"
+	"a1117_row": text("%[1]s, row %[2]d of %[3]d"),
 }
 
 func text(s string) catalog.Message { return catalog.String(s) }

@@ -1209,4 +1209,10 @@ var frenchText = map[Key]catalog.Message{
 	"tz16_audit_result_applied":  text("appliqué"),
 	"tz16_audit_result_declined": text("non confirmé"),
 	"tz16_audit_result_void":     text("sans effet"),
+	// a control acting on one item of a list, named with it: "Remove: bob@example.test"
+	"a1117_action_on": text("%[1]s : %[2]s"),
+	// the title of a page that refused what was sent, so a screen reader hears it first
+	"a1117_title_refused": text("Erreur : %[1]s"),
+	// the name a screen reader gives one row of a repeated field: "Tags, row 2 of 3"
+	"a1117_row": text("%[1]s, ligne %[2]d sur %[3]d"),
 }

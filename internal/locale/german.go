@@ -1207,4 +1207,10 @@ var germanText = map[Key]catalog.Message{
 	"tz16_audit_result_applied":  text("angewendet"),
 	"tz16_audit_result_declined": text("nicht bestätigt"),
 	"tz16_audit_result_void":     text("ohne Wirkung"),
+	// a control acting on one item of a list, named with it: "Remove: bob@example.test"
+	"a1117_action_on": text("%[1]s: %[2]s"),
+	// the title of a page that refused what was sent, so a screen reader hears it first
+	"a1117_title_refused": text("Fehler: %[1]s"),
+	// the name a screen reader gives one row of a repeated field: "Tags, row 2 of 3"
+	"a1117_row": text("%[1]s, Zeile %[2]d von %[3]d"),
 }

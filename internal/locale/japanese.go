@@ -1174,4 +1174,10 @@ var japaneseText = map[Key]catalog.Message{
 	"tz16_audit_result_applied":  text("適用済み"),
 	"tz16_audit_result_declined": text("確定せず"),
 	"tz16_audit_result_void":     text("無効"),
+	// a control acting on one item of a list, named with it: "Remove: bob@example.test"
+	"a1117_action_on": text("%[1]s：%[2]s"),
+	// the title of a page that refused what was sent, so a screen reader hears it first
+	"a1117_title_refused": text("エラー：%[1]s"),
+	// the name a screen reader gives one row of a repeated field: "Tags, row 2 of 3"
+	"a1117_row": text("%[1]s（%[3]d行中%[2]d行目）"),
 }

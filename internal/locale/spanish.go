@@ -1209,4 +1209,10 @@ var spanishText = map[Key]catalog.Message{
 	"tz16_audit_result_applied":  text("aplicado"),
 	"tz16_audit_result_declined": text("no confirmado"),
 	"tz16_audit_result_void":     text("sin efecto"),
+	// a control acting on one item of a list, named with it: "Remove: bob@example.test"
+	"a1117_action_on": text("%[1]s: %[2]s"),
+	// the title of a page that refused what was sent, so a screen reader hears it first
+	"a1117_title_refused": text("Error: %[1]s"),
+	// the name a screen reader gives one row of a repeated field: "Tags, row 2 of 3"
+	"a1117_row": text("%[1]s, fila %[2]d de %[3]d"),
 }
