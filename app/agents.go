@@ -212,6 +212,48 @@ func (a *Accounts) ShownAgentKeys(ctx context.Context, accountSlug string, agent
 	return keys, more, nil
 }
 
+// RetiredAgentsShown is how many of an account's retired agents its
+// settings list, the newest: an account that rotates agents for years
+// has as many retired ones.
+const RetiredAgentsShown = 10
+
+// Why an agent can no longer act.
+const (
+	RetiredLeft         = "left"         // its human left the account
+	RetiredDisconnected = "disconnected" // its OAuth connection was ended
+	RetiredRevoked      = "revoked"      // every key of it is revoked
+)
+
+// RetiredAgent is an agent that can no longer act: its human left, or it
+// has no unrevoked key and no connected OAuth grant.
+type RetiredAgent struct {
+	Agent
+	Why   string    // RetiredLeft, RetiredDisconnected or RetiredRevoked
+	Since time.Time // its last key revoked or its disconnection (its creation if neither)
+	OAuth bool      // connected with OAuth once: a key does not bring it back (nor any, RetiredLeft)
+}
+
+// SettingsAgents returns the account's agents for its settings: those
+// that can act (oldest first), the newest
+// retired ones (RetiredAgentsShown at most, newest first), and how many
+// retired ones are not among those. Two statements, however many agents
+// the account ever had.
+func (a *Accounts) SettingsAgents(ctx context.Context, accountSlug string) ([]Agent, []RetiredAgent, int, error) {
+	acct, err := selectAccountBySlug(ctx, a.pool, accountSlug)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("settings agents: %w", err)
+	}
+	working, err := selectWorkingAgents(ctx, a.pool, acct)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("settings agents: %w", err)
+	}
+	retired, total, err := selectRetiredAgents(ctx, a.pool, acct, RetiredAgentsShown)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("settings agents: %w", err)
+	}
+	return working, retired, total - len(retired), nil
+}
+
 // AuthenticateAgentKey returns the agent whose key this is. Unknown,
 // malformed and revoked keys are ErrUnauthorized. While the process
 // listens to KeyChanges, keys checked lately are answered from memory.

@@ -63,6 +63,54 @@ func selectAgents(ctx context.Context, q querier, acct Account) ([]Agent, error)
 	return agents, nil
 }
 
+// agentLive is true for an agent g that can act (countActingAgents): with
+// a human, and an unrevoked key or a connected OAuth grant.
+const agentLive = `(g.owner_user_id IS NOT NULL
+	AND (EXISTS (SELECT 1 FROM agent_keys k WHERE k.account_id = g.account_id AND k.agent_id = g.id AND k.revoked_at IS NULL)
+		OR EXISTS (SELECT 1 FROM oauth_agents o WHERE o.account_id = g.account_id AND o.agent_id = g.id AND o.disconnected_at IS NULL)))`
+
+// selectWorkingAgents is the account's agents that can act, oldest first.
+func selectWorkingAgents(ctx context.Context, q querier, acct Account) ([]Agent, error) {
+	rows, err := q.Query(ctx,
+		`SELECT `+agentColumns+` FROM `+agentJoins+` WHERE g.account_id = $1 AND `+agentLive+` ORDER BY g.id`,
+		acct.ID)
+	if err != nil {
+		return nil, fmt.Errorf("selectWorkingAgents %s: %w", acct.Slug, err)
+	}
+	agents, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Agent, error) { return scanAgent(row) })
+	if err != nil {
+		return nil, fmt.Errorf("selectWorkingAgents %s: %w", acct.Slug, err)
+	}
+	return agents, nil
+}
+
+// selectRetiredAgents is the account's newest limit agents that cannot
+// act, newest retired first, and how many it has in all.
+func selectRetiredAgents(ctx context.Context, q querier, acct Account, limit int) ([]RetiredAgent, int, error) {
+	rows, err := q.Query(ctx, `SELECT `+agentColumns+`,
+			CASE WHEN g.owner_user_id IS NULL THEN 'left' WHEN o.agent_id IS NOT NULL THEN 'disconnected' ELSE 'revoked' END,
+			coalesce(greatest(o.disconnected_at, (SELECT max(k.revoked_at) FROM agent_keys k WHERE k.account_id = g.account_id AND k.agent_id = g.id)), g.created_at) AS since,
+			o.agent_id IS NOT NULL, count(*) OVER ()
+		FROM `+agentJoins+`
+		LEFT JOIN oauth_agents o ON o.account_id = g.account_id AND o.agent_id = g.id
+		WHERE g.account_id = $1 AND NOT `+agentLive+`
+		ORDER BY since DESC, g.id DESC LIMIT $2`, acct.ID, limit)
+	if err != nil {
+		return nil, 0, fmt.Errorf("selectRetiredAgents %s: %w", acct.Slug, err)
+	}
+	total := 0
+	agents, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (RetiredAgent, error) {
+		var r RetiredAgent
+		var err error
+		r.Agent, err = scanAgent(row, &r.Why, &r.Since, &r.OAuth, &total)
+		return r, err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("selectRetiredAgents %s: %w", acct.Slug, err)
+	}
+	return agents, total, nil
+}
+
 // selectAgentByKeyHash finds a key's agent and says whether the key is revoked.
 func selectAgentByKeyHash(ctx context.Context, q querier, keyHash []byte) (Agent, bool, error) {
 	var revoked bool

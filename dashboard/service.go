@@ -49,6 +49,8 @@ type Accounts interface {
 	ListAgents(ctx context.Context, accountSlug string) ([]app.Agent, error)
 	ListAgentKeys(ctx context.Context, accountSlug string, agentID int64) ([]app.AgentKey, error)
 	ShownAgentKeys(ctx context.Context, accountSlug string, agentID int64) ([]app.AgentKey, bool, error)
+	// SettingsAgents: the working agents, the newest retired ones, and how many more are retired.
+	SettingsAgents(ctx context.Context, accountSlug string) ([]app.Agent, []app.RetiredAgent, int, error)
 	CreateAgent(ctx context.Context, accountSlug, name, ownerEmail string) (app.Agent, app.NewAgentKey, error)
 	IssueAgentKey(ctx context.Context, accountSlug string, agentID int64) (app.NewAgentKey, error)
 	RevokeAgentKey(ctx context.Context, accountSlug string, keyID int64) error

@@ -26,7 +26,17 @@ type settingsData struct {
 type accountSettings struct {
 	M      app.Membership
 	MCPURL string
-	Agents []agentSettings
+	Agents []agentSettings // those that can act (or still have a key), with their keys
+	// Retired: the newest agents that can no longer act, listed compactly
+	// after them (app.RetiredAgentsShown); MoreRetired: how many older
+	// ones are not listed.
+	Retired     []retiredSettings
+	MoreRetired int
+}
+
+type retiredSettings struct {
+	app.RetiredAgent
+	Manages bool // the viewer may give it a new key (unless OAuth)
 }
 
 type agentSettings struct {
@@ -86,9 +96,13 @@ func (d *Dashboard) settingsPage(c *fiber.Ctx, v *viewer, data settingsData) err
 	}
 	for _, m := range ms {
 		as := accountSettings{M: m, MCPURL: d.mcpURL(m.AccountSlug)}
-		agents, err := d.accounts.ListAgents(c.UserContext(), m.AccountSlug)
+		agents, retired, more, err := d.accounts.SettingsAgents(c.UserContext(), m.AccountSlug)
 		if err != nil {
 			return d.fail(c, err)
+		}
+		as.MoreRetired = more
+		for _, r := range retired {
+			as.Retired = append(as.Retired, retiredSettings{RetiredAgent: r, Manages: manages(m, r.Agent, v.user.ID)})
 		}
 		connected, err := d.oauthConnections(c, m.AccountSlug)
 		if err != nil {

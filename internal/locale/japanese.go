@@ -620,6 +620,12 @@ var japaneseText = map[Key]catalog.Message{
 	"account.audit_details":  text("詳細"),
 	"account.audit_older":    text("以前のエントリ"),
 	"big16_members_more":     text("さらにメンバーを表示"),
+	"rt17_retired":           text("使われなくなったエージェント"),
+	"rt17_why_left":          text("担当者がアカウントを離れました"),
+	"rt17_why_disconnected":  text("OAuthの接続が解除されました"),
+	"rt17_why_revoked":       text("すべてのキーが無効化されています"),
+	"rt17_new_key":           text("新しいキーを発行"),
+	"rt17_retired_more":      text("これより古い使われなくなったエージェント%[1]d件は表示されません。"),
 	"big16_keys_older":       text("これより古い無効化済みのキーは表示されません。"),
 	"account.done.renamed":   text("アカウントの名前を変更しました。"),
 	// What an entry of the audit log records (app.AuditAction).
