@@ -122,7 +122,7 @@ type Dashboard struct {
 	// (live_cap.go).
 	seatStreams liveStreams
 	// downloads are the account exports and members' data being written
-	// (one at a time per account, per member: downloads.go).
+	// (one at a time per signed-in person: downloads.go).
 	downloads oneAtATime
 }
 
