@@ -236,8 +236,8 @@ type RetiredAgent struct {
 // SettingsAgents returns the account's agents for its settings: those
 // that can act (oldest first), the newest
 // retired ones (RetiredAgentsShown at most, newest first), and how many
-// retired ones are not among those. Two statements, however many agents
-// the account ever had.
+// retired ones are not among those. Three statements (the account, its
+// working agents, its retired ones), however many agents it ever had.
 func (a *Accounts) SettingsAgents(ctx context.Context, accountSlug string) ([]Agent, []RetiredAgent, int, error) {
 	acct, err := selectAccountBySlug(ctx, a.pool, accountSlug)
 	if err != nil {
