@@ -75,7 +75,8 @@ type DeletedAccount struct {
 // may, and typed must be the slug. It returns once the deletion is
 // committed; the account's job (FinishAccountDeletion) does the rest.
 func (s *Rooms) DeleteAccount(ctx context.Context, actorID int64, slug, typed string) (DeletedAccount, error) {
-	return s.beginDeletion(ctx, actorID, slug, typed, false)
+	out, _, err := s.beginDeletionID(ctx, actorID, slug, typed, false)
+	return out, err
 }
 
 // DeleteAccountAsOperator is DeleteAccount for an operator on the command
@@ -104,11 +105,6 @@ const deleteRetries = 5
 
 // deleteBatch is how many open rooms the job reads at a time to close.
 const deleteBatch = 200
-
-func (s *Rooms) beginDeletion(ctx context.Context, actorID int64, slug, typed string, operator bool) (DeletedAccount, error) {
-	out, _, err := s.beginDeletionID(ctx, actorID, slug, typed, operator)
-	return out, err
-}
 
 func (s *Rooms) beginDeletionID(ctx context.Context, actorID int64, slug, typed string, operator bool) (DeletedAccount, int64, error) {
 	out := DeletedAccount{Slug: slug, Pending: true}
