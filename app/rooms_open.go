@@ -80,7 +80,7 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 	// its days there (a clock goes back between): their zone is read first,
 	// a statement only such opens make. For the default deadline the zone
 	// comes with the room's insert, below.
-	if in.Deadline != nil && in.Deadline.Sub(now) > negotiation.MaxDeadline {
+	if negotiation.GivenDeadlineNeedsZone(in.Deadline, now) {
 		zone, err := selectUserZone(ctx, s.pool, agent.OwnerUserID)
 		if err != nil {
 			return nil, err

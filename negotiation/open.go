@@ -203,6 +203,14 @@ func DefaultDeadlineIn(at time.Time, loc *time.Location) time.Time {
 	return daysLater(at, loc, DefaultDeadline)
 }
 
+// GivenDeadlineNeedsZone reports whether Open's answer for a given
+// deadline depends on the opener's zone: only past MaxDeadline's 24-hour
+// days, where a clock going back between may keep it within MaxDeadline's
+// days on their calendar. A caller reads the zone for those opens only.
+func GivenDeadlineNeedsZone(deadline *time.Time, at time.Time) bool {
+	return deadline != nil && deadline.Sub(at) > MaxDeadline
+}
+
 func deadlineFar() *Error {
 	return inputErr("", "rule.deadline_far", "deadline must be at most %d days away", int(MaxDeadline/(24*time.Hour)))
 }
