@@ -139,7 +139,8 @@ func (nb *notifyBundle) mailTo(t *testing.T, addr string, n int) *notify.Parsed 
 // (completed, cancelled or discarded: sent, skipped or given up), so that a
 // send the test then finds missing, or one too many, was not merely late.
 // Jobs scheduled for later than a second from now (the next reminder) are
-// not waited for. It fails the test after 15 s.
+// not waited for, but a push waiting for a burst to end
+// (jobs.PushCoalesce) is. It fails the test after 15 s.
 func (nb *notifyBundle) settle(t *testing.T) {
 	t.Helper()
 	kinds := []string{jobs.EmailArgs{}.Kind(), jobs.PersonReminderArgs{}.Kind(), jobs.PushArgs{}.Kind(), jobs.InviteArgs{}.Kind()}
@@ -147,8 +148,9 @@ func (nb *notifyBundle) settle(t *testing.T) {
 	for {
 		var due int
 		if err := nb.pool.QueryRow(nb.ctx, `SELECT count(*) FROM river_job WHERE kind = ANY($1)
-			AND state NOT IN ('completed', 'cancelled', 'discarded') AND scheduled_at < now() + interval '1 second'`,
-			kinds).Scan(&due); err != nil {
+			AND state NOT IN ('completed', 'cancelled', 'discarded')
+			AND scheduled_at < now() + interval '1 second' + CASE WHEN kind = $2 THEN $3::interval ELSE '0s' END`,
+			kinds, jobs.PushArgs{}.Kind(), jobs.PushCoalesce).Scan(&due); err != nil {
 			t.Fatal(err)
 		}
 		if due == 0 {

@@ -96,6 +96,16 @@ func (n *Notifications) Sent(ctx context.Context, d jobs.Delivery) (bool, error)
 	return st == jobs.StatusSent, nil
 }
 
+// PushedLately reports whether another push about d's room went to d's
+// device less than within ago (jobs.PushDeliveries): one indexed read of
+// the user's recent log lines, by the push job, never by the move.
+func (n *Notifications) PushedLately(ctx context.Context, d jobs.Delivery, within time.Duration) (bool, error) {
+	if d.UserID == 0 || d.RoomID == 0 || d.SubscriptionID == 0 {
+		return false, nil
+	}
+	return pushedSince(ctx, n.pool, d.UserID, d.RoomID, d.SubscriptionID, d.JobID, n.now().Add(-within))
+}
+
 // Record writes an attempt's outcome (jobs.Deliveries). The line is one
 // statement of its own, committed before anything else: once a message
 // was accepted, the sooner the log says so, the smaller the window in

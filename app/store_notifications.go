@@ -545,6 +545,23 @@ func deliveryStatus(ctx context.Context, q querier, userID, jobID int64) (jobs.S
 	return st, nil
 }
 
+// pushedSince reports whether the log says a job other than jobID pushed
+// about roomID to the user's device subscriptionID at or after since. Only
+// lines queued within the hour before since are read (the index's range
+// of the user's lines): a push that spent longer in retries is missed,
+// and the one after it is sent without waiting.
+func pushedSince(ctx context.Context, q querier, userID, roomID, subscriptionID, jobID int64, since time.Time) (bool, error) {
+	var pushed bool
+	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT FROM notification_deliveries
+		WHERE user_id = $1 AND created_at >= $5::timestamptz - interval '1 hour' AND room_id = $2 AND subscription_id = $3
+			AND channel = 'push' AND status = 'sent' AND updated_at >= $5 AND job_id <> $4)`,
+		userID, roomID, subscriptionID, jobID, since).Scan(&pushed)
+	if err != nil {
+		return false, fmt.Errorf("pushedSince %d: %w", roomID, err)
+	}
+	return pushed, nil
+}
+
 func clipRunes(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {

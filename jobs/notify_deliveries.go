@@ -24,6 +24,14 @@ type Deliveries interface {
 	Record(ctx context.Context, d Delivery, o Outcome) error
 }
 
+// PushDeliveries is the service as the push worker sees it.
+type PushDeliveries interface {
+	Deliveries
+	// PushedLately reports whether another push about d's room went to
+	// d's device less than within ago (the log says sent).
+	PushedLately(ctx context.Context, d Delivery, within time.Duration) (bool, error)
+}
+
 // Invitations is the service as the invitation worker sees it.
 type Invitations interface {
 	// Sent reports whether the opener's delivery log says d's job was sent.

@@ -129,9 +129,12 @@ func firstFetch(job *rivertype.JobRow) bool {
 // PushWorker sends PushArgs to one device. A gone subscription (404, 410)
 // is removed and not retried. Like an email, a push the push service
 // accepted is logged sent at once, and not pushed again by a later attempt.
+// A request or a reminder that follows another push about its room to the
+// same device within PushCoalesce waits (coalesce), so that of a burst of
+// requests only the first and the one still pending go out.
 type PushWorker struct {
 	river.WorkerDefaults[PushArgs]
-	Deliveries Deliveries
+	Deliveries PushDeliveries
 	Pusher     *notify.Pusher // nil: Web Push is not configured
 	Log        *slog.Logger
 	// Share holds each user's pushes to their share of the outbound
@@ -153,6 +156,12 @@ func (w *PushWorker) Work(ctx context.Context, job *river.Job[PushArgs]) error {
 	if w.Pusher == nil {
 		return record(ctx, w.Log, w.Deliveries, d, Outcome{Status: StatusSkipped, Detail: "Web Push is not configured (VAPID keys)"})
 	}
+	if wait, err := w.coalesce(ctx, d, job.CreatedAt); wait > 0 || err != nil {
+		if err != nil {
+			return err
+		}
+		return river.JobSnooze(wait)
+	}
 	n, err := w.Deliveries.Notification(ctx, d)
 	if reason, ok := skipReason(err); ok {
 		return record(ctx, w.Log, w.Deliveries, d, Outcome{Status: StatusSkipped, Detail: reason})
@@ -171,6 +180,42 @@ func (w *PushWorker) Work(ctx context.Context, job *river.Job[PushArgs]) error {
 		return record(ctx, w.Log, w.Deliveries, d, out)
 	}
 	return finish(ctx, w.Log, w.Deliveries, d, job.MaxAttempts, out, err)
+}
+
+// PushCoalesce is how long after its job was queued a request's or a
+// reminder's push waits when another push about the same room went to the
+// same device less than PushCoalesce ago. An agent that replaces its
+// request again and again (or alternates two) queued a push per call and
+// device, each sent at once, each still pending when sent, and a phone
+// showed, or received once back online, one after the other. Now the
+// first goes at once; the next ones wait until PushCoalesce after they
+// were queued and are then sent only if their request is still pending
+// (Notification skips the rest): one more push per burst, the current
+// one. The push's Topic and tag (notify.PushOptionsFor, notify.Push)
+// replace the first with it, at the push service and on the device.
+const PushCoalesce = 5 * time.Second
+
+// coalesce says how long d's push waits (0: not at all): only a request
+// or a reminder (what a later move makes stale), only while its job is
+// younger than PushCoalesce (a job that waited once, or runs late, or
+// again, is sent or skipped at once), and only after another push about
+// its room to its device within PushCoalesce.
+func (w *PushWorker) coalesce(ctx context.Context, d Delivery, queued time.Time) (time.Duration, error) {
+	if d.Topic != TopicRequest && d.Topic != TopicReminder {
+		return 0, nil
+	}
+	wait := time.Until(queued.Add(PushCoalesce))
+	if wait <= 0 {
+		return 0, nil
+	}
+	lately, err := w.Deliveries.PushedLately(ctx, d, PushCoalesce)
+	if err != nil {
+		return 0, fmt.Errorf("push %s: read the delivery log: %w", d.Topic, err)
+	}
+	if !lately {
+		return 0, nil
+	}
+	return wait, nil
 }
 
 // RemindWorker finishes an old reminder job at once, doing nothing: the

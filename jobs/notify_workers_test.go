@@ -51,6 +51,10 @@ func (f *fakeDeliveries) Record(_ context.Context, _ Delivery, o Outcome) error 
 	return nil
 }
 
+func (*fakeDeliveries) PushedLately(context.Context, Delivery, time.Duration) (bool, error) {
+	return false, nil
+}
+
 type fakeMailer struct {
 	err  error
 	sent int

@@ -2,6 +2,9 @@ package notify
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -181,6 +184,11 @@ const pushTimeout = 15 * time.Second
 type PushOptions struct {
 	TTL     time.Duration
 	Urgency webpush.Urgency
+	// Topic names what the push is about ("room-12", "test"): a push
+	// service keeps one undelivered push per device and topic, the newest
+	// (RFC 8030 §5.4), so a phone that comes back online gets the room's
+	// latest news, not a stack. It goes out hashed (pushTopic).
+	Topic string
 }
 
 // OptionsFor says how to push a message of kind k: requests are urgent and
@@ -202,7 +210,7 @@ func (p *Pusher) Send(ctx context.Context, t PushTarget, payload []byte, o PushO
 	resp, err := webpush.SendNotificationWithContext(ctx, payload,
 		&webpush.Subscription{Endpoint: t.Endpoint, Keys: webpush.Keys{P256dh: t.P256dh, Auth: t.Auth}},
 		&webpush.Options{HTTPClient: p.client(), Subscriber: p.VAPID.Subscriber, TTL: int(o.TTL / time.Second),
-			Urgency: o.Urgency, VAPIDPublicKey: p.VAPID.PublicKey, VAPIDPrivateKey: p.VAPID.PrivateKey})
+			Urgency: o.Urgency, Topic: p.topic(t.Endpoint, o.Topic), VAPIDPublicKey: p.VAPID.PublicKey, VAPIDPrivateKey: p.VAPID.PrivateKey})
 	// Not the *url.Error itself: it quotes the endpoint, the subscription's
 	// capability URL, into River's log and job list (the transport's own
 	// error names the host).
@@ -230,13 +238,35 @@ func (p *Pusher) Send(ctx context.Context, t PushTarget, payload []byte, o PushO
 	return &PermanentError{Err: fmt.Errorf("push service: %s", resp.Status)}
 }
 
+// topic is the Topic header of a push about topic to endpoint ("" for
+// none): 32 characters of base64url (the most RFC 8030 allows), an HMAC
+// under the VAPID private key of the endpoint and the topic. The push
+// service learns which of a device's pushes are about the same room, as
+// it must to replace them, but not which room, nor, from two devices
+// (two people) with the same topic, that they share one.
+func (p *Pusher) topic(endpoint, topic string) string {
+	if topic == "" {
+		return ""
+	}
+	mac := hmac.New(sha256.New, []byte("taasky push topic\x00"+p.VAPID.PrivateKey))
+	mac.Write([]byte(endpoint + "\x00" + topic))
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil)[:24])
+}
+
 // PushOptionsFor says how to push m: as OptionsFor its kind, and a request
 // or a reminder kept no longer than until its deadline (whole seconds, as
 // the TTL header has them). A push service keeps a push that long for a
 // device that is offline (RFC 8030 §5.2); one delivered after the deadline
-// would ask for an answer that can no longer be given.
+// would ask for an answer that can no longer be given. Its Topic is its
+// room's, as its payload's tag is: the newest push about a room replaces
+// the older, at the push service while undelivered and on the device once
+// shown.
 func PushOptionsFor(m *Message) PushOptions {
 	o := OptionsFor(m.Kind)
+	o.Topic = "room-" + strconv.FormatInt(m.RoomID, 10)
+	if m.Kind == KindTest {
+		o.Topic = "test"
+	}
 	if (m.Kind == KindRequest || m.Kind == KindReminder) && !m.Deadline.IsZero() {
 		o.TTL = max(min(o.TTL, m.Deadline.Sub(m.Now).Truncate(time.Second)), 0)
 	}

@@ -32,7 +32,10 @@ type Push struct {
 	Body      []byte // the encrypted body as it came
 	TTL       string
 	Urgency   string
-	JWT       map[string]any
+	// Topic is the RFC 8030 Topic header ("" for none): the push service
+	// keeps one undelivered push per device and topic.
+	Topic string
+	JWT   map[string]any
 }
 
 // Device is one browser's push subscription: the endpoint's URL and the
@@ -162,6 +165,12 @@ func (p *PushEndpoint) verify(r *http.Request, d *Device, body []byte) (*Push, e
 	if r.Header.Get("TTL") == "" {
 		return nil, errors.New("no TTL")
 	}
+	// RFC 8030 §5.4: a push service refuses a longer topic, or one outside
+	// the URL-safe base64 alphabet.
+	topic := r.Header.Get("Topic")
+	if len(topic) > 32 || strings.Trim(topic, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != "" {
+		return nil, fmt.Errorf("Topic %q: more than 32 characters, or not URL-safe base64", topic)
+	}
 	claims, err := verifyVAPID(r.Header.Get("Authorization"), p.VAPIDPublic, p.URL)
 	if err != nil {
 		return nil, err
@@ -171,7 +180,7 @@ func (p *PushEndpoint) verify(r *http.Request, d *Device, body []byte) (*Push, e
 		return nil, err
 	}
 	return &Push{Device: d.Name, Plaintext: plain, Body: body, TTL: r.Header.Get("TTL"),
-		Urgency: r.Header.Get("Urgency"), JWT: claims}, nil
+		Urgency: r.Header.Get("Urgency"), Topic: topic, JWT: claims}, nil
 }
 
 // verifyVAPID checks "vapid t=<JWT>, k=<key>" (RFC 8292): k is the expected
