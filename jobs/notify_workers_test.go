@@ -25,6 +25,8 @@ type fakeDeliveries struct {
 	n    *Notification
 	err  error
 	sent bool
+	// lately is what PushedLately says.
+	lately bool
 
 	mu      sync.Mutex
 	log     []Outcome
@@ -51,8 +53,8 @@ func (f *fakeDeliveries) Record(_ context.Context, _ Delivery, o Outcome) error 
 	return nil
 }
 
-func (*fakeDeliveries) PushedLately(context.Context, Delivery, time.Duration) (bool, error) {
-	return false, nil
+func (f *fakeDeliveries) PushedLately(context.Context, Delivery, time.Duration) (bool, error) {
+	return f.lately, nil
 }
 
 type fakeMailer struct {
@@ -324,6 +326,62 @@ func TestEmailErrorsToRiverHoldNoAddress(t *testing.T) {
 		}
 		if len(ds.log) != 1 || !strings.Contains(ds.log[0].Detail, "Bob.Smith+x@Example.test") {
 			t.Errorf("the delivery log lost the server's words: %+v", ds.log)
+		}
+	}
+}
+
+// TestPushCoalesce: a request's push queued just now, after another push
+// about its room to its device, waits (snoozed, nothing asked or logged)
+// until PushCoalesce after it was queued; then, or when it runs late, it
+// goes at once (Notification decides whether it is still pending). A
+// notice that no move makes stale never waits, nor a push that follows
+// none.
+func TestPushCoalesce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	inserter, err := river.NewClient(riverpgxv5.New(nil), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := &Notification{Now: time.Now(), RoomURL: "http://x/rooms/1"} // no device: skipped once asked
+	for _, c := range []struct {
+		name   string
+		topic  Topic
+		lately bool
+		age    time.Duration
+		waits  bool
+	}{
+		{"a request after a push", TopicRequest, true, 0, true},
+		{"a reminder after a push", TopicReminder, true, time.Second, true},
+		{"a request after its wait", TopicRequest, true, PushCoalesce, false},
+		{"a request run late", TopicRequest, true, time.Hour, false},
+		{"a notice after a push", TopicAgreed, true, 0, false},
+		{"a request after no push", TopicRequest, false, 0, false},
+	} {
+		ds := &fakeDeliveries{n: note, lately: c.lately}
+		w := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{}, &PushWorker{Deliveries: ds, Pusher: &notify.Pusher{}})
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := PushArgs{Notice: Notice{Topic: c.topic, RoomID: 1, Side: "b", UserID: 2, ConfirmationID: "cf_1"}, SubscriptionID: 5}
+		ins, err := inserter.InsertTx(ctx, tx, args, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// rivertest works the job as the table has it.
+		if _, err := tx.Exec(ctx, `UPDATE river_job SET created_at = $2 WHERE id = $1`, ins.Job.ID, time.Now().Add(-c.age)); err != nil {
+			t.Fatal(err)
+		}
+		ins.Job.Attempt = 0
+		res, err := w.WorkJob(ctx, t, tx, ins.Job)
+		_ = tx.Rollback(ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if waited := res.EventKind == river.EventKindJobSnoozed; waited != c.waits || waited == (ds.asked == 1) || waited == (len(ds.log) == 1) {
+			t.Errorf("%s: River event %s, asked %d times, log %+v; want waiting %v", c.name, res.EventKind, ds.asked, ds.log, c.waits)
 		}
 	}
 }
