@@ -169,7 +169,7 @@ func (p *PushEndpoint) verify(r *http.Request, d *Device, body []byte) (*Push, e
 	// the URL-safe base64 alphabet.
 	topic := r.Header.Get("Topic")
 	if len(topic) > 32 || strings.Trim(topic, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != "" {
-		return nil, fmt.Errorf("Topic %q: more than 32 characters, or not URL-safe base64", topic)
+		return nil, fmt.Errorf("topic header %q: more than 32 characters, or not URL-safe base64", topic)
 	}
 	claims, err := verifyVAPID(r.Header.Get("Authorization"), p.VAPIDPublic, p.URL)
 	if err != nil {
