@@ -1181,6 +1181,7 @@ var englishText = map[Key]catalog.Message{
 	"form.yes_or_no":            text("must be yes or no"),
 	"form.currency_required":    text("currency: required with an amount"),
 	"values.form.decimal_comma": text("write the amount with a decimal comma and no separator between thousands, like 1500,50"),
+	"money18_form.whole_amount": text("write the amount in whole units with no separator between thousands, like 1500"),
 	"form.start_and_end":        text("give both a start and an end"),
 	"form.zone_required":        text("time zone: required"),
 	"form.zone_unknown":         text("time zone: %[1]q is not an IANA time zone like Europe/Paris"),

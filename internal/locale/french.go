@@ -1159,6 +1159,7 @@ var frenchText = map[Key]catalog.Message{
 	"form.yes_or_no":            text("doit être oui ou non"),
 	"form.currency_required":    text("devise : obligatoire avec un montant"),
 	"values.form.decimal_comma": text("écrivez le montant avec une virgule décimale et sans séparateur de milliers, comme 1500,50"),
+	"money18_form.whole_amount": text("écrivez le montant en unités entières et sans séparateur de milliers, comme 1500"),
 	"form.start_and_end":        text("indiquez un début et une fin"),
 	"form.zone_required":        text("fuseau horaire : obligatoire"),
 	"form.zone_unknown":         text("fuseau horaire : %[1]q n'est pas un fuseau IANA comme Europe/Paris"),

@@ -1157,6 +1157,7 @@ var germanText = map[Key]catalog.Message{
 	"form.yes_or_no":            text("muss Ja oder Nein sein"),
 	"form.currency_required":    text("Währung: zu einem Betrag erforderlich"),
 	"values.form.decimal_comma": text("Betrag mit Dezimalkomma und ohne Tausendertrennzeichen schreiben, wie 1500,50"),
+	"money18_form.whole_amount": text("Betrag in ganzen Einheiten und ohne Tausendertrennzeichen schreiben, wie 1500"),
 	"form.start_and_end":        text("geben Sie Beginn und Ende an"),
 	"form.zone_required":        text("Zeitzone: erforderlich"),
 	"form.zone_unknown":         text("Zeitzone: %[1]q ist keine IANA-Zeitzone wie Europe/Paris"),

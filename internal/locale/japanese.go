@@ -1122,6 +1122,7 @@ var japaneseText = map[Key]catalog.Message{
 	"form.yes_or_no":            text("はいかいいえにしてください"),
 	"form.currency_required":    text("通貨：金額には通貨が必要です"),
 	"values.form.decimal_comma": text("金額は 1500,50 のように小数点にカンマを使い、桁区切りなしで書いてください"),
+	"money18_form.whole_amount": text("金額は 1500 のように整数で、桁区切りなしで書いてください"),
 	"form.start_and_end":        text("開始と終了の両方を入力してください"),
 	"form.zone_required":        text("タイムゾーン：必須です"),
 	"form.zone_unknown":         text("タイムゾーン：%[1]q は Europe/Paris のような IANA タイムゾーンではありません"),

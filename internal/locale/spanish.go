@@ -1159,6 +1159,7 @@ var spanishText = map[Key]catalog.Message{
 	"form.yes_or_no":            text("debe ser sí o no"),
 	"form.currency_required":    text("moneda: obligatoria con un importe"),
 	"values.form.decimal_comma": text("escriba el importe con coma decimal y sin separador de miles, como 1500,50"),
+	"money18_form.whole_amount": text("escriba el importe en unidades enteras y sin separador de miles, como 1500"),
 	"form.start_and_end":        text("indique un inicio y un final"),
 	"form.zone_required":        text("zona horaria: obligatoria"),
 	"form.zone_unknown":         text("zona horaria: %[1]q no es una zona IANA como Europe/Paris"),
