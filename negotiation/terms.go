@@ -272,7 +272,9 @@ func (f *Field) moneyOf(path string, an, cn *node) (Value, error) {
 		return Value{}, termsErr(path+".currency", "rule.currency_shape", "must be an ISO 4217 code like EUR")
 	}
 	digits, ok := MinorDigits(cn.s)
-	if !ok {
+	if !ok && iso4217NoMinorUnit[cn.s] {
+		return Value{}, termsErr(path+".currency", "money18_rule.currency_no_minor_unit", "%q has no minor unit in ISO 4217: no amount can be written in it", cn.s)
+	} else if !ok {
 		return Value{}, termsErr(path+".currency", "rule.currency_unknown", "%q is not an ISO 4217 currency code", clip(cn.s))
 	}
 	if f.Currency != "" && cn.s != f.Currency {
