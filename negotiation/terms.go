@@ -293,11 +293,13 @@ const maxAmountDigits = 18
 // parseAmount reads an amount; path+suffix names it in errors (joined only
 // then, as in parseMoment).
 func parseAmount(path, suffix string, n *node, currency string, digits int) (decimal.Decimal, error) {
-	if n.kind == kindNumber {
+	if n.kind == kindNumber && digits == 0 {
+		return decimal.Decimal{}, termsErr(path+suffix, "money18_rule.amount_number_whole", `must be a string of digits like "1500" (%s has no decimals), not a number`, currency)
+	} else if n.kind == kindNumber {
 		return decimal.Decimal{}, termsErr(path+suffix, "rule.amount_number", `must be a decimal string like "1500.00", not a number`)
 	}
 	if n.kind != kindString {
-		return decimal.Decimal{}, termsErr(path+suffix, "rule.amount_shape", `must be a decimal string like "1500.00"`)
+		return decimal.Decimal{}, amountShapeErr(path+suffix, currency, digits)
 	}
 	s := n.s
 	if strings.HasPrefix(s, "-") {
@@ -305,7 +307,7 @@ func parseAmount(path, suffix string, n *node, currency string, digits int) (dec
 	}
 	whole, frac, hasPoint := strings.Cut(s, ".")
 	if !isDigits(whole) || (hasPoint && !isDigits(frac)) || (len(whole) > 1 && whole[0] == '0') {
-		return decimal.Decimal{}, termsErr(path+suffix, "rule.amount_shape", `must be a decimal string like "1500.00"`)
+		return decimal.Decimal{}, amountShapeErr(path+suffix, currency, digits)
 	}
 	if len(whole) > maxAmountDigits {
 		return decimal.Decimal{}, termsErr(path+suffix, "rule.amount_digits", "at most %d digits before the decimal point", maxAmountDigits)
@@ -328,6 +330,15 @@ func parseAmount(path, suffix string, n *node, currency string, digits int) (dec
 		}
 	}
 	return decimal.New(c, -int32(len(frac))), nil
+}
+
+// amountShapeErr refuses an amount that is no decimal string, with an
+// example the currency takes: "1500.00" is refused next in JPY.
+func amountShapeErr(at, currency string, digits int) *Error {
+	if digits == 0 {
+		return termsErr(at, "money18_rule.amount_shape_whole", `must be a string of digits like "1500" (%s has no decimals)`, currency)
+	}
+	return termsErr(at, "rule.amount_shape", `must be a decimal string like "1500.00"`)
 }
 
 // appendTerms writes terms in canonical form: fields in name order, moments

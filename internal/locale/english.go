@@ -1020,6 +1020,8 @@ var englishText = map[Key]catalog.Message{
 	"rule.currency_fixed":                 text("must be %[1]s"),
 	"rule.amount_number":                  text("must be a decimal string like \"1500.00\", not a number"),
 	"rule.amount_shape":                   text("must be a decimal string like \"1500.00\""),
+	"money18_rule.amount_number_whole":    text("must be a string of digits like \"1500\" (%[1]s has no decimals), not a number"),
+	"money18_rule.amount_shape_whole":     text("must be a string of digits like \"1500\" (%[1]s has no decimals)"),
 	"rule.amount_negative":                text("must not be negative"),
 	"rule.amount_digits":                  text("at most %[1]d digits before the decimal point"),
 	"rule.amount_no_decimals":             text("%[1]s has no decimals"),

@@ -996,6 +996,8 @@ var frenchText = map[Key]catalog.Message{
 	"rule.currency_fixed":                 text("la devise doit être %[1]s"),
 	"rule.amount_number":                  text("le montant doit être un texte décimal comme \"1500.00\", pas un nombre"),
 	"rule.amount_shape":                   text("le montant doit être un nombre décimal comme 1500.00"),
+	"money18_rule.amount_number_whole":    text("le montant doit être un texte de chiffres comme \"1500\" (%[1]s n'a pas de décimales), pas un nombre"),
+	"money18_rule.amount_shape_whole":     text("le montant doit être une suite de chiffres comme 1500 (%[1]s n'a pas de décimales)"),
 	"rule.amount_negative":                text("le montant ne doit pas être négatif"),
 	"rule.amount_digits":                  text("au plus %[1]d chiffres avant la virgule"),
 	"rule.amount_no_decimals":             text("%[1]s n'a pas de décimales"),

@@ -994,6 +994,8 @@ var germanText = map[Key]catalog.Message{
 	"rule.currency_fixed":                 text("die Währung muss %[1]s sein"),
 	"rule.amount_number":                  text("der Betrag muss als Dezimaltext wie \"1500.00\" geschrieben sein, nicht als Zahl"),
 	"rule.amount_shape":                   text("der Betrag muss eine Dezimalzahl wie 1500.00 sein"),
+	"money18_rule.amount_number_whole":    text("der Betrag muss als Ziffernfolge wie \"1500\" geschrieben sein (%[1]s hat keine Nachkommastellen), nicht als Zahl"),
+	"money18_rule.amount_shape_whole":     text("der Betrag muss eine Ziffernfolge wie 1500 sein (%[1]s hat keine Nachkommastellen)"),
 	"rule.amount_negative":                text("der Betrag darf nicht negativ sein"),
 	"rule.amount_digits":                  text("höchstens %[1]d Stellen vor dem Dezimaltrennzeichen"),
 	"rule.amount_no_decimals":             text("%[1]s hat keine Nachkommastellen"),

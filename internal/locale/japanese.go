@@ -961,6 +961,8 @@ var japaneseText = map[Key]catalog.Message{
 	"rule.currency_fixed":                 text("通貨は %[1]s にしてください"),
 	"rule.amount_number":                  text("金額は数値ではなく \"1500.00\" のような10進数の文字列にしてください"),
 	"rule.amount_shape":                   text("金額は 1500.00 のような10進数にしてください"),
+	"money18_rule.amount_number_whole":    text("金額は数値ではなく \"1500\" のような数字の文字列にしてください（%[1]s には小数がありません）"),
+	"money18_rule.amount_shape_whole":     text("金額は 1500 のような数字だけにしてください（%[1]s には小数がありません）"),
 	"rule.amount_negative":                text("金額は負の数にできません"),
 	"rule.amount_digits":                  text("小数点の前は最大 %[1]d 桁です"),
 	"rule.amount_no_decimals":             text("%[1]s には小数部がありません"),

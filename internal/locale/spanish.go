@@ -996,6 +996,8 @@ var spanishText = map[Key]catalog.Message{
 	"rule.currency_fixed":                 text("la moneda debe ser %[1]s"),
 	"rule.amount_number":                  text("el importe debe ser un texto decimal como \"1500.00\", no un número"),
 	"rule.amount_shape":                   text("el importe debe ser un número decimal como 1500.00"),
+	"money18_rule.amount_number_whole":    text("el importe debe ser un texto de dígitos como \"1500\" (%[1]s no tiene decimales), no un número"),
+	"money18_rule.amount_shape_whole":     text("el importe debe ser una serie de dígitos como 1500 (%[1]s no tiene decimales)"),
 	"rule.amount_negative":                text("el importe no debe ser negativo"),
 	"rule.amount_digits":                  text("como máximo %[1]d cifras antes del separador decimal"),
 	"rule.amount_no_decimals":             text("%[1]s no tiene decimales"),
