@@ -325,7 +325,7 @@ func TestRequestByEmailAndPushThenOneTap(t *testing.T) {
 	if mail.Header.Get("List-Unsubscribe") != "" {
 		t.Error("a request carries List-Unsubscribe")
 	}
-	for _, want := range []string{"Meeting time: Wed 14 Oct 2026, 12:00–12:30 (Europe/Paris, UTC+02:00)", "Fee: 20.00 EUR",
+	for _, want := range []string{"Meeting time: Wed 14 Oct 2026, 12:00–12:30 (Europe/Paris, UTC+02:00)", "Fee: EUR\u00a020.00",
 		"outside your limits: above your maximum", "Your agent, agent, asks you to approve these terms in “Quarterly review” with ALPHA.",
 		"http://127.0.0.1:8080/rooms/" + itoa64(v.RoomID)} {
 		if !strings.Contains(mail.Text, want) {

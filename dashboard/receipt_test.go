@@ -89,7 +89,7 @@ func TestReceiptPagesAndVerify(t *testing.T) {
 	}
 
 	_, _, page := alice.get(room + "/receipt")
-	for _, want := range []string{"Design review", "Account: Alpha Studio", "Account: Beta &amp; Co", "on the Taasky dashboard", "250.00 EUR",
+	for _, want := range []string{"Design review", "Account: Alpha Studio", "Account: Beta &amp; Co", "on the Taasky dashboard", "EUR\u00a0250.00",
 		"The room&#39;s log:", b.base + "/verify"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the printable receipt lacks %q", want)

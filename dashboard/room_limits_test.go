@@ -50,17 +50,17 @@ func TestRoomLimitsInReadersWords(t *testing.T) {
 		{"en", map[string]string{
 			"Meeting time": "not before Tue 1 Dec 2026, 17:00 (Asia/Tokyo); not after Mon 21 Dec 2026, 02:00 (Asia/Tokyo)",
 			"Where":        "one of: office",
-			"Fee":          "at most 100.00 EUR",
+			"Fee":          "at most EUR\u00a0100.00",
 		}},
 		{"de", map[string]string{
 			"Meeting time": "nicht vor Di., 1. Dez. 2026, 17:00 (Asia/Tokyo); nicht nach Mo., 21. Dez. 2026, 02:00 (Asia/Tokyo)",
 			"Where":        "einer von: office",
-			"Fee":          "höchstens 100,00 EUR",
+			"Fee":          "höchstens 100,00\u00a0EUR",
 		}},
 		{"ja", map[string]string{
 			"Meeting time": "2026年12月1日(火) 17:00 (Asia/Tokyo)以降; 2026年12月21日(月) 2:00 (Asia/Tokyo)まで",
 			"Where":        "次のいずれか：office",
-			"Fee":          "100.00 EUR以下",
+			"Fee":          "EUR\u00a0100.00以下",
 		}},
 	} {
 		if err := b.accounts.SetUserLanguage(b.ctx, b.bob.ID, c.lang); err != nil {

@@ -52,7 +52,7 @@ func TestRoomsAndRoomPage(t *testing.T) {
 	page := fmt.Sprintf("/rooms/%d", roomID)
 	st, _, body := bob.get(page)
 	for _, want := range []string{"Your agent asks you to approve these terms", "Meeting time", "Thu 3 Dec 2026",
-		"outside your limits: above your maximum", "Your limits", "at most 50.00 EUR", "&lt;script&gt;", `value="` + string(hash) + `"`,
+		"outside your limits: above your maximum", "Your limits", "at most EUR\u00a050.00", "&lt;script&gt;", `value="` + string(hash) + `"`,
 		"Beta &amp; Co (side b) with Alpha Studio"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("bob's room page lacks %q", want)

@@ -54,7 +54,7 @@ func TestInvitationAmountInTheReadersMark(t *testing.T) {
 	pat := b.client(nil)
 	pat.lang = "de"
 	_, _, body := pat.get("/i/" + open.InviteCode)
-	if !strings.Contains(body, `name="f.fee.0.amount" value="1,500"`) || !strings.Contains(body, "1,500 BHD") {
+	if !strings.Contains(body, `name="f.fee.0.amount" value="1,500"`) || !strings.Contains(body, "1,500\u00a0BHD") {
 		t.Fatalf("the German page does not write 1,500: %s", body)
 	}
 	st, _, body := pat.post("/i/"+open.InviteCode, url.Values{"verdict": {"counter"}, "f.fee.0.amount": {"1.500"}})

@@ -106,7 +106,7 @@ func TestForYourHumanSaysWhatIsConfirmed(t *testing.T) {
 	options := room["terms_on_table"].(map[string]any)["options"].([]any)
 	second := options[1].(map[string]any)["subject_hash"].(string)
 	human := e.must(t, "b", "negotiation_respond", map[string]any{"room_token": tb, "verdict": "approve", "subject_hash": second})["room"].(map[string]any)["for_your_human"].(string)
-	if !strings.Contains(human, "330.00 EUR") || strings.Contains(human, "380.00 EUR") {
+	if !strings.Contains(human, "EUR\u00a0330.00") || strings.Contains(human, "EUR\u00a0380.00") {
 		t.Errorf("asked to approve the second option, b's human is told:\n%s", human)
 	}
 	e2 := setup(t)
@@ -114,14 +114,15 @@ func TestForYourHumanSaysWhatIsConfirmed(t *testing.T) {
 	tb = e2.must(t, "b", "negotiation_join", map[string]any{"invite": open["invite_code"], "subject_schema": schema,
 		"limits": map[string]any{"fee": map[string]any{"max": map[string]any{"amount": "500.00", "currency": "EUR"}}}})["room_token"].(string)
 	human = e2.must(t, "b", "negotiation_respond", map[string]any{"room_token": tb, "verdict": "reject"})["room"].(map[string]any)["for_your_human"].(string)
-	if !strings.Contains(human, "900.00 EUR — OUTSIDE YOUR LIMITS\n") || strings.Contains(human, "accepts it anyway") {
+	if !strings.Contains(human, "EUR\u00a0900.00 — OUTSIDE YOUR LIMITS\n") || strings.Contains(human, "accepts it anyway") {
 		t.Errorf("asked to confirm a reject, b's human is told:\n%s", human)
 	}
 }
 
 // for_your_human writes an amount in the human's separators, with the
-// digits agreed: one and a half Bahraini dinars is "1,500 BHD" to a
-// German reader, who would read "1.500 BHD" as fifteen hundred.
+// digits agreed, in their language's currency pattern: one and a half
+// Bahraini dinars is "1,500 BHD" to a German reader, who would read
+// "1.500 BHD" as fifteen hundred, and "BHD 1.500" to an English one.
 func TestForYourHumanAmountsInTheirSeparators(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
@@ -137,12 +138,12 @@ func TestForYourHumanAmountsInTheirSeparators(t *testing.T) {
 	tb := e.must(t, "b", "negotiation_join", map[string]any{"invite": open["invite_code"], "subject_schema": schema,
 		"limits": map[string]any{"fee": map[string]any{"max": map[string]any{"amount": "2", "currency": "BHD"}}}})["room_token"].(string)
 	human := e.must(t, "b", "negotiation_read", map[string]any{"room_token": tb})["room"].(map[string]any)["for_your_human"].(string)
-	for _, want := range []string{"- Honorar: 1,500 BHD\n", "- Anzahlung: 1.234.567,50 EUR\n"} {
+	for _, want := range []string{"- Honorar: 1,500\u00a0BHD\n", "- Anzahlung: 1.234.567,50\u00a0EUR\n"} {
 		if !strings.Contains(human, want) {
 			t.Errorf("b's human (de) is not told %q:\n%s", want, human)
 		}
 	}
-	if mine := open["room"].(map[string]any)["for_your_human"].(string); !strings.Contains(mine, "1.500 BHD") || !strings.Contains(mine, "1,234,567.50 EUR") {
+	if mine := open["room"].(map[string]any)["for_your_human"].(string); !strings.Contains(mine, "BHD\u00a01.500") || !strings.Contains(mine, "EUR\u00a01,234,567.50") {
 		t.Errorf("a's human (en) is told:\n%s", mine)
 	}
 }

@@ -54,6 +54,15 @@ var iso4217MinorDigits = map[string]uint8{
 	"ZAR": 2, "ZMW": 2, "ZWG": 2,
 }
 
+// iso4217NoMinorUnit holds the codes ISO 4217 lists with the minor unit
+// "N.A." (precious metals, bond market units, the SDR, test and "no
+// currency" codes): ISO 4217 codes all the same, refused with a reason of
+// their own rather than called unknown.
+var iso4217NoMinorUnit = map[string]bool{
+	"XAG": true, "XAU": true, "XBA": true, "XBB": true, "XBC": true, "XBD": true, "XDR": true,
+	"XPD": true, "XPT": true, "XSU": true, "XTS": true, "XUA": true, "XXX": true,
+}
+
 // MinorDigits reports how many decimals the ISO 4217 currency code uses, and
 // whether the code is an active ISO 4217 currency with a defined minor unit.
 // Codes are exactly three uppercase ASCII letters: "eur" is not accepted.

@@ -236,6 +236,9 @@ func parseField(name string, n *node) (Field, error) {
 			if f.Type != TypeMoney {
 				return Field{}, schemaErr("%s: currency applies only to money fields", name)
 			}
+			if v.kind == kindString && iso4217NoMinorUnit[v.s] {
+				return Field{}, schemaErr("%s: currency %q has no minor unit in ISO 4217: no amount can be written in it", name, v.s)
+			}
 			if _, ok := MinorDigits(v.s); v.kind != kindString || !ok {
 				return Field{}, schemaErr("%s: currency must be an ISO 4217 code like EUR", name)
 			}

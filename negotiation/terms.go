@@ -272,7 +272,9 @@ func (f *Field) moneyOf(path string, an, cn *node) (Value, error) {
 		return Value{}, termsErr(path+".currency", "rule.currency_shape", "must be an ISO 4217 code like EUR")
 	}
 	digits, ok := MinorDigits(cn.s)
-	if !ok {
+	if !ok && iso4217NoMinorUnit[cn.s] {
+		return Value{}, termsErr(path+".currency", "money18_rule.currency_no_minor_unit", "%q has no minor unit in ISO 4217: no amount can be written in it", cn.s)
+	} else if !ok {
 		return Value{}, termsErr(path+".currency", "rule.currency_unknown", "%q is not an ISO 4217 currency code", clip(cn.s))
 	}
 	if f.Currency != "" && cn.s != f.Currency {
@@ -291,11 +293,13 @@ const maxAmountDigits = 18
 // parseAmount reads an amount; path+suffix names it in errors (joined only
 // then, as in parseMoment).
 func parseAmount(path, suffix string, n *node, currency string, digits int) (decimal.Decimal, error) {
-	if n.kind == kindNumber {
+	if n.kind == kindNumber && digits == 0 {
+		return decimal.Decimal{}, termsErr(path+suffix, "money18_rule.amount_number_whole", `must be a string of digits like "1500" (%s has no decimals), not a number`, currency)
+	} else if n.kind == kindNumber {
 		return decimal.Decimal{}, termsErr(path+suffix, "rule.amount_number", `must be a decimal string like "1500.00", not a number`)
 	}
 	if n.kind != kindString {
-		return decimal.Decimal{}, termsErr(path+suffix, "rule.amount_shape", `must be a decimal string like "1500.00"`)
+		return decimal.Decimal{}, amountShapeErr(path+suffix, currency, digits)
 	}
 	s := n.s
 	if strings.HasPrefix(s, "-") {
@@ -303,7 +307,7 @@ func parseAmount(path, suffix string, n *node, currency string, digits int) (dec
 	}
 	whole, frac, hasPoint := strings.Cut(s, ".")
 	if !isDigits(whole) || (hasPoint && !isDigits(frac)) || (len(whole) > 1 && whole[0] == '0') {
-		return decimal.Decimal{}, termsErr(path+suffix, "rule.amount_shape", `must be a decimal string like "1500.00"`)
+		return decimal.Decimal{}, amountShapeErr(path+suffix, currency, digits)
 	}
 	if len(whole) > maxAmountDigits {
 		return decimal.Decimal{}, termsErr(path+suffix, "rule.amount_digits", "at most %d digits before the decimal point", maxAmountDigits)
@@ -326,6 +330,15 @@ func parseAmount(path, suffix string, n *node, currency string, digits int) (dec
 		}
 	}
 	return decimal.New(c, -int32(len(frac))), nil
+}
+
+// amountShapeErr refuses an amount that is no decimal string, with an
+// example the currency takes: "1500.00" is refused next in JPY.
+func amountShapeErr(at, currency string, digits int) *Error {
+	if digits == 0 {
+		return termsErr(at, "money18_rule.amount_shape_whole", `must be a string of digits like "1500" (%s has no decimals)`, currency)
+	}
+	return termsErr(at, "rule.amount_shape", `must be a decimal string like "1500.00"`)
 }
 
 // appendTerms writes terms in canonical form: fields in name order, moments

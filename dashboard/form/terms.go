@@ -345,7 +345,10 @@ func valueOf(sf negotiation.Field, r Row, w *locale.Printer) (v any, empty bool,
 			return nil, false, w.T("form.currency_required")
 		}
 		amount, ok := w.ReadAmount(r.Amount)
-		if !ok {
+		if digits, known := negotiation.MinorDigits(r.Currency); !ok && known && digits == 0 {
+			// "like 1500,50" would be refused next: JPY has no decimals.
+			return nil, false, w.T("money18_form.whole_amount")
+		} else if !ok {
 			return nil, false, w.T("values.form.decimal_comma")
 		}
 		return map[string]string{"amount": amount, "currency": r.Currency}, false, ""

@@ -376,3 +376,38 @@ func TestGrowAddsARowAsSent(t *testing.T) {
 		t.Error("a field with the most rows may grow")
 	}
 }
+
+// TestAmountHintFollowsTheCurrency: a person who writes an amount the form
+// cannot read is shown how to write one the terms take: for a currency
+// without decimals (JPY) a whole amount, not "like 1500,50", which the
+// terms' rule refuses next ("JPY has no decimals"). A German writes 1.500
+// for fifteen hundred yen.
+func TestAmountHintFollowsTheCurrency(t *testing.T) {
+	s, _, err := negotiation.ParseSchema([]byte(`{"fee":{"type":"money","label":"Fee","currency":"JPY"},"tip":{"type":"money","label":"Tip","optional":true}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	de, fr := locale.NewPrinter("de"), locale.NewPrinter("fr")
+	for _, c := range []struct {
+		w           *locale.Printer
+		form        url.Values
+		field, want string
+	}{
+		{de, url.Values{"f.fee.0.amount": {"1.500"}}, "fee", "Fee: Betrag in ganzen Einheiten und ohne Tausendertrennzeichen schreiben, wie 1500"},
+		{fr, url.Values{"f.fee.0.amount": {"1 500"}}, "fee", "Fee : écrivez le montant en unités entières et sans séparateur de milliers, comme 1500"},
+		{de, url.Values{"f.fee.0.amount": {"1500"}, "f.tip.0.amount": {"1.500"}, "f.tip.0.currency": {"KRW"}}, "tip", "Tip: Betrag in ganzen Einheiten und ohne Tausendertrennzeichen schreiben, wie 1500"},
+		{de, url.Values{"f.fee.0.amount": {"1500"}, "f.tip.0.amount": {"1.500"}, "f.tip.0.currency": {"EUR"}}, "tip", "Tip: Betrag mit Dezimalkomma und ohne Tausendertrennzeichen schreiben, wie 1500,50"},
+		{de, url.Values{"f.fee.0.amount": {"1500"}, "f.tip.0.amount": {"1.500"}, "f.tip.0.currency": {"jpy"}}, "tip", "Tip: Betrag mit Dezimalkomma und ohne Tausendertrennzeichen schreiben, wie 1500,50"},
+	} {
+		_, fields, ok := Parse(s, c.form, c.w)
+		var got string
+		for _, f := range fields {
+			if f.Name == c.field {
+				got = f.Error
+			}
+		}
+		if ok || got != c.want {
+			t.Errorf("%s %v: ok %v, error %q; want %q", c.w.Lang(), c.form, ok, got, c.want)
+		}
+	}
+}

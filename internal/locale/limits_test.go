@@ -26,15 +26,15 @@ func TestLimit(t *testing.T) {
 	tokyo, _ := time.LoadLocation("Asia/Tokyo")
 	want := map[string][]string{
 		"en": {"not before Tue 1 Dec 2026, 17:00 (Asia/Tokyo)", "not before Sat 5 Dec 2026; not after Sun 6 Dec 2026",
-			"at least 2; at most 10", "at least 5.00 EUR", "one of: office, café", "must be no"},
+			"at least 2; at most 10", "at least EUR\u00a05.00", "one of: office, café", "must be no"},
 		"de": {"nicht vor Di., 1. Dez. 2026, 17:00 (Asia/Tokyo)", "nicht vor Sa., 5. Dez. 2026; nicht nach So., 6. Dez. 2026",
-			"mindestens 2; höchstens 10", "mindestens 5,00 EUR", "einer von: office, café", "muss „nein“ sein"},
+			"mindestens 2; höchstens 10", "mindestens 5,00\u00a0EUR", "einer von: office, café", "muss „nein“ sein"},
 		"fr": {"pas avant mar. 1 déc. 2026, 17:00 (Asia/Tokyo)", "pas avant sam. 5 déc. 2026; pas après dim. 6 déc. 2026",
-			"au moins 2; au plus 10", "au moins 5,00 EUR", "l'une des valeurs : office, café", "doit être « non »"},
+			"au moins 2; au plus 10", "au moins 5,00\u00a0EUR", "l'une des valeurs : office, café", "doit être « non »"},
 		"es": {"no antes de mar, 1 dic 2026, 17:00 (Asia/Tokyo)", "no antes de sáb, 5 dic 2026; no después de dom, 6 dic 2026",
-			"como mínimo 2; como máximo 10", "como mínimo 5,00 EUR", "uno de: office, café", "debe ser «no»"},
+			"como mínimo 2; como máximo 10", "como mínimo 5,00\u00a0EUR", "uno de: office, café", "debe ser «no»"},
 		"ja": {"2026年12月1日(火) 17:00 (Asia/Tokyo)以降", "2026年12月5日(土)以降; 2026年12月6日(日)まで",
-			"2以上; 10以下", "5.00 EUR以上", "次のいずれか：office, café", "「いいえ」であること"},
+			"2以上; 10以下", "EUR\u00a05.00以上", "次のいずれか：office, café", "「いいえ」であること"},
 	}
 	for lang, lines := range want {
 		p := NewPrinter(lang)

@@ -7,30 +7,38 @@ import (
 )
 
 // numbers is how a language writes an amount (CLDR 46, latn digits): its
-// decimal separator, its group separator, and from how many digits of the
-// whole part it groups them (Spanish leaves 4 digits ungrouped: 1500,00).
+// decimal separator, its group separator, from how many digits of the
+// whole part it groups them (Spanish leaves 4 digits ungrouped: 1500,00),
+// and whether its currency pattern puts the currency first ("¤#,##0.00"
+// in English and Japanese, "#,##0.00 ¤" in German, French and Spanish).
 type numbers struct {
 	decimal, group string
 	minGrouped     int
+	currencyFirst  bool
 }
 
 var (
-	englishNumbers  = numbers{decimal: ".", group: ",", minGrouped: 4}
+	englishNumbers  = numbers{decimal: ".", group: ",", minGrouped: 4, currencyFirst: true}
 	germanNumbers   = numbers{decimal: ",", group: ".", minGrouped: 4}
 	frenchNumbers   = numbers{decimal: ",", group: "\u202f", minGrouped: 4} // a narrow no-break space
 	spanishNumbers  = numbers{decimal: ",", group: ".", minGrouped: 5}
-	japaneseNumbers = numbers{decimal: ".", group: ",", minGrouped: 4}
+	japaneseNumbers = numbers{decimal: ".", group: ",", minGrouped: 4, currencyFirst: true}
 )
 
 // Money writes an amount with its currency code for a reader: the
 // currency's minor digits exactly (amount is a decimal string as terms
 // hold it, "1500.000"; nothing is rounded, the digits are only regrouped),
-// in the language's separators: "1,500.000 BHD" in English, "1.500,000 BHD"
-// in German. An amount written with a point alone would read as a
-// thousand times itself to a German, French or Spanish reader ("1.500
-// BHD"). Anything that is not such a decimal string is written as given.
+// in the language's separators and its currency pattern, the code held to
+// the number by a no-break space as CLDR writes it (a line never ends
+// between them): "BHD 1,500.000" in English, "1.500,000 BHD" in German.
+// An amount written with a point alone would read as a thousand times
+// itself to a German, French or Spanish reader ("1.500 BHD"). Anything
+// that is not such a decimal string is written as given.
 func (p *Printer) Money(amount, currency string) string {
-	return p.number(amount) + " " + currency
+	if p.numbers.currencyFirst {
+		return currency + "\u00a0" + p.number(amount)
+	}
+	return p.number(amount) + "\u00a0" + currency
 }
 
 // number regroups a non-negative decimal string's digits in the
