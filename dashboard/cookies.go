@@ -156,6 +156,20 @@ func (d *Dashboard) sessionUser(c *fiber.Ctx) (u app.User, ok bool, err error) {
 	return u, err == nil, err
 }
 
+// streamSession is sessionUser for a live stream, with the session (its
+// end); u.ID is 0 when nobody is signed in.
+func (d *Dashboard) streamSession(c *fiber.Ctx) (u app.User, s session, err error) {
+	u, ok, err := d.sessionUser(c)
+	if !ok {
+		return app.User{}, session{}, err
+	}
+	s, _ = d.sessionOf(c)
+	return u, s, nil
+}
+
+// expires is when the session ends.
+func (s session) expires() time.Time { return time.Unix(s.Expires, 0) }
+
 // startSession signs user in on this browser.
 func (d *Dashboard) startSession(c *fiber.Ctx, user app.User) {
 	d.setCookie(c, sessionCookie, d.sign.seal("session", session{UserID: user.ID, Expires: d.now().Add(sessionTTL).Unix(),
