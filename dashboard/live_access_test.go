@@ -13,7 +13,9 @@ import (
 
 // TestLiveStreamEndsWhenAccessIsLost: Carol, an admin of alpha, has a room
 // of alpha open and her rooms list; she loses her access (removed, signed
-// out everywhere, the account deleted, demoted to member). The change is
+// out everywhere, the account deleted, demoted to member). So does Alice,
+// who deletes alpha (her own session is kept, but not the account's
+// rooms). The change is
 // made on the database, as another process would make it: this process
 // hears of it only through PostgreSQL (taasky_access). Her streams end at
 // once, each saying why, and a room change committed after her loss
@@ -26,20 +28,25 @@ func TestLiveStreamEndsWhenAccessIsLost(t *testing.T) {
 		name      string
 		room, all string // why each stream ends ("": it goes on)
 		lose      func(b *bundle, carol app.User) error
+		owner     bool // the streams are Alice's, not Carol's
 	}{
 		{"removed", goneRemoved, goneRemoved, func(b *bundle, carol app.User) error {
 			return b.accounts.RemoveMember(b.ctx, b.alice.ID, "alpha", carol.ID)
-		}},
+		}, false},
 		{"signed out everywhere", goneSignedOut, goneSignedOut, func(b *bundle, carol app.User) error {
 			return b.accounts.EndSessions(b.ctx, carol.ID)
-		}},
-		{"account deleted", goneSignedOut, goneRemoved, func(b *bundle, carol app.User) error {
+		}, false},
+		{"account deleted", goneRemoved, goneRemoved, func(b *bundle, carol app.User) error {
 			_, err := b.rooms.DeleteAccount(b.ctx, b.alice.ID, "alpha", "alpha")
 			return err
-		}},
+		}, false},
+		{"account deleted by its owner", goneRemoved, goneRemoved, func(b *bundle, carol app.User) error {
+			_, err := b.rooms.DeleteAccount(b.ctx, b.alice.ID, "alpha", "alpha")
+			return err
+		}, true},
 		{"demoted", goneRemoved, "", func(b *bundle, carol app.User) error {
 			return b.accounts.ChangeRole(b.ctx, b.alice.ID, "alpha", carol.ID, app.MemberRoleMember)
-		}},
+		}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -62,7 +69,11 @@ func TestLiveStreamEndsWhenAccessIsLost(t *testing.T) {
 			bob := b.openLive(t, b.bob, roomPath)
 			changed()
 			until(t, bob, "event: change")
-			room, all := b.openLive(t, b.carol, roomPath), b.openLive(t, b.carol, "/events")
+			who := b.carol
+			if tc.owner {
+				who = b.alice
+			}
+			room, all := b.openLive(t, who, roomPath), b.openLive(t, who, "/events")
 			if err := tc.lose(b, b.carol); err != nil {
 				t.Fatal(err)
 			}
