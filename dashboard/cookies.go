@@ -125,16 +125,6 @@ func (d *Dashboard) sessionOf(c *fiber.Ctx) (session, bool) {
 	return s, true
 }
 
-// currentSession returns the signed-in user's id, 0 if none (or their
-// sessions were ended since this one began).
-func (d *Dashboard) currentSession(c *fiber.Ctx) (int64, error) {
-	u, ok, err := d.sessionUser(c)
-	if !ok {
-		return 0, err
-	}
-	return u.ID, nil
-}
-
 // sessionUser returns the signed-in user; ok is false if nobody is, or
 // their session names a user that no longer exists, or their sessions were
 // ended since this one began (the cookie is then cleared), or the user

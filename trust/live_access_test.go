@@ -25,28 +25,11 @@ func TestLiveStreamEndsAcrossNodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	dsn := pgtest.NewDSN(t)
-	issuer := newIssuer(t)
-	env := []string{"OIDC_ISSUER=" + issuer.url, "OIDC_CLIENT_ID=dash", "OIDC_CLIENT_SECRET=dash-secret",
-		"MCP_RATE_LIMIT=0", "COUNTER_COOLDOWN=0", "SHUTDOWN_GRACE=0"}
-	pages, agents := newProcess(t, dsn, env...), newProcess(t, dsn, env...)
-	pages.args = []string{"--worker=false"}
-	issuer.serve(pages.base, agents.base)
-	pages.start()
-	agents.start()
-	w := newWorld(t, dsn, pages.base)
+	pages, agents, w := dashboardNodes(t)
 	a, b := newRemote(t, w, agents.base, "lossa"), newRemote(t, w, agents.base, "lossb")
 	ctx := context.Background()
-	call := func(r *remote, tool string, args map[string]any) result {
-		t.Helper()
-		res, err := callOn(ctx, r.session(), tool, args)
-		if err != nil || res.err != "" {
-			t.Fatalf("%s %s: %v %s", r.slug, tool, err, res.err)
-		}
-		return res
-	}
-	open := call(a, "negotiation_open", map[string]any{"subject_schema": raceSchema, "subject": feeTerms(1)})
-	tb := call(b, "negotiation_join", map[string]any{"invite_code": open.str("invite_code"), "subject_schema": raceSchema}).str("room_token")
+	open := a.must(t, "negotiation_open", map[string]any{"subject_schema": raceSchema, "subject": feeTerms(1)})
+	tb := b.must(t, "negotiation_join", map[string]any{"invite_code": open.str("invite_code"), "subject_schema": raceSchema}).str("room_token")
 	v, err := w.rooms.Read(ctx, a.agent, open.str("room_token"))
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +50,7 @@ func TestLiveStreamEndsAcrossNodes(t *testing.T) {
 	if err := w.accounts.RemoveMemberAsOperator(ctx, "lossa", member); err != nil {
 		t.Fatal(err)
 	}
-	call(b, "negotiation_propose", map[string]any{"room_token": tb, "verdict": "counter", "subject": feeTerms(2)})
+	b.must(t, "negotiation_propose", map[string]any{"room_token": tb, "verdict": "counter", "subject": feeTerms(2)})
 	for name, s := range map[string]*liveStream{"room": room, "rooms list": list} {
 		deadline := time.After(20 * time.Second) // less than a stream's shortest life (30 s)
 	wait:
@@ -86,4 +69,31 @@ func TestLiveStreamEndsAcrossNodes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// dashboardNodes starts two web processes on a database of their own,
+// signing in through the test's issuer: one serving the pages (no
+// worker), one the agents; and the database as the test sees it.
+func dashboardNodes(t *testing.T) (pages, agents *process, w *world) {
+	t.Helper()
+	dsn := pgtest.NewDSN(t)
+	issuer := newIssuer(t)
+	env := []string{"OIDC_ISSUER=" + issuer.url, "OIDC_CLIENT_ID=dash", "OIDC_CLIENT_SECRET=dash-secret",
+		"MCP_RATE_LIMIT=0", "COUNTER_COOLDOWN=0", "SHUTDOWN_GRACE=0"}
+	pages, agents = newProcess(t, dsn, env...), newProcess(t, dsn, env...)
+	pages.args = []string{"--worker=false"}
+	issuer.serve(pages.base, agents.base)
+	pages.start()
+	agents.start()
+	return pages, agents, newWorld(t, dsn, pages.base)
+}
+
+// must calls tool as r's agent and fails the test on any error.
+func (r *remote) must(t *testing.T, tool string, args map[string]any) result {
+	t.Helper()
+	res, err := callOn(context.Background(), r.session(), tool, args)
+	if err != nil || res.err != "" {
+		t.Fatalf("%s %s: %v %s", r.slug, tool, err, res.err)
+	}
+	return res
 }
