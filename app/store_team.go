@@ -211,11 +211,13 @@ func selectRoomNotes(ctx context.Context, q querier, roomID int64, side string) 
 }
 
 // selectSeatAccess reads, for each seat of the room in an account userID
-// belongs to, the side, userID's role there and the seat's human (0:
+// belongs to (not one being deleted: its memberships give nothing of it),
+// the side, userID's role there and the seat's human (0:
 // nobody), the one they answer for first.
 func selectSeatAccess(ctx context.Context, q querier, userID, roomID int64) ([]seatAccess, error) {
 	rows, err := q.Query(ctx, `SELECT p.side, m.role, coalesce(p.owner_user_id, 0), coalesce(u.email, '') FROM parties p
 		JOIN memberships m ON m.account_id = p.account_id AND m.user_id = $2
+		JOIN accounts a ON a.id = p.account_id AND a.deleting_at IS NULL
 		LEFT JOIN users u ON u.id = p.owner_user_id
 		WHERE p.room_id = $1
 		ORDER BY coalesce(p.owner_user_id = $2, false) DESC, p.side`, roomID, userID)

@@ -125,16 +125,6 @@ func (d *Dashboard) sessionOf(c *fiber.Ctx) (session, bool) {
 	return s, true
 }
 
-// currentSession returns the signed-in user's id, 0 if none (or their
-// sessions were ended since this one began).
-func (d *Dashboard) currentSession(c *fiber.Ctx) (int64, error) {
-	u, ok, err := d.sessionUser(c)
-	if !ok {
-		return 0, err
-	}
-	return u.ID, nil
-}
-
 // sessionUser returns the signed-in user; ok is false if nobody is, or
 // their session names a user that no longer exists, or their sessions were
 // ended since this one began (the cookie is then cleared), or the user
@@ -155,6 +145,20 @@ func (d *Dashboard) sessionUser(c *fiber.Ctx) (u app.User, ok bool, err error) {
 	}
 	return u, err == nil, err
 }
+
+// streamSession is sessionUser for a live stream, with the session (its
+// end); u.ID is 0 when nobody is signed in.
+func (d *Dashboard) streamSession(c *fiber.Ctx) (u app.User, s session, err error) {
+	u, ok, err := d.sessionUser(c)
+	if !ok {
+		return app.User{}, session{}, err
+	}
+	s, _ = d.sessionOf(c)
+	return u, s, nil
+}
+
+// expires is when the session ends.
+func (s session) expires() time.Time { return time.Unix(s.Expires, 0) }
 
 // startSession signs user in on this browser.
 func (d *Dashboard) startSession(c *fiber.Ctx, user app.User) {

@@ -24,6 +24,9 @@ type Hub struct {
 	mu       sync.Mutex
 	rooms    map[int64]map[chan struct{}]struct{}
 	accounts map[int64]map[chan struct{}]struct{}
+	// users are the streams of each signed-in person, woken when their
+	// access may have changed (AccessChanged).
+	users map[int64]map[chan struct{}]struct{}
 	// Changes not fanned out yet (pending, or all when too many piled
 	// up), and whether a goroutine is fanning them out.
 	pending  map[int64]struct{}
@@ -45,7 +48,26 @@ const maxPending = 10_000
 // the pages that list an account's rooms).
 func NewHub(accountsOf func(ctx context.Context, roomID int64) ([]int64, error), log *slog.Logger) *Hub {
 	return &Hub{accountsOf: accountsOf, log: log, pending: map[int64]struct{}{}, seated: map[int64][2]int64{},
-		rooms: map[int64]map[chan struct{}]struct{}{}, accounts: map[int64]map[chan struct{}]struct{}{}}
+		rooms: map[int64]map[chan struct{}]struct{}{}, accounts: map[int64]map[chan struct{}]struct{}{},
+		users: map[int64]map[chan struct{}]struct{}{}}
+}
+
+// AccessChanged tells the streams of user userID (0: of everyone) that
+// what the user may see may have changed (app.AccessChanges): each checks
+// its access again before it says anything more (liveStream). Like
+// Publish, it does not wait. It is called before the listener hands on
+// any room change committed after the access' change, so a stream never
+// tells of such a change first.
+func (h *Hub) AccessChanged(userID int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if userID != 0 {
+		signal(h.users[userID])
+		return
+	}
+	for _, set := range h.users {
+		signal(set)
+	}
 }
 
 // Publish tells the pages watching room roomID, and the lists of its
@@ -185,6 +207,11 @@ func (h *Hub) watchRoom(roomID int64) (chan struct{}, func()) {
 // watchAccounts wakes ch when a room of one of the accounts changes.
 func (h *Hub) watchAccounts(ids []int64) (chan struct{}, func()) { return h.add(h.accounts, ids) }
 
+// watchUser wakes ch when the user's access may have changed.
+func (h *Hub) watchUser(userID int64) (chan struct{}, func()) {
+	return h.add(h.users, []int64{userID})
+}
+
 const (
 	// streamLife ends each event stream before the server's write timeout
 	// (60 s); EventSource reconnects by itself and the page refreshes once.
@@ -209,8 +236,9 @@ func (d *Dashboard) failStream(c *fiber.Ctx, err error) error {
 
 // stream answers with a server-sent event stream: an event "change" each
 // time ch wakes, until the stream's life ends, the client goes away or
-// the dashboard stops.
-func (d *Dashboard) stream(c *fiber.Ctx, ch chan struct{}, stop func()) error {
+// the dashboard stops; with acc (a signed-in person's stream), until their
+// session ends or their access is lost, too (streamAccess).
+func (d *Dashboard) stream(c *fiber.Ctx, ch chan struct{}, stop func(), acc *streamAccess) error {
 	c.Set(fiber.HeaderContentType, "text/event-stream")
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	c.Set("X-Accel-Buffering", "no")
@@ -219,7 +247,16 @@ func (d *Dashboard) stream(c *fiber.Ctx, ch chan struct{}, stop func()) error {
 	// all open again together every 45 s: 10,000 at once kept the server
 	// busy for a second (issue 21's bench).
 	life := streamLife - rand.N(streamLife/3)
-	c.Context().SetBodyStream(newLiveStream(d.ctx.Done(), ch, stop, life), -1)
+	s := newLiveStream(d.ctx.Done(), ch, stop, life)
+	if acc != nil {
+		s.recheck, s.check = acc.recheck, acc.check
+		if left := time.Until(acc.expires); left < life {
+			// The session ends first: so does the stream, saying so.
+			s.end.Reset(max(left, 0))
+			s.ending = acc.gone(goneSignedOut)
+		}
+	}
+	c.Context().SetBodyStream(s, -1)
 	return nil
 }
 
@@ -238,7 +275,14 @@ type liveStream struct {
 	beat    *time.Ticker
 	pending string // what the last Read could not hold
 	last    bool   // pending is the last message
+	ending  string // the last message when its life ends
 	closed  sync.Once
+	// recheck wakes when the access of the stream's person may have
+	// changed (Hub.AccessChanged); check then says whether the stream goes
+	// on: ok, or end with last ("": without a word). Nil for a seat's
+	// stream.
+	recheck <-chan struct{}
+	check   func() (last string, ok bool)
 }
 
 // Reconnecting: a stream asks to be opened again 1.5 s after it broke
@@ -254,13 +298,14 @@ const (
 
 func newLiveStream(done <-chan struct{}, ch chan struct{}, stop func(), life time.Duration) *liveStream {
 	return &liveStream{done: done, ch: ch, stop: stop, end: time.NewTimer(life), beat: time.NewTicker(heartbeat),
-		pending: "retry: " + retryBroken + "\n: live\n\n"}
+		pending: "retry: " + retryBroken + "\n: live\n\n", ending: "retry: " + retryRenewed + "\n\n"}
 }
 
 // Read waits for the next message: a change, a heartbeat, or the stream's
-// end (io.EOF).
+// end (io.EOF). When its person's access may have changed it checks it
+// first, and a change heard with it is told only if the stream goes on.
 func (s *liveStream) Read(p []byte) (int, error) {
-	if s.pending == "" {
+	for s.pending == "" {
 		if s.last {
 			return 0, io.EOF
 		}
@@ -268,16 +313,32 @@ func (s *liveStream) Read(p []byte) (int, error) {
 		case <-s.done:
 			return 0, io.EOF
 		case <-s.end.C:
-			s.pending, s.last = "retry: "+retryRenewed+"\n\n", true
+			s.pending, s.last = s.ending, true
 		case <-s.beat.C:
 			s.pending = ": beat\n\n"
+		case <-s.recheck:
+			s.pending, s.last = s.checked("")
 		case <-s.ch:
 			s.pending = "event: change\ndata: changed\n\n"
+			select {
+			case <-s.recheck: // heard before the change (AccessChanged)
+				s.pending, s.last = s.checked(s.pending)
+			default:
+			}
 		}
 	}
 	n := copy(p, s.pending)
 	s.pending = s.pending[n:]
 	return n, nil
+}
+
+// checked is then if the stream goes on, else its last message.
+func (s *liveStream) checked(then string) (string, bool) {
+	last, ok := s.check()
+	if ok {
+		return then, false
+	}
+	return last, true
 }
 
 // Close ends the watch.

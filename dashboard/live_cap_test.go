@@ -68,18 +68,25 @@ func TestLiveStreamsCappedPerPerson(t *testing.T) {
 type liveConn struct {
 	conn net.Conn
 	head string
+	br   *bufio.Reader // what follows the head
 }
 
 // openLive opens path's live stream as user, on a connection of its own
 // that closes when the test ends.
 func (b *bundle) openLive(t *testing.T, user app.User, path string) liveConn {
 	t.Helper()
+	return b.openLiveWith(t, b.sessionOf(user), path)
+}
+
+// openLiveWith opens path's live stream with the session cookie session.
+func (b *bundle) openLiveWith(t *testing.T, session, path string) liveConn {
+	t.Helper()
 	conn, err := net.Dial("tcp", strings.TrimPrefix(b.base, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nCookie: %s=%s\r\n\r\n", path, sessionCookie, b.sessionOf(user))
+	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nCookie: %s=%s\r\n\r\n", path, sessionCookie, session)
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	br := bufio.NewReader(conn)
 	var head strings.Builder
@@ -105,7 +112,7 @@ func (b *bundle) openLive(t *testing.T, user app.User, path string) liveConn {
 		}
 	}
 	_ = conn.SetReadDeadline(time.Time{})
-	return liveConn{conn, head.String()}
+	return liveConn{conn, head.String(), br}
 }
 
 // TestBrowserLiveStreamRefused: a page whose stream is refused past the

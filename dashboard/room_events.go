@@ -1,30 +1,35 @@
 package dashboard
 
-import "github.com/gofiber/fiber/v2"
+import (
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+)
 
 // roomEvents streams a "change" event whenever the room changes, for a
 // member of one of its accounts (at most maxLiveStreams at once per person,
-// with the rooms list's).
+// with the rooms list's), until they lose the room (live_access.go).
 func (d *Dashboard) roomEvents(c *fiber.Ctx) error {
-	uid, err := d.currentSession(c)
+	u, s, err := d.streamSession(c)
 	if err != nil {
 		return d.failStream(c, err)
 	}
-	if uid == 0 {
+	if u.ID == 0 {
 		return d.showErrorT(c, fiber.StatusUnauthorized, "error.sign_in_first")
 	}
 	roomID, err := c.ParamsInt("id")
 	if err != nil || roomID <= 0 {
 		return d.showErrorT(c, fiber.StatusNotFound, "error.no_room")
 	}
-	release, ok := d.streams.open(uid, maxLiveStreams)
+	release, ok := d.streams.open(u.ID, maxLiveStreams)
 	if !ok {
 		return d.tooManyStreams(c, "error.live_streams", maxLiveStreams)
 	}
-	if err := d.rooms.SeesRoom(c.UserContext(), uid, int64(roomID)); err != nil {
+	if err := d.rooms.SeesRoom(c.UserContext(), u.ID, int64(roomID)); err != nil {
 		release()
 		return d.failStream(c, err)
 	}
+	acc, unwatch := d.watchAccess(c, u, s.expires(), "/rooms/"+strconv.Itoa(roomID), d.roomAccessLost(int64(roomID)))
 	ch, stop := d.hub.watchRoom(int64(roomID))
-	return d.stream(c, ch, func() { stop(); release() })
+	return d.stream(c, ch, func() { stop(); unwatch(); release() }, acc)
 }

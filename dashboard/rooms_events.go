@@ -1,23 +1,28 @@
 package dashboard
 
-import "github.com/gofiber/fiber/v2"
+import (
+	"slices"
+
+	"github.com/gofiber/fiber/v2"
+)
 
 // roomsEvents streams a "change" event whenever a room of one of the
 // user's accounts changes, for the rooms list to refresh itself (at most
-// maxLiveStreams at once per person, with the rooms').
+// maxLiveStreams at once per person, with the rooms'), until they lose one
+// of the accounts (live_access.go); one more renews it.
 func (d *Dashboard) roomsEvents(c *fiber.Ctx) error {
-	uid, err := d.currentSession(c)
+	u, s, err := d.streamSession(c)
 	if err != nil {
 		return d.failStream(c, err)
 	}
-	if uid == 0 {
+	if u.ID == 0 {
 		return d.showErrorT(c, fiber.StatusUnauthorized, "error.sign_in_first")
 	}
-	release, ok := d.streams.open(uid, maxLiveStreams)
+	release, ok := d.streams.open(u.ID, maxLiveStreams)
 	if !ok {
 		return d.tooManyStreams(c, "error.live_streams", maxLiveStreams)
 	}
-	ms, err := d.accounts.Memberships(c.UserContext(), uid)
+	ms, err := d.accounts.Memberships(c.UserContext(), u.ID)
 	if err != nil {
 		release()
 		return d.failStream(c, err)
@@ -26,6 +31,8 @@ func (d *Dashboard) roomsEvents(c *fiber.Ctx) error {
 	for i, m := range ms {
 		ids[i] = m.AccountID
 	}
+	slices.Sort(ids)
+	acc, unwatch := d.watchAccess(c, u, s.expires(), "/", d.listAccessLost(ids))
 	ch, stop := d.hub.watchAccounts(ids)
-	return d.stream(c, ch, func() { stop(); release() })
+	return d.stream(c, ch, func() { stop(); unwatch(); release() }, acc)
 }

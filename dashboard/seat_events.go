@@ -13,5 +13,5 @@ func (d *Dashboard) seatEvents(c *fiber.Ctx) error {
 		return d.tooManyStreams(c, "cap9_seat_streams", maxSeatStreams)
 	}
 	ch, stop := d.hub.watchRoom(roomID)
-	return d.stream(c, ch, func() { stop(); release() })
+	return d.stream(c, ch, func() { stop(); release() }, nil)
 }

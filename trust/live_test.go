@@ -228,9 +228,19 @@ func followStream(t testing.TB, c *http.Client, url string) *liveStream {
 					return
 				}
 				lines := bufio.NewScanner(resp.Body)
+				gone := false
 				for lines.Scan() {
 					line := lines.Text()
 					switch {
+					case line == "event: gone":
+						gone = true
+					case gone && strings.HasPrefix(line, "data: "):
+						// The person lost the page: app.js closes the
+						// stream for good.
+						emit("gone " + strings.TrimPrefix(line, "data: "))
+						resp.Body.Close()
+						cancel()
+						return
 					case strings.HasPrefix(line, "retry: "):
 						if ms, err := strconv.Atoi(strings.TrimPrefix(line, "retry: ")); err == nil {
 							retry = time.Duration(ms) * time.Millisecond

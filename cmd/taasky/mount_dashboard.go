@@ -17,23 +17,23 @@ import (
 )
 
 // mountDashboard mounts the humans' pages on a, with the embedded OIDC
-// issuer in dev when no OIDC_ISSUER is set, and returns the Channel that
-// feeds its live pages. The River UI goes with it, at /admin/jobs, for
+// issuer in dev when no OIDC_ISSUER is set, and returns the Channels that
+// feed its live pages: the rooms' changes, and the people's access. The River UI goes with it, at /admin/jobs, for
 // operators only.
-func mountDashboard(ctx context.Context, a *fiber.App, d deps, door *oauthDoor) (app.Channel, error) {
+func mountDashboard(ctx context.Context, a *fiber.App, d deps, door *oauthDoor) ([]app.Channel, error) {
 	oidc := dashboard.OIDC{Issuer: d.cfg.OIDC.Issuer, ClientID: d.cfg.OIDC.ClientID, ClientSecret: d.cfg.OIDC.ClientSecret}
 	if oidc.Issuer == "" {
 		if d.cfg.Role&config.RoleDev == 0 {
-			return app.Channel{}, errors.New("dashboard: OIDC_ISSUER is required")
+			return nil, errors.New("dashboard: OIDC_ISSUER is required")
 		}
 		var err error
 		if oidc, err = mountDevIssuer(a, d); err != nil {
-			return app.Channel{}, err
+			return nil, err
 		}
 	}
 	jobsUI, err := newJobsUI(ctx, d)
 	if err != nil {
-		return app.Channel{}, err
+		return nil, err
 	}
 	hub := dashboard.NewHub(d.rooms.RoomAccounts, d.log.With("component", "live"))
 	cfg := dashboard.Config{
@@ -64,14 +64,15 @@ func mountDashboard(ctx context.Context, a *fiber.App, d deps, door *oauthDoor) 
 		cfg.VAPIDPublicKey = d.cfg.VAPID.PublicKey
 	}
 	if cfg.Receipts, err = receiptKeys(d.cfg); err != nil {
-		return app.Channel{}, err
+		return nil, err
 	}
 	dash, err := dashboard.New(ctx, cfg)
 	if err != nil {
-		return app.Channel{}, err
+		return nil, err
 	}
 	dash.Mount(a)
-	return d.rooms.RoomChanges(hub.Publish), nil // the waiting reads of the MCP tools, too
+	// The room changes wake the waiting reads of the MCP tools, too.
+	return []app.Channel{d.rooms.RoomChanges(hub.Publish), app.AccessChanges(hub.AccessChanged)}, nil
 }
 
 // newJobsUI is the River UI on the process's River client, its background

@@ -54,13 +54,13 @@ func newApp(ctx context.Context, d deps) (*fiber.App, error) {
 		return nil, err
 	}
 	mountMCP(a, d, door)
-	rooms, err := mountDashboard(ctx, a, d, door)
+	live, err := mountDashboard(ctx, a, d, door)
 	if err != nil {
 		return nil, err
 	}
 	// One LISTEN connection per process: the live pages, and the agent
 	// keys the MCP endpoint keeps while it hears of their changes.
-	go app.Listen(ctx, d.pool.Config().ConnConfig.Copy(), d.log.With("component", "listen"), rooms, d.accounts.KeyChanges())
+	go app.Listen(ctx, d.pool.Config().ConnConfig.Copy(), d.log.With("component", "listen"), append(live, d.accounts.KeyChanges())...)
 	return a, nil
 }
 

@@ -202,7 +202,7 @@
   var livePage = document.body.getAttribute('data-live-page');
   if (live && livePage && window.history && history.replaceState) history.replaceState(null, '', livePage);
   if (!live || !window.EventSource || !window.fetch || !window.DOMParser) return;
-  var pending = null, opened = false;
+  var pending = null, opened = false, gone = false;
   // A part holds a person's work when a field differs from the page's.
   function edited(part) {
     if (part.querySelector('form[data-typed]')) return true; // values sent and refused, with their errors
@@ -223,6 +223,7 @@
   // again once it is in, so an older page never lands after a newer one.
   var inflight = false, again = false;
   function refresh() {
+    if (gone) return;
     if (inflight) { again = true; document.documentElement.dataset.liveAgain = '1'; return; }
     if (pending) return;
     pending = setTimeout(function () {
@@ -231,7 +232,7 @@
       fetch(location.href, { credentials: 'same-origin', headers: { 'X-Taasky-Live': '1' } })
         .then(function (r) { return r.ok ? r.text() : null; })
         .then(function (html) {
-          if (!html) return;
+          if (!html || gone) return;
           var doc = new DOMParser().parseFromString(html, 'text/html');
           var swapped = false, kept = false;
           document.querySelectorAll('[data-live-part]').forEach(function (el) {
@@ -274,6 +275,28 @@
       document.documentElement.dataset.live = 'open'; // the stream is heard from now on
     });
     es.addEventListener('change', refresh);
+    // The person lost what the page shows (removed, signed out: the
+    // server's words, in their language): the page says so and what to
+    // do, hides what it showed, and listens no more.
+    es.addEventListener('gone', function (ev) {
+      es.close();
+      var why;
+      try { why = JSON.parse(ev.data); } catch (e) { return; }
+      gone = true;
+      document.documentElement.dataset.live = 'gone';
+      document.querySelectorAll('[data-live-part]').forEach(function (el) { el.hidden = true; });
+      var box = document.createElement('p');
+      box.className = 'error';
+      box.setAttribute('role', 'alert');
+      box.setAttribute('data-live-gone', why.why);
+      box.textContent = why.say + ' ';
+      var link = document.createElement('a');
+      link.href = why.link;
+      link.textContent = why.label;
+      box.appendChild(link);
+      var main = document.querySelector('main') || document.body;
+      main.insertBefore(box, main.firstChild);
+    });
     es.addEventListener('error', function () {
       if (es.readyState !== EventSource.CLOSED) return; // EventSource reconnects by itself
       opened = true; // what changed meanwhile is fetched once heard again

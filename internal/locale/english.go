@@ -1251,6 +1251,12 @@ var englishText = map[Key]catalog.Message{
 	"a1117_title_refused": text("Error: %[1]s"),
 	// the name a screen reader gives one row of a repeated field: "Tags, row 2 of 3"
 	"a1117_row": text("%[1]s, row %[2]d of %[3]d"),
+	// a live page whose stream ended because the person was signed out (their session ended, here or everywhere)
+	"stream18_live.signed_out": text("This page no longer updates itself: you were signed out, on this browser or everywhere. Sign in again to go on."),
+	// a live page whose stream ended because the person lost access to what it shows
+	"stream18_live.removed": text("You can no longer see this page: you were removed from its account, your role changed, its room was handed to someone else, or the account is being deleted."),
+	// the link under that message, to the rooms list
+	"stream18_live.your_rooms": text("Go to your rooms"),
 }
 
 func text(s string) catalog.Message { return catalog.String(s) }

@@ -1227,4 +1227,10 @@ var frenchText = map[Key]catalog.Message{
 	"a1117_title_refused": text("Erreur : %[1]s"),
 	// the name a screen reader gives one row of a repeated field: "Tags, row 2 of 3"
 	"a1117_row": text("%[1]s, ligne %[2]d sur %[3]d"),
+	// a live page whose stream ended because the person was signed out (their session ended, here or everywhere)
+	"stream18_live.signed_out": text("Cette page ne se met plus à jour : vous avez été déconnecté, sur ce navigateur ou partout. Reconnectez-vous pour continuer."),
+	// a live page whose stream ended because the person lost access to what it shows
+	"stream18_live.removed": text("Vous ne pouvez plus voir cette page : vous avez été retiré de son compte, votre rôle a changé, sa salle a été confiée à quelqu'un d'autre, ou le compte est en cours de suppression."),
+	// the link under that message, to the rooms list
+	"stream18_live.your_rooms": text("Aller à vos salles"),
 }

@@ -1225,4 +1225,10 @@ var germanText = map[Key]catalog.Message{
 	"a1117_title_refused": text("Fehler: %[1]s"),
 	// the name a screen reader gives one row of a repeated field: "Tags, row 2 of 3"
 	"a1117_row": text("%[1]s, Zeile %[2]d von %[3]d"),
+	// a live page whose stream ended because the person was signed out (their session ended, here or everywhere)
+	"stream18_live.signed_out": text("Diese Seite aktualisiert sich nicht mehr: Sie wurden abgemeldet, in diesem Browser oder überall. Melden Sie sich erneut an, um fortzufahren."),
+	// a live page whose stream ended because the person lost access to what it shows
+	"stream18_live.removed": text("Sie können diese Seite nicht mehr sehen: Sie wurden aus ihrem Konto entfernt, Ihre Rolle wurde geändert, ihr Raum wurde jemand anderem übergeben, oder das Konto wird gelöscht."),
+	// the link under that message, to the rooms list
+	"stream18_live.your_rooms": text("Zu Ihren Räumen"),
 }

@@ -1190,4 +1190,10 @@ var japaneseText = map[Key]catalog.Message{
 	"a1117_title_refused": text("エラー：%[1]s"),
 	// the name a screen reader gives one row of a repeated field: "Tags, row 2 of 3"
 	"a1117_row": text("%[1]s（%[3]d行中%[2]d行目）"),
+	// a live page whose stream ended because the person was signed out (their session ended, here or everywhere)
+	"stream18_live.signed_out": text("このページは自動で更新されなくなりました。このブラウザまたはすべての場所でサインアウトされました。続けるにはもう一度サインインしてください。"),
+	// a live page whose stream ended because the person lost access to what it shows
+	"stream18_live.removed": text("このページはもう表示できません。アカウントから外されたか、役割が変わったか、ルームが他の人に引き継がれたか、アカウントが削除中です。"),
+	// the link under that message, to the rooms list
+	"stream18_live.your_rooms": text("ルーム一覧へ"),
 }

@@ -1227,4 +1227,10 @@ var spanishText = map[Key]catalog.Message{
 	"a1117_title_refused": text("Error: %[1]s"),
 	// the name a screen reader gives one row of a repeated field: "Tags, row 2 of 3"
 	"a1117_row": text("%[1]s, fila %[2]d de %[3]d"),
+	// a live page whose stream ended because the person was signed out (their session ended, here or everywhere)
+	"stream18_live.signed_out": text("Esta página ya no se actualiza: se cerró su sesión, en este navegador o en todos. Vuelva a iniciar sesión para continuar."),
+	// a live page whose stream ended because the person lost access to what it shows
+	"stream18_live.removed": text("Ya no puede ver esta página: se le quitó de su cuenta, su rol cambió, su sala se entregó a otra persona o la cuenta se está eliminando."),
+	// the link under that message, to the rooms list
+	"stream18_live.your_rooms": text("Ir a sus salas"),
 }
