@@ -26,7 +26,7 @@ func RoomChanges(changed func(roomID int64)) Channel {
 }
 
 // AccessChannel is the PostgreSQL channel that says whose access may have
-// changed (migration 00040's triggers), once its transaction committed: a
+// changed (migration 00038's triggers), once its transaction committed: a
 // user's id (a membership of theirs added, removed or given another role,
 // their sessions ended, they erased, a seat of theirs handed to nobody,
 // their account marked for deletion), or "" for everyone.

@@ -18,7 +18,7 @@ import (
 // shows: removed from the account, a role that no longer sees the room,
 // the room's seat handed to nobody, the account marked for deletion, their
 // sessions ended (sign-out everywhere, a removal) or they erased, in
-// whichever process it happened. Migration 00040's triggers notify
+// whichever process it happened. Migration 00038's triggers notify
 // taasky_access with the person's id when such a change commits; every
 // process hears it on its one listener (app.AccessChanges) and wakes that
 // person's streams (Hub.AccessChanged), each of which checks again (two
