@@ -3,9 +3,13 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
 
 	"github.com/taasky/taasky/jobs"
 )
@@ -118,6 +122,9 @@ func (n *Notifications) Record(ctx context.Context, d jobs.Delivery, o jobs.Outc
 	if err := upsertDelivery(ctx, n.pool, d, o, now); err != nil {
 		return err
 	}
+	if err := n.noteUndelivered(ctx, d, o, now); err != nil {
+		return err
+	}
 	switch {
 	case o.Status == jobs.StatusGone && d.SubscriptionID != 0:
 		if err := deletePushSubscription(ctx, n.pool, d.UserID, d.SubscriptionID); err != nil {
@@ -127,6 +134,71 @@ func (n *Notifications) Record(ctx context.Context, d jobs.Delivery, o jobs.Outc
 		if err := markPushSent(ctx, n.pool, d.UserID, d.SubscriptionID, now); err != nil {
 			return fmt.Errorf("mark a push subscription used: %w", err)
 		}
+	}
+	return nil
+}
+
+// noteUndelivered tells the seat of an email the mail server refused for
+// good (a 5xx, or every attempt used up) when it was an invitation its
+// opener asked Taasky to send, or a request (or its reminder) to the
+// seat's human to confirm: the room view then says so (View.Undelivered)
+// to the seat's agent and human, and nobody else, and the seat's account's
+// endpoints that asked for mail.undelivered are sent it, in the same
+// transaction. The room is announced, so that live pages and waiting
+// reads see it.
+func (n *Notifications) noteUndelivered(ctx context.Context, d jobs.Delivery, o jobs.Outcome, now time.Time) error {
+	if o.Status != jobs.StatusFailed || d.Channel != jobs.ChannelEmail || d.RoomID == 0 || d.UserID == 0 {
+		return nil
+	}
+	conf := ""
+	switch d.Topic {
+	case jobs.TopicInvite:
+	case jobs.TopicRequest, jobs.TopicReminder:
+		if conf = d.ConfirmationID; conf == "" {
+			return nil
+		}
+	default:
+		return nil
+	}
+	noted := false
+	err := pgx.BeginTxFunc(ctx, n.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		var seq int
+		var account int64
+		var err error
+		if noted, seq, account, err = markUndelivered(ctx, tx, d.RoomID, d.Side, conf, now); err != nil || !noted || account == 0 {
+			return err
+		}
+		targets, err := selectHookTargets(ctx, tx, []int64{account})
+		if err != nil {
+			return err
+		}
+		var msgs []hookMessage
+		var params []river.InsertManyParams
+		for _, t := range targets {
+			if !slices.Contains(t.events, string(HookMailUndelivered)) {
+				continue
+			}
+			m := hookMessage{accountID: account, endpointID: t.endpointID, id: newHookMessageID(), event: HookMailUndelivered,
+				roomID: d.RoomID, side: d.Side, seq: seq, at: now}
+			msgs = append(msgs, m)
+			params = append(params, river.InsertManyParams{Args: jobs.WebhookArgs{AccountID: account, MessageID: m.id}})
+		}
+		if len(msgs) == 0 {
+			return nil
+		}
+		if err := insertHookMessages(ctx, tx, msgs); err != nil {
+			return err
+		}
+		if _, err := n.river.InsertManyTx(ctx, tx, params); err != nil {
+			return fmt.Errorf("insert webhook jobs: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("note undelivered: %w", err)
+	}
+	if noted {
+		n.rooms.announcer.add([]int64{d.RoomID})
 	}
 	return nil
 }

@@ -34,7 +34,7 @@ func (s *Rooms) Read(ctx context.Context, agent Agent, roomToken string) (*View,
 		return nil, err
 	}
 	if row.skipped {
-		if kept.holds(row.human, s.now()) {
+		if kept.holds(row.human, s.now()) && kept.undelivered == row.undeliveredKey() {
 			return kept.view, nil
 		}
 		// The human's context changed (their time zone or language, or
@@ -52,7 +52,7 @@ func (s *Rooms) Read(ctx context.Context, agent Agent, roomToken string) (*View,
 		return nil, err
 	}
 	if h := row.human; h != nil {
-		s.views.Put(string(hash), &keptView{seq: row.Seq, zone: h.zone, lang: h.lang, seen: h.seen, view: v})
+		s.views.Put(string(hash), &keptView{seq: row.Seq, zone: h.zone, lang: h.lang, seen: h.seen, undelivered: row.undeliveredKey(), view: v})
 	}
 	return v, nil
 }
@@ -64,7 +64,11 @@ type keptView struct {
 	zone *string
 	lang string
 	seen bool
-	view *View
+	// undelivered is what the room's row said of its refused mail
+	// (roomRow.undeliveredKey): a refusal noted since changes the view
+	// with no move.
+	undelivered string
+	view        *View
 }
 
 // holds reports whether the kept view is still the view for a seat whose
@@ -72,6 +76,19 @@ type keptView struct {
 func (k *keptView) holds(h *humanRow, now time.Time) bool {
 	sameZone := (k.zone == nil) == (h.zone == nil) && (k.zone == nil || *k.zone == *h.zone)
 	return sameZone && k.lang == h.lang && k.seen == h.seen && (k.view.changesAt.IsZero() || now.Before(k.view.changesAt))
+}
+
+// undeliveredKey is what the room's row says of its refused mail, as
+// one string (rooms.undelivered and the address invited).
+func (r *roomRow) undeliveredKey() string {
+	if r.Undelivered == nil {
+		return ""
+	}
+	to := ""
+	if r.InviteEmail != nil {
+		to = *r.InviteEmail
+	}
+	return string(r.Undelivered) + "\x00" + to
 }
 
 // viewsKept is how many views a generation of Rooms.views holds: about

@@ -41,7 +41,12 @@ type View struct {
 	// agents read rounds.
 	DetailAsked         []negotiation.CardNote `json:"-"`
 	PendingConfirmation *ConfirmationView      `json:"pending_confirmation,omitempty"`
-	Next                negotiation.Next       `json:"next"`
+	// Undelivered is what Taasky emailed for this side that the mail
+	// server refused for good, while it still matters: the invitation
+	// (invite_email) while nobody has joined, the request to this side's
+	// human while that confirmation is pending. Only this side's.
+	Undelivered []UndeliveredView `json:"undelivered,omitempty"`
+	Next        negotiation.Next  `json:"next"`
 	// NextCounterAt is when this side may counter again, while the
 	// service's cool-down between counters holds it back.
 	NextCounterAt string `json:"next_counter_at,omitempty"`
@@ -76,6 +81,77 @@ func (v *View) Rendered(render func(*View) ([]byte, error)) ([]byte, error) {
 		v.rendered.Store(&b)
 	}
 	return b, err
+}
+
+// UndeliveredView is one email the mail server refused for good (a 5xx,
+// or every attempt used up).
+type UndeliveredView struct {
+	What string `json:"what"` // UndeliveredInvitation or UndeliveredRequest
+	// To is the invitation's address: the one this side gave (nothing of a
+	// request's: its human's address is not the agent's to learn).
+	To             string `json:"to,omitempty"`
+	ConfirmationID string `json:"confirmation_id,omitempty"` // a request's
+	At             string `json:"at"`                        // when the refusal was recorded
+	// When is At, for the humans' words.
+	When time.Time `json:"-"`
+}
+
+// What UndeliveredView.What says.
+const (
+	UndeliveredInvitation = "invitation"
+	UndeliveredRequest    = "confirmation_request"
+)
+
+// undeliveredRow is one side's entry of rooms.undelivered, as
+// markUndelivered writes it.
+type undeliveredRow struct {
+	Invite  *time.Time `json:"invite"`
+	Request *struct {
+		ID string    `json:"id"`
+		At time.Time `json:"at"`
+	} `json:"request"`
+}
+
+// undeliveredOf is what the room's row says was refused of side's mail,
+// of what still matters in room r: the invitation while r is a draft, the
+// request while its confirmation is side's pending one.
+func undeliveredOf(row *roomRow, r *negotiation.Room, side negotiation.Side) []UndeliveredView {
+	if len(row.Undelivered) == 0 {
+		return nil
+	}
+	var sides map[negotiation.Side]undeliveredRow
+	if err := json.Unmarshal(row.Undelivered, &sides); err != nil {
+		return nil // written by markUndelivered only; what nobody can read tells nothing
+	}
+	u := sides[side]
+	var out []UndeliveredView
+	if u.Invite != nil && side == negotiation.SideA && r.State == negotiation.StateDraft {
+		v := UndeliveredView{What: UndeliveredInvitation, At: u.Invite.UTC().Format(timeLayout), When: *u.Invite}
+		if row.InviteEmail != nil {
+			v.To = *row.InviteEmail
+		}
+		out = append(out, v)
+	}
+	if q := u.Request; q != nil {
+		if c := r.PendingFor(side); c != nil && c.ID == q.ID {
+			out = append(out, UndeliveredView{What: UndeliveredRequest, ConfirmationID: q.ID, At: q.At.UTC().Format(timeLayout), When: q.At})
+		}
+	}
+	return out
+}
+
+// undeliveredNext is us as next tells of it.
+func undeliveredNext(us []UndeliveredView) negotiation.Undelivered {
+	var u negotiation.Undelivered
+	for _, x := range us {
+		switch x.What {
+		case UndeliveredInvitation:
+			u.Invitation, u.Address = true, x.To
+		case UndeliveredRequest:
+			u.Request = true
+		}
+	}
+	return u
 }
 
 // RoundView is one entry of the room's history.
@@ -154,7 +230,8 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 	evs := events(log)
 	v.Rounds, v.DetailAsked = roundsOf(log, side), r.DetailAsked(evs, side)
 	next, coolEnd := s.pace.Advise(r, side, negotiation.LastTabled(evs, side), s.now(), negotiation.TempoOf(evs, negotiation.DefaultTempo))
-	v.Next = next
+	v.Undelivered = undeliveredOf(ld.row, r, side)
+	v.Next = next.Undelivered(undeliveredNext(v.Undelivered))
 	if coolEnd != nil {
 		v.NextCounterAt = coolEnd.UTC().Format(timeLayout)
 		v.changesAt = *coolEnd

@@ -239,8 +239,9 @@ func waitKey(v *View) string {
 		Table         *TableView
 		Approvals     ApprovalsView
 		Pending       *ConfirmationView
+		Undelivered   []UndeliveredView
 		Verdicts      any
 		NextCounterAt string
-	}{v.State, v.ClosedReason, v.Round, v.Turn, len(v.Rounds), v.TermsOnTable, v.Approvals, v.PendingConfirmation, v.Next.Verdicts, v.NextCounterAt})
+	}{v.State, v.ClosedReason, v.Round, v.Turn, len(v.Rounds), v.TermsOnTable, v.Approvals, v.PendingConfirmation, v.Undelivered, v.Next.Verdicts, v.NextCounterAt})
 	return string(b)
 }

@@ -607,3 +607,32 @@ func insertInviteEmail(ctx context.Context, q querier, accountID, roomID int64, 
 	}
 	return nil
 }
+
+// markUndelivered notes in the room's row (rooms.undelivered, by side)
+// that the mail server refused for good side a's invitation (while nobody
+// has joined), or a request to confirm side's confirmation id (while it is
+// pending): the seats' statements read it with the room. A refusal that
+// comes after the invitation was answered, or after the confirmation was
+// settled or replaced, notes nothing (noted false). It returns the room's
+// seq and the side's account (0: none), for the webhooks.
+func markUndelivered(ctx context.Context, q querier, roomID int64, side negotiation.Side, confirmationID string, at time.Time) (noted bool, seq int, accountID int64, err error) {
+	const set = `UPDATE rooms r SET undelivered = jsonb_set(coalesce(r.undelivered, '{}'), ARRAY[$2::text],
+			coalesce(r.undelivered->$2::text, '{}') || `
+	const returning = ` RETURNING r.seq, coalesce((SELECT p.account_id FROM parties p WHERE p.room_id = r.id AND p.side = $2::text), 0)`
+	var row pgx.Row
+	if confirmationID == "" {
+		row = q.QueryRow(ctx, set+`jsonb_build_object('invite', $3::timestamptz))
+			WHERE r.id = $1 AND r.state = 'draft'`+returning, roomID, side, at)
+	} else {
+		row = q.QueryRow(ctx, set+`jsonb_build_object('request', jsonb_build_object('id', $3::text, 'at', $4::timestamptz)))
+			FROM confirmations c WHERE r.id = $1 AND c.room_id = r.id AND c.side = $2::text AND c.id = $3 AND c.status = 'pending'`+returning,
+			roomID, side, confirmationID, at)
+	}
+	switch err = row.Scan(&seq, &accountID); {
+	case errors.Is(err, pgx.ErrNoRows):
+		return false, 0, 0, nil
+	case err != nil:
+		return false, 0, 0, fmt.Errorf("markUndelivered %d: %w", roomID, err)
+	}
+	return true, seq, accountID, nil
+}

@@ -54,10 +54,19 @@ type roomRow struct {
 	Title     *string
 	Seq       int
 	Head      negotiation.SubjectHash // the log's head hash (negotiation.ChainLink)
-	Snapshot  string
-	Parties   [2]*partyRow
-	log       []string  // the events as logged, one per seq
-	human     *humanRow // the human of the side the statement read it for (a seat, a one-tap link, a notice)
+	// Undelivered is what Taasky emailed for the seats and the mail
+	// server refused for good (rooms.undelivered, markUndelivered), as
+	// stored: nil for nothing. Read with the room, so a view says it with
+	// no statement of its own (undeliveredOf).
+	Undelivered []byte
+	// InviteEmail is the address the opener had the invitation emailed to,
+	// read only when Undelivered is not nil (the opener's view names it);
+	// nil otherwise, and once erased.
+	InviteEmail *string
+	Snapshot    string
+	Parties     [2]*partyRow
+	log         []string  // the events as logged, one per seq
+	human       *humanRow // the human of the side the statement read it for (a seat, a one-tap link, a notice)
 	// skipped: selectSeatUnless found the room at the seq it was given and
 	// left out the snapshot and the log.
 	skipped bool
@@ -97,7 +106,7 @@ func roomColumns(snapshot, log, p1, p2 string) string {
 	party := func(p string) string {
 		return p + `.side, ` + p + `.account_id, ` + p + `.agent_id, ` + p + `.owner_user_id, ` + p + `.token_salt, ` + p + `.limits_enc, ` + p + `.schema_fp, ` + p + `.person_email`
 	}
-	return `SELECT r.id, r.account_id, r.title, r.seq, coalesce(r.head_hash, ''), ` + snapshot + `,
+	return `SELECT r.id, r.account_id, r.title, r.seq, coalesce(r.head_hash, ''), r.undelivered, CASE WHEN r.undelivered IS NOT NULL THEN r.invite_email END, ` + snapshot + `,
 	` + party(p1) + `,
 	` + party(p2) + `,
 	` + log
@@ -123,7 +132,7 @@ func scanRoom(row pgx.Row, extra ...any) (*roomRow, error) {
 		schemaFP *string
 		p        partyRow
 	}
-	dest := []any{&r.ID, &r.AccountID, &r.Title, &r.Seq, &r.Head, &r.Snapshot}
+	dest := []any{&r.ID, &r.AccountID, &r.Title, &r.Seq, &r.Head, &r.Undelivered, &r.InviteEmail, &r.Snapshot}
 	for i := range ps {
 		x := &ps[i]
 		dest = append(dest, &x.side, &x.p.AccountID, &x.p.AgentID, &x.p.OwnerUserID, &x.p.TokenSalt, &x.p.LimitsEnc, &x.schemaFP, &x.p.PersonEmail)

@@ -111,6 +111,16 @@ func hookMessagesWrite(ms []hookMessage) foldedWrite {
 		[]any{accts, ids, eps, evs, rooms, sides, seqs, ats}}
 }
 
+// insertHookMessages writes the messages' rows by a statement of their
+// own, for an event no move causes (mail.undelivered).
+func insertHookMessages(ctx context.Context, q querier, ms []hookMessage) error {
+	w := hookMessagesWrite(ms)
+	if _, err := q.Exec(ctx, w.sql, w.args...); err != nil {
+		return fmt.Errorf("insertHookMessages: %w", err)
+	}
+	return nil
+}
+
 // insertHookEndpoint stores a new endpoint.
 func insertHookEndpoint(ctx context.Context, q querier, accountID, userID int64, url string, events []WebhookEvent, secrets []byte, at time.Time) (int64, error) {
 	var id int64

@@ -65,6 +65,10 @@ const (
 	HookConfAnswered  WebhookEvent = "confirmation.answered"  // your human answered (or the answer came out void)
 	HookRoomAgreed    WebhookEvent = "room.agreed"            // both humans approved the same terms
 	HookRoomClosed    WebhookEvent = "room.closed"            // rejected, cancelled, withdrawn, expired, lapsed
+	// HookMailUndelivered: the mail server refused for good the invitation
+	// your agent had emailed, or the request to your human to confirm
+	// (View.Undelivered).
+	HookMailUndelivered WebhookEvent = "mail.undelivered"
 )
 
 const (
@@ -85,7 +89,7 @@ const (
 
 // WebhookEvents is every event, in the order Settings lists them.
 var WebhookEvents = []WebhookEvent{HookRoomOpened, HookRoomJoined, HookRoomMoved, HookConfRequested,
-	HookConfAnswered, HookRoomAgreed, HookRoomClosed}
+	HookConfAnswered, HookRoomAgreed, HookRoomClosed, HookMailUndelivered}
 
 // WebhookEndpoint is an endpoint as Settings lists it: never its secret.
 type WebhookEndpoint struct {

@@ -26,6 +26,11 @@ func forYourHuman(v *app.View) string {
 	switch v.State {
 	case negotiation.StateDraft:
 		line("human.draft")
+		if u := undelivered(v, app.UndeliveredInvitation); u != nil && u.To != "" {
+			line("bounce18_human.invite_undelivered", u.To)
+		} else if u != nil {
+			line("bounce18_human.invite_undelivered_erased")
+		}
 		if !v.InvitationExpires.IsZero() {
 			line("values.invitation_expires", words.Moment(v.InvitationExpires, v.TimeZone))
 		}
@@ -93,9 +98,22 @@ func forYourHuman(v *app.View) string {
 		if p.NotNotified {
 			where = "human.confirm_dashboard"
 		}
+		if undelivered(v, app.UndeliveredRequest) != nil {
+			where = "bounce18_human.confirm_undelivered"
+		}
 		b.WriteString(ask + " " + words.T(where) + "\n")
 	}
 	return b.String()
+}
+
+// undelivered is the view's refused email of kind what, or nil.
+func undelivered(v *app.View, what string) *app.UndeliveredView {
+	for i := range v.Undelivered {
+		if v.Undelivered[i].What == what {
+			return &v.Undelivered[i]
+		}
+	}
+	return nil
 }
 
 // asked is the options to show: the one an approval asks the human to

@@ -100,7 +100,7 @@ const (
 // roomRead is the room (R; t is a moment).
 const roomRead = `"R":{"type":"object","required":["state","round","deadline","rounds","next","for_your_human"],"properties":{` +
 	`"state":` + enumState + `,"closed_reason":` + enumReason + `,"round":` + integer + `,"turn":` + enumWho + `,"deadline":{"$ref":"#/$defs/t"},"invitation_expires":{"$ref":"#/$defs/t"},"title":` + str + `,` +
-	`"rounds":{"type":"array"},"earlier_rounds":` + integer + `,"terms_on_table":{"type":"object"},"approvals":{"type":"object"},"no_deal_possible":` + strs + `,"pending_confirmation":{"type":"object"},` +
+	`"rounds":{"type":"array"},"earlier_rounds":` + integer + `,"terms_on_table":{"type":"object"},"approvals":{"type":"object"},"no_deal_possible":` + strs + `,"pending_confirmation":{"type":"object"},"undelivered":{"type":"array"},` +
 	`"next":{"type":"object","required":["verdicts","say"],"properties":{"verdicts":{"type":"array","items":{"enum":["offer","counter","need_more_detail","approve","reject","cancel"]}},"say":` + str + `,"check_after":{"$ref":"#/$defs/t"}}},` +
 	`"next_counter_at":{"$ref":"#/$defs/t"},"for_your_human":` + str + `}}`
 

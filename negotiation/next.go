@@ -62,7 +62,48 @@ func waitingSay(p *Confirmation) string {
 	if p.Unannounced {
 		return say + "Taasky sent them no message about it (their notification settings send none): tell them to open Taasky to confirm."
 	}
-	return say + "Do not ask them again; they were notified."
+	return say + notifiedSay
+}
+
+// notifiedSay ends waitingSay when Taasky's message told the human.
+const notifiedSay = "Do not ask them again; they were notified."
+
+// Undelivered says what of a side's mail never arrived, for its next
+// (Next.Undelivered): the service learns it from the mail server, after
+// the move that sent it.
+type Undelivered struct {
+	// Invitation: the invitation emailed to the address the side gave
+	// (invite_email) was refused for good; Address is that address, ""
+	// when it is no longer known.
+	Invitation bool
+	Address    string
+	// Request: the email asking the side's human to confirm its pending
+	// confirmation was refused for good.
+	Request bool
+}
+
+// Undelivered is n told of u: the invitation's refusal leads (nobody was
+// invited, so no join will come), and the request's replaces "they were
+// notified" (they were not, by email).
+func (n Next) Undelivered(u Undelivered) Next {
+	if u.Request {
+		const bounced = "Taasky's email asking them could not be delivered (the mail server refused it for good): " +
+			"tell them yourself to answer on Taasky's dashboard, where the request waits."
+		if strings.Contains(n.Say, notifiedSay) {
+			n.Say = strings.Replace(n.Say, notifiedSay, bounced, 1)
+		} else {
+			n.Say = bounced + " " + n.Say
+		}
+	}
+	if u.Invitation {
+		to := "the address given as invite_email"
+		if u.Address != "" {
+			to = u.Address
+		}
+		n.Say = "Taasky's email inviting " + to + " could not be delivered (the mail server refused it for good), so nobody was invited yet. " +
+			"Ask your human for the right address and give that person the invite_url yourself, or cancel and open again with the right invite_email. " + n.Say
+	}
+	return n
 }
 
 // answeredSay tells an agent what became of its last request to its human,

@@ -262,3 +262,34 @@ func TestNextCounterWithOneChoiceLeft(t *testing.T) {
 		})
 	}
 }
+
+// TestNextUndelivered: a request whose email was refused says so in place
+// of "they were notified", in a draft and in a live room; an invitation
+// refused leads the sentence, naming the address when it is known; nothing
+// refused changes nothing.
+func TestNextUndelivered(t *testing.T) {
+	p := openPlay(t, OpenRequest{})
+	p.request(SideA, VerdictCancel, "", "c1")
+	n := p.r.Next(SideA)
+	if got := n.Undelivered(Undelivered{}); got.Say != n.Say {
+		t.Errorf("nothing refused: %q", got.Say)
+	}
+	got := n.Undelivered(Undelivered{Invitation: true, Address: "pat@example.test", Request: true}).Say
+	if !strings.HasPrefix(got, "Taasky's email inviting pat@example.test could not be delivered") ||
+		!strings.HasSuffix(got, "Waiting for your human to confirm (cancel). Taasky's email asking them could not be delivered (the mail server refused it for good): "+
+			"tell them yourself to answer on Taasky's dashboard, where the request waits.") {
+		t.Errorf("draft: %q", got)
+	}
+	if got := n.Undelivered(Undelivered{Invitation: true}).Say; !strings.HasPrefix(got, "Taasky's email inviting the address given as invite_email could not") ||
+		!strings.HasSuffix(got, "they were notified.") {
+		t.Errorf("an invitation whose address was erased: %q", got)
+	}
+
+	live := joined(t, qty1)
+	live.request(SideB, VerdictApprove, live.r.Table.Options[0].Hash(), "b1")
+	got = live.r.Next(SideB).Undelivered(Undelivered{Request: true}).Say
+	if want := "Waiting for your human to confirm (approve). Taasky's email asking them could not be delivered (the mail server refused it for good): " +
+		"tell them yourself to answer on Taasky's dashboard, where the request waits. A new request replaces it."; got != want {
+		t.Errorf("live: %q\nwant %q", got, want)
+	}
+}

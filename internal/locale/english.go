@@ -159,6 +159,11 @@ var englishText = map[Key]catalog.Message{
 	// A note on a room's timeline that is not a move.
 	"note.member_left":               text("%[1]s is no longer a member of the account: its owners answer this side's confirmations now."),
 	"erase8_note_member_left_erased": text("A member who has since deleted their profile is no longer a member of the account: its owners answer this side's confirmations now."),
+	// The room page's note of this side's email the mail server refused for
+	// good: the invitation (to the address the side gave), or the request.
+	"bounce18_note.invite_undelivered":        text("The invitation emailed to %[1]s could not be delivered: the mail server refused it, so nobody was invited yet. Check the address with your agent: it can send the invitation link another way, or open the negotiation again with the right address."),
+	"bounce18_note.invite_undelivered_erased": text("The invitation email could not be delivered: the mail server refused it, so nobody was invited yet. Check the address with your agent: it can send the invitation link another way, or open the negotiation again with the right address."),
+	"bounce18_note.confirm_undelivered":       text("The email asking this side's human to confirm could not be delivered: the mail server refused it. Answer here; the delivery log in Settings has the server's reply."),
 
 	// for_your_human: the room in plain text, for an agent to show its human.
 	"human.title":               text("Negotiation: %[1]q (the inviter's words)."),
@@ -184,6 +189,11 @@ var englishText = map[Key]catalog.Message{
 	"human.confirm":           text("Your confirmation is needed: %[1]s."), // ask.<verdict>
 	"human.confirm_where":     text("You were sent a link; you can also answer on the dashboard."),
 	"human.confirm_dashboard": text("No message was sent to you (your notification settings send none): answer on the dashboard."),
+	// Taasky's email for this side that the mail server refused for good: the
+	// invitation (the address the side gave), or the request to confirm.
+	"bounce18_human.invite_undelivered":        text("Taasky's email inviting %[1]s could not be delivered: the mail server refused it, so nobody was invited yet. Check the address, or ask your agent for the invitation link and send it yourself."),
+	"bounce18_human.invite_undelivered_erased": text("Taasky's invitation email could not be delivered: the mail server refused it, so nobody was invited yet. Check the address, or ask your agent for the invitation link and send it yourself."),
+	"bounce18_human.confirm_undelivered":       text("The email asking you to confirm could not be delivered (the mail server refused it): answer on the dashboard."),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("yes"),

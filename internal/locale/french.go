@@ -154,6 +154,11 @@ var frenchText = map[Key]catalog.Message{
 	// A note on a room's timeline that is not a move.
 	"note.member_left":               text("%[1]s n'est plus membre du compte : ses propriétaires répondent désormais aux confirmations de cette partie."),
 	"erase8_note_member_left_erased": text("Un membre qui a depuis supprimé son profil n'est plus membre du compte : ses propriétaires répondent désormais aux confirmations de cette partie."),
+	// The room page's note of this side's email the mail server refused for
+	// good: the invitation (to the address the side gave), or the request.
+	"bounce18_note.invite_undelivered":        text("L'invitation envoyée par e-mail à %[1]s n'a pas pu être remise : le serveur de messagerie l'a refusée, donc personne n'est encore invité. Vérifiez l'adresse avec votre agent : il peut envoyer le lien d'invitation autrement, ou rouvrir la négociation avec la bonne adresse."),
+	"bounce18_note.invite_undelivered_erased": text("L'invitation envoyée par e-mail n'a pas pu être remise : le serveur de messagerie l'a refusée, donc personne n'est encore invité. Vérifiez l'adresse avec votre agent : il peut envoyer le lien d'invitation autrement, ou rouvrir la négociation avec la bonne adresse."),
+	"bounce18_note.confirm_undelivered":       text("L'e-mail demandant à l'humain de cette partie de confirmer n'a pas pu être remis : le serveur de messagerie l'a refusé. Répondez ici ; le journal des envois, dans les réglages, donne la réponse du serveur."),
 
 	// for_your_human: the room in plain text, for an agent to show its human.
 	"human.title":               text("Négociation : %[1]q (les mots de la partie qui invite)."),
@@ -178,6 +183,11 @@ var frenchText = map[Key]catalog.Message{
 	"human.confirm":             text("Votre confirmation est nécessaire pour %[1]s."), // ask.<verdict>
 	"human.confirm_where":       text("Vous avez reçu un lien ; vous pouvez aussi répondre sur le tableau de bord."),
 	"human.confirm_dashboard":   text("Aucun message ne vous a été envoyé (vos réglages de notification n'en envoient aucun) : répondez sur le tableau de bord."),
+	// Taasky's email for this side that the mail server refused for good: the
+	// invitation (the address the side gave), or the request to confirm.
+	"bounce18_human.invite_undelivered":        text("L'e-mail d'invitation de Taasky à %[1]s n'a pas pu être remis : le serveur de messagerie l'a refusé, donc personne n'est encore invité. Vérifiez l'adresse, ou demandez le lien d'invitation à votre agent et envoyez-le vous-même."),
+	"bounce18_human.invite_undelivered_erased": text("L'e-mail d'invitation de Taasky n'a pas pu être remis : le serveur de messagerie l'a refusé, donc personne n'est encore invité. Vérifiez l'adresse, ou demandez le lien d'invitation à votre agent et envoyez-le vous-même."),
+	"bounce18_human.confirm_undelivered":       text("L'e-mail vous demandant de confirmer n'a pas pu être remis (le serveur de messagerie l'a refusé) : répondez sur le tableau de bord."),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("oui"),

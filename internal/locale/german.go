@@ -154,6 +154,11 @@ var germanText = map[Key]catalog.Message{
 	// A note on a room's timeline that is not a move.
 	"note.member_left":               text("%[1]s ist nicht mehr Mitglied des Kontos: dessen Inhaber beantworten jetzt die Bestätigungen dieser Seite."),
 	"erase8_note_member_left_erased": text("Ein Mitglied, das sein Profil inzwischen gelöscht hat, ist nicht mehr Mitglied des Kontos: dessen Inhaber beantworten jetzt die Bestätigungen dieser Seite."),
+	// The room page's note of this side's email the mail server refused for
+	// good: the invitation (to the address the side gave), or the request.
+	"bounce18_note.invite_undelivered":        text("Die Einladung per E-Mail an %[1]s konnte nicht zugestellt werden: Der Mailserver hat sie abgelehnt, also wurde noch niemand eingeladen. Prüfen Sie die Adresse mit Ihrem Agenten: Er kann den Einladungslink auf anderem Weg senden oder die Verhandlung mit der richtigen Adresse neu eröffnen."),
+	"bounce18_note.invite_undelivered_erased": text("Die Einladung per E-Mail konnte nicht zugestellt werden: Der Mailserver hat sie abgelehnt, also wurde noch niemand eingeladen. Prüfen Sie die Adresse mit Ihrem Agenten: Er kann den Einladungslink auf anderem Weg senden oder die Verhandlung mit der richtigen Adresse neu eröffnen."),
+	"bounce18_note.confirm_undelivered":       text("Die E-Mail mit der Bitte an den Menschen dieser Seite um Bestätigung konnte nicht zugestellt werden: Der Mailserver hat sie abgelehnt. Antworten Sie hier; das Zustellprotokoll in den Einstellungen enthält die Antwort des Servers."),
 
 	// for_your_human: the room in plain text, for an agent to show its human.
 	"human.title":               text("Verhandlung: %[1]q (die Worte der einladenden Seite)."),
@@ -178,6 +183,11 @@ var germanText = map[Key]catalog.Message{
 	"human.confirm":             text("Ihre Bestätigung wird benötigt: %[1]s."), // ask.<verdict>
 	"human.confirm_where":       text("Sie haben einen Link erhalten; Sie können auch im Dashboard antworten."),
 	"human.confirm_dashboard":   text("Ihnen wurde keine Nachricht gesendet (Ihre Benachrichtigungseinstellungen senden keine): Antworten Sie im Dashboard."),
+	// Taasky's email for this side that the mail server refused for good: the
+	// invitation (the address the side gave), or the request to confirm.
+	"bounce18_human.invite_undelivered":        text("Die Einladungs-E-Mail von Taasky an %[1]s konnte nicht zugestellt werden: Der Mailserver hat sie abgelehnt, also wurde noch niemand eingeladen. Prüfen Sie die Adresse, oder lassen Sie sich von Ihrem Agenten den Einladungslink geben und senden Sie ihn selbst."),
+	"bounce18_human.invite_undelivered_erased": text("Die Einladungs-E-Mail von Taasky konnte nicht zugestellt werden: Der Mailserver hat sie abgelehnt, also wurde noch niemand eingeladen. Prüfen Sie die Adresse, oder lassen Sie sich von Ihrem Agenten den Einladungslink geben und senden Sie ihn selbst."),
+	"bounce18_human.confirm_undelivered":       text("Die E-Mail mit der Bitte um Ihre Bestätigung konnte nicht zugestellt werden (der Mailserver hat sie abgelehnt): Antworten Sie im Dashboard."),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("ja"),

@@ -141,6 +141,11 @@ var japaneseText = map[Key]catalog.Message{
 	// A note on a room's timeline that is not a move.
 	"note.member_left":               text("%[1]sはもうアカウントのメンバーではありません：この側の確認には今後オーナーが回答します。"),
 	"erase8_note_member_left_erased": text("その後プロフィールを削除したメンバーは、もうアカウントのメンバーではありません：この側の確認には今後オーナーが回答します。"),
+	// The room page's note of this side's email the mail server refused for
+	// good: the invitation (to the address the side gave), or the request.
+	"bounce18_note.invite_undelivered":        text("%[1]s宛ての招待メールは配信できませんでした。メールサーバーに拒否されたため、まだ誰も招待されていません。エージェントとアドレスを確認してください。エージェントは招待リンクを別の方法で送るか、正しいアドレスで交渉を開き直せます。"),
+	"bounce18_note.invite_undelivered_erased": text("招待メールは配信できませんでした。メールサーバーに拒否されたため、まだ誰も招待されていません。エージェントとアドレスを確認してください。エージェントは招待リンクを別の方法で送るか、正しいアドレスで交渉を開き直せます。"),
+	"bounce18_note.confirm_undelivered":       text("この側の担当者に確認をお願いするメールは配信できませんでした。メールサーバーに拒否されました。ここで回答してください。サーバーの応答は設定の配信ログにあります。"),
 
 	// for_your_human: the room in plain text, for an agent to show its human.
 	"human.title":               text("交渉：%[1]q（招待者の言葉）。"),
@@ -165,6 +170,11 @@ var japaneseText = map[Key]catalog.Message{
 	"human.confirm":             text("あなたの確認が必要です：%[1]s。"), // ask.<verdict>
 	"human.confirm_where":       text("リンクが送られています。ダッシュボードからも回答できます。"),
 	"human.confirm_dashboard":   text("通知設定によりメッセージは送信されていません。ダッシュボードで回答してください。"),
+	// Taasky's email for this side that the mail server refused for good: the
+	// invitation (the address the side gave), or the request to confirm.
+	"bounce18_human.invite_undelivered":        text("%[1]s宛てのTaaskyの招待メールは配信できませんでした。メールサーバーに拒否されたため、まだ誰も招待されていません。アドレスを確認するか、エージェントから招待リンクを受け取ってご自身で送ってください。"),
+	"bounce18_human.invite_undelivered_erased": text("Taaskyの招待メールは配信できませんでした。メールサーバーに拒否されたため、まだ誰も招待されていません。アドレスを確認するか、エージェントから招待リンクを受け取ってご自身で送ってください。"),
+	"bounce18_human.confirm_undelivered":       text("確認をお願いするメールは配信できませんでした（メールサーバーに拒否されました）。ダッシュボードで回答してください。"),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("はい"),

@@ -154,6 +154,11 @@ var spanishText = map[Key]catalog.Message{
 	// A note on a room's timeline that is not a move.
 	"note.member_left":               text("%[1]s ya no es miembro de la cuenta: sus propietarios responden ahora a las confirmaciones de esta parte."),
 	"erase8_note_member_left_erased": text("Un miembro que ha eliminado su perfil desde entonces ya no es miembro de la cuenta: sus propietarios responden ahora a las confirmaciones de esta parte."),
+	// The room page's note of this side's email the mail server refused for
+	// good: the invitation (to the address the side gave), or the request.
+	"bounce18_note.invite_undelivered":        text("La invitación enviada por correo a %[1]s no se pudo entregar: el servidor de correo la rechazó, así que aún no se ha invitado a nadie. Compruebe la dirección con su agente: puede enviar el enlace de invitación de otra forma, o abrir de nuevo la negociación con la dirección correcta."),
+	"bounce18_note.invite_undelivered_erased": text("La invitación enviada por correo no se pudo entregar: el servidor de correo la rechazó, así que aún no se ha invitado a nadie. Compruebe la dirección con su agente: puede enviar el enlace de invitación de otra forma, o abrir de nuevo la negociación con la dirección correcta."),
+	"bounce18_note.confirm_undelivered":       text("El correo que pide confirmar a la persona de esta parte no se pudo entregar: el servidor de correo lo rechazó. Responda aquí; el registro de envíos, en la configuración, tiene la respuesta del servidor."),
 
 	// for_your_human: the room in plain text, for an agent to show its human.
 	"human.title":               text("Negociación: %[1]q (palabras de quien invita)."),
@@ -178,6 +183,11 @@ var spanishText = map[Key]catalog.Message{
 	"human.confirm":             text("Se necesita su confirmación para %[1]s."), // ask.<verdict>
 	"human.confirm_where":       text("Se le envió un enlace; también puede responder en el panel."),
 	"human.confirm_dashboard":   text("No se le envió ningún mensaje (su configuración de notificaciones no envía ninguno): responda en el panel."),
+	// Taasky's email for this side that the mail server refused for good: the
+	// invitation (the address the side gave), or the request to confirm.
+	"bounce18_human.invite_undelivered":        text("El correo de invitación de Taasky a %[1]s no se pudo entregar: el servidor de correo lo rechazó, así que aún no se ha invitado a nadie. Compruebe la dirección, o pida a su agente el enlace de invitación y envíelo usted mismo."),
+	"bounce18_human.invite_undelivered_erased": text("El correo de invitación de Taasky no se pudo entregar: el servidor de correo lo rechazó, así que aún no se ha invitado a nadie. Compruebe la dirección, o pida a su agente el enlace de invitación y envíelo usted mismo."),
+	"bounce18_human.confirm_undelivered":       text("El correo que le pide confirmar no se pudo entregar (el servidor de correo lo rechazó): responda en el panel."),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("sí"),

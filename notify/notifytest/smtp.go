@@ -38,10 +38,13 @@ type SMTPServer struct {
 	// again as it is)
 	refuseForGood int
 	attempts      int
-	sessions      int
-	noops         int
-	conns         []*smtp.Conn
-	arrived       chan struct{}
+	// unknown: addresses refused at RCPT with a 550, as a server refuses
+	// a mailbox it does not have
+	unknown  map[string]bool
+	sessions int
+	noops    int
+	conns    []*smtp.Conn
+	arrived  chan struct{}
 }
 
 // NewSMTPServer starts a server on 127.0.0.1:0, closed when the test ends.
@@ -135,6 +138,18 @@ func (s *SMTPServer) RefuseForGood(n int) {
 	s.refuseForGood = n
 }
 
+// RefuseRecipient makes the server refuse addr at RCPT TO with "550
+// 5.1.1 <addr>: Recipient address rejected: User unknown", for good, as a
+// server answers for a mailbox it does not have.
+func (s *SMTPServer) RefuseRecipient(addr string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.unknown == nil {
+		s.unknown = map[string]bool{}
+	}
+	s.unknown[strings.ToLower(addr)] = true
+}
+
 // Attempts is how many messages were offered (DATA), accepted or not.
 func (s *SMTPServer) Attempts() int {
 	s.mu.Lock()
@@ -214,6 +229,12 @@ func (x *session) Mail(from string, o *smtp.MailOptions) error {
 func (x *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	if !x.utf8 && strings.ContainsFunc(to, func(r rune) bool { return r >= utf8.RuneSelf }) {
 		return &smtp.SMTPError{Code: 553, EnhancedCode: smtp.EnhancedCode{5, 6, 7}, Message: "non-ASCII address without SMTPUTF8"}
+	}
+	x.srv.mu.Lock()
+	unknown := x.srv.unknown[strings.ToLower(to)]
+	x.srv.mu.Unlock()
+	if unknown {
+		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "<" + to + ">: Recipient address rejected: User unknown"}
 	}
 	x.to = append(x.to, to)
 	return nil
