@@ -1,0 +1,112 @@
+package dashboard
+
+import (
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taasky/taasky/app"
+)
+
+// oidcSignIn signs email in through the development provider in browser
+// (a new one if nil), starting at /login?next=next, typing the address as
+// a person would; it returns the browser, the last response's status and
+// URL path, and its page.
+func oidcSignIn(t *testing.T, b *bundle, browser *http.Client, email, next string) (*http.Client, int, string, string) {
+	t.Helper()
+	if browser == nil {
+		jar, _ := cookiejar.New(nil)
+		browser = &http.Client{Jar: jar}
+	}
+	resp, err := browser.Get(b.base + "/login?next=" + url.QueryEscape(next))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	m := regexp.MustCompile(`name="id" value="([^"]+)"`).FindStringSubmatch(string(page))
+	if m == nil {
+		t.Fatalf("the provider's login page: %s", page)
+	}
+	resp, err = browser.PostForm(resp.Request.URL.String(), url.Values{"id": {m[1]}, "email": {email}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return browser, resp.StatusCode, resp.Request.URL.Path, string(page)
+}
+
+// TestSignInFollowsTheProvidersAddress: a person whose identity provider
+// changed their address (same subject) signs in with the new one: Taasky
+// writes to it from then on, not to the old one (which may be someone
+// else's by now), and an invitation sent to the new address is theirs to
+// accept. When another user of Taasky holds the new address (a person
+// added by it who never signed in), the two are not merged: the person
+// keeps the address they had and signs in all the same.
+func TestSignInFollowsTheProvidersAddress(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	smtp := b.inviteMails(t)
+	if _, st, path, page := oidcSignIn(t, b, nil, "bob@example.test", "/settings"); st != 200 || path != "/settings" {
+		t.Fatalf("bob's first sign-in: %d %s %.300s", st, path, page)
+	}
+	// Taasky knew Bob by the address his provider gave him before.
+	if _, err := b.pool.Exec(b.ctx, `UPDATE users SET email = 'bob-old@example.test' WHERE id = $1`, b.bob.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.accounts.Invite(b.ctx, b.alice.ID, "alpha", "bob@example.test", app.MemberRoleMember); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 200 && len(smtp.Mails()) < 1; i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(smtp.Mails()) != 1 {
+		t.Fatalf("%d mails", len(smtp.Mails()))
+	}
+	_, link := joinLinkIn(t, smtp.Mails()[0])
+	join := link[strings.Index(link, "/join/"):]
+	if _, st, path, page := oidcSignIn(t, b, nil, "bob@example.test", join); st != 200 || path != join {
+		t.Fatalf("bob signs in from the invitation: %d %s %.300s", st, path, page)
+	}
+	bob, err := b.accounts.UserByID(b.ctx, b.bob.ID)
+	if err != nil || bob.Email != "bob@example.test" || !bob.EmailVerified {
+		t.Fatalf("bob after signing in with his new address: %+v %v", bob, err)
+	}
+	if _, err := b.accounts.UserByEmail(b.ctx, "bob-old@example.test"); app.ErrorCodeOf(err) != app.ErrNotFound {
+		t.Errorf("the old address still names a user: %v", err)
+	}
+	cl := b.client(&bob)
+	cl.get(join)
+	if st, loc, body := cl.post(join, nil); st != http.StatusSeeOther || loc != "/accounts/alpha/start" {
+		t.Fatalf("bob joins by the invitation to his new address: %d %q %.400s", st, loc, body)
+	}
+
+	// Carol's new address is a user's already (added by it, never signed
+	// in): she keeps hers; that user stays as it was.
+	if _, st, _, _ := oidcSignIn(t, b, nil, "carol@example.test", "/"); st != 200 {
+		t.Fatalf("carol's first sign-in: %d", st)
+	}
+	if _, err := b.pool.Exec(b.ctx, `UPDATE users SET email = 'carol-old@example.test' WHERE id = $1`, b.carol.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.accounts.AddMemberAsOperator(b.ctx, "alpha", "carol@example.test", app.MemberRoleMember); err != nil {
+		t.Fatal(err)
+	}
+	if _, st, path, page := oidcSignIn(t, b, nil, "carol@example.test", "/settings"); st != 200 || path != "/settings" {
+		t.Fatalf("carol signs in while her new address is another user's: %d %s %.300s", st, path, page)
+	}
+	carol, err := b.accounts.UserByID(b.ctx, b.carol.ID)
+	if err != nil || carol.Email != "carol-old@example.test" {
+		t.Errorf("carol: %+v %v", carol, err)
+	}
+	other, err := b.accounts.UserByEmail(b.ctx, "carol@example.test")
+	if err != nil || other.ID == carol.ID || other.OIDCSubject != "" {
+		t.Errorf("the user added by carol's new address: %+v %v", other, err)
+	}
+}
