@@ -110,3 +110,74 @@ func TestSignInFollowsTheProvidersAddress(t *testing.T) {
 		t.Errorf("the user added by carol's new address: %+v %v", other, err)
 	}
 }
+
+// TestSignInsInProgressInOneBrowser: two tabs of one browser sent to sign
+// in (a session ended while both were open) each finish their sign-in, in
+// either order, each back where it started; a callback used once is not
+// used again. Many sign-ins with long return paths keep the login cookie
+// small enough for a browser, and the newest one works.
+func TestSignInsInProgressInOneBrowser(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	jar, _ := cookiejar.New(nil)
+	var callbacks []string
+	browser := &http.Client{Jar: jar, CheckRedirect: func(r *http.Request, _ []*http.Request) error {
+		if r.URL.Path == "/auth/callback" {
+			callbacks = append(callbacks, r.URL.String())
+		}
+		return nil
+	}}
+	start := func(next string) (string, string) {
+		resp, err := browser.Get(b.base + "/login?next=" + url.QueryEscape(next))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		m := regexp.MustCompile(`name="id" value="([^"]+)"`).FindStringSubmatch(string(page))
+		if m == nil {
+			t.Fatalf("the provider's login page: %s", page)
+		}
+		return resp.Request.URL.String(), m[1]
+	}
+	finish := func(at, id, email string) (int, string, string) {
+		resp, err := browser.PostForm(at, url.Values{"id": {id}, "email": {email}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, resp.Request.URL.Path, string(page)
+	}
+	atA, idA := start("/settings")
+	atB, idB := start("/")
+	if st, path, page := finish(atA, idA, "alice@example.test"); st != 200 || path != "/settings" {
+		t.Fatalf("the first tab's sign-in: %d %s %.400s", st, path, page)
+	}
+	if st, path, page := finish(atB, idB, "alice@example.test"); st != 200 || path != "/" {
+		t.Fatalf("the second tab's sign-in: %d %s %.400s", st, path, page)
+	}
+	resp, err := browser.Get(callbacks[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("a callback used again: %d", resp.StatusCode)
+	}
+
+	long := "/settings?q=" + strings.Repeat("x", 200)
+	var at, id string
+	for range 6 {
+		at, id = start(long)
+	}
+	base, _ := url.Parse(b.base)
+	for _, c := range jar.Cookies(base) {
+		if c.Name == loginCookie && len(c.Value) > maxLoginCookie {
+			t.Errorf("the login cookie holds %d bytes", len(c.Value))
+		}
+	}
+	if st, path, page := finish(at, id, "alice@example.test"); st != 200 || path != "/settings" {
+		t.Fatalf("the newest of many sign-ins: %d %s %.400s", st, path, page)
+	}
+}
