@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -179,5 +180,33 @@ func TestSignInsInProgressInOneBrowser(t *testing.T) {
 	}
 	if st, path, page := finish(at, id, "alice@example.test"); st != 200 || path != "/settings" {
 		t.Fatalf("the newest of many sign-ins: %d %s %.400s", st, path, page)
+	}
+}
+
+// TestMyDataNamesTheSignIn: "Download my data" holds the identity
+// provider's login (issuer and subject) Taasky knows the person by, which
+// decides who signs in as them, and the address it last verified.
+func TestMyDataNamesTheSignIn(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	if _, st, _, _ := oidcSignIn(t, b, nil, "alice@example.test", "/settings"); st != 200 {
+		t.Fatalf("sign-in: %d", st)
+	}
+	alice, err := b.accounts.UserByID(b.ctx, b.alice.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := b.client(&alice)
+	cl.get("/settings")
+	st, _, body := cl.post("/settings/my-data", nil)
+	var md struct {
+		Profile map[string]any `json:"profile"`
+	}
+	if err := json.Unmarshal([]byte(body), &md); st != 200 || err != nil {
+		t.Fatalf("download: %d %v %.300s", st, err, body)
+	}
+	if md.Profile["sign_in_issuer"] != b.base+"/dev-oidc" || md.Profile["sign_in_subject"] != alice.OIDCSubject ||
+		md.Profile["email"] != "alice@example.test" || md.Profile["email_verified"] != true {
+		t.Errorf("profile: %v (subject %q)", md.Profile, alice.OIDCSubject)
 	}
 }
