@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/taasky/taasky/app"
 )
@@ -24,6 +23,15 @@ func oidcSignIn(t *testing.T, b *bundle, browser *http.Client, email, next strin
 		jar, _ := cookiejar.New(nil)
 		browser = &http.Client{Jar: jar}
 	}
+	at, id := oidcStart(t, b, browser, next)
+	st, path, page := oidcFinish(t, browser, at, id, email)
+	return browser, st, path, page
+}
+
+// oidcStart starts a sign-in in browser and returns the provider's login
+// page's URL and the sign-in request's id on it.
+func oidcStart(t *testing.T, b *bundle, browser *http.Client, next string) (at, id string) {
+	t.Helper()
 	resp, err := browser.Get(b.base + "/login?next=" + url.QueryEscape(next))
 	if err != nil {
 		t.Fatal(err)
@@ -34,13 +42,20 @@ func oidcSignIn(t *testing.T, b *bundle, browser *http.Client, email, next strin
 	if m == nil {
 		t.Fatalf("the provider's login page: %s", page)
 	}
-	resp, err = browser.PostForm(resp.Request.URL.String(), url.Values{"id": {m[1]}, "email": {email}})
+	return resp.Request.URL.String(), m[1]
+}
+
+// oidcFinish types email on the provider's login page at (oidcStart) and
+// returns where the browser ends: status, path and page.
+func oidcFinish(t *testing.T, browser *http.Client, at, id, email string) (int, string, string) {
+	t.Helper()
+	resp, err := browser.PostForm(at, url.Values{"id": {id}, "email": {email}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	page, _ = io.ReadAll(resp.Body)
+	page, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	return browser, resp.StatusCode, resp.Request.URL.Path, string(page)
+	return resp.StatusCode, resp.Request.URL.Path, string(page)
 }
 
 // TestSignInFollowsTheProvidersAddress: a person whose identity provider
@@ -64,14 +79,7 @@ func TestSignInFollowsTheProvidersAddress(t *testing.T) {
 	if _, err := b.accounts.Invite(b.ctx, b.alice.ID, "alpha", "bob@example.test", app.MemberRoleMember); err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 200 && len(smtp.Mails()) < 1; i++ {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if len(smtp.Mails()) != 1 {
-		t.Fatalf("%d mails", len(smtp.Mails()))
-	}
-	_, link := joinLinkIn(t, smtp.Mails()[0])
-	join := link[strings.Index(link, "/join/"):]
+	join := firstJoinPath(t, smtp)
 	if _, st, path, page := oidcSignIn(t, b, nil, "bob@example.test", join); st != 200 || path != join {
 		t.Fatalf("bob signs in from the invitation: %d %s %.300s", st, path, page)
 	}
@@ -128,28 +136,8 @@ func TestSignInsInProgressInOneBrowser(t *testing.T) {
 		}
 		return nil
 	}}
-	start := func(next string) (string, string) {
-		resp, err := browser.Get(b.base + "/login?next=" + url.QueryEscape(next))
-		if err != nil {
-			t.Fatal(err)
-		}
-		page, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		m := regexp.MustCompile(`name="id" value="([^"]+)"`).FindStringSubmatch(string(page))
-		if m == nil {
-			t.Fatalf("the provider's login page: %s", page)
-		}
-		return resp.Request.URL.String(), m[1]
-	}
-	finish := func(at, id, email string) (int, string, string) {
-		resp, err := browser.PostForm(at, url.Values{"id": {id}, "email": {email}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		page, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode, resp.Request.URL.Path, string(page)
-	}
+	start := func(next string) (string, string) { return oidcStart(t, b, browser, next) }
+	finish := func(at, id, email string) (int, string, string) { return oidcFinish(t, browser, at, id, email) }
 	atA, idA := start("/settings")
 	atB, idB := start("/")
 	if st, path, page := finish(atA, idA, "alice@example.test"); st != 200 || path != "/settings" {
