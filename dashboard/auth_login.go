@@ -40,11 +40,12 @@ func (d *Dashboard) authLogin(c *fiber.Ctx) error {
 const maxLogins = 4
 
 // maxLoginCookie bounds the login cookie's value: a request's headers,
-// every cookie included, must fit in the server's 4 kB read buffer (431
-// past it). The oldest sign-ins in progress go first; the newest is kept
-// whatever its size, as when there was one (a return path can be long:
-// the consent screen's, with its query).
-const maxLoginCookie = 1200
+// every cookie included, must fit in the server's 4 kB read buffer, or
+// every page of Taasky answers 431 for as long as the cookie lives (and
+// anyone can link a person to /login?next= a long path). The oldest
+// sign-ins in progress go first; a newest one still too long forgets its
+// return path (the consent screen's, with its query, takes about 900).
+const maxLoginCookie = 1400
 
 // loginsOf are the sign-ins in progress in this browser, newest first,
 // expired ones included; none if the cookie is missing or forged.
@@ -61,7 +62,8 @@ func (d *Dashboard) loginsOf(c *fiber.Ctx) []loginState {
 }
 
 // keepLogins writes the sign-ins in progress (newest first) into the
-// login cookie, as many of the newest as fit; none clears it.
+// login cookie, as many of the newest as fit in maxLoginCookie; none
+// clears it.
 func (d *Dashboard) keepLogins(c *fiber.Ctx, logins []loginState) {
 	if len(logins) == 0 {
 		d.clearCookie(c, loginCookie)
@@ -72,6 +74,10 @@ func (d *Dashboard) keepLogins(c *fiber.Ctx, logins []loginState) {
 	sealed := d.sign.seal("login", head)
 	for len(sealed) > maxLoginCookie && len(head.Older) > 0 {
 		head.Older = head.Older[:len(head.Older)-1]
+		sealed = d.sign.seal("login", head)
+	}
+	if len(sealed) > maxLoginCookie {
+		head.Next = "/"
 		sealed = d.sign.seal("login", head)
 	}
 	d.setCookie(c, loginCookie, sealed, loginTTL)
