@@ -175,6 +175,10 @@ func TestLoginOIDC(t *testing.T) {
 	if err != nil || again.ID != pre.ID {
 		t.Errorf("second login = %+v, %v; want user %d", again, err, pre.ID)
 	}
+	// An address the issuer did not verify is not followed.
+	if again.Email != "alice@example.test" {
+		t.Errorf("second login with an unverified address: email %q", again.Email)
+	}
 
 	// Another identity claiming the linked email is refused.
 	_, err = b.accounts.LoginOIDC(b.ctx, app.OIDCIdentity{Issuer: iss, Subject: "mallory", Email: "alice@example.test", EmailVerified: true})

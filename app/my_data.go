@@ -55,6 +55,11 @@ type MyProfile struct {
 	PageLang      string `json:"page_language,omitempty"`     // the language their pages were last shown in, without a choice
 	TimeZone      string `json:"time_zone"`
 	CreatedAt     string `json:"created_at"`
+	// SignInIssuer and SignInSubject are the identity provider's login
+	// Taasky knows the person by (none for a person added by their
+	// address who never signed in): who signs in as them.
+	SignInIssuer  string `json:"sign_in_issuer,omitempty"`
+	SignInSubject string `json:"sign_in_subject,omitempty"`
 }
 
 // MyMembership is an account the person belongs to, and their role.

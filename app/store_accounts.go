@@ -325,6 +325,19 @@ func updateOperator(ctx context.Context, q querier, accountID, userID int64, on 
 
 // updateEmailVerified records what the issuer said of the email at a
 // returning user's sign-in, and returns the user as they are now.
+// updateUserEmailIfFree sets the user's email, verified, unless another
+// user has it (pgx.ErrNoRows then; a unique violation if one took it at
+// the same moment).
+func updateUserEmailIfFree(ctx context.Context, q querier, userID int64, email string) (User, error) {
+	u, err := scanUser(q.QueryRow(ctx,
+		`UPDATE users SET email = $2, email_verified = true
+		WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM users WHERE email = $2) RETURNING `+userColumns, userID, email))
+	if err != nil {
+		return User{}, fmt.Errorf("updateUserEmailIfFree %d: %w", userID, err)
+	}
+	return u, nil
+}
+
 func updateEmailVerified(ctx context.Context, q querier, userID int64, verified bool) (User, error) {
 	u, err := scanUser(q.QueryRow(ctx,
 		`UPDATE users SET email_verified = $2 WHERE id = $1 RETURNING `+userColumns, userID, verified))

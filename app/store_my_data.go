@@ -17,8 +17,8 @@ func selectProfile(ctx context.Context, q querier, userID int64) (MyProfile, err
 	var p MyProfile
 	var created time.Time
 	err := q.QueryRow(ctx, `SELECT email, coalesce(display_name, ''), email_verified, coalesce(language, ''), coalesce(oidc_locale, ''),
-		coalesce(page_language, ''), time_zone, created_at FROM users WHERE id = $1`, userID).Scan(&p.Email, &p.Name, &p.EmailVerified, &p.Language, &p.ProviderLang,
-		&p.PageLang, &p.TimeZone, &created)
+		coalesce(page_language, ''), time_zone, created_at, coalesce(oidc_issuer, ''), coalesce(oidc_subject, '') FROM users WHERE id = $1`, userID).Scan(
+		&p.Email, &p.Name, &p.EmailVerified, &p.Language, &p.ProviderLang, &p.PageLang, &p.TimeZone, &created, &p.SignInIssuer, &p.SignInSubject)
 	if err != nil {
 		return MyProfile{}, fmt.Errorf("selectProfile %d: %w", userID, err)
 	}

@@ -173,6 +173,11 @@ func (a *Accounts) SetUserLanguage(ctx context.Context, userID int64, lang strin
 
 func (a *Accounts) loginOIDC(ctx context.Context, id OIDCIdentity) (User, error) {
 	u, err := selectUserByOIDC(ctx, a.pool, id.Issuer, id.Subject)
+	if err == nil {
+		if moved, ok := a.movedEmail(u, id); ok {
+			return a.followEmail(ctx, u, moved)
+		}
+	}
 	if err == nil && u.EmailVerified != id.EmailVerified {
 		return updateEmailVerified(ctx, a.pool, u.ID, id.EmailVerified) // a returning user, whose issuer changed its word
 	}
@@ -204,6 +209,35 @@ func (a *Accounts) loginOIDC(ctx context.Context, id OIDCIdentity) (User, error)
 		return updateUserOIDC(ctx, tx, u.ID, id.Issuer, id.Subject)
 	})
 	return u, err
+}
+
+// movedEmail is the address a returning user's issuer now gives them when
+// it differs from the one Taasky holds and the issuer verified it: the
+// person changed it at their provider, and the old one may be someone
+// else's by now (mails must stop going there; an invitation to the new
+// one must be theirs to accept).
+func (a *Accounts) movedEmail(u User, id OIDCIdentity) (string, bool) {
+	if !id.EmailVerified || id.Email == "" {
+		return "", false
+	}
+	email, err := normalizeEmail("email", id.Email)
+	return email, err == nil && email != u.Email
+}
+
+// followEmail gives u the address email, verified, unless another user
+// holds it (a person made owner or member by that address who never
+// signed in, or another login): then u keeps the address they had, and
+// signs in all the same, since the two cannot be told to be one person
+// (merging them is left to a decision).
+func (a *Accounts) followEmail(ctx context.Context, u User, email string) (User, error) {
+	moved, err := updateUserEmailIfFree(ctx, a.pool, u.ID, email)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows) || isUniqueViolation(err, "users_email_key"):
+		return u, nil // the issuer vouched for the other address, not this one: nothing changes
+	case err != nil:
+		return User{}, err
+	}
+	return moved, nil
 }
 
 // devIssuer is taasky dev's embedded OpenID Connect provider, whose URL

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"crypto/subtle"
 	"fmt"
+	"slices"
 
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/oauth2"
@@ -10,25 +11,39 @@ import (
 	"github.com/taasky/taasky/app"
 )
 
-// authCallback finishes a sign-in: the state must be the one this browser
-// started with (before anything else, the provider's errors too), the code is exchanged with the PKCE verifier, the ID token
+// authCallback finishes a sign-in: the state must be one of those this
+// browser started with (loginsOf; before anything else, the provider's
+// errors too), the code is exchanged with the PKCE verifier, the ID token
 // verified (issuer, audience, expiry, signature) and its nonce checked.
 // The identity is then linked to its user (app.Accounts.LoginOIDC) and a
 // signed session cookie set.
 func (d *Dashboard) authCallback(c *fiber.Ctx) error {
-	var ls loginState
-	if !d.sign.open("login", d.cookie(c, loginCookie), &ls) || d.now().Unix() >= ls.Expires {
+	// The state first, errors included (the provider sends it back with
+	// them, RFC 6749 4.1.2.1): a link that is not one of this browser's
+	// sign-ins neither shows its words as the provider's nor ends the
+	// sign-ins in progress, whose cookie stays for the real answers.
+	logins := d.loginsOf(c)
+	match, live := -1, 0
+	for i, l := range logins {
+		if subtle.ConstantTimeCompare([]byte(c.Query("state")), []byte(l.State)) == 1 {
+			match = i
+		}
+		if d.now().Unix() < l.Expires {
+			live++
+		}
+	}
+	switch {
+	case live == 0:
 		d.clearCookie(c, loginCookie)
 		return d.showErrorT(c, fiber.StatusBadRequest, "error.sign_in_late")
-	}
-	// The state first, errors included (the provider sends it back with
-	// them, RFC 6749 4.1.2.1): a link that is not this browser's sign-in
-	// neither shows its words as the provider's nor ends the sign-in in
-	// progress, whose cookie stays for the real answer.
-	if subtle.ConstantTimeCompare([]byte(c.Query("state")), []byte(ls.State)) != 1 {
+	case match < 0:
 		return d.showErrorT(c, fiber.StatusBadRequest, "error.sign_in_state")
 	}
-	d.clearCookie(c, loginCookie)
+	ls := logins[match]
+	d.keepLogins(c, slices.DeleteFunc(logins, func(l loginState) bool { return l.State == ls.State || d.now().Unix() >= l.Expires }))
+	if d.now().Unix() >= ls.Expires {
+		return d.showErrorT(c, fiber.StatusBadRequest, "error.sign_in_late")
+	}
 	if e := c.Query("error"); e != "" {
 		if desc := c.Query("error_description"); desc != "" {
 			return d.showErrorT(c, fiber.StatusUnauthorized, "error.sign_in_refused_why", e, desc)

@@ -72,13 +72,16 @@ type session struct {
 	Epoch   int   `json:"p,omitempty"`
 }
 
-// loginState is an OIDC login in progress: what the callback checks.
+// loginState is an OIDC login in progress: what the callback checks. The
+// cookie holds the newest, and in Older the others this browser started
+// and has not finished (two tabs sent to sign in, say; loginsOf).
 type loginState struct {
-	State    string `json:"s"`
-	Nonce    string `json:"n"`
-	Verifier string `json:"v"`
-	Next     string `json:"r"`
-	Expires  int64  `json:"e"`
+	State    string       `json:"s"`
+	Nonce    string       `json:"n"`
+	Verifier string       `json:"v"`
+	Next     string       `json:"r"`
+	Expires  int64        `json:"e"`
+	Older    []loginState `json:"o,omitempty"`
 }
 
 // hostOnly is the prefix of every cookie's name under https: a cookie

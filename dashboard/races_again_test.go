@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/taasky/taasky/app"
 )
@@ -104,14 +103,7 @@ func TestJoinPressedTwice(t *testing.T) {
 	if _, err := b.accounts.Invite(b.ctx, b.alice.ID, "alpha", erin.Email, app.MemberRoleMember); err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 200 && len(smtp.Mails()) < 1; i++ {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if len(smtp.Mails()) != 1 {
-		t.Fatalf("%d mails", len(smtp.Mails()))
-	}
-	_, link := joinLinkIn(t, smtp.Mails()[0])
-	path := link[strings.Index(link, "/join/"):]
+	path := firstJoinPath(t, smtp)
 	c := b.client(&erin)
 	c.get(path)
 	got := make([]answered, 3)

@@ -52,6 +52,20 @@ func joinLinkIn(t *testing.T, m notifytest.Mail) (*notify.Parsed, string) {
 	return p, link
 }
 
+// firstJoinPath waits for the first invitation mail smtp receives and
+// returns the path of its link (/join/…).
+func firstJoinPath(t *testing.T, smtp *notifytest.SMTPServer) string {
+	t.Helper()
+	for i := 0; i < 200 && len(smtp.Mails()) < 1; i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(smtp.Mails()) != 1 {
+		t.Fatalf("%d mails", len(smtp.Mails()))
+	}
+	_, link := joinLinkIn(t, smtp.Mails()[0])
+	return link[strings.Index(link, "/join/"):]
+}
+
 // TestMemberInvitationInTheReadersWords: an invitation to join an account
 // is written in the invitee's language and zone when they are a user
 // already, else in the inviter's language (and UTC).
