@@ -323,8 +323,6 @@ func updateOperator(ctx context.Context, q querier, accountID, userID int64, on 
 	return tag.RowsAffected() == 1, nil
 }
 
-// updateEmailVerified records what the issuer said of the email at a
-// returning user's sign-in, and returns the user as they are now.
 // updateUserEmailIfFree sets the user's email, verified, unless another
 // user has it (pgx.ErrNoRows then; a unique violation if one took it at
 // the same moment).
@@ -338,6 +336,8 @@ func updateUserEmailIfFree(ctx context.Context, q querier, userID int64, email s
 	return u, nil
 }
 
+// updateEmailVerified records what the issuer said of the email at a
+// returning user's sign-in, and returns the user as they are now.
 func updateEmailVerified(ctx context.Context, q querier, userID int64, verified bool) (User, error) {
 	u, err := scanUser(q.QueryRow(ctx,
 		`UPDATE users SET email_verified = $2 WHERE id = $1 RETURNING `+userColumns, userID, verified))
