@@ -38,7 +38,9 @@ func (s *Rooms) Read(ctx context.Context, agent Agent, roomToken string) (*View,
 			return kept.view, nil
 		}
 		// The human's context changed (their time zone or language, or
-		// their account saw the other side's schema): read the room again.
+		// their account saw the other side's schema), or a refused mail was
+		// noted since (rooms.undelivered, written with no move): read the
+		// room again.
 		if row, side, err = selectSeat(ctx, s.pool, hash, agent.AccountID, agent.OwnerUserID, false); err != nil {
 			return nil, err
 		}

@@ -108,7 +108,7 @@ func setup(t *testing.T, tweaks ...func(*Config)) *bundle {
 	}
 	b.app.All("/dev-oidc/*", fiberhttp.Handler(h))
 	hub := NewHub(rooms.RoomAccounts, log)
-	go app.Listen(ctx, pool.Config().ConnConfig.Copy(), log, app.RoomChanges(hub.Publish), app.AccessChanges(hub.AccessChanged))
+	go app.Listen(ctx, pool.Config().ConnConfig.Copy(), log, hub.Channels(app.RoomChanges)...)
 	cfg := Config{BaseURL: base, SessionKey: bytes.Repeat([]byte{5}, 32), Rooms: rooms, Accounts: b.accounts,
 		Hub: hub, Log: log, OIDC: OIDC{Issuer: issuer, ClientID: "dash", ClientSecret: "dash-secret"},
 		Notifications: b.notify, Webhooks: b.hooks, VAPIDPublicKey: b.vapidPublic, JobsUI: jobsUIStub, Receipts: keys}

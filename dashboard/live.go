@@ -70,6 +70,18 @@ func (h *Hub) AccessChanged(userID int64) {
 	}
 }
 
+// Channels are the listener's channels (app.Listen) that feed the live
+// pages: whose access may have changed, then the rooms' changes (rooms:
+// app.RoomChanges, or Rooms.RoomChanges, which wakes the MCP's waiting
+// reads too). In this order: at a (re)connection the listener calls each
+// channel's Heard in turn, and the access' AccessChanged(0) must wake every
+// stream's check before Publish(0) wakes its change (on a goroutine of its
+// own), or a stream whose person lost access while the listener was away
+// could tell of a change first.
+func (h *Hub) Channels(rooms func(changed func(roomID int64)) app.Channel) []app.Channel {
+	return []app.Channel{app.AccessChanges(h.AccessChanged), rooms(h.Publish)}
+}
+
 // Publish tells the pages watching room roomID, and the lists of its
 // accounts, that it changed; roomID 0 means any room may have. It does not
 // wait: the listener that calls it serves other channels too. The room's

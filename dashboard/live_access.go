@@ -76,9 +76,10 @@ func (d *Dashboard) watchAccess(c *fiber.Ctx, u app.User, expires time.Time, pag
 	return acc, stop
 }
 
-// accessLost checks again what u may see: their row (gone, or their
-// sessions ended since the stream opened: signed out), then the page's
-// own check.
+// accessLost checks again what u may see: their row (gone: signed out),
+// the page's own check, then whether their sessions ended since the
+// stream opened (signed out). The page's check comes before the sessions:
+// a removal ends the person's sessions too, and "removed" says more.
 func (d *Dashboard) accessLost(ctx context.Context, u app.User, lost accessCheck) (why string, renew bool, err error) {
 	now, err := d.accounts.UserByID(ctx, u.ID)
 	if app.ErrorCodeOf(err) == app.ErrNotFound {

@@ -1,8 +1,10 @@
 package dashboard
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -160,5 +162,98 @@ func TestBrowserPageSaysAccessWasLost(t *testing.T) {
 	}
 	if !hidden {
 		t.Error("the room is still shown")
+	}
+}
+
+// losing arms the next access check of a stream's opening (the room's
+// SeesRoom, the list's Memberships) to run lose after it: the access is
+// lost between the stream's check and the rest of its opening.
+type losing struct{ lose atomic.Pointer[func()] }
+
+func (l *losing) after(err error) {
+	if f := l.lose.Swap(nil); f != nil && err == nil {
+		(*f)()
+	}
+}
+
+type seesThenLoses struct {
+	Rooms
+	*losing
+}
+
+func (r seesThenLoses) SeesRoom(ctx context.Context, userID, roomID int64) error {
+	err := r.Rooms.SeesRoom(ctx, userID, roomID)
+	r.after(err)
+	return err
+}
+
+type listsThenLoses struct {
+	Accounts
+	*losing
+}
+
+func (a listsThenLoses) Memberships(ctx context.Context, userID int64) ([]app.Membership, error) {
+	ms, err := a.Accounts.Memberships(ctx, userID)
+	a.after(err)
+	return ms, err
+}
+
+// TestLiveStreamOpenedAsAccessIsLost: Carol's room stream, or her rooms
+// list's, checks her access, and she is removed, heard by this process,
+// before the stream has done opening. The stream ends saying so at once
+// and tells her of no change. Before, it watched her access only after its
+// check, missed the removal, and told her of every change of the room
+// until its life ended.
+func TestLiveStreamOpenedAsAccessIsLost(t *testing.T) {
+	t.Parallel()
+	for _, list := range []bool{false, true} {
+		t.Run(fmt.Sprint("list=", list), func(t *testing.T) {
+			t.Parallel()
+			l := &losing{}
+			b := setup(t, func(c *Config) {
+				if list {
+					c.Accounts = listsThenLoses{c.Accounts, l}
+				} else {
+					c.Rooms = seesThenLoses{c.Rooms, l}
+				}
+			})
+			_, _, roomID, _, _ := b.askedBeta("Lost while opening", 3)
+			if err := b.accounts.AddMemberAsOperator(b.ctx, "alpha", b.carol.Email, app.MemberRoleAdmin); err != nil {
+				t.Fatal(err)
+			}
+			notify := func(room int64) {
+				if _, err := b.pool.Exec(b.ctx, `SELECT pg_notify($1, $2)`, app.RoomChannel, fmt.Sprint(room)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			lose := func() {
+				if err := b.accounts.RemoveMember(b.ctx, b.alice.ID, "alpha", b.carol.ID); err != nil {
+					t.Fatal(err)
+				}
+				// The listener hands notifications on in order: once a
+				// room change sent after the removal is heard, so was the
+				// removal.
+				const sentinel = 1 << 40 // no room
+				heard, stop := b.dash.hub.watchRoom(sentinel)
+				defer stop()
+				notify(sentinel)
+				select {
+				case <-heard:
+				case <-time.After(10 * time.Second):
+					t.Error("the listener never handed on a notification")
+				}
+			}
+			path := fmt.Sprintf("/rooms/%d/events", roomID)
+			if list {
+				path = "/events"
+			}
+			l.lose.Store(&lose)
+			carol := b.openLive(t, b.carol, path)
+			notify(roomID) // committed after the removal
+			said := until(t, carol, "0")
+			if !strings.Contains(said, "event: gone\n") || !strings.Contains(said, `"why":"`+goneRemoved+`"`) || strings.Contains(said, "event: change") {
+				t.Errorf("the stream did not end at once saying she was removed:\n%s", said)
+			}
+		})
 	}
 }

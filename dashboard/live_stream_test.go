@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/app"
 )
 
 // TestLiveStreamHearsAndLetsGo: a live stream opens, carries a change of
@@ -178,4 +181,45 @@ func TestLiveStreamAsksToBeRenewedAtOnce(t *testing.T) {
 	}
 	<-stopped
 	_ = s.Close() // twice is once
+}
+
+// TestHubHearsAccessBeforeChangesAtReconnect: when the listener
+// (re)connects it calls each of the hub's channels' Heard in turn, as
+// app.Listen does; a stream's access check is woken before any change is,
+// so a person who lost access while the listener was away is never told
+// of a change first. Before, the rooms' channel came first, and its drain
+// woke every page and list while no check was due yet.
+func TestHubHearsAccessBeforeChangesAtReconnect(t *testing.T) {
+	t.Parallel()
+	hub := NewHub(func(context.Context, int64) ([]int64, error) { return nil, nil }, slog.New(slog.DiscardHandler))
+	check, stopCheck := hub.watchUser(7)
+	defer stopCheck()
+	page, stopPage := hub.watchRoom(9)
+	defer stopPage()
+	list, stopList := hub.watchAccounts([]int64{3})
+	defer stopList()
+	drained := func() { // Publish(0) drains on a goroutine of its own
+		for {
+			hub.mu.Lock()
+			draining := hub.draining
+			hub.mu.Unlock()
+			if !draining {
+				return
+			}
+			runtime.Gosched()
+		}
+	}
+	for i, c := range hub.Channels(app.RoomChanges) {
+		if c.Heard == nil {
+			continue
+		}
+		c.Heard(true)
+		drained()
+		if len(check) == 0 && (len(page) > 0 || len(list) > 0) {
+			t.Fatalf("after channel %d (%s): a page or a list was woken before its person's access check", i, c.Name)
+		}
+	}
+	if len(check) == 0 || len(page) == 0 || len(list) == 0 {
+		t.Fatalf("after a reconnection: check %d, page %d, list %d woken; want all", len(check), len(page), len(list))
+	}
 }

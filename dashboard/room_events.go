@@ -25,11 +25,14 @@ func (d *Dashboard) roomEvents(c *fiber.Ctx) error {
 	if !ok {
 		return d.tooManyStreams(c, "error.live_streams", maxLiveStreams)
 	}
+	// The access is watched before it is checked: a loss heard between
+	// the two is checked again before the stream says anything.
+	acc, unwatch := d.watchAccess(c, u, s.expires(), "/rooms/"+strconv.Itoa(roomID), d.roomAccessLost(int64(roomID)))
 	if err := d.rooms.SeesRoom(c.UserContext(), u.ID, int64(roomID)); err != nil {
+		unwatch()
 		release()
 		return d.failStream(c, err)
 	}
-	acc, unwatch := d.watchAccess(c, u, s.expires(), "/rooms/"+strconv.Itoa(roomID), d.roomAccessLost(int64(roomID)))
 	ch, stop := d.hub.watchRoom(int64(roomID))
 	return d.stream(c, ch, func() { stop(); unwatch(); release() }, acc)
 }

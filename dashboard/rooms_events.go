@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"slices"
 
 	"github.com/gofiber/fiber/v2"
@@ -22,17 +23,24 @@ func (d *Dashboard) roomsEvents(c *fiber.Ctx) error {
 	if !ok {
 		return d.tooManyStreams(c, "error.live_streams", maxLiveStreams)
 	}
+	// The access is watched before the accounts are read: a change heard
+	// between the two is checked again (against ids, read by then) before
+	// the stream says anything.
+	var ids []int64
+	acc, unwatch := d.watchAccess(c, u, s.expires(), "/", func(ctx context.Context, userID int64) (string, bool, error) {
+		return d.listAccessLost(ids)(ctx, userID)
+	})
 	ms, err := d.accounts.Memberships(c.UserContext(), u.ID)
 	if err != nil {
+		unwatch()
 		release()
 		return d.failStream(c, err)
 	}
-	ids := make([]int64, len(ms))
+	ids = make([]int64, len(ms))
 	for i, m := range ms {
 		ids[i] = m.AccountID
 	}
 	slices.Sort(ids)
-	acc, unwatch := d.watchAccess(c, u, s.expires(), "/", d.listAccessLost(ids))
 	ch, stop := d.hub.watchAccounts(ids)
 	return d.stream(c, ch, func() { stop(); unwatch(); release() }, acc)
 }

@@ -27,8 +27,8 @@ type Deliveries interface {
 // PushDeliveries is the service as the push worker sees it.
 type PushDeliveries interface {
 	Deliveries
-	// PushedLately reports whether another push about d's room went to
-	// d's device less than within ago (the log says sent).
+	// PushedLately reports whether another job's push about d's room went
+	// to d's device within the last `within` (the log says sent).
 	PushedLately(ctx context.Context, d Delivery, within time.Duration) (bool, error)
 }
 

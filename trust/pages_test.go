@@ -33,7 +33,7 @@ func (s *stack) mountDashboard(log *slog.Logger, keys *receipt.Keyring, oauth bo
 	}
 	s.app.All("/dev-oidc/*", fiberhttp.Handler(h))
 	hub := dashboard.NewHub(s.rooms.RoomAccounts, log)
-	go app.Listen(s.ctx, s.pool.Config().ConnConfig.Copy(), log, app.RoomChanges(hub.Publish), app.AccessChanges(hub.AccessChanged), s.accounts.KeyChanges())
+	go app.Listen(s.ctx, s.pool.Config().ConnConfig.Copy(), log, append(hub.Channels(app.RoomChanges), s.accounts.KeyChanges())...)
 	cfg := dashboard.Config{BaseURL: s.base, SessionKey: []byte(strings.Repeat("k", 32)),
 		Rooms: s.rooms, Accounts: s.accounts, Notifications: s.notes, Webhooks: s.hooks, Hub: hub, Log: log,
 		OIDC: dashboard.OIDC{Issuer: issuer, ClientID: "dash", ClientSecret: "dash-secret"}, Receipts: keys}

@@ -18,8 +18,9 @@ import (
 
 // mountDashboard mounts the humans' pages on a, with the embedded OIDC
 // issuer in dev when no OIDC_ISSUER is set, and returns the Channels that
-// feed its live pages: the rooms' changes, and the people's access. The River UI goes with it, at /admin/jobs, for
-// operators only.
+// feed its live pages: the people's access, then the rooms' changes
+// (dashboard.Hub.Channels says why in this order). The River UI goes with
+// it, at /admin/jobs, for operators only.
 func mountDashboard(ctx context.Context, a *fiber.App, d deps, door *oauthDoor) ([]app.Channel, error) {
 	oidc := dashboard.OIDC{Issuer: d.cfg.OIDC.Issuer, ClientID: d.cfg.OIDC.ClientID, ClientSecret: d.cfg.OIDC.ClientSecret}
 	if oidc.Issuer == "" {
@@ -72,7 +73,7 @@ func mountDashboard(ctx context.Context, a *fiber.App, d deps, door *oauthDoor) 
 	}
 	dash.Mount(a)
 	// The room changes wake the waiting reads of the MCP tools, too.
-	return []app.Channel{d.rooms.RoomChanges(hub.Publish), app.AccessChanges(hub.AccessChanged)}, nil
+	return hub.Channels(d.rooms.RoomChanges), nil
 }
 
 // newJobsUI is the River UI on the process's River client, its background
