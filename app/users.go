@@ -203,19 +203,18 @@ func (a *Accounts) loginOIDC(ctx context.Context, id OIDCIdentity) (User, error)
 		case err != nil:
 			return err
 		case u.OIDCIssuer != "" && !a.dev.takesOver(u, id):
-			return refuse(ErrConflict, "relink18_error.email_linked", emailLinked, email)
+			// What to do when the other login is the person's own former one
+			// (their provider account re-created, or OIDC_ISSUER changed):
+			// ReleaseSignInAsOperator.
+			return refuse(ErrConflict, "relink18_error.email_linked", "the email address %s is already linked to another login. "+
+				"If your account at your sign-in provider was re-created, or this service changed its provider, "+
+				"ask this service's operator to relink your sign-in to your address; then sign in again.", email)
 		}
 		u.OIDCIssuer, u.OIDCSubject = id.Issuer, id.Subject
 		return updateUserOIDC(ctx, tx, u.ID, id.Issuer, id.Subject)
 	})
 	return u, err
 }
-
-// emailLinked is the refusal of a sign-in whose verified address is
-// another login's: it says what to do when that other login is the
-// person's own former one (ReleaseSignInAsOperator).
-const emailLinked = "the email address %s is already linked to another login. If your account at your sign-in provider " +
-	"was re-created, or this service changed its provider, ask this service's operator to relink your sign-in to your address; then sign in again."
 
 // movedEmail is the address a returning user's issuer now gives them when
 // it differs from the one Taasky holds and the issuer verified it: the
