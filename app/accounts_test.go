@@ -182,7 +182,7 @@ func TestLoginOIDC(t *testing.T) {
 
 	// Another identity claiming the linked email is refused.
 	_, err = b.accounts.LoginOIDC(b.ctx, app.OIDCIdentity{Issuer: iss, Subject: "mallory", Email: "alice@example.test", EmailVerified: true})
-	wantError(t, err, app.ErrConflict, "the email address alice@example.test is already linked to another login")
+	wantError(t, err, app.ErrConflict, "the email address alice@example.test is already linked to another login. "+relinkAdvice)
 
 	// A stranger gets a user of their own, in no account.
 	bob, err := b.accounts.LoginOIDC(b.ctx, app.OIDCIdentity{Issuer: iss, Subject: "b1", Email: "bob@example.test", EmailVerified: true})
@@ -237,7 +237,7 @@ func TestLoginDevIssuerMoved(t *testing.T) {
 
 	// Without UseDevIssuer (taasky serve), nothing is relinked.
 	_, err := login(b.accounts, newDev, sub, "alice@example.test")
-	wantError(t, err, app.ErrConflict, "the email address alice@example.test is already linked to another login")
+	wantError(t, err, app.ErrConflict, "the email address alice@example.test is already linked to another login. "+relinkAdvice)
 
 	dev := app.NewAccounts(b.pool)
 	dev.UseDevIssuer(newDev, "/dev-oidc")
@@ -250,14 +250,95 @@ func TestLoginDevIssuerMoved(t *testing.T) {
 	}
 	for _, o := range others {
 		_, err := login(dev, newDev, o.signIn, o.user.Email)
-		wantError(t, err, app.ErrConflict, "the email address "+o.user.Email+" is already linked to another login")
+		wantError(t, err, app.ErrConflict, "the email address "+o.user.Email+" is already linked to another login. "+relinkAdvice)
 		if u, err := b.accounts.UserByEmail(b.ctx, o.user.Email); err != nil || u.OIDCIssuer != o.user.OIDCIssuer || u.OIDCSubject != o.user.OIDCSubject {
 			t.Errorf("%s relinked: %+v, %v", o.user.Email, u, err)
 		}
 	}
 	// A login from another issuer than the embedded one takes nothing over.
 	_, err = login(dev, "http://127.0.0.1:7070/dev-oidc", sub, "alice@example.test")
-	wantError(t, err, app.ErrConflict, "the email address alice@example.test is already linked to another login")
+	wantError(t, err, app.ErrConflict, "the email address alice@example.test is already linked to another login. "+relinkAdvice)
+}
+
+// relinkAdvice is what the refusal of a login whose address is another
+// login's tells the person to do.
+const relinkAdvice = "If your account at your sign-in provider was re-created, or this service changed its provider, " +
+	"ask this service's operator to relink your sign-in to your address; then sign in again."
+
+// TestReleaseSignIn: after an operator releases a user's sign-in, the
+// next login whose issuer verified the address (another subject, another
+// issuer) becomes that user, with their account and role; the old login
+// and an unverified claim of the address never do; their sessions end;
+// each of their accounts' audit logs says so. A user who never signed in,
+// an unknown or malformed address have nothing to release and change
+// nothing.
+func TestReleaseSignIn(t *testing.T) {
+	b := setup(t)
+	const oldIss, newIss = "https://old-idp.example", "https://new-idp.example"
+	for _, slug := range []string{"acme", "beta"} {
+		if _, err := b.accounts.CreateAccount(b.ctx, slug, "Acme", "alice@example.test"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	login := func(iss, sub string, verified bool) (app.User, error) {
+		return b.accounts.LoginOIDC(b.ctx, app.OIDCIdentity{Issuer: iss, Subject: sub, Email: "alice@example.test", EmailVerified: verified})
+	}
+	alice, err := login(oldIss, "a-old", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = login(newIss, "a-new", true)
+	wantError(t, err, app.ErrConflict, "the email address alice@example.test is already linked to another login. "+relinkAdvice)
+
+	r, err := b.accounts.ReleaseSignInAsOperator(b.ctx, " Alice@Example.test ")
+	if err != nil || r.Email != "alice@example.test" || r.Issuer != oldIss || r.Subject != "a-old" || strings.Join(r.Accounts, ",") != "acme,beta" {
+		t.Fatalf("release: %+v %v", r, err)
+	}
+	released, err := b.accounts.UserByID(b.ctx, alice.ID)
+	if err != nil || released.SessionEpoch != alice.SessionEpoch+1 || released.OIDCIssuer != "" {
+		t.Errorf("alice released: %+v %v (epoch was %d)", released, err, alice.SessionEpoch)
+	}
+	_, err = b.accounts.ReleaseSignInAsOperator(b.ctx, "alice@example.test")
+	wantError(t, err, app.ErrConflict, "email: alice@example.test has no sign-in to relink (they never signed in, or it was released already and waits for their next sign-in)")
+	_, err = login(newIss, "a-new", false)
+	wantError(t, err, app.ErrUnauthorized, "your identity provider has not verified your email address alice@example.test")
+
+	u, err := login(newIss, "a-new", true)
+	if err != nil || u.ID != alice.ID || u.OIDCIssuer != newIss || u.OIDCSubject != "a-new" {
+		t.Fatalf("the new login = %+v, %v; want user %d", u, err, alice.ID)
+	}
+	if ms, err := b.accounts.Memberships(b.ctx, u.ID); err != nil || len(ms) != 2 || ms[0].Role != app.MemberRoleOwner {
+		t.Errorf("alice's memberships after the new login: %+v %v", ms, err)
+	}
+	_, err = login(oldIss, "a-old", true)
+	wantError(t, err, app.ErrConflict, "the email address alice@example.test is already linked to another login. "+relinkAdvice)
+	for _, slug := range []string{"acme", "beta"} {
+		entries, _, err := b.accounts.AuditLogAsOperator(b.ctx, slug, "")
+		if err != nil || len(entries) == 0 || entries[0].Action != app.AuditSignInReleased || entries[0].Actor != app.AuditOperator ||
+			entries[0].Detail["email"] != "alice@example.test" || entries[0].Detail["from"] != oldIss {
+			t.Errorf("%s's audit log: %+v %v", slug, entries, err)
+		}
+	}
+
+	// Bob was made an owner by his address and never signed in.
+	if _, err := b.accounts.CreateAccount(b.ctx, "bobs", "Bob's", "bob@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		email string
+		code  app.ErrorCode
+		msg   string
+	}{
+		{"bob@example.test", app.ErrConflict, "email: bob@example.test has no sign-in to relink (they never signed in, or it was released already and waits for their next sign-in)"},
+		{"nobody@example.test", app.ErrNotFound, "email: no user has the address nobody@example.test"},
+		{"alice", app.ErrInvalid, `email: must be an email address like name@example.com (got "alice")`},
+	} {
+		_, err := b.accounts.ReleaseSignInAsOperator(b.ctx, c.email)
+		wantError(t, err, c.code, c.msg)
+	}
+	if entries, _, err := b.accounts.AuditLogAsOperator(b.ctx, "bobs", ""); err != nil || len(entries) != 1 {
+		t.Errorf("bobs's audit log: %+v %v", entries, err)
+	}
 }
 
 func TestSetUserTimeZone(t *testing.T) {

@@ -26,6 +26,7 @@ const (
 	AuditMemberAdded        AuditAction = "member.added"     // by an operator
 	AuditOperatorGranted    AuditAction = "operator.granted" // by an operator: installation-wide access
 	AuditOperatorRevoked    AuditAction = "operator.revoked"
+	AuditSignInReleased     AuditAction = "user.relinked" // by an operator: the next verified sign-in with the address links
 	AuditRoleChanged        AuditAction = "member.role_changed"
 	AuditMemberRemoved      AuditAction = "member.removed"
 	AuditMemberLeft         AuditAction = "member.left"

@@ -257,6 +257,18 @@ func updateUserOIDC(ctx context.Context, q querier, userID int64, issuer, subjec
 	return nil
 }
 
+// releaseUserOIDC unlinks the user from their login (issuer, subject) and
+// ends their sessions: the next verified sign-in with their address links
+// again (ReleaseSignInAsOperator).
+func releaseUserOIDC(ctx context.Context, q querier, userID int64) error {
+	_, err := q.Exec(ctx,
+		`UPDATE users SET oidc_issuer = NULL, oidc_subject = NULL, session_epoch = session_epoch + 1 WHERE id = $1`, userID)
+	if err != nil {
+		return fmt.Errorf("releaseUserOIDC %d: %w", userID, err)
+	}
+	return nil
+}
+
 func updateUserTimeZone(ctx context.Context, q querier, userID int64, tz string) error {
 	tag, err := q.Exec(ctx, `UPDATE users SET time_zone = $2 WHERE id = $1`, userID, tz)
 	if err == nil && tag.RowsAffected() == 0 {

@@ -203,7 +203,12 @@ func (a *Accounts) loginOIDC(ctx context.Context, id OIDCIdentity) (User, error)
 		case err != nil:
 			return err
 		case u.OIDCIssuer != "" && !a.dev.takesOver(u, id):
-			return refuse(ErrConflict, "error.email_linked", "the email address %s is already linked to another login", email)
+			// What to do when the other login is the person's own former one
+			// (their provider account re-created, or OIDC_ISSUER changed):
+			// ReleaseSignInAsOperator.
+			return refuse(ErrConflict, "relink18_error.email_linked", "the email address %s is already linked to another login. "+
+				"If your account at your sign-in provider was re-created, or this service changed its provider, "+
+				"ask this service's operator to relink your sign-in to your address; then sign in again.", email)
 		}
 		u.OIDCIssuer, u.OIDCSubject = id.Issuer, id.Subject
 		return updateUserOIDC(ctx, tx, u.ID, id.Issuer, id.Subject)

@@ -222,3 +222,42 @@ func TestMyDataNamesTheSignIn(t *testing.T) {
 		t.Errorf("profile: %v (subject %q)", md.Profile, alice.OIDCSubject)
 	}
 }
+
+// acceptLanguage is a browser's transport that asks for pages in lang.
+type acceptLanguage string
+
+func (l acceptLanguage) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Accept-Language", string(l))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestSignInLinkedElsewhereSaysWhatToDo: a person whose provider account
+// was re-created (Taasky knows them by another subject) is refused, in
+// their language, with what to do: ask the operator to relink their
+// sign-in; once released, the same sign-in is theirs.
+func TestSignInLinkedElsewhereSaysWhatToDo(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	if _, st, _, _ := oidcSignIn(t, b, nil, "bob@example.test", "/settings"); st != 200 {
+		t.Fatalf("bob's first sign-in: %d", st)
+	}
+	if _, err := b.pool.Exec(b.ctx, `UPDATE users SET oidc_subject = 'dev-old-subject' WHERE id = $1`, b.bob.ID); err != nil {
+		t.Fatal(err)
+	}
+	jar, _ := cookiejar.New(nil)
+	german := &http.Client{Jar: jar, Transport: acceptLanguage("de")}
+	if _, st, _, page := oidcSignIn(t, b, german, "bob@example.test", "/settings"); st != http.StatusConflict ||
+		!strings.Contains(page, "bitten Sie den Betreiber dieses Dienstes, Ihre Anmeldung neu mit Ihrer Adresse zu verknüpfen") {
+		t.Fatalf("the re-created login: %d %.3000s", st, page)
+	}
+	if _, err := b.accounts.ReleaseSignInAsOperator(b.ctx, "bob@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	if _, st, path, page := oidcSignIn(t, b, german, "bob@example.test", "/settings"); st != 200 || path != "/settings" {
+		t.Fatalf("the re-created login after relink: %d %s %.300s", st, path, page)
+	}
+	if bob, err := b.accounts.UserByEmail(b.ctx, "bob@example.test"); err != nil || bob.ID != b.bob.ID || bob.OIDCSubject == "dev-old-subject" {
+		t.Errorf("bob after relink: %+v %v", bob, err)
+	}
+}

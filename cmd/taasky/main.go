@@ -58,6 +58,7 @@ Commands:
   member add       make someone a member of an account (with --role)
   member remove    remove a member: their agents' keys and sessions stop working
   member role      change a member's role (owner, admin, member)
+  user relink      release a person's sign-in: their next verified sign-in with the address links
   check            replay every room's log, verify its hash chain, compare it with the stored room
   receipt verify   check an agreement's receipt (a .jws file) against the issuer's keys, offline
   bench            load Taasky with real MCP agents and measure it against the machine's floors
@@ -82,7 +83,7 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return usageError{"no command given"}
 	}
 	cmd, rest := args[0], args[1:]
-	if len(rest) > 0 && (cmd == "account" || cmd == "agent" || cmd == "member" || cmd == "receipt") {
+	if len(rest) > 0 && (cmd == "account" || cmd == "agent" || cmd == "member" || cmd == "receipt" || cmd == "user") {
 		cmd, rest = cmd+" "+rest[0], rest[1:]
 	}
 	switch cmd {
@@ -106,6 +107,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return runMemberRemove(ctx, rest, getenv, stdout)
 	case "member role":
 		return runMemberRole(ctx, rest, getenv, stdout)
+	case "user relink":
+		return runUserRelink(ctx, rest, getenv, stdout)
 	case "check":
 		return runCheck(ctx, rest, getenv, stdout)
 	case "receipt verify":
@@ -129,6 +132,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return usageError{"member: which command? try 'member add', 'member remove' or 'member role'"}
 	case "agent":
 		return usageError{"agent: which command? try 'agent create'"}
+	case "user":
+		return usageError{"user: which command? try 'user relink'"}
 	}
 	fmt.Fprint(stderr, usage)
 	return usageError{fmt.Sprintf("unknown command %q", cmd)}
