@@ -3,15 +3,14 @@ package app
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
 
 	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/negotiation"
 )
 
 // Delivery is one line of a user's delivery log: one notification on one
@@ -172,17 +171,8 @@ func (n *Notifications) noteUndelivered(ctx context.Context, d jobs.Delivery, o 
 		if err != nil {
 			return err
 		}
-		var msgs []hookMessage
-		var params []river.InsertManyParams
-		for _, t := range targets {
-			if !slices.Contains(t.events, string(HookMailUndelivered)) {
-				continue
-			}
-			m := hookMessage{accountID: account, endpointID: t.endpointID, id: newHookMessageID(), event: HookMailUndelivered,
-				roomID: d.RoomID, side: d.Side, seq: seq, at: now}
-			msgs = append(msgs, m)
-			params = append(params, river.InsertManyParams{Args: jobs.WebhookArgs{AccountID: account, MessageID: m.id}})
-		}
+		msgs, params := n.rooms.hookMessages(targets, []sideEvent{{d.Side, HookMailUndelivered}},
+			func(negotiation.Side) int64 { return account }, d.RoomID, seq, now)
 		if len(msgs) == 0 {
 			return nil
 		}

@@ -102,6 +102,22 @@ func (s *Rooms) fanOutHooks(ctx context.Context, tx pgx.Tx, folded *[]foldedWrit
 	if err != nil || len(targets) == 0 {
 		return err
 	}
+	msgs, params := s.hookMessages(targets, evs, accountOf, ld.row.ID, ld.row.Seq, now)
+	if len(msgs) == 0 {
+		return nil
+	}
+	*folded = append(*folded, hookMessagesWrite(msgs))
+	if _, err := s.river.InsertManyTx(ctx, tx, params); err != nil {
+		return fmt.Errorf("insert webhook jobs: %w", err)
+	}
+	return nil
+}
+
+// hookMessages is a message for each event and each endpoint of the
+// event's side's account (accountOf) that asked for it, about room roomID
+// at seq, and the job that sends it; an account past its pace in this
+// process has its further jobs at jobs.PriorityBulk (fanOutHooks).
+func (s *Rooms) hookMessages(targets []hookTarget, evs []sideEvent, accountOf func(negotiation.Side) int64, roomID int64, seq int, now time.Time) ([]hookMessage, []river.InsertManyParams) {
 	var msgs []hookMessage
 	var params []river.InsertManyParams
 	for _, se := range evs {
@@ -111,7 +127,7 @@ func (s *Rooms) fanOutHooks(ctx context.Context, tx pgx.Tx, folded *[]foldedWrit
 				continue
 			}
 			m := hookMessage{accountID: acct, endpointID: t.endpointID, id: newHookMessageID(), event: se.event,
-				roomID: ld.row.ID, side: se.side, seq: ld.row.Seq, at: now}
+				roomID: roomID, side: se.side, seq: seq, at: now}
 			msgs = append(msgs, m)
 			p := river.InsertManyParams{Args: jobs.WebhookArgs{AccountID: acct, MessageID: m.id}}
 			if ok, _ := s.hookPace.Take(acct); !ok {
@@ -120,14 +136,7 @@ func (s *Rooms) fanOutHooks(ctx context.Context, tx pgx.Tx, folded *[]foldedWrit
 			params = append(params, p)
 		}
 	}
-	if len(msgs) == 0 {
-		return nil
-	}
-	*folded = append(*folded, hookMessagesWrite(msgs))
-	if _, err := s.river.InsertManyTx(ctx, tx, params); err != nil {
-		return fmt.Errorf("insert webhook jobs: %w", err)
-	}
-	return nil
+	return msgs, params
 }
 
 // hookTargets are the enabled endpoints of the accounts: as read with the
