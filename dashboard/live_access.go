@@ -51,8 +51,9 @@ type accessCheck func(ctx context.Context, userID int64) (why string, renew bool
 // accessRecheckWithin bounds a check's statements.
 const accessRecheckWithin = 5 * time.Second
 
-// watchAccess watches user u's access for a stream of page (its path)
-// opened with a session ending at expires; stop ends the watch.
+// watchAccess watches user u's access for a stream of page (its path and
+// query: where signing in again leads back to) opened with a session
+// ending at expires; stop ends the watch.
 func (d *Dashboard) watchAccess(c *fiber.Ctx, u app.User, expires time.Time, page string, lost accessCheck) (acc *streamAccess, stop func()) {
 	recheck, stop := d.hub.watchUser(u.ID)
 	prefs := []string{u.Language, u.OIDCLocale, strings.Clone(c.Get(fiber.HeaderAcceptLanguage))}
@@ -129,6 +130,23 @@ func (d *Dashboard) listAccessLost(ids []int64) accessCheck {
 		}
 		return "", !slices.Equal(now, ids), nil
 	}
+}
+
+// pageOf is a stream's page: path, with the query's keys among keep that
+// the stream was opened with (the page gives them in its data-live
+// address: the room's side, the list's filter), for signing in again to
+// lead back to the same page (goneEvent, then safeNext).
+func pageOf(c *fiber.Ctx, path string, keep ...string) string {
+	q := url.Values{}
+	for _, k := range keep {
+		if v := c.Query(k); v != "" {
+			q.Set(k, v)
+		}
+	}
+	if len(q) == 0 {
+		return path
+	}
+	return path + "?" + q.Encode()
 }
 
 // goneEvent is a stream's last message when its person lost its access:

@@ -48,7 +48,7 @@ func (d *Dashboard) roomPage(c *fiber.Ctx, v *viewer, errMsg string) error {
 	if title == "" {
 		title = d.words(c, v).T("rooms.untitled", strconv.Itoa(roomID))
 	}
-	p := &page{Title: title, Live: fmt.Sprintf("/rooms/%d/events", roomID), Zone: h.TimeZone.String(),
+	p := &page{Title: title, Live: fmt.Sprintf("/rooms/%d/events?side=%s", roomID, url.QueryEscape(string(h.Side))), Zone: h.TimeZone.String(),
 		Data: roomData{R: h, RoomID: int64(roomID), Self: self, Error: errMsg}}
 	if c.Method() == fiber.MethodPost { // a refused answer, shown at /rooms/{id}/decide
 		p.LivePage = self

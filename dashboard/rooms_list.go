@@ -1,6 +1,8 @@
 package dashboard
 
 import (
+	"net/url"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
@@ -59,5 +61,10 @@ func (d *Dashboard) roomsList(c *fiber.Ctx) error {
 		f.Current = f.Value == filter
 		data.Filters = append(data.Filters, f)
 	}
-	return d.renderPage(c, "rooms", &page{Title: d.words(c, v).T("rooms.heading"), Live: "/events", Data: data}, v)
+	// The stream knows the filter, for its sign-in link to lead back here.
+	live := "/events"
+	if filter != "" {
+		live += "?" + url.Values{"state": {filter}}.Encode()
+	}
+	return d.renderPage(c, "rooms", &page{Title: d.words(c, v).T("rooms.heading"), Live: live, Data: data}, v)
 }
