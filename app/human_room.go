@@ -248,7 +248,14 @@ func (s *Rooms) SeesRoom(ctx context.Context, userID, roomID int64) error {
 	return err
 }
 
-// RoomAccounts lists the accounts seated in a room (for live updates).
-func (s *Rooms) RoomAccounts(ctx context.Context, roomID int64) ([]int64, error) {
-	return selectRoomAccounts(ctx, s.pool, roomID)
+// RoomSeat is a seat of a room held by an account: the account, and the
+// member who answers for it (0: nobody, app/access.go).
+type RoomSeat struct {
+	Account, Owner int64
+}
+
+// RoomSeats lists the seats of a room that are accounts' (for live updates:
+// an account's leads see every room of it, a member only their own seats').
+func (s *Rooms) RoomSeats(ctx context.Context, roomID int64) ([]RoomSeat, error) {
+	return selectRoomSeats(ctx, s.pool, roomID)
 }

@@ -200,15 +200,16 @@ func selectRoomPeople(ctx context.Context, q querier, mine, theirs *int64, userI
 	return p, nil
 }
 
-// selectRoomAccounts lists the accounts seated in a room.
-func selectRoomAccounts(ctx context.Context, q querier, roomID int64) ([]int64, error) {
-	rows, err := q.Query(ctx, `SELECT account_id FROM parties WHERE room_id = $1 AND account_id IS NOT NULL`, roomID)
+// selectRoomSeats lists the seats of a room that are an account's, with
+// their humans.
+func selectRoomSeats(ctx context.Context, q querier, roomID int64) ([]RoomSeat, error) {
+	rows, err := q.Query(ctx, `SELECT account_id, coalesce(owner_user_id, 0) FROM parties WHERE room_id = $1 AND account_id IS NOT NULL`, roomID)
 	if err != nil {
-		return nil, fmt.Errorf("selectRoomAccounts %d: %w", roomID, err)
+		return nil, fmt.Errorf("selectRoomSeats %d: %w", roomID, err)
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	seats, err := pgx.CollectRows(rows, pgx.RowToStructByPos[RoomSeat])
 	if err != nil {
-		return nil, fmt.Errorf("selectRoomAccounts %d: %w", roomID, err)
+		return nil, fmt.Errorf("selectRoomSeats %d: %w", roomID, err)
 	}
-	return ids, nil
+	return seats, nil
 }

@@ -142,7 +142,7 @@ func New(ctx context.Context, c Config) (*Dashboard, error) {
 		c.Now = time.Now
 	}
 	if c.Hub == nil {
-		c.Hub = NewHub(c.Rooms.RoomAccounts, c.Log)
+		c.Hub = NewHub(c.Rooms.RoomSeats, c.Log)
 	}
 	v, err := loadViews()
 	if err != nil {

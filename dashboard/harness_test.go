@@ -107,7 +107,7 @@ func setup(t *testing.T, tweaks ...func(*Config)) *bundle {
 		t.Fatal(err)
 	}
 	b.app.All("/dev-oidc/*", fiberhttp.Handler(h))
-	hub := NewHub(rooms.RoomAccounts, log)
+	hub := NewHub(rooms.RoomSeats, log)
 	go app.Listen(ctx, pool.Config().ConnConfig.Copy(), log, hub.Channels(app.RoomChanges)...)
 	cfg := Config{BaseURL: base, SessionKey: bytes.Repeat([]byte{5}, 32), Rooms: rooms, Accounts: b.accounts,
 		Hub: hub, Log: log, OIDC: OIDC{Issuer: issuer, ClientID: "dash", ClientSecret: "dash-secret"},

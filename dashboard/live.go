@@ -18,24 +18,39 @@ import (
 // fed by one LISTEN connection per process (app.Listen, app.RoomChanges), so a
 // change made by any process reaches every page.
 type Hub struct {
-	accountsOf func(ctx context.Context, roomID int64) ([]int64, error)
-	log        *slog.Logger
+	seatsOf func(ctx context.Context, roomID int64) ([]app.RoomSeat, error)
+	log     *slog.Logger
 
-	mu       sync.Mutex
-	rooms    map[int64]map[chan struct{}]struct{}
+	mu    sync.Mutex
+	rooms map[int64]map[chan struct{}]struct{}
+	// The lists: of every room of an account (its leads'), and of the
+	// rooms of an account whose seat a member answers for (a member's).
 	accounts map[int64]map[chan struct{}]struct{}
+	owned    map[ownSeat]map[chan struct{}]struct{}
 	// users are the streams of each signed-in person, woken when their
-	// access may have changed (AccessChanged).
-	users map[int64]map[chan struct{}]struct{}
+	// access may have changed (AccessChanged); everyone holds each stream's
+	// other channel, woken when anyone's may have (AccessChanged(0)).
+	users    map[int64]map[chan struct{}]struct{}
+	everyone map[chan struct{}]struct{}
 	// Changes not fanned out yet (pending, or all when too many piled
 	// up), and whether a goroutine is fanning them out.
 	pending  map[int64]struct{}
 	all      bool
 	draining bool
-	// seated are the two accounts of rooms whose both seats have one: a
-	// room's seats never change hands, so those are asked for once.
-	seated map[int64][2]int64
+	// seated are the two seats of rooms whose both seats are accounts': a
+	// seat's account never changes, so those are asked for once. Its human
+	// may leave it (nobody's then), always with a change of their access:
+	// AccessChanged forgets them all, and gen tells a lookup that began
+	// before not to keep what it read.
+	seated map[int64][2]app.RoomSeat
+	gen    uint64
+	// rechecks are the streams' checks after AccessChanged(0) under way,
+	// at most recheckAtOnce.
+	rechecks chan struct{}
 }
+
+// ownSeat is a member's seats of an account.
+type ownSeat struct{ account, user int64 }
 
 // maxSeated bounds Hub.seated; when full it starts afresh.
 const maxSeated = 100_000
@@ -44,12 +59,14 @@ const maxSeated = 100_000
 // page instead.
 const maxPending = 10_000
 
-// NewHub returns a hub; accountsOf says which accounts sit in a room (for
-// the pages that list an account's rooms).
-func NewHub(accountsOf func(ctx context.Context, roomID int64) ([]int64, error), log *slog.Logger) *Hub {
-	return &Hub{accountsOf: accountsOf, log: log, pending: map[int64]struct{}{}, seated: map[int64][2]int64{},
+// NewHub returns a hub; seatsOf says which accounts sit in a room, and
+// who answers for each seat (for the pages that list rooms).
+func NewHub(seatsOf func(ctx context.Context, roomID int64) ([]app.RoomSeat, error), log *slog.Logger) *Hub {
+	return &Hub{seatsOf: seatsOf, log: log, pending: map[int64]struct{}{}, seated: map[int64][2]app.RoomSeat{},
 		rooms: map[int64]map[chan struct{}]struct{}{}, accounts: map[int64]map[chan struct{}]struct{}{},
-		users: map[int64]map[chan struct{}]struct{}{}}
+		owned: map[ownSeat]map[chan struct{}]struct{}{},
+		users: map[int64]map[chan struct{}]struct{}{}, everyone: map[chan struct{}]struct{}{},
+		rechecks: make(chan struct{}, recheckAtOnce)}
 }
 
 // AccessChanged tells the streams of user userID (0: of everyone) that
@@ -58,16 +75,44 @@ func NewHub(accountsOf func(ctx context.Context, roomID int64) ([]int64, error),
 // Publish, it does not wait. It is called before the listener hands on
 // any room change committed after the access' change, so a stream never
 // tells of such a change first.
+//
+// For everyone (at a reconnection), each stream checks within a moment of
+// its own (recheckDelay), holding its page's changes until then: 10,000
+// pages asked at once made 20,000 statements in one burst.
 func (h *Hub) AccessChanged(userID int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.seated, h.gen = map[int64][2]app.RoomSeat{}, h.gen+1
 	if userID != 0 {
 		signal(h.users[userID])
 		return
 	}
-	for _, set := range h.users {
-		signal(set)
+	signal(h.everyone)
+}
+
+// recheckRate is how many streams a second check their access after
+// AccessChanged(0), up to recheckWithin: the checks of n streams are spread
+// over n/recheckRate seconds, at most recheckWithin. At most recheckAtOnce
+// run at once, so that they never hold more of the pool's connections
+// (50) than that, whatever the database's pace: the moves and the pages
+// keep the rest.
+const (
+	recheckRate   = 5000
+	recheckWithin = 2 * time.Second
+	recheckAtOnce = 8
+)
+
+// recheckDelay is when a stream checks its access after AccessChanged(0):
+// a moment drawn within the spread of the streams open.
+func (h *Hub) recheckDelay() time.Duration {
+	h.mu.Lock()
+	n := len(h.everyone)
+	h.mu.Unlock()
+	spread := min(time.Duration(n)*time.Second/recheckRate, recheckWithin)
+	if spread <= 0 {
+		return 0
 	}
+	return rand.N(spread)
 }
 
 // Channels are the listener's channels (app.Listen) that feed the live
@@ -95,7 +140,7 @@ func (h *Hub) Publish(roomID int64) {
 	switch {
 	case roomID == 0 || len(h.pending) >= maxPending:
 		h.all = true
-	case len(h.accounts) > 0:
+	case len(h.accounts) > 0 || len(h.owned) > 0:
 		h.pending[roomID] = struct{}{}
 	}
 	if roomID != 0 {
@@ -125,14 +170,16 @@ func (h *Hub) drain() {
 			for _, set := range h.accounts {
 				signal(set)
 			}
+			for _, set := range h.owned {
+				signal(set)
+			}
 			h.mu.Unlock()
 			continue
 		}
 		var unknown []int64 // rooms whose accounts are to be asked for
 		for id := range pending {
 			if seated, ok := h.seated[id]; ok {
-				signal(h.accounts[seated[0]])
-				signal(h.accounts[seated[1]])
+				h.signalSeats(seated[:])
 			} else {
 				unknown = append(unknown, id)
 			}
@@ -142,13 +189,24 @@ func (h *Hub) drain() {
 	}
 }
 
+// signalSeats wakes the lists that show a room of these seats: their
+// accounts' leads', and the members' who answer for one. h.mu is held.
+func (h *Hub) signalSeats(seats []app.RoomSeat) {
+	for _, st := range seats {
+		signal(h.accounts[st.Account])
+		if st.Owner != 0 {
+			signal(h.owned[ownSeat{st.Account, st.Owner}])
+		}
+	}
+}
+
 // lookups is how many queries for rooms' accounts the hub has running at
 // once: one at a time, 500 moves a second left the lists of the last
 // rooms changed a second behind.
 const lookups = 8
 
-// tellLists asks for the accounts seated in each room, `lookups` at a time,
-// and wakes their lists.
+// tellLists asks for the seats of each room, `lookups` at a time, and
+// wakes their lists.
 func (h *Hub) tellLists(rooms []int64) {
 	sem := make(chan struct{}, lookups)
 	var wg sync.WaitGroup
@@ -157,23 +215,24 @@ func (h *Hub) tellLists(rooms []int64) {
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
+			h.mu.Lock()
+			gen := h.gen
+			h.mu.Unlock()
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			ids, err := h.accountsOf(ctx, roomID)
+			seats, err := h.seatsOf(ctx, roomID)
 			cancel()
 			if err != nil {
-				h.log.Warn("live: accounts of a room", "room", roomID, "err", err)
+				h.log.Warn("live: seats of a room", "room", roomID, "err", err)
 			}
 			h.mu.Lock()
 			defer h.mu.Unlock()
-			if len(ids) == 2 {
+			if len(seats) == 2 && gen == h.gen {
 				if len(h.seated) >= maxSeated {
-					h.seated = map[int64][2]int64{}
+					h.seated = map[int64][2]app.RoomSeat{}
 				}
-				h.seated[roomID] = [2]int64{ids[0], ids[1]}
+				h.seated[roomID] = [2]app.RoomSeat{seats[0], seats[1]}
 			}
-			for _, a := range ids {
-				signal(h.accounts[a])
-			}
+			h.signalSeats(seats)
 		}()
 	}
 	wg.Wait()
@@ -189,19 +248,16 @@ func signal(set map[chan struct{}]struct{}) {
 	}
 }
 
-func (h *Hub) add(m map[int64]map[chan struct{}]struct{}, keys []int64) (chan struct{}, func()) {
-	ch := make(chan struct{}, 1)
-	h.mu.Lock()
+// add registers ch under each key of m; h.mu is held. The func it
+// returns takes it out again, with h.mu held.
+func add[K comparable](m map[K]map[chan struct{}]struct{}, keys []K, ch chan struct{}) func() {
 	for _, k := range keys {
 		if m[k] == nil {
 			m[k] = map[chan struct{}]struct{}{}
 		}
 		m[k][ch] = struct{}{}
 	}
-	h.mu.Unlock()
-	return ch, func() {
-		h.mu.Lock()
-		defer h.mu.Unlock()
+	return func() {
 		for _, k := range keys {
 			delete(m[k], ch)
 			if len(m[k]) == 0 {
@@ -211,17 +267,50 @@ func (h *Hub) add(m map[int64]map[chan struct{}]struct{}, keys []int64) (chan st
 	}
 }
 
-// watchRoom wakes ch when the room changes.
-func (h *Hub) watchRoom(roomID int64) (chan struct{}, func()) {
-	return h.add(h.rooms, []int64{roomID})
+// watch registers a new channel by each of adds, and returns it with the
+// func that takes it out.
+func (h *Hub) watch(adds ...func(ch chan struct{}) func()) (chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var removes []func()
+	for _, a := range adds {
+		removes = append(removes, a(ch))
+	}
+	return ch, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		for _, r := range removes {
+			r()
+		}
+	}
 }
 
-// watchAccounts wakes ch when a room of one of the accounts changes.
-func (h *Hub) watchAccounts(ids []int64) (chan struct{}, func()) { return h.add(h.accounts, ids) }
+// watchRoom wakes ch when the room changes.
+func (h *Hub) watchRoom(roomID int64) (chan struct{}, func()) {
+	return h.watch(func(ch chan struct{}) func() { return add(h.rooms, []int64{roomID}, ch) })
+}
 
-// watchUser wakes ch when the user's access may have changed.
-func (h *Hub) watchUser(userID int64) (chan struct{}, func()) {
-	return h.add(h.users, []int64{userID})
+// watchList wakes ch when a room a list shows changes: every room of the
+// accounts whole, the rooms of userID's own seats in the accounts own.
+func (h *Hub) watchList(userID int64, whole, own []int64) (chan struct{}, func()) {
+	mine := make([]ownSeat, len(own))
+	for i, a := range own {
+		mine[i] = ownSeat{a, userID}
+	}
+	return h.watch(func(ch chan struct{}) func() { return add(h.accounts, whole, ch) },
+		func(ch chan struct{}) func() { return add(h.owned, mine, ch) })
+}
+
+// watchUser wakes now when the user's access may have changed, and
+// anyone when everyone's may have (AccessChanged).
+func (h *Hub) watchUser(userID int64) (now, anyone chan struct{}, stop func()) {
+	now, stopNow := h.watch(func(ch chan struct{}) func() { return add(h.users, []int64{userID}, ch) })
+	anyone, stopAnyone := h.watch(func(ch chan struct{}) func() {
+		h.everyone[ch] = struct{}{}
+		return func() { delete(h.everyone, ch) }
+	})
+	return now, anyone, func() { stopNow(); stopAnyone() }
 }
 
 const (
@@ -261,7 +350,7 @@ func (d *Dashboard) stream(c *fiber.Ctx, ch chan struct{}, stop func(), acc *str
 	life := streamLife - rand.N(streamLife/3)
 	s := newLiveStream(d.ctx.Done(), ch, stop, life)
 	if acc != nil {
-		s.recheck, s.check = acc.recheck, acc.check
+		s.recheck, s.recheckAll, s.check, s.delay, s.slots = acc.recheck, acc.recheckAll, acc.check, d.hub.recheckDelay, d.hub.rechecks
 		if left := time.Until(acc.expires); left < life {
 			// The session ends first: so does the stream, saying so.
 			s.end.Reset(max(left, 0))
@@ -292,9 +381,15 @@ type liveStream struct {
 	// recheck wakes when the access of the stream's person may have
 	// changed (Hub.AccessChanged); check then says whether the stream goes
 	// on: ok, or end with last ("": without a word). Nil for a seat's
-	// stream.
-	recheck <-chan struct{}
-	check   func() (last string, ok bool)
+	// stream. recheckAll wakes when everyone's may have: the stream checks
+	// after delay, and until then tells of no change (it holds it).
+	recheck, recheckAll <-chan struct{}
+	check               func() (last string, ok bool)
+	delay               func() time.Duration
+	hold                *time.Timer
+	holding             <-chan time.Time // hold's, while a check is to come
+	held                bool             // a change came while holding
+	slots               chan struct{}    // Hub.rechecks
 }
 
 // Reconnecting: a stream asks to be opened again 1.5 s after it broke
@@ -329,19 +424,77 @@ func (s *liveStream) Read(p []byte) (int, error) {
 		case <-s.beat.C:
 			s.pending = ": beat\n\n"
 		case <-s.recheck:
-			s.pending, s.last = s.checked("")
+			s.pending, s.last = s.checked(s.release())
+		case <-s.recheckAll:
+			s.holdUntilChecked()
+		case <-s.holding:
+			s.holding = nil
+			if s.slots != nil {
+				select {
+				case s.slots <- struct{}{}:
+				case <-s.done:
+					return 0, io.EOF
+				}
+			}
+			s.pending, s.last = s.checked(s.release())
+			if s.slots != nil {
+				<-s.slots
+			}
 		case <-s.ch:
-			s.pending = "event: change\ndata: changed\n\n"
 			select {
 			case <-s.recheck: // heard before the change (AccessChanged)
-				s.pending, s.last = s.checked(s.pending)
+				s.held = true
+				s.pending, s.last = s.checked(s.release())
+				continue
 			default:
 			}
+			select {
+			case <-s.recheckAll: // heard before the change (AccessChanged(0))
+				s.holdUntilChecked()
+			default:
+			}
+			if s.holding != nil {
+				s.held = true
+				continue
+			}
+			s.pending = changeEvent
 		}
 	}
 	n := copy(p, s.pending)
 	s.pending = s.pending[n:]
 	return n, nil
+}
+
+const changeEvent = "event: change\ndata: changed\n\n"
+
+// holdUntilChecked holds the stream's changes until its access is checked,
+// after a delay of its own.
+func (s *liveStream) holdUntilChecked() {
+	if s.holding != nil {
+		return
+	}
+	d := s.delay()
+	if s.hold == nil {
+		s.hold = time.NewTimer(d)
+	} else {
+		s.hold.Reset(d)
+	}
+	s.holding = s.hold.C
+}
+
+// release ends a hold (a check is made now): the change it held, if one
+// came, is what to tell should the stream go on.
+func (s *liveStream) release() string {
+	if s.holding != nil {
+		s.hold.Stop()
+		s.holding = nil
+	}
+	held := s.held
+	s.held = false
+	if held {
+		return changeEvent
+	}
+	return ""
 }
 
 // checked is then if the stream goes on, else its last message.
@@ -358,6 +511,9 @@ func (s *liveStream) Close() error {
 	s.closed.Do(func() {
 		s.end.Stop()
 		s.beat.Stop()
+		if s.hold != nil {
+			s.hold.Stop()
+		}
 		s.stop()
 	})
 	return nil

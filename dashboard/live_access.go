@@ -24,8 +24,14 @@ import (
 // person's streams (Hub.AccessChanged), each of which checks again (two
 // statements) before it says anything more. A room change costs a stream
 // nothing more: the database is read per change of a person's access, not
-// per change of a room. A stream also ends when its session does (its
-// cookie's expiry). The page is told why, in its person's language, with
+// per change of a room. When everyone's access may have changed (the
+// listener reconnected, a notification may have been lost), each stream
+// checks in a turn of its own within a second or two, a few at once
+// (Hub.recheckDelay, recheckAtOnce), and tells of no change of its room
+// until it did. A rooms list follows what it shows for the person's role:
+// a lead's, every room of the account; a member's, the rooms of their own
+// seats (Hub.watchList); another role renews it. A stream also ends when
+// its session does (its cookie's expiry). The page is told why, in its person's language, with
 // what to do (goneEvent; app.js shows it, hides the page's live parts and
 // stops listening).
 
@@ -37,10 +43,10 @@ const (
 
 // streamAccess is what a signed-in person's stream checks, and when.
 type streamAccess struct {
-	recheck <-chan struct{}
-	check   func() (last string, ok bool)
-	expires time.Time // the session's end
-	gone    func(why string) string
+	recheck, recheckAll <-chan struct{}
+	check               func() (last string, ok bool)
+	expires             time.Time // the session's end
+	gone                func(why string) string
 }
 
 // accessCheck says why a person lost the page's access (goneRemoved), or
@@ -55,9 +61,9 @@ const accessRecheckWithin = 5 * time.Second
 // query: where signing in again leads back to) opened with a session
 // ending at expires; stop ends the watch.
 func (d *Dashboard) watchAccess(c *fiber.Ctx, u app.User, expires time.Time, page string, lost accessCheck) (acc *streamAccess, stop func()) {
-	recheck, stop := d.hub.watchUser(u.ID)
+	recheck, recheckAll, stop := d.hub.watchUser(u.ID)
 	prefs := []string{u.Language, u.OIDCLocale, strings.Clone(c.Get(fiber.HeaderAcceptLanguage))}
-	acc = &streamAccess{recheck: recheck, expires: expires}
+	acc = &streamAccess{recheck: recheck, recheckAll: recheckAll, expires: expires}
 	acc.gone = func(why string) string { return goneEvent(locale.NewPrinter(prefs...), why, page) }
 	acc.check = func() (string, bool) {
 		ctx, cancel := context.WithTimeout(d.ctx, accessRecheckWithin)
@@ -109,26 +115,45 @@ func (d *Dashboard) roomAccessLost(roomID int64) accessCheck {
 	}
 }
 
-// listAccessLost: the person is no longer in one of the accounts (of
-// ids, sorted) whose rooms the list shows; in another one too, the stream
-// is renewed, to watch its rooms.
-func (d *Dashboard) listAccessLost(ids []int64) accessCheck {
+// listScope is what a person's rooms list shows (app's roomScope): every
+// room of the accounts whole (sorted), the rooms of their own seats in
+// the accounts own (sorted).
+type listScope struct{ whole, own []int64 }
+
+// listScopeOf is the list's scope for memberships ms.
+func listScopeOf(ms []app.Membership) listScope {
+	sc := listScope{whole: []int64{}, own: []int64{}}
+	for _, m := range ms {
+		if app.May(m.Role, app.ActSeeRoom, app.Colleagues) {
+			sc.whole = append(sc.whole, m.AccountID)
+		} else if app.May(m.Role, app.ActSeeRoom, app.Mine) {
+			sc.own = append(sc.own, m.AccountID)
+		}
+	}
+	slices.Sort(sc.whole)
+	slices.Sort(sc.own)
+	return sc
+}
+
+// listAccessLost: the person is no longer in one of the accounts whose
+// rooms the list shows (sc); in another one too, or with another role in
+// one, the stream is renewed, to watch what the list shows now (a lead
+// demoted to member no longer hears of her colleagues' rooms).
+func (d *Dashboard) listAccessLost(sc listScope) accessCheck {
 	return func(ctx context.Context, userID int64) (string, bool, error) {
 		ms, err := d.accounts.Memberships(ctx, userID)
 		if err != nil {
 			return "", false, err
 		}
-		now := make([]int64, len(ms))
-		for i, m := range ms {
-			now[i] = m.AccountID
-		}
-		slices.Sort(now)
-		for _, id := range ids {
-			if _, found := slices.BinarySearch(now, id); !found {
+		now := listScopeOf(ms)
+		for _, id := range slices.Concat(sc.whole, sc.own) {
+			_, whole := slices.BinarySearch(now.whole, id)
+			_, own := slices.BinarySearch(now.own, id)
+			if !whole && !own {
 				return goneRemoved, false, nil
 			}
 		}
-		return "", !slices.Equal(now, ids), nil
+		return "", !slices.Equal(now.whole, sc.whole) || !slices.Equal(now.own, sc.own), nil
 	}
 }
 

@@ -25,7 +25,7 @@ import (
 func TestLiveStreamHearsAndLetsGo(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	hub := NewHub(func(context.Context, int64) ([]int64, error) { return nil, nil }, slog.New(slog.DiscardHandler))
+	hub := NewHub(func(context.Context, int64) ([]app.RoomSeat, error) { return nil, nil }, slog.New(slog.DiscardHandler))
 	d := &Dashboard{ctx: ctx, hub: hub}
 	a := fiber.New(fiber.Config{DisableStartupMessage: true})
 	a.Get("/rooms/:id/events", func(c *fiber.Ctx) error {
@@ -108,19 +108,19 @@ func TestHubTellsRoomPagesFirst(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
 	var asked sync.Map // room → times asked
-	hub := NewHub(func(_ context.Context, room int64) ([]int64, error) {
+	hub := NewHub(func(_ context.Context, room int64) ([]app.RoomSeat, error) {
 		n, _ := asked.LoadOrStore(room, new(atomic.Int32))
 		n.(*atomic.Int32).Add(1)
 		if room == 1 {
 			<-release // a slow query
 		}
-		return []int64{100 + room, 200 + room}, nil
+		return []app.RoomSeat{{Account: 100 + room}, {Account: 200 + room}}, nil
 	}, slog.New(slog.DiscardHandler))
 	page2, stop2 := hub.watchRoom(2)
 	defer stop2()
-	list1, stopList1 := hub.watchAccounts([]int64{101})
+	list1, stopList1 := hub.watchList(0, []int64{101}, nil)
 	defer stopList1()
-	list2, stopList2 := hub.watchAccounts([]int64{202})
+	list2, stopList2 := hub.watchList(0, []int64{202}, nil)
 	defer stopList2()
 	hub.Publish(1)
 	for { // the drain is in room 1's query
@@ -191,12 +191,12 @@ func TestLiveStreamAsksToBeRenewedAtOnce(t *testing.T) {
 // woke every page and list while no check was due yet.
 func TestHubHearsAccessBeforeChangesAtReconnect(t *testing.T) {
 	t.Parallel()
-	hub := NewHub(func(context.Context, int64) ([]int64, error) { return nil, nil }, slog.New(slog.DiscardHandler))
-	check, stopCheck := hub.watchUser(7)
+	hub := NewHub(func(context.Context, int64) ([]app.RoomSeat, error) { return nil, nil }, slog.New(slog.DiscardHandler))
+	_, check, stopCheck := hub.watchUser(7)
 	defer stopCheck()
 	page, stopPage := hub.watchRoom(9)
 	defer stopPage()
-	list, stopList := hub.watchAccounts([]int64{3})
+	list, stopList := hub.watchList(0, []int64{3}, nil)
 	defer stopList()
 	drained := func() { // Publish(0) drains on a goroutine of its own
 		for {

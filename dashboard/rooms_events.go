@@ -2,15 +2,15 @@ package dashboard
 
 import (
 	"context"
-	"slices"
 
 	"github.com/gofiber/fiber/v2"
 )
 
-// roomsEvents streams a "change" event whenever a room of one of the
-// user's accounts changes, for the rooms list to refresh itself (at most
+// roomsEvents streams a "change" event whenever a room the user's list
+// shows changes (every room of an account they lead, their own seats'
+// where they are a member), for the rooms list to refresh itself (at most
 // maxLiveStreams at once per person, with the rooms'), until they lose one
-// of the accounts (live_access.go); one more renews it.
+// of the accounts (live_access.go); one more, or another role, renews it.
 func (d *Dashboard) roomsEvents(c *fiber.Ctx) error {
 	u, s, err := d.streamSession(c)
 	if err != nil {
@@ -26,9 +26,9 @@ func (d *Dashboard) roomsEvents(c *fiber.Ctx) error {
 	// The access is watched before the accounts are read: a change heard
 	// between the two is checked again (against ids, read by then) before
 	// the stream says anything.
-	var ids []int64
+	var sc listScope
 	acc, unwatch := d.watchAccess(c, u, s.expires(), pageOf(c, "/", "state"), func(ctx context.Context, userID int64) (string, bool, error) {
-		return d.listAccessLost(ids)(ctx, userID)
+		return d.listAccessLost(sc)(ctx, userID)
 	})
 	ms, err := d.accounts.Memberships(c.UserContext(), u.ID)
 	if err != nil {
@@ -36,11 +36,7 @@ func (d *Dashboard) roomsEvents(c *fiber.Ctx) error {
 		release()
 		return d.failStream(c, err)
 	}
-	ids = make([]int64, len(ms))
-	for i, m := range ms {
-		ids[i] = m.AccountID
-	}
-	slices.Sort(ids)
-	ch, stop := d.hub.watchAccounts(ids)
+	sc = listScopeOf(ms)
+	ch, stop := d.hub.watchList(u.ID, sc.whole, sc.own)
 	return d.stream(c, ch, func() { stop(); unwatch(); release() }, acc)
 }

@@ -19,7 +19,7 @@ type Rooms interface {
 	PersonData(ctx context.Context, token string) (*app.PersonData, error)
 	DeleteAccount(ctx context.Context, actorID int64, slug, typed string) (app.DeletedAccount, error)
 	SeesRoom(ctx context.Context, userID, roomID int64) error
-	RoomAccounts(ctx context.Context, roomID int64) ([]int64, error)
+	RoomSeats(ctx context.Context, roomID int64) ([]app.RoomSeat, error)
 	DecideAsOwner(ctx context.Context, userID, roomID int64, confirmationID string, hashSeen negotiation.SubjectHash, accept bool) (*app.Decision, error)
 	// CancelForSeat ends a room for its side whose human left (owners).
 	CancelForSeat(ctx context.Context, userID, roomID int64, side negotiation.Side) (*app.Decision, error)

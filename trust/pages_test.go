@@ -32,7 +32,7 @@ func (s *stack) mountDashboard(log *slog.Logger, keys *receipt.Keyring, oauth bo
 		s.t.Fatal(err)
 	}
 	s.app.All("/dev-oidc/*", fiberhttp.Handler(h))
-	hub := dashboard.NewHub(s.rooms.RoomAccounts, log)
+	hub := dashboard.NewHub(s.rooms.RoomSeats, log)
 	go app.Listen(s.ctx, s.pool.Config().ConnConfig.Copy(), log, append(hub.Channels(app.RoomChanges), s.accounts.KeyChanges())...)
 	cfg := dashboard.Config{BaseURL: s.base, SessionKey: []byte(strings.Repeat("k", 32)),
 		Rooms: s.rooms, Accounts: s.accounts, Notifications: s.notes, Webhooks: s.hooks, Hub: hub, Log: log,

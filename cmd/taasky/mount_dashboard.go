@@ -36,7 +36,7 @@ func mountDashboard(ctx context.Context, a *fiber.App, d deps, door *oauthDoor) 
 	if err != nil {
 		return nil, err
 	}
-	hub := dashboard.NewHub(d.rooms.RoomAccounts, d.log.With("component", "live"))
+	hub := dashboard.NewHub(d.rooms.RoomSeats, d.log.With("component", "live"))
 	cfg := dashboard.Config{
 		BaseURL:    d.cfg.BaseURL,
 		MailFrom:   d.cfg.MailFrom(notify.DefaultFrom(d.cfg.BaseURL)),
