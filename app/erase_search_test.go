@@ -60,7 +60,7 @@ func newZed(t *testing.T) *zedWorld {
 	nb := setupNotify(t)
 	ctx := nb.ctx
 	z := &zedWorld{nb: nb, needles: map[string]string{"address": zedEmail, "name": zedName, "zone": zedZone}}
-	if err := nb.acc.UseTeams(TeamsConfig{River: nb.rooms.river, SealKey: bytes.Repeat([]byte{4}, 32), BaseURL: nb.rooms.baseURL}); err != nil {
+	if err := nb.acc.UseTeams(TeamsConfig{River: nb.rooms.river, SealKey: bytes.Repeat([]byte{4}, 32), BaseURL: nb.rooms.baseURL, RoomTokenKey: nb.rooms.tokenKey}); err != nil {
 		t.Fatal(err)
 	}
 	owner, err := nb.acc.UserByEmail(ctx, "alpha@example.test")
