@@ -87,7 +87,7 @@ func TestDeleteAccountInTheBackground(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := acc.UseTeams(TeamsConfig{River: rb.cfg.River, SealKey: make([]byte, 32), BaseURL: rb.cfg.BaseURL}); err != nil {
+	if err := acc.UseTeams(TeamsConfig{River: rb.cfg.River, SealKey: make([]byte, 32), BaseURL: rb.cfg.BaseURL, RoomTokenKey: rb.cfg.TokenKey}); err != nil {
 		t.Fatal(err)
 	}
 	inv, err := acc.Invite(ctx, owner.ID, "alpha", "new@example.test", MemberRoleMember)

@@ -60,7 +60,7 @@ func newZed(t *testing.T) *zedWorld {
 	nb := setupNotify(t)
 	ctx := nb.ctx
 	z := &zedWorld{nb: nb, needles: map[string]string{"address": zedEmail, "name": zedName, "zone": zedZone}}
-	if err := nb.acc.UseTeams(TeamsConfig{River: nb.rooms.river, SealKey: bytes.Repeat([]byte{4}, 32), BaseURL: nb.rooms.baseURL}); err != nil {
+	if err := nb.acc.UseTeams(TeamsConfig{River: nb.rooms.river, SealKey: bytes.Repeat([]byte{4}, 32), BaseURL: nb.rooms.baseURL, RoomTokenKey: nb.rooms.tokenKey}); err != nil {
 		t.Fatal(err)
 	}
 	owner, err := nb.acc.UserByEmail(ctx, "alpha@example.test")
@@ -254,43 +254,14 @@ func (z *zedWorld) endPersonRoom(t *testing.T) {
 func (z *zedWorld) found(t *testing.T) map[string][]string {
 	t.Helper()
 	ctx := z.nb.ctx
-	rows, _ := z.nb.pool.Query(ctx, `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`)
-	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil || len(tables) < 30 {
-		t.Fatalf("the tables: %v, %v", tables, err)
-	}
 	names := make([]string, 0, len(z.needles))
 	texts := make([]string, 0, len(z.needles))
 	for name, text := range z.needles {
 		names, texts = append(names, name), append(texts, strings.ToLower(text))
 	}
-	out := map[string][]string{}
-	for _, table := range tables {
-		// River's jobs are told apart by kind and state.
-		where := `''`
-		if table == "river_job" {
-			where = `t.kind || ' ' || t.state`
-		}
-		rows, _ := z.nb.pool.Query(ctx, `SELECT DISTINCT i, `+where+` FROM `+pgx.Identifier{table}.Sanitize()+` t, unnest($1::text[]) WITH ORDINALITY AS n(needle, i)
-			WHERE strpos(lower(t::text), needle) > 0 OR strpos(lower(t::text), encode(convert_to(needle, 'UTF8'), 'hex')) > 0`, texts)
-		type hit struct {
-			I    int64
-			What string
-		}
-		in, err := pgx.CollectRows(rows, pgx.RowToStructByPos[hit])
-		if err != nil {
-			t.Fatalf("search %s: %v", table, err)
-		}
-		for _, h := range in {
-			where := table
-			if h.What != "" {
-				where += " (" + h.What + ")"
-			}
-			out[names[h.I-1]] = append(out[names[h.I-1]], where)
-		}
-	}
+	out := tablesHolding(t, ctx, z.nb.pool, z.needles)
 	// A receipt is a JWS: its payload is searched decoded too.
-	rows, _ = z.nb.pool.Query(ctx, `SELECT jws FROM receipts`)
+	rows, _ := z.nb.pool.Query(ctx, `SELECT jws FROM receipts`)
 	jwss, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
 		t.Fatal(err)

@@ -140,7 +140,7 @@ func (n *Notifications) Invitation(ctx context.Context, d jobs.Delivery, a jobs.
 		return nil, err
 	}
 	err = pgx.BeginTxFunc(ctx, n.pool, readOnly, func(tx pgx.Tx) error {
-		if refused, err := selectInviteRefused(ctx, tx, emailHash(a.To)); err != nil {
+		if refused, err := selectInviteRefused(ctx, tx, emailHashes(n.rooms.emailKey, a.To)); err != nil {
 			return err
 		} else if refused {
 			return jobs.Skip("the address refused invitations from Taasky")

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -190,4 +191,9 @@ func TestInvitationRechecks(t *testing.T) {
 	}
 	_, err = svc.Invitation(rb.ctx, d3, a3)
 	skipped(err, "refused invitations")
+	// The refusal keeps a keyed hash of the address, which the database
+	// alone cannot test an address against: no plain SHA-256 of it.
+	if held := tablesHolding(t, rb.ctx, rb.pool, map[string]string{"plain hash": hex.EncodeToString(plainEmailHash("pat@example.test"))}); len(held) > 0 {
+		t.Errorf("the database holds the refusing address's plain SHA-256: %v", held)
+	}
 }

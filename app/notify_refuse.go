@@ -11,7 +11,8 @@ import (
 // A person invited by email who has no account can refuse every further
 // invitation to their address: the invitation mail carries a link (and
 // List-Unsubscribe) to /refuse/{token}, whose token is the address signed
-// with the server's key. The refusal keeps only a hash of the address.
+// with the server's key. The refusal keeps only a keyed hash of the
+// address (emailHash).
 
 const refusePrefix = "ri_"
 
@@ -42,8 +43,8 @@ func refuseInvitationsURL(key []byte, baseURL, address string) string {
 var errInviteRefused = refuse(ErrConflict, "error.refuse10_address_refused", "email: this address does not accept invitations from Taasky")
 
 // checkInviteRefused refuses an invitation to an address that refused them.
-func checkInviteRefused(ctx context.Context, q querier, email string) error {
-	refused, err := selectInviteRefused(ctx, q, emailHash(email))
+func checkInviteRefused(ctx context.Context, q querier, emailKey []byte, email string) error {
+	refused, err := selectInviteRefused(ctx, q, emailHashes(emailKey, email))
 	if err != nil {
 		return err
 	}
@@ -70,13 +71,8 @@ func (n *Notifications) RefuseInvitations(ctx context.Context, token string) (st
 	if !ok {
 		return "", refuse(ErrNotFound, "error.link_not_valid", "this link is not valid")
 	}
-	if err := insertInviteRefusal(ctx, n.pool, emailHash(email), n.now()); err != nil {
+	if err := insertInviteRefusal(ctx, n.pool, emailHash(n.rooms.emailKey, email), n.now()); err != nil {
 		return "", err
 	}
 	return email, nil
-}
-
-func emailHash(email string) []byte {
-	h := sha256.Sum256([]byte(strings.ToLower(email)))
-	return h[:]
 }

@@ -161,7 +161,7 @@ func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Loc
 			inv.TimeZone = s.zoneOf(zone)
 		}
 		if r.State == negotiation.StateDraft {
-			invited, err := selectInviteEmail(ctx, tx, roomID)
+			invited, err := selectInviteEmail(ctx, tx, s.emailKey, roomID)
 			if err != nil {
 				return err
 			}
@@ -250,7 +250,7 @@ func (s *Rooms) AnswerInvitation(ctx context.Context, code string, ans PersonAns
 			}
 		} else {
 			// They received the invitation there: their news goes there too.
-			if invited, err := selectInviteEmail(ctx, tx, roomID); err != nil {
+			if invited, err := selectInviteEmail(ctx, tx, s.emailKey, roomID); err != nil {
 				return err
 			} else if invited != "" {
 				email = &invited

@@ -31,6 +31,7 @@ type Rooms struct {
 	river        *river.Client[pgx.Tx]
 	limitsKey    cipher.AEAD // seals the parties' limits (and invitation codes in jobs) at rest
 	tokenKey     []byte
+	emailKey     []byte // keys the hashes kept of addresses (emailHash), derived from tokenKey
 	baseURL      string
 	now          func() time.Time
 	pace         negotiation.Pace
@@ -122,7 +123,7 @@ func NewRooms(c RoomsConfig) (*Rooms, error) {
 	if c.Accounts != nil {
 		keys = c.Accounts.keys
 	}
-	r := &Rooms{pool: c.Pool, keys: keys, log: c.Log, river: c.River, limitsKey: aead, tokenKey: c.TokenKey, baseURL: c.BaseURL, now: c.Now, pace: c.Pace,
+	r := &Rooms{pool: c.Pool, keys: keys, log: c.Log, river: c.River, limitsKey: aead, tokenKey: c.TokenKey, emailKey: emailKeyOf(c.TokenKey), baseURL: c.BaseURL, now: c.Now, pace: c.Pace,
 		inviteCap: c.InviteEmailDailyCap, openCap: c.OpenRoomsPerAccount, oneTapKept: c.OneTapKept, announcer: newAnnouncer(c.Pool, c.Log), receipts: c.Receipts,
 		schemas: newSchemaCache(schemasKept), logCache: newLogCache(logCacheSize), views: gencache.New[string, *keptView](viewsKept)}
 	r.waiters.agentCap, r.waiters.accountCap = c.WaitsPerAgent, c.WaitsPerAccount

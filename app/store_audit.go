@@ -60,18 +60,18 @@ func selectAudit(ctx context.Context, q querier, accountID, before int64, limit 
 	return out, nil
 }
 
-// countSignupsSince counts the accounts the person with this address
-// created since t (the sign-up cap, from signups: kept when accounts are
+// countSignupsSince counts the accounts the person whose address has these
+// hashes (emailHashes) created since t (the sign-up cap, from signups: kept when accounts are
 // deleted), after locking the user's row so that concurrent sign-ups count
 // each other; and the first of them.
-func countSignupsSince(ctx context.Context, q querier, userID int64, email string, since time.Time) (int, time.Time, error) {
+func countSignupsSince(ctx context.Context, q querier, userID int64, hashes [][]byte, since time.Time) (int, time.Time, error) {
 	if _, err := q.Exec(ctx, `SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, userID); err != nil {
 		return 0, time.Time{}, fmt.Errorf("countSignupsSince %d: %w", userID, err)
 	}
 	var n int
 	var first *time.Time
-	err := q.QueryRow(ctx, `SELECT count(*), min(at) FROM signups WHERE email_hash = $1 AND at > $2`,
-		emailHash(email), since).Scan(&n, &first)
+	err := q.QueryRow(ctx, `SELECT count(*), min(at) FROM signups WHERE email_hash = ANY($1) AND at > $2`,
+		hashes, since).Scan(&n, &first)
 	if err != nil {
 		return 0, time.Time{}, fmt.Errorf("countSignupsSince %d: %w", userID, err)
 	}
@@ -83,9 +83,9 @@ func countSignupsSince(ctx context.Context, q querier, userID int64, email strin
 
 // insertSignup records a sign-up of the person with this address at at,
 // and forgets every sign-up older than a day.
-func insertSignup(ctx context.Context, q querier, email string, at time.Time) error {
+func insertSignup(ctx context.Context, q querier, hash []byte, at time.Time) error {
 	_, err := q.Exec(ctx, `WITH old AS (DELETE FROM signups WHERE at <= $2::timestamptz - interval '24 hours')
-		INSERT INTO signups (email_hash, at) VALUES ($1, $2)`, emailHash(email), at)
+		INSERT INTO signups (email_hash, at) VALUES ($1, $2)`, hash, at)
 	if err != nil {
 		return fmt.Errorf("insertSignup: %w", err)
 	}

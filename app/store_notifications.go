@@ -300,11 +300,11 @@ func insertInviteRefusal(ctx context.Context, q querier, hash []byte, at time.Ti
 	return nil
 }
 
-// selectInviteRefused reports whether the address (its hash) refused
-// invitations.
-func selectInviteRefused(ctx context.Context, q querier, hash []byte) (bool, error) {
+// selectInviteRefused reports whether the address (one of its hashes,
+// emailHashes) refused invitations.
+func selectInviteRefused(ctx context.Context, q querier, hashes [][]byte) (bool, error) {
 	var refused bool
-	if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM invite_refusals WHERE email_hash = $1)`, hash).Scan(&refused); err != nil {
+	if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM invite_refusals WHERE email_hash = ANY($1))`, hashes).Scan(&refused); err != nil {
 		return false, fmt.Errorf("selectInviteRefused: %w", err)
 	}
 	return refused, nil

@@ -327,16 +327,16 @@ func selectRoomInviteEmail(ctx context.Context, q querier, roomID int64) (string
 
 // selectInviteEmail is the address the room's invitation was emailed to
 // (negotiation_open's invite_email), unless that address refused
-// invitations: "" for none.
-func selectInviteEmail(ctx context.Context, q querier, roomID int64) (string, error) {
-	var email string
-	err := q.QueryRow(ctx, `SELECT coalesce(r.invite_email, '') FROM rooms r WHERE r.id = $1
-		AND NOT EXISTS (SELECT 1 FROM invite_refusals f WHERE f.email_hash = sha256(convert_to(r.invite_email, 'UTF8')))`, roomID).Scan(&email)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", nil
+// invitations (its hashes, emailHashes of key): "" for none. A room
+// whose invitation was emailed costs a second statement: the refusals
+// keep keyed hashes, which SQL cannot compute.
+func selectInviteEmail(ctx context.Context, q querier, key []byte, roomID int64) (string, error) {
+	email, err := selectRoomInviteEmail(ctx, q, roomID)
+	if err != nil || email == "" {
+		return "", err
 	}
-	if err != nil {
-		return "", fmt.Errorf("selectInviteEmail %d: %w", roomID, err)
+	if refused, err := selectInviteRefused(ctx, q, emailHashes(key, email)); err != nil || refused {
+		return "", err
 	}
 	return email, nil
 }

@@ -71,7 +71,12 @@ type TeamsConfig struct {
 	// invitation from Taasky (Notifications.RefuseInvitationsURL); nil:
 	// the mail has no such link (the refusals still hold).
 	UnsubscribeKey []byte
-	Now            func() time.Time // nil: time.Now
+	// RoomTokenKey is RoomsConfig's TokenKey: the hashes kept of the
+	// addresses that refused invitations and of the sign-ups are keyed
+	// with a key derived from it (emailHash), as the rooms' and the
+	// notifications' are.
+	RoomTokenKey []byte
+	Now          func() time.Time // nil: time.Now
 }
 
 // teams is TeamsConfig, ready.
@@ -82,6 +87,7 @@ type teams struct {
 	signupCap int
 	inviteCap int
 	unsubKey  []byte
+	emailKey  []byte
 }
 
 // UseTeams turns on sign-up and invitations (cmd/taasky does, once the
@@ -89,6 +95,9 @@ type teams struct {
 func (a *Accounts) UseTeams(c TeamsConfig) error {
 	if c.River == nil {
 		return errors.New("teams: River is required")
+	}
+	if len(c.RoomTokenKey) < 32 {
+		return errors.New("teams: room token key: at least 32 bytes")
 	}
 	block, err := aes.NewCipher(c.SealKey)
 	if err != nil || len(c.SealKey) != 32 {
@@ -102,7 +111,7 @@ func (a *Accounts) UseTeams(c TeamsConfig) error {
 		a.now = c.Now
 	}
 	a.teams = &teams{river: c.River, seal: aead, baseURL: c.BaseURL, signupCap: c.SignupDailyCap, inviteCap: c.InviteDailyCap,
-		unsubKey: c.UnsubscribeKey}
+		unsubKey: c.UnsubscribeKey, emailKey: emailKeyOf(c.RoomTokenKey)}
 	return nil
 }
 

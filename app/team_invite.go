@@ -119,7 +119,7 @@ func (a *Accounts) Invite(ctx context.Context, actorID int64, slug, email string
 		} else if member {
 			return refuse(ErrConflict, "error.already_member", "email: %s is already a member of %s", email, slug)
 		}
-		if err := checkInviteRefused(ctx, tx, email); err != nil {
+		if err := checkInviteRefused(ctx, tx, a.teams.emailKey, email); err != nil {
 			return err
 		}
 		now := a.now()
@@ -168,7 +168,7 @@ func (a *Accounts) ResendInvitation(ctx context.Context, actorID int64, slug str
 		return err
 	}
 	err := a.onInvitation(ctx, actorID, slug, id, func(tx pgx.Tx, inv MemberInvitation, now time.Time) error {
-		if err := checkInviteRefused(ctx, tx, inv.Email); err != nil {
+		if err := checkInviteRefused(ctx, tx, a.teams.emailKey, inv.Email); err != nil {
 			return err
 		}
 		if err := a.checkMemberInviteCap(ctx, tx, inv.AccountID, now); err != nil {
@@ -373,7 +373,7 @@ func (a *Accounts) MemberInviteMail(ctx context.Context, args jobs.MemberInviteA
 	if inv.ID != args.InvitationID || inv.Status(now) != InvitationPending {
 		return nil, jobs.Skip("the invitation is " + string(inv.Status(now)))
 	}
-	if refused, err := selectInviteRefused(ctx, a.pool, emailHash(inv.Email)); err != nil {
+	if refused, err := selectInviteRefused(ctx, a.pool, emailHashes(a.teams.emailKey, inv.Email)); err != nil {
 		return nil, err
 	} else if refused {
 		return nil, jobs.Skip("the address refused invitations from Taasky")

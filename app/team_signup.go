@@ -127,7 +127,7 @@ func (a *Accounts) SignUp(ctx context.Context, userID int64, name, slug string) 
 		}
 		now := a.now()
 		if cap := a.teams.signupCap; cap > 0 {
-			n, first, err := countSignupsSince(ctx, tx, userID, u.Email, now.Add(-24*time.Hour))
+			n, first, err := countSignupsSince(ctx, tx, userID, emailHashes(a.teams.emailKey, u.Email), now.Add(-24*time.Hour))
 			if err != nil {
 				return err
 			}
@@ -144,7 +144,7 @@ func (a *Accounts) SignUp(ctx context.Context, userID int64, name, slug string) 
 		if err := insertMembership(ctx, tx, acct.ID, userID, MemberRoleOwner); err != nil {
 			return err
 		}
-		if err := insertSignup(ctx, tx, u.Email, now); err != nil {
+		if err := insertSignup(ctx, tx, emailHash(a.teams.emailKey, u.Email), now); err != nil {
 			return err
 		}
 		return insertAudit(ctx, tx, acct.ID, userID, AuditAccountCreated, now, map[string]string{"slug": slug, "name": name})

@@ -46,7 +46,7 @@ func setupTeams(t *testing.T, signupCap, inviteCap int) *teamBundle {
 	now := func() time.Time { return time.Unix(0, clock.Load()).UTC() }
 	accounts := app.NewAccounts(pool)
 	if err := accounts.UseTeams(app.TeamsConfig{River: rc, SealKey: bytes.Repeat([]byte{4}, 32), BaseURL: "https://taasky.example",
-		SignupDailyCap: signupCap, InviteDailyCap: inviteCap, Now: now}); err != nil {
+		SignupDailyCap: signupCap, InviteDailyCap: inviteCap, Now: now, RoomTokenKey: bytes.Repeat([]byte{9}, 32)}); err != nil {
 		t.Fatal(err)
 	}
 	rooms, err := app.NewRooms(app.RoomsConfig{Pool: pool, River: rc, LimitsKey: bytes.Repeat([]byte{7}, 32),
@@ -156,6 +156,14 @@ func TestSignUp(t *testing.T) {
 	}
 	if m, err := tb.accounts.Membership(tb.ctx, ann.ID, "alpha-studio"); err != nil || m.Role != app.MemberRoleOwner || acct.Name != "Alpha Studio" {
 		t.Fatalf("the new account's owner: %+v %v", m, err)
+	}
+	// The sign-up is kept as a keyed hash of the address, not its plain
+	// SHA-256, which anyone holding the database could test addresses
+	// against.
+	var signups, plain int
+	if err := tb.pool.QueryRow(tb.ctx, `SELECT count(*), count(*) FILTER (WHERE email_hash = sha256(convert_to('ann@example.test', 'UTF8')))
+		FROM signups`).Scan(&signups, &plain); err != nil || signups != 1 || plain != 0 {
+		t.Fatalf("signups: %d, %d of them a plain SHA-256 of the address (%v); want 1, 0", signups, plain, err)
 	}
 	// The same form sent again (a double click) is answered with the
 	// account it made, and counts once against the cap (see below).

@@ -81,7 +81,7 @@ func setup(t *testing.T, tweaks ...func(*Config)) *bundle {
 	t.Cleanup(rooms.Close) // before the pool closes: the last changes are announced
 	b := &bundle{t: t, ctx: ctx, pool: pool, rooms: rooms, accounts: app.NewAccounts(pool), base: base, river: rc}
 	if err := b.accounts.UseTeams(app.TeamsConfig{River: rc, SealKey: bytes.Repeat([]byte{4}, 32), BaseURL: base,
-		UnsubscribeKey: bytes.Repeat([]byte{3}, 32)}); err != nil {
+		UnsubscribeKey: bytes.Repeat([]byte{3}, 32), RoomTokenKey: bytes.Repeat([]byte{9}, 32)}); err != nil {
 		t.Fatal(err)
 	}
 	b.notify, err = app.NewNotifications(app.NotificationsConfig{Pool: pool, River: rc, Rooms: rooms,

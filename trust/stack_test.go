@@ -149,7 +149,8 @@ func newStack(t testing.TB, c stackConfig) *stack {
 			t.Fatal(err)
 		}
 	}
-	if err := s.accounts.UseTeams(app.TeamsConfig{River: s.river, SealKey: bytes.Repeat([]byte{4}, 32), BaseURL: s.base, Now: c.now}); err != nil {
+	if err := s.accounts.UseTeams(app.TeamsConfig{River: s.river, SealKey: bytes.Repeat([]byte{4}, 32), BaseURL: s.base, Now: c.now,
+		RoomTokenKey: bytes.Repeat([]byte{2}, 32)}); err != nil {
 		t.Fatal(err)
 	}
 	s.rooms, err = app.NewRooms(app.RoomsConfig{Pool: pool, River: s.river, LimitsKey: bytes.Repeat([]byte{1}, 32),

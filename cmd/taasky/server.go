@@ -50,6 +50,13 @@ func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, w
 			pool.Close()
 			return nil, err
 		}
+		// The hashes of addresses a build before kept plain.
+		if n, err := app.KeyEmailHashes(ctx, pool, cfg.Key("room-tokens")); err != nil {
+			pool.Close()
+			return nil, err
+		} else if n > 0 {
+			log.Info("the hashes of addresses are keyed", "rows", n)
+		}
 	}
 	d := deps{
 		cfg:      cfg,
@@ -70,7 +77,7 @@ func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, w
 	d.river = client
 	if err = d.accounts.UseTeams(app.TeamsConfig{River: client, SealKey: cfg.Key("member-invites"), BaseURL: cfg.BaseURL,
 		SignupDailyCap: cfg.Abuse.SignupDailyCap, InviteDailyCap: cfg.Mail.InviteDailyCap,
-		UnsubscribeKey: cfg.Key("unsubscribe")}); err != nil {
+		UnsubscribeKey: cfg.Key("unsubscribe"), RoomTokenKey: cfg.Key("room-tokens")}); err != nil {
 		pool.Close()
 		return nil, err
 	}
