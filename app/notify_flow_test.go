@@ -796,3 +796,35 @@ func TestAPersonWithoutAnAccountInTheReadersWords(t *testing.T) {
 		t.Errorf("the person is not named in French:\n%s", said)
 	}
 }
+
+// TestPushServiceAwayKeepsTheDevice: a push service answering 503 (down
+// for a while) has the push retried, not the device forgotten: the push
+// arrives once the service is back, once, and the device stays subscribed;
+// the delivery log says sent, after the failed attempts.
+func TestPushServiceAwayKeepsTheDevice(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	nb.subscribe(t, "alpha@example.test", "phone")
+	nb.push.Unavailable(2)
+	if n, err := nb.svc.SendTestPush(nb.ctx, nb.a.OwnerUserID, 0); err != nil || n != 1 {
+		t.Fatalf("test push: %d %v", n, err)
+	}
+	got := nb.push.Wait(t, 1, 10*time.Second)
+	if got[0].Device != "phone" || nb.push.Refused() != 2 {
+		t.Fatalf("pushed to %s after %d refusals", got[0].Device, nb.push.Refused())
+	}
+	for end := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		subs, _ := nb.svc.PushSubscriptions(nb.ctx, nb.a.OwnerUserID)
+		log := nb.log(t, "alpha@example.test")
+		if len(subs) == 1 && subs[0].LastSentAt != nil && len(log) == 1 && log[0].Status == jobs.StatusSent && log[0].Attempts == 3 {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("subscriptions %+v; log %+v", subs, log)
+		}
+	}
+	nb.settle(t)
+	if n := len(nb.push.Pushes()); n != 1 {
+		t.Fatalf("%d pushes, want 1", n)
+	}
+}

@@ -146,7 +146,13 @@ func (n *Notifications) Record(ctx context.Context, d jobs.Delivery, o jobs.Outc
 // transaction. The room is announced, so that live pages and waiting
 // reads see it.
 func (n *Notifications) noteUndelivered(ctx context.Context, d jobs.Delivery, o jobs.Outcome, now time.Time) error {
-	if o.Status != jobs.StatusFailed || d.Channel != jobs.ChannelEmail || d.RoomID == 0 || d.UserID == 0 {
+	if d.Channel != jobs.ChannelEmail || d.RoomID == 0 || d.UserID == 0 {
+		return nil
+	}
+	if o.Status == jobs.StatusRetrying || o.Status == jobs.StatusSent {
+		return n.noteDelayed(ctx, d, o, now)
+	}
+	if o.Status != jobs.StatusFailed {
 		return nil
 	}
 	conf := ""
@@ -188,6 +194,38 @@ func (n *Notifications) noteUndelivered(ctx context.Context, d jobs.Delivery, o 
 		return fmt.Errorf("note undelivered: %w", err)
 	}
 	if noted {
+		n.rooms.announcer.add([]int64{d.RoomID})
+	}
+	return nil
+}
+
+// noteDelayed tells the seat that the email asking its human to confirm
+// (the request, or a reminder of it) has not gone out yet: an attempt
+// failed and River will try again (the mail server away, or answering
+// "not now"). Until then the seat's view says so (UndeliveredView.Retrying)
+// instead of "they were notified", to its agent and human, and the room is
+// announced; the first email about that confirmation the server accepts
+// takes it back. A delay sends no webhook (mail.undelivered is a refusal
+// for good). Only the email's worker pays for it: a delay is written once
+// per confirmation, and a sent email looks for one only after a failed
+// attempt of its own (Attempt > 1) or when it is a reminder (which may
+// follow a request that is still being retried).
+func (n *Notifications) noteDelayed(ctx context.Context, d jobs.Delivery, o jobs.Outcome, now time.Time) error {
+	if (d.Topic != jobs.TopicRequest && d.Topic != jobs.TopicReminder) || d.ConfirmationID == "" {
+		return nil
+	}
+	var changed bool
+	var err error
+	switch {
+	case o.Status == jobs.StatusRetrying:
+		changed, err = markRequestDelayed(ctx, n.pool, d.RoomID, d.Side, d.ConfirmationID, now)
+	case d.Attempt > 1 || d.Topic == jobs.TopicReminder:
+		changed, err = clearRequestDelayed(ctx, n.pool, d.RoomID, d.Side, d.ConfirmationID)
+	}
+	if err != nil {
+		return fmt.Errorf("note a delayed email: %w", err)
+	}
+	if changed {
 		n.rooms.announcer.add([]int64{d.RoomID})
 	}
 	return nil

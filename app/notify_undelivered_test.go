@@ -229,3 +229,113 @@ func TestRefusedRequestIsAWebhook(t *testing.T) {
 		t.Fatalf("alpha's endpoint got %d requests, want 1", n)
 	}
 }
+
+// TestDelayedRequestIsToldUntilSent: while the email asking alpha's human
+// to confirm fails attempts that River retries (the mail server away),
+// alpha's view says it has not gone out yet, never "they were notified",
+// and a read waiting on the room is woken by it; the email the server then
+// accepts takes it back; a delay after a refusal for good leaves the
+// refusal; beta's view never says any of it; the delay is written once.
+func TestDelayedRequestIsToldUntilSent(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	svc, err := NewNotifications(NotificationsConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: rb.rooms,
+		UnsubscribeKey: bytes.Repeat([]byte{5}, 32), BaseURL: rb.rooms.baseURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lctx, stop := context.WithCancel(rb.ctx)
+	defer stop()
+	go Listen(lctx, rb.pool.Config().ConnConfig.Copy(), slog.New(slog.DiscardHandler), rb.rooms.RoomChanges(nil))
+	ta, tb := rb.openJoined(t, OpenInput{}, "")
+	cv, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.a, ta, negotiation.VerdictCancel, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	roomID := mustRoomID(t, rb, ta)
+	d := jobs.Delivery{Notice: jobs.Notice{Topic: jobs.TopicRequest, RoomID: roomID, Side: negotiation.SideA, UserID: rb.a.OwnerUserID,
+		ConfirmationID: cv.ID}, JobID: 1, Attempt: 1, Channel: jobs.ChannelEmail}
+	away := jobs.Outcome{Status: jobs.StatusRetrying, Recipient: "alpha@example.test", Detail: "smtp: dial: connect: connection refused"}
+	seq := func() (n int64) {
+		t.Helper()
+		if err := rb.pool.QueryRow(rb.ctx, `SELECT xmin::text::bigint FROM rooms WHERE id = $1`, roomID).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	theirs := func() {
+		t.Helper()
+		v, err := rb.rooms.Read(rb.ctx, rb.b, tb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(v.Undelivered) > 0 || strings.Contains(v.Next.Say, "gone out") {
+			t.Fatalf("beta's view tells of alpha's mail: %+v, %q", v.Undelivered, v.Next.Say)
+		}
+	}
+
+	if v := mustRead(t, rb, ta); len(v.Undelivered) > 0 || !strings.Contains(v.Next.Say, "they were notified") {
+		t.Fatalf("before any attempt: %+v, %q", v.Undelivered, v.Next.Say)
+	}
+	for !rb.rooms.waiters.listening.Load() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	done := make(chan *View, 1)
+	go func() {
+		v, err := rb.rooms.ReadWait(rb.ctx, rb.a, ta, MaxWait)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- v
+	}()
+	for !rb.waitsOn(ta) {
+		time.Sleep(time.Millisecond)
+	}
+	if err := svc.Record(rb.ctx, d, away); err != nil {
+		t.Fatal(err)
+	}
+	var waited *View
+	select {
+	case waited = <-done:
+	case <-time.After(MaxWait / 2):
+		t.Fatal("the delay did not end the waiting read")
+	}
+	for _, v := range []*View{waited, mustRead(t, rb, ta)} {
+		if v == nil || len(v.Undelivered) != 1 || !v.Undelivered[0].Retrying || v.Undelivered[0].ConfirmationID != cv.ID ||
+			!strings.Contains(v.Next.Say, "has not gone out yet") || strings.Contains(v.Next.Say, "they were notified") ||
+			strings.Contains(v.Next.Say, "could not be delivered") {
+			t.Fatalf("while the mail is retried: %+v", v)
+		}
+	}
+	theirs()
+	written := seq()
+	d.Attempt = 2
+	if err := svc.Record(rb.ctx, d, away); err != nil {
+		t.Fatal(err)
+	}
+	if seq() != written {
+		t.Fatal("a second failed attempt wrote the delay again")
+	}
+
+	d.Attempt = 3
+	if err := svc.Record(rb.ctx, d, jobs.Outcome{Status: jobs.StatusSent, Recipient: "alpha@example.test"}); err != nil {
+		t.Fatal(err)
+	}
+	if v := mustRead(t, rb, ta); len(v.Undelivered) > 0 || !strings.Contains(v.Next.Say, "they were notified") {
+		t.Fatalf("once sent: %+v, %q", v.Undelivered, v.Next.Say)
+	}
+
+	// Refused for good, then a reminder's attempt fails: still refused.
+	d.Attempt = 1
+	if err := svc.Record(rb.ctx, d, jobs.Outcome{Status: jobs.StatusFailed, Recipient: "alpha@example.test", Detail: "550 no such user"}); err != nil {
+		t.Fatal(err)
+	}
+	d.Topic, d.JobID = jobs.TopicReminder, 2
+	if err := svc.Record(rb.ctx, d, away); err != nil {
+		t.Fatal(err)
+	}
+	if v := mustRead(t, rb, ta); len(v.Undelivered) != 1 || v.Undelivered[0].Retrying || !strings.Contains(v.Next.Say, "could not be delivered") {
+		t.Fatalf("a delay after the refusal: %+v, %q", v.Undelivered, v.Next.Say)
+	}
+	theirs()
+}

@@ -84,9 +84,14 @@ func (v *View) Rendered(render func(*View) ([]byte, error)) ([]byte, error) {
 }
 
 // UndeliveredView is one email the mail server refused for good (a 5xx,
-// or every attempt used up).
+// or every attempt used up), or, Retrying, a request to confirm that has
+// not gone out yet because an attempt failed and is being retried.
 type UndeliveredView struct {
 	What string `json:"what"` // UndeliveredInvitation or UndeliveredRequest
+	// Retrying: the request's email has not gone out yet; Taasky keeps
+	// trying (the mail server away, or answering "not now"). At is when an
+	// attempt first failed.
+	Retrying bool `json:"retrying,omitempty"`
 	// To is the invitation's address: the one this side gave (nothing of a
 	// request's: its human's address is not the agent's to learn).
 	To             string `json:"to,omitempty"`
@@ -107,8 +112,9 @@ const (
 type undeliveredRow struct {
 	Invite  *time.Time `json:"invite"`
 	Request *struct {
-		ID string    `json:"id"`
-		At time.Time `json:"at"`
+		ID       string    `json:"id"`
+		At       time.Time `json:"at"`
+		Retrying bool      `json:"retrying"` // markRequestDelayed's
 	} `json:"request"`
 }
 
@@ -134,7 +140,8 @@ func undeliveredOf(row *roomRow, r *negotiation.Room, side negotiation.Side) []U
 	}
 	if q := u.Request; q != nil {
 		if c := r.PendingFor(side); c != nil && c.ID == q.ID {
-			out = append(out, UndeliveredView{What: UndeliveredRequest, ConfirmationID: q.ID, At: q.At.UTC().Format(timeLayout), When: q.At})
+			out = append(out, UndeliveredView{What: UndeliveredRequest, Retrying: q.Retrying, ConfirmationID: q.ID,
+				At: q.At.UTC().Format(timeLayout), When: q.At})
 		}
 	}
 	return out
@@ -148,7 +155,7 @@ func undeliveredNext(us []UndeliveredView) negotiation.Undelivered {
 		case UndeliveredInvitation:
 			u.Invitation, u.Address = true, x.To
 		case UndeliveredRequest:
-			u.Request = true
+			u.Request, u.RequestRetrying = !x.Retrying, x.Retrying
 		}
 	}
 	return u

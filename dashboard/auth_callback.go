@@ -51,6 +51,11 @@ func (d *Dashboard) authCallback(c *fiber.Ctx) error {
 		return d.showErrorT(c, fiber.StatusUnauthorized, "error.sign_in_refused", e)
 	}
 	id, err := d.identify(c, ls)
+	if err != nil && providerAway(err) {
+		d.log.Warn("sign-in: the identity provider did not answer", "err", err)
+		c.Set(fiber.HeaderRetryAfter, providerRetryAfter)
+		return d.showErrorT(c, fiber.StatusServiceUnavailable, "error.sign_in_unavailable")
+	}
 	if err != nil {
 		d.log.Warn("sign-in failed", "err", err)
 		return d.showErrorT(c, fiber.StatusUnauthorized, "error.sign_in_unverified")

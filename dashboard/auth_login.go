@@ -18,6 +18,7 @@ func (d *Dashboard) authLogin(c *fiber.Ctx) error {
 	_, oauth, _, err := d.oidc.get()
 	if err != nil {
 		d.log.Error("sign-in", "err", err)
+		c.Set(fiber.HeaderRetryAfter, providerRetryAfter)
 		return d.showErrorT(c, fiber.StatusServiceUnavailable, "error.sign_in_unavailable")
 	}
 	ls := loginState{State: randomString(), Nonce: randomString(), Verifier: oauth2.GenerateVerifier(),

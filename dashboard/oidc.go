@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -60,3 +61,21 @@ func (o *oidcClient) get() (*oidc.Provider, *oauth2.Config, *oidc.IDTokenVerifie
 func (o *oidcClient) exchangeContext(ctx context.Context) context.Context {
 	return oidc.ClientContext(ctx, o.cfg.HTTPClient)
 }
+
+// providerAway reports whether err says the identity provider did not
+// answer (no connection, no answer in time) or answered that it cannot now
+// (a 5xx or 429 to the token request): the person is told to try again in
+// a minute (503), not that their sign-in "could not be verified", which
+// sends them to start again at a provider that is away.
+func providerAway(err error) bool {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) {
+		return re.Response != nil && (re.Response.StatusCode >= 500 || re.Response.StatusCode == http.StatusTooManyRequests)
+	}
+	var ue *url.Error
+	return errors.As(err, &ue)
+}
+
+// providerRetryAfter is the Retry-After of a sign-in the provider did not
+// answer: the page says to try again in a minute.
+const providerRetryAfter = "60"

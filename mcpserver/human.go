@@ -98,7 +98,9 @@ func forYourHuman(v *app.View) string {
 		if p.NotNotified {
 			where = "human.confirm_dashboard"
 		}
-		if undelivered(v, app.UndeliveredRequest) != nil {
+		if u := undelivered(v, app.UndeliveredRequest); u != nil && u.Retrying {
+			where = "outage19_human.confirm_delayed"
+		} else if u != nil {
 			where = "bounce18_human.confirm_undelivered"
 		}
 		b.WriteString(ask + " " + words.T(where) + "\n")

@@ -80,12 +80,24 @@ type Undelivered struct {
 	// Request: the email asking the side's human to confirm its pending
 	// confirmation was refused for good.
 	Request bool
+	// RequestRetrying: that email has not gone out yet; the service keeps
+	// trying (the mail server did not take it).
+	RequestRetrying bool
 }
 
 // Undelivered is n told of u: the invitation's refusal leads (nobody was
 // invited, so no join will come), and the request's replaces "they were
 // notified" (they were not, by email).
 func (n Next) Undelivered(u Undelivered) Next {
+	if u.RequestRetrying {
+		const delayed = "Taasky's email asking them has not gone out yet (the mail server did not take it; Taasky keeps trying): " +
+			"if it cannot wait, tell them yourself to answer on Taasky's dashboard, where the request waits."
+		if strings.Contains(n.Say, notifiedSay) {
+			n.Say = strings.Replace(n.Say, notifiedSay, delayed, 1)
+		} else {
+			n.Say = delayed + " " + n.Say
+		}
+	}
 	if u.Request {
 		const bounced = "Taasky's email asking them could not be delivered (the mail server refused it for good): " +
 			"tell them yourself to answer on Taasky's dashboard, where the request waits."

@@ -194,6 +194,7 @@ var englishText = map[Key]catalog.Message{
 	"bounce18_human.invite_undelivered":        text("Taasky's email inviting %[1]s could not be delivered: the mail server refused it, so nobody was invited yet. Check the address, or ask your agent for the invitation link and send it yourself."),
 	"bounce18_human.invite_undelivered_erased": text("Taasky's invitation email could not be delivered: the mail server refused it, so nobody was invited yet. Check the address, or ask your agent for the invitation link and send it yourself."),
 	"bounce18_human.confirm_undelivered":       text("The email asking you to confirm could not be delivered (the mail server refused it): answer on the dashboard."),
+	"outage19_human.confirm_delayed":           text("The email asking you to confirm has not gone out yet (the mail server did not take it; Taasky keeps trying): you can answer on the dashboard now."),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("yes"),

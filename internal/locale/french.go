@@ -188,6 +188,7 @@ var frenchText = map[Key]catalog.Message{
 	"bounce18_human.invite_undelivered":        text("L'e-mail d'invitation de Taasky à %[1]s n'a pas pu être remis : le serveur de messagerie l'a refusé, donc personne n'est encore invité. Vérifiez l'adresse, ou demandez le lien d'invitation à votre agent et envoyez-le vous-même."),
 	"bounce18_human.invite_undelivered_erased": text("L'e-mail d'invitation de Taasky n'a pas pu être remis : le serveur de messagerie l'a refusé, donc personne n'est encore invité. Vérifiez l'adresse, ou demandez le lien d'invitation à votre agent et envoyez-le vous-même."),
 	"bounce18_human.confirm_undelivered":       text("L'e-mail vous demandant de confirmer n'a pas pu être remis (le serveur de messagerie l'a refusé) : répondez sur le tableau de bord."),
+	"outage19_human.confirm_delayed":           text("L'e-mail vous demandant de confirmer n'est pas encore parti (le serveur de messagerie ne l'a pas pris ; Taasky réessaie) : vous pouvez répondre dès maintenant sur le tableau de bord."),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("oui"),

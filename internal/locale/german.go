@@ -188,6 +188,7 @@ var germanText = map[Key]catalog.Message{
 	"bounce18_human.invite_undelivered":        text("Die Einladungs-E-Mail von Taasky an %[1]s konnte nicht zugestellt werden: Der Mailserver hat sie abgelehnt, also wurde noch niemand eingeladen. Prüfen Sie die Adresse, oder lassen Sie sich von Ihrem Agenten den Einladungslink geben und senden Sie ihn selbst."),
 	"bounce18_human.invite_undelivered_erased": text("Die Einladungs-E-Mail von Taasky konnte nicht zugestellt werden: Der Mailserver hat sie abgelehnt, also wurde noch niemand eingeladen. Prüfen Sie die Adresse, oder lassen Sie sich von Ihrem Agenten den Einladungslink geben und senden Sie ihn selbst."),
 	"bounce18_human.confirm_undelivered":       text("Die E-Mail mit der Bitte um Ihre Bestätigung konnte nicht zugestellt werden (der Mailserver hat sie abgelehnt): Antworten Sie im Dashboard."),
+	"outage19_human.confirm_delayed":           text("Die E-Mail mit der Bitte um Ihre Bestätigung ist noch nicht verschickt (der Mailserver hat sie nicht angenommen; Taasky versucht es weiter): Sie können schon jetzt im Dashboard antworten."),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("ja"),

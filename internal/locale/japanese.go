@@ -175,6 +175,7 @@ var japaneseText = map[Key]catalog.Message{
 	"bounce18_human.invite_undelivered":        text("%[1]s宛てのTaaskyの招待メールは配信できませんでした。メールサーバーに拒否されたため、まだ誰も招待されていません。アドレスを確認するか、エージェントから招待リンクを受け取ってご自身で送ってください。"),
 	"bounce18_human.invite_undelivered_erased": text("Taaskyの招待メールは配信できませんでした。メールサーバーに拒否されたため、まだ誰も招待されていません。アドレスを確認するか、エージェントから招待リンクを受け取ってご自身で送ってください。"),
 	"bounce18_human.confirm_undelivered":       text("確認をお願いするメールは配信できませんでした（メールサーバーに拒否されました）。ダッシュボードで回答してください。"),
+	"outage19_human.confirm_delayed":           text("確認をお願いするメールはまだ送信されていません（メールサーバーが受け付けませんでした。Taaskyが再送を続けています）。今すぐダッシュボードで回答できます。"),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("はい"),

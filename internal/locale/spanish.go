@@ -188,6 +188,7 @@ var spanishText = map[Key]catalog.Message{
 	"bounce18_human.invite_undelivered":        text("El correo de invitación de Taasky a %[1]s no se pudo entregar: el servidor de correo lo rechazó, así que aún no se ha invitado a nadie. Compruebe la dirección, o pida a su agente el enlace de invitación y envíelo usted mismo."),
 	"bounce18_human.invite_undelivered_erased": text("El correo de invitación de Taasky no se pudo entregar: el servidor de correo lo rechazó, así que aún no se ha invitado a nadie. Compruebe la dirección, o pida a su agente el enlace de invitación y envíelo usted mismo."),
 	"bounce18_human.confirm_undelivered":       text("El correo que le pide confirmar no se pudo entregar (el servidor de correo lo rechazó): responda en el panel."),
+	"outage19_human.confirm_delayed":           text("El correo que le pide confirmar aún no ha salido (el servidor de correo no lo aceptó; Taasky sigue intentándolo): ya puede responder en el panel."),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("sí"),

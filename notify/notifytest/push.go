@@ -52,16 +52,34 @@ type Device struct {
 
 // PushEndpoint is a push service: each device has an endpoint URL on it. It
 // answers 201 to a push whose VAPID JWT verifies with VAPIDPublic and whose
-// payload decrypts, 410 for a device marked gone, and 400 otherwise.
+// payload decrypts, 410 for a device marked gone, 503 while it is made
+// unavailable (Unavailable), and 400 otherwise.
 type PushEndpoint struct {
 	URL         string
 	VAPIDPublic string // base64url, the application server's key
 
-	mu      sync.Mutex
-	devices map[string]*Device
-	gone    map[string]bool
-	pushes  []Push
-	errs    []error
+	mu          sync.Mutex
+	devices     map[string]*Device
+	gone        map[string]bool
+	unavailable int // answer this many more pushes 503
+	refused     int // pushes answered 503 so far
+	pushes      []Push
+	errs        []error
+}
+
+// Unavailable makes the endpoint answer the next n pushes (to any device)
+// 503 Service Unavailable, as a push service that is down does.
+func (p *PushEndpoint) Unavailable(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.unavailable = n
+}
+
+// Refused is how many pushes were answered 503 (Unavailable).
+func (p *PushEndpoint) Refused() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.refused
 }
 
 // NewPushEndpoint starts an endpoint expecting pushes signed with the VAPID
@@ -133,8 +151,16 @@ func (p *PushEndpoint) Wait(t testing.TB, n int, timeout time.Duration) []Push {
 func (p *PushEndpoint) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	p.mu.Lock()
-	d, gone := p.devices[r.URL.Path], p.gone[r.URL.Path]
+	d, gone, down := p.devices[r.URL.Path], p.gone[r.URL.Path], p.unavailable > 0
+	if down {
+		p.unavailable--
+		p.refused++
+	}
 	p.mu.Unlock()
+	if down {
+		http.Error(w, "try again later", http.StatusServiceUnavailable)
+		return
+	}
 	if d == nil {
 		http.Error(w, "no such subscription", http.StatusNotFound)
 		return
