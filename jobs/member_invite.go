@@ -27,9 +27,10 @@ type MemberInviteArgs struct {
 // Kind is the job's name in River's tables.
 func (MemberInviteArgs) Kind() string { return "member_invite" }
 
-// InsertOpts: unique by args (a resend seals a new token: a new job).
+// InsertOpts: unique by args (a resend seals a new token: a new job); the
+// email's attempts (email_retry.go).
 func (MemberInviteArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return river.InsertOpts{MaxAttempts: EmailMaxAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
 // MemberInvite is what an invitation's mail says.
@@ -72,6 +73,11 @@ type MemberInviteWorker struct {
 	Mailer      notify.Mailer
 	From        string
 	Log         *slog.Logger
+}
+
+// NextRetry: an email's schedule (emailNextRetry), not River's.
+func (w *MemberInviteWorker) NextRetry(job *river.Job[MemberInviteArgs]) time.Time {
+	return emailNextRetry(len(job.Errors)+1, job.CreatedAt, time.Now())
 }
 
 func (w *MemberInviteWorker) Work(ctx context.Context, job *river.Job[MemberInviteArgs]) error {

@@ -76,9 +76,10 @@ type EmailArgs struct {
 func (EmailArgs) Kind() string { return "notify_email" }
 
 // InsertOpts: unique by args, so a retried or repeated insert of the same
-// notice never makes a second job (and so a second mail).
+// notice never makes a second job (and so a second mail); the email's
+// attempts (email_retry.go).
 func (EmailArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return river.InsertOpts{MaxAttempts: EmailMaxAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
 // KindAliases: EmailWorker works PersonReminderArgs too (the same args).
@@ -136,9 +137,10 @@ type InviteArgs struct {
 func (InviteArgs) Kind() string { return "notify_invite" }
 
 // InsertOpts: unique by room and address (the sealed code differs at every
-// seal), so a repeated insert never mails twice.
+// seal), so a repeated insert never mails twice; the email's attempts
+// (email_retry.go).
 func (InviteArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return river.InsertOpts{MaxAttempts: EmailMaxAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
 // RemindArgs is the reminder job a confirmation had before the sweep
