@@ -86,6 +86,13 @@ func newZed(t *testing.T) *zedWorld {
 	if _, err := nb.acc.AcceptInvitation(ctx, zed.ID, m[1]); err != nil {
 		t.Fatal(err)
 	}
+	for _, browser := range []string{"Firefox", "Safari"} { // signed in on two browsers
+		token, _, err := nb.acc.StartSession(ctx, zed.ID, SessionDevice{Browser: browser, Platform: "Linux"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		z.needles["session "+browser] = sessionNeedle(token)
+	}
 	if err := nb.acc.SetUserTimeZone(ctx, zed.ID, zedZone); err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func (d *Dashboard) roomsEvents(c *fiber.Ctx) error {
 	// between the two is checked again (against ids, read by then) before
 	// the stream says anything.
 	var ids []int64
-	acc, unwatch := d.watchAccess(c, u, s.expires(), "/", func(ctx context.Context, userID int64) (string, bool, error) {
+	acc, unwatch := d.watchAccess(c, s, "/", func(ctx context.Context, userID int64) (string, bool, error) {
 		return d.listAccessLost(ids)(ctx, userID)
 	})
 	ms, err := d.accounts.Memberships(c.UserContext(), u.ID)
