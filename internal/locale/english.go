@@ -886,7 +886,7 @@ var englishText = map[Key]catalog.Message{
 	// "Download my data": a member's, on their settings page, and a
 	// person's, on their seat's page.
 	"mydata9_heading":   text("Your data"),
-	"mydata9_text":      text("A JSON file of what Taasky holds about you: your profile, accounts and roles, notification settings, push devices, delivery log, the rooms you answer for with your decisions and their receipts, and the assistants you connected. Never the other side's limits, never a key or a token."),
+	"mydata9_text":      text("A JSON file of what Taasky holds about you: your profile, accounts and roles, notification settings, push devices, delivery log, the rooms you answer for with your decisions and their receipts, the assistants you connected, and the browsers you are signed in with. Never the other side's limits, never a key or a token."),
 	"mydata9_seat_text": text("A JSON file of what Taasky holds about you in this room: the terms as you see them, your answers, the address you gave, what was sent to you and, once agreed, the receipt. Never the other side's limits."),
 	"mydata9_button":    text("Download my data"),
 

@@ -861,7 +861,7 @@ var frenchText = map[Key]catalog.Message{
 	// "Download my data": a member's, on their settings page, and a
 	// person's, on their seat's page.
 	"mydata9_heading":   text("Vos données"),
-	"mydata9_text":      text("Un fichier JSON de ce que Taasky garde sur vous : votre profil, vos comptes et rôles, vos réglages de notification, vos appareils push, votre journal d'envois, les salles où vous répondez avec vos décisions et leurs reçus, et les assistants que vous avez connectés. Jamais les limites de l'autre partie, jamais une clé ni un jeton."),
+	"mydata9_text":      text("Un fichier JSON de ce que Taasky garde sur vous : votre profil, vos comptes et rôles, vos réglages de notification, vos appareils push, votre journal d'envois, les salles où vous répondez avec vos décisions et leurs reçus, les assistants que vous avez connectés, et les navigateurs où vous êtes connecté. Jamais les limites de l'autre partie, jamais une clé ni un jeton."),
 	"mydata9_seat_text": text("Un fichier JSON de ce que Taasky garde sur vous dans cette salle : les conditions telles que vous les voyez, vos réponses, l'adresse que vous avez donnée, ce qui vous a été envoyé et, une fois l'accord conclu, le reçu. Jamais les limites de l'autre partie."),
 	"mydata9_button":    text("Télécharger mes données"),
 

@@ -861,7 +861,7 @@ var germanText = map[Key]catalog.Message{
 	// "Download my data": a member's, on their settings page, and a
 	// person's, on their seat's page.
 	"mydata9_heading":   text("Ihre Daten"),
-	"mydata9_text":      text("Eine JSON-Datei mit dem, was Taasky über Sie speichert: Ihr Profil, Ihre Konten und Rollen, Ihre Benachrichtigungseinstellungen, Push-Geräte, Ihr Zustellprotokoll, die Räume, für die Sie antworten, mit Ihren Entscheidungen und deren Belegen, und die Assistenten, die Sie verbunden haben. Nie die Grenzen der anderen Seite, nie ein Schlüssel oder Token."),
+	"mydata9_text":      text("Eine JSON-Datei mit dem, was Taasky über Sie speichert: Ihr Profil, Ihre Konten und Rollen, Ihre Benachrichtigungseinstellungen, Push-Geräte, Ihr Zustellprotokoll, die Räume, für die Sie antworten, mit Ihren Entscheidungen und deren Belegen, die Assistenten, die Sie verbunden haben, und die Browser, in denen Sie angemeldet sind. Nie die Grenzen der anderen Seite, nie ein Schlüssel oder Token."),
 	"mydata9_seat_text": text("Eine JSON-Datei mit dem, was Taasky in diesem Raum über Sie speichert: die Bedingungen, wie Sie sie sehen, Ihre Antworten, die Adresse, die Sie angegeben haben, was Ihnen gesendet wurde, und nach der Einigung der Beleg. Nie die Grenzen der anderen Seite."),
 	"mydata9_button":    text("Meine Daten herunterladen"),
 

@@ -834,7 +834,7 @@ var japaneseText = map[Key]catalog.Message{
 	// "Download my data": a member's, on their settings page, and a
 	// person's, on their seat's page.
 	"mydata9_heading":   text("あなたのデータ"),
-	"mydata9_text":      text("Taasky があなたについて保持している情報のJSONファイル：プロフィール、アカウントと役割、通知設定、プッシュ通知の端末、配信ログ、あなたが回答するルームとその判断および受領証、接続したアシスタント。相手側の限度、鍵やトークンは決して含みません。"),
+	"mydata9_text":      text("Taasky があなたについて保持している情報のJSONファイル：プロフィール、アカウントと役割、通知設定、プッシュ通知の端末、配信ログ、あなたが回答するルームとその判断および受領証、接続したアシスタント、サインイン中のブラウザー。相手側の限度、鍵やトークンは決して含みません。"),
 	"mydata9_seat_text": text("このルームで Taasky があなたについて保持している情報のJSONファイル：あなたから見た条件、あなたの回答、入力したアドレス、あなたに送られたもの、合意後は受領証。相手側の限度は決して含みません。"),
 	"mydata9_button":    text("自分のデータをダウンロード"),
 

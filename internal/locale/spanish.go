@@ -861,7 +861,7 @@ var spanishText = map[Key]catalog.Message{
 	// "Download my data": a member's, on their settings page, and a
 	// person's, on their seat's page.
 	"mydata9_heading":   text("Sus datos"),
-	"mydata9_text":      text("Un archivo JSON con lo que Taasky guarda sobre usted: su perfil, sus cuentas y roles, su configuración de notificaciones, sus dispositivos push, su registro de envíos, las salas en las que responde con sus decisiones y sus recibos, y los asistentes que conectó. Nunca los límites de la otra parte, nunca una clave ni un token."),
+	"mydata9_text":      text("Un archivo JSON con lo que Taasky guarda sobre usted: su perfil, sus cuentas y roles, su configuración de notificaciones, sus dispositivos push, su registro de envíos, las salas en las que responde con sus decisiones y sus recibos, los asistentes que conectó y los navegadores en los que ha iniciado sesión. Nunca los límites de la otra parte, nunca una clave ni un token."),
 	"mydata9_seat_text": text("Un archivo JSON con lo que Taasky guarda sobre usted en esta sala: las condiciones tal como las ve, sus respuestas, la dirección que dio, lo que se le envió y, una vez acordado, el recibo. Nunca los límites de la otra parte."),
 	"mydata9_button":    text("Descargar mis datos"),
 
