@@ -137,7 +137,7 @@ func (s *Rooms) beginDeletionID(ctx context.Context, actorID int64, slug, typed 
 				return err
 			}
 			others := slices.DeleteFunc(ids, func(id int64) bool { return id == actorID })
-			if err := bumpSessionEpochs(ctx, tx, others); err != nil {
+			if err := deleteUsersSessions(ctx, tx, others); err != nil {
 				return err
 			}
 			if err := disableAccountHooks(ctx, tx, accountID, now); err != nil {

@@ -118,7 +118,7 @@ func TestDeleteAccount(t *testing.T) {
 		if err := rb.pool.QueryRow(ctx, `SELECT concat_ws('|', (SELECT count(*) FROM accounts), (SELECT count(*) FROM users),
 			(SELECT count(*) FROM agent_keys WHERE revoked_at IS NULL), (SELECT count(*) FROM parties WHERE owner_user_id IS NOT NULL),
 			(SELECT string_agg(state || coalesce(closed_reason, ''), ',' ORDER BY id) FROM rooms),
-			(SELECT sum(session_epoch) FROM users))`).Scan(&s); err != nil {
+			(SELECT count(*) FROM user_sessions))`).Scan(&s); err != nil {
 			t.Fatal(err)
 		}
 		return s

@@ -86,6 +86,9 @@ func newZed(t *testing.T) *zedWorld {
 	if _, err := nb.acc.AcceptInvitation(ctx, zed.ID, m[1]); err != nil {
 		t.Fatal(err)
 	}
+	for _, browser := range []string{"Firefox", "Safari"} { // signed in on two browsers
+		z.signIn(t, browser)
+	}
 	if err := nb.acc.SetUserTimeZone(ctx, zed.ID, zedZone); err != nil {
 		t.Fatal(err)
 	}
@@ -251,6 +254,17 @@ func (z *zedWorld) endPersonRoom(t *testing.T) {
 // found is, of each needle, the tables with a row whose text holds it (as
 // text, or as bytea's hex): every column of every table of the database,
 // River's jobs (arguments, errors) and the audit log included.
+// signIn starts a session of zed's in browser, whose token's hash is
+// searched for.
+func (z *zedWorld) signIn(t *testing.T, browser string) {
+	t.Helper()
+	token, _, err := z.nb.acc.StartSession(z.nb.ctx, z.userID, SessionDevice{Browser: browser, Platform: "Linux"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	z.needles["session "+browser] = sessionNeedle(token)
+}
+
 func (z *zedWorld) found(t *testing.T) map[string][]string {
 	t.Helper()
 	ctx := z.nb.ctx
@@ -336,6 +350,7 @@ func TestErasureSearched(t *testing.T) {
 		if err := z.nb.acc.Leave(z.nb.ctx, z.userID, "alpha"); err != nil {
 			t.Fatal(err)
 		}
+		z.signIn(t, "Edge") // signed in again, to delete the profile
 		if err := z.nb.acc.DeleteProfile(z.nb.ctx, z.userID, zedEmail); err != nil {
 			t.Fatal(err)
 		}
@@ -347,6 +362,7 @@ func TestErasureSearched(t *testing.T) {
 		if err := z.nb.acc.RemoveMember(z.nb.ctx, z.ownerID, "alpha", z.userID); err != nil {
 			t.Fatal(err)
 		}
+		z.signIn(t, "Edge") // signed in again, to delete the profile
 		if err := z.nb.acc.DeleteProfile(z.nb.ctx, z.userID, zedEmail); err != nil {
 			t.Fatal(err)
 		}

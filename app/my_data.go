@@ -39,6 +39,7 @@ type MemberData struct {
 	Memberships   []MyMembership   `json:"memberships"`
 	Notifications MyNotifyPrefs    `json:"notification_settings"`
 	PushDevices   []MyPushDevice   `json:"push_devices"`
+	Sessions      []MySession      `json:"sessions"`
 	Deliveries    []MyDelivery     `json:"delivery_log"`
 	Rooms         []MyRoom         `json:"rooms"`
 	Decisions     []MyConfirmation `json:"other_decisions"`
@@ -85,6 +86,17 @@ type MyPushDevice struct {
 	Service    string `json:"push_service"`
 	CreatedAt  string `json:"created_at"`
 	LastUsedAt string `json:"last_used_at,omitempty"`
+}
+
+// MySession is one of the person's live sessions (a browser they are
+// signed in with): the browser and its system as its User-Agent named
+// them, the sign-in, the last use (written at most every few minutes).
+// Never its token or the token's hash.
+type MySession struct {
+	Browser    string `json:"browser,omitempty"`
+	Platform   string `json:"platform,omitempty"`
+	CreatedAt  string `json:"signed_in_at"`
+	LastSeenAt string `json:"last_active_at"`
 }
 
 // MyDelivery is a line of a delivery log: what was sent, to where, when,
@@ -220,6 +232,15 @@ func (s *Rooms) WriteMemberData(ctx context.Context, userID int64, w io.Writer) 
 		for _, sub := range subs {
 			out.item(MyPushDevice{Device: sub.Device, Service: origin(sub.Endpoint),
 				CreatedAt: rfc3339(sub.CreatedAt), LastUsedAt: rfc3339p(sub.LastSentAt)})
+		}
+		out.end()
+		sessions, err := selectMySessions(ctx, tx, userID, s.now())
+		if err != nil {
+			return err
+		}
+		out.array("sessions")
+		for _, x := range sessions {
+			out.item(x)
 		}
 		out.end()
 		out.array("delivery_log")

@@ -81,6 +81,11 @@ func TestMemberData(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	sessionToken, _, err := tb.accounts.StartSession(tb.ctx, mo.ID, app.SessionDevice{Browser: "Firefox", Platform: "Linux"})
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	md, err := tb.rooms.MemberData(tb.ctx, mo.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -103,6 +108,10 @@ func TestMemberData(t *testing.T) {
 	if len(md.PushDevices) != 1 || md.PushDevices[0].Service != "https://push.example.test" || md.PushDevices[0].Device != "Firefox on Linux" {
 		t.Errorf("push devices: %+v", md.PushDevices)
 	}
+	if len(md.Sessions) != 1 || md.Sessions[0] != (app.MySession{Browser: "Firefox", Platform: "Linux",
+		CreatedAt: md.Sessions[0].CreatedAt, LastSeenAt: md.Sessions[0].CreatedAt}) || md.Sessions[0].CreatedAt == "" {
+		t.Errorf("sessions: %+v", md.Sessions)
+	}
 	if len(md.Deliveries) == 0 || md.Deliveries[0].Topic != "request" || md.Deliveries[0].RoomID != v.RoomID {
 		t.Errorf("delivery log: %+v", md.Deliveries)
 	}
@@ -118,7 +127,8 @@ func TestMemberData(t *testing.T) {
 		md.OAuthClients[0].Account != "alpha" || strings.Join(md.OAuthClients[0].Scopes, " ") != "negotiate offline_access" {
 		t.Errorf("oauth clients: %+v", md.OAuthClients)
 	}
-	for _, secret := range []string{"19.37", pushKey, pushAuth, "capability-9Zq", tokenSig, "req-4c1d9e7a6b5c8f3b", open.RoomToken, join.RoomToken} {
+	for _, secret := range []string{"19.37", pushKey, pushAuth, "capability-9Zq", tokenSig, "req-4c1d9e7a6b5c8f3b", open.RoomToken, join.RoomToken,
+		sessionToken} {
 		if strings.Contains(s, secret) {
 			t.Errorf("the file holds %q:\n%s", secret, s)
 		}

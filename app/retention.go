@@ -13,7 +13,8 @@ import (
 // (jobs.PurgeWorker, hourly): delivery log lines (recipients' addresses,
 // push services' hosts), one-tap link tokens of rooms that ended,
 // webhook messages (their payloads) with their attempts once final, and
-// OAuth client registrations no person ever granted; and it
+// OAuth client registrations no person ever granted, and the people's
+// sessions past their end (PurgeExpiredSessions); and it
 // forgets the person's address of rooms that ended (the seat's and the
 // invitation's, as their List-Unsubscribe link does). The agreement's
 // record (rooms, events, confirmations, receipts, notes), the audit log
@@ -317,6 +318,14 @@ func (r *Retention) forgetAddresses(ctx context.Context, walk, sql string, befor
 		at = addressCursor{*lastKey, *lastRoom}
 	}
 	return total, nil
+}
+
+// PurgeExpiredSessions deletes at most limit of the people's sessions
+// that expired before before (an ended one was deleted when it ended),
+// the oldest first, through their index (the live ones are never read),
+// and says how many (jobs.PurgeWorker's Sessions: whatever the periods).
+func (r *Retention) PurgeExpiredSessions(ctx context.Context, before time.Time, limit int) (int, error) {
+	return purgeExpiredSessions(ctx, r.pool, before, limit)
 }
 
 // purgeUngrantedClients deletes the OAuth clients never granted and

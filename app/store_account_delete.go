@@ -96,14 +96,6 @@ func selectMemberIDs(ctx context.Context, q querier, accountID int64) ([]int64, 
 	return ids, nil
 }
 
-// bumpSessionEpochs ends every session of the users.
-func bumpSessionEpochs(ctx context.Context, q querier, userIDs []int64) error {
-	if _, err := q.Exec(ctx, `UPDATE users SET session_epoch = session_epoch + 1 WHERE id = ANY($1)`, userIDs); err != nil {
-		return fmt.Errorf("bumpSessionEpochs: %w", err)
-	}
-	return nil
-}
-
 // countOpenAccountRooms counts the rooms the account sits in that are not
 // final yet.
 func countOpenAccountRooms(ctx context.Context, q querier, accountID int64) (int, error) {

@@ -178,12 +178,12 @@ func ensureUserByEmail(ctx context.Context, q querier, email string) (int64, err
 	return id, nil
 }
 
-const userColumns = `id, email, coalesce(oidc_issuer, ''), coalesce(oidc_subject, ''), time_zone, created_at, email_verified, session_epoch,
+const userColumns = `id, email, coalesce(oidc_issuer, ''), coalesce(oidc_subject, ''), time_zone, created_at, email_verified,
 	coalesce(language, ''), coalesce(oidc_locale, ''), coalesce(page_language, '')`
 
 func scanUser(row pgx.Row) (User, error) {
 	var u User
-	err := row.Scan(&u.ID, &u.Email, &u.OIDCIssuer, &u.OIDCSubject, &u.TimeZone, &u.CreatedAt, &u.EmailVerified, &u.SessionEpoch, &u.Language, &u.OIDCLocale,
+	err := row.Scan(&u.ID, &u.Email, &u.OIDCIssuer, &u.OIDCSubject, &u.TimeZone, &u.CreatedAt, &u.EmailVerified, &u.Language, &u.OIDCLocale,
 		&u.PageLanguage)
 	return u, err
 }
@@ -261,8 +261,8 @@ func updateUserOIDC(ctx context.Context, q querier, userID int64, issuer, subjec
 // ends their sessions: the next verified sign-in with their address links
 // again (ReleaseSignInAsOperator).
 func releaseUserOIDC(ctx context.Context, q querier, userID int64) error {
-	_, err := q.Exec(ctx,
-		`UPDATE users SET oidc_issuer = NULL, oidc_subject = NULL, session_epoch = session_epoch + 1 WHERE id = $1`, userID)
+	_, err := q.Exec(ctx, `WITH ended AS (DELETE FROM user_sessions WHERE user_id = $1)
+		UPDATE users SET oidc_issuer = NULL, oidc_subject = NULL WHERE id = $1`, userID)
 	if err != nil {
 		return fmt.Errorf("releaseUserOIDC %d: %w", userID, err)
 	}

@@ -189,14 +189,6 @@ func deleteMembership(ctx context.Context, q querier, accountID, userID int64) e
 	return nil
 }
 
-// bumpSessionEpoch ends every session of the user.
-func bumpSessionEpoch(ctx context.Context, q querier, userID int64) error {
-	if _, err := q.Exec(ctx, `UPDATE users SET session_epoch = session_epoch + 1 WHERE id = $1`, userID); err != nil {
-		return fmt.Errorf("bumpSessionEpoch %d: %w", userID, err)
-	}
-	return nil
-}
-
 // selectRoomNotes lists the notes of a room's side, oldest first.
 func selectRoomNotes(ctx context.Context, q querier, roomID int64, side string) ([]RoomNote, error) {
 	rows, err := q.Query(ctx, `SELECT at, kind, email FROM room_notes WHERE room_id = $1 AND side = $2 ORDER BY id`, roomID, side)

@@ -417,7 +417,7 @@ func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userI
 		if err := a.askOwners(ctx, tx, acctID, seats, now); err != nil {
 			return err
 		}
-		if err := bumpSessionEpoch(ctx, tx, userID); err != nil {
+		if err := deleteUserSessions(ctx, tx, userID); err != nil {
 			return err
 		}
 		action := AuditMemberRemoved

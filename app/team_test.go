@@ -87,12 +87,12 @@ func (tb *teamBundle) counts() map[string]int {
 		}
 		out[table] = n
 	}
-	var revoked, epochs int
+	var revoked, sessions int
 	if err := tb.pool.QueryRow(tb.ctx, `SELECT (SELECT count(*) FROM agent_keys WHERE revoked_at IS NOT NULL),
-		(SELECT coalesce(sum(session_epoch), 0) FROM users)`).Scan(&revoked, &epochs); err != nil {
+		(SELECT count(*) FROM user_sessions)`).Scan(&revoked, &sessions); err != nil {
 		tb.t.Fatal(err)
 	}
-	out["revoked keys"], out["session epochs"] = revoked, epochs
+	out["revoked keys"], out["sessions"] = revoked, sessions
 	return out
 }
 
@@ -519,7 +519,10 @@ func TestRolesRemovalAndWhoSees(t *testing.T) {
 	if _, err := listener.Exec(tb.ctx, "LISTEN "+app.RoomChannel); err != nil {
 		t.Fatal(err)
 	}
-	epoch := bob.SessionEpoch
+	bobSession, _, err := tb.accounts.StartSession(tb.ctx, bob.ID, app.SessionDevice{Browser: "Firefox"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := tb.accounts.RemoveMember(tb.ctx, cat.ID, "alpha", bob.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -591,8 +594,8 @@ func TestRolesRemovalAndWhoSees(t *testing.T) {
 	if _, err := tb.accounts.AuthenticateAgentKey(tb.ctx, bobKey.Key); app.ErrorCodeOf(err) != app.ErrUnauthorized {
 		t.Errorf("bob's agent's key after the removal: %v", err)
 	}
-	if u, err := tb.accounts.UserByID(tb.ctx, bob.ID); err != nil || u.SessionEpoch == epoch {
-		t.Errorf("bob's sessions were not ended: %+v %v", u, err)
+	if in, err := tb.accounts.SessionUser(tb.ctx, bobSession); app.ErrorCodeOf(err) != app.ErrNotFound {
+		t.Errorf("bob's sessions were not ended: %+v %v", in, err)
 	}
 	if _, err := tb.rooms.DecideOneTap(tb.ctx, link, "", true); app.ErrorCodeOf(err) == "" {
 		t.Errorf("bob's one-tap link still answers")

@@ -28,9 +28,6 @@ type User struct {
 	// EmailVerified: the issuer said so at the last sign-in. Only a
 	// verified person may own or join an account.
 	EmailVerified bool
-	// SessionEpoch is in every session cookie of the user: raising it
-	// ends them all (RemoveMember, Leave).
-	SessionEpoch int
 	// Language is the person's choice of language (a BCP 47 tag), "" for
 	// none; OIDCLocale the identity provider's locale claim at the last
 	// sign-in, which stands in until they choose.

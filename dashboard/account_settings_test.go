@@ -110,9 +110,8 @@ func TestAccountDeletePage(t *testing.T) {
 	}
 	// Until its job has run: a member who signs in again is told, and
 	// gets nothing of it; the owner's second deletion is harmless.
-	mo := b.client(nil) // signed in again: a session of the epoch the deletion began
 	moUser := user("mo@example.test")
-	mo.cookies[sessionCookie] = b.dash.sign.seal("session", session{UserID: moUser.ID, Expires: b.dash.now().Unix() + 3600, Epoch: moUser.SessionEpoch})
+	mo := b.client(moUser) // signed in again, after the deletion began
 	if st, _, body := mo.get("/"); st != 200 || !strings.Contains(body, "data-account-deleting") || !strings.Contains(body, "Delta is being deleted") {
 		t.Fatalf("the member's rooms page while the account is being deleted: %d\n%s", st, body)
 	}

@@ -15,8 +15,9 @@ import (
 // browser started with (loginsOf; before anything else, the provider's
 // errors too), the code is exchanged with the PKCE verifier, the ID token
 // verified (issuer, audience, expiry, signature) and its nonce checked.
-// The identity is then linked to its user (app.Accounts.LoginOIDC) and a
-// signed session cookie set.
+// The identity is then linked to its user (app.Accounts.LoginOIDC), a
+// session of theirs started for this browser and its token set in a
+// signed cookie.
 func (d *Dashboard) authCallback(c *fiber.Ctx) error {
 	// The state first, errors included (the provider sends it back with
 	// them, RFC 6749 4.1.2.1): a link that is not one of this browser's
@@ -64,7 +65,9 @@ func (d *Dashboard) authCallback(c *fiber.Ctx) error {
 	if err != nil {
 		return d.fail(c, err)
 	}
-	d.startSession(c, user)
+	if err := d.startSession(c, user); err != nil {
+		return d.fail(c, err)
+	}
 	return c.Redirect(safeNext(ls.Next), fiber.StatusSeeOther)
 }
 

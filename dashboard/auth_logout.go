@@ -2,19 +2,16 @@ package dashboard
 
 import "github.com/gofiber/fiber/v2"
 
-// authLogout signs the person out: their sessions end on the server
-// (app.Accounts.EndSessions), in this browser and every other, so that a
-// copy of the session cookie stops working now rather than when it
-// expires; the cookie is cleared. Without a valid session there is
-// nothing to end but the cookie.
+// authLogout signs the person out of this browser: its session ends on
+// the server (app.Accounts.EndSession), so that a copy of the session
+// cookie stops working now rather than when it expires, and the cookie is
+// cleared. Their other browsers stay signed in (Settings ends those: "Where
+// you are signed in"). Without a valid session there is nothing to end but
+// the cookie.
 func (d *Dashboard) authLogout(c *fiber.Ctx) error {
-	u, ok, err := d.sessionUser(c)
-	if err != nil {
-		return d.fail(c, err) // the database did not answer: the session could not be ended, so nothing is cleared
-	}
-	if ok {
-		if err := d.accounts.EndSessions(c.UserContext(), u.ID); err != nil {
-			return d.fail(c, err)
+	if s, ok := d.sessionOf(c); ok {
+		if err := d.accounts.EndSession(c.UserContext(), s.Token); err != nil {
+			return d.fail(c, err) // the database did not answer: the session could not be ended, so nothing is cleared
 		}
 	}
 	d.clearCookie(c, sessionCookie)

@@ -22,9 +22,9 @@ import (
 const (
 	sessionCookie = "taasky_session"
 	loginCookie   = "taasky_login"
-	zoneCookie    = "taasky_tz"    // the browser's time zone, as its script told it (POST /zone)
-	seatsCookie   = "taasky_seats" // the seats this browser answered from (rememberSeat)
-	sessionTTL    = 14 * 24 * time.Hour
+	zoneCookie    = "taasky_tz"        // the browser's time zone, as its script told it (POST /zone)
+	seatsCookie   = "taasky_seats"     // the seats this browser answered from (rememberSeat)
+	sessionTTL    = app.SessionMaxLife // the cookie's; its row ends it sooner (app.SessionIdle)
 	loginTTL      = 10 * time.Minute
 	seatTTL       = 120 * 24 * time.Hour
 )
@@ -63,13 +63,15 @@ func (s signer) open(purpose, sealed string, v any) bool {
 	return json.Unmarshal(payload, v) == nil
 }
 
-// session is a logged-in user, until Expires (unix seconds), while the
-// user's session epoch is still Epoch (app.User.SessionEpoch: raised when
-// they are removed from an account or leave one, to end every session).
+// session is a signed-in browser: the token of its session
+// (app.StartSession), whose row says whose it is and whether it is still
+// live, and the latest it may last (app.SessionMaxLife after the
+// sign-in; the row ends it sooner when it is not used or is ended). A
+// cookie of the builds before sessions had rows ({"u": user, "e": end},
+// no token) opens with no token, and is refused: sign in again.
 type session struct {
-	UserID  int64 `json:"u"`
-	Expires int64 `json:"e"`
-	Epoch   int   `json:"p,omitempty"`
+	Token   string `json:"t"`
+	Expires int64  `json:"e"`
 }
 
 // loginState is an OIDC login in progress: what the callback checks. The
@@ -119,52 +121,89 @@ func (d *Dashboard) setCookie(c *fiber.Ctx, name, value string, ttl time.Duratio
 func (d *Dashboard) clearCookie(c *fiber.Ctx, name string) { d.setCookie(c, name, "", 0) }
 
 // sessionOf reads the session cookie; false if there is none, or it is
-// forged or expired. The epoch is not checked here.
+// forged, expired or of a build before sessions had rows. Whether its
+// session is still live is not checked here.
 func (d *Dashboard) sessionOf(c *fiber.Ctx) (session, bool) {
 	var s session
-	if !d.sign.open("session", d.cookie(c, sessionCookie), &s) || s.UserID <= 0 || d.now().Unix() >= s.Expires {
+	if !d.sign.open("session", d.cookie(c, sessionCookie), &s) || s.Token == "" || d.now().Unix() >= s.Expires {
 		return session{}, false
 	}
 	return s, true
 }
 
 // sessionUser returns the signed-in user; ok is false if nobody is, or
-// their session names a user that no longer exists, or their sessions were
-// ended since this one began (the cookie is then cleared), or the user
-// could not be read (err: the database did not answer, say; not "signed
-// out").
+// their session ended, expired or names a user that no longer exists (the
+// cookie is then cleared), or the user could not be read (err: the
+// database did not answer, say; not "signed out"). It is the request's one
+// statement for it (app.Accounts.SessionUser, which also renews the
+// session now and then); the session is kept for thisSession.
 func (d *Dashboard) sessionUser(c *fiber.Ctx) (u app.User, ok bool, err error) {
 	if u := d.signedIn(c); u != nil {
 		return *u, true, nil // read already (signedInReader)
 	}
+	if in, ok := c.Locals(sessionKey{}).(*liveSession); ok {
+		return in.User, true, nil
+	}
 	s, ok := d.sessionOf(c)
 	if !ok {
+		if d.cookie(c, sessionCookie) != "" {
+			d.clearCookie(c, sessionCookie)
+		}
 		return app.User{}, false, nil
 	}
-	u, err = d.accounts.UserByID(c.UserContext(), s.UserID)
-	if app.ErrorCodeOf(err) == app.ErrNotFound || (err == nil && u.SessionEpoch != s.Epoch) {
+	in, err := d.accounts.SessionUser(c.UserContext(), s.Token)
+	if app.ErrorCodeOf(err) == app.ErrNotFound {
 		d.clearCookie(c, sessionCookie)
 		return app.User{}, false, nil
 	}
-	return u, err == nil, err
+	if err != nil {
+		return app.User{}, false, err
+	}
+	c.Locals(sessionKey{}, &liveSession{SignedIn: in, token: s.Token})
+	return in.User, true, nil
 }
 
-// streamSession is sessionUser for a live stream, with the session (its
-// end); u.ID is 0 when nobody is signed in.
-func (d *Dashboard) streamSession(c *fiber.Ctx) (u app.User, s session, err error) {
+// liveSession is the signed-in person of a request with their session and
+// its token.
+type liveSession struct {
+	app.SignedIn
+	token string
+}
+
+type sessionKey struct{}
+
+// thisSession is the session of the request's signed-in person
+// (sessionUser found it), nil if none.
+func (d *Dashboard) thisSession(c *fiber.Ctx) *liveSession {
+	in, _ := c.Locals(sessionKey{}).(*liveSession)
+	return in
+}
+
+// thisToken is the token of the request's session, "" if none.
+func (d *Dashboard) thisToken(c *fiber.Ctx) string {
+	if in := d.thisSession(c); in != nil {
+		return in.token
+	}
+	return ""
+}
+
+// streamSession is sessionUser for a live stream, with its session;
+// u.ID is 0 when nobody is signed in.
+func (d *Dashboard) streamSession(c *fiber.Ctx) (u app.User, s *liveSession, err error) {
 	u, ok, err := d.sessionUser(c)
 	if !ok {
-		return app.User{}, session{}, err
+		return app.User{}, nil, err
 	}
-	s, _ = d.sessionOf(c)
-	return u, s, nil
+	return u, d.thisSession(c), nil
 }
 
-// expires is when the session ends.
-func (s session) expires() time.Time { return time.Unix(s.Expires, 0) }
-
-// startSession signs user in on this browser.
-func (d *Dashboard) startSession(c *fiber.Ctx, user app.User) {
-	d.setCookie(c, sessionCookie, d.sign.seal("session", session{UserID: user.ID, Expires: d.now().Add(sessionTTL).Unix(),
-		Epoch: user.SessionEpoch}), sessionTTL)
+// startSession signs user in on this browser: a session of theirs
+// (app.Accounts.StartSession), named for the browser its User-Agent says.
+func (d *Dashboard) startSession(c *fiber.Ctx, user app.User) error {
+	token, s, err := d.accounts.StartSession(c.UserContext(), user.ID, deviceOf(c.Get(fiber.HeaderUserAgent)))
+	if err != nil {
+		return err
+	}
+	d.setCookie(c, sessionCookie, d.sign.seal("session", session{Token: token, Expires: s.CreatedAt.Add(sessionTTL).Unix()}), sessionTTL)
+	return nil
 }

@@ -208,6 +208,8 @@ func (d *Dashboard) Mount(a *fiber.App) {
 	a.Post("/settings/push", page(d.settingsPushSubscribe)...)
 	a.Post("/settings/push/remove", page(d.settingsPushRemove)...)
 	a.Post("/settings/push/test", page(d.settingsPushTest)...)
+	a.Post("/settings/sessions/end", page(d.settingsSessionEnd)...)
+	a.Post("/settings/sessions/end-others", page(d.settingsSessionsEnd)...)
 	a.Get("/settings/deliveries", page(d.settingsDeliveries)...)
 	a.Get("/signup", strangerPage(d.signupShow)...)
 	a.Post("/signup", strangerPage(d.signupCreate)...)

@@ -250,9 +250,27 @@ type client struct {
 func (b *bundle) client(user *app.User) *client {
 	cl := &client{b: b, cookies: map[string]string{}}
 	if user != nil {
-		cl.cookies[sessionCookie] = b.dash.sign.seal("session", session{UserID: user.ID, Expires: time.Now().Add(time.Hour).Unix()})
+		cl.cookies[sessionCookie] = b.sessionOf(*user)
 	}
 	return cl
+}
+
+// sessionOf is the session cookie's value of a new session of user (a
+// sign-in, as curl: no browser named).
+func (b *bundle) sessionOf(user app.User) string {
+	b.t.Helper()
+	return b.sealedSession(b.dash, user, app.SessionDevice{Browser: "curl"})
+}
+
+// sealedSession starts a session of user on device and seals its cookie
+// as d does.
+func (b *bundle) sealedSession(d *Dashboard, user app.User, device app.SessionDevice) string {
+	b.t.Helper()
+	token, s, err := b.accounts.StartSession(b.ctx, user.ID, device)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return d.sign.seal("session", session{Token: token, Expires: s.CreatedAt.Add(sessionTTL).Unix()})
 }
 
 var csrfInput = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)

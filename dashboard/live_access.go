@@ -57,18 +57,19 @@ type accessCheck func(ctx context.Context, userID int64) (why string, renew bool
 // accessRecheckWithin bounds a check's statements.
 const accessRecheckWithin = 5 * time.Second
 
-// watchAccess watches user u's access for a stream of page (its path and
-// query: where signing in again leads back to) opened with a session
-// ending at expires; stop ends the watch.
-func (d *Dashboard) watchAccess(c *fiber.Ctx, u app.User, expires time.Time, page string, lost accessCheck) (acc *streamAccess, stop func()) {
+// watchAccess watches the access of the person of session s for a stream
+// of page (its path and query: where signing in again leads back to);
+// stop ends the watch.
+func (d *Dashboard) watchAccess(c *fiber.Ctx, s *liveSession, page string, lost accessCheck) (acc *streamAccess, stop func()) {
+	u := s.User
 	recheck, recheckAll, stop := d.hub.watchUser(u.ID)
 	prefs := []string{u.Language, u.OIDCLocale, strings.Clone(c.Get(fiber.HeaderAcceptLanguage))}
-	acc = &streamAccess{recheck: recheck, recheckAll: recheckAll, expires: expires}
+	acc = &streamAccess{recheck: recheck, recheckAll: recheckAll, expires: s.Session.ExpiresAt}
 	acc.gone = func(why string) string { return goneEvent(locale.NewPrinter(prefs...), why, page) }
 	acc.check = func() (string, bool) {
 		ctx, cancel := context.WithTimeout(d.ctx, accessRecheckWithin)
 		defer cancel()
-		why, renew, err := d.accessLost(ctx, u, lost)
+		why, renew, err := d.accessLost(ctx, s, lost)
 		switch {
 		case err != nil: // ends without a word: opened again, it is checked
 			d.log.Warn("live stream: access not checked", "user", u.ID, "err", err)
@@ -83,22 +84,22 @@ func (d *Dashboard) watchAccess(c *fiber.Ctx, u app.User, expires time.Time, pag
 	return acc, stop
 }
 
-// accessLost checks again what u may see: their row (gone: signed out),
-// the page's own check, then whether their sessions ended since the
-// stream opened (signed out). The page's check comes before the sessions:
-// a removal ends the person's sessions too, and "removed" says more.
-func (d *Dashboard) accessLost(ctx context.Context, u app.User, lost accessCheck) (why string, renew bool, err error) {
-	now, err := d.accounts.UserByID(ctx, u.ID)
-	if app.ErrorCodeOf(err) == app.ErrNotFound {
-		return goneSignedOut, false, nil
-	}
-	if err != nil {
+// accessLost checks again what the person of session s may see: their
+// session (ended, on another browser or everywhere, or they are erased:
+// signed out), then the page's own check. The session is read as a
+// request reads it (one statement; it may renew it), and whatever it
+// says, the page's check goes on: a removal ends the person's sessions
+// too, and "removed" says more.
+func (d *Dashboard) accessLost(ctx context.Context, s *liveSession, lost accessCheck) (why string, renew bool, err error) {
+	_, err = d.accounts.SessionUser(ctx, s.token)
+	ended := app.ErrorCodeOf(err) == app.ErrNotFound
+	if err != nil && !ended {
 		return "", false, err
 	}
-	if why, renew, err = lost(ctx, u.ID); err != nil || why != "" {
+	if why, renew, err = lost(ctx, s.User.ID); err != nil || why != "" {
 		return why, false, err
 	}
-	if now.SessionEpoch != u.SessionEpoch {
+	if ended {
 		return goneSignedOut, false, nil
 	}
 	return "", renew, nil

@@ -121,13 +121,17 @@ func until(t *testing.T, s liveConn, want string) string {
 }
 
 // TestLiveStreamEndsWithItsSession: a stream ends when its session does
-// (the cookie's expiry), saying to sign in again, where it used to go on
-// for up to 45 s more.
+// (its expiry, as read when the stream opened), saying to sign in again,
+// where it used to go on for up to 45 s more.
 func TestLiveStreamEndsWithItsSession(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	_, _, roomID, _, _ := b.askedBeta("Session ends", 3)
-	cookie := b.dash.sign.seal("session", session{UserID: b.bob.ID, Expires: time.Now().Add(2 * time.Second).Unix()})
+	cookie := b.sessionOf(b.bob)
+	if _, err := b.pool.Exec(b.ctx, `UPDATE user_sessions SET expires_at = now() + interval '2 seconds', last_seen_at = now()
+		WHERE user_id = $1`, b.bob.ID); err != nil {
+		t.Fatal(err)
+	}
 	s := b.openLiveWith(t, cookie, fmt.Sprintf("/rooms/%d/events", roomID))
 	if said := until(t, s, "0"); !strings.Contains(said, `"why":"`+goneSignedOut+`"`) || !strings.Contains(said, "/login?next=%2Frooms%2F") {
 		t.Errorf("the stream ended without saying to sign in again:\n%s", said)

@@ -176,8 +176,3 @@ func TestBrowserLiveStreamRefused(t *testing.T) {
 		}
 	}
 }
-
-// sessionOf is a session cookie's value for user, for an hour.
-func (b *bundle) sessionOf(user app.User) string {
-	return b.dash.sign.seal("session", session{UserID: user.ID, Expires: time.Now().Add(time.Hour).Unix()})
-}

@@ -50,6 +50,7 @@ func TestDeleteProfilePage(t *testing.T) {
 	if _, err := b.accounts.UserByID(b.ctx, erin.ID); err != nil {
 		t.Fatalf("a refusal erased erin: %v", err)
 	}
+	erinSession := cl.cookies[sessionCookie]
 	st, loc, _ := cl.post("/settings/profile/delete", url.Values{"confirm": {"erin@example.test"}})
 	if st != http.StatusSeeOther || loc != "/profile-deleted" {
 		t.Fatalf("deleting: %d %q", st, loc)
@@ -64,7 +65,8 @@ func TestDeleteProfilePage(t *testing.T) {
 	if _, _, body := cl.get("/profile-deleted"); !strings.Contains(body, "Votre profil a été supprimé") {
 		t.Fatalf("the page after:\n%s", body)
 	}
-	old := b.client(&erin)
+	old := b.client(nil)
+	old.cookies[sessionCookie] = erinSession
 	if st, loc, _ := old.get("/settings"); st != http.StatusSeeOther || !strings.HasPrefix(loc, "/login") {
 		t.Fatalf("erin's old session after the deletion: %d %q", st, loc)
 	}

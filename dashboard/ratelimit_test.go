@@ -221,7 +221,7 @@ func (b *bundle) visitor(forwardedFor string) *visitor {
 func (v *visitor) signIn(d *Dashboard, u app.User) {
 	base, _ := url.Parse(v.b.base)
 	v.http.Jar.SetCookies(base, []*http.Cookie{{Name: sessionCookie, Path: "/",
-		Value: d.sign.seal("session", session{UserID: u.ID, Expires: time.Now().Add(time.Hour).Unix()})}})
+		Value: v.b.sealedSession(d, u, app.SessionDevice{})}})
 }
 
 // do sends a request (a form, with the CSRF token, when form is not nil)

@@ -27,7 +27,7 @@ func (d *Dashboard) roomEvents(c *fiber.Ctx) error {
 	}
 	// The access is watched before it is checked: a loss heard between
 	// the two is checked again before the stream says anything.
-	acc, unwatch := d.watchAccess(c, u, s.expires(), pageOf(c, "/rooms/"+strconv.Itoa(roomID), "side"), d.roomAccessLost(int64(roomID)))
+	acc, unwatch := d.watchAccess(c, s, pageOf(c, "/rooms/"+strconv.Itoa(roomID), "side"), d.roomAccessLost(int64(roomID)))
 	if err := d.rooms.SeesRoom(c.UserContext(), u.ID, int64(roomID)); err != nil {
 		unwatch()
 		release()

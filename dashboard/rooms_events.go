@@ -27,7 +27,7 @@ func (d *Dashboard) roomsEvents(c *fiber.Ctx) error {
 	// between the two is checked again (against ids, read by then) before
 	// the stream says anything.
 	var sc listScope
-	acc, unwatch := d.watchAccess(c, u, s.expires(), pageOf(c, "/", "state"), func(ctx context.Context, userID int64) (string, bool, error) {
+	acc, unwatch := d.watchAccess(c, s, pageOf(c, "/", "state"), func(ctx context.Context, userID int64) (string, bool, error) {
 		return d.listAccessLost(sc)(ctx, userID)
 	})
 	ms, err := d.accounts.Memberships(c.UserContext(), u.ID)

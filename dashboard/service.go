@@ -37,8 +37,12 @@ type Rooms interface {
 // Accounts is what the dashboard needs of accounts, users and agents.
 type Accounts interface {
 	LoginOIDC(ctx context.Context, id app.OIDCIdentity) (app.User, error)
-	UserByID(ctx context.Context, id int64) (app.User, error)
-	EndSessions(ctx context.Context, userID int64) error
+	StartSession(ctx context.Context, userID int64, device app.SessionDevice) (string, app.Session, error)
+	SessionUser(ctx context.Context, token string) (app.SignedIn, error)
+	Sessions(ctx context.Context, userID int64) ([]app.Session, error)
+	EndSession(ctx context.Context, token string) error
+	EndOtherSession(ctx context.Context, userID, id int64, keepToken string) error
+	EndOtherSessions(ctx context.Context, userID int64, keepToken string) (int, error)
 	DeleteProfile(ctx context.Context, userID int64, typed string) error
 	Memberships(ctx context.Context, userID int64) ([]app.Membership, error)
 	// DeletingAccounts names the user's accounts being deleted.

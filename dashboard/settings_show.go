@@ -21,6 +21,17 @@ type settingsData struct {
 	AgentName *typedName
 	// ProfileError is why the profile was not deleted (its section says it).
 	ProfileError string
+	// Sessions are the browsers the person is signed in with, the last
+	// used first.
+	Sessions []sessionLine
+}
+
+// sessionLine is one of the person's sessions in words.
+type sessionLine struct {
+	ID                   int64
+	Device               string
+	SignedIn, LastActive string
+	This                 bool // the session of the browser reading the page
 }
 
 type accountSettings struct {
@@ -61,14 +72,16 @@ type newKey struct {
 // settingsNotices are the words of what a settings form just did, by
 // the ?done= it redirects with.
 var settingsNotices = map[string]locale.Key{"revoked": "settings.done.revoked",
-	"zone":         "settings.done.zone",
-	"language":     "settings.done.language",
-	"notify":       "settings.done.notify",
-	"push-on":      "settings.done.push_on",
-	"push-off":     "settings.done.push_off",
-	"push-test":    "settings.done.push_test",
-	"disconnected": "settings.done.disconnected",
-	"push-nothing": "settings.done.push_nothing"}
+	"zone":           "settings.done.zone",
+	"language":       "settings.done.language",
+	"notify":         "settings.done.notify",
+	"push-on":        "settings.done.push_on",
+	"push-off":       "settings.done.push_off",
+	"push-test":      "settings.done.push_test",
+	"disconnected":   "settings.done.disconnected",
+	"push-nothing":   "settings.done.push_nothing",
+	"session-ended":  "sessions19_settings.done_one",
+	"sessions-ended": "sessions19_settings.done_others"}
 
 // settingsShow lists the user's accounts with their agents and keys, and
 // the time zone their cards are shown in.
@@ -128,6 +141,9 @@ func (d *Dashboard) settingsPage(c *fiber.Ctx, v *viewer, data settingsData) err
 	if data.Notify, err = d.notifySettings(c, v); err != nil {
 		return d.fail(c, err)
 	}
+	if data.Sessions, err = d.sessionLines(c, v); err != nil {
+		return d.fail(c, err)
+	}
 	return d.renderPage(c, "settings", &page{Title: d.words(c, v).T("layout.settings"), Data: data}, v)
 }
 
@@ -154,4 +170,36 @@ func (d *Dashboard) membership(c *fiber.Ctx, v *viewer, slug string) (app.Member
 		}
 	}
 	return app.Membership{}, refusal(app.ErrNotFound, "error.not_member", slug)
+}
+
+// sessionLines are the person's sessions in their words and zone, this
+// browser's marked.
+func (d *Dashboard) sessionLines(c *fiber.Ctx, v *viewer) ([]sessionLine, error) {
+	ss, err := d.accounts.Sessions(c.UserContext(), v.user.ID)
+	if err != nil {
+		return nil, err
+	}
+	var this int64
+	if in := d.thisSession(c); in != nil {
+		this = in.Session.ID
+	}
+	w, loc := d.words(c, v), v.loc()
+	out := make([]sessionLine, len(ss))
+	for i, s := range ss {
+		out[i] = sessionLine{ID: s.ID, Device: deviceWords(w, s.Device), SignedIn: w.Moment(s.CreatedAt, loc),
+			LastActive: w.Moment(s.LastSeenAt, loc), This: s.ID == this}
+	}
+	return out, nil
+}
+
+// deviceWords names a session's browser and system in w's words.
+func deviceWords(w *locale.Printer, dev app.SessionDevice) string {
+	browser := dev.Browser
+	if browser == "" {
+		browser = w.T("settings.a_browser")
+	}
+	if dev.Platform == "" {
+		return browser
+	}
+	return w.T("sessions19_settings.device", browser, dev.Platform)
 }

@@ -15,7 +15,8 @@ import (
 
 // PurgeArgs deletes what has expired and is kept for nothing: the OAuth
 // codes and tokens past their lifetime (a rotated refresh token is kept
-// until then, so that its reuse is still caught), and the personal data
+// until then, so that its reuse is still caught), the people's sessions
+// past their end, and the personal data
 // past its retention period (OldData: delivery logs, one-tap tokens,
 // webhook messages, the person's address of rooms that ended). One River periodic job (PurgeJob), inserted by the
 // leader every PurgeInterval.
@@ -52,6 +53,13 @@ type ExpiredTokens interface {
 	PurgeExpired(ctx context.Context, before time.Time, limit int) (int, error)
 }
 
+// ExpiredSessions is the service as the purge sees the people's sessions:
+// PurgeExpiredSessions deletes at most limit that expired before before,
+// and says how many it deleted.
+type ExpiredSessions interface {
+	PurgeExpiredSessions(ctx context.Context, before time.Time, limit int) (int, error)
+}
+
 // OldData is the service as the purge sees the data kept for a period:
 // PurgeOld deletes what has outlived its period at now, in bounded
 // statements, until end has passed (the next purge carries on), and says
@@ -83,6 +91,9 @@ type PurgeWorker struct {
 	Tokens ExpiredTokens
 	// Data is the personal data kept for a period; nil: none is purged.
 	Data OldData
+	// Sessions are the people's sign-ins, deleted past their end like
+	// the OAuth tokens (nil: none are).
+	Sessions ExpiredSessions
 	// Deletions are the accounts being deleted, whose jobs the purge
 	// queues again when they are stuck (nil: none; only when the job runs
 	// in a River client, which inserts them).
@@ -109,6 +120,17 @@ func (w *PurgeWorker) Work(ctx context.Context, _ *river.Job[PurgeArgs]) error {
 	}
 	if err != nil {
 		err = fmt.Errorf("purge: oauth tokens: %w", err)
+	}
+	if w.Sessions != nil {
+		n, serr := sweepSteps(ctx, time.Now().Add(SweepBudget), func(ctx context.Context, limit int) (int, error) {
+			return w.Sessions.PurgeExpiredSessions(ctx, now(), limit)
+		}, PurgeBatch)
+		if n > 0 && w.Log != nil {
+			w.Log.Info("purge", "sessions_deleted", n)
+		}
+		if serr != nil {
+			err = errors.Join(err, fmt.Errorf("purge: sessions: %w", serr))
+		}
 	}
 	if w.Data != nil {
 		deleted, derr := w.Data.PurgeOld(ctx, now(), time.Now().Add(RetentionBudget))

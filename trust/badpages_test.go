@@ -124,6 +124,8 @@ func TestBadInputPages(t *testing.T) {
 		{br, "POST", "/settings/push", f("endpoint", "javascript:alert(1)", "p256dh", "x", "auth", "y"), "not configured"},
 		{br, "POST", "/settings/push/remove", f("id", "abc"), "device: which one?"},
 		{br, "POST", "/settings/push/test", f("id", "-1"), "not configured"},
+		{br, "POST", "/settings/sessions/end", f("id", "abc"), "session: which one?"},
+		{br, "POST", "/settings/sessions/end", f("id", "999999999"), "session: that session has ended already"},
 		{br, "POST", "/logout", f("_csrf", "forged"), "This form has expired"},
 		{br, "POST", "/unsubscribe/garbage", nil, "unsubscribe link is not valid"},
 	}

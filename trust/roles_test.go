@@ -46,7 +46,7 @@ func (s *stack) signIn(email string) *browser {
 
 // teamState is what a page of the team's could change: pageState, the
 // memberships and their roles, the invitations, the agents' owners and
-// the users' session epochs, the audit log.
+// the people's sessions, the audit log.
 func (s *stack) teamState() string {
 	s.t.Helper()
 	var out string
@@ -54,7 +54,7 @@ func (s *stack) teamState() string {
 		(SELECT coalesce(string_agg(account_id || ':' || user_id || ':' || role, ',' ORDER BY account_id, user_id), '') FROM memberships) || '#' ||
 		(SELECT coalesce(string_agg(id || ':' || md5(token_hash::text) || ':' || coalesce(revoked_at::text, '') || coalesce(accepted_at::text, ''), ',' ORDER BY id), '') FROM account_invitations) || '#' ||
 		(SELECT coalesce(string_agg(id || ':' || coalesce(owner_user_id, 0), ',' ORDER BY id), '') FROM agents) || '#' ||
-		(SELECT coalesce(string_agg(id || ':' || session_epoch, ',' ORDER BY id), '') FROM users) || '#' ||
+		(SELECT coalesce(string_agg(user_id || ':' || id, ',' ORDER BY id), '') FROM user_sessions) || '#' ||
 		(SELECT coalesce(string_agg(id || ':' || name, ',' ORDER BY id), '') FROM accounts) || '#' ||
 		(SELECT coalesce(string_agg(id || ':' || md5(secrets) || ':' || coalesce(disabled_at::text, ''), ',' ORDER BY id), '') FROM webhook_endpoints) || '#' ||
 		(SELECT count(*)::text FROM river_job WHERE kind = 'webhook') || '#' ||

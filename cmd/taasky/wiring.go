@@ -103,7 +103,7 @@ func addWorkers(workers *river.Workers, d deps) int {
 	river.AddWorker(workers, d.deleter)
 	river.AddWorker(workers, &jobs.CloseDueWorker{})
 	retention := app.NewRetention(d.pool, app.RetentionPeriods(d.cfg.Retention))
-	river.AddWorker(workers, &jobs.PurgeWorker{Tokens: app.NewOAuth(d.pool), Log: d.log, Data: retention, Deletions: retention})
+	river.AddWorker(workers, &jobs.PurgeWorker{Tokens: app.NewOAuth(d.pool), Log: d.log, Data: retention, Sessions: retention, Deletions: retention})
 	return 4 + addNotifyWorkers(workers, d)
 }
 

@@ -267,11 +267,10 @@ var englishText = map[Key]catalog.Message{
 	"welcome.heading": text("Your agent negotiates. You agree."),
 	"welcome.lead": text("Taasky is where two people's AI agents work out terms — a meeting time, a place, a fee — " +
 		"and only their humans can say yes. Every acceptance is yours to confirm, on a card that shows exactly what you agree to."),
-	"welcome.sign_in":              text("Sign in"),
-	"welcome.invited":              text("Invited by someone? Open the invitation link you were sent: no account is needed to answer it."),
-	"signed_out.heading":           text("You are signed out"),
-	"websec.signed_out.everywhere": text("Your sessions have ended, in this browser and in every other one."),
-	"signed_out.again":             text("Sign in again"),
+	"welcome.sign_in":    text("Sign in"),
+	"welcome.invited":    text("Invited by someone? Open the invitation link you were sent: no account is needed to answer it."),
+	"signed_out.heading": text("You are signed out"),
+	"signed_out.again":   text("Sign in again"),
 
 	// The error page.
 	"error.title":           text("Something is wrong"),
@@ -888,7 +887,7 @@ var englishText = map[Key]catalog.Message{
 	// "Download my data": a member's, on their settings page, and a
 	// person's, on their seat's page.
 	"mydata9_heading":   text("Your data"),
-	"mydata9_text":      text("A JSON file of what Taasky holds about you: your profile, accounts and roles, notification settings, push devices, delivery log, the rooms you answer for with your decisions and their receipts, and the assistants you connected. Never the other side's limits, never a key or a token."),
+	"mydata9_text":      text("A JSON file of what Taasky holds about you: your profile, accounts and roles, notification settings, push devices, delivery log, the rooms you answer for with your decisions and their receipts, the assistants you connected, and the browsers you are signed in with. Never the other side's limits, never a key or a token."),
 	"mydata9_seat_text": text("A JSON file of what Taasky holds about you in this room: the terms as you see them, your answers, the address you gave, what was sent to you and, once agreed, the receipt. Never the other side's limits."),
 	"mydata9_button":    text("Download my data"),
 
@@ -1269,6 +1268,25 @@ var englishText = map[Key]catalog.Message{
 	"stream18_live.removed": text("You can no longer see this page: you were removed from its account, your role changed, its room was handed to someone else, or the account is being deleted."),
 	// the link under that message, to the rooms list
 	"stream18_live.your_rooms": text("Go to your rooms"),
+	// Settings, "Where you are signed in": the person's sessions, one per browser
+	// the signed-out page: only this browser was signed out
+	"sessions19_signed_out.this_browser": text("You are signed out of this browser. Your other browsers stay signed in: Settings lists them, and signs any of them out."),
+	"sessions19_settings.heading":        text("Where you are signed in"),
+	"sessions19_settings.intro":          text("Each browser you signed in with. Sign out of one you no longer use or have lost; it is signed out at its next page."),
+	"sessions19_settings.device":         text("%[1]s on %[2]s"),
+	"sessions19_settings.this_device":    text("this device"),
+	"sessions19_settings.signed_in":      text("signed in %[1]s"),
+	"sessions19_settings.last_active":    text("last active %[1]s"),
+	"sessions19_settings.sign_out":       text("Sign out"),
+	// the name of the button that signs out one session: the device and when it signed in
+	"sessions19_settings.sign_out_label":  text("Sign out: %[1]s, signed in %[2]s"),
+	"sessions19_settings.sign_out_others": text("Sign out everywhere else"),
+	"sessions19_settings.only_this":       text("You are signed in on this device only."),
+	"sessions19_settings.done_one":        text("That device is signed out."),
+	"sessions19_settings.done_others":     text("You are signed out everywhere else."),
+	// refusals of that section's forms
+	"sessions19_error.session_which": text("session: which one? (a session from the list)"),
+	"sessions19_error.session_gone":  text("session: that session has ended already"),
 }
 
 func text(s string) catalog.Message { return catalog.String(s) }

@@ -257,13 +257,12 @@ var frenchText = map[Key]catalog.Message{
 	"a11y.live_kept":    text("Cette page a changé. Ce que vous faisiez est conservé : rechargez la page pour voir le changement."),
 
 	// The signed-out home page.
-	"welcome.heading":              text("Votre agent négocie. Vous donnez votre accord."),
-	"welcome.lead":                 text("Avec Taasky, les agents IA de deux personnes s'entendent sur des conditions — une heure de rendez-vous, un lieu, des honoraires — et seuls leurs humains peuvent dire oui. Chaque acceptation, c'est vous qui la confirmez, sur une fiche qui montre exactement ce que vous acceptez."),
-	"welcome.sign_in":              text("Se connecter"),
-	"welcome.invited":              text("Quelqu'un vous a invité ? Ouvrez le lien d'invitation reçu : aucun compte n'est nécessaire pour y répondre."),
-	"signed_out.heading":           text("Vous êtes déconnecté"),
-	"websec.signed_out.everywhere": text("Vos sessions sont terminées, dans ce navigateur comme dans tous les autres."),
-	"signed_out.again":             text("Se reconnecter"),
+	"welcome.heading":    text("Votre agent négocie. Vous donnez votre accord."),
+	"welcome.lead":       text("Avec Taasky, les agents IA de deux personnes s'entendent sur des conditions — une heure de rendez-vous, un lieu, des honoraires — et seuls leurs humains peuvent dire oui. Chaque acceptation, c'est vous qui la confirmez, sur une fiche qui montre exactement ce que vous acceptez."),
+	"welcome.sign_in":    text("Se connecter"),
+	"welcome.invited":    text("Quelqu'un vous a invité ? Ouvrez le lien d'invitation reçu : aucun compte n'est nécessaire pour y répondre."),
+	"signed_out.heading": text("Vous êtes déconnecté"),
+	"signed_out.again":   text("Se reconnecter"),
 
 	// The error page.
 	"error.title":           text("Un problème est survenu"),
@@ -863,7 +862,7 @@ var frenchText = map[Key]catalog.Message{
 	// "Download my data": a member's, on their settings page, and a
 	// person's, on their seat's page.
 	"mydata9_heading":   text("Vos données"),
-	"mydata9_text":      text("Un fichier JSON de ce que Taasky garde sur vous : votre profil, vos comptes et rôles, vos réglages de notification, vos appareils push, votre journal d'envois, les salles où vous répondez avec vos décisions et leurs reçus, et les assistants que vous avez connectés. Jamais les limites de l'autre partie, jamais une clé ni un jeton."),
+	"mydata9_text":      text("Un fichier JSON de ce que Taasky garde sur vous : votre profil, vos comptes et rôles, vos réglages de notification, vos appareils push, votre journal d'envois, les salles où vous répondez avec vos décisions et leurs reçus, les assistants que vous avez connectés, et les navigateurs où vous êtes connecté. Jamais les limites de l'autre partie, jamais une clé ni un jeton."),
 	"mydata9_seat_text": text("Un fichier JSON de ce que Taasky garde sur vous dans cette salle : les conditions telles que vous les voyez, vos réponses, l'adresse que vous avez donnée, ce qui vous a été envoyé et, une fois l'accord conclu, le reçu. Jamais les limites de l'autre partie."),
 	"mydata9_button":    text("Télécharger mes données"),
 
@@ -1245,4 +1244,23 @@ var frenchText = map[Key]catalog.Message{
 	"stream18_live.removed": text("Vous ne pouvez plus voir cette page : vous avez été retiré de son compte, votre rôle a changé, sa salle a été confiée à quelqu'un d'autre, ou le compte est en cours de suppression."),
 	// the link under that message, to the rooms list
 	"stream18_live.your_rooms": text("Aller à vos salles"),
+	// Settings, "Where you are signed in": the person's sessions, one per browser
+	// the signed-out page: only this browser was signed out
+	"sessions19_signed_out.this_browser": text("Vous êtes déconnecté de ce navigateur. Vos autres navigateurs restent connectés : les réglages les listent et déconnectent celui que vous voulez."),
+	"sessions19_settings.heading":        text("Où vous êtes connecté"),
+	"sessions19_settings.intro":          text("Chaque navigateur avec lequel vous vous êtes connecté. Déconnectez celui que vous n'utilisez plus ou avez perdu ; il l'est dès sa page suivante."),
+	"sessions19_settings.device":         text("%[1]s sur %[2]s"),
+	"sessions19_settings.this_device":    text("cet appareil"),
+	"sessions19_settings.signed_in":      text("connecté %[1]s"),
+	"sessions19_settings.last_active":    text("dernière activité %[1]s"),
+	"sessions19_settings.sign_out":       text("Déconnecter"),
+	// the name of the button that signs out one session: the device and when it signed in
+	"sessions19_settings.sign_out_label":  text("Déconnecter : %[1]s, connecté %[2]s"),
+	"sessions19_settings.sign_out_others": text("Déconnecter partout ailleurs"),
+	"sessions19_settings.only_this":       text("Vous n'êtes connecté que sur cet appareil."),
+	"sessions19_settings.done_one":        text("Cet appareil est déconnecté."),
+	"sessions19_settings.done_others":     text("Vous êtes déconnecté partout ailleurs."),
+	// refusals of that section's forms
+	"sessions19_error.session_which": text("session : laquelle ? (une session de la liste)"),
+	"sessions19_error.session_gone":  text("session : cette session est déjà terminée"),
 }

@@ -257,13 +257,12 @@ var germanText = map[Key]catalog.Message{
 	"a11y.live_kept":    text("Diese Seite hat sich geändert. Ihre Eingaben bleiben erhalten: Laden Sie die Seite neu, um die Änderung zu sehen."),
 
 	// The signed-out home page.
-	"welcome.heading":              text("Ihr Agent verhandelt. Sie stimmen zu."),
-	"welcome.lead":                 text("Bei Taasky handeln die KI-Agenten zweier Menschen Bedingungen aus – einen Termin, einen Ort, ein Honorar –, und nur ihre Menschen können Ja sagen. Jede Zusage bestätigen Sie selbst, auf einer Karte, die genau zeigt, wozu Sie zustimmen."),
-	"welcome.sign_in":              text("Anmelden"),
-	"welcome.invited":              text("Von jemandem eingeladen? Öffnen Sie den Einladungslink, den Sie erhalten haben: Zum Antworten brauchen Sie kein Konto."),
-	"signed_out.heading":           text("Sie sind abgemeldet"),
-	"websec.signed_out.everywhere": text("Ihre Sitzungen sind beendet, in diesem Browser und in allen anderen."),
-	"signed_out.again":             text("Erneut anmelden"),
+	"welcome.heading":    text("Ihr Agent verhandelt. Sie stimmen zu."),
+	"welcome.lead":       text("Bei Taasky handeln die KI-Agenten zweier Menschen Bedingungen aus – einen Termin, einen Ort, ein Honorar –, und nur ihre Menschen können Ja sagen. Jede Zusage bestätigen Sie selbst, auf einer Karte, die genau zeigt, wozu Sie zustimmen."),
+	"welcome.sign_in":    text("Anmelden"),
+	"welcome.invited":    text("Von jemandem eingeladen? Öffnen Sie den Einladungslink, den Sie erhalten haben: Zum Antworten brauchen Sie kein Konto."),
+	"signed_out.heading": text("Sie sind abgemeldet"),
+	"signed_out.again":   text("Erneut anmelden"),
 
 	// The error page.
 	"error.title":           text("Etwas stimmt nicht"),
@@ -863,7 +862,7 @@ var germanText = map[Key]catalog.Message{
 	// "Download my data": a member's, on their settings page, and a
 	// person's, on their seat's page.
 	"mydata9_heading":   text("Ihre Daten"),
-	"mydata9_text":      text("Eine JSON-Datei mit dem, was Taasky über Sie speichert: Ihr Profil, Ihre Konten und Rollen, Ihre Benachrichtigungseinstellungen, Push-Geräte, Ihr Zustellprotokoll, die Räume, für die Sie antworten, mit Ihren Entscheidungen und deren Belegen, und die Assistenten, die Sie verbunden haben. Nie die Grenzen der anderen Seite, nie ein Schlüssel oder Token."),
+	"mydata9_text":      text("Eine JSON-Datei mit dem, was Taasky über Sie speichert: Ihr Profil, Ihre Konten und Rollen, Ihre Benachrichtigungseinstellungen, Push-Geräte, Ihr Zustellprotokoll, die Räume, für die Sie antworten, mit Ihren Entscheidungen und deren Belegen, die Assistenten, die Sie verbunden haben, und die Browser, in denen Sie angemeldet sind. Nie die Grenzen der anderen Seite, nie ein Schlüssel oder Token."),
 	"mydata9_seat_text": text("Eine JSON-Datei mit dem, was Taasky in diesem Raum über Sie speichert: die Bedingungen, wie Sie sie sehen, Ihre Antworten, die Adresse, die Sie angegeben haben, was Ihnen gesendet wurde, und nach der Einigung der Beleg. Nie die Grenzen der anderen Seite."),
 	"mydata9_button":    text("Meine Daten herunterladen"),
 
@@ -1243,4 +1242,23 @@ var germanText = map[Key]catalog.Message{
 	"stream18_live.removed": text("Sie können diese Seite nicht mehr sehen: Sie wurden aus ihrem Konto entfernt, Ihre Rolle wurde geändert, ihr Raum wurde jemand anderem übergeben, oder das Konto wird gelöscht."),
 	// the link under that message, to the rooms list
 	"stream18_live.your_rooms": text("Zu Ihren Räumen"),
+	// Settings, "Where you are signed in": the person's sessions, one per browser
+	// the signed-out page: only this browser was signed out
+	"sessions19_signed_out.this_browser": text("Sie sind in diesem Browser abgemeldet. Ihre anderen Browser bleiben angemeldet: die Einstellungen listen sie auf und melden jeden davon ab."),
+	"sessions19_settings.heading":        text("Wo Sie angemeldet sind"),
+	"sessions19_settings.intro":          text("Jeder Browser, mit dem Sie sich angemeldet haben. Melden Sie einen ab, den Sie nicht mehr nutzen oder verloren haben; er ist bei seiner nächsten Seite abgemeldet."),
+	"sessions19_settings.device":         text("%[1]s unter %[2]s"),
+	"sessions19_settings.this_device":    text("dieses Gerät"),
+	"sessions19_settings.signed_in":      text("angemeldet %[1]s"),
+	"sessions19_settings.last_active":    text("zuletzt aktiv %[1]s"),
+	"sessions19_settings.sign_out":       text("Abmelden"),
+	// the name of the button that signs out one session: the device and when it signed in
+	"sessions19_settings.sign_out_label":  text("Abmelden: %[1]s, angemeldet %[2]s"),
+	"sessions19_settings.sign_out_others": text("Überall sonst abmelden"),
+	"sessions19_settings.only_this":       text("Sie sind nur auf diesem Gerät angemeldet."),
+	"sessions19_settings.done_one":        text("Das Gerät ist abgemeldet."),
+	"sessions19_settings.done_others":     text("Sie sind überall sonst abgemeldet."),
+	// refusals of that section's forms
+	"sessions19_error.session_which": text("Sitzung: welche? (eine Sitzung aus der Liste)"),
+	"sessions19_error.session_gone":  text("Sitzung: diese Sitzung ist bereits beendet"),
 }

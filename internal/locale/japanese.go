@@ -244,13 +244,12 @@ var japaneseText = map[Key]catalog.Message{
 	"a11y.live_kept":    text("このページが変わりました。入力中の内容はそのままです。変更を見るにはページを再読み込みしてください。"),
 
 	// The signed-out home page.
-	"welcome.heading":              text("エージェントが交渉し、あなたが合意します。"),
-	"welcome.lead":                 text("Taaskyでは、2人のAIエージェントが条件（会議の時間、場所、報酬など）をすり合わせ、承諾できるのは本人だけです。すべての承諾は、合意する内容を正確に示すカードの上で、あなた自身が確定します。"),
-	"welcome.sign_in":              text("サインイン"),
-	"welcome.invited":              text("招待を受けましたか？受け取った招待リンクを開いてください。回答にアカウントは不要です。"),
-	"signed_out.heading":           text("サインアウトしました"),
-	"websec.signed_out.everywhere": text("このブラウザーでも、ほかのすべてのブラウザーでも、セッションは終了しました。"),
-	"signed_out.again":             text("もう一度サインイン"),
+	"welcome.heading":    text("エージェントが交渉し、あなたが合意します。"),
+	"welcome.lead":       text("Taaskyでは、2人のAIエージェントが条件（会議の時間、場所、報酬など）をすり合わせ、承諾できるのは本人だけです。すべての承諾は、合意する内容を正確に示すカードの上で、あなた自身が確定します。"),
+	"welcome.sign_in":    text("サインイン"),
+	"welcome.invited":    text("招待を受けましたか？受け取った招待リンクを開いてください。回答にアカウントは不要です。"),
+	"signed_out.heading": text("サインアウトしました"),
+	"signed_out.again":   text("もう一度サインイン"),
 
 	// The error page.
 	"error.title":               text("問題が発生しました"),
@@ -836,7 +835,7 @@ var japaneseText = map[Key]catalog.Message{
 	// "Download my data": a member's, on their settings page, and a
 	// person's, on their seat's page.
 	"mydata9_heading":   text("あなたのデータ"),
-	"mydata9_text":      text("Taasky があなたについて保持している情報のJSONファイル：プロフィール、アカウントと役割、通知設定、プッシュ通知の端末、配信ログ、あなたが回答するルームとその判断および受領証、接続したアシスタント。相手側の限度、鍵やトークンは決して含みません。"),
+	"mydata9_text":      text("Taasky があなたについて保持している情報のJSONファイル：プロフィール、アカウントと役割、通知設定、プッシュ通知の端末、配信ログ、あなたが回答するルームとその判断および受領証、接続したアシスタント、サインイン中のブラウザー。相手側の限度、鍵やトークンは決して含みません。"),
 	"mydata9_seat_text": text("このルームで Taasky があなたについて保持している情報のJSONファイル：あなたから見た条件、あなたの回答、入力したアドレス、あなたに送られたもの、合意後は受領証。相手側の限度は決して含みません。"),
 	"mydata9_button":    text("自分のデータをダウンロード"),
 
@@ -1208,4 +1207,23 @@ var japaneseText = map[Key]catalog.Message{
 	"stream18_live.removed": text("このページはもう表示できません。アカウントから外されたか、役割が変わったか、ルームが他の人に引き継がれたか、アカウントが削除中です。"),
 	// the link under that message, to the rooms list
 	"stream18_live.your_rooms": text("ルーム一覧へ"),
+	// Settings, "Where you are signed in": the person's sessions, one per browser
+	// the signed-out page: only this browser was signed out
+	"sessions19_signed_out.this_browser": text("このブラウザーからサインアウトしました。ほかのブラウザーはサインインしたままです。設定で一覧を確認し、どれでもサインアウトできます。"),
+	"sessions19_settings.heading":        text("サインイン中の場所"),
+	"sessions19_settings.intro":          text("サインインしたブラウザーの一覧です。使わなくなったものや紛失したものはサインアウトできます。次のページを開いた時点でサインアウトされます。"),
+	"sessions19_settings.device":         text("%[2]s の %[1]s"),
+	"sessions19_settings.this_device":    text("このデバイス"),
+	"sessions19_settings.signed_in":      text("サインイン %[1]s"),
+	"sessions19_settings.last_active":    text("最終アクティブ %[1]s"),
+	"sessions19_settings.sign_out":       text("サインアウト"),
+	// the name of the button that signs out one session: the device and when it signed in
+	"sessions19_settings.sign_out_label":  text("サインアウト：%[1]s（サインイン %[2]s）"),
+	"sessions19_settings.sign_out_others": text("他のすべてからサインアウト"),
+	"sessions19_settings.only_this":       text("このデバイスでのみサインインしています。"),
+	"sessions19_settings.done_one":        text("そのデバイスはサインアウトされました。"),
+	"sessions19_settings.done_others":     text("他のすべてのデバイスからサインアウトしました。"),
+	// refusals of that section's forms
+	"sessions19_error.session_which": text("セッション: どれですか?(一覧のセッション)"),
+	"sessions19_error.session_gone":  text("セッション: そのセッションはすでに終了しています"),
 }

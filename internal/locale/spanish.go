@@ -257,13 +257,12 @@ var spanishText = map[Key]catalog.Message{
 	"a11y.live_kept":    text("Esta página ha cambiado. Lo que estaba haciendo se conserva: recargue la página para ver el cambio."),
 
 	// The signed-out home page.
-	"welcome.heading":              text("Su agente negocia. Usted acuerda."),
-	"welcome.lead":                 text("En Taasky, los agentes de IA de dos personas acuerdan condiciones —una hora de reunión, un lugar, unos honorarios— y solo sus humanos pueden decir que sí. Cada aceptación la confirma usted, en una ficha que muestra exactamente lo que acepta."),
-	"welcome.sign_in":              text("Iniciar sesión"),
-	"welcome.invited":              text("¿Le ha invitado alguien? Abra el enlace de invitación que recibió: no necesita una cuenta para responder."),
-	"signed_out.heading":           text("Ha cerrado la sesión"),
-	"websec.signed_out.everywhere": text("Sus sesiones han terminado, en este navegador y en todos los demás."),
-	"signed_out.again":             text("Volver a iniciar sesión"),
+	"welcome.heading":    text("Su agente negocia. Usted acuerda."),
+	"welcome.lead":       text("En Taasky, los agentes de IA de dos personas acuerdan condiciones —una hora de reunión, un lugar, unos honorarios— y solo sus humanos pueden decir que sí. Cada aceptación la confirma usted, en una ficha que muestra exactamente lo que acepta."),
+	"welcome.sign_in":    text("Iniciar sesión"),
+	"welcome.invited":    text("¿Le ha invitado alguien? Abra el enlace de invitación que recibió: no necesita una cuenta para responder."),
+	"signed_out.heading": text("Ha cerrado la sesión"),
+	"signed_out.again":   text("Volver a iniciar sesión"),
 
 	// The error page.
 	"error.title":           text("Algo no va bien"),
@@ -863,7 +862,7 @@ var spanishText = map[Key]catalog.Message{
 	// "Download my data": a member's, on their settings page, and a
 	// person's, on their seat's page.
 	"mydata9_heading":   text("Sus datos"),
-	"mydata9_text":      text("Un archivo JSON con lo que Taasky guarda sobre usted: su perfil, sus cuentas y roles, su configuración de notificaciones, sus dispositivos push, su registro de envíos, las salas en las que responde con sus decisiones y sus recibos, y los asistentes que conectó. Nunca los límites de la otra parte, nunca una clave ni un token."),
+	"mydata9_text":      text("Un archivo JSON con lo que Taasky guarda sobre usted: su perfil, sus cuentas y roles, su configuración de notificaciones, sus dispositivos push, su registro de envíos, las salas en las que responde con sus decisiones y sus recibos, los asistentes que conectó y los navegadores en los que ha iniciado sesión. Nunca los límites de la otra parte, nunca una clave ni un token."),
 	"mydata9_seat_text": text("Un archivo JSON con lo que Taasky guarda sobre usted en esta sala: las condiciones tal como las ve, sus respuestas, la dirección que dio, lo que se le envió y, una vez acordado, el recibo. Nunca los límites de la otra parte."),
 	"mydata9_button":    text("Descargar mis datos"),
 
@@ -1245,4 +1244,23 @@ var spanishText = map[Key]catalog.Message{
 	"stream18_live.removed": text("Ya no puede ver esta página: se le quitó de su cuenta, su rol cambió, su sala se entregó a otra persona o la cuenta se está eliminando."),
 	// the link under that message, to the rooms list
 	"stream18_live.your_rooms": text("Ir a sus salas"),
+	// Settings, "Where you are signed in": the person's sessions, one per browser
+	// the signed-out page: only this browser was signed out
+	"sessions19_signed_out.this_browser": text("Cerró la sesión en este navegador. Sus otros navegadores siguen con la sesión iniciada: Ajustes los muestra y cierra la de cualquiera de ellos."),
+	"sessions19_settings.heading":        text("Dónde ha iniciado sesión"),
+	"sessions19_settings.intro":          text("Cada navegador con el que inició sesión. Cierre la de uno que ya no usa o que perdió; se cierra en su próxima página."),
+	"sessions19_settings.device":         text("%[1]s en %[2]s"),
+	"sessions19_settings.this_device":    text("este dispositivo"),
+	"sessions19_settings.signed_in":      text("sesión iniciada %[1]s"),
+	"sessions19_settings.last_active":    text("última actividad %[1]s"),
+	"sessions19_settings.sign_out":       text("Cerrar sesión"),
+	// the name of the button that signs out one session: the device and when it signed in
+	"sessions19_settings.sign_out_label":  text("Cerrar sesión: %[1]s, sesión iniciada %[2]s"),
+	"sessions19_settings.sign_out_others": text("Cerrar sesión en todos los demás"),
+	"sessions19_settings.only_this":       text("Solo tiene la sesión iniciada en este dispositivo."),
+	"sessions19_settings.done_one":        text("Se cerró la sesión de ese dispositivo."),
+	"sessions19_settings.done_others":     text("Se cerró la sesión en todos los demás."),
+	// refusals of that section's forms
+	"sessions19_error.session_which": text("sesión: ¿cuál? (una sesión de la lista)"),
+	"sessions19_error.session_gone":  text("sesión: esa sesión ya terminó"),
 }
