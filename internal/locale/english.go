@@ -892,8 +892,9 @@ var englishText = map[Key]catalog.Message{
 	"mydata9_button":    text("Download my data"),
 
 	// Failover
-	// A page asked for while the database switches to its standby (503).
-	"failover.retry": text("Taasky is switching to its standby database. Try again in a few seconds: what went through is kept, and nothing is done twice."),
+	// A page asked for while the database does not answer (503): a restart,
+	// or a switch to its standby.
+	"failover.retry": text("Taasky cannot reach its database just now (it may be restarting or switching to its standby). Try again in a few seconds: what went through is kept, and nothing is done twice."),
 	// Receipts: an agreed room's signed receipt, on the room page, its
 	// printable page and the public /verify page.
 	"receipt.heading":            text("Receipt of the agreement"),

@@ -867,7 +867,7 @@ var frenchText = map[Key]catalog.Message{
 	"mydata9_button":    text("Télécharger mes données"),
 
 	// Failover
-	"failover.retry": text("Taasky bascule vers sa base de données de secours. Réessayez dans quelques secondes : ce qui est passé est conservé, et rien n'est fait deux fois."),
+	"failover.retry": text("Taasky ne peut pas joindre sa base de données pour le moment (elle redémarre peut-être ou bascule vers sa base de secours). Réessayez dans quelques secondes : ce qui est passé est conservé, et rien n'est fait deux fois."),
 
 	// Receipts
 	"receipt.heading":            text("Reçu de l'accord"),

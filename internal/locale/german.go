@@ -867,7 +867,7 @@ var germanText = map[Key]catalog.Message{
 	"mydata9_button":    text("Meine Daten herunterladen"),
 
 	// Failover
-	"failover.retry": text("Taasky wechselt zu seiner Standby-Datenbank. Versuchen Sie es in einigen Sekunden erneut: Was durchging, bleibt erhalten, und nichts geschieht doppelt."),
+	"failover.retry": text("Taasky erreicht seine Datenbank gerade nicht (sie startet vielleicht neu oder wechselt zur Standby-Datenbank). Versuchen Sie es in einigen Sekunden erneut: Was durchging, bleibt erhalten, und nichts geschieht doppelt."),
 
 	// Receipts
 	"receipt.heading":            text("Beleg der Vereinbarung"),

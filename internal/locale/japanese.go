@@ -840,7 +840,7 @@ var japaneseText = map[Key]catalog.Message{
 	"mydata9_button":    text("自分のデータをダウンロード"),
 
 	// Failover
-	"failover.retry": text("Taaskyは予備のデータベースに切り替え中です。数秒後にもう一度お試しください。処理済みの内容は保持され、二重に行われることはありません。"),
+	"failover.retry": text("Taaskyは現在データベースに接続できません（再起動中か、予備のデータベースに切り替え中の可能性があります）。数秒後にもう一度お試しください。処理済みの内容は保持され、二重に行われることはありません。"),
 
 	// Receipts
 	"receipt.heading":            text("合意の証明書"),

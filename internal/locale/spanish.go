@@ -867,7 +867,7 @@ var spanishText = map[Key]catalog.Message{
 	"mydata9_button":    text("Descargar mis datos"),
 
 	// Failover
-	"failover.retry": text("Taasky está cambiando a su base de datos de reserva. Vuelva a intentarlo en unos segundos: lo que se procesó se conserva y nada se hace dos veces."),
+	"failover.retry": text("Taasky no puede acceder a su base de datos en este momento (quizá se está reiniciando o cambiando a su base de reserva). Vuelva a intentarlo en unos segundos: lo que se procesó se conserva y nada se hace dos veces."),
 
 	// Receipts
 	"receipt.heading":            text("Comprobante del acuerdo"),
