@@ -16,7 +16,7 @@ import (
 // TestEmailRetriedWithinMinutes: an email whose mail server is away is
 // tried again at most 5 minutes after a failed attempt during its first 6
 // hours, and at most an hour after one later, for about three days, by a
-// real River client. Before, River's attempt⁴ seconds left 21.6 minutes
+// real River client with the service's RetryPolicy. Before, River's attempt⁴ seconds left 21.6 minutes
 // after the 6th attempt (so a mail due in an hour's outage went up to 40
 // minutes after the server was back) and 2.8 hours after the 10th.
 func TestEmailRetriedWithinMinutes(t *testing.T) {
@@ -28,7 +28,7 @@ func TestEmailRetriedWithinMinutes(t *testing.T) {
 	river.AddWorker(workers, &EmailWorker{Deliveries: &fakeDeliveries{n: note}, Mailer: &fakeMailer{err: errors.New("dial tcp: connection refused")},
 		From: "taasky@example.test", Log: slog.New(slog.DiscardHandler)})
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Workers: workers, Logger: slog.New(slog.DiscardHandler),
-		Queues: Queues(5, 5), FetchCooldown: FetchCooldown})
+		Queues: Queues(5, 5), FetchCooldown: FetchCooldown, RetryPolicy: &RetryPolicy{}})
 	if err != nil {
 		t.Fatal(err)
 	}

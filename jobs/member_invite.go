@@ -75,11 +75,6 @@ type MemberInviteWorker struct {
 	Log         *slog.Logger
 }
 
-// NextRetry: an email's schedule (emailNextRetry), not River's.
-func (w *MemberInviteWorker) NextRetry(job *river.Job[MemberInviteArgs]) time.Time {
-	return emailNextRetry(len(job.Errors)+1, job.CreatedAt, time.Now())
-}
-
 func (w *MemberInviteWorker) Work(ctx context.Context, job *river.Job[MemberInviteArgs]) error {
 	var rec recorder
 	if w.Deliveries != nil && job.Args.UserID != 0 {

@@ -29,11 +29,6 @@ type EmailWorker struct {
 	Log        *slog.Logger
 }
 
-// NextRetry: an email's schedule (emailNextRetry), not River's.
-func (w *EmailWorker) NextRetry(job *river.Job[EmailArgs]) time.Time {
-	return emailNextRetry(len(job.Errors)+1, job.CreatedAt, time.Now())
-}
-
 func (w *EmailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error {
 	d := Delivery{Notice: job.Args.Notice, JobID: job.ID, JobCreatedAt: job.CreatedAt, Attempt: job.Attempt, Channel: ChannelEmail}
 	if sent, err := sentBefore(ctx, w.Log, w.Deliveries, d, job.JobRow); sent || err != nil {
@@ -59,11 +54,6 @@ type InviteWorker struct {
 	Mailer      notify.Mailer
 	From        string
 	Log         *slog.Logger
-}
-
-// NextRetry: an email's schedule (emailNextRetry), not River's.
-func (w *InviteWorker) NextRetry(job *river.Job[InviteArgs]) time.Time {
-	return emailNextRetry(len(job.Errors)+1, job.CreatedAt, time.Now())
 }
 
 func (w *InviteWorker) Work(ctx context.Context, job *river.Job[InviteArgs]) error {

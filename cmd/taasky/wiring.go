@@ -153,6 +153,7 @@ func newRiver(d deps, work bool) (client *river.Client[pgx.Tx], working bool, er
 		JobTimeout:           30 * time.Second,
 		RescueStuckJobsAfter: time.Minute,
 		FetchCooldown:        jobs.FetchCooldown,
+		RetryPolicy:          &jobs.RetryPolicy{}, // emails within minutes of their server's return
 		// During a rolling upgrade the workers of two builds share the
 		// queues: a job of a kind this build has no worker for (a newer
 		// build's) stays available, its attempts unspent, for a worker
