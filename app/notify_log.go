@@ -199,24 +199,34 @@ func (n *Notifications) noteUndelivered(ctx context.Context, d jobs.Delivery, o 
 	return nil
 }
 
-// noteDelayed tells the seat that the email asking its human to confirm
-// (the request, or a reminder of it) has not gone out yet: an attempt
-// failed and River will try again (the mail server away, or answering
-// "not now"). Until then the seat's view says so (UndeliveredView.Retrying)
-// instead of "they were notified", to its agent and human, and the room is
-// announced; the first email about that confirmation the server accepts
-// takes it back. A delay sends no webhook (mail.undelivered is a refusal
-// for good). Only the email's worker pays for it: a delay is written once
-// per confirmation, and a sent email looks for one only after a failed
-// attempt of its own (Attempt > 1) or when it is a reminder (which may
-// follow a request that is still being retried).
+// noteDelayed tells the seat that an email it counts on has not gone out
+// yet: an attempt failed and River will try again (the mail server away,
+// or answering "not now"). That is the email asking its human to confirm
+// (the request, or a reminder of it), or the invitation its opener asked
+// Taasky to send (invite_email; the opener's side only, while nobody has
+// joined). Until then the seat's view says so (UndeliveredView.Retrying)
+// instead of "they were notified" or a plain wait for the join, to its
+// agent and human, and the room is announced; the first email about that
+// confirmation, or the invitation, the server accepts takes it back. A
+// refusal for good is never made a delay. A delay sends no webhook
+// (mail.undelivered is a refusal for good). Only the email's worker pays
+// for it: a delay is written once per confirmation or invitation, and a
+// sent email looks for one only after a failed attempt of its own
+// (Attempt > 1) or when it is a reminder (which may follow a request that
+// is still being retried).
 func (n *Notifications) noteDelayed(ctx context.Context, d jobs.Delivery, o jobs.Outcome, now time.Time) error {
-	if (d.Topic != jobs.TopicRequest && d.Topic != jobs.TopicReminder) || d.ConfirmationID == "" {
-		return nil
-	}
 	var changed bool
 	var err error
 	switch {
+	case d.Topic == jobs.TopicInvite && d.Side == negotiation.SideA:
+		switch {
+		case o.Status == jobs.StatusRetrying:
+			changed, err = markInviteDelayed(ctx, n.pool, d.RoomID, now)
+		case d.Attempt > 1:
+			changed, err = clearInviteDelayed(ctx, n.pool, d.RoomID)
+		}
+	case (d.Topic != jobs.TopicRequest && d.Topic != jobs.TopicReminder) || d.ConfirmationID == "":
+		return nil
 	case o.Status == jobs.StatusRetrying:
 		changed, err = markRequestDelayed(ctx, n.pool, d.RoomID, d.Side, d.ConfirmationID, now)
 	case d.Attempt > 1 || d.Topic == jobs.TopicReminder:

@@ -84,13 +84,14 @@ func (v *View) Rendered(render func(*View) ([]byte, error)) ([]byte, error) {
 }
 
 // UndeliveredView is one email the mail server refused for good (a 5xx,
-// or every attempt used up), or, Retrying, a request to confirm that has
-// not gone out yet because an attempt failed and is being retried.
+// or every attempt used up), or, Retrying, an invitation or a request to
+// confirm that has not gone out yet because an attempt failed and is
+// being retried.
 type UndeliveredView struct {
 	What string `json:"what"` // UndeliveredInvitation or UndeliveredRequest
-	// Retrying: the request's email has not gone out yet; Taasky keeps
-	// trying (the mail server away, or answering "not now"). At is when an
-	// attempt first failed.
+	// Retrying: the email has not gone out yet; Taasky keeps trying (the
+	// mail server away, or answering "not now"). At is when an attempt
+	// first failed.
 	Retrying bool `json:"retrying,omitempty"`
 	// To is the invitation's address: the one this side gave (nothing of a
 	// request's: its human's address is not the agent's to learn).
@@ -110,8 +111,9 @@ const (
 // undeliveredRow is one side's entry of rooms.undelivered, as
 // markUndelivered writes it.
 type undeliveredRow struct {
-	Invite  *time.Time `json:"invite"`
-	Request *struct {
+	Invite        *time.Time `json:"invite"`
+	InviteDelayed *time.Time `json:"invite_delayed"` // markInviteDelayed's
+	Request       *struct {
 		ID       string    `json:"id"`
 		At       time.Time `json:"at"`
 		Retrying bool      `json:"retrying"` // markRequestDelayed's
@@ -131,8 +133,12 @@ func undeliveredOf(row *roomRow, r *negotiation.Room, side negotiation.Side) []U
 	}
 	u := sides[side]
 	var out []UndeliveredView
-	if u.Invite != nil && side == negotiation.SideA && r.State == negotiation.StateDraft {
-		v := UndeliveredView{What: UndeliveredInvitation, At: u.Invite.UTC().Format(timeLayout), When: *u.Invite}
+	invite, retrying := u.Invite, false
+	if invite == nil {
+		invite, retrying = u.InviteDelayed, true // a refusal for good is said instead of a delay
+	}
+	if invite != nil && side == negotiation.SideA && r.State == negotiation.StateDraft {
+		v := UndeliveredView{What: UndeliveredInvitation, Retrying: retrying, At: invite.UTC().Format(timeLayout), When: *invite}
 		if row.InviteEmail != nil {
 			v.To = *row.InviteEmail
 		}
@@ -153,7 +159,7 @@ func undeliveredNext(us []UndeliveredView) negotiation.Undelivered {
 	for _, x := range us {
 		switch x.What {
 		case UndeliveredInvitation:
-			u.Invitation, u.Address = true, x.To
+			u.Invitation, u.InvitationRetrying, u.Address = !x.Retrying, x.Retrying, x.To
 		case UndeliveredRequest:
 			u.Request, u.RequestRetrying = !x.Retrying, x.Retrying
 		}

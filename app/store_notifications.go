@@ -656,6 +656,36 @@ func markRequestDelayed(ctx context.Context, q querier, roomID int64, side negot
 	return tag.RowsAffected() > 0, nil
 }
 
+// markInviteDelayed notes in the room's row that the invitation email
+// side a's opener asked for (invite_email) failed an attempt that River
+// will retry, while the room waits for its join and nothing is noted of
+// the invitation yet: a refusal for good (markUndelivered's "invite") is
+// not made a delay, and a delay already noted is not written again at
+// each attempt. It is kept apart from "invite" ("invite_delayed"), so a
+// build that knows only refusals reads it as nothing. noted says whether
+// it wrote.
+func markInviteDelayed(ctx context.Context, q querier, roomID int64, at time.Time) (noted bool, err error) {
+	tag, err := q.Exec(ctx, `UPDATE rooms SET undelivered = jsonb_set(coalesce(undelivered, '{}'), ARRAY['a'],
+			coalesce(undelivered->'a', '{}') || jsonb_build_object('invite_delayed', $2::timestamptz))
+		WHERE id = $1 AND state = 'draft'
+			AND NOT coalesce(undelivered->'a' ?| ARRAY['invite', 'invite_delayed'], false)`, roomID, at)
+	if err != nil {
+		return false, fmt.Errorf("markInviteDelayed %d: %w", roomID, err)
+	}
+	return tag.RowsAffected() > 0, nil
+}
+
+// clearInviteDelayed forgets the delay markInviteDelayed noted once the
+// invitation email went. cleared says whether there was one.
+func clearInviteDelayed(ctx context.Context, q querier, roomID int64) (cleared bool, err error) {
+	tag, err := q.Exec(ctx, `UPDATE rooms SET undelivered = undelivered #- ARRAY['a', 'invite_delayed']
+		WHERE id = $1 AND undelivered->'a' ? 'invite_delayed'`, roomID)
+	if err != nil {
+		return false, fmt.Errorf("clearInviteDelayed %d: %w", roomID, err)
+	}
+	return tag.RowsAffected() > 0, nil
+}
+
 // clearRequestDelayed forgets the delay markRequestDelayed noted of
 // confirmationID once an email asking for it went (a refusal for good
 // stays). cleared says whether there was one.

@@ -29,7 +29,8 @@ type Hub struct {
 	owned    map[ownSeat]map[chan struct{}]struct{}
 	// users are the streams of each signed-in person, woken when their
 	// access may have changed (AccessChanged); everyone holds each stream's
-	// other channel, woken when anyone's may have (AccessChanged(0)).
+	// other channel, woken when anyone's may have (AccessChanged(0)), and
+	// the seats' streams' (spreadAtReconnection).
 	users    map[int64]map[chan struct{}]struct{}
 	everyone map[chan struct{}]struct{}
 	// Changes not fanned out yet (pending, or all when too many piled
@@ -78,7 +79,8 @@ func NewHub(seatsOf func(ctx context.Context, roomID int64) ([]app.RoomSeat, err
 //
 // For everyone (at a reconnection), each stream checks within a moment of
 // its own (recheckDelay), holding its page's changes until then: 10,000
-// pages asked at once made 20,000 statements in one burst.
+// pages asked at once made 20,000 statements in one burst. A seat's stream
+// tells its change then (spreadAtReconnection).
 func (h *Hub) AccessChanged(userID int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -306,11 +308,34 @@ func (h *Hub) watchList(userID int64, whole, own []int64) (chan struct{}, func()
 // anyone when everyone's may have (AccessChanged).
 func (h *Hub) watchUser(userID int64) (now, anyone chan struct{}, stop func()) {
 	now, stopNow := h.watch(func(ch chan struct{}) func() { return add(h.users, []int64{userID}, ch) })
-	anyone, stopAnyone := h.watch(func(ch chan struct{}) func() {
+	anyone, stopAnyone := h.watchEveryone()
+	return now, anyone, func() { stopNow(); stopAnyone() }
+}
+
+// watchEveryone wakes ch when everyone's access may have changed
+// (AccessChanged(0)); the streams watching are those recheckDelay spreads.
+func (h *Hub) watchEveryone() (chan struct{}, func()) {
+	return h.watch(func(ch chan struct{}) func() {
 		h.everyone[ch] = struct{}{}
 		return func() { delete(h.everyone, ch) }
 	})
-	return now, anyone, func() { stopNow(); stopAnyone() }
+}
+
+// spreadAtReconnection has s, a stream with no access to check (a seat's,
+// /p/…), hold a change heard after AccessChanged(0) until a moment of its
+// own, as the signed-in streams hold theirs until their check
+// (recheckDelay: within n/recheckRate seconds of n streams, at most
+// recheckWithin), and tell it then. At a reconnection the listener wakes
+// every room (Publish(0)) right after everyone's access: each seat's page
+// refreshes on its stream's change, and 10,000 of them told at once came
+// back as 10,000 page loads at once. A change is never dropped: it is told
+// at the stream's moment, and a change that comes with no reconnection
+// before it is told at once.
+func (h *Hub) spreadAtReconnection(s *liveStream) {
+	anyone, stop := h.watchEveryone()
+	s.recheckAll, s.delay = anyone, h.recheckDelay
+	watched := s.stop
+	s.stop = func() { watched(); stop() }
 }
 
 const (
@@ -349,7 +374,9 @@ func (d *Dashboard) stream(c *fiber.Ctx, ch chan struct{}, stop func(), acc *str
 	// busy for a second (issue 21's bench).
 	life := streamLife - rand.N(streamLife/3)
 	s := newLiveStream(d.ctx.Done(), ch, stop, life)
-	if acc != nil {
+	if acc == nil {
+		d.hub.spreadAtReconnection(s)
+	} else {
 		s.recheck, s.recheckAll, s.check, s.delay, s.slots = acc.recheck, acc.recheckAll, acc.check, d.hub.recheckDelay, d.hub.rechecks
 		if left := time.Until(acc.expires); left < life {
 			// The session ends first: so does the stream, saying so.
@@ -382,7 +409,9 @@ type liveStream struct {
 	// changed (Hub.AccessChanged); check then says whether the stream goes
 	// on: ok, or end with last ("": without a word). Nil for a seat's
 	// stream. recheckAll wakes when everyone's may have: the stream checks
-	// after delay, and until then tells of no change (it holds it).
+	// after delay, and until then tells of no change (it holds it); a
+	// seat's stream, with nothing to check, tells it then
+	// (Hub.spreadAtReconnection).
 	recheck, recheckAll <-chan struct{}
 	check               func() (last string, ok bool)
 	delay               func() time.Duration
@@ -497,8 +526,12 @@ func (s *liveStream) release() string {
 	return ""
 }
 
-// checked is then if the stream goes on, else its last message.
+// checked is then if the stream goes on, else its last message. A stream
+// with no access to check (a seat's) goes on.
 func (s *liveStream) checked(then string) (string, bool) {
+	if s.check == nil {
+		return then, false
+	}
 	last, ok := s.check()
 	if ok {
 		return then, false

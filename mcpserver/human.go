@@ -26,9 +26,15 @@ func forYourHuman(v *app.View) string {
 	switch v.State {
 	case negotiation.StateDraft:
 		line("human.draft")
-		if u := undelivered(v, app.UndeliveredInvitation); u != nil && u.To != "" {
+		switch u := undelivered(v, app.UndeliveredInvitation); {
+		case u == nil:
+		case u.Retrying && u.To != "":
+			line("delay19_human.invite_delayed", u.To)
+		case u.Retrying:
+			line("delay19_human.invite_delayed_erased")
+		case u.To != "":
 			line("bounce18_human.invite_undelivered", u.To)
-		} else if u != nil {
+		default:
 			line("bounce18_human.invite_undelivered_erased")
 		}
 		if !v.InvitationExpires.IsZero() {

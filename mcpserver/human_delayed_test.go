@@ -30,3 +30,26 @@ func TestForYourHumanSaysTheEmailIsDelayed(t *testing.T) {
 		t.Fatalf("a request whose email was refused for good:\n%s", h)
 	}
 }
+
+// TestForYourHumanSaysTheInvitationIsDelayed: while the invitation email
+// is being retried, for_your_human says it has not gone out yet (naming
+// the address, or not once it is erased), not that it was refused; refused
+// for good, it says so instead.
+func TestForYourHumanSaysTheInvitationIsDelayed(t *testing.T) {
+	t.Parallel()
+	const to = "pat@example.test"
+	v := &app.View{State: negotiation.StateDraft, Lang: "fr",
+		Undelivered: []app.UndeliveredView{{What: app.UndeliveredInvitation, To: to, Retrying: true}}}
+	fr := locale.NewPrinter("fr")
+	if h := forYourHuman(v); !strings.Contains(h, fr.T("delay19_human.invite_delayed", to)) || strings.Contains(h, fr.T("bounce18_human.invite_undelivered", to)) {
+		t.Fatalf("an invitation whose email is retried:\n%s", h)
+	}
+	v.Undelivered[0].To = ""
+	if h := forYourHuman(v); !strings.Contains(h, fr.T("delay19_human.invite_delayed_erased")) {
+		t.Fatalf("an invitation whose email is retried, its address erased:\n%s", h)
+	}
+	v.Undelivered[0].To, v.Undelivered[0].Retrying = to, false
+	if h := forYourHuman(v); !strings.Contains(h, fr.T("bounce18_human.invite_undelivered", to)) || strings.Contains(h, fr.T("delay19_human.invite_delayed", to)) {
+		t.Fatalf("an invitation whose email was refused for good:\n%s", h)
+	}
+}

@@ -76,7 +76,10 @@ type Undelivered struct {
 	// (invite_email) was refused for good; Address is that address, ""
 	// when it is no longer known.
 	Invitation bool
-	Address    string
+	// InvitationRetrying: that email has not gone out yet; the service
+	// keeps trying (the mail server did not take it).
+	InvitationRetrying bool
+	Address            string
 	// Request: the email asking the side's human to confirm its pending
 	// confirmation was refused for good.
 	Request bool
@@ -86,8 +89,9 @@ type Undelivered struct {
 }
 
 // Undelivered is n told of u: the invitation's refusal leads (nobody was
-// invited, so no join will come), and the request's replaces "they were
-// notified" (they were not, by email).
+// invited, so no join will come), as its delay does (no join may come
+// before it goes), and the request's replaces "they were notified" (they
+// were not, by email).
 func (n Next) Undelivered(u Undelivered) Next {
 	if u.RequestRetrying {
 		const delayed = "Taasky's email asking them has not gone out yet (the mail server did not take it; Taasky keeps trying): " +
@@ -107,11 +111,15 @@ func (n Next) Undelivered(u Undelivered) Next {
 			n.Say = bounced + " " + n.Say
 		}
 	}
+	to := "the address given as invite_email"
+	if u.Address != "" {
+		to = u.Address
+	}
+	if u.InvitationRetrying {
+		n.Say = "Taasky's email inviting " + to + " has not gone out yet (the mail server did not take it; Taasky keeps trying), so they may not know of the invitation. " +
+			"If it cannot wait, give that person the invite_url yourself. " + n.Say
+	}
 	if u.Invitation {
-		to := "the address given as invite_email"
-		if u.Address != "" {
-			to = u.Address
-		}
 		n.Say = "Taasky's email inviting " + to + " could not be delivered (the mail server refused it for good), so nobody was invited yet. " +
 			"Ask your human for the right address and give that person the invite_url yourself, or cancel and open again with the right invite_email. " + n.Say
 	}

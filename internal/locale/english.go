@@ -195,6 +195,11 @@ var englishText = map[Key]catalog.Message{
 	"bounce18_human.invite_undelivered_erased": text("Taasky's invitation email could not be delivered: the mail server refused it, so nobody was invited yet. Check the address, or ask your agent for the invitation link and send it yourself."),
 	"bounce18_human.confirm_undelivered":       text("The email asking you to confirm could not be delivered (the mail server refused it): answer on the dashboard."),
 	"outage19_human.confirm_delayed":           text("The email asking you to confirm has not gone out yet (the mail server did not take it; Taasky keeps trying): you can answer on the dashboard now."),
+	"delay19_note.invite_delayed":              text("The invitation emailed to %[1]s has not gone out yet: the mail server did not take it, and Taasky keeps trying. If it cannot wait, your agent can give that person the invitation link another way."),
+	"delay19_note.invite_delayed_erased":       text("The invitation email has not gone out yet: the mail server did not take it, and Taasky keeps trying. If it cannot wait, your agent can give that person the invitation link another way."),
+	"delay19_note.confirm_delayed":             text("The email asking this side's human to confirm has not gone out yet: the mail server did not take it, and Taasky keeps trying. You can answer here now."),
+	"delay19_human.invite_delayed":             text("Taasky's email inviting %[1]s has not gone out yet (the mail server did not take it; Taasky keeps trying). If it cannot wait, ask your agent for the invitation link and send it yourself."),
+	"delay19_human.invite_delayed_erased":      text("Taasky's invitation email has not gone out yet (the mail server did not take it; Taasky keeps trying). If it cannot wait, ask your agent for the invitation link and send it yourself."),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("yes"),

@@ -189,6 +189,11 @@ var frenchText = map[Key]catalog.Message{
 	"bounce18_human.invite_undelivered_erased": text("L'e-mail d'invitation de Taasky n'a pas pu être remis : le serveur de messagerie l'a refusé, donc personne n'est encore invité. Vérifiez l'adresse, ou demandez le lien d'invitation à votre agent et envoyez-le vous-même."),
 	"bounce18_human.confirm_undelivered":       text("L'e-mail vous demandant de confirmer n'a pas pu être remis (le serveur de messagerie l'a refusé) : répondez sur le tableau de bord."),
 	"outage19_human.confirm_delayed":           text("L'e-mail vous demandant de confirmer n'est pas encore parti (le serveur de messagerie ne l'a pas pris ; Taasky réessaie) : vous pouvez répondre dès maintenant sur le tableau de bord."),
+	"delay19_note.invite_delayed":              text("L'invitation envoyée par e-mail à %[1]s n'est pas encore partie : le serveur de messagerie ne l'a pas prise, et Taasky réessaie. Si cela ne peut pas attendre, votre agent peut donner le lien d'invitation à cette personne autrement."),
+	"delay19_note.invite_delayed_erased":       text("L'invitation envoyée par e-mail n'est pas encore partie : le serveur de messagerie ne l'a pas prise, et Taasky réessaie. Si cela ne peut pas attendre, votre agent peut donner le lien d'invitation à cette personne autrement."),
+	"delay19_note.confirm_delayed":             text("L'e-mail demandant à l'humain de cette partie de confirmer n'est pas encore parti : le serveur de messagerie ne l'a pas pris, et Taasky réessaie. Vous pouvez répondre ici dès maintenant."),
+	"delay19_human.invite_delayed":             text("L'e-mail d'invitation de Taasky à %[1]s n'est pas encore parti (le serveur de messagerie ne l'a pas pris ; Taasky réessaie). Si cela ne peut pas attendre, demandez le lien d'invitation à votre agent et envoyez-le vous-même."),
+	"delay19_human.invite_delayed_erased":      text("L'e-mail d'invitation de Taasky n'est pas encore parti (le serveur de messagerie ne l'a pas pris ; Taasky réessaie). Si cela ne peut pas attendre, demandez le lien d'invitation à votre agent et envoyez-le vous-même."),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("oui"),

@@ -189,6 +189,11 @@ var germanText = map[Key]catalog.Message{
 	"bounce18_human.invite_undelivered_erased": text("Die Einladungs-E-Mail von Taasky konnte nicht zugestellt werden: Der Mailserver hat sie abgelehnt, also wurde noch niemand eingeladen. Prüfen Sie die Adresse, oder lassen Sie sich von Ihrem Agenten den Einladungslink geben und senden Sie ihn selbst."),
 	"bounce18_human.confirm_undelivered":       text("Die E-Mail mit der Bitte um Ihre Bestätigung konnte nicht zugestellt werden (der Mailserver hat sie abgelehnt): Antworten Sie im Dashboard."),
 	"outage19_human.confirm_delayed":           text("Die E-Mail mit der Bitte um Ihre Bestätigung ist noch nicht verschickt (der Mailserver hat sie nicht angenommen; Taasky versucht es weiter): Sie können schon jetzt im Dashboard antworten."),
+	"delay19_note.invite_delayed":              text("Die Einladung per E-Mail an %[1]s ist noch nicht verschickt: Der Mailserver hat sie nicht angenommen, und Taasky versucht es weiter. Wenn es nicht warten kann, kann Ihr Agent der Person den Einladungslink auf anderem Weg geben."),
+	"delay19_note.invite_delayed_erased":       text("Die Einladung per E-Mail ist noch nicht verschickt: Der Mailserver hat sie nicht angenommen, und Taasky versucht es weiter. Wenn es nicht warten kann, kann Ihr Agent der Person den Einladungslink auf anderem Weg geben."),
+	"delay19_note.confirm_delayed":             text("Die E-Mail mit der Bitte an den Menschen dieser Seite um Bestätigung ist noch nicht verschickt: Der Mailserver hat sie nicht angenommen, und Taasky versucht es weiter. Sie können schon jetzt hier antworten."),
+	"delay19_human.invite_delayed":             text("Die Einladungs-E-Mail von Taasky an %[1]s ist noch nicht verschickt (der Mailserver hat sie nicht angenommen; Taasky versucht es weiter). Wenn es nicht warten kann, lassen Sie sich von Ihrem Agenten den Einladungslink geben und senden Sie ihn selbst."),
+	"delay19_human.invite_delayed_erased":      text("Die Einladungs-E-Mail von Taasky ist noch nicht verschickt (der Mailserver hat sie nicht angenommen; Taasky versucht es weiter). Wenn es nicht warten kann, lassen Sie sich von Ihrem Agenten den Einladungslink geben und senden Sie ihn selbst."),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("ja"),

@@ -176,6 +176,11 @@ var japaneseText = map[Key]catalog.Message{
 	"bounce18_human.invite_undelivered_erased": text("Taaskyの招待メールは配信できませんでした。メールサーバーに拒否されたため、まだ誰も招待されていません。アドレスを確認するか、エージェントから招待リンクを受け取ってご自身で送ってください。"),
 	"bounce18_human.confirm_undelivered":       text("確認をお願いするメールは配信できませんでした（メールサーバーに拒否されました）。ダッシュボードで回答してください。"),
 	"outage19_human.confirm_delayed":           text("確認をお願いするメールはまだ送信されていません（メールサーバーが受け付けませんでした。Taaskyが再送を続けています）。今すぐダッシュボードで回答できます。"),
+	"delay19_note.invite_delayed":              text("%[1]s宛ての招待メールはまだ送信されていません。メールサーバーが受け付けず、Taaskyが再送を続けています。急ぐ場合は、エージェントが招待リンクを別の方法で相手に渡せます。"),
+	"delay19_note.invite_delayed_erased":       text("招待メールはまだ送信されていません。メールサーバーが受け付けず、Taaskyが再送を続けています。急ぐ場合は、エージェントが招待リンクを別の方法で相手に渡せます。"),
+	"delay19_note.confirm_delayed":             text("この側の担当者に確認をお願いするメールはまだ送信されていません。メールサーバーが受け付けず、Taaskyが再送を続けています。今すぐここで回答できます。"),
+	"delay19_human.invite_delayed":             text("%[1]s宛てのTaaskyの招待メールはまだ送信されていません（メールサーバーが受け付けませんでした。Taaskyが再送を続けています）。急ぐ場合は、エージェントから招待リンクを受け取ってご自身で送ってください。"),
+	"delay19_human.invite_delayed_erased":      text("Taaskyの招待メールはまだ送信されていません（メールサーバーが受け付けませんでした。Taaskyが再送を続けています）。急ぐ場合は、エージェントから招待リンクを受け取ってご自身で送ってください。"),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("はい"),

@@ -189,6 +189,11 @@ var spanishText = map[Key]catalog.Message{
 	"bounce18_human.invite_undelivered_erased": text("El correo de invitación de Taasky no se pudo entregar: el servidor de correo lo rechazó, así que aún no se ha invitado a nadie. Compruebe la dirección, o pida a su agente el enlace de invitación y envíelo usted mismo."),
 	"bounce18_human.confirm_undelivered":       text("El correo que le pide confirmar no se pudo entregar (el servidor de correo lo rechazó): responda en el panel."),
 	"outage19_human.confirm_delayed":           text("El correo que le pide confirmar aún no ha salido (el servidor de correo no lo aceptó; Taasky sigue intentándolo): ya puede responder en el panel."),
+	"delay19_note.invite_delayed":              text("La invitación enviada por correo a %[1]s aún no ha salido: el servidor de correo no la aceptó, y Taasky sigue intentándolo. Si no puede esperar, su agente puede dar el enlace de invitación a esa persona de otra forma."),
+	"delay19_note.invite_delayed_erased":       text("La invitación enviada por correo aún no ha salido: el servidor de correo no la aceptó, y Taasky sigue intentándolo. Si no puede esperar, su agente puede dar el enlace de invitación a esa persona de otra forma."),
+	"delay19_note.confirm_delayed":             text("El correo que pide confirmar a la persona de esta parte aún no ha salido: el servidor de correo no lo aceptó, y Taasky sigue intentándolo. Ya puede responder aquí."),
+	"delay19_human.invite_delayed":             text("El correo de invitación de Taasky a %[1]s aún no ha salido (el servidor de correo no lo aceptó; Taasky sigue intentándolo). Si no puede esperar, pida a su agente el enlace de invitación y envíelo usted mismo."),
+	"delay19_human.invite_delayed_erased":      text("El correo de invitación de Taasky aún no ha salido (el servidor de correo no lo aceptó; Taasky sigue intentándolo). Si no puede esperar, pida a su agente el enlace de invitación y envíelo usted mismo."),
 
 	// Values that are words, in a card: a yes/no field.
 	"value.true":  text("sí"),
