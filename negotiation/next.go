@@ -88,28 +88,27 @@ type Undelivered struct {
 	RequestRetrying bool
 }
 
+// notifiedInstead is say with what said in place of "they were notified"
+// (notifiedSay), or before it when say does not say that.
+func notifiedInstead(say, what string) string {
+	if strings.Contains(say, notifiedSay) {
+		return strings.Replace(say, notifiedSay, what, 1)
+	}
+	return what + " " + say
+}
+
 // Undelivered is n told of u: the invitation's refusal leads (nobody was
 // invited, so no join will come), as its delay does (no join may come
 // before it goes), and the request's replaces "they were notified" (they
 // were not, by email).
 func (n Next) Undelivered(u Undelivered) Next {
 	if u.RequestRetrying {
-		const delayed = "Taasky's email asking them has not gone out yet (the mail server did not take it; Taasky keeps trying): " +
-			"if it cannot wait, tell them yourself to answer on Taasky's dashboard, where the request waits."
-		if strings.Contains(n.Say, notifiedSay) {
-			n.Say = strings.Replace(n.Say, notifiedSay, delayed, 1)
-		} else {
-			n.Say = delayed + " " + n.Say
-		}
+		n.Say = notifiedInstead(n.Say, "Taasky's email asking them has not gone out yet (the mail server did not take it; Taasky keeps trying): "+
+			"if it cannot wait, tell them yourself to answer on Taasky's dashboard, where the request waits.")
 	}
 	if u.Request {
-		const bounced = "Taasky's email asking them could not be delivered (the mail server refused it for good): " +
-			"tell them yourself to answer on Taasky's dashboard, where the request waits."
-		if strings.Contains(n.Say, notifiedSay) {
-			n.Say = strings.Replace(n.Say, notifiedSay, bounced, 1)
-		} else {
-			n.Say = bounced + " " + n.Say
-		}
+		n.Say = notifiedInstead(n.Say, "Taasky's email asking them could not be delivered (the mail server refused it for good): "+
+			"tell them yourself to answer on Taasky's dashboard, where the request waits.")
 	}
 	to := "the address given as invite_email"
 	if u.Address != "" {
