@@ -308,6 +308,12 @@ func TestDelayedRequestIsToldUntilSent(t *testing.T) {
 		}
 	}
 	theirs()
+	// A build that knows only refusals ("request") must not read the delay
+	// as one (a rolling upgrade, a rollback).
+	var asRefusal bool
+	if err := rb.pool.QueryRow(rb.ctx, `SELECT coalesce(undelivered->'a' ? 'request', false) FROM rooms WHERE id = $1`, roomID).Scan(&asRefusal); err != nil || asRefusal {
+		t.Fatalf("the delay is written where a refusal is (%v)", err)
+	}
 	written := seq()
 	d.Attempt = 2
 	if err := svc.Record(rb.ctx, d, away); err != nil {

@@ -113,11 +113,14 @@ const (
 type undeliveredRow struct {
 	Invite        *time.Time `json:"invite"`
 	InviteDelayed *time.Time `json:"invite_delayed"` // markInviteDelayed's
-	Request       *struct {
-		ID       string    `json:"id"`
-		At       time.Time `json:"at"`
-		Retrying bool      `json:"retrying"` // markRequestDelayed's
-	} `json:"request"`
+	Request        *requestNoted `json:"request"`
+	RequestDelayed *requestNoted `json:"request_delayed"` // markRequestDelayed's
+}
+
+// requestNoted is a request to confirm whose email was refused or delayed.
+type requestNoted struct {
+	ID string    `json:"id"`
+	At time.Time `json:"at"`
 }
 
 // undeliveredOf is what the room's row says was refused of side's mail,
@@ -144,11 +147,14 @@ func undeliveredOf(row *roomRow, r *negotiation.Room, side negotiation.Side) []U
 		}
 		out = append(out, v)
 	}
-	if q := u.Request; q != nil {
-		if c := r.PendingFor(side); c != nil && c.ID == q.ID {
-			out = append(out, UndeliveredView{What: UndeliveredRequest, Retrying: q.Retrying, ConfirmationID: q.ID,
-				At: q.At.UTC().Format(timeLayout), When: q.At})
-		}
+	c := r.PendingFor(side)
+	q, retrying := u.Request, false
+	if q == nil || c == nil || q.ID != c.ID {
+		q, retrying = u.RequestDelayed, true // a refusal for good is said instead of a delay
+	}
+	if q != nil && c != nil && c.ID == q.ID {
+		out = append(out, UndeliveredView{What: UndeliveredRequest, Retrying: retrying, ConfirmationID: q.ID,
+			At: q.At.UTC().Format(timeLayout), When: q.At})
 	}
 	return out
 }

@@ -641,15 +641,18 @@ func markUndelivered(ctx context.Context, q querier, roomID int64, side negotiat
 // human to confirm confirmationID (its request or a reminder) failed an
 // attempt that River will retry (the mail server did not answer, or
 // answered "not now"), while that confirmation is pending and nothing is
-// noted of it yet: a refusal for good (markUndelivered) is not made a
-// delay again, and a delay already noted is not written again at each
-// attempt. noted says whether it wrote.
+// noted of it yet: a refusal for good (markUndelivered's "request") is not
+// made a delay, and a delay already noted is not written again at each
+// attempt. It is kept apart from "request" ("request_delayed"), so a build
+// that knows only refusals reads it as nothing, not as a refusal. noted
+// says whether it wrote.
 func markRequestDelayed(ctx context.Context, q querier, roomID int64, side negotiation.Side, confirmationID string, at time.Time) (noted bool, err error) {
 	tag, err := q.Exec(ctx, `UPDATE rooms r SET undelivered = jsonb_set(coalesce(r.undelivered, '{}'), ARRAY[$2::text],
-			coalesce(r.undelivered->$2::text, '{}') || jsonb_build_object('request',
-				jsonb_build_object('id', $3::text, 'at', $4::timestamptz, 'retrying', true)))
+			coalesce(r.undelivered->$2::text, '{}') || jsonb_build_object('request_delayed',
+				jsonb_build_object('id', $3::text, 'at', $4::timestamptz)))
 		FROM confirmations c WHERE r.id = $1 AND c.room_id = r.id AND c.side = $2::text AND c.id = $3 AND c.status = 'pending'
-			AND (r.undelivered->$2::text->'request'->>'id') IS DISTINCT FROM $3`, roomID, side, confirmationID, at)
+			AND (r.undelivered->$2::text->'request'->>'id') IS DISTINCT FROM $3
+			AND (r.undelivered->$2::text->'request_delayed'->>'id') IS DISTINCT FROM $3`, roomID, side, confirmationID, at)
 	if err != nil {
 		return false, fmt.Errorf("markRequestDelayed %d: %w", roomID, err)
 	}
@@ -690,8 +693,8 @@ func clearInviteDelayed(ctx context.Context, q querier, roomID int64) (cleared b
 // confirmationID once an email asking for it went (a refusal for good
 // stays). cleared says whether there was one.
 func clearRequestDelayed(ctx context.Context, q querier, roomID int64, side negotiation.Side, confirmationID string) (cleared bool, err error) {
-	tag, err := q.Exec(ctx, `UPDATE rooms SET undelivered = undelivered #- ARRAY[$2::text, 'request']
-		WHERE id = $1 AND undelivered->$2::text->'request'->>'id' = $3 AND undelivered->$2::text->'request'->>'retrying' = 'true'`,
+	tag, err := q.Exec(ctx, `UPDATE rooms SET undelivered = undelivered #- ARRAY[$2::text, 'request_delayed']
+		WHERE id = $1 AND undelivered->$2::text->'request_delayed'->>'id' = $3`,
 		roomID, side, confirmationID)
 	if err != nil {
 		return false, fmt.Errorf("clearRequestDelayed %d: %w", roomID, err)
