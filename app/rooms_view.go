@@ -111,8 +111,8 @@ const (
 // undeliveredRow is one side's entry of rooms.undelivered, as
 // markUndelivered writes it.
 type undeliveredRow struct {
-	Invite        *time.Time `json:"invite"`
-	InviteDelayed *time.Time `json:"invite_delayed"` // markInviteDelayed's
+	Invite         *time.Time    `json:"invite"`
+	InviteDelayed  *time.Time    `json:"invite_delayed"` // markInviteDelayed's
 	Request        *requestNoted `json:"request"`
 	RequestDelayed *requestNoted `json:"request_delayed"` // markRequestDelayed's
 }
