@@ -233,8 +233,11 @@ func deleteHookEndpoint(ctx context.Context, q querier, accountID, id int64) (st
 // hookSend is what a message's attempt reads: the message and its
 // endpoint.
 type hookSend struct {
-	msg      hookMessage
+	msg hookMessage
+	// payload is the body as kept: sealed (payload_sealed), or in the
+	// clear as a build before wrote it (payload), or neither yet.
 	payload  []byte
+	plain    bool
 	url      string
 	sealed   []byte
 	disabled bool
@@ -244,11 +247,11 @@ func selectHookSend(ctx context.Context, q querier, accountID int64, messageID s
 	var s hookSend
 	var side string
 	var event string
-	err := q.QueryRow(ctx, `SELECT m.id, m.endpoint_id, m.event, m.room_id, m.side, m.seq, m.occurred_at, m.payload,
-			e.url, e.secrets, e.disabled_at IS NOT NULL
+	err := q.QueryRow(ctx, `SELECT m.id, m.endpoint_id, m.event, m.room_id, m.side, m.seq, m.occurred_at,
+			coalesce(m.payload_sealed, m.payload), m.payload_sealed IS NULL AND m.payload IS NOT NULL, e.url, e.secrets, e.disabled_at IS NOT NULL
 		FROM webhook_messages m JOIN webhook_endpoints e ON e.account_id = m.account_id AND e.id = m.endpoint_id
 		WHERE m.account_id = $1 AND m.id = $2`, accountID, messageID).Scan(&s.msg.id, &s.msg.endpointID, &event,
-		&s.msg.roomID, &side, &s.msg.seq, &s.msg.at, &s.payload, &s.url, &s.sealed, &s.disabled)
+		&s.msg.roomID, &side, &s.msg.seq, &s.msg.at, &s.payload, &s.plain, &s.url, &s.sealed, &s.disabled)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -259,12 +262,12 @@ func selectHookSend(ctx context.Context, q querier, accountID int64, messageID s
 	return &s, nil
 }
 
-// fixHookPayload keeps the first payload written for a message and
+// fixHookPayload keeps the first sealed payload written for a message and
 // returns the one kept: two attempts that race send the same bytes.
-func fixHookPayload(ctx context.Context, q querier, accountID int64, messageID string, payload []byte) ([]byte, error) {
+func fixHookPayload(ctx context.Context, q querier, accountID int64, messageID string, sealed []byte) ([]byte, error) {
 	var kept []byte
-	err := q.QueryRow(ctx, `UPDATE webhook_messages SET payload = coalesce(payload, $3)
-		WHERE account_id = $1 AND id = $2 RETURNING payload`, accountID, messageID, payload).Scan(&kept)
+	err := q.QueryRow(ctx, `UPDATE webhook_messages SET payload_sealed = coalesce(payload_sealed, $3)
+		WHERE account_id = $1 AND id = $2 RETURNING payload_sealed`, accountID, messageID, sealed).Scan(&kept)
 	if err != nil {
 		return nil, fmt.Errorf("fixHookPayload: %w", err)
 	}

@@ -715,8 +715,9 @@ func TestWebhookEndpointsCapConcurrent(t *testing.T) {
 
 // TestWebhookPayloadSealedToItsMessage: a kept payload opens only as the
 // message it was written for (a sealed body copied to another message of
-// the account is not sent), and one kept in the clear by a build before
-// payloads were sealed is still sent as it was, for "Send again".
+// the account is not sent), it is kept apart from the column older builds
+// send (payload), and one kept in the clear by a build before payloads
+// were sealed is still sent as it was, for "Send again".
 func TestWebhookPayloadSealedToItsMessage(t *testing.T) {
 	t.Parallel()
 	nb := setupNotify(t)
@@ -738,12 +739,19 @@ func TestWebhookPayloadSealedToItsMessage(t *testing.T) {
 		}
 	}
 	acct := nb.a.AccountID
-	exec(`UPDATE webhook_messages SET payload = (SELECT payload FROM webhook_messages WHERE account_id = $1 AND id = $2)
+	// The payload column stays empty: a worker of a build before sends it
+	// as it finds it (ciphertext, were the sealed body there), and renders
+	// the body afresh when it is empty.
+	var inPayload int
+	if err := nb.pool.QueryRow(nb.ctx, `SELECT count(*) FROM webhook_messages WHERE account_id = $1 AND payload IS NOT NULL`, acct).Scan(&inPayload); err != nil || inPayload != 0 {
+		t.Fatalf("%d messages keep their body in payload (%v), want 0", inPayload, err)
+	}
+	exec(`UPDATE webhook_messages SET payload_sealed = (SELECT payload_sealed FROM webhook_messages WHERE account_id = $1 AND id = $2)
 		WHERE account_id = $1 AND id = $3`, acct, first.ID, second.ID)
 	if m, err := nb.hooks.Webhook(nb.ctx, acct, second.ID); err == nil {
 		t.Errorf("%s sent with %s's sealed body: %s", second.ID, first.ID, m.Payload)
 	}
-	exec(`UPDATE webhook_messages SET payload = $3 WHERE account_id = $1 AND id = $2`, acct, second.ID, second.Body)
+	exec(`UPDATE webhook_messages SET payload = $3, payload_sealed = NULL WHERE account_id = $1 AND id = $2`, acct, second.ID, second.Body)
 	m, err := nb.hooks.Webhook(nb.ctx, acct, second.ID)
 	if err != nil || !bytes.Equal(m.Payload, second.Body) {
 		t.Errorf("a payload kept in the clear: %v, sent %s, want %s", err, m.Payload, second.Body)

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/config"
 )
 
 // runUserRelink is `taasky user relink`.
@@ -41,4 +43,35 @@ func runUserRelink(ctx context.Context, args []string, getenv func(string) strin
 			r.Email, r.Issuer, r.Subject, r.Email, accounts)
 		return err
 	})
+}
+
+// runUserKeyAddresses is `taasky user key-addresses`. It is a command, not
+// a step of every start: a process of a build before 2026-12-06 looks the
+// addresses up by their plain hash only, so keyed at the first new start
+// they would be lost to it (refused invitations sent again) while the
+// builds share the database, and for good after a rollback.
+func runUserKeyAddresses(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	cmd := newCommand("user key-addresses", "Keys the hashes of addresses that a build before 2026-12-06 kept as a plain SHA-256\n"+
+		"(the addresses that refused invitations, the day's sign-ups), which anyone holding a\n"+
+		"backup could test addresses against. Run it once every process runs this build\n"+
+		"or a later one: an older process no longer finds the keyed ones. Running it\n"+
+		"again changes nothing.", stdout)
+	if err := cmd.parse(args); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(getenv, config.RoleWorker) // needs SECRET_KEY: the hashes are keyed with it
+	if err != nil {
+		return err
+	}
+	srv, err := openServer(ctx, cfg, slog.New(slog.DiscardHandler), false, false)
+	if err != nil {
+		return err
+	}
+	defer srv.close()
+	n, err := app.KeyEmailHashes(ctx, srv.pool, cfg.Key("room-tokens"))
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "%d hashes of addresses keyed\n", n)
+	return err
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/sha256"
+	"io"
 	"strings"
 	"testing"
 
@@ -10,11 +11,13 @@ import (
 	"github.com/taasky/taasky/internal/pgtest"
 )
 
-// TestServeKeysPlainAddressHashes: a database a build before filled keeps
-// plain SHA-256 hashes of addresses (a refusal of invitations, a sign-up),
-// which anyone holding a backup could test addresses against; serve keys
-// them as it starts, and says how many.
-func TestServeKeysPlainAddressHashes(t *testing.T) {
+// TestUserKeyAddresses: a database a build before filled keeps plain
+// SHA-256 hashes of addresses (a refusal of invitations, a sign-up), which
+// anyone holding a backup could test addresses against. serve leaves them
+// (a process of that build, still running beside it in a rolling upgrade,
+// finds only plain ones); `taasky user key-addresses` keys them, says how
+// many, and changes nothing run again.
+func TestUserKeyAddresses(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.NewDSN(t)
 	pool, err := pgxpool.New(t.Context(), dsn)
@@ -28,20 +31,32 @@ func TestServeKeysPlainAddressHashes(t *testing.T) {
 		INSERT INTO signups (email_hash, at) VALUES ($2, now())`, refused[:], signedUp[:]); err != nil {
 		t.Fatal(err)
 	}
-	p := start(t, env{"DATABASE_URL": dsn, "BASE_URL": "http://127.0.0.1", "LISTEN_ADDR": "127.0.0.1:0",
-		"SECRET_KEY": testSecret}, "serve", "--web=false")
+	e := env{"DATABASE_URL": dsn, "BASE_URL": "http://127.0.0.1", "LISTEN_ADDR": "127.0.0.1:0", "SECRET_KEY": testSecret}
+	counts := func() (plain, keyed int) {
+		t.Helper()
+		if err := pool.QueryRow(t.Context(), `SELECT count(*) FILTER (WHERE length(email_hash) = 32), count(*) FILTER (WHERE length(email_hash) = 33)
+			FROM (SELECT email_hash FROM invite_refusals UNION ALL SELECT email_hash FROM signups) h`).Scan(&plain, &keyed); err != nil {
+			t.Fatal(err)
+		}
+		return plain, keyed
+	}
+	p := start(t, e, "serve", "--web=false")
 	if err := p.stop(); err != nil {
 		t.Fatal(err)
 	}
-	var plain, keyed int
-	if err := pool.QueryRow(t.Context(), `SELECT count(*) FILTER (WHERE length(email_hash) = 32), count(*) FILTER (WHERE length(email_hash) = 33)
-		FROM (SELECT email_hash FROM invite_refusals UNION ALL SELECT email_hash FROM signups) h`).Scan(&plain, &keyed); err != nil {
-		t.Fatal(err)
+	if plain, keyed := counts(); plain != 2 || keyed != 0 {
+		t.Errorf("after serve started: %d plain hashes, %d keyed; want them left plain (2, 0)", plain, keyed)
 	}
-	if plain != 0 || keyed != 2 {
-		t.Errorf("after serve started: %d plain hashes, %d keyed; want 0, 2", plain, keyed)
+	for _, want := range []string{"2 hashes of addresses keyed", "0 hashes of addresses keyed"} {
+		var out strings.Builder
+		if err := run(t.Context(), []string{"user", "key-addresses"}, e.get, &out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("key-addresses said %q, want %q", out.String(), want)
+		}
 	}
-	if log := p.stderr.String(); !strings.Contains(log, `"msg":"the hashes of addresses are keyed","rows":2`) {
-		t.Errorf("the log does not say the hashes were keyed:\n%s", log)
+	if plain, keyed := counts(); plain != 0 || keyed != 2 {
+		t.Errorf("after key-addresses: %d plain hashes, %d keyed; want 0, 2", plain, keyed)
 	}
 }

@@ -59,6 +59,7 @@ Commands:
   member remove    remove a member: their agents' keys and sessions stop working
   member role      change a member's role (owner, admin, member)
   user relink      release a person's sign-in: their next verified sign-in with the address links
+  user key-addresses  key the plain address hashes older builds kept (once every process is new)
   check            replay every room's log, verify its hash chain, compare it with the stored room
   receipt verify   check an agreement's receipt (a .jws file) against the issuer's keys, offline
   bench            load Taasky with real MCP agents and measure it against the machine's floors
@@ -109,6 +110,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return runMemberRole(ctx, rest, getenv, stdout)
 	case "user relink":
 		return runUserRelink(ctx, rest, getenv, stdout)
+	case "user key-addresses":
+		return runUserKeyAddresses(ctx, rest, getenv, stdout)
 	case "check":
 		return runCheck(ctx, rest, getenv, stdout)
 	case "receipt verify":
@@ -133,7 +136,7 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 	case "agent":
 		return usageError{"agent: which command? try 'agent create'"}
 	case "user":
-		return usageError{"user: which command? try 'user relink'"}
+		return usageError{"user: which command? try 'user relink' or 'user key-addresses'"}
 	}
 	fmt.Fprint(stderr, usage)
 	return usageError{fmt.Sprintf("unknown command %q", cmd)}

@@ -50,13 +50,6 @@ func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, w
 			pool.Close()
 			return nil, err
 		}
-		// The hashes of addresses a build before kept plain.
-		if n, err := app.KeyEmailHashes(ctx, pool, cfg.Key("room-tokens")); err != nil {
-			pool.Close()
-			return nil, err
-		} else if n > 0 {
-			log.Info("the hashes of addresses are keyed", "rows", n)
-		}
 	}
 	d := deps{
 		cfg:      cfg,
