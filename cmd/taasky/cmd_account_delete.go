@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
-
-	"github.com/taasky/taasky/internal/config"
 )
 
 // runAccountDelete is `taasky account delete`: an operator deletes an
@@ -27,20 +24,15 @@ func runAccountDelete(ctx context.Context, args []string, getenv func(string) st
 	if err := cmd.parse(args, "account", "confirm"); err != nil {
 		return err
 	}
-	cfg, err := loadConfig(getenv, config.RoleWorker) // needs SECRET_KEY: the rooms' limits are sealed with it
+	return onServer(ctx, getenv, func(srv *server) error { return deleteAccount(ctx, srv, *slug, *confirm, *asJSON, stdout) })
+}
+
+func deleteAccount(ctx context.Context, srv *server, slug, confirm string, asJSON bool, stdout io.Writer) error {
+	done, err := srv.rooms.DeleteAccountAsOperator(ctx, slug, confirm)
 	if err != nil {
 		return err
 	}
-	srv, err := openServer(ctx, cfg, slog.New(slog.DiscardHandler), false, false)
-	if err != nil {
-		return err
-	}
-	defer srv.close()
-	done, err := srv.rooms.DeleteAccountAsOperator(ctx, *slug, *confirm)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
+	if asJSON {
 		return json.NewEncoder(stdout).Encode(map[string]any{"account": done.Slug, "deleted": !done.Pending,
 			"rooms_closed": done.RoomsClosed, "keys_revoked": done.KeysRevoked, "users_erased": done.UsersErased})
 	}

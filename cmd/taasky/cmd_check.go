@@ -17,7 +17,15 @@ func runCheck(ctx context.Context, args []string, getenv func(string) string, st
 	if err := cmd.parse(args); err != nil {
 		return err
 	}
-	cfg, err := loadConfig(getenv, config.RoleWorker) // needs SECRET_KEY: limits are sealed with it
+	return onServer(ctx, getenv, func(srv *server) error { return check(ctx, srv, stdout) })
+}
+
+// onServer runs an operator's command that uses SECRET_KEY (limits and
+// hashes are sealed or keyed with it) on the installation's database,
+// with no web and no worker, once the key is checked to be the
+// installation's.
+func onServer(ctx context.Context, getenv func(string) string, do func(*server) error) error {
+	cfg, err := loadConfig(getenv, config.RoleWorker)
 	if err != nil {
 		return err
 	}
@@ -26,6 +34,10 @@ func runCheck(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer srv.close()
+	return do(srv)
+}
+
+func check(ctx context.Context, srv *server, stdout io.Writer) error {
 	rep, err := srv.rooms.Check(ctx)
 	if err != nil {
 		return err

@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"strings"
 
 	"github.com/taasky/taasky/app"
-	"github.com/taasky/taasky/internal/config"
 )
 
 // runUserRelink is `taasky user relink`.
@@ -59,19 +57,12 @@ func runUserKeyAddresses(ctx context.Context, args []string, getenv func(string)
 	if err := cmd.parse(args); err != nil {
 		return err
 	}
-	cfg, err := loadConfig(getenv, config.RoleWorker) // needs SECRET_KEY: the hashes are keyed with it
-	if err != nil {
+	return onServer(ctx, getenv, func(srv *server) error {
+		n, err := app.KeyEmailHashes(ctx, srv.pool, srv.cfg.Key("room-tokens"))
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(stdout, "%d hashes of addresses keyed\n", n)
 		return err
-	}
-	srv, err := openServer(ctx, cfg, slog.New(slog.DiscardHandler), false, false)
-	if err != nil {
-		return err
-	}
-	defer srv.close()
-	n, err := app.KeyEmailHashes(ctx, srv.pool, cfg.Key("room-tokens"))
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(stdout, "%d hashes of addresses keyed\n", n)
-	return err
+	})
 }
