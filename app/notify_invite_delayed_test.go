@@ -105,32 +105,9 @@ func TestDelayedInvitationNeverHidesARefusal(t *testing.T) {
 	lctx, stop := context.WithCancel(nb.ctx)
 	defer stop()
 	go Listen(lctx, nb.pool.Config().ConnConfig.Copy(), slog.New(slog.DiscardHandler), nb.rooms.RoomChanges(nil))
-	for !nb.rooms.waiters.listening.Load() {
-		time.Sleep(10 * time.Millisecond)
-	}
-	type answer struct {
-		v   *View
-		err error
-	}
-	done := make(chan answer, 1)
-	go func() {
-		v, err := nb.rooms.ReadWait(nb.ctx, nb.a, open.RoomToken, MaxWait)
-		done <- answer{v, err}
-	}()
-	for !nb.waitsOn(open.RoomToken) {
-		time.Sleep(time.Millisecond)
-	}
+	woken := nb.waitingRead(t, open.RoomToken)
 	record(1, away)
-	var got answer
-	select {
-	case got = <-done:
-	case <-time.After(MaxWait / 2):
-		t.Fatal("the delay did not end the waiting read")
-	}
-	if got.err != nil {
-		t.Fatal(got.err)
-	}
-	if v := got.v; len(v.Undelivered) != 1 || !v.Undelivered[0].Retrying || !strings.Contains(v.Next.Say, "has not gone out yet") {
+	if v := woken("the delay"); len(v.Undelivered) != 1 || !v.Undelivered[0].Retrying || !strings.Contains(v.Next.Say, "has not gone out yet") {
 		t.Fatalf("after a failed attempt: %+v, %q", v.Undelivered, v.Next.Say)
 	}
 	record(jobs.EmailMaxAttempts, jobs.Outcome{Status: jobs.StatusFailed, Recipient: to, Detail: "smtp: dial: connect: connection refused"})

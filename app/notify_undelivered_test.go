@@ -2,9 +2,7 @@ package app
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -97,15 +95,7 @@ func mustRoomID(t *testing.T, rb *roomsBundle, token string) int64 {
 func TestRefusedInvitationWakesAWaitAndAKeptView(t *testing.T) {
 	t.Parallel()
 	rb := setupRooms(t)
-	svc, err := NewNotifications(NotificationsConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: rb.rooms,
-		UnsubscribeKey: bytes.Repeat([]byte{5}, 32), BaseURL: rb.rooms.baseURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lctx, stop := context.WithCancel(rb.ctx)
-	defer stop()
-	changes := rb.rooms.RoomChanges(nil)
-	go Listen(lctx, rb.pool.Config().ConnConfig.Copy(), slog.New(slog.DiscardHandler), changes)
+	svc := rb.listeningNotifications(t)
 
 	const wrong = "pat@nowhere.example.test"
 	open, err := rb.rooms.Open(rb.ctx, rb.a, OpenInput{Schema: meetingSchema, InviteEmail: wrong})
@@ -127,34 +117,11 @@ func TestRefusedInvitationWakesAWaitAndAKeptView(t *testing.T) {
 	if len(kept.Undelivered) > 0 || !kept.Next.Waiting() {
 		t.Fatalf("before the refusal: %+v, next %+v", kept.Undelivered, kept.Next)
 	}
-	for !rb.rooms.waiters.listening.Load() {
-		time.Sleep(10 * time.Millisecond)
-	}
-	type answer struct {
-		v   *View
-		err error
-	}
-	done := make(chan answer, 1)
-	go func() {
-		v, err := rb.rooms.ReadWait(rb.ctx, rb.a, open.RoomToken, MaxWait)
-		done <- answer{v, err}
-	}()
-	for !rb.waitsOn(open.RoomToken) {
-		time.Sleep(time.Millisecond)
-	}
+	woken := rb.waitingRead(t, open.RoomToken)
 	if err := svc.Record(rb.ctx, d, refusal); err != nil {
 		t.Fatal(err)
 	}
-	var got answer
-	select {
-	case got = <-done:
-	case <-time.After(MaxWait / 2):
-		t.Fatal("the refusal did not end the waiting read")
-	}
-	if got.err != nil {
-		t.Fatal(got.err)
-	}
-	for _, v := range []*View{got.v, mustRead(t, rb, open.RoomToken)} {
+	for _, v := range []*View{woken("the refusal"), mustRead(t, rb, open.RoomToken)} {
 		if len(v.Undelivered) != 1 || v.Undelivered[0].What != UndeliveredInvitation || v.Undelivered[0].To != wrong ||
 			!strings.HasPrefix(v.Next.Say, "Taasky's email inviting "+wrong+" could not be delivered") {
 			t.Fatalf("after the refusal: undelivered %+v, next %q", v.Undelivered, v.Next.Say)
@@ -239,14 +206,7 @@ func TestRefusedRequestIsAWebhook(t *testing.T) {
 func TestDelayedRequestIsToldUntilSent(t *testing.T) {
 	t.Parallel()
 	rb := setupRooms(t)
-	svc, err := NewNotifications(NotificationsConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: rb.rooms,
-		UnsubscribeKey: bytes.Repeat([]byte{5}, 32), BaseURL: rb.rooms.baseURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lctx, stop := context.WithCancel(rb.ctx)
-	defer stop()
-	go Listen(lctx, rb.pool.Config().ConnConfig.Copy(), slog.New(slog.DiscardHandler), rb.rooms.RoomChanges(nil))
+	svc := rb.listeningNotifications(t)
 	ta, tb := rb.openJoined(t, OpenInput{}, "")
 	cv, _, err := rb.rooms.RequestConfirmation(rb.ctx, rb.a, ta, negotiation.VerdictCancel, "")
 	if err != nil {
@@ -277,30 +237,11 @@ func TestDelayedRequestIsToldUntilSent(t *testing.T) {
 	if v := mustRead(t, rb, ta); len(v.Undelivered) > 0 || !strings.Contains(v.Next.Say, "they were notified") {
 		t.Fatalf("before any attempt: %+v, %q", v.Undelivered, v.Next.Say)
 	}
-	for !rb.rooms.waiters.listening.Load() {
-		time.Sleep(10 * time.Millisecond)
-	}
-	done := make(chan *View, 1)
-	go func() {
-		v, err := rb.rooms.ReadWait(rb.ctx, rb.a, ta, MaxWait)
-		if err != nil {
-			t.Error(err)
-		}
-		done <- v
-	}()
-	for !rb.waitsOn(ta) {
-		time.Sleep(time.Millisecond)
-	}
+	woken := rb.waitingRead(t, ta)
 	if err := svc.Record(rb.ctx, d, away); err != nil {
 		t.Fatal(err)
 	}
-	var waited *View
-	select {
-	case waited = <-done:
-	case <-time.After(MaxWait / 2):
-		t.Fatal("the delay did not end the waiting read")
-	}
-	for _, v := range []*View{waited, mustRead(t, rb, ta)} {
+	for _, v := range []*View{woken("the delay"), mustRead(t, rb, ta)} {
 		if v == nil || len(v.Undelivered) != 1 || !v.Undelivered[0].Retrying || v.Undelivered[0].ConfirmationID != cv.ID ||
 			!strings.Contains(v.Next.Say, "has not gone out yet") || strings.Contains(v.Next.Say, "they were notified") ||
 			strings.Contains(v.Next.Say, "could not be delivered") {

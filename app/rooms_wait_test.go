@@ -1,8 +1,10 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"runtime"
 	"strings"
 	"sync"
@@ -66,6 +68,57 @@ func (rb *roomsBundle) waitsOn(token string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return len(w.rooms[v.RoomID]) > 0
+}
+
+// waitingRead starts a read of a's token waiting for its room's next change
+// (ReadWait), once the process listens, and returns when it waits. woken
+// is what the read answered, the test failing if what (the event named)
+// did not wake it within MaxWait/2.
+func (rb *roomsBundle) waitingRead(t *testing.T, token string) (woken func(what string) *View) {
+	t.Helper()
+	for !rb.rooms.waiters.listening.Load() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	type answer struct {
+		v   *View
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		v, err := rb.rooms.ReadWait(rb.ctx, rb.a, token, MaxWait)
+		done <- answer{v, err}
+	}()
+	for !rb.waitsOn(token) {
+		time.Sleep(time.Millisecond)
+	}
+	return func(what string) *View {
+		t.Helper()
+		select {
+		case got := <-done:
+			if got.err != nil {
+				t.Fatal(got.err)
+			}
+			return got.v
+		case <-time.After(MaxWait / 2):
+			t.Fatalf("%s did not end the waiting read", what)
+		}
+		return nil
+	}
+}
+
+// listeningNotifications is the notification service over rb's rooms, with
+// the process listening to the rooms' changes until the test ends.
+func (rb *roomsBundle) listeningNotifications(t *testing.T) *Notifications {
+	t.Helper()
+	svc, err := NewNotifications(NotificationsConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: rb.rooms,
+		UnsubscribeKey: bytes.Repeat([]byte{5}, 32), BaseURL: rb.rooms.baseURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lctx, stop := context.WithCancel(rb.ctx)
+	t.Cleanup(stop)
+	go Listen(lctx, rb.pool.Config().ConnConfig.Copy(), slog.New(slog.DiscardHandler), rb.rooms.RoomChanges(nil))
+	return svc
 }
 
 // TestWaitingReadsAreCapped: an agent may hold only so many waiting reads
