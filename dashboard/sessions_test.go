@@ -22,17 +22,9 @@ func (b *bundle) signInAs(t *testing.T, email, userAgent string) *http.Client {
 	t.Helper()
 	jar, _ := cookiejar.New(nil)
 	browser := &http.Client{Jar: jar, Transport: uaTransport(userAgent)}
-	resp, err := browser.Get(b.base + "/login?next=/settings")
+	at, id := oidcStart(t, b, browser, "/settings")
+	resp, err := browser.PostForm(at, url.Values{"id": {id}, "email": {email}})
 	if err != nil {
-		t.Fatal(err)
-	}
-	page, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	m := regexp.MustCompile(`name="id" value="([^"]+)"`).FindStringSubmatch(string(page))
-	if m == nil {
-		t.Fatalf("the provider's login page: %s", page)
-	}
-	if resp, err = browser.PostForm(resp.Request.URL.String(), url.Values{"id": {m[1]}, "email": {email}}); err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
