@@ -52,6 +52,7 @@ func (d *Dashboard) authCallback(c *fiber.Ctx) error {
 		return d.showErrorT(c, fiber.StatusUnauthorized, "error.sign_in_refused", e)
 	}
 	id, err := d.identify(c, ls)
+	d.oidc.seen(err) // /login asks the provider before sending anyone there again (oidcClient.away)
 	if err != nil && providerAway(err) {
 		d.log.Warn("sign-in: the identity provider did not answer", "err", err)
 		c.Set(fiber.HeaderRetryAfter, providerRetryAfter)

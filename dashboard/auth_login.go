@@ -13,11 +13,19 @@ import (
 
 // authLogin starts an OpenID Connect sign-in: authorization code with PKCE
 // (S256), a state and a nonce, all kept in a short-lived signed cookie that
-// the callback checks.
+// the callback checks. With the provider away (not discovered, or not
+// answering: oidcClient.away) it says that sign-in is unavailable, 503
+// with Retry-After, as the callback does, rather than send the browser on
+// to it.
 func (d *Dashboard) authLogin(c *fiber.Ctx) error {
 	_, oauth, _, err := d.oidc.get()
 	if err != nil {
 		d.log.Error("sign-in", "err", err)
+		c.Set(fiber.HeaderRetryAfter, providerRetryAfter)
+		return d.showErrorT(c, fiber.StatusServiceUnavailable, "error.sign_in_unavailable")
+	}
+	if d.oidc.away(c.UserContext()) {
+		d.log.Warn("sign-in: the identity provider did not answer", "issuer", d.oidc.cfg.Issuer)
 		c.Set(fiber.HeaderRetryAfter, providerRetryAfter)
 		return d.showErrorT(c, fiber.StatusServiceUnavailable, "error.sign_in_unavailable")
 	}

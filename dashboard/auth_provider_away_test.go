@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,6 +25,8 @@ type provider struct {
 	issuer string
 	h      http.Handler
 	srv    *http.Server
+	// discoveries counts the requests for its discovery document.
+	discoveries atomic.Int64
 }
 
 func newProvider(t *testing.T, redirect string) *provider {
@@ -44,7 +47,13 @@ func newProvider(t *testing.T, redirect string) *provider {
 }
 
 func (p *provider) serve(ln net.Listener) {
-	p.srv = &http.Server{Handler: p.h, ReadHeaderTimeout: 5 * time.Second}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/.well-known/openid-configuration") {
+			p.discoveries.Add(1)
+		}
+		p.h.ServeHTTP(w, r)
+	})
+	p.srv = &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = p.srv.Serve(ln) }()
 }
 

@@ -51,9 +51,10 @@ func TestFailedAuthenticationsPerAddress(t *testing.T) {
 		retryAfter string
 		error      string
 	}
-	post := func(from, key string) answer {
+	const list = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`
+	send := func(from, key, body string) answer {
 		t.Helper()
-		req, _ := http.NewRequest("POST", "http://"+ln.Addr().String()+"/mcp/alpha", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`))
+		req, _ := http.NewRequest("POST", "http://"+ln.Addr().String()+"/mcp/alpha", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("Authorization", "Bearer "+key)
@@ -63,10 +64,20 @@ func TestFailedAuthenticationsPerAddress(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		var body struct{ Error string }
-		_ = json.NewDecoder(resp.Body).Decode(&body)
-		return answer{resp.StatusCode, resp.Header.Get("Retry-After"), body.Error}
+		var answered struct {
+			Error  string
+			Result struct {
+				IsError bool `json:"isError"`
+				Content []struct{ Text string }
+			}
+		}
+		_ = json.NewDecoder(resp.Body).Decode(&answered)
+		if answered.Result.IsError && len(answered.Result.Content) == 1 {
+			answered.Error = "tool error: " + answered.Result.Content[0].Text
+		}
+		return answer{resp.StatusCode, resp.Header.Get("Retry-After"), answered.Error}
 	}
+	post := func(from, key string) answer { t.Helper(); return send(from, key, list) }
 	// The agent's second key authenticates once from elsewhere: known.
 	known, err := e.accounts.IssueAgentKey(e.ctx, "alpha", e.agents["a"].ID)
 	if err != nil {
@@ -86,6 +97,12 @@ func TestFailedAuthenticationsPerAddress(t *testing.T) {
 	if a.status != 429 || a.retryAfter != "20" ||
 		a.error != "too many failed authentications from this address: at most 3 a minute with an unknown, revoked or malformed bearer; retry after 20 s" {
 		t.Errorf("past the burst: %+v", a)
+	}
+	// A tool call is told the rule as a tool error, which go-sdk's client
+	// shows its caller (it reads no body of a 429), with Retry-After.
+	if a := send("192.0.2.1", unknown, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"negotiation_list","arguments":{}}}`); a.status != 200 ||
+		a.retryAfter != "20" || a.error != "tool error: too many failed authentications from this address: at most 3 a minute with an unknown, revoked or malformed bearer; retry after 20 s" {
+		t.Errorf("a tool call past the burst: %+v", a)
 	}
 	if n := auth.asked.Load() - before; n != 0 {
 		t.Errorf("the refused bearer was looked up %d times", n)

@@ -29,9 +29,21 @@ func beyondDecoder(body []byte) (id jsontext.Value, tool string, f *negotiation.
 	if !mayBeBeyond(body) {
 		return nil, "", nil
 	}
+	id, tool, args, ok := toolCallOf(body)
+	if !ok || args.Kind() != '{' {
+		return nil, "", nil
+	}
+	return id, tool, argumentsBeyond(args)
+}
+
+// toolCallOf reads body as one JSON-RPC tools/call request: its id (a
+// string or a number), the tool's name and its arguments (empty when
+// there are none); ok is false for any other body (a notification, another
+// method, a batch, a call without a name).
+func toolCallOf(body []byte) (id jsontext.Value, tool string, args jsontext.Value, ok bool) {
 	msg, err := objectMembers(body)
 	if err != nil {
-		return nil, "", nil
+		return nil, "", nil, false
 	}
 	var method string
 	var params jsontext.Value
@@ -46,13 +58,12 @@ func beyondDecoder(body []byte) (id jsontext.Value, tool string, f *negotiation.
 		}
 	}
 	if method != "tools/call" || (id.Kind() != '"' && id.Kind() != '0') || params.Kind() != '{' {
-		return nil, "", nil
+		return nil, "", nil, false
 	}
 	p, err := objectMembers(json.RawMessage(params))
 	if err != nil {
-		return nil, "", nil
+		return nil, "", nil, false
 	}
-	var args jsontext.Value
 	for _, m := range p {
 		switch m.name {
 		case "name":
@@ -61,10 +72,10 @@ func beyondDecoder(body []byte) (id jsontext.Value, tool string, f *negotiation.
 			args = m.value
 		}
 	}
-	if tool == "" || args.Kind() != '{' {
-		return nil, "", nil
+	if tool == "" {
+		return nil, "", nil, false
 	}
-	return id, tool, argumentsBeyond(args)
+	return id, tool, args, true
 }
 
 // mayBeBeyond is a quick look at a body, byte by byte, for what

@@ -62,9 +62,11 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 		if err != nil {
 			if app.ErrorCodeOf(err) == app.ErrInternal {
 				// The key could not be checked (the database did not
-				// answer): a moment's unavailability, not the caller's fault.
-				c.Set(fiber.HeaderRetryAfter, "5")
-				return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"error": "Taasky cannot check agent keys just now (its database did not answer); retry in a few seconds"})
+				// answer): a moment's unavailability, not the caller's
+				// fault. A tool call is told what a call the database did
+				// not answer is told (refusal): nothing was done.
+				return notNow(c, fiber.StatusServiceUnavailable, unavailableRetry,
+					"Taasky cannot check agent keys just now (its database did not answer); retry in a few seconds", app.RetryMessage)
 			}
 			if limit != nil {
 				limit.Failed(c, id)

@@ -56,9 +56,9 @@ func (f *inFlight) enter(account int64) (leave func(), ok bool) {
 	}, true
 }
 
-// tooManyAtOnce answers 429 with Retry-After and one line saying the rule.
+// tooManyAtOnce answers 429 with Retry-After and one line saying the rule
+// (a tool call: a tool error saying it, notNow).
 func tooManyAtOnce(c *fiber.Ctx, max int) error {
-	c.Set(fiber.HeaderRetryAfter, "1")
-	return c.Status(fiber.StatusTooManyRequests).JSON(fiber.Map{"error": fmt.Sprintf(
-		"too many calls at once: at most %d calls of one account's agents are answered at the same time, and this account has that many in progress; retry after 1 s", max)})
+	msg := fmt.Sprintf("too many calls at once: at most %d calls of one account's agents are answered at the same time, and this account has that many in progress; retry after 1 s", max)
+	return notNow(c, fiber.StatusTooManyRequests, 1, msg, msg)
 }

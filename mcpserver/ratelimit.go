@@ -128,19 +128,19 @@ func (l *limiter) Take(id [32]byte, agent int64) (bool, time.Duration) {
 func (l *limiter) Limit() RateLimit { return l.buckets.Limit() }
 
 // tooMany answers 429 with Retry-After (whole seconds, rounded up) and one
-// line saying the rule.
+// line saying the rule (a tool call: a tool error saying it, notNow).
 func tooMany(c *fiber.Ctx, rl RateLimit, wait time.Duration) error {
 	secs := ratelimit.RetryAfter(wait)
-	c.Set(fiber.HeaderRetryAfter, strconv.Itoa(secs))
-	return c.Status(fiber.StatusTooManyRequests).JSON(fiber.Map{"error": fmt.Sprintf(
-		"rate limit: at most %s calls a second per agent, all its keys and tokens together (bursts of %d); retry after %d s", strconv.FormatFloat(rl.Rate, 'f', -1, 64), rl.Burst, secs)})
+	msg := fmt.Sprintf("rate limit: at most %s calls a second per agent, all its keys and tokens together (bursts of %d); retry after %d s",
+		strconv.FormatFloat(rl.Rate, 'f', -1, 64), rl.Burst, secs)
+	return notNow(c, fiber.StatusTooManyRequests, secs, msg, msg)
 }
 
 // tooManyFailures answers 429 with Retry-After and one line saying the
-// rule on failed authentications (rl: Burst a minute).
+// rule on failed authentications (rl: Burst a minute; a tool call: a tool
+// error saying it, notNow).
 func tooManyFailures(c *fiber.Ctx, rl RateLimit, wait time.Duration) error {
 	secs := ratelimit.RetryAfter(wait)
-	c.Set(fiber.HeaderRetryAfter, strconv.Itoa(secs))
-	return c.Status(fiber.StatusTooManyRequests).JSON(fiber.Map{"error": fmt.Sprintf(
-		"too many failed authentications from this address: at most %d a minute with an unknown, revoked or malformed bearer; retry after %d s", rl.Burst, secs)})
+	msg := fmt.Sprintf("too many failed authentications from this address: at most %d a minute with an unknown, revoked or malformed bearer; retry after %d s", rl.Burst, secs)
+	return notNow(c, fiber.StatusTooManyRequests, secs, msg, msg)
 }

@@ -22,8 +22,13 @@ var hints = map[string]string{
 // several, the faults as JSON
 // ({"faults": [{field, rule, message}]}) in a second text block. There is
 // no structured content: a client validates that against the output schema.
+// The advice to retry while the database is away carries when in _meta,
+// {"retry_after": 5}, as the calls refused before a tool do (notNow).
 func refusal(err error) *mcp.CallToolResult {
 	msg := answerOf(err) // "internal error", or the retry advice while the database is away
+	if msg == app.RetryMessage {
+		return retryLater(msg, unavailableRetry)
+	}
 	if h, ok := hints[msg]; ok {
 		msg = h
 	}

@@ -7,6 +7,11 @@ import (
 	"github.com/taasky/taasky/app"
 )
 
+// unavailableRetry is when, in seconds, a call the database did not answer
+// is to be sent again: its Retry-After, and the retry_after of its tool
+// error.
+const unavailableRetry = 5
+
 // answerOf is the one line a tool error says: the refusal's message, or,
 // for an internal error, "internal error", unless the database did not
 // answer (a failover, a restart): then the agent is told to retry the same

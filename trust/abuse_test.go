@@ -14,9 +14,9 @@ import (
 )
 
 // TestRateLimitPerAgentKey floods /mcp with one agent key: past the burst
-// every call gets 429 with Retry-After and one line saying the rule, other
-// keys are not slowed, unknown keys get no bucket, and the key works again
-// once the bucket refills.
+// every tool call is a tool error saying the rule, with Retry-After (what
+// is not a tool call gets 429), other keys are not slowed, unknown keys
+// get no bucket, and the key works again once the bucket refills.
 func TestRateLimitPerAgentKey(t *testing.T) {
 	rl := mcpserver.RateLimit{Rate: 5, Burst: 10}
 	s := newStack(t, stackConfig{tenants: 2, rate: rl})
@@ -28,14 +28,14 @@ func TestRateLimitPerAgentKey(t *testing.T) {
 	began := time.Now()
 	for range 40 {
 		ans := s.rawPost("/mcp/"+a.slug, a.key, read, nil)
-		switch ans.status {
-		case http.StatusOK:
+		switch {
+		case ans.status != http.StatusOK:
+			t.Fatalf("HTTP %d %s", ans.status, ans.body)
+		case ans.header.Get("Retry-After") == "":
 			ok++
-		case http.StatusTooManyRequests:
+		default:
 			limited++
 			retry, msg = ans.header.Get("Retry-After"), ans.msg
-		default:
-			t.Fatalf("HTTP %d %s", ans.status, ans.body)
 		}
 	}
 	elapsed := time.Since(began)
@@ -49,7 +49,7 @@ func TestRateLimitPerAgentKey(t *testing.T) {
 		t.Errorf("Retry-After %q", retry)
 	}
 	if !strings.Contains(msg, "rate limit: at most 5 calls a second per agent, all its keys and tokens together (bursts of 10); retry after") {
-		t.Errorf("429 says %q", msg)
+		t.Errorf("past the limit a call says %q", msg)
 	}
 	// Another key is not slowed by a's flood; unknown keys are refused, not
 	// counted.
@@ -61,29 +61,39 @@ func TestRateLimitPerAgentKey(t *testing.T) {
 			t.Errorf("an unknown key: HTTP %d", ans.status)
 		}
 	}
-	// The go-sdk client sees the rule too: right after a 429 (a token may
-	// refill meanwhile on a slow machine: then the bucket is drained and
-	// the call tried again, three times at most).
-	var clientErr error
+	// The go-sdk client's caller reads the rule too, a tool error: a 429
+	// told it "Too Many Requests" alone, as go-sdk's client reads no body
+	// of a 429 (right after the bucket is drained: a token may refill
+	// meanwhile on a slow machine, then the call is tried again, three
+	// times at most).
+	var told string
 	for range 3 {
 		for range 2 * rl.Burst { // drain the bucket
-			if s.rawPost("/mcp/"+a.slug, a.key, read, nil).status == http.StatusTooManyRequests {
+			if s.rawPost("/mcp/"+a.slug, a.key, read, nil).header.Get("Retry-After") != "" {
 				break
 			}
 		}
-		if _, clientErr = callOn(s.ctx, a.sess, "negotiation_list", map[string]any{}); clientErr != nil {
+		res, err := callOn(s.ctx, a.sess, "negotiation_list", map[string]any{})
+		if err != nil {
+			t.Fatalf("the client while limited: %v", err)
+		}
+		if told = res.err; told != "" {
 			break
 		}
 	}
-	if clientErr == nil || !strings.Contains(clientErr.Error(), "Too Many Requests") {
-		t.Errorf("the client while limited: %v", clientErr)
+	if !strings.HasPrefix(told, "rate limit: at most 5 calls a second per agent, all its keys and tokens together (bursts of 10); retry after") {
+		t.Errorf("the client while limited was told %q", told)
+	}
+	if ans := s.rawPost("/mcp/"+a.slug, a.key, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), nil); ans.status != http.StatusTooManyRequests ||
+		ans.header.Get("Retry-After") == "" {
+		t.Errorf("tools/list while limited: HTTP %d, Retry-After %q; want 429 with Retry-After", ans.status, ans.header.Get("Retry-After"))
 	}
 	n, _ := strconv.Atoi(retry)
 	time.Sleep(time.Duration(n) * time.Second)
-	if ans := s.rawPost("/mcp/"+a.slug, a.key, read, nil); ans.status != http.StatusOK {
-		t.Errorf("after Retry-After: HTTP %d", ans.status)
+	if ans := s.rawPost("/mcp/"+a.slug, a.key, read, nil); ans.status != http.StatusOK || ans.header.Get("Retry-After") != "" {
+		t.Errorf("after Retry-After: HTTP %d %s", ans.status, ans.msg)
 	}
-	t.Logf("rate limit %v/s burst %d: 40 calls in %s, %d answered, %d got 429 (Retry-After %s s): %q",
+	t.Logf("rate limit %v/s burst %d: 40 calls in %s, %d answered, %d limited (Retry-After %s s): %q",
 		rl.Rate, rl.Burst, elapsed.Round(time.Millisecond), ok, limited, retry, msg)
 }
 
