@@ -54,6 +54,17 @@ func setupNotify(t testing.TB) *notifyBundle { return setupNotifyWith(t, true) }
 // cooldown of cmd/taasky (jobs.FetchCooldown), River's retries.
 func setupNotifyWith(t testing.TB, fast bool) *notifyBundle {
 	t.Helper()
+	var retry river.ClientRetryPolicy
+	if fast {
+		retry = fastRetry{}
+	}
+	return setupNotifyRetry(t, fast, retry)
+}
+
+// setupNotifyRetry is setupNotifyWith with retry as River's retry policy
+// (nil: River's).
+func setupNotifyRetry(t testing.TB, fast bool, retry river.ClientRetryPolicy) *notifyBundle {
+	t.Helper()
 	rb := setupRoomsB(t)
 	// The rooms' clock starts now: River schedules by the real clock.
 	rb.clock.Store(time.Now().UTC().UnixNano())
@@ -93,8 +104,9 @@ func setupNotifyWith(t testing.TB, fast bool) *notifyBundle {
 		FetchCooldown: jobs.FetchCooldown,
 	}
 	if fast {
-		cfg.FetchCooldown, cfg.FetchPollInterval, cfg.RetryPolicy = 5*time.Millisecond, 100*time.Millisecond, fastRetry{}
+		cfg.FetchCooldown, cfg.FetchPollInterval = 5*time.Millisecond, 100*time.Millisecond
 	}
+	cfg.RetryPolicy = retry
 	rc, err := river.NewClient(riverpgxv5.New(rb.pool), cfg)
 	if err != nil {
 		t.Fatal(err)

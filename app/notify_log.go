@@ -109,6 +109,22 @@ func (n *Notifications) PushedLately(ctx context.Context, d jobs.Delivery, withi
 	return pushedSince(ctx, n.pool, d.UserID, d.RoomID, d.SubscriptionID, d.JobID, n.now().Add(-within))
 }
 
+// Earlier reports whether a message queued before d's job to d's
+// recipient about d's room, on d's channel and device, is still to be
+// delivered, and when the latest of them runs next (jobs.Deliveries; the
+// rule is jobs' inOrder): the job's read of the undelivered lines of the
+// log (migration 00043's index; a person's: their room's lines), never
+// the move's. An invitation (the opener's log) went to someone else.
+func (n *Notifications) Earlier(ctx context.Context, d jobs.Delivery) (time.Time, bool, error) {
+	if d.RoomID == 0 || d.Topic == jobs.TopicInvite {
+		return time.Time{}, false, nil
+	}
+	if d.UserID == 0 {
+		return earlierPersonDelivery(ctx, n.pool, d.RoomID, d.JobID)
+	}
+	return earlierDelivery(ctx, n.pool, d.UserID, d.RoomID, d.JobID, d.Channel, d.SubscriptionID)
+}
+
 // Record writes an attempt's outcome (jobs.Deliveries). The line is one
 // statement of its own, committed before anything else: once a message
 // was accepted, the sooner the log says so, the smaller the window in
@@ -132,6 +148,14 @@ func (n *Notifications) Record(ctx context.Context, d jobs.Delivery, o jobs.Outc
 	case o.Status == jobs.StatusSent && d.SubscriptionID != 0:
 		if err := markPushSent(ctx, n.pool, d.UserID, d.SubscriptionID, now); err != nil {
 			return fmt.Errorf("mark a push subscription used: %w", err)
+		}
+	}
+	if o.Status != jobs.StatusRetrying && d.Attempt > 1 && d.RoomID != 0 && d.Topic != jobs.TopicInvite {
+		// Done with after a failed attempt (what later messages wait for:
+		// jobs' inOrder): those after it about the room go now rather than
+		// at the end of their wait.
+		if err := releaseLaterDeliveries(ctx, n.pool, d.UserID, d.RoomID, d.JobID, d.Channel, d.SubscriptionID); err != nil {
+			return fmt.Errorf("release the messages after it: %w", err)
 		}
 	}
 	return nil

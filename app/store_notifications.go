@@ -562,6 +562,74 @@ func pushedSince(ctx context.Context, q querier, userID, roomID, subscriptionID,
 	return pushed, nil
 }
 
+// liveJob is a River job that still runs: ready, running, or waiting
+// for its next attempt (not completed, cancelled, discarded or deleted).
+const liveJob = `j.state IN ('available', 'pending', 'retryable', 'running', 'scheduled')`
+
+// earlierDelivery reports whether the user's log has a line queued before
+// jobID about roomID on channel (and, for a push, device subscriptionID)
+// that is not delivered yet and whose job is alive, and the earliest
+// moment River runs one of them: an email queued or retrying, a push
+// retrying (one merely queued may wait for its burst to end, and goes
+// unless a later message made it stale: jobs.PushCoalesce). An
+// invitation's line (the opener's log, another person's mail) is not one.
+// Read through the partial index of the undelivered lines (migration
+// 00043).
+func earlierDelivery(ctx context.Context, q querier, userID, roomID, jobID int64, channel jobs.Channel, subscriptionID int64) (time.Time, bool, error) {
+	var next *time.Time
+	err := q.QueryRow(ctx, `SELECT min(j.scheduled_at) FROM notification_deliveries d JOIN river_job j ON j.id = d.job_id
+		WHERE d.user_id = $1 AND d.room_id = $2 AND d.job_id < $3 AND d.status IN ('queued', 'retrying')
+			AND (d.status = 'retrying' OR d.channel = 'email')
+			AND d.channel = $4 AND coalesce(d.subscription_id, 0) = $5 AND d.topic <> 'invite' AND `+liveJob,
+		userID, roomID, jobID, channel, subscriptionID).Scan(&next)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("earlierDelivery %d: %w", jobID, err)
+	}
+	if next == nil {
+		return time.Time{}, false, nil
+	}
+	return *next, true, nil
+}
+
+// earlierPersonDelivery is earlierDelivery for the room's person (their
+// mails: person_deliveries, by room).
+func earlierPersonDelivery(ctx context.Context, q querier, roomID, jobID int64) (time.Time, bool, error) {
+	var next *time.Time
+	err := q.QueryRow(ctx, `SELECT min(j.scheduled_at) FROM person_deliveries d JOIN river_job j ON j.id = d.job_id
+		WHERE d.room_id = $1 AND d.job_id < $2 AND d.status IN ('queued', 'retrying') AND `+liveJob,
+		roomID, jobID).Scan(&next)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("earlierPersonDelivery %d: %w", jobID, err)
+	}
+	if next == nil {
+		return time.Time{}, false, nil
+	}
+	return *next, true, nil
+}
+
+// releaseLaterDeliveries makes the jobs of the lines queued after jobID
+// about roomID to the user (or the room's person, user 0), on channel
+// and device, that wait (snoozed: ready later, or scheduled) and are not
+// delivered yet, ready now: the message they waited for is done with.
+func releaseLaterDeliveries(ctx context.Context, q querier, userID, roomID, jobID int64, channel jobs.Channel, subscriptionID int64) error {
+	var err error
+	if userID == 0 {
+		_, err = q.Exec(ctx, `UPDATE river_job j SET state = 'available', scheduled_at = now() FROM person_deliveries d
+			WHERE d.room_id = $1 AND d.job_id > $2 AND d.status IN ('queued', 'retrying')
+				AND j.id = d.job_id AND j.state IN ('available', 'scheduled') AND j.scheduled_at > now()`, roomID, jobID)
+	} else {
+		_, err = q.Exec(ctx, `UPDATE river_job j SET state = 'available', scheduled_at = now() FROM notification_deliveries d
+			WHERE d.user_id = $1 AND d.room_id = $2 AND d.job_id > $3 AND d.status IN ('queued', 'retrying')
+				AND d.channel = $4 AND coalesce(d.subscription_id, 0) = $5 AND d.topic <> 'invite'
+				AND j.id = d.job_id AND j.state IN ('available', 'scheduled') AND j.scheduled_at > now()`,
+			userID, roomID, jobID, channel, subscriptionID)
+	}
+	if err != nil {
+		return fmt.Errorf("releaseLaterDeliveries %d: %w", jobID, err)
+	}
+	return nil
+}
+
 func clipRunes(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {

@@ -21,7 +21,14 @@ type Deliveries interface {
 	// Record writes an attempt's outcome to the recipient's delivery log;
 	// StatusGone also forgets the push subscription. StatusSent is written
 	// durably before Record returns, and a line that says sent stays so.
+	// An outcome other than StatusRetrying after a failed attempt makes
+	// the messages waiting for d (inOrder) ready.
 	Record(ctx context.Context, d Delivery, o Outcome) error
+	// Earlier reports whether a message queued before d's job, to d's
+	// recipient about d's room on d's channel (and device), is still to be
+	// delivered and its job still alive in River (inOrder), and when the
+	// first of those runs next (a moment past: it is running or ready).
+	Earlier(ctx context.Context, d Delivery) (next time.Time, found bool, err error)
 }
 
 // PushDeliveries is the service as the push worker sees it.

@@ -34,6 +34,9 @@ func (w *EmailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error
 	if sent, err := sentBefore(ctx, w.Log, w.Deliveries, d, job.JobRow); sent || err != nil {
 		return err
 	}
+	if err := inOrder(ctx, w.Log, w.Deliveries, d); err != nil {
+		return err // a snooze, or the log could not be read
+	}
 	n, err := w.Deliveries.Notification(ctx, d)
 	if reason, ok := skipReason(err); ok {
 		return record(ctx, w.Log, w.Deliveries, d, Outcome{Status: StatusSkipped, Detail: reason})
@@ -70,6 +73,62 @@ func (w *InviteWorker) Work(ctx context.Context, job *river.Job[InviteArgs]) err
 		return err
 	}
 	return sendEmail(ctx, w.Log, w.Invitations, w.Mailer, w.From, d, n, job.MaxAttempts)
+}
+
+// Messages to one person about one room arrive in the order they were
+// queued, on each channel (email; push, per device): a message whose job
+// finds an earlier one about the room to the same person (and device)
+// still to be delivered (an email queued or retrying; a push retrying: a
+// push merely queued may be waiting for its burst to end, PushCoalesce),
+// and that one's job still alive in River (ready, running, or waiting for
+// its next attempt), waits (a River snooze, which spends no attempt)
+// until just after that one's next attempt, at most orderWaitMax, and
+// looks again; the earlier one's last outcome after a failed attempt
+// (Record: sent, skipped, failed) makes the waiting ones ready at once.
+// After an outage a reminder, an "agreed", a "cancelled" or a newer
+// request, queued while an earlier message about the room waited for its
+// retry, used to go at once, before it. The wait ends with the earlier
+// message: sent, skipped (what no longer holds when its turn comes is not
+// sent: Notification), refused for good, out of attempts, or its job
+// cancelled or deleted. A message that then no longer holds is skipped
+// with the reason in the delivery log. Only the jobs read and write for
+// it, never the move.
+const (
+	// orderMargin is how long after the earlier message's next attempt
+	// the later one looks again.
+	orderMargin = 2 * time.Second
+	// orderPoll is how long it waits for one that is running or ready now
+	// (done within milliseconds, or an SMTP timeout), should the earlier
+	// one's outcome come before its snooze is written, and miss it.
+	orderPoll = 250 * time.Millisecond
+	// orderWaitMax bounds one wait: an earlier job cancelled or deleted
+	// in the River UI records no outcome that would release the later
+	// ones.
+	orderWaitMax = time.Minute
+)
+
+// inOrder returns River's snooze when d must wait for an earlier message
+// (see above), else nil (or the error reading the log, for a retry).
+func inOrder(ctx context.Context, log *slog.Logger, ds Deliveries, d Delivery) error {
+	if d.RoomID == 0 {
+		return nil
+	}
+	next, found, err := ds.Earlier(ctx, d)
+	if err != nil {
+		return fmt.Errorf("%s %s: read the delivery log: %w", d.Channel, d.Topic, err)
+	}
+	if !found {
+		return nil
+	}
+	wait := orderPoll
+	if until := time.Until(next); until > 0 {
+		wait = min(until+orderMargin, orderWaitMax)
+	}
+	if log != nil {
+		log.Debug("waits for an earlier message about its room to be delivered", "job_id", d.JobID,
+			"channel", d.Channel, "topic", d.Topic, "room_id", d.RoomID, "wait", wait)
+	}
+	return river.JobSnooze(wait)
 }
 
 // sendEmail renders n and hands it to the mailer, then records the outcome
@@ -155,6 +214,9 @@ func (w *PushWorker) Work(ctx context.Context, job *river.Job[PushArgs]) error {
 	}
 	if w.Pusher == nil {
 		return record(ctx, w.Log, w.Deliveries, d, Outcome{Status: StatusSkipped, Detail: "Web Push is not configured (VAPID keys)"})
+	}
+	if err := inOrder(ctx, w.Log, w.Deliveries, d); err != nil {
+		return err // a snooze, or the log could not be read
 	}
 	if wait, err := w.coalesce(ctx, d, job.CreatedAt); wait > 0 || err != nil {
 		if err != nil {

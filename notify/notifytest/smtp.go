@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -45,6 +46,8 @@ type SMTPServer struct {
 	noops    int
 	conns    []*smtp.Conn
 	arrived  chan struct{}
+	idle     time.Duration
+	srv      *smtp.Server // nil while Down
 }
 
 // NewSMTPServer starts a server on 127.0.0.1:0, closed when the test ends.
@@ -60,16 +63,45 @@ func NewSMTPServerTimingOut(t testing.TB, idle time.Duration) *SMTPServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &SMTPServer{arrived: make(chan struct{}, 1)}
+	s := &SMTPServer{arrived: make(chan struct{}, 1), idle: idle}
 	addr := ln.Addr().(*net.TCPAddr)
 	s.Host, s.Port = addr.IP.String(), addr.Port
+	s.serve(ln)
+	t.Cleanup(s.Down)
+	return s
+}
+
+func (s *SMTPServer) serve(ln net.Listener) {
 	srv := smtp.NewServer(s)
 	srv.Domain = "localhost"
 	srv.AllowInsecureAuth = true
-	srv.ReadTimeout, srv.WriteTimeout = idle, 10*time.Second
+	srv.ReadTimeout, srv.WriteTimeout = s.idle, 10*time.Second
+	s.mu.Lock()
+	s.srv = srv
+	s.mu.Unlock()
 	go func() { _ = srv.Serve(noopCounter{ln, s}) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	return s
+}
+
+// Down stops the server, as a mail server that is away: its connections
+// are closed and its port refuses new ones until Up.
+func (s *SMTPServer) Down() {
+	s.mu.Lock()
+	srv := s.srv
+	s.srv, s.conns = nil, nil
+	s.mu.Unlock()
+	if srv != nil {
+		_ = srv.Close()
+	}
+}
+
+// Up starts a server Down stopped, on the same port.
+func (s *SMTPServer) Up(t testing.TB) {
+	t.Helper()
+	ln, err := net.Listen("tcp", net.JoinHostPort(s.Host, strconv.Itoa(s.Port)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.serve(ln)
 }
 
 // Noops is how many NOOP commands clients sent.
