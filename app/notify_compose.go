@@ -35,7 +35,7 @@ func (n *Notifications) Notification(ctx context.Context, d jobs.Delivery) (*job
 		if d.Topic == jobs.TopicRequest || d.Topic == jobs.TopicReminder {
 			// Stored by the notice's read, for this message.
 			token = newOneTap()
-			ot = &oneTapIssue{hash: secretHash(token), confirmationID: d.ConfirmationID, channel: string(d.Channel), at: n.rooms.now()}
+			ot = &oneTapIssue{hash: secretHash(token), confirmationID: d.ConfirmationID, at: n.rooms.now()}
 		}
 		err = n.roomNotification(ctx, d, out, ot)
 	}
@@ -115,12 +115,15 @@ func topicGroup(t jobs.Topic) string {
 // (selectNotice), which also stores ot, a request's or a reminder's
 // one-tap token, if its confirmation is pending.
 func (n *Notifications) roomNotification(ctx context.Context, d jobs.Delivery, out *jobs.Notification, ot *oneTapIssue) error {
-	row, nt, err := selectNotice(ctx, n.pool, d.RoomID, d.Side, d.UserID, d.SubscriptionID, ot)
+	row, nt, err := selectNotice(ctx, n.pool, d.RoomID, d.Side, d.UserID, d.SubscriptionID, d.JobID, d.Channel, ot)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return jobs.Skip("the room no longer exists")
 	}
 	if err != nil {
 		return err
+	}
+	if nt.earlier != nil {
+		return jobs.WaitFor(*nt.earlier) // no token was stored
 	}
 	h := nt.human
 	if nt.receipt != nil && d.Topic == jobs.TopicAgreed && d.Channel == jobs.ChannelEmail {

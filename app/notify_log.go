@@ -109,22 +109,6 @@ func (n *Notifications) PushedLately(ctx context.Context, d jobs.Delivery, withi
 	return pushedSince(ctx, n.pool, d.UserID, d.RoomID, d.SubscriptionID, d.JobID, n.now().Add(-within))
 }
 
-// Earlier reports whether a message queued before d's job to d's
-// recipient about d's room, on d's channel and device, is still to be
-// delivered, and when the latest of them runs next (jobs.Deliveries; the
-// rule is jobs' inOrder): the job's read of the undelivered lines of the
-// log (migration 00043's index; a person's: their room's lines), never
-// the move's. An invitation (the opener's log) went to someone else.
-func (n *Notifications) Earlier(ctx context.Context, d jobs.Delivery) (time.Time, bool, error) {
-	if d.RoomID == 0 || d.Topic == jobs.TopicInvite {
-		return time.Time{}, false, nil
-	}
-	if d.UserID == 0 {
-		return earlierPersonDelivery(ctx, n.pool, d.RoomID, d.JobID)
-	}
-	return earlierDelivery(ctx, n.pool, d.UserID, d.RoomID, d.JobID, d.Channel, d.SubscriptionID)
-}
-
 // Record writes an attempt's outcome (jobs.Deliveries). The line is one
 // statement of its own, committed before anything else: once a message
 // was accepted, the sooner the log says so, the smaller the window in

@@ -28,12 +28,15 @@ func (n *Notifications) personNotification(ctx context.Context, d jobs.Delivery,
 	if d.Side != negotiation.SideB || d.Channel != jobs.ChannelEmail {
 		return jobs.Skip("a person is told by email, on side b")
 	}
-	row, pn, err := selectPersonNotice(ctx, n.pool, d.RoomID)
+	row, pn, err := selectPersonNotice(ctx, n.pool, d.RoomID, d.JobID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return jobs.Skip("the room no longer exists")
 	}
 	if err != nil {
 		return err
+	}
+	if pn.earlier != nil {
+		return jobs.WaitFor(*pn.earlier)
 	}
 	p := row.party(negotiation.SideB)
 	if p == nil || p.AccountID != nil {

@@ -34,17 +34,20 @@ type subRef struct {
 
 // notificationSQL is everything a notice about a room needs, as of one
 // moment: the room ($1) with the context and the names of side $2's human,
-// the recipient's ($3) address, time zone, preferences, and device $4 (a push's), and
-// the room's receipt once it is agreed.
-var notificationSQL = noticeCols + noticeFrom
+// the recipient's ($3) address, time zone, preferences, and device $4 (a push's),
+// the room's receipt once it is agreed, and when the first earlier message
+// job $5 waits for runs next (earlierCTE; NULL: none).
+var notificationSQL = `WITH ` + earlierCTE + `
+	` + noticeCols + noticeFrom
 
 // notificationOneTapSQL is notificationSQL of a request or a reminder: the
-// same statement also stores its one-tap token ($5, hashed) for side $2's
-// confirmation $6, sent to user $3 by channel $7 at $8, if that confirmation is still
-// pending as of the statement's moment, and says whether it did.
-var notificationOneTapSQL = `WITH issued AS (INSERT INTO onetap_tokens (room_id, token_hash, confirmation_id, channel, created_at, user_id)
-		SELECT c.room_id, $5, c.id, $7, $8, $3 FROM confirmations c
-		WHERE c.room_id = $1 AND c.id = $6 AND c.side = $2 AND c.status = 'pending'
+// same statement also stores its one-tap token ($7, hashed) for side $2's
+// confirmation $8, sent to user $3 by channel $6 at $9, if that confirmation is still
+// pending as of the statement's moment and the message waits for no earlier
+// one, and says whether it did.
+var notificationOneTapSQL = `WITH ` + earlierCTE + `, issued AS (INSERT INTO onetap_tokens (room_id, token_hash, confirmation_id, channel, created_at, user_id)
+		SELECT c.room_id, $7, c.id, $6, $9, $3 FROM confirmations c
+		WHERE c.room_id = $1 AND c.id = $8 AND c.side = $2 AND c.status = 'pending' AND (SELECT next FROM earlier) IS NULL
 		RETURNING 1)
 	` + noticeCols + `, EXISTS (SELECT FROM issued)` + noticeFrom
 
@@ -54,7 +57,7 @@ var (
 	noticeCols = roomSelect + humanCols + namesCols + `,
 	ru.id, ru.email, coalesce(ru.language, ru.page_language, ru.oidc_locale, ''), ru.time_zone, coalesce(rp.email_requests, true), coalesce(rp.email_notices, true),
 	coalesce(rp.push_requests, true), coalesce(rp.push_notices, true), ps.endpoint, ps.p256dh, ps.auth,
-	(SELECT rc.jws FROM receipts rc WHERE rc.room_id = r.id)`
+	(SELECT rc.jws FROM receipts rc WHERE rc.room_id = r.id), (SELECT next FROM earlier)`
 	noticeFrom = `
 	FROM rooms r` + roomJoins + `
 	LEFT JOIN parties p ON p.room_id = r.id AND p.side = $2` + otherParty + `
@@ -64,12 +67,27 @@ var (
 	WHERE r.id = $1`
 )
 
+// earlierCTE ("earlier", one row: next) is when River next runs the first
+// job of a message queued before job $5 to user $3 about room $1 on
+// channel $6 (and device $4), not delivered yet, whose job is alive (ready,
+// running, or waiting for its next attempt), or NULL when there is none:
+// the message the notice is for then waits (jobs' inOrder). An email
+// queued or retrying is waited for; a push only retrying (one merely
+// queued may be waiting for its burst to end, jobs.PushCoalesce, and goes
+// unless a later message made it stale). An invitation's line (the
+// opener's log: another person's mail) is not one. Read through the
+// partial index of the undelivered lines (migration 00042), in the
+// notice's own statement: a message costs no statement more.
+const earlierCTE = `earlier AS (SELECT min(j.scheduled_at) AS next FROM notification_deliveries d JOIN river_job j ON j.id = d.job_id
+		WHERE d.user_id = $3 AND d.room_id = $1 AND d.job_id < $5 AND d.status IN ('queued', 'retrying')
+			AND (d.status = 'retrying' OR d.channel = 'email')
+			AND d.channel = $6 AND coalesce(d.subscription_id, 0) = $4 AND d.topic <> 'invite' AND ` + liveJob + `)`
+
 // oneTapIssue is a one-tap token for selectNotice to store with its read
 // (notificationOneTapSQL).
 type oneTapIssue struct {
 	hash           []byte // the token's secretHash: the token itself is never stored
 	confirmationID string
-	channel        string
 	at             time.Time
 }
 
@@ -81,6 +99,7 @@ type notice struct {
 	receipt   *string      // nil: none issued
 	issued    bool         // the one-tap token was stored (its confirmation is pending)
 	zone      *string      // the recipient's time zone (nil: none set, or no such user)
+	earlier   *time.Time   // an earlier message this one waits for runs next then (nil: none; earlierCTE)
 }
 
 // selectNotice reads everything a notice about a room needs, in one
@@ -90,17 +109,17 @@ type notice struct {
 // one-tap token for its confirmation if the confirmation is pending
 // (notificationOneTapSQL); a notice the caller then skips leaves a token
 // nobody holds, which opens nothing.
-func selectNotice(ctx context.Context, q querier, roomID int64, side negotiation.Side, userID, subscriptionID int64, ot *oneTapIssue) (*roomRow, *notice, error) {
+func selectNotice(ctx context.Context, q querier, roomID int64, side negotiation.Side, userID, subscriptionID, jobID int64, channel jobs.Channel, ot *oneTapIssue) (*roomRow, *notice, error) {
 	h := &humanRow{}
 	var rcptID *int64
 	var email, lang, endpoint, p256dh, auth, jws *string
 	var prefs NotifyPrefs
 	n := &notice{human: h}
-	sql, args := notificationSQL, []any{roomID, side, userID, subscriptionID}
+	sql, args := notificationSQL, []any{roomID, side, userID, subscriptionID, jobID, string(channel)}
 	dest := []any{&h.seen, &h.zone, &h.lang, &h.agent, &h.them, &rcptID, &email, &lang, &n.zone,
-		&prefs.EmailRequests, &prefs.EmailNotices, &prefs.PushRequests, &prefs.PushNotices, &endpoint, &p256dh, &auth, &jws}
+		&prefs.EmailRequests, &prefs.EmailNotices, &prefs.PushRequests, &prefs.PushNotices, &endpoint, &p256dh, &auth, &jws, &n.earlier}
 	if ot != nil {
-		sql, args = notificationOneTapSQL, append(args, ot.hash, ot.confirmationID, ot.channel, ot.at)
+		sql, args = notificationOneTapSQL, append(args, ot.hash, ot.confirmationID, ot.at)
 		dest = append(dest, &n.issued)
 	}
 	row, err := scanRoom(q.QueryRow(ctx, sql, args...), dest...)
@@ -125,15 +144,20 @@ type personNotice struct {
 	zone    *string
 	link    []byte
 	inviter *string
+	earlier *time.Time // an earlier message to wait for runs next then
 }
 
 // selectPersonNotice reads everything a notice to the room's person needs,
-// in one statement.
-func selectPersonNotice(ctx context.Context, q querier, roomID int64) (*roomRow, *personNotice, error) {
+// in one statement, with when the first earlier message to them about the
+// room that job jobID waits for runs next (earlierCTE's, from their log).
+func selectPersonNotice(ctx context.Context, q querier, roomID, jobID int64) (*roomRow, *personNotice, error) {
 	pn := &personNotice{}
 	row, err := scanRoom(q.QueryRow(ctx, roomSelect+`, coalesce(ps.lang, ''), ps.zone, ps.link,
-		(SELECT a.name FROM accounts a WHERE a.id = pa.account_id)
-		FROM rooms r`+roomJoins+` LEFT JOIN person_seats ps ON ps.room_id = r.id WHERE r.id = $1`, roomID), &pn.lang, &pn.zone, &pn.link, &pn.inviter)
+		(SELECT a.name FROM accounts a WHERE a.id = pa.account_id),
+		(SELECT min(j.scheduled_at) FROM person_deliveries d JOIN river_job j ON j.id = d.job_id
+			WHERE d.room_id = r.id AND d.job_id < $2 AND d.status IN ('queued', 'retrying') AND `+liveJob+`)
+		FROM rooms r`+roomJoins+` LEFT JOIN person_seats ps ON ps.room_id = r.id WHERE r.id = $1`, roomID, jobID),
+		&pn.lang, &pn.zone, &pn.link, &pn.inviter, &pn.earlier)
 	if err != nil {
 		return nil, nil, fmt.Errorf("selectPersonNotice %d: %w", roomID, err)
 	}
@@ -565,47 +589,6 @@ func pushedSince(ctx context.Context, q querier, userID, roomID, subscriptionID,
 // liveJob is a River job that still runs: ready, running, or waiting
 // for its next attempt (not completed, cancelled, discarded or deleted).
 const liveJob = `j.state IN ('available', 'pending', 'retryable', 'running', 'scheduled')`
-
-// earlierDelivery reports whether the user's log has a line queued before
-// jobID about roomID on channel (and, for a push, device subscriptionID)
-// that is not delivered yet and whose job is alive, and the earliest
-// moment River runs one of them: an email queued or retrying, a push
-// retrying (one merely queued may wait for its burst to end, and goes
-// unless a later message made it stale: jobs.PushCoalesce). An
-// invitation's line (the opener's log, another person's mail) is not one.
-// Read through the partial index of the undelivered lines (migration
-// 00043).
-func earlierDelivery(ctx context.Context, q querier, userID, roomID, jobID int64, channel jobs.Channel, subscriptionID int64) (time.Time, bool, error) {
-	var next *time.Time
-	err := q.QueryRow(ctx, `SELECT min(j.scheduled_at) FROM notification_deliveries d JOIN river_job j ON j.id = d.job_id
-		WHERE d.user_id = $1 AND d.room_id = $2 AND d.job_id < $3 AND d.status IN ('queued', 'retrying')
-			AND (d.status = 'retrying' OR d.channel = 'email')
-			AND d.channel = $4 AND coalesce(d.subscription_id, 0) = $5 AND d.topic <> 'invite' AND `+liveJob,
-		userID, roomID, jobID, channel, subscriptionID).Scan(&next)
-	if err != nil {
-		return time.Time{}, false, fmt.Errorf("earlierDelivery %d: %w", jobID, err)
-	}
-	if next == nil {
-		return time.Time{}, false, nil
-	}
-	return *next, true, nil
-}
-
-// earlierPersonDelivery is earlierDelivery for the room's person (their
-// mails: person_deliveries, by room).
-func earlierPersonDelivery(ctx context.Context, q querier, roomID, jobID int64) (time.Time, bool, error) {
-	var next *time.Time
-	err := q.QueryRow(ctx, `SELECT min(j.scheduled_at) FROM person_deliveries d JOIN river_job j ON j.id = d.job_id
-		WHERE d.room_id = $1 AND d.job_id < $2 AND d.status IN ('queued', 'retrying') AND `+liveJob,
-		roomID, jobID).Scan(&next)
-	if err != nil {
-		return time.Time{}, false, fmt.Errorf("earlierPersonDelivery %d: %w", jobID, err)
-	}
-	if next == nil {
-		return time.Time{}, false, nil
-	}
-	return *next, true, nil
-}
 
 // releaseLaterDeliveries makes the jobs of the lines queued after jobID
 // about roomID to the user (or the room's person, user 0), on channel

@@ -168,6 +168,16 @@ func (e *SkipError) Error() string { return "skipped: " + e.Reason }
 // Skip returns a SkipError.
 func Skip(reason string) error { return &SkipError{Reason: reason} }
 
+// WaitError says a notice is to wait for an earlier message to its
+// recipient about its room, whose job River runs next at Next (see
+// inOrder): the job is snoozed, and nothing is sent or recorded.
+type WaitError struct{ Next time.Time }
+
+func (e *WaitError) Error() string { return "waits for an earlier message about its room" }
+
+// WaitFor returns a WaitError.
+func WaitFor(next time.Time) error { return &WaitError{Next: next} }
+
 func skipReason(err error) (string, bool) {
 	var s *SkipError
 	if errors.As(err, &s) {

@@ -15,8 +15,10 @@ type Deliveries interface {
 	// server or the push service accepted an earlier attempt of it.
 	Sent(ctx context.Context, d Delivery) (bool, error)
 	// Notification says what to tell the human of d now, or returns a
-	// SkipError when there is nothing to send any more. For a request or
-	// a reminder it issues the one-tap token the message carries.
+	// SkipError when there is nothing to send any more, or a WaitError
+	// when an earlier message to the same recipient about d's room is to
+	// go first (inOrder). For a request or a reminder it issues the
+	// one-tap token the message carries (none when it waits).
 	Notification(ctx context.Context, d Delivery) (*Notification, error)
 	// Record writes an attempt's outcome to the recipient's delivery log;
 	// StatusGone also forgets the push subscription. StatusSent is written
@@ -24,11 +26,6 @@ type Deliveries interface {
 	// An outcome other than StatusRetrying after a failed attempt makes
 	// the messages waiting for d (inOrder) ready.
 	Record(ctx context.Context, d Delivery, o Outcome) error
-	// Earlier reports whether a message queued before d's job, to d's
-	// recipient about d's room on d's channel (and device), is still to be
-	// delivered and its job still alive in River (inOrder), and when the
-	// first of those runs next (a moment past: it is running or ready).
-	Earlier(ctx context.Context, d Delivery) (next time.Time, found bool, err error)
 }
 
 // PushDeliveries is the service as the push worker sees it.

@@ -34,15 +34,12 @@ func (w *EmailWorker) Work(ctx context.Context, job *river.Job[EmailArgs]) error
 	if sent, err := sentBefore(ctx, w.Log, w.Deliveries, d, job.JobRow); sent || err != nil {
 		return err
 	}
-	if err := inOrder(ctx, w.Log, w.Deliveries, d); err != nil {
-		return err // a snooze, or the log could not be read
-	}
 	n, err := w.Deliveries.Notification(ctx, d)
 	if reason, ok := skipReason(err); ok {
 		return record(ctx, w.Log, w.Deliveries, d, Outcome{Status: StatusSkipped, Detail: reason})
 	}
 	if err != nil {
-		return err
+		return inOrder(w.Log, d, err)
 	}
 	return sendEmail(ctx, w.Log, w.Deliveries, w.Mailer, w.From, d, n, job.MaxAttempts)
 }
@@ -107,21 +104,17 @@ const (
 	orderWaitMax = time.Minute
 )
 
-// inOrder returns River's snooze when d must wait for an earlier message
-// (see above), else nil (or the error reading the log, for a retry).
-func inOrder(ctx context.Context, log *slog.Logger, ds Deliveries, d Delivery) error {
-	if d.RoomID == 0 {
-		return nil
-	}
-	next, found, err := ds.Earlier(ctx, d)
-	if err != nil {
-		return fmt.Errorf("%s %s: read the delivery log: %w", d.Channel, d.Topic, err)
-	}
-	if !found {
-		return nil
+// inOrder turns Notification's WaitError into River's snooze (see above);
+// any other error is returned as it is, for a retry. The notice's own
+// statement looks for the earlier message (app's earlierCTE): waiting
+// costs a message no statement more.
+func inOrder(log *slog.Logger, d Delivery, err error) error {
+	var w *WaitError
+	if !errors.As(err, &w) {
+		return err
 	}
 	wait := orderPoll
-	if until := time.Until(next); until > 0 {
+	if until := time.Until(w.Next); until > 0 {
 		wait = min(until+orderMargin, orderWaitMax)
 	}
 	if log != nil {
@@ -215,9 +208,6 @@ func (w *PushWorker) Work(ctx context.Context, job *river.Job[PushArgs]) error {
 	if w.Pusher == nil {
 		return record(ctx, w.Log, w.Deliveries, d, Outcome{Status: StatusSkipped, Detail: "Web Push is not configured (VAPID keys)"})
 	}
-	if err := inOrder(ctx, w.Log, w.Deliveries, d); err != nil {
-		return err // a snooze, or the log could not be read
-	}
 	if wait, err := w.coalesce(ctx, d, job.CreatedAt); wait > 0 || err != nil {
 		if err != nil {
 			return err
@@ -229,7 +219,7 @@ func (w *PushWorker) Work(ctx context.Context, job *river.Job[PushArgs]) error {
 		return record(ctx, w.Log, w.Deliveries, d, Outcome{Status: StatusSkipped, Detail: reason})
 	}
 	if err != nil {
-		return err
+		return inOrder(w.Log, d, err)
 	}
 	if n.Push == nil {
 		return record(ctx, w.Log, w.Deliveries, d, Outcome{Status: StatusSkipped, Detail: "no device"})

@@ -57,12 +57,6 @@ func (f *fakeDeliveries) PushedLately(context.Context, Delivery, time.Duration) 
 	return f.lately, nil
 }
 
-// Earlier: nothing earlier waits (the order is app's tests', with the
-// delivery log in PostgreSQL).
-func (f *fakeDeliveries) Earlier(context.Context, Delivery) (time.Time, bool, error) {
-	return time.Time{}, false, nil
-}
-
 type fakeMailer struct {
 	err  error
 	sent int
