@@ -50,6 +50,12 @@ func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, w
 			pool.Close()
 			return nil, err
 		}
+		// Before any job or request: a restored copy hands out no id the
+		// time lost after its backup handed out.
+		if err := moveOnIfRestored(ctx, pool, log); err != nil {
+			pool.Close()
+			return nil, err
+		}
 	}
 	d := deps{
 		cfg:      cfg,
