@@ -112,3 +112,12 @@ func deleteEverySession(ctx context.Context, q querier) (int64, error) {
 	}
 	return tag.RowsAffected(), nil
 }
+
+// selectRestore reads the backup point and moment of the latest restore
+// (MovePastBackup); nil when the database was never restored.
+func selectRestore(ctx context.Context, q querier) (backupPoint, restoredAt *time.Time, err error) {
+	if err := q.QueryRow(ctx, `SELECT backup_point, restored_at FROM installation`).Scan(&backupPoint, &restoredAt); err != nil {
+		return nil, nil, fmt.Errorf("selectRestore: %w", err)
+	}
+	return backupPoint, restoredAt, nil
+}

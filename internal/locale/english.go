@@ -478,6 +478,7 @@ var englishText = map[Key]catalog.Message{
 	"retention_delivery_log": plural.Selectf(1, "%d",
 		"one", "Lines older than %[1]d day are deleted.",
 		"other", "Lines older than %[1]d days are deleted."),
+	"restore20_link_after_backup": text("this link is not valid: it was never sent, or it was sent after %[1]s, the moment of the backup Taasky was restored from, and what was answered with it is lost: answer again on the room's page, or with the link of a newer email"),
 	"retention_link_not_valid": plural.Selectf(1, "%d",
 		"one", "this link is not valid: it was never sent, or it was deleted %[1]d day after its room ended",
 		"other", "this link is not valid: it was never sent, or it was deleted %[1]d days after its room ended"),

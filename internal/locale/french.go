@@ -469,6 +469,7 @@ var frenchText = map[Key]catalog.Message{
 	"retention_delivery_log": plural.Selectf(1, "%d",
 		"one", "Les lignes de plus de %[1]d jour sont supprimées.",
 		"other", "Les lignes de plus de %[1]d jours sont supprimées."),
+	"restore20_link_after_backup": text("ce lien n'est pas valide : il n'a jamais été envoyé, ou il a été envoyé après le %[1]s, moment de la sauvegarde à partir de laquelle Taasky a été restauré, et ce qui a été répondu avec lui est perdu : répondez à nouveau sur la page de la salle, ou avec le lien d'un e-mail plus récent"),
 	"retention_link_not_valid": plural.Selectf(1, "%d",
 		"one", "ce lien n'est pas valide : il n'a jamais été envoyé, ou il a été supprimé %[1]d jour après la fin de sa salle",
 		"other", "ce lien n'est pas valide : il n'a jamais été envoyé, ou il a été supprimé %[1]d jours après la fin de sa salle"),

@@ -469,6 +469,7 @@ var germanText = map[Key]catalog.Message{
 	"retention_delivery_log": plural.Selectf(1, "%d",
 		"one", "Einträge, die älter als %[1]d Tag sind, werden gelöscht.",
 		"other", "Einträge, die älter als %[1]d Tage sind, werden gelöscht."),
+	"restore20_link_after_backup": text("dieser Link ist nicht gültig: er wurde nie verschickt, oder er wurde nach %[1]s verschickt, dem Zeitpunkt der Sicherung, aus der Taasky wiederhergestellt wurde, und was damit beantwortet wurde, ist verloren: antworten Sie erneut auf der Seite des Raums oder mit dem Link einer neueren E-Mail"),
 	"retention_link_not_valid": plural.Selectf(1, "%d",
 		"one", "dieser Link ist nicht gültig: er wurde nie verschickt, oder er wurde %[1]d Tag nach dem Ende seines Raums gelöscht",
 		"other", "dieser Link ist nicht gültig: er wurde nie verschickt, oder er wurde %[1]d Tage nach dem Ende seines Raums gelöscht"),

@@ -469,6 +469,7 @@ var spanishText = map[Key]catalog.Message{
 	"retention_delivery_log": plural.Selectf(1, "%d",
 		"one", "Las líneas de más de %[1]d día se eliminan.",
 		"other", "Las líneas de más de %[1]d días se eliminan."),
+	"restore20_link_after_backup": text("este enlace no es válido: nunca se envió, o se envió después del %[1]s, el momento de la copia de seguridad desde la que se restauró Taasky, y lo que se respondió con él se ha perdido: responda de nuevo en la página de la sala o con el enlace de un correo más reciente"),
 	"retention_link_not_valid": plural.Selectf(1, "%d",
 		"one", "este enlace no es válido: nunca se envió, o se eliminó %[1]d día después de que terminara su sala",
 		"other", "este enlace no es válido: nunca se envió, o se eliminó %[1]d días después de que terminara su sala"),
