@@ -106,3 +106,22 @@ func restoreSkip(backupPoint, now time.Time) int64 {
 	}
 	return skip
 }
+
+// ReceiptOnRecord says whether jws, a receipt that verifies with this
+// service's keys, is the one this database keeps for room roomID. One that
+// is not was signed with the same keys by a database this one does not
+// descend from up to then: after a restore from a backup (backupPoint, nil
+// when this database was never restored), a receipt issued after the
+// backup point, whose room may since have been agreed on other terms or
+// still be open. /verify says so beside "valid".
+func (s *Rooms) ReceiptOnRecord(ctx context.Context, roomID int64, jws string) (kept bool, backupPoint *time.Time, err error) {
+	stored, ok, err := selectReceipt(ctx, s.pool, roomID)
+	if err != nil {
+		return false, nil, err
+	}
+	if ok && stored == jws {
+		return true, nil, nil
+	}
+	backupPoint, _, err = selectRestore(ctx, s.pool)
+	return false, backupPoint, err
+}
