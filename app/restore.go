@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -66,8 +67,8 @@ func MovePastBackup(ctx context.Context, pool *pgxpool.Pool, now time.Time, forc
 		if r.Identity, err = databaseIdentity(ctx, tx); err != nil {
 			return err
 		}
-		if !force && (r.Was == r.Identity || r.Was == "") {
-			if r.Was == "" {
+		if !force && (r.Was == "" || sameDatabase(r.Was, r.Identity)) {
+			if r.Was != r.Identity { // the first start, or a system identifier known now
 				return recordDatabaseIdentity(ctx, tx, r.Identity, nil, nil)
 			}
 			return nil
@@ -124,4 +125,12 @@ func (s *Rooms) ReceiptOnRecord(ctx context.Context, roomID int64, jws string) (
 	}
 	backupPoint, _, err = selectRestore(ctx, s.pool)
 	return false, backupPoint, err
+}
+
+// sameDatabase compares two database identities (databaseIdentity): the
+// oids must match, and the system identifiers where both are known.
+func sameDatabase(a, b string) bool {
+	sa, oa, _ := strings.Cut(a, "/")
+	sb, ob, _ := strings.Cut(b, "/")
+	return oa == ob && (sa == sb || sa == "-" || sb == "-")
 }

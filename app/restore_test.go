@@ -45,3 +45,25 @@ func TestLinkAfterBackup(t *testing.T) {
 		t.Errorf("a link sent before the backup point: %v %+v", err, card)
 	}
 }
+
+// TestSameDatabase: a database is another when its oid differs, or its
+// cluster's system identifier where both are known (a role that may not
+// read it records "-").
+func TestSameDatabase(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{"7716243105064614012/16384", "7716243105064614012/16384", true},
+		{"7716243105064614012/16384", "7716243105064614012/21752", false}, // pg_restore into a new database
+		{"7716243105064614012/16384", "7000000000000000001/16384", false}, // a new server, its first database
+		{"-/16384", "7716243105064614012/16384", true},
+		{"7716243105064614012/16384", "-/16384", true},
+		{"-/16384", "-/21752", false},
+	} {
+		if got := sameDatabase(c.a, c.b); got != c.same {
+			t.Errorf("sameDatabase(%q, %q) = %v, want %v", c.a, c.b, got, c.same)
+		}
+	}
+}

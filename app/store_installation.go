@@ -34,16 +34,24 @@ func raiseReceiptKeyVersion(ctx context.Context, q querier, version int) (int, e
 }
 
 // databaseIdentity is the database this connection is on: its cluster's
-// system identifier and the database's oid. A pg_restore into a new
-// database changes the oid, a snapshot restored as a new server the system
-// identifier; a standby promoted (failover) keeps both.
+// system identifier ("-" where the role may not call pg_control_system,
+// as some hosted services allow) and the database's oid. A pg_restore
+// into a new database changes the oid, a snapshot restored as a new
+// server the system identifier; a standby promoted (failover) keeps both.
 func databaseIdentity(ctx context.Context, q querier) (string, error) {
-	var id string
-	if err := q.QueryRow(ctx, `SELECT (SELECT system_identifier FROM pg_control_system())::text || '/' || d.oid::text
-		FROM pg_database d WHERE d.datname = current_database()`).Scan(&id); err != nil {
+	var may bool
+	var system, oid string
+	if err := q.QueryRow(ctx, `SELECT has_function_privilege('pg_control_system()', 'execute'),
+		(SELECT d.oid::text FROM pg_database d WHERE d.datname = current_database())`).Scan(&may, &oid); err != nil {
 		return "", fmt.Errorf("databaseIdentity: %w", err)
 	}
-	return id, nil
+	system = "-"
+	if may {
+		if err := q.QueryRow(ctx, `SELECT system_identifier::text FROM pg_control_system()`).Scan(&system); err != nil {
+			return "", fmt.Errorf("databaseIdentity: %w", err)
+		}
+	}
+	return system + "/" + oid, nil
 }
 
 // lockDatabaseIdentity reads, and locks for the caller's transaction, the
