@@ -8,6 +8,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/negotiation"
 )
 
 // RestoreIDsPerSecond bounds how many ids one sequence can have handed out
@@ -33,6 +36,8 @@ type Restore struct {
 	Sequences int
 	// Sessions is how many sessions ended.
 	Sessions int64
+	// AskedAgain is how many pending confirmations were asked again.
+	AskedAgain int
 }
 
 // MovePastBackup makes a database restored from a backup safe to serve
@@ -57,7 +62,13 @@ type Restore struct {
 // (a recovery target): the earlier of it and the newest moment in the data
 // counts, so a process that served the restored data before this ran
 // cannot shorten the skip.
-func MovePastBackup(ctx context.Context, pool *pgxpool.Pool, now time.Time, force bool, given time.Time) (Restore, error) {
+//
+// With n, every pending confirmation's request is queued again (n's email
+// and push, as at its request, with a fresh one-tap link): an answer given
+// after the backup point was lost with it, and its human, who believes they
+// answered, would hear nothing until the reminder a day before the
+// deadline. A restore that n cannot queue for (no River client) asks none.
+func MovePastBackup(ctx context.Context, pool *pgxpool.Pool, now time.Time, force bool, given time.Time, n *Notifications) (Restore, error) {
 	var r Restore
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		var err error
@@ -85,6 +96,11 @@ func MovePastBackup(ctx context.Context, pool *pgxpool.Pool, now time.Time, forc
 		}
 		if r.Sessions, err = deleteEverySession(ctx, tx); err != nil {
 			return err
+		}
+		if n != nil {
+			if r.AskedAgain, err = n.askAgain(ctx, tx, now); err != nil {
+				return err
+			}
 		}
 		return recordDatabaseIdentity(ctx, tx, r.Identity, &r.BackupPoint, &now)
 	})
@@ -133,4 +149,27 @@ func sameDatabase(a, b string) bool {
 	sa, oa, _ := strings.Cut(a, "/")
 	sb, ob, _ := strings.Cut(b, "/")
 	return oa == ob && (sa == sb || sa == "-" || sb == "-")
+}
+
+// askAgain queues, in tx, the request of every pending confirmation again
+// to whom answers it (a notice of its own: Again), and returns how many
+// confirmations it asked.
+func (n *Notifications) askAgain(ctx context.Context, tx pgx.Tx, now time.Time) (int, error) {
+	pending, err := selectPendingRequests(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	var notices []jobs.Notice
+	asked := 0
+	for _, p := range pending {
+		if len(p.users) == 0 {
+			continue
+		}
+		asked++
+		for _, user := range p.users {
+			notices = append(notices, jobs.Notice{Topic: jobs.TopicRequest, RoomID: p.roomID, Side: negotiation.Side(p.side),
+				UserID: user, ConfirmationID: p.id, Again: now.UnixNano()})
+		}
+	}
+	return asked, enqueueNotices(ctx, tx, nil, n.river, now, notices, nil, "")
 }

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/taasky/taasky/negotiation"
+	"github.com/taasky/taasky/notify"
 )
 
 // TestLinkAfterBackup: after a restore from a backup, a one-tap link the
@@ -29,7 +32,7 @@ func TestLinkAfterBackup(t *testing.T) {
 	if k := key(err); k == "restore20_link_after_backup" {
 		t.Fatalf("before any restore: %v", err)
 	}
-	r, err := MovePastBackup(rb.ctx, rb.pool, time.Now(), true, time.Time{})
+	r, err := MovePastBackup(rb.ctx, rb.pool, time.Now(), true, time.Time{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,5 +68,44 @@ func TestSameDatabase(t *testing.T) {
 		if got := sameDatabase(c.a, c.b); got != c.same {
 			t.Errorf("sameDatabase(%q, %q) = %v, want %v", c.a, c.b, got, c.same)
 		}
+	}
+}
+
+// TestAskedAgainAfterRestore: a restore asks every pending confirmation
+// again (its human may have answered after the backup point, an answer
+// lost with it, and would otherwise hear nothing until the reminder a day
+// before the deadline): a second request mail with a fresh one-tap link
+// that answers it. A confirmation no longer pending is not asked.
+func TestAskedAgainAfterRestore(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	nb.withdrawAsked(t)
+	first := nb.mailTo(t, "alpha@example.test", 1)
+	done, dv := nb.withdrawAsked(t)
+	nb.mailTo(t, "alpha@example.test", 2)
+	if _, err := nb.rooms.DecideAsOwner(nb.ctx, nb.a.OwnerUserID, dv.RoomID, done.ID, "", false); err != nil {
+		t.Fatal(err)
+	}
+	r, err := MovePastBackup(nb.ctx, nb.pool, time.Now(), true, time.Time{}, nb.svc)
+	if err != nil || r.AskedAgain != 1 {
+		t.Fatalf("restore: %+v %v, want 1 asked again", r, err)
+	}
+	again := nb.mailTo(t, "alpha@example.test", 3)
+	m1, m2 := oneTapLink.FindStringSubmatch(first.Text), oneTapLink.FindStringSubmatch(again.Text)
+	if again.Subject != first.Subject || m2 == nil || m1 == nil || m1[1] == m2[1] {
+		t.Fatalf("asked again: %q (first %q), links %v %v", again.Subject, first.Subject, m1, m2)
+	}
+	if d, err := nb.rooms.DecideOneTap(nb.ctx, m2[1], "", true); err != nil || d.Result != negotiation.ResultApplied {
+		t.Fatalf("the new link: %+v %v", d, err)
+	}
+	nb.settle(t)
+	asks := 0
+	for _, m := range nb.smtp.Mails() {
+		if p, err := notify.Parse(m.Data); err == nil && p.Subject == first.Subject {
+			asks++
+		}
+	}
+	if asks != 3 {
+		t.Errorf("%d requests mailed, want 3: two, and the pending one again", asks)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // keepKeyCheck records check as the installation's key fingerprint unless
@@ -128,4 +130,38 @@ func selectRestore(ctx context.Context, q querier) (backupPoint, restoredAt *tim
 		return nil, nil, fmt.Errorf("selectRestore: %w", err)
 	}
 	return backupPoint, restoredAt, nil
+}
+
+// pendingRequest is a pending confirmation and who answers it (its seat's
+// human, or the account's owners when the seat is nobody's), as the sweep
+// reminds them.
+type pendingRequest struct {
+	roomID int64
+	id     string
+	side   string
+	users  []int64
+}
+
+// selectPendingRequests reads every pending confirmation of an account's
+// seat with who answers it (a restore asks them again; once).
+func selectPendingRequests(ctx context.Context, q querier) ([]pendingRequest, error) {
+	rows, err := q.Query(ctx, `SELECT c.room_id, c.id, c.side,
+			CASE WHEN p.owner_user_id IS NOT NULL THEN ARRAY[p.owner_user_id]
+				ELSE ARRAY(SELECT m.user_id FROM memberships m
+					WHERE m.account_id = p.account_id AND m.role = 'owner' ORDER BY m.user_id) END
+		FROM confirmations c JOIN parties p ON p.room_id = c.room_id AND p.side = c.side
+		WHERE c.status = 'pending' AND p.account_id IS NOT NULL
+		ORDER BY c.room_id, c.id`)
+	if err != nil {
+		return nil, fmt.Errorf("selectPendingRequests: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (pendingRequest, error) {
+		var r pendingRequest
+		err := row.Scan(&r.roomID, &r.id, &r.side, &r.users)
+		return r, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("selectPendingRequests: %w", err)
+	}
+	return out, nil
 }

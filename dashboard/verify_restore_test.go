@@ -64,7 +64,7 @@ func TestVerifyAReceiptLostInARestore(t *testing.T) {
 		!strings.Contains(body, "another copy of its database") {
 		t.Errorf("a receipt the database does not keep:\n%s", body)
 	}
-	r, err := app.MovePastBackup(b.ctx, b.pool, time.Now(), true, time.Now().Add(-time.Hour))
+	r, err := app.MovePastBackup(b.ctx, b.pool, time.Now(), true, time.Now().Add(-time.Hour), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,9 +24,10 @@ import (
 // room agreed after the dump (its receipt handed out, then lost with the
 // data) and a sign-out after it. On the restored database, started with
 // serve, a new room must not take the lost room's id (two valid receipts
-// of one room number for different terms), and the session signed out
-// after the dump must not be live again. Without the move past the backup
-// point, the new room was the lost room's id and the session worked.
+// of one room number for different terms), the session signed out after
+// the dump must not be live again, and the request waiting at the dump is
+// asked again. Without the move past the backup point, the new room was
+// the lost room's id and the session worked.
 func TestRestoreHandsOutNoIDAgain(t *testing.T) {
 	t.Parallel()
 	for _, prog := range []string{"pg_dump", "pg_restore"} {
@@ -44,6 +45,8 @@ func TestRestoreHandsOutNoIDAgain(t *testing.T) {
 	peer := peerAgent(t, srv)
 	p := start(t, e, "serve") // the installation runs on its database
 	before, _ := agreeRoom(t, srv, agent, peer, "2026-12-24")
+	// A request waiting at the dump, answered after it (an answer lost).
+	asked := askedRoom(t, srv, agent, peer)
 	token, _, err := srv.accounts.StartSession(ctx, agent.OwnerUserID, app.SessionDevice{Browser: "Firefox", Platform: "Linux"})
 	if err != nil {
 		t.Fatal(err)
@@ -61,8 +64,8 @@ func TestRestoreHandsOutNoIDAgain(t *testing.T) {
 	if err := p.stop(); err != nil {
 		t.Fatal(err)
 	}
-	if lost.Room.ID != before.Room.ID+1 {
-		t.Fatalf("rooms %d and %d: want consecutive ids", before.Room.ID, lost.Room.ID)
+	if lost.Room.ID != before.Room.ID+2 {
+		t.Fatalf("rooms %d and %d: want the room asked between them", before.Room.ID, lost.Room.ID)
 	}
 
 	restored := pgtest.NewEmptyDSN(t)
@@ -86,6 +89,11 @@ func TestRestoreHandsOutNoIDAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rsrv.close()
+	var askedAgain int
+	if err := rsrv.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'notify_email'
+		AND args->>'confirmation_id' = $1 AND args ? 'again'`, asked).Scan(&askedAgain); err != nil || askedAgain != 1 {
+		t.Errorf("the request waiting at the dump was queued again %d times (%v), want once", askedAgain, err)
+	}
 	if _, err := rsrv.accounts.SessionUser(ctx, token); err == nil {
 		t.Error("a session signed out after the dump works again on the restored database")
 	}
@@ -141,7 +149,7 @@ func TestAfterRestore(t *testing.T) {
 		t.Fatal("a refused after-restore moved the sequences")
 	}
 	out, _, err := runCmd(t, e, "after-restore")
-	if err != nil || !strings.Contains(out, "1000000 ids ahead, 1 sessions ended") {
+	if err != nil || !strings.Contains(out, "1000000 ids ahead, 1 sessions ended, 0 pending confirmations asked again") {
 		t.Fatalf("after-restore: %v %q", err, out)
 	}
 	if got := seq(srv.pool); got != was+app.RestoreMinSkip {
@@ -154,6 +162,27 @@ func TestAfterRestore(t *testing.T) {
 	if got := seq(srv.pool); got-was < 26*365*86400*app.RestoreIDsPerSecond {
 		t.Errorf("after-restore from a backup of 2000 skipped %d ids (%s)", got-was, out)
 	}
+}
+
+// askedRoom opens a room of agent's joined by peer, whose agent asks its
+// human to approve; it returns the confirmation's id.
+func askedRoom(t *testing.T, srv *server, agent, peer app.Agent) string {
+	t.Helper()
+	ctx := t.Context()
+	schema := json.RawMessage(`{"day":{"type":"date","label":"Day"}}`)
+	open, err := srv.rooms.Open(ctx, agent, app.OpenInput{Schema: schema, Subject: json.RawMessage(`{"day":"2026-12-26"}`), Title: "Asked"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	join, err := srv.rooms.Join(ctx, peer, app.JoinInput{InviteCode: open.InviteCode, Schema: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := srv.rooms.RequestConfirmation(ctx, peer, join.RoomToken, negotiation.VerdictApprove, join.View.TermsOnTable.Options[0].SubjectHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.ID
 }
 
 // agreeRoom opens a room of agent's on the day, joined by peer, and has
