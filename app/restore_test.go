@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -107,5 +108,23 @@ func TestAskedAgainAfterRestore(t *testing.T) {
 	}
 	if asks != 3 {
 		t.Errorf("%d requests mailed, want 3: two, and the pending one again", asks)
+	}
+}
+
+// TestNotAskedAgainWhileQueued: a pending confirmation whose request's
+// email is still queued at the restore (no worker ran: it was queued or
+// being retried at the backup point, and goes anyway) is not asked twice.
+func TestNotAskedAgainWhileQueued(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t) // its River client inserts; nothing works the jobs
+	rb.askB(t, `{}`, 10, "20")
+	n, err := NewNotifications(NotificationsConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: rb.rooms,
+		UnsubscribeKey: bytes.Repeat([]byte{5}, 32), BaseURL: rb.rooms.baseURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := MovePastBackup(rb.ctx, rb.pool, time.Now(), true, time.Time{}, n)
+	if err != nil || r.AskedAgain != 0 {
+		t.Fatalf("restore: %+v %v, want none asked again", r, err)
 	}
 }

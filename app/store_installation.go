@@ -143,7 +143,8 @@ type pendingRequest struct {
 }
 
 // selectPendingRequests reads every pending confirmation of an account's
-// seat with who answers it (a restore asks them again; once).
+// seat with who answers it (a restore asks them again; once), but those
+// whose request's email is still queued or being retried (it goes anyway).
 func selectPendingRequests(ctx context.Context, q querier) ([]pendingRequest, error) {
 	rows, err := q.Query(ctx, `SELECT c.room_id, c.id, c.side,
 			CASE WHEN p.owner_user_id IS NOT NULL THEN ARRAY[p.owner_user_id]
@@ -151,6 +152,9 @@ func selectPendingRequests(ctx context.Context, q querier) ([]pendingRequest, er
 					WHERE m.account_id = p.account_id AND m.role = 'owner' ORDER BY m.user_id) END
 		FROM confirmations c JOIN parties p ON p.room_id = c.room_id AND p.side = c.side
 		WHERE c.status = 'pending' AND p.account_id IS NOT NULL
+			AND NOT EXISTS (SELECT 1 FROM river_job j WHERE j.kind = 'notify_email'
+				AND j.state IN ('available', 'pending', 'retryable', 'running', 'scheduled')
+				AND j.args->>'topic' = 'request' AND j.args->>'confirmation_id' = c.id)
 		ORDER BY c.room_id, c.id`)
 	if err != nil {
 		return nil, fmt.Errorf("selectPendingRequests: %w", err)
