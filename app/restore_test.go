@@ -87,6 +87,7 @@ func TestAskedAgainAfterRestore(t *testing.T) {
 	if _, err := nb.rooms.DecideAsOwner(nb.ctx, nb.a.OwnerUserID, dv.RoomID, done.ID, "", false); err != nil {
 		t.Fatal(err)
 	}
+	nb.settle(t) // the requests' jobs are done (one still running would be left to go)
 	r, err := MovePastBackup(nb.ctx, nb.pool, time.Now(), true, time.Time{}, nb.svc)
 	if err != nil || r.AskedAgain != 1 {
 		t.Fatalf("restore: %+v %v, want 1 asked again", r, err)

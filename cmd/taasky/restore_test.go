@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -50,6 +51,21 @@ func TestRestoreHandsOutNoIDAgain(t *testing.T) {
 	token, _, err := srv.accounts.StartSession(ctx, agent.OwnerUserID, app.SessionDevice{Browser: "Firefox", Platform: "Linux"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Its request mailed (the dump holds its job done: one still queued
+	// would be left to go, not asked again).
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var waiting int
+		if err := srv.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'notify_email'
+			AND args->>'confirmation_id' = $1 AND state <> 'completed'`, asked).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting == 0 {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("the request's email was not sent within 10 s")
+		}
 	}
 	dump := filepath.Join(t.TempDir(), "taasky.dump")
 	if out, err := exec.Command("pg_dump", "-Fc", "-f", dump, e["DATABASE_URL"]).CombinedOutput(); err != nil {
