@@ -83,7 +83,7 @@ type OneTap struct {
 func (s *Rooms) OneTapCard(ctx context.Context, token string) (*OneTap, error) {
 	row, card, err := selectOneTapCard(ctx, s.pool, secretHash(token))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, s.oneTapNotValid()
+		return nil, s.oneTapNotValid(ctx, s.pool)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("one-tap: %w", err)
@@ -200,7 +200,7 @@ func (s *Rooms) DecideOneTap(ctx context.Context, token string, hashSeen negotia
 func (s *Rooms) oneTapRefused(ctx context.Context, q querier, token string) error {
 	ot, err := selectOneTap(ctx, q, secretHash(token))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return s.oneTapNotValid()
+		return s.oneTapNotValid(ctx, q)
 	}
 	if err != nil {
 		return err
@@ -218,11 +218,29 @@ func (s *Rooms) oneTapRefused(ctx context.Context, q querier, token string) erro
 	return refuse(ErrNotFound, "error.link_not_valid", "this link is not valid")
 }
 
+// linkAfterBackupDays is how long after a restore a link not found is
+// said to be perhaps one sent after the backup point.
+const linkAfterBackupDays = 30
+
 // oneTapNotValid is the refusal of a one-tap link that is not stored: it
 // never was, or (when links are deleted at all) its room ended more than
 // the days links are kept (RoomsConfig.OneTapKept) and the purge deleted
-// it; the two cannot be told apart, so it says both.
-func (s *Rooms) oneTapNotValid() error {
+// it; the two cannot be told apart, so it says both. Within
+// linkAfterBackupDays of a restore from a backup, it says instead that a
+// link sent after the backup point no longer works (its token was lost
+// with the data), and how to answer: the person holding it answered, or
+// would have, and their answer is not in Taasky.
+func (s *Rooms) oneTapNotValid(ctx context.Context, q querier) error {
+	point, restored, err := selectRestore(ctx, q)
+	if err != nil {
+		return err
+	}
+	if point != nil && restored != nil && s.now().Sub(*restored) < linkAfterBackupDays*24*time.Hour {
+		return refuse(ErrNotFound, "restore20_link_after_backup",
+			"this link is not valid: it was never sent, or it was sent after %s, the moment of the backup Taasky was restored from, "+
+				"and what was answered with it is lost: answer again on the room's page, or with the link of a newer email",
+			Moment(*point))
+	}
 	days := int(s.oneTapKept / (24 * time.Hour))
 	if days <= 0 {
 		return refuse(ErrNotFound, "error.link_not_valid", "this link is not valid")

@@ -10,6 +10,7 @@ import (
 type receiptData struct {
 	W       *receiptWords // nil: nothing verified yet
 	Valid   string        // the verdict when valid
+	Off     string        // /verify: a valid receipt this Taasky does not keep (issued after a restore's backup point)
 	Problem string        // the verdict when not
 	RoomID  int64         // the room page's receipt: its room
 	Verify  string        // {BASE_URL}/verify

@@ -13,6 +13,7 @@ import (
 type Rooms interface {
 	ListForHuman(ctx context.Context, userID int64, f app.RoomFilter, cursor string) ([]app.HumanSummary, string, error)
 	CountWaiting(ctx context.Context, userID int64) (int, error)
+	ReceiptOnRecord(ctx context.Context, roomID int64, jws string) (kept bool, backupPoint *time.Time, err error)
 	ForHuman(ctx context.Context, userID, roomID int64, want negotiation.Side, answered string) (*app.HumanRoom, error)
 	WriteAccountExport(ctx context.Context, actorID int64, slug string, w io.Writer) error
 	WriteMemberData(ctx context.Context, userID int64, w io.Writer) error

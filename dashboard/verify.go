@@ -48,6 +48,16 @@ func (d *Dashboard) verifyCheck(c *fiber.Ctx) error {
 	} else {
 		data.W = wordsOfReceipt(words, r, loc)
 		data.Valid = words.T("verify.valid", r.Issuer)
+		kept, point, err := d.rooms.ReceiptOnRecord(c.UserContext(), r.Room.ID, text)
+		switch {
+		case err != nil:
+			return err
+		case kept:
+		case point != nil:
+			data.Off = words.T("restore20_receipt_after_backup", r.Room.ID, words.Moment(*point, loc))
+		default:
+			data.Off = words.T("restore20_receipt_not_kept", r.Room.ID)
+		}
 	}
 	return d.renderPage(c, "verify", &page{Title: words.T("verify.heading"), Zone: loc.String(), Data: data}, nil)
 }

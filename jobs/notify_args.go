@@ -65,6 +65,12 @@ type Notice struct {
 	// Seq is the room's log length after the move that passed the turn
 	// (turn): one notice per such move, where the rest would be the same.
 	Seq int `json:"seq,omitempty"`
+	// Again is the moment (Unix nanoseconds) a pending request was asked
+	// again after a restore from a backup (app.MovePastBackup): its answer
+	// may have been given after the backup point and lost. Its jobs are
+	// their own, which uniqueness by args would otherwise take for the
+	// first request's.
+	Again int64 `json:"again,omitempty"`
 }
 
 // EmailArgs sends one notice by email.

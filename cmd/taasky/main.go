@@ -61,6 +61,7 @@ Commands:
   user relink      release a person's sign-in: their next verified sign-in with the address links
   user key-addresses  key the plain address hashes older builds kept (once every process is new)
   check            replay every room's log, verify its hash chain, compare it with the stored room
+  after-restore    after a backup restored in place: skip the ids the lost time handed out, end sessions
   receipt verify   check an agreement's receipt (a .jws file) against the issuer's keys, offline
   bench            load Taasky with real MCP agents and measure it against the machine's floors
   probe --url U    exit 0 if U answers 200 (a container's healthcheck: the image has no shell)
@@ -114,6 +115,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return runUserKeyAddresses(ctx, rest, getenv, stdout)
 	case "check":
 		return runCheck(ctx, rest, getenv, stdout)
+	case "after-restore":
+		return runAfterRestore(ctx, rest, getenv, stdout)
 	case "receipt verify":
 		return runReceiptVerify(ctx, rest, getenv, stdout)
 	case "bench":

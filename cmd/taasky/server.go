@@ -82,6 +82,15 @@ func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, w
 		pool.Close()
 		return nil, err
 	}
+	// Before any job or request: a restored copy hands out no id the time
+	// lost after its backup handed out, and asks its pending confirmations
+	// again (River's client queues them; it works nothing yet).
+	if web || worker {
+		if err := moveOnIfRestored(ctx, pool, log, d.notify.svc); err != nil {
+			pool.Close()
+			return nil, err
+		}
+	}
 	d.sweeper.Rooms, d.sweeper.Reminders = d.rooms, d.notify.svc
 	d.deleter.Accounts = d.rooms
 	if worker && !working {
