@@ -36,8 +36,20 @@ const summarySelect = `SELECT r.id, p.side, p.token_salt, p.token_hash, r.state,
 // selectSummariesByTokens reads the list entries of the account's parties
 // of ownerUserID's (as selectSeat) whose room tokens hash to hashes (any
 // order; a hash of no such party has no entry).
-func selectSummariesByTokens(ctx context.Context, q querier, accountID, ownerUserID int64, hashes [][]byte) ([]summaryRow, error) {
-	rows, err := q.Query(ctx, summarySelect+`p.account_id = $1 AND p.owner_user_id = $3 AND p.token_hash = ANY($2)`, accountID, hashes, ownerUserID)
+//
+// During a rotation of SECRET_KEY, prevs are the tokens' seatHash.prev:
+// a seat re-keyed by the rotation is found by its token from before too
+// (selectTokensBefore tells which).
+func selectSummariesByTokens(ctx context.Context, q querier, accountID, ownerUserID int64, hashes, prevs [][]byte) ([]summaryRow, error) {
+	var rows pgx.Rows
+	var err error
+	if prevs == nil {
+		rows, err = q.Query(ctx, summarySelect+`p.account_id = $1 AND p.owner_user_id = $3 AND p.token_hash = ANY($2)`, accountID, hashes, ownerUserID)
+	} else {
+		rows, err = q.Query(ctx, summarySelect+`p.account_id = $1 AND p.owner_user_id = $3 AND (p.token_hash = ANY($2)
+			OR (p.room_id, p.side) IN (SELECT b.room_id, b.side FROM party_tokens_before b WHERE b.token_hmac = ANY($4)))`,
+			accountID, hashes, ownerUserID, prevs)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("selectSummariesByTokens: %w", err)
 	}
@@ -149,4 +161,19 @@ func countWaiting(ctx context.Context, q querier, userID int64, sc roomScope) (i
 		return 0, fmt.Errorf("countWaiting: %w", err)
 	}
 	return n, nil
+}
+
+// selectTokensBefore are those of prevs (seatHash.prev) that find a seat of
+// the account's of ownerUserID's by its token from before a rotation.
+func selectTokensBefore(ctx context.Context, q querier, accountID, ownerUserID int64, prevs [][]byte) ([][]byte, error) {
+	rows, err := q.Query(ctx, `SELECT b.token_hmac FROM party_tokens_before b JOIN parties p ON p.room_id = b.room_id AND p.side = b.side
+		WHERE b.token_hmac = ANY($1) AND p.account_id = $2 AND p.owner_user_id = $3`, prevs, accountID, ownerUserID)
+	if err != nil {
+		return nil, fmt.Errorf("selectTokensBefore: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return nil, fmt.Errorf("selectTokensBefore: %w", err)
+	}
+	return out, nil
 }

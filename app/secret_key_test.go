@@ -1,0 +1,254 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/taasky/taasky/jobs"
+)
+
+// rotationKeys are the derived keys of two SECRET_KEYs, A (the
+// installation's until now: roomsBundle's) and B (the new one).
+var (
+	limitsA, tokenA, invitesA, checkA = bytes.Repeat([]byte{7}, 32), bytes.Repeat([]byte{9}, 32), bytes.Repeat([]byte{4}, 32), bytes.Repeat([]byte{5}, 32)
+	limitsB, tokenB, invitesB, checkB = bytes.Repeat([]byte{17}, 32), bytes.Repeat([]byte{19}, 32), bytes.Repeat([]byte{14}, 32), bytes.Repeat([]byte{15}, 32)
+)
+
+// roomsUnder is the rooms service of rb's database under other keys, as a
+// process started with another SECRET_KEY (previous nil: none) builds it.
+func roomsUnder(t *testing.T, rb *roomsBundle, limits, token, prevLimits, prevToken []byte, retired [][]byte) *Rooms {
+	t.Helper()
+	cfg := rb.cfg
+	cfg.LimitsKey, cfg.TokenKey, cfg.PreviousLimitsKey, cfg.PreviousTokenKey, cfg.RetiredEmailKeys = limits, token, prevLimits, prevToken, retired
+	r, err := NewRooms(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	return r
+}
+
+// TestRotateSecretKey: a room opened and joined with limits under key A,
+// a webhook's secrets, an invitation's code in its pending job, a member
+// invitation's link in its job and an address that refused invitations.
+// With B alone (what an installation starting over had) the limits no
+// longer open. With B and A as the previous key, everything made under A
+// still reads, moves and is found by the agents' tokens from A; then
+// RotateSecretKey seals it all again under B in batches (a second run
+// changes nothing), gives the seats B's room tokens (A's still find them
+// while A is the previous key) and records B's fingerprint; with B
+// alone, the limits open, the refusal holds, the new tokens work and A's
+// no longer do.
+func TestRotateSecretKey(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	ctx := rb.ctx
+	if err := CheckSecretKey(ctx, rb.pool, checkA, nil); err != nil {
+		t.Fatal(err)
+	}
+	ta, tb := rb.openJoined(t, OpenInput{Limits: json.RawMessage(`{"fee":{"max":{"amount":"120.00","currency":"EUR"}}}`),
+		InviteEmail: "guest@example.test"}, `{"fee":{"min":{"amount":"80.00","currency":"EUR"}}}`)
+	hooks := NewWebhooks(WebhooksConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: rb.rooms, BaseURL: rb.rooms.baseURL})
+	if _, _, err := hooks.CreateWebhook(ctx, rb.a.OwnerUserID, "alpha", "https://hooks.example/rotation", []string{"room.agreed"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rb.acc.UseTeams(TeamsConfig{River: rb.rooms.river, SealKey: invitesA, BaseURL: rb.rooms.baseURL, RoomTokenKey: tokenA}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rb.acc.Invite(ctx, rb.a.OwnerUserID, "alpha", "colleague@example.test", MemberRoleMember); err != nil {
+		t.Fatal(err)
+	}
+	if err := insertInviteRefusal(ctx, rb.pool, emailHash(rb.rooms.emailKey, "refuser@example.test"), rb.rooms.now()); err != nil {
+		t.Fatal(err)
+	}
+	offer := func(r *Rooms, token string, hour int) error {
+		_, err := r.Propose(ctx, rb.a, token, MoveInput{Verdict: "offer", Subject: meeting(hour, "100.00")})
+		return err
+	}
+	refused := func(r *Rooms, email string) bool {
+		t.Helper()
+		ok, err := selectInviteRefused(ctx, rb.pool, emailHashes(r.emailKey, email))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+
+	// What an installation starting over with B had: the limits are lost.
+	if err := offer(roomsUnder(t, rb, limitsB, tokenB, nil, nil, nil), ta, 9); err == nil || !strings.Contains(err.Error(), "can no longer be read or moved") {
+		t.Fatalf("a move under B alone: %v, want the room sealed under another key", err)
+	}
+
+	// The rotation: B, with A previous.
+	rot := roomsUnder(t, rb, limitsB, tokenB, limitsA, tokenA, nil)
+	if err := CheckSecretKey(ctx, rb.pool, checkB, checkA); err != nil {
+		t.Fatalf("key check during the rotation: %v", err)
+	}
+	if err := offer(rot, ta, 10); err != nil {
+		t.Fatalf("a move with A's token under B, A previous: %v", err)
+	}
+	if v, err := rot.Read(ctx, rb.b, tb); err != nil || len(v.Rounds) != 1 {
+		t.Fatalf("a read with A's token under B, A previous: %v", err)
+	}
+	if !refused(rot, "refuser@example.test") {
+		t.Error("a refusal keyed under A is not found during the rotation")
+	}
+	if code, err := jobArg(t, rb, "notify_invite", "code"); err != nil {
+		t.Fatal(err)
+	} else if _, err := rot.openInviteCode(jobRoomID(t, rb), code); err != nil {
+		t.Errorf("an invitation code sealed under A in its job does not open during the rotation: %v", err)
+	}
+
+	keys := SecretKeys{Limits: limitsB, PreviousLimits: limitsA, Token: tokenB, PreviousToken: tokenA,
+		MemberInvites: invitesB, PreviousMemberInvites: invitesA, KeyCheck: checkB, PreviousKeyCheck: checkA}
+	r, err := RotateSecretKey(ctx, rb.pool, keys, 1, nil) // batches of one row: every batch boundary is crossed
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"parties.limits_enc": 2, "webhook_endpoints.secrets": 1, "river_job notify_invite code": 1,
+		"river_job member_invite token": 1}
+	for c, n := range want {
+		if r.Resealed[c] != n {
+			t.Errorf("%s: %d sealed again, want %d (all: %v)", c, r.Resealed[c], n, r.Resealed)
+		}
+	}
+	if r.RoomTokens != 2 || !r.EmailKeyKept || len(r.Unopened) != 0 {
+		t.Errorf("room tokens %d (want 2), email key kept %v, unopened %v", r.RoomTokens, r.EmailKeyKept, r.Unopened)
+	}
+	again, err := RotateSecretKey(ctx, rb.pool, keys, 500, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Resealed) != 0 || again.RoomTokens != 0 || again.EmailKeyKept {
+		t.Errorf("a second run changed %v, %d room tokens, kept the email key again %v", again.Resealed, again.RoomTokens, again.EmailKeyKept)
+	}
+
+	// Still during the rotation: A's tokens find their seats.
+	if err := offer(rot, ta, 11); err == nil || err.Error() != "not your turn" {
+		t.Fatalf("A's token after the command, A previous: %v, want the seat found (not your turn)", err)
+	}
+	list, _, err := rot.List(ctx, rb.a, []string{ta}, "")
+	if err != nil || len(list) != 1 {
+		t.Fatalf("negotiation_list of A's token after the command: %v", err)
+	}
+	newTA := list[0].RoomToken
+	if newTA == ta {
+		t.Fatal("the list gave A's token after the command")
+	}
+
+	// A removed.
+	if err := CheckSecretKey(ctx, rb.pool, checkA, nil); !errors.Is(err, ErrSecretKeyMismatch) {
+		t.Errorf("key check of A alone after the command: %v, want ErrSecretKeyMismatch", err)
+	}
+	if err := CheckSecretKey(ctx, rb.pool, checkB, nil); err != nil {
+		t.Fatalf("key check of B alone after the command: %v", err)
+	}
+	retired, err := RetiredEmailKeys(ctx, rb.pool, limitsB, nil)
+	if err != nil || len(retired) != 1 {
+		t.Fatalf("retired email keys: %d (%v), want 1", len(retired), err)
+	}
+	after := roomsUnder(t, rb, limitsB, tokenB, nil, nil, retired)
+	if _, err := after.Read(ctx, rb.a, ta); ErrorCodeOf(err) != ErrNotFound {
+		t.Errorf("A's token once A is removed: %v, want not found", err)
+	}
+	if v, err := after.Read(ctx, rb.a, newTA); err != nil || len(v.Rounds) != 1 {
+		t.Fatalf("B's token from the list once A is removed: %v", err)
+	}
+	listB, _, err := after.List(ctx, rb.b, nil, "")
+	if err != nil || len(listB) != 1 {
+		t.Fatalf("list of b once A is removed: %v", err)
+	}
+	if _, err := after.Propose(ctx, rb.b, listB[0].RoomToken, MoveInput{Verdict: "counter", Subject: meeting(12, "90.00")}); err != nil {
+		t.Fatalf("a move of b once A is removed (its limits sealed under A before): %v", err)
+	}
+	if !refused(after, "refuser@example.test") || refused(after, "other@example.test") {
+		t.Error("once A is removed, the refusal keyed under A is not found (or another address is)")
+	}
+	if code, err := jobArg(t, rb, "notify_invite", "code"); err != nil {
+		t.Fatal(err)
+	} else if _, err := after.openInviteCode(jobRoomID(t, rb), code); err != nil {
+		t.Errorf("the invitation code in its job does not open once A is removed: %v", err)
+	}
+	teamsB := NewAccounts(rb.pool)
+	if err := teamsB.UseTeams(TeamsConfig{River: rb.rooms.river, SealKey: invitesB, BaseURL: rb.rooms.baseURL, RoomTokenKey: tokenB, RetiredEmailKeys: retired}); err != nil {
+		t.Fatal(err)
+	}
+	token, err := jobArg(t, rb, "member_invite", "token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args jobs.MemberInviteArgs
+	if err := rb.pool.QueryRow(ctx, `SELECT args FROM river_job WHERE kind = 'member_invite'`).Scan(&args); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(args.Token, token) {
+		t.Fatal("the job's token was read two ways")
+	}
+	if _, err := teamsB.MemberInviteMail(ctx, args); err != nil {
+		t.Errorf("the member invitation's link in its job once A is removed: %v", err)
+	}
+	endpoints, err := NewWebhooks(WebhooksConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: after, BaseURL: rb.rooms.baseURL}).ListWebhooks(ctx, rb.a.OwnerUserID, "alpha")
+	if err != nil || len(endpoints) != 1 {
+		t.Fatalf("webhooks once A is removed: %v", err)
+	}
+	var sealed []byte
+	if err := rb.pool.QueryRow(ctx, `SELECT secrets FROM webhook_endpoints`).Scan(&sealed); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := after.hooksOpen(rb.a.AccountID, sealed); err != nil {
+		t.Errorf("the webhook's secrets once A is removed: %v", err)
+	}
+	var before int
+	if err := rb.pool.QueryRow(ctx, `SELECT count(*) FROM party_tokens_before`).Scan(&before); err != nil || before != 2 {
+		t.Errorf("party_tokens_before: %d rows (%v), want 2", before, err)
+	}
+
+	// A second rotation, B to C: the key kept from A is sealed again under
+	// C, B's joins it, and the refusal keyed under A still holds; A's
+	// tokens, kept keyed under A, find nothing with B as the previous key.
+	limitsC, tokenC, invitesC, checkC := bytes.Repeat([]byte{27}, 32), bytes.Repeat([]byte{29}, 32), bytes.Repeat([]byte{24}, 32), bytes.Repeat([]byte{25}, 32)
+	rotC := roomsUnder(t, rb, limitsC, tokenC, limitsB, tokenB, retired)
+	if _, err := rotC.Read(ctx, rb.a, ta); ErrorCodeOf(err) != ErrNotFound {
+		t.Errorf("A's token during the next rotation: %v, want not found", err)
+	}
+	r, err = RotateSecretKey(ctx, rb.pool, SecretKeys{Limits: limitsC, PreviousLimits: limitsB, Token: tokenC, PreviousToken: tokenB,
+		MemberInvites: invitesC, PreviousMemberInvites: invitesB, KeyCheck: checkC, PreviousKeyCheck: checkB}, 500, nil)
+	if err != nil || r.Resealed["retired_keys.sealed"] != 1 || !r.EmailKeyKept {
+		t.Fatalf("the second rotation: %+v, %v; want A's email key sealed again and B's kept", r, err)
+	}
+	retired, err = RetiredEmailKeys(ctx, rb.pool, limitsC, nil)
+	if err != nil || len(retired) != 2 {
+		t.Fatalf("retired email keys after the second rotation: %d (%v), want 2", len(retired), err)
+	}
+	if !refused(roomsUnder(t, rb, limitsC, tokenC, nil, nil, retired), "refuser@example.test") {
+		t.Error("after a second rotation, the refusal keyed under A is not found")
+	}
+}
+
+// hooksOpen opens a webhook's sealed secrets with r's keys.
+func (r *Rooms) hooksOpen(accountID int64, sealed []byte) (hookSecrets, error) {
+	return (&Webhooks{rooms: r}).openSecrets(accountID, sealed)
+}
+
+// jobArg is the sealed bytes field of the one pending job of kind.
+func jobArg(t *testing.T, rb *roomsBundle, kind, field string) ([]byte, error) {
+	t.Helper()
+	var raw json.RawMessage
+	if err := rb.pool.QueryRow(rb.ctx, `SELECT args->`+"'"+field+"'"+` FROM river_job WHERE kind = $1`, kind).Scan(&raw); err != nil {
+		return nil, err
+	}
+	var b []byte
+	return b, json.Unmarshal(raw, &b)
+}
+
+func jobRoomID(t *testing.T, rb *roomsBundle) int64 {
+	t.Helper()
+	var id int64
+	if err := rb.pool.QueryRow(rb.ctx, `SELECT (args->>'room_id')::bigint FROM river_job WHERE kind = 'notify_invite'`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
