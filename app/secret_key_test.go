@@ -252,3 +252,41 @@ func jobRoomID(t *testing.T, rb *roomsBundle) int64 {
 	}
 	return id
 }
+
+// TestLinksDuringASecretKeyRotation: the List-Unsubscribe links (an
+// account's person's and a room's person's) and the links refusing every
+// invitation, signed with the old key's unsubscribe key, still work for a
+// process started with the new key and the old one previous, and no
+// longer once it is removed; the new links are the new key's.
+func TestLinksDuringASecretKeyRotation(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	oldKey, newKey := bytes.Repeat([]byte{3}, 32), bytes.Repeat([]byte{13}, 32)
+	notifications := func(key, previous []byte) *Notifications {
+		t.Helper()
+		n, err := NewNotifications(NotificationsConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: rb.rooms,
+			UnsubscribeKey: key, PreviousUnsubscribeKey: previous, BaseURL: rb.rooms.baseURL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	token := func(u string) string { return u[strings.LastIndex(u, "/")+1:] }
+	before := notifications(oldKey, nil)
+	unsub, person, refusal := token(before.UnsubscribeURL(rb.a.OwnerUserID)), token(before.personUnsubscribeURL(42)), token(before.RefuseInvitationsURL("Pat@Example.test"))
+	rotating, after := notifications(newKey, oldKey), notifications(newKey, nil)
+	for _, c := range []struct {
+		name string
+		n    *Notifications
+		want bool
+	}{{"during the rotation", rotating, true}, {"once the old key is removed", after, false}} {
+		email, ok := c.n.RefusingAddress(refusal)
+		if c.n.UnsubscribeTokenValid(unsub) != c.want || c.n.PersonUnsubscribeToken(person) != c.want || ok != c.want || (ok && email != "pat@example.test") {
+			t.Errorf("the old key's links %s: unsubscribe %v, a person's %v, refusal %v (%q); want %v", c.name,
+				c.n.UnsubscribeTokenValid(unsub), c.n.PersonUnsubscribeToken(person), ok, email, c.want)
+		}
+	}
+	if fresh := token(rotating.UnsubscribeURL(rb.a.OwnerUserID)); fresh == unsub || !after.UnsubscribeTokenValid(fresh) {
+		t.Error("a link made during the rotation is not the new key's")
+	}
+}
