@@ -290,3 +290,65 @@ func TestLinksDuringASecretKeyRotation(t *testing.T) {
 		t.Error("a link made during the rotation is not the new key's")
 	}
 }
+
+// TestMovesDuringARotationKeepTheirStatements: during a rotation of
+// SECRET_KEY, a read and a move by a seat's token from before the
+// rotation (found in party_tokens_before) or by its new one are the same
+// statements as without a rotation: the read one, the counter two in two
+// round trips. The seat's statement finds the token by index in either
+// table (the generic plan).
+func TestMovesDuringARotationKeepTheirStatements(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	ta, tb := rb.openJoined(t, OpenInput{}, "")
+	if _, err := rb.rooms.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RotateSecretKey(rb.ctx, rb.pool, SecretKeys{Limits: limitsB, PreviousLimits: limitsA, Token: tokenB, PreviousToken: tokenA,
+		MemberInvites: invitesB, PreviousMemberInvites: invitesA, KeyCheck: checkB, PreviousKeyCheck: checkA}, 500, nil); err != nil {
+		t.Fatal(err)
+	}
+	pool, st := rb.tracedPool(t)
+	cfg := rb.cfg
+	cfg.Pool, cfg.LimitsKey, cfg.TokenKey, cfg.PreviousLimitsKey, cfg.PreviousTokenKey = pool, limitsB, tokenB, limitsA, tokenA
+	traced, err := NewRooms(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(traced.Close)
+	list, _, err := traced.List(rb.ctx, rb.a, []string{ta}, "")
+	if err != nil || len(list) != 1 || list[0].RoomToken == ta {
+		t.Fatalf("the new token of a's seat: %+v %v", list, err)
+	}
+	newTA := list[0].RoomToken
+	measure := func(what string, wantStatements, wantTrips int, do func() error) {
+		t.Helper()
+		traced.announcer.flush()
+		st.take()
+		if err := do(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		traced.announcer.flush()
+		if sql, trips := ownStatements(st.take()); len(sql) != wantStatements || trips != wantTrips {
+			t.Errorf("%s: %d statements in %d round trips, want %d in %d:\n%s", what, len(sql), trips, wantStatements, wantTrips, strings.Join(sql, "\n"))
+		}
+	}
+	measure("a read by the token from before", 1, 1, func() error { _, err := traced.Read(rb.ctx, rb.b, tb); return err })
+	measure("a counter by the token from before", 2, 2, func() error {
+		_, err := traced.Propose(rb.ctx, rb.b, tb, MoveInput{Verdict: "counter", Subject: meeting(11, "")})
+		return err
+	})
+	measure("a read by the new token", 1, 1, func() error { _, err := traced.Read(rb.ctx, rb.a, newTA); return err })
+	measure("a counter by the new token", 2, 2, func() error {
+		_, err := traced.Propose(rb.ctx, rb.a, newTA, MoveInput{Verdict: "counter", Subject: meeting(12, "")})
+		return err
+	})
+
+	seat := traced.seatHashOf(tb)
+	plan := genericPlan(t, rb.ctx, rb.pool, seatSQLLockedRotating, true, seat.token, rb.b.AccountID, rb.b.OwnerUserID, seat.prev)
+	used := map[string]bool{}
+	plan.walk(func(n *planNode) { used[n.Index] = true })
+	if !used["parties_token_hash_key"] || !used["party_tokens_before_pkey"] {
+		t.Errorf("the seat's statement during a rotation does not find the token by index in both tables:\n%s", plan)
+	}
+}

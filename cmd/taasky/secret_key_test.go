@@ -171,6 +171,16 @@ func TestSecretKeyRotate(t *testing.T) {
 	if room, _ := countered["room"].(map[string]any); room == nil || room["turn"] != "them" {
 		t.Errorf("globex's counter once A is removed: %v", countered)
 	}
+	if _, refused := call(acme, "negotiation_read", map[string]any{"room_token": ta}); !strings.Contains(refused, "no room of yours has this token") {
+		t.Errorf("acme's token of A once A is removed: %q, want no room found", refused)
+	}
+	mine, _ := must(acme, "negotiation_list", map[string]any{})["rooms"].([]any)
+	if len(mine) != 1 {
+		t.Fatalf("acme's list once A is removed: %v", mine)
+	}
+	if read := must(acme, "negotiation_read", map[string]any{"room_token": mine[0].(map[string]any)["room_token"]}); read["room"].(map[string]any)["turn"] != "you" {
+		t.Errorf("acme's read with its new token once A is removed: %v", read)
+	}
 	verify(pB)
 	if out, _, err := runCmd(t, eB, "secret-key", "rotate"); err == nil || !strings.Contains(err.Error(), "SECRET_KEY_PREVIOUS is not set") {
 		t.Errorf("secret-key rotate without a previous key: %v\n%s", err, out)
