@@ -2,8 +2,10 @@ package app
 
 import (
 	"context"
+	"crypto/ed25519"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -31,8 +33,10 @@ type SecretKeys struct {
 	MemberInvites, PreviousMemberInvites []byte // "member-invites"
 	KeyCheck, PreviousKeyCheck           []byte // "key-check"
 	// PreviousReceipts are the public receipt keys derived from
-	// SECRET_KEY_PREVIOUS, kept published (receipt.Keyring.Public).
-	PreviousReceipts []jose.JSONWebKey
+	// SECRET_KEY_PREVIOUS, kept published (receipt.Keyring.Public), with
+	// their MACs under ReceiptMAC ("receipt-keys").
+	PreviousReceipts               []jose.JSONWebKey
+	ReceiptMAC, PreviousReceiptMAC []byte
 }
 
 // Rotation is what RotateSecretKey did.
@@ -76,7 +80,7 @@ const emailHashPurpose = "email-hash"
 // interrupted, and run again (then it changes nothing more). progress, if
 // not nil, is told each batch's column and the rows changed so far.
 func RotateSecretKey(ctx context.Context, pool *pgxpool.Pool, k SecretKeys, batch int, progress func(column string, changed int64)) (Rotation, error) {
-	if k.PreviousLimits == nil || k.PreviousToken == nil || k.PreviousMemberInvites == nil || k.PreviousKeyCheck == nil {
+	if k.PreviousLimits == nil || k.PreviousToken == nil || k.PreviousMemberInvites == nil || k.PreviousKeyCheck == nil || k.PreviousReceiptMAC == nil {
 		return Rotation{}, ErrNotRotating
 	}
 	if batch < 1 {
@@ -94,9 +98,9 @@ func RotateSecretKey(ctx context.Context, pool *pgxpool.Pool, k SecretKeys, batc
 	if err != nil {
 		return Rotation{}, err
 	}
-	var kept []byte
-	if err := pool.QueryRow(ctx, `SELECT key_check FROM installation`).Scan(&kept); err != nil {
-		return Rotation{}, fmt.Errorf("key check: %w", err)
+	kept, err := selectKeyCheck(ctx, pool)
+	if err != nil {
+		return Rotation{}, err
 	}
 	check, previousCheck := keyCheck(k.KeyCheck, id), keyCheck(k.PreviousKeyCheck, id)
 	if kept != nil && !hmac.Equal(kept, check) && !hmac.Equal(kept, previousCheck) {
@@ -154,11 +158,14 @@ func RotateSecretKey(ctx context.Context, pool *pgxpool.Pool, k SecretKeys, batc
 	if out.RoomTokens, err = rekeyRoomTokens(ctx, pool, k.Token, k.PreviousToken, batch, progress); err != nil {
 		return out, err
 	}
-	all, err := publishReceiptKeys(ctx, pool, k.PreviousReceipts)
+	remaced, all, err := remacReceiptKeys(ctx, pool, k.ReceiptMAC, k.PreviousReceiptMAC, k.PreviousReceipts)
 	if err != nil {
 		return out, err
 	}
-	out.ReceiptKeys = len(all)
+	if remaced > 0 {
+		out.Resealed["receipt_keys.mac"] = remaced
+	}
+	out.ReceiptKeys = all
 	if ok, err := recordKeyCheck(ctx, pool, check, previousCheck); err != nil {
 		return out, err
 	} else if !ok {
@@ -279,19 +286,126 @@ func RetiredEmailKeys(ctx context.Context, q querier, limits, previous []byte) (
 	return out, nil
 }
 
-// PublishReceiptKeys keeps the public keys of keyring (and previous, the
-// keys of SECRET_KEY_PREVIOUS's during a rotation; nil: none) in the
-// database, and publishes in keyring every one kept: a receipt signed
-// before a rotation of SECRET_KEY still verifies once the key it was
-// derived from is gone. Processes that sign receipts call it at start.
-func PublishReceiptKeys(ctx context.Context, q querier, keyring, previous *receipt.Keyring) error {
-	keys := keyring.Public()
-	if previous != nil {
-		keys = append(keys, previous.Public()...)
+// ReceiptKeys are what PublishReceiptKeys works with: the keyring of
+// the process (SECRET_KEY's), the one of SECRET_KEY_PREVIOUS during a
+// rotation (nil: none), and the keys that authenticate the kept public
+// keys (config.Config.Key and PreviousKey of "receipt-keys"; nil previous:
+// none).
+type ReceiptKeys struct {
+	Keyring, Previous *receipt.Keyring
+	MAC, PreviousMAC  []byte
+}
+
+// PublishReceiptKeys keeps the public keys of the keyring (and of the
+// previous one) in the database, each with its MAC, and publishes in the
+// keyring every kept key whose MAC is this installation's (under MAC or
+// PreviousMAC): a receipt signed before a rotation of SECRET_KEY still
+// verifies once the key it was derived from is gone, and a key written
+// into the database by another hand is refused, naming it. Processes that
+// sign receipts call it at start.
+func PublishReceiptKeys(ctx context.Context, q querier, k ReceiptKeys) error {
+	keys := k.Keyring.Public()
+	if k.Previous != nil {
+		keys = append(keys, k.Previous.Public()...)
 	}
-	all, err := publishReceiptKeys(ctx, q, keys)
+	rows, err := receiptKeyRows(k.MAC, keys)
 	if err != nil {
 		return err
 	}
-	return keyring.Keep(append(all, keys[len(keyring.Public()):]...))
+	if err := insertReceiptKeys(ctx, q, rows); err != nil {
+		return err
+	}
+	kept, err := selectReceiptKeys(ctx, q)
+	if err != nil {
+		return err
+	}
+	var out []jose.JSONWebKey
+	for _, r := range kept {
+		key, which, err := openReceiptKey(r, k.MAC, k.PreviousMAC)
+		if err != nil {
+			return err
+		}
+		if which < 0 {
+			return fmt.Errorf("receipt_keys: the key %q does not carry this installation's MAC under SECRET_KEY (written outside Taasky, or under a key rotated away without `taasky secret-key rotate`): it is not published; delete its row if it is not yours", r.kid)
+		}
+		out = append(out, key)
+	}
+	return k.Keyring.Keep(append(out, keys...))
+}
+
+// receiptKeyMAC authenticates a kept public receipt key.
+func receiptKeyMAC(key []byte, kid string, public []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("taasky/receipt-key\x00" + kid + "\x00"))
+	m.Write(public)
+	return m.Sum(nil)
+}
+
+// receiptKeyRows are the rows of keys, with their MACs under key.
+func receiptKeyRows(key []byte, keys []jose.JSONWebKey) ([]receiptKeyRow, error) {
+	rows := make([]receiptKeyRow, len(keys))
+	for i, k := range keys {
+		pub, ok := k.Key.(ed25519.PublicKey)
+		if !ok {
+			return nil, fmt.Errorf("receipt keys: %q is not a public Ed25519 key", k.KeyID)
+		}
+		b, err := json.Marshal(k)
+		if err != nil {
+			return nil, fmt.Errorf("receipt keys: %w", err)
+		}
+		rows[i] = receiptKeyRow{kid: k.KeyID, jwk: b, mac: receiptKeyMAC(key, k.KeyID, pub)}
+	}
+	return rows, nil
+}
+
+// openReceiptKey reads a kept key, and which of macKeys its MAC is under
+// (-1: none).
+func openReceiptKey(r receiptKeyRow, macKeys ...[]byte) (jose.JSONWebKey, int, error) {
+	var k jose.JSONWebKey
+	if err := k.UnmarshalJSON(r.jwk); err != nil {
+		return k, -1, fmt.Errorf("receipt_keys: the key %q: %w", r.kid, err)
+	}
+	pub, ok := k.Key.(ed25519.PublicKey)
+	if !ok || k.KeyID != r.kid {
+		return k, -1, fmt.Errorf("receipt_keys: the key %q is not a public Ed25519 key of that kid", r.kid)
+	}
+	for i, key := range macKeys {
+		if key != nil && hmac.Equal(r.mac, receiptKeyMAC(key, r.kid, pub)) {
+			return k, i, nil
+		}
+	}
+	return k, -1, nil
+}
+
+// remacReceiptKeys keeps the previous key's public receipt keys with the
+// new key's MAC, and gives the new key's MAC to each kept key whose MAC
+// is the previous key's. It returns how many MACs it changed.
+func remacReceiptKeys(ctx context.Context, q querier, mac, previousMAC []byte, previous []jose.JSONWebKey) (int64, int, error) {
+	rows, err := receiptKeyRows(mac, previous)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := insertReceiptKeys(ctx, q, rows); err != nil {
+		return 0, 0, err
+	}
+	kept, err := selectReceiptKeys(ctx, q)
+	if err != nil {
+		return 0, 0, err
+	}
+	var changed int64
+	for _, r := range kept {
+		key, which, err := openReceiptKey(r, mac, previousMAC)
+		if err != nil {
+			return changed, len(kept), err
+		}
+		if which != 1 {
+			continue // the new key's already, or not this installation's (left)
+		}
+		n, err := updateReceiptKeyMAC(ctx, q, r.kid, r.mac, receiptKeyMAC(mac, r.kid, key.Key.(ed25519.PublicKey)))
+		if err != nil {
+			return changed, len(kept), err
+		}
+		changed += n
+	}
+	return changed, len(kept), nil
 }

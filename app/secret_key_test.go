@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-jose/go-jose/v4"
+
 	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/receipt"
 )
 
 // rotationKeys are the derived keys of two SECRET_KEYs, A (the
@@ -15,6 +18,7 @@ import (
 var (
 	limitsA, tokenA, invitesA, checkA = bytes.Repeat([]byte{7}, 32), bytes.Repeat([]byte{9}, 32), bytes.Repeat([]byte{4}, 32), bytes.Repeat([]byte{5}, 32)
 	limitsB, tokenB, invitesB, checkB = bytes.Repeat([]byte{17}, 32), bytes.Repeat([]byte{19}, 32), bytes.Repeat([]byte{14}, 32), bytes.Repeat([]byte{15}, 32)
+	macA, macB                        = bytes.Repeat([]byte{6}, 32), bytes.Repeat([]byte{16}, 32)
 )
 
 // roomsUnder is the rooms service of rb's database under other keys, as a
@@ -64,6 +68,21 @@ func TestRotateSecretKey(t *testing.T) {
 	if err := insertInviteRefusal(ctx, rb.pool, emailHash(rb.rooms.emailKey, "refuser@example.test"), rb.rooms.now()); err != nil {
 		t.Fatal(err)
 	}
+	// A person seated in the browser: their personal link sealed.
+	slots := []json.RawMessage{json.RawMessage(`{"start":"2026-10-14T09:00:00+02:00","end":"2026-10-14T09:30:00+02:00"}`)}
+	personRoom, err := rb.rooms.Open(ctx, rb.a, OpenInput{Slots: slots, Title: "Coffee?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := rb.rooms.InvitationByCode(ctx, personRoom.InviteCode, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	person, err := rb.rooms.AnswerInvitation(ctx, personRoom.InviteCode, PersonAnswer{Verdict: "approve", Hash: inv.Card.Options[0].SubjectHash,
+		Email: "pat@example.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	offer := func(r *Rooms, token string, hour int) error {
 		_, err := r.Propose(ctx, rb.a, token, MoveInput{Verdict: "offer", Subject: meeting(hour, "100.00")})
 		return err
@@ -103,20 +122,22 @@ func TestRotateSecretKey(t *testing.T) {
 	}
 
 	keys := SecretKeys{Limits: limitsB, PreviousLimits: limitsA, Token: tokenB, PreviousToken: tokenA,
-		MemberInvites: invitesB, PreviousMemberInvites: invitesA, KeyCheck: checkB, PreviousKeyCheck: checkA}
+		MemberInvites: invitesB, PreviousMemberInvites: invitesA, KeyCheck: checkB, PreviousKeyCheck: checkA, ReceiptMAC: macB, PreviousReceiptMAC: macA}
 	r, err := RotateSecretKey(ctx, rb.pool, keys, 1, nil) // batches of one row: every batch boundary is crossed
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int64{"parties.limits_enc": 2, "webhook_endpoints.secrets": 1, "river_job notify_invite code": 1,
-		"river_job member_invite token": 1}
+	want := map[string]int64{"parties.limits_enc": 4, "webhook_endpoints.secrets": 1, "river_job notify_invite code": 1,
+		"river_job member_invite token": 1, "person_seats.link": 1}
 	for c, n := range want {
 		if r.Resealed[c] != n {
 			t.Errorf("%s: %d sealed again, want %d (all: %v)", c, r.Resealed[c], n, r.Resealed)
 		}
 	}
-	if r.RoomTokens != 2 || !r.EmailKeyKept || len(r.Unopened) != 0 {
-		t.Errorf("room tokens %d (want 2), email key kept %v, unopened %v", r.RoomTokens, r.EmailKeyKept, r.Unopened)
+	// The agents' three seats (the person's token is derived from their
+	// page's nonce, which no database holds: it stays).
+	if r.RoomTokens != 3 || !r.EmailKeyKept || len(r.Unopened) != 0 {
+		t.Errorf("room tokens %d (want 3), email key kept %v, unopened %v", r.RoomTokens, r.EmailKeyKept, r.Unopened)
 	}
 	again, err := RotateSecretKey(ctx, rb.pool, keys, 500, nil)
 	if err != nil {
@@ -201,9 +222,19 @@ func TestRotateSecretKey(t *testing.T) {
 	if _, err := after.hooksOpen(rb.a.AccountID, sealed); err != nil {
 		t.Errorf("the webhook's secrets once A is removed: %v", err)
 	}
+	var link []byte
+	if err := rb.pool.QueryRow(ctx, `SELECT link FROM person_seats WHERE room_id = $1`, person.RoomID).Scan(&link); err != nil {
+		t.Fatal(err)
+	}
+	if token, err := after.openPersonLink(person.RoomID, link); err != nil || token != person.SeatToken {
+		t.Errorf("the personal link once A is removed: %v", err)
+	}
+	if _, err := after.PersonData(ctx, person.SeatToken); err != nil {
+		t.Errorf("the person's seat token once A is removed: %v", err)
+	}
 	var before int
-	if err := rb.pool.QueryRow(ctx, `SELECT count(*) FROM party_tokens_before`).Scan(&before); err != nil || before != 2 {
-		t.Errorf("party_tokens_before: %d rows (%v), want 2", before, err)
+	if err := rb.pool.QueryRow(ctx, `SELECT count(*) FROM party_tokens_before`).Scan(&before); err != nil || before != 3 {
+		t.Errorf("party_tokens_before: %d rows (%v), want 3", before, err)
 	}
 
 	// A second rotation, B to C: the key kept from A is sealed again under
@@ -215,7 +246,8 @@ func TestRotateSecretKey(t *testing.T) {
 		t.Errorf("A's token during the next rotation: %v, want not found", err)
 	}
 	r, err = RotateSecretKey(ctx, rb.pool, SecretKeys{Limits: limitsC, PreviousLimits: limitsB, Token: tokenC, PreviousToken: tokenB,
-		MemberInvites: invitesC, PreviousMemberInvites: invitesB, KeyCheck: checkC, PreviousKeyCheck: checkB}, 500, nil)
+		MemberInvites: invitesC, PreviousMemberInvites: invitesB, KeyCheck: checkC, PreviousKeyCheck: checkB,
+		ReceiptMAC: bytes.Repeat([]byte{26}, 32), PreviousReceiptMAC: macB}, 500, nil)
 	if err != nil || r.Resealed["retired_keys.sealed"] != 1 || !r.EmailKeyKept {
 		t.Fatalf("the second rotation: %+v, %v; want A's email key sealed again and B's kept", r, err)
 	}
@@ -305,7 +337,8 @@ func TestMovesDuringARotationKeepTheirStatements(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := RotateSecretKey(rb.ctx, rb.pool, SecretKeys{Limits: limitsB, PreviousLimits: limitsA, Token: tokenB, PreviousToken: tokenA,
-		MemberInvites: invitesB, PreviousMemberInvites: invitesA, KeyCheck: checkB, PreviousKeyCheck: checkA}, 500, nil); err != nil {
+		MemberInvites: invitesB, PreviousMemberInvites: invitesA, KeyCheck: checkB, PreviousKeyCheck: checkA,
+		ReceiptMAC: macB, PreviousReceiptMAC: macA}, 500, nil); err != nil {
 		t.Fatal(err)
 	}
 	pool, st := rb.tracedPool(t)
@@ -350,5 +383,70 @@ func TestMovesDuringARotationKeepTheirStatements(t *testing.T) {
 	plan.walk(func(n *planNode) { used[n.Index] = true })
 	if !used["parties_token_hash_key"] || !used["party_tokens_before_pkey"] {
 		t.Errorf("the seat's statement during a rotation does not find the token by index in both tables:\n%s", plan)
+	}
+}
+
+// TestReceiptKeysKeptAcrossARotation: a process publishes its receipt
+// keys in the database at start; after a rotation (B, A previous) the
+// keyring publishes A's keys too; the rotation's command gives them B's
+// MAC, so that with B alone they are still published. A key written into
+// receipt_keys by another hand (no MAC of this installation's) stops the
+// start, naming it, and is never published.
+func TestReceiptKeysKeptAcrossARotation(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	ctx := rb.ctx
+	keyring := func(seed byte) *receipt.Keyring {
+		t.Helper()
+		k, err := receipt.NewKeyring("http://127.0.0.1:8080", 1, func(v int) []byte { return bytes.Repeat([]byte{seed + byte(v)}, 32) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	kids := func(k *receipt.Keyring) map[string]bool {
+		m := map[string]bool{}
+		for _, key := range k.JWKS().Keys {
+			m[key.KeyID] = true
+		}
+		return m
+	}
+	a := keyring(100)
+	if err := PublishReceiptKeys(ctx, rb.pool, ReceiptKeys{Keyring: a, MAC: macA}); err != nil {
+		t.Fatal(err)
+	}
+	aKid := a.KeyID()
+	rotating := keyring(200)
+	if err := PublishReceiptKeys(ctx, rb.pool, ReceiptKeys{Keyring: rotating, Previous: keyring(100), MAC: macB, PreviousMAC: macA}); err != nil {
+		t.Fatal(err)
+	}
+	if !kids(rotating)[aKid] || len(kids(rotating)) != 4 {
+		t.Fatalf("during the rotation the keyring publishes %v, want A's two and B's two", kids(rotating))
+	}
+	if err := PublishReceiptKeys(ctx, rb.pool, ReceiptKeys{Keyring: keyring(200), MAC: macB}); err == nil || !strings.Contains(err.Error(), aKid) {
+		t.Fatalf("B alone before the command: %v, want A's key named (its MAC is A's)", err)
+	}
+	changed, all, err := remacReceiptKeys(ctx, rb.pool, macB, macA, keyring(100).Public())
+	if err != nil || changed != 2 || all != 4 {
+		t.Fatalf("the command gave %d of %d kept keys B's MAC (%v), want 2 of 4", changed, all, err)
+	}
+	after := keyring(200)
+	if err := PublishReceiptKeys(ctx, rb.pool, ReceiptKeys{Keyring: after, MAC: macB}); err != nil || !kids(after)[aKid] {
+		t.Fatalf("B alone after the command: %v, publishing %v", err, kids(after))
+	}
+	stranger := keyring(50).Public()[0]
+	rows, err := receiptKeyRows(bytes.Repeat([]byte{99}, 32), []jose.JSONWebKey{stranger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := insertReceiptKeys(ctx, rb.pool, rows); err != nil {
+		t.Fatal(err)
+	}
+	last := keyring(200)
+	if err := PublishReceiptKeys(ctx, rb.pool, ReceiptKeys{Keyring: last, MAC: macB}); err == nil || !strings.Contains(err.Error(), stranger.KeyID) {
+		t.Errorf("a key written by another hand: %v, want it named", err)
+	}
+	if kids(last)[stranger.KeyID] {
+		t.Error("a key written by another hand is published")
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/go-jose/go-jose/v4"
+	"github.com/jackc/pgx/v5"
 )
 
 // sealedColumn is one column of sealed values that a rotation of
@@ -215,36 +215,59 @@ func recordKeyCheck(ctx context.Context, q querier, check, previous []byte) (boo
 	return tag.RowsAffected() == 1, nil
 }
 
-// publishReceiptKeys keeps public receipt keys (a kid kept already is
-// left) and returns every one kept.
-func publishReceiptKeys(ctx context.Context, q querier, keys []jose.JSONWebKey) ([]jose.JSONWebKey, error) {
-	kids := make([]string, len(keys))
-	jwks := make([][]byte, len(keys))
-	for i, k := range keys {
-		b, err := json.Marshal(k)
-		if err != nil {
-			return nil, fmt.Errorf("publishReceiptKeys: %w", err)
-		}
-		kids[i], jwks[i] = k.KeyID, b
+// receiptKeyRow is a row of receipt_keys.
+type receiptKeyRow struct {
+	kid      string
+	jwk, mac []byte
+}
+
+// insertReceiptKeys keeps public receipt keys (a kid kept already is
+// left).
+func insertReceiptKeys(ctx context.Context, q querier, rows []receiptKeyRow) error {
+	kids, jwks, macs := make([]string, len(rows)), make([]string, len(rows)), make([][]byte, len(rows))
+	for i, r := range rows {
+		kids[i], jwks[i], macs[i] = r.kid, string(r.jwk), r.mac
 	}
-	rows, err := q.Query(ctx, `WITH added AS (INSERT INTO receipt_keys (kid, jwk) SELECT * FROM unnest($1::text[], $2::jsonb[])
-			ON CONFLICT (kid) DO NOTHING)
-		SELECT jwk FROM receipt_keys ORDER BY published_at, kid`, kids, jwks)
+	if _, err := q.Exec(ctx, `INSERT INTO receipt_keys (kid, jwk, mac) SELECT * FROM unnest($1::text[], $2::jsonb[], $3::bytea[])
+		ON CONFLICT (kid) DO NOTHING`, kids, jwks, macs); err != nil {
+		return fmt.Errorf("insertReceiptKeys: %w", err)
+	}
+	return nil
+}
+
+// selectReceiptKeys are the kept public receipt keys, oldest first.
+func selectReceiptKeys(ctx context.Context, q querier) ([]receiptKeyRow, error) {
+	rows, err := q.Query(ctx, `SELECT kid, jwk::text, mac FROM receipt_keys ORDER BY published_at, kid`)
 	if err != nil {
-		return nil, fmt.Errorf("publishReceiptKeys: %w", err)
+		return nil, fmt.Errorf("selectReceiptKeys: %w", err)
 	}
-	defer rows.Close()
-	var out []jose.JSONWebKey
-	for rows.Next() {
-		var b []byte
-		if err := rows.Scan(&b); err != nil {
-			return nil, fmt.Errorf("publishReceiptKeys: %w", err)
-		}
-		var k jose.JSONWebKey
-		if err := k.UnmarshalJSON(b); err != nil {
-			return nil, fmt.Errorf("publishReceiptKeys: a kept key: %w", err)
-		}
-		out = append(out, k)
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (receiptKeyRow, error) {
+		var r receiptKeyRow
+		var jwk string
+		err := row.Scan(&r.kid, &jwk, &r.mac)
+		r.jwk = []byte(jwk)
+		return r, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("selectReceiptKeys: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
+}
+
+// updateReceiptKeyMAC sets a kept key's MAC to mac where it is still old.
+func updateReceiptKeyMAC(ctx context.Context, q querier, kid string, old, mac []byte) (int64, error) {
+	tag, err := q.Exec(ctx, `UPDATE receipt_keys SET mac = $3 WHERE kid = $1 AND mac = $2`, kid, old, mac)
+	if err != nil {
+		return 0, fmt.Errorf("updateReceiptKeyMAC: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// selectKeyCheck is the installation's key fingerprint (nil: none yet).
+func selectKeyCheck(ctx context.Context, q querier) ([]byte, error) {
+	var kept []byte
+	if err := q.QueryRow(ctx, `SELECT key_check FROM installation`).Scan(&kept); err != nil {
+		return nil, fmt.Errorf("selectKeyCheck: %w", err)
+	}
+	return kept, nil
 }

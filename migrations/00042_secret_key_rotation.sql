@@ -8,7 +8,9 @@
 -- receipt_keys: the public receipt keys the installation's processes have
 -- published (public keys, no secret): a receipt signed before a rotation
 -- still verifies at /.well-known/jwks.json and /verify once the key it was
--- derived from is gone.
+-- derived from is gone. mac is an HMAC of the kid and the key under a key
+-- derived from SECRET_KEY (app.receiptKeyMAC): a key written into the
+-- table by whoever holds only the database is not published.
 -- party_tokens_before: an agent's seat whose room token the rotation
 -- derived again under the new key keeps its old token, keyed with the
 -- previous key (an HMAC, app.prevTokenHash), so that the old token still
@@ -28,6 +30,7 @@ CREATE TABLE retired_keys (
 CREATE TABLE receipt_keys (
     kid          text PRIMARY KEY CHECK (char_length(kid) BETWEEN 1 AND 100),
     jwk          jsonb NOT NULL,
+    mac          bytea NOT NULL CHECK (octet_length(mac) = 32),
     published_at timestamptz NOT NULL DEFAULT now()
 );
 

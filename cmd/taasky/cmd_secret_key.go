@@ -52,6 +52,7 @@ func runSecretKeyRotate(ctx context.Context, args []string, getenv func(string) 
 			MemberInvites: cfg.Key("member-invites"), PreviousMemberInvites: cfg.PreviousKey("member-invites"),
 			KeyCheck: cfg.Key("key-check"), PreviousKeyCheck: cfg.PreviousKey("key-check"),
 			PreviousReceipts: previous.Public(),
+			ReceiptMAC:       cfg.Key("receipt-keys"), PreviousReceiptMAC: cfg.PreviousKey("receipt-keys"),
 		}
 		r, err := app.RotateSecretKey(ctx, srv.pool, keys, *batch, nil)
 		if err != nil {

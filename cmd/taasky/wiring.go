@@ -167,7 +167,8 @@ func publishedReceiptKeys(ctx context.Context, pool *pgxpool.Pool, cfg config.Co
 	if err != nil {
 		return nil, err
 	}
-	if err := app.PublishReceiptKeys(ctx, pool, keys, previous); err != nil {
+	if err := app.PublishReceiptKeys(ctx, pool, app.ReceiptKeys{Keyring: keys, Previous: previous,
+		MAC: cfg.Key("receipt-keys"), PreviousMAC: cfg.PreviousKey("receipt-keys")}); err != nil {
 		return nil, err
 	}
 	return keys, nil
