@@ -42,7 +42,8 @@ type SecretKeys struct {
 // Rotation is what RotateSecretKey did.
 type Rotation struct {
 	// Resealed counts the values sealed again under the new key, by
-	// column (sealedColumns' names).
+	// column (sealedColumns' names; "receipt_keys.mac": the kept public
+	// receipt keys given the new key's MAC).
 	Resealed map[string]int64
 	// Unopened counts the values that open under neither key (sealed
 	// under a third, or altered), left as they are, by column.

@@ -65,7 +65,11 @@ func runSecretKeyRotate(ctx context.Context, args []string, getenv func(string) 
 				"previous_removable": true, "previous_kept_until": until})
 		}
 		for _, c := range slices.Sorted(maps.Keys(r.Resealed)) {
-			fmt.Fprintf(stdout, "%s: %d sealed again under SECRET_KEY\n", c, r.Resealed[c])
+			what := "sealed again under SECRET_KEY"
+			if c == "receipt_keys.mac" {
+				what = "public receipt keys authenticated under SECRET_KEY"
+			}
+			fmt.Fprintf(stdout, "%s: %d %s\n", c, r.Resealed[c], what)
 		}
 		fmt.Fprintf(stdout, "parties.token_hash: %d agents' seats given the new key's room token\n", r.RoomTokens)
 		for _, c := range slices.Sorted(maps.Keys(r.Unopened)) {
