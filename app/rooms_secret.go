@@ -38,7 +38,7 @@ func roomTokenUnder(key []byte, roomID int64, side string, salt []byte) string {
 // seatHash is what finds an agent's seat by its room token: the token's
 // SHA-256, and during a rotation of SECRET_KEY its HMAC under the previous
 // token key (nil otherwise), which a seat re-keyed by `taasky secret-key
-// rotate` keeps for its token from before (parties.token_hash_prev).
+// rotate` keeps for its token from before (party_tokens_before).
 type seatHash struct{ token, prev []byte }
 
 // seatHashOf is the seatHash of a room token.

@@ -214,7 +214,7 @@ func keyFingerprint(key []byte) []byte {
 // key's the new key's (a seat's token is derived from the key and its
 // salt, so whoever held the previous key and the salts could make it).
 // The old token keeps finding the seat while SECRET_KEY_PREVIOUS is set
-// (token_hash_prev, keyed with it); negotiation_list gives the new one.
+// (party_tokens_before, keyed with it); negotiation_list gives the new one.
 func rekeyRoomTokens(ctx context.Context, pool *pgxpool.Pool, key, previous []byte, batch int, progress func(string, int64)) (int64, error) {
 	var total int64
 	var lastRoom int64
