@@ -78,8 +78,8 @@ func TestRotateSecretKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	person, err := rb.rooms.AnswerInvitation(ctx, personRoom.InviteCode, PersonAnswer{Verdict: "approve", Hash: inv.Card.Options[0].SubjectHash,
-		Email: "pat@example.test"})
+	answer := PersonAnswer{Verdict: "approve", Hash: inv.Card.Options[0].SubjectHash, Email: "pat@example.test", Nonce: NewSeatNonce()}
+	person, err := rb.rooms.AnswerInvitation(ctx, personRoom.InviteCode, answer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,6 +111,11 @@ func TestRotateSecretKey(t *testing.T) {
 	}
 	if v, err := rot.Read(ctx, rb.b, tb); err != nil || len(v.Rounds) != 1 {
 		t.Fatalf("a read with A's token under B, A previous: %v", err)
+	}
+	// The person's page sends its answer again (a retry): answered with
+	// the seat its nonce gave under A.
+	if again, err := rot.AnswerInvitation(ctx, personRoom.InviteCode, answer); err != nil || again.SeatToken != person.SeatToken {
+		t.Errorf("a person's retried answer during the rotation: %v (the same seat token: %v)", err, err == nil && again.SeatToken == person.SeatToken)
 	}
 	if !refused(rot, "refuser@example.test") {
 		t.Error("a refusal keyed under A is not found during the rotation")
