@@ -53,8 +53,17 @@ func TestRotateSecretKey(t *testing.T) {
 	if err := CheckSecretKey(ctx, rb.pool, checkA, nil); err != nil {
 		t.Fatal(err)
 	}
-	ta, tb := rb.openJoined(t, OpenInput{Limits: json.RawMessage(`{"fee":{"max":{"amount":"120.00","currency":"EUR"}}}`),
-		InviteEmail: "guest@example.test"}, `{"fee":{"min":{"amount":"80.00","currency":"EUR"}}}`)
+	opened, err := rb.rooms.Open(ctx, rb.a, OpenInput{Schema: meetingSchema, Limits: json.RawMessage(`{"fee":{"max":{"amount":"120.00","currency":"EUR"}}}`),
+		InviteEmail: "guest@example.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	join := JoinInput{InviteCode: opened.InviteCode, Schema: meetingSchema, Limits: json.RawMessage(`{"fee":{"min":{"amount":"80.00","currency":"EUR"}}}`)}
+	joined, err := rb.rooms.Join(ctx, rb.b, join)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ta, tb := opened.RoomToken, joined.RoomToken
 	hooks := NewWebhooks(WebhooksConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: rb.rooms, BaseURL: rb.rooms.baseURL})
 	if _, _, err := hooks.CreateWebhook(ctx, rb.a.OwnerUserID, "alpha", "https://hooks.example/rotation", []string{"room.agreed"}); err != nil {
 		t.Fatal(err)
@@ -111,6 +120,10 @@ func TestRotateSecretKey(t *testing.T) {
 	}
 	if v, err := rot.Read(ctx, rb.b, tb); err != nil || len(v.Rounds) != 1 {
 		t.Fatalf("a read with A's token under B, A previous: %v", err)
+	}
+	// b joins again (a retry): answered with its seat's token of A.
+	if again, err := rot.Join(ctx, rb.b, join); err != nil || again.RoomToken != tb {
+		t.Errorf("a retried join during the rotation: %v (A's token: %v)", err, err == nil && again.RoomToken == tb)
 	}
 	// The person's page sends its answer again (a retry): answered with
 	// the seat its nonce gave under A.
