@@ -35,17 +35,19 @@ func roomsUnder(t *testing.T, rb *roomsBundle, limits, token, prevLimits, prevTo
 	return r
 }
 
-// TestRotateSecretKey: a room opened and joined with limits under key A,
+// TestRotateSecretKey: under key A, a room opened and joined with limits,
 // a webhook's secrets, an invitation's code in its pending job, a member
-// invitation's link in its job and an address that refused invitations.
-// With B alone (what an installation starting over had) the limits no
-// longer open. With B and A as the previous key, everything made under A
-// still reads, moves and is found by the agents' tokens from A; then
-// RotateSecretKey seals it all again under B in batches (a second run
-// changes nothing), gives the seats B's room tokens (A's still find them
-// while A is the previous key) and records B's fingerprint; with B
-// alone, the limits open, the refusal holds, the new tokens work and A's
-// no longer do.
+// invitation's link in its job, a person seated in the browser (their
+// personal link sealed) and an address that refused invitations. With B
+// alone (what an installation starting over had) the limits no longer
+// open. With B and A as the previous key, everything made under A still
+// reads, moves and is found by A's tokens, and a retried join or person's
+// answer gets its seat's token of A; then RotateSecretKey seals it all
+// again under B in batches (a second run changes nothing), gives the
+// agents' seats B's room tokens (A's still find them while A is the
+// previous key) and records B's fingerprint; with B alone, everything
+// opens, the refusal holds, the new tokens work and A's no longer do. A
+// second rotation, B to C, keeps the refusal keyed under A.
 func TestRotateSecretKey(t *testing.T) {
 	t.Parallel()
 	rb := setupRooms(t)
