@@ -25,7 +25,10 @@ type sealedColumn struct {
 	text bool
 }
 
-const jobsPending = `state IN ('available', 'scheduled', 'retryable', 'pending')`
+// jobsPending are the jobs that may still run, a running one too: River
+// reads a job's arguments again at each attempt, and writes only its state
+// when one ends, so a running job retried later opens what is sealed again.
+const jobsPending = `state IN ('available', 'scheduled', 'retryable', 'pending', 'running')`
 
 var sealedColumns = []sealedColumn{
 	{name: "parties.limits_enc",
