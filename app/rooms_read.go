@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"slices"
 	"strconv"
 	"time"
 
@@ -149,17 +148,8 @@ func (s *Rooms) List(ctx context.Context, agent Agent, tokens []string, cursor s
 		found := map[string]bool{}
 		for _, r := range rows {
 			found[string(r.tokenHash)] = true
-		}
-		if prevs != nil && slices.ContainsFunc(hashes, func(h []byte) bool { return !found[string(h)] }) {
-			// During a rotation, a token may be a seat's from before it:
-			// which ones is asked only when some token found nothing by
-			// its hash.
-			before, err := selectTokensBefore(ctx, s.pool, agent.AccountID, agent.OwnerUserID, prevs)
-			if err != nil {
-				return nil, "", err
-			}
-			for _, b := range before {
-				found[string(b)] = true
+			if r.tokenBefore != nil { // during a rotation, a seat's token from before it
+				found[string(r.tokenBefore)] = true
 			}
 		}
 		for i, h := range hashes {
