@@ -1,8 +1,10 @@
 package app
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
+	"slices"
 	"strings"
 )
 
@@ -24,6 +26,29 @@ func emailKeyOf(tokenKey []byte) []byte {
 	return m.Sum(nil)
 }
 
+// emailKeys are the keys of the addresses' hashes: the first keys what is
+// kept now; every one finds what is kept (emailHashes). After it come,
+// during a rotation of SECRET_KEY, SECRET_KEY_PREVIOUS's, and the keys of
+// SECRET_KEYs rotated before, which `taasky secret-key rotate` keeps
+// sealed in the database (retired_keys): a keyed hash cannot be keyed
+// again without its address, which is not kept.
+type emailKeys [][]byte
+
+// newEmailKeys are the keys derived from the room token keys (nil
+// previous: none), then the retired ones, each once.
+func newEmailKeys(tokenKey, previousTokenKey []byte, retired ...[]byte) emailKeys {
+	keys := emailKeys{emailKeyOf(tokenKey)}
+	if previousTokenKey != nil {
+		keys = append(keys, emailKeyOf(previousTokenKey))
+	}
+	for _, r := range retired {
+		if !slices.ContainsFunc(keys, func(k []byte) bool { return bytes.Equal(k, r) }) {
+			keys = append(keys, r)
+		}
+	}
+	return keys
+}
+
 // plainEmailHash is the SHA-256 of the lowercased address: what was kept
 // before the hashes were keyed.
 func plainEmailHash(email string) []byte {
@@ -40,14 +65,19 @@ func keyedEmailHash(key, plain []byte) []byte {
 }
 
 // emailHash is the hash kept of email.
-func emailHash(key []byte, email string) []byte {
-	return keyedEmailHash(key, plainEmailHash(email))
+func emailHash(keys emailKeys, email string) []byte {
+	return keyedEmailHash(keys[0], plainEmailHash(email))
 }
 
-// emailHashes are the hashes a row of email may hold: keyed, or plain when
-// a process of a build before wrote it (during a rolling upgrade, or
-// before KeyEmailHashes ran).
-func emailHashes(key []byte, email string) [][]byte {
+// emailHashes are the hashes a row of email may hold: keyed (with any of
+// keys), or plain when a process of a build before wrote it (during a
+// rolling upgrade, or before KeyEmailHashes ran). They are looked up at
+// once (= ANY), in the statement that would look up one.
+func emailHashes(keys emailKeys, email string) [][]byte {
 	plain := plainEmailHash(email)
-	return [][]byte{keyedEmailHash(key, plain), plain}
+	out := make([][]byte, 0, len(keys)+1)
+	for _, k := range keys {
+		out = append(out, keyedEmailHash(k, plain))
+	}
+	return append(out, plain)
 }

@@ -30,8 +30,8 @@ func (i *installation) get(ctx context.Context, q querier) (string, error) {
 // ErrSecretKeyMismatch is CheckSecretKey's refusal: this process's
 // SECRET_KEY is not the one the installation's other processes use.
 var ErrSecretKeyMismatch = errors.New("SECRET_KEY differs from the key this database's other Taasky processes use " +
-	"(its fingerprint, recorded by the first process to start, does not match): start this process with the same SECRET_KEY as the others; " +
-	"SECRET_KEY cannot be rotated (what is sealed under the old key would no longer open), see docs/operations.md")
+	"(its fingerprint, recorded by the first process to start or by `taasky secret-key rotate`, does not match): start this process with the same SECRET_KEY as the others; " +
+	"to rotate SECRET_KEY, set the new key as SECRET_KEY and the old one as SECRET_KEY_PREVIOUS, see \"Rotating SECRET_KEY\" in docs/operations.md")
 
 // CheckSecretKey refuses a process whose SECRET_KEY is not the
 // installation's: what one process seals (limits, invitation codes,
@@ -40,7 +40,12 @@ var ErrSecretKeyMismatch = errors.New("SECRET_KEY differs from the key this data
 // for this check only (config.Key("key-check")); the database keeps an
 // HMAC-SHA256 under it of a fixed label and the installation id, never the
 // key nor a plain hash of it. The first process to start records it.
-func CheckSecretKey(ctx context.Context, q querier, key []byte) error {
+//
+// During a rotation of SECRET_KEY, previous is the key-check key of
+// SECRET_KEY_PREVIOUS (nil: none): the installation's fingerprint may be
+// either key's (the old one's until `taasky secret-key rotate` records the
+// new one's, RecordSecretKey).
+func CheckSecretKey(ctx context.Context, q querier, key, previous []byte) error {
 	id, err := selectInstallation(ctx, q)
 	if err != nil {
 		return err
@@ -50,7 +55,7 @@ func CheckSecretKey(ctx context.Context, q querier, key []byte) error {
 	if err != nil {
 		return err
 	}
-	if !hmac.Equal(kept, mine) {
+	if !hmac.Equal(kept, mine) && (previous == nil || !hmac.Equal(kept, keyCheck(previous, id))) {
 		return ErrSecretKeyMismatch
 	}
 	return nil

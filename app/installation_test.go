@@ -24,20 +24,20 @@ func TestCheckSecretKey(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	for i := range errs {
-		wg.Go(func() { errs[i] = CheckSecretKey(ctx, pool, keyA) })
+		wg.Go(func() { errs[i] = CheckSecretKey(ctx, pool, keyA, nil) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		t.Fatalf("the same key at once: %v", err)
 	}
-	err := CheckSecretKey(ctx, pool, keyB)
+	err := CheckSecretKey(ctx, pool, keyB, nil)
 	if !errors.Is(err, ErrSecretKeyMismatch) {
 		t.Fatalf("another key: %v, want ErrSecretKeyMismatch", err)
 	}
 	if msg := err.Error(); !strings.Contains(msg, "SECRET_KEY") || strings.Contains(msg, "\n") || !strings.Contains(msg, "same SECRET_KEY") {
 		t.Errorf("the refusal is not one line naming SECRET_KEY and what to do: %q", msg)
 	}
-	if err := CheckSecretKey(ctx, pool, keyA); err != nil {
+	if err := CheckSecretKey(ctx, pool, keyA, nil); err != nil {
 		t.Fatalf("the first key after another was refused: %v", err)
 	}
 
@@ -54,6 +54,31 @@ func TestCheckSecretKey(t *testing.T) {
 	}
 	if bytes.Equal(keyCheck(keyA, id), keyCheck(keyA, "00000000-0000-0000-0000-000000000000")) {
 		t.Error("the fingerprint does not depend on the installation id")
+	}
+
+	// A rotation to B: B with A as the previous key passes, and records
+	// nothing (a process of A alone still passes until the rotation's
+	// command records B's); a third key with A previous is refused.
+	if err := CheckSecretKey(ctx, pool, keyB, keyA); err != nil {
+		t.Fatalf("the new key with the recorded one as previous: %v", err)
+	}
+	if err := CheckSecretKey(ctx, pool, keyA, nil); err != nil {
+		t.Fatalf("the recorded key during a rotation: %v", err)
+	}
+	keyC := bytes.Repeat([]byte{3}, 32)
+	if err := CheckSecretKey(ctx, pool, keyC, keyB); !errors.Is(err, ErrSecretKeyMismatch) {
+		t.Fatalf("a third key with an unrecorded previous one: %v, want ErrSecretKeyMismatch", err)
+	}
+	if ok, err := recordKeyCheck(ctx, pool, keyCheck(keyB, id), keyCheck(keyA, id)); err != nil || !ok {
+		t.Fatalf("record B's fingerprint: %v %v", ok, err)
+	}
+	if err := CheckSecretKey(ctx, pool, keyA, nil); !errors.Is(err, ErrSecretKeyMismatch) {
+		t.Fatalf("the old key alone once B is recorded: %v, want ErrSecretKeyMismatch", err)
+	}
+	for _, prev := range [][]byte{keyA, nil} {
+		if err := CheckSecretKey(ctx, pool, keyB, prev); err != nil {
+			t.Fatalf("the new key once recorded (previous %v): %v", prev != nil, err)
+		}
 	}
 }
 

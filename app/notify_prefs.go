@@ -83,14 +83,19 @@ func (n *Notifications) signID(prefix, domain string, id int64) string {
 // openSignedID is the id a signID token names, if it is one.
 func (n *Notifications) openSignedID(prefix, domain, token string) (int64, bool) {
 	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(token, prefix))
-	if !strings.HasPrefix(token, prefix) || err != nil || len(b) != 24 || !hmac.Equal(b[8:], n.idMAC(domain, b[:8])) {
+	if !strings.HasPrefix(token, prefix) || err != nil || len(b) != 24 {
+		return 0, false
+	}
+	if !hmac.Equal(b[8:], idMAC(n.unsubKey, domain, b[:8])) && (n.unsubKeyPrev == nil || !hmac.Equal(b[8:], idMAC(n.unsubKeyPrev, domain, b[:8]))) {
 		return 0, false
 	}
 	return int64(binary.BigEndian.Uint64(b[:8])), true
 }
 
-func (n *Notifications) idMAC(domain string, id []byte) []byte {
-	m := hmac.New(sha256.New, n.unsubKey)
+func (n *Notifications) idMAC(domain string, id []byte) []byte { return idMAC(n.unsubKey, domain, id) }
+
+func idMAC(key []byte, domain string, id []byte) []byte {
+	m := hmac.New(sha256.New, key)
 	m.Write([]byte(domain + "\x00"))
 	m.Write(id)
 	return m.Sum(nil)[:16]

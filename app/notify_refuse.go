@@ -43,7 +43,7 @@ func refuseInvitationsURL(key []byte, baseURL, address string) string {
 var errInviteRefused = refuse(ErrConflict, "error.refuse10_address_refused", "email: this address does not accept invitations from Taasky")
 
 // checkInviteRefused refuses an invitation to an address that refused them.
-func checkInviteRefused(ctx context.Context, q querier, emailKey []byte, email string) error {
+func checkInviteRefused(ctx context.Context, q querier, emailKey emailKeys, email string) error {
 	refused, err := selectInviteRefused(ctx, q, emailHashes(emailKey, email))
 	if err != nil {
 		return err
@@ -58,7 +58,10 @@ func checkInviteRefused(ctx context.Context, q querier, emailKey []byte, email s
 // this server's; it changes nothing.
 func (n *Notifications) RefusingAddress(token string) (string, bool) {
 	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(token, refusePrefix))
-	if !strings.HasPrefix(token, refusePrefix) || err != nil || len(b) <= 16 || !hmac.Equal(b[:16], n.refuseMAC(string(b[16:]))) {
+	if !strings.HasPrefix(token, refusePrefix) || err != nil || len(b) <= 16 {
+		return "", false
+	}
+	if !hmac.Equal(b[:16], n.refuseMAC(string(b[16:]))) && (n.unsubKeyPrev == nil || !hmac.Equal(b[:16], refuseMAC(n.unsubKeyPrev, string(b[16:])))) {
 		return "", false
 	}
 	return string(b[16:]), true

@@ -21,8 +21,11 @@ type Notifications struct {
 	rooms    *Rooms
 	baseURL  string
 	unsubKey []byte
-	now      func() time.Time
-	install  installation
+	// unsubKeyPrev is SECRET_KEY_PREVIOUS's unsubscribe key during a
+	// rotation: the links signed with it still work. nil: none.
+	unsubKeyPrev []byte
+	now          func() time.Time
+	install      installation
 }
 
 // NotificationsConfig wires a Notifications.
@@ -32,8 +35,12 @@ type NotificationsConfig struct {
 	Rooms *Rooms // renders cards, issues one-tap tokens
 	// UnsubscribeKey signs List-Unsubscribe links (config.Config.Key("unsubscribe")).
 	UnsubscribeKey []byte
-	BaseURL        string
-	Now            func() time.Time // nil: the rooms' clock
+	// PreviousUnsubscribeKey is UnsubscribeKey under SECRET_KEY_PREVIOUS
+	// during a rotation of SECRET_KEY (nil: none): links signed with it
+	// still work; none is signed with it.
+	PreviousUnsubscribeKey []byte
+	BaseURL                string
+	Now                    func() time.Time // nil: the rooms' clock
 }
 
 // NewNotifications builds the service.
@@ -48,7 +55,7 @@ func NewNotifications(c NotificationsConfig) (*Notifications, error) {
 		c.Now = c.Rooms.now
 	}
 	return &Notifications{pool: c.Pool, river: c.River, rooms: c.Rooms, baseURL: c.BaseURL,
-		unsubKey: c.UnsubscribeKey, now: c.Now}, nil
+		unsubKey: c.UnsubscribeKey, unsubKeyPrev: c.PreviousUnsubscribeKey, now: c.Now}, nil
 }
 
 var _ jobs.Deliveries = (*Notifications)(nil)

@@ -225,13 +225,21 @@ func (s *Rooms) AnswerInvitation(ctx context.Context, code string, ans PersonAns
 		if b := ld.row.Parties[1]; b != nil && b.AccountID == nil && token != "" {
 			// Seated already: by this page's answer sent before, if the
 			// token its nonce gives opens the seat (the room is locked, so
-			// that answer committed); anyone else is refused below.
-			switch id, err := selectPersonSeat(ctx, tx, secretHash(token)); {
-			case err == nil && id == roomID:
-				res.RoomID, res.SeatToken, res.State = roomID, token, ld.room.State
-				return nil
-			case err != nil && !errors.Is(err, pgx.ErrNoRows):
-				return err
+			// that answer committed); anyone else is refused below. During
+			// a rotation of SECRET_KEY, that answer's token may be the
+			// previous key's.
+			tokens := []string{token}
+			if s.tokenKeyPrev != nil {
+				tokens = append(tokens, personSeatTokenUnder(s.tokenKeyPrev, roomID, ans.Nonce))
+			}
+			for _, t := range tokens {
+				switch id, err := selectPersonSeat(ctx, tx, secretHash(t)); {
+				case err == nil && id == roomID:
+					res.RoomID, res.SeatToken, res.State = roomID, t, ld.room.State
+					return nil
+				case err != nil && !errors.Is(err, pgx.ErrNoRows):
+					return err
+				}
 			}
 		}
 		now := s.now()
@@ -286,11 +294,15 @@ func NewSeatNonce() string { return base64.RawURLEncoding.EncodeToString(randomB
 // each page view has its own) can derive it, nor can the database alone.
 // "" when nonce is not one of NewSeatNonce's.
 func (s *Rooms) personSeatToken(roomID int64, nonce string) string {
+	return personSeatTokenUnder(s.tokenKey, roomID, nonce)
+}
+
+func personSeatTokenUnder(key []byte, roomID int64, nonce string) string {
 	raw, err := base64.RawURLEncoding.DecodeString(nonce)
 	if err != nil || len(raw) != 32 {
 		return ""
 	}
-	m := hmac.New(sha256.New, s.tokenKey)
+	m := hmac.New(sha256.New, key)
 	fmt.Fprintf(m, "person-seat\x00%d\x00", roomID)
 	m.Write(raw)
 	return personTokenPrefix + base64.RawURLEncoding.EncodeToString(m.Sum(nil))

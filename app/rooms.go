@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"crypto/aes"
-	"crypto/cipher"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -29,9 +27,10 @@ import (
 type Rooms struct {
 	pool         *pgxpool.Pool
 	river        *river.Client[pgx.Tx]
-	limitsKey    cipher.AEAD // seals the parties' limits (and invitation codes in jobs) at rest
+	limitsKey    sealKeys // seals the parties' limits (and invitation codes in jobs) at rest
 	tokenKey     []byte
-	emailKey     []byte // keys the hashes kept of addresses (emailHash), derived from tokenKey
+	tokenKeyPrev []byte    // the previous SECRET_KEY's token key during a rotation; nil: none
+	emailKey     emailKeys // keys the hashes kept of addresses (emailHash), derived from tokenKey
 	baseURL      string
 	now          func() time.Time
 	pace         negotiation.Pace
@@ -65,8 +64,16 @@ type RoomsConfig struct {
 	River     *river.Client[pgx.Tx] // inserts and cancels jobs in the move's transaction
 	LimitsKey []byte                // 32 bytes: AES-256-GCM key for limits at rest
 	TokenKey  []byte                // HMAC key room tokens are derived with
-	BaseURL   string
-	Now       func() time.Time // nil: time.Now
+	// PreviousLimitsKey and PreviousTokenKey are LimitsKey and TokenKey
+	// under SECRET_KEY_PREVIOUS during a rotation of SECRET_KEY (nil:
+	// none): what was sealed or derived with them still opens and is
+	// found; nothing new is made with them.
+	PreviousLimitsKey, PreviousTokenKey []byte
+	// RetiredEmailKeys are the keys of addresses' hashes kept from the
+	// SECRET_KEYs rotated before (RetiredEmailKeys).
+	RetiredEmailKeys [][]byte
+	BaseURL          string
+	Now              func() time.Time // nil: time.Now
 	// Pace caps rounds and spaces one side's counters (the zero Pace: no
 	// limits). It is policy, not protocol: Replay does not apply it.
 	Pace negotiation.Pace
@@ -102,13 +109,9 @@ const hookPaceAccounts = 100_000
 
 // NewRooms builds the service.
 func NewRooms(c RoomsConfig) (*Rooms, error) {
-	block, err := aes.NewCipher(c.LimitsKey)
+	aead, err := newSealKeys(c.LimitsKey, c.PreviousLimitsKey)
 	if err != nil {
 		return nil, fmt.Errorf("limits key: %w", err)
-	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		return nil, err
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -116,14 +119,14 @@ func NewRooms(c RoomsConfig) (*Rooms, error) {
 	if c.Log == nil {
 		c.Log = slog.Default()
 	}
-	if len(c.TokenKey) < 32 {
+	if len(c.TokenKey) < 32 || (c.PreviousTokenKey != nil && len(c.PreviousTokenKey) < 32) {
 		return nil, errors.New("token key: at least 32 bytes")
 	}
 	var keys *keyCache
 	if c.Accounts != nil {
 		keys = c.Accounts.keys
 	}
-	r := &Rooms{pool: c.Pool, keys: keys, log: c.Log, river: c.River, limitsKey: aead, tokenKey: c.TokenKey, emailKey: emailKeyOf(c.TokenKey), baseURL: c.BaseURL, now: c.Now, pace: c.Pace,
+	r := &Rooms{pool: c.Pool, keys: keys, log: c.Log, river: c.River, limitsKey: aead, tokenKey: c.TokenKey, tokenKeyPrev: c.PreviousTokenKey, emailKey: newEmailKeys(c.TokenKey, c.PreviousTokenKey, c.RetiredEmailKeys...), baseURL: c.BaseURL, now: c.Now, pace: c.Pace,
 		inviteCap: c.InviteEmailDailyCap, openCap: c.OpenRoomsPerAccount, oneTapKept: c.OneTapKept, announcer: newAnnouncer(c.Pool, c.Log), receipts: c.Receipts,
 		schemas: newSchemaCache(schemasKept), logCache: newLogCache(logCacheSize), views: gencache.New[string, *keptView](viewsKept)}
 	r.waiters.agentCap, r.waiters.accountCap = c.WaitsPerAgent, c.WaitsPerAccount

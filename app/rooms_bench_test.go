@@ -83,7 +83,7 @@ func BenchmarkMoveSeat(b *testing.B) {
 				b.Error(err)
 				return
 			}
-			_, _, err = selectSeat(rb.ctx, tx, s.hash, s.agent.AccountID, s.agent.OwnerUserID, true)
+			_, _, err = selectSeat(rb.ctx, tx, seatHash{token: s.hash}, s.agent.AccountID, s.agent.OwnerUserID, true)
 			_ = tx.Rollback(rb.ctx)
 			if err != nil {
 				b.Error(err)

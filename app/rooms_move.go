@@ -36,7 +36,7 @@ func (s *Rooms) withSeatFor(ctx context.Context, agent Agent, roomToken string, 
 		return Errorf(ErrInvalid, "room_token: required")
 	}
 	return s.inTx(ctx, func(tx *roomTx) error {
-		row, side, err := selectSeat(ctx, tx, secretHash(roomToken), agent.AccountID, agent.OwnerUserID, true)
+		row, side, err := selectSeat(ctx, tx, s.seatHashOf(roomToken), agent.AccountID, agent.OwnerUserID, true)
 		if err != nil {
 			return err
 		}

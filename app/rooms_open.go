@@ -225,7 +225,9 @@ func (s *Rooms) Join(ctx context.Context, agent Agent, in JoinInput) (*JoinResul
 			if err := ld.room.Rejoin(in.Schema, in.Limits); err != nil {
 				return fromProtocol(err)
 			}
-			res.RoomToken = s.roomToken(roomID, "b", b.TokenSalt)
+			if res.RoomToken, err = s.keptSeatToken(ctx, tx, roomID, negotiation.SideB, b.TokenSalt); err != nil {
+				return err
+			}
 			res.View, err = s.view(ctx, tx, ld, negotiation.SideB)
 			return err
 		}

@@ -21,7 +21,8 @@ func (s *Rooms) Read(ctx context.Context, agent Agent, roomToken string) (*View,
 	if roomToken == "" {
 		return nil, Errorf(ErrInvalid, "room_token: required")
 	}
-	hash := secretHash(roomToken)
+	seat := s.seatHashOf(roomToken)
+	hash := seat.token
 	kept, ok := s.views.Get(string(hash))
 	known := -1
 	if ok {
@@ -29,7 +30,7 @@ func (s *Rooms) Read(ctx context.Context, agent Agent, roomToken string) (*View,
 	}
 	// One statement reads everything the view needs: it sees one snapshot
 	// without a transaction around it.
-	row, side, err := selectSeatUnless(ctx, s.pool, hash, agent.AccountID, agent.OwnerUserID, known)
+	row, side, err := selectSeatUnless(ctx, s.pool, seat, agent.AccountID, agent.OwnerUserID, known)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +42,7 @@ func (s *Rooms) Read(ctx context.Context, agent Agent, roomToken string) (*View,
 		// their account saw the other side's schema), or a refused mail was
 		// noted since (rooms.undelivered, written with no move): read the
 		// room again.
-		if row, side, err = selectSeat(ctx, s.pool, hash, agent.AccountID, agent.OwnerUserID, false); err != nil {
+		if row, side, err = selectSeat(ctx, s.pool, seat, agent.AccountID, agent.OwnerUserID, false); err != nil {
 			return nil, err
 		}
 	}
@@ -133,18 +134,26 @@ func (s *Rooms) List(ctx context.Context, agent Agent, tokens []string, cursor s
 	next := ""
 	if len(tokens) > 0 {
 		hashes := make([][]byte, len(tokens))
+		var prevs [][]byte // during a rotation: the tokens from before re-keyed seats' (seatHash)
 		for i, t := range tokens {
-			hashes[i] = secretHash(t)
+			h := s.seatHashOf(t)
+			hashes[i] = h.token
+			if h.prev != nil {
+				prevs = append(prevs, h.prev)
+			}
 		}
-		if rows, err = selectSummariesByTokens(ctx, s.pool, agent.AccountID, agent.OwnerUserID, hashes); err != nil {
+		if rows, err = selectSummariesByTokens(ctx, s.pool, agent.AccountID, agent.OwnerUserID, hashes, prevs); err != nil {
 			return nil, "", err
 		}
 		found := map[string]bool{}
 		for _, r := range rows {
 			found[string(r.tokenHash)] = true
+			if r.tokenBefore != nil { // during a rotation, a seat's token from before it
+				found[string(r.tokenBefore)] = true
+			}
 		}
 		for i, h := range hashes {
-			if !found[string(h)] {
+			if !found[string(h)] && (prevs == nil || !found[string(prevs[i])]) {
 				return nil, "", Errorf(ErrNotFound, "room_tokens[%d]: no room of yours has this token", i)
 			}
 		}
@@ -177,7 +186,7 @@ func (s *Rooms) List(ctx context.Context, agent Agent, tokens []string, cursor s
 	out := make([]Summary, len(rows))
 	for i, r := range rows {
 		out[i] = r.Summary
-		out[i].RoomToken = s.roomToken(r.RoomID, string(r.side), r.salt)
+		out[i].RoomToken = s.seatToken(r.RoomID, string(r.side), r.salt, r.tokenHash)
 		if r.Turn != nil {
 			t := whose(r.side, negotiation.Side(*r.Turn))
 			out[i].Turn = &t

@@ -1,6 +1,9 @@
 package app
 
 import (
+	"bytes"
+	"context"
+	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/rand"
@@ -10,6 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/taasky/taasky/negotiation"
 )
 
 // Room tokens and invitation codes are 256 and 160 random bits; only their
@@ -20,10 +25,67 @@ import (
 const roomTokenPrefix = "rt_"
 
 func (s *Rooms) roomToken(roomID int64, side string, salt []byte) string {
-	m := hmac.New(sha256.New, s.tokenKey)
+	return roomTokenUnder(s.tokenKey, roomID, side, salt)
+}
+
+func roomTokenUnder(key []byte, roomID int64, side string, salt []byte) string {
+	m := hmac.New(sha256.New, key)
 	fmt.Fprintf(m, "room-token\x00%d\x00%s\x00", roomID, side)
 	m.Write(salt)
 	return roomTokenPrefix + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// seatHash is what finds an agent's seat by its room token: the token's
+// SHA-256, and during a rotation of SECRET_KEY its HMAC under the previous
+// token key (nil otherwise), which a seat re-keyed by `taasky secret-key
+// rotate` keeps for its token from before (party_tokens_before).
+type seatHash struct{ token, prev []byte }
+
+// seatHashOf is the seatHash of a room token.
+func (s *Rooms) seatHashOf(token string) seatHash {
+	h := seatHash{token: secretHash(token)}
+	if s.tokenKeyPrev != nil {
+		h.prev = prevTokenHash(s.tokenKeyPrev, token)
+	}
+	return h
+}
+
+// prevTokenHash is what a seat re-keyed at a rotation keeps of its room
+// token from before: keyed with the previous key, it finds the seat only
+// while that key is SECRET_KEY_PREVIOUS.
+func prevTokenHash(previousKey []byte, token string) []byte {
+	m := hmac.New(sha256.New, previousKey)
+	m.Write([]byte("room-token-before-rotation\x00"))
+	m.Write([]byte(token))
+	return m.Sum(nil)
+}
+
+// keptSeatToken is seatToken of a seat whose hash is not at hand: read,
+// during a rotation only.
+func (s *Rooms) keptSeatToken(ctx context.Context, q querier, roomID int64, side negotiation.Side, salt []byte) (string, error) {
+	if s.tokenKeyPrev == nil {
+		return s.roomToken(roomID, string(side), salt), nil
+	}
+	hash, err := selectSeatTokenHash(ctx, q, roomID, side)
+	if err != nil {
+		return "", err
+	}
+	return s.seatToken(roomID, string(side), salt, hash), nil
+}
+
+// seatToken is the room token of a seat kept with salt and hash: derived
+// with the current token key, or, during a rotation of SECRET_KEY, with
+// the previous one when the seat's hash is of that one's token (a seat
+// taken before the rotation, not yet re-keyed by `taasky secret-key
+// rotate`).
+func (s *Rooms) seatToken(roomID int64, side string, salt, hash []byte) string {
+	token := s.roomToken(roomID, side, salt)
+	if s.tokenKeyPrev != nil && !bytes.Equal(secretHash(token), hash) {
+		if old := roomTokenUnder(s.tokenKeyPrev, roomID, side, salt); bytes.Equal(secretHash(old), hash) {
+			return old
+		}
+	}
+	return token
 }
 
 func secretHash(secret string) []byte {
@@ -76,9 +138,40 @@ func (s *Rooms) openLimits(roomID int64, side string, sealed []byte) ([]byte, er
 	return out, nil
 }
 
+// sealKeys are the AES-256-GCM keys of one purpose: the first (derived
+// from SECRET_KEY) seals, and each opens; the second, during a rotation of
+// SECRET_KEY, is SECRET_KEY_PREVIOUS's (docs/operations.md).
+type sealKeys []cipher.AEAD
+
+// newSealKeys makes the keys from 32-byte keys, the current one first; a
+// nil previous one is none.
+func newSealKeys(current, previous []byte) (sealKeys, error) {
+	var out sealKeys
+	for i, k := range [][]byte{current, previous} {
+		if i > 0 && k == nil {
+			continue
+		}
+		if len(k) != 32 {
+			return nil, fmt.Errorf("a key of %d bytes, want 32", len(k))
+		}
+		block, err := aes.NewCipher(k)
+		if err != nil {
+			return nil, err
+		}
+		aead, err := cipher.NewGCM(block)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, aead)
+	}
+	return out, nil
+}
+
 // seal encrypts plain with AES-GCM under a random nonce, bound to ad (what
-// it belongs to: it opens only with the same ad). The nonce leads.
-func seal(key cipher.AEAD, plain, ad []byte) []byte {
+// it belongs to: it opens only with the same ad), with the current key.
+// The nonce leads.
+func seal(keys sealKeys, plain, ad []byte) []byte {
+	key := keys[0]
 	nonce := randomBytes(key.NonceSize())
 	return key.Seal(nonce, nonce, plain, ad)
 }
@@ -88,15 +181,38 @@ func seal(key cipher.AEAD, plain, ad []byte) []byte {
 // with a new one, docs/operations.md), or altered.
 var errUnsealable = errors.New("does not open with this SECRET_KEY (sealed under another key, or altered)")
 
-// unseal opens what seal sealed with the same ad.
-func unseal(key cipher.AEAD, sealed, ad []byte) ([]byte, error) {
-	n := key.NonceSize()
+// unseal opens what seal sealed with the same ad, under any of keys.
+func unseal(keys sealKeys, sealed, ad []byte) ([]byte, error) {
+	plain, _, err := unsealWhich(keys, sealed, ad)
+	return plain, err
+}
+
+// unsealWhich is unseal, and which of keys opened it (0: the current one).
+func unsealWhich(keys sealKeys, sealed, ad []byte) ([]byte, int, error) {
+	n := keys[0].NonceSize()
 	if len(sealed) < n {
-		return nil, fmt.Errorf("%w: too short", errUnsealable)
+		return nil, 0, fmt.Errorf("%w: too short", errUnsealable)
 	}
-	plain, err := key.Open(nil, sealed[:n], sealed[n:], ad)
+	var err error
+	for i, key := range keys {
+		var plain []byte
+		if plain, err = key.Open(nil, sealed[:n], sealed[n:], ad); err == nil {
+			return plain, i, nil
+		}
+	}
+	return nil, 0, fmt.Errorf("%w: %w", errUnsealable, err)
+}
+
+// reseal is sealed under the current key: nil when it already is, or
+// when it does not open (it is left as it is: what does not open under
+// either key is not the rotation's to mend).
+func reseal(keys sealKeys, sealed, ad []byte) ([]byte, error) {
+	plain, i, err := unsealWhich(keys, sealed, ad)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errUnsealable, err)
+		return nil, err
 	}
-	return plain, nil
+	if i == 0 {
+		return nil, nil
+	}
+	return seal(keys, plain, ad), nil
 }

@@ -128,6 +128,7 @@ func eraseAccount(ctx context.Context, q querier, accountID int64, members []int
 			WHERE i.account_id = $1 AND d.user_id = ANY($2) AND d.topic = 'member_invite' AND d.recipient = i.email`,
 		`DELETE FROM room_notes n USING parties p WHERE p.account_id = $1 AND n.room_id = p.room_id AND n.side = p.side`,
 		`DELETE FROM party_ranks WHERE account_id = $1`,
+		`DELETE FROM party_tokens_before b USING parties p WHERE p.account_id = $1 AND b.room_id = p.room_id AND b.side = p.side`,
 		`UPDATE parties SET owner_user_id = NULL, agent_id = NULL, person_email = NULL, token_salt = '', limits_enc = '',
 			token_hash = sha256(convert_to(gen_random_uuid()::text || room_id::text || side, 'UTF8'))
 			WHERE account_id = $1`,

@@ -330,7 +330,7 @@ func selectRoomInviteEmail(ctx context.Context, q querier, roomID int64) (string
 // invitations (its hashes, emailHashes of key): "" for none. A room
 // whose invitation was emailed costs a second statement: the refusals
 // keep keyed hashes, which SQL cannot compute.
-func selectInviteEmail(ctx context.Context, q querier, key []byte, roomID int64) (string, error) {
+func selectInviteEmail(ctx context.Context, q querier, key emailKeys, roomID int64) (string, error) {
 	email, err := selectRoomInviteEmail(ctx, q, roomID)
 	if err != nil || email == "" {
 		return "", err

@@ -19,6 +19,9 @@ type summaryRow struct {
 	side      negotiation.Side
 	salt      []byte
 	tokenHash []byte
+	// tokenBefore is, during a rotation of SECRET_KEY, the seatHash.prev
+	// that found the entry (summariesByTokensRotating); nil otherwise.
+	tokenBefore []byte
 }
 
 // summarySelect is a list entry of party p; the caller's WHERE follows.
@@ -26,22 +29,48 @@ type summaryRow struct {
 // confirmation (confirmations_one_pending), room by room: as an EXISTS in
 // the select list, a generic plan may hash every pending confirmation of
 // the database instead, on each call.
-const summarySelect = `SELECT r.id, p.side, p.token_salt, p.token_hash, r.state, coalesce(r.closed_reason, ''), r.round, r.turn,
-		r.deadline, CASE WHEN r.state = 'draft' THEN least(r.expires_at, r.deadline) END, coalesce(r.title, ''), c.asked IS NOT NULL
+const summarySelect = summaryCols + summaryFrom + `
+		WHERE `
+
+const summaryCols = `SELECT r.id, p.side, p.token_salt, p.token_hash, r.state, coalesce(r.closed_reason, ''), r.round, r.turn,
+		r.deadline, CASE WHEN r.state = 'draft' THEN least(r.expires_at, r.deadline) END, coalesce(r.title, ''), c.asked IS NOT NULL`
+
+const summaryFrom = `
 		FROM parties p JOIN rooms r ON r.id = p.room_id
 		LEFT JOIN LATERAL (SELECT true AS asked FROM confirmations c
+			WHERE c.room_id = r.id AND c.side = p.side AND c.status = 'pending' LIMIT 1) c ON true`
+
+// summariesByTokensRotating is selectSummariesByTokens during a rotation:
+// the seats found by their tokens' hashes ($2) or by their tokens from
+// before the rotation ($4, seatHash.prev), each by its index; an entry
+// found by the latter says which one found it.
+const summariesByTokensRotating = summaryCols + `, s.before` + `
+		FROM (SELECT room_id, side, NULL::bytea AS before FROM parties WHERE token_hash = ANY($2)
+			UNION ALL SELECT room_id, side, token_hmac FROM party_tokens_before WHERE token_hmac = ANY($4)) s
+		JOIN parties p ON p.room_id = s.room_id AND p.side = s.side JOIN rooms r ON r.id = p.room_id
+		LEFT JOIN LATERAL (SELECT true AS asked FROM confirmations c
 			WHERE c.room_id = r.id AND c.side = p.side AND c.status = 'pending' LIMIT 1) c ON true
-		WHERE `
+		WHERE p.account_id = $1 AND p.owner_user_id = $3`
 
 // selectSummariesByTokens reads the list entries of the account's parties
 // of ownerUserID's (as selectSeat) whose room tokens hash to hashes (any
 // order; a hash of no such party has no entry).
-func selectSummariesByTokens(ctx context.Context, q querier, accountID, ownerUserID int64, hashes [][]byte) ([]summaryRow, error) {
-	rows, err := q.Query(ctx, summarySelect+`p.account_id = $1 AND p.owner_user_id = $3 AND p.token_hash = ANY($2)`, accountID, hashes, ownerUserID)
+//
+// During a rotation of SECRET_KEY, prevs are the tokens' seatHash.prev:
+// a seat re-keyed by the rotation is found by its token from before too
+// (its entry's tokenBefore is then the one given).
+func selectSummariesByTokens(ctx context.Context, q querier, accountID, ownerUserID int64, hashes, prevs [][]byte) ([]summaryRow, error) {
+	var rows pgx.Rows
+	var err error
+	if prevs == nil {
+		rows, err = q.Query(ctx, summarySelect+`p.account_id = $1 AND p.owner_user_id = $3 AND p.token_hash = ANY($2)`, accountID, hashes, ownerUserID)
+	} else {
+		rows, err = q.Query(ctx, summariesByTokensRotating, accountID, hashes, ownerUserID, prevs)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("selectSummariesByTokens: %w", err)
 	}
-	out, err := collectSummaries(rows)
+	out, err := collectSummariesWith(rows, prevs != nil)
 	if err != nil {
 		return nil, fmt.Errorf("selectSummariesByTokens: %w", err)
 	}
@@ -73,13 +102,21 @@ func selectSummariesByAgent(ctx context.Context, q querier, accountID, agentID, 
 	return out, nil
 }
 
-func collectSummaries(rows pgx.Rows) ([]summaryRow, error) {
+func collectSummaries(rows pgx.Rows) ([]summaryRow, error) { return collectSummariesWith(rows, false) }
+
+// collectSummariesWith is collectSummaries of summariesByTokensRotating
+// when before.
+func collectSummariesWith(rows pgx.Rows, before bool) ([]summaryRow, error) {
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (summaryRow, error) {
 		var r summaryRow
 		var deadline time.Time
 		var invitationEnd *time.Time // negotiation.Room.InvitationEnd, while nobody joined
-		err := row.Scan(&r.RoomID, &r.side, &r.salt, &r.tokenHash, &r.State, &r.ClosedReason, &r.Round, &r.Turn,
-			&deadline, &invitationEnd, &r.Title, &r.PendingConfirmation)
+		dest := []any{&r.RoomID, &r.side, &r.salt, &r.tokenHash, &r.State, &r.ClosedReason, &r.Round, &r.Turn,
+			&deadline, &invitationEnd, &r.Title, &r.PendingConfirmation}
+		if before {
+			dest = append(dest, &r.tokenBefore)
+		}
+		err := row.Scan(dest...)
 		r.Deadline = deadline.UTC().Format(timeLayout)
 		if invitationEnd != nil {
 			r.InvitationExpires = invitationEnd.UTC().Format(timeLayout)

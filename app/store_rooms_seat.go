@@ -21,14 +21,14 @@ import (
 // caller's side and its human's context (the time zone, and whether the
 // account has seen the other side's schema), in one statement; lock takes
 // the room row FOR UPDATE.
-func selectSeat(ctx context.Context, q querier, tokenHash []byte, accountID, ownerUserID int64, lock bool) (*roomRow, negotiation.Side, error) {
+func selectSeat(ctx context.Context, q querier, tokenHash seatHash, accountID, ownerUserID int64, lock bool) (*roomRow, negotiation.Side, error) {
 	return querySeat(ctx, q, tokenHash, accountID, ownerUserID, lock, -1)
 }
 
 // selectSeatUnless is selectSeat without a lock, leaving out the snapshot
 // and the log when the room is still at seq known: the row then comes back
 // with skipped set, and its parties and human context only.
-func selectSeatUnless(ctx context.Context, q querier, tokenHash []byte, accountID, ownerUserID int64, known int) (*roomRow, negotiation.Side, error) {
+func selectSeatUnless(ctx context.Context, q querier, tokenHash seatHash, accountID, ownerUserID int64, known int) (*roomRow, negotiation.Side, error) {
 	return querySeat(ctx, q, tokenHash, accountID, ownerUserID, false, known)
 }
 
@@ -68,10 +68,24 @@ const seatCols = `, p.side,
 // human's row is joined once for both of its columns. A read runs it
 // before every move, and the move again under the lock, so each index
 // probe it leaves out is PostgreSQL's work saved on most calls.
+//
+// During a rotation of SECRET_KEY, seatFromRotating finds a seat by its
+// token or by its token from before the rotation (party_tokens_before,
+// keyed with the previous key: prevTokenHash), in the same statement,
+// whose last parameter is that keyed hash.
 const seatFrom = `
 	FROM parties p JOIN rooms r ON r.id = p.room_id` + otherParty + `
 	LEFT JOIN users u ON u.id = p.owner_user_id
 	WHERE p.token_hash = $1 AND p.account_id = $2 AND p.owner_user_id = $3`
+
+func seatFromRotating(prev string) string {
+	return `
+	FROM (SELECT room_id, side FROM parties WHERE token_hash = $1
+		UNION ALL SELECT room_id, side FROM party_tokens_before WHERE token_hmac = ` + prev + ` LIMIT 1) s
+	JOIN parties p ON p.room_id = s.room_id AND p.side = s.side JOIN rooms r ON r.id = p.room_id` + otherParty + `
+	LEFT JOIN users u ON u.id = p.owner_user_id
+	WHERE p.account_id = $2 AND p.owner_user_id = $3`
+}
 
 var (
 	seatSQL = roomColumns(`r.snapshot`, roomLog, "p", "o") + seatCols + seatFrom
@@ -81,20 +95,32 @@ var (
 	// them as before the move it waited for (roomRow.current re-reads).
 	seatSQLLocked = roomColumns(`r.snapshot`, roomLog, "p", "o") + seatCols + moveColsOf("p", "o") + seatFrom + ` FOR UPDATE OF r`
 	seatSQLUnless = roomSelectUnless(`$4`, "p", "o") + seatCols + seatFrom
+
+	seatSQLRotating       = roomColumns(`r.snapshot`, roomLog, "p", "o") + seatCols + seatFromRotating(`$4`)
+	seatSQLLockedRotating = roomColumns(`r.snapshot`, roomLog, "p", "o") + seatCols + moveColsOf("p", "o") + seatFromRotating(`$4`) + ` FOR UPDATE OF r`
+	seatSQLUnlessRotating = roomSelectUnless(`$4`, "p", "o") + seatCols + seatFromRotating(`$5`)
 )
 
-func querySeat(ctx context.Context, q querier, tokenHash []byte, accountID, ownerUserID int64, lock bool, known int) (*roomRow, negotiation.Side, error) {
+func querySeat(ctx context.Context, q querier, hash seatHash, accountID, ownerUserID int64, lock bool, known int) (*roomRow, negotiation.Side, error) {
 	var side negotiation.Side
 	h := &humanRow{}
 	var row pgx.Row
 	dest := []any{&side, &h.seen, &h.zone, &h.lang}
 	var hooks, recips []byte
+	tokenHash, prev := hash.token, hash.prev
 	switch {
+	case lock && prev != nil:
+		row = q.QueryRow(ctx, seatSQLLockedRotating, tokenHash, accountID, ownerUserID, prev)
+		dest = append(dest, &hooks, &recips)
 	case lock:
 		row = q.QueryRow(ctx, seatSQLLocked, tokenHash, accountID, ownerUserID)
 		dest = append(dest, &hooks, &recips)
+	case known >= 0 && prev != nil:
+		row = q.QueryRow(ctx, seatSQLUnlessRotating, tokenHash, accountID, ownerUserID, known, prev)
 	case known >= 0:
 		row = q.QueryRow(ctx, seatSQLUnless, tokenHash, accountID, ownerUserID, known)
+	case prev != nil:
+		row = q.QueryRow(ctx, seatSQLRotating, tokenHash, accountID, ownerUserID, prev)
 	default:
 		row = q.QueryRow(ctx, seatSQL, tokenHash, accountID, ownerUserID)
 	}
@@ -212,4 +238,13 @@ func selectRoomSeats(ctx context.Context, q querier, roomID int64) ([]RoomSeat, 
 		return nil, fmt.Errorf("selectRoomSeats %d: %w", roomID, err)
 	}
 	return seats, nil
+}
+
+// selectSeatTokenHash is the token hash of a room's seat.
+func selectSeatTokenHash(ctx context.Context, q querier, roomID int64, side negotiation.Side) ([]byte, error) {
+	var hash []byte
+	if err := q.QueryRow(ctx, `SELECT token_hash FROM parties WHERE room_id = $1 AND side = $2`, roomID, side).Scan(&hash); err != nil {
+		return nil, fmt.Errorf("selectSeatTokenHash %d: %w", roomID, err)
+	}
+	return hash, nil
 }

@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"crypto/aes"
-	"crypto/cipher"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -76,18 +74,26 @@ type TeamsConfig struct {
 	// with a key derived from it (emailHash), as the rooms' and the
 	// notifications' are.
 	RoomTokenKey []byte
-	Now          func() time.Time // nil: time.Now
+	// PreviousSealKey and PreviousRoomTokenKey are SealKey and
+	// RoomTokenKey under SECRET_KEY_PREVIOUS during a rotation of
+	// SECRET_KEY (nil: none): what was sealed or keyed with them still
+	// opens and is found.
+	PreviousSealKey, PreviousRoomTokenKey []byte
+	// RetiredEmailKeys are the keys of addresses' hashes kept from the
+	// SECRET_KEYs rotated before (RetiredEmailKeys).
+	RetiredEmailKeys [][]byte
+	Now              func() time.Time // nil: time.Now
 }
 
 // teams is TeamsConfig, ready.
 type teams struct {
 	river     *river.Client[pgx.Tx]
-	seal      cipher.AEAD
+	seal      sealKeys
 	baseURL   string
 	signupCap int
 	inviteCap int
 	unsubKey  []byte
-	emailKey  []byte
+	emailKey  emailKeys
 }
 
 // UseTeams turns on sign-up and invitations (cmd/taasky does, once the
@@ -99,19 +105,15 @@ func (a *Accounts) UseTeams(c TeamsConfig) error {
 	if len(c.RoomTokenKey) < 32 {
 		return errors.New("teams: room token key: at least 32 bytes")
 	}
-	block, err := aes.NewCipher(c.SealKey)
-	if err != nil || len(c.SealKey) != 32 {
-		return fmt.Errorf("teams: seal key: must be 32 bytes (%v)", err)
-	}
-	aead, err := cipher.NewGCM(block)
+	aead, err := newSealKeys(c.SealKey, c.PreviousSealKey)
 	if err != nil {
-		return err
+		return fmt.Errorf("teams: seal key: must be 32 bytes (%v)", err)
 	}
 	if c.Now != nil {
 		a.now = c.Now
 	}
 	a.teams = &teams{river: c.River, seal: aead, baseURL: c.BaseURL, signupCap: c.SignupDailyCap, inviteCap: c.InviteDailyCap,
-		unsubKey: c.UnsubscribeKey, emailKey: emailKeyOf(c.RoomTokenKey)}
+		unsubKey: c.UnsubscribeKey, emailKey: newEmailKeys(c.RoomTokenKey, c.PreviousRoomTokenKey, c.RetiredEmailKeys...)}
 	return nil
 }
 

@@ -332,8 +332,7 @@ func (a *Accounts) checkMemberInviteCap(ctx context.Context, tx pgx.Tx, accountI
 
 // mailInvitation inserts the mail's job with the link sealed, and counts it.
 func (a *Accounts) mailInvitation(ctx context.Context, tx pgx.Tx, accountID, id, inviterID int64, to, token string, now time.Time) error {
-	nonce := randomBytes(a.teams.seal.NonceSize())
-	sealed := a.teams.seal.Seal(nonce, nonce, []byte(token), memberInviteAD(id))
+	sealed := seal(a.teams.seal, []byte(token), memberInviteAD(id))
 	res, err := a.teams.river.InsertTx(ctx, tx, jobs.MemberInviteArgs{AccountID: accountID, InvitationID: id, To: to, Token: sealed,
 		UserID: inviterID}, nil)
 	if err != nil {
@@ -354,11 +353,7 @@ func (a *Accounts) MemberInviteMail(ctx context.Context, args jobs.MemberInviteA
 	if err := a.teamsOn(); err != nil {
 		return nil, err
 	}
-	n := a.teams.seal.NonceSize()
-	if len(args.Token) < n {
-		return nil, jobs.Skip("the invitation's link cannot be read")
-	}
-	token, err := a.teams.seal.Open(nil, args.Token[:n], args.Token[n:], memberInviteAD(args.InvitationID))
+	token, err := unseal(a.teams.seal, args.Token, memberInviteAD(args.InvitationID))
 	if err != nil {
 		return nil, jobs.Skip("the invitation's link cannot be read (was SECRET_KEY changed?)")
 	}

@@ -29,10 +29,14 @@ const (
 	seatTTL       = 120 * 24 * time.Hour
 )
 
-type signer struct{ key []byte }
+// signer signs with key; during a rotation of SECRET_KEY, what previous
+// (SECRET_KEY_PREVIOUS's key, nil: none) signed still opens.
+type signer struct{ key, previous []byte }
 
-func (s signer) mac(purpose string, payload []byte) []byte {
-	m := hmac.New(sha256.New, s.key)
+func (s signer) mac(purpose string, payload []byte) []byte { return macUnder(s.key, purpose, payload) }
+
+func macUnder(key []byte, purpose string, payload []byte) []byte {
+	m := hmac.New(sha256.New, key)
 	m.Write([]byte(purpose))
 	m.Write([]byte{0})
 	m.Write(payload)
@@ -57,7 +61,10 @@ func (s signer) open(purpose, sealed string, v any) bool {
 	// other spelling of a cookie passes for it.
 	payload, err1 := strictB64.DecodeString(p)
 	mac, err2 := strictB64.DecodeString(sig)
-	if err1 != nil || err2 != nil || !hmac.Equal(mac, s.mac(purpose, payload)) {
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	if !hmac.Equal(mac, s.mac(purpose, payload)) && (s.previous == nil || !hmac.Equal(mac, macUnder(s.previous, purpose, payload))) {
 		return false
 	}
 	return json.Unmarshal(payload, v) == nil

@@ -24,9 +24,13 @@ type Config struct {
 	// SessionKey signs the session, login and CSRF cookies (32 bytes, e.g.
 	// config.Config.Key("session")). Every process must have the same one.
 	SessionKey []byte
-	OIDC       OIDC
-	Rooms      Rooms
-	Accounts   Accounts
+	// PreviousSessionKey is SessionKey under SECRET_KEY_PREVIOUS during a
+	// rotation of SECRET_KEY (nil: none): the cookies it signed still
+	// open; none is signed with it.
+	PreviousSessionKey []byte
+	OIDC               OIDC
+	Rooms              Rooms
+	Accounts           Accounts
 	// Notifications serves the notification settings, the delivery log and
 	// /unsubscribe; nil: the settings say notifications are not set up here.
 	Notifications Notifications
@@ -149,7 +153,7 @@ func New(ctx context.Context, c Config) (*Dashboard, error) {
 		return nil, err
 	}
 	d := &Dashboard{ctx: ctx, baseURL: strings.TrimSuffix(c.BaseURL, "/"), secure: strings.HasPrefix(c.BaseURL, "https://"),
-		sign: signer{key: c.SessionKey}, rooms: c.Rooms, accounts: c.Accounts, notify: c.Notifications, hooks: c.Webhooks, oauth: c.OAuth, vapidKey: c.VAPIDPublicKey, mailFrom: c.MailFrom, logDays: c.DeliveryLogDays, grantMax: c.OAuthGrantMax,
+		sign: signer{key: c.SessionKey, previous: c.PreviousSessionKey}, rooms: c.Rooms, accounts: c.Accounts, notify: c.Notifications, hooks: c.Webhooks, oauth: c.OAuth, vapidKey: c.VAPIDPublicKey, mailFrom: c.MailFrom, logDays: c.DeliveryLogDays, grantMax: c.OAuthGrantMax,
 		jobsUI: c.JobsUI, hub: c.Hub, log: c.Log, now: c.Now, views: v}
 	d.oidc = newOIDCClient(ctx, c.OIDC, d.baseURL+"/auth/callback", c.Now)
 	d.csrf = d.newCSRF()

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -221,5 +222,30 @@ func TestBrowserWhereSignedIn(t *testing.T) {
 	br.until(phone, "the other page says it was signed out", `document.documentElement.dataset.live === 'gone'`)
 	if s := br.text(phone, `[data-live-gone="signed_out"]`); !strings.Contains(s, "you were signed out") {
 		t.Errorf("the other page says %q", s)
+	}
+}
+
+// TestSessionDuringASecretKeyRotation: a dashboard started with a new
+// SECRET_KEY and the old one as SECRET_KEY_PREVIOUS keeps the people
+// signed in under the old key (their session cookie, signed with the old
+// key's session key), and their forms work; a cookie signed with a third
+// key is still refused.
+func TestSessionDuringASecretKeyRotation(t *testing.T) {
+	t.Parallel()
+	oldKey, newKey := bytes.Repeat([]byte{5}, 32), bytes.Repeat([]byte{6}, 32)
+	b := setup(t, func(c *Config) { c.SessionKey, c.PreviousSessionKey = newKey, oldKey })
+	before := &Dashboard{sign: signer{key: oldKey}} // a process still on the old key
+	alice := b.client(nil)
+	alice.cookies[sessionCookie] = b.sealedSession(before, b.alice, app.SessionDevice{Browser: "curl"})
+	if st, loc, body := alice.get("/settings"); st != http.StatusOK || !strings.Contains(body, "alice@example.test") {
+		t.Fatalf("a session cookie of the old key during the rotation: %d %q, want the settings", st, loc)
+	}
+	if st, loc, _ := alice.post("/settings/language", url.Values{"language": {"de"}}); st != http.StatusSeeOther || strings.HasPrefix(loc, "/login") {
+		t.Errorf("a form with the CSRF token given under the rotation: %d %q", st, loc)
+	}
+	forged := b.client(nil)
+	forged.cookies[sessionCookie] = b.sealedSession(&Dashboard{sign: signer{key: bytes.Repeat([]byte{8}, 32)}}, b.alice, app.SessionDevice{Browser: "curl"})
+	if st, loc, _ := forged.get("/settings"); st != http.StatusSeeOther || !strings.HasPrefix(loc, "/login") {
+		t.Errorf("a cookie of a third key: %d %q, want sent to sign in", st, loc)
 	}
 }

@@ -25,7 +25,11 @@ type Config struct {
 	// Secret signs the tokens (HMAC; at least 32 bytes, e.g.
 	// config.Config.Key("oauth")). Every process must have the same one.
 	Secret []byte
-	State  State
+	// PreviousSecret is Secret under SECRET_KEY_PREVIOUS during a rotation
+	// of SECRET_KEY (nil: none): the codes and tokens it signed are still
+	// taken until it is removed; none is signed with it.
+	PreviousSecret []byte
+	State          State
 	// Accounts says whether an account exists (a resource's metadata).
 	Accounts AccountFinder
 	// AllowPrivateFetch lets metadata documents be fetched from loopback
@@ -82,7 +86,7 @@ type Server struct {
 
 // New builds the server.
 func New(c Config) (*Server, error) {
-	if len(c.Secret) < 32 {
+	if len(c.Secret) < 32 || (c.PreviousSecret != nil && len(c.PreviousSecret) < 32) {
 		return nil, errors.New("oauthserver: the secret must be at least 32 bytes")
 	}
 	if c.State == nil || c.Accounts == nil {
@@ -111,6 +115,7 @@ func New(c Config) (*Server, error) {
 		RefreshTokenLifespan:  refreshLifespan,
 		AuthorizeCodeLifespan: codeLifespan,
 		GlobalSecret:          c.Secret[:32],
+		RotatedGlobalSecrets:  rotated(c.PreviousSecret),
 		// PKCE for every client, S256 only (OAuth 2.1, MCP authorization).
 		EnforcePKCE:                    true,
 		EnablePKCEPlainChallengeMethod: false,
@@ -195,4 +200,12 @@ func cors(w http.ResponseWriter) {
 func (s *Server) preflight(w http.ResponseWriter, _ *http.Request) {
 	cors(w)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// rotated is fosite's RotatedGlobalSecrets for a previous secret (nil: none).
+func rotated(previous []byte) [][]byte {
+	if previous == nil {
+		return nil
+	}
+	return [][]byte{previous[:32]}
 }

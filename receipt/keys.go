@@ -31,6 +31,10 @@ type Keyring struct {
 	issuer  string
 	keys    []jose.JSONWebKey // private, oldest first; keys[signing] signs
 	signing int
+	// kept are public keys published besides keys (Keep): those of a
+	// SECRET_KEY rotated away, which signed receipts that must still
+	// verify.
+	kept []jose.JSONWebKey
 }
 
 // NewKeyring derives the keys of versions 1..current+1 (at most
@@ -58,6 +62,39 @@ func NewKeyring(issuer string, current int, seed func(version int) []byte) (*Key
 	return k, nil
 }
 
+// Public are the public keys derived (not those kept), as JWKS has them.
+func (k *Keyring) Public() []jose.JSONWebKey {
+	out := make([]jose.JSONWebKey, len(k.keys))
+	for i, key := range k.keys {
+		out[i] = key.Public()
+	}
+	return out
+}
+
+// Keep publishes public keys besides the derived ones (a kid the keyring
+// has already is skipped): the keys of a SECRET_KEY rotated away, kept in
+// the database, so that the receipts they signed still verify. Only
+// public Ed25519 keys are taken. Call it before the keyring is shared.
+func (k *Keyring) Keep(keys []jose.JSONWebKey) error {
+	have := map[string]bool{}
+	for _, key := range k.keys {
+		have[key.KeyID] = true
+	}
+	for _, key := range k.kept {
+		have[key.KeyID] = true
+	}
+	for _, key := range keys {
+		if _, ok := key.Key.(ed25519.PublicKey); !ok || !key.IsPublic() || key.KeyID == "" {
+			return fmt.Errorf("receipt keys: kept key %q is not a public Ed25519 key", key.KeyID)
+		}
+		if !have[key.KeyID] {
+			have[key.KeyID] = true
+			k.kept = append(k.kept, key)
+		}
+	}
+	return nil
+}
+
 // Issuer is whom the keyring signs for.
 func (k *Keyring) Issuer() string { return k.issuer }
 
@@ -70,6 +107,7 @@ func (k *Keyring) JWKS() *jose.JSONWebKeySet {
 	for _, key := range k.keys {
 		set.Keys = append(set.Keys, key.Public())
 	}
+	set.Keys = append(set.Keys, k.kept...)
 	return set
 }
 

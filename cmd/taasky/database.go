@@ -38,7 +38,7 @@ func loadConfig(getenv func(string) string, role config.Role) (config.Config, er
 // bench's seeding) calls it after openDatabase. The first process records
 // the key's fingerprint.
 func checkSecretKey(ctx context.Context, pool *pgxpool.Pool, cfg config.Config) error {
-	return app.CheckSecretKey(ctx, pool, cfg.Key("key-check"))
+	return app.CheckSecretKey(ctx, pool, cfg.Key("key-check"), cfg.PreviousKey("key-check"))
 }
 
 // poolConns is the pool's size unless DATABASE_URL sets pool_max_conns;

@@ -60,6 +60,7 @@ Commands:
   member role      change a member's role (owner, admin, member)
   user relink      release a person's sign-in: their next verified sign-in with the address links
   user key-addresses  key the plain address hashes older builds kept (once every process is new)
+  secret-key rotate  seal again under SECRET_KEY what is kept under SECRET_KEY_PREVIOUS (docs/operations.md)
   check            replay every room's log, verify its hash chain, compare it with the stored room
   after-restore    after a backup restored in place: skip the ids the lost time handed out, end sessions
   receipt verify   check an agreement's receipt (a .jws file) against the issuer's keys, offline
@@ -85,7 +86,7 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return usageError{"no command given"}
 	}
 	cmd, rest := args[0], args[1:]
-	if len(rest) > 0 && (cmd == "account" || cmd == "agent" || cmd == "member" || cmd == "receipt" || cmd == "user") {
+	if len(rest) > 0 && (cmd == "account" || cmd == "agent" || cmd == "member" || cmd == "receipt" || cmd == "user" || cmd == "secret-key") {
 		cmd, rest = cmd+" "+rest[0], rest[1:]
 	}
 	switch cmd {
@@ -113,6 +114,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return runUserRelink(ctx, rest, getenv, stdout)
 	case "user key-addresses":
 		return runUserKeyAddresses(ctx, rest, getenv, stdout)
+	case "secret-key rotate":
+		return runSecretKeyRotate(ctx, rest, getenv, stdout)
 	case "check":
 		return runCheck(ctx, rest, getenv, stdout)
 	case "after-restore":
@@ -140,6 +143,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return usageError{"agent: which command? try 'agent create'"}
 	case "user":
 		return usageError{"user: which command? try 'user relink' or 'user key-addresses'"}
+	case "secret-key":
+		return usageError{"secret-key: which command? try 'secret-key rotate'"}
 	}
 	fmt.Fprint(stderr, usage)
 	return usageError{fmt.Sprintf("unknown command %q", cmd)}

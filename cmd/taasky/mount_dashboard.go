@@ -41,13 +41,15 @@ func mountDashboard(ctx context.Context, a *fiber.App, d deps, door *oauthDoor) 
 		BaseURL:    d.cfg.BaseURL,
 		MailFrom:   d.cfg.MailFrom(notify.DefaultFrom(d.cfg.BaseURL)),
 		SessionKey: d.cfg.Key("session"),
-		OIDC:       oidc,
-		Rooms:      d.rooms,
-		Accounts:   d.accounts,
-		OAuth:      door.consent(),
-		JobsUI:     jobsUI,
-		Hub:        hub,
-		RateLimit:  ratelimit.Limit{Rate: d.cfg.Abuse.WebRate, Burst: d.cfg.Abuse.WebBurst},
+		// During a rotation of SECRET_KEY, the cookies signed before it.
+		PreviousSessionKey: d.cfg.PreviousKey("session"),
+		OIDC:               oidc,
+		Rooms:              d.rooms,
+		Accounts:           d.accounts,
+		OAuth:              door.consent(),
+		JobsUI:             jobsUI,
+		Hub:                hub,
+		RateLimit:          ratelimit.Limit{Rate: d.cfg.Abuse.WebRate, Burst: d.cfg.Abuse.WebBurst},
 		// The delivery log's page says how long it keeps a line.
 		DeliveryLogDays: int(d.cfg.Retention.DeliveryLog / config.Day),
 		// Settings says when each OAuth grant ends.
@@ -64,8 +66,10 @@ func mountDashboard(ctx context.Context, a *fiber.App, d deps, door *oauthDoor) 
 	if d.cfg.VAPID != nil {
 		cfg.VAPIDPublicKey = d.cfg.VAPID.PublicKey
 	}
-	if cfg.Receipts, err = receiptKeys(d.cfg); err != nil {
-		return nil, err
+	if cfg.Receipts = d.receipts; cfg.Receipts == nil {
+		if cfg.Receipts, err = receiptKeys(d.cfg); err != nil {
+			return nil, err
+		}
 	}
 	dash, err := dashboard.New(ctx, cfg)
 	if err != nil {

@@ -21,7 +21,7 @@ type oauthDoor struct {
 func mountOAuth(a *fiber.App, d deps) (*oauthDoor, error) {
 	state := app.NewOAuth(d.pool)
 	state.SetAgentCap(d.cfg.Abuse.AgentsPerAccountMax)
-	s, err := oauthserver.New(oauthserver.Config{BaseURL: d.cfg.BaseURL, Secret: d.cfg.Key("oauth"), State: state,
+	s, err := oauthserver.New(oauthserver.Config{BaseURL: d.cfg.BaseURL, Secret: d.cfg.Key("oauth"), PreviousSecret: d.cfg.PreviousKey("oauth"), State: state,
 		Accounts: d.accounts, AllowPrivateFetch: d.cfg.Role&config.RoleDev != 0, TrustedProxies: d.cfg.Abuse.TrustedProxies,
 		GrantMaxAge: d.cfg.OAuthGrantMax, Log: d.log.With("component", "oauth")})
 	if err != nil {

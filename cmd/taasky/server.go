@@ -13,6 +13,7 @@ import (
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/config"
 	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/receipt"
 )
 
 // server is one process of the service: the database pool, River, and the
@@ -44,12 +45,23 @@ func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, w
 	// delete (neither role) sign nothing, so an operator's run with another
 	// RECEIPT_KEY_VERSION, or none, neither fails nor raises the version
 	// the service's processes must start with.
+	var receipts *receipt.Keyring
 	if web || worker {
 		m.watchQueues(pool, log.With("component", "metrics"))
 		if err := app.KeepReceiptKeyVersion(ctx, pool, max(cfg.ReceiptKeyVersion, 1)); err != nil {
 			pool.Close()
 			return nil, err
 		}
+		if receipts, err = publishedReceiptKeys(ctx, pool, cfg); err != nil {
+			pool.Close()
+			return nil, err
+		}
+	}
+	// The keys of the addresses' hashes under SECRET_KEYs rotated before.
+	retired, err := app.RetiredEmailKeys(ctx, pool, cfg.Key("limits"), cfg.PreviousKey("limits"))
+	if err != nil {
+		pool.Close()
+		return nil, err
 	}
 	d := deps{
 		cfg:      cfg,
@@ -61,6 +73,9 @@ func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, w
 		sweeper:  &jobs.SweepWorker{Log: log},
 		deleter:  &jobs.AccountDeleteWorker{},
 		notify:   newNotifier(cfg, log),
+		receipts: receipts,
+
+		retiredEmail: retired,
 	}
 	client, working, err := newRiver(d, worker)
 	if err != nil {
@@ -70,7 +85,9 @@ func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, w
 	d.river = client
 	if err = d.accounts.UseTeams(app.TeamsConfig{River: client, SealKey: cfg.Key("member-invites"), BaseURL: cfg.BaseURL,
 		SignupDailyCap: cfg.Abuse.SignupDailyCap, InviteDailyCap: cfg.Mail.InviteDailyCap,
-		UnsubscribeKey: cfg.Key("unsubscribe"), RoomTokenKey: cfg.Key("room-tokens")}); err != nil {
+		UnsubscribeKey: cfg.Key("unsubscribe"), RoomTokenKey: cfg.Key("room-tokens"),
+		PreviousSealKey: cfg.PreviousKey("member-invites"), PreviousRoomTokenKey: cfg.PreviousKey("room-tokens"),
+		RetiredEmailKeys: d.retiredEmail}); err != nil {
 		pool.Close()
 		return nil, err
 	}

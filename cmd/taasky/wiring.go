@@ -42,6 +42,13 @@ type deps struct {
 	deleter *jobs.AccountDeleteWorker
 	// notify is the notifications service and its workers (workers_notify.go).
 	notify *notifier
+	// receipts are the receipt keys of a process that signs them, with
+	// every public key the database keeps (publishedReceiptKeys); nil:
+	// derived when needed (receiptKeys).
+	receipts *receipt.Keyring
+	// retiredEmail are the keys of the addresses' hashes kept from
+	// SECRET_KEYs rotated before (app.RetiredEmailKeys).
+	retiredEmail [][]byte
 }
 
 // newApp builds the one Fiber app of the web role. Mount the MCP endpoint
@@ -118,12 +125,16 @@ func newAccounts(pool *pgxpool.Pool, cfg config.Config) *app.Accounts {
 
 // newRooms builds the negotiation service on the River client.
 func newRooms(d deps) (*app.Rooms, error) {
-	keys, err := receiptKeys(d.cfg)
-	if err != nil {
-		return nil, err
+	keys := d.receipts
+	if keys == nil {
+		var err error
+		if keys, err = receiptKeys(d.cfg); err != nil {
+			return nil, err
+		}
 	}
 	return app.NewRooms(app.RoomsConfig{Pool: d.pool, River: d.river, LimitsKey: d.cfg.Key("limits"),
-		TokenKey: d.cfg.Key("room-tokens"), BaseURL: d.cfg.BaseURL, Pace: d.cfg.Abuse.Pace,
+		TokenKey: d.cfg.Key("room-tokens"), PreviousLimitsKey: d.cfg.PreviousKey("limits"), PreviousTokenKey: d.cfg.PreviousKey("room-tokens"),
+		RetiredEmailKeys: d.retiredEmail, BaseURL: d.cfg.BaseURL, Pace: d.cfg.Abuse.Pace,
 		InviteEmailDailyCap: d.cfg.Mail.InviteDailyCap, OpenRoomsPerAccount: d.cfg.Abuse.OpenRoomsPerAccountMax, OneTapKept: d.cfg.Retention.OneTap, Log: d.log, Accounts: d.accounts, Receipts: keys})
 }
 
@@ -132,6 +143,35 @@ func newRooms(d deps) (*app.Rooms, error) {
 // configuration not read by loadConfig signs with version 1).
 func receiptKeys(cfg config.Config) (*receipt.Keyring, error) {
 	return receipt.NewKeyring(cfg.BaseURL, max(cfg.ReceiptKeyVersion, 1), cfg.ReceiptSeed)
+}
+
+// previousReceiptKeys are receiptKeys under SECRET_KEY_PREVIOUS (nil when
+// it is unset): the keys that signed before a rotation of SECRET_KEY.
+func previousReceiptKeys(cfg config.Config) (*receipt.Keyring, error) {
+	if !cfg.Rotating() {
+		return nil, nil
+	}
+	return receipt.NewKeyring(cfg.BaseURL, max(cfg.ReceiptKeyVersion, 1), cfg.PreviousReceiptSeed)
+}
+
+// publishedReceiptKeys are receiptKeys, publishing besides every public
+// key the database keeps, after keeping this process's (and during a
+// rotation SECRET_KEY_PREVIOUS's) there (app.PublishReceiptKeys): a
+// receipt signed before a rotation still verifies after it.
+func publishedReceiptKeys(ctx context.Context, pool *pgxpool.Pool, cfg config.Config) (*receipt.Keyring, error) {
+	keys, err := receiptKeys(cfg)
+	if err != nil {
+		return nil, err
+	}
+	previous, err := previousReceiptKeys(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := app.PublishReceiptKeys(ctx, pool, app.ReceiptKeys{Keyring: keys, Previous: previous,
+		MAC: cfg.Key("receipt-keys"), PreviousMAC: cfg.PreviousKey("receipt-keys")}); err != nil {
+		return nil, err
+	}
+	return keys, nil
 }
 
 // newRiver returns the River client: with queues to work when work is true

@@ -100,7 +100,7 @@ func addNotifyWorkers(workers *river.Workers, d deps) int {
 // hands it to the workers.
 func (n *notifier) bind(d deps) error {
 	svc, err := app.NewNotifications(app.NotificationsConfig{Pool: d.pool, River: d.river, Rooms: d.rooms,
-		UnsubscribeKey: d.cfg.Key("unsubscribe"), BaseURL: d.cfg.BaseURL})
+		UnsubscribeKey: d.cfg.Key("unsubscribe"), PreviousUnsubscribeKey: d.cfg.PreviousKey("unsubscribe"), BaseURL: d.cfg.BaseURL})
 	if err != nil {
 		return err
 	}

@@ -68,6 +68,9 @@ type Config struct {
 	OAuthGrantMax time.Duration
 
 	secretKey string
+	// previousKey is SECRET_KEY_PREVIOUS: during a rotation, the key
+	// SECRET_KEY replaces, which only opens and verifies (PreviousKey).
+	previousKey string
 }
 
 // SMTP is where mail is sent (SMTP_URL).
@@ -163,6 +166,17 @@ func Load(getenv func(string) string, role Role) (Config, error) {
 		bad("SECRET_KEY", "%s", msg)
 	}
 
+	c.previousKey = getenv("SECRET_KEY_PREVIOUS") // not trimmed either
+	if c.previousKey != "" {
+		if msg := checkSecretKey(c.previousKey); msg != "" {
+			bad("SECRET_KEY_PREVIOUS", "%s", msg)
+		} else if c.secretKey == "" {
+			bad("SECRET_KEY_PREVIOUS", "is set without SECRET_KEY (set SECRET_KEY to the new key and SECRET_KEY_PREVIOUS to the one it replaces)")
+		} else if c.previousKey == c.secretKey {
+			bad("SECRET_KEY_PREVIOUS", "must differ from SECRET_KEY (it is the key SECRET_KEY replaces; unset it when not rotating)")
+		}
+	}
+
 	if v := env("SMTP_URL"); v != "" {
 		smtp, msg := parseSMTPURL(v)
 		if msg != "" {
@@ -223,7 +237,28 @@ func (c Config) Key(purpose string) []byte {
 	if purpose == "" {
 		panic("config: Config.Key with an empty purpose")
 	}
-	key, err := hkdf.Key(sha256.New, []byte(c.secretKey), nil, "taasky/"+purpose, 32)
+	return deriveKey(c.secretKey, purpose)
+}
+
+// PreviousKey is Key derived from SECRET_KEY_PREVIOUS, or nil when it is
+// unset. During a rotation what was made under the previous key (sealed
+// values, signed cookies and links, keyed hashes) is still opened,
+// verified or found with it; nothing new is made with it.
+func (c Config) PreviousKey(purpose string) []byte {
+	if c.previousKey == "" {
+		return nil
+	}
+	if purpose == "" {
+		panic("config: Config.PreviousKey with an empty purpose")
+	}
+	return deriveKey(c.previousKey, purpose)
+}
+
+// Rotating says whether SECRET_KEY_PREVIOUS is set.
+func (c Config) Rotating() bool { return c.previousKey != "" }
+
+func deriveKey(secret, purpose string) []byte {
+	key, err := hkdf.Key(sha256.New, []byte(secret), nil, "taasky/"+purpose, 32)
 	if err != nil {
 		panic("config: hkdf: " + err.Error()) // only for lengths over 255*32
 	}
@@ -239,6 +274,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Bool("smtp", c.SMTP != nil),
 		slog.String("oidc_issuer", c.OIDC.Issuer),
 		slog.Bool("web_push", c.VAPID != nil),
+		slog.Bool("secret_key_previous", c.previousKey != ""),
 	}
 	if c.SMTP != nil {
 		attrs = append(attrs, slog.String("smtp_host", net.JoinHostPort(c.SMTP.Host, fmt.Sprint(c.SMTP.Port))))

@@ -78,6 +78,13 @@ func TestLoadConfigRules(t *testing.T) {
 			[]string{"SECRET_KEY: is required (at least 32 random characters, e.g. from `openssl rand -base64 48`)"}},
 		{"secret key short", serve, map[string]string{"SECRET_KEY": "too-short"},
 			[]string{"SECRET_KEY: must be at least 32 characters (it has 9); generate one with `openssl rand -base64 48`"}},
+		{"previous secret key short", serve, map[string]string{"SECRET_KEY_PREVIOUS": "too-short"},
+			[]string{"SECRET_KEY_PREVIOUS: must be at least 32 characters (it has 9); generate one with `openssl rand -base64 48`"}},
+		{"previous secret key the same", serve, map[string]string{"SECRET_KEY_PREVIOUS": testSecret},
+			[]string{"SECRET_KEY_PREVIOUS: must differ from SECRET_KEY (it is the key SECRET_KEY replaces; unset it when not rotating)"}},
+		{"previous secret key without a secret key", serve, map[string]string{"SECRET_KEY": "", "SECRET_KEY_PREVIOUS": testSecret + "!"},
+			[]string{"SECRET_KEY: is required (at least 32 random characters, e.g. from `openssl rand -base64 48`)",
+				"SECRET_KEY_PREVIOUS: is set without SECRET_KEY (set SECRET_KEY to the new key and SECRET_KEY_PREVIOUS to the one it replaces)"}},
 		{"web needs oidc", RoleWeb, map[string]string{"OIDC_ISSUER": "", "OIDC_CLIENT_ID": "", "OIDC_CLIENT_SECRET": ""}, []string{
 			"OIDC_ISSUER: is required (the issuer URL of your OpenID Connect provider)",
 			"OIDC_CLIENT_ID: is required (the client ID registered with the OIDC provider)",
@@ -282,6 +289,17 @@ func TestConfigKey(t *testing.T) {
 	}
 	if bytes.Equal(limits, other.Key("limits")) {
 		t.Error("two secrets gave the same key")
+	}
+	if c.PreviousKey("limits") != nil || c.Rotating() {
+		t.Error("a previous key without SECRET_KEY_PREVIOUS")
+	}
+	env["SECRET_KEY_PREVIOUS"] = testSecret
+	rotating, err := load(env, RoleWeb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rotating.Rotating() || !bytes.Equal(rotating.PreviousKey("limits"), limits) || !bytes.Equal(rotating.Key("limits"), other.Key("limits")) {
+		t.Error("during a rotation, Key is not the new key's and PreviousKey the old one's")
 	}
 	defer func() {
 		if recover() == nil {

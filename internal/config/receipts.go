@@ -41,3 +41,13 @@ func (c Config) ReceiptSeed(v int) []byte {
 	}
 	return c.Key("receipt/v" + strconv.Itoa(v))
 }
+
+// PreviousReceiptSeed is ReceiptSeed under SECRET_KEY_PREVIOUS (nil when
+// it is unset): the keys that signed before a rotation of SECRET_KEY,
+// still published.
+func (c Config) PreviousReceiptSeed(v int) []byte {
+	if v < 1 {
+		panic(errors.New("config: receipt key versions start at 1"))
+	}
+	return c.PreviousKey("receipt/v" + strconv.Itoa(v))
+}
