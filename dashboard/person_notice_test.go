@@ -1,16 +1,19 @@
 package dashboard
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/jobs"
@@ -19,7 +22,9 @@ import (
 
 // personNotices renders what the mails queued for the room's person would
 // say now (the jobs are inserted; the harness works none), leaving out
-// those that have nothing to say any more.
+// those that have nothing to say any more. Each is logged as the worker
+// would log it (sent, or skipped), in the order they were queued: a
+// notice waits for an earlier one still to be delivered (jobs' inOrder).
 func (b *bundle) personNotices(t *testing.T, roomID int64) []*jobs.Notification {
 	t.Helper()
 	res, err := b.river.JobList(b.ctx, river.NewJobListParams().Kinds(jobs.EmailArgs{}.Kind()).First(100))
@@ -27,6 +32,7 @@ func (b *bundle) personNotices(t *testing.T, roomID int64) []*jobs.Notification 
 		t.Fatal(err)
 	}
 	var out []*jobs.Notification
+	slices.SortFunc(res.Jobs, func(x, y *rivertype.JobRow) int { return cmp.Compare(x.ID, y.ID) }) // in the order they were queued
 	for _, j := range res.Jobs {
 		var a jobs.EmailArgs
 		if err := json.Unmarshal(j.EncodedArgs, &a); err != nil {
@@ -35,12 +41,21 @@ func (b *bundle) personNotices(t *testing.T, roomID int64) []*jobs.Notification 
 		if a.UserID != 0 || a.RoomID != roomID {
 			continue
 		}
-		n, err := b.notify.Notification(b.ctx, jobs.Delivery{Notice: a.Notice, JobID: j.ID, JobCreatedAt: j.CreatedAt, Channel: jobs.ChannelEmail})
-		if _, skip := errors.AsType[*jobs.SkipError](err); skip {
+		d := jobs.Delivery{Notice: a.Notice, JobID: j.ID, JobCreatedAt: j.CreatedAt, Attempt: 1, Channel: jobs.ChannelEmail}
+		n, err := b.notify.Notification(b.ctx, d)
+		if s, skip := errors.AsType[*jobs.SkipError](err); skip {
+			// As the worker would: a later notice waits for no skipped one.
+			if err := b.notify.Record(b.ctx, d, jobs.Outcome{Status: jobs.StatusSkipped, Detail: s.Reason}); err != nil {
+				t.Fatal(err)
+			}
 			continue
 		}
 		if err != nil {
 			t.Fatalf("notice %+v: %v", a.Notice, err)
+		}
+		// The worker would send it now: a later notice waits for it until then.
+		if err := b.notify.Record(b.ctx, d, jobs.Outcome{Status: jobs.StatusSent}); err != nil {
+			t.Fatal(err)
 		}
 		out = append(out, n)
 	}
