@@ -17,15 +17,28 @@
 -- plans the next moment after it, and sends nothing for those past.
 --
 -- person_deliveries logs the reminders too (topic 'reminder').
+--
+-- Applied statement by statement (NO TRANSACTION, rewritten after a
+-- measure on 300,000 rooms: docs/operations.md, "Upgrading"), each one
+-- safe to run again if a later one stops it; the schema it leaves is the
+-- one the single transaction left.
 
+-- +goose NO TRANSACTION
 -- +goose Up
-ALTER TABLE rooms ADD COLUMN person_turn_at timestamptz, ADD COLUMN person_remind_at timestamptz;
+ALTER TABLE rooms ADD COLUMN IF NOT EXISTS person_turn_at timestamptz, ADD COLUMN IF NOT EXISTS person_remind_at timestamptz;
+-- In a statement of its own: in the ALTER's transaction, every move waited
+-- for this UPDATE's scan of the rooms and the index's build.
 UPDATE rooms r SET person_turn_at = r.updated_at, person_remind_at = '-infinity'
     WHERE r.state = 'awaiting' AND r.turn = 'b' AND EXISTS (SELECT 1 FROM parties p
         WHERE p.room_id = r.id AND p.side = 'b' AND p.account_id IS NULL AND p.person_email IS NOT NULL);
-CREATE INDEX rooms_person_remind ON rooms (person_remind_at) WHERE person_remind_at IS NOT NULL;
-ALTER TABLE person_deliveries DROP CONSTRAINT person_deliveries_topic_check,
-    ADD CONSTRAINT person_deliveries_topic_check CHECK (topic IN ('turn', 'agreed', 'closed', 'reminder'));
+-- CONCURRENTLY: as 00029 says.
+SET lock_timeout = 0;
+DROP INDEX CONCURRENTLY IF EXISTS rooms_person_remind;
+CREATE INDEX CONCURRENTLY rooms_person_remind ON rooms (person_remind_at) WHERE person_remind_at IS NOT NULL;
+RESET lock_timeout;
+ALTER TABLE person_deliveries DROP CONSTRAINT IF EXISTS person_deliveries_topic_check,
+    ADD CONSTRAINT person_deliveries_topic_check CHECK (topic IN ('turn', 'agreed', 'closed', 'reminder')) NOT VALID;
+ALTER TABLE person_deliveries VALIDATE CONSTRAINT person_deliveries_topic_check;
 
 -- +goose Down
 DELETE FROM person_deliveries WHERE topic = 'reminder';

@@ -2,8 +2,11 @@
 // (NNNNN_name.sql, embedded in the binary and applied in order with
 // pressly/goose; 00019 is Go, see 00019_room_chain.go) and applies River's own tables with rivermigrate.
 //
-// A migration, once released, is never edited: add a new one. Up is the only
-// way the schema changes; it is safe to run from several processes at once.
+// A migration, once released, is never edited to change what it makes: add
+// a new one. How it applies may change when the schema it leaves is the
+// same (goose records the versions applied, not the files' contents), as
+// 00025-00033 were made safe on a populated database. Up is the only way
+// the schema changes; it is safe to run from several processes at once.
 package migrations
 
 import (
@@ -46,6 +49,10 @@ type lockWait struct {
 	tries          int
 }
 
+// lockPoll is how often a process waiting for another's Up tries the
+// advisory lock again.
+const lockPoll = 200 * time.Millisecond
+
 // migrationLockWait: about two minutes of tries, each stalling the table's
 // queries for at most two seconds.
 var migrationLockWait = lockWait{timeout: 2 * time.Second, pause: 3 * time.Second, tries: 24}
@@ -65,8 +72,23 @@ func up(ctx context.Context, pool *pgxpool.Pool, newProvider func(*sql.DB) (*goo
 	}
 	// Closing the session releases its advisory lock, even if ctx is done.
 	defer lockConn.Close(context.WithoutCancel(ctx))
-	if _, err := lockConn.Exec(ctx, "SELECT pg_advisory_lock($1)", lockKey); err != nil {
-		return fmt.Errorf("migrate: lock: %w", err)
+	// Polled, not waited for in pg_advisory_lock: a query waiting holds its
+	// snapshot, and an index built CONCURRENTLY (00029) waits for every
+	// snapshot older than it, so the holder's build would wait for the
+	// waiters, who wait for the holder, for good.
+	for {
+		var got bool
+		if err := lockConn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", lockKey).Scan(&got); err != nil {
+			return fmt.Errorf("migrate: lock: %w", err)
+		}
+		if got {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("migrate: lock: %w", ctx.Err())
+		case <-time.After(lockPoll):
+		}
 	}
 
 	// The migrations' own connections, with the lock_timeout.
