@@ -173,3 +173,32 @@ func (n *Notifications) askAgain(ctx context.Context, tx pgx.Tx, now time.Time) 
 	}
 	return asked, enqueueNotices(ctx, tx, nil, n.river, now, notices, nil, "")
 }
+
+// KeepDatabase records the database this connection is on as the one the
+// installation runs on, moving past nothing: for an operator who knows
+// nothing was lost (`taasky after-move`): a pg_upgrade to a new major
+// version keeps the database's oid and data but gives the cluster a new
+// system identifier, as a new server holding a restored dump has, and so
+// would be taken for a restore by the next start (every session ended,
+// every pending confirmation asked again). It returns the identity
+// recorded (Identity) and the one before (Was); Skip stays zero.
+func KeepDatabase(ctx context.Context, pool *pgxpool.Pool) (Restore, error) {
+	var r Restore
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		var err error
+		if r.Was, err = lockDatabaseIdentity(ctx, tx); err != nil {
+			return err
+		}
+		if r.Identity, err = databaseIdentity(ctx, tx); err != nil {
+			return err
+		}
+		if r.Was == r.Identity {
+			return nil
+		}
+		return recordDatabaseIdentity(ctx, tx, r.Identity, nil, nil)
+	})
+	if err != nil {
+		return Restore{}, fmt.Errorf("recording the database: %w", err)
+	}
+	return r, nil
+}

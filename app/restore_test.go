@@ -129,3 +129,41 @@ func TestNotAskedAgainWhileQueued(t *testing.T) {
 		t.Fatalf("restore: %+v %v, want none asked again", r, err)
 	}
 }
+
+// TestKeepDatabaseAfterUpgrade: a pg_upgrade to a new major version keeps
+// the database's oid and every row, but gives the cluster a new system
+// identifier (measured: pg_upgrade of PostgreSQL 15, 7716260048252184859
+// to 7716260120649615990, oid 16384 kept), as a restored dump on a new
+// server has. Without a way to say so, the first start after it moved
+// past a "backup point" (every session ended, every pending confirmation
+// asked again, one-tap links refused as lost for 30 days). KeepDatabase
+// (`taasky after-move`) records the database, and the start then moves
+// nothing; a real copy after that is still found.
+func TestKeepDatabaseAfterUpgrade(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	if r, err := MovePastBackup(rb.ctx, rb.pool, time.Now(), false, time.Time{}, nil); err != nil || r.Skip != 0 {
+		t.Fatalf("first start: %+v %v", r, err)
+	}
+	upgraded := func() {
+		// What pg_upgrade leaves: another system identifier, the same oid.
+		if _, err := rb.pool.Exec(rb.ctx, `UPDATE installation SET database_identity = '1/' || split_part(database_identity, '/', 2)`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	upgraded()
+	k, err := KeepDatabase(rb.ctx, rb.pool)
+	if err != nil || k.Skip != 0 || k.Was == k.Identity || !strings.HasPrefix(k.Was, "1/") {
+		t.Fatalf("KeepDatabase: %+v %v", k, err)
+	}
+	if r, err := MovePastBackup(rb.ctx, rb.pool, time.Now(), false, time.Time{}, nil); err != nil || r.Skip != 0 || r.Sessions != 0 {
+		t.Fatalf("the start after an upgrade said so: %+v %v; want nothing moved", r, err)
+	}
+	if k, err := KeepDatabase(rb.ctx, rb.pool); err != nil || k.Was != k.Identity {
+		t.Fatalf("KeepDatabase again: %+v %v", k, err)
+	}
+	upgraded() // not said: taken for a copy, as before
+	if r, err := MovePastBackup(rb.ctx, rb.pool, time.Now(), false, time.Time{}, nil); err != nil || r.Skip == 0 {
+		t.Fatalf("a copy not said to be kept: %+v %v; want a move past its backup point", r, err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -39,16 +40,20 @@ func beyondDecoder(body []byte) (id jsontext.Value, tool string, f *negotiation.
 // toolCallOf reads body as one JSON-RPC tools/call request: its id (a
 // string or a number), the tool's name and its arguments (empty when
 // there are none); ok is false for any other body (a notification, another
-// method, a batch, a call without a name).
+// method, a batch, a call without a name), and for one go-sdk refuses to
+// read: not JSON-RPC 2.0 ("jsonrpc"), or an id that is not valid UTF-8,
+// which an answer would echo as it is, not JSON.
 func toolCallOf(body []byte) (id jsontext.Value, tool string, args jsontext.Value, ok bool) {
 	msg, err := objectMembers(body)
 	if err != nil {
 		return nil, "", nil, false
 	}
-	var method string
+	var method, version string
 	var params jsontext.Value
 	for _, m := range msg {
 		switch m.name {
+		case "jsonrpc":
+			_ = json.Unmarshal(m.value, &version)
 		case "id":
 			id = m.value
 		case "method":
@@ -57,7 +62,7 @@ func toolCallOf(body []byte) (id jsontext.Value, tool string, args jsontext.Valu
 			params = m.value
 		}
 	}
-	if method != "tools/call" || (id.Kind() != '"' && id.Kind() != '0') || params.Kind() != '{' {
+	if version != "2.0" || method != "tools/call" || (id.Kind() != '"' && id.Kind() != '0') || !utf8.Valid(id) || params.Kind() != '{' {
 		return nil, "", nil, false
 	}
 	p, err := objectMembers(json.RawMessage(params))

@@ -60,3 +60,35 @@ func moveOnIfRestored(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger,
 	}
 	return nil
 }
+
+// runAfterMove is `taasky after-move`: for a database that holds all the
+// installation wrote but that a start would take for a restored copy (a
+// pg_upgrade gives the cluster a new system identifier), it records the
+// database as the installation's, moving past nothing.
+func runAfterMove(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	cmd := newCommand("after-move", "Records this database as the one the installation runs on, skipping no id, ending\n"+
+		"no session and asking nothing again: after a pg_upgrade to a new major version (it\n"+
+		"gives the cluster a new system identifier), or a move by a dump taken after every\n"+
+		"process stopped, where nothing was lost. Without it the first serve or dev takes\n"+
+		"the database for a restored backup (taasky after-restore). Run it before any process\n"+
+		"starts; never after a restore from a backup. See docs/operations.md.", stdout)
+	if err := cmd.parse(args); err != nil {
+		return err
+	}
+	return onServer(ctx, getenv, func(srv *server) error {
+		r, err := app.KeepDatabase(ctx, srv.pool)
+		if err != nil {
+			return err
+		}
+		if r.Was == r.Identity {
+			_, err = fmt.Fprintf(stdout, "database %s: already the installation's, nothing recorded\n", r.Identity)
+			return err
+		}
+		was := r.Was
+		if was == "" {
+			was = "none"
+		}
+		_, err = fmt.Fprintf(stdout, "database %s recorded as the installation's (was %s): nothing skipped, no session ended\n", r.Identity, was)
+		return err
+	})
+}

@@ -63,6 +63,7 @@ Commands:
   secret-key rotate  seal again under SECRET_KEY what is kept under SECRET_KEY_PREVIOUS (docs/operations.md)
   check            replay every room's log, verify its hash chain, compare it with the stored room
   after-restore    after a backup restored in place: skip the ids the lost time handed out, end sessions
+  after-move       after a pg_upgrade or a move that lost nothing: record the database, move nothing
   receipt verify   check an agreement's receipt (a .jws file) against the issuer's keys, offline
   bench            load Taasky with real MCP agents and measure it against the machine's floors
   probe --url U    exit 0 if U answers 200 (a container's healthcheck: the image has no shell)
@@ -120,6 +121,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return runCheck(ctx, rest, getenv, stdout)
 	case "after-restore":
 		return runAfterRestore(ctx, rest, getenv, stdout)
+	case "after-move":
+		return runAfterMove(ctx, rest, getenv, stdout)
 	case "receipt verify":
 		return runReceiptVerify(ctx, rest, getenv, stdout)
 	case "bench":

@@ -243,3 +243,35 @@ func agreeRoom(t *testing.T, srv *server, agent, peer app.Agent, day string) (*r
 	}
 	return &facts, string(facts.Terms)
 }
+
+// TestAfterMove is `taasky after-move`, after a pg_upgrade (the cluster's
+// system identifier changed, the database's oid and data kept): the
+// database is recorded as the installation's, and a start then moves
+// nothing (no session ended); without it the start took the upgrade for
+// a restore.
+func TestAfterMove(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	e := env{"DATABASE_URL": pgtest.NewDSN(t), "BASE_URL": "http://127.0.0.1", "SECRET_KEY": testSecret}
+	srv, agent := acmeServer(t, e)
+	if _, _, err := srv.accounts.StartSession(ctx, agent.OwnerUserID, app.SessionDevice{}); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCmd(t, e, "after-move")
+	if err != nil || !strings.Contains(out, "recorded as the installation's (was none)") {
+		t.Fatalf("after-move on a first start: %v %q", err, out)
+	}
+	if _, err := srv.pool.Exec(ctx, `UPDATE installation SET database_identity = '1/' || split_part(database_identity, '/', 2)`); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err = runCmd(t, e, "after-move"); err != nil || !strings.Contains(out, "(was 1/") {
+		t.Fatalf("after-move after an upgrade: %v %q", err, out)
+	}
+	if out, _, err = runCmd(t, e, "after-move"); err != nil || !strings.Contains(out, "already the installation's") {
+		t.Fatalf("after-move again: %v %q", err, out)
+	}
+	r, err := app.MovePastBackup(ctx, srv.pool, time.Now(), false, time.Time{}, nil)
+	if err != nil || r.Skip != 0 || r.Sessions != 0 {
+		t.Fatalf("the start after after-move: %+v %v, want nothing moved", r, err)
+	}
+}
