@@ -55,11 +55,37 @@ func CheckSecretKey(ctx context.Context, q querier, key, previous []byte) error 
 	if err != nil {
 		return err
 	}
-	if !hmac.Equal(kept, mine) && (previous == nil || !hmac.Equal(kept, keyCheck(previous, id))) {
+	if hmac.Equal(kept, mine) {
+		return nil
+	}
+	if previous == nil || !hmac.Equal(kept, keyCheck(previous, id)) {
 		return ErrSecretKeyMismatch
+	}
+	// A rotation not yet recorded: its new key is the first process's.
+	next, err := keepKeyCheckNext(ctx, q, mine)
+	if err != nil {
+		return err
+	}
+	if !hmac.Equal(next, mine) {
+		return ErrRotationKeyMismatch
 	}
 	return nil
 }
+
+// ErrRotationKeyMismatch is CheckSecretKey's refusal during a rotation:
+// this process's SECRET_KEY is not the new key the rotation's first
+// process started with. It is an ErrSecretKeyMismatch.
+var ErrRotationKeyMismatch error = rotationKeyMismatch{}
+
+type rotationKeyMismatch struct{}
+
+func (rotationKeyMismatch) Error() string {
+	return "SECRET_KEY differs from the new key this rotation's other processes started with (SECRET_KEY_PREVIOUS is the recorded key, " +
+		"and every process of a rotation must have the same new SECRET_KEY: what one with another seals no other opens): " +
+		"start this process, or `taasky secret-key rotate`, with the same SECRET_KEY as the others"
+}
+
+func (rotationKeyMismatch) Is(target error) bool { return target == ErrSecretKeyMismatch }
 
 // keyCheck is the fingerprint of key for the installation id.
 func keyCheck(key []byte, installationID string) []byte {

@@ -99,13 +99,18 @@ func RotateSecretKey(ctx context.Context, pool *pgxpool.Pool, k SecretKeys, batc
 	if err != nil {
 		return Rotation{}, err
 	}
-	kept, err := selectKeyCheck(ctx, pool)
+	kept, next, err := selectKeyCheck(ctx, pool)
 	if err != nil {
 		return Rotation{}, err
 	}
 	check, previousCheck := keyCheck(k.KeyCheck, id), keyCheck(k.PreviousKeyCheck, id)
 	if kept != nil && !hmac.Equal(kept, check) && !hmac.Equal(kept, previousCheck) {
 		return Rotation{}, ErrKeyCheckThird
+	}
+	if next != nil && !hmac.Equal(next, check) {
+		// Sealing under another key than the running processes' would
+		// leave them unable to open what it sealed.
+		return Rotation{}, ErrRotationKeyMismatch
 	}
 	out := Rotation{Resealed: map[string]int64{}, Unopened: map[string]int64{}}
 

@@ -23,6 +23,19 @@ func keepKeyCheck(ctx context.Context, q querier, check []byte) ([]byte, error) 
 	return kept, nil
 }
 
+// keepKeyCheckNext records check as the fingerprint of the new key of
+// the rotation under way unless one is recorded already (the first
+// process wins, as in keepKeyCheck), and returns the one recorded.
+func keepKeyCheckNext(ctx context.Context, q querier, check []byte) ([]byte, error) {
+	var next []byte
+	err := q.QueryRow(ctx, `WITH set AS (UPDATE installation SET key_check_next = $1 WHERE key_check_next IS NULL RETURNING key_check_next)
+		SELECT key_check_next FROM set UNION ALL SELECT key_check_next FROM installation WHERE NOT EXISTS (SELECT FROM set)`, check).Scan(&next)
+	if err != nil {
+		return nil, fmt.Errorf("keepKeyCheckNext: %w", err)
+	}
+	return next, nil
+}
+
 // raiseReceiptKeyVersion records version as the installation's receipt key
 // version unless a higher one is recorded (concurrent processes take turns
 // on the row), and returns the one recorded.

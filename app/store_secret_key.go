@@ -211,7 +211,8 @@ func selectRetiredKeys(ctx context.Context, q querier, purpose string) ([][]byte
 // is previous or check already (a fingerprint of a third key is left, and
 // reported: false).
 func recordKeyCheck(ctx context.Context, q querier, check, previous []byte) (bool, error) {
-	tag, err := q.Exec(ctx, `UPDATE installation SET key_check = $1 WHERE key_check = $2 OR key_check = $1 OR key_check IS NULL`, check, previous)
+	tag, err := q.Exec(ctx, `UPDATE installation SET key_check = $1, key_check_next = NULL
+		WHERE (key_check = $2 OR key_check = $1 OR key_check IS NULL) AND (key_check_next IS NULL OR key_check_next = $1)`, check, previous)
 	if err != nil {
 		return false, fmt.Errorf("recordKeyCheck: %w", err)
 	}
@@ -267,10 +268,9 @@ func updateReceiptKeyMAC(ctx context.Context, q querier, kid string, old, mac []
 }
 
 // selectKeyCheck is the installation's key fingerprint (nil: none yet).
-func selectKeyCheck(ctx context.Context, q querier) ([]byte, error) {
-	var kept []byte
-	if err := q.QueryRow(ctx, `SELECT key_check FROM installation`).Scan(&kept); err != nil {
-		return nil, fmt.Errorf("selectKeyCheck: %w", err)
+func selectKeyCheck(ctx context.Context, q querier) (kept, next []byte, err error) {
+	if err := q.QueryRow(ctx, `SELECT key_check, key_check_next FROM installation`).Scan(&kept, &next); err != nil {
+		return nil, nil, fmt.Errorf("selectKeyCheck: %w", err)
 	}
-	return kept, nil
+	return kept, next, nil
 }
