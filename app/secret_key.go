@@ -72,7 +72,7 @@ const emailHashPurpose = "email-hash"
 // RotateSecretKey seals again under the new key every value the database
 // keeps sealed under the previous one (the parties' limits, the personal
 // links, the webhook secrets and payloads, the sealed codes and links in
-// pending jobs, the retired keys), gives the agents' seats the new key's
+// jobs, finished ones too, the retired keys), gives the agents' seats the new key's
 // room tokens, keeps the previous key of the addresses' hashes sealed
 // (retired_keys) and the previous key's public receipt keys
 // (receipt_keys), and last records the new key's fingerprint. It works in

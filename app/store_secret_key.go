@@ -25,10 +25,12 @@ type sealedColumn struct {
 	text bool
 }
 
-// jobsPending are the jobs that may still run, a running one too: River
-// reads a job's arguments again at each attempt, and writes only its state
-// when one ends, so a running job retried later opens what is sealed again.
-const jobsPending = `state IN ('available', 'scheduled', 'retryable', 'pending', 'running')`
+// The jobs' sealed codes and links are sealed again in every state: River
+// reads a job's arguments again at each attempt and writes only its state
+// when one ends, so a running job retried later opens what is sealed
+// again; and it keeps finished jobs (completed and cancelled a day,
+// discarded a week) whose code or link still works after its mail went,
+// which must not open under the old key once it is gone.
 
 var sealedColumns = []sealedColumn{
 	{name: "parties.limits_enc",
@@ -52,12 +54,12 @@ var sealedColumns = []sealedColumn{
 			WHERE w.account_id = m.k1 AND w.id = m.k2 AND w.payload_sealed = m.old`},
 	{name: "river_job notify_invite code", text: true,
 		sel: `SELECT id, args->>'room_id', args->>'code' FROM river_job WHERE id > $1 AND $2::text IS NOT NULL AND kind = 'notify_invite'
-			AND ` + jobsPending + ` AND args->>'code' IS NOT NULL ORDER BY id LIMIT $3`,
+			AND args->>'code' IS NOT NULL ORDER BY id LIMIT $3`,
 		upd: `UPDATE river_job j SET args = jsonb_set(j.args, '{code}', to_jsonb(m.new)) FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS m(k1, k2, old, new)
 			WHERE j.id = m.k1 AND j.kind = 'notify_invite' AND j.args->>'code' = m.old`},
 	{name: "river_job member_invite token", text: true,
 		sel: `SELECT id, args->>'invitation_id', args->>'token' FROM river_job WHERE id > $1 AND $2::text IS NOT NULL AND kind = 'member_invite'
-			AND ` + jobsPending + ` AND args->>'token' IS NOT NULL ORDER BY id LIMIT $3`,
+			AND args->>'token' IS NOT NULL ORDER BY id LIMIT $3`,
 		upd: `UPDATE river_job j SET args = jsonb_set(j.args, '{token}', to_jsonb(m.new)) FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS m(k1, k2, old, new)
 			WHERE j.id = m.k1 AND j.kind = 'member_invite' AND j.args->>'token' = m.old`},
 	{name: "retired_keys.sealed",
