@@ -148,6 +148,11 @@ func TestOneNewKeyPerRotation(t *testing.T) {
 	if err := CheckSecretKey(ctx, pool, keyA, nil); err != nil {
 		t.Fatalf("a process of the old key alone during the rotation: %v", err)
 	}
+	// SECRET_KEY_PREVIOUS removed before the command finished.
+	if err := CheckSecretKey(ctx, pool, keyB, nil); !errors.Is(err, ErrSecretKeyMismatch) || !strings.Contains(err.Error(), "not finished") ||
+		!strings.Contains(err.Error(), "SECRET_KEY_PREVIOUS") {
+		t.Fatalf("the new key alone before the command finished: %v, want a refusal saying the rotation is not finished", err)
+	}
 	id, err := selectInstallation(ctx, pool)
 	if err != nil {
 		t.Fatal(err)
