@@ -51,15 +51,51 @@ func CheckSecretKey(ctx context.Context, q querier, key, previous []byte) error 
 		return err
 	}
 	mine := keyCheck(key, id)
-	kept, err := keepKeyCheck(ctx, q, mine)
+	kept, next, err := keepKeyCheck(ctx, q, mine)
 	if err != nil {
 		return err
 	}
-	if !hmac.Equal(kept, mine) && (previous == nil || !hmac.Equal(kept, keyCheck(previous, id))) {
+	if hmac.Equal(kept, mine) {
+		return nil
+	}
+	if previous == nil && hmac.Equal(next, mine) {
+		return ErrRotationUnfinished
+	}
+	if previous == nil || !hmac.Equal(kept, keyCheck(previous, id)) {
 		return ErrSecretKeyMismatch
+	}
+	// A rotation not yet recorded: its new key is the first process's.
+	next, err = keepKeyCheckNext(ctx, q, mine)
+	if err != nil {
+		return err
+	}
+	if !hmac.Equal(next, mine) {
+		return ErrRotationKeyMismatch
 	}
 	return nil
 }
+
+// ErrRotationUnfinished is CheckSecretKey's refusal of a process with the
+// new key of a rotation alone before `taasky secret-key rotate` finished
+// (SECRET_KEY_PREVIOUS removed too early): what the database keeps under
+// the old key would not open. It is an ErrSecretKeyMismatch.
+var ErrRotationUnfinished error = mismatch("the rotation to this SECRET_KEY is not finished (`taasky secret-key rotate` has not recorded it): " +
+	"what the database keeps under the old key would not open; set SECRET_KEY_PREVIOUS to the old key again, and remove it only once the command says Done")
+
+// ErrRotationKeyMismatch is CheckSecretKey's refusal during a rotation:
+// this process's SECRET_KEY is not the new key the rotation's first
+// process started with. It is an ErrSecretKeyMismatch.
+var ErrRotationKeyMismatch error = mismatch("SECRET_KEY differs from the new key this rotation's other processes started with (SECRET_KEY_PREVIOUS is the recorded key, " +
+	"and every process of a rotation must have the same new SECRET_KEY: what one with another seals no other opens): " +
+	"start this process, or `taasky secret-key rotate`, with the same SECRET_KEY as the others")
+
+// mismatch is a refusal of CheckSecretKey's in its own words, which is an
+// ErrSecretKeyMismatch.
+type mismatch string
+
+func (m mismatch) Error() string { return string(m) }
+
+func (mismatch) Is(target error) bool { return target == ErrSecretKeyMismatch }
 
 // keyCheck is the fingerprint of key for the installation id.
 func keyCheck(key []byte, installationID string) []byte {

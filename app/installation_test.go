@@ -116,3 +116,59 @@ func TestKeepReceiptKeyVersion(t *testing.T) {
 		t.Error("version 2 after 3 started")
 	}
 }
+
+// TestOneNewKeyPerRotation: during a rotation (A recorded), the first
+// process with a new key and A as the previous one fixes the rotation's
+// new key; another new key with A previous is refused (it would seal
+// limits that neither the rotation's command nor, once A is removed, any
+// process opens), naming SECRET_KEY; the rotation's command with another
+// new key is refused too and records nothing; the one it fixed finishes,
+// and the next rotation may take any new key.
+func TestOneNewKeyPerRotation(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	pool := pgtest.New(t)
+	keyA, keyB, keyC := bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32), bytes.Repeat([]byte{3}, 32)
+	if err := CheckSecretKey(ctx, pool, keyA, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckSecretKey(ctx, pool, keyB, keyA); err != nil {
+		t.Fatalf("the rotation's new key: %v", err)
+	}
+	err := CheckSecretKey(ctx, pool, keyC, keyA)
+	if !errors.Is(err, ErrSecretKeyMismatch) {
+		t.Fatalf("a second new key during the rotation: %v, want ErrSecretKeyMismatch", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "SECRET_KEY") || strings.Contains(msg, "\n") {
+		t.Errorf("the refusal is not one line naming SECRET_KEY: %q", msg)
+	}
+	if err := CheckSecretKey(ctx, pool, keyB, keyA); err != nil {
+		t.Fatalf("another process of the rotation: %v", err)
+	}
+	if err := CheckSecretKey(ctx, pool, keyA, nil); err != nil {
+		t.Fatalf("a process of the old key alone during the rotation: %v", err)
+	}
+	// SECRET_KEY_PREVIOUS removed before the command finished.
+	if err := CheckSecretKey(ctx, pool, keyB, nil); !errors.Is(err, ErrSecretKeyMismatch) || !strings.Contains(err.Error(), "not finished") ||
+		!strings.Contains(err.Error(), "SECRET_KEY_PREVIOUS") {
+		t.Fatalf("the new key alone before the command finished: %v, want a refusal saying the rotation is not finished", err)
+	}
+	id, err := selectInstallation(ctx, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := SecretKeys{Limits: keyC, PreviousLimits: keyA, Token: keyC, PreviousToken: keyA, MemberInvites: keyC, PreviousMemberInvites: keyA,
+		KeyCheck: keyC, PreviousKeyCheck: keyA, ReceiptMAC: keyC, PreviousReceiptMAC: keyA}
+	if r, err := RotateSecretKey(ctx, pool, c, 10, nil); !errors.Is(err, ErrRotationKeyMismatch) || r.EmailKeyKept {
+		t.Fatalf("the rotation's command with another new key: %v (did %+v), want ErrRotationKeyMismatch before anything", err, r)
+	}
+	if ok, err := recordKeyCheck(ctx, pool, keyCheck(keyC, id), keyCheck(keyA, id)); err != nil || ok {
+		t.Fatalf("the command with another new key recorded it (%v, %v)", ok, err)
+	}
+	if ok, err := recordKeyCheck(ctx, pool, keyCheck(keyB, id), keyCheck(keyA, id)); err != nil || !ok {
+		t.Fatalf("the command with the rotation's new key: %v %v", ok, err)
+	}
+	if err := CheckSecretKey(ctx, pool, keyC, keyB); err != nil {
+		t.Fatalf("the next rotation's new key: %v", err)
+	}
+}

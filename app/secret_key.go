@@ -72,7 +72,7 @@ const emailHashPurpose = "email-hash"
 // RotateSecretKey seals again under the new key every value the database
 // keeps sealed under the previous one (the parties' limits, the personal
 // links, the webhook secrets and payloads, the sealed codes and links in
-// pending jobs, the retired keys), gives the agents' seats the new key's
+// jobs, finished ones too, the retired keys), gives the agents' seats the new key's
 // room tokens, keeps the previous key of the addresses' hashes sealed
 // (retired_keys) and the previous key's public receipt keys
 // (receipt_keys), and last records the new key's fingerprint. It works in
@@ -99,13 +99,18 @@ func RotateSecretKey(ctx context.Context, pool *pgxpool.Pool, k SecretKeys, batc
 	if err != nil {
 		return Rotation{}, err
 	}
-	kept, err := selectKeyCheck(ctx, pool)
+	kept, next, err := selectKeyCheck(ctx, pool)
 	if err != nil {
 		return Rotation{}, err
 	}
 	check, previousCheck := keyCheck(k.KeyCheck, id), keyCheck(k.PreviousKeyCheck, id)
 	if kept != nil && !hmac.Equal(kept, check) && !hmac.Equal(kept, previousCheck) {
 		return Rotation{}, ErrKeyCheckThird
+	}
+	if next != nil && !hmac.Equal(next, check) {
+		// Sealing under another key than the running processes' would
+		// leave them unable to open what it sealed.
+		return Rotation{}, ErrRotationKeyMismatch
 	}
 	out := Rotation{Resealed: map[string]int64{}, Unopened: map[string]int64{}}
 

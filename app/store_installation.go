@@ -11,16 +11,28 @@ import (
 // keepKeyCheck records check as the installation's key fingerprint unless
 // one is recorded already (the first process to start wins; a concurrent
 // one waits for its row lock and then finds it set), and returns the one
-// recorded.
-func keepKeyCheck(ctx context.Context, q querier, check []byte) ([]byte, error) {
+// recorded, with the new key's of a rotation under way (next, nil: none).
+func keepKeyCheck(ctx context.Context, q querier, check []byte) (kept, next []byte, err error) {
 	if _, err := q.Exec(ctx, `UPDATE installation SET key_check = $1 WHERE key_check IS NULL`, check); err != nil {
-		return nil, fmt.Errorf("keepKeyCheck: %w", err)
+		return nil, nil, fmt.Errorf("keepKeyCheck: %w", err)
 	}
-	var kept []byte
-	if err := q.QueryRow(ctx, `SELECT key_check FROM installation`).Scan(&kept); err != nil {
-		return nil, fmt.Errorf("keepKeyCheck: %w", err)
+	if err := q.QueryRow(ctx, `SELECT key_check, key_check_next FROM installation`).Scan(&kept, &next); err != nil {
+		return nil, nil, fmt.Errorf("keepKeyCheck: %w", err)
 	}
-	return kept, nil
+	return kept, next, nil
+}
+
+// keepKeyCheckNext records check as the fingerprint of the new key of
+// the rotation under way unless one is recorded already (the first
+// process wins, as in keepKeyCheck), and returns the one recorded.
+func keepKeyCheckNext(ctx context.Context, q querier, check []byte) ([]byte, error) {
+	var next []byte
+	err := q.QueryRow(ctx, `WITH set AS (UPDATE installation SET key_check_next = $1 WHERE key_check_next IS NULL RETURNING key_check_next)
+		SELECT key_check_next FROM set UNION ALL SELECT key_check_next FROM installation WHERE NOT EXISTS (SELECT FROM set)`, check).Scan(&next)
+	if err != nil {
+		return nil, fmt.Errorf("keepKeyCheckNext: %w", err)
+	}
+	return next, nil
 }
 
 // raiseReceiptKeyVersion records version as the installation's receipt key

@@ -25,10 +25,12 @@ type sealedColumn struct {
 	text bool
 }
 
-// jobsPending are the jobs that may still run, a running one too: River
-// reads a job's arguments again at each attempt, and writes only its state
-// when one ends, so a running job retried later opens what is sealed again.
-const jobsPending = `state IN ('available', 'scheduled', 'retryable', 'pending', 'running')`
+// The jobs' sealed codes and links are sealed again in every state: River
+// reads a job's arguments again at each attempt and writes only its state
+// when one ends, so a running job retried later opens what is sealed
+// again; and it keeps finished jobs (completed and cancelled a day,
+// discarded a week) whose code or link still works after its mail went,
+// which must not open under the old key once it is gone.
 
 var sealedColumns = []sealedColumn{
 	{name: "parties.limits_enc",
@@ -52,12 +54,12 @@ var sealedColumns = []sealedColumn{
 			WHERE w.account_id = m.k1 AND w.id = m.k2 AND w.payload_sealed = m.old`},
 	{name: "river_job notify_invite code", text: true,
 		sel: `SELECT id, args->>'room_id', args->>'code' FROM river_job WHERE id > $1 AND $2::text IS NOT NULL AND kind = 'notify_invite'
-			AND ` + jobsPending + ` AND args->>'code' IS NOT NULL ORDER BY id LIMIT $3`,
+			AND args->>'code' IS NOT NULL ORDER BY id LIMIT $3`,
 		upd: `UPDATE river_job j SET args = jsonb_set(j.args, '{code}', to_jsonb(m.new)) FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS m(k1, k2, old, new)
 			WHERE j.id = m.k1 AND j.kind = 'notify_invite' AND j.args->>'code' = m.old`},
 	{name: "river_job member_invite token", text: true,
 		sel: `SELECT id, args->>'invitation_id', args->>'token' FROM river_job WHERE id > $1 AND $2::text IS NOT NULL AND kind = 'member_invite'
-			AND ` + jobsPending + ` AND args->>'token' IS NOT NULL ORDER BY id LIMIT $3`,
+			AND args->>'token' IS NOT NULL ORDER BY id LIMIT $3`,
 		upd: `UPDATE river_job j SET args = jsonb_set(j.args, '{token}', to_jsonb(m.new)) FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS m(k1, k2, old, new)
 			WHERE j.id = m.k1 AND j.kind = 'member_invite' AND j.args->>'token' = m.old`},
 	{name: "retired_keys.sealed",
@@ -211,7 +213,8 @@ func selectRetiredKeys(ctx context.Context, q querier, purpose string) ([][]byte
 // is previous or check already (a fingerprint of a third key is left, and
 // reported: false).
 func recordKeyCheck(ctx context.Context, q querier, check, previous []byte) (bool, error) {
-	tag, err := q.Exec(ctx, `UPDATE installation SET key_check = $1 WHERE key_check = $2 OR key_check = $1 OR key_check IS NULL`, check, previous)
+	tag, err := q.Exec(ctx, `UPDATE installation SET key_check = $1, key_check_next = NULL
+		WHERE (key_check = $2 OR key_check = $1 OR key_check IS NULL) AND (key_check_next IS NULL OR key_check_next = $1)`, check, previous)
 	if err != nil {
 		return false, fmt.Errorf("recordKeyCheck: %w", err)
 	}
@@ -267,10 +270,9 @@ func updateReceiptKeyMAC(ctx context.Context, q querier, kid string, old, mac []
 }
 
 // selectKeyCheck is the installation's key fingerprint (nil: none yet).
-func selectKeyCheck(ctx context.Context, q querier) ([]byte, error) {
-	var kept []byte
-	if err := q.QueryRow(ctx, `SELECT key_check FROM installation`).Scan(&kept); err != nil {
-		return nil, fmt.Errorf("selectKeyCheck: %w", err)
+func selectKeyCheck(ctx context.Context, q querier) (kept, next []byte, err error) {
+	if err := q.QueryRow(ctx, `SELECT key_check, key_check_next FROM installation`).Scan(&kept, &next); err != nil {
+		return nil, nil, fmt.Errorf("selectKeyCheck: %w", err)
 	}
-	return kept, nil
+	return kept, next, nil
 }

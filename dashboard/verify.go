@@ -46,12 +46,21 @@ func (d *Dashboard) verifyCheck(c *fiber.Ctx) error {
 		data.Problem = problemWords(words, err)
 		c.Status(fiber.StatusUnprocessableEntity)
 	} else {
+		kept, point, err := d.rooms.ReceiptOnRecord(c.UserContext(), r.Room.ID, text)
+		if err != nil {
+			return err
+		}
+		if !kept && d.receipts.Kept(r.KeyID) {
+			// Signed with the key of a SECRET_KEY rotated away, which
+			// whoever knew that key can still sign with: valid only as
+			// the receipt the database keeps.
+			data.Problem = words.T("verify.invalid", words.T("review20k_receipt_retired_key", r.Room.ID))
+			c.Status(fiber.StatusUnprocessableEntity)
+			return d.renderPage(c, "verify", &page{Title: words.T("verify.heading"), Zone: loc.String(), Data: data}, nil)
+		}
 		data.W = wordsOfReceipt(words, r, loc)
 		data.Valid = words.T("verify.valid", r.Issuer)
-		kept, point, err := d.rooms.ReceiptOnRecord(c.UserContext(), r.Room.ID, text)
 		switch {
-		case err != nil:
-			return err
 		case kept:
 		case point != nil:
 			data.Off = words.T("restore20_receipt_after_backup", r.Room.ID, words.Moment(*point, loc))

@@ -95,6 +95,18 @@ func (k *Keyring) Keep(keys []jose.JSONWebKey) error {
 	return nil
 }
 
+// Kept says whether kid is one of the kept keys (Keep), not one the
+// keyring derives: a key of a SECRET_KEY rotated away, which whoever knew
+// that key can still sign with.
+func (k *Keyring) Kept(kid string) bool {
+	for _, key := range k.kept {
+		if key.KeyID == kid {
+			return true
+		}
+	}
+	return false
+}
+
 // Issuer is whom the keyring signs for.
 func (k *Keyring) Issuer() string { return k.issuer }
 

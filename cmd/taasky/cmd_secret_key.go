@@ -23,7 +23,7 @@ func runSecretKeyRotate(ctx context.Context, args []string, getenv func(string) 
 	cmd := newCommand("secret-key rotate", "Finishes a rotation of SECRET_KEY. Run it once every process runs with the new key\n"+
 		"as SECRET_KEY and the old one as SECRET_KEY_PREVIOUS (this command too): it seals\n"+
 		"again under the new key what the database keeps sealed under the old one (limits,\n"+
-		"personal links, webhook secrets and payloads, codes and links in pending jobs),\n"+
+		"personal links, webhook secrets and payloads, codes and links in jobs, finished ones too),\n"+
 		"gives agents' seats room tokens of the new key (the old ones work until\n"+
 		"SECRET_KEY_PREVIOUS is removed), keeps the old key's public receipt keys and the\n"+
 		"key of the addresses' hashes, then records the new key's fingerprint. It works in\n"+

@@ -480,6 +480,7 @@ var englishText = map[Key]catalog.Message{
 		"other", "Lines older than %[1]d days are deleted."),
 	"restore20_receipt_after_backup": text("This Taasky keeps another record of room %[1]d, or none: this receipt was issued after %[2]s, the moment of the backup Taasky was restored from, and what happened after then was lost. The room may since have been agreed on other terms, or still be open: ask the other side, and see the room in Taasky."),
 	"restore20_receipt_not_kept":     text("This Taasky keeps another record of room %[1]d, or none: this receipt was signed with its keys by another copy of its database. Ask the service's operator which record holds."),
+	"review20k_receipt_retired_key":  text("it was signed with a key this service retired when its secret key was replaced, and it is not the receipt this service keeps for room %[1]d: whoever knew the old key could have made it. Ask the other side for the receipt shown on the room in Taasky."),
 	"restore20_link_after_backup":    text("this link is not valid: it was never sent, or it was sent after %[1]s, the moment of the backup Taasky was restored from, and what was answered with it is lost: answer again on the room's page, or with the link of a newer email"),
 	"retention_link_not_valid": plural.Selectf(1, "%d",
 		"one", "this link is not valid: it was never sent, or it was deleted %[1]d day after its room ended",

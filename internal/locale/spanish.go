@@ -471,6 +471,7 @@ var spanishText = map[Key]catalog.Message{
 		"other", "Las líneas de más de %[1]d días se eliminan."),
 	"restore20_receipt_after_backup": text("Este Taasky guarda otro registro de la sala %[1]d, o ninguno: este recibo se emitió después del %[2]s, el momento de la copia de seguridad desde la que se restauró Taasky, y lo ocurrido después se perdió. Puede que la sala se haya acordado desde entonces en otros términos o que siga abierta: pregunte a la otra parte y vea la sala en Taasky."),
 	"restore20_receipt_not_kept":     text("Este Taasky guarda otro registro de la sala %[1]d, o ninguno: este recibo lo firmó con sus claves otra copia de su base de datos. Pregunte al operador del servicio qué registro vale."),
+	"review20k_receipt_retired_key":  text("se firmó con una clave que este servicio retiró al sustituir su clave secreta, y no es el recibo que este servicio guarda de la sala %[1]d: quien conociera la clave antigua pudo fabricarlo. Pida a la otra parte el recibo que muestra la sala en Taasky."),
 	"restore20_link_after_backup":    text("este enlace no es válido: nunca se envió, o se envió después del %[1]s, el momento de la copia de seguridad desde la que se restauró Taasky, y lo que se respondió con él se ha perdido: responda de nuevo en la página de la sala o con el enlace de un correo más reciente"),
 	"retention_link_not_valid": plural.Selectf(1, "%d",
 		"one", "este enlace no es válido: nunca se envió, o se eliminó %[1]d día después de que terminara su sala",
