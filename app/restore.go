@@ -72,10 +72,7 @@ func MovePastBackup(ctx context.Context, pool *pgxpool.Pool, now time.Time, forc
 	var r Restore
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		var err error
-		if r.Was, err = lockDatabaseIdentity(ctx, tx); err != nil {
-			return err
-		}
-		if r.Identity, err = databaseIdentity(ctx, tx); err != nil {
+		if r.Was, r.Identity, err = lockedIdentities(ctx, tx); err != nil {
 			return err
 		}
 		if !force && (r.Was == "" || sameDatabase(r.Was, r.Identity)) {
@@ -174,6 +171,17 @@ func (n *Notifications) askAgain(ctx context.Context, tx pgx.Tx, now time.Time) 
 	return asked, enqueueNotices(ctx, tx, nil, n.river, now, notices, nil, "")
 }
 
+// lockedIdentities locks the installation's recorded database identity
+// (until tx ends: the first of several processes starting at once decides)
+// and returns it with the identity of the database tx is on.
+func lockedIdentities(ctx context.Context, tx pgx.Tx) (was, is string, err error) {
+	if was, err = lockDatabaseIdentity(ctx, tx); err != nil {
+		return "", "", err
+	}
+	is, err = databaseIdentity(ctx, tx)
+	return was, is, err
+}
+
 // KeepDatabase records the database this connection is on as the one the
 // installation runs on, moving past nothing: for an operator who knows
 // nothing was lost (`taasky after-move`): a pg_upgrade to a new major
@@ -186,10 +194,7 @@ func KeepDatabase(ctx context.Context, pool *pgxpool.Pool) (Restore, error) {
 	var r Restore
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		var err error
-		if r.Was, err = lockDatabaseIdentity(ctx, tx); err != nil {
-			return err
-		}
-		if r.Identity, err = databaseIdentity(ctx, tx); err != nil {
+		if r.Was, r.Identity, err = lockedIdentities(ctx, tx); err != nil {
 			return err
 		}
 		if r.Was == r.Identity {
