@@ -100,8 +100,11 @@ func TestFailedAuthenticationsPerAddress(t *testing.T) {
 	}
 	// A tool call is told the rule as a tool error, which go-sdk's client
 	// shows its caller (it reads no body of a 429), with Retry-After.
+	// (The seconds count down while the test runs: 20, or fewer on a
+	// loaded machine, the same in the header and the words.)
 	if a := send("192.0.2.1", unknown, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"negotiation_list","arguments":{}}}`); a.status != 200 ||
-		a.retryAfter != "20" || a.error != "tool error: too many failed authentications from this address: at most 3 a minute with an unknown, revoked or malformed bearer; retry after 20 s" {
+		(a.retryAfter != "20" && a.retryAfter != "19" && a.retryAfter != "18") ||
+		a.error != "tool error: too many failed authentications from this address: at most 3 a minute with an unknown, revoked or malformed bearer; retry after "+a.retryAfter+" s" {
 		t.Errorf("a tool call past the burst: %+v", a)
 	}
 	if n := auth.asked.Load() - before; n != 0 {
