@@ -2,9 +2,7 @@ package dashboard
 
 import (
 	"html/template"
-	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"regexp"
 	"strings"
@@ -35,27 +33,8 @@ func TestLoginAsksAProviderNotHeardFromLately(t *testing.T) {
 		c.Now = clk.now
 	})
 	away := locale.NewPrinter("de").T("error.sign_in_unavailable")
-	browser := func() *http.Client {
-		jar, _ := cookiejar.New(nil)
-		return &http.Client{Jar: jar, CheckRedirect: func(req *http.Request, _ []*http.Request) error {
-			if req.URL.Path == "/auth/callback" {
-				return http.ErrUseLastResponse
-			}
-			return nil
-		}}
-	}
-	get := func(cl *http.Client, u string) (*http.Response, string) {
-		t.Helper()
-		req, _ := http.NewRequest(http.MethodGet, u, nil)
-		req.Header.Set("Accept-Language", "de")
-		resp, err := cl.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		page, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		return resp, string(page)
-	}
+	browser := stoppedAtCallback
+	get := func(cl *http.Client, u string) (*http.Response, string) { t.Helper(); return getInGerman(t, cl, u) }
 	// login is /login, its redirect not followed: where it sends the
 	// browser, or the page it answers.
 	login := func(what string, wantAway bool) {

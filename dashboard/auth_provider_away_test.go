@@ -106,27 +106,8 @@ func TestSignInWhileTheProviderIsAway(t *testing.T) {
 	}
 	// browser signs in as alice up to the provider's redirect to the
 	// callback, which it returns unfollowed.
-	browser := func() *http.Client {
-		jar, _ := cookiejar.New(nil)
-		return &http.Client{Jar: jar, CheckRedirect: func(req *http.Request, _ []*http.Request) error {
-			if req.URL.Path == "/auth/callback" {
-				return http.ErrUseLastResponse
-			}
-			return nil
-		}}
-	}
-	get := func(cl *http.Client, u string) (*http.Response, string) {
-		t.Helper()
-		req, _ := http.NewRequest(http.MethodGet, u, nil)
-		req.Header.Set("Accept-Language", "de")
-		resp, err := cl.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		page, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		return resp, string(page)
-	}
+	browser := stoppedAtCallback
+	get := func(cl *http.Client, u string) (*http.Response, string) { t.Helper(); return getInGerman(t, cl, u) }
 	toCallback := func(cl *http.Client) string {
 		t.Helper()
 		resp, page := get(cl, b.base+"/login?next=/settings")
@@ -179,4 +160,31 @@ func TestSignInWhileTheProviderIsAway(t *testing.T) {
 	if resp, _ = get(late, toCallback(late)); resp.StatusCode != http.StatusOK || resp.Request.URL.Path != "/settings" {
 		t.Fatalf("callback once the provider is back: %d at %s", resp.StatusCode, resp.Request.URL)
 	}
+}
+
+// stoppedAtCallback is a browser with its own cookies that does not
+// follow the provider's redirect to the callback.
+func stoppedAtCallback() *http.Client {
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Jar: jar, CheckRedirect: func(req *http.Request, _ []*http.Request) error {
+		if req.URL.Path == "/auth/callback" {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}}
+}
+
+// getInGerman GETs u with cl, asking for German pages: the answer and its
+// body.
+func getInGerman(t *testing.T, cl *http.Client, u string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	req.Header.Set("Accept-Language", "de")
+	resp, err := cl.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, string(page)
 }

@@ -1,10 +1,6 @@
 package dashboard
 
 import (
-	"io"
-	"net/http"
-	"net/http/cookiejar"
-	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,30 +22,13 @@ func TestVerifyAReceiptLostInARestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jar, _ := cookiejar.New(nil)
-	stranger := &http.Client{Jar: jar}
 	verify := func() string {
 		t.Helper()
-		resp, err := stranger.Get(b.base + "/verify")
-		if err != nil {
-			t.Fatal(err)
+		status, body := verifyAsStranger(t, b.base, jws)
+		if status != 200 || !strings.Contains(body, `data-verdict="valid"`) {
+			t.Fatalf("/verify: %d\n%s", status, body)
 		}
-		page, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		m := csrfInput.FindSubmatch(page)
-		if m == nil {
-			t.Fatalf("/verify has no form:\n%s", page)
-		}
-		resp, err = stranger.PostForm(b.base+"/verify", url.Values{"_csrf": {string(m[1])}, "receipt": {jws}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != 200 || !strings.Contains(string(body), `data-verdict="valid"`) {
-			t.Fatalf("/verify: %d\n%s", resp.StatusCode, body)
-		}
-		return string(body)
+		return body
 	}
 	if body := verify(); strings.Contains(body, "data-off-record") {
 		t.Errorf("the receipt the database keeps is said to be off its record:\n%s", body)

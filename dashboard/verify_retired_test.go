@@ -40,28 +40,7 @@ func TestVerifyAReceiptOfARetiredKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jar, _ := cookiejar.New(nil)
-	stranger := &http.Client{Jar: jar}
-	verify := func(jws string) (int, string) {
-		t.Helper()
-		resp, err := stranger.Get(b.base + "/verify")
-		if err != nil {
-			t.Fatal(err)
-		}
-		page, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		m := csrfInput.FindSubmatch(page)
-		if m == nil {
-			t.Fatalf("/verify has no form:\n%s", page)
-		}
-		resp, err = stranger.PostForm(b.base+"/verify", url.Values{"_csrf": {string(m[1])}, "receipt": {jws}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(body)
-	}
+	verify := func(jws string) (int, string) { t.Helper(); return verifyAsStranger(t, b.base, jws) }
 	var r receipt.Receipt
 	parts := strings.Split(jws, ".")
 	if err := json.Unmarshal(must(base64.RawURLEncoding.DecodeString(parts[1])), &r); err != nil {
@@ -91,4 +70,29 @@ func must(b []byte, err error) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// verifyAsStranger pastes jws into /verify's form as a visitor who is not
+// signed in: the answer's status and page.
+func verifyAsStranger(t *testing.T, base, jws string) (int, string) {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	stranger := &http.Client{Jar: jar}
+	resp, err := stranger.Get(base + "/verify")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	m := csrfInput.FindSubmatch(page)
+	if m == nil {
+		t.Fatalf("/verify has no form:\n%s", page)
+	}
+	resp, err = stranger.PostForm(base+"/verify", url.Values{"_csrf": {string(m[1])}, "receipt": {jws}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
 }
