@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -278,13 +279,19 @@ func TestAdminCommandsLeaveTheReceiptKeyVersion(t *testing.T) {
 // its receipt, signed by srv.
 func agreedReceipt(t *testing.T, srv *server, agent app.Agent) string {
 	t.Helper()
-	ctx := t.Context()
+	return agreedOn(t, srv, agent, peerAgent(t, srv), "2026-12-24")
+}
+
+// agreedOn opens a room of agent's on the day, joined by peer, has both
+// humans agree it, and returns its receipt, signed by srv.
+func agreedOn(t *testing.T, srv *server, agent, peer app.Agent, day string) string {
+	t.Helper()
+	ctx := context.WithoutCancel(t.Context())
 	schema := json.RawMessage(`{"day":{"type":"date","label":"Day"}}`)
-	open, err := srv.rooms.Open(ctx, agent, app.OpenInput{Schema: schema, Subject: json.RawMessage(`{"day":"2026-12-24"}`), Title: "Holiday"})
+	open, err := srv.rooms.Open(ctx, agent, app.OpenInput{Schema: schema, Subject: json.RawMessage(`{"day":"` + day + `"}`), Title: "Holiday"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	peer := peerAgent(t, srv)
 	join, err := srv.rooms.Join(ctx, peer, app.JoinInput{InviteCode: open.InviteCode, Schema: schema})
 	if err != nil {
 		t.Fatal(err)

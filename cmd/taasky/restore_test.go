@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"log/slog"
@@ -205,33 +204,7 @@ func askedRoom(t *testing.T, srv *server, agent, peer app.Agent) string {
 // both humans agree it; it returns its receipt's facts and terms.
 func agreeRoom(t *testing.T, srv *server, agent, peer app.Agent, day string) (*receipt.Receipt, string) {
 	t.Helper()
-	ctx := context.WithoutCancel(t.Context())
-	schema := json.RawMessage(`{"day":{"type":"date","label":"Day"}}`)
-	open, err := srv.rooms.Open(ctx, agent, app.OpenInput{Schema: schema, Subject: json.RawMessage(`{"day":"` + day + `"}`), Title: "Holiday"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	join, err := srv.rooms.Join(ctx, peer, app.JoinInput{InviteCode: open.InviteCode, Schema: schema})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hash := join.View.TermsOnTable.Options[0].SubjectHash
-	for _, side := range []struct {
-		agent app.Agent
-		token string
-	}{{peer, join.RoomToken}, {agent, open.RoomToken}} {
-		c, _, err := srv.rooms.RequestConfirmation(ctx, side.agent, side.token, negotiation.VerdictApprove, hash)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := srv.rooms.DecideAsOwner(ctx, side.agent.OwnerUserID, join.View.RoomID, c.ID, hash, true); err != nil {
-			t.Fatal(err)
-		}
-	}
-	jws, err := srv.rooms.Receipt(ctx, join.View.RoomID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	jws := agreedOn(t, srv, agent, peer, day)
 	// The facts, unverified here (TestBackupRestore verifies): the room's id and terms.
 	var facts receipt.Receipt
 	payload, err := base64.RawURLEncoding.DecodeString(strings.Split(jws, ".")[1])
