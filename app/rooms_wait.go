@@ -38,11 +38,6 @@ var WaitingKey any = waitingKey{}
 
 type waitingKey struct{}
 
-// WithWaiting returns ctx carrying waiting for ReadWait (WaitingKey).
-func WithWaiting(ctx context.Context, waiting func()) context.Context {
-	return context.WithValue(ctx, waitingKey{}, waiting)
-}
-
 // pollWhileDeaf is how often a waiting read looks at its room while the
 // process does not hear room changes (its LISTEN connection is down).
 const pollWhileDeaf = time.Second

@@ -42,6 +42,7 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 	inflight := newInFlight(s.perAccount)
 	tokens, _ := auth.(OAuthAuthenticator)
 	handle := func(c *fiber.Ctx) error {
+		c.Locals(notNowServer{}, s)
 		account := c.Params("account") // "" at /mcp: the token's account
 		realm := challenge(tokens, account)
 		key, ok := bearer(c.Get(fiber.HeaderAuthorization))

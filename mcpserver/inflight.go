@@ -15,7 +15,7 @@ import (
 // to 340 ms). Held to max, an account's calls past it are refused at
 // once, before any work, and its agents retry; other accounts' calls find
 // a connection. A read waiting for its room (wait_seconds) holds no
-// connection while it waits and stops counting then (app.WithWaiting);
+// connection while it waits and stops counting then (app.WaitingKey);
 // the waits have caps of their own.
 //
 // A call costs one mutex-guarded map update on the way in and one on the

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -11,6 +12,11 @@ const (
 	outcomeOK       = "ok"             // the tool answered
 	outcomeRefused  = "refused"        // a tool error the agent can read and act on
 	outcomeInternal = "internal_error" // answered "internal error", and logged
+	// outcomeNotNow: answered "retry after N s" before the tool was reached
+	// (the agent's rate limit, the account's calls at once, a key the
+	// database could not check: notNow). Counted without a duration: the
+	// tool did not run.
+	outcomeNotNow = "not_now"
 )
 
 // Metrics counts the tool calls of the servers it is given to (WithMetrics):
@@ -26,7 +32,7 @@ type Metrics struct {
 func NewMetrics() *Metrics {
 	return &Metrics{
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "taasky_mcp_calls_total",
-			Help: "MCP tool calls answered, by tool and outcome (ok, refused: a tool error, internal_error: logged)."},
+			Help: "MCP tool calls answered, by tool and outcome (ok, refused: a tool error, internal_error: logged, not_now: told to retry later before the tool ran)."},
 			[]string{"tool", "outcome"}),
 		// A move takes milliseconds; the buckets reach 10 s for a call
 		// that waited on a busy database.
@@ -53,7 +59,7 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 // that a rate over the first call is not lost.
 func (m *Metrics) known(tools []string) {
 	for _, name := range tools {
-		for _, o := range []string{outcomeOK, outcomeRefused, outcomeInternal} {
+		for _, o := range []string{outcomeOK, outcomeRefused, outcomeInternal, outcomeNotNow} {
 			m.calls.WithLabelValues(name, o)
 		}
 		m.duration.WithLabelValues(name)
@@ -66,4 +72,12 @@ func (m *Metrics) observe(tool, outcome string, took time.Duration) {
 	}
 	m.calls.WithLabelValues(tool, outcome).Inc()
 	m.duration.WithLabelValues(tool).Observe(took.Seconds())
+}
+
+// notNow counts a call of tool told to retry later (notNow), if tool is
+// one of the server's: any other name would be a series of its own.
+func (m *Metrics) notNow(tool string, tools []string) {
+	if m != nil && slices.Contains(tools, tool) {
+		m.calls.WithLabelValues(tool, outcomeNotNow).Inc()
+	}
 }

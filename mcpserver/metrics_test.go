@@ -1,7 +1,18 @@
 package mcpserver
 
 import (
+	"io"
+	"net"
+	"net/http"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/taasky/taasky/internal/fiberhttp"
 
 	"github.com/taasky/taasky/internal/metricstest"
 )
@@ -62,5 +73,56 @@ func TestToolCallsCounted(t *testing.T) {
 	}
 	if sum := after.Get(t, "taasky_mcp_call_duration_seconds_sum", "tool", "negotiation_open"); sum <= 0 || sum > 30 {
 		t.Errorf("negotiation_open took %v s in all", sum)
+	}
+}
+
+// TestToolCallsToldToRetryCounted: a tool call answered "retry after" before
+// its tool ran (here past the agent's rate limit) is counted as not_now for
+// its tool, without a latency; a name that is no tool makes no series.
+func TestToolCallsToldToRetryCounted(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	web := fiber.New(fiber.Config{DisableStartupMessage: true})
+	metrics, registry := NewMetrics(), prometheus.NewRegistry()
+	registry.MustRegister(metrics)
+	web.Get("/metrics", fiberhttp.Handler(promhttp.HandlerFor(registry, promhttp.HandlerOpts{})))
+	New(e.rooms, "test").WithRateLimit(RateLimit{Rate: 0.001, Burst: 1}).WithMetrics(metrics).Mount(web, e.accounts)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = web.Listener(ln) }()
+	t.Cleanup(func() { _ = web.ShutdownWithTimeout(5 * time.Second) })
+	base := "http://" + ln.Addr().String()
+	call := func(tool string) {
+		t.Helper()
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","arguments":{}}}`
+		req, _ := http.NewRequest(http.MethodPost, base+"/mcp/"+e.agents["a"].AccountSlug, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+e.keys["a"])
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if v := metricstest.Scrape(t, base+"/metrics").Get(t, "taasky_mcp_calls_total", "tool", "negotiation_list", "outcome", "not_now"); v != 0 {
+		t.Fatalf("not_now before any call: %v", v)
+	}
+	call("negotiation_list") // the burst's one token: answered by the tool
+	call("negotiation_list")
+	call("negotiation_list")
+	call("no_such_tool")
+	after := metricstest.Scrape(t, base+"/metrics")
+	if v := after.Get(t, "taasky_mcp_calls_total", "tool", "negotiation_list", "outcome", "not_now"); v != 2 {
+		t.Errorf("negotiation_list not_now = %v, want 2", v)
+	}
+	if v := after.Get(t, "taasky_mcp_call_duration_seconds_count", "tool", "negotiation_list"); v != 1 {
+		t.Errorf("negotiation_list latencies = %v, want 1 (the call the tool answered)", v)
+	}
+	if _, ok := after.Value("taasky_mcp_calls_total", "tool", "no_such_tool", "outcome", "not_now"); ok {
+		t.Error("a name that is no tool made a series")
 	}
 }

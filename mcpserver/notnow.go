@@ -22,15 +22,26 @@ import (
 // give tool errors to the model. Every other request (initialize,
 // tools/list, a notification, a GET, a body that is not one call) keeps
 // the status and {"error": msg}, as an HTTP client expects them.
+//
+// A tool call so answered is counted as not_now for its tool
+// (taasky_mcp_calls_total), by the server the request reached
+// (notNowServer): a proxy logs it as a 200.
 func notNow(c *fiber.Ctx, status, secs int, msg, toModel string) error {
 	c.Set(fiber.HeaderRetryAfter, strconv.Itoa(secs))
 	if c.Method() == fiber.MethodPost && len(c.Body()) <= maxBody {
-		if id, _, _, ok := toolCallOf(c.Body()); ok {
+		if id, tool, _, ok := toolCallOf(c.Body()); ok {
+			if s, _ := c.Locals(notNowServer{}).(*Server); s != nil {
+				s.metrics.notNow(tool, s.names)
+			}
 			return c.JSON(fiber.Map{"jsonrpc": "2.0", "id": id, "result": retryLater(toModel, secs)})
 		}
 	}
 	return c.Status(status).JSON(fiber.Map{"error": msg})
 }
+
+// notNowServer is the Fiber local holding the *Server a request reached,
+// whose metrics count it if notNow answers it.
+type notNowServer struct{}
 
 // retryLater is a tool error saying msg (which says when to call again,
 // for the model), with the seconds in _meta, {"retry_after": secs}, for a

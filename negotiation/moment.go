@@ -50,23 +50,10 @@ const (
 	unixYear10000 = 253402300800
 )
 
-// ParseMoment reads an RFC 3339 moment with an offset exactly as terms'
+// ReadMoment reads an RFC 3339 moment with an offset exactly as terms'
 // moments are read (hh 00–23 and mm 00–59 in the offset, a '.' before a
-// fraction, years 0001–9999 in UTC), in UTC; false for anything else. The
-// doors read a room's deadline with it.
-func ParseMoment(s string) (time.Time, bool) {
-	if !momentShape(s) {
-		return time.Time{}, false
-	}
-	t, ok := momentUTC(s)
-	if u := t.Unix(); !ok || u < unixYear1 || u >= unixYear10000 {
-		return time.Time{}, false
-	}
-	return t, true
-}
-
-// ReadMoment is ParseMoment with the refusal a moment in terms gets (its
-// shape, a day or time that does not exist such as a leap second, a year
+// fraction, years 0001–9999 in UTC), in UTC, with the refusal a moment in
+// terms gets (its shape, a day or time that does not exist such as a leap second, a year
 // out of range), named at (CodeInvalidInput): the doors read a room's
 // deadline with it.
 func ReadMoment(at, s string) (time.Time, *Error) {
