@@ -332,7 +332,7 @@ func PublishReceiptKeys(ctx context.Context, q querier, k ReceiptKeys) error {
 			return err
 		}
 		if which < 0 {
-			return fmt.Errorf("receipt_keys: the key %q does not carry this installation's MAC under SECRET_KEY (written outside Taasky, or under a key rotated away without `taasky secret-key rotate`): it is not published; delete its row if it is not yours", r.kid)
+			return fmt.Errorf("receipt_keys: the kept public key %q carries no MAC of this installation's SECRET_KEY or SECRET_KEY_PREVIOUS: it was written outside Taasky, or SECRET_KEY was replaced without SECRET_KEY_PREVIOUS and `taasky secret-key rotate`. Taasky does not start with it, so as never to publish a key it cannot vouch for: set SECRET_KEY_PREVIOUS to the key it was made under, or delete its row if it is not yours", r.kid)
 		}
 		out = append(out, key)
 	}
