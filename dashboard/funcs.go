@@ -58,6 +58,7 @@ func funcsFor(w *locale.Printer) template.FuncMap {
 		"roundSpan":   func(n int) template.HTML { return template.HTML(fmt.Sprintf("<span data-round>%d</span>", n)) },
 		"pickLabel":   func(options int) string { return w.T(pickKey(options)) },
 		"leftWords":   func() (string, error) { return leftWords(w) },
+		"static":      staticURL,
 		"hookStatus":  func(s string) string { return hookStatus(w, s) },
 		"audit":       func(a app.AuditAction) string { return w.T(locale.Key("audit." + a)) },
 		"auditDetail": w.AuditDetail,
