@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -45,4 +46,26 @@ func Unavailable(err error) bool {
 	return pgconn.SafeToRetry(err) || pgconn.Timeout(err) ||
 		errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE)
+}
+
+// TooManyConnections reports whether err is PostgreSQL refusing a new
+// connection because its max_connections are taken (SQLSTATE 53300: "sorry,
+// too many clients already", or "remaining connection slots are reserved"
+// for superusers or roles with pg_use_reserved_connections). Unavailable
+// holds for it too: the call is answered as in an outage, to be retried.
+//
+// PgBouncer passes PostgreSQL's refusal on as its own protocol error
+// (08P01) with the server's message, and refuses clients past its
+// max_client_conn the same way: those count too.
+func TooManyConnections(err error) bool {
+	pe, ok := errors.AsType[*pgconn.PgError](err)
+	if !ok {
+		return false
+	}
+	if pe.Code == "53300" {
+		return true
+	}
+	return pe.Code == "08P01" && (strings.Contains(pe.Message, "too many clients") ||
+		strings.Contains(pe.Message, "connection slots are reserved") ||
+		strings.Contains(pe.Message, "no more connections allowed"))
 }

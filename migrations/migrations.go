@@ -94,7 +94,9 @@ func up(ctx context.Context, pool *pgxpool.Pool, newProvider func(*sql.DB) (*goo
 	// The migrations' own connections, with the lock_timeout.
 	cfg := pool.Config()
 	cfg.MaxConns, cfg.MinConns = 2, 0
-	cfg.ConnConfig.RuntimeParams["lock_timeout"] = strconv.FormatInt(wait.timeout.Milliseconds(), 10)
+	// SET, not a startup parameter: PgBouncer refuses a connection that
+	// sends one it does not know.
+	cfg.ConnConfig.AfterConnect = setLockTimeout(cfg.ConnConfig.AfterConnect, wait.timeout)
 	migPool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("migrate: connect: %w", err)
@@ -193,4 +195,18 @@ func Fingerprint() string {
 	versions := migrator.AllVersions()
 	fmt.Fprintf(h, "river\x00%d", versions[len(versions)-1].Version)
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// setLockTimeout is AfterConnect, then a SET of lock_timeout to d.
+func setLockTimeout(next func(context.Context, *pgconn.PgConn) error, d time.Duration) func(context.Context, *pgconn.PgConn) error {
+	sql := "SET lock_timeout = " + strconv.FormatInt(d.Milliseconds(), 10)
+	return func(ctx context.Context, c *pgconn.PgConn) error {
+		if next != nil {
+			if err := next(ctx, c); err != nil {
+				return err
+			}
+		}
+		_, err := c.Exec(ctx, sql).ReadAll()
+		return err
+	}
 }

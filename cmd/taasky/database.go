@@ -61,12 +61,39 @@ func openDatabase(ctx context.Context, dsn string, tracer ...pgx.QueryTracer) (*
 	if err != nil {
 		return nil, err
 	}
-	if err := migrations.Up(ctx, pool); err != nil {
+	shared, err := app.SessionsShared(ctx, pool)
+	if err == nil && shared {
+		err = errSessionsShared
+	}
+	if err == nil {
+		err = migrations.Up(ctx, pool)
+	}
+	if err != nil {
 		pool.Close()
+		if app.TooManyConnections(err) {
+			err = fmt.Errorf("%w; %s", err, tooManyConnectionsHint)
+		}
 		return nil, err
 	}
 	return pool, nil
 }
+
+// errSessionsShared stops a process whose DATABASE_URL leads to a pooler
+// that lends one PostgreSQL session to several clients (app.SessionsShared),
+// before anything runs there: through PgBouncer in transaction mode the
+// migrations' first statement failed with `prepared statement
+// "stmtcache_…" already exists`, and a worker that got past it failed
+// its jobs the same way and held no lease of its own.
+var errSessionsShared = errors.New("DATABASE_URL: two of Taasky's connections ran in one PostgreSQL session: " +
+	"a pooler in transaction or statement mode is in front of PostgreSQL (PgBouncer's pool_mode = transaction), " +
+	"and Taasky keeps state in its sessions (LISTEN, the workers' lease, the migrations' lock, prepared statements): " +
+	"point DATABASE_URL at PostgreSQL itself or at a pooler in session mode (docs/operations.md \"Connections\")")
+
+// tooManyConnectionsHint follows PostgreSQL's "too many clients" (SQLSTATE
+// 53300) at start.
+const tooManyConnectionsHint = "PostgreSQL's max_connections are all taken: each Taasky process opens up to pool_max_conns " +
+	"(50 unless DATABASE_URL sets it) plus 2 of its own; raise max_connections, lower pool_max_conns, " +
+	"or end other clients' connections (docs/operations.md \"Connections\")"
 
 // connect opens a pool to dsn (from the environment variable named) with
 // the service's settings and checks that the database answers.
@@ -78,13 +105,11 @@ func connect(ctx context.Context, name, dsn string, tracer ...pgx.QueryTracer) (
 	if len(tracer) > 0 {
 		pc.ConnConfig.Tracer = tracer[0]
 	}
-	if _, set := pc.ConnConfig.RuntimeParams["plan_cache_mode"]; !set {
-		// Every statement is prepared once per connection (pgx's cache) and
-		// looks rows up by keys: a generic plan is as good as a custom one,
-		// and PostgreSQL's default would plan the room's read again at each
-		// execution (as long as the execution itself, measured).
-		pc.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
-	}
+	// Every statement is prepared once per connection (pgx's cache) and
+	// looks rows up by keys: a generic plan is as good as a custom one,
+	// and PostgreSQL's default would plan the room's read again at each
+	// execution (as long as the execution itself, measured).
+	//
 	// The statements are short and reach their rows through indexes, but a
 	// generic plan costs one account's rows as an average over all of
 	// them: with millions of rooms a list's plan looks costly enough to
@@ -93,11 +118,17 @@ func connect(ctx context.Context, name, dsn string, tracer ...pgx.QueryTracer) (
 	// compiled code, and workers are processes started for the statement),
 	// for every tenant alike: milliseconds, tens loaded, for a page of rows
 	// read in a fraction of one (docs/performance-history.md, "Ten million rooms").
-	for param, value := range map[string]string{"jit": "off", "max_parallel_workers_per_gather": "0"} {
-		if _, set := pc.ConnConfig.RuntimeParams[param]; !set {
-			pc.ConnConfig.RuntimeParams[param] = value
+	//
+	// SET on each new connection, not sent as startup parameters, unless
+	// DATABASE_URL names them: PgBouncer refuses a connection that sends
+	// one it does not know (docs/operations.md "Connections").
+	var settings []app.Setting
+	for _, s := range []app.Setting{{Name: "plan_cache_mode", Value: "force_generic_plan"}, {Name: "jit", Value: "off"}, {Name: "max_parallel_workers_per_gather", Value: "0"}} {
+		if _, set := pc.ConnConfig.RuntimeParams[s.Name]; !set {
+			settings = append(settings, s)
 		}
 	}
+	pc.ConnConfig.AfterConnect = app.SetOnConnect(pc.ConnConfig.AfterConnect, settings...)
 	if !strings.Contains(dsn, "pool_max_conns") {
 		// pgxpool's default (4 on a 2-core machine) is short for web
 		// requests plus River: its workers (jobWorkers), producers and
@@ -140,6 +171,9 @@ func (e connectError) Error() string {
 	db := e.cfg.Database
 	if db == "" {
 		db = e.cfg.User // PostgreSQL's default
+	}
+	if app.TooManyConnections(e.err) {
+		reasons = append(reasons, tooManyConnectionsHint)
 	}
 	return fmt.Sprintf("%s: cannot connect to the database %q as user %q: %s", e.name, db, e.cfg.User, strings.Join(reasons, "; "))
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/taasky/taasky/app"
 )
 
 // health answers the load balancer's probes: /healthz says the process is
@@ -41,8 +43,11 @@ func (h *health) ready(c *fiber.Ctx) error {
 	if err := h.pool.Ping(ctx); err != nil {
 		h.log.Warn("readyz: database ping failed", "err", err)
 		reason := "database unreachable\n"
-		if errors.Is(err, context.DeadlineExceeded) {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
 			reason = "database did not answer within 2s\n"
+		case app.TooManyConnections(err):
+			reason = "database refuses new connections: its max_connections are all taken (SQLSTATE 53300)\n"
 		}
 		return c.Status(fiber.StatusServiceUnavailable).SendString(reason)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync/atomic"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5"
@@ -28,7 +29,19 @@ type metrics struct {
 	mcp        *mcpserver.Metrics
 	jobs       *jobs.Metrics
 	queues     *jobs.QueueMetrics
+	// refused counts the new connections PostgreSQL refused for want of a
+	// free connection (SQLSTATE 53300); log, when set, is told of them
+	// (TraceConnectEnd), at most once per refusedLogEvery.
+	refused       atomic.Int64
+	refusedLogged atomic.Int64 // refused when last logged
+	refusedLogAt  atomic.Int64 // unix nanoseconds of that line
+	log           *slog.Logger
 }
+
+// refusedLogEvery spaces the lines saying PostgreSQL refuses connections:
+// under load every request that needs a new connection meets the refusal,
+// and its own answer (503, a tool error) is logged where it is made.
+const refusedLogEvery = 10 * time.Second
 
 func newMetrics() *metrics {
 	m := &metrics{registry: prometheus.NewRegistry(), mcp: mcpserver.NewMetrics(), jobs: jobs.NewMetrics()}
@@ -38,6 +51,9 @@ func newMetrics() *metrics {
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "taasky_db_statements_total",
 			Help: "SQL statements sent to PostgreSQL by this process."},
 			func() float64 { return float64(m.statements.Load()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "taasky_db_connections_refused_total",
+			Help: "New connections PostgreSQL refused because its max_connections were taken (SQLSTATE 53300), the pool's, LISTEN's and the lease's."},
+			func() float64 { return float64(m.refused.Load()) }),
 		m.mcp, m.jobs,
 	)
 	return m
@@ -80,6 +96,35 @@ func (m *metrics) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceB
 }
 
 func (m *metrics) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
+// TraceConnectStart is the first half of pgx.ConnectTracer.
+func (m *metrics) TraceConnectStart(ctx context.Context, _ pgx.TraceConnectStartData) context.Context {
+	return ctx
+}
+
+// TraceConnectEnd counts a connection PostgreSQL refused for want of a
+// free one (53300) and says so in the log, once per refusedLogEvery with
+// the refusals since the last line: the requests that met it are answered
+// as in an outage (503 with Retry-After, an MCP tool error), and their
+// own lines say only that the database did not answer.
+func (m *metrics) TraceConnectEnd(_ context.Context, data pgx.TraceConnectEndData) {
+	if !app.TooManyConnections(data.Err) {
+		return
+	}
+	n := m.refused.Add(1)
+	if m.log == nil {
+		return
+	}
+	now, last := time.Now().UnixNano(), m.refusedLogAt.Load()
+	if last != 0 && now-last < int64(refusedLogEvery) || !m.refusedLogAt.CompareAndSwap(last, now) {
+		return
+	}
+	since := n - m.refusedLogged.Swap(n)
+	m.log.Error("PostgreSQL refuses new connections: its max_connections are all taken (SQLSTATE 53300); "+
+		"requests that need one are answered 503 with Retry-After (MCP tool calls: a tool error) until one is free. "+
+		"Each process opens up to pool_max_conns (50 unless DATABASE_URL sets it) plus 2: raise max_connections or lower pool_max_conns (docs/operations.md \"Connections\")",
+		"refused", since, "refused_total", n, "err", data.Err)
+}
 
 // mount serves /metrics in Prometheus's text format.
 func (m *metrics) mount(a *fiber.App) {

@@ -23,7 +23,7 @@ func TestMetrics(t *testing.T) {
 		"SECRET_KEY": testSecret, "OIDC_ISSUER": "http://127.0.0.1:9", "OIDC_CLIENT_ID": "taasky", "OIDC_CLIENT_SECRET": "secret",
 	}, "serve")
 	status, body := get(t, "http://"+p.addr+"/metrics")
-	for _, want := range []string{"taasky_db_statements_total ", "go_memstats_alloc_bytes_total", "process_cpu_seconds_total"} {
+	for _, want := range []string{"taasky_db_statements_total ", "taasky_db_connections_refused_total 0", "go_memstats_alloc_bytes_total", "process_cpu_seconds_total"} {
 		if status != 200 || !strings.Contains(body, want) {
 			t.Errorf("/metrics: %d, no %s", status, want)
 		}

@@ -31,6 +31,7 @@ type server struct {
 // openServer opens (and migrates) the database and builds the River client.
 func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, worker bool) (*server, error) {
 	m := newMetrics()
+	m.log = log.With("component", "database")
 	pool, err := openDatabase(ctx, cfg.DatabaseURL, m)
 	if err != nil {
 		return nil, err
