@@ -201,3 +201,46 @@ func TestLimitMarksAcrossARotation(t *testing.T) {
 		}
 	}
 }
+
+// TestNoDealJoinsAtOnce: joins between the same two accounts at once take
+// turns (the pair's lock), so each reads the marks of those before it: of
+// rooms joined together, with a bound moved in each, one verdict is told.
+func TestNoDealJoinsAtOnce(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	var codes []string
+	for i := range 6 {
+		open, err := rb.rooms.Open(rb.ctx, rb.a, OpenInput{Schema: meetingSchema, Limits: json.RawMessage(minFee(80000 + i))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		codes = append(codes, open.InviteCode)
+	}
+	told := make(chan bool, len(codes))
+	errs := make(chan error, len(codes))
+	for _, code := range codes {
+		go func() {
+			j, err := rb.rooms.Join(rb.ctx, rb.b, JoinInput{InviteCode: code, Schema: meetingSchema, Limits: json.RawMessage(victimFee)})
+			if err != nil {
+				errs <- err
+				return
+			}
+			told <- slices.Contains(j.View.NoDealPossible, "fee")
+		}()
+	}
+	n := 0
+	for range codes {
+		select {
+		case err := <-errs:
+			t.Fatal(err)
+		case got := <-told:
+			if got {
+				n++
+			}
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d of %d rooms joined at once told no deal on fee, want 1", n, len(codes))
+	}
+	rb.checkClean(t)
+}
