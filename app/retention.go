@@ -7,13 +7,15 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/taasky/taasky/negotiation"
 )
 
 // Retention deletes the personal data that has served its purpose
 // (jobs.PurgeWorker, hourly): delivery log lines (recipients' addresses,
 // push services' hosts), one-tap link tokens of rooms that ended,
 // webhook messages (their payloads) with their attempts once final, and
-// OAuth client registrations no person ever granted, and the people's
+// OAuth client registrations no person ever granted, the marks of
+// limits older than negotiation.NoDealMarksKept (limit_marks), and the people's
 // sessions past their end (PurgeExpiredSessions); and it
 // forgets the person's address of rooms that ended (the seat's and the
 // invitation's, as their List-Unsubscribe link does). The agreement's
@@ -107,6 +109,7 @@ const (
 	purgeRoomWindowRows        = 2000 // rows of a room-keyed table looked at
 	forgetAddressWindowRows    = 500  // seats or rooms with an address looked at
 	purgeClientsPerStatement   = 500  // ungranted OAuth clients (up to ~16 KiB each)
+	purgeLimitMarksStatements  = 50   // × purgeRoomWindowRows limit marks a purge (100,000 an hour)
 )
 
 // PurgeOld deletes what has outlived its period at now, a batch per
@@ -121,6 +124,14 @@ func (r *Retention) PurgeOld(ctx context.Context, now, end time.Time) (map[strin
 		table  string
 		period time.Duration
 		purge  func(context.Context, time.Time, time.Time) (int, error)
+	}
+	// Not a setting, nor a share of the budget: the rule between two
+	// accounts counts 30 days, and its marks go after them.
+	if n, err := r.purgeLimitMarks(ctx, now.Add(-negotiation.NoDealMarksKept)); n > 0 || err != nil {
+		out["limit_marks"] = n
+		if err != nil {
+			return out, fmt.Errorf("purge limit_marks: %w", err)
+		}
 	}
 	var steps []step
 	for _, s := range []step{
@@ -339,6 +350,22 @@ func (r *Retention) purgeUngrantedClients(ctx context.Context, before, end time.
 		n, err := deleteUngrantedOAuthClients(ctx, r.pool, before, purgeClientsPerStatement)
 		total += n
 		if err != nil || n < purgeClientsPerStatement {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// purgeLimitMarks deletes the limits' marks kept before before, a batch
+// per statement, the oldest first (their index), until none is left or
+// purgeLimitMarksStatements statements ran (the next purge, an hour
+// later, carries on).
+func (r *Retention) purgeLimitMarks(ctx context.Context, before time.Time) (int, error) {
+	total := 0
+	for range purgeLimitMarksStatements {
+		n, err := purgeLimitMarks(ctx, r.pool, before, purgeRoomWindowRows)
+		total += n
+		if err != nil || n < purgeRoomWindowRows {
 			return total, err
 		}
 	}

@@ -74,6 +74,9 @@ func (s *Rooms) checkRoom(ctx context.Context, id int64) (string, error) {
 	if err := keepNoDealOfJoin(row, replayed); err != nil {
 		return err.Error(), nil
 	}
+	if err := withholdAsStored(row, replayed); err != nil {
+		return err.Error(), nil
+	}
 	if !strings.Contains(row.Snapshot, `"answered":`) {
 		// Written before rooms kept their humans' unapplied answers
 		// (2026-12-03), or with none to keep: the replay's are not compared.
@@ -120,6 +123,27 @@ func keepNoDealOfJoin(row *roomRow, replayed *negotiation.Room) error {
 	if erased || slices.Equal(stored.NoDeal, before) {
 		replayed.NoDeal = stored.NoDeal
 	}
+	return nil
+}
+
+// withholdAsStored: the join withheld the verdicts the rule between two
+// accounts withholds (negotiation.WithheldNoDeal), from the marks of
+// earlier rooms (purged after 30 days), which the replay does not have;
+// the stored room names them (no_deal_withheld, never shown), and the
+// replay withholds the same. A stored room that names a field its replay
+// did not list still differs.
+func withholdAsStored(row *roomRow, replayed *negotiation.Room) error {
+	var stored struct {
+		Withheld []string `json:"no_deal_withheld"`
+	}
+	if err := json.Unmarshal([]byte(row.Snapshot), &stored); err != nil {
+		return fmt.Errorf("stored snapshot: %w", err)
+	}
+	if slices.ContainsFunc(row.Parties[:], func(p *partyRow) bool { return p != nil && p.erased() }) {
+		replayed.NoDealWithheld = stored.Withheld // as keepNoDealOfJoin: a deleted side's limits are gone
+		return nil
+	}
+	replayed.WithholdNoDealFields(stored.Withheld)
 	return nil
 }
 

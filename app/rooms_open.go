@@ -252,6 +252,10 @@ func (s *Rooms) Join(ctx context.Context, agent Agent, in JoinInput) (*JoinResul
 				return fromProtocol(err)
 			}
 		}
+		marks, err := s.withholdNoDeal(ctx, tx, roomID, row.AccountID, agent.AccountID, next, now)
+		if err != nil {
+			return err
+		}
 		b := next.Party(negotiation.SideB)
 		p := &partyRow{Side: negotiation.SideB, AccountID: &agent.AccountID, AgentID: &agent.ID,
 			OwnerUserID: &agent.OwnerUserID, TokenSalt: randomBytes(16),
@@ -260,7 +264,7 @@ func (s *Rooms) Join(ctx context.Context, agent Agent, in JoinInput) (*JoinResul
 		tokenHash := secretHash(res.RoomToken)
 		seat := func(b *pgx.Batch) { queueParty(b, roomID, p, tokenHash, now) }
 		ld.row.Parties[1] = p
-		if err := s.commit(ctx, tx, ld, change{next: next, events: []negotiation.Event{ev}, queue: []func(*pgx.Batch){seat}}); err != nil {
+		if err := s.commit(ctx, tx, ld, change{next: next, events: []negotiation.Event{ev}, queue: []func(*pgx.Batch){seat}, folded: marks}); err != nil {
 			return err
 		}
 		res.View, err = s.view(ctx, tx, ld, negotiation.SideB)

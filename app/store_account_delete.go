@@ -115,7 +115,8 @@ func countOpenAccountRooms(ctx context.Context, q querier, accountID int64) (int
 // the addresses its invitations were emailed to (in its rooms and in the
 // arguments of the mails' finished jobs); then
 // the account's row (memberships, agents and their keys and grants,
-// invitations, the audit log, seen schemas go with it), and the members
+// invitations, the audit log, seen schemas go with it; the marks of its
+// limits, limit_marks, are deleted before it), and the members
 // who belong to no other account (their settings, push subscriptions and
 // delivery log go with them, and their addresses from the rooms they
 // answered in the browser: the caller forgets them, forgetAddresses). It
@@ -141,6 +142,8 @@ func eraseAccount(ctx context.Context, q querier, accountID int64, members []int
 		// (its room is closed, and holds no address): its address goes now.
 		`UPDATE river_job j SET args = j.args - 'to' FROM rooms r WHERE j.kind = 'notify_invite' AND r.account_id = $1
 			AND (j.args->>'room_id')::bigint = r.id AND j.args ? 'to'`,
+		// The marks of its limits (limit_marks, either side of a pair).
+		`DELETE FROM limit_marks WHERE account_lo = $1 OR account_hi = $1`,
 		`DELETE FROM accounts WHERE id = $1`,
 	}
 	for i, sql := range steps {

@@ -545,7 +545,9 @@ func roomToAnswer(ctx context.Context, q querier, codeHash []byte, email *string
 // with the webhook endpoints of its parties' accounts and of accountID,
 // the addresses of their humans and of ownerUserID, and the joiner's human
 // context (as selectHumanContext, against side a's schema), in one
-// statement.
+// statement; it also takes the lock of the pair of accounts the join
+// seats (lockPairSQL), so that the join reads the marks of their earlier
+// rooms (selectLimitMarks) after any other join between them committed.
 func selectRoomToJoin(ctx context.Context, q querier, codeHash []byte, accountID, ownerUserID int64) (*roomRow, error) {
 	h := &humanRow{}
 	var hooks, recips []byte
@@ -553,9 +555,10 @@ func selectRoomToJoin(ctx context.Context, q querier, codeHash []byte, accountID
 		recipientsCol(`pa.owner_user_id, pb.owner_user_id, $3`)+`,
 		EXISTS (SELECT 1 FROM seen_schemas s WHERE s.account_id = $2 AND s.fingerprint = pa.schema_fp),
 		(SELECT u.time_zone FROM users u WHERE u.id = $3),
-		coalesce((SELECT coalesce(u.language, u.page_language, u.oidc_locale) FROM users u WHERE u.id = $3), '')
-		FROM rooms r`+roomJoins+` WHERE r.invite_code_hash = $1 FOR UPDATE OF r`, codeHash, accountID, ownerUserID),
-		&hooks, &recips, &h.seen, &h.zone, &h.lang)
+		coalesce((SELECT coalesce(u.language, u.page_language, u.oidc_locale) FROM users u WHERE u.id = $3), ''),
+		`+lockPairSQL(`r.account_id`, `$2`, `$4`)+`
+		FROM rooms r`+roomJoins+` WHERE r.invite_code_hash = $1 FOR UPDATE OF r`, codeHash, accountID, ownerUserID, int32(limitMarksLockClass)),
+		&hooks, &recips, &h.seen, &h.zone, &h.lang, new(string))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, errNoInvitation
 	}

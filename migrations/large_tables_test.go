@@ -20,7 +20,7 @@ var largeTables = map[string]bool{
 	"confirmations": true, "onetap_tokens": true, "receipts": true,
 	"person_seats": true, "person_deliveries": true, "notification_deliveries": true,
 	"webhook_messages": true, "webhook_attempts": true,
-	"users": true, "memberships": true, "user_sessions": true, "audit_log": true,
+	"users": true, "memberships": true, "user_sessions": true, "audit_log": true, "limit_marks": true,
 }
 
 // scanFrom is the first migration held to the rules: the ones before were

@@ -164,11 +164,15 @@ type Room struct {
 	// Answered is each side's last human answer that moved nothing (a
 	// decline, or an answer that came too late), until the side asks again
 	// or the room moves: its agent is told in next (DESIGN §2).
-	Answered  [2]*HumanAnswer
-	NoDeal    []string
-	OpenedAt  time.Time
-	ExpiresAt time.Time // the invitation's end, if nobody joined
-	Deadline  time.Time
+	Answered [2]*HumanAnswer
+	NoDeal   []string
+	// NoDealWithheld are the fields of NoDeal, as its join computed it,
+	// that the rule between two accounts withheld (WithheldNoDeal): kept
+	// in the stored room only, for the consistency check; never shown.
+	NoDealWithheld []string
+	OpenedAt       time.Time
+	ExpiresAt      time.Time // the invitation's end, if nobody joined
+	Deadline       time.Time
 }
 
 // Party returns a side's declaration.

@@ -22,6 +22,7 @@ type roomJSON struct {
 	Pending      [2]*Confirmation   `json:"pending"`
 	Answered     []*HumanAnswer     `json:"answered,omitempty"` // two, or none when neither side has one
 	NoDeal       []string           `json:"no_deal,omitempty"`
+	Withheld     []string           `json:"no_deal_withheld,omitempty"` // never shown: WithheldNoDeal
 	OpenedAt     time.Time          `json:"opened_at"`
 	ExpiresAt    time.Time          `json:"expires_at"`
 	Deadline     time.Time          `json:"deadline"`
@@ -39,7 +40,7 @@ type tableJSON struct {
 func (r *Room) Snapshot() []byte {
 	j := roomJSON{State: r.State, ClosedReason: r.ClosedReason, Round: r.Round, Turn: r.Turn,
 		Approvals: r.Approvals, Slots: r.Slots, Preapprove: r.Preapprove, Preapproved: r.Preapproved,
-		Pending: r.Pending, NoDeal: r.NoDeal,
+		Pending: r.Pending, NoDeal: r.NoDeal, Withheld: r.NoDealWithheld,
 		OpenedAt: r.OpenedAt.UTC(), ExpiresAt: r.ExpiresAt.UTC(), Deadline: r.Deadline.UTC()}
 	for i, p := range r.Parties {
 		if p.Schema != nil {
@@ -96,7 +97,7 @@ func RestoreWith(schemas Schemas, unmarshal func([]byte, any) error, snapshot []
 	}
 	r := &Room{State: j.State, ClosedReason: j.ClosedReason, Round: j.Round, Turn: j.Turn,
 		Approvals: j.Approvals, Slots: j.Slots, Preapprove: j.Preapprove, Preapproved: j.Preapproved,
-		Pending: j.Pending, NoDeal: j.NoDeal, OpenedAt: j.OpenedAt, ExpiresAt: j.ExpiresAt, Deadline: j.Deadline}
+		Pending: j.Pending, NoDeal: j.NoDeal, NoDealWithheld: j.Withheld, OpenedAt: j.OpenedAt, ExpiresAt: j.ExpiresAt, Deadline: j.Deadline}
 	if len(j.Answered) == 2 {
 		r.Answered = [2]*HumanAnswer{j.Answered[0], j.Answered[1]}
 	}
