@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -202,5 +203,51 @@ func TestSkewedNodesCooldown(t *testing.T) {
 	}
 	if strings.Contains(v.Next.Say, "counter,") || !strings.Contains(v.Next.Say, "counter again from") {
 		t.Errorf("fast node offers b a counter during the cool-down: %q", v.Next.Say)
+	}
+}
+
+// TestSkewedNodeReminders: a confirmation's reminder is due at the moment
+// the database's clock reaches it, whichever node's sweep looks: a leader
+// 30 s fast does not send it early, one 30 s slow does not hold it back.
+func TestSkewedNodeReminders(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	fast, slow := rb.node(t, clockSkew, negotiation.Pace{}), rb.node(t, -clockSkew, negotiation.Pace{})
+	sweeper := func(n *Rooms) *Notifications {
+		svc, err := NewNotifications(NotificationsConfig{Pool: rb.pool, River: n.river, Rooms: n,
+			UnsubscribeKey: bytes.Repeat([]byte{5}, 32), BaseURL: n.baseURL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return svc
+	}
+	ta, tb := rb.openOn(t, slow, rb.dbNow(t).Add(time.Hour).Truncate(time.Second))
+	if _, err := slow.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")}); err != nil {
+		t.Fatal(err)
+	}
+	cv, _, err := slow.RequestConfirmation(rb.ctx, rb.b, tb, "reject", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Its next reminder 10 s ahead by the database: the fast node's clock
+	// is past it.
+	remindIn := func(d time.Duration) time.Time {
+		t.Helper()
+		var at time.Time
+		if err := rb.pool.QueryRow(rb.ctx, `UPDATE confirmations SET remind_at = statement_timestamp() + $2::interval
+			WHERE id = $1 RETURNING remind_at`, cv.ID, d.String()).Scan(&at); err != nil {
+			t.Fatal(err)
+		}
+		return at
+	}
+	remindIn(clockSkew / 3)
+	if n, err := sweeper(fast).RemindDue(rb.ctx, 10); err != nil || n != 0 {
+		t.Errorf("fast node's sweep found %d reminders due (%v), want none: the database's clock has not reached it", n, err)
+	}
+	// Due a second ahead; once the database passed it, the slow node's
+	// clock is still 29 s before it.
+	rb.waitPast(t, remindIn(time.Second))
+	if n, err := sweeper(slow).RemindDue(rb.ctx, 10); err != nil || n != 1 {
+		t.Errorf("slow node's sweep found %d reminders due (%v), want 1", n, err)
 	}
 }
