@@ -356,7 +356,7 @@ func (s *Rooms) closeForDeletedAccount(ctx context.Context, roomID int64) (bool,
 		if ld.room.State.Terminal() {
 			return nil
 		}
-		next, ev, err := ld.room.CloseAccountDeleted(s.now())
+		next, ev, err := ld.room.CloseAccountDeleted(s.clock(ld.row))
 		if err != nil {
 			return err
 		}

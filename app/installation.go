@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 )
 
 // installation is the database's installation id (migration 00019: made
@@ -111,14 +112,30 @@ func keyCheck(key []byte, installationID string) []byte {
 // it is higher. Processes that sign receipts (serve, dev) call it before
 // they can sign. The check reads one row; a move reads nothing of it.
 func KeepReceiptKeyVersion(ctx context.Context, q querier, version int) error {
-	kept, err := raiseReceiptKeyVersion(ctx, q, version)
+	_, err := KeepReceiptKeyVersionClock(ctx, q, version, time.Now)
+	return err
+}
+
+// KeepReceiptKeyVersionClock is KeepReceiptKeyVersion that also returns
+// how far the process's clock (now) is ahead of the database's (negative:
+// behind), measured by the same statement: the database's moment when it
+// began against the middle of the process's moments before and after it.
+// A room's deadlines and cool-downs follow the database's clock whatever
+// the process's says (Rooms.clock); what still reads the process's clock
+// (the rate limits, sessions, OAuth, the jobs' schedules) is off by this
+// much (docs/operations.md "Clocks").
+func KeepReceiptKeyVersionClock(ctx context.Context, q querier, version int, now func() time.Time) (time.Duration, error) {
+	before := now()
+	kept, at, err := raiseReceiptKeyVersion(ctx, q, version)
 	if err != nil {
-		return err
+		return 0, err
 	}
+	after := now()
+	offset := before.Add(after.Sub(before) / 2).Sub(at)
 	if kept > version {
-		return fmt.Errorf("RECEIPT_KEY_VERSION is %d, below %d, which this database's processes already sign receipts with: "+
+		return 0, fmt.Errorf("RECEIPT_KEY_VERSION is %d, below %d, which this database's processes already sign receipts with: "+
 			"a receipt key is never retired (the receipts it signed would no longer verify); set RECEIPT_KEY_VERSION to %d or more, see docs/operations.md",
 			version, kept, kept)
 	}
-	return nil
+	return offset, nil
 }

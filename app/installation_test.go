@@ -2,10 +2,12 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/taasky/taasky/internal/pgtest"
 )
@@ -170,5 +172,24 @@ func TestOneNewKeyPerRotation(t *testing.T) {
 	}
 	if err := CheckSecretKey(ctx, pool, keyC, keyB); err != nil {
 		t.Fatalf("the next rotation's new key: %v", err)
+	}
+}
+
+// TestClockOffsetAtStart: the statement a serving process already runs at
+// start (KeepReceiptKeyVersion's) measures how far the process's clock is
+// off the database's, ahead or behind.
+func TestClockOffsetAtStart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	for _, off := range []time.Duration{30 * time.Second, -30 * time.Second, 0} {
+		got, err := KeepReceiptKeyVersionClock(ctx, pool, 1, func() time.Time { return time.Now().Add(off) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The statement's round trip blurs it by half of its time, at most.
+		if d := got - off; d.Abs() > 10*time.Second {
+			t.Errorf("a process %s off the database's measured %s off", off, got)
+		}
 	}
 }

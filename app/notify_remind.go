@@ -10,7 +10,8 @@ import (
 	"github.com/taasky/taasky/negotiation"
 )
 
-// RemindDue sends the reminders due at the clock's now of at most limit
+// RemindDue sends the reminders due at the database's clock (or a test's
+// simulated one, Rooms.dbMoment) of at most limit
 // pending confirmations (jobs.DueReminders), and of at most limit persons'
 // turns (remindPersons), and returns how many it found due. In one transaction: the confirmations are locked, each one's
 // reminder due is decided (negotiation.DueReminder: the latest due, none
@@ -20,12 +21,15 @@ import (
 // due. The notice's worker checks again that the confirmation still waits
 // when it writes the message.
 func (n *Notifications) RemindDue(ctx context.Context, limit int) (int, error) {
-	now := n.now()
+	now, at := n.now(), n.dbMoment()
 	found := 0
 	err := pgx.BeginFunc(ctx, n.pool, func(tx pgx.Tx) error {
-		due, err := selectDueReminders(ctx, tx, now, limit)
+		due, err := selectDueReminders(ctx, tx, at, limit)
 		if err != nil {
 			return err
+		}
+		if len(due) > 0 && at == nil {
+			now = due[0].dbNow // the same for every row: the transaction's
 		}
 		found = len(due)
 		var notices []jobs.Notice
@@ -56,7 +60,7 @@ func (n *Notifications) RemindDue(ctx context.Context, limit int) (int, error) {
 		if err := updateRemindAt(ctx, tx, due, next); err != nil {
 			return err
 		}
-		persons, err := n.remindPersons(ctx, tx, now, limit)
+		persons, err := n.remindPersons(ctx, tx, at, now, limit)
 		found += persons
 		return err
 	})
@@ -68,10 +72,13 @@ func (n *Notifications) RemindDue(ctx context.Context, limit int) (int, error) {
 // (negotiation.DueReminder, counted from when the turn passed to them),
 // one mail to their address with their personal link. It returns how many
 // rooms it found due.
-func (n *Notifications) remindPersons(ctx context.Context, tx pgx.Tx, now time.Time, limit int) (int, error) {
-	due, err := selectDuePersonReminders(ctx, tx, now, limit)
+func (n *Notifications) remindPersons(ctx context.Context, tx pgx.Tx, at *time.Time, now time.Time, limit int) (int, error) {
+	due, err := selectDuePersonReminders(ctx, tx, at, limit)
 	if err != nil {
 		return 0, err
+	}
+	if len(due) > 0 && at == nil {
+		now = due[0].dbNow
 	}
 	next := make([]*time.Time, len(due))
 	for i, d := range due {

@@ -25,7 +25,10 @@ type Notifications struct {
 	// rotation: the links signed with it still work. nil: none.
 	unsubKeyPrev []byte
 	now          func() time.Time
-	install      installation
+	// simulated: a test's clock (NotificationsConfig.Now, or the rooms'
+	// RoomsConfig.Now) stands for the database's too (dbMoment).
+	simulated bool
+	install   installation
 }
 
 // NotificationsConfig wires a Notifications.
@@ -40,7 +43,10 @@ type NotificationsConfig struct {
 	// still work; none is signed with it.
 	PreviousUnsubscribeKey []byte
 	BaseURL                string
-	Now                    func() time.Time // nil: the rooms' clock
+	// Now is a test's clock that moves time, for the database's too, as
+	// RoomsConfig.Now; nil: the rooms' clock (and the reminders' sweep
+	// follows the database's clock unless the rooms' is simulated).
+	Now func() time.Time
 }
 
 // NewNotifications builds the service.
@@ -51,11 +57,22 @@ func NewNotifications(c NotificationsConfig) (*Notifications, error) {
 	if len(c.UnsubscribeKey) < 32 {
 		return nil, errors.New("notifications: unsubscribe key: at least 32 bytes")
 	}
+	simulated := c.Now != nil || c.Rooms.simulated
 	if c.Now == nil {
 		c.Now = c.Rooms.now
 	}
 	return &Notifications{pool: c.Pool, river: c.River, rooms: c.Rooms, baseURL: c.BaseURL,
-		unsubKey: c.UnsubscribeKey, unsubKeyPrev: c.PreviousUnsubscribeKey, now: c.Now}, nil
+		unsubKey: c.UnsubscribeKey, unsubKeyPrev: c.PreviousUnsubscribeKey, now: c.Now, simulated: simulated}, nil
+}
+
+// dbMoment is Rooms.dbMoment for the notifications' clock: nil (the
+// database's clock) unless a test's is simulated.
+func (n *Notifications) dbMoment() *time.Time {
+	if !n.simulated {
+		return nil
+	}
+	t := n.now()
+	return &t
 }
 
 var _ jobs.Deliveries = (*Notifications)(nil)

@@ -167,7 +167,7 @@ func (s *Rooms) InvitationByCode(ctx context.Context, code string, loc *time.Loc
 			}
 			inv.Emailed = invited != ""
 		}
-		if _, _, err := r.AnswerInvitation(negotiation.Answer{Verdict: negotiation.VerdictJoin}, "", s.now()); err != nil {
+		if _, _, err := r.AnswerInvitation(negotiation.Answer{Verdict: negotiation.VerdictJoin}, "", s.clock(ld.row)); err != nil {
 			inv.Refusal = ErrorMessageOf(fromProtocol(err))
 			if e, ok := err.(*negotiation.Error); ok {
 				inv.RefusalWords = e.Words
@@ -242,7 +242,7 @@ func (s *Rooms) AnswerInvitation(ctx context.Context, code string, ans PersonAns
 				}
 			}
 		}
-		now := s.now()
+		now := s.clock(ld.row)
 		next, events, err := ld.room.AnswerInvitation(ans.protocol(), newConfirmationID(), now)
 		if err != nil {
 			return fromProtocol(err)

@@ -157,7 +157,7 @@ func (s *Rooms) AnswerAsPerson(ctx context.Context, token string, ans PersonAnsw
 			return err
 		}
 		roomID := ld.row.ID
-		next, events, err := ld.room.Answer(negotiation.SideB, ans.protocol(), newConfirmationID(), s.now())
+		next, events, err := ld.room.Answer(negotiation.SideB, ans.protocol(), newConfirmationID(), s.clock(ld.row))
 		if err != nil {
 			// The same answer sent again (a double click, a POST the
 			// browser sent again) is answered as the first was.

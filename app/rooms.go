@@ -32,7 +32,10 @@ type Rooms struct {
 	tokenKeyPrev []byte    // the previous SECRET_KEY's token key during a rotation; nil: none
 	emailKey     emailKeys // keys the hashes kept of addresses (emailHash), derived from tokenKey
 	baseURL      string
-	now          func() time.Time
+	now          func() time.Time // this process's clock (RoomsConfig.Now, ProcessNow)
+	// simulated: RoomsConfig.Now was given, a test's clock that stands for
+	// the database's too (clock).
+	simulated    bool
 	pace         negotiation.Pace
 	zones        sync.Map                           // time zone name → *time.Location
 	sealedLogged sync.Map                           // room id → true: its limits did not open, logged (restoreLax)
@@ -73,7 +76,15 @@ type RoomsConfig struct {
 	// SECRET_KEYs rotated before (RetiredEmailKeys).
 	RetiredEmailKeys [][]byte
 	BaseURL          string
-	Now              func() time.Time // nil: time.Now
+	// Now, when set, is a test's clock that moves time: it replaces this
+	// process's clock and the database's (clock) alike. nil: time.Now,
+	// and a decision about a room's stored moments (deadline, invitation
+	// expiry, cool-down) takes the database's clock, read by the statement
+	// that read the room.
+	Now func() time.Time
+	// ProcessNow, with Now nil, replaces only this process's clock: a test
+	// of a process whose clock is off the database's.
+	ProcessNow func() time.Time
 	// Pace caps rounds and spaces one side's counters (the zero Pace: no
 	// limits). It is policy, not protocol: Replay does not apply it.
 	Pace negotiation.Pace
@@ -113,7 +124,11 @@ func NewRooms(c RoomsConfig) (*Rooms, error) {
 	if err != nil {
 		return nil, fmt.Errorf("limits key: %w", err)
 	}
-	if c.Now == nil {
+	simulated := c.Now != nil
+	switch {
+	case c.ProcessNow != nil && !simulated:
+		c.Now = c.ProcessNow
+	case c.Now == nil:
 		c.Now = time.Now
 	}
 	if c.Log == nil {
@@ -126,12 +141,36 @@ func NewRooms(c RoomsConfig) (*Rooms, error) {
 	if c.Accounts != nil {
 		keys = c.Accounts.keys
 	}
-	r := &Rooms{pool: c.Pool, keys: keys, log: c.Log, river: c.River, limitsKey: aead, tokenKey: c.TokenKey, tokenKeyPrev: c.PreviousTokenKey, emailKey: newEmailKeys(c.TokenKey, c.PreviousTokenKey, c.RetiredEmailKeys...), baseURL: c.BaseURL, now: c.Now, pace: c.Pace,
+	r := &Rooms{pool: c.Pool, keys: keys, log: c.Log, river: c.River, limitsKey: aead, tokenKey: c.TokenKey, tokenKeyPrev: c.PreviousTokenKey, emailKey: newEmailKeys(c.TokenKey, c.PreviousTokenKey, c.RetiredEmailKeys...), baseURL: c.BaseURL, now: c.Now, simulated: simulated, pace: c.Pace,
 		inviteCap: c.InviteEmailDailyCap, openCap: c.OpenRoomsPerAccount, oneTapKept: c.OneTapKept, announcer: newAnnouncer(c.Pool, c.Log), receipts: c.Receipts,
 		schemas: newSchemaCache(schemasKept), logCache: newLogCache(logCacheSize), views: gencache.New[string, *keptView](viewsKept)}
 	r.waiters.agentCap, r.waiters.accountCap = c.WaitsPerAgent, c.WaitsPerAccount
 	r.hookPace = ratelimit.New[int64](jobs.WebhooksAtFullPriority, hookPaceAccounts, time.Now)
 	return r, nil
+}
+
+// clock is the "now" of a decision about the room row read: the
+// database's clock when the statement that read it began
+// (roomRow.At), not this process's, so that every process (web nodes,
+// workers) decides about a deadline, an invitation's expiry or a
+// cool-down at the same moment, whatever its own clock says; a test's
+// simulated clock (RoomsConfig.Now) instead when one is set.
+func (s *Rooms) clock(row *roomRow) time.Time {
+	if s.simulated || row == nil || row.At.IsZero() {
+		return s.now()
+	}
+	return row.At.UTC()
+}
+
+// dbMoment is the "now" a statement that decides by its own clock is
+// given: nil, for the database's clock (statement_timestamp()), or a
+// test's simulated clock (RoomsConfig.Now).
+func (s *Rooms) dbMoment() *time.Time {
+	if !s.simulated {
+		return nil
+	}
+	t := s.now()
+	return &t
 }
 
 // fromProtocol turns the protocol's refusals into service errors, which

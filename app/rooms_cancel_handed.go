@@ -51,7 +51,7 @@ func (s *Rooms) CancelForSeat(ctx context.Context, userID, roomID int64, side ne
 		}
 		p := ld.room.PendingFor(side)
 		if p == nil || p.Verdict != negotiation.VerdictCancel {
-			next, ev, err := ld.room.Request(side, negotiation.VerdictCancel, "", newConfirmationID(), s.now(), ld.row.announcement(side))
+			next, ev, err := ld.room.Request(side, negotiation.VerdictCancel, "", newConfirmationID(), s.clock(ld.row), ld.row.announcement(side))
 			if err != nil {
 				return fromProtocol(err)
 			}

@@ -156,7 +156,7 @@ type answeredBy struct {
 // refers to them). Nothing is scheduled for the room's due moment: the
 // sweep finds it (CloseDue).
 func (s *Rooms) commit(ctx context.Context, tx *roomTx, ld *loaded, c change) error {
-	now := s.now()
+	now := s.clock(ld.row)
 	var writes pgx.Batch
 	// Everything rides on the room's statement, but a confirmation settled
 	// where a new one of the same side takes its place: that goes first,

@@ -32,7 +32,7 @@ func (s *Rooms) fanOut(ctx context.Context, tx pgx.Tx, folded *[]foldedWrite, ld
 		}
 		return 0 // a person answering in the browser, or nobody yet
 	}
-	now := s.now()
+	now := s.clock(ld.row)
 	for _, side := range []negotiation.Side{negotiation.SideA, negotiation.SideB} {
 		was, is := before.PendingFor(side), after.PendingFor(side)
 		if is == nil || (was != nil && was.ID == is.ID) {

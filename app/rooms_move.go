@@ -72,7 +72,7 @@ type MoveInput struct {
 func (s *Rooms) Propose(ctx context.Context, agent Agent, roomToken string, in MoveInput) (*View, error) {
 	var view *View
 	err := s.withSeat(ctx, agent, roomToken, func(tx *roomTx, st seat) error {
-		next, ev, err := st.room.Propose(st.side, negotiation.Move{Verdict: in.Verdict, Subject: in.Subject, Options: in.Options, Fields: in.Fields}, s.now())
+		next, ev, err := st.room.Propose(st.side, negotiation.Move{Verdict: in.Verdict, Subject: in.Subject, Options: in.Options, Fields: in.Fields}, s.clock(st.row))
 		fp := fingerprintOf(negotiation.EventPropose, st.side, ev.Verdict, ev.Terms, ev.Fields)
 		if err != nil {
 			// A retry of a move made is refused by the room it made ("not
@@ -212,7 +212,7 @@ func (s *Rooms) RequestConfirmation(ctx context.Context, agent Agent, roomToken 
 			view, err = s.view(ctx, tx, st.loaded, st.side)
 			return err
 		}
-		next, ev, err := st.room.Request(st.side, verdict, hash, newConfirmationID(), s.now(), st.row.announcement(st.side))
+		next, ev, err := st.room.Request(st.side, verdict, hash, newConfirmationID(), s.clock(st.row), st.row.announcement(st.side))
 		if err != nil {
 			retry, rerr := s.retriedRequest(ctx, tx, st, verdict, hash)
 			if rerr != nil {
@@ -322,7 +322,7 @@ func (s *Rooms) decide(ctx context.Context, tx *roomTx, ld *loaded, side negotia
 			return nil, errAnsweredOtherSide
 		}
 	}
-	now := s.now()
+	now := s.clock(ld.row)
 	next, ev, why, err := ld.room.Decide(side, confirmationID, hashSeen, accept, now)
 	if err != nil {
 		return nil, fromProtocol(err)

@@ -111,30 +111,39 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 		if inviteEmail != "" {
 			invited = &inviteEmail
 		}
-		id, human, hooks, err := insertRoom(ctx, tx, agent.AccountID, agent.OwnerUserID, secretHash(code), title, invited, draft, now, s.openCap)
+		id, human, hooks, at, err := insertRoom(ctx, tx, agent.AccountID, agent.OwnerUserID, secretHash(code), title, invited, draft, now, s.openCap, !s.simulated)
 		if errors.Is(err, errOpenRoomsFull) {
 			return s.openRoomsFull()
 		}
 		if err != nil {
 			return err
 		}
+		// The room opens at the database's moment (the insert's), which
+		// this process's clock may be off from: the invitation's 72 hours,
+		// the default deadline and the check that a given one is ahead
+		// count from it (Rooms.clock), as every later decision does.
+		opened := &roomRow{At: at}
+		again := !s.clock(opened).Equal(now)
+		now = s.clock(opened)
 		if in.Deadline == nil {
 			// The default deadline on the human's calendar, when a clock
 			// change between makes it differ; the commit writes it.
 			if z := s.zoneOf(human.zone); !negotiation.DefaultDeadlineIn(now, z).Equal(room.Deadline) {
-				req.Zone = z
-				if room, events, warnings, err = negotiation.Open(req, now); err != nil {
-					return fromProtocol(err)
-				}
-				res.Warnings = warnings
+				req.Zone, again = z, true
 			}
+		}
+		if again {
+			if room, events, warnings, err = negotiation.Open(req, now); err != nil {
+				return fromProtocol(err)
+			}
+			res.Warnings = warnings
 		}
 		p := &partyRow{Side: negotiation.SideA, AccountID: &agent.AccountID, AgentID: &agent.ID,
 			OwnerUserID: &agent.OwnerUserID, TokenSalt: randomBytes(16),
 			LimitsEnc: s.sealLimits(id, "a", room.Party(negotiation.SideA).Limits.Raw()),
 			SchemaFP:  string(room.Party(negotiation.SideA).Schema.Fingerprint())}
 		res.RoomToken = s.roomToken(id, "a", p.TokenSalt)
-		row := &roomRow{ID: id, AccountID: agent.AccountID, Title: title, Parties: [2]*partyRow{p}, recips: recips}
+		row := &roomRow{At: at, ID: id, AccountID: agent.AccountID, Title: title, Parties: [2]*partyRow{p}, recips: recips}
 		if err := row.setHookTargets(hooks); err != nil {
 			return err
 		}
@@ -236,7 +245,7 @@ func (s *Rooms) Join(ctx context.Context, agent Agent, in JoinInput) (*JoinResul
 			// with themselves; the invitation stays for the other side.
 			return errOwnInvitation
 		}
-		now := s.now()
+		now := s.clock(ld.row)
 		if err := ld.room.Joinable(now); err != nil {
 			// Taken by another, or no longer to be taken: refused with the
 			// reason (seed 001), as the invitation's page says it to anyone

@@ -35,7 +35,7 @@ func (s *Rooms) Read(ctx context.Context, agent Agent, roomToken string) (*View,
 		return nil, err
 	}
 	if row.skipped {
-		if kept.holds(row.human, s.now()) && kept.undelivered == row.undeliveredKey() {
+		if kept.holds(row.human, s.clock(row)) && kept.undelivered == row.undeliveredKey() {
 			return kept.view, nil
 		}
 		// The human's context changed (their time zone or language, or

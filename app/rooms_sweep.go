@@ -20,7 +20,7 @@ import (
 // to run late, twice, or beside another. A room that fails to close does
 // not stop the others: the errors are returned together.
 func (s *Rooms) CloseDue(ctx context.Context, limit int) (int, error) {
-	ids, err := selectDueRooms(ctx, s.pool, s.now(), limit)
+	ids, err := selectDueRooms(ctx, s.pool, s.dbMoment(), limit)
 	if err != nil {
 		return 0, err
 	}
@@ -54,7 +54,7 @@ func (s *Rooms) closeIfDue(ctx context.Context, roomID int64) error {
 		if err != nil {
 			return err
 		}
-		next, ev, err := ld.room.CloseDue(s.now())
+		next, ev, err := ld.room.CloseDue(s.clock(ld.row))
 		if err != nil { // not due: closed meanwhile
 			return nil
 		}

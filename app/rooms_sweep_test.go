@@ -86,7 +86,7 @@ func TestSweepLateAndInBatches(t *testing.T) {
 	rb.advance(30 * 24 * time.Hour)
 	var order []int64
 	for _, want := range []int{3, 3, 1, 0} {
-		ids, err := selectDueRooms(rb.ctx, rb.pool, rb.rooms.now(), 3)
+		ids, err := selectDueRooms(rb.ctx, rb.pool, rb.rooms.dbMoment(), 3)
 		if err != nil {
 			t.Fatal(err)
 		}

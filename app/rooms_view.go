@@ -248,7 +248,7 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 	}
 	evs := events(log)
 	v.Rounds, v.DetailAsked = roundsOf(log, side), r.DetailAsked(evs, side)
-	next, coolEnd := s.pace.Advise(r, side, negotiation.LastTabled(evs, side), s.now(), negotiation.TempoOf(evs, negotiation.DefaultTempo))
+	next, coolEnd := s.pace.Advise(r, side, negotiation.LastTabled(evs, side), s.clock(ld.row), negotiation.TempoOf(evs, negotiation.DefaultTempo))
 	v.Undelivered = undeliveredOf(ld.row, r, side)
 	v.Next = next.Undelivered(undeliveredNext(v.Undelivered))
 	if coolEnd != nil {

@@ -37,14 +37,16 @@ func keepKeyCheckNext(ctx context.Context, q querier, check []byte) ([]byte, err
 
 // raiseReceiptKeyVersion records version as the installation's receipt key
 // version unless a higher one is recorded (concurrent processes take turns
-// on the row), and returns the one recorded.
-func raiseReceiptKeyVersion(ctx context.Context, q querier, version int) (int, error) {
+// on the row), and returns the one recorded, with the database's clock
+// when the statement began (statement_timestamp()).
+func raiseReceiptKeyVersion(ctx context.Context, q querier, version int) (int, time.Time, error) {
 	var kept int
+	var at time.Time
 	if err := q.QueryRow(ctx, `UPDATE installation SET receipt_key_version = greatest(receipt_key_version, $1)
-		RETURNING receipt_key_version`, version).Scan(&kept); err != nil {
-		return 0, fmt.Errorf("raiseReceiptKeyVersion: %w", err)
+		RETURNING receipt_key_version, statement_timestamp()`, version).Scan(&kept, &at); err != nil {
+		return 0, at, fmt.Errorf("raiseReceiptKeyVersion: %w", err)
 	}
-	return kept, nil
+	return kept, at, nil
 }
 
 // databaseIdentity is the database this connection is on: its cluster's

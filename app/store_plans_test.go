@@ -232,11 +232,11 @@ func TestListPlans(t *testing.T) {
 	}
 	now := time.Date(2026, 10, 12, 10, 0, 0, 0, time.UTC)
 	plan := genericPlan(t, ctx, rb.pool, dueRoomsSQL, true, now, 200)
-	requirePlan(t, "due rooms", plan, "rooms_due", []string{"<= $1"}, []string{"rooms_pkey"}, 1)
+	requirePlan(t, "due rooms", plan, "rooms_due", []string{"<= COALESCE($1, statement_timestamp())"}, []string{"rooms_pkey"}, 1)
 	plan = genericPlan(t, ctx, rb.pool, dueRemindersSQL, false, now, 200)
-	requirePlan(t, "due reminders", plan, "confirmations_remind", []string{"remind_at <= $1"}, []string{"confirmations_pkey"}, 0)
+	requirePlan(t, "due reminders", plan, "confirmations_remind", []string{"remind_at <= COALESCE($1, now())"}, []string{"confirmations_pkey"}, 0)
 	plan = genericPlan(t, ctx, rb.pool, duePersonRemindersSQL, false, now, 200)
-	requirePlan(t, "due person reminders", plan, "rooms_person_remind", []string{"person_remind_at <= $1"}, []string{"rooms_pkey"}, 0)
+	requirePlan(t, "due person reminders", plan, "rooms_person_remind", []string{"person_remind_at <= COALESCE($1, now())"}, []string{"rooms_pkey"}, 0)
 }
 
 // TestReadSeatPlan: a read's statement, which runs before every move, finds

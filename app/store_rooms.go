@@ -49,6 +49,11 @@ type personSeatRow struct {
 // are neither read nor written: those jobs finish as no-ops, and the sweep
 // closes every room (jobs.SweepArgs).
 type roomRow struct {
+	// At is the database's clock when the statement that read the room
+	// began (statement_timestamp()): the "now" a decision about the
+	// room's stored moments takes (Rooms.clock), so that processes whose
+	// clocks disagree decide alike, with no statement of its own.
+	At        time.Time
 	ID        int64
 	AccountID int64
 	Title     *string
@@ -106,7 +111,7 @@ func roomColumns(snapshot, log, p1, p2 string) string {
 	party := func(p string) string {
 		return p + `.side, ` + p + `.account_id, ` + p + `.agent_id, ` + p + `.owner_user_id, ` + p + `.token_salt, ` + p + `.limits_enc, ` + p + `.schema_fp, ` + p + `.person_email`
 	}
-	return `SELECT r.id, r.account_id, r.title, r.seq, coalesce(r.head_hash, ''), r.undelivered, CASE WHEN r.undelivered IS NOT NULL THEN r.invite_email END, ` + snapshot + `,
+	return `SELECT statement_timestamp(), r.id, r.account_id, r.title, r.seq, coalesce(r.head_hash, ''), r.undelivered, CASE WHEN r.undelivered IS NOT NULL THEN r.invite_email END, ` + snapshot + `,
 	` + party(p1) + `,
 	` + party(p2) + `,
 	` + log
@@ -132,7 +137,7 @@ func scanRoom(row pgx.Row, extra ...any) (*roomRow, error) {
 		schemaFP *string
 		p        partyRow
 	}
-	dest := []any{&r.ID, &r.AccountID, &r.Title, &r.Seq, &r.Head, &r.Undelivered, &r.InviteEmail, &r.Snapshot}
+	dest := []any{&r.At, &r.ID, &r.AccountID, &r.Title, &r.Seq, &r.Head, &r.Undelivered, &r.InviteEmail, &r.Snapshot}
 	for i := range ps {
 		x := &ps[i]
 		dest = append(dest, &x.side, &x.p.AccountID, &x.p.AgentID, &x.p.OwnerUserID, &x.p.TokenSalt, &x.p.LimitsEnc, &x.schemaFP, &x.p.PersonEmail)
@@ -270,24 +275,30 @@ func selectParties(ctx context.Context, q querier, r *roomRow) error {
 // the same statement takes the account's place for it (room_slot,
 // migration 00030: the account's row locked until the open commits, its
 // open rooms counted after the lock); an account with openCap open rooms
-// already is errOpenRoomsFull, and nothing is stored.
-func insertRoom(ctx context.Context, q querier, accountID, ownerUserID int64, inviteHash []byte, title, inviteEmail *string, r *negotiation.Room, now time.Time, openCap int) (int64, *humanRow, []byte, error) {
+// already is errOpenRoomsFull, and nothing is stored. With dbClock, the
+// room opens at the database's clock (the statement's, returned besides):
+// opened_at is it and the invitation's end is as far from it as r's is
+// from now (the caller decides again at that moment, Rooms.Open).
+func insertRoom(ctx context.Context, q querier, accountID, ownerUserID int64, inviteHash []byte, title, inviteEmail *string, r *negotiation.Room, now time.Time, openCap int, dbClock bool) (int64, *humanRow, []byte, time.Time, error) {
 	var id int64
+	var at time.Time
 	h := &humanRow{}
 	var hooks []byte
 	err := q.QueryRow(ctx, `INSERT INTO rooms (account_id, invite_code_hash, title, state, round, turn, deadline, expires_at, seq, snapshot, opened_at, updated_at, head_hash, invite_email)
-		VALUES (room_slot($1, $13), $2, $3, $4, $5, NULLIF($6, ''), $7, $8, 0, '', $9, $9, $10, $12)
-		RETURNING id, (SELECT u.time_zone FROM users u WHERE u.id = $11),
+		VALUES (room_slot($1, $13), $2, $3, $4, $5, NULLIF($6, ''), $7,
+			CASE WHEN $14::boolean THEN $8::timestamptz + (statement_timestamp() - $9::timestamptz) ELSE $8::timestamptz END, 0, '',
+			CASE WHEN $14 THEN statement_timestamp() ELSE $9 END, CASE WHEN $14 THEN statement_timestamp() ELSE $9 END, $10, $12)
+		RETURNING id, statement_timestamp(), (SELECT u.time_zone FROM users u WHERE u.id = $11),
 			coalesce((SELECT coalesce(u.language, u.page_language, u.oidc_locale) FROM users u WHERE u.id = $11), '')`+hookTargetsCol(`$1`),
 		accountID, inviteHash, title, r.State, r.Round, string(r.Turn), r.Deadline, r.ExpiresAt, now, string(negotiation.ChainGenesis),
-		ownerUserID, inviteEmail, openCap).Scan(&id, &h.zone, &h.lang, &hooks)
+		ownerUserID, inviteEmail, openCap, dbClock).Scan(&id, &at, &h.zone, &h.lang, &hooks)
 	if isCheckViolation(err, "rooms_open_per_account") {
-		return 0, nil, nil, errOpenRoomsFull
+		return 0, nil, nil, at, errOpenRoomsFull
 	}
 	if err != nil {
-		return 0, nil, nil, fmt.Errorf("insertRoom: %w", err)
+		return 0, nil, nil, at, fmt.Errorf("insertRoom: %w", err)
 	}
-	return id, h, hooks, nil
+	return id, h, hooks, at, nil
 }
 
 const partyInsertSQL = `INSERT INTO parties (room_id, side, account_id, agent_id, owner_user_id, token_hash, token_salt, limits_enc, schema_fp, joined_at)

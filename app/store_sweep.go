@@ -19,14 +19,15 @@ import (
 // (negotiation.Room.DueAt); the queries must spell it as the index does.
 const roomDue = `(CASE WHEN state = 'draft' THEN least(expires_at, deadline) ELSE deadline END)`
 
-// dueRoomsSQL lists live rooms due at $1, the earliest due first, at most $2.
-const dueRoomsSQL = `SELECT id FROM rooms WHERE state IN ('draft', 'awaiting') AND ` + roomDue + ` <= $1
+// dueRoomsSQL lists live rooms due at $1 (NULL: the database's clock),
+// the earliest due first, at most $2.
+const dueRoomsSQL = `SELECT id FROM rooms WHERE state IN ('draft', 'awaiting') AND ` + roomDue + ` <= coalesce($1::timestamptz, statement_timestamp())
 	ORDER BY ` + roomDue + ` LIMIT $2`
 
-// selectDueRooms lists at most limit rooms due at now, the earliest due
-// first. It locks nothing: each is then closed in a transaction of its
+// selectDueRooms lists at most limit rooms due at now (nil: the
+// database's clock, Rooms.dbMoment), the earliest due first. It locks nothing: each is then closed in a transaction of its
 // own, which locks the room and asks the protocol whether it is due.
-func selectDueRooms(ctx context.Context, q querier, now time.Time, limit int) ([]int64, error) {
+func selectDueRooms(ctx context.Context, q querier, now *time.Time, limit int) ([]int64, error) {
 	rows, err := q.Query(ctx, dueRoomsSQL, now, limit)
 	if err != nil {
 		return nil, fmt.Errorf("selectDueRooms: %w", err)
@@ -52,6 +53,7 @@ type dueReminder struct {
 	// deleted account. (A person answering in the browser has no
 	// confirmations: they are reminded of their turn, duePersonReminder.)
 	remind []int64
+	dbNow  time.Time // the database's clock (the sweep's transaction's)
 }
 
 // dueRemindersSQL: pending confirmations whose reminder is due at $1, the
@@ -65,23 +67,24 @@ const dueRemindersSQL = `SELECT c.room_id, c.id, c.side, c.requested_at,
 		CASE WHEN c.remind_at = '-infinity' THEN NULL ELSE c.remind_at END, r.deadline,
 		CASE WHEN p.owner_user_id IS NOT NULL THEN ARRAY[p.owner_user_id]
 			ELSE ARRAY(SELECT m.user_id FROM memberships m
-				WHERE m.account_id = p.account_id AND m.role = 'owner' ORDER BY m.user_id) END
+				WHERE m.account_id = p.account_id AND m.role = 'owner' ORDER BY m.user_id) END, now()
 	FROM confirmations c JOIN rooms r ON r.id = c.room_id
 	LEFT JOIN parties p ON p.room_id = c.room_id AND p.side = c.side
-	WHERE c.status = 'pending' AND c.remind_at <= $1
+	WHERE c.status = 'pending' AND c.remind_at <= coalesce($1::timestamptz, now())
 	ORDER BY c.remind_at LIMIT $2
 	FOR NO KEY UPDATE OF c SKIP LOCKED`
 
 // selectDueReminders reads and locks, in the caller's transaction, at most
-// limit pending confirmations whose next reminder is due at now.
-func selectDueReminders(ctx context.Context, tx pgx.Tx, now time.Time, limit int) ([]dueReminder, error) {
+// limit pending confirmations whose next reminder is due at now (nil: the
+// database's clock, the transaction's now(), which each comes with).
+func selectDueReminders(ctx context.Context, tx pgx.Tx, now *time.Time, limit int) ([]dueReminder, error) {
 	rows, err := tx.Query(ctx, dueRemindersSQL, now, limit)
 	if err != nil {
 		return nil, fmt.Errorf("selectDueReminders: %w", err)
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (dueReminder, error) {
 		var d dueReminder
-		err := row.Scan(&d.roomID, &d.id, &d.side, &d.requestedAt, &d.remindAt, &d.deadline, &d.remind)
+		err := row.Scan(&d.roomID, &d.id, &d.side, &d.requestedAt, &d.remindAt, &d.deadline, &d.remind, &d.dbNow)
 		return d, err
 	})
 	if err != nil {
@@ -118,7 +121,8 @@ type duePersonReminder struct {
 	turnAt   time.Time
 	remindAt *time.Time // nil: never planned (a turn migration 00031 found)
 	deadline time.Time
-	email    string // "": they asked for no more email (nothing is sent)
+	email    string    // "": they asked for no more email (nothing is sent)
+	dbNow    time.Time // the database's clock (the sweep's transaction's)
 }
 
 // duePersonRemindersSQL: rooms whose person's reminder is due at $1, the
@@ -127,15 +131,16 @@ type duePersonReminder struct {
 // next sweep; the move may end the turn). A turn that is no longer the
 // person's has its moments cleared by the move that ended it.
 const duePersonRemindersSQL = `SELECT r.id, r.seq, r.person_turn_at,
-		CASE WHEN r.person_remind_at = '-infinity' THEN NULL ELSE r.person_remind_at END, r.deadline, coalesce(p.person_email, '')
+		CASE WHEN r.person_remind_at = '-infinity' THEN NULL ELSE r.person_remind_at END, r.deadline, coalesce(p.person_email, ''), now()
 	FROM rooms r LEFT JOIN parties p ON p.room_id = r.id AND p.side = 'b' AND p.account_id IS NULL
-	WHERE r.person_remind_at <= $1
+	WHERE r.person_remind_at <= coalesce($1::timestamptz, now())
 	ORDER BY r.person_remind_at LIMIT $2
 	FOR NO KEY UPDATE OF r SKIP LOCKED`
 
 // selectDuePersonReminders reads and locks, in the caller's transaction,
-// at most limit rooms whose person's reminder is due at now.
-func selectDuePersonReminders(ctx context.Context, tx pgx.Tx, now time.Time, limit int) ([]duePersonReminder, error) {
+// at most limit rooms whose person's reminder is due at now (nil: the
+// database's clock, as selectDueReminders).
+func selectDuePersonReminders(ctx context.Context, tx pgx.Tx, now *time.Time, limit int) ([]duePersonReminder, error) {
 	rows, err := tx.Query(ctx, duePersonRemindersSQL, now, limit)
 	if err != nil {
 		return nil, fmt.Errorf("selectDuePersonReminders: %w", err)
@@ -143,7 +148,7 @@ func selectDuePersonReminders(ctx context.Context, tx pgx.Tx, now time.Time, lim
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (duePersonReminder, error) {
 		var d duePersonReminder
 		var turnAt *time.Time
-		err := row.Scan(&d.roomID, &d.seq, &turnAt, &d.remindAt, &d.deadline, &d.email)
+		err := row.Scan(&d.roomID, &d.seq, &turnAt, &d.remindAt, &d.deadline, &d.email, &d.dbNow)
 		if turnAt != nil {
 			d.turnAt = *turnAt
 		}

@@ -126,6 +126,26 @@ func (m *metrics) TraceConnectEnd(_ context.Context, data pgx.TraceConnectEndDat
 		"refused", since, "refused_total", n, "err", data.Err)
 }
 
+// clockOffsetWarned is how far a process's clock may be off the
+// database's before it says so at start.
+const clockOffsetWarned = 2 * time.Second
+
+// clockOffset exports how far this process's clock was ahead of the
+// database's at start (taasky_clock_offset_seconds; negative: behind),
+// and logs a warning when it is off by more than clockOffsetWarned. The
+// rooms' deadlines, invitations and cool-downs follow the database's
+// clock; what still reads this process's clock is off by as much
+// (docs/operations.md "Clocks").
+func (m *metrics) clockOffset(offset time.Duration, log *slog.Logger) {
+	m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "taasky_clock_offset_seconds",
+		Help: "How far this process's clock was ahead of PostgreSQL's when it started (negative: behind)."},
+		func() float64 { return offset.Seconds() }))
+	if offset.Abs() > clockOffsetWarned {
+		log.Warn("this process's clock is off PostgreSQL's: fix its time synchronisation (NTP); rooms follow the database's clock, sessions, OAuth tokens, rate limits and job schedules this process's",
+			"offset_seconds", offset.Seconds())
+	}
+}
+
 // mount serves /metrics in Prometheus's text format.
 func (m *metrics) mount(a *fiber.App) {
 	a.Get("/metrics", fiberhttp.Handler(promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})))

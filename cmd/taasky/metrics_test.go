@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -23,13 +25,48 @@ func TestMetrics(t *testing.T) {
 		"SECRET_KEY": testSecret, "OIDC_ISSUER": "http://127.0.0.1:9", "OIDC_CLIENT_ID": "taasky", "OIDC_CLIENT_SECRET": "secret",
 	}, "serve")
 	status, body := get(t, "http://"+p.addr+"/metrics")
-	for _, want := range []string{"taasky_db_statements_total ", "taasky_db_connections_refused_total 0", "go_memstats_alloc_bytes_total", "process_cpu_seconds_total"} {
+	for _, want := range []string{"taasky_db_statements_total ", "taasky_db_connections_refused_total 0", "go_memstats_alloc_bytes_total", "process_cpu_seconds_total", "taasky_clock_offset_seconds "} {
 		if status != 200 || !strings.Contains(body, want) {
 			t.Errorf("/metrics: %d, no %s", status, want)
 		}
 	}
 	if err := p.stop(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestClockOffsetWarned: a process whose clock is off PostgreSQL's by
+// more than clockOffsetWarned says so at start, with how far, and exports
+// it; one within it only exports it.
+func TestClockOffsetWarned(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		offset time.Duration
+		warned bool
+	}{{30 * time.Second, true}, {-30 * time.Second, true}, {time.Second, false}} {
+		m := newMetrics()
+		var logged strings.Builder
+		m.clockOffset(c.offset, slog.New(slog.NewJSONHandler(&logged, nil)))
+		if got := strings.Contains(logged.String(), "clock is off PostgreSQL's"); got != c.warned {
+			t.Errorf("%s off: warned %v, want %v (%s)", c.offset, got, c.warned, logged.String())
+		}
+		if c.warned && !strings.Contains(logged.String(), fmt.Sprintf(`"offset_seconds":%g`, c.offset.Seconds())) {
+			t.Errorf("%s off: the warning does not say how far: %s", c.offset, logged.String())
+		}
+		families, err := m.registry.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var value *float64
+		for _, f := range families {
+			if f.GetName() == "taasky_clock_offset_seconds" {
+				v := f.GetMetric()[0].GetGauge().GetValue()
+				value = &v
+			}
+		}
+		if value == nil || *value != c.offset.Seconds() {
+			t.Errorf("%s off: taasky_clock_offset_seconds %v, want %g", c.offset, value, c.offset.Seconds())
+		}
 	}
 }
 

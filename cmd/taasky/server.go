@@ -49,10 +49,12 @@ func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, w
 	var receipts *receipt.Keyring
 	if web || worker {
 		m.watchQueues(pool, log.With("component", "metrics"))
-		if err := app.KeepReceiptKeyVersion(ctx, pool, max(cfg.ReceiptKeyVersion, 1)); err != nil {
+		offset, err := app.KeepReceiptKeyVersionClock(ctx, pool, max(cfg.ReceiptKeyVersion, 1), time.Now)
+		if err != nil {
 			pool.Close()
 			return nil, err
 		}
+		m.clockOffset(offset, log)
 		if receipts, err = publishedReceiptKeys(ctx, pool, cfg); err != nil {
 			pool.Close()
 			return nil, err
