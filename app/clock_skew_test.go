@@ -150,7 +150,7 @@ func TestSkewedNodeDeadline(t *testing.T) {
 			t.Fatal(err)
 		}
 		if opened := expires.Add(-negotiation.InvitationTTL); opened.Before(before) || opened.After(after) {
-			t.Errorf("a room opened on a node %s off opened at %s, outside the database's %s–%s", n.now().Sub(time.Now()).Round(time.Second), opened, before, after)
+			t.Errorf("a room opened on a node %s off opened at %s, outside the database's %s–%s", time.Until(n.now()).Round(time.Second), opened, before, after)
 		}
 	}
 	rb.checkClean(t) // the columns the sweep reads are the rooms' own
