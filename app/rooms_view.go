@@ -69,8 +69,8 @@ type View struct {
 	// how long is left of it from this process's clock plus clockAhead.
 	changesAt  time.Time
 	clockAhead time.Duration
-	seen      bool                   // the side's account had seen the other side's schema
-	rendered  atomic.Pointer[[]byte] // Rendered's
+	seen       bool                   // the side's account had seen the other side's schema
+	rendered   atomic.Pointer[[]byte] // Rendered's
 }
 
 // Rendered returns render(v), rendered once per view: Read keeps views and
