@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -249,5 +250,56 @@ func TestSkewedNodeReminders(t *testing.T) {
 	rb.waitPast(t, remindIn(time.Second))
 	if n, err := sweeper(slow).RemindDue(rb.ctx, 10); err != nil || n != 1 {
 		t.Errorf("slow node's sweep found %d reminders due (%v), want 1", n, err)
+	}
+}
+
+// TestSkewedNodeWaitsOutCooldown: a waiting read that a change wakes while
+// the side's counter is still held back by a cool-down ending within the
+// wait waits the cool-down out (ReadWait), on a node 30 s fast or slow as
+// on one whose clock is right: the cool-down's end is the database's
+// moment, and how long is left of it is counted on the same clock. (The
+// nodes do not listen: their waits look again every second.)
+func TestSkewedNodeWaitsOutCooldown(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	pace := negotiation.Pace{Cooldown: 12 * time.Second} // within MaxWait
+	for _, off := range []time.Duration{0, clockSkew, -clockSkew} {
+		n := rb.node(t, off, pace)
+		ta, tb := rb.openOn(t, n, rb.dbNow(t).Add(time.Hour).Truncate(time.Second))
+		if _, err := n.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := n.Propose(rb.ctx, rb.b, tb, MoveInput{Verdict: "counter", Subject: meeting(11, "")}); err != nil {
+			t.Fatal(err)
+		}
+		type answer struct {
+			v   *View
+			err error
+		}
+		done := make(chan answer, 1)
+		go func() {
+			v, err := n.ReadWait(rb.ctx, rb.b, tb, MaxWait)
+			done <- answer{v, err}
+		}()
+		for waits := false; !waits; {
+			time.Sleep(time.Millisecond)
+			n.waiters.mu.Lock()
+			for _, w := range n.waiters.rooms {
+				waits = waits || len(w) > 0
+			}
+			n.waiters.mu.Unlock()
+		}
+		// a's move gives b the turn while b's counter is held back.
+		if _, err := n.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "need_more_detail", Fields: []string{"fee"}}); err != nil {
+			t.Fatal(err)
+		}
+		got := <-done
+		if got.err != nil {
+			t.Fatal(got.err)
+		}
+		if got.v.NextCounterAt != "" || !slices.Contains(got.v.Next.Verdicts, negotiation.VerdictCounter) {
+			t.Errorf("node %s off: the waiting read answered before b's cool-down ended (next_counter_at %q, verdicts %v), not waiting it out",
+				off, got.v.NextCounterAt, got.v.Next.Verdicts)
+		}
 	}
 }

@@ -63,10 +63,14 @@ type View struct {
 	// their identity provider's locale ("": none known).
 	Lang string `json:"-"`
 	// changesAt is when the view changes with no move (the cool-down's
-	// end); zero when only a move changes it.
-	changesAt time.Time
-	seen      bool                   // the side's account had seen the other side's schema
-	rendered  atomic.Pointer[[]byte] // Rendered's
+	// end); zero when only a move changes it. It is on the database's
+	// clock (Rooms.clock), which is clockAhead ahead of this process's
+	// (as the read that built the view measured it): a waiting read counts
+	// how long is left of it from this process's clock plus clockAhead.
+	changesAt  time.Time
+	clockAhead time.Duration
+	seen       bool                   // the side's account had seen the other side's schema
+	rendered   atomic.Pointer[[]byte] // Rendered's
 }
 
 // Rendered returns render(v), rendered once per view: Read keeps views and
@@ -248,7 +252,9 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 	}
 	evs := events(log)
 	v.Rounds, v.DetailAsked = roundsOf(log, side), r.DetailAsked(evs, side)
-	next, coolEnd := s.pace.Advise(r, side, negotiation.LastTabled(evs, side), s.clock(ld.row), negotiation.TempoOf(evs, negotiation.DefaultTempo))
+	at := s.clock(ld.row)
+	v.clockAhead = at.Sub(s.now())
+	next, coolEnd := s.pace.Advise(r, side, negotiation.LastTabled(evs, side), at, negotiation.TempoOf(evs, negotiation.DefaultTempo))
 	v.Undelivered = undeliveredOf(ld.row, r, side)
 	v.Next = next.Undelivered(undeliveredNext(v.Undelivered))
 	if coolEnd != nil {

@@ -198,7 +198,7 @@ func (s *Rooms) ReadWait(ctx context.Context, agent Agent, roomToken string, wai
 		left := time.Until(end)
 		coolLeft := time.Duration(-1)
 		if v.NextCounterAt != "" {
-			coolLeft = v.changesAt.Sub(s.now())
+			coolLeft = v.changesAt.Sub(s.now().Add(v.clockAhead)) // both the database's clock
 		}
 		if left <= 0 || s.waiters.ended.Load() || (waitKey(v) != first && (coolLeft < 0 || coolLeft > left)) {
 			return v, nil

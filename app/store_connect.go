@@ -66,15 +66,19 @@ func SessionsShared(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
 		return false, err
 	}
 	defer a.Release()
-	b, err := pool.Acquire(ctx)
+	// The other is a connection of its own, not the pool's: a pool of one
+	// (DATABASE_URL's pool_max_conns=1) would wait for a forever.
+	b, err := pgx.ConnectConfig(ctx, pool.Config().ConnConfig)
 	if err != nil {
 		return false, err
 	}
-	defer b.Release()
+	defer b.Close(context.WithoutCancel(ctx))
 	var kb [4]byte
 	_, _ = rand.Read(kb[:])
 	key := int32(binary.BigEndian.Uint32(kb[:]))
-	unlock := func(c *pgxpool.Conn) {
+	unlock := func(c interface {
+		Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+	}) {
 		_, _ = c.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, $2)`, pgx.QueryExecModeSimpleProtocol, int32(sessionProbeClass), key)
 	}
 	if _, err := a.Exec(ctx, `SELECT pg_advisory_lock($1, $2)`, pgx.QueryExecModeSimpleProtocol, int32(sessionProbeClass), key); err != nil {

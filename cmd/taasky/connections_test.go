@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5"
@@ -144,4 +145,33 @@ func getPath(t *testing.T, a *fiber.App, path string) (int, http.Header, string)
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, resp.Header, string(b)
+}
+
+// TestStartWithOneConnection: a DATABASE_URL whose pool_max_conns is 1
+// (a one-off command on a crowded PostgreSQL, as `taasky migrate` or
+// `check`) starts. The start's check that connections are sessions of
+// their own (app.SessionsShared) took a second connection from the pool
+// while holding the first, and waited for it forever: `taasky migrate`
+// hung with no word until killed.
+func TestStartWithOneConnection(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang, not a measure
+	defer cancel()
+	dsn := pgtest.NewDSN(t)
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	pool, err := openDatabase(ctx, dsn+sep+"pool_max_conns=1")
+	if err != nil {
+		t.Fatalf("start with pool_max_conns=1: %v", err)
+	}
+	defer pool.Close()
+	if n := pool.Stat().MaxConns(); n != 1 {
+		t.Fatalf("the pool holds %d connections, want DATABASE_URL's 1", n)
+	}
+	shared, err := app.SessionsShared(ctx, pool)
+	if err != nil || shared {
+		t.Errorf("on PostgreSQL itself: sessions shared %v, %v; want false", shared, err)
+	}
 }
