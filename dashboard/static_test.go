@@ -58,6 +58,12 @@ func TestStaticFilesKeptAndGzipped(t *testing.T) {
 		if resp.Header.Get("Content-Encoding") != "gzip" || len(zipped) >= len(plain) {
 			t.Fatalf("%s with gzip accepted: encoding %q, %d bytes against %d", name, resp.Header.Get("Content-Encoding"), len(zipped), len(plain))
 		}
+		if etag := resp.Header.Get("ETag"); etag != `"`+version+`-gzip"` {
+			t.Errorf("%s gzipped: ETag %q, want one of its own", name, etag)
+		}
+		if resp, _ := get(url, "Accept-Encoding", "gzip", "If-None-Match", `"`+version+`-gzip"`); resp.StatusCode != http.StatusNotModified {
+			t.Errorf("%s gzipped, checked with its ETag: %d", name, resp.StatusCode)
+		}
 		zr, err := gzip.NewReader(bytes.NewReader(zipped))
 		if err != nil {
 			t.Fatal(err)
