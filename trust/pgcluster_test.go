@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,10 +12,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-)
 
-// pgBin is where Debian puts PostgreSQL 15's programs.
-const pgBin = "/usr/lib/postgresql/15/bin"
+	"github.com/taasky/taasky/internal/pgtest"
+)
 
 // pgPair is a primary and a synchronous standby started by the test on
 // loopback ports, from Debian's packages, run as the postgres user (the
@@ -37,23 +35,16 @@ type pgNode struct {
 // newPGPair starts the pair, or skips the test where it cannot run.
 func newPGPair(t testing.TB) *pgPair {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(pgBin, "pg_ctl")); err != nil {
-		t.Skipf("PostgreSQL 15's programs are not in %s (apt-get install postgresql-15): %v", pgBin, err)
-	}
-	if os.Geteuid() == 0 {
-		if _, err := exec.LookPath("runuser"); err != nil {
-			t.Skip("running as root without runuser: cannot run PostgreSQL as the postgres user")
-		}
-	}
+	pgtest.NeedPrograms(t)
 	root, err := os.MkdirTemp("", "taasky-failover-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := &pgPair{t: t, root: root}
 	t.Cleanup(p.close)
-	p.chown(root)
+	pgtest.Chown(t, root)
 	for i := range p.nodes {
-		p.nodes[i] = &pgNode{dir: filepath.Join(root, fmt.Sprintf("node%d", i)), port: freePort(t)}
+		p.nodes[i] = &pgNode{dir: filepath.Join(root, fmt.Sprintf("node%d", i)), port: pgtest.FreePort(t)}
 	}
 	a := p.nodes[0]
 	p.pg("initdb", "-D", a.dir, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C")
@@ -64,38 +55,16 @@ func newPGPair(t testing.TB) *pgPair {
 	return p
 }
 
-func freePort(t testing.TB) int {
-	_, port, _ := strings.Cut(freeAddr(t), ":")
-	n, _ := strconv.Atoi(port)
-	return n
-}
-
 // pg runs one of PostgreSQL's programs as the postgres user.
 func (p *pgPair) pg(prog string, args ...string) string {
 	p.t.Helper()
-	path := filepath.Join(pgBin, prog)
-	var cmd *exec.Cmd
-	if os.Geteuid() == 0 {
-		cmd = exec.Command("runuser", append([]string{"-u", "postgres", "--", path}, args...)...)
-	} else {
-		cmd = exec.Command(path, args...)
-	}
+	cmd := pgtest.AsPostgres(filepath.Join(pgtest.PGBin, prog), args...)
 	cmd.Dir = p.root
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		p.t.Fatalf("%s %s: %v\n%s", prog, strings.Join(args, " "), err, out)
 	}
 	return string(out)
-}
-
-func (p *pgPair) chown(path string) {
-	if os.Geteuid() != 0 {
-		return
-	}
-	out, err := exec.Command("chown", "-R", "postgres:postgres", path).CombinedOutput()
-	if err != nil {
-		p.t.Fatalf("chown %s: %v\n%s", path, err, out)
-	}
 }
 
 // configure writes the settings both nodes share; later lines win.
@@ -255,10 +224,7 @@ func (p *pgPair) close() {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(n.dir, "postmaster.pid")); err == nil {
-			cmd := exec.Command("runuser", "-u", "postgres", "--", filepath.Join(pgBin, "pg_ctl"), "-D", n.dir, "-m", "immediate", "-w", "-t", "20", "stop")
-			if os.Geteuid() != 0 {
-				cmd = exec.Command(filepath.Join(pgBin, "pg_ctl"), "-D", n.dir, "-m", "immediate", "-w", "-t", "20", "stop")
-			}
+			cmd := pgtest.AsPostgres(filepath.Join(pgtest.PGBin, "pg_ctl"), "-D", n.dir, "-m", "immediate", "-w", "-t", "20", "stop")
 			if out, err := cmd.CombinedOutput(); err != nil {
 				p.t.Logf("stop the server on %d: %v\n%s", n.port, err, out)
 				for _, pid := range n.pids() {

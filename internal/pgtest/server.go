@@ -29,18 +29,11 @@ type Server struct {
 // free loopback port, with trust authentication, conf appended to its
 // postgresql.conf (later lines win), and stops it when the test ends.
 // It runs the programs as the postgres user when run as root (they refuse
-// root), and skips the test where it cannot run them. The way
-// trust/pgcluster_test.go starts its primary and standby.
+// root), and skips the test where it cannot run them (NeedPrograms).
+// trust/pgcluster_test.go starts its primary and standby the same way.
 func StartServer(t testing.TB, conf string) *Server {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(PGBin, "pg_ctl")); err != nil {
-		t.Skipf("PostgreSQL 15's programs are not in %s (apt-get install postgresql-15): %v", PGBin, err)
-	}
-	if os.Geteuid() == 0 {
-		if _, err := exec.LookPath("runuser"); err != nil {
-			t.Skip("running as root without runuser: cannot run PostgreSQL as the postgres user")
-		}
-	}
+	NeedPrograms(t)
 	root, err := os.MkdirTemp("", "taasky-pg-")
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +60,21 @@ func StartServer(t testing.TB, conf string) *Server {
 		}
 	})
 	return s
+}
+
+// NeedPrograms skips the test where it cannot run PostgreSQL 15's
+// programs: not installed, or root without runuser to run them as the
+// postgres user.
+func NeedPrograms(t testing.TB) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(PGBin, "pg_ctl")); err != nil {
+		t.Skipf("PostgreSQL 15's programs are not in %s (apt-get install postgresql-15): %v", PGBin, err)
+	}
+	if os.Geteuid() == 0 {
+		if _, err := exec.LookPath("runuser"); err != nil {
+			t.Skip("running as root without runuser: cannot run PostgreSQL as the postgres user")
+		}
+	}
 }
 
 // DSN is the connection string of user to database db.
