@@ -11,11 +11,11 @@ import (
 )
 
 // RetryMessage is what a caller is told when the database did not answer:
-// a moment's unavailability (a failover to the standby, a restart), not
+// a moment's unavailability (a restart, a failover, no free connection), not
 // the caller's fault, and worth the same call again. A move that had gone
 // through is answered, the second time, with its result (the same move
 // sent again is recognised: rooms_move.go), never applied twice.
-const RetryMessage = "Taasky's database did not answer (it may be switching to its standby): retry this call with the same arguments in a few seconds; a move that went through is answered with its result, not applied twice"
+const RetryMessage = "Taasky's database did not answer just now (restarting, switching to its standby, or out of connections): retry this call with the same arguments in a few seconds; a move that went through is answered with its result, not applied twice"
 
 // Unavailable reports whether err says the database could not be reached,
 // went away mid-call, or is not (or no longer) the primary: errors that

@@ -198,7 +198,7 @@ func (s *Server) retryLater(w http.ResponseWriter, endpoint string, err error) {
 	s.logRefusal(endpoint, err)
 	w.Header().Set("Retry-After", "5")
 	writeJSONError(w, http.StatusServiceUnavailable, "temporarily_unavailable",
-		"Taasky's database did not answer just now (it may be switching to its standby): send the same request again in a few seconds")
+		"Taasky's database did not answer just now (restarting, switching to its standby, or out of connections): send the same request again in a few seconds")
 }
 
 // logRefusal logs what went wrong without what was sent (a code, a
