@@ -276,6 +276,30 @@ func agreedMail(t *testing.T, smtp *notifytest.SMTPServer, email string) *notify
 	return nil
 }
 
+// agreedMailAbout is the agreed mail to email of the same room as other
+// (the same thread).
+func agreedMailAbout(t *testing.T, smtp *notifytest.SMTPServer, email string, other *notify.Parsed) *notify.Parsed {
+	t.Helper()
+	thread := other.Header.Get("References")
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		for _, m := range smtp.Mails() {
+			p, err := notify.Parse(m.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(m.To) == 1 && m.To[0] == email && p.Header.Get("References") == thread {
+				for _, a := range p.Attachments {
+					if a.Name == "invite.ics" {
+						return p
+					}
+				}
+			}
+		}
+	}
+	t.Fatalf("no agreed mail of the thread %s reached %s", thread, email)
+	return nil
+}
+
 func attachment(t *testing.T, p *notify.Parsed, suffix string) []byte {
 	t.Helper()
 	for _, a := range p.Attachments {
@@ -300,7 +324,8 @@ type agreementStack struct {
 	agents       [2]*mcp.ClientSession
 	tokens       [2]string
 	hash         string
-	start, end   string // the agreed meeting, as the terms say it
+	start, end   string          // the agreed meeting, as the terms say it
+	used         map[string]bool // one-tap links answered
 	title, place string
 }
 
@@ -355,11 +380,11 @@ func newAgreementStack(t *testing.T) *agreementStack {
 		t.Fatalf("b's read: %v %v", err, read)
 	}
 	s.hash = view.Room.TermsOnTable.Options[0].SubjectHash
-	used := map[string]bool{}
+	s.used = map[string]bool{}
 	for i, email := range []string{"bob@example.test", "alice@example.test"} {
 		side := 1 - i
 		callTool(t, s.agents[side], "negotiation_respond", map[string]any{"room_token": s.tokens[side], "verdict": "approve", "subject_hash": s.hash})
-		confirmFromMail(t, s.smtp, email, used)
+		confirmFromMail(t, s.smtp, email, s.used)
 	}
 	raw, _ = callTool(t, s.agents[0], "negotiation_read", map[string]any{"room_token": s.tokens[0]})
 	var agreed struct {
@@ -596,6 +621,102 @@ func TestAgreementCheckedByOthers(t *testing.T) {
 		}
 		if uids[0] != uids[1] {
 			t.Errorf("the two sides' entries have UIDs %q and %q: one meeting, two entries", uids[0], uids[1])
+		}
+	})
+
+	// A person without an account answers the invitation in the browser:
+	// the receipt and the .ics they are mailed, and those their personal
+	// page offers, checked the same way.
+	t.Run("person", func(t *testing.T) {
+		_, opened := callTool(t, s.agents[0], "negotiation_open", map[string]any{"title": s.title,
+			"subject_schema": map[string]any{"meeting": map[string]any{"type": "timerange", "label": "Meeting"}, "place": map[string]any{"type": "string", "label": "Where"}},
+			"subject":        map[string]any{"meeting": map[string]any{"start": s.start, "end": s.end}, "place": s.place}})
+		jar, _ := cookiejar.New(nil)
+		person := &http.Client{Jar: jar, Timeout: 20 * time.Second}
+		invite := opened["invite_url"].(string)
+		page := string(getBody(t, person, invite))
+		form := url.Values{"verdict": {"approve"}, "email": {"pat@example.test"}}
+		for name, re := range map[string]*regexp.Regexp{"_csrf": csrfInPage, "seat_nonce": regexp.MustCompile(`name="seat_nonce" value="([^"]+)"`),
+			"subject_hash": regexp.MustCompile(`name="subject_hash" value="([^"]+)"`)} {
+			m := re.FindStringSubmatch(page)
+			if m == nil {
+				t.Fatalf("the invitation page has no %s:\n%s", name, page)
+			}
+			form.Set(name, html.UnescapeString(m[1]))
+		}
+		hash := form.Get("subject_hash")
+		resp, err := person.PostForm(invite, form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		seat := resp.Request.URL
+		if resp.StatusCode != 200 || !strings.HasPrefix(seat.Path, "/p/") {
+			t.Fatalf("the person's approval led to %d %s", resp.StatusCode, seat)
+		}
+		callTool(t, s.agents[0], "negotiation_respond", map[string]any{"room_token": opened["room_token"], "verdict": "approve", "subject_hash": hash})
+		confirmFromMail(t, s.smtp, "alice@example.test", s.used)
+		_, out := callTool(t, s.agents[0], "negotiation_read", map[string]any{"room_token": opened["room_token"], "receipt": true})
+		jws, _ := out["receipt"].(string)
+		if jws == "" {
+			t.Fatalf("no receipt: %v", out)
+		}
+		mail := agreedMail(t, s.smtp, "pat@example.test")
+		seatBase := s.base + seat.Path
+		dir := t.TempDir()
+		for name, b := range map[string][]byte{
+			"mailed":     attachment(t, mail, ".jws"),
+			"downloaded": getBody(t, person, seatBase+"/receipt.jws"),
+		} {
+			if string(b) != jws {
+				t.Errorf("the person's %s receipt is not the one the agent reads: %q", name, b)
+			}
+			f := filepath.Join(dir, name+".jws")
+			if err := os.WriteFile(f, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var got struct {
+				Payload struct {
+					Parties map[string]struct {
+						Account      string                   `json:"account"`
+						Confirmation struct{ Channel string } `json:"confirmation"`
+					} `json:"parties"`
+					SubjectHash string `json:"subject_hash"`
+				} `json:"payload"`
+			}
+			if err := json.Unmarshal([]byte(runVerify(t, nil, "receipt.mjs", f, s.base+jwksPath, s.base)), &got); err != nil {
+				t.Fatal(err)
+			}
+			if b := got.Payload.Parties["b"]; b.Account != "" || b.Confirmation.Channel != "invitation" || got.Payload.SubjectHash != hash {
+				t.Errorf("the person's side in the receipt: %+v", got.Payload)
+			}
+		}
+		var uids []string
+		for name, b := range map[string][]byte{
+			"alice's mail":          attachment(t, agreedMailAbout(t, s.smtp, "alice@example.test", mail), "invite.ics"),
+			"the person's mail":     attachment(t, mail, "invite.ics"),
+			"the person's download": getBody(t, person, seatBase+"/invite.ics"),
+		} {
+			f := filepath.Join(dir, "invite.ics")
+			if err := os.WriteFile(f, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var cal struct {
+				Method string
+				Events []struct{ UID, Start, End, URL string }
+			}
+			out := runVerify(t, nil, "ics.mjs", f)
+			if err := json.Unmarshal([]byte(out), &cal); err != nil || len(cal.Events) != 1 || cal.Method != "PUBLISH" {
+				t.Fatalf("%s, read by ical.js: %s %v", name, out, err)
+			}
+			start, _ := time.Parse(time.RFC3339, s.start)
+			if e := cal.Events[0]; e.Start != start.UTC().Format("2006-01-02T15:04:05.000Z") || strings.Contains(e.URL, "/p/") {
+				t.Errorf("%s: %+v", name, e)
+			}
+			uids = append(uids, cal.Events[0].UID)
+		}
+		if uids[0] != uids[1] || uids[1] != uids[2] {
+			t.Errorf("one meeting, UIDs %q", uids)
 		}
 	})
 }
