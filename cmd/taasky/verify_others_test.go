@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -410,6 +411,26 @@ func (s *agreementStack) receipt(t *testing.T, side int) string {
 	return jws
 }
 
+// agreedAt is the moment the receipt says the room was agreed (read
+// without verifying: receipt.mjs verifies it).
+func (s *agreementStack) agreedAt(t *testing.T) time.Time {
+	t.Helper()
+	parts := strings.Split(s.receipt(t, 0), ".")
+	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		Room struct {
+			AgreedAt time.Time `json:"agreed_at"`
+		} `json:"room"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		t.Fatal(err)
+	}
+	return p.Room.AgreedAt
+}
+
 // receiptFacts is what receipt.mjs read in a receipt jose verified.
 type receiptFacts struct {
 	Typ, Iss, Kid string
@@ -560,8 +581,9 @@ func TestAgreementCheckedByOthers(t *testing.T) {
 		var agreed []delivery
 		for _, d := range got {
 			var p struct {
-				Type string `json:"type"`
-				Data struct {
+				Type      string    `json:"type"`
+				Timestamp time.Time `json:"timestamp"`
+				Data      struct {
 					Receipt string `json:"receipt"`
 				} `json:"data"`
 			}
@@ -569,6 +591,11 @@ func TestAgreementCheckedByOthers(t *testing.T) {
 				agreed = append(agreed, d)
 				if p.Data.Receipt != s.receipt(t, 0) {
 					t.Errorf("the room.agreed webhook's receipt is not the one the agent reads")
+				}
+				// The event happened when the room was agreed: the
+				// moment the receipt states.
+				if !p.Timestamp.Equal(s.agreedAt(t)) {
+					t.Errorf("room.agreed's timestamp %s, the receipt's agreed_at %s", p.Timestamp, s.agreedAt(t))
 				}
 			}
 		}
