@@ -53,6 +53,9 @@ func (s *Rooms) checkRoom(ctx context.Context, id int64) (string, error) {
 	if err != nil {
 		return err.Error(), nil
 	}
+	if diff, err := checkLight(ctx, s.pool, row, events); err != nil || diff != "" {
+		return diff, err
+	}
 	limits, sealed, err := s.partyLimits(row, "")
 	if err != nil {
 		return "", err
@@ -145,6 +148,35 @@ func withholdAsStored(row *roomRow, replayed *negotiation.Room) error {
 	}
 	replayed.WithholdNoDealFields(stored.Withheld)
 	return nil
+}
+
+// checkLight compares the log as moves and reads see it (roomLogLight:
+// earlier offers and counters by the columns kind, side, at and verdict)
+// with the events logged: a stub must say what its event says, and every
+// other entry is the event itself ("" when they agree).
+func checkLight(ctx context.Context, q querier, row *roomRow, events []negotiation.Event) (string, error) {
+	light, err := selectEvents(ctx, q, row.ID, true)
+	if err != nil {
+		return "", err
+	}
+	if len(light) != len(row.log) {
+		return fmt.Sprintf("the light log has %d events, the log %d", len(light), len(row.log)), nil
+	}
+	for i, text := range light {
+		if text == row.log[i] {
+			continue
+		}
+		var stub loggedEvent
+		if err := json.Unmarshal([]byte(text), &stub.Event); err != nil || !stub.elided() {
+			return fmt.Sprintf("event %d: the light log has %.200s", i+1, text), nil
+		}
+		ev := events[i]
+		if ev.Kind != stub.Kind || ev.Side != stub.Side || ev.Verdict != stub.Verdict || !ev.At.Equal(stub.At) {
+			return fmt.Sprintf("event %d: its columns say %s %s %s at %s, the event %s %s %s at %s", i+1,
+				stub.Kind, stub.Side, stub.Verdict, stub.At.UTC().Format(time.RFC3339Nano), ev.Kind, ev.Side, ev.Verdict, ev.At.UTC().Format(time.RFC3339Nano)), nil
+		}
+	}
+	return "", nil
 }
 
 // checkChain names the first broken link of a room's log ("" for none).

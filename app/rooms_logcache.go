@@ -73,6 +73,13 @@ func (c logCache) decode(row *roomRow) ([]*loggedEvent, error) {
 	return out, nil
 }
 
+// elided reports whether e is a stub of roomLogLight: an offer or counter
+// whose terms the statement left out (the protocol logs none without).
+func (e *loggedEvent) elided() bool {
+	return e.Kind == negotiation.EventPropose && len(e.Terms) == 0 &&
+		(e.Verdict == negotiation.VerdictOffer || e.Verdict == negotiation.VerdictCounter)
+}
+
 // events is the log's events, for the protocol's helpers.
 func events(log []*loggedEvent) []negotiation.Event {
 	out := make([]negotiation.Event, len(log))

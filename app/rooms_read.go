@@ -60,6 +60,26 @@ func (s *Rooms) Read(ctx context.Context, agent Agent, roomToken string) (*View,
 	return v, nil
 }
 
+// ReadHistory is Read with every round's terms (View.Elided false): the
+// room's whole history, read whole each time (it is not kept). Read
+// leaves out the terms of the offers and counters before the room's
+// latest move, which a long log of terms of the largest size makes
+// megabytes a read.
+func (s *Rooms) ReadHistory(ctx context.Context, agent Agent, roomToken string) (*View, error) {
+	if roomToken == "" {
+		return nil, Errorf(ErrInvalid, "room_token: required")
+	}
+	row, side, err := selectSeatWhole(ctx, s.pool, s.seatHashOf(roomToken), agent.AccountID, agent.OwnerUserID)
+	if err != nil {
+		return nil, err
+	}
+	ld, err := s.restoreFor(row, side)
+	if err != nil {
+		return nil, err
+	}
+	return s.view(ctx, s.pool, ld, side)
+}
+
 // keptView is a view Read returned, with what it was built from besides
 // the room at seq.
 type keptView struct {

@@ -27,12 +27,15 @@ type View struct {
 	// or the deadline if that comes first (negotiation.Room.InvitationEnd);
 	// "" otherwise. The agents' copy of it: the deadline alone told them
 	// 14 days of a room that closes after 3.
-	InvitationExpiresAt string        `json:"invitation_expires,omitempty"`
-	Title               string        `json:"title,omitempty"`
-	Rounds              []RoundView   `json:"rounds"`
-	TermsOnTable        *TableView    `json:"terms_on_table,omitempty"`
-	Approvals           ApprovalsView `json:"approvals,omitzero"`
-	NoDealPossible      []string      `json:"no_deal_possible,omitempty"`
+	InvitationExpiresAt string `json:"invitation_expires,omitempty"`
+	Title               string `json:"title,omitempty"`
+	// Rounds is the room's history, every entry; the terms of an offer or
+	// counter before the room's latest move are left out unless the view
+	// was read with the whole history (Rooms.ReadHistory): see Elided.
+	Rounds         []RoundView   `json:"rounds"`
+	TermsOnTable   *TableView    `json:"terms_on_table,omitempty"`
+	Approvals      ApprovalsView `json:"approvals,omitzero"`
+	NoDealPossible []string      `json:"no_deal_possible,omitempty"`
 	// NoDealNotes is NoDealPossible named for this side's human (their
 	// labels, and whether terms may leave each out). For the humans' words.
 	NoDealNotes []negotiation.CardNote `json:"-"`
@@ -70,8 +73,14 @@ type View struct {
 	changesAt  time.Time
 	clockAhead time.Duration
 	seen       bool                   // the side's account had seen the other side's schema
+	elided     bool                   // some entry of Rounds is without its terms (roomLogLight)
 	rendered   atomic.Pointer[[]byte] // Rendered's
 }
+
+// Elided reports whether an entry of Rounds before the room's latest move
+// was read without its terms: a view for a move or a read, not for the
+// whole history (Rooms.ReadHistory).
+func (v *View) Elided() bool { return v.elided }
 
 // Rendered returns render(v), rendered once per view: Read keeps views and
 // shares them between reads, and the adapter that sends them whole (MCP)
@@ -251,7 +260,8 @@ func (s *Rooms) view(ctx context.Context, q querier, ld *loaded, side negotiatio
 		return nil, err
 	}
 	evs := events(log)
-	v.Rounds, v.DetailAsked = roundsOf(log, side), r.DetailAsked(evs, side)
+	v.Rounds, v.elided = roundsOf(log, side)
+	v.DetailAsked = r.DetailAsked(evs, side)
 	at := s.clock(ld.row)
 	v.clockAhead = at.Sub(s.now())
 	next, coolEnd := s.pace.Advise(r, side, negotiation.LastTabled(evs, side), at, negotiation.TempoOf(evs, negotiation.DefaultTempo))
@@ -296,14 +306,17 @@ func tableView(t *negotiation.Table, side negotiation.Side, card *negotiation.Ca
 	return tv
 }
 
-// roundsOf is the history of moves as side sees it.
-func roundsOf(log []*loggedEvent, side negotiation.Side) []RoundView {
+// roundsOf is the history of moves as side sees it, and whether an entry
+// came without its terms (loggedEvent.elided).
+func roundsOf(log []*loggedEvent, side negotiation.Side) ([]RoundView, bool) {
 	out := []RoundView{}
 	round := 0
+	elided := false
 	for _, ev := range log {
 		switch {
 		case ev.Kind == negotiation.EventPropose:
 			round++
+			elided = elided || ev.elided()
 			rv := RoundView{Round: round, By: whose(side, ev.Side), Verdict: ev.Verdict, Fields: ev.Fields, At: ev.At.UTC().Format(timeLayout)}
 			for i, t := range ev.Terms {
 				rv.Terms = append(rv.Terms, OptionView{SubjectHash: ev.Hashes[i], Terms: t})
@@ -314,7 +327,7 @@ func roundsOf(log []*loggedEvent, side negotiation.Side) []RoundView {
 				SubjectHash: ev.Hash, At: ev.At.UTC().Format(timeLayout)})
 		}
 	}
-	return out
+	return out, elided
 }
 
 // seatHuman is humanContext for side's card, from what the room's statement

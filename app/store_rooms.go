@@ -75,6 +75,9 @@ type roomRow struct {
 	// skipped: selectSeatUnless found the room at the seq it was given and
 	// left out the snapshot and the log.
 	skipped bool
+	// light: log is roomLogLight's, the terms of earlier offers and
+	// counters left out (current re-reads it so).
+	light bool
 	// hooks are the enabled webhook endpoints of the accounts in hooksOf,
 	// read with a locked room (hookTargetsCol); hooksOf is nil when they
 	// were not read.
@@ -104,6 +107,23 @@ var roomSelect = roomColumns(`r.snapshot`, roomLog, "pa", "pb")
 
 const roomLog = `ARRAY(SELECT e.event FROM room_events e WHERE e.room_id = r.id ORDER BY e.seq)`
 
+// roomLogLight is roomLog with the terms of every offer and counter but
+// the room's latest move left out: such an event comes as a stub of its
+// kind, side, moment and verdict (room_events.verdict), which is all a
+// move and a read without history use of it (the rounds' count, a side's
+// latest offer or counter), so that neither reads nor decodes the
+// megabytes a long log of terms of the largest size holds. An event
+// logged without its verdict column (before migration 00047) comes whole.
+// A stub decodes to an offer or counter without terms (loggedEvent.elided),
+// which the protocol never logs.
+const roomLogLight = `ARRAY(SELECT ` + lightEvent + ` FROM (SELECT max(l.seq) AS seq FROM room_events l
+	WHERE l.room_id = r.id AND l.kind = 'propose') latest, room_events e WHERE e.room_id = r.id ORDER BY e.seq)`
+
+// lightEvent is an event of roomLogLight, of e, the room's latest propose
+// event being latest.seq.
+const lightEvent = `CASE WHEN e.kind = 'propose' AND e.verdict IN ('offer', 'counter') AND e.seq < latest.seq
+	THEN json_build_object('kind', e.kind, 'side', e.side, 'at', e.at, 'verdict', e.verdict)::text ELSE e.event END`
+
 // roomColumns is roomSelect with the given expressions for the snapshot
 // and the log, and the parties joined as p1 and p2 (either order: scanRoom
 // seats each by its side).
@@ -123,7 +143,7 @@ func roomColumns(snapshot, log, p1, p2 string) string {
 // seq's view already.
 func roomSelectUnless(param, p1, p2 string) string {
 	same := `r.seq = ` + param
-	return roomColumns(`CASE WHEN `+same+` THEN '' ELSE r.snapshot END`, `CASE WHEN `+same+` THEN NULL ELSE `+roomLog+` END`, p1, p2)
+	return roomColumns(`CASE WHEN `+same+` THEN '' ELSE r.snapshot END`, `CASE WHEN `+same+` THEN NULL ELSE `+roomLogLight+` END`, p1, p2)
 }
 
 const roomJoins = ` LEFT JOIN parties pa ON pa.room_id = r.id AND pa.side = 'a'
@@ -210,7 +230,7 @@ func (r *roomRow) current(ctx context.Context, q querier) error {
 		return err
 	}
 	var err error
-	if r.log, err = selectEvents(ctx, q, r.ID); err != nil {
+	if r.log, err = selectEvents(ctx, q, r.ID, r.light); err != nil {
 		return err
 	}
 	if len(r.log) != r.Seq {
@@ -230,9 +250,15 @@ func (r *roomRow) events() ([]negotiation.Event, error) {
 	return out, nil
 }
 
-// selectEvents reads a room's log, one event per seq.
-func selectEvents(ctx context.Context, q querier, roomID int64) ([]string, error) {
-	rows, err := q.Query(ctx, `SELECT event FROM room_events WHERE room_id = $1 ORDER BY seq`, roomID)
+// selectEvents reads a room's log, one event per seq; light as
+// roomLogLight.
+func selectEvents(ctx context.Context, q querier, roomID int64, light bool) ([]string, error) {
+	sql := `SELECT event FROM room_events WHERE room_id = $1 ORDER BY seq`
+	if light {
+		sql = `SELECT ` + lightEvent + ` FROM (SELECT max(l.seq) AS seq FROM room_events l
+			WHERE l.room_id = $1 AND l.kind = 'propose') latest, room_events e WHERE e.room_id = $1 ORDER BY e.seq`
+	}
+	rows, err := q.Query(ctx, sql, roomID)
 	if err != nil {
 		return nil, fmt.Errorf("selectEvents %d: %w", roomID, err)
 	}
@@ -466,9 +492,17 @@ func eventWrite(row *roomRow, ev *negotiation.Event, fingerprint []byte) (folded
 	if err != nil {
 		return foldedWrite{}, "", fmt.Errorf("eventWrite %d/%d: %w", row.ID, seq, err)
 	}
-	w := foldedWrite{sql: `INSERT INTO room_events (room_id, seq, kind, side, fingerprint, event, at, prev_hash)
-		VALUES ($1, $2, $3, NULLIF($4, ''), $5, $6, $7, $8)`,
-		args: []any{row.ID, seq, ev.Kind, string(ev.Side), fingerprint, string(j), ev.At, string(link)}}
+	// roomLogLight's stub of the event takes its moment from the column
+	// at, which keeps microseconds: an event of a finer moment (a
+	// simulated clock; the database's has microseconds) is logged without
+	// its verdict, so that it is read whole.
+	verdict := string(ev.Verdict)
+	if ev.At.Nanosecond()%1000 != 0 {
+		verdict = ""
+	}
+	w := foldedWrite{sql: `INSERT INTO room_events (room_id, seq, kind, side, fingerprint, event, at, prev_hash, verdict)
+		VALUES ($1, $2, $3, NULLIF($4, ''), $5, $6, $7, $8, NULLIF($9, ''))`,
+		args: []any{row.ID, seq, ev.Kind, string(ev.Side), fingerprint, string(j), ev.At, string(link), verdict}}
 	row.Seq, row.Head = seq, head
 	return w, string(j), nil
 }

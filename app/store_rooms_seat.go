@@ -21,15 +21,22 @@ import (
 // caller's side and its human's context (the time zone, and whether the
 // account has seen the other side's schema), in one statement; lock takes
 // the room row FOR UPDATE.
+// The log comes light (roomLogLight).
 func selectSeat(ctx context.Context, q querier, tokenHash seatHash, accountID, ownerUserID int64, lock bool) (*roomRow, negotiation.Side, error) {
-	return querySeat(ctx, q, tokenHash, accountID, ownerUserID, lock, -1)
+	return querySeat(ctx, q, tokenHash, accountID, ownerUserID, lock, -1, false)
+}
+
+// selectSeatWhole is selectSeat without a lock, with the log whole: every
+// round's terms, for a read of the room's whole history.
+func selectSeatWhole(ctx context.Context, q querier, tokenHash seatHash, accountID, ownerUserID int64) (*roomRow, negotiation.Side, error) {
+	return querySeat(ctx, q, tokenHash, accountID, ownerUserID, false, -1, true)
 }
 
 // selectSeatUnless is selectSeat without a lock, leaving out the snapshot
 // and the log when the room is still at seq known: the row then comes back
 // with skipped set, and its parties and human context only.
 func selectSeatUnless(ctx context.Context, q querier, tokenHash seatHash, accountID, ownerUserID int64, known int) (*roomRow, negotiation.Side, error) {
-	return querySeat(ctx, q, tokenHash, accountID, ownerUserID, false, known)
+	return querySeat(ctx, q, tokenHash, accountID, ownerUserID, false, known, false)
 }
 
 // humanCols is what a side's card needs of its human, for the side's
@@ -87,21 +94,26 @@ func seatFromRotating(prev string) string {
 	WHERE p.account_id = $2 AND p.owner_user_id = $3`
 }
 
+// A seat's statements read the log light (roomLogLight): a move and a
+// read without history use the terms of the room's latest move only.
+// seatSQLWhole reads it whole, for a read of the whole history.
 var (
-	seatSQL = roomColumns(`r.snapshot`, roomLog, "p", "o") + seatCols + seatFrom
+	seatSQL      = roomColumns(`r.snapshot`, roomLogLight, "p", "o") + seatCols + seatFrom
+	seatSQLWhole = roomColumns(`r.snapshot`, roomLog, "p", "o") + seatCols + seatFrom
 	// A move's seat also reads what its change may need to tell the
 	// parties (moveCols). The parties, the log and the human come as the
 	// statement's snapshot saw them: one that waited for the lock sees
 	// them as before the move it waited for (roomRow.current re-reads).
-	seatSQLLocked = roomColumns(`r.snapshot`, roomLog, "p", "o") + seatCols + moveColsOf("p", "o") + seatFrom + ` FOR UPDATE OF r`
+	seatSQLLocked = roomColumns(`r.snapshot`, roomLogLight, "p", "o") + seatCols + moveColsOf("p", "o") + seatFrom + ` FOR UPDATE OF r`
 	seatSQLUnless = roomSelectUnless(`$4`, "p", "o") + seatCols + seatFrom
 
-	seatSQLRotating       = roomColumns(`r.snapshot`, roomLog, "p", "o") + seatCols + seatFromRotating(`$4`)
-	seatSQLLockedRotating = roomColumns(`r.snapshot`, roomLog, "p", "o") + seatCols + moveColsOf("p", "o") + seatFromRotating(`$4`) + ` FOR UPDATE OF r`
+	seatSQLRotating       = roomColumns(`r.snapshot`, roomLogLight, "p", "o") + seatCols + seatFromRotating(`$4`)
+	seatSQLWholeRotating  = roomColumns(`r.snapshot`, roomLog, "p", "o") + seatCols + seatFromRotating(`$4`)
+	seatSQLLockedRotating = roomColumns(`r.snapshot`, roomLogLight, "p", "o") + seatCols + moveColsOf("p", "o") + seatFromRotating(`$4`) + ` FOR UPDATE OF r`
 	seatSQLUnlessRotating = roomSelectUnless(`$4`, "p", "o") + seatCols + seatFromRotating(`$5`)
 )
 
-func querySeat(ctx context.Context, q querier, hash seatHash, accountID, ownerUserID int64, lock bool, known int) (*roomRow, negotiation.Side, error) {
+func querySeat(ctx context.Context, q querier, hash seatHash, accountID, ownerUserID int64, lock bool, known int, whole bool) (*roomRow, negotiation.Side, error) {
 	var side negotiation.Side
 	h := &humanRow{}
 	var row pgx.Row
@@ -119,6 +131,10 @@ func querySeat(ctx context.Context, q querier, hash seatHash, accountID, ownerUs
 		row = q.QueryRow(ctx, seatSQLUnlessRotating, tokenHash, accountID, ownerUserID, known, prev)
 	case known >= 0:
 		row = q.QueryRow(ctx, seatSQLUnless, tokenHash, accountID, ownerUserID, known)
+	case whole && prev != nil:
+		row = q.QueryRow(ctx, seatSQLWholeRotating, tokenHash, accountID, ownerUserID, prev)
+	case whole:
+		row = q.QueryRow(ctx, seatSQLWhole, tokenHash, accountID, ownerUserID)
 	case prev != nil:
 		row = q.QueryRow(ctx, seatSQLRotating, tokenHash, accountID, ownerUserID, prev)
 	default:
@@ -131,6 +147,7 @@ func querySeat(ctx context.Context, q querier, hash seatHash, accountID, ownerUs
 	if err != nil {
 		return nil, "", fmt.Errorf("selectSeat: %w", err)
 	}
+	r.light = !whole
 	if lock {
 		if err := r.setMoveCols(hooks, recips); err != nil {
 			return nil, "", err

@@ -84,7 +84,7 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 			}
 		}
 		if inflight != nil {
-			leave, ok := inflight.enter(agent.AccountID)
+			leave, ok := inflight.enter(agent.AccountID, len(c.Body()))
 			if !ok {
 				return tooManyAtOnce(c, inflight.max)
 			}

@@ -202,6 +202,11 @@ func (s *Server) read(ctx context.Context, agent app.Agent, raw json.RawMessage)
 		}
 	}
 	if in.History {
+		if v.Elided() { // the waited view leaves out earlier rounds' terms: read them
+			if v, err = s.svc.ReadHistory(ctx, agent, in.RoomToken); err != nil {
+				return nil, err
+			}
+		}
 		return inRoom{room(v, true), receipt}, nil
 	}
 	if receipt != "" {

@@ -132,7 +132,7 @@ func TestAccountCallsInProgressAreCapped(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	// alpha's calls past its two are refused at once, before any work.
-	const rule = "too many calls at once: at most 2 calls of one account's agents are answered at the same time, and this account has that many in progress; retry after 1 s"
+	const rule = "too many calls at once: at most 2 calls of one account's agents are answered at the same time (a call counts as one per 512 KB of its request), and this account has that many in progress; retry after 1 s"
 	for range sent - perAccount {
 		select {
 		case a := <-answers:
@@ -167,5 +167,54 @@ func TestAccountCallsInProgressAreCapped(t *testing.T) {
 	e.must(t, "b", "negotiation_propose", map[string]any{"room_token": tb2, "verdict": "counter", "subject": map[string]any{"day": "2026-12-20"}})
 	if a := <-waited; a.status != http.StatusOK || !strings.Contains(a.body, "2026-12-20") {
 		t.Errorf("alpha's waiting read: %d %s", a.status, a.body)
+	}
+}
+
+// TestLargeCallsCountByTheirSize: a call counts as one per maxBody/max
+// bytes of its request, so that an account's calls with terms of the
+// largest size (each costs the process what about ten ordinary calls
+// cost) cannot hold its whole share of calls in progress at once: one
+// account countering with the largest terms in 10 rooms at once slowed
+// another tenant's moves from 6 ms to 500 ms (p50). Ordinary calls count
+// as one, as before, and another account is never held back.
+func TestLargeCallsCountByTheirSize(t *testing.T) {
+	t.Parallel()
+	f := newInFlight(10)
+	for size, want := range map[int]int{0: 1, 2_000: 1, maxBody / 10: 1, maxBody/10 + 1: 2, 700_000: 7, maxBody: 10, 5 * maxBody: 10} {
+		if got := f.callWeight(size); got != want {
+			t.Errorf("a call of %d bytes counts as %d, want %d", size, got, want)
+		}
+	}
+	big, ok := f.enter(1, maxBody)
+	if !ok {
+		t.Fatal("a call of the largest size alone was refused")
+	}
+	if _, ok := f.enter(1, 200); ok {
+		t.Fatal("an account's call was let in beside its call of the largest size: that one counts as all its calls")
+	}
+	other, ok := f.enter(2, maxBody)
+	if !ok {
+		t.Fatal("another account's call was refused")
+	}
+	other()
+	big()
+	var leaves []func()
+	for i := range 10 {
+		leave, ok := f.enter(1, 2_000)
+		if !ok {
+			t.Fatalf("ordinary call %d refused", i+1)
+		}
+		leaves = append(leaves, leave)
+	}
+	if _, ok := f.enter(1, 2_000); ok {
+		t.Fatal("an 11th ordinary call let in")
+	}
+	leaves[0]()
+	leaves[0]() // leave twice: counted once
+	if _, ok := f.enter(1, 300_000); ok {
+		t.Fatal("a call of 3 calls' size let in where 1 was free")
+	}
+	if _, ok := f.enter(1, 2_000); !ok {
+		t.Fatal("an ordinary call refused where 1 was free")
 	}
 }

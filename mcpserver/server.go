@@ -20,6 +20,7 @@ type Service interface {
 	Open(ctx context.Context, agent app.Agent, in app.OpenInput) (*app.OpenResult, error)
 	Join(ctx context.Context, agent app.Agent, in app.JoinInput) (*app.JoinResult, error)
 	ReadWait(ctx context.Context, agent app.Agent, roomToken string, wait time.Duration) (*app.View, error)
+	ReadHistory(ctx context.Context, agent app.Agent, roomToken string) (*app.View, error)
 	List(ctx context.Context, agent app.Agent, tokens []string, cursor string) ([]app.Summary, string, error)
 	Propose(ctx context.Context, agent app.Agent, roomToken string, in app.MoveInput) (*app.View, error)
 	RequestConfirmation(ctx context.Context, agent app.Agent, roomToken string, verdict negotiation.Verdict, hash negotiation.SubjectHash) (*app.ConfirmationView, *app.View, error)
