@@ -1,0 +1,166 @@
+package app
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taasky/taasky/negotiation"
+)
+
+// The records and decisions besides a room's moves that nodes whose
+// clocks are off the database's must agree on (clock_skew_test.go has the
+// nodes).
+
+// within reports whether at lies in the database's moments from–to.
+func within(at, from, to time.Time) bool { return !at.Before(from) && !at.After(to) }
+
+// TestSkewedNodeOneTapAndReceipt: a one-tap answer on a node 30 s fast or
+// slow is used at the database's moment, the one the room's log keeps for
+// the answer, and the receipt of the agreement it makes is issued at that
+// moment too: never before the agreement it signs, never 30 s after.
+func TestSkewedNodeOneTapAndReceipt(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	keys := testReceiptKeys(t)
+	for _, off := range []time.Duration{clockSkew, -clockSkew} {
+		n := rb.node(t, off, negotiation.Pace{})
+		ta, tb := rb.openOn(t, n, rb.dbNow(t).Add(time.Hour).Truncate(time.Second))
+		v, err := n.Propose(rb.ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hash := v.TermsOnTable.Options[0].SubjectHash
+		cb, _, err := n.RequestConfirmation(rb.ctx, rb.b, tb, negotiation.VerdictApprove, hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := n.DecideAsOwner(rb.ctx, rb.b.OwnerUserID, v.RoomID, cb.ID, hash, true); err != nil {
+			t.Fatal(err)
+		}
+		ca, _, err := n.RequestConfirmation(rb.ctx, rb.a, ta, negotiation.VerdictApprove, hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		token, err := n.IssueOneTap(rb.ctx, rb.pool, v.RoomID, ca.ID, "email")
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := rb.dbNow(t)
+		d, err := n.DecideOneTap(rb.ctx, token, hash, true)
+		if err != nil || d.State != negotiation.StateAgreed {
+			t.Fatalf("one-tap: %+v, %v", d, err)
+		}
+		after := rb.dbNow(t)
+		if d.OneTap == nil || d.OneTap.UsedAt == nil || !within(*d.OneTap.UsedAt, before, after) {
+			t.Errorf("node %s off: the link's page says it was used at %v, outside the database's %s–%s", off, d.OneTap.UsedAt, before, after)
+		}
+		var used time.Time
+		if err := rb.pool.QueryRow(rb.ctx, `SELECT used_at FROM onetap_tokens WHERE token_hash = $1`, secretHash(token)).Scan(&used); err != nil {
+			t.Fatal(err)
+		}
+		if !within(used, before, after) {
+			t.Errorf("node %s off: the link's used_at is %s, outside the database's %s–%s", off, used, before, after)
+		}
+		card, err := n.OneTapCard(rb.ctx, token)
+		if err != nil || card.UsedAt == nil || !card.UsedAt.Equal(used) {
+			t.Errorf("node %s off: the link's page later says used at %v (%v), want %s", off, card.UsedAt, err, used)
+		}
+		var event string
+		if err := rb.pool.QueryRow(rb.ctx, `SELECT event FROM room_events WHERE room_id = $1 ORDER BY seq DESC LIMIT 1`, v.RoomID).Scan(&event); err != nil {
+			t.Fatal(err)
+		}
+		var ev struct{ At time.Time }
+		if err := json.Unmarshal([]byte(event), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if !ev.At.Equal(used) {
+			t.Errorf("node %s off: the log keeps the answer at %s, the link was used at %s", off, ev.At, used)
+		}
+		jws, err := n.Receipt(rb.ctx, v.RoomID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := keys.Verify(jws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.IssuedAt.Before(r.Room.AgreedAt) || !within(r.IssuedAt, before, after) {
+			t.Errorf("node %s off: the receipt was issued at %s, for an agreement at %s (the database's %s–%s)", off, r.IssuedAt, r.Room.AgreedAt, before, after)
+		}
+	}
+}
+
+// TestSkewedNodeOpensWithDeadline: whether a given deadline is ahead, and
+// within MaxDeadline, is the database's clock's to say at the open, as
+// for every later move: a node 30 s fast opens a room due 10 s from now
+// (by the database) and one 30 s slow a room due MaxDeadline less 10 s
+// from now; neither opens one due 10 s ago or MaxDeadline and 10 s ahead.
+func TestSkewedNodeOpensWithDeadline(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	fast, slow := rb.node(t, clockSkew, negotiation.Pace{}), rb.node(t, -clockSkew, negotiation.Pace{})
+	open := func(n *Rooms, deadline time.Time) error {
+		_, err := n.Open(rb.ctx, rb.a, OpenInput{Schema: meetingSchema, Deadline: &deadline})
+		return err
+	}
+	ahead := clockSkew / 3
+	if err := open(fast, rb.dbNow(t).Add(ahead)); err != nil {
+		t.Errorf("fast node, a deadline %s ahead by the database's clock: %v", ahead, err)
+	}
+	if err := open(slow, rb.dbNow(t).Add(negotiation.MaxDeadline-ahead)); err != nil {
+		t.Errorf("slow node, a deadline %s within MaxDeadline by the database's clock: %v", ahead, err)
+	}
+	for _, n := range []*Rooms{fast, slow} {
+		if err := open(n, rb.dbNow(t).Add(-ahead)); err == nil || !strings.Contains(err.Error(), "deadline must be in the future") {
+			t.Errorf("node %s off, a deadline %s past: %v, want refused", time.Until(n.now()).Round(time.Second), ahead, err)
+		}
+		if err := open(n, rb.dbNow(t).Add(negotiation.MaxDeadline+ahead)); err == nil || !strings.Contains(err.Error(), "deadline must be at most") {
+			t.Errorf("node %s off, a deadline %s past MaxDeadline: %v, want refused", time.Until(n.now()).Round(time.Second), ahead, err)
+		}
+	}
+	var rooms int
+	if err := rb.pool.QueryRow(rb.ctx, `SELECT count(*) FROM rooms`).Scan(&rooms); err != nil || rooms != 2 {
+		t.Errorf("%d rooms (%v), want the 2 opened", rooms, err)
+	}
+	rb.checkClean(t)
+}
+
+// TestSkewedPurgeKeepsMarks: a purge on a worker 30 s fast does not take
+// the limits' marks a join still reads by the database's clock (their 30
+// days not over), so the rule between two accounts still withholds the
+// verdict of a limit moved since.
+func TestSkewedPurgeKeepsMarks(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	n := rb.node(t, 0, negotiation.Pace{})
+	meet := func(openLimits, joinLimits string) []string {
+		t.Helper()
+		open, err := n.Open(rb.ctx, rb.a, OpenInput{Schema: meetingSchema, Limits: json.RawMessage(openLimits)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, err := n.Join(rb.ctx, rb.b, JoinInput{InviteCode: open.InviteCode, Schema: meetingSchema, Limits: json.RawMessage(joinLimits)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j.View.NoDealPossible
+	}
+	if nd := meet(minFee(80000), victimFee); !slices.Equal(nd, []string{"fee"}) {
+		t.Fatalf("first room: %v", nd)
+	}
+	// Its marks 30 days old less 10 s, by the database's clock.
+	if _, err := rb.pool.Exec(rb.ctx, `UPDATE limit_marks SET joined_at = statement_timestamp() - $1::interval`,
+		(negotiation.NoDealMarksKept - clockSkew/3).String()); err != nil {
+		t.Fatal(err)
+	}
+	purged, err := NewRetention(rb.pool, RetentionPeriods{}).PurgeOld(rb.ctx, time.Now().Add(clockSkew), time.Now().Add(time.Minute))
+	if err != nil || purged["limit_marks"] != 0 {
+		t.Errorf("a purger 30 s fast deleted %d marks (%v) a join still reads", purged["limit_marks"], err)
+	}
+	if nd := meet(minFee(75000), victimFee); len(nd) != 0 {
+		t.Errorf("one moved, after a purge 30 s fast: told %v, want withheld", nd)
+	}
+}
