@@ -50,12 +50,15 @@ type Membership struct {
 // Accounts holds the use cases of accounts, users, memberships, agents and
 // agent keys.
 type Accounts struct {
-	pool  *pgxpool.Pool
-	keys  *keyCache
-	now   func() time.Time
-	teams *teams    // sign-up and invitations (UseTeams); nil: not set up
-	dev   devIssuer // taasky dev's embedded issuer (UseDevIssuer); zero: none
-	caps  Caps      // SetCaps; zero: none
+	pool *pgxpool.Pool
+	keys *keyCache
+	now  func() time.Time
+	// simulated: now is a test's clock that stands for the database's
+	// too (the sessions' dbMoment).
+	simulated bool
+	teams     *teams    // sign-up and invitations (UseTeams); nil: not set up
+	dev       devIssuer // taasky dev's embedded issuer (UseDevIssuer); zero: none
+	caps      Caps      // SetCaps; zero: none
 }
 
 // NewAccounts returns the accounts use cases over pool.

@@ -164,3 +164,66 @@ func TestSkewedPurgeKeepsMarks(t *testing.T) {
 		t.Errorf("one moved, after a purge 30 s fast: told %v, want withheld", nd)
 	}
 }
+
+// TestSkewedNodeSessions: a person's session begins, is renewed and ends
+// at the database's moments whichever node reads it: a node 30 s fast
+// neither signs them out 10 s before their session ends nor leaves it out
+// of their list, one 30 s slow does not take a session 10 s after it
+// ended, and the moments Settings lists are the database's.
+func TestSkewedNodeSessions(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	node := func(off time.Duration) *Accounts {
+		a := NewAccounts(rb.pool)
+		a.now = func() time.Time { return time.Now().Add(off) }
+		return a
+	}
+	fast, slow := node(clockSkew), node(-clockSkew)
+	user := rb.a.OwnerUserID
+	for _, n := range []*Accounts{fast, slow} {
+		before := rb.dbNow(t)
+		_, s, err := n.StartSession(rb.ctx, user, SessionDevice{Browser: "Firefox"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := rb.dbNow(t)
+		if !within(s.CreatedAt, before, after) || !s.LastSeenAt.Equal(s.CreatedAt) || !s.ExpiresAt.Equal(s.CreatedAt.Add(SessionIdle)) {
+			t.Errorf("a session begun on a node %s off: %+v, not at the database's %s–%s", time.Until(n.now()).Round(time.Second), s, before, after)
+		}
+	}
+	token, s, err := slow.StartSession(rb.ctx, user, SessionDevice{Browser: "Safari"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := func(sql string) {
+		t.Helper()
+		if _, err := rb.pool.Exec(rb.ctx, `UPDATE user_sessions SET `+sql+` WHERE id = $1`, s.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// It ends 10 s from now by the database's clock.
+	set(`expires_at = statement_timestamp() + interval '10 seconds'`)
+	if _, err := fast.SessionUser(rb.ctx, token); err != nil {
+		t.Errorf("fast node, a session 10 s before its end: %v", err)
+	}
+	if ss, err := fast.Sessions(rb.ctx, user); err != nil || !slices.ContainsFunc(ss, func(x Session) bool { return x.ID == s.ID }) {
+		t.Errorf("fast node lists %d sessions (%v) without one 10 s before its end", len(ss), err)
+	}
+	// It ended 10 s ago.
+	set(`expires_at = statement_timestamp() - interval '10 seconds'`)
+	if _, err := slow.SessionUser(rb.ctx, token); ErrorCodeOf(err) != ErrNotFound {
+		t.Errorf("slow node, a session 10 s after its end: %v, want it ended", err)
+	}
+	// Last used 10 minutes ago: the slow node's use renews it at the
+	// database's moment.
+	set(`last_seen_at = statement_timestamp() - interval '10 minutes', expires_at = statement_timestamp() + interval '1 day'`)
+	before := rb.dbNow(t)
+	in, err := slow.SessionUser(rb.ctx, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := rb.dbNow(t)
+	if !within(in.Session.LastSeenAt, before, after) || !in.Session.ExpiresAt.Equal(in.Session.LastSeenAt.Add(SessionIdle)) {
+		t.Errorf("slow node renewed the session at %s (ends %s), not at the database's %s–%s", in.Session.LastSeenAt, in.Session.ExpiresAt, before, after)
+	}
+}

@@ -336,7 +336,8 @@ func (r *Retention) forgetAddresses(ctx context.Context, walk, sql string, befor
 // that expired before before (an ended one was deleted when it ended),
 // the oldest first, through their index (the live ones are never read),
 // and says how many (jobs.PurgeWorker's Sessions: whatever the periods).
-func (r *Retention) PurgeExpiredSessions(ctx context.Context, before time.Time, limit int) (int, error) {
+// before nil: the database's clock, by which sessions end.
+func (r *Retention) PurgeExpiredSessions(ctx context.Context, before *time.Time, limit int) (int, error) {
 	return purgeExpiredSessions(ctx, r.pool, before, limit)
 }
 
