@@ -95,7 +95,7 @@ func (a *Accounts) CreateAccount(ctx context.Context, slug, name, ownerEmail str
 		}
 		// Its log starts as a sign-up's does, by the operator, naming the
 		// owner they made.
-		return insertAudit(ctx, tx, acct.ID, 0, AuditAccountCreated, a.now(), map[string]string{"slug": slug, "name": name, "owner": email})
+		return insertAudit(ctx, tx, acct.ID, 0, AuditAccountCreated, a.dbMoment(), map[string]string{"slug": slug, "name": name, "owner": email})
 	})
 	if err != nil {
 		return Account{}, fmt.Errorf("create account: %w", err)

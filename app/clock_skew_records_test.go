@@ -227,3 +227,43 @@ func TestSkewedNodeSessions(t *testing.T) {
 		t.Errorf("slow node renewed the session at %s (ends %s), not at the database's %s–%s", in.Session.LastSeenAt, in.Session.ExpiresAt, before, after)
 	}
 }
+
+// TestSkewedNodesAudit: the audit log's entries, listed in the order they
+// were written, carry the database's moments whichever node wrote them:
+// an agent created on a node 30 s fast and the account renamed right
+// after on one 30 s slow read in their order, not the rename 60 s before
+// the agent.
+func TestSkewedNodesAudit(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	node := func(off time.Duration) *Accounts {
+		a := NewAccounts(rb.pool)
+		a.now = func() time.Time { return time.Now().Add(off) }
+		return a
+	}
+	fast, slow := node(clockSkew), node(-clockSkew)
+	before := rb.dbNow(t)
+	if _, _, err := fast.CreateAgent(rb.ctx, "alpha", "second", "alpha@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := slow.RenameAccount(rb.ctx, rb.a.OwnerUserID, "alpha", "Alpha renamed"); err != nil {
+		t.Fatal(err)
+	}
+	after := rb.dbNow(t)
+	entries, _, err := fast.AuditLog(rb.ctx, rb.a.OwnerUserID, "alpha", "")
+	if err != nil || len(entries) < 2 {
+		t.Fatalf("%d entries (%v)", len(entries), err)
+	}
+	renamed, created := entries[0], entries[1] // newest first
+	if renamed.Action != AuditAccountRenamed || created.Action != AuditAgentCreated {
+		t.Fatalf("entries %s, %s", renamed.Action, created.Action)
+	}
+	for _, e := range []AuditEntry{created, renamed} {
+		if !within(e.At, before, after) {
+			t.Errorf("%s at %s, outside the database's %s–%s", e.Action, e.At, before, after)
+		}
+	}
+	if renamed.At.Before(created.At) {
+		t.Errorf("the log lists the rename (%s) after the agent's creation (%s) but at an earlier moment", renamed.At, created.At)
+	}
+}
