@@ -1,7 +1,9 @@
 package app
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -265,5 +267,39 @@ func TestSkewedNodesAudit(t *testing.T) {
 	}
 	if renamed.At.Before(created.At) {
 		t.Errorf("the log lists the rename (%s) after the agent's creation (%s) but at an earlier moment", renamed.At, created.At)
+	}
+}
+
+// TestSkewedNodesTestPush: "Send a test" goes once a minute by the
+// database's clock whichever node a person's requests reach: a test right
+// after one sent through a node a minute behind is refused, and the
+// refusal names the moment the first was sent, not one 30 s ahead.
+func TestSkewedNodesTestPush(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	nb.subscribe(t, "alpha@example.test", "phone")
+	svc := func(off time.Duration) *Notifications {
+		n := nb.node(t, off, negotiation.Pace{})
+		s, err := NewNotifications(NotificationsConfig{Pool: nb.pool, River: n.river, Rooms: n,
+			UnsubscribeKey: bytes.Repeat([]byte{5}, 32), BaseURL: n.baseURL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	fast, slow := svc(clockSkew), svc(-clockSkew)
+	user := nb.a.OwnerUserID
+	before := nb.dbNow(t)
+	if _, err := slow.SendTestPush(nb.ctx, user, 0); err != nil {
+		t.Fatal(err)
+	}
+	after := nb.dbNow(t)
+	_, err := fast.SendTestPush(nb.ctx, user, 0)
+	var e *Error
+	if !errors.As(err, &e) || e.Code != ErrConflict || len(e.Words.Args) != 2 {
+		t.Fatalf("a second test right after, on a node a minute ahead: %v, want refused", err)
+	}
+	if sent, ok := e.Words.Args[0].(Moment); !ok || !within(time.Time(sent), before, after) {
+		t.Errorf("the refusal says the first test was sent at %v, outside the database's %s–%s", e.Words.Args[0], before, after)
 	}
 }

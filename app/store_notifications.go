@@ -365,9 +365,9 @@ type delivery struct {
 	Recipient      string
 }
 
-// insertQueued logs new jobs as queued; a job already logged (a duplicate
-// insert River skipped) keeps its row.
-func insertQueued(ctx context.Context, q querier, ds []delivery, now time.Time) error {
+// insertQueued logs new jobs as queued at now (nil: the database's clock);
+// a job already logged (a duplicate insert River skipped) keeps its row.
+func insertQueued(ctx context.Context, q querier, ds []delivery, now *time.Time) error {
 	for _, w := range queuedWrites(ds, now) {
 		if _, err := q.Exec(ctx, w.sql, w.args...); err != nil {
 			return fmt.Errorf("insertQueued: %w", err)
@@ -379,7 +379,7 @@ func insertQueued(ctx context.Context, q querier, ds []delivery, now time.Time) 
 // queuedWrites is insertQueued folded into the room's UPDATE of a change
 // (foldedWrite): a move reads no delivery. A person's deliveries (user 0)
 // go to the room's log of them, person_deliveries.
-func queuedWrites(ds []delivery, now time.Time) []foldedWrite {
+func queuedWrites(ds []delivery, now *time.Time) []foldedWrite {
 	var users, persons []delivery
 	for _, d := range ds {
 		if d.UserID == 0 {
@@ -403,18 +403,18 @@ func queuedWrites(ds []delivery, now time.Time) []foldedWrite {
 }
 
 const personQueuedSQL = `INSERT INTO person_deliveries (room_id, job_id, channel, topic, recipient, status, created_at, updated_at)
-	SELECT r, j, 'email', t, rc, 'queued', $5, $5
+	SELECT r, j, 'email', t, rc, 'queued', coalesce($5::timestamptz, statement_timestamp()), coalesce($5::timestamptz, statement_timestamp())
 	FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) AS x(r, j, t, rc)
 	ON CONFLICT (room_id, job_id) DO NOTHING`
 
 const queuedSQL = `INSERT INTO notification_deliveries
 		(user_id, job_id, channel, topic, room_id, confirmation_id, subscription_id, recipient, status, created_at, updated_at)
-	SELECT u, j, c, t, r, cf, s, rc, 'queued', $9, $9
+	SELECT u, j, c, t, r, cf, s, rc, 'queued', coalesce($9::timestamptz, statement_timestamp()), coalesce($9::timestamptz, statement_timestamp())
 	FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::bigint[], $8::text[])
 		AS x(u, j, c, t, r, cf, s, rc)
 	ON CONFLICT (user_id, job_id) DO NOTHING`
 
-func queuedArgs(ds []delivery, now time.Time) []any {
+func queuedArgs(ds []delivery, now *time.Time) []any {
 	n := len(ds)
 	users, jobIDs, rooms, subs := make([]int64, n), make([]int64, n), make([]*int64, n), make([]*int64, n)
 	channels, topics, confs, recips := make([]string, n), make([]string, n), make([]*string, n), make([]string, n)

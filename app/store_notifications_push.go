@@ -151,15 +151,17 @@ func selectOutboxMessage(ctx context.Context, q querier, id int64) (OutboxMail, 
 }
 
 // lastTestPush locks the user's row (a test asked at the same moment waits
-// for this one's transaction) and says when their latest test push after
-// since was queued; zero when none was.
-func lastTestPush(ctx context.Context, q querier, userID int64, since time.Time) (time.Time, error) {
+// for this one's transaction) and says when their latest test push within
+// every before now (nil: the database's clock, which the pushes are logged
+// by, on every node) was queued; zero when none was.
+func lastTestPush(ctx context.Context, q querier, userID int64, now *time.Time, every time.Duration) (time.Time, error) {
 	if _, err := q.Exec(ctx, `SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE`, userID); err != nil {
 		return time.Time{}, fmt.Errorf("lastTestPush %d: %w", userID, err)
 	}
 	var at *time.Time
 	if err := q.QueryRow(ctx, `SELECT max(created_at) FROM notification_deliveries
-		WHERE user_id = $1 AND created_at > $2 AND topic = $3`, userID, since, string(jobs.TopicTest)).Scan(&at); err != nil {
+		WHERE user_id = $1 AND created_at > coalesce($2::timestamptz, statement_timestamp()) - make_interval(secs => $4) AND topic = $3`,
+		userID, now, string(jobs.TopicTest), every.Seconds()).Scan(&at); err != nil {
 		return time.Time{}, fmt.Errorf("lastTestPush %d: %w", userID, err)
 	}
 	if at == nil {

@@ -342,7 +342,7 @@ func (a *Accounts) mailInvitation(ctx context.Context, tx pgx.Tx, accountID, id,
 		return err
 	}
 	return insertQueued(ctx, tx, []delivery{{Notice: jobs.Notice{Topic: jobs.TopicMemberInvite, UserID: inviterID},
-		JobID: res.Job.ID, Channel: jobs.ChannelEmail, Recipient: to}}, now)
+		JobID: res.Job.ID, Channel: jobs.ChannelEmail, Recipient: to}}, a.dbMoment())
 }
 
 func memberInviteAD(id int64) []byte { return []byte("member-invite\x00" + strconv.FormatInt(id, 10)) }
