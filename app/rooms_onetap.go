@@ -162,8 +162,9 @@ func (s *Rooms) DecideOneTap(ctx context.Context, token string, hashSeen negotia
 		if err != nil {
 			return fmt.Errorf("one-tap: %w", err)
 		}
-		usedAt := s.clock(row).Truncate(time.Microsecond) // as stored
-		ld, err := s.restoreLax(row, "")                  // decide refuses what a sealed room cannot do
+		// The moment it was used, as stored.
+		usedAt := s.clock(row).Truncate(time.Microsecond)
+		ld, err := s.restoreLax(row, "") // decide refuses what a sealed room cannot do
 		if err != nil {
 			return err
 		}
