@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taasky/taasky/jobs"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -301,5 +302,43 @@ func TestSkewedNodesTestPush(t *testing.T) {
 	}
 	if sent, ok := e.Words.Args[0].(Moment); !ok || !within(time.Time(sent), before, after) {
 		t.Errorf("the refusal says the first test was sent at %v, outside the database's %s–%s", e.Words.Args[0], before, after)
+	}
+}
+
+// TestSkewedWorkerRecordsDelivery: a worker 30 s slow that records an
+// email's refusal for good writes the delivery log's line and the note the
+// room's readers see (rooms.undelivered) at the database's moment, not 30
+// s before the moments around them.
+func TestSkewedWorkerRecordsDelivery(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	n := rb.node(t, -clockSkew, negotiation.Pace{})
+	open, err := n.Open(rb.ctx, rb.a, OpenInput{Schema: meetingSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := NewNotifications(NotificationsConfig{Pool: rb.pool, River: n.river, Rooms: n,
+		UnsubscribeKey: bytes.Repeat([]byte{5}, 32), BaseURL: n.baseURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := rb.dbNow(t)
+	d := jobs.Delivery{Notice: jobs.Notice{Topic: jobs.TopicInvite, RoomID: open.View.RoomID, Side: negotiation.SideA, UserID: rb.a.OwnerUserID},
+		JobID: 1 << 40, Attempt: 1, Channel: jobs.ChannelEmail}
+	if err := svc.Record(rb.ctx, d, jobs.Outcome{Status: jobs.StatusFailed, Detail: "550 no such user", Recipient: "nobody@example.test"}); err != nil {
+		t.Fatal(err)
+	}
+	after := rb.dbNow(t)
+	var created, updated, noted time.Time
+	if err := rb.pool.QueryRow(rb.ctx, `SELECT created_at, updated_at FROM notification_deliveries WHERE job_id = $1`, d.JobID).Scan(&created, &updated); err != nil {
+		t.Fatal(err)
+	}
+	if err := rb.pool.QueryRow(rb.ctx, `SELECT (undelivered->'a'->>'invite')::timestamptz FROM rooms WHERE id = $1`, d.RoomID).Scan(&noted); err != nil {
+		t.Fatal(err)
+	}
+	for what, at := range map[string]time.Time{"the log's line created": created, "the log's line updated": updated, "the room's note": noted} {
+		if !within(at, before, after) {
+			t.Errorf("%s at %s, outside the database's %s–%s", what, at, before, after)
+		}
 	}
 }

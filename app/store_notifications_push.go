@@ -87,8 +87,8 @@ func deletePushSubscription(ctx context.Context, q querier, userID, id int64) er
 }
 
 // markPushSent records when the user's subscription id was last pushed to.
-func markPushSent(ctx context.Context, q querier, userID, id int64, at time.Time) error {
-	if _, err := q.Exec(ctx, `UPDATE push_subscriptions SET last_sent_at = $3 WHERE user_id = $1 AND id = $2`,
+func markPushSent(ctx context.Context, q querier, userID, id int64, at *time.Time) error {
+	if _, err := q.Exec(ctx, `UPDATE push_subscriptions SET last_sent_at = coalesce($3::timestamptz, statement_timestamp()) WHERE user_id = $1 AND id = $2`,
 		userID, id, at); err != nil {
 		return fmt.Errorf("markPushSent %d: %w", id, err)
 	}
