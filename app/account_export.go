@@ -110,7 +110,7 @@ func (s *Rooms) WriteAccountExport(ctx context.Context, actorID int64, slug stri
 		if err := out.close(); err != nil {
 			return err
 		}
-		return insertAudit(ctx, tx, m.AccountID, actorID, AuditAccountExported, now, map[string]string{"rooms": fmt.Sprint(len(seats))})
+		return insertAudit(ctx, tx, m.AccountID, actorID, AuditAccountExported, s.dbMoment(), map[string]string{"rooms": fmt.Sprint(len(seats))})
 	})
 	if err != nil {
 		return fmt.Errorf("export: %w", err)

@@ -32,7 +32,7 @@ func (a *Accounts) RenameAccount(ctx context.Context, actorID int64, slug, name 
 		if err != nil || old == name {
 			return err
 		}
-		return insertAudit(ctx, tx, acctID, actorID, AuditAccountRenamed, a.now(), map[string]string{"from": old, "to": name})
+		return insertAudit(ctx, tx, acctID, actorID, AuditAccountRenamed, a.dbMoment(), map[string]string{"from": old, "to": name})
 	})
 	if err != nil {
 		return Account{}, fmt.Errorf("rename account: %w", err)

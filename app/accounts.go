@@ -50,12 +50,15 @@ type Membership struct {
 // Accounts holds the use cases of accounts, users, memberships, agents and
 // agent keys.
 type Accounts struct {
-	pool  *pgxpool.Pool
-	keys  *keyCache
-	now   func() time.Time
-	teams *teams    // sign-up and invitations (UseTeams); nil: not set up
-	dev   devIssuer // taasky dev's embedded issuer (UseDevIssuer); zero: none
-	caps  Caps      // SetCaps; zero: none
+	pool *pgxpool.Pool
+	keys *keyCache
+	now  func() time.Time
+	// simulated: now is a test's clock that stands for the database's
+	// too (the sessions' dbMoment).
+	simulated bool
+	teams     *teams    // sign-up and invitations (UseTeams); nil: not set up
+	dev       devIssuer // taasky dev's embedded issuer (UseDevIssuer); zero: none
+	caps      Caps      // SetCaps; zero: none
 }
 
 // NewAccounts returns the accounts use cases over pool.
@@ -92,7 +95,7 @@ func (a *Accounts) CreateAccount(ctx context.Context, slug, name, ownerEmail str
 		}
 		// Its log starts as a sign-up's does, by the operator, naming the
 		// owner they made.
-		return insertAudit(ctx, tx, acct.ID, 0, AuditAccountCreated, a.now(), map[string]string{"slug": slug, "name": name, "owner": email})
+		return insertAudit(ctx, tx, acct.ID, 0, AuditAccountCreated, a.dbMoment(), map[string]string{"slug": slug, "name": name, "owner": email})
 	})
 	if err != nil {
 		return Account{}, fmt.Errorf("create account: %w", err)

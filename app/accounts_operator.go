@@ -50,7 +50,7 @@ func (a *Accounts) SetOperator(ctx context.Context, slug, email string, on bool)
 		if !on {
 			action = AuditOperatorRevoked
 		}
-		return insertAudit(ctx, tx, acct.ID, 0, action, a.now(), map[string]string{"email": email})
+		return insertAudit(ctx, tx, acct.ID, 0, action, a.dbMoment(), map[string]string{"email": email})
 	})
 	if err != nil {
 		return fmt.Errorf("set operator: %w", err)
@@ -102,7 +102,7 @@ func (a *Accounts) ReleaseSignInAsOperator(ctx context.Context, email string) (R
 		}
 		r = Released{Email: email, Issuer: u.OIDCIssuer, Subject: u.OIDCSubject}
 		for _, m := range ms {
-			if err := insertAudit(ctx, tx, m.AccountID, 0, AuditSignInReleased, a.now(),
+			if err := insertAudit(ctx, tx, m.AccountID, 0, AuditSignInReleased, a.dbMoment(),
 				map[string]string{"email": email, "from": u.OIDCIssuer}); err != nil {
 				return err
 			}

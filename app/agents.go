@@ -88,7 +88,7 @@ func (a *Accounts) CreateAgent(ctx context.Context, accountSlug, name, ownerEmai
 		if key, err = issueKey(ctx, tx, agent); err != nil {
 			return err
 		}
-		return auditAgent(ctx, tx, agent, actorOf(ctx), AuditAgentCreated, a.now(), key.Prefix)
+		return auditAgent(ctx, tx, agent, actorOf(ctx), AuditAgentCreated, a.dbMoment(), key.Prefix)
 	})
 	if err != nil {
 		return Agent{}, NewAgentKey{}, fmt.Errorf("create agent: %w", err)
@@ -133,7 +133,7 @@ func (a *Accounts) IssueAgentKey(ctx context.Context, accountSlug string, agentI
 		if key, err = issueKey(ctx, tx, agent); err != nil {
 			return err
 		}
-		return auditAgent(ctx, tx, agent, actorOf(ctx), AuditKeyIssued, a.now(), key.Prefix)
+		return auditAgent(ctx, tx, agent, actorOf(ctx), AuditKeyIssued, a.dbMoment(), key.Prefix)
 	})
 	if err != nil {
 		return NewAgentKey{}, fmt.Errorf("issue agent key: %w", err)
@@ -157,7 +157,7 @@ func (a *Accounts) RevokeAgentKey(ctx context.Context, accountSlug string, keyID
 		if keyHash, err = revokeAgentKey(ctx, tx, accountSlug, keyID); err != nil {
 			return err
 		}
-		return auditAgent(ctx, tx, agent, actorOf(ctx), AuditKeyRevoked, a.now(), prefix)
+		return auditAgent(ctx, tx, agent, actorOf(ctx), AuditKeyRevoked, a.dbMoment(), prefix)
 	})
 	if err != nil {
 		return fmt.Errorf("revoke agent key: %w", err)

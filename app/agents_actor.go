@@ -41,6 +41,6 @@ func mayManage(ctx context.Context, q querier, agent Agent) error {
 	return nil
 }
 
-func auditAgent(ctx context.Context, q querier, agent Agent, actor int64, action AuditAction, at time.Time, prefix string) error {
+func auditAgent(ctx context.Context, q querier, agent Agent, actor int64, action AuditAction, at *time.Time, prefix string) error {
 	return insertAudit(ctx, q, agent.AccountID, actor, action, at, map[string]string{"agent": agent.Name, "owner": agent.OwnerEmail, "key": prefix + "…"})
 }

@@ -234,7 +234,7 @@ func (s *Rooms) WriteMemberData(ctx context.Context, userID int64, w io.Writer) 
 				CreatedAt: rfc3339(sub.CreatedAt), LastUsedAt: rfc3339p(sub.LastSentAt)})
 		}
 		out.end()
-		sessions, err := selectMySessions(ctx, tx, userID, s.now())
+		sessions, err := selectMySessions(ctx, tx, userID, s.dbMoment())
 		if err != nil {
 			return err
 		}

@@ -107,7 +107,7 @@ func (s *Rooms) enqueueInvite(ctx context.Context, tx pgx.Tx, accountID, roomID,
 		Notice:  jobs.Notice{Topic: jobs.TopicInvite, RoomID: roomID, Side: negotiation.SideA, UserID: userID},
 		JobID:   res.Job.ID,
 		Channel: jobs.ChannelEmail, Recipient: to,
-	}}, s.now())
+	}}, s.dbMoment())
 }
 
 func inviteAD(roomID int64) []byte { return []byte("invite-code\x00" + strconv.FormatInt(roomID, 10)) }

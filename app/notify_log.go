@@ -106,7 +106,7 @@ func (n *Notifications) PushedLately(ctx context.Context, d jobs.Delivery, withi
 	if d.UserID == 0 || d.RoomID == 0 || d.SubscriptionID == 0 {
 		return false, nil
 	}
-	return pushedSince(ctx, n.pool, d.UserID, d.RoomID, d.SubscriptionID, d.JobID, n.now().Add(-within))
+	return pushedSince(ctx, n.pool, d.UserID, d.RoomID, d.SubscriptionID, d.JobID, n.dbMoment(), within)
 }
 
 // Record writes an attempt's outcome (jobs.Deliveries). The line is one
@@ -117,7 +117,11 @@ func (n *Notifications) PushedLately(ctx context.Context, d jobs.Delivery, withi
 // subscription is forgotten, and a device pushed to is marked; both are
 // safe to repeat or to miss.
 func (n *Notifications) Record(ctx context.Context, d jobs.Delivery, o jobs.Outcome) error {
-	now := n.now()
+	// The log's lines and the notes in the room are written at the
+	// database's moment (nil), as the lines a move queues and the room's
+	// log: a worker whose clock is off does not write a delivery before
+	// its queueing, nor a refusal before the request.
+	now := n.dbMoment()
 	if err := upsertDelivery(ctx, n.pool, d, o, now); err != nil {
 		return err
 	}
@@ -153,7 +157,7 @@ func (n *Notifications) Record(ctx context.Context, d jobs.Delivery, o jobs.Outc
 // endpoints that asked for mail.undelivered are sent it, in the same
 // transaction. The room is announced, so that live pages and waiting
 // reads see it.
-func (n *Notifications) noteUndelivered(ctx context.Context, d jobs.Delivery, o jobs.Outcome, now time.Time) error {
+func (n *Notifications) noteUndelivered(ctx context.Context, d jobs.Delivery, o jobs.Outcome, now *time.Time) error {
 	if d.Channel != jobs.ChannelEmail || d.RoomID == 0 || d.UserID == 0 {
 		return nil
 	}
@@ -178,7 +182,8 @@ func (n *Notifications) noteUndelivered(ctx context.Context, d jobs.Delivery, o 
 		var seq int
 		var account int64
 		var err error
-		if noted, seq, account, err = markUndelivered(ctx, tx, d.RoomID, d.Side, conf, now); err != nil || !noted || account == 0 {
+		var at time.Time
+		if noted, seq, account, at, err = markUndelivered(ctx, tx, d.RoomID, d.Side, conf, now); err != nil || !noted || account == 0 {
 			return err
 		}
 		targets, err := selectHookTargets(ctx, tx, []int64{account})
@@ -186,7 +191,7 @@ func (n *Notifications) noteUndelivered(ctx context.Context, d jobs.Delivery, o 
 			return err
 		}
 		msgs, params := n.rooms.hookMessages(targets, []sideEvent{{d.Side, HookMailUndelivered}},
-			func(negotiation.Side) int64 { return account }, d.RoomID, seq, now)
+			func(negotiation.Side) int64 { return account }, d.RoomID, seq, at)
 		if len(msgs) == 0 {
 			return nil
 		}
@@ -222,7 +227,7 @@ func (n *Notifications) noteUndelivered(ctx context.Context, d jobs.Delivery, o 
 // sent email looks for one only after a failed attempt of its own
 // (Attempt > 1) or when it is a reminder (which may follow a request that
 // is still being retried).
-func (n *Notifications) noteDelayed(ctx context.Context, d jobs.Delivery, o jobs.Outcome, now time.Time) error {
+func (n *Notifications) noteDelayed(ctx context.Context, d jobs.Delivery, o jobs.Outcome, now *time.Time) error {
 	var changed bool
 	var err error
 	switch {

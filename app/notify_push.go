@@ -147,7 +147,7 @@ func (n *Notifications) SendTestPush(ctx context.Context, userID, id int64) (int
 	}
 	var wait *Error
 	err = pgx.BeginFunc(ctx, n.pool, func(tx pgx.Tx) error {
-		last, err := lastTestPush(ctx, tx, userID, n.now().Add(-TestPushEvery))
+		last, err := lastTestPush(ctx, tx, userID, n.dbMoment(), TestPushEvery)
 		if err != nil {
 			return err
 		}
@@ -169,7 +169,7 @@ func (n *Notifications) SendTestPush(ctx context.Context, userID, id int64) (int
 		if err := matchJobIDs(logged, res); err != nil {
 			return err
 		}
-		return insertQueued(ctx, tx, logged, n.now())
+		return insertQueued(ctx, tx, logged, n.dbMoment()) // the moment the next test's check counts from
 	})
 	if wait != nil {
 		return 0, wait

@@ -326,7 +326,7 @@ func (o *OAuth) Connect(ctx context.Context, userID int64, accountSlug string, c
 			if agent, err = selectAgent(ctx, tx, accountSlug, agentID); err != nil {
 				return err
 			}
-			return auditOAuthAgent(ctx, tx, agent, userID, AuditAgentReconnected, o.now(), client)
+			return auditOAuthAgent(ctx, tx, agent, userID, AuditAgentReconnected, nil, client)
 		case !errors.Is(err, pgx.ErrNoRows):
 			return err
 		}
@@ -349,7 +349,7 @@ func (o *OAuth) Connect(ctx context.Context, userID int64, accountSlug string, c
 		if err := insertOAuthAgent(ctx, tx, agent, client.ID); err != nil {
 			return err
 		}
-		return auditOAuthAgent(ctx, tx, agent, userID, AuditAgentCreated, o.now(), client)
+		return auditOAuthAgent(ctx, tx, agent, userID, AuditAgentCreated, nil, client)
 	})
 	if err != nil {
 		return Agent{}, fmt.Errorf("connect agent: %w", err)
@@ -360,7 +360,7 @@ func (o *OAuth) Connect(ctx context.Context, userID int64, accountSlug string, c
 // auditOAuthAgent notes what a consent or a disconnection did to agent:
 // the client by its name and host (what the consent screen showed), never
 // a token.
-func auditOAuthAgent(ctx context.Context, q querier, agent Agent, actor int64, action AuditAction, at time.Time, client OAuthClient) error {
+func auditOAuthAgent(ctx context.Context, q querier, agent Agent, actor int64, action AuditAction, at *time.Time, client OAuthClient) error {
 	detail := map[string]string{"agent": agent.Name, "owner": agent.OwnerEmail, "client": client.Name}
 	if host := client.Host(); host != "" {
 		detail["host"] = host
@@ -430,7 +430,7 @@ func (o *OAuth) Disconnect(ctx context.Context, accountSlug string, agentID int6
 		if err != nil {
 			return err
 		}
-		return auditOAuthAgent(ctx, tx, agent, actorOf(ctx), AuditAgentDisconnected, o.now(), client)
+		return auditOAuthAgent(ctx, tx, agent, actorOf(ctx), AuditAgentDisconnected, nil, client)
 	})
 	if err != nil {
 		return fmt.Errorf("disconnect agent: %w", notFound(err, "error.not_connected", "agent %s of account %s is not connected with OAuth", strconv.FormatInt(agentID, 10), accountSlug))

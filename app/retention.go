@@ -126,8 +126,9 @@ func (r *Retention) PurgeOld(ctx context.Context, now, end time.Time) (map[strin
 		purge  func(context.Context, time.Time, time.Time) (int, error)
 	}
 	// Not a setting, nor a share of the budget: the rule between two
-	// accounts counts 30 days, and its marks go after them.
-	if n, err := r.purgeLimitMarks(ctx, now.Add(-negotiation.NoDealMarksKept)); n > 0 || err != nil {
+	// accounts counts 30 days, and its marks go after them, by the
+	// database's clock, which a join reads them by.
+	if n, err := r.purgeLimitMarks(ctx, now); n > 0 || err != nil {
 		out["limit_marks"] = n
 		if err != nil {
 			return out, fmt.Errorf("purge limit_marks: %w", err)
@@ -335,7 +336,8 @@ func (r *Retention) forgetAddresses(ctx context.Context, walk, sql string, befor
 // that expired before before (an ended one was deleted when it ended),
 // the oldest first, through their index (the live ones are never read),
 // and says how many (jobs.PurgeWorker's Sessions: whatever the periods).
-func (r *Retention) PurgeExpiredSessions(ctx context.Context, before time.Time, limit int) (int, error) {
+// before nil: the database's clock, by which sessions end.
+func (r *Retention) PurgeExpiredSessions(ctx context.Context, before *time.Time, limit int) (int, error) {
 	return purgeExpiredSessions(ctx, r.pool, before, limit)
 }
 
@@ -356,14 +358,16 @@ func (r *Retention) purgeUngrantedClients(ctx context.Context, before, end time.
 	return total, nil
 }
 
-// purgeLimitMarks deletes the limits' marks kept before before, a batch
+// purgeLimitMarks deletes the limits' marks older than
+// negotiation.NoDealMarksKept at now (or at the database's clock, if it
+// is earlier: the store's purgeLimitMarks), a batch
 // per statement, the oldest first (their index), until none is left or
 // purgeLimitMarksStatements statements ran (the next purge, an hour
 // later, carries on).
-func (r *Retention) purgeLimitMarks(ctx context.Context, before time.Time) (int, error) {
+func (r *Retention) purgeLimitMarks(ctx context.Context, now time.Time) (int, error) {
 	total := 0
 	for range purgeLimitMarksStatements {
-		n, err := purgeLimitMarks(ctx, r.pool, before, purgeRoomWindowRows)
+		n, err := purgeLimitMarks(ctx, r.pool, now, negotiation.NoDealMarksKept, purgeRoomWindowRows)
 		total += n
 		if err != nil || n < purgeRoomWindowRows {
 			return total, err

@@ -208,10 +208,10 @@ func enqueueNotices(ctx context.Context, tx pgx.Tx, folded *[]foldedWrite, rc *r
 		return err
 	}
 	if folded != nil {
-		*folded = append(*folded, queuedWrites(logged, now)...)
+		*folded = append(*folded, queuedWrites(logged, &now)...)
 		return nil
 	}
-	return insertQueued(ctx, tx, logged, now)
+	return insertQueued(ctx, tx, logged, &now)
 }
 
 // matchJobIDs sets each delivery's job id from the inserted jobs, matched

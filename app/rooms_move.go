@@ -330,7 +330,7 @@ func (s *Rooms) decide(ctx context.Context, tx *roomTx, ld *loaded, side negotia
 	c := change{next: next, events: []negotiation.Event{ev}, voidWhy: why, answered: by}
 	if p := ld.row.party(side); p != nil && p.AccountID != nil {
 		acct := *p.AccountID
-		c.folded = append(c.folded, auditWrite(acct, actorID, AuditConfirmationAnswer, now, map[string]string{
+		c.folded = append(c.folded, auditWrite(acct, actorID, AuditConfirmationAnswer, &now, map[string]string{
 			"room": fmt.Sprint(ld.row.ID), "side": string(side), "confirmation": confirmationID, "result": string(ev.Outcome)}))
 		if theirs := next.Party(side.Other()).Schema; theirs != nil && ev.Outcome == negotiation.ResultApplied {
 			c.folded = append(c.folded, schemaSeenWrite(acct, string(theirs.Fingerprint()), now))

@@ -152,14 +152,18 @@ func (s *Rooms) DecideOneTap(ctx context.Context, token string, hashSeen negotia
 		// The token is marked used, and its room read locked with its
 		// confirmation's side, in one statement; a second use waits for
 		// the first's lock and then finds the token used.
-		usedAt := s.now().Truncate(time.Microsecond) // as stored
-		row, confirmationID, side, channel, sentTo, err := useOneTap(ctx, tx, secretHash(token), usedAt)
+		// It is used at the database's moment, the statement's (or a
+		// test's simulated clock): the moment its answer takes in the
+		// room's log and the receipt, on every node.
+		row, confirmationID, side, channel, sentTo, err := useOneTap(ctx, tx, secretHash(token), s.dbMoment())
 		if errors.Is(err, pgx.ErrNoRows) {
 			return s.oneTapRefused(ctx, tx, token)
 		}
 		if err != nil {
 			return fmt.Errorf("one-tap: %w", err)
 		}
+		// The moment it was used, as stored.
+		usedAt := s.clock(row).Truncate(time.Microsecond)
 		ld, err := s.restoreLax(row, "") // decide refuses what a sealed room cannot do
 		if err != nil {
 			return err

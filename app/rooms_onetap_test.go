@@ -272,7 +272,7 @@ func TestOneTapPostThatWaitedForTheRoom(t *testing.T) {
 	}
 	defer func() { _ = tx.Rollback(rb.ctx) }()
 	go func() {
-		row, _, side, _, _, err := useOneTap(rb.ctx, tx, secretHash(token), rb.rooms.now())
+		row, _, side, _, _, err := useOneTap(rb.ctx, tx, secretHash(token), rb.rooms.dbMoment())
 		read <- used{row, side, err}
 	}()
 	waiting(2)

@@ -88,6 +88,19 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 		req.Zone = s.zone(zone)
 	}
 	room, events, warnings, err := negotiation.Open(req, now)
+	// A given deadline is ahead, and within MaxDeadline, by the database's
+	// clock at the room's insert (below), which this process's may be off:
+	// one it refuses by less than openClockLeeway either way goes on to
+	// the insert, where the database's moment decides.
+	checkAtInsert, builtAt := false, now // builtAt: the moment room was built at
+	if err != nil && in.Deadline != nil && !s.simulated {
+		for _, at := range []time.Time{now.Add(-openClockLeeway), now.Add(openClockLeeway)} {
+			if r, e, w, err2 := negotiation.Open(req, at); err2 == nil {
+				room, events, warnings, err, checkAtInsert, builtAt = r, e, w, nil, true, at
+				break
+			}
+		}
+	}
 	if err != nil {
 		return nil, fromProtocol(err)
 	}
@@ -111,7 +124,7 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 		if inviteEmail != "" {
 			invited = &inviteEmail
 		}
-		id, human, hooks, at, err := insertRoom(ctx, tx, agent.AccountID, agent.OwnerUserID, secretHash(code), title, invited, draft, now, s.openCap, !s.simulated)
+		id, human, hooks, at, err := insertRoom(ctx, tx, agent.AccountID, agent.OwnerUserID, secretHash(code), title, invited, draft, builtAt, s.openCap, !s.simulated)
 		if errors.Is(err, errOpenRoomsFull) {
 			return s.openRoomsFull()
 		}
@@ -123,8 +136,13 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 		// the default deadline and the check that a given one is ahead
 		// count from it (Rooms.clock), as every later decision does.
 		opened := &roomRow{At: at}
-		again := !s.clock(opened).Equal(now)
+		again := checkAtInsert || !s.clock(opened).Equal(now)
 		now = s.clock(opened)
+		if req.Zone == nil && negotiation.GivenDeadlineNeedsZone(in.Deadline, now) {
+			// Past MaxDeadline's 24-hour days at the database's moment
+			// though not at this process's: the zone came with the insert.
+			req.Zone, again = s.zoneOf(human.zone), true
+		}
 		if in.Deadline == nil {
 			// The default deadline on the human's calendar, when a clock
 			// change between makes it differ; the commit writes it.
@@ -167,6 +185,13 @@ func (s *Rooms) Open(ctx context.Context, agent Agent, in OpenInput) (*OpenResul
 	}
 	return res, nil
 }
+
+// openClockLeeway is how far off the database's clock an open's first
+// check of a given deadline allows this process's to be: a deadline it
+// finds past, or too far, by less is checked again at the room's insert,
+// by the database's clock (one that is refused there rolls the open
+// back).
+const openClockLeeway = 5 * time.Minute
 
 // checkInviteEmail is the one check of negotiation_open's invite_email:
 // one address exactly as given (no display name, no spaces around it),

@@ -35,7 +35,7 @@ func (s *Rooms) receiptOn(ctx context.Context, q querier, roomID int64) (string,
 	if err != nil {
 		return "", err
 	}
-	r.IssuedAt = s.now().UTC()
+	r.IssuedAt = s.clock(row).UTC() // the database's moment of the read, after the agreement's
 	jws, err := s.receipts.Sign(r)
 	if err != nil {
 		return "", err
@@ -53,7 +53,10 @@ func (s *Rooms) issueReceipt(ctx context.Context, q querier, row *roomRow) error
 	if err != nil {
 		return err
 	}
-	r.IssuedAt = s.now().UTC()
+	// Issued at the agreement's moment: the database's, when the
+	// statement that read the room for the agreeing change began (as the
+	// log's last event), on whichever node.
+	r.IssuedAt = s.clock(row).UTC()
 	jws, err := s.receipts.Sign(r)
 	if err != nil {
 		return err

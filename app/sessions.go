@@ -19,7 +19,9 @@ import (
 // last used) and nothing more: no address.
 //
 // A session lives SessionIdle after its last use, and never more than
-// SessionMaxLife after the sign-in; each request reads the person with
+// SessionMaxLife after the sign-in, by the database's clock (a session's
+// moments and its end are the same on every node, whatever their clocks
+// say); each request reads the person with
 // their session in one statement (SessionUser), which renews it at most
 // once per SessionSeenEvery. Ending one (EndSession, EndOtherSession,
 // EndOtherSessions) or all (EndSessions, and a removal from an account,
@@ -70,22 +72,23 @@ type SignedIn struct {
 // expired ones are deleted on the way.
 func (a *Accounts) StartSession(ctx context.Context, userID int64, device SessionDevice) (token string, s Session, err error) {
 	token = base64.RawURLEncoding.EncodeToString(randomBytes(32))
-	now := a.now()
-	s = Session{Device: SessionDevice{Browser: clip(device.Browser), Platform: clip(device.Platform)},
-		CreatedAt: now, LastSeenAt: now, ExpiresAt: sessionEnd(now, now)}
-	if s.ID, err = insertSession(ctx, a.pool, userID, secretHash(token), s); err != nil {
+	s = Session{Device: SessionDevice{Browser: clip(device.Browser), Platform: clip(device.Platform)}}
+	if err = insertSession(ctx, a.pool, userID, secretHash(token), a.dbMoment(), &s); err != nil {
 		return "", Session{}, fmt.Errorf("start session: %w", err)
 	}
 	return token, s, nil
 }
 
-// sessionEnd is when a session that began at created and was used at
-// seen ends.
-func sessionEnd(created, seen time.Time) time.Time {
-	if end := created.Add(SessionMaxLife); end.Before(seen.Add(SessionIdle)) {
-		return end
+// dbMoment is the "now" of a statement about sessions: nil, the
+// database's clock (statement_timestamp()), which every process shares
+// whatever its own clock says; a test's simulated clock (Accounts.now
+// with simulated) instead.
+func (a *Accounts) dbMoment() *time.Time {
+	if !a.simulated {
+		return nil
 	}
-	return seen.Add(SessionIdle)
+	t := a.now()
+	return &t
 }
 
 // clip bounds a device word to sessionDeviceMax characters.
@@ -105,7 +108,7 @@ func (a *Accounts) SessionUser(ctx context.Context, token string) (SignedIn, err
 	if token == "" {
 		return SignedIn{}, errSessionGone()
 	}
-	in, err := selectSessionUser(ctx, a.pool, secretHash(token), a.now())
+	in, err := selectSessionUser(ctx, a.pool, secretHash(token), a.dbMoment())
 	if errors.Is(err, pgx.ErrNoRows) {
 		return SignedIn{}, errSessionGone()
 	}
@@ -117,7 +120,7 @@ func (a *Accounts) SessionUser(ctx context.Context, token string) (SignedIn, err
 
 // Sessions lists the person's live sessions, the last used first.
 func (a *Accounts) Sessions(ctx context.Context, userID int64) ([]Session, error) {
-	ss, err := selectSessions(ctx, a.pool, userID, a.now())
+	ss, err := selectSessions(ctx, a.pool, userID, a.dbMoment())
 	if err != nil {
 		return nil, fmt.Errorf("sessions: %w", err)
 	}

@@ -23,7 +23,7 @@ func setupSessions(t *testing.T) *sessionBundle {
 	t.Helper()
 	rb := setupRooms(t)
 	sb := &sessionBundle{roomsBundle: rb, acc: NewAccounts(rb.pool), now: time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC)}
-	sb.acc.now = func() time.Time { return sb.now }
+	sb.acc.now, sb.acc.simulated = func() time.Time { return sb.now }, true
 	if _, err := sb.acc.CreateAccount(rb.ctx, "sam", "Sam", "sam@example.test"); err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestSessionUserIsOneStatement(t *testing.T) {
 	token, _ := sb.start(t, "Safari")
 	pool, sent := sb.tracedPool(t)
 	traced := NewAccounts(pool)
-	traced.now = sb.acc.now
+	traced.now, traced.simulated = sb.acc.now, true
 	for _, step := range []struct {
 		what  string
 		after time.Duration

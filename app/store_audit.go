@@ -10,18 +10,21 @@ import (
 
 // The SQL of the audit log (audit_log, migration 00012).
 
-// auditInsertSQL appends an entry; actorID 0 is an operator. The actor's
-// email is copied in, so the entry still says who after they leave.
+// auditInsertSQL appends an entry at $2 (NULL: the statement's moment, the
+// database's clock, so that the moments of entries written by processes
+// whose clocks disagree follow their order); actorID 0 is an operator.
+// The actor's email is copied in, so the entry still says who after they
+// leave.
 const auditInsertSQL = `INSERT INTO audit_log (account_id, at, actor_id, actor, action, detail)
-	VALUES ($1, $2, $3, coalesce((SELECT email FROM users WHERE id = $3), 'operator'), $4, $5)`
+	VALUES ($1, coalesce($2::timestamptz, statement_timestamp()), $3, coalesce((SELECT email FROM users WHERE id = $3), 'operator'), $4, $5)`
 
 // auditWrite is insertAudit folded into a statement of a change's batch
 // (foldedWrite): an entry is read by nothing a move writes.
-func auditWrite(accountID, actorID int64, action AuditAction, at time.Time, detail map[string]string) foldedWrite {
+func auditWrite(accountID, actorID int64, action AuditAction, at *time.Time, detail map[string]string) foldedWrite {
 	return foldedWrite{auditInsertSQL, auditArgs(accountID, actorID, action, at, detail)}
 }
 
-func auditArgs(accountID, actorID int64, action AuditAction, at time.Time, detail map[string]string) []any {
+func auditArgs(accountID, actorID int64, action AuditAction, at *time.Time, detail map[string]string) []any {
 	if detail == nil {
 		detail = map[string]string{}
 	}
@@ -33,7 +36,7 @@ func auditArgs(accountID, actorID int64, action AuditAction, at time.Time, detai
 }
 
 // insertAudit appends an entry by a statement of its own.
-func insertAudit(ctx context.Context, q querier, accountID, actorID int64, action AuditAction, at time.Time, detail map[string]string) error {
+func insertAudit(ctx context.Context, q querier, accountID, actorID int64, action AuditAction, at *time.Time, detail map[string]string) error {
 	_, err := q.Exec(ctx, auditInsertSQL, auditArgs(accountID, actorID, action, at, detail)...)
 	if err != nil {
 		return fmt.Errorf("insertAudit %d %s: %w", accountID, action, err)

@@ -113,7 +113,7 @@ func selectOneTap(ctx context.Context, q querier, tokenHash []byte) (*onetapRow,
 // answer), in one statement (useOneTapSQL). A second use waits for the
 // first's lock on the token and then finds it used (pgx.ErrNoRows, as for
 // a token that does not exist).
-func useOneTap(ctx context.Context, q querier, tokenHash []byte, at time.Time) (row *roomRow, confirmationID string, side negotiation.Side, channel string, sentTo int64, err error) {
+func useOneTap(ctx context.Context, q querier, tokenHash []byte, at *time.Time) (row *roomRow, confirmationID string, side negotiation.Side, channel string, sentTo int64, err error) {
 	var hooks, recips []byte
 	h := &humanRow{}
 	row, err = scanRoom(q.QueryRow(ctx, useOneTapSQL, tokenHash, at), &hooks, &recips, &confirmationID, &side, &channel, &sentTo,
@@ -134,12 +134,13 @@ func useOneTap(ctx context.Context, q querier, tokenHash []byte, at time.Time) (
 }
 
 // useOneTapSQL is roomSQLLocked of the room of the token ($1, hashed) that
-// it marks used at $2, with the token's confirmation, side and channel,
+// it marks used at $2 (NULL: the statement's moment, the room row's
+// first column), with the token's confirmation, side and channel,
 // the user its message went to (0: not noted, a link issued before
 // migration 00024), and the context of its reader (as oneTapSQL). The token's row is
 // locked before the room's (the join needs the UPDATE's row before FOR
 // UPDATE takes the room's), as when they were two statements.
-var useOneTapSQL = `WITH used AS (UPDATE onetap_tokens t SET used_at = $2 FROM confirmations c
+var useOneTapSQL = `WITH used AS (UPDATE onetap_tokens t SET used_at = coalesce($2, statement_timestamp()) FROM confirmations c
 		WHERE t.token_hash = $1 AND t.used_at IS NULL AND c.room_id = t.room_id AND c.id = t.confirmation_id
 		RETURNING t.room_id, t.confirmation_id, c.side, t.channel, t.user_id)
 	` + roomSelect + moveCols + `, used.confirmation_id, used.side, used.channel, coalesce(used.user_id, 0)` + humanColsOf(oneTapReader("used")) + namesCols + `

@@ -54,12 +54,16 @@ func insertLimitMarks(lo, hi, roomID int64, fields []string, marksLo, marksHi []
 		args: []any{lo, hi, roomID, fields, marksLo, marksHi, told, at}}
 }
 
-// purgeLimitMarks deletes at most limit marks kept before before, the
-// oldest first, through their index, and says how many.
-func purgeLimitMarks(ctx context.Context, q querier, before time.Time, limit int) (int, error) {
+// purgeLimitMarks deletes at most limit marks kept before now less kept,
+// the oldest first, through their index, and says how many. A mark a join
+// may still read (one kept since the database's moment less kept) stays,
+// whatever now says: the cutoff is the earlier of now's and the
+// database's clock's, so a purger whose clock runs ahead does not take
+// marks early.
+func purgeLimitMarks(ctx context.Context, q querier, now time.Time, kept time.Duration, limit int) (int, error) {
 	tag, err := q.Exec(ctx, `DELETE FROM limit_marks m USING (SELECT account_lo, account_hi, room_id, field FROM limit_marks
-		WHERE joined_at < $1 ORDER BY joined_at LIMIT $2) old
-		WHERE m.account_lo = old.account_lo AND m.account_hi = old.account_hi AND m.room_id = old.room_id AND m.field = old.field`, before, limit)
+		WHERE joined_at < least($1::timestamptz, statement_timestamp()) - make_interval(secs => $3) ORDER BY joined_at LIMIT $2) old
+		WHERE m.account_lo = old.account_lo AND m.account_hi = old.account_hi AND m.room_id = old.room_id AND m.field = old.field`, now, limit, kept.Seconds())
 	if err != nil {
 		return 0, fmt.Errorf("purgeLimitMarks: %w", err)
 	}

@@ -365,9 +365,9 @@ type delivery struct {
 	Recipient      string
 }
 
-// insertQueued logs new jobs as queued; a job already logged (a duplicate
-// insert River skipped) keeps its row.
-func insertQueued(ctx context.Context, q querier, ds []delivery, now time.Time) error {
+// insertQueued logs new jobs as queued at now (nil: the database's clock);
+// a job already logged (a duplicate insert River skipped) keeps its row.
+func insertQueued(ctx context.Context, q querier, ds []delivery, now *time.Time) error {
 	for _, w := range queuedWrites(ds, now) {
 		if _, err := q.Exec(ctx, w.sql, w.args...); err != nil {
 			return fmt.Errorf("insertQueued: %w", err)
@@ -379,7 +379,7 @@ func insertQueued(ctx context.Context, q querier, ds []delivery, now time.Time) 
 // queuedWrites is insertQueued folded into the room's UPDATE of a change
 // (foldedWrite): a move reads no delivery. A person's deliveries (user 0)
 // go to the room's log of them, person_deliveries.
-func queuedWrites(ds []delivery, now time.Time) []foldedWrite {
+func queuedWrites(ds []delivery, now *time.Time) []foldedWrite {
 	var users, persons []delivery
 	for _, d := range ds {
 		if d.UserID == 0 {
@@ -403,18 +403,18 @@ func queuedWrites(ds []delivery, now time.Time) []foldedWrite {
 }
 
 const personQueuedSQL = `INSERT INTO person_deliveries (room_id, job_id, channel, topic, recipient, status, created_at, updated_at)
-	SELECT r, j, 'email', t, rc, 'queued', $5, $5
+	SELECT r, j, 'email', t, rc, 'queued', coalesce($5::timestamptz, statement_timestamp()), coalesce($5::timestamptz, statement_timestamp())
 	FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) AS x(r, j, t, rc)
 	ON CONFLICT (room_id, job_id) DO NOTHING`
 
 const queuedSQL = `INSERT INTO notification_deliveries
 		(user_id, job_id, channel, topic, room_id, confirmation_id, subscription_id, recipient, status, created_at, updated_at)
-	SELECT u, j, c, t, r, cf, s, rc, 'queued', $9, $9
+	SELECT u, j, c, t, r, cf, s, rc, 'queued', coalesce($9::timestamptz, statement_timestamp()), coalesce($9::timestamptz, statement_timestamp())
 	FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::bigint[], $8::text[])
 		AS x(u, j, c, t, r, cf, s, rc)
 	ON CONFLICT (user_id, job_id) DO NOTHING`
 
-func queuedArgs(ds []delivery, now time.Time) []any {
+func queuedArgs(ds []delivery, now *time.Time) []any {
 	n := len(ds)
 	users, jobIDs, rooms, subs := make([]int64, n), make([]int64, n), make([]*int64, n), make([]*int64, n)
 	channels, topics, confs, recips := make([]string, n), make([]string, n), make([]*string, n), make([]string, n)
@@ -436,7 +436,7 @@ func queuedArgs(ds []delivery, now time.Time) []any {
 // upsertDelivery records an attempt in one statement; the row is made if
 // the job was not logged when inserted. A row that says sent is left as it
 // is: the message went, whatever a later attempt of its job reports.
-func upsertDelivery(ctx context.Context, q querier, d jobs.Delivery, o jobs.Outcome, now time.Time) error {
+func upsertDelivery(ctx context.Context, q querier, d jobs.Delivery, o jobs.Outcome, now *time.Time) error {
 	if d.UserID == 0 {
 		return upsertPersonDelivery(ctx, q, d, o, now)
 	}
@@ -457,7 +457,7 @@ func upsertDelivery(ctx context.Context, q querier, d jobs.Delivery, o jobs.Outc
 	}
 	_, err := q.Exec(ctx, `INSERT INTO notification_deliveries
 			(user_id, job_id, channel, topic, room_id, confirmation_id, subscription_id, recipient, status, attempts, error, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, coalesce($12::timestamptz, statement_timestamp()), coalesce($12::timestamptz, statement_timestamp()))
 		ON CONFLICT (user_id, job_id) DO UPDATE SET
 			recipient = CASE WHEN EXCLUDED.recipient = '' THEN notification_deliveries.recipient ELSE EXCLUDED.recipient END,
 			status = EXCLUDED.status, attempts = EXCLUDED.attempts, error = EXCLUDED.error, updated_at = EXCLUDED.updated_at
@@ -475,7 +475,7 @@ func upsertDelivery(ctx context.Context, q querier, d jobs.Delivery, o jobs.Outc
 // lines either: the line of a mail queued by a move that committed while
 // the person's erasure ran (a move does not wait for erasures) kept it,
 // and forgets it here, when its job finds no address.
-func upsertPersonDelivery(ctx context.Context, q querier, d jobs.Delivery, o jobs.Outcome, now time.Time) error {
+func upsertPersonDelivery(ctx context.Context, q querier, d jobs.Delivery, o jobs.Outcome, now *time.Time) error {
 	var detail *string
 	if o.Detail != "" {
 		s := clipRunes(o.Detail, 1000)
@@ -485,7 +485,8 @@ func upsertPersonDelivery(ctx context.Context, q querier, d jobs.Delivery, o job
 			WHERE p.room_id = $1 AND p.side = 'b' AND p.person_email IS NOT NULL) AS addressed)
 		INSERT INTO person_deliveries
 			(room_id, job_id, channel, topic, recipient, status, attempts, error, created_at, updated_at)
-		SELECT $1, $2, $3, $4, CASE WHEN seat.addressed THEN $5 ELSE '' END, $6, $7, $8, $9, $9 FROM seat
+		SELECT $1, $2, $3, $4, CASE WHEN seat.addressed THEN $5 ELSE '' END, $6, $7, $8,
+			coalesce($9::timestamptz, statement_timestamp()), coalesce($9::timestamptz, statement_timestamp()) FROM seat
 		ON CONFLICT (room_id, job_id) DO UPDATE SET
 			recipient = CASE WHEN NOT (SELECT addressed FROM seat) THEN ''
 				WHEN EXCLUDED.recipient = '' THEN person_deliveries.recipient ELSE EXCLUDED.recipient END,
@@ -569,17 +570,22 @@ func deliveryStatus(ctx context.Context, q querier, userID, jobID int64) (jobs.S
 	return st, nil
 }
 
+// pushedSinceSQL is pushedSince's since: within before now ($5; NULL: the
+// database's clock, which the log's lines are written by).
+const pushedSinceSQL = `(coalesce($5::timestamptz, statement_timestamp()) - make_interval(secs => $6))`
+
 // pushedSince reports whether the log says a job other than jobID pushed
-// about roomID to the user's device subscriptionID at or after since. Only
+// about roomID to the user's device subscriptionID at or after since
+// (within before now, pushedSinceSQL). Only
 // lines queued within the hour before since are read (the index's range
 // of the user's lines): a push that spent longer in retries is missed,
 // and the one after it is sent without waiting.
-func pushedSince(ctx context.Context, q querier, userID, roomID, subscriptionID, jobID int64, since time.Time) (bool, error) {
+func pushedSince(ctx context.Context, q querier, userID, roomID, subscriptionID, jobID int64, now *time.Time, within time.Duration) (bool, error) {
 	var pushed bool
 	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT FROM notification_deliveries
-		WHERE user_id = $1 AND created_at >= $5::timestamptz - interval '1 hour' AND room_id = $2 AND subscription_id = $3
-			AND channel = 'push' AND status = 'sent' AND updated_at >= $5 AND job_id <> $4)`,
-		userID, roomID, subscriptionID, jobID, since).Scan(&pushed)
+		WHERE user_id = $1 AND created_at >= `+pushedSinceSQL+` - interval '1 hour' AND room_id = $2 AND subscription_id = $3
+			AND channel = 'push' AND status = 'sent' AND updated_at >= `+pushedSinceSQL+` AND job_id <> $4)`,
+		userID, roomID, subscriptionID, jobID, now, within.Seconds()).Scan(&pushed)
 	if err != nil {
 		return false, fmt.Errorf("pushedSince %d: %w", roomID, err)
 	}
@@ -665,27 +671,32 @@ func insertInviteEmail(ctx context.Context, q querier, accountID, roomID int64, 
 // pending): the seats' statements read it with the room. A refusal that
 // comes after the invitation was answered, or after the confirmation was
 // settled or replaced, notes nothing (noted false). It returns the room's
-// seq and the side's account (0: none), for the webhooks.
-func markUndelivered(ctx context.Context, q querier, roomID int64, side negotiation.Side, confirmationID string, at time.Time) (noted bool, seq int, accountID int64, err error) {
+// seq and the side's account (0: none), for the webhooks, and the moment
+// noted: at, or (nil) the database's clock.
+func markUndelivered(ctx context.Context, q querier, roomID int64, side negotiation.Side, confirmationID string, at *time.Time) (noted bool, seq int, accountID int64, notedAt time.Time, err error) {
 	const set = `UPDATE rooms r SET undelivered = jsonb_set(coalesce(r.undelivered, '{}'), ARRAY[$2::text],
 			coalesce(r.undelivered->$2::text, '{}') || `
-	const returning = ` RETURNING r.seq, coalesce((SELECT p.account_id FROM parties p WHERE p.room_id = r.id AND p.side = $2::text), 0)`
+	returning := func(moment string) string {
+		return ` RETURNING r.seq, coalesce((SELECT p.account_id FROM parties p WHERE p.room_id = r.id AND p.side = $2::text), 0), ` + moment
+	}
 	var row pgx.Row
 	if confirmationID == "" {
-		row = q.QueryRow(ctx, set+`jsonb_build_object('invite', $3::timestamptz))
-			WHERE r.id = $1 AND r.state = 'draft'`+returning, roomID, side, at)
+		const moment = `coalesce($3::timestamptz, statement_timestamp())`
+		row = q.QueryRow(ctx, set+`jsonb_build_object('invite', `+moment+`))
+			WHERE r.id = $1 AND r.state = 'draft'`+returning(moment), roomID, side, at)
 	} else {
-		row = q.QueryRow(ctx, set+`jsonb_build_object('request', jsonb_build_object('id', $3::text, 'at', $4::timestamptz)))
-			FROM confirmations c WHERE r.id = $1 AND c.room_id = r.id AND c.side = $2::text AND c.id = $3 AND c.status = 'pending'`+returning,
+		const moment = `coalesce($4::timestamptz, statement_timestamp())`
+		row = q.QueryRow(ctx, set+`jsonb_build_object('request', jsonb_build_object('id', $3::text, 'at', `+moment+`)))
+			FROM confirmations c WHERE r.id = $1 AND c.room_id = r.id AND c.side = $2::text AND c.id = $3 AND c.status = 'pending'`+returning(moment),
 			roomID, side, confirmationID, at)
 	}
-	switch err = row.Scan(&seq, &accountID); {
+	switch err = row.Scan(&seq, &accountID, &notedAt); {
 	case errors.Is(err, pgx.ErrNoRows):
-		return false, 0, 0, nil
+		return false, 0, 0, time.Time{}, nil
 	case err != nil:
-		return false, 0, 0, fmt.Errorf("markUndelivered %d: %w", roomID, err)
+		return false, 0, 0, time.Time{}, fmt.Errorf("markUndelivered %d: %w", roomID, err)
 	}
-	return true, seq, accountID, nil
+	return true, seq, accountID, notedAt, nil
 }
 
 // markRequestDelayed notes in the room's row that the email asking side's
@@ -697,10 +708,10 @@ func markUndelivered(ctx context.Context, q querier, roomID int64, side negotiat
 // attempt. It is kept apart from "request" ("request_delayed"), so a build
 // that knows only refusals reads it as nothing, not as a refusal. noted
 // says whether it wrote.
-func markRequestDelayed(ctx context.Context, q querier, roomID int64, side negotiation.Side, confirmationID string, at time.Time) (noted bool, err error) {
+func markRequestDelayed(ctx context.Context, q querier, roomID int64, side negotiation.Side, confirmationID string, at *time.Time) (noted bool, err error) {
 	tag, err := q.Exec(ctx, `UPDATE rooms r SET undelivered = jsonb_set(coalesce(r.undelivered, '{}'), ARRAY[$2::text],
 			coalesce(r.undelivered->$2::text, '{}') || jsonb_build_object('request_delayed',
-				jsonb_build_object('id', $3::text, 'at', $4::timestamptz)))
+				jsonb_build_object('id', $3::text, 'at', coalesce($4::timestamptz, statement_timestamp()))))
 		FROM confirmations c WHERE r.id = $1 AND c.room_id = r.id AND c.side = $2::text AND c.id = $3 AND c.status = 'pending'
 			AND (r.undelivered->$2::text->'request'->>'id') IS DISTINCT FROM $3
 			AND (r.undelivered->$2::text->'request_delayed'->>'id') IS DISTINCT FROM $3`, roomID, side, confirmationID, at)
@@ -718,9 +729,9 @@ func markRequestDelayed(ctx context.Context, q querier, roomID int64, side negot
 // each attempt. It is kept apart from "invite" ("invite_delayed"), so a
 // build that knows only refusals reads it as nothing. noted says whether
 // it wrote.
-func markInviteDelayed(ctx context.Context, q querier, roomID int64, at time.Time) (noted bool, err error) {
+func markInviteDelayed(ctx context.Context, q querier, roomID int64, at *time.Time) (noted bool, err error) {
 	tag, err := q.Exec(ctx, `UPDATE rooms SET undelivered = jsonb_set(coalesce(undelivered, '{}'), ARRAY['a'],
-			coalesce(undelivered->'a', '{}') || jsonb_build_object('invite_delayed', $2::timestamptz))
+			coalesce(undelivered->'a', '{}') || jsonb_build_object('invite_delayed', coalesce($2::timestamptz, statement_timestamp())))
 		WHERE id = $1 AND state = 'draft'
 			AND NOT coalesce(undelivered->'a' ?| ARRAY['invite', 'invite_delayed'], false)`, roomID, at)
 	if err != nil {

@@ -87,8 +87,8 @@ func deletePushSubscription(ctx context.Context, q querier, userID, id int64) er
 }
 
 // markPushSent records when the user's subscription id was last pushed to.
-func markPushSent(ctx context.Context, q querier, userID, id int64, at time.Time) error {
-	if _, err := q.Exec(ctx, `UPDATE push_subscriptions SET last_sent_at = $3 WHERE user_id = $1 AND id = $2`,
+func markPushSent(ctx context.Context, q querier, userID, id int64, at *time.Time) error {
+	if _, err := q.Exec(ctx, `UPDATE push_subscriptions SET last_sent_at = coalesce($3::timestamptz, statement_timestamp()) WHERE user_id = $1 AND id = $2`,
 		userID, id, at); err != nil {
 		return fmt.Errorf("markPushSent %d: %w", id, err)
 	}
@@ -151,15 +151,17 @@ func selectOutboxMessage(ctx context.Context, q querier, id int64) (OutboxMail, 
 }
 
 // lastTestPush locks the user's row (a test asked at the same moment waits
-// for this one's transaction) and says when their latest test push after
-// since was queued; zero when none was.
-func lastTestPush(ctx context.Context, q querier, userID int64, since time.Time) (time.Time, error) {
+// for this one's transaction) and says when their latest test push within
+// every before now (nil: the database's clock, which the pushes are logged
+// by, on every node) was queued; zero when none was.
+func lastTestPush(ctx context.Context, q querier, userID int64, now *time.Time, every time.Duration) (time.Time, error) {
 	if _, err := q.Exec(ctx, `SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE`, userID); err != nil {
 		return time.Time{}, fmt.Errorf("lastTestPush %d: %w", userID, err)
 	}
 	var at *time.Time
 	if err := q.QueryRow(ctx, `SELECT max(created_at) FROM notification_deliveries
-		WHERE user_id = $1 AND created_at > $2 AND topic = $3`, userID, since, string(jobs.TopicTest)).Scan(&at); err != nil {
+		WHERE user_id = $1 AND created_at > coalesce($2::timestamptz, statement_timestamp()) - make_interval(secs => $4) AND topic = $3`,
+		userID, now, string(jobs.TopicTest), every.Seconds()).Scan(&at); err != nil {
 		return time.Time{}, fmt.Errorf("lastTestPush %d: %w", userID, err)
 	}
 	if at == nil {

@@ -265,11 +265,11 @@ func (a *Accounts) changeRole(ctx context.Context, actorID int64, slug string, u
 		if err != nil {
 			return err
 		}
-		if err := insertAudit(ctx, tx, acctID, actorID, AuditRoleChanged, a.now(),
+		if err := insertAudit(ctx, tx, acctID, actorID, AuditRoleChanged, a.dbMoment(),
 			map[string]string{"email": email, "from": string(target.Role), "to": string(role), "keys_revoked": fmt.Sprint(len(forget))}); err != nil {
 			return err
 		}
-		return revokeSentInvitations(ctx, tx, acctID, actorID, userID, role, a.now())
+		return revokeSentInvitations(ctx, tx, acctID, actorID, userID, role, a.now(), a.dbMoment())
 	})
 	if err != nil {
 		return fmt.Errorf("change role: %w", err)
@@ -426,11 +426,11 @@ func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userI
 		if actorID == userID {
 			action = AuditMemberLeft
 		}
-		if err := insertAudit(ctx, tx, acctID, actorID, action, now, map[string]string{"email": email, "role": string(target.Role),
+		if err := insertAudit(ctx, tx, acctID, actorID, action, a.dbMoment(), map[string]string{"email": email, "role": string(target.Role),
 			"keys_revoked": fmt.Sprint(len(forget)), "agents_disconnected": fmt.Sprint(disconnected), "rooms_handed_to_owners": fmt.Sprint(len(seats))}); err != nil {
 			return err
 		}
-		return revokeSentInvitations(ctx, tx, acctID, actorID, userID, "", now)
+		return revokeSentInvitations(ctx, tx, acctID, actorID, userID, "", now, a.dbMoment())
 	})
 	if err != nil {
 		return fmt.Errorf("remove member: %w", err)
@@ -453,8 +453,9 @@ func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userI
 // each in the audit log as actorID's revocation: the link the invitee
 // holds carried its sender's authority, which ended (as the keys they
 // issued for colleagues' agents, revokeMemberKeys). An invitation someone
-// else sent again is theirs (ResendInvitation) and goes on.
-func revokeSentInvitations(ctx context.Context, tx pgx.Tx, acctID, actorID, userID int64, role MemberRole, now time.Time) error {
+// else sent again is theirs (ResendInvitation) and goes on. The entries
+// are at audited (insertAudit).
+func revokeSentInvitations(ctx context.Context, tx pgx.Tx, acctID, actorID, userID int64, role MemberRole, now time.Time, audited *time.Time) error {
 	var roles []string
 	for _, r := range []MemberRole{MemberRoleOwner, MemberRoleAdmin, MemberRoleMember} {
 		if !May(role, ActManageMembers, Colleagues) || !May(role, roleAction(r), Colleagues) {
@@ -469,7 +470,7 @@ func revokeSentInvitations(ctx context.Context, tx pgx.Tx, acctID, actorID, user
 		return err
 	}
 	for _, inv := range revoked {
-		if err := insertAudit(ctx, tx, acctID, actorID, AuditInvitationRevoked, now,
+		if err := insertAudit(ctx, tx, acctID, actorID, AuditInvitationRevoked, audited,
 			map[string]string{"email": inv.Email, "role": string(inv.Role)}); err != nil {
 			return err
 		}
@@ -531,7 +532,7 @@ func (a *Accounts) AddMemberAsOperator(ctx context.Context, slug, email string, 
 		if !added {
 			return refuse(ErrConflict, "error.already_member", "email: %s is already a member of %s", email, slug)
 		}
-		return insertAudit(ctx, tx, acct.ID, 0, AuditMemberAdded, a.now(), map[string]string{"email": email, "role": string(role)})
+		return insertAudit(ctx, tx, acct.ID, 0, AuditMemberAdded, a.dbMoment(), map[string]string{"email": email, "role": string(role)})
 	})
 	if err != nil {
 		return fmt.Errorf("add member: %w", err)

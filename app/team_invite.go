@@ -134,7 +134,7 @@ func (a *Accounts) Invite(ctx context.Context, actorID int64, slug, email string
 		if err := a.mailInvitation(ctx, tx, acctID, id, actorID, email, token, now); err != nil {
 			return err
 		}
-		if err := insertAudit(ctx, tx, acctID, actorID, AuditMemberInvited, now, map[string]string{"email": email, "role": string(role)}); err != nil {
+		if err := insertAudit(ctx, tx, acctID, actorID, AuditMemberInvited, a.dbMoment(), map[string]string{"email": email, "role": string(role)}); err != nil {
 			return err
 		}
 		inv, err = selectInvitation(ctx, tx, acctID, id, false)
@@ -181,7 +181,7 @@ func (a *Accounts) ResendInvitation(ctx context.Context, actorID int64, slug str
 		if err := a.mailInvitation(ctx, tx, inv.AccountID, id, actorID, inv.Email, token, now); err != nil {
 			return err
 		}
-		return insertAudit(ctx, tx, inv.AccountID, actorID, AuditInvitationResent, now, map[string]string{"email": inv.Email, "role": string(inv.Role)})
+		return insertAudit(ctx, tx, inv.AccountID, actorID, AuditInvitationResent, a.dbMoment(), map[string]string{"email": inv.Email, "role": string(inv.Role)})
 	})
 	if err != nil {
 		return fmt.Errorf("resend invitation: %w", err)
@@ -195,7 +195,7 @@ func (a *Accounts) RevokeInvitation(ctx context.Context, actorID int64, slug str
 		if err := revokeInvitation(ctx, tx, inv.AccountID, id, now); err != nil {
 			return err
 		}
-		return insertAudit(ctx, tx, inv.AccountID, actorID, AuditInvitationRevoked, now, map[string]string{"email": inv.Email, "role": string(inv.Role)})
+		return insertAudit(ctx, tx, inv.AccountID, actorID, AuditInvitationRevoked, a.dbMoment(), map[string]string{"email": inv.Email, "role": string(inv.Role)})
 	})
 	if err != nil {
 		return fmt.Errorf("revoke invitation: %w", err)
@@ -299,7 +299,7 @@ func (a *Accounts) AcceptInvitation(ctx context.Context, userID int64, token str
 		if err := acceptInvitation(ctx, tx, inv.AccountID, inv.ID, userID, now); err != nil {
 			return err
 		}
-		if err := insertAudit(ctx, tx, inv.AccountID, userID, AuditMemberJoined, now, map[string]string{"email": u.Email, "role": string(inv.Role)}); err != nil {
+		if err := insertAudit(ctx, tx, inv.AccountID, userID, AuditMemberJoined, a.dbMoment(), map[string]string{"email": u.Email, "role": string(inv.Role)}); err != nil {
 			return err
 		}
 		m, err = selectMembershipByID(ctx, tx, userID, inv.AccountID)
@@ -342,7 +342,7 @@ func (a *Accounts) mailInvitation(ctx context.Context, tx pgx.Tx, accountID, id,
 		return err
 	}
 	return insertQueued(ctx, tx, []delivery{{Notice: jobs.Notice{Topic: jobs.TopicMemberInvite, UserID: inviterID},
-		JobID: res.Job.ID, Channel: jobs.ChannelEmail, Recipient: to}}, now)
+		JobID: res.Job.ID, Channel: jobs.ChannelEmail, Recipient: to}}, a.dbMoment())
 }
 
 func memberInviteAD(id int64) []byte { return []byte("member-invite\x00" + strconv.FormatInt(id, 10)) }

@@ -147,7 +147,7 @@ func (a *Accounts) SignUp(ctx context.Context, userID int64, name, slug string) 
 		if err := insertSignup(ctx, tx, emailHash(a.teams.emailKey, u.Email), now); err != nil {
 			return err
 		}
-		return insertAudit(ctx, tx, acct.ID, userID, AuditAccountCreated, now, map[string]string{"slug": slug, "name": name})
+		return insertAudit(ctx, tx, acct.ID, userID, AuditAccountCreated, a.dbMoment(), map[string]string{"slug": slug, "name": name})
 	})
 	if err != nil {
 		return Account{}, fmt.Errorf("sign up: %w", err)

@@ -338,7 +338,7 @@ func (w *Webhooks) CreateWebhook(ctx context.Context, actorID int64, slug, rawUR
 			return err
 		}
 		e = WebhookEndpoint{ID: id, URL: u, Events: evs, CreatedAt: now}
-		return insertAudit(ctx, tx, acct, actorID, AuditWebhookCreated, now, map[string]string{"url": u, "events": joinEvents(evs)})
+		return insertAudit(ctx, tx, acct, actorID, AuditWebhookCreated, w.rooms.dbMoment(), map[string]string{"url": u, "events": joinEvents(evs)})
 	})
 	if err != nil {
 		return fail(err)
@@ -397,7 +397,7 @@ func (w *Webhooks) RotateWebhookSecret(ctx context.Context, actorID int64, slug 
 		if err := updateHookSecrets(ctx, tx, acct, id, w.sealSecrets(acct, next), now); err != nil {
 			return err
 		}
-		return insertAudit(ctx, tx, acct, actorID, AuditWebhookRotated, now, map[string]string{"url": e.URL})
+		return insertAudit(ctx, tx, acct, actorID, AuditWebhookRotated, w.rooms.dbMoment(), map[string]string{"url": e.URL})
 	})
 	if err != nil {
 		return "", fmt.Errorf("rotate webhook secret: %w", err)
@@ -419,7 +419,7 @@ func (w *Webhooks) EnableWebhook(ctx context.Context, actorID int64, slug string
 		if err := enableHookEndpoint(ctx, tx, acct, id); err != nil {
 			return err
 		}
-		return insertAudit(ctx, tx, acct, actorID, AuditWebhookEnabled, w.now(), map[string]string{"url": e.URL})
+		return insertAudit(ctx, tx, acct, actorID, AuditWebhookEnabled, w.rooms.dbMoment(), map[string]string{"url": e.URL})
 	})
 	if err != nil {
 		return fmt.Errorf("enable webhook: %w", err)
@@ -439,7 +439,7 @@ func (w *Webhooks) DeleteWebhook(ctx context.Context, actorID int64, slug string
 		if err != nil {
 			return err
 		}
-		return insertAudit(ctx, tx, acct, actorID, AuditWebhookDeleted, w.now(), map[string]string{"url": u})
+		return insertAudit(ctx, tx, acct, actorID, AuditWebhookDeleted, w.rooms.dbMoment(), map[string]string{"url": u})
 	})
 	if err != nil {
 		return fmt.Errorf("delete webhook: %w", err)
@@ -487,7 +487,7 @@ func (w *Webhooks) SendWebhookAgain(ctx context.Context, actorID int64, slug, me
 		if _, err = w.river.InsertTx(ctx, tx, jobs.WebhookArgs{AccountID: acct, MessageID: messageID, Again: now.UnixNano()}, nil); err != nil {
 			return err
 		}
-		return insertAudit(ctx, tx, acct, actorID, AuditWebhookResent, now, map[string]string{"url": e.URL, "message": messageID})
+		return insertAudit(ctx, tx, acct, actorID, AuditWebhookResent, w.rooms.dbMoment(), map[string]string{"url": e.URL, "message": messageID})
 	})
 	if err != nil {
 		return 0, fmt.Errorf("send webhook again: %w", err)

@@ -162,7 +162,7 @@ func (w *Webhooks) RecordWebhook(ctx context.Context, a jobs.WebhookAttempt) err
 		if err != nil || id == 0 {
 			return err
 		}
-		if err := insertAudit(ctx, tx, a.AccountID, 0, AuditWebhookDisabled, a.At,
+		if err := insertAudit(ctx, tx, a.AccountID, 0, AuditWebhookDisabled, w.rooms.dbMoment(),
 			map[string]string{"url": url, "failing_since": since.UTC().Format(time.RFC3339), "by": AuditByTaasky}); err != nil {
 			return err
 		}

@@ -54,10 +54,11 @@ type ExpiredTokens interface {
 }
 
 // ExpiredSessions is the service as the purge sees the people's sessions:
-// PurgeExpiredSessions deletes at most limit that expired before before,
-// and says how many it deleted.
+// PurgeExpiredSessions deletes at most limit that expired before before
+// (nil: the database's clock, by which sessions end), and says how many
+// it deleted.
 type ExpiredSessions interface {
-	PurgeExpiredSessions(ctx context.Context, before time.Time, limit int) (int, error)
+	PurgeExpiredSessions(ctx context.Context, before *time.Time, limit int) (int, error)
 }
 
 // OldData is the service as the purge sees the data kept for a period:
@@ -123,7 +124,12 @@ func (w *PurgeWorker) Work(ctx context.Context, _ *river.Job[PurgeArgs]) error {
 	}
 	if w.Sessions != nil {
 		n, serr := sweepSteps(ctx, time.Now().Add(SweepBudget), func(ctx context.Context, limit int) (int, error) {
-			return w.Sessions.PurgeExpiredSessions(ctx, now(), limit)
+			var at *time.Time // the database's clock, unless a test's is given
+			if w.Now != nil {
+				t := w.Now()
+				at = &t
+			}
+			return w.Sessions.PurgeExpiredSessions(ctx, at, limit)
 		}, PurgeBatch)
 		if n > 0 && w.Log != nil {
 			w.Log.Info("purge", "sessions_deleted", n)
