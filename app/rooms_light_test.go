@@ -166,3 +166,61 @@ func TestEventOfFinerMomentIsReadWhole(t *testing.T) {
 		t.Errorf("an event at %s logged with verdict %q", ev.At.Format(time.RFC3339Nano), w.args[len(w.args)-1])
 	}
 }
+
+// TestStubMomentWhateverTheSessionZone: a stub's moment is its event's in
+// whatever TimeZone the database's session has. json_build_object wrote a
+// timestamptz in the session's zone, with that zone's offset, which for
+// some zones' past moments has seconds (Africa/Monrovia's -00:44:30 until
+// 1972): Go's time does not read that offset, and the move or read failed
+// to decode its room's log.
+func TestStubMomentWhateverTheSessionZone(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	ctx := rb.ctx
+	ta, tb := rb.openJoined(t, OpenInput{}, "")
+	if _, err := rb.rooms.Propose(ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := rb.rooms.Propose(ctx, rb.b, tb, MoveInput{Verdict: "counter", Subject: meeting(11, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := rb.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	// The offer (now a stub) at a moment of 1971, column and event alike.
+	const at = "1971-06-01T10:00:00.123456Z"
+	if _, err := tx.Exec(ctx, `UPDATE room_events SET at = $2::timestamptz, event = jsonb_set(event::jsonb, '{at}', to_jsonb($2::text))::text
+		WHERE room_id = $1 AND verdict = 'offer'`, v.RoomID, at); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := time.Parse(time.RFC3339Nano, at)
+	for _, zone := range []string{"UTC", "Europe/Berlin", "America/St_Johns", "Africa/Monrovia", "Europe/Amsterdam"} {
+		if _, err := tx.Exec(ctx, `SELECT set_config('TimeZone', $1, true)`, zone); err != nil {
+			t.Fatal(err)
+		}
+		light, err := selectEvents(ctx, tx, v.RoomID, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		log, err := rb.rooms.logCache.decode(&roomRow{ID: v.RoomID, log: light})
+		if err != nil {
+			t.Errorf("session zone %s: %v", zone, err)
+			continue
+		}
+		var stubs int
+		for _, e := range log {
+			if e.elided() {
+				stubs++
+				if !e.At.Equal(want) {
+					t.Errorf("session zone %s: the stub says %s, its event %s", zone, e.At.Format(time.RFC3339Nano), at)
+				}
+			}
+		}
+		if stubs != 1 {
+			t.Errorf("session zone %s: %d stubs, want the offer's", zone, stubs)
+		}
+	}
+}
