@@ -224,3 +224,38 @@ func TestStubMomentWhateverTheSessionZone(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckLightBesideAMove: the checker reads a room's log light by a
+// statement of its own, after the room's: a move logged between (the
+// checker runs beside the service) is no difference. It reported "the
+// light log has 4 events, the log 3".
+func TestCheckLightBesideAMove(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	ctx := rb.ctx
+	ta, tb := rb.openJoined(t, OpenInput{}, "")
+	v, err := rb.rooms.Propose(ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := readRoom(ctx, rb.pool, v.RoomID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := row.events()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rb.rooms.Propose(ctx, rb.b, tb, MoveInput{Verdict: "counter", Subject: meeting(11, "")}); err != nil {
+		t.Fatal(err)
+	}
+	if diff, err := checkLight(ctx, rb.pool, row, events); err != nil || diff != "" {
+		t.Errorf("a move between the checker's reads: %q %v", diff, err)
+	}
+	// A light log shorter than the log read before it is one still.
+	row.log = append(row.log, row.log[len(row.log)-1], row.log[len(row.log)-1])
+	events = append(events, events[len(events)-1], events[len(events)-1])
+	if diff, err := checkLight(ctx, rb.pool, row, events); err != nil || !strings.Contains(diff, "the light log has 4 events, the log 5") {
+		t.Errorf("a light log shorter than the log: %q %v", diff, err)
+	}
+}
