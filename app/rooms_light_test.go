@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taasky/taasky/internal/gencache"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -258,4 +259,49 @@ func TestCheckLightBesideAMove(t *testing.T) {
 	if diff, err := checkLight(ctx, rb.pool, row, events); err != nil || !strings.Contains(diff, "the light log has 4 events, the log 5") {
 		t.Errorf("a light log shorter than the log: %q %v", diff, err)
 	}
+}
+
+// TestMixedLogAndNoProposal: a log whose earlier events were logged before
+// migration 00047 (no verdict column) reads those whole, and the newer
+// earlier offers and counters as stubs; a room with no proposal yet reads
+// its log whole. The checker finds both sound.
+func TestMixedLogAndNoProposal(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	ctx := rb.ctx
+	ta, tb := rb.openJoined(t, OpenInput{}, "")
+	v, err := rb.rooms.Read(ctx, rb.a, ta)
+	if err != nil || v.Elided() || len(v.Rounds) != 0 {
+		t.Fatalf("a room without a proposal: %v, elided %v", err, v != nil && v.Elided())
+	}
+	moves := []struct {
+		token string
+		agent Agent
+		in    MoveInput
+	}{
+		{ta, rb.a, MoveInput{Verdict: "offer", Subject: meeting(10, "")}},
+		{tb, rb.b, MoveInput{Verdict: "counter", Subject: meeting(11, "")}},
+		{ta, rb.a, MoveInput{Verdict: "counter", Subject: meeting(12, "")}},
+	}
+	for _, m := range moves {
+		if _, err := rb.rooms.Propose(ctx, m.agent, m.token, m.in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The offer as an older build logged it.
+	if _, err := rb.pool.Exec(ctx, `UPDATE room_events SET verdict = NULL WHERE room_id = $1 AND verdict = 'offer'`, v.RoomID); err != nil {
+		t.Fatal(err)
+	}
+	rb.rooms.views = gencache.New[string, *keptView](viewsKept) // the read's kept view is of before
+	v, err = rb.rooms.Read(ctx, rb.b, tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Rounds) != 3 || len(v.Rounds[0].Terms) != 1 || len(v.Rounds[1].Terms) != 0 || len(v.Rounds[2].Terms) != 1 || !v.Elided() {
+		t.Errorf("rounds' terms: %d, want the offer's (logged without a verdict), the counter's left out, the latest's", len(v.Rounds))
+		for _, r := range v.Rounds {
+			t.Logf("%s by %s: %d terms", r.Verdict, r.By, len(r.Terms))
+		}
+	}
+	rb.checkClean(t)
 }
