@@ -153,11 +153,17 @@ func withholdAsStored(row *roomRow, replayed *negotiation.Room) error {
 // checkLight compares the log as moves and reads see it (roomLogLight:
 // earlier offers and counters by the columns kind, side, at and verdict)
 // with the events logged: a stub must say what its event says, and every
-// other entry is the event itself ("" when they agree).
+// other entry is the event itself ("" when they agree). It reads the log
+// light by a statement of its own, after row's: the events a move logged
+// between (the checker runs beside the service) are left to the next
+// check, as a stub stands for its own event only.
 func checkLight(ctx context.Context, q querier, row *roomRow, events []negotiation.Event) (string, error) {
 	light, err := selectEvents(ctx, q, row.ID, true)
 	if err != nil {
 		return "", err
+	}
+	if len(light) > len(row.log) {
+		light = light[:len(row.log)]
 	}
 	if len(light) != len(row.log) {
 		return fmt.Sprintf("the light log has %d events, the log %d", len(light), len(row.log)), nil

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taasky/taasky/internal/gencache"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -165,4 +166,142 @@ func TestEventOfFinerMomentIsReadWhole(t *testing.T) {
 	if w, _, _ = eventWrite(row, ev, nil); w.args[len(w.args)-1] != "counter" {
 		t.Errorf("an event at %s logged with verdict %q", ev.At.Format(time.RFC3339Nano), w.args[len(w.args)-1])
 	}
+}
+
+// TestStubMomentWhateverTheSessionZone: a stub's moment is its event's in
+// whatever TimeZone the database's session has. json_build_object wrote a
+// timestamptz in the session's zone, with that zone's offset, which for
+// some zones' past moments has seconds (Africa/Monrovia's -00:44:30 until
+// 1972): Go's time does not read that offset, and the move or read failed
+// to decode its room's log.
+func TestStubMomentWhateverTheSessionZone(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	ctx := rb.ctx
+	ta, tb := rb.openJoined(t, OpenInput{}, "")
+	if _, err := rb.rooms.Propose(ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := rb.rooms.Propose(ctx, rb.b, tb, MoveInput{Verdict: "counter", Subject: meeting(11, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := rb.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	// The offer (now a stub) at a moment of 1971, column and event alike.
+	const at = "1971-06-01T10:00:00.123456Z"
+	if _, err := tx.Exec(ctx, `UPDATE room_events SET at = $2::timestamptz, event = jsonb_set(event::jsonb, '{at}', to_jsonb($2::text))::text
+		WHERE room_id = $1 AND verdict = 'offer'`, v.RoomID, at); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := time.Parse(time.RFC3339Nano, at)
+	for _, zone := range []string{"UTC", "Europe/Berlin", "America/St_Johns", "Africa/Monrovia", "Europe/Amsterdam"} {
+		if _, err := tx.Exec(ctx, `SELECT set_config('TimeZone', $1, true)`, zone); err != nil {
+			t.Fatal(err)
+		}
+		light, err := selectEvents(ctx, tx, v.RoomID, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		log, err := rb.rooms.logCache.decode(&roomRow{ID: v.RoomID, log: light})
+		if err != nil {
+			t.Errorf("session zone %s: %v", zone, err)
+			continue
+		}
+		var stubs int
+		for _, e := range log {
+			if e.elided() {
+				stubs++
+				if !e.At.Equal(want) {
+					t.Errorf("session zone %s: the stub says %s, its event %s", zone, e.At.Format(time.RFC3339Nano), at)
+				}
+			}
+		}
+		if stubs != 1 {
+			t.Errorf("session zone %s: %d stubs, want the offer's", zone, stubs)
+		}
+	}
+}
+
+// TestCheckLightBesideAMove: the checker reads a room's log light by a
+// statement of its own, after the room's: a move logged between (the
+// checker runs beside the service) is no difference. It reported "the
+// light log has 4 events, the log 3".
+func TestCheckLightBesideAMove(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	ctx := rb.ctx
+	ta, tb := rb.openJoined(t, OpenInput{}, "")
+	v, err := rb.rooms.Propose(ctx, rb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := readRoom(ctx, rb.pool, v.RoomID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := row.events()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rb.rooms.Propose(ctx, rb.b, tb, MoveInput{Verdict: "counter", Subject: meeting(11, "")}); err != nil {
+		t.Fatal(err)
+	}
+	if diff, err := checkLight(ctx, rb.pool, row, events); err != nil || diff != "" {
+		t.Errorf("a move between the checker's reads: %q %v", diff, err)
+	}
+	// A light log shorter than the log read before it is one still.
+	row.log = append(row.log, row.log[len(row.log)-1], row.log[len(row.log)-1])
+	events = append(events, events[len(events)-1], events[len(events)-1])
+	if diff, err := checkLight(ctx, rb.pool, row, events); err != nil || !strings.Contains(diff, "the light log has 4 events, the log 5") {
+		t.Errorf("a light log shorter than the log: %q %v", diff, err)
+	}
+}
+
+// TestMixedLogAndNoProposal: a log whose earlier events were logged before
+// migration 00047 (no verdict column) reads those whole, and the newer
+// earlier offers and counters as stubs; a room with no proposal yet reads
+// its log whole. The checker finds both sound.
+func TestMixedLogAndNoProposal(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	ctx := rb.ctx
+	ta, tb := rb.openJoined(t, OpenInput{}, "")
+	v, err := rb.rooms.Read(ctx, rb.a, ta)
+	if err != nil || v.Elided() || len(v.Rounds) != 0 {
+		t.Fatalf("a room without a proposal: %v, elided %v", err, v != nil && v.Elided())
+	}
+	moves := []struct {
+		token string
+		agent Agent
+		in    MoveInput
+	}{
+		{ta, rb.a, MoveInput{Verdict: "offer", Subject: meeting(10, "")}},
+		{tb, rb.b, MoveInput{Verdict: "counter", Subject: meeting(11, "")}},
+		{ta, rb.a, MoveInput{Verdict: "counter", Subject: meeting(12, "")}},
+	}
+	for _, m := range moves {
+		if _, err := rb.rooms.Propose(ctx, m.agent, m.token, m.in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The offer as an older build logged it.
+	if _, err := rb.pool.Exec(ctx, `UPDATE room_events SET verdict = NULL WHERE room_id = $1 AND verdict = 'offer'`, v.RoomID); err != nil {
+		t.Fatal(err)
+	}
+	rb.rooms.views = gencache.New[string, *keptView](viewsKept) // the read's kept view is of before
+	v, err = rb.rooms.Read(ctx, rb.b, tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Rounds) != 3 || len(v.Rounds[0].Terms) != 1 || len(v.Rounds[1].Terms) != 0 || len(v.Rounds[2].Terms) != 1 || !v.Elided() {
+		t.Errorf("rounds' terms: %d, want the offer's (logged without a verdict), the counter's left out, the latest's", len(v.Rounds))
+		for _, r := range v.Rounds {
+			t.Logf("%s by %s: %d terms", r.Verdict, r.By, len(r.Terms))
+		}
+	}
+	rb.checkClean(t)
 }

@@ -64,6 +64,11 @@ type SessionDevice struct {
 type SignedIn struct {
 	User    User
 	Session Session
+	// At is the database's moment of the read (the clock the session's
+	// moments are on; a test's simulated one): how long the session has
+	// left is Session.ExpiresAt less At, whatever this process's clock
+	// says.
+	At time.Time
 }
 
 // StartSession signs user in on a browser (device): it returns the

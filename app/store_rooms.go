@@ -120,9 +120,13 @@ const roomLogLight = `ARRAY(SELECT ` + lightEvent + ` FROM (SELECT max(l.seq) AS
 	WHERE l.room_id = r.id AND l.kind = 'propose') latest, room_events e WHERE e.room_id = r.id ORDER BY e.seq)`
 
 // lightEvent is an event of roomLogLight, of e, the room's latest propose
-// event being latest.seq.
+// event being latest.seq. The stub's moment is written in UTC, to the
+// microsecond, whatever the session's TimeZone: json_build_object wrote a
+// timestamptz in that zone, whose offset has seconds for some zones' past
+// moments, which Go's time does not read.
 const lightEvent = `CASE WHEN e.kind = 'propose' AND e.verdict IN ('offer', 'counter') AND e.seq < latest.seq
-	THEN json_build_object('kind', e.kind, 'side', e.side, 'at', e.at, 'verdict', e.verdict)::text ELSE e.event END`
+	THEN json_build_object('kind', e.kind, 'side', e.side,
+		'at', to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), 'verdict', e.verdict)::text ELSE e.event END`
 
 // roomColumns is roomSelect with the given expressions for the snapshot
 // and the log, and the parties joined as p1 and p2 (either order: scanRoom

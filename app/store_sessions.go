@@ -52,7 +52,7 @@ var sessionUserSQL = `WITH s AS (
 		RETURNING last_seen_at, expires_at
 	)
 	SELECT ` + userColumns + `, session_id, session_created, coalesce((SELECT last_seen_at FROM seen), session_seen),
-		coalesce((SELECT expires_at FROM seen), session_expires), browser, platform
+		coalesce((SELECT expires_at FROM seen), session_expires), browser, platform, ` + sessionNow("$2") + `
 	FROM s JOIN users ON users.id = s.user_id`
 
 func selectSessionUser(ctx context.Context, q querier, hash []byte, now *time.Time) (SignedIn, error) {
@@ -61,7 +61,7 @@ func selectSessionUser(ctx context.Context, q querier, hash []byte, now *time.Ti
 	err := q.QueryRow(ctx, sessionUserSQL, hash, now, SessionSeenEvery.Seconds(), SessionIdle.Seconds(), SessionMaxLife.Seconds()).Scan(
 		&in.User.ID, &in.User.Email, &in.User.OIDCIssuer, &in.User.OIDCSubject, &in.User.TimeZone, &in.User.CreatedAt,
 		&in.User.EmailVerified, &in.User.Language, &in.User.OIDCLocale, &in.User.PageLanguage,
-		&s.ID, &s.CreatedAt, &s.LastSeenAt, &s.ExpiresAt, &s.Device.Browser, &s.Device.Platform)
+		&s.ID, &s.CreatedAt, &s.LastSeenAt, &s.ExpiresAt, &s.Device.Browser, &s.Device.Platform, &in.At)
 	if err != nil {
 		return SignedIn{}, fmt.Errorf("selectSessionUser: %w", err)
 	}

@@ -166,7 +166,7 @@ func (d *Dashboard) sessionUser(c *fiber.Ctx) (u app.User, ok bool, err error) {
 	if err != nil {
 		return app.User{}, false, err
 	}
-	c.Locals(sessionKey{}, &liveSession{SignedIn: in, token: s.Token})
+	c.Locals(sessionKey{}, &liveSession{SignedIn: in, token: s.Token, readAt: time.Now()})
 	return in.User, true, nil
 }
 
@@ -174,7 +174,16 @@ func (d *Dashboard) sessionUser(c *fiber.Ctx) (u app.User, ok bool, err error) {
 // its token.
 type liveSession struct {
 	app.SignedIn
-	token string
+	token  string
+	readAt time.Time // this process's moment of the read (SignedIn.At is the database's)
+}
+
+// left is how long the session has left, on the database's clock (which
+// ends it) measured from the read, and this process's since: its clock
+// compared with the session's end told a node 30 s fast that the session
+// ended 30 s early.
+func (s *liveSession) left() time.Duration {
+	return s.Session.ExpiresAt.Sub(s.At) - time.Since(s.readAt)
 }
 
 type sessionKey struct{}

@@ -378,7 +378,7 @@ func (d *Dashboard) stream(c *fiber.Ctx, ch chan struct{}, stop func(), acc *str
 		d.hub.spreadAtReconnection(s)
 	} else {
 		s.recheck, s.recheckAll, s.check, s.delay, s.slots = acc.recheck, acc.recheckAll, acc.check, d.hub.recheckDelay, d.hub.rechecks
-		if left := time.Until(acc.expires); left < life {
+		if left := acc.expires(); left < life {
 			// The session ends first: so does the stream, saying so.
 			s.end.Reset(max(left, 0))
 			s.ending = acc.gone(goneSignedOut)

@@ -45,7 +45,7 @@ const (
 type streamAccess struct {
 	recheck, recheckAll <-chan struct{}
 	check               func() (last string, ok bool)
-	expires             time.Time // the session's end
+	expires             func() time.Duration // how long the session has left (liveSession.left)
 	gone                func(why string) string
 }
 
@@ -64,7 +64,7 @@ func (d *Dashboard) watchAccess(c *fiber.Ctx, s *liveSession, page string, lost 
 	u := s.User
 	recheck, recheckAll, stop := d.hub.watchUser(u.ID)
 	prefs := []string{u.Language, u.OIDCLocale, strings.Clone(c.Get(fiber.HeaderAcceptLanguage))}
-	acc = &streamAccess{recheck: recheck, recheckAll: recheckAll, expires: s.Session.ExpiresAt}
+	acc = &streamAccess{recheck: recheck, recheckAll: recheckAll, expires: s.left}
 	acc.gone = func(why string) string { return goneEvent(locale.NewPrinter(prefs...), why, page) }
 	acc.check = func() (string, bool) {
 		ctx, cancel := context.WithTimeout(d.ctx, accessRecheckWithin)

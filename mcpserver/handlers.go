@@ -189,7 +189,16 @@ func (s *Server) read(ctx context.Context, agent app.Agent, raw json.RawMessage)
 	wait := time.Duration(in.WaitSeconds) * time.Second
 	ctx, cancel := context.WithTimeout(ctx, wait+callTimeout) // the tool waits (wrap)
 	defer cancel()
-	v, err := s.svc.ReadWait(ctx, agent, in.RoomToken, wait)
+	// A read of the whole history without a wait reads the room whole at
+	// once: one statement, as a read is. Read would read it light first
+	// (its kept view), and the history again.
+	var v *app.View
+	var err error
+	if in.History && wait == 0 {
+		v, err = s.svc.ReadHistory(ctx, agent, in.RoomToken)
+	} else {
+		v, err = s.svc.ReadWait(ctx, agent, in.RoomToken, wait)
+	}
 	if err != nil {
 		return nil, err
 	}

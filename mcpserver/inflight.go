@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -28,20 +29,40 @@ import (
 // 500 ms (p50). Counted so, an account has at most about 1 MB of calls in
 // progress at once, and ordinary calls count as before.
 //
+// A call that counts as more than one and is refused holds its weight
+// for holdFor: while it holds, a lighter call of the account is let in
+// only with room left for it, so that the account's calls in progress
+// drain and the large call, sent again after Retry-After, gets in.
+// Without it a call of 1 MB, which needs all of max free, was refused
+// for as long as the account's agents kept one ordinary call in
+// progress, for ever under a steady stream of them.
+//
 // A call costs one mutex-guarded map update on the way in and one on the
 // way out; no statement.
 type inFlight struct {
-	max int
-	mu  sync.Mutex
-	n   map[int64]int
+	max  int
+	mu   sync.Mutex
+	n    map[int64]int
+	held map[int64]heldRoom
+	now  func() time.Time
 }
+
+// heldRoom is the weight a refused call of an account holds, until when.
+type heldRoom struct {
+	weight int
+	until  time.Time
+}
+
+// holdFor is how long a refused large call holds its room: its Retry-After
+// (1 s) and as long again for the client to send it.
+const holdFor = 2 * time.Second
 
 // newInFlight is nil when max is 0 (no limit).
 func newInFlight(max int) *inFlight {
 	if max <= 0 {
 		return nil
 	}
-	return &inFlight{max: max, n: map[int64]int{}}
+	return &inFlight{max: max, n: map[int64]int{}, held: map[int64]heldRoom{}, now: time.Now}
 }
 
 // callWeight is how many calls a request body of size bytes counts as:
@@ -56,9 +77,24 @@ func (f *inFlight) callWeight(size int) int {
 func (f *inFlight) enter(account int64, size int) (leave func(), ok bool) {
 	w := f.callWeight(size)
 	f.mu.Lock()
-	if f.n[account]+w > f.max {
+	reserved := 0
+	h, held := f.held[account]
+	if held && !f.now().Before(h.until) {
+		delete(f.held, account)
+		held = false
+	}
+	if held && w < h.weight {
+		reserved = h.weight // a lighter call leaves room for the held one
+	}
+	if f.n[account]+w+reserved > f.max {
+		if w > 1 && (!held || w >= h.weight) {
+			f.held[account] = heldRoom{weight: w, until: f.now().Add(holdFor)}
+		}
 		f.mu.Unlock()
 		return nil, false
+	}
+	if held && w >= h.weight {
+		delete(f.held, account) // the held call (or one as large) is in
 	}
 	f.n[account] += w
 	f.mu.Unlock()
@@ -68,6 +104,9 @@ func (f *inFlight) enter(account int64, size int) (leave func(), ok bool) {
 			f.mu.Lock()
 			if f.n[account] -= w; f.n[account] <= 0 {
 				delete(f.n, account)
+				if h, ok := f.held[account]; ok && !f.now().Before(h.until) {
+					delete(f.held, account) // a lapsed hold is not kept for ever
+				}
 			}
 			f.mu.Unlock()
 		})

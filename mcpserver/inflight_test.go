@@ -214,7 +214,88 @@ func TestLargeCallsCountByTheirSize(t *testing.T) {
 	if _, ok := f.enter(1, 300_000); ok {
 		t.Fatal("a call of 3 calls' size let in where 1 was free")
 	}
+	// The refused call holds its room a moment (TestLargeCallIsNotStarved);
+	// then an ordinary call takes the one free.
+	f.now = func() time.Time { return time.Now().Add(holdFor) }
 	if _, ok := f.enter(1, 2_000); !ok {
 		t.Fatal("an ordinary call refused where 1 was free")
+	}
+}
+
+// TestLargeCallIsNotStarved: a call of the largest size, refused while the
+// account has calls in progress, gets in when sent again although the
+// account's agents keep ordinary calls in progress all along (each new
+// one in before the last one out): its refusal holds its room, lighter
+// calls are let in only with that room left, and those in progress drain.
+// It held nothing for ever: once its hold lapses, ordinary calls go in as
+// before. The account's calls never count past max.
+func TestLargeCallIsNotStarved(t *testing.T) {
+	t.Parallel()
+	f := newInFlight(10)
+	now := time.Unix(1_000_000, 0)
+	f.now = func() time.Time { return now }
+	counted := func() {
+		t.Helper()
+		if n := f.n[1]; n > f.max || n < 0 {
+			t.Fatalf("the account counts %d calls in progress, the most being %d", n, f.max)
+		}
+	}
+	small, ok := f.enter(1, 2_000)
+	if !ok {
+		t.Fatal("an ordinary call refused")
+	}
+	if _, ok := f.enter(1, maxBody); ok {
+		t.Fatal("a call of the largest size let in beside another call")
+	}
+	in := false
+	for i := 0; i < 50 && !in; i++ {
+		now = now.Add(100 * time.Millisecond)
+		if next, ok := f.enter(1, 2_000); ok { // the next ordinary call, before the last one leaves
+			small()
+			small = next
+		} else {
+			small()
+			small = func() {}
+		}
+		counted()
+		if i%10 == 9 { // sent again after its Retry-After
+			var big func()
+			if big, in = f.enter(1, maxBody); in {
+				counted()
+				big()
+			}
+		}
+	}
+	if !in {
+		t.Fatal("a call of the largest size refused for 5 s while the account's ordinary calls went on")
+	}
+	small()
+	// A refused large call that never comes back holds nothing for long.
+	var leaves []func()
+	for range 6 {
+		leave, ok := f.enter(1, 2_000)
+		if !ok {
+			t.Fatal("an ordinary call refused with room for it")
+		}
+		leaves = append(leaves, leave)
+	}
+	if _, ok := f.enter(1, 500_000); ok {
+		t.Fatal("a call of 5 calls' size let in beside 6 calls of the account's")
+	}
+	if _, ok := f.enter(1, 2_000); ok {
+		t.Fatal("an ordinary call let in while a refused call of 5 held its room (6 + 1 + 5 of 10)")
+	}
+	if _, ok := f.enter(2, maxBody); !ok {
+		t.Fatal("another account's call held back by this account's")
+	}
+	now = now.Add(holdFor)
+	for i := range 4 {
+		if _, ok := f.enter(1, 2_000); !ok {
+			t.Fatalf("ordinary call %d refused after the large call's hold lapsed", i+7)
+		}
+		counted()
+	}
+	for _, leave := range leaves {
+		leave()
 	}
 }
