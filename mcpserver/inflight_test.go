@@ -132,7 +132,7 @@ func TestAccountCallsInProgressAreCapped(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	// alpha's calls past its two are refused at once, before any work.
-	const rule = "too many calls at once: at most 2 calls of one account's agents are answered at the same time (a call counts as one per 512 KB of its request), and this account has that many in progress; retry after 1 s"
+	const rule = "too many calls at once: at most 2 calls of one account's agents are answered at the same time (a call counts as one per 512 KB of its request), and this account's calls in progress (or a larger one waiting for room) leave none for this one; retry after 1 s"
 	for range sent - perAccount {
 		select {
 		case a := <-answers:
