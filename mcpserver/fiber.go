@@ -31,7 +31,8 @@ type Authenticator interface {
 //
 // With a RateLimit (WithRateLimit), each agent gets a token bucket, which
 // all its keys and access tokens draw on: a call beyond it gets 429 with
-// Retry-After and one line saying the rule. With WithAuthFailureLimit, so
+// Retry-After and one line saying the rule; an answer counts one call more
+// per 100 KB, after the fact (limiter.Charged). With WithAuthFailureLimit, so
 // does a client address past its failed authentications, before its
 // bearer is looked up (unless it authenticated before). With
 // WithAccountConcurrency, an account's requests past that many in
@@ -108,7 +109,11 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 			}
 		}
 		c.Locals(agentKey{}, agent)
-		return mcpHandler(c)
+		err = mcpHandler(c)
+		if limit != nil {
+			limit.Charged(agent.ID, len(c.Response().Body()))
+		}
+		return err
 	}
 	r.All("/mcp/:account", handle)
 	if tokens != nil {

@@ -127,6 +127,21 @@ func (l *limiter) Take(id [32]byte, agent int64) (bool, time.Duration) {
 
 func (l *limiter) Limit() RateLimit { return l.buckets.Limit() }
 
+// answerUnit is how many bytes of an answer count as one more call.
+const answerUnit = maxBody / 10
+
+// Charged counts an answer of size bytes against agent's bucket: one call
+// more per answerUnit (100 KB) in it, after the fact. A call's request is
+// small whatever it asks for, and a read of a room's whole history
+// (negotiation_read with history) answers every round's terms, tens of
+// megabytes in a long log of terms of the largest size: each such read
+// costs the process what hundreds of ordinary calls cost, and the agent's
+// next calls now wait for it as for that many. Ordinary answers (a few
+// KB) count nothing more.
+func (l *limiter) Charged(agent int64, size int) {
+	l.buckets.Charge(agent, float64(size/answerUnit))
+}
+
 // tooMany answers 429 with Retry-After (whole seconds, rounded up) and one
 // line saying the rule (a tool call: a tool error saying it, notNow).
 func tooMany(c *fiber.Ctx, rl RateLimit, wait time.Duration) error {

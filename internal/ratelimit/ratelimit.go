@@ -90,6 +90,24 @@ func (b *Buckets[K]) Take(k K) (ok bool, wait time.Duration) {
 	return true, 0
 }
 
+// Charge spends n more tokens of k's bucket after the fact, for a call
+// that turned out to cost more than one: the bucket may go below zero,
+// down to a minute of the rate, and k's next calls wait until it refills.
+// A key without a bucket (never limited, or forgotten since) is not charged.
+func (b *Buckets[K]) Charge(k K, n float64) {
+	if b == nil || n <= 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	bk := b.byKey[k]
+	if bk == nil {
+		return
+	}
+	b.refill(bk, b.now())
+	bk.tokens = math.Max(bk.tokens-n, -60*b.limit.Rate)
+}
+
 // Empty reports, without spending or making a bucket, whether k's bucket
 // exists and is empty, and for how long it stays so: a flood can then be
 // refused before anything costly (a key lookup) is done for it.

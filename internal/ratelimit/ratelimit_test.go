@@ -121,3 +121,36 @@ func TestRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestCharge: a call found to cost more than one spends more tokens after
+// the fact; the bucket goes below zero, down to a minute of the rate, and
+// the key's next call waits until it refills. A key with no bucket is not
+// charged (nor given one).
+func TestCharge(t *testing.T) {
+	c := newClock()
+	b := New[string](Limit{Rate: 2, Burst: 5}, 100, c.now)
+	b.Charge("nobody", 10)
+	if b.Len() != 0 {
+		t.Fatal("Charge made a bucket")
+	}
+	if ok, _ := b.Take("a"); !ok {
+		t.Fatal("the first call refused")
+	}
+	b.Charge("a", 6) // 4 - 6 = -2
+	if ok, wait := b.Take("a"); ok || wait != 1500*time.Millisecond {
+		t.Fatalf("after a charge of 6 with 4 left: %v, wait %s, want refused for 1.5 s", ok, wait)
+	}
+	c.t = c.t.Add(1500 * time.Millisecond)
+	if ok, _ := b.Take("a"); !ok {
+		t.Fatal("refused once the charge was paid")
+	}
+	b.Charge("a", 1e6)
+	if _, wait := b.Take("a"); wait != 60*time.Second+500*time.Millisecond {
+		t.Fatalf("a huge charge: wait %s, want a minute of the rate (and the token)", wait)
+	}
+	b.Charge("a", 0)
+	b.Charge("a", -3)
+	if _, wait := b.Take("a"); wait != 60*time.Second+500*time.Millisecond {
+		t.Fatalf("a charge of nothing changed the bucket: wait %s", wait)
+	}
+}
