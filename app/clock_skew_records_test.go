@@ -176,12 +176,7 @@ func TestSkewedPurgeKeepsMarks(t *testing.T) {
 func TestSkewedNodeSessions(t *testing.T) {
 	t.Parallel()
 	rb := setupRooms(t)
-	node := func(off time.Duration) *Accounts {
-		a := NewAccounts(rb.pool)
-		a.now = func() time.Time { return time.Now().Add(off) }
-		return a
-	}
-	fast, slow := node(clockSkew), node(-clockSkew)
+	fast, slow := rb.accountsOff(clockSkew), rb.accountsOff(-clockSkew)
 	user := rb.a.OwnerUserID
 	for _, n := range []*Accounts{fast, slow} {
 		before := rb.dbNow(t)
@@ -239,12 +234,7 @@ func TestSkewedNodeSessions(t *testing.T) {
 func TestSkewedNodesAudit(t *testing.T) {
 	t.Parallel()
 	rb := setupRooms(t)
-	node := func(off time.Duration) *Accounts {
-		a := NewAccounts(rb.pool)
-		a.now = func() time.Time { return time.Now().Add(off) }
-		return a
-	}
-	fast, slow := node(clockSkew), node(-clockSkew)
+	fast, slow := rb.accountsOff(clockSkew), rb.accountsOff(-clockSkew)
 	before := rb.dbNow(t)
 	if _, _, err := fast.CreateAgent(rb.ctx, "alpha", "second", "alpha@example.test"); err != nil {
 		t.Fatal(err)
@@ -341,4 +331,11 @@ func TestSkewedWorkerRecordsDelivery(t *testing.T) {
 			t.Errorf("%s at %s, outside the database's %s–%s", what, at, before, after)
 		}
 	}
+}
+
+// accountsOff is the accounts service of a node whose clock is off by off.
+func (rb *roomsBundle) accountsOff(off time.Duration) *Accounts {
+	a := NewAccounts(rb.pool)
+	a.now = func() time.Time { return time.Now().Add(off) }
+	return a
 }

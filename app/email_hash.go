@@ -20,9 +20,13 @@ import (
 
 // emailKeyOf is the key of the addresses' hashes, derived from the room
 // token key (RoomsConfig.TokenKey).
-func emailKeyOf(tokenKey []byte) []byte {
-	m := hmac.New(sha256.New, tokenKey)
-	m.Write([]byte("email-hash"))
+func emailKeyOf(tokenKey []byte) []byte { return subkey(tokenKey, "email-hash") }
+
+// subkey is the key for one use, label, derived from key: HMAC-SHA256(key,
+// label).
+func subkey(key []byte, label string) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(label))
 	return m.Sum(nil)
 }
 

@@ -26,11 +26,7 @@ import (
 // current one's and compares them all.
 
 // limitMarkKeyOf is the key of the marks derived from an addresses' key.
-func limitMarkKeyOf(emailKey []byte) []byte {
-	m := hmac.New(sha256.New, emailKey)
-	m.Write([]byte("limit-mark"))
-	return m.Sum(nil)
-}
+func limitMarkKeyOf(emailKey []byte) []byte { return subkey(emailKey, "limit-mark") }
 
 // limitMark is the mark of a limit's text between accounts lo and hi.
 func limitMark(key []byte, lo, hi int64, text []byte) []byte {

@@ -65,14 +65,7 @@ func NewNotifications(c NotificationsConfig) (*Notifications, error) {
 		unsubKey: c.UnsubscribeKey, unsubKeyPrev: c.PreviousUnsubscribeKey, now: c.Now, simulated: simulated}, nil
 }
 
-// dbMoment is Rooms.dbMoment for the notifications' clock: nil (the
-// database's clock) unless a test's is simulated.
-func (n *Notifications) dbMoment() *time.Time {
-	if !n.simulated {
-		return nil
-	}
-	t := n.now()
-	return &t
-}
+// dbMoment is Rooms.dbMoment for the notifications' clock (momentFor).
+func (n *Notifications) dbMoment() *time.Time { return momentFor(n.simulated, n.now) }
 
 var _ jobs.Deliveries = (*Notifications)(nil)

@@ -163,13 +163,19 @@ func (s *Rooms) clock(row *roomRow) time.Time {
 }
 
 // dbMoment is the "now" a statement that decides by its own clock is
-// given: nil, for the database's clock (statement_timestamp()), or a
-// test's simulated clock (RoomsConfig.Now).
-func (s *Rooms) dbMoment() *time.Time {
-	if !s.simulated {
+// given (momentFor): the database's, unless a test's clock is simulated
+// (RoomsConfig.Now).
+func (s *Rooms) dbMoment() *time.Time { return momentFor(s.simulated, s.now) }
+
+// momentFor is the "now" given to a statement that decides by its own
+// clock: nil, for the database's (statement_timestamp()), which every
+// process shares whatever its own clock says; with simulated, a test's
+// clock now instead, which stands for the database's too.
+func momentFor(simulated bool, now func() time.Time) *time.Time {
+	if !simulated {
 		return nil
 	}
-	t := s.now()
+	t := now()
 	return &t
 }
 

@@ -84,17 +84,9 @@ func (a *Accounts) StartSession(ctx context.Context, userID int64, device Sessio
 	return token, s, nil
 }
 
-// dbMoment is the "now" of a statement about sessions: nil, the
-// database's clock (statement_timestamp()), which every process shares
-// whatever its own clock says; a test's simulated clock (Accounts.now
-// with simulated) instead.
-func (a *Accounts) dbMoment() *time.Time {
-	if !a.simulated {
-		return nil
-	}
-	t := a.now()
-	return &t
-}
+// dbMoment is the "now" of a statement about sessions (momentFor): the
+// database's, unless a test's clock is simulated (Accounts.now).
+func (a *Accounts) dbMoment() *time.Time { return momentFor(a.simulated, a.now) }
 
 // clip bounds a device word to sessionDeviceMax characters.
 func clip(s string) string {

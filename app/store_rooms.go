@@ -105,7 +105,8 @@ func (r *roomRow) party(s negotiation.Side) *partyRow {
 // were before the move it waited for (roomRow.current re-reads them).
 var roomSelect = roomColumns(`r.snapshot`, roomLog, "pa", "pb")
 
-const roomLog = `ARRAY(SELECT e.event FROM room_events e WHERE e.room_id = r.id ORDER BY e.seq)`
+// roomLog is a room's log, whole, as a column of the room's statement.
+var roomLog = `ARRAY(` + logSQL(`r.id`, false) + `)`
 
 // roomLogLight is roomLog with the terms of every offer and counter but
 // the room's latest move left out: such an event comes as a stub of its
@@ -116,8 +117,18 @@ const roomLog = `ARRAY(SELECT e.event FROM room_events e WHERE e.room_id = r.id 
 // logged without its verdict column (before migration 00047) comes whole.
 // A stub decodes to an offer or counter without terms (loggedEvent.elided),
 // which the protocol never logs.
-const roomLogLight = `ARRAY(SELECT ` + lightEvent + ` FROM (SELECT max(l.seq) AS seq FROM room_events l
-	WHERE l.room_id = r.id AND l.kind = 'propose') latest, room_events e WHERE e.room_id = r.id ORDER BY e.seq)`
+var roomLogLight = `ARRAY(` + logSQL(`r.id`, true) + `)`
+
+// logSQL is the query of the log of the room whose id is the SQL
+// expression id (r.id in a room's statement, $1 alone), one event per seq,
+// whole or light (roomLogLight).
+func logSQL(id string, light bool) string {
+	if !light {
+		return `SELECT e.event FROM room_events e WHERE e.room_id = ` + id + ` ORDER BY e.seq`
+	}
+	return `SELECT ` + lightEvent + ` FROM (SELECT max(l.seq) AS seq FROM room_events l
+	WHERE l.room_id = ` + id + ` AND l.kind = 'propose') latest, room_events e WHERE e.room_id = ` + id + ` ORDER BY e.seq`
+}
 
 // lightEvent is an event of roomLogLight, of e, the room's latest propose
 // event being latest.seq. The stub's moment is written in UTC, to the
@@ -257,12 +268,7 @@ func (r *roomRow) events() ([]negotiation.Event, error) {
 // selectEvents reads a room's log, one event per seq; light as
 // roomLogLight.
 func selectEvents(ctx context.Context, q querier, roomID int64, light bool) ([]string, error) {
-	sql := `SELECT event FROM room_events WHERE room_id = $1 ORDER BY seq`
-	if light {
-		sql = `SELECT ` + lightEvent + ` FROM (SELECT max(l.seq) AS seq FROM room_events l
-			WHERE l.room_id = $1 AND l.kind = 'propose') latest, room_events e WHERE e.room_id = $1 ORDER BY e.seq`
-	}
-	rows, err := q.Query(ctx, sql, roomID)
+	rows, err := q.Query(ctx, logSQL(`$1`, light), roomID)
 	if err != nil {
 		return nil, fmt.Errorf("selectEvents %d: %w", roomID, err)
 	}
