@@ -22,14 +22,71 @@ import (
 
 // Internal reports whether a is an address Taasky must not dial for a
 // stranger's URL: loopback, private (RFC 1918, fc00::/7), link-local,
-// unspecified, multicast, or carrier-grade NAT (100.64.0.0/10).
+// unspecified, multicast, carrier-grade NAT (100.64.0.0/10), and the rest of
+// IANA's special-purpose ranges that are not global (documentation,
+// benchmarking, reserved, site-local, deprecated relays). An IPv6 address
+// that carries an IPv4 one a translator or relay would dial (NAT64's
+// 64:ff9b::/96, 6to4's 2002::/16) is judged by that IPv4 address: behind a
+// NAT64 gateway, [64:ff9b::a00:5] reaches 10.0.0.5.
 func Internal(a netip.Addr) bool {
 	a = a.Unmap()
-	return a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
-		a.IsInterfaceLocalMulticast() || a.IsUnspecified() || a.IsMulticast() || cgnat.Contains(a)
+	if v4, ok := embeddedV4(a); ok {
+		return Internal(v4)
+	}
+	if a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
+		a.IsInterfaceLocalMulticast() || a.IsUnspecified() || a.IsMulticast() {
+		return true
+	}
+	for _, p := range notGlobal {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
 
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+// notGlobal lists IANA's special-purpose ranges (RFC 6890 and its
+// registries) that netip's predicates do not cover and no public host has.
+var notGlobal = func() []netip.Prefix {
+	var ps []netip.Prefix
+	for _, s := range []string{
+		"0.0.0.0/8",       // "this network"
+		"100.64.0.0/10",   // carrier-grade NAT
+		"192.0.0.0/24",    // IETF protocol assignments
+		"192.0.2.0/24",    // documentation
+		"192.88.99.0/24",  // 6to4 relay anycast, deprecated
+		"198.18.0.0/15",   // benchmarking
+		"198.51.100.0/24", // documentation
+		"203.0.113.0/24",  // documentation
+		"240.0.0.0/4",     // reserved, and the broadcast address
+		"::/96",           // IPv4-compatible, deprecated
+		"64:ff9b:1::/48",  // NAT64 for local use
+		"100::/64",        // discard
+		"2001::/23",       // IETF protocol assignments, Teredo among them
+		"2001:db8::/32",   // documentation
+		"fec0::/10",       // site-local, deprecated
+	} {
+		ps = append(ps, netip.MustParsePrefix(s))
+	}
+	return ps
+}()
+
+var (
+	nat64     = netip.MustParsePrefix("64:ff9b::/96")
+	sixToFour = netip.MustParsePrefix("2002::/16")
+)
+
+// embeddedV4 returns the IPv4 address a NAT64 or 6to4 address stands for.
+func embeddedV4(a netip.Addr) (netip.Addr, bool) {
+	b := a.As16()
+	switch {
+	case nat64.Contains(a):
+		return netip.AddrFrom4([4]byte(b[12:16])), true
+	case sixToFour.Contains(a):
+		return netip.AddrFrom4([4]byte(b[2:6])), true
+	}
+	return netip.Addr{}, false
+}
 
 // ErrRefused is what a refused dial's error wraps: retrying will not help.
 var ErrRefused = errors.New("a private or loopback address")

@@ -18,6 +18,15 @@ func TestInternal(t *testing.T) {
 		{"169.254.169.254", true}, {"fe80::1", true}, {"fc00::1", true}, {"0.0.0.0", true}, {"::", true},
 		{"100.64.0.1", true}, {"224.0.0.1", true}, {"::ffff:127.0.0.1", true}, {"::ffff:10.0.0.1", true},
 		{"93.184.216.34", false}, {"2606:2800:220:1:248:1893:25c8:1946", false}, {"100.128.0.1", false},
+		// A NAT64 gateway or a 6to4 relay dials the IPv4 address inside.
+		{"64:ff9b::a00:5", true}, {"64:ff9b::7f00:1", true}, {"64:ff9b::a9fe:a9fe", true},
+		{"2002:a00:5::1", true}, {"2002:7f00:1::", true},
+		{"64:ff9b::5db8:d822", false}, {"2002:5db8:d822::1", false},
+		// Special-purpose ranges no public host has.
+		{"0.1.2.3", true}, {"192.0.0.170", true}, {"192.0.2.1", true}, {"198.18.0.1", true},
+		{"198.51.100.7", true}, {"203.0.113.9", true}, {"240.0.0.1", true}, {"255.255.255.255", true},
+		{"::7f00:1", true}, {"64:ff9b:1::a00:5", true}, {"2001:0:4136:e378::1", true},
+		{"2001:db8::1", true}, {"fec0::1", true}, {"100::1", true},
 	} {
 		if got := Internal(netip.MustParseAddr(c.addr)); got != c.internal {
 			t.Errorf("Internal(%s) = %v, want %v", c.addr, got, c.internal)
