@@ -119,8 +119,11 @@ var (
 	seatSQLUnlessRotating = roomSelectUnless(`$4`, "p", "o") + seatCols + seatFromRotating(`$5`)
 )
 
-// seatLock locks a move's room, and its seat's row FOR SHARE (seatSQLLocked).
-const seatLock = ` FOR UPDATE OF r FOR SHARE OF p`
+// seatLock locks a move's seat's row FOR SHARE, then its room
+// (seatSQLLocked), in that order: a removal or a deletion holds the seats'
+// rows while it stops their one-tap links, which a tap holds while it
+// waits for the room; a move waiting for the seat must hold no room then.
+const seatLock = ` FOR SHARE OF p FOR UPDATE OF r`
 
 func querySeat(ctx context.Context, q querier, hash seatHash, accountID, ownerUserID int64, lock bool, known int, whole bool) (*roomRow, negotiation.Side, error) {
 	var side negotiation.Side
