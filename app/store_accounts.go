@@ -196,6 +196,18 @@ func selectUserByID(ctx context.Context, q querier, id int64) (User, error) {
 	return u, nil
 }
 
+// selectUserKept is selectUserByID with the row locked FOR KEY SHARE: a
+// membership the transaction adds for them then cannot meet a deletion of
+// their profile (which locks the row first: this waits for it and finds
+// no row, rather than the membership's insert failing on the row gone).
+func selectUserKept(ctx context.Context, q querier, id int64) (User, error) {
+	u, err := scanUser(q.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1 FOR KEY SHARE`, id))
+	if err != nil {
+		return User{}, fmt.Errorf("selectUserKept %d: %w", id, err)
+	}
+	return u, nil
+}
+
 // selectUserByEmail locks the row for update when forUpdate (in a transaction).
 func selectUserByEmail(ctx context.Context, q querier, email string, forUpdate bool) (User, error) {
 	sql := `SELECT ` + userColumns + ` FROM users WHERE email = $1`

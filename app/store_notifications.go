@@ -44,10 +44,22 @@ var notificationSQL = `WITH ` + earlierCTE + `
 // same statement also stores its one-tap token ($7, hashed) for side $2's
 // confirmation $8, sent to user $3 by channel $6 at $9, if that confirmation is still
 // pending as of the statement's moment and the message waits for no earlier
-// one, and says whether it did.
+// one, and says whether it did. The token is stored only while user $3
+// still answers for the side: its human, or an owner of its account once
+// the side has none (askOwners). The side's row, and that owner's
+// membership, are locked FOR SHARE: a removal, a demotion or the
+// account's deletion, which stop the links of who no longer answers,
+// either commit first (the row read again then says so, and no token is
+// stored) or wait for this statement and then stop the token it stored.
+// Read from the statement's snapshot alone, a link was issued and mailed
+// to a member removed meanwhile, and answered for the seat after.
 var notificationOneTapSQL = `WITH ` + earlierCTE + `, issued AS (INSERT INTO onetap_tokens (room_id, token_hash, confirmation_id, channel, created_at, user_id)
 		SELECT c.room_id, $7, c.id, $6, $9, $3 FROM confirmations c
 		WHERE c.room_id = $1 AND c.id = $8 AND c.side = $2 AND c.status = 'pending' AND (SELECT next FROM earlier) IS NULL
+		  AND EXISTS (SELECT FROM parties sp WHERE sp.room_id = $1 AND sp.side = $2
+		    AND (sp.owner_user_id = $3 OR (sp.owner_user_id IS NULL AND EXISTS (SELECT FROM memberships sm
+		      WHERE sm.account_id = sp.account_id AND sm.user_id = $3 AND sm.role = 'owner' FOR SHARE)))
+		    FOR SHARE)
 		RETURNING 1)
 	` + noticeCols + `, EXISTS (SELECT FROM issued)` + noticeFrom
 

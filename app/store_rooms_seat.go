@@ -104,14 +104,26 @@ var (
 	// parties (moveCols). The parties, the log and the human come as the
 	// statement's snapshot saw them: one that waited for the lock sees
 	// them as before the move it waited for (roomRow.current re-reads).
-	seatSQLLocked = roomColumns(`r.snapshot`, roomLogLight, "p", "o") + seatCols + moveColsOf("p", "o") + seatFrom + ` FOR UPDATE OF r`
+	// The seat's row is locked FOR SHARE (seatLock): a removal of its
+	// human, or the account's deletion, that took the seat meanwhile is
+	// seen (the seat is not theirs: nothing moves), and one that comes
+	// after waits for the move, then finds the confirmation it asked for
+	// and hands it to the account's owners. Read from the snapshot alone,
+	// a move in flight asked a removed member, and nobody was told.
+	seatSQLLocked = roomColumns(`r.snapshot`, roomLogLight, "p", "o") + seatCols + moveColsOf("p", "o") + seatFrom + seatLock
 	seatSQLUnless = roomSelectUnless(`$4`, "p", "o") + seatCols + seatFrom
 
 	seatSQLRotating       = roomColumns(`r.snapshot`, roomLogLight, "p", "o") + seatCols + seatFromRotating(`$4`)
 	seatSQLWholeRotating  = roomColumns(`r.snapshot`, roomLog, "p", "o") + seatCols + seatFromRotating(`$4`)
-	seatSQLLockedRotating = roomColumns(`r.snapshot`, roomLogLight, "p", "o") + seatCols + moveColsOf("p", "o") + seatFromRotating(`$4`) + ` FOR UPDATE OF r`
+	seatSQLLockedRotating = roomColumns(`r.snapshot`, roomLogLight, "p", "o") + seatCols + moveColsOf("p", "o") + seatFromRotating(`$4`) + seatLock
 	seatSQLUnlessRotating = roomSelectUnless(`$4`, "p", "o") + seatCols + seatFromRotating(`$5`)
 )
+
+// seatLock locks a move's seat's row FOR SHARE, then its room
+// (seatSQLLocked), in that order: a removal or a deletion holds the seats'
+// rows while it stops their one-tap links, which a tap holds while it
+// waits for the room; a move waiting for the seat must hold no room then.
+const seatLock = ` FOR SHARE OF p FOR UPDATE OF r`
 
 func querySeat(ctx context.Context, q querier, hash seatHash, accountID, ownerUserID int64, lock bool, known int, whole bool) (*roomRow, negotiation.Side, error) {
 	var side negotiation.Side

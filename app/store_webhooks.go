@@ -145,15 +145,6 @@ func scanHookEndpoint(row pgx.Row) (WebhookEndpoint, []byte, error) {
 	return e, sealed, err
 }
 
-// lockAccountHooks locks the account's row until the transaction ends, so
-// that additions of endpoints at once count each other against the cap.
-func lockAccountHooks(ctx context.Context, q querier, accountID int64) error {
-	if _, err := q.Exec(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE`, accountID); err != nil {
-		return fmt.Errorf("lockAccountHooks %d: %w", accountID, err)
-	}
-	return nil
-}
-
 // selectHookEndpoints lists the account's endpoints, oldest first, with
 // their sealed secrets.
 func selectHookEndpoints(ctx context.Context, q querier, accountID int64) ([]WebhookEndpoint, [][]byte, error) {

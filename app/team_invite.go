@@ -282,8 +282,10 @@ func (a *Accounts) AcceptInvitation(ctx context.Context, userID int64, token str
 		if err := inv.refusal(now); err != nil {
 			return err
 		}
-		u, err := selectUserByID(ctx, tx, userID)
-		if err != nil {
+		u, err := selectUserKept(ctx, tx, userID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return refuse(ErrNotFound, "error.profile_gone", "profile: there is no such person (deleted already?)")
+		} else if err != nil {
 			return err
 		}
 		if err := inv.RefusalFor(u); err != nil {

@@ -114,9 +114,11 @@ func (a *Accounts) SignUp(ctx context.Context, userID int64, name, slug string) 
 	}
 	var acct Account
 	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
-		u, err := selectUserByID(ctx, tx, userID)
-		if err != nil {
-			return notFound(err, "", "no user %d", userID)
+		u, err := selectUserKept(ctx, tx, userID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return refuse(ErrNotFound, "error.profile_gone", "profile: there is no such person (deleted already?)")
+		} else if err != nil {
+			return err
 		}
 		if !u.EmailVerified {
 			return refuse(ErrUnauthorized, "error.signup_unverified", "email: your identity provider has not verified %s; only a verified address may own an account", u.Email)

@@ -228,6 +228,23 @@ func (w *Webhooks) authorize(ctx context.Context, q querier, actorID int64, slug
 	return m.AccountID, nil
 }
 
+// lockedAuthorize is authorize for a change, in its transaction: the
+// account's members lock is taken (the deletion's and the team's), then
+// who may is read again as it stands. A deletion that committed while
+// this waited is refused (it disabled the account's endpoints: one turned
+// on or added after it would be sent the rooms it closes), and so is a
+// demotion or removal.
+func (w *Webhooks) lockedAuthorize(ctx context.Context, tx pgx.Tx, actorID int64, slug string) (int64, error) {
+	acct, err := w.authorize(ctx, tx, actorID, slug)
+	if err != nil {
+		return 0, err
+	}
+	if err := lockAccountMembers(ctx, tx, acct); err != nil {
+		return 0, err
+	}
+	return w.authorize(ctx, tx, actorID, slug)
+}
+
 // checkHookURL is the one check of an endpoint's URL: absolute https (http
 // only to loopback when private addresses are allowed), no user or
 // fragment, a port (if any) from 1 to 65535, at most 2000 characters, and a host that does not resolve to
@@ -322,7 +339,8 @@ func (w *Webhooks) CreateWebhook(ctx context.Context, actorID int64, slug, rawUR
 	secret := newHookSecret()
 	var e WebhookEndpoint
 	err = pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
-		if err := lockAccountHooks(ctx, tx, acct); err != nil {
+		// The account's lock holds additions at once to the cap.
+		if acct, err = w.lockedAuthorize(ctx, tx, actorID, slug); err != nil {
 			return err
 		}
 		have, _, err := selectHookEndpoints(ctx, tx, acct)
@@ -380,7 +398,7 @@ func (w *Webhooks) ListWebhooks(ctx context.Context, actorID int64, slug string)
 func (w *Webhooks) RotateWebhookSecret(ctx context.Context, actorID int64, slug string, id int64) (string, error) {
 	secret := newHookSecret()
 	err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
-		acct, err := w.authorize(ctx, tx, actorID, slug)
+		acct, err := w.lockedAuthorize(ctx, tx, actorID, slug)
 		if err != nil {
 			return err
 		}
@@ -408,7 +426,7 @@ func (w *Webhooks) RotateWebhookSecret(ctx context.Context, actorID int64, slug 
 // EnableWebhook turns a disabled endpoint back on.
 func (w *Webhooks) EnableWebhook(ctx context.Context, actorID int64, slug string, id int64) error {
 	err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
-		acct, err := w.authorize(ctx, tx, actorID, slug)
+		acct, err := w.lockedAuthorize(ctx, tx, actorID, slug)
 		if err != nil {
 			return err
 		}
@@ -431,7 +449,7 @@ func (w *Webhooks) EnableWebhook(ctx context.Context, actorID int64, slug string
 // not yet sent are not sent.
 func (w *Webhooks) DeleteWebhook(ctx context.Context, actorID int64, slug string, id int64) error {
 	err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
-		acct, err := w.authorize(ctx, tx, actorID, slug)
+		acct, err := w.lockedAuthorize(ctx, tx, actorID, slug)
 		if err != nil {
 			return err
 		}
@@ -469,7 +487,7 @@ func (w *Webhooks) WebhookLog(ctx context.Context, actorID int64, slug string, i
 func (w *Webhooks) SendWebhookAgain(ctx context.Context, actorID int64, slug, messageID string) (int64, error) {
 	var endpoint int64
 	err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
-		acct, err := w.authorize(ctx, tx, actorID, slug)
+		acct, err := w.lockedAuthorize(ctx, tx, actorID, slug)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,124 @@
+package app_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/pgtest"
+	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/negotiation"
+)
+
+// TestLinkIssuedWhileItsPersonIsRemoved: Mo's agent asks him to confirm,
+// and his request's mail is composed (its one-tap link issued) while Ann
+// removes him. The removal stops his links, but the mail's statement read
+// his seat as his (the removal had not committed) and stored its link
+// after the removal's stop had run: Mo, removed, was mailed a link that
+// answered for the seat the account's owners now answer for. A test
+// transaction holds the removal after it stopped his links (a table it
+// writes next), so the mail is composed in that window whatever the
+// timing. Now his link is not issued (or, issued first, it is stopped):
+// it answers nothing, and the confirmation waits for the owners.
+func TestLinkIssuedWhileItsPersonIsRemoved(t *testing.T) {
+	tb, ann, _, mo, oz := lifeTeam(t)
+	moAgent, open := moAgentsRoom(t, tb, mo, oz)
+	conf, v, err := tb.rooms.RequestConfirmation(tb.ctx, moAgent, open.RoomToken, negotiation.VerdictCancel, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []byte
+	if err := tb.pool.QueryRow(tb.ctx, `SELECT args FROM river_job WHERE args->>'topic' = 'request' AND (args->>'user_id')::bigint = $1`,
+		mo.ID).Scan(&args); err != nil {
+		t.Fatalf("no request to mo: %v", err)
+	}
+	var req jobs.EmailArgs
+	if err := json.Unmarshal(args, &req); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := river.NewClient(riverpgxv5.New(tb.pool), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, err := app.NewNotifications(app.NotificationsConfig{Pool: tb.pool, River: rc, Rooms: tb.rooms,
+		UnsubscribeKey: bytes.Repeat([]byte{3}, 32), BaseURL: "https://taasky.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	side, err := pgxpool.New(tb.ctx, tb.pool.Config().ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer side.Close()
+	hold, err := side.Begin(tb.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Rollback(context.WithoutCancel(tb.ctx)) //nolint:errcheck
+	if _, err := hold.Exec(tb.ctx, `LOCK TABLE user_sessions IN SHARE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	waits := func() int {
+		n, err := pgtest.LockWaits(tb.ctx, side)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	removed := make(chan error, 1)
+	go func() { removed <- tb.accounts.RemoveMember(tb.ctx, ann.ID, "alpha", mo.ID) }()
+	for end := time.Now().Add(10 * time.Second); waits() < 1; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the removal does not wait for the held table")
+		}
+	}
+	type composed struct {
+		msg *jobs.Notification
+		err error
+	}
+	mail := make(chan composed, 1)
+	go func() {
+		msg, err := notes.Notification(tb.ctx, jobs.Delivery{Notice: req.Notice, Channel: jobs.ChannelEmail})
+		mail <- composed{msg, err}
+	}()
+	// The mail is composed, or waits behind the removal.
+	for end := time.Now().Add(10 * time.Second); len(mail) == 0 && waits() < 2; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the mail neither composed nor waiting")
+		}
+	}
+	if err := hold.Rollback(tb.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-removed; err != nil {
+		t.Fatal(err)
+	}
+	got := <-mail
+	if got.err != nil {
+		if _, ok := errors.AsType[*jobs.SkipError](got.err); !ok {
+			t.Fatalf("mo's request: %v", got.err)
+		}
+		return // not sent: no link
+	}
+	if got.msg.OneTapURL == "" {
+		t.Fatalf("mo's request without a link: %+v", got.msg)
+	}
+	link := got.msg.OneTapURL[strings.LastIndex(got.msg.OneTapURL, "/")+1:]
+	d, err := tb.rooms.DecideOneTap(tb.ctx, link, "", true)
+	if err == nil {
+		t.Fatalf("mo, removed, answered by the link mailed to him: %s", d.Result)
+	}
+	h, err := tb.rooms.ForHuman(tb.ctx, ann.ID, v.RoomID, negotiation.SideA, "")
+	if err != nil || h.View.PendingConfirmation == nil || h.View.PendingConfirmation.ID != conf.ID || !h.CanDecide {
+		t.Fatalf("the room for ann: %+v %v", h, err)
+	}
+}
