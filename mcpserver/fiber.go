@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -84,14 +85,28 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 				return tooMany(c, limit.Limit(), wait)
 			}
 		}
+		leave := func() {}
 		if inflight != nil {
-			leave, ok := inflight.enter(agent.AccountID, len(c.Body()))
-			if !ok {
+			var ok bool
+			if leave, ok = inflight.enter(agent.AccountID, len(c.Body())); !ok {
 				return tooManyAtOnce(c, inflight.max)
 			}
 			defer leave()
-			c.Locals(app.WaitingKey, leave) // a waiting read stops counting as it waits
 		}
+		// A waiting read stops counting as in progress as it waits, and
+		// ends when its client goes away (fiberhttp.ClientGone).
+		var watch struct {
+			sync.Mutex
+			stop func()
+		}
+		c.Locals(app.WaitingKey, func() <-chan struct{} {
+			leave()
+			gone, stop := fiberhttp.ClientGone(c)
+			watch.Lock()
+			watch.stop = stop
+			watch.Unlock()
+			return gone
+		})
 		if c.Method() == fiber.MethodPost {
 			if msg := badBody(c.Body()); msg != "" {
 				return c.Status(fiber.StatusBadRequest).JSON(fiber.Map{"jsonrpc": "2.0", "id": nil,
@@ -110,6 +125,11 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 		}
 		c.Locals(agentKey{}, agent)
 		err = mcpHandler(c)
+		watch.Lock()
+		if watch.stop != nil {
+			watch.stop() // before the answer is written
+		}
+		watch.Unlock()
 		if limit != nil {
 			limit.Charged(agent.ID, len(c.Response().Body()))
 		}
