@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -151,4 +152,53 @@ func TestWaitingReadEndsWithItsClient(t *testing.T) {
 			t.Fatalf("answer %d: %s %s %v", try, resp.Status, b, err)
 		}
 	}
+}
+
+// TestMoveWhoseClientWentAway: an agent sends a counter and closes its
+// connection before the answer (at once, or a moment later), then sends
+// the same counter again, as a client that lost its answer does. Each
+// counter is played once: the retry is answered with its result, and the
+// room's log holds one round per counter, whatever the first request's
+// fate.
+func TestMoveWhoseClientWentAway(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	schema := map[string]any{"day": map[string]any{"type": "date", "label": "Day"}}
+	open := e.must(t, "a", "negotiation_open", map[string]any{"subject_schema": schema})
+	tokens := map[string]string{"a": open["room_token"].(string)}
+	tokens["b"] = e.must(t, "b", "negotiation_join", map[string]any{"invite": open["invite_code"], "subject_schema": schema})["room_token"].(string)
+	e.must(t, "a", "negotiation_propose", map[string]any{"room_token": tokens["a"], "verdict": "offer", "subject": map[string]any{"day": "2026-12-01"}})
+	addr := strings.TrimPrefix(e.url, "http://")
+	slugs := map[string]string{"a": "alpha", "b": "beta"}
+	const counters = 12
+	for i := range counters {
+		side := "b"
+		if i%2 == 1 {
+			side = "a"
+		}
+		e.clock.Add(int64(3 * time.Second)) // past the side's cool-down
+		args := map[string]any{"room_token": tokens[side], "verdict": "counter", "subject": map[string]any{"day": fmt.Sprintf("2026-12-%02d", i+2)}}
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{"name": "negotiation_propose", "arguments": args}})
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fmt.Fprintf(conn, "POST /mcp/%s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nAuthorization: Bearer %s\r\nContent-Length: %d\r\n\r\n%s", slugs[side], e.keys[side], len(body), body); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(i%4) * time.Millisecond) // gone at once, or while the move is made
+		conn.Close()
+		out := e.must(t, side, "negotiation_propose", args)
+		if room := out["room"].(map[string]any); room["round"] != float64(i+2) {
+			t.Fatalf("counter %d, sent again: round %v, want %d", i, room["round"], i+2)
+		}
+	}
+	v, err := e.rooms.ReadHistory(e.ctx, e.agents["a"], tokens["a"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Round != counters+1 || len(v.Rounds) != counters+1 {
+		t.Fatalf("the log: round %d, %d rounds; want %d", v.Round, len(v.Rounds), counters+1)
+	}
+	e.check(t)
 }
