@@ -29,11 +29,14 @@ const (
 )
 
 // WaitingKey is the context key (a Fiber local, which a request's context
-// reads through) of a func() that ReadWait calls once, as its read starts
-// waiting for the room to change: a door that holds each account's calls
-// in progress to a number (mcpserver) stops counting the read then, since
-// it holds no pool connection while it waits, and its wait is held to the
-// caps of waits instead. Without one nothing is called.
+// reads through) of a func() <-chan struct{} that ReadWait calls once, as
+// its read starts waiting for the room to change: a door that holds each
+// account's calls in progress to a number (mcpserver) stops counting the
+// read then, since it holds no pool connection while it waits, and its
+// wait is held to the caps of waits instead. The channel it returns closes
+// when the caller is gone (its client closed the connection: the context
+// of a request served through fasthttp does not end then), and the wait
+// ends with it; nil: never. Without one nothing is called.
 var WaitingKey any = waitingKey{}
 
 type waitingKey struct{}
@@ -184,8 +187,9 @@ func (s *Rooms) ReadWait(ctx context.Context, agent Agent, roomToken string, wai
 		return nil, err
 	}
 	defer done()
-	if waiting, ok := ctx.Value(waitingKey{}).(func()); ok {
-		waiting()
+	var gone <-chan struct{}
+	if waiting, ok := ctx.Value(waitingKey{}).(func() <-chan struct{}); ok {
+		gone = waiting()
 	}
 	end := time.Now().Add(wait)
 	first := waitKey(v)
@@ -213,6 +217,9 @@ func (s *Rooms) ReadWait(ctx context.Context, agent Agent, roomToken string, wai
 		timer := time.NewTimer(timeout)
 		select {
 		case <-ctx.Done():
+			timer.Stop()
+			return v, nil
+		case <-gone: // nobody reads the answer
 			timer.Stop()
 			return v, nil
 		case <-ch:

@@ -3,7 +3,9 @@ package dashboard
 import (
 	"encoding/json"
 	"io"
+	"net"
 	"os"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -20,10 +22,9 @@ func (d *Dashboard) accountExport(c *fiber.Ctx) error {
 	if !ok {
 		return d.downloadBusy(c)
 	}
-	defer release()
 	ctx, cancel := longContext(c)
 	defer cancel()
-	return d.sendJSONSpooled(c, "taasky-"+slug+"-export.json", func(w io.Writer) error {
+	return d.sendJSONSpooled(c, "taasky-"+slug+"-export.json", release, func(w io.Writer) error {
 		return d.rooms.WriteAccountExport(ctx, v.user.ID, slug, w)
 	})
 }
@@ -47,8 +48,17 @@ func (d *Dashboard) sendJSONFile(c *fiber.Ctx, v any, name string) error {
 // still a whole error page, never a file cut short that looks complete;
 // and a slow download does not hold the export's transaction open. The
 // file is unlinked at once (the open file is read until it is sent and
-// closed), so none is left behind, even by a crash.
-func (d *Dashboard) sendJSONSpooled(c *fiber.Ctx, name string, write func(io.Writer) error) error {
+// closed), so none is left behind, even by a crash. release (the person's
+// download, oneAtATime) is called once the file is sent, or its sending
+// failed, or at once when there is none to send: a client reading slowly
+// holds its file on disk, and so its person's one download.
+func (d *Dashboard) sendJSONSpooled(c *fiber.Ctx, name string, release func(), write func(io.Writer) error) error {
+	sending := false
+	defer func() {
+		if !sending {
+			release()
+		}
+	}()
 	f, err := os.CreateTemp("", "taasky-download-*.json")
 	if err != nil {
 		return d.fail(c, err)
@@ -61,7 +71,49 @@ func (d *Dashboard) sendJSONSpooled(c *fiber.Ctx, name string, write func(io.Wri
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+name+`"`)
-	return c.SendStream(f, int(size)) // closed once sent
+	c.Context().SetBodyStream(&download{f: f, conn: c.Context().Conn(), start: time.Now(), done: release}, int(size))
+	sending = true
+	return nil
+}
+
+// A download goes on while its client reads it: it is cut when the client
+// has read nothing for downloadIdle, or reads slower on average than
+// downloadRate bytes a second (past the first downloadIdle).
+const (
+	downloadIdle = time.Minute
+	downloadRate = 16 << 10
+)
+
+// download is a spooled file as the response's body: fasthttp reads it as
+// it writes it to the client, and closes it once written or failed. The
+// server's WriteTimeout (60 s) is fasthttp's deadline for a whole answer,
+// set once as it starts: a file of tens of MB to a slow connection (39 MB
+// at 5 Mbit/s takes a minute) was cut there, every time it was asked for.
+// Each Read moves the connection's write deadline on instead (downloadIdle,
+// downloadRate); fasthttp sets its own again for the next answer.
+type download struct {
+	f     *os.File
+	conn  net.Conn
+	start time.Time
+	sent  int64
+	done  func()
+}
+
+func (d *download) Read(p []byte) (int, error) {
+	deadline := time.Now().Add(downloadIdle)
+	if most := d.start.Add(downloadIdle + time.Duration(d.sent+int64(len(p)))*time.Second/downloadRate); most.Before(deadline) {
+		deadline = most
+	}
+	_ = d.conn.SetWriteDeadline(deadline)
+	n, err := d.f.Read(p)
+	d.sent += int64(n)
+	return n, err
+}
+
+func (d *download) Close() error {
+	err := d.f.Close()
+	d.done()
+	return err
 }
 
 // spool has write fill f and rewinds it: its size.

@@ -28,7 +28,8 @@ type oneAtATime struct {
 }
 
 // take marks the user's download as being written, unless one is;
-// release (called once, when the file is written) ends it.
+// release (when the file is sent: sendJSONSpooled; once, later calls do
+// nothing) ends it.
 func (o *oneAtATime) take(holder int64) (release func(), ok bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -39,11 +40,11 @@ func (o *oneAtATime) take(holder int64) (release func(), ok bool) {
 		o.busy = map[int64]bool{}
 	}
 	o.busy[holder] = true
-	return func() {
+	return sync.OnceFunc(func() {
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		delete(o.busy, holder)
-	}, true
+	}), true
 }
 
 // downloadBusy answers a download refused while another of the person's

@@ -19,10 +19,9 @@ func (d *Dashboard) settingsMyData(c *fiber.Ctx) error {
 	if !ok {
 		return d.downloadBusy(c)
 	}
-	defer release()
 	ctx, cancel := longContext(c)
 	defer cancel()
-	return d.sendJSONSpooled(c, "taasky-my-data.json", func(w io.Writer) error {
+	return d.sendJSONSpooled(c, "taasky-my-data.json", release, func(w io.Writer) error {
 		return d.rooms.WriteMemberData(ctx, v.user.ID, w)
 	})
 }

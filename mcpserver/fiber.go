@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -84,14 +85,32 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 				return tooMany(c, limit.Limit(), wait)
 			}
 		}
+		leave, sending := func() {}, false
 		if inflight != nil {
-			leave, ok := inflight.enter(agent.AccountID, len(c.Body()))
-			if !ok {
+			var ok bool
+			if leave, ok = inflight.enter(agent.AccountID, len(c.Body())); !ok {
 				return tooManyAtOnce(c, inflight.max)
 			}
-			defer leave()
-			c.Locals(app.WaitingKey, leave) // a waiting read stops counting as it waits
+			defer func() {
+				if !sending {
+					leave()
+				}
+			}()
 		}
+		// A waiting read stops counting as in progress as it waits, and
+		// ends when its client goes away (fiberhttp.ClientGone).
+		var watch struct {
+			sync.Mutex
+			stop func()
+		}
+		c.Locals(app.WaitingKey, func() <-chan struct{} {
+			leave()
+			gone, stop := fiberhttp.ClientGone(c)
+			watch.Lock()
+			watch.stop = stop
+			watch.Unlock()
+			return gone
+		})
 		if c.Method() == fiber.MethodPost {
 			if msg := badBody(c.Body()); msg != "" {
 				return c.Status(fiber.StatusBadRequest).JSON(fiber.Map{"jsonrpc": "2.0", "id": nil,
@@ -110,8 +129,21 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 		}
 		c.Locals(agentKey{}, agent)
 		err = mcpHandler(c)
+		watch.Lock()
+		if watch.stop != nil {
+			watch.stop() // before the answer is written
+		}
+		watch.Unlock()
+		size := len(c.Response().Body())
 		if limit != nil {
-			limit.Charged(agent.ID, len(c.Response().Body()))
+			limit.Charged(agent.ID, size)
+		}
+		if inflight != nil && size > answerUnit {
+			// A large answer counts as in progress until it is written
+			// (sentAnswer): written from memory, it holds that memory as
+			// long as its client takes to read it.
+			c.Response().SetBodyStream(&sentAnswer{Reader: bytes.NewReader(c.Response().SwapBody(nil)), sent: leave}, size)
+			sending = true
 		}
 		return err
 	}
@@ -119,6 +151,25 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 	if tokens != nil {
 		r.All("/mcp", handle)
 	}
+}
+
+// sentAnswer is an answer's body, written by fasthttp after the handler
+// returned; it closes it once written, or when the write failed (the
+// client gone, or slower than the server's WriteTimeout), and sent is
+// called then. An ordinary answer (a few KB) goes at once into the
+// kernel's buffers; an answer past answerUnit (a room's whole history,
+// up to tens of MB) stays in memory for as long as its client takes to
+// read it, and so counts as a call in progress of its account until then
+// (inflight.go): one account's clients that ask for large answers and do
+// not read them hold at most that many.
+type sentAnswer struct {
+	*bytes.Reader
+	sent func()
+}
+
+func (a *sentAnswer) Close() error {
+	a.sent()
+	return nil
 }
 
 // bearer is the token of an Authorization header of the Bearer scheme,
