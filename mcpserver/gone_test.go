@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/metricstest"
 )
 
 // waitFor polls cond every 20 ms, at most 10 s (less than MaxWait, 25 s:
@@ -192,6 +193,12 @@ func TestMoveWhoseClientWentAway(t *testing.T) {
 		if room := out["room"].(map[string]any); room["round"] != float64(i+2) {
 			t.Fatalf("counter %d, sent again: round %v, want %d", i, room["round"], i+2)
 		}
+		// The first request is answered too before the other side moves: one
+		// the server reads only after that is a counter of its own, as the
+		// same terms tabled again would be (nothing tells them apart).
+		if !waitFor(func() bool { return proposeCalls(t, e) == float64(3+2*i) }) {
+			t.Fatalf("counter %d: %v propose calls answered, want %d", i, proposeCalls(t, e), 3+2*i)
+		}
 	}
 	v, err := e.rooms.ReadHistory(e.ctx, e.agents["a"], tokens["a"])
 	if err != nil {
@@ -201,4 +208,16 @@ func TestMoveWhoseClientWentAway(t *testing.T) {
 		t.Fatalf("the log: round %d, %d rounds; want %d", v.Round, len(v.Rounds), counters+1)
 	}
 	e.check(t)
+}
+
+// proposeCalls counts the negotiation_propose calls the server answered,
+// whatever their outcome, the offer that opens the test's room included.
+func proposeCalls(t *testing.T, e *env) float64 {
+	m := metricstest.Scrape(t, e.url+"/metrics")
+	var n float64
+	for _, o := range []string{"ok", "refused", "internal_error", "not_now"} {
+		v, _ := m.Value("taasky_mcp_calls_total", "tool", "negotiation_propose", "outcome", o)
+		n += v
+	}
+	return n
 }
