@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"errors"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -14,6 +16,16 @@ type querier interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// storableText reports whether PostgreSQL's text can hold s: not when it
+// has a NUL or is not UTF-8. A lookup by a key from outside (a path, a
+// query, a form) that cannot be stored matches no row, and is answered so
+// without asking: PostgreSQL would refuse the parameter with an error
+// (SQLSTATE 22021), which is no person's mistake to log, and which aborts
+// the transaction it is asked in.
+func storableText(s string) bool {
+	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
 }
 
 // isUniqueViolation reports whether err is a unique violation of constraint.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -37,6 +38,9 @@ func isAccountDeleting(err error) bool {
 func selectAccountBySlug(ctx context.Context, q querier, slug string) (Account, error) {
 	acct := Account{Slug: slug}
 	var deleting bool
+	if !storableText(slug) {
+		return Account{}, refuse(ErrNotFound, "error.account_not_found", "account not found: %s", strconv.QuoteToASCII(slug))
+	}
 	err := q.QueryRow(ctx,
 		`SELECT id, name, created_at, deleting_at IS NOT NULL FROM accounts WHERE slug = $1`,
 		slug).Scan(&acct.ID, &acct.Name, &acct.CreatedAt, &deleting)

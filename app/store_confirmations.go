@@ -63,6 +63,9 @@ func selectConfirmationSide(ctx context.Context, q querier, roomID int64, id str
 // selectSettledConfirmation is what became of one of side's confirmations
 // (nil, no error: there is no such confirmation of the side).
 func selectSettledConfirmation(ctx context.Context, q querier, roomID int64, side negotiation.Side, id string) (*SettledConfirmation, error) {
+	if !storableText(id) {
+		return nil, nil
+	}
 	c := &SettledConfirmation{ID: id}
 	var why *string
 	err := q.QueryRow(ctx, `SELECT verdict, status, why FROM confirmations WHERE room_id = $1 AND id = $2 AND side = $3`,

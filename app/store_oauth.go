@@ -23,6 +23,9 @@ func scanOAuthClient(row pgx.Row) (OAuthClient, error) {
 }
 
 func selectOAuthClient(ctx context.Context, q querier, id string) (OAuthClient, error) {
+	if !storableText(id) {
+		return OAuthClient{}, fmt.Errorf("selectOAuthClient: %w", pgx.ErrNoRows)
+	}
 	c, err := scanOAuthClient(q.QueryRow(ctx, `SELECT `+oauthClientColumns+` FROM oauth_clients WHERE id = $1`, id))
 	if err != nil {
 		return OAuthClient{}, fmt.Errorf("selectOAuthClient: %w", err)
@@ -47,6 +50,9 @@ func upsertOAuthClient(ctx context.Context, q querier, c OAuthClient) (OAuthClie
 }
 
 func selectOAuthClientUsed(ctx context.Context, q querier, clientID string) (bool, error) {
+	if !storableText(clientID) {
+		return false, nil
+	}
 	var ok bool
 	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM oauth_agents WHERE client_id = $1)`, clientID).Scan(&ok)
 	if err != nil {

@@ -1,0 +1,80 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestMessageEnvelopeRefusedInOneLine: a JSON body that is no JSON-RPC
+// message (not an object, "jsonrpc" not "2.0", an id that is not a string
+// or a whole number, a method, params or error of the wrong type, a tool
+// name that is not a string) is refused 400 naming the member and the
+// rule. go-sdk answered in its decoder's words ("json: cannot unmarshal
+// \"1e999\" into Go struct field jsonrpc2.wireDecode.id of type float64",
+// "invalid ID type map[string]interface {}", "empty batch" for null, "into
+// a *mcp.CallToolParamsRaw"), and answered the id 1.5 as 1. Messages that
+// are fine are still go-sdk's.
+func TestMessageEnvelopeRefusedInOneLine(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	cases := map[string]string{
+		`"x"`:  "the body must be a JSON-RPC 2.0 message, a JSON object",
+		`7`:    "the body must be a JSON-RPC 2.0 message, a JSON object",
+		`null`: "the body must be a JSON-RPC 2.0 message, a JSON object",
+		`{}`:   `"jsonrpc" must be "2.0"`,
+		`{"jsonrpc":2,"id":1,"method":"tools/list"}`:                         `"jsonrpc" must be "2.0"`,
+		`{"jsonrpc":"2.0","id":1e999,"method":"tools/list"}`:                 `"id" must be a string or a whole number`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}`:                   `"id" must be a string or a whole number`,
+		`{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`:               `"id" must be a string or a whole number`,
+		`{"jsonrpc":"2.0","id":true,"method":"tools/list"}`:                  `"id" must be a string or a whole number`,
+		`{"jsonrpc":"2.0","id":[1],"method":"tools/list"}`:                   `"id" must be a string or a whole number`,
+		`{"jsonrpc":"2.0","id":9007199254740992,"method":"tools/list"}`:      `"id" must be a string or a whole number`,
+		`{"jsonrpc":"2.0","id":1,"method":7}`:                                `"method" must be a string`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":"x"}`:        `"params" must be an object`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[]}`:         `"params" must be an object`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7}}`: `"params.name" must be a string`,
+		`{"jsonrpc":"2.0","id":1,"error":"x"}`:                               `"error" must be an object`,
+		`{"_csrf":"","name":"x","email":[1],"id":1e999}`:                     `"jsonrpc" must be "2.0"`,
+	}
+	for body, want := range cases {
+		status, got := e.post(t, body)
+		var m struct {
+			Error struct {
+				Code    int
+				Message string
+			}
+		}
+		if err := json.Unmarshal([]byte(got), &m); err != nil || status != http.StatusBadRequest || m.Error.Code != -32600 ||
+			!strings.HasPrefix(m.Error.Message, "invalid request: ") || !strings.Contains(m.Error.Message, want) {
+			t.Errorf("%s: %d %s, want 400 -32600 saying %q", body, status, got, want)
+		}
+	}
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":"a","method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":-9007199254740991,"method":"tools/list","params":null}`,
+		`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{}}`,
+	} {
+		if status, got := e.post(t, body); status != http.StatusOK || !strings.Contains(got, `"negotiation_read"`) {
+			t.Errorf("%s: %d %s", body, status, got)
+		}
+	}
+}
+
+// post sends body to alpha's endpoint with a's key.
+func (e *env) post(t *testing.T, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", e.url+"/mcp/alpha", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+e.keys["a"])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
