@@ -135,6 +135,26 @@ func TestLinkIssuedWhileItsPersonIsRemoved(t *testing.T) {
 // the membership first and then stops the link (or the mail, waiting for
 // the removal, issues none).
 func TestHandedLinkIssuedWhileItsOwnerIsRemoved(t *testing.T) {
+	handedLinkIssuedDuring(t, func(tb *teamBundle, ann, otto app.User) error {
+		return tb.accounts.RemoveMember(tb.ctx, ann.ID, "alpha", otto.ID)
+	})
+}
+
+// TestHandedLinkIssuedWhileTheAccountIsDeleted: the same mail, composed
+// while Ann deletes the account: the deletion stops every link of its
+// seats' pending confirmations, and must not leave Otto's, stored
+// meanwhile, answering for a seat of the account being deleted.
+func TestHandedLinkIssuedWhileTheAccountIsDeleted(t *testing.T) {
+	handedLinkIssuedDuring(t, func(tb *teamBundle, ann, _ app.User) error {
+		_, err := tb.rooms.DeleteAccount(tb.ctx, ann.ID, "alpha", "alpha")
+		return err
+	})
+}
+
+// handedLinkIssuedDuring composes Otto's handed-over mail (as
+// TestHandedLinkIssuedWhileItsOwnerIsRemoved) while act runs, and checks
+// that the link it may carry answers nothing.
+func handedLinkIssuedDuring(t *testing.T, act func(tb *teamBundle, ann, otto app.User) error) {
 	tb, ann, _, mo, oz := lifeTeam(t)
 	if err := tb.accounts.AddMemberAsOperator(tb.ctx, "alpha", "otto@example.test", app.MemberRoleOwner); err != nil {
 		t.Fatal(err)
@@ -201,7 +221,7 @@ func TestHandedLinkIssuedWhileItsOwnerIsRemoved(t *testing.T) {
 		}
 	}
 	removed := make(chan error, 1)
-	go func() { removed <- tb.accounts.RemoveMember(tb.ctx, ann.ID, "alpha", otto.ID) }()
+	go func() { removed <- act(tb, ann, otto) }()
 	// The removal is done, or waits behind the mail.
 	for end := time.Now().Add(10 * time.Second); len(removed) == 0 && waits() < 2; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(end) {
@@ -226,7 +246,7 @@ func TestHandedLinkIssuedWhileItsOwnerIsRemoved(t *testing.T) {
 	}
 	link := got.msg.OneTapURL[strings.LastIndex(got.msg.OneTapURL, "/")+1:]
 	if d, err := tb.rooms.DecideOneTap(tb.ctx, link, "", true); err == nil {
-		t.Fatalf("otto, removed, answered for mo's seat by the link mailed to him: %s", d.Result)
+		t.Fatalf("otto answered for mo's seat by the link mailed to him meanwhile: %s", d.Result)
 	}
 	h, err := tb.rooms.ForHuman(tb.ctx, ann.ID, v.RoomID, negotiation.SideA, "")
 	if err != nil || h.View.PendingConfirmation == nil || h.View.PendingConfirmation.ID != conf.ID || !h.CanDecide {
