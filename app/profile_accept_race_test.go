@@ -86,3 +86,59 @@ func joinWhileTheProfileIsDeleted(t *testing.T, how string) {
 		t.Fatalf("%s beside the erasure, which deleted Pat first: %v", how, err)
 	}
 }
+
+// TestSignUpSentTwiceAtOnce: the sign-up form sent twice at once (a double
+// click) is answered, both times, with the one account it made. Each
+// sign-up read the person's row FOR KEY SHARE and then locked it FOR
+// UPDATE (selectJustSignedUp): two at once each held the share the
+// other's FOR UPDATE waited for, and PostgreSQL ended one as a deadlock,
+// an internal error. A test transaction holds the row (FOR NO KEY UPDATE,
+// which the share does not wait for), so that both sign-ups read it
+// before either locks it, whatever the timing.
+func TestSignUpSentTwiceAtOnce(t *testing.T) {
+	tb := setupTeams(t, 2, 0)
+	sue := tb.person("sue@example.test", true)
+	side, err := pgxpool.New(tb.ctx, tb.pool.Config().ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer side.Close()
+	hold, err := side.Begin(tb.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Rollback(context.WithoutCancel(tb.ctx)) //nolint:errcheck
+	if _, err := hold.Exec(tb.ctx, `SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE`, sue.ID); err != nil {
+		t.Fatal(err)
+	}
+	type signedUp struct {
+		acct app.Account
+		err  error
+	}
+	out := make(chan signedUp, 2)
+	for range 2 {
+		go func() {
+			acct, err := tb.accounts.SignUp(tb.ctx, sue.ID, "Sue's", "sues")
+			out <- signedUp{acct, err}
+		}()
+	}
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		n, err := pgtest.LockWaits(tb.ctx, side)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n >= 2 {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("the sign-ups do not both wait for the held row: %d waiting", n)
+		}
+	}
+	if err := hold.Rollback(tb.ctx); err != nil {
+		t.Fatal(err)
+	}
+	first, second := <-out, <-out
+	if first.err != nil || second.err != nil || first.acct.ID != second.acct.ID {
+		t.Fatalf("the sign-up sent twice at once: %+v %v; %+v %v; want one account, twice", first.acct, first.err, second.acct, second.err)
+	}
+}

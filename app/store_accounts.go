@@ -200,12 +200,19 @@ func selectUserByID(ctx context.Context, q querier, id int64) (User, error) {
 	return u, nil
 }
 
-// selectUserKept is selectUserByID with the row locked FOR KEY SHARE: a
-// membership the transaction adds for them then cannot meet a deletion of
-// their profile (which locks the row first: this waits for it and finds
-// no row, rather than the membership's insert failing on the row gone).
-func selectUserKept(ctx context.Context, q querier, id int64) (User, error) {
-	u, err := scanUser(q.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1 FOR KEY SHARE`, id))
+// selectUserKept is selectUserByID with the row locked FOR KEY SHARE (FOR
+// UPDATE with exclusive): a membership the transaction adds for them then
+// cannot meet a deletion of their profile (which locks the row first:
+// this waits for it and finds no row, rather than the membership's insert
+// failing on the row gone). A transaction that locks the row FOR UPDATE
+// later (a sign-up: selectJustSignedUp) takes it so at once: two at once
+// that each held the share the other's FOR UPDATE waited for deadlocked.
+func selectUserKept(ctx context.Context, q querier, id int64, exclusive bool) (User, error) {
+	lock := ` FOR KEY SHARE`
+	if exclusive {
+		lock = ` FOR UPDATE`
+	}
+	u, err := scanUser(q.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`+lock, id))
 	if err != nil {
 		return User{}, fmt.Errorf("selectUserKept %d: %w", id, err)
 	}

@@ -402,6 +402,13 @@ func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userI
 		if err != nil {
 			return err
 		}
+		// The membership goes before their handed-over links stop: a
+		// link being issued to them holds the row FOR SHARE
+		// (notificationOneTapSQL), and is waited for here, then stopped
+		// below; stopped first, a link stored meanwhile stayed live.
+		if err := deleteMembership(ctx, tx, acctID, userID); err != nil {
+			return err
+		}
 		if err := stopHandedLinks(ctx, tx, acctID, userID, now, LinkStoppedLeft); err != nil {
 			return err
 		}
@@ -411,9 +418,6 @@ func (a *Accounts) remove(ctx context.Context, actorID int64, slug string, userI
 		}
 		email, err := selectUserEmail(ctx, tx, userID)
 		if err != nil {
-			return err
-		}
-		if err := deleteMembership(ctx, tx, acctID, userID); err != nil {
 			return err
 		}
 		if err := a.askOwners(ctx, tx, acctID, seats, now); err != nil {

@@ -282,7 +282,7 @@ func (a *Accounts) AcceptInvitation(ctx context.Context, userID int64, token str
 		if err := inv.refusal(now); err != nil {
 			return err
 		}
-		u, err := selectUserKept(ctx, tx, userID)
+		u, err := selectUserKept(ctx, tx, userID, false)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return refuse(ErrNotFound, "error.profile_gone", "profile: there is no such person (deleted already?)")
 		} else if err != nil {

@@ -122,3 +122,134 @@ func TestLinkIssuedWhileItsPersonIsRemoved(t *testing.T) {
 		t.Fatalf("the room for ann: %+v %v", h, err)
 	}
 }
+
+// TestHandedLinkIssuedWhileItsOwnerIsRemoved: Mo left his seat to the
+// owners, Ann and Otto; Otto's mail of Mo's pending confirmation is
+// composed (its one-tap link issued, Otto's membership read FOR SHARE)
+// while Ann removes Otto. The removal stopped Otto's handed-over links
+// before it deleted his membership, the row the mail's statement holds:
+// a link stored after that stop, committed before the deletion, stayed
+// live, and Otto, removed, answered for the seat by it. A test
+// transaction holds the seat's row, so the mail's statement waits with
+// Otto's membership locked whatever the timing. Now the removal waits for
+// the membership first and then stops the link (or the mail, waiting for
+// the removal, issues none).
+func TestHandedLinkIssuedWhileItsOwnerIsRemoved(t *testing.T) {
+	handedLinkIssuedDuring(t, func(tb *teamBundle, ann, otto app.User) error {
+		return tb.accounts.RemoveMember(tb.ctx, ann.ID, "alpha", otto.ID)
+	})
+}
+
+// TestHandedLinkIssuedWhileTheAccountIsDeleted: the same mail, composed
+// while Ann deletes the account: the deletion stops every link of its
+// seats' pending confirmations, and must not leave Otto's, stored
+// meanwhile, answering for a seat of the account being deleted.
+func TestHandedLinkIssuedWhileTheAccountIsDeleted(t *testing.T) {
+	handedLinkIssuedDuring(t, func(tb *teamBundle, ann, _ app.User) error {
+		_, err := tb.rooms.DeleteAccount(tb.ctx, ann.ID, "alpha", "alpha")
+		return err
+	})
+}
+
+// handedLinkIssuedDuring composes Otto's handed-over mail (as
+// TestHandedLinkIssuedWhileItsOwnerIsRemoved) while act runs, and checks
+// that the link it may carry answers nothing.
+func handedLinkIssuedDuring(t *testing.T, act func(tb *teamBundle, ann, otto app.User) error) {
+	tb, ann, _, mo, oz := lifeTeam(t)
+	if err := tb.accounts.AddMemberAsOperator(tb.ctx, "alpha", "otto@example.test", app.MemberRoleOwner); err != nil {
+		t.Fatal(err)
+	}
+	otto := tb.person("otto@example.test", true)
+	moAgent, open := moAgentsRoom(t, tb, mo, oz)
+	conf, v, err := tb.rooms.RequestConfirmation(tb.ctx, moAgent, open.RoomToken, negotiation.VerdictCancel, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.accounts.RemoveMember(tb.ctx, ann.ID, "alpha", mo.ID); err != nil {
+		t.Fatal(err)
+	}
+	var args []byte
+	if err := tb.pool.QueryRow(tb.ctx, `SELECT args FROM river_job WHERE args->>'topic' = 'request' AND (args->>'user_id')::bigint = $1`,
+		otto.ID).Scan(&args); err != nil {
+		t.Fatalf("no request to otto, an owner: %v", err)
+	}
+	var req jobs.EmailArgs
+	if err := json.Unmarshal(args, &req); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := river.NewClient(riverpgxv5.New(tb.pool), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, err := app.NewNotifications(app.NotificationsConfig{Pool: tb.pool, River: rc, Rooms: tb.rooms,
+		UnsubscribeKey: bytes.Repeat([]byte{3}, 32), BaseURL: "https://taasky.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	side, err := pgxpool.New(tb.ctx, tb.pool.Config().ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer side.Close()
+	hold, err := side.Begin(tb.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Rollback(context.WithoutCancel(tb.ctx)) //nolint:errcheck
+	if _, err := hold.Exec(tb.ctx, `SELECT 1 FROM parties WHERE room_id = $1 AND side = 'a' FOR NO KEY UPDATE`, v.RoomID); err != nil {
+		t.Fatal(err)
+	}
+	waits := func() int {
+		n, err := pgtest.LockWaits(tb.ctx, side)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	type composed struct {
+		msg *jobs.Notification
+		err error
+	}
+	mail := make(chan composed, 1)
+	go func() {
+		msg, err := notes.Notification(tb.ctx, jobs.Delivery{Notice: req.Notice, Channel: jobs.ChannelEmail})
+		mail <- composed{msg, err}
+	}()
+	for end := time.Now().Add(10 * time.Second); waits() < 1; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the mail does not wait for the held seat")
+		}
+	}
+	removed := make(chan error, 1)
+	go func() { removed <- act(tb, ann, otto) }()
+	// The removal is done, or waits behind the mail.
+	for end := time.Now().Add(10 * time.Second); len(removed) == 0 && waits() < 2; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the removal neither done nor waiting")
+		}
+	}
+	if err := hold.Rollback(tb.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-removed; err != nil {
+		t.Fatal(err)
+	}
+	got := <-mail
+	if got.err != nil {
+		if _, ok := errors.AsType[*jobs.SkipError](got.err); !ok {
+			t.Fatalf("otto's request: %v", got.err)
+		}
+		return // not sent: no link
+	}
+	if got.msg.OneTapURL == "" {
+		return
+	}
+	link := got.msg.OneTapURL[strings.LastIndex(got.msg.OneTapURL, "/")+1:]
+	if d, err := tb.rooms.DecideOneTap(tb.ctx, link, "", true); err == nil {
+		t.Fatalf("otto answered for mo's seat by the link mailed to him meanwhile: %s", d.Result)
+	}
+	h, err := tb.rooms.ForHuman(tb.ctx, ann.ID, v.RoomID, negotiation.SideA, "")
+	if err != nil || h.View.PendingConfirmation == nil || h.View.PendingConfirmation.ID != conf.ID || !h.CanDecide {
+		t.Fatalf("the room for ann: %+v %v", h, err)
+	}
+}

@@ -114,7 +114,7 @@ func (a *Accounts) SignUp(ctx context.Context, userID int64, name, slug string) 
 	}
 	var acct Account
 	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
-		u, err := selectUserKept(ctx, tx, userID)
+		u, err := selectUserKept(ctx, tx, userID, true)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return refuse(ErrNotFound, "error.profile_gone", "profile: there is no such person (deleted already?)")
 		} else if err != nil {
