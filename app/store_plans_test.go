@@ -331,12 +331,18 @@ func TestForgetAddressesPlan(t *testing.T) {
 	for _, c := range []struct {
 		name, sql, index string
 		table            string
-	}{{"seats", forgetSeatAddressesSQL, "parties_person_email", "parties"}, {"invitations", forgetInviteAddressesSQL, "rooms_invite_email", "rooms"}} {
+	}{{"seats", forgetSeatAddressesSQL, "parties_person_email", "parties"}, {"invitations", forgetInviteAddressesSQL, "rooms_invite_email", "rooms"},
+		{"seats' locks", forgetSeatAddressesLocksSQL, "parties_person_email", "parties"},
+		{"invitations' locks", forgetInviteAddressesLocksSQL, "rooms_invite_email", "rooms"}} {
 		for _, from := range []struct {
 			key  string
 			room int64
 		}{{"", 0}, {"p15000@example.test", 15000}} {
-			plan := genericPlan(t, rb.ctx, rb.pool, c.sql, true, from.key, from.room, forgetAddressWindowRows, before)
+			args := []any{from.key, from.room, forgetAddressWindowRows, before}
+			if strings.HasSuffix(c.name, "locks") {
+				args = append(args, int32(addressLockClass))
+			}
+			plan := genericPlan(t, rb.ctx, rb.pool, c.sql, true, args...)
 			used := false
 			plan.walk(func(n *planNode) {
 				if strings.Contains(n.Type, "Seq Scan") && (bigTables[n.Relation] || n.Relation == "person_deliveries") {

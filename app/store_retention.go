@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // The retention purge's SQL (retention.go). Every statement deletes a
@@ -160,23 +161,29 @@ func firstKeyedRoom(ctx context.Context, q querier, table string) (int64, bool, 
 // (forgetInRoomsSQL). It says the window's last row (NULL: the walk is
 // done) and how many rooms' addresses it forgot.
 
-// forgetSeatAddressesSQL walks the seats with an address.
-var forgetSeatAddressesSQL = forgetEndedSQL(`SELECT lower(p.person_email) AS k, p.room_id AS id FROM parties p
+// seatAddressesWindow walks the seats with an address.
+const seatAddressesWindow = `SELECT lower(p.person_email) AS k, p.room_id AS id FROM parties p
 		WHERE p.person_email IS NOT NULL AND lower(p.person_email) >= $1 AND (lower(p.person_email), p.room_id) > ($1, $2)
-		ORDER BY lower(p.person_email), p.room_id LIMIT $3`)
+		ORDER BY lower(p.person_email), p.room_id LIMIT $3`
 
-// forgetInviteAddressesSQL walks the rooms with an invitation address
+// inviteAddressesWindow walks the rooms with an invitation address
 // (whether or not anyone answered).
-var forgetInviteAddressesSQL = forgetEndedSQL(`SELECT lower(r.invite_email) AS k, r.id FROM rooms r
+const inviteAddressesWindow = `SELECT lower(r.invite_email) AS k, r.id FROM rooms r
 		WHERE r.invite_email IS NOT NULL AND lower(r.invite_email) >= $1 AND (lower(r.invite_email), r.id) > ($1, $2)
-		ORDER BY lower(r.invite_email), r.id LIMIT $3`)
+		ORDER BY lower(r.invite_email), r.id LIMIT $3`
+
+var (
+	forgetSeatAddressesSQL        = forgetEndedSQL(seatAddressesWindow)
+	forgetSeatAddressesLocksSQL   = forgetEndedLocksSQL(seatAddressesWindow)
+	forgetInviteAddressesSQL      = forgetEndedSQL(inviteAddressesWindow)
+	forgetInviteAddressesLocksSQL = forgetEndedLocksSQL(inviteAddressesWindow)
+)
 
 // forgetEndedSQL is the statement of a walk whose window is the query w
 // (k, id).
 func forgetEndedSQL(w string) string {
 	return `WITH w AS (` + w + `),
-		gone AS (SELECT r.id FROM w JOIN rooms r ON r.id = w.id
-			WHERE r.state IN ('agreed', 'closed') AND r.updated_at < $4),
+		` + goneSQL + `,
 		old AS (SELECT p.room_id, p.side FROM gone JOIN parties p ON p.room_id = gone.id
 			WHERE p.side = 'b' AND p.account_id IS NULL AND p.person_email IS NOT NULL FOR UPDATE OF p),
 		` + forgetInRoomsSQL + `
@@ -184,10 +191,39 @@ func forgetEndedSQL(w string) string {
 		FROM (SELECT NULL) one LEFT JOIN (SELECT k, id FROM w ORDER BY k DESC, id DESC LIMIT 1) last ON true`
 }
 
+// goneSQL is the rooms of the window w that ended before $4.
+const goneSQL = `gone AS (SELECT r.id FROM w JOIN rooms r ON r.id = w.id
+			WHERE r.state IN ('agreed', 'closed') AND r.updated_at < $4)`
+
+// forgetEndedLocksSQL takes, for a walk's statement (forgetEndedSQL of
+// the same window), a shared lock on each address the rooms it forgets
+// hold (their invitation's, their person's seat's), in the order of their
+// keys, as a writer of an address does (store_profile.go): an erasure of
+// one of them, which changes the same rows by one statement in another
+// order, holds its exclusive lock before any row, and is waited for (or
+// waits) before either locks a row, where the two deadlocked. The rooms
+// ended before $4: none joins them between the two statements.
+func forgetEndedLocksSQL(w string) string {
+	return `WITH w AS (` + w + `),
+		` + goneSQL + `
+		SELECT pg_advisory_xact_lock_shared($5, k) FROM (SELECT DISTINCT hashtext(lower(a.email)) AS k
+			FROM gone JOIN rooms r ON r.id = gone.id
+			LEFT JOIN parties p ON p.room_id = r.id AND p.side = 'b' AND p.account_id IS NULL
+			CROSS JOIN LATERAL (VALUES (r.invite_email), (p.person_email)) a (email)
+			WHERE a.email IS NOT NULL ORDER BY k OFFSET 0) keys`
+}
+
 // forgetEnded runs one statement of a walk (forgetSeatAddressesSQL or
-// forgetInviteAddressesSQL).
-func forgetEnded(ctx context.Context, q querier, sql, afterKey string, afterRoom int64, rows int, before time.Time) (lastKey *string, lastRoom *int64, forgotten int, err error) {
-	if err := q.QueryRow(ctx, sql, afterKey, afterRoom, rows, before).Scan(&lastKey, &lastRoom, &forgotten); err != nil {
+// forgetInviteAddressesSQL), after its locks (locks: forgetEndedLocksSQL
+// of the same window), in one transaction.
+func forgetEnded(ctx context.Context, db *pgxpool.Pool, locks, sql, afterKey string, afterRoom int64, rows int, before time.Time) (lastKey *string, lastRoom *int64, forgotten int, err error) {
+	err = pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, locks, afterKey, afterRoom, rows, before, int32(addressLockClass)); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, sql, afterKey, afterRoom, rows, before).Scan(&lastKey, &lastRoom, &forgotten)
+	})
+	if err != nil {
 		return nil, nil, 0, fmt.Errorf("forgetEnded: %w", err)
 	}
 	return lastKey, lastRoom, forgotten, nil
