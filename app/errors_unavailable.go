@@ -19,9 +19,9 @@ const RetryMessage = "Taasky's database did not answer just now (restarting, swi
 
 // Unavailable reports whether err says the database could not be reached,
 // went away mid-call, or is not (or no longer) the primary: errors that
-// the same call a few seconds later may not meet. Constraint violations,
-// serialization failures and the like are not among them: they are
-// answered where they arise.
+// the same call a few seconds later may not meet. Constraint violations
+// and the like are not among them: they are answered where they arise;
+// deadlocks and serialization failures are LockConflict.
 func Unavailable(err error) bool {
 	if err == nil {
 		return false
@@ -47,6 +47,23 @@ func Unavailable(err error) bool {
 		errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE)
 }
+
+// LockConflict reports whether err is PostgreSQL breaking a deadlock
+// (SQLSTATE 40P01) or failing a serialization (40001): the transaction was
+// rolled back whole, and the same call again may well go through. The
+// transactions that could meet one are kept from it at its cause, a lock
+// order, where it can be; one left is answered as the database not
+// answering is (RetryLater), never as an internal error.
+func LockConflict(err error) bool {
+	pe, ok := errors.AsType[*pgconn.PgError](err)
+	return ok && (pe.Code == "40P01" || pe.Code == "40001")
+}
+
+// RetryLater reports whether the caller is to send the same call again in
+// a few seconds (RetryMessage): the database did not answer (Unavailable),
+// or rolled the call's transaction back to break a lock conflict
+// (LockConflict).
+func RetryLater(err error) bool { return Unavailable(err) || LockConflict(err) }
 
 // TooManyConnections reports whether err is PostgreSQL refusing a new
 // connection because its max_connections are taken (SQLSTATE 53300: "sorry,

@@ -305,20 +305,20 @@ func (r *Retention) firstRoomOpenedFrom(ctx context.Context, at time.Time) (int6
 // last purge stopped at: those of rooms still open, or ended within the
 // period, are walked again only once the walk has reached the end.
 func (r *Retention) forgetSeatAddresses(ctx context.Context, before, end time.Time) (int, error) {
-	return r.forgetAddresses(ctx, "seats", forgetSeatAddressesSQL, before, end)
+	return r.forgetAddresses(ctx, "seats", forgetSeatAddressesLocksSQL, forgetSeatAddressesSQL, before, end)
 }
 
 func (r *Retention) forgetInviteAddresses(ctx context.Context, before, end time.Time) (int, error) {
-	return r.forgetAddresses(ctx, "invitations", forgetInviteAddressesSQL, before, end)
+	return r.forgetAddresses(ctx, "invitations", forgetInviteAddressesLocksSQL, forgetInviteAddressesSQL, before, end)
 }
 
-func (r *Retention) forgetAddresses(ctx context.Context, walk, sql string, before, end time.Time) (int, error) {
+func (r *Retention) forgetAddresses(ctx context.Context, walk, locks, sql string, before, end time.Time) (int, error) {
 	var at addressCursor
 	r.cursor(func(c *retentionCursors) { at = c.addresses[walk] })
 	defer func() { r.cursor(func(c *retentionCursors) { c.addresses[walk] = at }) }()
 	total := 0
 	for r.clock().Before(end) {
-		lastKey, lastRoom, n, err := forgetEnded(ctx, r.pool, sql, at.key, at.room, forgetAddressWindowRows, before)
+		lastKey, lastRoom, n, err := forgetEnded(ctx, r.pool, locks, sql, at.key, at.room, forgetAddressWindowRows, before)
 		total += n
 		if err != nil {
 			return total, err

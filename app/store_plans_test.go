@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -330,13 +331,26 @@ func TestForgetAddressesPlan(t *testing.T) {
 	before := old.Add(day)
 	for _, c := range []struct {
 		name, sql, index string
-		table            string
-	}{{"seats", forgetSeatAddressesSQL, "parties_person_email", "parties"}, {"invitations", forgetInviteAddressesSQL, "rooms_invite_email", "rooms"}} {
+		locks            string // the window's first statement, for sql its second ("": sql is the first)
+	}{{"seats' locks", forgetSeatAddressesLocksSQL, "parties_person_email", ""},
+		{"seats", forgetSeatAddressesSQL, "parties_person_email", forgetSeatAddressesLocksSQL},
+		{"invitations' locks", forgetInviteAddressesLocksSQL, "rooms_invite_email", ""},
+		{"invitations", forgetInviteAddressesSQL, "rooms_invite_email", forgetInviteAddressesLocksSQL}} {
 		for _, from := range []struct {
 			key  string
 			room int64
 		}{{"", 0}, {"p15000@example.test", 15000}} {
-			plan := genericPlan(t, rb.ctx, rb.pool, c.sql, true, from.key, from.room, forgetAddressWindowRows, before)
+			var last any = int32(addressLockClass)
+			if c.locks != "" { // the window's ended rooms, as its first statement says them
+				var gone []int64
+				if err := pgx.BeginFunc(rb.ctx, rb.pool, func(tx pgx.Tx) error {
+					return tx.QueryRow(rb.ctx, c.locks, from.key, from.room, forgetAddressWindowRows, before, last).Scan(&gone, new(int64))
+				}); err != nil || len(gone) == 0 {
+					t.Fatalf("%s: the window's ended rooms: %v %v", c.name, gone, err)
+				}
+				last = gone
+			}
+			plan := genericPlan(t, rb.ctx, rb.pool, c.sql, true, from.key, from.room, forgetAddressWindowRows, before, last)
 			used := false
 			plan.walk(func(n *planNode) {
 				if strings.Contains(n.Type, "Seq Scan") && (bigTables[n.Relation] || n.Relation == "person_deliveries") {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // The retention purge's SQL (retention.go). Every statement deletes a
@@ -159,24 +160,60 @@ func firstKeyedRoom(ctx context.Context, q querier, table string) (int64, bool, 
 // room row's last update), as a person's List-Unsubscribe link does
 // (forgetInRoomsSQL). It says the window's last row (NULL: the walk is
 // done) and how many rooms' addresses it forgot.
+//
+// A person's erasure changes the same seats, rooms, delivery lines and
+// invitation jobs by one statement, in no set order, and two such
+// statements deadlocked. So a walk's window is two statements in one
+// transaction. The first (forgetLocksSQL) takes, as a writer of an
+// address does (store_profile.go), a shared lock ($5: addressLockClass)
+// on each address the window's ended rooms hold (their invitation's,
+// their person's seat's: their invitation mails' jobs, read whole, are
+// not read twice for the few whose room forgot its address before), in
+// the order of their keys, and says those rooms; the second (forgetEndedSQL)
+// forgets in them alone ($5), should the window have moved meanwhile. An
+// erasure holds its exclusive lock before any row: one of the two waits
+// before either locks a row.
 
-// forgetSeatAddressesSQL walks the seats with an address.
-var forgetSeatAddressesSQL = forgetEndedSQL(`SELECT lower(p.person_email) AS k, p.room_id AS id FROM parties p
+// seatAddressesWindow walks the seats with an address.
+const seatAddressesWindow = `SELECT lower(p.person_email) AS k, p.room_id AS id FROM parties p
 		WHERE p.person_email IS NOT NULL AND lower(p.person_email) >= $1 AND (lower(p.person_email), p.room_id) > ($1, $2)
-		ORDER BY lower(p.person_email), p.room_id LIMIT $3`)
+		ORDER BY lower(p.person_email), p.room_id LIMIT $3`
 
-// forgetInviteAddressesSQL walks the rooms with an invitation address
+// inviteAddressesWindow walks the rooms with an invitation address
 // (whether or not anyone answered).
-var forgetInviteAddressesSQL = forgetEndedSQL(`SELECT lower(r.invite_email) AS k, r.id FROM rooms r
+const inviteAddressesWindow = `SELECT lower(r.invite_email) AS k, r.id FROM rooms r
 		WHERE r.invite_email IS NOT NULL AND lower(r.invite_email) >= $1 AND (lower(r.invite_email), r.id) > ($1, $2)
-		ORDER BY lower(r.invite_email), r.id LIMIT $3`)
+		ORDER BY lower(r.invite_email), r.id LIMIT $3`
 
-// forgetEndedSQL is the statement of a walk whose window is the query w
-// (k, id).
+var (
+	forgetSeatAddressesSQL        = forgetEndedSQL(seatAddressesWindow)
+	forgetSeatAddressesLocksSQL   = forgetLocksSQL(seatAddressesWindow)
+	forgetInviteAddressesSQL      = forgetEndedSQL(inviteAddressesWindow)
+	forgetInviteAddressesLocksSQL = forgetLocksSQL(inviteAddressesWindow)
+)
+
+// goneSQL is the rooms of the window w that ended before $4.
+const goneSQL = `gone AS (SELECT r.id FROM w JOIN rooms r ON r.id = w.id
+			WHERE r.state IN ('agreed', 'closed') AND r.updated_at < $4`
+
+// forgetLocksSQL is the first statement of a walk whose window is the
+// query w (k, id).
+func forgetLocksSQL(w string) string {
+	return `WITH w AS (` + w + `),
+		` + goneSQL + `),
+		addresses AS (SELECT DISTINCT hashtext(lower(a.email)) AS k FROM gone JOIN rooms r ON r.id = gone.id
+				LEFT JOIN parties p ON p.room_id = r.id AND p.side = 'b' AND p.account_id IS NULL
+				CROSS JOIN LATERAL (VALUES (r.invite_email), (p.person_email)) a (email)
+				WHERE a.email IS NOT NULL),
+		locked AS (SELECT count(pg_advisory_xact_lock_shared($5, k)) AS n FROM (SELECT k FROM addresses ORDER BY k OFFSET 0) o)
+		SELECT coalesce((SELECT array_agg(id) FROM gone), '{}'), (SELECT n FROM locked)`
+}
+
+// forgetEndedSQL is the second statement of a walk whose window is the
+// query w (k, id): the rooms $5 of the window.
 func forgetEndedSQL(w string) string {
 	return `WITH w AS (` + w + `),
-		gone AS (SELECT r.id FROM w JOIN rooms r ON r.id = w.id
-			WHERE r.state IN ('agreed', 'closed') AND r.updated_at < $4),
+		` + goneSQL + ` AND r.id = ANY($5::bigint[])),
 		old AS (SELECT p.room_id, p.side FROM gone JOIN parties p ON p.room_id = gone.id
 			WHERE p.side = 'b' AND p.account_id IS NULL AND p.person_email IS NOT NULL FOR UPDATE OF p),
 		` + forgetInRoomsSQL + `
@@ -184,10 +221,18 @@ func forgetEndedSQL(w string) string {
 		FROM (SELECT NULL) one LEFT JOIN (SELECT k, id FROM w ORDER BY k DESC, id DESC LIMIT 1) last ON true`
 }
 
-// forgetEnded runs one statement of a walk (forgetSeatAddressesSQL or
-// forgetInviteAddressesSQL).
-func forgetEnded(ctx context.Context, q querier, sql, afterKey string, afterRoom int64, rows int, before time.Time) (lastKey *string, lastRoom *int64, forgotten int, err error) {
-	if err := q.QueryRow(ctx, sql, afterKey, afterRoom, rows, before).Scan(&lastKey, &lastRoom, &forgotten); err != nil {
+// forgetEnded runs one window of a walk (locks: its forgetLocksSQL, sql:
+// its forgetEndedSQL), in one transaction.
+func forgetEnded(ctx context.Context, db *pgxpool.Pool, locks, sql, afterKey string, afterRoom int64, rows int, before time.Time) (lastKey *string, lastRoom *int64, forgotten int, err error) {
+	err = pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+		var gone []int64
+		var locked int64
+		if err := tx.QueryRow(ctx, locks, afterKey, afterRoom, rows, before, int32(addressLockClass)).Scan(&gone, &locked); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, sql, afterKey, afterRoom, rows, before, gone).Scan(&lastKey, &lastRoom, &forgotten)
+	})
+	if err != nil {
 		return nil, nil, 0, fmt.Errorf("forgetEnded: %w", err)
 	}
 	return lastKey, lastRoom, forgotten, nil

@@ -97,7 +97,12 @@ func selectHookTargets(ctx context.Context, q querier, accountIDs []int64) ([]ho
 }
 
 // hookMessagesWrite is the messages' rows, folded into the room's UPDATE
-// of a change (foldedWrite): a move reads no message.
+// of a change (foldedWrite): a move reads no message. The endpoints were
+// read with the room, at the start of its statement: one an owner deleted
+// since (while the move waited for the room) gets no message, where its
+// foreign key failed the whole move. Its endpoint's row locked FOR KEY
+// SHARE, as the key's check would: a deletion under way is waited for,
+// and a deleted endpoint's message is left out.
 func hookMessagesWrite(ms []hookMessage) foldedWrite {
 	n := len(ms)
 	accts, ids, eps, evs, rooms, sides, seqs, ats := make([]int64, n), make([]string, n), make([]int64, n),
@@ -107,7 +112,9 @@ func hookMessagesWrite(ms []hookMessage) foldedWrite {
 			string(m.event), m.roomID, string(m.side), int32(m.seq), m.at
 	}
 	return foldedWrite{`INSERT INTO webhook_messages (account_id, id, endpoint_id, event, room_id, side, seq, occurred_at)
-		SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::int[], $8::timestamptz[])`,
+		SELECT m.* FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::int[], $8::timestamptz[])
+			AS m (account_id, id, endpoint_id, event, room_id, side, seq, occurred_at)
+		JOIN webhook_endpoints e ON e.account_id = m.account_id AND e.id = m.endpoint_id FOR KEY SHARE OF e`,
 		[]any{accts, ids, eps, evs, rooms, sides, seqs, ats}}
 }
 

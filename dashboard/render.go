@@ -141,9 +141,10 @@ func (d *Dashboard) fail(c *fiber.Ctx, err error) error {
 }
 
 // unavailable: the database did not answer, or not within the request's
-// bound (pageTimeout).
+// bound (pageTimeout), or rolled the request back to break a deadlock
+// (app.RetryLater): the same request again may go through.
 func unavailable(err error) bool {
-	return app.Unavailable(err) || errors.Is(err, context.DeadlineExceeded)
+	return app.RetryLater(err) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // retryAfter is the seconds a page or a live stream asks the browser to

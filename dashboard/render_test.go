@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/locale"
@@ -45,12 +46,18 @@ func TestUnavailable(t *testing.T) {
 	a.Get("/page", func(c *fiber.Ctx) error { return b.dash.fail(c, gone) })
 	a.Get("/events", func(c *fiber.Ctx) error { return b.dash.failStream(c, gone) })
 	a.Get("/missing/events", func(c *fiber.Ctx) error { return b.dash.failStream(c, app.Errorf(app.ErrNotFound, "room not found")) })
+	// A transaction PostgreSQL rolled back to break a deadlock: the same
+	// request again goes through.
+	a.Get("/deadlock", func(c *fiber.Ctx) error {
+		return b.dash.fail(c, fmt.Errorf("decide: %w", &pgconn.PgError{Code: "40P01", Message: "deadlock detected"}))
+	})
 	for _, tc := range []struct {
 		path, status, retryAfter, contentType, body string
 	}{
 		{"/page", "503", "5", "text/html; charset=utf-8", locale.English().T("failover.retry")},
 		{"/events", "200", "", "text/event-stream", "retry: 5000\n\n"},
 		{"/missing/events", "404", "", "text/html; charset=utf-8", "room not found"},
+		{"/deadlock", "503", "5", "text/html; charset=utf-8", locale.English().T("failover.retry")},
 	} {
 		resp, err := a.Test(httptest.NewRequest(http.MethodGet, tc.path, nil))
 		if err != nil {

@@ -14,11 +14,12 @@ const unavailableRetry = 5
 
 // answerOf is the one line a tool error says: the refusal's message, or,
 // for an internal error, "internal error", unless the database did not
-// answer (a failover, a restart): then the agent is told to retry the same
+// answer (a failover, a restart) or rolled the call back to break a
+// deadlock (app.RetryLater): then the agent is told to retry the same
 // call, which is answered with its first result if it had gone through.
 // A call past its callTimeout is one the database did not answer either.
 func answerOf(err error) string {
-	if app.ErrorCodeOf(err) == app.ErrInternal && (app.Unavailable(err) || errors.Is(err, context.DeadlineExceeded)) {
+	if app.ErrorCodeOf(err) == app.ErrInternal && (app.RetryLater(err) || errors.Is(err, context.DeadlineExceeded)) {
 		return app.RetryMessage
 	}
 	return app.ErrorMessageOf(err)

@@ -183,13 +183,14 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 }
 
 // unavailable: err is the database not answering (a failover, a restart),
+// or rolling the request back to break a deadlock (app.RetryLater),
 // whatever fosite made of it: its client authentication turns any failure
 // to read the client into invalid_client, the answer for an unknown
 // client, on which an MCP client throws its registration and tokens away
 // and asks its person to connect again.
 func unavailable(err error) bool {
 	f, ok := errors.AsType[*storageFailure](err)
-	return ok && (app.Unavailable(f.err) || errors.Is(f.err, context.DeadlineExceeded))
+	return ok && (app.RetryLater(f.err) || errors.Is(f.err, context.DeadlineExceeded))
 }
 
 // retryLater answers a request the database could not take: 503 with

@@ -36,9 +36,10 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 			return c.Status(fe.Code).SendString(fe.Message)
 		}
 		code := app.ErrorCodeOf(err)
-		if code == app.ErrInternal && app.Unavailable(err) {
-			// The database did not answer (a failover, a restart): a
-			// moment's unavailability the caller may retry.
+		if code == app.ErrInternal && app.RetryLater(err) {
+			// The database did not answer (a failover, a restart), or
+			// rolled the request back to break a deadlock: a moment's
+			// unavailability the caller may retry.
 			log.Warn("request failed: the database did not answer", "method", c.Method(), "path", fiberhttp.LogPath(c), "err", err)
 			c.Set(fiber.HeaderRetryAfter, "5")
 			return c.Status(fiber.StatusServiceUnavailable).SendString(app.RetryMessage)

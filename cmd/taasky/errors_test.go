@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/taasky/taasky/app"
 )
@@ -61,5 +62,24 @@ func TestErrorHandlerLogsNoToken(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the log does not say %s:\n%s", want, out)
 		}
+	}
+}
+
+// TestErrorHandlerLockConflict: a request PostgreSQL failed with a
+// deadlock or a serialization failure (its transaction rolled back whole)
+// is answered as while the database does not answer: 503, Retry-After and
+// the retry message, not 500.
+func TestErrorHandlerLockConflict(t *testing.T) {
+	t.Parallel()
+	a := fiber.New(fiber.Config{ErrorHandler: errorHandler(slog.New(slog.NewTextHandler(io.Discard, nil)))})
+	a.Post("/c/:token", func(*fiber.Ctx) error { return fmt.Errorf("decide: %w", &pgconn.PgError{Code: "40P01"}) })
+	resp, err := a.Test(httptest.NewRequest("POST", "/c/x", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "5" || string(body) != app.RetryMessage {
+		t.Errorf("a deadlock: %d, Retry-After %q, %q; want 503, 5 and the retry message", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
 }
