@@ -1,11 +1,7 @@
 package app_test
 
 import (
-	"context"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/pgtest"
@@ -33,33 +29,10 @@ func joinWhileTheProfileIsDeleted(t *testing.T, how string) {
 		t.Fatal(err)
 	}
 	link, _ := tb.lastInviteLink()
-	side, err := pgxpool.New(tb.ctx, tb.pool.Config().ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer side.Close()
-	hold, err := side.Begin(tb.ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hold.Rollback(context.WithoutCancel(tb.ctx)) //nolint:errcheck
-	if _, err := hold.Exec(tb.ctx, `LOCK TABLE room_notes IN SHARE MODE`); err != nil {
-		t.Fatal(err)
-	}
-	waits := func() int {
-		n, err := pgtest.LockWaits(tb.ctx, side)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	hold := pgtest.HoldLock(t, tb.pool, `LOCK TABLE room_notes IN SHARE MODE`)
 	erased := make(chan error, 1)
 	go func() { erased <- tb.accounts.DeleteProfile(tb.ctx, pat.ID, pat.Email) }()
-	for end := time.Now().Add(10 * time.Second); waits() < 1; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("the erasure does not wait for the held table")
-		}
-	}
+	hold.WaitFor(1, "the erasure does not wait for the held table")
 	joined := make(chan error, 1)
 	go func() {
 		var err error
@@ -70,18 +43,12 @@ func joinWhileTheProfileIsDeleted(t *testing.T, how string) {
 		}
 		joined <- err
 	}()
-	for end := time.Now().Add(10 * time.Second); len(joined) == 0 && waits() < 2; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("the join neither done nor waiting")
-		}
-	}
-	if err := hold.Rollback(tb.ctx); err != nil {
-		t.Fatal(err)
-	}
+	hold.WaitForOr(2, func() bool { return len(joined) > 0 }, "the join neither done nor waiting")
+	hold.Release()
 	if err := <-erased; err != nil {
 		t.Fatalf("the erasure: %v", err)
 	}
-	err = <-joined
+	err := <-joined
 	if err == nil || app.ErrorCodeOf(err) == app.ErrInternal {
 		t.Fatalf("%s beside the erasure, which deleted Pat first: %v", how, err)
 	}
@@ -98,19 +65,7 @@ func joinWhileTheProfileIsDeleted(t *testing.T, how string) {
 func TestSignUpSentTwiceAtOnce(t *testing.T) {
 	tb := setupTeams(t, 2, 0)
 	sue := tb.person("sue@example.test", true)
-	side, err := pgxpool.New(tb.ctx, tb.pool.Config().ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer side.Close()
-	hold, err := side.Begin(tb.ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hold.Rollback(context.WithoutCancel(tb.ctx)) //nolint:errcheck
-	if _, err := hold.Exec(tb.ctx, `SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE`, sue.ID); err != nil {
-		t.Fatal(err)
-	}
+	hold := pgtest.HoldLock(t, tb.pool, `SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE`, sue.ID)
 	type signedUp struct {
 		acct app.Account
 		err  error
@@ -122,21 +77,8 @@ func TestSignUpSentTwiceAtOnce(t *testing.T) {
 			out <- signedUp{acct, err}
 		}()
 	}
-	for end := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		n, err := pgtest.LockWaits(tb.ctx, side)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n >= 2 {
-			break
-		}
-		if time.Now().After(end) {
-			t.Fatalf("the sign-ups do not both wait for the held row: %d waiting", n)
-		}
-	}
-	if err := hold.Rollback(tb.ctx); err != nil {
-		t.Fatal(err)
-	}
+	hold.WaitFor(2, "the sign-ups") // both wait for the held row
+	hold.Release()
 	first, second := <-out, <-out
 	if first.err != nil || second.err != nil || first.acct.ID != second.acct.ID {
 		t.Fatalf("the sign-up sent twice at once: %+v %v; %+v %v; want one account, twice", first.acct, first.err, second.acct, second.err)

@@ -2,14 +2,11 @@ package app_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
@@ -54,33 +51,10 @@ func TestLinkIssuedWhileItsPersonIsRemoved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	side, err := pgxpool.New(tb.ctx, tb.pool.Config().ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer side.Close()
-	hold, err := side.Begin(tb.ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hold.Rollback(context.WithoutCancel(tb.ctx)) //nolint:errcheck
-	if _, err := hold.Exec(tb.ctx, `LOCK TABLE user_sessions IN SHARE MODE`); err != nil {
-		t.Fatal(err)
-	}
-	waits := func() int {
-		n, err := pgtest.LockWaits(tb.ctx, side)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	hold := pgtest.HoldLock(t, tb.pool, `LOCK TABLE user_sessions IN SHARE MODE`)
 	removed := make(chan error, 1)
 	go func() { removed <- tb.accounts.RemoveMember(tb.ctx, ann.ID, "alpha", mo.ID) }()
-	for end := time.Now().Add(10 * time.Second); waits() < 1; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("the removal does not wait for the held table")
-		}
-	}
+	hold.WaitFor(1, "the removal does not wait for the held table")
 	type composed struct {
 		msg *jobs.Notification
 		err error
@@ -91,14 +65,8 @@ func TestLinkIssuedWhileItsPersonIsRemoved(t *testing.T) {
 		mail <- composed{msg, err}
 	}()
 	// The mail is composed, or waits behind the removal.
-	for end := time.Now().Add(10 * time.Second); len(mail) == 0 && waits() < 2; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("the mail neither composed nor waiting")
-		}
-	}
-	if err := hold.Rollback(tb.ctx); err != nil {
-		t.Fatal(err)
-	}
+	hold.WaitForOr(2, func() bool { return len(mail) > 0 }, "the mail neither composed nor waiting")
+	hold.Release()
 	if err := <-removed; err != nil {
 		t.Fatal(err)
 	}
@@ -186,26 +154,7 @@ func handedLinkIssuedDuring(t *testing.T, act func(tb *teamBundle, ann, otto app
 	if err != nil {
 		t.Fatal(err)
 	}
-	side, err := pgxpool.New(tb.ctx, tb.pool.Config().ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer side.Close()
-	hold, err := side.Begin(tb.ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hold.Rollback(context.WithoutCancel(tb.ctx)) //nolint:errcheck
-	if _, err := hold.Exec(tb.ctx, `SELECT 1 FROM parties WHERE room_id = $1 AND side = 'a' FOR NO KEY UPDATE`, v.RoomID); err != nil {
-		t.Fatal(err)
-	}
-	waits := func() int {
-		n, err := pgtest.LockWaits(tb.ctx, side)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	hold := pgtest.HoldLock(t, tb.pool, `SELECT 1 FROM parties WHERE room_id = $1 AND side = 'a' FOR NO KEY UPDATE`, v.RoomID)
 	type composed struct {
 		msg *jobs.Notification
 		err error
@@ -215,22 +164,12 @@ func handedLinkIssuedDuring(t *testing.T, act func(tb *teamBundle, ann, otto app
 		msg, err := notes.Notification(tb.ctx, jobs.Delivery{Notice: req.Notice, Channel: jobs.ChannelEmail})
 		mail <- composed{msg, err}
 	}()
-	for end := time.Now().Add(10 * time.Second); waits() < 1; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("the mail does not wait for the held seat")
-		}
-	}
+	hold.WaitFor(1, "the mail does not wait for the held seat")
 	removed := make(chan error, 1)
 	go func() { removed <- act(tb, ann, otto) }()
 	// The removal is done, or waits behind the mail.
-	for end := time.Now().Add(10 * time.Second); len(removed) == 0 && waits() < 2; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("the removal neither done nor waiting")
-		}
-	}
-	if err := hold.Rollback(tb.ctx); err != nil {
-		t.Fatal(err)
-	}
+	hold.WaitForOr(2, func() bool { return len(removed) > 0 }, "the removal neither done nor waiting")
+	hold.Release()
 	if err := <-removed; err != nil {
 		t.Fatal(err)
 	}

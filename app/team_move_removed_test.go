@@ -1,11 +1,7 @@
 package app_test
 
 import (
-	"context"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/taasky/taasky/internal/pgtest"
 	"github.com/taasky/taasky/negotiation"
@@ -25,46 +21,17 @@ import (
 func TestMoveWhileItsPersonIsRemoved(t *testing.T) {
 	tb, ann, _, mo, oz := lifeTeam(t)
 	moAgent, open := moAgentsRoom(t, tb, mo, oz)
-	side, err := pgxpool.New(tb.ctx, tb.pool.Config().ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer side.Close()
-	hold, err := side.Begin(tb.ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hold.Rollback(context.WithoutCancel(tb.ctx)) //nolint:errcheck
-	if _, err := hold.Exec(tb.ctx, `LOCK TABLE user_sessions IN SHARE MODE`); err != nil {
-		t.Fatal(err)
-	}
-	waits := func() int {
-		n, err := pgtest.LockWaits(tb.ctx, side)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	hold := pgtest.HoldLock(t, tb.pool, `LOCK TABLE user_sessions IN SHARE MODE`)
 	removed := make(chan error, 1)
 	go func() { removed <- tb.accounts.RemoveMember(tb.ctx, ann.ID, "alpha", mo.ID) }()
-	for end := time.Now().Add(10 * time.Second); waits() < 1; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("the removal does not wait for the held table")
-		}
-	}
+	hold.WaitFor(1, "the removal does not wait for the held table")
 	moved := make(chan error, 1)
 	go func() {
 		_, _, err := tb.rooms.RequestConfirmation(tb.ctx, moAgent, open.RoomToken, negotiation.VerdictCancel, "")
 		moved <- err
 	}()
-	for end := time.Now().Add(10 * time.Second); len(moved) == 0 && waits() < 2; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("the move neither done nor waiting")
-		}
-	}
-	if err := hold.Rollback(tb.ctx); err != nil {
-		t.Fatal(err)
-	}
+	hold.WaitForOr(2, func() bool { return len(moved) > 0 }, "the move neither done nor waiting")
+	hold.Release()
 	if err := <-removed; err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,7 @@
 package app
 
 import (
-	"context"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/taasky/taasky/internal/netguard"
 	"github.com/taasky/taasky/internal/pgtest"
@@ -40,39 +36,13 @@ func TestWebhooksWhileTheAccountIsDeleted(t *testing.T) {
 	}
 	// The test's own connections: the service's pool (4) is the deletion's
 	// and the three actions'.
-	side, err := pgxpool.New(rb.ctx, rb.pool.Config().ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer side.Close()
-	hold, err := side.Begin(rb.ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hold.Rollback(context.WithoutCancel(rb.ctx)) //nolint:errcheck
-	if _, err := hold.Exec(rb.ctx, `LOCK TABLE account_invitations IN SHARE MODE`); err != nil {
-		t.Fatal(err)
-	}
-	waitFor := func(n int) {
-		t.Helper()
-		for range 2000 {
-			got, err := pgtest.LockWaits(rb.ctx, side)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got >= n {
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		t.Fatalf("fewer than %d sessions waiting for a lock after 10 s", n)
-	}
+	hold := pgtest.HoldLock(t, rb.pool, `LOCK TABLE account_invitations IN SHARE MODE`)
 	deleted := make(chan error, 1)
 	go func() {
 		_, err := rb.rooms.DeleteAccount(rb.ctx, owner, "alpha", "alpha")
 		deleted <- err
 	}()
-	waitFor(1) // the deletion disabled the endpoints and waits for the table
+	hold.WaitFor(1, "the deletion") // it disabled the endpoints and waits for the table
 	actions := []func() error{
 		func() error { return w.EnableWebhook(rb.ctx, owner, "alpha", failing.ID) },
 		func() error { return w.EnableWebhook(rb.ctx, owner, "alpha", working.ID) },
@@ -87,22 +57,8 @@ func TestWebhooksWhileTheAccountIsDeleted(t *testing.T) {
 	}
 	// Each action either ended (the failing endpoint's, before the fix) or
 	// waits behind the deletion.
-	for end := time.Now().Add(10 * time.Second); ; {
-		got, err := pgtest.LockWaits(rb.ctx, side)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got+len(done) >= 1+len(actions) {
-			break
-		}
-		if time.Now().After(end) {
-			t.Fatalf("%d sessions wait, %d actions ended", got, len(done))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if err := hold.Rollback(rb.ctx); err != nil {
-		t.Fatal(err)
-	}
+	hold.WaitForOr(1+len(actions), func() bool { return hold.Waiting()+len(done) >= 1+len(actions) }, "the actions beside the deletion")
+	hold.Release()
 	if err := <-deleted; err != nil {
 		t.Fatal(err)
 	}

@@ -166,3 +166,72 @@ func LockWaits(ctx context.Context, pool *pgxpool.Pool) (int, error) {
 		AND wait_event IN ('relation', 'tuple', 'transactionid', 'advisory')`).Scan(&n)
 	return n, err
 }
+
+// Hold is a transaction on a connection of a test's own that holds a lock
+// (a table locked, rows selected FOR UPDATE), so that what the test runs
+// next waits for it at a known point, whatever the timing.
+type Hold struct {
+	t    testing.TB
+	pool *pgxpool.Pool
+	tx   pgx.Tx
+}
+
+// HoldLock runs sql (with args) in a transaction of a pool of its own on
+// pool's database, and keeps the transaction open until Release or the
+// test's end.
+func HoldLock(t testing.TB, pool *pgxpool.Pool, sql string, args ...any) *Hold {
+	t.Helper()
+	ctx := context.Background()
+	side, err := pgxpool.New(ctx, pool.Config().ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := side.Begin(ctx)
+	if err == nil {
+		_, err = tx.Exec(ctx, sql, args...)
+	}
+	if err != nil {
+		side.Close()
+		t.Fatalf("holding %q: %v", sql, err)
+	}
+	h := &Hold{t: t, pool: side, tx: tx}
+	t.Cleanup(func() { _ = tx.Rollback(ctx); side.Close() })
+	return h
+}
+
+// Waiting is how many statements of the database wait for a lock
+// (LockWaits).
+func (h *Hold) Waiting() int {
+	h.t.Helper()
+	n, err := LockWaits(context.Background(), h.pool)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return n
+}
+
+// WaitFor returns once n statements wait for a lock, and fails the test
+// (naming what) if they do not within 10 seconds.
+func (h *Hold) WaitFor(n int, what string) {
+	h.t.Helper()
+	h.WaitForOr(n, func() bool { return false }, what)
+}
+
+// WaitForOr is WaitFor that also returns once done does: what the test
+// started may finish without waiting for the hold.
+func (h *Hold) WaitForOr(n int, done func() bool, what string) {
+	h.t.Helper()
+	for end := time.Now().Add(10 * time.Second); !done() && h.Waiting() < n; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			h.t.Fatalf("%s: %d statements wait for a lock, want %d", what, h.Waiting(), n)
+		}
+	}
+}
+
+// Release ends the hold: what waited goes on.
+func (h *Hold) Release() {
+	h.t.Helper()
+	if err := h.tx.Rollback(context.Background()); err != nil {
+		h.t.Fatal(err)
+	}
+}
