@@ -430,6 +430,11 @@ func TestNoRouteAnswersServerError(t *testing.T) {
 		} else if m := leakIn(body); m != "" && (resp.StatusCode >= 400 || bytes.Contains(body, []byte(`"error":{`))) {
 			failed(key+" leak", fmt.Sprintf("%d to %s %.120q (%s %.80q) as %s says %q: %.300s", resp.StatusCode, x.method, x.path, x.ctype, x.body, p.name, m, body))
 		}
+		if loc := resp.Header.Get("Location"); resp.StatusCode/100 == 3 && strings.HasPrefix(loc, "/login") {
+			// Sent to sign in: refused, as a 401 is (a form that went
+			// through is also answered with a redirect).
+			return http.StatusUnauthorized
+		}
 		return resp.StatusCode
 	}
 	// What a person's mistake may not change. (Sessions and sign-ins
