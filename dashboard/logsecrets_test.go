@@ -2,11 +2,17 @@ package dashboard
 
 import (
 	"bytes"
+	"fmt"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/taasky/taasky/app"
 )
@@ -95,5 +101,29 @@ func TestInvitationPageFailureIsNotAMissingLink(t *testing.T) {
 	}
 	if out := logs.String(); !strings.Contains(out, `"path":"/i/:code"`) {
 		t.Errorf("the failure is not in the log:\n%s", out)
+	}
+}
+
+// TestLockConflictLoggedAsError: a page PostgreSQL rolled back to break a
+// deadlock is answered 503 (the same request again goes through), and
+// logged at the error level as the lock conflict it is (a lock order of
+// Taasky's to fix), not as the database not answering.
+func TestLockConflictLoggedAsError(t *testing.T) {
+	logs := &syncBuffer{}
+	b := setup(t, func(c *Config) {
+		c.Log = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	a := fiber.New()
+	a.Get("/deadlock", func(c *fiber.Ctx) error {
+		return b.dash.fail(c, fmt.Errorf("decide: %w", &pgconn.PgError{Code: "40P01", Message: "deadlock detected"}))
+	})
+	resp, err := a.Test(httptest.NewRequest(http.MethodGet, "/deadlock", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if out := logs.String(); resp.StatusCode != 503 || !strings.Contains(out, `"level":"ERROR"`) || !strings.Contains(out, "lock conflict") ||
+		strings.Contains(out, "did not answer") {
+		t.Errorf("a deadlock: %d, logged %s; want 503 and an error naming the lock conflict", resp.StatusCode, out)
 	}
 }

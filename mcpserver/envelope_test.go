@@ -25,19 +25,23 @@ func TestMessageEnvelopeRefusedInOneLine(t *testing.T) {
 		`7`:    "the body must be a JSON-RPC 2.0 message, a JSON object",
 		`null`: "the body must be a JSON-RPC 2.0 message, a JSON object",
 		`{}`:   `"jsonrpc" must be "2.0"`,
-		`{"jsonrpc":2,"id":1,"method":"tools/list"}`:                         `"jsonrpc" must be "2.0"`,
-		`{"jsonrpc":"2.0","id":1e999,"method":"tools/list"}`:                 `"id" must be a string or a whole number`,
-		`{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}`:                   `"id" must be a string or a whole number`,
-		`{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`:               `"id" must be a string or a whole number`,
-		`{"jsonrpc":"2.0","id":true,"method":"tools/list"}`:                  `"id" must be a string or a whole number`,
-		`{"jsonrpc":"2.0","id":[1],"method":"tools/list"}`:                   `"id" must be a string or a whole number`,
-		`{"jsonrpc":"2.0","id":9007199254740992,"method":"tools/list"}`:      `"id" must be a string or a whole number`,
-		`{"jsonrpc":"2.0","id":1,"method":7}`:                                `"method" must be a string`,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":"x"}`:        `"params" must be an object`,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[]}`:         `"params" must be an object`,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7}}`: `"params.name" must be a string`,
-		`{"jsonrpc":"2.0","id":1,"error":"x"}`:                               `"error" must be an object`,
-		`{"_csrf":"","name":"x","email":[1],"id":1e999}`:                     `"jsonrpc" must be "2.0"`,
+		`{"jsonrpc":2,"id":1,"method":"tools/list"}`:                          `"jsonrpc" must be "2.0"`,
+		`{"jsonrpc":"2.0","id":1e999,"method":"tools/list"}`:                  `"id" must be a string or a whole number`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}`:                    `"id" must be a string or a whole number`,
+		`{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`:                `"id" must be a string or a whole number`,
+		`{"jsonrpc":"2.0","id":true,"method":"tools/list"}`:                   `"id" must be a string or a whole number`,
+		`{"jsonrpc":"2.0","id":[1],"method":"tools/list"}`:                    `"id" must be a string or a whole number`,
+		`{"jsonrpc":"2.0","id":9007199254740992,"method":"tools/list"}`:       `"id" must be a string or a whole number`,
+		`{"jsonrpc":"2.0","id":9007199254740990.5,"method":"tools/list"}`:     `"id" must be a string or a whole number`,
+		`{"jsonrpc":"2.0","id":9.007199254740992e15,"method":"tools/list"}`:   `"id" must be a string or a whole number`,
+		`{"jsonrpc":"2.0","id":1e-1,"method":"tools/list"}`:                   `"id" must be a string or a whole number`,
+		`{"jsonrpc":"2.0","id":1e99999999999999999999,"method":"tools/list"}`: `"id" must be a string or a whole number`,
+		`{"jsonrpc":"2.0","id":1,"method":7}`:                                 `"method" must be a string`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":"x"}`:         `"params" must be an object`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[]}`:          `"params" must be an object`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7}}`:  `"params.name" must be a string`,
+		`{"jsonrpc":"2.0","id":1,"error":"x"}`:                                `"error" must be an object`,
+		`{"_csrf":"","name":"x","email":[1],"id":1e999}`:                      `"jsonrpc" must be "2.0"`,
 	}
 	for body, want := range cases {
 		status, got := e.post(t, body)
@@ -56,6 +60,14 @@ func TestMessageEnvelopeRefusedInOneLine(t *testing.T) {
 		`{"jsonrpc":"2.0","id":"a","method":"tools/list"}`,
 		`{"jsonrpc":"2.0","id":-9007199254740991,"method":"tools/list","params":null}`,
 		`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{}}`,
+		// JSON Schema's "integer" (MCP's RequestId) is any number whose
+		// value is whole: 1.0 and 1e2 are ids, as go-sdk reads them.
+		`{"jsonrpc":"2.0","id":1.0,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":1e2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":-0.0,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":0e-99999999999999999999,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":9.007199254740991E+15,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":12.500e1,"method":"tools/list"}`,
 	} {
 		if status, got := e.post(t, body); status != http.StatusOK || !strings.Contains(got, `"negotiation_read"`) {
 			t.Errorf("%s: %d %s", body, status, got)

@@ -290,10 +290,40 @@ func badBody(b []byte) (int, string) {
 // goodID: a JSON-RPC id go-sdk keeps as it was sent (none, null, a string
 // or a whole number float64 holds exactly): it reads a number as a
 // float64 and answers with its integer part, so 1.5 was answered as 1.
+// A whole number is one by its value, as JSON Schema's "integer" (MCP's
+// RequestId) says: 1.0 and 1e2 are ids as 1 and 100 are.
 func goodID(id jsontext.Value) bool {
 	if id == nil || id.Kind() == 'n' || id.Kind() == '"' {
 		return true
 	}
-	n, err := strconv.ParseInt(string(id), 10, 64)
-	return err == nil && n >= -(1<<53-1) && n <= 1<<53-1
+	return id.Kind() == '0' && wholeNumber(string(id))
+}
+
+// wholeNumber: the JSON number s has a whole value within ±(2^53-1),
+// read from its digits (no float64 rounding 9007199254740990.5 to a whole
+// number).
+func wholeNumber(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	mant, exp, _ := strings.Cut(strings.ToLower(s), "e")
+	whole, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimRight(whole+frac, "0")
+	point := len(whole) // how many of digits stand before the decimal point
+	for len(digits) > 0 && digits[0] == '0' {
+		digits, point = digits[1:], point-1
+	}
+	if digits == "" {
+		return true // zero, whatever its exponent
+	}
+	if exp != "" {
+		e, err := strconv.Atoi(exp)
+		if err != nil || e > 100 || e < -100 {
+			return false // far out of range, or a fraction
+		}
+		point += e
+	}
+	if point < len(digits) || point > 16 {
+		return false // a fraction, or past 2^53 (16 digits)
+	}
+	n, err := strconv.ParseInt(digits+strings.Repeat("0", point-len(digits)), 10, 64)
+	return err == nil && n <= 1<<53-1
 }

@@ -83,3 +83,25 @@ func TestErrorHandlerLockConflict(t *testing.T) {
 		t.Errorf("a deadlock: %d, Retry-After %q, %q; want 503, 5 and the retry message", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
 }
+
+// TestLockConflictLoggedAsError: a deadlock is answered as a moment's
+// unavailability, yet it is no database away but a lock order of
+// Taasky's to fix: it is logged at the error level, naming it, as the MCP
+// tools log theirs, not as a warning that the database did not answer.
+func TestLockConflictLoggedAsError(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	a := fiber.New(fiber.Config{ErrorHandler: errorHandler(slog.New(slog.NewJSONHandler(&logs, nil)))})
+	a.Post("/c/:token", func(*fiber.Ctx) error {
+		return fmt.Errorf("decide: %w", &pgconn.PgError{Code: "40P01", Message: "deadlock detected"})
+	})
+	resp, err := a.Test(httptest.NewRequest("POST", "/c/x", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if out := logs.String(); resp.StatusCode != 503 || !strings.Contains(out, `"level":"ERROR"`) || !strings.Contains(out, "lock conflict") ||
+		strings.Contains(out, "did not answer") {
+		t.Errorf("a deadlock: %d, logged %s; want 503 and an error naming the lock conflict", resp.StatusCode, out)
+	}
+}
