@@ -3,8 +3,10 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -25,10 +27,12 @@ import (
 // asking their humans in shared rooms from both sides, humans answering on
 // the dashboard and by one-tap links, people answering invitations and
 // erasing themselves, the sweep closing rooms at their deadline, members
-// removed and re-added and their roles changed, accounts deleted while
-// their rooms move, webhook endpoints changed. It records every error that
-// would reach a caller as an internal error, or as a deadlock or a
-// serialization failure.
+// removed and re-added and their roles changed, members leaving in the
+// middle of a negotiation and the owner cancelling for their seat,
+// accounts deleted while their rooms move, webhook endpoints changed,
+// persons unsubscribing from a room's mail, reminders, push subscriptions.
+// It records every error that would reach a caller as an internal error,
+// or as a deadlock or a serialization failure, and how each call went.
 type lockLoad struct {
 	rb     *roomsBundle
 	hooks  *Webhooks
@@ -43,8 +47,30 @@ type lockLoad struct {
 	rooms []*loadRoom
 	bad   []string
 	calls atomic.Int64
-	done  map[string][2]int // per call: gone through, refused
-	first map[string]string // per call: its first refusal
+	done  map[string]*loadCount // per call
+	// owners answer for the seats of the accounts' members who left
+	// (CancelForSeat): the account's owner, by its ID.
+	owners map[int64]int64
+}
+
+// loadCount is how one call went: how many tries went through, how many
+// were refused, by error code, and its first refusal's message.
+type loadCount struct {
+	ok      int
+	refused map[ErrorCode]int
+	first   string
+}
+
+func (c *loadCount) String() string {
+	if len(c.refused) == 0 {
+		return fmt.Sprintf("%d through", c.ok)
+	}
+	codes := slices.Sorted(maps.Keys(c.refused))
+	var parts []string
+	for _, code := range codes {
+		parts = append(parts, fmt.Sprintf("%d %s", c.refused[code], code))
+	}
+	return fmt.Sprintf("%d through, refused %s (first: %s)", c.ok, strings.Join(parts, ", "), c.first)
 }
 
 type loadRoom struct {
@@ -72,19 +98,22 @@ func lockTrouble(err error) string {
 func (l *lockLoad) note(what string, err error) {
 	l.calls.Add(1)
 	l.mu.Lock()
-	c := l.done[what]
-	if err == nil {
-		c[0]++
-	} else {
-		c[1]++
-	}
 	if l.done == nil {
-		l.done, l.first = map[string][2]int{}, map[string]string{}
+		l.done = map[string]*loadCount{}
 	}
-	if err != nil && l.first[what] == "" {
-		l.first[what] = err.Error()
+	c := l.done[what]
+	if c == nil {
+		c = &loadCount{refused: map[ErrorCode]int{}}
+		l.done[what] = c
 	}
-	l.done[what] = c
+	if err == nil {
+		c.ok++
+	} else {
+		c.refused[ErrorCodeOf(err)]++
+		if c.first == "" {
+			c.first = err.Error()
+		}
+	}
 	l.mu.Unlock()
 	if k := lockTrouble(err); k != "" {
 		l.mu.Lock()
@@ -205,7 +234,12 @@ func (l *lockLoad) act(r *rand.Rand, room *loadRoom) {
 	}
 	switch k := r.IntN(20); {
 	case k == 0:
-		_, err := rooms.CancelForSeat(ctx, agent.OwnerUserID, room.id, side)
+		// As the account's owner, who answers for the seat once its
+		// member left (the leavers' rooms), and is refused for others.
+		l.mu.Lock()
+		owner := l.owners[agent.AccountID]
+		l.mu.Unlock()
+		_, err := rooms.CancelForSeat(ctx, owner, room.id, side)
 		l.note("cancel for seat", err)
 		return
 	case k == 1:
@@ -256,8 +290,10 @@ func (l *lockLoad) act(r *rand.Rand, room *loadRoom) {
 // TestMixedLoadMeetsNoDeadlock runs the load for a few seconds
 // (TAASKY_LOCK_LOAD_SECONDS=15 for longer: it found the deadlocks of the
 // retention's walk with an erasure, and a move failing on a webhook
-// endpoint deleted meanwhile, in each 15-second run) and then checks
-// every room against the replay of its log, and its confirmations.
+// endpoint deleted meanwhile, in each 15-second run), checks that each of
+// its calls went through at least once (else the load stopped covering
+// that path), and then checks every room against the replay of its log,
+// and its confirmations.
 func TestMixedLoadMeetsNoDeadlock(t *testing.T) {
 	t.Parallel()
 	rb := setupRooms(t)
@@ -271,7 +307,8 @@ func TestMixedLoadMeetsNoDeadlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &lockLoad{rb: rb, notify: notify, hooks: NewWebhooks(WebhooksConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: rb.rooms, BaseURL: rb.rooms.baseURL})}
+	l := &lockLoad{rb: rb, notify: notify, hooks: NewWebhooks(WebhooksConfig{Pool: rb.pool, River: rb.rooms.river, Rooms: rb.rooms, BaseURL: rb.rooms.baseURL}),
+		owners: map[int64]int64{rb.a.AccountID: rb.a.OwnerUserID, rb.b.AccountID: rb.b.OwnerUserID}}
 	// Each account has a member (who owns an agent too) the churn removes
 	// and adds again, and whose role it changes.
 	agents := map[string][]Agent{"alpha": {rb.a}, "beta": {rb.b}}
@@ -395,6 +432,9 @@ func TestMixedLoadMeetsNoDeadlock(t *testing.T) {
 		if err != nil {
 			return
 		}
+		l.mu.Lock()
+		l.owners[ag.AccountID] = ag.OwnerUserID
+		l.mu.Unlock()
 		for range 2 {
 			if room := l.open(ag, agentOf(r, "beta"), 24); room != nil {
 				l.add(room)
@@ -406,6 +446,11 @@ func TestMixedLoadMeetsNoDeadlock(t *testing.T) {
 			_, err = rb.rooms.DeleteAccountNow(ctx, ag.OwnerUserID, slug, acct.Name)
 		}
 		l.note("delete account", err)
+		if err == nil {
+			l.mu.Lock()
+			delete(l.owners, ag.AccountID)
+			l.mu.Unlock()
+		}
 	})
 	// People invited by address who answer, move, and erase themselves.
 	run("people", 104, func(r *rand.Rand, i int) {
@@ -420,26 +465,44 @@ func TestMixedLoadMeetsNoDeadlock(t *testing.T) {
 		if err != nil {
 			return
 		}
+		// Their browser subscribes to pushes while they erase themselves.
+		pushed := make(chan error, 1)
+		go func() {
+			_, err := l.notify.Subscribe(ctx, u.ID, loadPush(i%3))
+			pushed <- err
+		}()
 		erased := make(chan error, 1)
 		go func() {
 			time.Sleep(time.Duration(r.IntN(5)) * time.Millisecond)
 			erased <- rb.acc.DeleteProfile(ctx, u.ID, email)
 		}()
-		unsubscribed := make(chan error, 1)
-		go func() {
-			// The List-Unsubscribe link of a mail to the room's person.
+		// The List-Unsubscribe link of a mail to the room's person: used
+		// while they answer, or once the room ended, while the retention
+		// forgets the addresses of the rooms that ended.
+		unsubscribe := func() error {
 			_, err := l.notify.UnsubscribePerson(ctx, strings.TrimPrefix(l.notify.personUnsubscribeURL(o.View.RoomID), l.notify.baseURL+"/unsubscribe/"))
-			unsubscribed <- err
-		}()
+			return err
+		}
+		early := r.IntN(2) == 0
+		unsubscribed := make(chan error, 1)
+		if early {
+			go func() { unsubscribed <- unsubscribe() }()
+		}
 		res, err := rb.rooms.AnswerInvitation(ctx, o.InviteCode, PersonAnswer{Verdict: negotiation.VerdictJoin})
 		l.note("answer invitation", err)
-		l.note("person unsubscribes", <-unsubscribed)
+		if early {
+			l.note("person unsubscribes, answering", <-unsubscribed)
+		}
 		if err == nil && res.SeatToken != "" {
 			if pr, err := rb.rooms.PersonRoom(ctx, res.SeatToken, nil); err == nil && pr != nil {
 				_, err = rb.rooms.AnswerAsPerson(ctx, res.SeatToken, PersonAnswer{Verdict: negotiation.VerdictReject})
 				l.note("person's answer", err)
 			}
 		}
+		if !early {
+			l.note("person unsubscribes, room ended", unsubscribe())
+		}
+		l.note("push subscribe, erasing", <-pushed)
 		l.note("erase profile", <-erased)
 	})
 	// Webhook endpoints changed while events are written.
@@ -458,12 +521,92 @@ func TestMixedLoadMeetsNoDeadlock(t *testing.T) {
 		l.note("rotate webhook secret", err)
 		l.note("delete webhook", l.hooks.DeleteWebhook(ctx, owner, slug, ep.ID))
 	})
+	// Members who leave their account in the middle of a negotiation:
+	// their agent's seat is left to the account's owner, who cancels it
+	// (CancelForSeat) while the other side moves.
+	run("leavers", 107, func(r *rand.Rand, i int) {
+		slug, other := "alpha", "beta"
+		if r.IntN(2) == 0 {
+			slug, other = other, slug
+		}
+		email := fmt.Sprintf("leaver%d@%s.test", i, slug)
+		err := rb.acc.AddMemberAsOperator(ctx, slug, email, MemberRoleMember)
+		l.note("add member", err)
+		if err != nil {
+			return
+		}
+		ag, _, err := rb.acc.CreateAgent(ctx, slug, fmt.Sprintf("leaver's agent %d", i), email)
+		l.note("create agent", err)
+		if err != nil {
+			return
+		}
+		side, room := negotiation.SideB, l.open(agentOf(r, other), ag, 24)
+		if r.IntN(2) == 0 {
+			side, room = negotiation.SideA, l.open(ag, agentOf(r, other), 24)
+		}
+		if room == nil {
+			return
+		}
+		l.add(room)
+		l.pause(time.Duration(r.IntN(20)) * time.Millisecond)
+		l.note("remove member", rb.acc.RemoveMemberAsOperator(ctx, slug, email))
+		l.pause(time.Duration(r.IntN(10)) * time.Millisecond)
+		l.mu.Lock()
+		owner := l.owners[ag.AccountID]
+		l.mu.Unlock()
+		_, err = rb.rooms.CancelForSeat(ctx, owner, room.id, side)
+		l.note("cancel for seat", err)
+	})
+	// The reminders' sweep, as the clock moves past their moments.
+	run("reminders", 108, func(r *rand.Rand, _ int) {
+		_, err := notify.RemindDue(ctx, 50)
+		l.note("reminders", err)
+		l.pause(10 * time.Millisecond)
+	})
+	// Browsers subscribing to pushes and unsubscribing, the same browser
+	// moving between users, some of them erased with their account.
+	run("push", 109, func(r *rand.Rand, i int) {
+		l.mu.Lock()
+		users := slices.Collect(maps.Values(l.owners))
+		l.mu.Unlock()
+		user := users[r.IntN(len(users))]
+		sub, err := notify.Subscribe(ctx, user, loadPush(r.IntN(3)))
+		l.note("push subscribe", err)
+		l.pause(time.Duration(r.IntN(10)) * time.Millisecond)
+		if err == nil && r.IntN(2) == 0 {
+			l.note("push unsubscribe", notify.Unsubscribe(ctx, user, sub.ID, ""))
+		}
+	})
+	// Every call of the load goes through at least once: one that does
+	// not is a path the load stopped covering. The load runs its seconds,
+	// and as long again at most while a call has not gone through yet (a
+	// slow machine).
+	calls := []string{"add member", "answer invitation", "ask to cancel", "cancel for seat", "change role", "counter",
+		"create account", "create agent", "create webhook", "dashboard decision", "dashboard room", "delete account",
+		"delete webhook", "erase profile", "issue one-tap", "join", "login", "offer", "one-tap decision", "open inviting",
+		"open", "person unsubscribes, answering", "person unsubscribes, room ended", "person's answer", "push subscribe",
+		"push subscribe, erasing", "push unsubscribe", "read", "reminders", "remove member", "request confirmation",
+		"request mail", "retention", "rotate webhook secret", "sweep"}
+	missing := func() []string {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return slices.DeleteFunc(slices.Clone(calls), func(what string) bool { return l.done[what] != nil && l.done[what].ok > 0 })
+	}
 	time.Sleep(time.Duration(seconds) * time.Second)
+	for i := 0; i < 20*seconds && len(missing()) > 0; i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
 	l.stop.Store(true)
 	wg.Wait()
-	t.Logf("%d calls (gone through, refused): %v", l.calls.Load(), l.done)
-	for what, err := range l.first {
-		t.Logf("first refusal of %s: %s", what, err)
+	t.Logf("%d calls", l.calls.Load())
+	for _, what := range slices.Sorted(maps.Keys(l.done)) {
+		t.Logf("%s: %s", what, l.done[what])
+		if !slices.Contains(calls, what) {
+			t.Errorf("%s is not in the load's calls that must go through", what)
+		}
+	}
+	for _, what := range missing() {
+		t.Errorf("%s never went through: %v", what, l.done[what])
 	}
 	for _, b := range l.bad {
 		t.Error(b)
@@ -480,4 +623,11 @@ func TestMixedLoadMeetsNoDeadlock(t *testing.T) {
 		t.Errorf("%d confirmations pending in rooms that ended, %d seats with more than one pending", stale, twice)
 	}
 	rb.checkClean(t)
+}
+
+// loadPush is the push subscription of the load's browser n.
+func loadPush(n int) PushSubscriptionInput {
+	return PushSubscriptionInput{Endpoint: fmt.Sprintf("https://push.example/load/%d", n),
+		P256dh: base64.RawURLEncoding.EncodeToString(append([]byte{4}, bytes.Repeat([]byte{byte(n + 1)}, 64)...)),
+		Auth:   base64.RawURLEncoding.EncodeToString(bytes.Repeat([]byte{byte(n + 1)}, 16)), Device: "load"}
 }
