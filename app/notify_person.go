@@ -127,13 +127,27 @@ func (n *Notifications) PersonUnsubscribeToken(token string) bool {
 // UnsubscribePerson forgets the address of the room's person a
 // List-Unsubscribe token names, and returns it ("" when it was forgotten
 // already): nothing more is emailed to them about the room. Their personal
-// link still opens it.
+// link still opens it. It takes the addresses' locks first, as an erasure
+// does (store_profile.go): the retention's walk forgetting the addresses of
+// the rooms that ended changes the same rows in another order, and takes
+// their locks too, before any row; without them the two deadlocked.
 func (n *Notifications) UnsubscribePerson(ctx context.Context, token string) (string, error) {
 	roomID, ok := n.personUnsubscribeRoom(token)
 	if !ok {
 		return "", refuse(ErrNotFound, "error.link_not_valid", "this link is not valid")
 	}
-	return clearPersonEmail(ctx, n.pool, roomID)
+	var email string
+	err := pgx.BeginFunc(ctx, n.pool, func(tx pgx.Tx) error {
+		emails, err := selectRoomAddresses(ctx, tx, roomID)
+		if err == nil {
+			err = lockAddresses(ctx, tx, emails)
+		}
+		if err == nil {
+			email, err = clearPersonEmail(ctx, tx, roomID)
+		}
+		return err
+	})
+	return email, err
 }
 
 // stillTheirTurn returns the room's log if it is still the person's turn

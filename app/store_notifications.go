@@ -176,6 +176,20 @@ func selectPersonNotice(ctx context.Context, q querier, roomID, jobID int64) (*r
 	return row, pn, nil
 }
 
+// selectRoomAddresses is the addresses of the room's person that
+// clearPersonEmail forgets (its invitation's, its person's seat's), read
+// without a lock: to lock them first (lockAddresses).
+func selectRoomAddresses(ctx context.Context, q querier, roomID int64) ([]string, error) {
+	var emails []string
+	err := q.QueryRow(ctx, `SELECT coalesce(array_agg(e) FILTER (WHERE e IS NOT NULL), '{}') FROM (
+		SELECT invite_email AS e FROM rooms WHERE id = $1
+		UNION ALL SELECT person_email FROM parties WHERE room_id = $1 AND side = 'b' AND account_id IS NULL) a`, roomID).Scan(&emails)
+	if err != nil {
+		return nil, fmt.Errorf("selectRoomAddresses %d: %w", roomID, err)
+	}
+	return emails, nil
+}
+
 // clearPersonEmail forgets where the room's person wanted their news,
 // and every other address of theirs the room keeps: the one its
 // invitation was emailed to (needed only until they answered; River also
