@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -64,7 +63,7 @@ func TestPersonUnsubscribesWhileRetentionForgets(t *testing.T) {
 	hold.Release()
 	for what, ch := range map[string]chan error{"the retention": purged, "the unsubscribe": unsubscribed} {
 		if err := <-ch; err != nil {
-			t.Errorf("%s: %v (%s)", what, err, lockTrouble(errors.Unwrap(err)))
+			t.Errorf("%s: %v (%s)", what, err, lockTrouble(err))
 		}
 	}
 	var left int
