@@ -471,9 +471,9 @@ func TestMixedLoadMeetsNoDeadlock(t *testing.T) {
 			_, err := l.notify.Subscribe(ctx, u.ID, loadPush(i%3))
 			pushed <- err
 		}()
-		erased := make(chan error, 1)
+		erased, delay := make(chan error, 1), time.Duration(r.IntN(5))*time.Millisecond
 		go func() {
-			time.Sleep(time.Duration(r.IntN(5)) * time.Millisecond)
+			time.Sleep(delay)
 			erased <- rb.acc.DeleteProfile(ctx, u.ID, email)
 		}()
 		// The List-Unsubscribe link of a mail to the room's person: used
