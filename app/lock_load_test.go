@@ -593,6 +593,9 @@ func TestMixedLoadMeetsNoDeadlock(t *testing.T) {
 		return slices.DeleteFunc(slices.Clone(calls), func(what string) bool { return l.done[what] != nil && l.done[what].ok > 0 })
 	}
 	time.Sleep(time.Duration(seconds) * time.Second)
+	if m := missing(); len(m) > 0 {
+		t.Logf("not gone through after %d s, running on: %v", seconds, m)
+	}
 	for i := 0; i < 20*seconds && len(missing()) > 0; i++ {
 		time.Sleep(50 * time.Millisecond)
 	}
