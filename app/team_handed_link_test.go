@@ -83,24 +83,7 @@ func handedOverLink(t *testing.T) (*teamBundle, app.User, app.User, string, int6
 	if err := tb.accounts.RemoveMember(tb.ctx, ann.ID, "alpha", mo.ID); err != nil {
 		t.Fatal(err)
 	}
-	var args []byte
-	if err := tb.pool.QueryRow(tb.ctx, `SELECT args FROM river_job WHERE args->>'topic' = 'request' AND (args->>'user_id')::bigint = $1`,
-		otto.ID).Scan(&args); err != nil {
-		t.Fatalf("no request to otto, an owner: %v", err)
-	}
-	var req jobs.EmailArgs
-	if err := json.Unmarshal(args, &req); err != nil {
-		t.Fatal(err)
-	}
-	rc, err := river.NewClient(riverpgxv5.New(tb.pool), &river.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	notes, err := app.NewNotifications(app.NotificationsConfig{Pool: tb.pool, River: rc, Rooms: tb.rooms,
-		UnsubscribeKey: bytes.Repeat([]byte{3}, 32), BaseURL: "https://taasky.example"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	notes, req := tb.requestMail(otto.ID, "no request to otto, an owner")
 	msg, err := notes.Notification(tb.ctx, jobs.Delivery{Notice: req.Notice, Channel: jobs.ChannelEmail})
 	if err != nil || !msg.HandedOver || msg.OneTapURL == "" {
 		t.Fatalf("the request to otto: %+v %v", msg, err)
@@ -144,4 +127,31 @@ func moAgentsRoom(t *testing.T, tb *teamBundle, mo, oz app.User) (app.Agent, *ap
 		t.Fatal(err)
 	}
 	return moAgent, open
+}
+
+// requestMail finds the confirmation request queued for the person userID
+// (failing with missing if there is none), and the notifications service
+// that composes its mail.
+func (tb *teamBundle) requestMail(userID int64, missing string) (*app.Notifications, jobs.EmailArgs) {
+	t := tb.t
+	t.Helper()
+	var args []byte
+	if err := tb.pool.QueryRow(tb.ctx, `SELECT args FROM river_job WHERE args->>'topic' = 'request' AND (args->>'user_id')::bigint = $1`,
+		userID).Scan(&args); err != nil {
+		t.Fatalf("%s: %v", missing, err)
+	}
+	var req jobs.EmailArgs
+	if err := json.Unmarshal(args, &req); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := river.NewClient(riverpgxv5.New(tb.pool), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, err := app.NewNotifications(app.NotificationsConfig{Pool: tb.pool, River: rc, Rooms: tb.rooms,
+		UnsubscribeKey: bytes.Repeat([]byte{3}, 32), BaseURL: "https://taasky.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return notes, req
 }

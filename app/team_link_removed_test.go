@@ -1,14 +1,9 @@
 package app_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
-
-	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/pgtest"
@@ -33,24 +28,7 @@ func TestLinkIssuedWhileItsPersonIsRemoved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var args []byte
-	if err := tb.pool.QueryRow(tb.ctx, `SELECT args FROM river_job WHERE args->>'topic' = 'request' AND (args->>'user_id')::bigint = $1`,
-		mo.ID).Scan(&args); err != nil {
-		t.Fatalf("no request to mo: %v", err)
-	}
-	var req jobs.EmailArgs
-	if err := json.Unmarshal(args, &req); err != nil {
-		t.Fatal(err)
-	}
-	rc, err := river.NewClient(riverpgxv5.New(tb.pool), &river.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	notes, err := app.NewNotifications(app.NotificationsConfig{Pool: tb.pool, River: rc, Rooms: tb.rooms,
-		UnsubscribeKey: bytes.Repeat([]byte{3}, 32), BaseURL: "https://taasky.example"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	notes, req := tb.requestMail(mo.ID, "no request to mo")
 	hold := pgtest.HoldLock(t, tb.pool, `LOCK TABLE user_sessions IN SHARE MODE`)
 	removed := make(chan error, 1)
 	go func() { removed <- tb.accounts.RemoveMember(tb.ctx, ann.ID, "alpha", mo.ID) }()
@@ -136,24 +114,7 @@ func handedLinkIssuedDuring(t *testing.T, act func(tb *teamBundle, ann, otto app
 	if err := tb.accounts.RemoveMember(tb.ctx, ann.ID, "alpha", mo.ID); err != nil {
 		t.Fatal(err)
 	}
-	var args []byte
-	if err := tb.pool.QueryRow(tb.ctx, `SELECT args FROM river_job WHERE args->>'topic' = 'request' AND (args->>'user_id')::bigint = $1`,
-		otto.ID).Scan(&args); err != nil {
-		t.Fatalf("no request to otto, an owner: %v", err)
-	}
-	var req jobs.EmailArgs
-	if err := json.Unmarshal(args, &req); err != nil {
-		t.Fatal(err)
-	}
-	rc, err := river.NewClient(riverpgxv5.New(tb.pool), &river.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	notes, err := app.NewNotifications(app.NotificationsConfig{Pool: tb.pool, River: rc, Rooms: tb.rooms,
-		UnsubscribeKey: bytes.Repeat([]byte{3}, 32), BaseURL: "https://taasky.example"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	notes, req := tb.requestMail(otto.ID, "no request to otto, an owner")
 	hold := pgtest.HoldLock(t, tb.pool, `SELECT 1 FROM parties WHERE room_id = $1 AND side = 'a' FOR NO KEY UPDATE`, v.RoomID)
 	type composed struct {
 		msg *jobs.Notification
