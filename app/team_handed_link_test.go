@@ -70,25 +70,12 @@ func TestHandedOverLinkNamesWhoAnswered(t *testing.T) {
 // removed; Otto, an owner beside Ann, is sent the confirmation with a
 // one-tap link. It returns the link, the room and the confirmation.
 func handedOverLink(t *testing.T) (*teamBundle, app.User, app.User, string, int64, string) {
-	tb, ann, _, mo, oz := lifeTeam(t)
-	if err := tb.accounts.AddMemberAsOperator(tb.ctx, "alpha", "otto@example.test", app.MemberRoleOwner); err != nil {
-		t.Fatal(err)
-	}
-	otto := tb.person("otto@example.test", true)
-	moAgent, open := moAgentsRoom(t, tb, mo, oz)
-	conf, v, err := tb.rooms.RequestConfirmation(tb.ctx, moAgent, open.RoomToken, negotiation.VerdictCancel, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tb.accounts.RemoveMember(tb.ctx, ann.ID, "alpha", mo.ID); err != nil {
-		t.Fatal(err)
-	}
-	notes, req := tb.requestMail(otto.ID, "no request to otto, an owner")
+	tb, ann, otto, notes, req, roomID, confID := handOver(t)
 	msg, err := notes.Notification(tb.ctx, jobs.Delivery{Notice: req.Notice, Channel: jobs.ChannelEmail})
 	if err != nil || !msg.HandedOver || msg.OneTapURL == "" {
 		t.Fatalf("the request to otto: %+v %v", msg, err)
 	}
-	return tb, ann, otto, msg.OneTapURL[strings.LastIndex(msg.OneTapURL, "/")+1:], v.RoomID, conf.ID
+	return tb, ann, otto, msg.OneTapURL[strings.LastIndex(msg.OneTapURL, "/")+1:], roomID, confID
 }
 
 // stoppedLink checks that link answers nothing, refused with want, that
@@ -127,6 +114,27 @@ func moAgentsRoom(t *testing.T, tb *teamBundle, mo, oz app.User) (app.Agent, *ap
 		t.Fatal(err)
 	}
 	return moAgent, open
+}
+
+// handOver: Mo, a member of alpha, asks to cancel a room and is removed;
+// his request is handed to Otto, an owner beside Ann. It returns the
+// request's mail to Otto, not yet composed, its room and confirmation.
+func handOver(t *testing.T) (*teamBundle, app.User, app.User, *app.Notifications, jobs.EmailArgs, int64, string) {
+	tb, ann, _, mo, oz := lifeTeam(t)
+	if err := tb.accounts.AddMemberAsOperator(tb.ctx, "alpha", "otto@example.test", app.MemberRoleOwner); err != nil {
+		t.Fatal(err)
+	}
+	otto := tb.person("otto@example.test", true)
+	moAgent, open := moAgentsRoom(t, tb, mo, oz)
+	conf, v, err := tb.rooms.RequestConfirmation(tb.ctx, moAgent, open.RoomToken, negotiation.VerdictCancel, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.accounts.RemoveMember(tb.ctx, ann.ID, "alpha", mo.ID); err != nil {
+		t.Fatal(err)
+	}
+	notes, req := tb.requestMail(otto.ID, "no request to otto, an owner")
+	return tb, ann, otto, notes, req, v.RoomID, conf.ID
 }
 
 // requestMail finds the confirmation request queued for the person userID

@@ -101,21 +101,8 @@ func TestHandedLinkIssuedWhileTheAccountIsDeleted(t *testing.T) {
 // TestHandedLinkIssuedWhileItsOwnerIsRemoved) while act runs, and checks
 // that the link it may carry answers nothing.
 func handedLinkIssuedDuring(t *testing.T, act func(tb *teamBundle, ann, otto app.User) error) {
-	tb, ann, _, mo, oz := lifeTeam(t)
-	if err := tb.accounts.AddMemberAsOperator(tb.ctx, "alpha", "otto@example.test", app.MemberRoleOwner); err != nil {
-		t.Fatal(err)
-	}
-	otto := tb.person("otto@example.test", true)
-	moAgent, open := moAgentsRoom(t, tb, mo, oz)
-	conf, v, err := tb.rooms.RequestConfirmation(tb.ctx, moAgent, open.RoomToken, negotiation.VerdictCancel, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tb.accounts.RemoveMember(tb.ctx, ann.ID, "alpha", mo.ID); err != nil {
-		t.Fatal(err)
-	}
-	notes, req := tb.requestMail(otto.ID, "no request to otto, an owner")
-	hold := pgtest.HoldLock(t, tb.pool, `SELECT 1 FROM parties WHERE room_id = $1 AND side = 'a' FOR NO KEY UPDATE`, v.RoomID)
+	tb, ann, otto, notes, req, roomID, confID := handOver(t)
+	hold := pgtest.HoldLock(t, tb.pool, `SELECT 1 FROM parties WHERE room_id = $1 AND side = 'a' FOR NO KEY UPDATE`, roomID)
 	type composed struct {
 		msg *jobs.Notification
 		err error
@@ -148,8 +135,8 @@ func handedLinkIssuedDuring(t *testing.T, act func(tb *teamBundle, ann, otto app
 	if d, err := tb.rooms.DecideOneTap(tb.ctx, link, "", true); err == nil {
 		t.Fatalf("otto answered for mo's seat by the link mailed to him meanwhile: %s", d.Result)
 	}
-	h, err := tb.rooms.ForHuman(tb.ctx, ann.ID, v.RoomID, negotiation.SideA, "")
-	if err != nil || h.View.PendingConfirmation == nil || h.View.PendingConfirmation.ID != conf.ID || !h.CanDecide {
+	h, err := tb.rooms.ForHuman(tb.ctx, ann.ID, roomID, negotiation.SideA, "")
+	if err != nil || h.View.PendingConfirmation == nil || h.View.PendingConfirmation.ID != confID || !h.CanDecide {
 		t.Fatalf("the room for ann: %+v %v", h, err)
 	}
 }
