@@ -1,0 +1,183 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/negotiation"
+)
+
+// refuseBeforeSDK answers a POST whose body go-sdk would refuse in words
+// of its own (its decoder's internals), and reports whether it did: a
+// body that is not a JSON-RPC message (badBody), or a tool call whose
+// arguments its decoder cannot read (beyondDecoder), answered as the
+// tool would refuse the argument.
+func (s *Server) refuseBeforeSDK(c *fiber.Ctx) (bool, error) {
+	if code, msg := badBody(c.Body()); msg != "" {
+		return true, c.Status(fiber.StatusBadRequest).JSON(fiber.Map{"jsonrpc": "2.0", "id": nil,
+			"error": fiber.Map{"code": code, "message": msg}})
+	}
+	if len(c.Body()) > maxBody {
+		return false, nil // go-sdk answers 413
+	}
+	id, tool, f := beyondDecoder(c.Body())
+	if f == nil || !slices.Contains(s.names, tool) {
+		return false, nil
+	}
+	s.metrics.observe(tool, outcomeRefused, 0)
+	return true, c.JSON(fiber.Map{"jsonrpc": "2.0", "id": id,
+		"result": refusal(&app.Error{Code: app.ErrInvalid, Message: f.Message, Faults: []negotiation.Fault{*f}})})
+}
+
+// badBody says, in one line, why a body is not a JSON-RPC message at all
+// ("" if it may be one), and its JSON-RPC error code, before go-sdk
+// answers with its decoder's internals ("json: cannot unmarshal … into Go
+// struct field jsonrpc2.wireDecode.id of type float64"): not JSON (parse
+// error), a batch, or a message whose members have the wrong type
+// (invalid request). A tool call's arguments are the tool's to read. It
+// reads the body once, as go-sdk's decoder matches the members (any case,
+// the last of a name given twice; a lone surrogate escaped in a string is
+// the tool's to name).
+func badBody(b []byte) (int, string) {
+	const parseError, invalidRequest = -32700, -32600
+	const notJSON = "parse error: the body is not valid JSON (a JSON-RPC 2.0 message is expected)"
+	if !utf8.Valid(b) {
+		return parseError, "parse error: the body is not valid UTF-8"
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(b), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if dec.PeekKind() != '{' {
+		switch {
+		case !json.Valid(b):
+			return parseError, notJSON
+		case bytes.TrimLeft(b, " \t\r\n")[0] == '[':
+			// A batch would carry any number of calls past the rate limit
+			// in one request; MCP 2025-06-18 dropped batching.
+			return invalidRequest, "batches are not supported: send one JSON-RPC message per request"
+		}
+		return invalidRequest, "invalid request: the body must be a JSON-RPC 2.0 message, a JSON object"
+	}
+	var version, id, method, params, fault, tool jsontext.Value
+	if _, err := dec.ReadToken(); err != nil {
+		return parseError, notJSON
+	}
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return parseError, notJSON
+		}
+		name := tok.String()
+		if strings.EqualFold(name, "params") && dec.PeekKind() == '{' {
+			// Into the params, for a tool call's name.
+			params, tool = jsontext.Value("{}"), nil
+			if _, err := dec.ReadToken(); err != nil {
+				return parseError, notJSON
+			}
+			for dec.PeekKind() != '}' {
+				tok, err := dec.ReadToken()
+				if err != nil {
+					return parseError, notJSON
+				}
+				isName := strings.EqualFold(tok.String(), "name")
+				v, err := dec.ReadValue()
+				if err != nil {
+					return parseError, notJSON
+				}
+				if isName {
+					tool = v.Clone()
+				}
+			}
+			if _, err := dec.ReadToken(); err != nil {
+				return parseError, notJSON
+			}
+			continue
+		}
+		v, err := dec.ReadValue()
+		if err != nil {
+			return parseError, notJSON
+		}
+		switch strings.ToLower(name) {
+		case "jsonrpc":
+			version = v.Clone()
+		case "id":
+			id = v.Clone()
+		case "method":
+			method = v.Clone()
+		case "params":
+			params, tool = v.Clone(), nil
+		case "error":
+			fault = jsontext.Value{byte(v.Kind())}
+		}
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return parseError, notJSON
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return parseError, notJSON
+	}
+	var v string
+	switch {
+	case version.Kind() != '"' || json.Unmarshal(version, &v) != nil || v != "2.0":
+		return invalidRequest, `invalid request: "jsonrpc" must be "2.0"`
+	case !goodID(id):
+		return invalidRequest, `invalid request: "id" must be a string or a whole number within ±9007199254740991`
+	case method != nil && method.Kind() != '"':
+		return invalidRequest, `invalid request: "method" must be a string`
+	case params != nil && params.Kind() != '{' && params.Kind() != 'n':
+		return invalidRequest, `invalid request: "params" must be an object`
+	case fault != nil && fault[0] != '{' && fault[0] != 'n':
+		return invalidRequest, `invalid request: "error" must be an object`
+	case tool != nil && tool.Kind() != '"' && json.Unmarshal(method, &v) == nil && v == "tools/call":
+		return invalidRequest, `invalid request: "params.name" must be a string, the tool's name`
+	}
+	return 0, ""
+}
+
+// goodID: a JSON-RPC id go-sdk keeps as it was sent (none, null, a string
+// or a whole number float64 holds exactly): it reads a number as a
+// float64 and answers with its integer part, so 1.5 was answered as 1.
+// A whole number is one by its value, as JSON Schema's "integer" (MCP's
+// RequestId) says: 1.0 and 1e2 are ids as 1 and 100 are.
+func goodID(id jsontext.Value) bool {
+	if id == nil || id.Kind() == 'n' || id.Kind() == '"' {
+		return true
+	}
+	return id.Kind() == '0' && wholeNumber(string(id))
+}
+
+// wholeNumber: the JSON number s has a whole value within ±(2^53-1),
+// read from its digits (no float64 rounding 9007199254740990.5 to a whole
+// number).
+func wholeNumber(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	mant, exp, _ := strings.Cut(strings.ToLower(s), "e")
+	whole, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimRight(whole+frac, "0")
+	point := len(whole) // how many of digits stand before the decimal point
+	for len(digits) > 0 && digits[0] == '0' {
+		digits, point = digits[1:], point-1
+	}
+	if digits == "" {
+		return true // zero, whatever its exponent
+	}
+	if exp != "" {
+		e, err := strconv.Atoi(exp)
+		if err != nil || e > 100 || e < -100 {
+			return false // far out of range, or a fraction
+		}
+		point += e
+	}
+	if point < len(digits) || point > 16 {
+		return false // a fraction, or past 2^53 (16 digits)
+	}
+	n, err := strconv.ParseInt(digits+strings.Repeat("0", point-len(digits)), 10, 64)
+	return err == nil && n <= 1<<53-1
+}
