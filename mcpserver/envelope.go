@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"slices"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gofiber/fiber/v2"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/negotiation"
@@ -23,8 +25,8 @@ import (
 // tool would refuse the argument.
 func (s *Server) refuseBeforeSDK(c *fiber.Ctx) (bool, error) {
 	if code, msg := badBody(c.Body()); msg != "" {
-		return true, c.Status(fiber.StatusBadRequest).JSON(fiber.Map{"jsonrpc": "2.0", "id": nil,
-			"error": fiber.Map{"code": code, "message": msg}})
+		rpcError(c, fiber.StatusBadRequest, nil, code, msg)
+		return true, nil
 	}
 	if len(c.Body()) > maxBody {
 		return false, nil // go-sdk answers 413
@@ -36,6 +38,69 @@ func (s *Server) refuseBeforeSDK(c *fiber.Ctx) (bool, error) {
 	s.metrics.observe(tool, outcomeRefused, 0)
 	return true, c.JSON(fiber.Map{"jsonrpc": "2.0", "id": id,
 		"result": refusal(&app.Error{Code: app.ErrInvalid, Message: f.Message, Faults: []negotiation.Fault{*f}})})
+}
+
+// paramsOf are the params go-sdk reads each method's into: a message
+// whose params are of another type it answers with its decoder's words
+// ("unmarshaling … into a *mcp.initializeParamsV2: json: cannot unmarshal
+// \"7,…\" into Go struct field …", with code 0 for initialize);
+// wrongParams says it in one line instead.
+var paramsOf = map[string]func() any{
+	"initialize":               func() any { return new(mcp.InitializeParams) },
+	"ping":                     func() any { return new(mcp.PingParams) },
+	"tools/list":               func() any { return new(mcp.ListToolsParams) },
+	"tools/call":               func() any { return new(mcp.CallToolParamsRaw) },
+	"resources/list":           func() any { return new(mcp.ListResourcesParams) },
+	"resources/templates/list": func() any { return new(mcp.ListResourceTemplatesParams) },
+	"resources/read":           func() any { return new(mcp.ReadResourceParams) },
+	"resources/subscribe":      func() any { return new(mcp.SubscribeParams) },
+	"resources/unsubscribe":    func() any { return new(mcp.UnsubscribeParams) },
+	"prompts/list":             func() any { return new(mcp.ListPromptsParams) },
+	"prompts/get":              func() any { return new(mcp.GetPromptParams) },
+	"completion/complete":      func() any { return new(mcp.CompleteParams) },
+	"logging/setLevel":         func() any { return new(mcp.SetLoggingLevelParams) },
+}
+
+// sdkWords rewrites two of go-sdk's answers that are not in the words of
+// JSON-RPC: a request whose params have a member of the wrong type (its
+// decoder's message, with code 0 for initialize) is answered with one
+// JSON-RPC error (-32602) naming the member and the type it must be; a
+// request of a method go-sdk does not know (a 400 whose body is text,
+// "JSON RPC not handled: …") with -32601 "method not found", its status
+// kept. Only an answer that is an error is read (the request read again
+// then): one that is not costs a search of its first bytes.
+func sdkWords(c *fiber.Ctx) {
+	answer := c.Response().Body()
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	switch status := c.Response().StatusCode(); {
+	case status == fiber.StatusOK && len(answer) <= 4096 && bytes.Contains(answer, []byte(`"error":{`)):
+		if json.Unmarshal(c.Body(), &req) != nil || len(req.Params) == 0 || paramsOf[req.Method] == nil {
+			return
+		}
+		err := json.Unmarshal(req.Params, paramsOf[req.Method]())
+		if typeErr, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && typeErr.Field != "" {
+			rpcError(c, status, req.ID, -32602, `invalid params: "params.`+typeErr.Field+`" `+typeFault(err, typeErr.Type))
+		} else if list := (struct{ Cursor string }{}); strings.HasSuffix(req.Method, "/list") && err == nil &&
+			json.Unmarshal(req.Params, &list) == nil && list.Cursor != "" {
+			// go-sdk says only "invalid params": a list's one param is its cursor.
+			rpcError(c, status, req.ID, -32602, `invalid params: "params.cursor" must be a nextCursor this server gave (every item comes in the first page)`)
+		}
+	case status == fiber.StatusBadRequest && bytes.HasPrefix(answer, []byte("JSON RPC not handled")):
+		if json.Unmarshal(c.Body(), &req) != nil || len(req.ID) == 0 || string(req.ID) == "null" {
+			return // a notification gets no answer of JSON-RPC's: the 400 says it
+		}
+		rpcError(c, status, req.ID, -32601, "method not found: "+strconv.Quote(req.Method))
+	}
+}
+
+// rpcError answers with a JSON-RPC error.
+func rpcError(c *fiber.Ctx, status int, id json.RawMessage, code int, msg string) {
+	c.Response().ResetBody()
+	_ = c.Status(status).JSON(fiber.Map{"jsonrpc": "2.0", "id": id, "error": fiber.Map{"code": code, "message": msg}})
 }
 
 // badBody says, in one line, why a body is not a JSON-RPC message at all
@@ -65,7 +130,7 @@ func badBody(b []byte) (int, string) {
 		}
 		return invalidRequest, "invalid request: the body must be a JSON-RPC 2.0 message, a JSON object"
 	}
-	var version, id, method, params, fault, tool jsontext.Value
+	var version, id, method, params, result, fault, tool jsontext.Value
 	if _, err := dec.ReadToken(); err != nil {
 		return parseError, notJSON
 	}
@@ -113,6 +178,8 @@ func badBody(b []byte) (int, string) {
 			method = v.Clone()
 		case "params":
 			params, tool = v.Clone(), nil
+		case "result":
+			result = jsontext.Value{byte(v.Kind())}
 		case "error":
 			fault = jsontext.Value{byte(v.Kind())}
 		}
@@ -129,6 +196,8 @@ func badBody(b []byte) (int, string) {
 		return invalidRequest, `invalid request: "jsonrpc" must be "2.0"`
 	case !goodID(id):
 		return invalidRequest, `invalid request: "id" must be a string or a whole number within ±9007199254740991`
+	case method == nil && result == nil && fault == nil:
+		return invalidRequest, `invalid request: a message needs "method" (a request or a notification), or "result" or "error" (a response)`
 	case method != nil && method.Kind() != '"':
 		return invalidRequest, `invalid request: "method" must be a string`
 	case params != nil && params.Kind() != '{' && params.Kind() != 'n':

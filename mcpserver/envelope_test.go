@@ -41,6 +41,7 @@ func TestMessageEnvelopeRefusedInOneLine(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[]}`:          `"params" must be an object`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7}}`:  `"params.name" must be a string`,
 		`{"jsonrpc":"2.0","id":1,"error":"x"}`:                                `"error" must be an object`,
+		`{"jsonrpc":"2.0","id":1}`:                                            `a message needs "method"`,
 		`{"_csrf":"","name":"x","email":[1],"id":1e999}`:                      `"jsonrpc" must be "2.0"`,
 	}
 	for body, want := range cases {
@@ -71,6 +72,70 @@ func TestMessageEnvelopeRefusedInOneLine(t *testing.T) {
 	} {
 		if status, got := e.post(t, body); status != http.StatusOK || !strings.Contains(got, `"negotiation_read"`) {
 			t.Errorf("%s: %d %s", body, status, got)
+		}
+	}
+}
+
+// TestParamsOfTheWrongTypeInOneLine: a request whose params have a
+// member of the wrong type was answered in go-sdk's decoder's words
+// ("unmarshaling \"{…}\" into a *mcp.initializeParamsV2: json: cannot
+// unmarshal \"7,…\" into Go struct field …", code 0 for initialize); now
+// one -32602 line names the member and its type. A method go-sdk does not
+// know was a 400 in text ("JSON RPC not handled"); now JSON-RPC's -32601.
+func TestParamsOfTheWrongTypeInOneLine(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	cases := []struct{ body, want string }{
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":7,"capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`,
+			`invalid params: "params.protocolVersion" must be a string, not number`},
+		{`{"jsonrpc":"2.0","id":"q","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":[],"clientInfo":{"name":"x","version":"1"}}}`,
+			`invalid params: "params.capabilities" must be an object, not array`},
+		{`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":"x"}},"clientInfo":{"name":1,"version":"1"}}}`,
+			`invalid params: "params.capabilities.roots.listChanged" must be true or false, not string`},
+		{`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":7}}`,
+			`invalid params: "params.cursor" must be a string, not number`},
+		{`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"negotiation_list","arguments":{},"_meta":7}}`,
+			`invalid params: "params._meta" must be an object, not number`},
+		{`{"jsonrpc":"2.0","id":5,"method":"ping","params":{"_meta":"x"}}`,
+			`invalid params: "params._meta" must be an object, not string`},
+		{`{"jsonrpc":"2.0","id":6,"method":"logging/setLevel","params":{"level":[]}}`,
+			`invalid params: "params.level" must be a string, not array`},
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":"x"}}`,
+			`invalid params: "params.cursor" must be a nextCursor this server gave (every item comes in the first page)`},
+	}
+	for _, c := range cases {
+		status, got := e.post(t, c.body)
+		var m struct {
+			ID    json.RawMessage
+			Error struct {
+				Code    int
+				Message string
+			}
+		}
+		var sent struct{ ID json.RawMessage }
+		_ = json.Unmarshal([]byte(c.body), &sent)
+		if err := json.Unmarshal([]byte(got), &m); err != nil || status != http.StatusOK || m.Error.Code != -32602 ||
+			m.Error.Message != c.want || string(m.ID) != string(sent.ID) {
+			t.Errorf("%s: %d %s, want -32602 %q", c.body, status, got, c.want)
+		}
+	}
+	for body, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":7,"method":"nope"}`:                     `{"error":{"code":-32601,"message":"method not found: \"nope\""},"id":7,"jsonrpc":"2.0"}`,
+		`{"jsonrpc":"2.0","id":"x","method":"sampling/createMessage"}`: `{"error":{"code":-32601,"message":"method not found: \"sampling/createMessage\""},"id":"x","jsonrpc":"2.0"}`,
+	} {
+		if status, got := e.post(t, body); status != http.StatusBadRequest || got != want {
+			t.Errorf("%s: %d %s, want 400 %s", body, status, got, want)
+		}
+	}
+	// Params of the right types, and errors that are not about types,
+	// are still go-sdk's.
+	for body, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"cursor":""}}`:       `"negotiation_read"`,
+		`{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"x://y"}}`: `"message":"Resource not found"`,
+		`{"jsonrpc":"2.0","id":10,"method":"ping","params":{}}`:                       `"result":{}`,
+	} {
+		if status, got := e.post(t, body); status != http.StatusOK || !strings.Contains(got, want) {
+			t.Errorf("%s: %d %s, want %s", body, status, got, want)
 		}
 	}
 }

@@ -93,6 +93,7 @@ func (d *door) serve(c *fiber.Ctx) error {
 	c.Locals(agentKey{}, agent)
 	err = d.mcp(c)
 	stopWatch() // before the answer is written
+	sdkWords(c)
 	size := len(c.Response().Body())
 	if d.limit != nil {
 		d.limit.Charged(agent.ID, size)
