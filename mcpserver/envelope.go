@@ -58,7 +58,12 @@ var paramsOf = map[string]func() any{
 	"prompts/list":             func() any { return new(mcp.ListPromptsParams) },
 	"prompts/get":              func() any { return new(mcp.GetPromptParams) },
 	"completion/complete":      func() any { return new(mcp.CompleteParams) },
-	"logging/setLevel":         func() any { return new(mcp.SetLoggingLevelParams) },
+	"logging/setLevel": func() any { // mcp.SetLoggingLevelParams, deprecated in 2026-07-28's protocol
+		return new(struct {
+			Meta  map[string]any `json:"_meta"`
+			Level string         `json:"level"`
+		})
+	},
 }
 
 // sdkWords rewrites two of go-sdk's answers that are not in the words of
