@@ -73,7 +73,7 @@ var paramsOf = map[string]func() any{
 // request of a method go-sdk does not know (a 400 whose body is text,
 // "JSON RPC not handled: …") with -32601 "method not found", its status
 // kept. Only an answer that is an error is read (the request read again
-// then): one that is not costs a search of its first bytes.
+// then): one that is not costs a read of its first members.
 func sdkWords(c *fiber.Ctx) {
 	answer := c.Response().Body()
 	var req struct {
@@ -81,11 +81,22 @@ func sdkWords(c *fiber.Ctx) {
 		Method string          `json:"method"`
 		Params json.RawMessage `json:"params"`
 	}
-	switch status := c.Response().StatusCode(); {
-	case status == fiber.StatusOK && len(answer) <= 4096 && bytes.Contains(answer, []byte(`"error":{`)):
-		if json.Unmarshal(c.Body(), &req) != nil || len(req.Params) == 0 || paramsOf[req.Method] == nil {
-			return
+	status := c.Response().StatusCode()
+	if status == fiber.StatusOK && !answersError(answer) {
+		return
+	}
+	if json.Unmarshal(c.Body(), &req) != nil {
+		return
+	}
+	switch {
+	case bytes.HasPrefix(answer, []byte("JSON RPC not handled")) || bytes.Contains(answer, []byte(`"message":"JSON RPC not handled`)):
+		// Protocols before 2026-07-28: 400 in text; from it: 404, -32601
+		// with go-sdk's words.
+		if len(req.ID) == 0 || string(req.ID) == "null" {
+			return // a notification gets no answer of JSON-RPC's: the 400 says it
 		}
+		rpcError(c, status, req.ID, -32601, "method not found: "+strconv.Quote(req.Method))
+	case (status == fiber.StatusOK || status == fiber.StatusBadRequest) && len(req.Params) > 0 && paramsOf[req.Method] != nil:
 		err := json.Unmarshal(req.Params, paramsOf[req.Method]())
 		if typeErr, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && typeErr.Field != "" {
 			rpcError(c, status, req.ID, -32602, `invalid params: "params.`+typeErr.Field+`" `+typeFault(err, typeErr.Type))
@@ -94,12 +105,20 @@ func sdkWords(c *fiber.Ctx) {
 			// go-sdk says only "invalid params": a list's one param is its cursor.
 			rpcError(c, status, req.ID, -32602, `invalid params: "params.cursor" must be a nextCursor this server gave (every item comes in the first page)`)
 		}
-	case status == fiber.StatusBadRequest && bytes.HasPrefix(answer, []byte("JSON RPC not handled")):
-		if json.Unmarshal(c.Body(), &req) != nil || len(req.ID) == 0 || string(req.ID) == "null" {
-			return // a notification gets no answer of JSON-RPC's: the 400 says it
-		}
-		rpcError(c, status, req.ID, -32601, "method not found: "+strconv.Quote(req.Method))
 	}
+}
+
+// answersError: the answer is a JSON-RPC error. go-sdk writes its
+// messages compact, "jsonrpc" and "id" before "result" or "error", and
+// neither name followed by ":" can stand inside a JSON string (its quote
+// would be escaped): whichever comes first is the message's. A result is
+// told from its first bytes, whatever its size.
+func answersError(answer []byte) bool {
+	r := bytes.Index(answer, []byte(`"result":`))
+	if r < 0 {
+		r = len(answer)
+	}
+	return bytes.Contains(answer[:r], []byte(`"error":`))
 }
 
 // rpcError answers with a JSON-RPC error.

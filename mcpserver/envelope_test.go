@@ -85,26 +85,31 @@ func TestMessageEnvelopeRefusedInOneLine(t *testing.T) {
 func TestParamsOfTheWrongTypeInOneLine(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	cases := []struct{ body, want string }{
-		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":7,"capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`,
+	cases := []struct{ version, body, want string }{
+		{"", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":7,"capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`,
 			`invalid params: "params.protocolVersion" must be a string, not number`},
-		{`{"jsonrpc":"2.0","id":"q","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":[],"clientInfo":{"name":"x","version":"1"}}}`,
+		{"", `{"jsonrpc":"2.0","id":"q","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":[],"clientInfo":{"name":"x","version":"1"}}}`,
 			`invalid params: "params.capabilities" must be an object, not array`},
-		{`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":"x"}},"clientInfo":{"name":1,"version":"1"}}}`,
+		{"", `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":"x"}},"clientInfo":{"name":1,"version":"1"}}}`,
 			`invalid params: "params.capabilities.roots.listChanged" must be true or false, not string`},
-		{`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":7}}`,
+		{"", `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":7}}`,
 			`invalid params: "params.cursor" must be a string, not number`},
-		{`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"negotiation_list","arguments":{},"_meta":7}}`,
+		{"", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"negotiation_list","arguments":{},"_meta":7}}`,
 			`invalid params: "params._meta" must be an object, not number`},
-		{`{"jsonrpc":"2.0","id":5,"method":"ping","params":{"_meta":"x"}}`,
+		{"", `{"jsonrpc":"2.0","id":5,"method":"ping","params":{"_meta":"x"}}`,
 			`invalid params: "params._meta" must be an object, not string`},
-		{`{"jsonrpc":"2.0","id":6,"method":"logging/setLevel","params":{"level":[]}}`,
+		{"", `{"jsonrpc":"2.0","id":6,"method":"logging/setLevel","params":{"level":[]}}`,
 			`invalid params: "params.level" must be a string, not array`},
-		{`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":"x"}}`,
+		{"", `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":"x"}}`,
 			`invalid params: "params.cursor" must be a nextCursor this server gave (every item comes in the first page)`},
 	}
+	// The same from a client of 2026-07-28 (400, its params' _meta).
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"x","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	cases = append(cases, struct{ version, body, want string }{"2026-07-28",
+		`{"jsonrpc":"2.0","id":11,"method":"tools/list","params":{"cursor":7,` + meta + `}}`,
+		`invalid params: "params.cursor" must be a string, not number`})
 	for _, c := range cases {
-		status, got := e.post(t, c.body)
+		status, got := e.postAs(t, c.version, c.body)
 		var m struct {
 			ID    json.RawMessage
 			Error struct {
@@ -114,7 +119,11 @@ func TestParamsOfTheWrongTypeInOneLine(t *testing.T) {
 		}
 		var sent struct{ ID json.RawMessage }
 		_ = json.Unmarshal([]byte(c.body), &sent)
-		if err := json.Unmarshal([]byte(got), &m); err != nil || status != http.StatusOK || m.Error.Code != -32602 ||
+		wantStatus := http.StatusOK // as go-sdk answers an error, by the protocol's version
+		if c.version >= "2026-07-28" {
+			wantStatus = http.StatusBadRequest
+		}
+		if err := json.Unmarshal([]byte(got), &m); err != nil || status != wantStatus || m.Error.Code != -32602 ||
 			m.Error.Message != c.want || string(m.ID) != string(sent.ID) {
 			t.Errorf("%s: %d %s, want -32602 %q", c.body, status, got, c.want)
 		}
@@ -126,6 +135,11 @@ func TestParamsOfTheWrongTypeInOneLine(t *testing.T) {
 		if status, got := e.post(t, body); status != http.StatusBadRequest || got != want {
 			t.Errorf("%s: %d %s, want 400 %s", body, status, got, want)
 		}
+	}
+	body := `{"jsonrpc":"2.0","id":12,"method":"nope","params":{` + meta + `}}`
+	if status, got := e.postAs(t, "2026-07-28", body); status != http.StatusNotFound ||
+		got != `{"error":{"code":-32601,"message":"method not found: \"nope\""},"id":12,"jsonrpc":"2.0"}` {
+		t.Errorf("%s: %d %s, want 404 -32601", body, status, got)
 	}
 	// Params of the right types, and errors that are not about types,
 	// are still go-sdk's.
@@ -143,10 +157,29 @@ func TestParamsOfTheWrongTypeInOneLine(t *testing.T) {
 // post sends body to alpha's endpoint with a's key.
 func (e *env) post(t *testing.T, body string) (int, string) {
 	t.Helper()
+	return e.postAs(t, "", body)
+}
+
+// postAs sends body as a client of protocol version sends it: from
+// 2026-07-28 with the Mcp-Method and Mcp-Name headers.
+func (e *env) postAs(t *testing.T, version, body string) (int, string) {
+	t.Helper()
 	req, _ := http.NewRequest("POST", e.url+"/mcp/alpha", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Authorization", "Bearer "+e.keys["a"])
+	if version != "" {
+		var m struct {
+			Method string
+			Params struct{ Name string }
+		}
+		_ = json.Unmarshal([]byte(body), &m)
+		req.Header.Set("Mcp-Protocol-Version", version)
+		req.Header.Set("Mcp-Method", m.Method)
+		if m.Params.Name != "" {
+			req.Header.Set("Mcp-Name", m.Params.Name)
+		}
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -154,4 +187,31 @@ func (e *env) post(t *testing.T, body string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// BenchmarkAnswersError: what every answer of go-sdk's costs to be told
+// from an error (a move's answer of about 2 KB).
+func BenchmarkAnswersError(b *testing.B) {
+	answer := []byte(`{"jsonrpc":"2.0","id":12345,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 2000) + `"}]}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if answersError(answer) {
+			b.Fatal("an error")
+		}
+	}
+}
+
+func TestAnswersError(t *testing.T) {
+	for answer, want := range map[string]bool{
+		`{"jsonrpc":"2.0","id":1,"result":{}}`:                                            false,
+		`{"jsonrpc":"2.0","id":"\"error\":{","result":{"error":{}}}`:                      false,
+		`{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"error":"x"}}}`:           false,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"x"}}`:                  true,
+		`{"jsonrpc":"2.0","id":"\"result\":","error":{"code":1,"message":"\"result\":"}}`: true,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":{"result":1}}}`:   true,
+	} {
+		if got := answersError([]byte(answer)); got != want {
+			t.Errorf("%s: %v, want %v", answer, got, want)
+		}
+	}
 }
