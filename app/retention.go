@@ -15,7 +15,8 @@ import (
 // push services' hosts), one-tap link tokens of rooms that ended,
 // webhook messages (their payloads) with their attempts once final, and
 // OAuth client registrations no person ever granted, the marks of
-// limits older than negotiation.NoDealMarksKept (limit_marks), and the people's
+// limits older than negotiation.NoDealMarksKept (limit_marks), the caps'
+// counts (invitation mails, sign-ups) past the day they count, and the people's
 // sessions past their end (PurgeExpiredSessions); and it
 // forgets the person's address of rooms that ended (the seat's and the
 // invitation's, as their List-Unsubscribe link does). The agreement's
@@ -53,6 +54,7 @@ type Retention struct {
 // the start).
 type retentionCursors struct {
 	deliveryUser              int64            // the last user walked
+	capAccounts               map[string]int64 // the last account walked, by table of cap counts
 	hookAccount, hookEndpoint int64            // the last endpoint walked
 	rooms                     map[string]int64 // the next window's first room, by table
 	addresses                 map[string]addressCursor
@@ -97,7 +99,7 @@ func (r *Retention) AccountsBeingDeleted(ctx context.Context, before time.Time) 
 // NewRetention is the purge of what outlived periods, on pool.
 func NewRetention(pool *pgxpool.Pool, periods RetentionPeriods) *Retention {
 	return &Retention{pool: pool, periods: periods, clock: time.Now,
-		cursors: retentionCursors{rooms: map[string]int64{}, addresses: map[string]addressCursor{}}}
+		cursors: retentionCursors{rooms: map[string]int64{}, addresses: map[string]addressCursor{}, capAccounts: map[string]int64{}}}
 }
 
 // The batches: at most about this many rows per statement.
@@ -109,8 +111,19 @@ const (
 	purgeRoomWindowRows        = 2000 // rows of a room-keyed table looked at
 	forgetAddressWindowRows    = 500  // seats or rooms with an address looked at
 	purgeClientsPerStatement   = 500  // ungranted OAuth clients (up to ~16 KiB each)
-	purgeLimitMarksStatements  = 50   // × purgeRoomWindowRows limit marks a purge (100,000 an hour)
+	purgeLimitMarksStatements  = 50   // × purgeRoomWindowRows limit marks a purge at least (100,000 an hour), more within the budget
+	purgeCapStatements         = 50   // statements a purge, of each table of the caps' counts
+	purgeAccountsPerStatement  = 100  // × purgePerAccount cap counts
+	purgePerAccount            = 200
+	purgeSignupsPerStatement   = 1000
 )
+
+// capCountsKept is how long the caps' counts (the invitation mails of an
+// account, the sign-ups of a person) are kept: the 24 hours the caps count
+// over, and an hour more, so that a purger whose clock runs a little ahead
+// never takes a count a cap still reads. Not a setting: past it a count
+// counts for nothing.
+const capCountsKept = inviteCapWindow + time.Hour
 
 // PurgeOld deletes what has outlived its period at now, a batch per
 // statement, until it is done or end has passed (the next purge carries
@@ -128,10 +141,26 @@ func (r *Retention) PurgeOld(ctx context.Context, now, end time.Time) (map[strin
 	// Not a setting, nor a share of the budget: the rule between two
 	// accounts counts 30 days, and its marks go after them, by the
 	// database's clock, which a join reads them by.
-	if n, err := r.purgeLimitMarks(ctx, now); n > 0 || err != nil {
+	marksLeft := false
+	if n, err := r.purgeLimitMarks(ctx, now, func(i int) bool { return i < purgeLimitMarksStatements }); n > 0 || err != nil {
 		out["limit_marks"] = n
 		if err != nil {
 			return out, fmt.Errorf("purge limit_marks: %w", err)
+		}
+		marksLeft = n == purgeLimitMarksStatements*purgeRoomWindowRows
+	}
+	// Nor are the caps' counts, a day old (a few statements: the caps keep
+	// them few).
+	if n, err := r.purgeCapCounts(ctx, now.Add(-capCountsKept)); n > 0 || err != nil {
+		out["invite_counts"] = n
+		if err != nil {
+			return out, fmt.Errorf("purge invite counts: %w", err)
+		}
+	}
+	if n, err := r.purgeSignups(ctx, now.Add(-capCountsKept)); n > 0 || err != nil {
+		out["signups"] = n
+		if err != nil {
+			return out, fmt.Errorf("purge signups: %w", err)
 		}
 	}
 	var steps []step
@@ -147,6 +176,14 @@ func (r *Retention) PurgeOld(ctx context.Context, now, end time.Time) (map[strin
 		if s.period > 0 {
 			steps = append(steps, s)
 		}
+	}
+	// Marks left past the statements above (joins faster than they
+	// delete) go on with a share of the budget, the last one: what the
+	// other walks leave of it.
+	if marksLeft {
+		steps = append(steps, step{"limit_marks", 1, func(ctx context.Context, _, end time.Time) (int, error) {
+			return r.purgeLimitMarks(ctx, now, func(int) bool { return r.clock().Before(end) })
+		}})
 	}
 	for i, s := range steps {
 		at := r.clock()
@@ -362,14 +399,73 @@ func (r *Retention) purgeUngrantedClients(ctx context.Context, before, end time.
 // negotiation.NoDealMarksKept at now (or at the database's clock, if it
 // is earlier: the store's purgeLimitMarks), a batch
 // per statement, the oldest first (their index), until none is left or
-// purgeLimitMarksStatements statements ran (the next purge, an hour
+// more says no more (before the i-th statement; the next purge, an hour
 // later, carries on).
-func (r *Retention) purgeLimitMarks(ctx context.Context, now time.Time) (int, error) {
+func (r *Retention) purgeLimitMarks(ctx context.Context, now time.Time, more func(i int) bool) (int, error) {
 	total := 0
-	for range purgeLimitMarksStatements {
+	for i := 0; more(i); i++ {
 		n, err := purgeLimitMarks(ctx, r.pool, now, negotiation.NoDealMarksKept, purgeRoomWindowRows)
 		total += n
 		if err != nil || n < purgeRoomWindowRows {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// capCountTables are the caps' counts kept per account, with their
+// statements.
+var capCountTables = []struct{ table, sql string }{
+	{"invite_emails", purgeInviteCountsSQL},
+	{"member_invite_emails", purgeMemberInviteCountsSQL},
+}
+
+// purgeCapCounts deletes the invitation caps' counts (room invitations'
+// and invitations to join) made before before, account after account (by
+// id, only those holding counts), from after the account its last purge
+// stopped at, at most purgeCapStatements statements a table. An
+// invitation forgets its account's old counts too, but an account that
+// invites no more, or an installation without a cap, kept them for good.
+func (r *Retention) purgeCapCounts(ctx context.Context, before time.Time) (int, error) {
+	total := 0
+	for _, t := range capCountTables {
+		var after int64
+		r.cursor(func(c *retentionCursors) { after = c.capAccounts[t.table] })
+		var err error
+		for range purgeCapStatements {
+			var last *int64
+			var n, most int
+			last, n, most, err = purgeCapCounts(ctx, r.pool, t.sql, after, purgeAccountsPerStatement, before, purgePerAccount)
+			total += n
+			if err != nil {
+				break
+			}
+			if last == nil { // done: the next purge starts over
+				after = 0
+				break
+			}
+			if most < purgePerAccount { // else the same accounts again: one has more
+				after = *last
+			}
+		}
+		r.cursor(func(c *retentionCursors) { c.capAccounts[t.table] = after })
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// purgeSignups deletes the sign-ups made before before (the sign-up cap's
+// counts), a batch per statement, at most purgeCapStatements. A sign-up
+// forgets the old ones too, but with none after it they were kept for
+// good.
+func (r *Retention) purgeSignups(ctx context.Context, before time.Time) (int, error) {
+	total := 0
+	for range purgeCapStatements {
+		n, err := purgeSignups(ctx, r.pool, before, purgeSignupsPerStatement)
+		total += n
+		if err != nil || n < purgeSignupsPerStatement {
 			return total, err
 		}
 	}

@@ -71,6 +71,59 @@ func purgeWebhookMessages(ctx context.Context, q querier, afterAccount, afterEnd
 	return lastAccount, lastEndpoint, deleted, most, nil
 }
 
+// capCountsSQL is the statement that deletes, of table (invite_emails:
+// room invitations' mails; member_invite_emails: invitations to join's,
+// with key the column after account_id and created_at in its primary key),
+// the caps' counts made before $3: for the accounts holding counts with an
+// id above $1 (at most $2 of them, in id order, found by skipping through
+// the primary key from one account to the next, so that accounts without
+// counts are never read), at most $4 each. Rows an invitation's own
+// forgetting holds are skipped (SKIP LOCKED: it deletes them, and the
+// purge never waits for it, so the two cannot deadlock). It says the last
+// account it looked at (NULL: none left), how many rows it deleted, and
+// the most of one account.
+func capCountsSQL(table, key string) string {
+	return `WITH RECURSIVE a(id) AS (
+			(SELECT account_id FROM ` + table + ` WHERE account_id > $1 ORDER BY account_id LIMIT 1)
+			UNION ALL
+			SELECT (SELECT account_id FROM ` + table + ` WHERE account_id > a.id ORDER BY account_id LIMIT 1) FROM a WHERE a.id IS NOT NULL),
+		w AS (SELECT id FROM a WHERE id IS NOT NULL LIMIT $2),
+		old AS (SELECT o.account_id, o.created_at, o.` + key + ` FROM w CROSS JOIN LATERAL (
+			SELECT e.account_id, e.created_at, e.` + key + ` FROM ` + table + ` e
+			WHERE e.account_id = w.id AND e.created_at < $3 LIMIT $4 FOR UPDATE SKIP LOCKED) o),
+		gone AS (DELETE FROM ` + table + ` e USING old
+			WHERE e.account_id = old.account_id AND e.created_at = old.created_at AND e.` + key + ` = old.` + key + ` RETURNING e.account_id)
+		SELECT (SELECT max(id) FROM w), (SELECT count(*) FROM gone),
+			coalesce((SELECT max(n) FROM (SELECT count(*) AS n FROM gone GROUP BY account_id) g), 0)`
+}
+
+var (
+	purgeInviteCountsSQL       = capCountsSQL("invite_emails", "room_id")
+	purgeMemberInviteCountsSQL = capCountsSQL("member_invite_emails", "invitation_id")
+)
+
+// purgeCapCounts runs one of the capCountsSQL statements.
+func purgeCapCounts(ctx context.Context, q querier, sql string, afterAccount int64, accounts int, before time.Time, perAccount int) (last *int64, deleted, most int, err error) {
+	err = q.QueryRow(ctx, sql, afterAccount, accounts, before, perAccount).Scan(&last, &deleted, &most)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("purgeCapCounts: %w", err)
+	}
+	return last, deleted, most, nil
+}
+
+// purgeSignups deletes at most limit sign-ups made before before, the
+// oldest first (the primary key: ids grow with sign-ups), skipping those
+// a sign-up's own forgetting holds (it deletes them; the purge never
+// waits for it), and says how many.
+func purgeSignups(ctx context.Context, q querier, before time.Time, limit int) (int, error) {
+	tag, err := q.Exec(ctx, `DELETE FROM signups WHERE id IN (
+		SELECT id FROM signups WHERE at < $1 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)`, before, limit)
+	if err != nil {
+		return 0, fmt.Errorf("purgeSignups: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
 // firstRoomFrom is the first room with an id from from and below below,
 // and when it opened; ok false if there is none (by the primary key).
 func firstRoomFrom(ctx context.Context, q querier, from, below int64) (id int64, opened time.Time, ok bool, err error) {

@@ -332,7 +332,8 @@ func (a *Accounts) checkMemberInviteCap(ctx context.Context, tx pgx.Tx, accountI
 		a.teams.inviteCap, Moment(at.Add(inviteCapWindow)))
 }
 
-// mailInvitation inserts the mail's job with the link sealed, and counts it.
+// mailInvitation inserts the mail's job with the link sealed, and counts it
+// (with a cap).
 func (a *Accounts) mailInvitation(ctx context.Context, tx pgx.Tx, accountID, id, inviterID int64, to, token string, now time.Time) error {
 	sealed := seal(a.teams.seal, []byte(token), memberInviteAD(id))
 	res, err := a.teams.river.InsertTx(ctx, tx, jobs.MemberInviteArgs{AccountID: accountID, InvitationID: id, To: to, Token: sealed,
@@ -340,8 +341,13 @@ func (a *Accounts) mailInvitation(ctx context.Context, tx pgx.Tx, accountID, id,
 	if err != nil {
 		return fmt.Errorf("insert invitation job: %w", err)
 	}
-	if err := insertMemberInviteEmail(ctx, tx, accountID, id, now); err != nil || inviterID == 0 {
-		return err
+	if a.teams.inviteCap > 0 { // no cap: nothing counts them
+		if err := insertMemberInviteEmail(ctx, tx, accountID, id, now); err != nil {
+			return err
+		}
+	}
+	if inviterID == 0 {
+		return nil
 	}
 	return insertQueued(ctx, tx, []delivery{{Notice: jobs.Notice{Topic: jobs.TopicMemberInvite, UserID: inviterID},
 		JobID: res.Job.ID, Channel: jobs.ChannelEmail, Recipient: to}}, a.dbMoment())
