@@ -143,7 +143,7 @@ func NewRooms(c RoomsConfig) (*Rooms, error) {
 	}
 	r := &Rooms{pool: c.Pool, keys: keys, log: c.Log, river: c.River, limitsKey: aead, tokenKey: c.TokenKey, tokenKeyPrev: c.PreviousTokenKey, emailKey: newEmailKeys(c.TokenKey, c.PreviousTokenKey, c.RetiredEmailKeys...), baseURL: c.BaseURL, now: c.Now, simulated: simulated, pace: c.Pace,
 		inviteCap: c.InviteEmailDailyCap, openCap: c.OpenRoomsPerAccount, oneTapKept: c.OneTapKept, announcer: newAnnouncer(c.Pool, c.Log), receipts: c.Receipts,
-		schemas: newSchemaCache(schemasKept), logCache: newLogCache(logCacheSize), views: gencache.New[string, *keptView](viewsKept)}
+		schemas: newSchemaCache(schemasKept), logCache: newLogCache(logCacheSize), views: newViewCache()}
 	r.waiters.agentCap, r.waiters.accountCap = c.WaitsPerAgent, c.WaitsPerAccount
 	r.hookPace = ratelimit.New[int64](jobs.WebhooksAtFullPriority, hookPaceAccounts, time.Now)
 	return r, nil

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taasky/taasky/internal/gencache"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -292,7 +291,7 @@ func TestMixedLogAndNoProposal(t *testing.T) {
 	if _, err := rb.pool.Exec(ctx, `UPDATE room_events SET verdict = NULL WHERE room_id = $1 AND verdict = 'offer'`, v.RoomID); err != nil {
 		t.Fatal(err)
 	}
-	rb.rooms.views = gencache.New[string, *keptView](viewsKept) // the read's kept view is of before
+	rb.rooms.views = newViewCache() // the read's kept view is of before
 	v, err = rb.rooms.Read(ctx, rb.b, tb)
 	if err != nil {
 		t.Fatal(err)

@@ -24,11 +24,19 @@ type logCache struct {
 	c *gencache.Cache[string, *loggedEvent]
 }
 
-// logCacheSize is the entries a generation holds (a few hundred bytes each).
-const logCacheSize = 50_000
+// logCacheSize is the entries a generation holds (a few hundred bytes each
+// as agents write them); logCacheBytes bounds what they hold whatever
+// their size: an entry of three options of the largest terms
+// (negotiation.MaxTermsBytes) is some 1.5 MB, and 100,000 of them were
+// 150 GB.
+const (
+	logCacheSize  = 50_000
+	logCacheBytes = 32 << 20
+)
 
 func newLogCache(size int) logCache {
-	return logCache{gencache.New[string, *loggedEvent](size)}
+	// The entry's text, and its decoded terms and hashes about as much.
+	return logCache{gencache.NewBudget(size, logCacheBytes, func(text string, _ *loggedEvent) int { return 2*len(text) + 256 })}
 }
 
 // decode returns row's log decoded, from the cache where it can.

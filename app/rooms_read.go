@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/taasky/taasky/internal/gencache"
 	"github.com/taasky/taasky/negotiation"
 )
 
@@ -115,8 +116,35 @@ func (r *roomRow) undeliveredKey() string {
 }
 
 // viewsKept is how many views a generation of Rooms.views holds: about
-// 6 KB each with MCP's rendering, so at most about 50 MB for both.
-const viewsKept = 4096
+// 6 KB each with MCP's rendering, so about 50 MB for both; viewsBytes
+// bounds what they hold whatever their size: a view of three options of
+// the largest terms (negotiation.MaxTermsBytes), with their card and
+// rendering, is some 2 MB, and 8,192 of them were 16 GB.
+const (
+	viewsKept  = 4096
+	viewsBytes = 32 << 20
+)
+
+func newViewCache() *gencache.Cache[string, *keptView] {
+	return gencache.NewBudget(viewsKept, viewsBytes, func(_ string, k *keptView) int { return k.view.size() })
+}
+
+// size is roughly the bytes v holds, for the bound of the views kept: its
+// terms three times (as read, on the card, in the rendering) and 6 KB.
+func (v *View) size() int {
+	n := 0
+	for _, r := range v.Rounds {
+		for _, o := range r.Terms {
+			n += len(o.Terms)
+		}
+	}
+	if v.TermsOnTable != nil {
+		for _, o := range v.TermsOnTable.Options {
+			n += len(o.Terms)
+		}
+	}
+	return 3*n + 6<<10
+}
 
 // Summary is one room in a list.
 type Summary struct {

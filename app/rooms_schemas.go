@@ -16,11 +16,16 @@ type schemaCache struct {
 }
 
 // schemasKept is how many schemas a generation holds: a few kilobytes
-// each as agents write them, at most negotiation.MaxSchemaBytes of JSON.
-const schemasKept = 1024
+// each as agents write them, at most negotiation.MaxSchemaBytes of JSON;
+// schemasBytes bounds what they hold whatever their size.
+const (
+	schemasKept  = 1024
+	schemasBytes = 16 << 20
+)
 
 func newSchemaCache(size int) schemaCache {
-	return schemaCache{gencache.New[string, *negotiation.Schema](size)}
+	// The JSON, and the parsed schema about twice as much.
+	return schemaCache{gencache.NewBudget(size, schemasBytes, func(data string, _ *negotiation.Schema) int { return 3*len(data) + 1024 })}
 }
 
 // Parse returns the schema for data, parsing it only when the cache does

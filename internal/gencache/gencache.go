@@ -2,22 +2,40 @@
 // the current generation is full it becomes the previous one and the
 // previous one is dropped; an entry found in the previous generation moves
 // back to the current. It costs one map write per miss and keeps the
-// entries in use, without the bookkeeping of an LRU list.
+// entries in use, without the bookkeeping of an LRU list. A generation is
+// full at a number of entries, and, for a cache whose entries can be large
+// (NewBudget), at what its entries cost together.
 package gencache
 
 import "sync"
 
-// Cache maps K to V, holding at most 2×size entries. The zero Cache is not
-// usable: make one with New. It is safe for concurrent use.
+// Cache maps K to V, holding at most 2×size entries, and with a budget
+// entries costing at most 2×budget together. The zero Cache is not usable:
+// make one with New or NewBudget. It is safe for concurrent use.
 type Cache[K comparable, V any] struct {
 	mu        sync.Mutex
 	cur, prev map[K]V
 	size      int
+	// budget is what a generation's entries may cost together (0: no
+	// budget), cost what one costs; curCost and prevCost are what each
+	// generation's cost.
+	budget            int
+	cost              func(K, V) int
+	curCost, prevCost int
 }
 
 // New returns a cache whose generations hold size entries each.
 func New[K comparable, V any](size int) *Cache[K, V] {
 	return &Cache[K, V]{size: max(size, 1)}
+}
+
+// NewBudget returns a cache whose generations hold size entries each, and
+// entries costing at most budget together, cost being what an entry costs
+// (its bytes, roughly): a number of entries alone bounds nothing when an
+// entry can be a thousand times another. An entry costing more than budget
+// is not kept.
+func NewBudget[K comparable, V any](size, budget int, cost func(K, V) int) *Cache[K, V] {
+	return &Cache[K, V]{size: max(size, 1), budget: max(budget, 1), cost: cost}
 }
 
 // Get returns k's value and whether it was there.
@@ -37,8 +55,7 @@ func (c *Cache[K, V]) Put(k K, v V) {
 // Delete removes k.
 func (c *Cache[K, V]) Delete(k K) {
 	c.mu.Lock()
-	delete(c.cur, k)
-	delete(c.prev, k)
+	c.deleteLocked(k)
 	c.mu.Unlock()
 }
 
@@ -46,6 +63,7 @@ func (c *Cache[K, V]) Delete(k K) {
 func (c *Cache[K, V]) Clear() {
 	c.mu.Lock()
 	c.cur, c.prev = nil, nil
+	c.curCost, c.prevCost = 0, 0
 	c.mu.Unlock()
 }
 
@@ -54,6 +72,14 @@ func (c *Cache[K, V]) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.cur) + len(c.prev)
+}
+
+// Cost is what the entries the cache holds cost together (both
+// generations; 0 for a cache made with New).
+func (c *Cache[K, V]) Cost() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.curCost + c.prevCost
 }
 
 // Locked runs f with the cache locked, for a caller that gets or puts many
@@ -80,14 +106,43 @@ func (c *Cache[K, V]) getLocked(k K) (V, bool) {
 	v, ok := c.prev[k]
 	if ok {
 		delete(c.prev, k)
+		c.prevCost -= c.costOf(k, v)
 		c.putLocked(k, v)
 	}
 	return v, ok
 }
 
 func (c *Cache[K, V]) putLocked(k K, v V) {
-	if _, ok := c.cur[k]; !ok && (c.cur == nil || len(c.cur) >= c.size) {
+	cost := c.costOf(k, v)
+	if c.budget > 0 && cost > c.budget {
+		c.deleteLocked(k) // what k held before is not k's value now
+		return
+	}
+	if old, ok := c.cur[k]; ok {
+		c.curCost -= c.costOf(k, old)
+	} else if c.cur == nil || len(c.cur) >= c.size || c.budget > 0 && c.curCost+cost > c.budget {
 		c.prev, c.cur = c.cur, make(map[K]V, min(c.size, 1024))
+		c.prevCost, c.curCost = c.curCost, 0
 	}
 	c.cur[k] = v
+	c.curCost += cost
+}
+
+func (c *Cache[K, V]) deleteLocked(k K) {
+	if v, ok := c.cur[k]; ok {
+		delete(c.cur, k)
+		c.curCost -= c.costOf(k, v)
+	}
+	if v, ok := c.prev[k]; ok {
+		delete(c.prev, k)
+		c.prevCost -= c.costOf(k, v)
+	}
+}
+
+// costOf is what k's entry v costs (0 without a budget).
+func (c *Cache[K, V]) costOf(k K, v V) int {
+	if c.cost == nil {
+		return 0
+	}
+	return c.cost(k, v)
 }

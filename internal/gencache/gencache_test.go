@@ -67,3 +67,34 @@ func TestConcurrent(t *testing.T) {
 		t.Fatalf("Len = %d, more than two generations of 64", n)
 	}
 }
+
+func TestBudget(t *testing.T) {
+	c := NewBudget(100, 10, func(_ int, v string) int { return len(v) })
+	c.Put(1, "aaaa")
+	c.Put(2, "bbbb")
+	c.Put(3, "cccc") // 1 and 2 (8) and 4 more pass 10: a new generation
+	if c.Cost() != 12 || c.Len() != 3 {
+		t.Fatalf("Cost, Len = %d, %d; want 12, 3", c.Cost(), c.Len())
+	}
+	c.Put(4, "dddddd") // 3 (4) and 6 more make 10: the same generation
+	c.Put(5, "e")      // past 10 again: 1 and 2 are dropped
+	if _, ok := c.Get(1); ok {
+		t.Fatal("1 survived two generations past the budget")
+	}
+	if got := c.Cost(); got > 20 {
+		t.Fatalf("Cost = %d, more than two generations of 10", got)
+	}
+	c.Put(6, "ffffffffffff") // costs more than a generation: not kept
+	if _, ok := c.Get(6); ok {
+		t.Fatal("an entry past the budget was kept")
+	}
+	c.Put(5, "eee") // replacing an entry counts its new cost
+	c.Delete(4)
+	if got := c.Cost(); got != 3+4 {
+		t.Fatalf("Cost = %d after replacing 5 and deleting 4; want 7 (3 and 5)", got)
+	}
+	c.Clear()
+	if c.Cost() != 0 {
+		t.Fatal("a cost is left after Clear")
+	}
+}
