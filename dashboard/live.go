@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"time"
 
@@ -364,7 +365,7 @@ func (d *Dashboard) failStream(c *fiber.Ctx, err error) error {
 // time ch wakes, until the stream's life ends, the client goes away or
 // the dashboard stops; with acc (a signed-in person's stream), until their
 // session ends or their access is lost, too (streamAccess).
-func (d *Dashboard) stream(c *fiber.Ctx, ch chan struct{}, stop func(), acc *streamAccess) error {
+func (d *Dashboard) stream(c *fiber.Ctx, ch chan struct{}, stop func(), evicted <-chan struct{}, acc *streamAccess) error {
 	c.Set(fiber.HeaderContentType, "text/event-stream")
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	c.Set("X-Accel-Buffering", "no")
@@ -374,6 +375,7 @@ func (d *Dashboard) stream(c *fiber.Ctx, ch chan struct{}, stop func(), acc *str
 	// busy for a second (issue 21's bench).
 	life := streamLife - rand.N(streamLife/3)
 	s := newLiveStream(d.ctx.Done(), ch, stop, life)
+	s.evicted = evicted
 	if acc == nil {
 		d.hub.spreadAtReconnection(s)
 	} else {
@@ -405,6 +407,7 @@ type liveStream struct {
 	last    bool   // pending is the last message
 	ending  string // the last message when its life ends
 	closed  sync.Once
+	evicted <-chan struct{} // closed: a newer stream of its holder took its place (live_cap.go)
 	// recheck wakes when the access of the stream's person may have
 	// changed (Hub.AccessChanged); check then says whether the stream goes
 	// on: ok, or end with last ("": without a word). Nil for a seat's
@@ -432,6 +435,11 @@ const (
 	retryRenewed = "100"
 )
 
+// retryEvicted ends a stream whose place a newer one of its holder took
+// (live_cap.go): were its page still open, it asks again in a minute, as
+// after a refusal (liveRetry).
+var retryEvicted = "retry: " + strconv.Itoa(liveRetry*1000) + "\n\n"
+
 func newLiveStream(done <-chan struct{}, ch chan struct{}, stop func(), life time.Duration) *liveStream {
 	return &liveStream{done: done, ch: ch, stop: stop, end: time.NewTimer(life), beat: time.NewTicker(heartbeat),
 		pending: "retry: " + retryBroken + "\n: live\n\n", ending: "retry: " + retryRenewed + "\n\n"}
@@ -450,6 +458,8 @@ func (s *liveStream) Read(p []byte) (int, error) {
 			return 0, io.EOF
 		case <-s.end.C:
 			s.pending, s.last = s.ending, true
+		case <-s.evicted:
+			s.pending, s.last = retryEvicted, true
 		case <-s.beat.C:
 			s.pending = ": beat\n\n"
 		case <-s.recheck:

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"slices"
 	"strconv"
 	"sync"
 
@@ -29,34 +30,86 @@ const liveRetry = 60
 const maxSeatStreams = 20
 
 // liveStreams counts the open live streams of each holder: a signed-in
-// person (by user id), or a person's seat (by room id).
+// person (by user id), or a person's seat (by room id). Past the limit, a
+// new stream ends the holder's oldest instead of being refused: a page
+// reloaded or closed leaves its stream open until a write to it fails (up
+// to two heartbeats), so a person who reloaded a page 20 times within that
+// was refused a live page for a minute, held out by streams nobody read.
+// The oldest is told to end (evicted): it says "retry in a minute" and
+// closes; were it a page still open, it asks again then, and ends the
+// oldest in turn. Only while as many streams as the limit are told to end
+// and not yet closed (their writes stuck) is a new one refused.
 type liveStreams struct {
 	mu  sync.Mutex
-	per map[int64]int
+	per map[int64]*heldStreams
 }
 
-// open takes one of the holder uid's places, if fewer than limit are
-// taken; release gives it back (once).
-func (s *liveStreams) open(uid int64, limit int) (release func(), ok bool) {
+// heldStreams are one holder's streams: those open, oldest first, and how
+// many were told to end and have not yet closed.
+type heldStreams struct {
+	open   []*streamPlace
+	ending int
+}
+
+// streamPlace is a stream's place: evict is closed when a newer stream
+// of its holder took it.
+type streamPlace struct {
+	evict   chan struct{}
+	evicted bool
+}
+
+// open takes one of the holder uid's places, ending its oldest stream if
+// limit are taken (evicted, closed then, says so to the stream); release
+// gives the place back (once).
+func (s *liveStreams) open(uid int64, limit int) (release func(), evicted <-chan struct{}, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.per[uid] >= limit {
-		return nil, false
+	h := s.per[uid]
+	if h == nil {
+		if s.per == nil {
+			s.per = map[int64]*heldStreams{}
+		}
+		h = &heldStreams{}
+		s.per[uid] = h
 	}
-	if s.per == nil {
-		s.per = map[int64]int{}
+	if len(h.open) >= limit {
+		if h.ending >= limit {
+			return nil, nil, false
+		}
+		oldest := h.open[0]
+		h.open = slices.Delete(h.open, 0, 1)
+		oldest.evicted = true
+		h.ending++
+		close(oldest.evict)
 	}
-	s.per[uid]++
+	p := &streamPlace{evict: make(chan struct{})}
+	h.open = append(h.open, p)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			if s.per[uid]--; s.per[uid] <= 0 {
+			if p.evicted {
+				h.ending--
+			} else {
+				h.open = slices.DeleteFunc(h.open, func(q *streamPlace) bool { return q == p })
+			}
+			if len(h.open) == 0 && h.ending == 0 {
 				delete(s.per, uid)
 			}
 		})
-	}, true
+	}, p.evict, true
+}
+
+// count is how many streams holder uid has open, those told to end
+// included.
+func (s *liveStreams) count(uid int64) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h := s.per[uid]; h != nil {
+		return len(h.open) + h.ending
+	}
+	return 0
 }
 
 // tooManyStreams answers a stream past the cap: 429 with Retry-After,

@@ -18,9 +18,11 @@ import (
 
 // TestLiveStreamsCappedPerPerson: one signed-in person holds at most
 // maxLiveStreams live streams at once in a process, the rooms list's and
-// the rooms' together; one more is answered 429 with Retry-After (which a
-// browser's EventSource takes as the end: the page stays, without live
-// updates), and a stream that ends frees its place. Another person is not
+// the rooms' together. One more ends the oldest, which says to ask again
+// in a minute (a page reloaded 20 times within two heartbeats was
+// refused its live updates for a minute, held out by the streams of the
+// pages it had left); only while as many are told to end and not yet
+// closed is one more answered 429 with Retry-After. Another person is not
 // held back. Before the cap one person (or a stolen session) could open
 // streams without end.
 func TestLiveStreamsCappedPerPerson(t *testing.T) {
@@ -40,26 +42,69 @@ func TestLiveStreamsCappedPerPerson(t *testing.T) {
 		}
 		held = append(held, s)
 	}
-	for _, path := range []string{"/events", fmt.Sprintf("/rooms/%d/events", roomID)} {
-		s := open(b.alice, path)
-		if !strings.HasPrefix(s.head, "HTTP/1.1 429") || !strings.Contains(s.head, "Retry-After: ") {
+	for i, path := range []string{"/events", fmt.Sprintf("/rooms/%d/events", roomID)} {
+		if s := open(b.alice, path); !strings.HasPrefix(s.head, "HTTP/1.1 200") {
 			t.Errorf("%s, one stream past the cap:\n%s", path, s.head)
 		}
+		held[i].evicted(t)
+	}
+	for b.dash.streams.count(b.alice.ID) > maxLiveStreams {
+		time.Sleep(20 * time.Millisecond) // polling for the ended streams' places
 	}
 	if s := open(b.bob, "/events"); !strings.HasPrefix(s.head, "HTTP/1.1 200") {
 		t.Errorf("another person's stream:\n%s", s.head)
 	}
 	// A page closed: its stream ends at the next message, and frees its place.
-	held[0].conn.Close()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	held[5].conn.Close()
+	for deadline := time.Now().Add(10 * time.Second); b.dash.streams.count(b.alice.ID) >= maxLiveStreams; time.Sleep(50 * time.Millisecond) {
 		b.dash.hub.Publish(0)
-		time.Sleep(50 * time.Millisecond)
-		if s := open(b.alice, "/events"); strings.HasPrefix(s.head, "HTTP/1.1 200") {
-			break
-		}
 		if time.Now().After(deadline) {
 			t.Fatal("a closed page's place was not freed")
 		}
+	}
+	// Refused only while as many streams as the cap are told to end and
+	// not yet closed: Carol's places held by hand, her evicted ones never
+	// closing.
+	var places []func()
+	for range 2 * maxLiveStreams {
+		release, _, ok := b.dash.streams.open(b.carol.ID, maxLiveStreams)
+		if !ok {
+			t.Fatal("a place refused before the streams told to end filled the cap")
+		}
+		places = append(places, release)
+	}
+	defer func() {
+		for _, release := range places {
+			release()
+		}
+	}()
+	if s := open(b.carol, "/events"); !strings.HasPrefix(s.head, "HTTP/1.1 429") || !strings.Contains(s.head, "Retry-After: 60") {
+		t.Errorf("one stream past the cap, %d told to end and not closed:\n%s", maxLiveStreams, s.head)
+	}
+	places[0]() // one of those told to end closes
+	if s := open(b.carol, "/events"); !strings.HasPrefix(s.head, "HTTP/1.1 200") {
+		t.Errorf("one stream past the cap once one told to end closed:\n%s", s.head)
+	}
+}
+
+// evicted reads the stream to its end, which must say to ask again in a
+// minute (a newer stream of its holder took its place).
+func (l liveConn) evicted(t *testing.T) {
+	t.Helper()
+	_ = l.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var got strings.Builder
+	for {
+		line, err := l.br.ReadString('\n')
+		got.WriteString(line)
+		if err != nil {
+			t.Fatalf("the oldest stream, past the cap: %v\n%s", err, got.String())
+		}
+		if line == "0\r\n" { // the chunked body's end
+			break
+		}
+	}
+	if !strings.Contains(got.String(), "retry: 60000\n\n") {
+		t.Errorf("the oldest stream ended without asking to wait a minute:\n%s", got.String())
 	}
 }
 
@@ -140,21 +185,24 @@ func TestBrowserLiveStreamRefused(t *testing.T) {
 	if _, err := chromedp.Call(tab, network.SetCookie, network.SetCookieParams{Name: sessionCookie, Value: b.sessionOf(b.alice), URL: b.base}); err != nil {
 		t.Fatal(err)
 	}
-	var held []liveConn
-	for range maxLiveStreams {
-		s := b.openLive(t, b.alice, "/events")
-		if !strings.HasPrefix(s.head, "HTTP/1.1 200") {
-			t.Fatalf("stream %d refused:\n%s", len(held)+1, s.head)
-		}
-		held = append(held, s)
+	// Her places held by hand, half of them told to end and never
+	// closing: the page's stream is refused (TestLiveStreamsCappedPerPerson).
+	var places []func()
+	for range 2 * maxLiveStreams {
+		release, _, _ := b.dash.streams.open(b.alice.ID, maxLiveStreams)
+		places = append(places, release)
 	}
+	defer func() {
+		for _, release := range places {
+			release()
+		}
+	}()
 	br.do(tab, "open the rooms list", chromedp.Navigate(b.base+"/"), chromedp.WaitVisible(chromedp.CSS(`nav a[href="/settings"]`)))
 	br.until(tab, "the refused stream is let go, for a minute", `document.documentElement.dataset.live === 'closed' && window.liveWaits[0] === 60000`)
 	br.until(tab, "asked again, less often", `window.liveWaits.length >= 3`)
-	held[0].conn.Close()
+	places[0]()
 	br.do(tab, "heard again once a place is free", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		for {
-			b.dash.hub.Publish(0)
 			open, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.dataset.live === 'open'`))
 			if err != nil || open {
 				return err

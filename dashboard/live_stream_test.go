@@ -31,7 +31,7 @@ func TestLiveStreamHearsAndLetsGo(t *testing.T) {
 	a.Get("/rooms/:id/events", func(c *fiber.Ctx) error {
 		id, _ := c.ParamsInt("id")
 		ch, stop := hub.watchRoom(int64(id))
-		return d.stream(c, ch, stop, nil)
+		return d.stream(c, ch, stop, nil, nil)
 	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

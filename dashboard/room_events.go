@@ -21,7 +21,7 @@ func (d *Dashboard) roomEvents(c *fiber.Ctx) error {
 	if err != nil || roomID <= 0 {
 		return d.showErrorT(c, fiber.StatusNotFound, "error.no_room")
 	}
-	release, ok := d.streams.open(u.ID, maxLiveStreams)
+	release, evicted, ok := d.streams.open(u.ID, maxLiveStreams)
 	if !ok {
 		return d.tooManyStreams(c, "error.live_streams", maxLiveStreams)
 	}
@@ -34,5 +34,5 @@ func (d *Dashboard) roomEvents(c *fiber.Ctx) error {
 		return d.failStream(c, err)
 	}
 	ch, stop := d.hub.watchRoom(int64(roomID))
-	return d.stream(c, ch, func() { stop(); unwatch(); release() }, acc)
+	return d.stream(c, ch, func() { stop(); unwatch(); release() }, evicted, acc)
 }

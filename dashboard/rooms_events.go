@@ -19,7 +19,7 @@ func (d *Dashboard) roomsEvents(c *fiber.Ctx) error {
 	if u.ID == 0 {
 		return d.showErrorT(c, fiber.StatusUnauthorized, "error.sign_in_first")
 	}
-	release, ok := d.streams.open(u.ID, maxLiveStreams)
+	release, evicted, ok := d.streams.open(u.ID, maxLiveStreams)
 	if !ok {
 		return d.tooManyStreams(c, "error.live_streams", maxLiveStreams)
 	}
@@ -38,5 +38,5 @@ func (d *Dashboard) roomsEvents(c *fiber.Ctx) error {
 	}
 	sc = listScopeOf(ms)
 	ch, stop := d.hub.watchList(u.ID, sc.whole, sc.own)
-	return d.stream(c, ch, func() { stop(); unwatch(); release() }, acc)
+	return d.stream(c, ch, func() { stop(); unwatch(); release() }, evicted, acc)
 }

@@ -8,10 +8,10 @@ func (d *Dashboard) seatEvents(c *fiber.Ctx) error {
 	if err != nil {
 		return d.failStream(c, err)
 	}
-	release, ok := d.seatStreams.open(roomID, maxSeatStreams)
+	release, evicted, ok := d.seatStreams.open(roomID, maxSeatStreams)
 	if !ok {
 		return d.tooManyStreams(c, "cap9_seat_streams", maxSeatStreams)
 	}
 	ch, stop := d.hub.watchRoom(roomID)
-	return d.stream(c, ch, func() { stop(); release() }, nil)
+	return d.stream(c, ch, func() { stop(); release() }, evicted, nil)
 }

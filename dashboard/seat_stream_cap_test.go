@@ -36,10 +36,12 @@ func (b *bundle) seatOf(t *testing.T, title string) string {
 
 // TestSeatStreamsCappedPerSeat: a person's seat (its /p/ link, whoever
 // holds it) has at most maxSeatStreams live streams open at once in a
-// process; one more is answered 429 with Retry-After and a page saying why
-// (app.js then waits, as for a member's refused stream), and a stream that
-// ends frees its place. Another seat, and a member's streams, are not held
-// back. Before, only the strangers' per-address limit bounded them.
+// process; one more ends the oldest (which says to ask again in a
+// minute), and only while as many are told to end and not yet closed is
+// one more answered 429 with Retry-After and a page saying why (app.js
+// then waits, as for a member's refused stream). Another seat, and a
+// member's streams, are not held back. Before, only the strangers'
+// per-address limit bounded them.
 func TestSeatStreamsCappedPerSeat(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -53,13 +55,12 @@ func TestSeatStreamsCappedPerSeat(t *testing.T) {
 		}
 		held = append(held, s)
 	}
-	s := b.openLive(t, b.bob, path)
-	if !strings.HasPrefix(s.head, "HTTP/1.1 429") || !strings.Contains(s.head, "Retry-After: 60") {
+	if s := b.openLive(t, b.bob, path); !strings.HasPrefix(s.head, "HTTP/1.1 200") {
 		t.Fatalf("one stream past the seat's cap:\n%s", s.head)
 	}
-	st, _, body := b.client(nil).get(path)
-	if want := "This room&#39;s personal link has 20 live pages open at once, the most it may"; st != http.StatusTooManyRequests || !strings.Contains(body, want) {
-		t.Errorf("the refusal's page: %d, want %q in\n%s", st, want, body)
+	held[0].evicted(t)
+	for b.seatStreamsOpen() > maxSeatStreams {
+		time.Sleep(20 * time.Millisecond) // polling for the ended stream's place
 	}
 	if s := b.openLive(t, b.bob, "/p/"+other+"/events"); !strings.HasPrefix(s.head, "HTTP/1.1 200") {
 		t.Errorf("another seat's stream:\n%s", s.head)
@@ -67,15 +68,32 @@ func TestSeatStreamsCappedPerSeat(t *testing.T) {
 	if s := b.openLive(t, b.alice, "/events"); !strings.HasPrefix(s.head, "HTTP/1.1 200") {
 		t.Errorf("a member's stream:\n%s", s.head)
 	}
-	// A page closed: its stream ends at the next message it is sent, and
-	// gives its place back (the count is the signal waited for).
-	held[0].conn.Close()
-	for b.seatStreamsOpen() >= maxSeatStreams+1 { // the other seat's one
-		b.dash.hub.Publish(0)
-		time.Sleep(20 * time.Millisecond) // polling for the signal, not waiting for it to happen
+	// Past the cap while as many streams are told to end and not yet
+	// closed: a third seat's places held by hand, those told to end never
+	// closing.
+	third := b.seatOf(t, "Third seat")
+	path = "/p/" + third + "/events"
+	roomID, err := b.rooms.PersonRoomID(b.ctx, third)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if s := b.openLive(t, b.bob, path); !strings.HasPrefix(s.head, "HTTP/1.1 200") {
-		t.Errorf("a closed page's place was not given back:\n%s", s.head)
+	var places []func()
+	for range 2 * maxSeatStreams {
+		release, _, _ := b.dash.seatStreams.open(roomID, maxSeatStreams)
+		places = append(places, release)
+	}
+	defer func() {
+		for _, release := range places {
+			release()
+		}
+	}()
+	s := b.openLive(t, b.bob, path)
+	if !strings.HasPrefix(s.head, "HTTP/1.1 429") || !strings.Contains(s.head, "Retry-After: 60") {
+		t.Fatalf("one stream past the seat's cap, as many told to end:\n%s", s.head)
+	}
+	st, _, body := b.client(nil).get(path)
+	if want := "This room&#39;s personal link has 20 live pages open at once, the most it may"; st != http.StatusTooManyRequests || !strings.Contains(body, want) {
+		t.Errorf("the refusal's page: %d, want %q in\n%s", st, want, body)
 	}
 }
 
@@ -83,8 +101,8 @@ func TestSeatStreamsCappedPerSeat(t *testing.T) {
 func (b *bundle) seatStreamsOpen() (n int) {
 	b.dash.seatStreams.mu.Lock()
 	defer b.dash.seatStreams.mu.Unlock()
-	for _, c := range b.dash.seatStreams.per {
-		n += c
+	for _, h := range b.dash.seatStreams.per {
+		n += len(h.open) + h.ending
 	}
 	return n
 }
