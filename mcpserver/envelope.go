@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gofiber/fiber/v2"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	segjson "github.com/segmentio/encoding/json"
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/negotiation"
@@ -85,7 +86,7 @@ func sdkWords(c *fiber.Ctx) {
 	if status == fiber.StatusOK && !answersError(answer) {
 		return
 	}
-	if json.Unmarshal(c.Body(), &req) != nil {
+	if sdkUnmarshal(c.Body(), &req) != nil {
 		return
 	}
 	switch {
@@ -97,15 +98,53 @@ func sdkWords(c *fiber.Ctx) {
 		}
 		rpcError(c, status, req.ID, -32601, "method not found: "+strconv.Quote(req.Method))
 	case (status == fiber.StatusOK || status == fiber.StatusBadRequest) && len(req.Params) > 0 && paramsOf[req.Method] != nil:
-		err := json.Unmarshal(req.Params, paramsOf[req.Method]())
+		err := sdkUnmarshal(req.Params, paramsOf[req.Method]())
 		if typeErr, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && typeErr.Field != "" {
+			typeErr.Value = valueKind(typeErr.Value)
 			rpcError(c, status, req.ID, -32602, `invalid params: "params.`+typeErr.Field+`" `+typeFault(err, typeErr.Type))
-		} else if list := (struct{ Cursor string }{}); strings.HasSuffix(req.Method, "/list") && err == nil &&
-			json.Unmarshal(req.Params, &list) == nil && list.Cursor != "" {
+		} else if list := (struct {
+			Cursor string `json:"cursor"`
+		}{}); strings.HasSuffix(req.Method, "/list") && err == nil &&
+			sdkUnmarshal(req.Params, &list) == nil && list.Cursor != "" {
 			// go-sdk says only "invalid params": a list's one param is its cursor.
 			rpcError(c, status, req.ID, -32602, `invalid params: "params.cursor" must be a nextCursor this server gave (every item comes in the first page)`)
 		}
 	}
+}
+
+// sdkUnmarshal reads data as go-sdk's decoder does (its internal/json):
+// segmentio's, members matched by their exact names ("ID" or "URI" is
+// another member, which go-sdk ignores), the last of a name given twice.
+// Read in any case (encoding/json), a rewritten answer took its id from
+// "ID" and its faults from members go-sdk never read.
+func sdkUnmarshal(data []byte, v any) error {
+	dec := segjson.NewDecoder(bytes.NewReader(data))
+	dec.DontMatchCaseInsensitiveStructFields()
+	return dec.Decode(v)
+}
+
+// valueKind names the kind of the JSON value whose first bytes
+// segmentio's type error quotes (as a Go string), as encoding/json names
+// it.
+func valueKind(text string) string {
+	text = strings.TrimPrefix(text, `"`)
+	switch {
+	case strings.HasPrefix(text, `\"`):
+		return "string"
+	case text == "":
+		return "value"
+	case text[0] == '"':
+		return "string"
+	case text[0] == '{':
+		return "object"
+	case text[0] == '[':
+		return "array"
+	case text[0] == 't' || text[0] == 'f':
+		return "bool"
+	case text[0] == 'n':
+		return "null"
+	}
+	return "number"
 }
 
 // answersError: the answer is a JSON-RPC error. go-sdk writes its
@@ -133,9 +172,9 @@ func rpcError(c *fiber.Ctx, status int, id json.RawMessage, code int, msg string
 // struct field jsonrpc2.wireDecode.id of type float64"): not JSON (parse
 // error), a batch, or a message whose members have the wrong type
 // (invalid request). A tool call's arguments are the tool's to read. It
-// reads the body once, as go-sdk's decoder matches the members (any case,
-// the last of a name given twice; a lone surrogate escaped in a string is
-// the tool's to name).
+// reads the body once, as go-sdk's decoder matches the members (by their
+// exact names, the last of a name given twice; a lone surrogate escaped
+// in a string is the tool's to name).
 func badBody(b []byte) (int, string) {
 	const parseError, invalidRequest = -32700, -32600
 	const notJSON = "parse error: the body is not valid JSON (a JSON-RPC 2.0 message is expected)"
@@ -164,7 +203,7 @@ func badBody(b []byte) (int, string) {
 			return parseError, notJSON
 		}
 		name := tok.String()
-		if strings.EqualFold(name, "params") && dec.PeekKind() == '{' {
+		if name == "params" && dec.PeekKind() == '{' {
 			// Into the params, for a tool call's name.
 			params, tool = jsontext.Value("{}"), nil
 			if _, err := dec.ReadToken(); err != nil {
@@ -175,7 +214,7 @@ func badBody(b []byte) (int, string) {
 				if err != nil {
 					return parseError, notJSON
 				}
-				isName := strings.EqualFold(tok.String(), "name")
+				isName := tok.String() == "name"
 				v, err := dec.ReadValue()
 				if err != nil {
 					return parseError, notJSON
@@ -193,7 +232,7 @@ func badBody(b []byte) (int, string) {
 		if err != nil {
 			return parseError, notJSON
 		}
-		switch strings.ToLower(name) {
+		switch name {
 		case "jsonrpc":
 			version = v.Clone()
 		case "id":

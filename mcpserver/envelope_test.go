@@ -215,3 +215,36 @@ func TestAnswersError(t *testing.T) {
 		}
 	}
 }
+
+// TestSDKWordsReadMembersAsGoSDKDoes: go-sdk's decoder matches a
+// message's members by their exact names ("ID", "Method", "URI" are
+// other members, which it ignores), so the words that replace its error
+// answer must be read from the same members: the id it answered, the
+// method it did not know, the params it read. Read in any case, an
+// answer lost its id ("ID":"other"), named a method that was served, or
+// replaced "Resource not found" with a type fault of a member go-sdk
+// never read; and {"jsonrpc","id","Method"} was still accepted with 202.
+func TestSDKWordsReadMembersAsGoSDKDoes(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	for body, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":9,"ID":"other","method":"nope"}`:          `{"error":{"code":-32601,"message":"method not found: \"nope\""},"id":9,"jsonrpc":"2.0"}`,
+		`{"jsonrpc":"2.0","id":9,"method":"nope","Method":"tools/list"}`: `{"error":{"code":-32601,"message":"method not found: \"nope\""},"id":9,"jsonrpc":"2.0"}`,
+	} {
+		if status, got := e.post(t, body); status != http.StatusBadRequest || got != want {
+			t.Errorf("%s: %d %s, want 400 %s", body, status, got, want)
+		}
+	}
+	for body, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"x://y","URI":1}}`: `"message":"Resource not found"`,
+		`{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"Cursor":7}}`:                `"negotiation_read"`,
+	} {
+		if status, got := e.post(t, body); status != http.StatusOK || !strings.Contains(got, want) || !strings.Contains(got, `"id":9`) {
+			t.Errorf("%s: %d %s, want 200 with %s", body, status, got, want)
+		}
+	}
+	body := `{"jsonrpc":"2.0","id":9,"Method":"tools/list"}`
+	if status, got := e.post(t, body); status != http.StatusBadRequest || !strings.Contains(got, `a message needs \"method\"`) {
+		t.Errorf("%s: %d %s, want 400 -32600", body, status, got)
+	}
+}
