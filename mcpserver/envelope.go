@@ -73,7 +73,9 @@ var paramsOf = map[string]func() any{
 // JSON-RPC error (-32602) naming the member and the type it must be; a
 // request of a method go-sdk does not know (a 400 whose body is text,
 // "JSON RPC not handled: …") with -32601 "method not found", its status
-// kept. Only an answer that is an error is read (the request read again
+// kept; a request without params that needs them (a 400 in text, or
+// code 0 for initialize's params null) with -32602 too.
+// Only an answer that is an error is read (the request read again
 // then): one that is not costs a read of its first members.
 func sdkWords(c *fiber.Ctx) {
 	answer := c.Response().Body()
@@ -97,6 +99,15 @@ func sdkWords(c *fiber.Ctx) {
 			return // a notification gets no answer of JSON-RPC's: the 400 says it
 		}
 		rpcError(c, status, req.ID, -32601, "method not found: "+strconv.Quote(req.Method))
+	case len(req.ID) > 0 && string(req.ID) != "null" && (bytes.HasPrefix(answer, []byte(`invalid request: missing required "params"`)) ||
+		req.Method == "initialize" && string(req.Params) == "null" && bytes.Contains(answer, []byte(`"code":0,`))):
+		// go-sdk: a 400 in text when params are missing; code 0 for
+		// initialize's params null.
+		msg := `invalid params: "params" is required, an object`
+		if req.Method == "initialize" {
+			msg += " with protocolVersion, capabilities and clientInfo"
+		}
+		rpcError(c, status, req.ID, -32602, msg)
 	case (status == fiber.StatusOK || status == fiber.StatusBadRequest) && len(req.Params) > 0 && paramsOf[req.Method] != nil:
 		err := sdkUnmarshal(req.Params, paramsOf[req.Method]())
 		if typeErr, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && typeErr.Field != "" {

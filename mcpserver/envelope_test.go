@@ -248,3 +248,37 @@ func TestSDKWordsReadMembersAsGoSDKDoes(t *testing.T) {
 		t.Errorf("%s: %d %s, want 400 -32600", body, status, got)
 	}
 }
+
+// TestInitializeWithoutParamsInJSONRPCWords: a request without the params
+// its method needs was answered by go-sdk with a 400 in text ("invalid
+// request: missing required \"params\""), and initialize's params null
+// with code 0, no JSON-RPC code (as its params of the wrong type were);
+// now -32602 naming them, the status kept.
+func TestInitializeWithoutParamsInJSONRPCWords(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	const want = `"error":{"code":-32602,"message":"invalid params: \"params\" is required, an object with protocolVersion, capabilities and clientInfo"}`
+	wantStatus := map[string]int{ // as go-sdk answered
+		`{"jsonrpc":"2.0","id":1,"method":"initialize"}`:                 http.StatusBadRequest,
+		`{"jsonrpc":"2.0","id":"i","method":"initialize","params":null}`: http.StatusOK,
+	}
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize"}`,
+		`{"jsonrpc":"2.0","id":"i","method":"initialize","params":null}`,
+	} {
+		var sent struct{ ID json.RawMessage }
+		_ = json.Unmarshal([]byte(body), &sent)
+		if status, got := e.post(t, body); status != wantStatus[body] || !strings.Contains(got, want) || !strings.Contains(got, `"id":`+string(sent.ID)) {
+			t.Errorf("%s: %d %s, want %d %s", body, status, got, wantStatus[body], want)
+		}
+	}
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"resources/read"}`,
+	} {
+		if status, got := e.post(t, body); status != http.StatusBadRequest ||
+			!strings.Contains(got, `"error":{"code":-32602,"message":"invalid params: \"params\" is required, an object"}`) {
+			t.Errorf("%s: %d %s, want 400 -32602", body, status, got)
+		}
+	}
+}
