@@ -99,6 +99,10 @@ func sdkWords(c *fiber.Ctx) {
 			return // a notification gets no answer of JSON-RPC's: the 400 says it
 		}
 		rpcError(c, status, req.ID, -32601, "method not found: "+strconv.Quote(req.Method))
+	case status == fiber.StatusBadRequest && bytes.Contains(answer, []byte("exceeded maximum nesting depth")):
+		// go-sdk: "malformed payload: unmarshaling jsonrpc message: json:
+		// exceeded maximum nesting depth of 1000", in text.
+		rpcError(c, status, req.ID, -32600, tooDeep)
 	case len(req.ID) > 0 && string(req.ID) != "null" && (bytes.HasPrefix(answer, []byte(`invalid request: missing required "params"`)) ||
 		req.Method == "initialize" && string(req.Params) == "null" && bytes.Contains(answer, []byte(`"code":0,`))):
 		// go-sdk: a 400 in text when params are missing; code 0 for
@@ -187,8 +191,47 @@ func rpcError(c *fiber.Ctx, status int, id json.RawMessage, code int, msg string
 // exact names, the last of a name given twice; a lone surrogate escaped
 // in a string is the tool's to name).
 func badBody(b []byte) (int, string) {
+	code, msg := readEnvelope(b)
+	if msg == notJSON && nestsDeeperThan(b, maxMessageDepth) {
+		// jsontext's limit is 10,000 levels; go-sdk's, 1000.
+		return -32600, tooDeep
+	}
+	return code, msg
+}
+
+const (
+	notJSON = "parse error: the body is not valid JSON (a JSON-RPC 2.0 message is expected)"
+	tooDeep = "invalid request: the message nests arrays and objects more than 1000 levels deep"
+)
+
+// nestsDeeperThan: b nests arrays and objects more than limit levels deep,
+// counted as go-sdk's decoder counts them (brackets outside strings).
+func nestsDeeperThan(b []byte, limit int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range b {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString:
+			inString = c != '"'
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > limit {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
+}
+
+// readEnvelope is badBody's read of the message.
+func readEnvelope(b []byte) (int, string) {
 	const parseError, invalidRequest = -32700, -32600
-	const notJSON = "parse error: the body is not valid JSON (a JSON-RPC 2.0 message is expected)"
 	if !utf8.Valid(b) {
 		return parseError, "parse error: the body is not valid UTF-8"
 	}

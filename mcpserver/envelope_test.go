@@ -282,3 +282,27 @@ func TestInitializeWithoutParamsInJSONRPCWords(t *testing.T) {
 		}
 	}
 }
+
+// TestMessageNestedTooDeepInOneLine: a message nested past go-sdk's 1000
+// levels outside a tool's arguments (those are the tool's to name) was
+// answered with go-sdk's decoder's words ("malformed payload: unmarshaling
+// jsonrpc message: json: exceeded maximum nesting depth of 1000"), and
+// past 10,000 levels called "not valid JSON"; now -32600 saying the rule,
+// with the request's id where go-sdk read one.
+func TestMessageNestedTooDeepInOneLine(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	const want = `"error":{"code":-32600,"message":"invalid request: the message nests arrays and objects more than 1000 levels deep"}`
+	for _, n := range []int{1001, 20000} {
+		deep := strings.Repeat("[", n) + strings.Repeat("]", n)
+		for _, body := range []string{
+			`{"jsonrpc":"2.0","id":1,"method":"nope","params":{"x":` + deep + `}}`,
+			`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"a":` + deep + `}}}`,
+			`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":` + deep + `}}`,
+		} {
+			if status, got := e.post(t, body); status != http.StatusBadRequest || !strings.Contains(got, want) {
+				t.Errorf("%d levels in %.60s…: %d %.300s, want 400 %s", n, body, status, got, want)
+			}
+		}
+	}
+}
