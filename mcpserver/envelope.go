@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gofiber/fiber/v2"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	segjson "github.com/segmentio/encoding/json"
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/negotiation"
@@ -72,7 +73,9 @@ var paramsOf = map[string]func() any{
 // JSON-RPC error (-32602) naming the member and the type it must be; a
 // request of a method go-sdk does not know (a 400 whose body is text,
 // "JSON RPC not handled: …") with -32601 "method not found", its status
-// kept. Only an answer that is an error is read (the request read again
+// kept; a request without params that needs them (a 400 in text, or
+// code 0 for initialize's params null) with -32602 too.
+// Only an answer that is an error is read (the request read again
 // then): one that is not costs a read of its first members.
 func sdkWords(c *fiber.Ctx) {
 	answer := c.Response().Body()
@@ -85,7 +88,7 @@ func sdkWords(c *fiber.Ctx) {
 	if status == fiber.StatusOK && !answersError(answer) {
 		return
 	}
-	if json.Unmarshal(c.Body(), &req) != nil {
+	if sdkUnmarshal(c.Body(), &req) != nil {
 		return
 	}
 	switch {
@@ -96,16 +99,67 @@ func sdkWords(c *fiber.Ctx) {
 			return // a notification gets no answer of JSON-RPC's: the 400 says it
 		}
 		rpcError(c, status, req.ID, -32601, "method not found: "+strconv.Quote(req.Method))
+	case status == fiber.StatusBadRequest && bytes.Contains(answer, []byte("exceeded maximum nesting depth")):
+		// go-sdk: "malformed payload: unmarshaling jsonrpc message: json:
+		// exceeded maximum nesting depth of 1000", in text.
+		rpcError(c, status, req.ID, -32600, tooDeep)
+	case len(req.ID) > 0 && string(req.ID) != "null" && (bytes.HasPrefix(answer, []byte(`invalid request: missing required "params"`)) ||
+		req.Method == "initialize" && string(req.Params) == "null" && bytes.Contains(answer, []byte(`"code":0,`))):
+		// go-sdk: a 400 in text when params are missing; code 0 for
+		// initialize's params null.
+		msg := `invalid params: "params" is required, an object`
+		if req.Method == "initialize" {
+			msg += " with protocolVersion, capabilities and clientInfo"
+		}
+		rpcError(c, status, req.ID, -32602, msg)
 	case (status == fiber.StatusOK || status == fiber.StatusBadRequest) && len(req.Params) > 0 && paramsOf[req.Method] != nil:
-		err := json.Unmarshal(req.Params, paramsOf[req.Method]())
+		err := sdkUnmarshal(req.Params, paramsOf[req.Method]())
 		if typeErr, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && typeErr.Field != "" {
+			typeErr.Value = valueKind(typeErr.Value)
 			rpcError(c, status, req.ID, -32602, `invalid params: "params.`+typeErr.Field+`" `+typeFault(err, typeErr.Type))
-		} else if list := (struct{ Cursor string }{}); strings.HasSuffix(req.Method, "/list") && err == nil &&
-			json.Unmarshal(req.Params, &list) == nil && list.Cursor != "" {
+		} else if list := (struct {
+			Cursor string `json:"cursor"`
+		}{}); strings.HasSuffix(req.Method, "/list") && err == nil &&
+			sdkUnmarshal(req.Params, &list) == nil && list.Cursor != "" {
 			// go-sdk says only "invalid params": a list's one param is its cursor.
 			rpcError(c, status, req.ID, -32602, `invalid params: "params.cursor" must be a nextCursor this server gave (every item comes in the first page)`)
 		}
 	}
+}
+
+// sdkUnmarshal reads data as go-sdk's decoder does (its internal/json):
+// segmentio's, members matched by their exact names ("ID" or "URI" is
+// another member, which go-sdk ignores), the last of a name given twice.
+// Read in any case (encoding/json), a rewritten answer took its id from
+// "ID" and its faults from members go-sdk never read.
+func sdkUnmarshal(data []byte, v any) error {
+	dec := segjson.NewDecoder(bytes.NewReader(data))
+	dec.DontMatchCaseInsensitiveStructFields()
+	return dec.Decode(v)
+}
+
+// valueKind names the kind of the JSON value whose first bytes
+// segmentio's type error quotes (as a Go string), as encoding/json names
+// it.
+func valueKind(text string) string {
+	text = strings.TrimPrefix(text, `"`)
+	switch {
+	case strings.HasPrefix(text, `\"`):
+		return "string"
+	case text == "":
+		return "value"
+	case text[0] == '"':
+		return "string"
+	case text[0] == '{':
+		return "object"
+	case text[0] == '[':
+		return "array"
+	case text[0] == 't' || text[0] == 'f':
+		return "bool"
+	case text[0] == 'n':
+		return "null"
+	}
+	return "number"
 }
 
 // answersError: the answer is a JSON-RPC error. go-sdk writes its
@@ -133,12 +187,51 @@ func rpcError(c *fiber.Ctx, status int, id json.RawMessage, code int, msg string
 // struct field jsonrpc2.wireDecode.id of type float64"): not JSON (parse
 // error), a batch, or a message whose members have the wrong type
 // (invalid request). A tool call's arguments are the tool's to read. It
-// reads the body once, as go-sdk's decoder matches the members (any case,
-// the last of a name given twice; a lone surrogate escaped in a string is
-// the tool's to name).
+// reads the body once, as go-sdk's decoder matches the members (by their
+// exact names, the last of a name given twice; a lone surrogate escaped
+// in a string is the tool's to name).
 func badBody(b []byte) (int, string) {
+	code, msg := readEnvelope(b)
+	if msg == notJSON && nestsDeeperThan(b, maxMessageDepth) {
+		// jsontext's limit is 10,000 levels; go-sdk's, 1000.
+		return -32600, tooDeep
+	}
+	return code, msg
+}
+
+const (
+	notJSON = "parse error: the body is not valid JSON (a JSON-RPC 2.0 message is expected)"
+	tooDeep = "invalid request: the message nests arrays and objects more than 1000 levels deep"
+)
+
+// nestsDeeperThan: b nests arrays and objects more than limit levels deep,
+// counted as go-sdk's decoder counts them (brackets outside strings).
+func nestsDeeperThan(b []byte, limit int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range b {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString:
+			inString = c != '"'
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > limit {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
+}
+
+// readEnvelope is badBody's read of the message.
+func readEnvelope(b []byte) (int, string) {
 	const parseError, invalidRequest = -32700, -32600
-	const notJSON = "parse error: the body is not valid JSON (a JSON-RPC 2.0 message is expected)"
 	if !utf8.Valid(b) {
 		return parseError, "parse error: the body is not valid UTF-8"
 	}
@@ -164,7 +257,7 @@ func badBody(b []byte) (int, string) {
 			return parseError, notJSON
 		}
 		name := tok.String()
-		if strings.EqualFold(name, "params") && dec.PeekKind() == '{' {
+		if name == "params" && dec.PeekKind() == '{' {
 			// Into the params, for a tool call's name.
 			params, tool = jsontext.Value("{}"), nil
 			if _, err := dec.ReadToken(); err != nil {
@@ -175,7 +268,7 @@ func badBody(b []byte) (int, string) {
 				if err != nil {
 					return parseError, notJSON
 				}
-				isName := strings.EqualFold(tok.String(), "name")
+				isName := tok.String() == "name"
 				v, err := dec.ReadValue()
 				if err != nil {
 					return parseError, notJSON
@@ -193,7 +286,7 @@ func badBody(b []byte) (int, string) {
 		if err != nil {
 			return parseError, notJSON
 		}
-		switch strings.ToLower(name) {
+		switch name {
 		case "jsonrpc":
 			version = v.Clone()
 		case "id":

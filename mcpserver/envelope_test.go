@@ -215,3 +215,94 @@ func TestAnswersError(t *testing.T) {
 		}
 	}
 }
+
+// TestSDKWordsReadMembersAsGoSDKDoes: go-sdk's decoder matches a
+// message's members by their exact names ("ID", "Method", "URI" are
+// other members, which it ignores), so the words that replace its error
+// answer must be read from the same members: the id it answered, the
+// method it did not know, the params it read. Read in any case, an
+// answer lost its id ("ID":"other"), named a method that was served, or
+// replaced "Resource not found" with a type fault of a member go-sdk
+// never read; and {"jsonrpc","id","Method"} was still accepted with 202.
+func TestSDKWordsReadMembersAsGoSDKDoes(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	for body, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":9,"ID":"other","method":"nope"}`:          `{"error":{"code":-32601,"message":"method not found: \"nope\""},"id":9,"jsonrpc":"2.0"}`,
+		`{"jsonrpc":"2.0","id":9,"method":"nope","Method":"tools/list"}`: `{"error":{"code":-32601,"message":"method not found: \"nope\""},"id":9,"jsonrpc":"2.0"}`,
+	} {
+		if status, got := e.post(t, body); status != http.StatusBadRequest || got != want {
+			t.Errorf("%s: %d %s, want 400 %s", body, status, got, want)
+		}
+	}
+	for body, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"x://y","URI":1}}`: `"message":"Resource not found"`,
+		`{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"Cursor":7}}`:                `"negotiation_read"`,
+	} {
+		if status, got := e.post(t, body); status != http.StatusOK || !strings.Contains(got, want) || !strings.Contains(got, `"id":9`) {
+			t.Errorf("%s: %d %s, want 200 with %s", body, status, got, want)
+		}
+	}
+	body := `{"jsonrpc":"2.0","id":9,"Method":"tools/list"}`
+	if status, got := e.post(t, body); status != http.StatusBadRequest || !strings.Contains(got, `a message needs \"method\"`) {
+		t.Errorf("%s: %d %s, want 400 -32600", body, status, got)
+	}
+}
+
+// TestInitializeWithoutParamsInJSONRPCWords: a request without the params
+// its method needs was answered by go-sdk with a 400 in text ("invalid
+// request: missing required \"params\""), and initialize's params null
+// with code 0, no JSON-RPC code (as its params of the wrong type were);
+// now -32602 naming them, the status kept.
+func TestInitializeWithoutParamsInJSONRPCWords(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	const want = `"error":{"code":-32602,"message":"invalid params: \"params\" is required, an object with protocolVersion, capabilities and clientInfo"}`
+	wantStatus := map[string]int{ // as go-sdk answered
+		`{"jsonrpc":"2.0","id":1,"method":"initialize"}`:                 http.StatusBadRequest,
+		`{"jsonrpc":"2.0","id":"i","method":"initialize","params":null}`: http.StatusOK,
+	}
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize"}`,
+		`{"jsonrpc":"2.0","id":"i","method":"initialize","params":null}`,
+	} {
+		var sent struct{ ID json.RawMessage }
+		_ = json.Unmarshal([]byte(body), &sent)
+		if status, got := e.post(t, body); status != wantStatus[body] || !strings.Contains(got, want) || !strings.Contains(got, `"id":`+string(sent.ID)) {
+			t.Errorf("%s: %d %s, want %d %s", body, status, got, wantStatus[body], want)
+		}
+	}
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"resources/read"}`,
+	} {
+		if status, got := e.post(t, body); status != http.StatusBadRequest ||
+			!strings.Contains(got, `"error":{"code":-32602,"message":"invalid params: \"params\" is required, an object"}`) {
+			t.Errorf("%s: %d %s, want 400 -32602", body, status, got)
+		}
+	}
+}
+
+// TestMessageNestedTooDeepInOneLine: a message nested past go-sdk's 1000
+// levels outside a tool's arguments (those are the tool's to name) was
+// answered with go-sdk's decoder's words ("malformed payload: unmarshaling
+// jsonrpc message: json: exceeded maximum nesting depth of 1000"), and
+// past 10,000 levels called "not valid JSON"; now -32600 saying the rule,
+// with the request's id where go-sdk read one.
+func TestMessageNestedTooDeepInOneLine(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	const want = `"error":{"code":-32600,"message":"invalid request: the message nests arrays and objects more than 1000 levels deep"}`
+	for _, n := range []int{1001, 20000} {
+		deep := strings.Repeat("[", n) + strings.Repeat("]", n)
+		for _, body := range []string{
+			`{"jsonrpc":"2.0","id":1,"method":"nope","params":{"x":` + deep + `}}`,
+			`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"a":` + deep + `}}}`,
+			`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":` + deep + `}}`,
+		} {
+			if status, got := e.post(t, body); status != http.StatusBadRequest || !strings.Contains(got, want) {
+				t.Errorf("%d levels in %.60s…: %d %.300s, want 400 %s", n, body, status, got, want)
+			}
+		}
+	}
+}
