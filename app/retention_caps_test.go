@@ -2,10 +2,13 @@ package app
 
 import (
 	"bytes"
-	"github.com/taasky/taasky/negotiation"
+	"context"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/taasky/taasky/internal/pgtest"
+	"github.com/taasky/taasky/negotiation"
 )
 
 // TestRetentionPurgesCapCounts: the caps' counts (the invitation mails of
@@ -146,5 +149,54 @@ func TestRetentionKeepsUpWithLimitMarks(t *testing.T) {
 	n, _ := deleted.Load("limit_marks")
 	if old != 0 || kept != 10 || n != 110000 {
 		t.Errorf("after one purge: %d marks older than 30 days left, %d younger kept, %v deleted; want none, 10, 110000", old, kept, n)
+	}
+}
+
+// TestRetentionCapCountsNeverWait: the caps' counts an invitation's own
+// forgetting (or an account's deletion) holds are skipped by the purge,
+// which neither waits for them (it would hold up the hourly purge behind
+// a stuck transaction, or deadlock) nor loses them: the next purge,
+// the rows no longer held, deletes them.
+func TestRetentionCapCountsNeverWait(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	ctx := rb.ctx
+	now := rb.cfg.Now()
+	old := now.Add(-capCountsKept - time.Hour)
+	insert := func(acct int64) {
+		t.Helper()
+		if _, err := rb.pool.Exec(ctx, `WITH x AS (INSERT INTO invite_emails (account_id, created_at, room_id) VALUES ($1, $2, 1), ($1, $2, 2))
+			INSERT INTO member_invite_emails (account_id, created_at, invitation_id) VALUES ($1, $2, 1), ($1, $2, 2)`, acct, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	left := func(acct int64) int {
+		t.Helper()
+		var n int
+		if err := rb.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM invite_emails WHERE account_id = $1) +
+			(SELECT count(*) FROM member_invite_emails WHERE account_id = $1)`, acct).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	ret := NewRetention(rb.pool, testPeriods)
+	for _, hold := range []string{
+		`WITH x AS (DELETE FROM invite_emails WHERE account_id = $1) DELETE FROM member_invite_emails WHERE account_id = $1`, // an invitation's forgetting
+		`DELETE FROM accounts WHERE id = $1`, // the account's deletion
+	} {
+		insert(rb.a.AccountID)
+		insert(rb.b.AccountID)
+		h := pgtest.HoldLock(t, rb.pool, hold, rb.a.AccountID)
+		c, cancel := context.WithTimeout(ctx, 20*time.Second) // a wait fails the purge
+		out, err := ret.PurgeOld(c, now, now.Add(time.Minute))
+		cancel()
+		if err != nil || out["invite_counts"] != 4 || left(rb.a.AccountID) != 4 || left(rb.b.AccountID) != 0 {
+			t.Errorf("held by %q: the purge said %v, %v, and left %d counts of the held account, %d of the other; want 4 deleted, 4 and 0 left",
+				hold, out, err, left(rb.a.AccountID), left(rb.b.AccountID))
+		}
+		h.Release()
+		if out, err := ret.PurgeOld(ctx, now, now.Add(time.Minute)); err != nil || left(rb.a.AccountID) != 0 {
+			t.Errorf("released %q: the next purge said %v, %v, and left %d counts; want none", hold, out, err, left(rb.a.AccountID))
+		}
 	}
 }

@@ -75,3 +75,48 @@ func TestCachesBoundedInBytes(t *testing.T) {
 	t.Logf("heap grown by %d MB; kept: log entries %d (%d MB), views %d (%d MB), schemas %d", grown>>20,
 		rb.rooms.logCache.c.Len(), rb.rooms.logCache.c.Cost()>>20, rb.rooms.views.Len(), rb.rooms.views.Cost()>>20, rb.rooms.schemas.c.Len())
 }
+
+// TestViewsBoundedWhenReplaced: a room's view is kept by its room token
+// and replaced at each read after a move. Read while they were small (the
+// rooms opened and joined), then again after an offer of the largest
+// terms, the views were replaced in the current generation with no
+// reckoning against its budget: 12 rooms held some 100 MB of views past
+// their bound of two generations (64 MB), and 4,096 rooms (the entries'
+// bound) some 18 GB.
+func TestViewsBoundedWhenReplaced(t *testing.T) {
+	rb := setupRooms(t)
+	schema := maxSchema()
+	const rooms = 12
+	agents := [2]Agent{rb.a, rb.b}
+	tokens := make([][2]string, rooms)
+	for i := range rooms {
+		open, err := rb.rooms.Open(rb.ctx, rb.a, OpenInput{Schema: schema})
+		if err != nil {
+			t.Fatal(err)
+		}
+		joined, err := rb.rooms.Join(rb.ctx, rb.b, JoinInput{InviteCode: open.InviteCode, Schema: schema})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens[i] = [2]string{open.RoomToken, joined.RoomToken}
+		for side := range 2 { // small views, kept
+			if _, err := rb.rooms.Read(rb.ctx, agents[side], tokens[i][side]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for i := range rooms {
+		in := MoveInput{Verdict: "offer", Options: []json.RawMessage{maxTerms(), maxTerms(), maxTerms()}}
+		if _, err := rb.rooms.Propose(rb.ctx, rb.a, tokens[i][0], in); err != nil {
+			t.Fatal(err)
+		}
+		for side := range 2 { // the same keys, views of the largest terms
+			if _, err := rb.rooms.Read(rb.ctx, agents[side], tokens[i][side]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if cost := rb.rooms.views.Cost(); cost > 2*viewsBytes {
+		t.Errorf("the views kept cost %d MB (%d views), more than their bound of %d MB", cost>>20, rb.rooms.views.Len(), 2*viewsBytes>>20)
+	}
+}

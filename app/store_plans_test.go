@@ -378,3 +378,37 @@ func TestForgetAddressesPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestCapCountsPlan: the purge's statements of the caps' counts walk the
+// accounts holding counts by the primary key, one probe an account, and
+// take each account's old counts by its range, under the generic plan:
+// beside thousands of accounts with a recent count each, and one with
+// 50,000 old counts and as many recent ones.
+func TestCapCountsPlan(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	ctx := rb.ctx
+	now := rb.cfg.Now()
+	if _, err := rb.pool.Exec(ctx, `INSERT INTO accounts (slug, name) SELECT 'skew-' || i, 'Skew' FROM generate_series(1, 3000) i`); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ table, key, sql string }{
+		{"invite_emails", "room_id", purgeInviteCountsSQL},
+		{"member_invite_emails", "invitation_id", purgeMemberInviteCountsSQL},
+	} {
+		if _, err := rb.pool.Exec(ctx, `INSERT INTO `+c.table+` (account_id, created_at, `+c.key+`)
+			SELECT id, $1::timestamptz - interval '1 hour', id FROM accounts
+			UNION ALL SELECT $2::bigint, $1::timestamptz - interval '30 hours' - make_interval(secs => i), i FROM generate_series(1, 50000) i
+			UNION ALL SELECT $2::bigint, $1::timestamptz - make_interval(secs => i), -i FROM generate_series(1, 50000) i`, now, rb.a.AccountID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rb.pool.Exec(ctx, `ANALYZE `+c.table); err != nil {
+			t.Fatal(err)
+		}
+		for _, after := range []int64{0, rb.a.AccountID} {
+			plan := genericPlan(t, ctx, rb.pool, c.sql, true, after, purgeAccountsPerStatement, now.Add(-capCountsKept), purgePerAccount)
+			requirePlan(t, fmt.Sprintf("%s after account %d", c.table, after), plan, c.table+"_pkey",
+				[]string{"account_id"}, nil, purgePerAccount)
+		}
+	}
+}

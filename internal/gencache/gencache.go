@@ -118,9 +118,15 @@ func (c *Cache[K, V]) putLocked(k K, v V) {
 		c.deleteLocked(k) // what k held before is not k's value now
 		return
 	}
-	if old, ok := c.cur[k]; ok {
+	old, replaced := c.cur[k]
+	if replaced {
+		delete(c.cur, k)
 		c.curCost -= c.costOf(k, old)
-	} else if c.cur == nil || len(c.cur) >= c.size || c.budget > 0 && c.curCost+cost > c.budget {
+	}
+	// A value put again counts against the budget as a new one (a larger
+	// value in place of a smaller one would pass it unseen), but not
+	// against the entries: it adds none.
+	if c.cur == nil || !replaced && len(c.cur) >= c.size || c.budget > 0 && c.curCost+cost > c.budget {
 		c.prev, c.cur = c.cur, make(map[K]V, min(c.size, 1024))
 		c.prevCost, c.curCost = c.curCost, 0
 	}

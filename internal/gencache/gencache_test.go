@@ -98,3 +98,26 @@ func TestBudget(t *testing.T) {
 		t.Fatal("a cost is left after Clear")
 	}
 }
+
+// TestBudgetReplaced: an entry put again with a larger value (a room's
+// kept view, replaced at each read after a move) counts against the
+// generation's budget like a new one: replacing every entry of a
+// generation with one near the budget held a generation's entries times
+// the budget.
+func TestBudgetReplaced(t *testing.T) {
+	c := NewBudget(100, 10, func(_ int, v string) int { return len(v) })
+	for k := range 10 {
+		c.Put(k, "a")
+	}
+	for k := range 10 {
+		c.Put(k, "aaaaaaaaa")
+	}
+	if got := c.Cost(); got > 20 {
+		t.Fatalf("Cost = %d after ten entries were replaced with larger ones, more than two generations of 10", got)
+	}
+	for k := range 10 { // what is kept of k is its last value
+		if v, ok := c.Get(k); ok && v != "aaaaaaaaa" {
+			t.Fatalf("Get(%d) = %q, an earlier value", k, v)
+		}
+	}
+}
