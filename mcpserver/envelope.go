@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -29,6 +30,10 @@ func (s *Server) refuseBeforeSDK(c *fiber.Ctx) (bool, error) {
 		rpcError(c, fiber.StatusBadRequest, nil, code, msg)
 		return true, nil
 	}
+	if v := c.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(protocolVersions, v) {
+		unsupportedVersion(c, v)
+		return true, nil
+	}
 	if len(c.Body()) > maxBody {
 		return false, nil // go-sdk answers 413
 	}
@@ -39,6 +44,33 @@ func (s *Server) refuseBeforeSDK(c *fiber.Ctx) (bool, error) {
 	s.metrics.observe(tool, outcomeRefused, 0)
 	return true, c.JSON(fiber.Map{"jsonrpc": "2.0", "id": id,
 		"result": refusal(&app.Error{Code: app.ErrInvalid, Message: f.Message, Faults: []negotiation.Fault{*f}})})
+}
+
+// protocolVersions are the MCP versions go-sdk speaks, newest first.
+var protocolVersions = mcp.SupportedProtocolVersions()
+
+// unsupportedVersion refuses a request whose Mcp-Protocol-Version header
+// is no version this server speaks (MCP 2025-06-18 §2.7: 400), in one
+// line naming the header, the value and the versions, with go-sdk's code
+// and data for it (-32022, {supported, requested}: go-sdk's client of a
+// newer protocol negotiates on them). go-sdk answered a value below
+// 2026-07-28 with a 400 in text naming neither header nor value, and one
+// above it without the request's _meta with -32602 "missing or invalid
+// _meta field", blaming a member the client's version may not have.
+func unsupportedVersion(c *fiber.Ctx, v string) {
+	var req struct {
+		ID json.RawMessage `json:"id"`
+	}
+	_ = sdkUnmarshal(c.Body(), &req) // badBody read it: a message
+	if len(req.ID) == 0 {
+		req.ID = json.RawMessage("null")
+	}
+	last := len(protocolVersions) - 1
+	msg := fmt.Sprintf("unsupported protocol version %q in the Mcp-Protocol-Version header: this server speaks %s and %s (send the version initialize or server/discover agreed)",
+		v, strings.Join(protocolVersions[:last], ", "), protocolVersions[last])
+	_ = c.Status(fiber.StatusBadRequest).JSON(fiber.Map{"jsonrpc": "2.0", "id": req.ID, "error": fiber.Map{
+		"code": mcp.CodeUnsupportedProtocolVersion, "message": msg,
+		"data": mcp.UnsupportedProtocolVersionData{Supported: protocolVersions, Requested: v}}})
 }
 
 // paramsOf are the params go-sdk reads each method's into: a message

@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestMessageEnvelopeRefusedInOneLine: a JSON body that is no JSON-RPC
@@ -304,5 +307,55 @@ func TestMessageNestedTooDeepInOneLine(t *testing.T) {
 				t.Errorf("%d levels in %.60s…: %d %.300s, want 400 %s", n, body, status, got, want)
 			}
 		}
+	}
+}
+
+// TestUnsupportedProtocolVersionHeaderInOneLine: a request whose
+// Mcp-Protocol-Version header is no version this server speaks is
+// refused in one JSON-RPC line naming the header, the value and the
+// versions, with go-sdk's -32022 and its data (which go-sdk's client
+// negotiates on), whatever the value. go-sdk answered a value below
+// 2026-07-28 with a 400 in text naming neither header nor value, and one
+// above it without the request's _meta with -32602 "missing or invalid
+// _meta field \"io.modelcontextprotocol/protocolVersion\"", blaming a
+// member the client's version may not have.
+func TestUnsupportedProtocolVersionHeaderInOneLine(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	const list = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"negotiation_list","arguments":{}}}`
+	meta := func(v string) string {
+		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"negotiation_list","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"` + v +
+			`","io.modelcontextprotocol/clientInfo":{"name":"x","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`
+	}
+	const supported = `"data":{"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"requested":`
+	for _, c := range []struct{ version, body, id string }{
+		{"2024-10-07", list, "7"}, // the TypeScript SDK 1.32 knows it; go-sdk does not
+		{"2025-06-19", list, "7"},
+		{"2026-07-29", list, "7"},
+		{"latest", list, "7"},
+		{"2027-01-01", meta("2027-01-01"), "7"}, // a newer client: go-sdk's data kept
+		{"latest", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, "null"},
+	} {
+		status, got := e.postAs(t, c.version, c.body)
+		want := `{"error":{"code":-32022,` + supported + `"` + c.version + `"},"message":"unsupported protocol version \"` + c.version +
+			`\" in the Mcp-Protocol-Version header: this server speaks 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05 (send the version initialize or server/discover agreed)"},"id":` + c.id + `,"jsonrpc":"2.0"}`
+		if status != http.StatusBadRequest || got != want {
+			t.Errorf("Mcp-Protocol-Version %s, %s:\n%d %s\nwant 400 %s", c.version, c.body, status, got, want)
+		}
+	}
+	// A go-sdk client of a newer protocol still negotiates on the answer.
+	c := mcp.NewClient(&mcp.Implementation{Name: "newer", Version: "1"}, nil)
+	s, err := c.Connect(e.ctx, &mcp.StreamableClientTransport{Endpoint: e.url + "/mcp/alpha",
+		HTTPClient: &http.Client{Transport: recorder{key: e.keys["a"]}, Timeout: 30 * time.Second}, DisableStandaloneSSE: true},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2027-01-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if v := s.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Errorf("a client of 2027-01-01 agreed %s, want 2026-07-28", v)
+	}
+	if _, err := s.CallTool(e.ctx, &mcp.CallToolParams{Name: "negotiation_list", Arguments: map[string]any{}}); err != nil {
+		t.Error(err)
 	}
 }
