@@ -437,8 +437,10 @@ const (
 
 // retryEvicted ends a stream whose place a newer one of its holder took
 // (live_cap.go): were its page still open, it asks again in a minute, as
-// after a refusal (liveRetry).
-var retryEvicted = "retry: " + strconv.Itoa(liveRetry*1000) + "\n\n"
+// after a refusal (liveRetry). The event "evicted" tells the page so
+// (app.js): it no longer says it updates by itself, and asks again itself;
+// the retry is for a page whose script predates it.
+var retryEvicted = "retry: " + strconv.Itoa(liveRetry*1000) + "\nevent: evicted\ndata: " + strconv.Itoa(liveRetry) + "\n\n"
 
 func newLiveStream(done <-chan struct{}, ch chan struct{}, stop func(), life time.Duration) *liveStream {
 	return &liveStream{done: done, ch: ch, stop: stop, end: time.NewTimer(life), beat: time.NewTicker(heartbeat),

@@ -103,7 +103,7 @@ func (l liveConn) evicted(t *testing.T) {
 			break
 		}
 	}
-	if !strings.Contains(got.String(), "retry: 60000\n\n") {
+	if !strings.Contains(got.String(), "retry: 60000\nevent: evicted\n") {
 		t.Errorf("the oldest stream ended without asking to wait a minute:\n%s", got.String())
 	}
 }

@@ -297,12 +297,22 @@
       var main = document.querySelector('main') || document.body;
       main.insertBefore(box, main.firstChild);
     });
-    es.addEventListener('error', function () {
-      if (es.readyState !== EventSource.CLOSED) return; // EventSource reconnects by itself
+    function later() {
       opened = true; // what changed meanwhile is fetched once heard again
       document.documentElement.dataset.live = 'closed';
       setTimeout(listen, wait);
       wait = Math.min(wait * 2, 600e3);
+    }
+    es.addEventListener('error', function () {
+      if (es.readyState !== EventSource.CLOSED) return; // EventSource reconnects by itself
+      later();
+    });
+    // A newer page of the same person (or personal link), past the 20
+    // streams they may hold, took this one's place: the stream ends, and
+    // the page is not heard until it asks again, in a minute.
+    es.addEventListener('evicted', function () {
+      es.close();
+      later();
     });
   }
   if (document.readyState === 'complete') listen();
