@@ -170,16 +170,7 @@ func TestBrowserLiveStreamRefused(t *testing.T) {
 	b := setup(t)
 	br := newBrowser(t, b)
 	tab := br.tab()
-	if _, err := chromedp.Call(tab, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: `(function () {
-		var later = window.setTimeout;
-		window.liveWaits = [];
-		window.setTimeout = function (f, ms) {
-			if (f && f.name === 'listen' && ms >= 10e3) { window.liveWaits.push(ms); ms = 300; }
-			return later.call(window, f, ms);
-		};
-	})()`}); err != nil {
-		t.Fatal(err)
-	}
+	recordLiveWaits(t, tab)
 	// Signed in by her session cookie: a sign-in through the pages would
 	// leave a live page behind, whose stream holds a place until it ends.
 	if _, err := chromedp.Call(tab, network.SetCookie, network.SetCookieParams{Name: sessionCookie, Value: b.sessionOf(b.alice), URL: b.base}); err != nil {
@@ -222,5 +213,22 @@ func TestBrowserLiveStreamRefused(t *testing.T) {
 		if w > 600000 {
 			t.Errorf("a wait of %d ms, past 10 minutes", w)
 		}
+	}
+}
+
+// recordLiveWaits has tab's pages wait 300 ms where app.js would wait a
+// minute or more before asking for a live stream again, the waits asked
+// for recorded in window.liveWaits.
+func recordLiveWaits(t *testing.T, tab context.Context) {
+	t.Helper()
+	if _, err := chromedp.Call(tab, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: `(function () {
+		var later = window.setTimeout;
+		window.liveWaits = [];
+		window.setTimeout = function (f, ms) {
+			if (f && f.name === 'listen' && ms >= 10e3) { window.liveWaits.push(ms); ms = 300; }
+			return later.call(window, f, ms);
+		};
+	})()`}); err != nil {
+		t.Fatal(err)
 	}
 }

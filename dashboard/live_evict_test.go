@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -22,16 +21,7 @@ func TestBrowserEvictedPageSaysSo(t *testing.T) {
 	seat := b.seatOf(t, "Evicted seat")
 	br := newBrowser(t, b)
 	tab := br.tab()
-	if _, err := chromedp.Call(tab, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: `(function () {
-		var later = window.setTimeout;
-		window.liveWaits = [];
-		window.setTimeout = function (f, ms) {
-			if (f && f.name === 'listen' && ms >= 10e3) { window.liveWaits.push(ms); ms = 300; }
-			return later.call(window, f, ms);
-		};
-	})()`}); err != nil {
-		t.Fatal(err)
-	}
+	recordLiveWaits(t, tab)
 	const says = `document.querySelector('main').innerText.includes('This page updates by itself.')`
 	br.do(tab, "open the seat", chromedp.Navigate(b.base+"/p/"+seat), chromedp.WaitVisible(chromedp.CSS("#seat-live")))
 	br.until(tab, "the seat hears its stream", `document.documentElement.dataset.live === 'open' && `+says)
