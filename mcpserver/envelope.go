@@ -22,9 +22,11 @@ import (
 
 // refuseBeforeSDK answers a POST whose body go-sdk would refuse in words
 // of its own (its decoder's internals), and reports whether it did: a
-// body that is not a JSON-RPC message (badBody), or a tool call whose
-// arguments its decoder cannot read (beyondDecoder), answered as the
-// tool would refuse the argument.
+// body that is not a JSON-RPC message (badBody), an Mcp-Protocol-Version
+// header of no version it speaks (unsupportedVersion), or a tool call
+// whose arguments its decoder cannot read (beyondDecoder), answered as
+// the tool would refuse the argument. What go-sdk itself answers in its
+// words is rewritten after it (sdkWords).
 func (s *Server) refuseBeforeSDK(c *fiber.Ctx) (bool, error) {
 	if code, msg := badBody(c.Body()); msg != "" {
 		rpcError(c, fiber.StatusBadRequest, nil, code, msg)
@@ -77,7 +79,7 @@ func unsupportedVersion(c *fiber.Ctx, v string) {
 // whose params are of another type it answers with its decoder's words
 // ("unmarshaling … into a *mcp.initializeParamsV2: json: cannot unmarshal
 // \"7,…\" into Go struct field …", with code 0 for initialize);
-// wrongParams says it in one line instead.
+// sdkWords says it in one line instead.
 var paramsOf = map[string]func() any{
 	"initialize":               func() any { return new(mcp.InitializeParams) },
 	"ping":                     func() any { return new(mcp.PingParams) },
@@ -99,7 +101,7 @@ var paramsOf = map[string]func() any{
 	},
 }
 
-// sdkWords rewrites two of go-sdk's answers that are not in the words of
+// sdkWords rewrites go-sdk's answers that are not in the words of
 // JSON-RPC: a request whose params have a member of the wrong type (its
 // decoder's message, with code 0 for initialize) is answered with one
 // JSON-RPC error (-32602) naming the member and the type it must be; a
