@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"strings"
 	"syscall"
@@ -64,6 +65,17 @@ func LockConflict(err error) bool {
 // or rolled the call's transaction back to break a lock conflict
 // (LockConflict).
 func RetryLater(err error) bool { return Unavailable(err) || LockConflict(err) }
+
+// RetryLogged is the level and the words of the log line for a call
+// answered "retry later" (RetryLater): a lock conflict is a lock order of
+// Taasky's to fix (ERROR); the database away is a moment the operator
+// sees in its own monitoring (WARN).
+func RetryLogged(err error) (slog.Level, string) {
+	if LockConflict(err) {
+		return slog.LevelError, "a lock conflict (deadlock or serialization failure), answered as retry"
+	}
+	return slog.LevelWarn, "the database did not answer"
+}
 
 // TooManyConnections reports whether err is PostgreSQL refusing a new
 // connection because its max_connections are taken (SQLSTATE 53300: "sorry,

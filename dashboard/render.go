@@ -131,12 +131,8 @@ func (d *Dashboard) fail(c *fiber.Ctx, err error) error {
 	code := app.ErrorCodeOf(err)
 	if code == app.ErrInternal {
 		if unavailable(err) {
-			if app.LockConflict(err) {
-				// Not the database away: a lock order of Taasky's to fix.
-				d.log.Error("dashboard request: a lock conflict (deadlock or serialization failure), answered as retry", "method", c.Method(), "path", fiberhttp.LogPath(c), "err", err)
-			} else {
-				d.log.Warn("dashboard request: the database did not answer", "method", c.Method(), "path", fiberhttp.LogPath(c), "err", err)
-			}
+			level, why := app.RetryLogged(err)
+			d.log.Log(c.UserContext(), level, "dashboard request: "+why, "method", c.Method(), "path", fiberhttp.LogPath(c), "err", err)
 			c.Set(fiber.HeaderRetryAfter, retryAfter)
 			return d.showError(c, fiber.StatusServiceUnavailable, d.words(c, nil).T("failover.retry"))
 		}

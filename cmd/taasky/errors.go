@@ -40,12 +40,8 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 			// The database did not answer (a failover, a restart), or
 			// rolled the request back to break a deadlock: a moment's
 			// unavailability the caller may retry.
-			if app.LockConflict(err) {
-				// Not the database away: a lock order of Taasky's to fix.
-				log.Error("request failed: a lock conflict (deadlock or serialization failure), answered as retry", "method", c.Method(), "path", fiberhttp.LogPath(c), "err", err)
-			} else {
-				log.Warn("request failed: the database did not answer", "method", c.Method(), "path", fiberhttp.LogPath(c), "err", err)
-			}
+			level, why := app.RetryLogged(err)
+			log.Log(c.UserContext(), level, "request failed: "+why, "method", c.Method(), "path", fiberhttp.LogPath(c), "err", err)
 			c.Set(fiber.HeaderRetryAfter, "5")
 			return c.Status(fiber.StatusServiceUnavailable).SendString(app.RetryMessage)
 		}
