@@ -21,15 +21,7 @@ func TestCachesBoundedInBytes(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	for range rooms {
-		open, err := rb.rooms.Open(rb.ctx, rb.a, OpenInput{Schema: schema})
-		if err != nil {
-			t.Fatal(err)
-		}
-		joined, err := rb.rooms.Join(rb.ctx, rb.b, JoinInput{InviteCode: open.InviteCode, Schema: schema})
-		if err != nil {
-			t.Fatal(err)
-		}
-		agents, tokens := [2]Agent{rb.a, rb.b}, [2]string{open.RoomToken, joined.RoomToken}
+		agents, tokens := [2]Agent{rb.a, rb.b}, rb.openJoinedOn(t, schema)
 		for n := range moves {
 			in := MoveInput{Verdict: "counter", Options: []json.RawMessage{maxTerms(), maxTerms(), maxTerms()}}
 			if n == 0 {
@@ -45,7 +37,7 @@ func TestCachesBoundedInBytes(t *testing.T) {
 				}
 			}
 		}
-		if _, err := rb.rooms.ReadHistory(rb.ctx, rb.a, open.RoomToken); err != nil {
+		if _, err := rb.rooms.ReadHistory(rb.ctx, rb.a, tokens[0]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -90,15 +82,7 @@ func TestViewsBoundedWhenReplaced(t *testing.T) {
 	agents := [2]Agent{rb.a, rb.b}
 	tokens := make([][2]string, rooms)
 	for i := range rooms {
-		open, err := rb.rooms.Open(rb.ctx, rb.a, OpenInput{Schema: schema})
-		if err != nil {
-			t.Fatal(err)
-		}
-		joined, err := rb.rooms.Join(rb.ctx, rb.b, JoinInput{InviteCode: open.InviteCode, Schema: schema})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tokens[i] = [2]string{open.RoomToken, joined.RoomToken}
+		tokens[i] = rb.openJoinedOn(t, schema)
 		for side := range 2 { // small views, kept
 			if _, err := rb.rooms.Read(rb.ctx, agents[side], tokens[i][side]); err != nil {
 				t.Fatal(err)
@@ -119,4 +103,19 @@ func TestViewsBoundedWhenReplaced(t *testing.T) {
 	if cost := rb.rooms.views.Cost(); cost > 2*viewsBytes {
 		t.Errorf("the views kept cost %d MB (%d views), more than their bound of %d MB", cost>>20, rb.rooms.views.Len(), 2*viewsBytes>>20)
 	}
+}
+
+// openJoinedOn has a open a room of schema and b join it on the same one:
+// their room tokens.
+func (rb *roomsBundle) openJoinedOn(t *testing.T, schema json.RawMessage) [2]string {
+	t.Helper()
+	open, err := rb.rooms.Open(rb.ctx, rb.a, OpenInput{Schema: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined, err := rb.rooms.Join(rb.ctx, rb.b, JoinInput{InviteCode: open.InviteCode, Schema: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return [2]string{open.RoomToken, joined.RoomToken}
 }
