@@ -46,6 +46,12 @@ type Config struct {
 	// screen fetches for one signed-in person (the zero Limit: 10 a
 	// minute, bursts of 10); a fresh copy Taasky keeps costs nothing.
 	FetchLimit ratelimit.Limit
+	// RefreshLimit bounds the refreshes of one grant (the zero Limit:
+	// bursts of 10, then two per AccessTokenLifespan, twice what a client
+	// refreshing as its tokens expire needs). Each refresh keeps its used
+	// token to catch a reuse, so a client refreshing in a loop would
+	// otherwise write rows as fast as it asks.
+	RefreshLimit ratelimit.Limit
 	// TrustedProxies are the proxies whose X-Forwarded-For names the
 	// client a registration counts against (TRUSTED_PROXIES, as the
 	// dashboard's limits).
@@ -77,7 +83,8 @@ type Server struct {
 	clients  *clients
 	accounts AccountFinder
 	register *ratelimit.Buckets[string]
-	fetches  *ratelimit.Buckets[int64] // by person
+	fetches  *ratelimit.Buckets[int64]  // by person
+	refresh  *ratelimit.Buckets[string] // by grant (fosite's request ID)
 	trusted  []netip.Prefix
 	log      *slog.Logger
 	now      func() time.Time
@@ -106,6 +113,9 @@ func New(c Config) (*Server, error) {
 	}
 	if c.FetchLimit.Rate == 0 {
 		c.FetchLimit = ratelimit.Limit{Rate: 10.0 / 60, Burst: 10}
+	}
+	if c.RefreshLimit.Rate == 0 {
+		c.RefreshLimit = ratelimit.Limit{Rate: 2 / c.AccessTokenLifespan.Seconds(), Burst: 10}
 	}
 	base := strings.TrimSuffix(c.BaseURL, "/")
 	cl := &clients{state: c.State, http: newMetadataClient(c.AllowPrivateFetch, c.MetadataTransport), audience: base + "/mcp", now: time.Now}
@@ -138,7 +148,8 @@ func New(c Config) (*Server, error) {
 	)
 	return &Server{base: base, provider: provider, store: st, clients: cl, accounts: c.Accounts,
 		register: ratelimit.New[string](c.RegisterLimit, 10_000, time.Now),
-		fetches:  ratelimit.New[int64](c.FetchLimit, 10_000, time.Now), trusted: c.TrustedProxies, log: c.Log, now: time.Now, grantMax: c.GrantMaxAge}, nil
+		fetches:  ratelimit.New[int64](c.FetchLimit, 10_000, time.Now),
+		refresh:  ratelimit.New[string](c.RefreshLimit, 100_000, time.Now), trusted: c.TrustedProxies, log: c.Log, now: time.Now, grantMax: c.GrantMaxAge}, nil
 }
 
 // Issuer is the authorization server's issuer identifier: BaseURL.

@@ -3,14 +3,17 @@ package oauthserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ory/fosite"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/ratelimit"
 )
 
 // codeLifespan is how long an authorization code may be exchanged;
@@ -73,6 +76,20 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		s.provider.WriteAccessError(ctx, w, ar, err)
 		return
 	}
+	if ar.GetGrantTypes().ExactOne("refresh_token") {
+		// By grant: a refresh token names its grant, and fosite keeps the
+		// grant's request ID through every rotation. Refused before
+		// NewAccessResponse, the token stays the client's to use later;
+		// too_many_requests is an error the MCP SDKs neither retry at once
+		// nor answer by throwing the grant away.
+		if ok, wait := s.refresh.Take(ar.GetID()); !ok {
+			after := strconv.Itoa(ratelimit.RetryAfter(wait))
+			w.Header().Set("Retry-After", after)
+			writeJSONError(w, http.StatusTooManyRequests, "too_many_requests", "refresh_token: this grant was refreshed too often (at most "+
+				s.refreshesAllowed()+"); the refresh token is still valid: retry after "+after+" s")
+			return
+		}
+	}
 	// RFC 8707 §2.2: a resource named here must be the one granted; the
 	// code stays usable (nothing is spent before NewAccessResponse).
 	// The refresh's request carries the granted audience twice (granted
@@ -108,6 +125,12 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.provider.WriteAccessResponse(ctx, w, ar, resp)
+}
+
+// refreshesAllowed says the refresh limit in words: "10 at once, then 1 every 300 s".
+func (s *Server) refreshesAllowed() string {
+	l := s.refresh.Limit()
+	return fmt.Sprintf("%d at once, then 1 every %.0f s", l.Burst, 1/l.Rate)
 }
 
 // grantEnd is when the grant of sess ends: GrantMaxAge after the

@@ -1,0 +1,95 @@
+package oauthserver
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/ratelimit"
+)
+
+// TestRefreshesLimitedPerGrant: a grant refreshed past its limit is
+// answered 429 too_many_requests with Retry-After, naming the refresh
+// token and the limit, and nothing is spent: the refused refresh token and
+// the last access token still work (the refresh token at a process whose
+// buckets are fresh), and another grant of the same client is not
+// slowed. Each refresh keeps its used token 31 days, so without the limit
+// a client refreshing in a loop writes rows as fast as it asks.
+func TestRefreshesLimitedPerGrant(t *testing.T) {
+	t.Parallel()
+	e := acmeWithClient(t, "loop-client")
+	var err error
+	if e.s, err = New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: e.state, Accounts: e.accounts,
+		RefreshLimit: ratelimit.Limit{Rate: 1.0 / 3600, Burst: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	e.post = mounted(t, e.s)
+	access, refresh := exchangeCode(t, e, e.post, "loop-client")
+	refreshWith := func(post func(method, path, contentType, body string) (int, map[string]any), token string) (int, map[string]any) {
+		return post(http.MethodPost, "/oauth/token", "application/x-www-form-urlencoded",
+			url.Values{"grant_type": {"refresh_token"}, "refresh_token": {token}, "client_id": {"loop-client"}}.Encode())
+	}
+	for i := range 3 {
+		status, tok := refreshWith(e.post, refresh)
+		if status != http.StatusOK {
+			t.Fatalf("refresh %d within the burst: %d %v", i+1, status, tok)
+		}
+		access, refresh = tok["access_token"].(string), tok["refresh_token"].(string)
+	}
+	count := func() (n int) {
+		t.Helper()
+		if err := e.pool.QueryRow(e.ctx, `SELECT count(*) FROM oauth_tokens`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := count()
+	status, tok := refreshWith(e.post, refresh)
+	desc, _ := tok["error_description"].(string)
+	if status != http.StatusTooManyRequests || tok["error"] != "too_many_requests" ||
+		!strings.Contains(desc, "refresh_token") || !strings.Contains(desc, "3 at once, then 1 every 3600 s") {
+		t.Fatalf("the fourth refresh: %d %v, want 429 too_many_requests naming refresh_token and the limit", status, tok)
+	}
+	if after := count(); after != before {
+		t.Errorf("tokens kept: %d before the refused refresh, %d after: it must write nothing", before, after)
+	}
+	if _, err := e.s.AuthenticateAccessToken(e.ctx, access, "http://taasky.test/mcp/acme"); err != nil {
+		t.Errorf("the last access token after a refused refresh: %v", err)
+	}
+
+	// Another grant of the same client (another consent) has its own bucket.
+	_, other := exchangeCode(t, e, e.post, "loop-client")
+	if status, tok := refreshWith(e.post, other); status != http.StatusOK {
+		t.Errorf("another grant of the same client: %d %v", status, tok)
+	}
+
+	// The refused token was not spent: a process with fresh buckets (or
+	// this one, later) takes it.
+	fresh, err := New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: e.state, Accounts: e.accounts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, tok := refreshWith(mounted(t, fresh), refresh); status != http.StatusOK {
+		t.Errorf("the refused refresh token later: %d %v, want 200", status, tok)
+	}
+}
+
+// TestRefreshLimitFollowsTheAccessTokens: the default limit lets a client
+// refresh twice as often as its access tokens expire, after a burst of 10.
+func TestRefreshLimitFollowsTheAccessTokens(t *testing.T) {
+	for _, c := range []struct {
+		lifespan time.Duration
+		every    string
+	}{{0, "10 at once, then 1 every 300 s"}, {time.Minute, "10 at once, then 1 every 30 s"}} {
+		s, err := New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: &app.OAuth{}, Accounts: &app.Accounts{}, AccessTokenLifespan: c.lifespan})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.refreshesAllowed(); got != c.every {
+			t.Errorf("access tokens of %v: %q, want %q", c.lifespan, got, c.every)
+		}
+	}
+}
