@@ -81,7 +81,8 @@ type RetentionPeriods struct {
 	// and a late tap is not answered either.
 	OneTap time.Duration
 	// Webhooks: a webhook message that reached its final status, and its
-	// attempts, from its last attempt.
+	// attempts, from its last attempt (one its job left unfinished: at
+	// least webhookJobsEnd).
 	Webhooks time.Duration
 	// OAuthClients: an OAuth client no person ever granted (no consent,
 	// so no code or token either), from its registration (or its metadata
@@ -234,17 +235,27 @@ func (r *Retention) purgeDeliveryLog(ctx context.Context, before, end time.Time)
 	return total, nil
 }
 
+// webhookJobsEnd is longer than any webhook message's job lives: its
+// retries end within about 27 hours (jobs.WebhookArgs; a job queued by a
+// build before 2026-12-06, within three weeks). A message neither sent,
+// failed nor skipped, tried last (or made) longer ago, has no job left to
+// finish it: cancelled in /admin/jobs, or its process died in its last
+// attempt.
+const webhookJobsEnd = 30 * 24 * time.Hour
+
 // purgeWebhooks deletes the final webhook messages last tried before
-// before, endpoint after endpoint, from after the endpoint its last purge
-// stopped at.
+// before, and those left unfinished by their job last tried before
+// before and webhookJobsEnd ago, endpoint after endpoint, from after the
+// endpoint its last purge stopped at.
 func (r *Retention) purgeWebhooks(ctx context.Context, before, end time.Time) (int, error) {
+	unfinished := before.Add(-max(0, webhookJobsEnd-r.periods.Webhooks))
 	var account, endpoint int64
 	r.cursor(func(c *retentionCursors) { account, endpoint = c.hookAccount, c.hookEndpoint })
 	defer func() { r.cursor(func(c *retentionCursors) { c.hookAccount, c.hookEndpoint = account, endpoint }) }()
 	total := 0
 	for r.clock().Before(end) {
 		lastAccount, lastEndpoint, n, most, err := purgeWebhookMessages(ctx, r.pool, account, endpoint,
-			purgeEndpointsPerStatement, before, purgePerEndpoint)
+			purgeEndpointsPerStatement, before, unfinished, purgePerEndpoint)
 		total += n
 		if err != nil {
 			return total, err

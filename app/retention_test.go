@@ -12,6 +12,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/taasky/taasky/internal/pgtest"
 	"github.com/taasky/taasky/jobs"
 	"github.com/taasky/taasky/negotiation"
 )
@@ -70,7 +71,9 @@ func TestRetentionPurge(t *testing.T) {
 
 	// Webhooks: of alpha's endpoint, 150 messages sent 40 days ago, one
 	// failed 40 days ago but sent again 10 days ago, one still retrying,
-	// one sent 5 days ago.
+	// one sent 5 days ago; two left unfinished 40 days ago by a job that
+	// went (cancelled, or its process died in its last attempt), one
+	// before its first attempt.
 	var account, endpoint int64
 	if err := rb.pool.QueryRow(rb.ctx, `INSERT INTO webhook_endpoints (account_id, url, events, secrets, created_at)
 		SELECT id, 'https://hooks.example.test/x', '{room.agreed}', '\x00', $1 FROM accounts WHERE slug = 'alpha'
@@ -90,7 +93,9 @@ func TestRetentionPurge(t *testing.T) {
 		hook(fmt.Sprintf("msg_old%03d", i), "sent", at.Add(-40*day), at.Add(-40*day))
 	}
 	hook("msg_resent", "sent", at.Add(-40*day), at.Add(-40*day), at.Add(-10*day))
-	hook("msg_retrying", "retrying", at.Add(-40*day), at.Add(-40*day))
+	hook("msg_retrying", "retrying", at.Add(-2*day), at.Add(-2*day), at.Add(-day))
+	hook("msg_left_retrying", "retrying", at.Add(-40*day), at.Add(-40*day))
+	hook("msg_left_queued", "queued", at.Add(-40*day))
 	hook("msg_recent", "sent", at.Add(-5*day), at.Add(-5*day))
 
 	count := func(sql string, args ...any) (n int) {
@@ -117,7 +122,7 @@ func TestRetentionPurge(t *testing.T) {
 		wg.Go(func() { runPurge(t, rb.ctx, rc) })
 	}
 	wg.Wait()
-	want := map[string]int{"notification_deliveries": oldLines, "person_deliveries": 1, "onetap_tokens": 2, "webhook_messages": 150}
+	want := map[string]int{"notification_deliveries": oldLines, "person_deliveries": 1, "onetap_tokens": 2, "webhook_messages": 152}
 	for table, n := range want {
 		got, _ := deleted.Load(table)
 		if got != n {
@@ -180,7 +185,7 @@ func TestRetentionPurge(t *testing.T) {
 	}
 	rows.Close()
 	if fmt.Sprint(kept) != "[msg_recent msg_resent msg_retrying]" || count(`SELECT count(*) FROM webhook_messages`) != 3 ||
-		count(`SELECT count(*) FROM webhook_attempts`) != 4 {
+		count(`SELECT count(*) FROM webhook_attempts`) != 5 {
 		t.Errorf("webhook messages left: %v (%d attempts)", kept, count(`SELECT count(*) FROM webhook_attempts`))
 	}
 
@@ -413,4 +418,45 @@ func TestRetentionForgetsThePersonsAddress(t *testing.T) {
 		t.Errorf("A's receipt: %v", err)
 	}
 	rb.checkClean(t)
+}
+
+// TestRetentionKeepsWebhooksTheirJobsMayStillSend: with RETAIN_WEBHOOK_DAYS
+// shorter than a webhook job's life, a message still queued (its worker
+// away) or retrying is kept until webhookJobsEnd, and only a final one
+// goes after the period: its job would find it gone.
+func TestRetentionKeepsWebhooksTheirJobsMayStillSend(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	ctx := t.Context()
+	acc, err := NewAccounts(pool).CreateAccount(ctx, "hooked", "Hooked", "owner@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	var endpoint int64
+	if err := pool.QueryRow(ctx, `INSERT INTO webhook_endpoints (account_id, url, events, secrets, created_at)
+		VALUES ($1, 'https://hooks.example.test/x', '{room.agreed}', '\x00', $2) RETURNING id`, acc.ID, now.Add(-40*day)).Scan(&endpoint); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []struct {
+		id, status string
+		age        time.Duration
+	}{{"sent_3d", "sent", 3 * day}, {"queued_3d", "queued", 3 * day}, {"retrying_3d", "retrying", 3 * day}, {"queued_31d", "queued", 31 * day}} {
+		if _, err := pool.Exec(ctx, `INSERT INTO webhook_messages (account_id, id, endpoint_id, event, room_id, side, seq, occurred_at, status)
+			VALUES ($1, $2, $3, 'room.agreed', 1, 'a', 1, $4, $5)`, acc.ID, m.id, endpoint, now.Add(-m.age), m.status); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ret := NewRetention(pool, RetentionPeriods{Webhooks: day})
+	if n, err := ret.purgeWebhooks(ctx, now.Add(-day), now.Add(time.Minute)); err != nil || n != 2 {
+		t.Fatalf("purged %d (%v), want the sent message and the one queued 31 days ago", n, err)
+	}
+	var kept []string
+	rows, err := pool.Query(ctx, `SELECT id FROM webhook_messages ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil || fmt.Sprint(kept) != "[queued_3d retrying_3d]" {
+		t.Errorf("kept %v (%v), want the queued and retrying messages of 3 days ago", kept, err)
+	}
 }

@@ -41,8 +41,10 @@ func purgeDeliveryLog(ctx context.Context, q querier, afterUser int64, users int
 // purgeWebhookMessagesSQL deletes, for the endpoints after ($1, $2) in
 // (account_id, id) order (at most $3 of them), at most $5 messages each
 // that reached their final status and whose every attempt (and their
-// event) came before $4, through webhook_messages_endpoint and the
-// attempts' primary key; their attempts go with them (ON DELETE CASCADE).
+// event) came before $4, or that did not and whose every attempt (and
+// event) came before $6 (no earlier than $4: their job is gone), through
+// webhook_messages_endpoint and the attempts' primary key; their attempts
+// go with them (ON DELETE CASCADE).
 // It says the last endpoint it looked at (NULL: none left), how many
 // messages it deleted, and the most of one endpoint.
 const purgeWebhookMessagesSQL = `WITH e AS (SELECT account_id, id FROM webhook_endpoints
@@ -50,9 +52,10 @@ const purgeWebhookMessagesSQL = `WITH e AS (SELECT account_id, id FROM webhook_e
 	old AS (SELECT o.account_id, o.id FROM e CROSS JOIN LATERAL (
 		SELECT m.account_id, m.id FROM webhook_messages m
 		WHERE m.account_id = e.account_id AND m.endpoint_id = e.id AND m.occurred_at < $4
-		  AND m.status IN ('sent', 'failed', 'skipped')
+		  AND (m.status IN ('sent', 'failed', 'skipped') OR m.occurred_at < $6)
 		  AND NOT EXISTS (SELECT 1 FROM webhook_attempts a
-			WHERE a.account_id = m.account_id AND a.message_id = m.id AND a.at >= $4)
+			WHERE a.account_id = m.account_id AND a.message_id = m.id
+			  AND a.at >= CASE WHEN m.status IN ('sent', 'failed', 'skipped') THEN $4 ELSE $6 END)
 		LIMIT $5) o),
 	gone AS (DELETE FROM webhook_messages m USING old
 		WHERE m.account_id = old.account_id AND m.id = old.id RETURNING m.account_id, m.endpoint_id)
@@ -62,8 +65,8 @@ const purgeWebhookMessagesSQL = `WITH e AS (SELECT account_id, id FROM webhook_e
 		coalesce((SELECT max(n) FROM (SELECT count(*) AS n FROM gone GROUP BY account_id, endpoint_id) g), 0)`
 
 // purgeWebhookMessages runs purgeWebhookMessagesSQL.
-func purgeWebhookMessages(ctx context.Context, q querier, afterAccount, afterEndpoint int64, endpoints int, before time.Time, perEndpoint int) (lastAccount, lastEndpoint *int64, deleted, most int, err error) {
-	err = q.QueryRow(ctx, purgeWebhookMessagesSQL, afterAccount, afterEndpoint, endpoints, before, perEndpoint).
+func purgeWebhookMessages(ctx context.Context, q querier, afterAccount, afterEndpoint int64, endpoints int, before, unfinishedBefore time.Time, perEndpoint int) (lastAccount, lastEndpoint *int64, deleted, most int, err error) {
+	err = q.QueryRow(ctx, purgeWebhookMessagesSQL, afterAccount, afterEndpoint, endpoints, before, perEndpoint, unfinishedBefore).
 		Scan(&lastAccount, &lastEndpoint, &deleted, &most)
 	if err != nil {
 		return nil, nil, 0, 0, fmt.Errorf("purgeWebhookMessages: %w", err)

@@ -67,7 +67,7 @@ func (w *Webhooks) Webhook(ctx context.Context, accountID int64, messageID strin
 	case err != nil:
 		return nil, err
 	case s == nil:
-		return nil, jobs.Skip("the endpoint was deleted")
+		return nil, jobs.Skip("the message or its endpoint was deleted")
 	case s.disabled:
 		if err := skipHookMessage(ctx, w.pool, accountID, messageID); err != nil {
 			return nil, err
