@@ -760,8 +760,14 @@ func TestOAuthAbuse(t *testing.T) {
 	if code := mcpStatus(t, s.base+"/mcp", got.AccessToken); code != 200 {
 		t.Fatalf("a token for /mcp (the account chosen at the consent): %d", code)
 	}
-	if code := mcpStatus(t, resource, got.AccessToken); code != 401 {
-		t.Errorf("a token for /mcp on /mcp/demo-a: %d", code)
+	// A client that names no resource (MCP 2025-03-26) pasted
+	// /mcp/demo-a: its token for /mcp works there, for the agent alice
+	// connected in demo-a, and not on another account's URL.
+	if code := mcpStatus(t, resource, got.AccessToken); code != 200 {
+		t.Errorf("a token for /mcp (its agent in demo-a) on /mcp/demo-a: %d, want 200", code)
+	}
+	if code := mcpStatus(t, s.base+"/mcp/demo-b", got.AccessToken); code != 401 {
+		t.Errorf("a token for /mcp (its agent in demo-a) on /mcp/demo-b: %d, want 401", code)
 	}
 	resp, err := http.PostForm(s.base+"/oauth/revoke", url.Values{"token": {got.RefreshToken}, "client_id": {c.id}})
 	if err != nil {

@@ -1,0 +1,50 @@
+package oauthserver
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/taasky/taasky/app"
+)
+
+// TestGeneralTokenAtItsAccountsURL: a client that names no resource (MCP
+// 2025-03-26 has no resource metadata) gets a token for /mcp, which acts
+// for the agent the person connected in the account they chose: it is
+// taken at /mcp and at that account's URL, where the person may have
+// pasted it, and refused at another account's, naming the agent's account;
+// a token for /mcp/acme is still refused at /mcp.
+func TestGeneralTokenAtItsAccountsURL(t *testing.T) {
+	t.Parallel()
+	e := acmeWithClient(t, "old-client")
+	if _, err := e.accounts.CreateAccount(e.ctx, "globex", "Globex", "gus@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	verifier, challenge := pkceS256()
+	loc, err := e.s.Approve(e.ctx, url.Values{"response_type": {"code"}, "client_id": {"old-client"}, "redirect_uri": {"http://127.0.0.1:9999/cb"},
+		"code_challenge": {challenge}, "code_challenge_method": {"S256"}}, e.alice.ID, "acme")
+	u, _ := url.Parse(loc)
+	if err != nil || u.Query().Get("code") == "" {
+		t.Fatalf("approve without a resource: %q %v", loc, err)
+	}
+	status, tok := e.token(url.Values{"grant_type": {"authorization_code"}, "code": {u.Query().Get("code")},
+		"redirect_uri": {"http://127.0.0.1:9999/cb"}, "code_verifier": {verifier}})
+	general, _ := tok["access_token"].(string)
+	if status != http.StatusOK || general == "" {
+		t.Fatalf("token: %d %v", status, tok)
+	}
+	for _, resource := range []string{"http://taasky.test/mcp", "http://taasky.test/mcp/acme"} {
+		if ag, err := e.s.AuthenticateAccessToken(e.ctx, general, resource); err != nil || ag.AccountSlug != "acme" {
+			t.Errorf("the token for /mcp at %s: %+v %v, want acme's agent", resource, ag, err)
+		}
+	}
+	_, err = e.s.AuthenticateAccessToken(e.ctx, general, "http://taasky.test/mcp/globex")
+	if app.ErrorCodeOf(err) != app.ErrUnauthorized || !strings.Contains(err.Error(), `its agent is in account "acme"`) {
+		t.Errorf("the token for /mcp at globex's URL: %v, want unauthorized naming acme", err)
+	}
+	specific, _ := exchangeCode(t, e, e.post, "old-client")
+	if _, err := e.s.AuthenticateAccessToken(e.ctx, specific, "http://taasky.test/mcp"); app.ErrorCodeOf(err) != app.ErrUnauthorized {
+		t.Errorf("a token for /mcp/acme at /mcp: %v, want unauthorized", err)
+	}
+}
