@@ -3,11 +3,10 @@ package dashboard
 import (
 	"encoding/json"
 	"io"
-	"net"
 	"os"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/taasky/taasky/internal/fiberhttp"
 )
 
 // accountExport sends the account's export as a JSON file (owners and
@@ -71,49 +70,12 @@ func (d *Dashboard) sendJSONSpooled(c *fiber.Ctx, name string, release func(), w
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+name+`"`)
-	c.Context().SetBodyStream(&download{f: f, conn: c.Context().Conn(), start: time.Now(), done: release}, int(size))
+	// Sent for as long as its client reads it (fiberhttp.Paced): a file of
+	// tens of MB takes a slow connection more than the server's
+	// WriteTimeout.
+	c.Context().SetBodyStream(fiberhttp.NewPaced(c, f, release), int(size))
 	sending = true
 	return nil
-}
-
-// A download goes on while its client reads it: it is cut when the client
-// has read nothing for downloadIdle, or reads slower on average than
-// downloadRate bytes a second (past the first downloadIdle).
-const (
-	downloadIdle = time.Minute
-	downloadRate = 16 << 10
-)
-
-// download is a spooled file as the response's body: fasthttp reads it as
-// it writes it to the client, and closes it once written or failed. The
-// server's WriteTimeout (60 s) is fasthttp's deadline for a whole answer,
-// set once as it starts: a file of tens of MB to a slow connection (39 MB
-// at 5 Mbit/s takes a minute) was cut there, every time it was asked for.
-// Each Read moves the connection's write deadline on instead (downloadIdle,
-// downloadRate); fasthttp sets its own again for the next answer.
-type download struct {
-	f     *os.File
-	conn  net.Conn
-	start time.Time
-	sent  int64
-	done  func()
-}
-
-func (d *download) Read(p []byte) (int, error) {
-	deadline := time.Now().Add(downloadIdle)
-	if most := d.start.Add(downloadIdle + time.Duration(d.sent+int64(len(p)))*time.Second/downloadRate); most.Before(deadline) {
-		deadline = most
-	}
-	_ = d.conn.SetWriteDeadline(deadline)
-	n, err := d.f.Read(p)
-	d.sent += int64(n)
-	return n, err
-}
-
-func (d *download) Close() error {
-	err := d.f.Close()
-	d.done()
-	return err
 }
 
 // spool has write fill f and rewinds it: its size.

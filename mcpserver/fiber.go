@@ -98,11 +98,17 @@ func (d *door) serve(c *fiber.Ctx) error {
 	if d.limit != nil {
 		d.limit.Charged(agent.ID, size)
 	}
-	if d.inflight != nil && size > answerUnit {
-		// A large answer counts as in progress until it is written
-		// (sentAnswer): written from memory, it holds that memory as
-		// long as its client takes to read it.
-		c.Response().SetBodyStream(&sentAnswer{Reader: bytes.NewReader(c.Response().SwapBody(nil)), sent: leave}, size)
+	if size > answerUnit {
+		// A large answer (a room's whole history, up to tens of MB) is
+		// sent for as long as its client reads it (fiberhttp.Paced): it
+		// takes a slow connection more than the server's WriteTimeout. It
+		// counts as in progress until written (its body closed): written
+		// from memory, it holds that memory as long as its client takes to
+		// read it, so one account's clients that ask for large answers and
+		// do not read them hold at most as many as its calls at once
+		// (inflight.go). An ordinary answer goes at once into the kernel's
+		// buffers.
+		c.Response().SetBodyStream(fiberhttp.NewPaced(c, bytes.NewReader(c.Response().SwapBody(nil)), leave), size)
 		sending = true
 	}
 	return err
@@ -168,25 +174,6 @@ func watchWait(c *fiber.Ctx, leave func()) (stop func()) {
 			stopGone()
 		}
 	}
-}
-
-// sentAnswer is an answer's body, written by fasthttp after the handler
-// returned; it closes it once written, or when the write failed (the
-// client gone, or slower than the server's WriteTimeout), and sent is
-// called then. An ordinary answer (a few KB) goes at once into the
-// kernel's buffers; an answer past answerUnit (a room's whole history,
-// up to tens of MB) stays in memory for as long as its client takes to
-// read it, and so counts as a call in progress of its account until then
-// (inflight.go): one account's clients that ask for large answers and do
-// not read them hold at most that many.
-type sentAnswer struct {
-	*bytes.Reader
-	sent func()
-}
-
-func (a *sentAnswer) Close() error {
-	a.sent()
-	return nil
 }
 
 // bearer is the token of an Authorization header of the Bearer scheme,

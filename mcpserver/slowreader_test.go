@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -93,4 +94,59 @@ func TestSlowReadersHoldTheirAccountsPlaces(t *testing.T) {
 	if !waitFor(func() bool { return list("tsk_1") == http.StatusOK }) {
 		t.Error("the readers gone, the account's calls are still refused")
 	}
+}
+
+// TestLargeAnswersSentWholeToSlowReaders: a large answer (a room's whole
+// history) goes on for as long as its client reads it, past the server's
+// WriteTimeout, which fasthttp sets once for the whole answer: an agent
+// on a slow connection was cut there, every time it asked (12 MB at
+// 1 Mbit/s takes 96 s, past the service's 60 s).
+func TestLargeAnswersSentWholeToSlowReaders(t *testing.T) {
+	t.Parallel()
+	web := fiber.New(fiber.Config{DisableStartupMessage: true, WriteTimeout: time.Second}) // the service's is 60 s
+	New(largeHistory{answerBytes: 40 << 10}, "test").Mount(web, twoAccounts{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = web.Listener(smallSendBuffers{ln}) }()
+	t.Cleanup(func() { _ = web.ShutdownWithTimeout(5 * time.Second) })
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.(*net.TCPConn).SetReadBuffer(4096)
+	history := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"negotiation_read","arguments":{"room_token":"rt_1","history":true}}}`
+	fmt.Fprintf(conn, "POST /mcp/acct1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nAuthorization: Bearer tsk_1\r\nContent-Length: %d\r\n\r\n%s", len(history), history)
+	resp, err := http.ReadResponse(bufio.NewReaderSize(conn, 4096), nil)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("the read: %v %v", resp, err)
+	}
+	// Read slowly: seconds for the answer, past the 1-s WriteTimeout.
+	got, buf := 0, make([]byte, 8<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		got += n
+		if err != nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got < answerUnit || int64(got) != resp.ContentLength {
+		t.Errorf("a large answer read slowly: %d bytes of %d", got, resp.ContentLength)
+	}
+}
+
+// smallSendBuffers hands out connections whose kernel send buffer is
+// small, so that an answer is in the process, not in the kernel, until
+// its client reads it.
+type smallSendBuffers struct{ net.Listener }
+
+func (l smallSendBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		_ = c.(*net.TCPConn).SetWriteBuffer(4096)
+	}
+	return c, err
 }

@@ -1,0 +1,58 @@
+package fiberhttp
+
+import (
+	"io"
+	"net"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// A paced answer's client is cut after PaceIdle without reading, or
+// when it reads slower on average than PaceRate bytes a second (past the
+// first PaceIdle).
+const (
+	PaceIdle = time.Minute
+	PaceRate = 16 << 10
+)
+
+// Paced is an answer's body for fasthttp's SetBodyStream that goes on for
+// as long as its client reads it. The server's WriteTimeout is fasthttp's
+// deadline for a whole answer, set once as it starts: a large answer (tens
+// of MB: a data download, a room's whole history) to a slow connection was
+// cut there, every time it was asked for. Each Read moves the connection's
+// write deadline on instead (PaceIdle, PaceRate); fasthttp sets its own
+// again for the next answer. done is called once, when fasthttp closes the
+// body (written, or failed); r is closed then if it is an io.Closer.
+type Paced struct {
+	r     io.Reader
+	conn  net.Conn
+	start time.Time
+	sent  int64
+	done  func()
+}
+
+// NewPaced is r as c's answer body, with done called once it is closed.
+func NewPaced(c *fiber.Ctx, r io.Reader, done func()) *Paced {
+	return &Paced{r: r, conn: c.Context().Conn(), start: time.Now(), done: done}
+}
+
+func (p *Paced) Read(b []byte) (int, error) {
+	deadline := time.Now().Add(PaceIdle)
+	if most := p.start.Add(PaceIdle + time.Duration(p.sent+int64(len(b)))*time.Second/PaceRate); most.Before(deadline) {
+		deadline = most
+	}
+	_ = p.conn.SetWriteDeadline(deadline)
+	n, err := p.r.Read(b)
+	p.sent += int64(n)
+	return n, err
+}
+
+func (p *Paced) Close() error {
+	var err error
+	if c, ok := p.r.(io.Closer); ok {
+		err = c.Close()
+	}
+	p.done()
+	return err
+}
