@@ -286,6 +286,9 @@ func (cl *client) do(method, path string, form url.Values) (int, string, string)
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
+	if method != http.MethodGet && method != http.MethodHead {
+		req.Header.Set("Origin", cl.b.dash.baseURL) // as a browser does: a form of our pages
+	}
 	for k, v := range cl.cookies {
 		req.AddCookie(&http.Cookie{Name: k, Value: v})
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -74,7 +75,7 @@ const (
 // their expiry and signed, so that any process accepts them, across
 // restarts, with no shared store.
 func (d *Dashboard) newCSRF() fiber.Handler {
-	return csrf.New(csrf.Config{
+	check := csrf.New(csrf.Config{
 		KeyLookup:      "form:" + csrfField,
 		CookieName:     d.cookieName(csrfCookie),
 		CookiePath:     "/",
@@ -89,6 +90,54 @@ func (d *Dashboard) newCSRF() fiber.Handler {
 			return d.showErrorT(c, fiber.StatusForbidden, "error.form_expired")
 		},
 	})
+	return func(c *fiber.Ctx) error {
+		switch c.Method() {
+		case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions, fiber.MethodTrace:
+			return check(c)
+		}
+		if d.secure && !d.formFromHere(c) {
+			return d.showErrorT(c, fiber.StatusForbidden, "error.form_expired")
+		}
+		// Fiber's own origin check compares the Referer with the request's
+		// Host, X-Forwarded-Host and X-Forwarded-Proto, whoever wrote them:
+		// behind a proxy that names the upstream, or drops the port, every
+		// form failed, and a client's headers passed any. Ours above
+		// decides from BASE_URL; without a scheme header Fiber's is off.
+		for _, h := range forwardedScheme {
+			c.Request().Header.Del(h)
+		}
+		return check(c)
+	}
+}
+
+// forwardedScheme are the headers by which Fiber's c.Protocol() takes a
+// request for https.
+var forwardedScheme = []string{fiber.HeaderXForwardedProto, fiber.HeaderXForwardedProtocol, fiber.HeaderXForwardedSsl, fiber.HeaderXUrlScheme}
+
+// formFromHere reports whether a form says it was sent from a page of
+// BASE_URL's origin: its Origin (every current browser sends one with a
+// POST), else its Referer (our pages' Referrer-Policy keeps it for our
+// own origin). A request that says neither is refused, as Fiber did.
+func (d *Dashboard) formFromHere(c *fiber.Ctx) bool {
+	from := c.Get(fiber.HeaderOrigin)
+	if from == "" || from == "null" {
+		from = c.Get(fiber.HeaderReferer)
+	}
+	return from != "" && originOf(from) == originOf(d.baseURL)
+}
+
+// originOf is a URL's scheme and host as browsers write an Origin: lower
+// case, without the scheme's default port; "" for what is not a URL.
+func originOf(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	host := strings.ToLower(u.Host)
+	if p := u.Port(); (u.Scheme == "https" && p == "443") || (u.Scheme == "http" && p == "80") {
+		host = strings.TrimSuffix(host, ":"+p)
+	}
+	return strings.ToLower(u.Scheme) + "://" + host
 }
 
 func (d *Dashboard) csrfMAC(body string) string {

@@ -116,6 +116,11 @@ var capabilities = &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
 // past it).
 const maxBody = 1 << 20
 
+// MaxBody is maxBody for a proxy's configuration: a proxy whose own limit
+// is lower answers a body too large with its page instead of Taasky's words
+// (deploy/nginx, cmd/taasky's TestNginxExample).
+const MaxBody = maxBody
+
 // serve builds s's go-sdk server with tools, stateless, answering in JSON.
 func (s *Server) serve(impl *mcp.Implementation, opts *mcp.ServerOptions, tools []tool) *Server {
 	if s.log == nil {
