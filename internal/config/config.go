@@ -152,6 +152,8 @@ func Load(getenv func(string) string, role Role) (Config, error) {
 	default:
 		if u, msg := checkBaseURL(c.BaseURL); msg != "" {
 			bad("BASE_URL", "%s", msg)
+		} else if msg := checkServedAt(u, dev); msg != "" {
+			bad("BASE_URL", "%s", msg)
 		} else {
 			c.BaseURL = u
 		}

@@ -74,6 +74,19 @@ func TestLoadConfigRules(t *testing.T) {
 			[]string{"BASE_URL: the port must be 1 to 65535 (got 0)"}},
 		{"base url user", serve, map[string]string{"BASE_URL": "https://me:pw@x.example.com"},
 			[]string{"BASE_URL: must not contain a user or password"}},
+		{"base url path", serve, map[string]string{"BASE_URL": "https://x.example.com/taasky/"},
+			[]string{"BASE_URL: must be the root of a host, without a path (got /taasky): the dashboard's pages link from the host's root, and its sign-in cookies are the whole host's; give Taasky a host of its own, e.g. https://taasky.example.com"}},
+		{"base url path for the commands", RoleAdmin, map[string]string{"BASE_URL": "https://x.example.com/taasky"},
+			[]string{"BASE_URL: must be the root of a host, without a path (got /taasky)"}},
+		{"base url root with a slash", serve, map[string]string{"BASE_URL": "https://x.example.com/"}, nil},
+		{"base url http", serve, map[string]string{"BASE_URL": "http://x.example.com"},
+			[]string{"BASE_URL: must be an https URL (http is allowed only for 127.0.0.1, localhost and ::1, or under `taasky dev`): over http, sign-ins and one-tap links travel in the clear; terminate TLS in front of Taasky (deploy/nginx/taasky.conf)"}},
+		{"base url http on a private address", RoleWorker, map[string]string{"BASE_URL": "http://192.168.1.5:8080"},
+			[]string{"BASE_URL: must be an https URL"}},
+		{"base url http on this machine", serve, map[string]string{"BASE_URL": "http://127.0.0.1:8080"}, nil},
+		{"base url http on localhost", serve, map[string]string{"BASE_URL": "http://LocalHost:8080"}, nil},
+		{"base url http on ::1", serve, map[string]string{"BASE_URL": "http://[::1]:8080"}, nil},
+		{"base url http under dev", RoleDev | serve, map[string]string{"BASE_URL": "http://192.168.1.5:8080", "OIDC_ISSUER": "", "OIDC_CLIENT_ID": "", "OIDC_CLIENT_SECRET": ""}, nil},
 		{"secret key missing", serve, map[string]string{"SECRET_KEY": ""},
 			[]string{"SECRET_KEY: is required (at least 32 random characters, e.g. from `openssl rand -base64 48`)"}},
 		{"secret key short", serve, map[string]string{"SECRET_KEY": "too-short"},
@@ -200,14 +213,14 @@ func TestLoadConfigRules(t *testing.T) {
 
 func TestLoadConfigValues(t *testing.T) {
 	env := goodEnv()
-	env["BASE_URL"] = "HTTPS://X.Example.com/taasky//" // scheme and host in lower case; the path as given
+	env["BASE_URL"] = "HTTPS://X.Example.com//" // scheme and host in lower case, no trailing slash
 	env["SMTP_URL"] = "smtps://mailer:pa%20ss@mail.example.com"
 	env["OIDC_ISSUER"] = "https://accounts.example.com/"
 	c, err := load(env, RoleWeb|RoleWorker)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.BaseURL != "https://x.example.com/taasky" {
+	if c.BaseURL != "https://x.example.com" {
 		t.Errorf("BaseURL = %q", c.BaseURL)
 	}
 	if c.ListenAddr != ":8080" {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -81,6 +82,32 @@ func checkBaseURL(v string) (string, string) {
 	return u.Scheme + "://" + strings.ToLower(u.Host) + strings.TrimRight(u.EscapedPath(), "/"), ""
 }
 
+// checkServedAt says what keeps Taasky from being served at u (as
+// checkBaseURL returns it): a path, under which the dashboard's pages,
+// which link and redirect from the host's root, do not work, and whose
+// host the sign-in cookies (__Host-, Path=/) would share with whatever
+// else it serves; or plain http on a host other than this machine's
+// (sessions and one-tap links in the clear), except under `taasky dev`.
+func checkServedAt(u string, dev bool) string {
+	p, _ := url.Parse(u)
+	if p.Path != "" {
+		return fmt.Sprintf("must be the root of a host, without a path (got %s): the dashboard's pages link from the host's root, and its sign-in cookies are the whole host's; give Taasky a host of its own, e.g. https://taasky.example.com", p.EscapedPath())
+	}
+	if p.Scheme == "http" && !dev && !loopbackHost(p.Hostname()) {
+		return "must be an https URL (http is allowed only for 127.0.0.1, localhost and ::1, or under `taasky dev`): over http, sign-ins and one-tap links travel in the clear; terminate TLS in front of Taasky (deploy/nginx/taasky.conf)"
+	}
+	return ""
+}
+
+// loopbackHost: h is this machine's by name or address.
+func loopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(h)
+	return err == nil && a.IsLoopback()
+}
+
 func checkSecretKey(v string) string {
 	if n := utf8.RuneCountInString(v); n < minSecretKeyLen {
 		return fmt.Sprintf("must be at least %d characters (it has %d); generate one with `openssl rand -base64 48`", minSecretKeyLen, n)
@@ -96,7 +123,7 @@ func checkIssuer(v string) string {
 	switch u.Scheme {
 	case "https":
 	case "http":
-		if h := u.Hostname(); h != "127.0.0.1" && h != "localhost" && h != "::1" {
+		if !loopbackHost(u.Hostname()) {
 			return "must be an https URL (http is allowed only for 127.0.0.1 and localhost)"
 		}
 	default:
