@@ -3,6 +3,7 @@ package oauthserver
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -204,11 +205,14 @@ func (s *Server) retryLater(w http.ResponseWriter, endpoint string, err error) {
 
 // logRefusal logs what went wrong without what was sent (a code, a
 // token): the error's code, and its cause only when the database failed.
+// A refusal (a bad client, code or token: anyone can send one) is counted
+// by its error code and logged at most once per refusals.Every for each
+// (refusals.Refusals), not once per request.
 func (s *Server) logRefusal(endpoint string, err error) {
 	rfc := fosite.ErrorToRFC6749Error(err)
 	if f, ok := errors.AsType[*storageFailure](err); ok {
 		s.log.Error("oauth "+endpoint, "error", rfc.ErrorField, "cause", f.err)
 		return
 	}
-	s.log.Info("oauth "+endpoint+" refused", "error", rfc.ErrorField, "description", rfc.GetDescription())
+	s.refused.Refused("oauth_"+endpoint, rfc.ErrorField, "", slog.LevelInfo, "oauth "+endpoint+" refused", "component", "oauth", "description", rfc.GetDescription())
 }
