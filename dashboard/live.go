@@ -355,7 +355,7 @@ func (d *Dashboard) failStream(c *fiber.Ctx, err error) error {
 	if app.ErrorCodeOf(err) != app.ErrInternal || !unavailable(err) {
 		return d.fail(c, err)
 	}
-	d.log.Warn("live stream: the database did not answer", "path", fiberhttp.LogPath(c), "err", err)
+	d.log.WarnContext(c.UserContext(), "live stream: the database did not answer", "path", fiberhttp.LogPath(c), "err", err)
 	c.Set(fiber.HeaderContentType, "text/event-stream")
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.SendString("retry: " + retryAfter + "000\n\n")

@@ -105,7 +105,7 @@ func (d *Dashboard) renderPage(c *fiber.Ctx, view string, p *page, v *viewer) er
 	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "base", p); err != nil {
-		d.log.Error("render", "view", view, "err", err)
+		d.log.ErrorContext(c.UserContext(), "render", "view", view, "err", err)
 		return c.Status(fiber.StatusInternalServerError).SendString("internal error")
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
@@ -136,7 +136,7 @@ func (d *Dashboard) fail(c *fiber.Ctx, err error) error {
 			c.Set(fiber.HeaderRetryAfter, retryAfter)
 			return d.showError(c, fiber.StatusServiceUnavailable, d.words(c, nil).T("failover.retry"))
 		}
-		d.log.Error("dashboard request failed", "method", c.Method(), "path", fiberhttp.LogPath(c), "err", err)
+		d.log.ErrorContext(c.UserContext(), "dashboard request failed", "method", c.Method(), "path", fiberhttp.LogPath(c), "err", err)
 	}
 	return d.showError(c, statusOf(code), d.say(c, nil, err))
 }

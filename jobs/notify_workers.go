@@ -293,6 +293,13 @@ func finish(ctx context.Context, log *slog.Logger, ds recorder, d Delivery, maxA
 	case errors.As(sendErr, &perm):
 		out.Status = StatusFailed
 		_ = record(ctx, log, ds, d, out)
+		// River logs nothing of a job it cancels: without this line a
+		// mail server that refuses every message for good (a sender's
+		// policy, SPF) left no trace in the log.
+		if log != nil {
+			log.Warn("delivery refused for good: not retried", "job_id", d.JobID, "channel", d.Channel, "topic", d.Topic,
+				"err", addressless(sendErr))
+		}
 		return river.JobCancel(addressless(sendErr))
 	case d.Attempt >= maxAttempts:
 		out.Status = StatusFailed

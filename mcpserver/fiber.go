@@ -36,11 +36,12 @@ type Authenticator interface {
 // progress at once get 429 with Retry-After too (inflight.go).
 func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 	d := &door{
-		server:   s,
-		mcp:      fiberhttp.Handler(s.handler),
-		auth:     auth,
-		limit:    newLimiter(s.rate, s.failures, s.trusted, time.Now),
-		inflight: newInFlight(s.perAccount),
+		server:    s,
+		mcp:       fiberhttp.Handler(s.handler),
+		auth:      auth,
+		limit:     newLimiter(s.rate, s.failures, s.trusted, time.Now),
+		inflight:  newInFlight(s.perAccount),
+		accountOf: map[int64]string{},
 	}
 	d.tokens, _ = auth.(OAuthAuthenticator)
 	r.All("/mcp/:account", d.serve)
@@ -59,6 +60,10 @@ type door struct {
 	tokens   OAuthAuthenticator // nil: agent keys only
 	limit    *limiter           // nil: no rate or failure limit
 	inflight *inFlight          // nil: no cap on an account's calls at once
+	// accountOf is the account of each agent that authenticated here,
+	// which the log line of a flood before the lookup names (refusedAgent).
+	mu        sync.Mutex
+	accountOf map[int64]string
 }
 
 func (d *door) serve(c *fiber.Ctx) error {
@@ -67,14 +72,17 @@ func (d *door) serve(c *fiber.Ctx) error {
 	if !ok {
 		return err
 	}
+	d.known(agent)
 	if d.limit != nil {
 		if ok, wait := d.limit.Take(id, agent.ID); !ok {
+			d.server.refusedAgent(reasonRateLimit, agent.ID, agent.AccountSlug)
 			return tooMany(c, d.limit.Limit(), wait)
 		}
 	}
 	leave := func() {}
 	if d.inflight != nil {
 		if leave, ok = d.inflight.enter(agent.AccountID, len(c.Body())); !ok {
+			d.server.refusedAgent(reasonAtOnce, agent.ID, agent.AccountSlug)
 			return tooManyAtOnce(c, d.inflight.max)
 		}
 	}
@@ -87,6 +95,7 @@ func (d *door) serve(c *fiber.Ctx) error {
 	stopWatch := watchWait(c, leave)
 	if c.Method() == fiber.MethodPost {
 		if refused, err := d.server.refuseBeforeSDK(c); refused {
+			d.server.refusedQuietly(reasonBadRequest)
 			return err
 		}
 	}
@@ -121,12 +130,18 @@ func (d *door) authorize(c *fiber.Ctx) (agent app.Agent, id [32]byte, ok bool, e
 	realm := challenge(d.tokens, account)
 	key, ok := bearer(c.Get(fiber.HeaderAuthorization))
 	if !ok {
+		d.server.refusedBearer(reasonNoBearer)
 		c.Set(fiber.HeaderWWWAuthenticate, realm)
 		return agent, id, false, c.Status(fiber.StatusUnauthorized).JSON(fiber.Map{"error": missingBearer(d.tokens)})
 	}
 	if d.limit != nil {
 		id = keyID(key)
-		if refused, err := d.limit.Refused(c, id); refused {
+		if refused, reason, agentID, err := d.limit.Refused(c, id); refused {
+			if reason == reasonRateLimit {
+				d.server.refusedAgent(reason, agentID, d.account(agentID))
+			} else {
+				d.server.refusedBearer(reason)
+			}
 			return agent, id, false, err
 		}
 	}
@@ -138,16 +153,20 @@ func (d *door) authorize(c *fiber.Ctx) (agent app.Agent, id [32]byte, ok bool, e
 		// The key could not be checked (the database did not answer): a
 		// moment's unavailability, not the caller's fault. A tool call is
 		// told what a call the database did not answer is told
-		// (refusal): nothing was done.
+		// (refusal): nothing was done. The database's failure is
+		// logged where it is seen (/readyz, the pool, the jobs).
+		d.server.refusedQuietly(reasonKeyUnchecked)
 		return agent, id, false, notNow(c, fiber.StatusServiceUnavailable, unavailableRetry,
 			"Taasky cannot check agent keys just now (its database did not answer); retry in a few seconds", app.RetryMessage)
 	case err != nil:
+		d.server.refusedBearer(reasonBadBearer)
 		if d.limit != nil {
 			d.limit.Failed(c, id)
 		}
 		c.Set(fiber.HeaderWWWAuthenticate, realm+`, error="invalid_token"`)
 		return agent, id, false, c.Status(fiber.StatusUnauthorized).JSON(fiber.Map{"error": invalidBearer(d.tokens, key, err)})
 	case account != "" && account != agent.AccountSlug:
+		d.server.refusedQuietly(reasonWrongAccount)
 		return agent, id, false, c.Status(fiber.StatusNotFound).JSON(fiber.Map{"error": "no such account"})
 	}
 	return agent, id, true, nil
@@ -183,4 +202,25 @@ func bearer(header string) (string, bool) {
 	scheme, token, _ := strings.Cut(strings.TrimSpace(header), " ")
 	token = strings.TrimSpace(token)
 	return token, strings.EqualFold(scheme, "Bearer") && token != ""
+}
+
+// known remembers agent's account, for the lines that name an agent
+// refused before its bearer is looked up.
+func (d *door) known(agent app.Agent) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.accountOf[agent.ID]; !ok {
+		if len(d.accountOf) >= maxKeys {
+			clear(d.accountOf)
+		}
+		d.accountOf[agent.ID] = agent.AccountSlug
+	}
+}
+
+// account is the account of an agent that authenticated here ("" if not
+// remembered).
+func (d *door) account(agent int64) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.accountOf[agent]
 }

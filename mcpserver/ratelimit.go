@@ -80,18 +80,19 @@ func (l *limiter) Empty(id [32]byte) (bool, time.Duration) {
 // Refused answers c, with bearer id, with 429 before the bearer is looked
 // up when its agent's bucket is empty, or, for a bearer that did not
 // authenticate before, when its client address has no failures left; it
-// reports whether it answered.
-func (l *limiter) Refused(c *fiber.Ctx, id [32]byte) (bool, error) {
+// reports whether it answered, and why (reasonRateLimit, with the agent,
+// or reasonAuthFailures).
+func (l *limiter) Refused(c *fiber.Ctx, id [32]byte) (refused bool, reason string, agent int64, err error) {
 	if agent, ok := l.agent(id); ok {
 		if empty, wait := l.buckets.Empty(agent); empty {
-			return true, tooMany(c, l.buckets.Limit(), wait)
+			return true, reasonRateLimit, agent, tooMany(c, l.buckets.Limit(), wait)
 		}
-		return false, nil
+		return false, "", 0, nil
 	}
 	if empty, wait := l.failures.Empty(l.client(c)); empty {
-		return true, tooManyFailures(c, l.failures.Limit(), wait)
+		return true, reasonAuthFailures, 0, tooManyFailures(c, l.failures.Limit(), wait)
 	}
-	return false, nil
+	return false, "", 0, nil
 }
 
 // Failed counts a failed authentication of bearer id against c's client

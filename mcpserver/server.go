@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/taasky/taasky/internal/refusals"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -62,6 +63,7 @@ type Server struct {
 	names      []string // the tools' names
 	log        *slog.Logger
 	metrics    *Metrics
+	refusals   *refusals.Refusals // nil: refusals at the door neither counted nor logged
 }
 
 // WithRateLimit sets the per-agent rate limit Mount applies (the zero

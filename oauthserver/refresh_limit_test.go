@@ -2,13 +2,19 @@ package oauthserver
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/taasky/taasky/app"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/taasky/taasky/internal/metricstest"
 	"github.com/taasky/taasky/internal/ratelimit"
+	"github.com/taasky/taasky/internal/refusals"
 )
 
 // TestRefreshesLimitedPerGrant: a grant refreshed past its limit is
@@ -22,8 +28,9 @@ func TestRefreshesLimitedPerGrant(t *testing.T) {
 	t.Parallel()
 	e := acmeWithClient(t, "loop-client")
 	var err error
+	refused := refusals.New(nil)
 	if e.s, err = New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: e.state, Accounts: e.accounts,
-		RefreshLimit: ratelimit.Limit{Rate: 1.0 / 3600, Burst: 3}}); err != nil {
+		RefreshLimit: ratelimit.Limit{Rate: 1.0 / 3600, Burst: 3}, Refusals: refused}); err != nil {
 		t.Fatal(err)
 	}
 	e.post = mounted(t, e.s)
@@ -52,6 +59,17 @@ func TestRefreshesLimitedPerGrant(t *testing.T) {
 	if status != http.StatusTooManyRequests || tok["error"] != "too_many_requests" ||
 		!strings.Contains(desc, "refresh_token") || !strings.Contains(desc, "3 at once, then 1 every 3600 s") {
 		t.Fatalf("the fourth refresh: %d %v, want 429 too_many_requests naming refresh_token and the limit", status, tok)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(refused.Collector())
+	rec := httptest.NewRecorder()
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	sample, err := metricstest.Parse(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := sample.Get(t, "taasky_requests_refused_total", "route", "oauth_token", "reason", "too_many_requests"); n != 1 {
+		t.Errorf("the refusal counted %v times, want 1", n)
 	}
 	if after := count(); after != before {
 		t.Errorf("tokens kept: %d before the refused refresh, %d after: it must write nothing", before, after)

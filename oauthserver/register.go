@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"reflect"
@@ -37,6 +38,7 @@ func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) {
 		key = ratelimit.ClientAddr(peer.Addr(), fwd, s.trusted).String()
 	}
 	if ok, wait := s.register.Take(key); !ok {
+		s.refused.Refused("oauth_register", "too_many_requests", "", slog.LevelWarn, "oauth registrations refused: too many from one address", "component", "oauth")
 		w.Header().Set("Retry-After", strconv.Itoa(ratelimit.RetryAfter(wait)))
 		writeJSONError(w, http.StatusTooManyRequests, "too_many_requests", "too many client registrations from this address; retry after "+strconv.Itoa(ratelimit.RetryAfter(wait))+" s")
 		return

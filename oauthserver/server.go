@@ -3,6 +3,7 @@ package oauthserver
 import (
 	"context"
 	"errors"
+	"github.com/taasky/taasky/internal/refusals"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -63,6 +64,9 @@ type Config struct {
 	// then the client must ask the person again. 90 days if zero.
 	GrantMaxAge time.Duration
 	Log         *slog.Logger
+	// Refusals counts the requests refused (a bad client, code or token)
+	// and logs them sparingly: anyone can send them (nil: neither).
+	Refusals *refusals.Refusals
 }
 
 // AccountFinder says whether an account with slug exists (app.Accounts).
@@ -87,6 +91,7 @@ type Server struct {
 	refresh  *ratelimit.Buckets[string] // by grant (fosite's request ID)
 	trusted  []netip.Prefix
 	log      *slog.Logger
+	refused  *refusals.Refusals
 	now      func() time.Time
 	grantMax time.Duration
 }
@@ -149,7 +154,7 @@ func New(c Config) (*Server, error) {
 	return &Server{base: base, provider: provider, store: st, clients: cl, accounts: c.Accounts,
 		register: ratelimit.New[string](c.RegisterLimit, 10_000, time.Now),
 		fetches:  ratelimit.New[int64](c.FetchLimit, 10_000, time.Now),
-		refresh:  ratelimit.New[string](c.RefreshLimit, 100_000, time.Now), trusted: c.TrustedProxies, log: c.Log, now: time.Now, grantMax: c.GrantMaxAge}, nil
+		refresh:  ratelimit.New[string](c.RefreshLimit, 100_000, time.Now), trusted: c.TrustedProxies, log: c.Log, refused: c.Refusals, now: time.Now, grantMax: c.GrantMaxAge}, nil
 }
 
 // Issuer is the authorization server's issuer identifier: BaseURL.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
@@ -83,6 +84,9 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		// too_many_requests is an error the MCP SDKs neither retry at once
 		// nor answer by throwing the grant away.
 		if ok, wait := s.refresh.Take(ar.GetID()); !ok {
+			client := ar.GetClient().GetID()
+			s.refused.Refused("oauth_token", "too_many_requests", client, slog.LevelWarn, "oauth token refused: a grant refreshed too often",
+				"component", "oauth", "client_id", client)
 			after := strconv.Itoa(ratelimit.RetryAfter(wait))
 			w.Header().Set("Retry-After", after)
 			writeJSONError(w, http.StatusTooManyRequests, "too_many_requests", "refresh_token: this grant was refreshed too often (at most "+
@@ -227,11 +231,14 @@ func (s *Server) retryLater(w http.ResponseWriter, endpoint string, err error) {
 
 // logRefusal logs what went wrong without what was sent (a code, a
 // token): the error's code, and its cause only when the database failed.
+// A refusal (a bad client, code or token: anyone can send one) is counted
+// by its error code and logged at most once per refusals.Every for each
+// (refusals.Refusals), not once per request.
 func (s *Server) logRefusal(endpoint string, err error) {
 	rfc := fosite.ErrorToRFC6749Error(err)
 	if f, ok := errors.AsType[*storageFailure](err); ok {
 		s.log.Error("oauth "+endpoint, "error", rfc.ErrorField, "cause", f.err)
 		return
 	}
-	s.log.Info("oauth "+endpoint+" refused", "error", rfc.ErrorField, "description", rfc.GetDescription())
+	s.refused.Refused("oauth_"+endpoint, rfc.ErrorField, "", slog.LevelInfo, "oauth "+endpoint+" refused", "component", "oauth", "description", rfc.GetDescription())
 }

@@ -46,7 +46,7 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 			return c.Status(fiber.StatusServiceUnavailable).SendString(app.RetryMessage)
 		}
 		if code == app.ErrInternal {
-			log.Error("request failed", "method", c.Method(), "path", fiberhttp.LogPath(c), "err", err)
+			log.ErrorContext(c.UserContext(), "request failed", "method", c.Method(), "path", fiberhttp.LogPath(c), "err", err)
 		}
 		return c.Status(httpStatus(code)).SendString(app.ErrorMessageOf(err))
 	}

@@ -5,15 +5,19 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+
+	"github.com/taasky/taasky/internal/fiberhttp"
 )
 
-// newLogger logs JSON for machines (serve) or text for people (dev).
+// newLogger logs JSON for machines (serve) or text for people (dev); a
+// line logged with a request's context carries its request_id
+// (fiberhttp.RequestID).
 func newLogger(w io.Writer, asJSON bool) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: slog.LevelInfo}
 	if asJSON {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		return slog.New(fiberhttp.LogRequestID(slog.NewJSONHandler(w, opts)))
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.New(fiberhttp.LogRequestID(slog.NewTextHandler(w, opts)))
 }
 
 // riverLogger is log for River's client. Its producer logs its job counts

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/fiberhttp"
+	"github.com/taasky/taasky/internal/refusals"
 	"github.com/taasky/taasky/jobs"
 	"github.com/taasky/taasky/mcpserver"
 )
@@ -29,6 +30,10 @@ type metrics struct {
 	mcp        *mcpserver.Metrics
 	jobs       *jobs.Metrics
 	queues     *jobs.QueueMetrics
+	// refusals counts (and sparingly logs) the requests refused before
+	// they reached a tool or the OAuth server's work; nil until
+	// openServer sets it.
+	refusals *refusals.Refusals
 	// refused counts the new connections PostgreSQL refused for want of a
 	// free connection (SQLSTATE 53300); log, when set, is told of them
 	// (TraceConnectEnd), at most once per refusedLogEvery.

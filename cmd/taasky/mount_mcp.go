@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/taasky/taasky/internal/refusals"
 	"github.com/taasky/taasky/mcpserver"
 )
 
@@ -18,7 +19,16 @@ func mountMCP(a *fiber.App, d deps, door *oauthDoor) {
 	if d.metrics != nil {
 		m = d.metrics.mcp
 	}
-	mcpserver.New(d.rooms, version).WithRateLimit(rl).WithAccountConcurrency(d.cfg.Abuse.MCPAccountConcurrency).WithAuthFailureLimit(d.cfg.Abuse.MCPAuthFailures, d.cfg.Abuse.TrustedProxies).WithLogger(d.log.With("component", "mcp")).WithMetrics(m).Mount(a, door.mcpAuth(d.accounts))
+	mcpserver.New(d.rooms, version).WithRateLimit(rl).WithAccountConcurrency(d.cfg.Abuse.MCPAccountConcurrency).WithAuthFailureLimit(d.cfg.Abuse.MCPAuthFailures, d.cfg.Abuse.TrustedProxies).WithLogger(d.log.With("component", "mcp")).WithMetrics(m).WithRefusals(d.refusals()).Mount(a, door.mcpAuth(d.accounts))
+}
+
+// refusals is where the process counts the requests refused at its doors
+// (nil without metrics: none counted or logged).
+func (d deps) refusals() *refusals.Refusals {
+	if d.metrics == nil {
+		return nil
+	}
+	return d.metrics.refusals
 }
 
 // version is the build's version, set with -ldflags "-X main.version=…".

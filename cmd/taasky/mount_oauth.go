@@ -23,7 +23,7 @@ func mountOAuth(a *fiber.App, d deps) (*oauthDoor, error) {
 	state.SetAgentCap(d.cfg.Abuse.AgentsPerAccountMax)
 	s, err := oauthserver.New(oauthserver.Config{BaseURL: d.cfg.BaseURL, Secret: d.cfg.Key("oauth"), PreviousSecret: d.cfg.PreviousKey("oauth"), State: state,
 		Accounts: d.accounts, AllowPrivateFetch: d.cfg.Role&config.RoleDev != 0, TrustedProxies: d.cfg.Abuse.TrustedProxies,
-		GrantMaxAge: d.cfg.OAuthGrantMax, Log: d.log.With("component", "oauth")})
+		GrantMaxAge: d.cfg.OAuthGrantMax, Log: d.log.With("component", "oauth"), Refusals: d.refusals()})
 	if err != nil {
 		return nil, err
 	}

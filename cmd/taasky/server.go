@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/taasky/taasky/internal/refusals"
 	"log/slog"
 	"net"
 	"time"
@@ -32,6 +33,8 @@ type server struct {
 func openServer(ctx context.Context, cfg config.Config, log *slog.Logger, web, worker bool) (*server, error) {
 	m := newMetrics()
 	m.log = log.With("component", "database")
+	m.refusals = refusals.New(log)
+	m.registry.MustRegister(m.refusals.Collector())
 	pool, err := openDatabase(ctx, cfg.DatabaseURL, m)
 	if err != nil {
 		return nil, err
