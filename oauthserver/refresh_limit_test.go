@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taasky/taasky/app"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/taasky/taasky/app"
 
 	"github.com/taasky/taasky/internal/metricstest"
 	"github.com/taasky/taasky/internal/ratelimit"
