@@ -4,8 +4,13 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/notify"
 )
 
 // TestFormsBehindAProxyCheckTheOriginAgainstBaseURL: behind a
@@ -114,5 +119,43 @@ func TestFormsBehindAProxyCheckTheOriginAgainstBaseURL(t *testing.T) {
 	// A browser that sends no Referer (a setting) still names the origin.
 	if st, _ := send(http.MethodPost, "/settings/timezone", url.Values{csrfField: {token()}, "time_zone": {"Asia/Tokyo"}}, map[string]string{"Origin": site}); st != http.StatusSeeOther {
 		t.Errorf("a form with Origin %s and no Referer: %d, want 303", site, st)
+	}
+}
+
+// TestJoinButtonAtAnHTTPSBaseURL: the invitation's Join button works
+// where BASE_URL is https, where a form's origin is checked. The join
+// page said Referrer-Policy: no-referrer, under which a browser's form
+// says Origin "null" and no Referer (Chromium does): every Join was
+// refused 403 "form expired".
+func TestJoinButtonAtAnHTTPSBaseURL(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(c *Config) { c.BaseURL = "https://taasky.example" })
+	smtp := b.inviteMails(t)
+	erin, err := b.accounts.LoginOIDC(b.ctx, app.OIDCIdentity{Issuer: "https://idp.example", Subject: "erin",
+		Email: "erin@example.test", EmailVerified: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.accounts.Invite(b.ctx, b.alice.ID, "alpha", erin.Email, app.MemberRoleMember); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 200 && len(smtp.Mails()) < 1; i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(smtp.Mails()) != 1 {
+		t.Fatalf("%d mails", len(smtp.Mails()))
+	}
+	p, err := notify.Parse(smtp.Mails()[0].Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := regexp.MustCompile(`/join/tj_[A-Za-z0-9_-]{43}`).FindString(p.Text)
+	erinc := b.client(nil)
+	erinc.cookies[b.dash.cookieName(sessionCookie)] = b.sessionOf(erin)
+	if st, _, body := erinc.get(path); st != http.StatusOK || !strings.Contains(body, `action="`+path+`"`) {
+		t.Fatalf("the join page: %d %s", st, body[strings.Index(body, "<main"):])
+	}
+	if st, loc, body := erinc.post(path, nil); st != http.StatusSeeOther || loc != "/accounts/alpha/start" {
+		t.Errorf("Join pressed in a browser: %d %q %.300s", st, loc, body)
 	}
 }
