@@ -245,6 +245,10 @@ type client struct {
 	token   string
 	lang    string // the browser's Accept-Language
 	header  http.Header
+	// policy is the Referrer-Policy of the last page: under no-referrer
+	// a browser's form says Origin "null" and no Referer (Fetch, "append
+	// a request Origin header"; Chromium does so).
+	policy string
 }
 
 func (b *bundle) client(user *app.User) *client {
@@ -288,6 +292,9 @@ func (cl *client) do(method, path string, form url.Values) (int, string, string)
 	}
 	if method != http.MethodGet && method != http.MethodHead {
 		req.Header.Set("Origin", cl.b.dash.baseURL) // as a browser does: a form of our pages
+		if cl.policy == "no-referrer" {
+			req.Header.Set("Origin", "null")
+		}
 	}
 	for k, v := range cl.cookies {
 		req.AddCookie(&http.Cookie{Name: k, Value: v})
@@ -301,6 +308,9 @@ func (cl *client) do(method, path string, form url.Values) (int, string, string)
 	}
 	defer resp.Body.Close()
 	cl.header = resp.Header
+	if method == http.MethodGet {
+		cl.policy = resp.Header.Get("Referrer-Policy")
+	}
 	out, _ := io.ReadAll(resp.Body)
 	for _, c := range resp.Cookies() {
 		if c.MaxAge < 0 || c.Value == "" {

@@ -43,7 +43,10 @@ func (d *Dashboard) joinShow(c *fiber.Ctx) error {
 
 func (d *Dashboard) joinPage(c *fiber.Ctx, v *viewer, data joinData) error {
 	data.Status = data.Inv.Status(d.now())
+	// Referrer-Policy stays same-origin (setHeaders): the link's token
+	// goes to no other site, and the Join button's form says its Origin;
+	// under no-referrer a browser says Origin "null" and no Referer, and
+	// the form's origin check (formFromHere) refused every Join.
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	c.Set("Referrer-Policy", "no-referrer")
 	return d.renderPage(c, "join", &page{Title: d.words(c, v).T("join.title", data.Inv.AccountName), Data: data}, v)
 }

@@ -3,9 +3,15 @@ package dashboard
 import (
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/notify"
 )
 
 // TestFormsBehindAProxyCheckTheOriginAgainstBaseURL: behind a
@@ -114,5 +120,103 @@ func TestFormsBehindAProxyCheckTheOriginAgainstBaseURL(t *testing.T) {
 	// A browser that sends no Referer (a setting) still names the origin.
 	if st, _ := send(http.MethodPost, "/settings/timezone", url.Values{csrfField: {token()}, "time_zone": {"Asia/Tokyo"}}, map[string]string{"Origin": site}); st != http.StatusSeeOther {
 		t.Errorf("a form with Origin %s and no Referer: %d, want 303", site, st)
+	}
+}
+
+// TestJoinButtonAtAnHTTPSBaseURL: the invitation's Join button works
+// where BASE_URL is https, where a form's origin is checked. The join
+// page said Referrer-Policy: no-referrer, under which a browser's form
+// says Origin "null" and no Referer (Chromium does): every Join was
+// refused 403 "form expired".
+func TestJoinButtonAtAnHTTPSBaseURL(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(c *Config) { c.BaseURL = "https://taasky.example" })
+	smtp := b.inviteMails(t)
+	erin, err := b.accounts.LoginOIDC(b.ctx, app.OIDCIdentity{Issuer: "https://idp.example", Subject: "erin",
+		Email: "erin@example.test", EmailVerified: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.accounts.Invite(b.ctx, b.alice.ID, "alpha", erin.Email, app.MemberRoleMember); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 200 && len(smtp.Mails()) < 1; i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(smtp.Mails()) != 1 {
+		t.Fatalf("%d mails", len(smtp.Mails()))
+	}
+	p, err := notify.Parse(smtp.Mails()[0].Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := regexp.MustCompile(`/join/tj_[A-Za-z0-9_-]{43}`).FindString(p.Text)
+	erinc := b.client(nil)
+	erinc.cookies[b.dash.cookieName(sessionCookie)] = b.sessionOf(erin)
+	if st, _, body := erinc.get(path); st != http.StatusOK || !strings.Contains(body, `action="`+path+`"`) {
+		t.Fatalf("the join page: %d %s", st, body[strings.Index(body, "<main"):])
+	}
+	if st, loc, body := erinc.post(path, nil); st != http.StatusSeeOther || loc != "/accounts/alpha/start" {
+		t.Errorf("Join pressed in a browser: %d %q %.300s", st, loc, body)
+	}
+}
+
+// TestFormsAtAnInternationalizedBaseURL: BASE_URL may name its host in
+// Unicode (https://bücher.example), but a browser's Origin and Referer
+// name it in its ASCII form (https://xn--bcher-kva.example): compared as
+// written, every form was refused 403 "form expired".
+func TestFormsAtAnInternationalizedBaseURL(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(c *Config) { c.BaseURL = "https://bücher.example" })
+	cl := b.client(nil)
+	cl.cookies[b.dash.cookieName(sessionCookie)] = b.sessionOf(b.alice)
+	if st, _, _ := cl.get("/settings"); st != http.StatusOK || cl.token == "" {
+		t.Fatalf("settings: %d", st)
+	}
+	form := url.Values{csrfField: {cl.token}, "time_zone": {"Asia/Tokyo"}}
+	req := httptest.NewRequest(http.MethodPost, "/settings/timezone", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "https://xn--bcher-kva.example") // as Chromium writes it
+	req.Header.Set("Referer", "https://xn--bcher-kva.example/settings")
+	for k, v := range cl.cookies {
+		req.AddCookie(&http.Cookie{Name: k, Value: v})
+	}
+	resp, err := b.app.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("a form from https://xn--bcher-kva.example/settings: %d, want 303", resp.StatusCode)
+	}
+	// Another site's ASCII name is still another site.
+	req = httptest.NewRequest(http.MethodPost, "/settings/timezone", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "https://xn--bcher-kva.example.evil")
+	for k, v := range cl.cookies {
+		req.AddCookie(&http.Cookie{Name: k, Value: v})
+	}
+	if resp, err = b.app.Test(req, -1); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a form from another site: %d, want 403", resp.StatusCode)
+	}
+}
+
+// TestOriginOf: origins as browsers write them.
+func TestOriginOf(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://Taasky.Example:443/x": "https://taasky.example",
+		"http://[::1]:8080/settings":   "http://[::1]:8080",
+		"https://[::1]:443":            "https://[::1]",
+		"https://bücher.example/x":     "https://xn--bcher-kva.example",
+		"HTTPS://BÜCHER.example:8443":  "https://xn--bcher-kva.example:8443",
+		"null":                         "",
+	} {
+		if got := originOf(in); got != want {
+			t.Errorf("originOf(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/csrf"
+	"golang.org/x/net/idna"
 )
 
 // contentSecurityPolicy allows nothing inline and nothing from elsewhere:
@@ -127,15 +128,24 @@ func (d *Dashboard) formFromHere(c *fiber.Ctx) bool {
 }
 
 // originOf is a URL's scheme and host as browsers write an Origin: lower
-// case, without the scheme's default port; "" for what is not a URL.
+// case, a Unicode host in its ASCII form (BASE_URL may be written
+// https://bücher.example; browsers say https://xn--bcher-kva.example),
+// without the scheme's default port; "" for what is not a URL.
 func originOf(s string) string {
 	u, err := url.Parse(s)
 	if err != nil || u.Host == "" {
 		return ""
 	}
-	host := strings.ToLower(u.Host)
-	if p := u.Port(); (u.Scheme == "https" && p == "443") || (u.Scheme == "http" && p == "80") {
-		host = strings.TrimSuffix(host, ":"+p)
+	host := u.Hostname()
+	if a, err := idna.Lookup.ToASCII(host); err == nil {
+		host = a
+	}
+	host = strings.ToLower(host)
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if p := u.Port(); p != "" && !(u.Scheme == "https" && p == "443") && !(u.Scheme == "http" && p == "80") {
+		host += ":" + p
 	}
 	return strings.ToLower(u.Scheme) + "://" + host
 }
