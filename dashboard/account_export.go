@@ -72,8 +72,9 @@ func (d *Dashboard) sendJSONSpooled(c *fiber.Ctx, name string, release func(), w
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+name+`"`)
 	// Sent for as long as its client reads it (fiberhttp.Paced): a file of
 	// tens of MB takes a slow connection more than the server's
-	// WriteTimeout.
-	c.Context().SetBodyStream(fiberhttp.NewPaced(c, f, release), int(size))
+	// WriteTimeout. A person's phone may read at 16 KB/s: the file is on
+	// disk, not in memory, meanwhile.
+	c.Context().SetBodyStream(fiberhttp.NewPaced(c, f, 16<<10, release), int(size))
 	sending = true
 	return nil
 }

@@ -36,7 +36,7 @@ func (s *Server) refuseBeforeSDK(c *fiber.Ctx) (bool, error) {
 		unsupportedVersion(c, v)
 		return true, nil
 	}
-	if len(c.Body()) > maxBody {
+	if len(c.Body()) > MaxBody {
 		return false, nil // go-sdk answers 413
 	}
 	id, tool, f := beyondDecoder(c.Body())

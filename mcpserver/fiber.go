@@ -50,6 +50,12 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 	}
 }
 
+// answerRate is the least an agent reading a large answer must read on
+// average, in bytes a second (1 Mbit/s): an agent runs where a network is,
+// and the answer is held in memory while it reads (20 MB: at most about 3
+// minutes).
+const answerRate = 128 << 10
+
 // door is the agents' door that Mount serves: each request is
 // authenticated, admitted (rate limit, calls in progress), checked for
 // what go-sdk would refuse in words of its own, then handed to go-sdk.
@@ -109,15 +115,15 @@ func (d *door) serve(c *fiber.Ctx) error {
 	}
 	if size > answerUnit {
 		// A large answer (a room's whole history, up to tens of MB) is
-		// sent for as long as its client reads it (fiberhttp.Paced): it
-		// takes a slow connection more than the server's WriteTimeout. It
-		// counts as in progress until written (its body closed): written
-		// from memory, it holds that memory as long as its client takes to
-		// read it, so one account's clients that ask for large answers and
-		// do not read them hold at most as many as its calls at once
-		// (inflight.go). An ordinary answer goes at once into the kernel's
-		// buffers.
-		c.Response().SetBodyStream(fiberhttp.NewPaced(c, bytes.NewReader(c.Response().SwapBody(nil)), leave), size)
+		// sent for as long as its client reads it at answerRate or more
+		// (fiberhttp.Paced): it takes a slow connection more than the
+		// server's WriteTimeout. It counts as in progress until written
+		// (its body closed): written from memory, it holds that memory as
+		// long as its client takes to read it, so one account's clients
+		// that ask for large answers and read them slowly, or not at all,
+		// hold at most as many as its calls at once (inflight.go). An
+		// ordinary answer goes at once into the kernel's buffers.
+		c.Response().SetBodyStream(fiberhttp.NewPaced(c, bytes.NewReader(c.Response().SwapBody(nil)), answerRate, leave), size)
 		sending = true
 	}
 	return err

@@ -19,8 +19,8 @@ import (
 // connection while it waits and stops counting then (app.WaitingKey);
 // the waits have caps of their own.
 //
-// A call counts by its size: a request body of maxBody (1 MB) counts as
-// max calls, one of maxBody/max (100 KB with the default 10) or less as
+// A call counts by its size: a request body of MaxBody (1 MB) counts as
+// max calls, one of MaxBody/max (100 KB with the default 10) or less as
 // one (callWeight). The work of a call grows with its terms (read,
 // validated, made canonical, hashed, logged, sealed in the room's
 // snapshot, and sent back in its answer): one account's agents countering
@@ -66,9 +66,9 @@ func newInFlight(max int) *inFlight {
 }
 
 // callWeight is how many calls a request body of size bytes counts as:
-// one per maxBody/max bytes begun, from 1 to max.
+// one per MaxBody/max bytes begun, from 1 to max.
 func (f *inFlight) callWeight(size int) int {
-	return min(max(1, (size*f.max+maxBody-1)/maxBody), f.max)
+	return min(max(1, (size*f.max+MaxBody-1)/MaxBody), f.max)
 }
 
 // enter counts a request of account with a body of size bytes, as
@@ -116,6 +116,6 @@ func (f *inFlight) enter(account int64, size int) (leave func(), ok bool) {
 // tooManyAtOnce answers 429 with Retry-After and one line saying the rule
 // (a tool call: a tool error saying it, notNow).
 func tooManyAtOnce(c *fiber.Ctx, max int) error {
-	msg := fmt.Sprintf("too many calls at once: at most %d calls of one account's agents are answered at the same time (a call counts as one per %d KB of its request), and this account's calls in progress (or a larger one waiting for room) leave none for this one; retry after 1 s", max, maxBody/max/1024)
+	msg := fmt.Sprintf("too many calls at once: at most %d calls of one account's agents are answered at the same time (a call counts as one per %d KB of its request), and this account's calls in progress (or a larger one waiting for room) leave none for this one; retry after 1 s", max, MaxBody/max/1024)
 	return notNow(c, fiber.StatusTooManyRequests, 1, msg, msg)
 }

@@ -170,7 +170,7 @@ func TestAccountCallsInProgressAreCapped(t *testing.T) {
 	}
 }
 
-// TestLargeCallsCountByTheirSize: a call counts as one per maxBody/max
+// TestLargeCallsCountByTheirSize: a call counts as one per MaxBody/max
 // bytes of its request, so that an account's calls with terms of the
 // largest size (each costs the process what about ten ordinary calls
 // cost) cannot hold its whole share of calls in progress at once: one
@@ -180,19 +180,19 @@ func TestAccountCallsInProgressAreCapped(t *testing.T) {
 func TestLargeCallsCountByTheirSize(t *testing.T) {
 	t.Parallel()
 	f := newInFlight(10)
-	for size, want := range map[int]int{0: 1, 2_000: 1, maxBody / 10: 1, maxBody/10 + 1: 2, 700_000: 7, maxBody: 10, 5 * maxBody: 10} {
+	for size, want := range map[int]int{0: 1, 2_000: 1, MaxBody / 10: 1, MaxBody/10 + 1: 2, 700_000: 7, MaxBody: 10, 5 * MaxBody: 10} {
 		if got := f.callWeight(size); got != want {
 			t.Errorf("a call of %d bytes counts as %d, want %d", size, got, want)
 		}
 	}
-	big, ok := f.enter(1, maxBody)
+	big, ok := f.enter(1, MaxBody)
 	if !ok {
 		t.Fatal("a call of the largest size alone was refused")
 	}
 	if _, ok := f.enter(1, 200); ok {
 		t.Fatal("an account's call was let in beside its call of the largest size: that one counts as all its calls")
 	}
-	other, ok := f.enter(2, maxBody)
+	other, ok := f.enter(2, MaxBody)
 	if !ok {
 		t.Fatal("another account's call was refused")
 	}
@@ -244,7 +244,7 @@ func TestLargeCallIsNotStarved(t *testing.T) {
 	if !ok {
 		t.Fatal("an ordinary call refused")
 	}
-	if _, ok := f.enter(1, maxBody); ok {
+	if _, ok := f.enter(1, MaxBody); ok {
 		t.Fatal("a call of the largest size let in beside another call")
 	}
 	in := false
@@ -260,7 +260,7 @@ func TestLargeCallIsNotStarved(t *testing.T) {
 		counted()
 		if i%10 == 9 { // sent again after its Retry-After
 			var big func()
-			if big, in = f.enter(1, maxBody); in {
+			if big, in = f.enter(1, MaxBody); in {
 				counted()
 				big()
 			}
@@ -285,7 +285,7 @@ func TestLargeCallIsNotStarved(t *testing.T) {
 	if _, ok := f.enter(1, 2_000); ok {
 		t.Fatal("an ordinary call let in while a refused call of 5 held its room (6 + 1 + 5 of 10)")
 	}
-	if _, ok := f.enter(2, maxBody); !ok {
+	if _, ok := f.enter(2, MaxBody); !ok {
 		t.Fatal("another account's call held back by this account's")
 	}
 	now = now.Add(holdFor)

@@ -28,7 +28,7 @@ import (
 // (notNowServer): a proxy logs it as a 200.
 func notNow(c *fiber.Ctx, status, secs int, msg, toModel string) error {
 	c.Set(fiber.HeaderRetryAfter, strconv.Itoa(secs))
-	if c.Method() == fiber.MethodPost && len(c.Body()) <= maxBody {
+	if c.Method() == fiber.MethodPost && len(c.Body()) <= MaxBody {
 		if id, tool, _, ok := toolCallOf(c.Body()); ok {
 			if s, _ := c.Locals(notNowServer{}).(*Server); s != nil {
 				s.metrics.notNow(tool, s.names)

@@ -129,7 +129,7 @@ func (l *limiter) Take(id [32]byte, agent int64) (bool, time.Duration) {
 func (l *limiter) Limit() RateLimit { return l.buckets.Limit() }
 
 // answerUnit is how many bytes of an answer count as one more call.
-const answerUnit = maxBody / 10
+const answerUnit = MaxBody / 10
 
 // Charged counts an answer of size bytes against agent's bucket: one call
 // more per answerUnit (100 KB) in it, after the fact. A call's request is

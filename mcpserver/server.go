@@ -114,14 +114,11 @@ func New(svc Service, version string) *Server {
 // believed them would keep waiting on a stream or a log that never comes.
 var capabilities = &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
 
-// maxBody is the largest request body a call may have (go-sdk answers 413
-// past it).
-const maxBody = 1 << 20
-
-// MaxBody is maxBody for a proxy's configuration: a proxy whose own limit
-// is lower answers a body too large with its page instead of Taasky's words
-// (deploy/nginx, cmd/taasky's TestNginxExample).
-const MaxBody = maxBody
+// MaxBody is the largest request body a call may have (go-sdk answers 413
+// past it). A proxy's own limit must be above it, or the proxy answers a
+// body too large with its page instead of Taasky's words (deploy/nginx,
+// cmd/taasky's TestNginxExample).
+const MaxBody = 1 << 20
 
 // serve builds s's go-sdk server with tools, stateless, answering in JSON.
 func (s *Server) serve(impl *mcp.Implementation, opts *mcp.ServerOptions, tools []tool) *Server {
@@ -134,7 +131,7 @@ func (s *Server) serve(impl *mcp.Implementation, opts *mcp.ServerOptions, tools 
 		s.names = append(s.names, t.def.Name)
 	}
 	s.handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: maxBody})
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: MaxBody})
 	return s
 }
 

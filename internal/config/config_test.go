@@ -79,6 +79,8 @@ func TestLoadConfigRules(t *testing.T) {
 		{"base url path for the commands", RoleAdmin, map[string]string{"BASE_URL": "https://x.example.com/taasky"},
 			[]string{"BASE_URL: must be the root of a host, without a path (got /taasky)"}},
 		{"base url root with a slash", serve, map[string]string{"BASE_URL": "https://x.example.com/"}, nil},
+		{"base url not a domain", serve, map[string]string{"BASE_URL": "https://x_y..example.com"},
+			[]string{`BASE_URL: the host "x_y..example.com" is not a valid domain name`}},
 		{"base url http", serve, map[string]string{"BASE_URL": "http://x.example.com"},
 			[]string{"BASE_URL: must be an https URL (http is allowed only for 127.0.0.1, localhost and ::1, or under `taasky dev`): over http, sign-ins and one-tap links travel in the clear; terminate TLS in front of Taasky (deploy/nginx/taasky.conf)"}},
 		{"base url http on a private address", RoleWorker, map[string]string{"BASE_URL": "http://192.168.1.5:8080"},
@@ -105,7 +107,7 @@ func TestLoadConfigRules(t *testing.T) {
 		}},
 		{"worker needs no oidc", RoleWorker, map[string]string{"OIDC_ISSUER": "", "OIDC_CLIENT_ID": "", "OIDC_CLIENT_SECRET": ""}, nil},
 		{"issuer http", RoleWeb, map[string]string{"OIDC_ISSUER": "http://accounts.example.com"},
-			[]string{"OIDC_ISSUER: must be an https URL (http is allowed only for 127.0.0.1 and localhost)"}},
+			[]string{"OIDC_ISSUER: must be an https URL (http is allowed only for 127.0.0.1, localhost and ::1)"}},
 		{"issuer http localhost", RoleWeb, map[string]string{"OIDC_ISSUER": "http://localhost:9998"}, nil},
 		{"issuer http loopback", RoleWeb, map[string]string{"OIDC_ISSUER": "http://127.0.0.1:9998/realms/x"}, nil},
 		{"issuer not a url", RoleWeb, map[string]string{"OIDC_ISSUER": "accounts.example.com"},
@@ -222,6 +224,16 @@ func TestLoadConfigValues(t *testing.T) {
 	}
 	if c.BaseURL != "https://x.example.com" {
 		t.Errorf("BaseURL = %q", c.BaseURL)
+	}
+	// A domain written in Unicode is kept in its ASCII form, as browsers
+	// write it in Origin and OAuth clients compare issuers; a port stays.
+	env["BASE_URL"] = "https://Bücher.example:8443/"
+	if c, err := load(env, RoleWeb|RoleWorker); err != nil || c.BaseURL != "https://xn--bcher-kva.example:8443" {
+		t.Errorf("BaseURL of a Unicode host = %q (%v), want https://xn--bcher-kva.example:8443", c.BaseURL, err)
+	}
+	env["BASE_URL"] = "http://[::1]:8080"
+	if c, err := load(env, RoleWeb|RoleWorker); err != nil || c.BaseURL != "http://[::1]:8080" {
+		t.Errorf("BaseURL of an IPv6 host = %q (%v)", c.BaseURL, err)
 	}
 	if c.ListenAddr != ":8080" {
 		t.Errorf("ListenAddr = %q, want :8080 in serve", c.ListenAddr)

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"golang.org/x/net/idna"
+
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -77,9 +79,23 @@ func checkBaseURL(v string) (string, string) {
 			return "", fmt.Sprintf("the port must be 1 to 65535 (got %s)", p)
 		}
 	}
-	// The scheme and host as every client writes them (lower case): the
-	// cookies' Secure flag and the OAuth issuer are decided from them.
-	return u.Scheme + "://" + strings.ToLower(u.Host) + strings.TrimRight(u.EscapedPath(), "/"), ""
+	// The scheme and host as every client writes them (lower case, a
+	// domain in its ASCII form: browsers write bücher.example as
+	// xn--bcher-kva.example in Origin, OAuth clients compare issuers as
+	// strings): the cookies' Secure flag and the OAuth issuer are decided
+	// from them.
+	host := strings.ToLower(u.Host)
+	if _, err := netip.ParseAddr(u.Hostname()); err != nil {
+		ascii, err := idna.Lookup.ToASCII(u.Hostname())
+		if err != nil {
+			return "", fmt.Sprintf("the host %q is not a valid domain name (%v)", u.Hostname(), err)
+		}
+		host = ascii
+		if p := u.Port(); p != "" {
+			host += ":" + p
+		}
+	}
+	return u.Scheme + "://" + host + strings.TrimRight(u.EscapedPath(), "/"), ""
 }
 
 // checkServedAt says what keeps Taasky from being served at u (as
@@ -124,10 +140,10 @@ func checkIssuer(v string) string {
 	case "https":
 	case "http":
 		if !loopbackHost(u.Hostname()) {
-			return "must be an https URL (http is allowed only for 127.0.0.1 and localhost)"
+			return "must be an https URL (http is allowed only for 127.0.0.1, localhost and ::1)"
 		}
 	default:
-		return "must be an https URL (http is allowed only for 127.0.0.1 and localhost)"
+		return "must be an https URL (http is allowed only for 127.0.0.1, localhost and ::1)"
 	}
 	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
 		return "must not have a query (?…) or a fragment (#…)"
