@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -29,7 +30,10 @@ const maxRequestID = 64
 // the operator finds a failed request's line from the proxy's access log,
 // or from what the client saw, and back.
 func RequestID(c *fiber.Ctx) error {
-	id := c.Get(HeaderRequestID)
+	// A copy: Fiber's c.Get is the request's buffer, reused by the
+	// connection's next request, and the id outlives this one in the
+	// context (a line logged as a stream or a paced answer ends).
+	id := strings.Clone(c.Get(HeaderRequestID))
 	if !validRequestID(id) {
 		var b [8]byte
 		_, _ = rand.Read(b[:])
