@@ -102,11 +102,17 @@ func TestOpenDeadlineDaysOnTheOpenersCalendar(t *testing.T) {
 		{"2026-01-01T10:00:00+01:00", "2026-04-01T11:00:00+02:00", berlin, ""}, // 90 × 24 h, as taken before
 		{"2026-01-01T10:00:00+01:00", "2026-04-01T11:00:01+02:00", berlin, "deadline must be at most 90 days away"},
 		{"2026-01-20T09:00:00+11:00", "2026-04-20T09:00:00+10:30", lordHowe, ""},
+		// A given deadline is the one kept, whatever the zone's default
+		// would be (here 14 days across a clock change).
+		{"2026-10-20T10:00:00+02:00", "2026-10-22T18:00:00+02:00", berlin, ""},
 	} {
 		d := at(c.deadline)
-		_, events, _, err := Open(OpenRequest{Schema: qtySchema, Zone: c.loc, Deadline: &d}, at(c.open))
+		r, events, _, err := Open(OpenRequest{Schema: qtySchema, Zone: c.loc, Deadline: &d}, at(c.open))
 		if errText(err) != c.err {
 			t.Errorf("opened %s in %v, deadline %s: error %q, want %q", c.open, c.loc, c.deadline, errText(err), c.err)
+		}
+		if err == nil && !r.Deadline.Equal(d) {
+			t.Errorf("opened %s in %v, deadline %s: the room's deadline is %v", c.open, c.loc, c.deadline, r.Deadline)
 		}
 		if err == nil {
 			if _, err := Replay(events, [2][]byte{}); err != nil {
@@ -266,4 +272,27 @@ func TestJoinRefusals(t *testing.T) {
 		}
 		p.replays()
 	})
+}
+
+// TestOneSlotRoomTakesTheInvitersSchema: a room opened with one slot is a
+// slots room like one with several: the peer may join without a schema
+// and is seated with the inviter's, also after a replay of its log.
+func TestOneSlotRoomTakesTheInvitersSchema(t *testing.T) {
+	for _, slots := range [][]json.RawMessage{{slot(9)}, {slot(9), slot(10)}} {
+		r, events, _, err := Open(OpenRequest{Slots: slots}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, _, err := r.Join(nil, nil, t0.Add(time.Minute))
+		if err != nil {
+			t.Fatalf("%d slot(s): join without a schema: %v", len(slots), err)
+		}
+		if !j.Party(SideB).Schema.IsSlots() {
+			t.Errorf("%d slot(s): the peer's schema is not the inviter's", len(slots))
+		}
+		replayed, err := Replay(events, [2][]byte{})
+		if err != nil || !replayed.Slots {
+			t.Errorf("%d slot(s): replayed as a slots room %v (%v)", len(slots), replayed != nil && replayed.Slots, err)
+		}
+	}
 }
