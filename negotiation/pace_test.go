@@ -103,6 +103,15 @@ func TestDeceptive(t *testing.T) {
 	if !ReadableLine("Kick-off") || ReadableLine("Kick\noff") || ReadableLine("a\u202eb") {
 		t.Error("ReadableLine")
 	}
+	// Past the first non-ASCII letter, a tab or line break still breaks the one line.
+	for _, s := range []string{"Café\tBar", "Préis\nTotal", "Größe\r"} {
+		if ReadableLine(s) {
+			t.Errorf("ReadableLine(%q)", s)
+		}
+	}
+	if !ReadableLine("Größe (€)") {
+		t.Error(`ReadableLine("Größe (€)")`)
+	}
 }
 
 // TestDeceptiveFolded: with a door's Unicode normalization, two labels or
