@@ -72,6 +72,7 @@ func TestLimitsExtras(t *testing.T) {
 		{`{"ok":{}}`, "limits.ok: must be an object with equals"},
 		{`{"ok":{"min":true}}`, "limits.ok: unknown bound: min (a bool field takes equals)"},
 		{`{"ok":{"equals":"yes"}}`, "limits.ok.equals: must be true or false"},
+		{`{"qty":{"equals":true}}`, "limits.qty: unknown bound: equals (an int field takes min and/or max)"},
 		{`{"place":[]}`, "limits.place: must be an object with one_of"},
 		{`{"place":{"one_of":["video","video"]}}`, `limits.place.one_of: lists "video" twice`},
 		{`{"place":{"one_of":[]}}`, "limits.place.one_of: must be a non-empty list of the field's values"},
