@@ -72,6 +72,7 @@ func TestLimitsExtras(t *testing.T) {
 		{`{"ok":{}}`, "limits.ok: must be an object with equals"},
 		{`{"ok":{"min":true}}`, "limits.ok: unknown bound: min (a bool field takes equals)"},
 		{`{"ok":{"equals":"yes"}}`, "limits.ok.equals: must be true or false"},
+		{`{"qty":{"equals":true}}`, "limits.qty: unknown bound: equals (an int field takes min and/or max)"},
 		{`{"place":[]}`, "limits.place: must be an object with one_of"},
 		{`{"place":{"one_of":["video","video"]}}`, `limits.place.one_of: lists "video" twice`},
 		{`{"place":{"one_of":[]}}`, "limits.place.one_of: must be a non-empty list of the field's values"},
@@ -175,6 +176,10 @@ func TestNoDealPossibleEdges(t *testing.T) {
 		{"enum limits apart", `{"p":{"type":"enum","label":"P","values":["a","b","c"]}}`, `{"p":{"one_of":["c"]}}`, `{"p":{"type":"enum","label":"P","values":["a","b"]}}`, `{"p":{"one_of":["a","b"]}}`, []string{"p"}},
 		{"enum limits that share a value", `{"p":{"type":"enum","label":"P","values":["a","b","c"]}}`, `{"p":{"one_of":["b","c"]}}`, `{"p":{"type":"enum","label":"P","values":["a","b"]}}`, `{"p":{"one_of":["b"]}}`, nil},
 		{"bools that differ", `{"ok":{"type":"bool","label":"OK"}}`, `{"ok":{"equals":true}}`, `{"ok":{"type":"bool","label":"OK"}}`, `{"ok":{"equals":false}}`, []string{"ok"}},
+		{"bools that agree", `{"ok":{"type":"bool","label":"OK"}}`, `{"ok":{"equals":true}}`, `{"ok":{"type":"bool","label":"OK"}}`, `{"ok":{"equals":true}}`, nil},
+		// Bounds on one end only, on both sides: the range is open, a deal possible.
+		{"both only a min", `{"n":{"type":"int","label":"N"}}`, `{"n":{"min":5}}`, `{"n":{"type":"int","label":"N"}}`, `{"n":{"min":500}}`, nil},
+		{"both only a max", `{"d":{"type":"date","label":"D"}}`, `{"d":{"max":"2026-01-01"}}`, `{"d":{"type":"date","label":"D"}}`, `{"d":{"max":"2027-01-01"}}`, nil},
 		{"a field of another type is not shared", `{"n":{"type":"int","label":"N"}}`, `{"n":{"max":1}}`, `{"n":{"type":"date","label":"N"}}`, `{"n":{"min":"2026-01-01"}}`, nil},
 	}
 	for _, c := range cases {
@@ -214,6 +219,9 @@ func TestLimitsSame(t *testing.T) {
 		`{"fee":{"max":{"amount":"100.01","currency":"EUR"}},"p":{"one_of":["a","b"]},"t":{"min":"2026-01-01T10:00:00+01:00"},"ok":{"equals":true}}`,
 		`{"fee":{"min":{"amount":"100","currency":"EUR"}},"p":{"one_of":["a","b"]},"t":{"min":"2026-01-01T10:00:00+01:00"},"ok":{"equals":true}}`,
 		`{"fee":{"max":{"amount":"100","currency":"EUR"}},"p":{"one_of":["a","c"]},"t":{"min":"2026-01-01T10:00:00+01:00"},"ok":{"equals":true}}`,
+		// one_of widened or narrowed by a value: not the same limit.
+		`{"fee":{"max":{"amount":"100","currency":"EUR"}},"p":{"one_of":["a","b","c"]},"t":{"min":"2026-01-01T10:00:00+01:00"},"ok":{"equals":true}}`,
+		`{"fee":{"max":{"amount":"100","currency":"EUR"}},"p":{"one_of":["b"]},"t":{"min":"2026-01-01T10:00:00+01:00"},"ok":{"equals":true}}`,
 		`{"fee":{"max":{"amount":"100","currency":"EUR"}},"p":{"one_of":["a","b"]},"t":{"min":"2026-01-01T10:00:00Z"},"ok":{"equals":true}}`,
 		`{"fee":{"max":{"amount":"100","currency":"EUR"}},"p":{"one_of":["a","b"]},"t":{"min":"2026-01-01T10:00:00+01:00"},"ok":{"equals":false}}`,
 		`{"fee":{"max":{"amount":"100","currency":"EUR"}},"p":{"one_of":["a","b"]},"t":{"min":"2026-01-01T10:00:00+01:00"}}`,
@@ -225,5 +233,12 @@ func TestLimitsSame(t *testing.T) {
 	}
 	if !parse(``).Same(parse(`{}`)) || !parse(`null`).Same(nil) {
 		t.Error("no limits differ from no limits")
+	}
+	// The same bound on another field is another limit.
+	two := mustSchema(t, []byte(`{"n":{"type":"int","label":"N"},"m":{"type":"int","label":"M"}}`))
+	onN, _ := two.ParseLimits([]byte(`{"n":{"min":1}}`))
+	onM, _ := two.ParseLimits([]byte(`{"m":{"min":1}}`))
+	if onN.Same(onM) || onM.Same(onN) {
+		t.Error("a bound on n is the same as that bound on m")
 	}
 }

@@ -85,6 +85,14 @@ func TestWithheldNoDeal(t *testing.T) {
 		// No limit is a limit too: a prober who declared none first still
 		// moves when it declares one.
 		{"from no limit", [][2]string{{`{}`, v}, {fee("min", "800.00"), v}}, [][]string{nil, nil}},
+		// Back to the limits of a room whose verdict was told: that verdict
+		// again, whatever a room in between withheld.
+		{"back to a pair told together", [][2]string{{fee("min", "800.00"), v}, {fee("min", "500.00"), v}, {fee("min", "800.00"), v}},
+			[][]string{{"fee"}, nil, {"fee"}}},
+		{"back to a pair told together, the other way round", [][2]string{{v, fee("min", "800.00")}, {v, fee("min", "500.00")}, {v, fee("min", "800.00")}},
+			[][]string{{"fee"}, nil, {"fee"}}},
+		{"withheld pair asked again, the other way round", [][2]string{{v, fee("min", "500.00")}, {v, fee("min", "800.00")}, {v, fee("min", "800.00")}},
+			[][]string{nil, nil, nil}},
 		{"another field is its own", [][2]string{{`{"n":{"min":40}}`, `{"n":{"max":37}}`}, {fee("min", "800.00"), v}},
 			[][]string{{"n"}, {"fee"}}},
 	} {
@@ -96,6 +104,32 @@ func TestWithheldNoDeal(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNoDealFields: a join keeps marks of the fields both schemas hold
+// (same name and type) that either side limits, and of no other; a room
+// nobody joined has none.
+func TestNoDealFields(t *testing.T) {
+	schemaA := `{"fee":{"type":"money","label":"Fee","currency":"EUR"},"n":{"type":"int","label":"N"},"x":{"type":"int","label":"X"},"m":{"type":"int","label":"M"}}`
+	schemaB := `{"fee":{"type":"money","label":"Fee","currency":"EUR"},"n":{"type":"date","label":"N"},"x":{"type":"int","label":"X"},"m":{"type":"int","label":"M"}}`
+	r, _, _, err := Open(OpenRequest{Schema: json.RawMessage(schemaA), Limits: json.RawMessage(`{"fee":{"max":{"amount":"10","currency":"EUR"}},"n":{"min":1}}`)}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.NoDealFields(); got != nil {
+		t.Errorf("before the join: %v", got)
+	}
+	j, _, err := r.Join(json.RawMessage(schemaB), json.RawMessage(`{"n":{"min":"2026-01-01"},"m":{"max":3}}`), t0.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, f := range j.NoDealFields() {
+		keys = append(keys, f.Key)
+	}
+	if want := []string{"fee:money", "m:int"}; !slices.Equal(keys, want) {
+		t.Errorf("fields marked %v, want %v (n is of two types, x limited by nobody)", keys, want)
 	}
 }
 
@@ -136,5 +170,55 @@ func TestLimitTextIsSame(t *testing.T) {
 		if text(c[0]) == text(c[1]) {
 			t.Errorf("%s and %s: the same text", c[0], c[1])
 		}
+	}
+}
+
+// TestWithheldNoDealMarks: the rule over marks as the service passes them,
+// some earlier rooms' marks already purged (NoDealMarksKept): each earlier
+// room counts, not only the latest, and a side as before against a side
+// moved is withheld even when no earlier verdict is left that was told.
+func TestWithheldNoDealMarks(t *testing.T) {
+	m := func(s string) []byte { return []byte(s) }
+	was := func(a, b string, told bool) NoDealMark {
+		return NoDealMark{Key: "fee:money", Marks: [2][]byte{m(a), m(b)}, Told: told}
+	}
+	for _, c := range []struct {
+		name     string
+		before   []NoDealMark
+		withheld bool
+	}{
+		{"first room", nil, false},
+		{"one side as in a room withheld, the told one purged", []NoDealMark{was("A0", "B", false)}, true},
+		{"the other side so", []NoDealMark{was("A", "B0", false)}, true},
+		{"told together, then both moved", []NoDealMark{was("A", "B", true), was("A2", "B2", true)}, false},
+		{"a told with another, then an unrelated room, then the pair withheld",
+			[]NoDealMark{was("A", "X", true), was("Z", "W", true), was("A", "B", false)}, true},
+		{"b told with another, then an unrelated room, then the pair withheld",
+			[]NoDealMark{was("X", "B", true), was("Z", "W", true), was("A", "B", false)}, true},
+		{"another field's marks", []NoDealMark{{Key: "n:int", Marks: [2][]byte{m("A"), m("B0")}, Told: true}}, false},
+	} {
+		now := []FieldMarks{{Key: "fee:money", Marks: [2][][]byte{{m("A")}, {m("B")}}}}
+		got := WithheldNoDeal(now, c.before)
+		if (len(got) == 1) != c.withheld {
+			t.Errorf("%s: withheld %v, want %v", c.name, got, c.withheld)
+		}
+	}
+}
+
+// TestWithholdNoDealFields: a field named that NoDeal does not list (a
+// stored room's withheld field its replay no longer finds) changes
+// nothing; withholding every listed field leaves no NoDeal.
+func TestWithholdNoDealFields(t *testing.T) {
+	r := joinedWith(t, `{"fee":{"min":{"amount":"800","currency":"EUR"}},"n":{"min":40}}`, `{"fee":{"max":{"amount":"700","currency":"EUR"}},"n":{"max":37}}`)
+	if !slices.Equal(r.NoDeal, []string{"fee", "n"}) {
+		t.Fatalf("NoDeal %v", r.NoDeal)
+	}
+	r.WithholdNoDealFields([]string{"day"})
+	if !slices.Equal(r.NoDeal, []string{"fee", "n"}) || r.NoDealWithheld != nil {
+		t.Errorf("a field not listed withheld: NoDeal %v, withheld %v", r.NoDeal, r.NoDealWithheld)
+	}
+	r.WithholdNoDealFields([]string{"n", "fee"})
+	if r.NoDeal != nil || !slices.Equal(r.NoDealWithheld, []string{"n", "fee"}) {
+		t.Errorf("all withheld: NoDeal %#v, withheld %v", r.NoDeal, r.NoDealWithheld)
 	}
 }

@@ -55,7 +55,7 @@ func TestOpenDeadlineDaysOnTheOpenersCalendar(t *testing.T) {
 		}
 		return loc
 	}
-	berlin, ny, lordHowe := zone("Europe/Berlin"), zone("America/New_York"), zone("Australia/Lord_Howe")
+	berlin, ny, lordHowe, troll := zone("Europe/Berlin"), zone("America/New_York"), zone("Australia/Lord_Howe"), zone("Antarctica/Troll")
 	at := func(s string) time.Time {
 		v, err := time.Parse(time.RFC3339, s)
 		if err != nil {
@@ -102,11 +102,21 @@ func TestOpenDeadlineDaysOnTheOpenersCalendar(t *testing.T) {
 		{"2026-01-01T10:00:00+01:00", "2026-04-01T11:00:00+02:00", berlin, ""}, // 90 × 24 h, as taken before
 		{"2026-01-01T10:00:00+01:00", "2026-04-01T11:00:01+02:00", berlin, "deadline must be at most 90 days away"},
 		{"2026-01-20T09:00:00+11:00", "2026-04-20T09:00:00+10:30", lordHowe, ""},
+		// Troll's clocks go back two hours, the most any zone's do: 90 of
+		// its days are then 90 × 24 h + 2 h, and still not too far.
+		{"2026-10-01T10:00:00+02:00", "2026-12-30T10:00:00Z", troll, ""},
+		{"2026-10-01T10:00:00+02:00", "2026-12-30T10:00:01Z", troll, "deadline must be at most 90 days away"},
+		// A given deadline is the one kept, whatever the zone's default
+		// would be (here 14 days across a clock change).
+		{"2026-10-20T10:00:00+02:00", "2026-10-22T18:00:00+02:00", berlin, ""},
 	} {
 		d := at(c.deadline)
-		_, events, _, err := Open(OpenRequest{Schema: qtySchema, Zone: c.loc, Deadline: &d}, at(c.open))
+		r, events, _, err := Open(OpenRequest{Schema: qtySchema, Zone: c.loc, Deadline: &d}, at(c.open))
 		if errText(err) != c.err {
 			t.Errorf("opened %s in %v, deadline %s: error %q, want %q", c.open, c.loc, c.deadline, errText(err), c.err)
+		}
+		if err == nil && !r.Deadline.Equal(d) {
+			t.Errorf("opened %s in %v, deadline %s: the room's deadline is %v", c.open, c.loc, c.deadline, r.Deadline)
 		}
 		if err == nil {
 			if _, err := Replay(events, [2][]byte{}); err != nil {
@@ -151,6 +161,8 @@ func TestOpenRefusals(t *testing.T) {
 		{"the same slot twice", OpenRequest{Slots: []json.RawMessage{good, good}}, CodeInvalidInput, "slots[1]: the same terms as slots[0]"},
 		{"bad schema", OpenRequest{Schema: []byte(`{"Qty":{"type":"int","label":"Q"}}`)}, CodeInvalidSchema, `field name "Qty": use lowercase letters, digits and _, starting with a letter, at most 32 characters`},
 		{"bad limits", OpenRequest{Schema: qtySchema, Limits: []byte(`{"qty":{"min":"1"}}`)}, CodeInvalidLimits, "limits.qty.min: must be a whole number, not a string"},
+		{"a subject of one byte that is no object", OpenRequest{Schema: qtySchema, Subject: []byte(`1`)}, CodeInvalidTerms, "terms must be an object of fields, not a number"},
+		{"a bad option, no slots", OpenRequest{Schema: qtySchema, Options: []json.RawMessage{qty1, []byte(`{"qty":"x"}`)}}, CodeInvalidTerms, "options[1]: qty: must be a whole number, not a string"},
 		{"opening terms outside own limits", OpenRequest{Schema: qtySchema, Limits: []byte(`{"qty":{"max":10}}`), Subject: []byte(`{"qty":11}`)}, CodeOutsideOwnLimits, "qty: outside your limits (max 10)"},
 	}
 	for _, c := range cases {
@@ -266,4 +278,27 @@ func TestJoinRefusals(t *testing.T) {
 		}
 		p.replays()
 	})
+}
+
+// TestOneSlotRoomTakesTheInvitersSchema: a room opened with one slot is a
+// slots room like one with several: the peer may join without a schema
+// and is seated with the inviter's, also after a replay of its log.
+func TestOneSlotRoomTakesTheInvitersSchema(t *testing.T) {
+	for _, slots := range [][]json.RawMessage{{slot(9)}, {slot(9), slot(10)}} {
+		r, events, _, err := Open(OpenRequest{Slots: slots}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, _, err := r.Join(nil, nil, t0.Add(time.Minute))
+		if err != nil {
+			t.Fatalf("%d slot(s): join without a schema: %v", len(slots), err)
+		}
+		if !j.Party(SideB).Schema.IsSlots() {
+			t.Errorf("%d slot(s): the peer's schema is not the inviter's", len(slots))
+		}
+		replayed, err := Replay(events, [2][]byte{})
+		if err != nil || !replayed.Slots {
+			t.Errorf("%d slot(s): replayed as a slots room %v (%v)", len(slots), replayed != nil && replayed.Slots, err)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package negotiation
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -77,6 +78,15 @@ func TestDeceptive(t *testing.T) {
 		{`{"fee":{"type":"int","label":"Fe\u200be"}}`, "fee: label holds an invisible character (U+200B)"},
 		{`{"a":{"type":"int","label":"Top"},"b":{"type":"int","label":"Тор"}}`, "b: its label looks like the label of a; a person could not tell them apart"},
 		{`{"a":{"type":"enum","label":"A","values":["ye","уе"]}}`, `a: values "ye" and "уе" look alike; a person could not tell them apart`},
+		// A line or paragraph separator breaks the one line an email shows.
+		{`{"fee":{"type":"int","label":"Fee\u2028Total"}}`, "fee: label breaks the line (U+2028): write one line"},
+		{`{"fee":{"type":"int","label":"Fee\u2029Total"}}`, "fee: label breaks the line (U+2029): write one line"},
+		// A combining mark is part of its word: scripts mixed across it still mix.
+		{`{"fee":{"type":"int","label":"Fe\u0301е"}}`, "fee: label mixes scripts in one word (\"Fe\u0301е\"): write each word in one script"},
+		// Fullwidth forms read as their ASCII letters and signs, from ！ to ～.
+		{`{"a":{"type":"int","label":"Fee"},"b":{"type":"int","label":"Ｆｅｅ"}}`, "b: its label looks like the label of a; a person could not tell them apart"},
+		{`{"a":{"type":"enum","label":"A","values":["Go!","Go！"]}}`, `a: values "Go!" and "Go！" look alike; a person could not tell them apart`},
+		{`{"a":{"type":"enum","label":"A","values":["a~b","a～b"]}}`, `a: values "a~b" and "a～b" look alike; a person could not tell them apart`},
 	} {
 		s, _, err := ParseSchema([]byte(c.schema))
 		if err != nil {
@@ -92,6 +102,43 @@ func TestDeceptive(t *testing.T) {
 	}
 	if !ReadableLine("Kick-off") || ReadableLine("Kick\noff") || ReadableLine("a\u202eb") {
 		t.Error("ReadableLine")
+	}
+	// Past the first non-ASCII letter, a tab or line break still breaks the one line.
+	for _, s := range []string{"Café\tBar", "Préis\nTotal", "Größe\r"} {
+		if ReadableLine(s) {
+			t.Errorf("ReadableLine(%q)", s)
+		}
+	}
+	if !ReadableLine("Größe (€)") {
+		t.Error(`ReadableLine("Größe (€)")`)
+	}
+}
+
+// TestDeceptiveFolded: with a door's Unicode normalization, two labels or
+// values that are one text in two Unicode forms are refused as that, and
+// two that only look alike are still refused as looking alike.
+func TestDeceptiveFolded(t *testing.T) {
+	compose := func(s string) string { return strings.ReplaceAll(s, "e\u0301", "é") } // stands for NFKC here
+	for _, c := range []struct {
+		schema, want string
+	}{
+		{`{"a":{"type":"enum","label":"A","values":["Café","Cafe\u0301"]}}`, `a: values "Caf\u00e9" and "Cafe\u0301" are the same text written in two Unicode forms; write both in one (NFC)`},
+		{`{"a":{"type":"int","label":"Café"},"b":{"type":"int","label":"Cafe\u0301"}}`, `b: its label and the label of a: "Caf\u00e9" and "Cafe\u0301" are the same text written in two Unicode forms; write both in one (NFC)`},
+		{`{"a":{"type":"enum","label":"A","values":["ye","уе"]}}`, `a: values "ye" and "уе" look alike; a person could not tell them apart`},
+		{`{"a":{"type":"int","label":"Top"},"b":{"type":"int","label":"Тор"}}`, "b: its label looks like the label of a; a person could not tell them apart"},
+		{`{"a":{"type":"enum","label":"A","values":["Café","Cafe"]}}`, ""},
+	} {
+		s, _, err := ParseSchema([]byte(c.schema))
+		if err != nil {
+			t.Fatalf("%s: %v", c.schema, err)
+		}
+		got := ""
+		if err := s.CheckDeceptiveFolded(compose); err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%s: %q, want %q", c.schema, got, c.want)
+		}
 	}
 }
 

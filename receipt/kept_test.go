@@ -1,7 +1,10 @@
 package receipt_test
 
 import (
+	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
 	"encoding/json"
 	"testing"
 
@@ -46,7 +49,12 @@ func TestKeptKeysVerify(t *testing.T) {
 	if n := len(current.JWKS().Keys); n != 6 {
 		t.Errorf("the JWK Set has %d keys, want 6 (versions 1 to 3 of each secret, each once)", n)
 	}
-	for name, k := range map[string]any{"private": ed25519.NewKeyFromSeed(make([]byte, 32)), "symmetric": []byte("secret")} {
+	ec, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, k := range map[string]any{"private": ed25519.NewKeyFromSeed(make([]byte, 32)), "symmetric": []byte("secret"),
+		"public ECDSA": &ec.PublicKey} {
 		if err := current.Keep([]jose.JSONWebKey{{Key: k, KeyID: "x"}}); err == nil {
 			t.Errorf("a %s key was kept", name)
 		}

@@ -27,6 +27,11 @@ func TestInternal(t *testing.T) {
 		{"198.51.100.7", true}, {"203.0.113.9", true}, {"240.0.0.1", true}, {"255.255.255.255", true},
 		{"::7f00:1", true}, {"64:ff9b:1::a00:5", true}, {"2001:0:4136:e378::1", true},
 		{"2001:db8::1", true}, {"fec0::1", true}, {"100::1", true},
+		// The same ranges written as IPv4-mapped IPv6 (a resolver may
+		// answer so): judged as the IPv4 address they carry.
+		{"::ffff:100.64.0.1", true}, {"::ffff:192.0.2.1", true}, {"::ffff:93.184.216.34", false},
+		// Multicast beyond the link: a group address is no host of a stranger's.
+		{"239.255.255.250", true}, {"ff0e::1", true},
 	} {
 		if got := Internal(netip.MustParseAddr(c.addr)); got != c.internal {
 			t.Errorf("Internal(%s) = %v, want %v", c.addr, got, c.internal)
@@ -63,6 +68,22 @@ func TestDialerRefusesTheAddressDialled(t *testing.T) {
 	if err := CheckHost(ctx, "93.184.216.34"); err != nil {
 		t.Fatalf("CheckHost(public) = %v", err)
 	}
+	// A name that cannot resolve is refused too (the resolver rejects
+	// this spelling without asking any server).
+	if err := CheckHost(ctx, "no such host"); err == nil || !strings.Contains(err.Error(), "does not resolve") {
+		t.Fatalf("CheckHost(unresolvable) = %v, want \"does not resolve\"", err)
+	}
+}
+
+// TestIsLoopbackHost: only this machine's names count as loopback (the
+// doors that allow plain http for a local client rely on it).
+func TestIsLoopbackHost(t *testing.T) {
+	for h, want := range map[string]bool{"localhost": true, "127.0.0.1": true, "127.1.2.3": true, "::1": true,
+		"localhost.example": false, "10.0.0.1": false, "example.com": false, "": false, "::ffff:127.0.0.1": true} {
+		if got := IsLoopbackHost(h); got != want {
+			t.Errorf("IsLoopbackHost(%q) = %v, want %v", h, got, want)
+		}
+	}
 }
 
 // TestRefuseInternal: outside dev and test, nothing is fetched from the
@@ -70,7 +91,9 @@ func TestDialerRefusesTheAddressDialled(t *testing.T) {
 func TestRefuseInternal(t *testing.T) {
 	for addr, refused := range map[string]bool{"127.0.0.1:443": true, "10.1.2.3:443": true, "[::1]:443": true,
 		"169.254.169.254:80": true, "192.168.0.9:443": true, "[fd00::1]:443": true, "0.0.0.0:443": true,
-		"93.184.215.14:443": false, "[2606:4700::1]:443": false} {
+		"93.184.215.14:443": false, "[2606:4700::1]:443": false,
+		// Not an address the hook can judge: refused, never let through.
+		"localhost:443": true, "": true} {
 		if err := RefuseInternal("tcp", addr, nil); (err != nil) != refused {
 			t.Errorf("%s: %v, refused want %v", addr, err, refused)
 		}
