@@ -424,9 +424,10 @@ func NoDealPossible(sa *Schema, la *Limits, sb *Schema, lb *Limits) []string {
 		if !ok || !Matches(fa, fb) {
 			continue
 		}
+		// Both sides' limits (one side's alone is checked when it is set).
 		a, okA := la.Get(fa.Name)
 		b, okB := lb.Get(fb.Name)
-		if okA && disjoint(a, b, fb) || !okA && okB && disjoint(b, nil, fa) {
+		if okA && okB && disjoint(a, b) {
 			out = append(out, fa.Name)
 		}
 	}
@@ -434,14 +435,14 @@ func NoDealPossible(sa *Schema, la *Limits, sb *Schema, lb *Limits) []string {
 	return out
 }
 
-func disjoint(a, b *Limit, fb Field) bool {
+func disjoint(a, b *Limit) bool {
 	t := a.Field.Type
 	switch t {
 	case TypeEnum:
 		// Both sides' limits (seed 000): a schema's values are its own
 		// terms' vocabulary, not a bound on the other side's terms, which
 		// follow their own schema.
-		if b == nil || a.OneOf == nil || b.OneOf == nil {
+		if a.OneOf == nil || b.OneOf == nil {
 			return false
 		}
 		for _, v := range a.OneOf {
@@ -451,10 +452,7 @@ func disjoint(a, b *Limit, fb Field) bool {
 		}
 		return true
 	case TypeBool:
-		return b != nil && a.Equals != nil && b.Equals != nil && *a.Equals != *b.Equals
-	}
-	if b == nil {
-		return false
+		return a.Equals != nil && b.Equals != nil && *a.Equals != *b.Equals
 	}
 	if t == TypeMoney && a.currency() != b.currency() {
 		// An amount is in one currency, and one in another currency than
