@@ -230,7 +230,8 @@ func (s *Server) retryLater(w http.ResponseWriter, r *http.Request, endpoint str
 }
 
 // logRefusal logs what went wrong without what was sent (a code, a
-// token): the error's code, and its cause only when the database failed.
+// token): the error's code, and its cause only when the database or
+// Taasky failed (server_error: logged each time at ERROR, not a refusal).
 // A refusal (a bad client, code or token: anyone can send one) is counted
 // by its error code and logged at most once per refusals.Every for each
 // (refusals.Refusals), not once per request.
@@ -238,6 +239,16 @@ func (s *Server) logRefusal(ctx context.Context, endpoint string, err error) {
 	rfc := fosite.ErrorToRFC6749Error(err)
 	if f, ok := errors.AsType[*storageFailure](err); ok {
 		s.log.ErrorContext(ctx, "oauth "+endpoint, "error", rfc.ErrorField, "cause", f.err)
+		return
+	}
+	if rfc.ErrorField == fosite.ErrServerError.ErrorField {
+		// Taasky's failure, answered 500: not the client's, logged each
+		// time at ERROR, with its cause (none of what was sent).
+		cause := rfc.Cause()
+		if cause == nil {
+			cause = err
+		}
+		s.log.ErrorContext(ctx, "oauth "+endpoint+" failed", "error", rfc.ErrorField, "cause", cause)
 		return
 	}
 	s.refused.Refused("oauth_"+endpoint, rfc.ErrorField, "", slog.LevelInfo, "oauth "+endpoint+" refused", "component", "oauth", "description", rfc.GetDescription())
