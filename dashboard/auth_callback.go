@@ -54,12 +54,12 @@ func (d *Dashboard) authCallback(c *fiber.Ctx) error {
 	id, err := d.identify(c, ls)
 	d.oidc.seen(err) // /login asks the provider before sending anyone there again (oidcClient.away)
 	if err != nil && providerAway(err) {
-		d.log.Warn("sign-in: the identity provider did not answer", "err", err)
+		d.log.WarnContext(c.UserContext(), "sign-in: the identity provider did not answer", "err", err)
 		c.Set(fiber.HeaderRetryAfter, providerRetryAfter)
 		return d.showErrorT(c, fiber.StatusServiceUnavailable, "error.sign_in_unavailable")
 	}
 	if err != nil {
-		d.log.Warn("sign-in failed", "err", err)
+		d.log.WarnContext(c.UserContext(), "sign-in failed", "err", err)
 		return d.showErrorT(c, fiber.StatusUnauthorized, "error.sign_in_unverified")
 	}
 	user, err := d.accounts.LoginOIDC(c.UserContext(), id)

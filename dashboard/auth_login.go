@@ -20,12 +20,12 @@ import (
 func (d *Dashboard) authLogin(c *fiber.Ctx) error {
 	_, oauth, _, err := d.oidc.get()
 	if err != nil {
-		d.log.Error("sign-in", "err", err)
+		d.log.ErrorContext(c.UserContext(), "sign-in", "err", err)
 		c.Set(fiber.HeaderRetryAfter, providerRetryAfter)
 		return d.showErrorT(c, fiber.StatusServiceUnavailable, "error.sign_in_unavailable")
 	}
 	if d.oidc.away(c.UserContext()) {
-		d.log.Warn("sign-in: the identity provider did not answer", "issuer", d.oidc.cfg.Issuer)
+		d.log.WarnContext(c.UserContext(), "sign-in: the identity provider did not answer", "issuer", d.oidc.cfg.Issuer)
 		c.Set(fiber.HeaderRetryAfter, providerRetryAfter)
 		return d.showErrorT(c, fiber.StatusServiceUnavailable, "error.sign_in_unavailable")
 	}

@@ -64,6 +64,9 @@ func (d *Dashboard) watchAccess(c *fiber.Ctx, s *liveSession, page string, lost 
 	u := s.User
 	recheck, recheckAll, stop := d.hub.watchUser(u.ID)
 	prefs := []string{u.Language, u.OIDCLocale, strings.Clone(c.Get(fiber.HeaderAcceptLanguage))}
+	// The checks run while the stream is written, after the handler
+	// returned: the request's id is kept, not c.
+	logCtx := context.WithoutCancel(c.UserContext())
 	acc = &streamAccess{recheck: recheck, recheckAll: recheckAll, expires: s.left}
 	acc.gone = func(why string) string { return goneEvent(locale.NewPrinter(prefs...), why, page) }
 	acc.check = func() (string, bool) {
@@ -72,7 +75,7 @@ func (d *Dashboard) watchAccess(c *fiber.Ctx, s *liveSession, page string, lost 
 		why, renew, err := d.accessLost(ctx, s, lost)
 		switch {
 		case err != nil: // ends without a word: opened again, it is checked
-			d.log.Warn("live stream: access not checked", "user", u.ID, "err", err)
+			d.log.WarnContext(logCtx, "live stream: access not checked", "user", u.ID, "err", err)
 			return "", false
 		case why != "":
 			return acc.gone(why), false

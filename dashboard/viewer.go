@@ -44,7 +44,7 @@ func (d *Dashboard) notePageLanguage(c *fiber.Ctx, u *app.User, w *locale.Printe
 		return
 	}
 	if err := d.accounts.NotePageLanguage(c.UserContext(), u.ID, w.Lang()); err != nil {
-		d.log.Warn("note page language", "user", u.ID, "err", err)
+		d.log.WarnContext(c.UserContext(), "note page language", "user", u.ID, "err", err)
 		return
 	}
 	u.PageLanguage = w.Lang()

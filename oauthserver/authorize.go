@@ -74,7 +74,7 @@ func (s *Server) Approve(ctx context.Context, params url.Values, userID int64, a
 		GrantedAt: s.now().UTC().Truncate(time.Second)}
 	resp, err := s.provider.NewAuthorizeResponse(ctx, p.ar, sess)
 	if err != nil {
-		s.logRefusal("authorize", err)
+		s.logRefusal(ctx, "authorize", err)
 		return s.errorRedirect(ctx, p.ar, err)
 	}
 	rec := newRecorder()
@@ -143,7 +143,7 @@ func (s *Server) parse(ctx context.Context, params url.Values, userID int64) (*p
 	}
 	if err != nil {
 		if _, ok := errors.AsType[*storageFailure](err); ok {
-			s.logRefusal("authorize", err)
+			s.logRefusal(ctx, "authorize", err)
 			return nil, "", fmt.Errorf("authorize: %w", err)
 		}
 		return fail(err, shownFault(err, params))

@@ -86,7 +86,7 @@ func (s *Server) resourceMetadataOf(w http.ResponseWriter, r *http.Request, pref
 	if r.Method == http.MethodGet && account != "" {
 		ok, err := s.accounts.AccountExists(r.Context(), account)
 		if err != nil {
-			s.log.Error("resource metadata", "err", err)
+			s.log.ErrorContext(r.Context(), "resource metadata", "err", err)
 			http.Error(w, `{"error":"server_error","error_description":"Taasky could not look the account up just now; retry in a few seconds"}`, http.StatusServiceUnavailable)
 			return
 		}

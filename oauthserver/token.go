@@ -40,7 +40,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	sess := &Session{}
 	ar, err := s.provider.NewAccessRequest(ctx, r, sess)
 	if unavailable(err) {
-		s.retryLater(w, "token", err)
+		s.retryLater(w, r, "token", err)
 		return
 	}
 	if err != nil {
@@ -67,13 +67,13 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 				err = fosite.ErrInvalidGrant.WithHintf("refresh_token: the refresh token expired (one lives %d days unless used); start the authorization again.", int(refreshLifespan/(24*time.Hour)))
 			}
 		}
-		s.logRefusal("token", err)
+		s.logRefusal(r.Context(), "token", err)
 		s.provider.WriteAccessError(ctx, w, ar, err)
 		return
 	}
 	if err := s.boundByGrant(ar); err != nil {
 		// Refused before NewAccessResponse: nothing is rotated or issued.
-		s.logRefusal("token", err)
+		s.logRefusal(r.Context(), "token", err)
 		s.provider.WriteAccessError(ctx, w, ar, err)
 		return
 	}
@@ -120,11 +120,11 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if unavailable(err) {
-		s.retryLater(w, "token", err)
+		s.retryLater(w, r, "token", err)
 		return
 	}
 	if err != nil {
-		s.logRefusal("token", err)
+		s.logRefusal(r.Context(), "token", err)
 		s.provider.WriteAccessError(ctx, w, ar, err)
 		return
 	}
@@ -192,19 +192,19 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	err := s.provider.NewRevocationRequest(r.Context(), r)
 	switch {
 	case unavailable(err):
-		s.retryLater(w, "revoke", err)
+		s.retryLater(w, r, "revoke", err)
 		return
 	case errors.Is(err, fosite.ErrTemporarilyUnavailable):
-		s.log.Error("oauth revoke: the token could not be revoked (the database failed)")
+		s.log.ErrorContext(r.Context(), "oauth revoke: the token could not be revoked (the database failed)")
 		w.Header().Set("Retry-After", "5")
 		writeJSONError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "Taasky could not revoke the token just now; it may still be valid: retry in a few seconds")
 		return
 	case errors.Is(err, fosite.ErrUnauthorizedClient):
-		s.logRefusal("revoke", err)
+		s.logRefusal(r.Context(), "revoke", err)
 		writeJSONError(w, http.StatusBadRequest, "unauthorized_client", "token: it was issued to another client, and only that client may revoke it")
 		return
 	case err != nil:
-		s.logRefusal("revoke", err)
+		s.logRefusal(r.Context(), "revoke", err)
 	}
 	s.provider.WriteRevocationResponse(r.Context(), w, err)
 }
@@ -222,22 +222,33 @@ func unavailable(err error) bool {
 
 // retryLater answers a request the database could not take: 503 with
 // Retry-After, to be sent again as it was.
-func (s *Server) retryLater(w http.ResponseWriter, endpoint string, err error) {
-	s.logRefusal(endpoint, err)
+func (s *Server) retryLater(w http.ResponseWriter, r *http.Request, endpoint string, err error) {
+	s.logRefusal(r.Context(), endpoint, err)
 	w.Header().Set("Retry-After", "5")
 	writeJSONError(w, http.StatusServiceUnavailable, "temporarily_unavailable",
 		"Taasky's database did not answer just now (restarting, switching to its standby, or out of connections): send the same request again in a few seconds")
 }
 
 // logRefusal logs what went wrong without what was sent (a code, a
-// token): the error's code, and its cause only when the database failed.
+// token): the error's code, and its cause only when the database or
+// Taasky failed (server_error: logged each time at ERROR, not a refusal).
 // A refusal (a bad client, code or token: anyone can send one) is counted
 // by its error code and logged at most once per refusals.Every for each
 // (refusals.Refusals), not once per request.
-func (s *Server) logRefusal(endpoint string, err error) {
+func (s *Server) logRefusal(ctx context.Context, endpoint string, err error) {
 	rfc := fosite.ErrorToRFC6749Error(err)
 	if f, ok := errors.AsType[*storageFailure](err); ok {
-		s.log.Error("oauth "+endpoint, "error", rfc.ErrorField, "cause", f.err)
+		s.log.ErrorContext(ctx, "oauth "+endpoint, "error", rfc.ErrorField, "cause", f.err)
+		return
+	}
+	if rfc.ErrorField == fosite.ErrServerError.ErrorField {
+		// Taasky's failure, answered 500: not the client's, logged each
+		// time at ERROR, with its cause (none of what was sent).
+		cause := rfc.Cause()
+		if cause == nil {
+			cause = err
+		}
+		s.log.ErrorContext(ctx, "oauth "+endpoint+" failed", "error", rfc.ErrorField, "cause", cause)
 		return
 	}
 	s.refused.Refused("oauth_"+endpoint, rfc.ErrorField, "", slog.LevelInfo, "oauth "+endpoint+" refused", "component", "oauth", "description", rfc.GetDescription())

@@ -41,7 +41,7 @@ func (h *health) ready(c *fiber.Ctx) error {
 	ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
 	defer cancel()
 	if err := h.pool.Ping(ctx); err != nil {
-		h.log.Warn("readyz: database ping failed", "err", err)
+		h.log.WarnContext(c.UserContext(), "readyz: database ping failed", "err", err)
 		reason := "database unreachable\n"
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):

@@ -11,7 +11,7 @@ import (
 
 // newLogger logs JSON for machines (serve) or text for people (dev); a
 // line logged with a request's context carries its request_id
-// (fiberhttp.RequestID).
+// (fiberhttp.RequestIDFrom).
 func newLogger(w io.Writer, asJSON bool) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: slog.LevelInfo}
 	if asJSON {

@@ -158,6 +158,11 @@ func TestNginxExample(t *testing.T) {
 	if got := headers["x-forwarded-for"]; got != "$proxy_add_x_forwarded_for" {
 		t.Errorf("X-Forwarded-For is %q: want $proxy_add_x_forwarded_for (the address nginx heard from, appended)", got)
 	}
+	// Taasky takes a trusted proxy's X-Request-Id (fiberhttp.RequestIDFrom):
+	// a proxy that does not set it passes on the client's own.
+	if got := headers["x-request-id"]; got != "$request_id" {
+		t.Errorf("X-Request-Id is %q: want $request_id (nginx's own; else the client's passes, and names its lines in Taasky's log)", got)
+	}
 	if got := headers["x-forwarded-proto"]; got != "$scheme" {
 		t.Errorf("X-Forwarded-Proto is %q, want $scheme", got)
 	}

@@ -87,7 +87,8 @@ func newProbeApp(d deps) *fiber.App {
 		ErrorHandler:          errorHandler(d.log),
 	})
 	fiberhttp.LingerOnRefusal(a) // a refused request's client reads its 431, 413 or 400
-	a.Use(fiberhttp.RequestID)   // before all: every line logged about a request names it
+	// Before all: every line logged about a request names it.
+	a.Use(fiberhttp.RequestIDFrom(d.cfg.Abuse.TrustedProxies))
 	// A handler's panic is that request's 500, logged with its stack: not
 	// the end of the process and of every request in flight.
 	a.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: func(c *fiber.Ctx, e any) {

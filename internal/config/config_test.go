@@ -79,6 +79,13 @@ func TestLoadConfigRules(t *testing.T) {
 		{"base url path for the commands", RoleAdmin, map[string]string{"BASE_URL": "https://x.example.com/taasky"},
 			[]string{"BASE_URL: must be the root of a host, without a path (got /taasky)"}},
 		{"base url root with a slash", serve, map[string]string{"BASE_URL": "https://x.example.com/"}, nil},
+		// Hosts browsers take (WHATWG URL: no STD3 rules, hyphens
+		// anywhere): an underscore (a container's name under `taasky
+		// dev`), two hyphens in a label's 3rd and 4th places.
+		{"base url with an underscore", serve, map[string]string{"BASE_URL": "https://x_y.example.com"}, nil},
+		{"base url with two hyphens", serve, map[string]string{"BASE_URL": "https://r3---sn-abc.example.com"}, nil},
+		{"base url with an empty label", serve, map[string]string{"BASE_URL": "https://x..example.com"},
+			[]string{`BASE_URL: the host "x..example.com" is not a valid domain name`}},
 		{"base url not a domain", serve, map[string]string{"BASE_URL": "https://x_y..example.com"},
 			[]string{`BASE_URL: the host "x_y..example.com" is not a valid domain name`}},
 		{"base url http", serve, map[string]string{"BASE_URL": "http://x.example.com"},

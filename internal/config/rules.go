@@ -86,7 +86,7 @@ func checkBaseURL(v string) (string, string) {
 	// from them.
 	host := strings.ToLower(u.Host)
 	if _, err := netip.ParseAddr(u.Hostname()); err != nil {
-		ascii, err := idna.Lookup.ToASCII(u.Hostname())
+		ascii, err := hostASCII.ToASCII(u.Hostname())
 		if err != nil {
 			return "", fmt.Sprintf("the host %q is not a valid domain name (%v)", u.Hostname(), err)
 		}
@@ -97,6 +97,13 @@ func checkBaseURL(v string) (string, string) {
 	}
 	return u.Scheme + "://" + host + strings.TrimRight(u.EscapedPath(), "/"), ""
 }
+
+// hostASCII writes a domain as browsers do (the WHATWG URL standard's
+// "domain to ASCII": UTS 46 mapping, without STD3 rules or the hyphens'
+// check, so an underscore or "ab--c" passes as it does in a browser),
+// with no empty or over-long label, which no name server answers for.
+// idna.Lookup's STD3 rules refused hosts browsers open.
+var hostASCII = idna.New(idna.MapForLookup(), idna.BidiRule(), idna.StrictDomainName(false), idna.CheckHyphens(false), idna.VerifyDNSLength(true))
 
 // checkServedAt says what keeps Taasky from being served at u (as
 // checkBaseURL returns it): a path, under which the dashboard's pages,

@@ -5,17 +5,18 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"net/netip"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 )
 
 // HeaderRequestID names a request: a proxy's (nginx's $request_id,
-// Envoy's x-request-id) when it sends one, else Taasky's own, and it is
-// answered with the request.
+// Envoy's x-request-id) when one of TRUSTED_PROXIES sends one, else
+// Taasky's own, and it is answered with the request.
 const HeaderRequestID = "X-Request-Id"
 
-// requestIDKey is where RequestID keeps the id: a Fiber local (which the
+// requestIDKey is where RequestIDFrom keeps the id: a Fiber local (which the
 // net/http handlers read through their request's context, Handler) and a
 // value of the request's user context.
 type requestIDKey struct{}
@@ -25,24 +26,42 @@ type requestIDKey struct{}
 // about the request.
 const maxRequestID = 64
 
-// RequestID gives every request an id, answered in X-Request-Id and added
-// by LogRequestID to each line logged with the request's context, so that
-// the operator finds a failed request's line from the proxy's access log,
-// or from what the client saw, and back.
-func RequestID(c *fiber.Ctx) error {
-	// A copy: Fiber's c.Get is the request's buffer, reused by the
-	// connection's next request, and the id outlives this one in the
-	// context (a line logged as a stream or a paced answer ends).
-	id := strings.Clone(c.Get(HeaderRequestID))
-	if !validRequestID(id) {
-		var b [8]byte
-		_, _ = rand.Read(b[:])
-		id = hex.EncodeToString(b[:])
+// RequestIDFrom gives every request an id, answered in X-Request-Id and
+// added by LogRequestID to each line logged with the request's context,
+// so that the operator finds a failed request's line from the proxy's
+// access log, or from what the client saw, and back. The id in the
+// request's X-Request-Id is taken only from a peer in trusted (the
+// proxies, TRUSTED_PROXIES), as X-Forwarded-For is: a client's own would
+// name its lines as it likes (another request's id, one of Taasky's
+// form), and an id would no longer lead to one request.
+func RequestIDFrom(trusted []netip.Prefix) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id := ""
+		if peer, ok := netip.AddrFromSlice(c.Context().RemoteIP()); ok && trustedPeer(peer.Unmap(), trusted) {
+			// A copy: Fiber's c.Get is the request's buffer, reused by
+			// the connection's next request, and the id outlives this
+			// one in the context (a line logged as a paced answer ends).
+			id = strings.Clone(c.Get(HeaderRequestID))
+		}
+		if !validRequestID(id) {
+			var b [8]byte
+			_, _ = rand.Read(b[:])
+			id = hex.EncodeToString(b[:])
+		}
+		c.Locals(requestIDKey{}, id)
+		c.SetUserContext(context.WithValue(c.UserContext(), requestIDKey{}, id))
+		c.Set(HeaderRequestID, id)
+		return c.Next()
 	}
-	c.Locals(requestIDKey{}, id)
-	c.SetUserContext(context.WithValue(c.UserContext(), requestIDKey{}, id))
-	c.Set(HeaderRequestID, id)
-	return c.Next()
+}
+
+func trustedPeer(peer netip.Addr, trusted []netip.Prefix) bool {
+	for _, p := range trusted {
+		if p.Contains(peer) {
+			return true
+		}
+	}
+	return false
 }
 
 func validRequestID(id string) bool {

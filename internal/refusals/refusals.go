@@ -50,7 +50,7 @@ func New(log *slog.Logger) *Refusals {
 	}
 	return &Refusals{
 		total: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "taasky_requests_refused_total",
-			Help: "Requests refused before they reached Taasky's work, by route (mcp, oauth_token, oauth_revoke, oauth_authorize) and reason."},
+			Help: "Requests refused before they reached Taasky's work, by route (mcp, oauth_token, oauth_revoke, oauth_authorize, oauth_register) and reason."},
 			[]string{"route", "reason"}),
 		log: log, now: time.Now, seen: map[key]*window{},
 	}
