@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"net"
-	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
@@ -29,16 +28,8 @@ func TestMailRefusedForGoodIsLogged(t *testing.T) {
 	smtp.RefuseForGood(100)
 	e := devEnv(t)
 	e["SMTP_URL"] = "smtp://" + net.JoinHostPort(smtp.Host, strconv.Itoa(smtp.Port))
-	p := start(t, e, "dev")
-	out := p.waitStdout(t, "Stop with Ctrl-C.")
-	key := regexp.MustCompile(`tsk_[A-Za-z0-9_-]{43}`).FindString(out)
-	session, err := mcp.NewClient(&mcp.Implementation{Name: "refused-test", Version: "1"}, nil).Connect(t.Context(),
-		&mcp.StreamableClientTransport{Endpoint: e["BASE_URL"] + "/mcp/demo-a",
-			HTTPClient: &http.Client{Transport: bearer(key), Timeout: 20 * time.Second}, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer session.Close()
+	p, keys := startDevAgents(t, e)
+	session := agentSession(t, e["BASE_URL"]+"/mcp/demo-a", bearer(keys[0]))
 	res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "negotiation_open", Arguments: map[string]any{
 		"subject_schema": json.RawMessage(`{"place":{"type":"enum","label":"Where","values":["office","video"]}}`),
 		"title":          "Coffee?", "invite_email": "pat@example.test"}})

@@ -4,11 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"regexp"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -21,23 +18,9 @@ import (
 func TestNoDealBisectionThroughMCP(t *testing.T) {
 	t.Parallel()
 	e := devEnv(t)
-	p := start(t, e, "dev")
-	out := p.waitStdout(t, "Stop with Ctrl-C.")
-	keys := regexp.MustCompile(`tsk_[A-Za-z0-9_-]{43}`).FindAllString(out, -1) // demo-a's, demo-b's
-	if len(keys) != 2 {
-		t.Fatalf("agent keys printed: %v\n%s", keys, out)
-	}
-	connect := func(slug, key string) *mcp.ClientSession {
-		s, err := mcp.NewClient(&mcp.Implementation{Name: "probe-test", Version: "1"}, nil).Connect(t.Context(),
-			&mcp.StreamableClientTransport{Endpoint: e["BASE_URL"] + "/mcp/" + slug,
-				HTTPClient: &http.Client{Transport: bearer(key), Timeout: 20 * time.Second}, DisableStandaloneSSE: true}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
-	prober, victim := connect("demo-a", keys[0]), connect("demo-b", keys[1])
+	_, keys := startDevAgents(t, e)
+	prober := agentSession(t, e["BASE_URL"]+"/mcp/demo-a", bearer(keys[0]))
+	victim := agentSession(t, e["BASE_URL"]+"/mcp/demo-b", bearer(keys[1]))
 	call := func(s *mcp.ClientSession, tool string, args map[string]any) map[string]any {
 		t.Helper()
 		res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})

@@ -138,19 +138,8 @@ func TestInviteEmailThroughMCP(t *testing.T) {
 	e := devEnv(t)
 	e["SMTP_URL"] = "smtp://" + net.JoinHostPort(smtp.Host, strconv.Itoa(smtp.Port))
 	e["SMTP_FROM"] = "Taasky Invitations <invites@example.test>"
-	p := start(t, e, "dev")
-	out := p.waitStdout(t, "Stop with Ctrl-C.")
-	key := regexp.MustCompile(`tsk_[A-Za-z0-9_-]{43}`).FindString(out) // demo-a's agent
-	if key == "" {
-		t.Fatalf("no agent key printed:\n%s", out)
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "invite-test", Version: "1"}, nil)
-	session, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: e["BASE_URL"] + "/mcp/demo-a",
-		HTTPClient: &http.Client{Transport: bearer(key), Timeout: 20 * time.Second}, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer session.Close()
+	_, keys := startDevAgents(t, e)
+	session := agentSession(t, e["BASE_URL"]+"/mcp/demo-a", bearer(keys[0]))
 	res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "negotiation_open", Arguments: map[string]any{
 		"subject_schema": json.RawMessage(`{"place":{"type":"enum","label":"Where","values":["office","video"]}}`),
 		"title":          "Coffee?", "invite_email": "pat@example.test"}})
@@ -176,15 +165,6 @@ func TestInviteEmailThroughMCP(t *testing.T) {
 		!strings.Contains(m.Text, opened.InviteURL) {
 		t.Fatalf("the invitation: From %q, subject %q\n%s", m.Header.Get("From"), m.Subject, m.Text)
 	}
-}
-
-// bearer adds an agent key to every request.
-type bearer string
-
-func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	req.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(req)
 }
 
 // TestSMTPFromIsChecked: a bad SMTP_FROM is one line among the others.

@@ -27,9 +27,8 @@ func TestRefusalsAreCountedNotLoggedEach(t *testing.T) {
 	t.Parallel()
 	e := devEnv(t)
 	e["MCP_RATE_LIMIT"], e["MCP_RATE_BURST"] = "1", "5"
-	p := start(t, e, "dev")
-	out := p.waitStdout(t, "Stop with Ctrl-C.")
-	key := regexp.MustCompile(`tsk_[A-Za-z0-9_-]{43}`).FindString(out) // demo-a's agent
+	p, keys := startDevAgents(t, e)
+	key := keys[0] // demo-a's agent
 	base := e["BASE_URL"]
 	client := &http.Client{Timeout: 20 * time.Second}
 	post := func(path, bearer, contentType, body string) int {

@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -45,17 +44,9 @@ func TestFailedCallNamesItsRequest(t *testing.T) {
 	t.Parallel()
 	e := devEnv(t)
 	e["TRUSTED_PROXIES"] = "127.0.0.1,::1" // the test is the proxy: its X-Request-Id is taken
-	p := start(t, e, "dev")
-	out := p.waitStdout(t, "Stop with Ctrl-C.")
-	keys := regexp.MustCompile(`tsk_[A-Za-z0-9_-]{43}`).FindAllString(out, -1)
+	p, keys := startDevAgents(t, e)
 	rt := &withRequestID{key: keys[0]}
-	s, err := mcp.NewClient(&mcp.Implementation{Name: "requestid-test", Version: "1"}, nil).Connect(t.Context(),
-		&mcp.StreamableClientTransport{Endpoint: e["BASE_URL"] + "/mcp/demo-a",
-			HTTPClient: &http.Client{Transport: rt, Timeout: 30 * time.Second}, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := agentSession(t, e["BASE_URL"]+"/mcp/demo-a", rt)
 	schema := json.RawMessage(`{"fee":{"type":"money","label":"Fee","currency":"EUR"}}`)
 	res, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: "negotiation_open", Arguments: map[string]any{"subject_schema": schema, "title": "Quote"}})
 	if err != nil || res.IsError {

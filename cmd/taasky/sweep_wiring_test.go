@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"net/http"
-	"regexp"
 	"testing"
 	"time"
 
@@ -17,19 +15,8 @@ import (
 func TestSweepClosesARoomAtItsDeadline(t *testing.T) {
 	t.Parallel()
 	e := devEnv(t)
-	p := start(t, e, "dev")
-	out := p.waitStdout(t, "Stop with Ctrl-C.")
-	key := regexp.MustCompile(`tsk_[A-Za-z0-9_-]{43}`).FindString(out) // demo-a's agent
-	if key == "" {
-		t.Fatalf("no agent key printed:\n%s", out)
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "sweep-test", Version: "1"}, nil)
-	session, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: e["BASE_URL"] + "/mcp/demo-a",
-		HTTPClient: &http.Client{Transport: bearer(key), Timeout: 20 * time.Second}, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer session.Close()
+	_, keys := startDevAgents(t, e)
+	session := agentSession(t, e["BASE_URL"]+"/mcp/demo-a", bearer(keys[0]))
 	deadline := time.Now().Add(3 * time.Second).Truncate(time.Second).Add(time.Second)
 	res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "negotiation_open", Arguments: map[string]any{
 		"subject_schema": json.RawMessage(`{"place":{"type":"enum","label":"Where","values":["office","video"]}}`),

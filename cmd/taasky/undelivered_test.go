@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"net"
-	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
@@ -25,22 +24,10 @@ func undeliveredEnv(t *testing.T, refused string) (base string, agents [2]*mcp.C
 	smtp.RefuseRecipient(refused)
 	e := devEnv(t)
 	e["SMTP_URL"] = "smtp://" + net.JoinHostPort(smtp.Host, strconv.Itoa(smtp.Port))
-	p := start(t, e, "dev")
-	out := p.waitStdout(t, "Stop with Ctrl-C.")
-	keys := regexp.MustCompile(`tsk_[A-Za-z0-9_-]{43}`).FindAllString(out, -1)
-	if len(keys) != 2 {
-		t.Fatalf("agent keys printed: %q", keys)
-	}
+	_, keys := startDevAgents(t, e)
 	base = e["BASE_URL"]
 	for i, slug := range []string{"demo-a", "demo-b"} {
-		client := mcp.NewClient(&mcp.Implementation{Name: "undelivered-test", Version: "1"}, nil)
-		s, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp/" + slug,
-			HTTPClient: &http.Client{Transport: bearer(keys[i]), Timeout: 20 * time.Second}, DisableStandaloneSSE: true}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = s.Close() })
-		agents[i] = s
+		agents[i] = agentSession(t, base+"/mcp/"+slug, bearer(keys[i]))
 	}
 	return base, agents
 }
