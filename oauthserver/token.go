@@ -81,8 +81,8 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		// By grant: a refresh token names its grant, and fosite keeps the
 		// grant's request ID through every rotation. Refused before
 		// NewAccessResponse, the token stays the client's to use later;
-		// too_many_requests is an error the MCP SDKs neither retry at once
-		// nor answer by throwing the grant away.
+		// on too_many_requests the TypeScript SDK's client neither retries
+		// at once nor throws the grant away (its auth.js).
 		if ok, wait := s.refresh.Take(ar.GetID()); !ok {
 			client := ar.GetClient().GetID()
 			s.refused.Refused("oauth_token", "too_many_requests", client, slog.LevelWarn, "oauth token refused: a grant refreshed too often",
