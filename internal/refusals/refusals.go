@@ -21,8 +21,11 @@ import (
 // Every spaces the lines of one route, reason and key.
 const Every = 10 * time.Second
 
-// keptKeys bounds the keys remembered between lines; past it the ones
-// whose window ended are forgotten.
+// keptKeys is how many keys are remembered before those whose window
+// ended are forgotten, as a new key comes. Keys still within their window
+// are kept past it: they are routes and reasons by an agent, account or
+// OAuth client that authenticated (or ""), so there are no more of them
+// than of those.
 const keptKeys = 10000
 
 // Refusals counts and logs refused requests; a nil *Refusals does nothing.
