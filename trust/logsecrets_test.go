@@ -2,6 +2,7 @@ package trust
 
 import (
 	"context"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -84,8 +85,8 @@ func TestFailedPagesLogNoCapability(t *testing.T) {
 	// /metrics, which answers whoever reaches the listener: no code, and
 	// Taasky's series carry only labels of a fixed set of values (a tool,
 	// a job kind, an outcome, a bucket, one of the installation's job
-	// queues), never a room, an account or a token, so their number does
-	// not grow with use.
+	// queues, a door's route and the code's word for a refusal), never a
+	// room, an account or a token, so their number does not grow with use.
 	st, metrics := p.get("/metrics")
 	if st != 200 || strings.Contains(metrics, code) {
 		t.Errorf("/metrics: %d, or it holds the code:\n%s", st, metrics)
@@ -101,9 +102,16 @@ func TestFailedPagesLogNoCapability(t *testing.T) {
 			switch {
 			case l == "" || name == "tool" || name == "outcome" || name == "kind" || name == "le":
 			case name == "queue" && slices.Contains(jobs.QueueNames, strings.Trim(value, `"`)):
+			case name == "route" && (value == `"mcp"` || refusalWord.MatchString(strings.TrimPrefix(value, `"oauth_`))):
+			case name == "reason" && refusalWord.MatchString(strings.TrimPrefix(value, `"`)):
 			default:
 				t.Errorf("/metrics: a label %q: %s", name, line)
 			}
 		}
 	}
 }
+
+// refusalWord is the rest of a refusal's route after "oauth_", or its
+// reason, as the code names them (taasky_requests_refused_total):
+// lower-case words, never anything a request carried.
+var refusalWord = regexp.MustCompile(`^[a-z]+(_[a-z]+)*"$`)
