@@ -310,8 +310,10 @@ func finish(ctx context.Context, log *slog.Logger, ds recorder, d Delivery, maxA
 	return fmt.Errorf("%s %s: %w", d.Channel, d.Topic, addressless(sendErr))
 }
 
-// emailAddress is what a mail server's refusal quotes of its recipient.
-var emailAddress = regexp.MustCompile(`[^\s<>()\[\],;:"']+@[^\s<>()\[\],;:"']+`)
+// emailAddress is what a mail server's refusal quotes of its recipient: a
+// local part may hold apostrophes (o'brien@…), a quote around the whole is
+// not taken.
+var emailAddress = regexp.MustCompile(`[^\s<>()\[\],;:"']+(?:'[^\s<>()\[\],;:"']+)*@[^\s<>()\[\],;:"']+`)
 
 // addressless is err as River logs it and keeps it in its job list, which
 // operators read: a mail server's words with any address left out ("550

@@ -385,3 +385,19 @@ func TestPushCoalesce(t *testing.T) {
 		}
 	}
 }
+
+// TestAddresslessLeavesNoPartOfTheAddress: what a mail server quotes of a
+// recipient goes whole, an apostrophe in its local part included, and the
+// quotes around it stay.
+func TestAddresslessLeavesNoPartOfTheAddress(t *testing.T) {
+	for said, want := range map[string]string{
+		"550 5.1.1 <o'brien@example.test>: Recipient address rejected": "550 5.1.1 <…>: Recipient address rejected",
+		"550 'bob@example.test' unknown":                               "550 '…' unknown",
+		"550 user d'arcy.o'neil@example.test does not exist":           "550 user … does not exist",
+		"451 try again later":                                          "451 try again later",
+	} {
+		if got := addressless(errors.New(said)).Error(); got != want {
+			t.Errorf("%q: %q, want %q", said, got, want)
+		}
+	}
+}

@@ -39,6 +39,12 @@ func TestRefreshesLimitedPerGrant(t *testing.T) {
 		return post(http.MethodPost, "/oauth/token", "application/x-www-form-urlencoded",
 			url.Values{"grant_type": {"refresh_token"}, "refresh_token": {token}, "client_id": {"loop-client"}}.Encode())
 	}
+	// A refresh refused for another reason (a resource the grant is not
+	// for) spends none of the burst.
+	if status, tok := e.post(http.MethodPost, "/oauth/token", "application/x-www-form-urlencoded", url.Values{"grant_type": {"refresh_token"},
+		"refresh_token": {refresh}, "client_id": {"loop-client"}, "resource": {"http://taasky.test/mcp/other"}}.Encode()); status != http.StatusBadRequest || tok["error"] != "invalid_target" {
+		t.Fatalf("a refresh for another resource: %d %v, want 400 invalid_target", status, tok)
+	}
 	for i := range 3 {
 		status, tok := refreshWith(e.post, refresh)
 		if status != http.StatusOK {

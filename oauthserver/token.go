@@ -77,10 +77,23 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		s.provider.WriteAccessError(ctx, w, ar, err)
 		return
 	}
+	// RFC 8707 §2.2: a resource named here must be the one granted; the
+	// code stays usable (nothing is spent before NewAccessResponse).
+	// The refresh's request carries the granted audience twice (granted
+	// and requested): each is named once.
+	granted := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(ar.GetGrantedAudience()), ar.GetRequestedAudience()...))))
+	for _, res := range ar.GetRequestForm()["resource"] {
+		if !slices.Contains(granted, res) {
+			err := errInvalidTarget.WithHintf("resource: this grant is for %s, not %s.", strings.Join(granted, " "), res)
+			s.provider.WriteAccessError(ctx, w, ar, err)
+			return
+		}
+	}
 	if ar.GetGrantTypes().ExactOne("refresh_token") {
-		// By grant: a refresh token names its grant, and fosite keeps the
-		// grant's request ID through every rotation. Refused before
-		// NewAccessResponse, the token stays the client's to use later;
+		// By grant, once nothing else refuses the request: a refresh token
+		// names its grant, and fosite keeps the grant's request ID through
+		// every rotation. Refused before NewAccessResponse, the token
+		// stays the client's to use later;
 		// on too_many_requests the TypeScript SDK's client neither retries
 		// at once nor throws the grant away (its auth.js).
 		if ok, wait := s.refresh.Take(ar.GetID()); !ok {
@@ -91,18 +104,6 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", after)
 			writeJSONError(w, http.StatusTooManyRequests, "too_many_requests", "refresh_token: this grant was refreshed too often (at most "+
 				s.refreshesAllowed()+"); the refresh token is still valid: retry after "+after+" s")
-			return
-		}
-	}
-	// RFC 8707 §2.2: a resource named here must be the one granted; the
-	// code stays usable (nothing is spent before NewAccessResponse).
-	// The refresh's request carries the granted audience twice (granted
-	// and requested): each is named once.
-	granted := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(ar.GetGrantedAudience()), ar.GetRequestedAudience()...))))
-	for _, res := range ar.GetRequestForm()["resource"] {
-		if !slices.Contains(granted, res) {
-			err := errInvalidTarget.WithHintf("resource: this grant is for %s, not %s.", strings.Join(granted, " "), res)
-			s.provider.WriteAccessError(ctx, w, ar, err)
 			return
 		}
 	}
