@@ -93,6 +93,7 @@ const JobsUIPath = "/admin/jobs"
 type Dashboard struct {
 	ctx      context.Context
 	baseURL  string
+	origin   string // baseURL's, as browsers write an Origin (originOf)
 	secure   bool
 	sign     signer
 	oidc     *oidcClient
@@ -155,6 +156,7 @@ func New(ctx context.Context, c Config) (*Dashboard, error) {
 	d := &Dashboard{ctx: ctx, baseURL: strings.TrimSuffix(c.BaseURL, "/"), secure: strings.HasPrefix(c.BaseURL, "https://"),
 		sign: signer{key: c.SessionKey, previous: c.PreviousSessionKey}, rooms: c.Rooms, accounts: c.Accounts, notify: c.Notifications, hooks: c.Webhooks, oauth: c.OAuth, vapidKey: c.VAPIDPublicKey, mailFrom: c.MailFrom, logDays: c.DeliveryLogDays, grantMax: c.OAuthGrantMax,
 		jobsUI: c.JobsUI, hub: c.Hub, log: c.Log, now: c.Now, views: v}
+	d.origin = originOf(d.baseURL)
 	d.oidc = newOIDCClient(ctx, c.OIDC, d.baseURL+"/auth/callback", c.Now)
 	d.csrf = d.newCSRF()
 	d.strangers = ratelimit.New[netip.Addr](c.RateLimit, maxClients, c.Now)

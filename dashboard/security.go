@@ -124,7 +124,7 @@ func (d *Dashboard) formFromHere(c *fiber.Ctx) bool {
 	if from == "" || from == "null" {
 		from = c.Get(fiber.HeaderReferer)
 	}
-	return from != "" && originOf(from) == originOf(d.baseURL)
+	return from != "" && originOf(from) == d.origin
 }
 
 // originOf is a URL's scheme and host as browsers write an Origin: lower

@@ -16,6 +16,8 @@ import (
 
 	"golang.org/x/net/idna"
 
+	"github.com/taasky/taasky/internal/netguard"
+
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -116,19 +118,10 @@ func checkServedAt(u string, dev bool) string {
 	if p.Path != "" {
 		return fmt.Sprintf("must be the root of a host, without a path (got %s): the dashboard's pages link from the host's root, and its sign-in cookies are the whole host's; give Taasky a host of its own, e.g. https://taasky.example.com", p.EscapedPath())
 	}
-	if p.Scheme == "http" && !dev && !loopbackHost(p.Hostname()) {
+	if p.Scheme == "http" && !dev && !netguard.IsLoopbackHost(p.Hostname()) {
 		return "must be an https URL (http is allowed only for 127.0.0.1, localhost and ::1, or under `taasky dev`): over http, sign-ins and one-tap links travel in the clear; terminate TLS in front of Taasky (deploy/nginx/taasky.conf)"
 	}
 	return ""
-}
-
-// loopbackHost: h is this machine's by name or address.
-func loopbackHost(h string) bool {
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	a, err := netip.ParseAddr(h)
-	return err == nil && a.IsLoopback()
 }
 
 func checkSecretKey(v string) string {
@@ -146,7 +139,7 @@ func checkIssuer(v string) string {
 	switch u.Scheme {
 	case "https":
 	case "http":
-		if !loopbackHost(u.Hostname()) {
+		if !netguard.IsLoopbackHost(strings.ToLower(u.Hostname())) {
 			return "must be an https URL (http is allowed only for 127.0.0.1, localhost and ::1)"
 		}
 	default:

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/taasky/taasky/internal/ratelimit"
 )
 
 // HeaderRequestID names a request: a proxy's (nginx's $request_id,
@@ -37,7 +39,7 @@ const maxRequestID = 64
 func RequestIDFrom(trusted []netip.Prefix) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		id := ""
-		if peer, ok := netip.AddrFromSlice(c.Context().RemoteIP()); ok && trustedPeer(peer.Unmap(), trusted) {
+		if peer, ok := netip.AddrFromSlice(c.Context().RemoteIP()); ok && ratelimit.Trusted(peer.Unmap(), trusted) {
 			// A copy: Fiber's c.Get is the request's buffer, reused by
 			// the connection's next request, and the id outlives this
 			// one in the context (a line logged as a paced answer ends).
@@ -53,15 +55,6 @@ func RequestIDFrom(trusted []netip.Prefix) fiber.Handler {
 		c.Set(HeaderRequestID, id)
 		return c.Next()
 	}
-}
-
-func trustedPeer(peer netip.Addr, trusted []netip.Prefix) bool {
-	for _, p := range trusted {
-		if p.Contains(peer) {
-			return true
-		}
-	}
-	return false
 }
 
 func validRequestID(id string) bool {

@@ -17,14 +17,7 @@ import (
 // An IPv6 address counts as its /64: a subscriber usually holds a whole
 // /64, and would otherwise get a fresh bucket per address.
 func ClientAddr(peer netip.Addr, forwarded [][]byte, trusted []netip.Prefix) netip.Addr {
-	isTrusted := func(a netip.Addr) bool {
-		for _, p := range trusted {
-			if p.Contains(a) {
-				return true
-			}
-		}
-		return false
-	}
+	isTrusted := func(a netip.Addr) bool { return Trusted(a, trusted) }
 	addr := peer.Unmap()
 	if isTrusted(addr) {
 		addr = forwardedFor(forwarded, addr, isTrusted)
@@ -34,6 +27,16 @@ func ClientAddr(peer netip.Addr, forwarded [][]byte, trusted []netip.Prefix) net
 		addr = p.Addr()
 	}
 	return addr
+}
+
+// Trusted reports whether a is one of the trusted proxies (TRUSTED_PROXIES).
+func Trusted(a netip.Addr, trusted []netip.Prefix) bool {
+	for _, p := range trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // forwardedFor walks the X-Forwarded-For headers (in the order received)
