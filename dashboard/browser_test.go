@@ -163,12 +163,18 @@ func (br *browser) shot(ctx context.Context, name string) {
 	}
 }
 
-// signIn signs a person in through the development provider's login page.
+// signIn signs a person in through the development provider's login page,
+// in two steps each with do's time limit: a sign-in is four page loads
+// across two servers, which a loaded CI machine (every package's tests
+// at once, under -race) once took more than 20 seconds over, in a
+// browser's first tab.
 func (br *browser) signIn(ctx context.Context, email string) {
-	br.do(ctx, "sign in as "+email,
+	br.do(ctx, "open the sign-in page for "+email,
 		chromedp.Navigate(br.b.base+"/"),
 		chromedp.Click(chromedp.CSS(`a[href^="/login"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`button[data-email="`+email+`"]`)),
+	)
+	br.do(ctx, "sign in as "+email,
 		chromedp.Click(chromedp.CSS(`button[data-email="`+email+`"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`nav a[href="/settings"]`)),
 	)
