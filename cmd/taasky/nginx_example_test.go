@@ -111,7 +111,7 @@ func nginxSize(t *testing.T, s string) int {
 }
 
 // TestNginxExample checks deploy/nginx/taasky.conf for what Taasky relies on
-// behind it (nginx itself was the audit's tool, 2026-12-07; CI has none):
+// behind it that a run cannot show (TestBehindNginx runs it in nginx):
 // a body limit above Taasky's own, so that an agent's call too large gets
 // Taasky's words and not nginx's HTML page (nginx's default, 1m, is
 // Taasky's MCP limit: nginx answered first); the client's address appended
