@@ -17,9 +17,23 @@ type Metrics struct {
 	duration *prometheus.HistogramVec
 }
 
-// NewMetrics returns the job metrics, all at zero.
+// deliveries are the jobs that send to someone outside (mail, push,
+// webhooks), whose failures an operator's alert counts: their series
+// exist at zero from the start (NewMetrics). A series born at 1 is
+// invisible to Prometheus's increase() until its second count (its first
+// sample is the start), so the first failures after a process started, on
+// a new installation or after a deploy, went uncounted: the suggested
+// TaaskyMailNotTaken needed a fourth refusal to see three.
+var deliveries = []string{EmailArgs{}.Kind(), InviteArgs{}.Kind(), MemberInviteArgs{}.Kind(),
+	PersonReminderArgs{}.Kind(), PushArgs{}.Kind(), WebhookArgs{}.Kind()}
+
+// outcomes are the values of taasky_jobs_total's outcome label (outcome).
+var outcomes = []string{"completed", "retried", "discarded", "cancelled", "snoozed", "interrupted"}
+
+// NewMetrics returns the job metrics, all at zero, the deliveries'
+// series there from the start.
 func NewMetrics() *Metrics {
-	return &Metrics{
+	m := &Metrics{
 		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "taasky_jobs_total",
 			Help: "Job attempts worked by this process, by kind and outcome (completed, retried, discarded, cancelled, snoozed, interrupted)."},
 			[]string{"kind", "outcome"}),
@@ -30,6 +44,12 @@ func NewMetrics() *Metrics {
 			Buckets: []float64{.001, .005, .01, .05, .1, .25, .5, 1, 2.5, 5, 15, 30}},
 			[]string{"kind"}),
 	}
+	for _, kind := range deliveries {
+		for _, o := range outcomes {
+			m.jobs.WithLabelValues(kind, o)
+		}
+	}
+	return m
 }
 
 // Describe is half of prometheus.Collector.
