@@ -104,6 +104,45 @@ func TestUnknownWellKnownIsNotFound(t *testing.T) {
 	}
 }
 
+// TestUnknownOAuthPathIsNotFound: a path under /oauth/ that is no
+// endpoint is 404, and an endpoint asked with another method is 405
+// naming the method it takes; each endpoint still answers its CORS
+// preflight. The preflight route on every /oauth/ path made Fiber answer
+// GET /oauth/anything 405 with "Allow: OPTIONS", GET /oauth/token too.
+func TestUnknownOAuthPathIsNotFound(t *testing.T) {
+	t.Parallel()
+	s, err := New(Config{BaseURL: "https://taasky.test", Secret: make([]byte, 32), State: app.NewOAuth(nil), Accounts: app.NewAccounts(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := fiber.New()
+	s.Mount(web)
+	do := func(method, path string) *http.Response {
+		t.Helper()
+		resp, err := web.Test(httptest.NewRequest(method, path, nil), -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	for _, p := range []string{"/oauth/nope", "/oauth/userinfo", "/oauth/token/more"} {
+		for _, m := range []string{http.MethodGet, http.MethodPost} {
+			if resp := do(m, p); resp.StatusCode != 404 {
+				t.Errorf("%s %s: %d (Allow: %q), want 404", m, p, resp.StatusCode, resp.Header.Get("Allow"))
+			}
+		}
+	}
+	for _, p := range []string{"/oauth/register", "/oauth/token", "/oauth/revoke"} {
+		if resp := do(http.MethodGet, p); resp.StatusCode != 405 || !strings.Contains(resp.Header.Get("Allow"), "POST") {
+			t.Errorf("GET %s: %d (Allow: %q), want 405 allowing POST", p, resp.StatusCode, resp.Header.Get("Allow"))
+		}
+		if resp := do(http.MethodOptions, p); resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("OPTIONS %s: %d %v, want 204 with CORS", p, resp.StatusCode, resp.Header)
+		}
+	}
+}
+
 // TestJSONBodyIsNamedAsNotAForm: the token and revocation endpoints take a
 // form (RFC 6749 §4.1.3, RFC 7009 §2.1); a client that posts JSON is told
 // so, as invalid_request naming the Content-Type, and nothing changes. The
