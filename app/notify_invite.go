@@ -39,9 +39,13 @@ func (s *Rooms) checkInviteCap(ctx context.Context, tx pgx.Tx, accountID int64, 
 	if err != nil || again.IsZero() {
 		return err
 	}
-	return Errorf(ErrConflict, "invite_email: this account has had %d invitations emailed in the last 24 hours, the most allowed; "+
+	invitations := "invitations"
+	if s.inviteCap == 1 {
+		invitations = "invitation"
+	}
+	return Errorf(ErrConflict, "invite_email: this account has had %d %s emailed in the last 24 hours, the most allowed; "+
 		"nothing was opened. Open without invite_email and share the invite_url yourself, or try again from %s",
-		s.inviteCap, again.UTC().Format(time.RFC3339))
+		s.inviteCap, invitations, again.UTC().Format(time.RFC3339))
 }
 
 // inviteCapReached locks the account's row for its invitation count (held

@@ -219,3 +219,19 @@ func TestPersonEmailCountsAgainstInviteCap(t *testing.T) {
 		t.Fatalf("another account's invitation: %v", err)
 	}
 }
+
+// TestInviteEmailCapOfOne: a cap of one says "1 invitation", not "1
+// invitations" (INVITE_EMAIL_DAILY_CAP=1, an operator's strict setting).
+func TestInviteEmailCapOfOne(t *testing.T) {
+	t.Parallel()
+	rb := setupRoomsB(t)
+	rb.rooms.inviteCap = 1
+	if _, err := rb.openInviting("pat@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := rb.openInviting("kim@example.test")
+	if msg := ErrorMessageOf(err); ErrorCodeOf(err) != ErrConflict ||
+		!strings.HasPrefix(msg, "invite_email: this account has had 1 invitation emailed in the last 24 hours, the most allowed;") {
+		t.Fatalf("past a cap of one: %v (%s)", err, ErrorCodeOf(err))
+	}
+}

@@ -103,3 +103,79 @@ func TestUnknownWellKnownIsNotFound(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownOAuthPathIsNotFound: a path under /oauth/ that is no
+// endpoint is 404, and an endpoint asked with another method is 405
+// naming the method it takes; each endpoint still answers its CORS
+// preflight. The preflight route on every /oauth/ path made Fiber answer
+// GET /oauth/anything 405 with "Allow: OPTIONS", GET /oauth/token too.
+func TestUnknownOAuthPathIsNotFound(t *testing.T) {
+	t.Parallel()
+	s, err := New(Config{BaseURL: "https://taasky.test", Secret: make([]byte, 32), State: app.NewOAuth(nil), Accounts: app.NewAccounts(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := fiber.New()
+	s.Mount(web)
+	do := func(method, path string) *http.Response {
+		t.Helper()
+		resp, err := web.Test(httptest.NewRequest(method, path, nil), -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	for _, p := range []string{"/oauth/nope", "/oauth/userinfo", "/oauth/token/more"} {
+		for _, m := range []string{http.MethodGet, http.MethodPost} {
+			if resp := do(m, p); resp.StatusCode != 404 {
+				t.Errorf("%s %s: %d (Allow: %q), want 404", m, p, resp.StatusCode, resp.Header.Get("Allow"))
+			}
+		}
+	}
+	for _, p := range []string{"/oauth/register", "/oauth/token", "/oauth/revoke"} {
+		if resp := do(http.MethodGet, p); resp.StatusCode != 405 || !strings.Contains(resp.Header.Get("Allow"), "POST") {
+			t.Errorf("GET %s: %d (Allow: %q), want 405 allowing POST", p, resp.StatusCode, resp.Header.Get("Allow"))
+		}
+		if resp := do(http.MethodOptions, p); resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("OPTIONS %s: %d %v, want 204 with CORS", p, resp.StatusCode, resp.Header)
+		}
+	}
+}
+
+// TestJSONBodyIsNamedAsNotAForm: the token and revocation endpoints take a
+// form (RFC 6749 §4.1.3, RFC 7009 §2.1); a client that posts JSON is told
+// so, as invalid_request naming the Content-Type, and nothing changes. The
+// token endpoint said "The POST body can not be empty" of a body that was
+// not, and the revocation endpoint "client_id: required" of a request that
+// named it, in JSON.
+func TestJSONBodyIsNamedAsNotAForm(t *testing.T) {
+	t.Parallel()
+	e := newAcme(t)
+	if _, err := e.state.SaveClient(e.ctx, app.OAuthClient{ID: "tsc_mine", Kind: app.OAuthClientRegistered, Name: "C",
+		RedirectURIs: []string{"http://127.0.0.1:9999/cb"}}); err != nil {
+		t.Fatal(err)
+	}
+	post := mounted(t, e.s)
+	access, refresh := exchangeCode(t, e, post, "tsc_mine")
+	for _, c := range []struct{ path, body string }{
+		{"/oauth/token", `{"grant_type":"refresh_token","refresh_token":"` + refresh + `","client_id":"tsc_mine"}`},
+		{"/oauth/revoke", `{"token":"` + refresh + `","client_id":"tsc_mine"}`},
+	} {
+		status, m := post(http.MethodPost, c.path, "application/json", c.body)
+		desc, _ := m["error_description"].(string)
+		if status != 400 || m["error"] != "invalid_request" || !strings.Contains(desc, "application/x-www-form-urlencoded") ||
+			!strings.Contains(desc, "application/json") {
+			t.Errorf("%s with a JSON body: %d %v, want 400 invalid_request saying it takes a form, not application/json", c.path, status, m)
+		}
+	}
+	if _, err := e.s.AuthenticateAccessToken(e.ctx, access, "http://taasky.test/mcp/acme"); err != nil {
+		t.Errorf("after the refused requests, the access token: %v", err)
+	}
+	// The refresh token was neither used nor revoked: it still refreshes.
+	status, m := post(http.MethodPost, "/oauth/token", "application/x-www-form-urlencoded",
+		url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}, "client_id": {"tsc_mine"}}.Encode())
+	if status != 200 {
+		t.Errorf("the refresh token after the refused requests: %d %v", status, m)
+	}
+}

@@ -187,7 +187,11 @@ func (s *Server) Mount(r fiber.Router) {
 	r.Post("/oauth/register", fiberhttp.Handler(http.HandlerFunc(s.registerClient)))
 	r.Post("/oauth/token", fiberhttp.Handler(bounded(s.token)))
 	r.Post("/oauth/revoke", fiberhttp.Handler(bounded(s.revoke)))
-	r.Options("/oauth/:endpoint", fiberhttp.Handler(http.HandlerFunc(s.preflight)))
+	// The endpoints' preflights, each by its path: one route on every
+	// /oauth/ path made Fiber answer any other one 405, not 404.
+	for _, p := range []string{"/oauth/register", "/oauth/token", "/oauth/revoke"} {
+		r.Options(p, fiberhttp.Handler(http.HandlerFunc(s.preflight)))
+	}
 }
 
 // requestTimeout bounds what a token or revocation request waits for the

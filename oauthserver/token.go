@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime"
 	"net/http"
 	"slices"
 	"strconv"
@@ -34,6 +35,9 @@ var errInvalidTarget = &fosite.RFC6749Error{ErrorField: "invalid_target", CodeFi
 // code or refresh token revokes the grant (fosite).
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	cors(w)
+	if s.notAForm(w, r, "token") {
+		return
+	}
 	ctx := r.Context()
 	// The stored grant's session is read into sess (store.load), even
 	// when fosite then refuses its expired token.
@@ -177,6 +181,9 @@ func (s *Server) boundByGrant(ar fosite.AccessRequester) error {
 // for done.
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	cors(w)
+	if s.notAForm(w, r, "revoke") {
+		return
+	}
 	// RFC 7009 §2.1: token is required, and a public client names itself.
 	// fosite looked an absent token up and answered 200 (as for an unknown
 	// one), and blamed a missing client_id on the redirect URI.
@@ -208,6 +215,27 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 		s.logRefusal(r.Context(), "revoke", err)
 	}
 	s.provider.WriteRevocationResponse(r.Context(), w, err)
+}
+
+// notAForm refuses a POST to the token or revocation endpoint whose body
+// is not a form (RFC 6749 §4.1.3, RFC 7009 §2.1), naming what it is: fosite
+// read a JSON body as no parameters at all, and said the body was empty,
+// or the revocation's check that client_id was missing.
+func (s *Server) notAForm(w http.ResponseWriter, r *http.Request, endpoint string) bool {
+	ct := r.Header.Get("Content-Type")
+	if r.Method != http.MethodPost || (ct == "" && r.ContentLength == 0) {
+		return false
+	}
+	if mt, _, err := mime.ParseMediaType(ct); err == nil && mt == "application/x-www-form-urlencoded" {
+		return false
+	}
+	if ct == "" {
+		ct = "none"
+	}
+	err := fosite.ErrInvalidRequest.WithHintf("The body must be a form, Content-Type: application/x-www-form-urlencoded (got %s).", ct)
+	s.logRefusal(r.Context(), endpoint, err)
+	writeJSONError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("the body must be a form: Content-Type: application/x-www-form-urlencoded, not %s (RFC 6749 §4.1.3)", ct))
+	return true
 }
 
 // unavailable: err is the database not answering (a failover, a restart),

@@ -103,6 +103,7 @@ func webServer(t *testing.T, log io.Writer) (*server, *fiber.App) {
 		"DATABASE_URL": pgtest.NewDSN(t),
 		"SECRET_KEY":   testSecret,
 		"LISTEN_ADDR":  "127.0.0.1:0",
+		"BASE_URL":     "http://127.0.0.1:8080", // links are not followed
 	}.get, config.RoleDev|config.RoleWeb|config.RoleWorker)
 	if err != nil {
 		t.Fatal(err)

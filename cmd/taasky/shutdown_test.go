@@ -24,6 +24,7 @@ func TestShutdownGrace(t *testing.T) {
 		"DATABASE_URL":   pgtest.NewDSN(t),
 		"SECRET_KEY":     testSecret,
 		"LISTEN_ADDR":    "127.0.0.1:0",
+		"BASE_URL":       "http://127.0.0.1:8080",
 		"SHUTDOWN_GRACE": "3s",
 	}.get
 	cfg, err := config.Load(getenv, config.RoleDev|config.RoleWeb|config.RoleWorker)
@@ -108,7 +109,7 @@ func TestShutdownGrace(t *testing.T) {
 func TestShutdownAnswersWaitingReads(t *testing.T) {
 	t.Parallel()
 	cfg, err := loadConfig(env{"DATABASE_URL": pgtest.NewDSN(t), "SECRET_KEY": testSecret,
-		"LISTEN_ADDR": "127.0.0.1:0", "SHUTDOWN_GRACE": "0"}.get, config.RoleDev|config.RoleWeb|config.RoleWorker)
+		"LISTEN_ADDR": "127.0.0.1:0", "BASE_URL": "http://127.0.0.1:8080", "SHUTDOWN_GRACE": "0"}.get, config.RoleDev|config.RoleWeb|config.RoleWorker)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func TestDevVAPIDKeys(t *testing.T) {
 // text with live links and its HTML sandboxed.
 func TestDevOutboxPage(t *testing.T) {
 	t.Parallel()
-	cfg, err := config.Load(env{"DATABASE_URL": pgtest.NewDSN(t), "SECRET_KEY": testSecret, "LISTEN_ADDR": "127.0.0.1:0"}.get,
+	cfg, err := config.Load(env{"DATABASE_URL": pgtest.NewDSN(t), "SECRET_KEY": testSecret, "LISTEN_ADDR": "127.0.0.1:0", "BASE_URL": "http://127.0.0.1:8080"}.get,
 		config.RoleDev|config.RoleWeb|config.RoleWorker)
 	if err != nil {
 		t.Fatal(err)

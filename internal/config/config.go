@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -147,8 +148,13 @@ func Load(getenv func(string) string, role Role) (Config, error) {
 			bad("BASE_URL", "is required (the public URL of Taasky, e.g. https://taasky.example.com)")
 		}
 	case derived:
-		// Ours, from LISTEN_ADDR, not a setting to check (tests listen on
-		// port 0, any free one, and never follow the links).
+		// Ours, from LISTEN_ADDR, not a setting to check; but port 0 (any
+		// free one) would print, and sign in at, a URL nothing answers.
+		if _, port, err := net.SplitHostPort(c.ListenAddr); err == nil {
+			if n, err := strconv.Atoi(port); err == nil && n == 0 {
+				bad("LISTEN_ADDR", "under `taasky dev` without BASE_URL, the port must be 1 to 65535 (got 0): the dashboard's, the sign-in's and the agents' URLs are made from it; give a port, or set BASE_URL")
+			}
+		}
 	default:
 		if u, msg := checkBaseURL(c.BaseURL); msg != "" {
 			bad("BASE_URL", "%s", msg)

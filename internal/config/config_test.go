@@ -120,6 +120,12 @@ func TestLoadConfigRules(t *testing.T) {
 		{"issuer not a url", RoleWeb, map[string]string{"OIDC_ISSUER": "accounts.example.com"},
 			[]string{"OIDC_ISSUER: must be the issuer's URL, e.g. https://accounts.google.com"}},
 		{"dev needs no oidc", RoleDev | serve, map[string]string{"OIDC_ISSUER": "", "OIDC_CLIENT_ID": "", "OIDC_CLIENT_SECRET": "", "BASE_URL": ""}, nil},
+		// `taasky dev` listened on a free port and printed, and signed in
+		// at, http://127.0.0.1:0 (BASE_URL made from LISTEN_ADDR).
+		{"dev any free port without base url", RoleDev | serve, map[string]string{"OIDC_ISSUER": "", "OIDC_CLIENT_ID": "", "OIDC_CLIENT_SECRET": "", "BASE_URL": "", "LISTEN_ADDR": "127.0.0.1:0"},
+			[]string{"LISTEN_ADDR: under `taasky dev` without BASE_URL, the port must be 1 to 65535 (got 0): the dashboard's, the sign-in's and the agents' URLs are made from it; give a port, or set BASE_URL"}},
+		{"dev any free port with base url", RoleDev | serve, map[string]string{"OIDC_ISSUER": "", "OIDC_CLIENT_ID": "", "OIDC_CLIENT_SECRET": "", "BASE_URL": "http://127.0.0.1:8080", "LISTEN_ADDR": "127.0.0.1:0"}, nil},
+		{"serve any free port", serve, map[string]string{"LISTEN_ADDR": ":0"}, nil},
 		{"dev oidc all or none", RoleDev | serve, map[string]string{"OIDC_CLIENT_ID": "", "OIDC_CLIENT_SECRET": ""}, []string{
 			"OIDC_CLIENT_ID: is required (the client ID registered with the OIDC provider)",
 			"OIDC_CLIENT_SECRET: is required (the client secret registered with the OIDC provider)",
