@@ -28,8 +28,8 @@ import (
 // the tool would refuse the argument. What go-sdk itself answers in its
 // words is rewritten after it (sdkWords).
 func (s *Server) refuseBeforeSDK(c *fiber.Ctx) (bool, error) {
-	if code, msg := badBody(c.Body()); msg != "" {
-		rpcError(c, fiber.StatusBadRequest, nil, code, msg)
+	if code, msg, id := badBody(c.Body()); msg != "" {
+		rpcError(c, fiber.StatusBadRequest, id, code, msg)
 		return true, nil
 	}
 	if v := c.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(protocolVersions, v) {
@@ -223,14 +223,19 @@ func rpcError(c *fiber.Ctx, status int, id json.RawMessage, code int, msg string
 // (invalid request). A tool call's arguments are the tool's to read. It
 // reads the body once, as go-sdk's decoder matches the members (by their
 // exact names, the last of a name given twice; a lone surrogate escaped
-// in a string is the tool's to name).
-func badBody(b []byte) (int, string) {
-	code, msg := readEnvelope(b)
+// in a string is the tool's to name). A message refused whose id is good
+// is answered with that id (JSON-RPC 2.0 §5: null only when the id could
+// not be read), so a client ties the refusal to its request.
+func badBody(b []byte) (int, string, json.RawMessage) {
+	code, msg, id := readEnvelope(b)
 	if msg == notJSON && nestsDeeperThan(b, maxMessageDepth) {
 		// jsontext's limit is 10,000 levels; go-sdk's, 1000.
-		return -32600, tooDeep
+		return -32600, tooDeep, nil
 	}
-	return code, msg
+	if msg == "" || !goodID(id) {
+		id = nil
+	}
+	return code, msg, json.RawMessage(id)
 }
 
 const (
@@ -264,61 +269,61 @@ func nestsDeeperThan(b []byte, limit int) bool {
 }
 
 // readEnvelope is badBody's read of the message.
-func readEnvelope(b []byte) (int, string) {
+func readEnvelope(b []byte) (int, string, jsontext.Value) {
 	const parseError, invalidRequest = -32700, -32600
 	if !utf8.Valid(b) {
-		return parseError, "parse error: the body is not valid UTF-8"
+		return parseError, "parse error: the body is not valid UTF-8", nil
 	}
 	dec := jsontext.NewDecoder(bytes.NewReader(b), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	if dec.PeekKind() != '{' {
 		switch {
 		case !json.Valid(b):
-			return parseError, notJSON
+			return parseError, notJSON, nil
 		case bytes.TrimLeft(b, " \t\r\n")[0] == '[':
 			// A batch would carry any number of calls past the rate limit
 			// in one request; MCP 2025-06-18 dropped batching.
-			return invalidRequest, "batches are not supported: send one JSON-RPC message per request"
+			return invalidRequest, "batches are not supported: send one JSON-RPC message per request", nil
 		}
-		return invalidRequest, "invalid request: the body must be a JSON-RPC 2.0 message, a JSON object"
+		return invalidRequest, "invalid request: the body must be a JSON-RPC 2.0 message, a JSON object", nil
 	}
 	var version, id, method, params, result, fault, tool jsontext.Value
 	if _, err := dec.ReadToken(); err != nil {
-		return parseError, notJSON
+		return parseError, notJSON, nil
 	}
 	for dec.PeekKind() != '}' {
 		tok, err := dec.ReadToken()
 		if err != nil {
-			return parseError, notJSON
+			return parseError, notJSON, nil
 		}
 		name := tok.String()
 		if name == "params" && dec.PeekKind() == '{' {
 			// Into the params, for a tool call's name.
 			params, tool = jsontext.Value("{}"), nil
 			if _, err := dec.ReadToken(); err != nil {
-				return parseError, notJSON
+				return parseError, notJSON, nil
 			}
 			for dec.PeekKind() != '}' {
 				tok, err := dec.ReadToken()
 				if err != nil {
-					return parseError, notJSON
+					return parseError, notJSON, nil
 				}
 				isName := tok.String() == "name"
 				v, err := dec.ReadValue()
 				if err != nil {
-					return parseError, notJSON
+					return parseError, notJSON, nil
 				}
 				if isName {
 					tool = v.Clone()
 				}
 			}
 			if _, err := dec.ReadToken(); err != nil {
-				return parseError, notJSON
+				return parseError, notJSON, nil
 			}
 			continue
 		}
 		v, err := dec.ReadValue()
 		if err != nil {
-			return parseError, notJSON
+			return parseError, notJSON, nil
 		}
 		switch name {
 		case "jsonrpc":
@@ -336,29 +341,29 @@ func readEnvelope(b []byte) (int, string) {
 		}
 	}
 	if _, err := dec.ReadToken(); err != nil {
-		return parseError, notJSON
+		return parseError, notJSON, nil
 	}
 	if _, err := dec.ReadToken(); err != io.EOF {
-		return parseError, notJSON
+		return parseError, notJSON, nil
 	}
 	var v string
 	switch {
 	case version.Kind() != '"' || json.Unmarshal(version, &v) != nil || v != "2.0":
-		return invalidRequest, `invalid request: "jsonrpc" must be "2.0"`
+		return invalidRequest, `invalid request: "jsonrpc" must be "2.0"`, id
 	case !goodID(id):
-		return invalidRequest, `invalid request: "id" must be a string or a whole number within ±9007199254740991`
+		return invalidRequest, `invalid request: "id" must be a string or a whole number within ±9007199254740991`, id
 	case method == nil && result == nil && fault == nil:
-		return invalidRequest, `invalid request: a message needs "method" (a request or a notification), or "result" or "error" (a response)`
+		return invalidRequest, `invalid request: a message needs "method" (a request or a notification), or "result" or "error" (a response)`, id
 	case method != nil && method.Kind() != '"':
-		return invalidRequest, `invalid request: "method" must be a string`
+		return invalidRequest, `invalid request: "method" must be a string`, id
 	case params != nil && params.Kind() != '{' && params.Kind() != 'n':
-		return invalidRequest, `invalid request: "params" must be an object`
+		return invalidRequest, `invalid request: "params" must be an object`, id
 	case fault != nil && fault[0] != '{' && fault[0] != 'n':
-		return invalidRequest, `invalid request: "error" must be an object`
+		return invalidRequest, `invalid request: "error" must be an object`, id
 	case tool != nil && tool.Kind() != '"' && json.Unmarshal(method, &v) == nil && v == "tools/call":
-		return invalidRequest, `invalid request: "params.name" must be a string, the tool's name`
+		return invalidRequest, `invalid request: "params.name" must be a string, the tool's name`, id
 	}
-	return 0, ""
+	return 0, "", id
 }
 
 // goodID: a JSON-RPC id go-sdk keeps as it was sent (none, null, a string

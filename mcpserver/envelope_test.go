@@ -158,14 +158,14 @@ func TestParamsOfTheWrongTypeInOneLine(t *testing.T) {
 }
 
 // post sends body to alpha's endpoint with a's key.
-func (e *env) post(t *testing.T, body string) (int, string) {
+func (e *env) post(t testing.TB, body string) (int, string) {
 	t.Helper()
 	return e.postAs(t, "", body)
 }
 
 // postAs sends body as a client of protocol version sends it: from
 // 2026-07-28 with the Mcp-Method and Mcp-Name headers.
-func (e *env) postAs(t *testing.T, version, body string) (int, string) {
+func (e *env) postAs(t testing.TB, version, body string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", e.url+"/mcp/alpha", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
@@ -357,5 +357,33 @@ func TestUnsupportedProtocolVersionHeaderInOneLine(t *testing.T) {
 	}
 	if _, err := s.CallTool(e.ctx, &mcp.CallToolParams{Name: "negotiation_list", Arguments: map[string]any{}}); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestEnvelopeRefusalCarriesTheID: a message refused by the envelope
+// check whose id could be read is answered with that id (JSON-RPC 2.0
+// §5: null only when it could not), so a client ties the refusal to its
+// request; it was answered with id null ({"id":7,"method":null} and
+// {"jsonrpc":"1.0","id":"a",…} alike). An id that is no id stays null.
+func TestEnvelopeRefusalCarriesTheID(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	for body, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":100000000000000,"method":null}`:                   `100000000000000`,
+		`{"jsonrpc":"1.0","id":"a","method":"tools/list"}`:                       `"a"`,
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":[]}}`:    `7`,
+		`{"jsonrpc":"2.0","id":"x","method":"tools/list","params":[1]}`:          `"x"`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}`:                       `null`,
+		`{"jsonrpc":"2.0","id":1,"id":{"a":1},"method":"tools/list"}`:            `null`,
+		`{"jsonrpc":"2.0","id":{"a":1},"id":2,"method":"tools/list","params":7}`: `2`,
+	} {
+		status, got := e.post(t, body)
+		var m struct {
+			ID    json.RawMessage `json:"id"`
+			Error struct{ Code int }
+		}
+		if err := json.Unmarshal([]byte(got), &m); err != nil || status != http.StatusBadRequest || m.Error.Code != -32600 || string(m.ID) != want {
+			t.Errorf("%s: %d %s, want 400 -32600 with id %s", body, status, got, want)
+		}
 	}
 }

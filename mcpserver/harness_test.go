@@ -70,7 +70,7 @@ func (b *logBuffer) String() string {
 }
 
 // setup starts the endpoint; opts change the rooms' configuration.
-func setup(t *testing.T, opts ...func(*app.RoomsConfig)) *env {
+func setup(t testing.TB, opts ...func(*app.RoomsConfig)) *env {
 	t.Helper()
 	ctx := context.Background()
 	pool := pgtest.New(t)
@@ -153,7 +153,7 @@ type ioNopCloser struct{ *bytes.Reader }
 
 func (ioNopCloser) Close() error { return nil }
 
-func (e *env) connect(t *testing.T, side, key string) *mcp.ClientSession {
+func (e *env) connect(t testing.TB, side, key string) *mcp.ClientSession {
 	t.Helper()
 	slug := e.agents[side].AccountSlug
 	rec := recorder{key: key, into: func(b []byte) {

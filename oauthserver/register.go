@@ -70,8 +70,12 @@ func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", "client_name: "+err.Error())
 		return
 	}
-	if err := checkGrants(m.GrantTypes, m.ResponseTypes); err != nil {
-		writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", err.Error())
+	if err := checkGrants(m.GrantTypes, nil); err != nil {
+		writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", "grant_types: "+err.Error())
+		return
+	}
+	if err := checkGrants(nil, m.ResponseTypes); err != nil {
+		writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", "response_types: "+err.Error())
 		return
 	}
 	for _, f := range [][2]string{{"logo_uri", m.LogoURI}, {"client_uri", m.ClientURI}} {
@@ -116,10 +120,14 @@ func writeJSONError(w http.ResponseWriter, status int, code, description string)
 
 // describeJSONError says what is wrong with a registration that is not
 // client metadata: the member of the wrong type and what it must be, or
-// that the body is not a JSON object.
+// that the body is not a JSON object. The member is named as the client
+// wrote it: encoding/json's path starts with the embedded metadata type's
+// Go name ("ClientRegistrationMetadata.client_name"), which the client
+// never wrote.
 func describeJSONError(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
+		te.Field = strings.TrimPrefix(te.Field, reflect.TypeFor[oauthex.ClientRegistrationMetadata]().Name()+".")
 		want := "a " + te.Type.Kind().String()
 		switch te.Type.Kind() {
 		case reflect.Slice:

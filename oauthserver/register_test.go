@@ -61,3 +61,34 @@ func TestRegister(t *testing.T) {
 		t.Errorf("%d clients kept, want 1 (%v)", n, err)
 	}
 }
+
+// TestRegisterNamesTheMemberAsWritten: a refusal starts with the member
+// at fault, as the client wrote it. A member of the wrong type was named
+// by Go's path through the embedded metadata type
+// ("ClientRegistrationMetadata.client_name: must be a string"), and a
+// grant or response type Taasky does not offer by no member at all.
+func TestRegisterNamesTheMemberAsWritten(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	s, err := New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: app.NewOAuth(pool),
+		Accounts: app.NewAccounts(pool)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for body, want := range map[string]string{
+		`{"client_name":7,"redirect_uris":["https://a.example/cb"]}`:                      "client_name: must be a string (got a JSON number)",
+		`{"redirect_uris":"https://a.example/cb"}`:                                        "redirect_uris: must be an array of strings (got a JSON string)",
+		`{"redirect_uris":["https://a.example/cb"],"logo_uri":{}}`:                        "logo_uri: must be a string (got a JSON object)",
+		`{"redirect_uris":["https://a.example/cb"],"grant_types":["client_credentials"]}`: `grant_types: asks for grant type "client_credentials": Taasky offers authorization_code and refresh_token`,
+		`{"redirect_uris":["https://a.example/cb"],"response_types":["token"]}`:           `response_types: asks for response type "token": Taasky offers code`,
+	} {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest(http.MethodPost, "/oauth/register", strings.NewReader(body))
+		r.RemoteAddr = "192.0.2.1:1234"
+		s.registerClient(w, r)
+		var m map[string]string
+		if err := json.Unmarshal(w.Body.Bytes(), &m); err != nil || w.Code != http.StatusBadRequest || m["error_description"] != want {
+			t.Errorf("%s: %d %s, want 400 saying %q", body, w.Code, w.Body, want)
+		}
+	}
+}

@@ -346,3 +346,34 @@ func TestConfigKey(t *testing.T) {
 	}()
 	Config{}.Key("limits")
 }
+
+// TestBaseURLHostNotUTF8: a BASE_URL whose host holds a byte that is no
+// UTF-8 (café written by a Latin-1 editor) is refused naming the host; it
+// was taken as another host (https://xn--caf-7t7s.example, the byte read
+// as U+FFFD), in every link and as the OAuth issuer, and that URL was
+// itself refused when given back.
+func TestBaseURLHostNotUTF8(t *testing.T) {
+	for _, v := range []string{"https://caf\xe9.example", "https://\xbc", "https://%FF.example"} {
+		env := goodEnv()
+		env["BASE_URL"] = v
+		c, err := load(env, RoleWeb|RoleWorker)
+		if err == nil || !strings.HasPrefix(err.Error(), "BASE_URL: the host ") || !strings.Contains(err.Error(), "not a valid domain name") {
+			t.Errorf("BASE_URL=%q: %q, %v; want refused naming the host", v, c.BaseURL, err)
+		}
+	}
+	if got, err := BaseURL("https://café.example/"); err != nil || got != "https://xn--caf-dma.example" {
+		t.Errorf("café: %q %v", got, err)
+	}
+}
+
+// TestDatabaseURLRefusedInOneLine: a DATABASE_URL with a line break is
+// refused in one line naming it; pgconn's error quotes the value as it
+// is, and the refusal's second line named nothing.
+func TestDatabaseURLRefusedInOneLine(t *testing.T) {
+	env := goodEnv()
+	env["DATABASE_URL"] = "host=db\nport=x"
+	_, err := load(env, RoleWeb|RoleWorker)
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "DATABASE_URL: ") {
+		t.Errorf("%q", err)
+	}
+}

@@ -28,8 +28,9 @@ const minSecretKeyLen = 32
 
 func checkDatabaseURL(v string) string {
 	if _, err := pgxpool.ParseConfig(v); err != nil {
-		// pgconn's parse errors already redact the password.
-		return "is not a PostgreSQL connection string: " + err.Error()
+		// pgconn's parse errors already redact the password; they quote
+		// the value as it is, a line break too: the refusal stays one line.
+		return "is not a PostgreSQL connection string: " + strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(err.Error())
 	}
 	return ""
 }
@@ -89,6 +90,15 @@ func checkBaseURL(v string) (string, string) {
 	host := strings.ToLower(u.Host)
 	if _, err := netip.ParseAddr(u.Hostname()); err != nil {
 		ascii, err := hostASCII.ToASCII(u.Hostname())
+		if err == nil && !utf8.ValidString(u.Hostname()) {
+			// idna writes a byte that is no UTF-8 as U+FFFD, a host no
+			// one named: "https://caf\xe9.example" from a Latin-1 file was
+			// taken as https://xn--caf-7t7s.example, not café's
+			// xn--caf-dma.
+			err = errors.New("not UTF-8")
+		} else if _, again := hostASCII.ToASCII(ascii); err == nil && again != nil {
+			err = again // a host whose ASCII form is no domain name either
+		}
 		if err != nil {
 			return "", fmt.Sprintf("the host %q is not a valid domain name (%v)", u.Hostname(), err)
 		}
