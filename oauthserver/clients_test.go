@@ -91,6 +91,12 @@ func TestMetadataDocuments(t *testing.T) {
 	if _, err := s.clients.get(ctx, srv.URL+"/good", allowAll); err != nil || hits.Load() != 1 {
 		t.Errorf("a fresh document was fetched again (%d fetches): %v", hits.Load(), err)
 	}
+	// Past its max-age, the document is fetched again.
+	s.clients.now = func() time.Time { return time.Now().Add(3 * time.Minute) }
+	if c, err := s.clients.get(ctx, srv.URL+"/good", allowAll); err != nil || hits.Load() != 2 || c.Name != "Good Assistant" {
+		t.Errorf("a stale document: %+v, %v (%d fetches), want it fetched again", c, err, hits.Load())
+	}
+	s.clients.now = time.Now
 
 	for path, want := range map[string]string{
 		"/big":           "larger than 16 KiB",
