@@ -139,6 +139,13 @@ func TestParamsOfTheWrongTypeInOneLine(t *testing.T) {
 			t.Errorf("%s: %d %s, want 400 %s", body, status, got, want)
 		}
 	}
+	// A notification (no id, or null) gets no JSON-RPC answer: the 400
+	// says it, without a message that answers no request.
+	for _, body := range []string{`{"jsonrpc":"2.0","method":"nope"}`, `{"jsonrpc":"2.0","id":null,"method":"nope"}`} {
+		if status, got := e.post(t, body); status != http.StatusBadRequest || strings.Contains(got, `"jsonrpc"`) || !strings.Contains(got, `"nope"`) {
+			t.Errorf("%s: %d %s, want 400 naming the method, no JSON-RPC message", body, status, got)
+		}
+	}
 	body := `{"jsonrpc":"2.0","id":12,"method":"nope","params":{` + meta + `}}`
 	if status, got := e.postAs(t, "2026-07-28", body); status != http.StatusNotFound ||
 		got != `{"error":{"code":-32601,"message":"method not found: \"nope\""},"id":12,"jsonrpc":"2.0"}` {
