@@ -141,9 +141,14 @@ func TestParamsOfTheWrongTypeInOneLine(t *testing.T) {
 	}
 	// A notification (no id, or null) gets no JSON-RPC answer: the 400
 	// says it, without a message that answers no request.
-	for _, body := range []string{`{"jsonrpc":"2.0","method":"nope"}`, `{"jsonrpc":"2.0","id":null,"method":"nope"}`} {
-		if status, got := e.post(t, body); status != http.StatusBadRequest || strings.Contains(got, `"jsonrpc"`) || !strings.Contains(got, `"nope"`) {
-			t.Errorf("%s: %d %s, want 400 naming the method, no JSON-RPC message", body, status, got)
+	for body, want := range map[string]string{
+		`{"jsonrpc":"2.0","method":"nope"}`:                             `"nope"`,
+		`{"jsonrpc":"2.0","id":null,"method":"nope"}`:                   `"nope"`,
+		`{"jsonrpc":"2.0","method":"notifications/progress"}`:           `"params"`,
+		`{"jsonrpc":"2.0","id":null,"method":"notifications/progress"}`: `"params"`,
+	} {
+		if status, got := e.post(t, body); status != http.StatusBadRequest || strings.Contains(got, `"jsonrpc"`) || !strings.Contains(got, want) {
+			t.Errorf("%s: %d %s, want 400 naming %s, no JSON-RPC message", body, status, got, want)
 		}
 	}
 	body := `{"jsonrpc":"2.0","id":12,"method":"nope","params":{` + meta + `}}`
