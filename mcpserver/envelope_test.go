@@ -156,6 +156,12 @@ func TestParamsOfTheWrongTypeInOneLine(t *testing.T) {
 		got != `{"error":{"code":-32601,"message":"method not found: \"nope\""},"id":12,"jsonrpc":"2.0"}` {
 		t.Errorf("%s: %d %s, want 404 -32601", body, status, got)
 	}
+	// A body past MaxBody is refused for its size (413), whatever its
+	// params hold.
+	big := `{"jsonrpc":"2.0","id":11,"method":"tools/list","params":{"cursor":7,"pad":"` + strings.Repeat("x", MaxBody) + `"}}`
+	if status, got := e.post(t, big); status != http.StatusRequestEntityTooLarge || strings.Contains(got, "cursor") {
+		t.Errorf("a body past MaxBody with a cursor of the wrong type: %d %.200s, want 413 saying its size", status, got)
+	}
 	// Params of the right types, and errors that are not about types,
 	// are still go-sdk's.
 	for body, want := range map[string]string{
