@@ -48,6 +48,11 @@ func TestPace(t *testing.T) {
 	if err := (Pace{}).Check(&Room{Round: 1 << 20}, SideA, VerdictCounter, t0, t0); err != nil {
 		t.Errorf("the zero Pace refused: %v", err)
 	}
+	// Without a cool-down, a node whose clock reads before the side's last
+	// counter still takes the next one.
+	if err := (Pace{}).Check(&Room{Round: 2}, SideA, VerdictCounter, t0, t0.Add(-time.Second)); err != nil {
+		t.Errorf("the zero Pace refused a counter on a clock behind: %v", err)
+	}
 	n, at := p.Next(r, SideA, t0, t0.Add(time.Second))
 	if at == nil || !at.Equal(t0.Add(2*time.Second)) || slices.Contains(n.Verdicts, VerdictCounter) {
 		t.Errorf("Next in the cool-down: %v %v", n, at)
