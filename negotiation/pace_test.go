@@ -54,7 +54,8 @@ func TestPace(t *testing.T) {
 		t.Errorf("the zero Pace refused a counter on a clock behind: %v", err)
 	}
 	n, at := p.Next(r, SideA, t0, t0.Add(time.Second))
-	if at == nil || !at.Equal(t0.Add(2*time.Second)) || slices.Contains(n.Verdicts, VerdictCounter) {
+	if at == nil || !at.Equal(t0.Add(2*time.Second)) || slices.Contains(n.Verdicts, VerdictCounter) ||
+		!strings.HasSuffix(n.Say, " You may counter again from 2026-12-01T09:00:02Z.") {
 		t.Errorf("Next in the cool-down: %v %v", n, at)
 	}
 	capped := *r
