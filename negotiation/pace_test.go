@@ -58,6 +58,21 @@ func TestPace(t *testing.T) {
 		!strings.HasSuffix(n.Say, " You may counter again from 2026-12-01T09:00:02Z.") {
 		t.Errorf("Next in the cool-down: %v %v", n, at)
 	}
+	// A room due to close takes nothing more, and says why.
+	draft := &Room{State: StateDraft, ExpiresAt: t0.Add(time.Hour), Deadline: t0.Add(DefaultDeadline)}
+	lapsed := *r
+	for _, c := range []struct {
+		r    *Room
+		want string
+	}{
+		{draft, "The invitation has expired: the room is closing (" + string(ClosedExpired) + ")"},
+		{&lapsed, "The deadline has passed: the room is closing (" + string(ClosedLapsed) + ")"},
+	} {
+		n, at := p.Next(c.r, SideA, time.Time{}, t0.Add(DefaultDeadline))
+		if at != nil || len(n.Verdicts) != 0 || !strings.HasPrefix(n.Say, c.want) {
+			t.Errorf("Next of a room due to close: %v %v, want no verdict, saying %q", n, at, c.want)
+		}
+	}
 	capped := *r
 	capped.Round = 4
 	n, at = p.Next(&capped, SideA, time.Time{}, t0)
