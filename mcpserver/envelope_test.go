@@ -165,9 +165,10 @@ func TestParamsOfTheWrongTypeInOneLine(t *testing.T) {
 	// Params of the right types, and errors that are not about types,
 	// are still go-sdk's.
 	for body, want := range map[string]string{
-		`{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"cursor":""}}`:       `"negotiation_read"`,
-		`{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"x://y"}}`: `"message":"Resource not found"`,
-		`{"jsonrpc":"2.0","id":10,"method":"ping","params":{}}`:                       `"result":{}`,
+		`{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"cursor":""}}`:                    `"negotiation_read"`,
+		`{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"x://y"}}`:              `"message":"Resource not found"`,
+		`{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"x://y","cursor":"c"}}`: `"message":"Resource not found"`,
+		`{"jsonrpc":"2.0","id":10,"method":"ping","params":{}}`:                                    `"result":{}`,
 	} {
 		if status, got := e.post(t, body); status != http.StatusOK || !strings.Contains(got, want) {
 			t.Errorf("%s: %d %s, want %s", body, status, got, want)
