@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/taasky/taasky/internal/metricstest"
 )
 
 // snapshot is every room's stored state, to show a refusal changed nothing.
@@ -247,6 +249,7 @@ func TestArgumentsBeyondTheDecoder(t *testing.T) {
 		{"negotiation_open", `{"subject_schema":` + deep + `}`, "subject_schema: nested too deep (a call nests at most 1000 levels)"},
 		{"negotiation_open", `{"subject_schema":` + schema + `,"limits":{"n":` + strings.Repeat(`{"a":`, 1000) + "1" + strings.Repeat("}", 1000) + `}}`, "limits: nested too deep (a call nests at most 1000 levels)"},
 	}
+	counted := metricstest.Scrape(t, e.url+"/metrics")
 	for _, c := range cases {
 		res, err := e.sessions["a"].CallTool(e.ctx, &mcp.CallToolParams{Name: c.tool, Arguments: json.RawMessage(c.args)})
 		if err != nil {
@@ -254,6 +257,16 @@ func TestArgumentsBeyondTheDecoder(t *testing.T) {
 		}
 		if !res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != c.want {
 			t.Errorf("%s %.80s: %q, want the tool error %q", c.tool, c.args, res.Content[0].(*mcp.TextContent).Text, c.want)
+		}
+	}
+	// Refused before go-sdk reads them, they are counted as any refused
+	// call is, by their tool.
+	after := metricstest.Scrape(t, e.url+"/metrics")
+	for tool, want := range map[string]float64{"negotiation_read": 2, "negotiation_propose": 2, "negotiation_open": 3} {
+		got := after.Get(t, "taasky_mcp_calls_total", "tool", tool, "outcome", "refused") -
+			counted.Get(t, "taasky_mcp_calls_total", "tool", tool, "outcome", "refused")
+		if got != want {
+			t.Errorf("%s: %v calls counted refused, want %v", tool, got, want)
 		}
 	}
 	// 1e-400 is 0 to every decoder: the handler's own rule answers.
@@ -265,8 +278,12 @@ func TestArgumentsBeyondTheDecoder(t *testing.T) {
 	}
 	e.must(t, "a", "negotiation_read", map[string]any{"room_token": ta}) // the session still works
 	// A message that is no call (an object for its id), or a body past
-	// 1 MiB, is go-sdk's to refuse.
+	// 1 MiB, is go-sdk's to refuse; a call of exactly 1 MiB is still
+	// refused as any call with a number past float64 is.
+	head, tail := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"negotiation_read","arguments":{"room_token":"`, `","wait_seconds":1e400}}}`
+	atLimit := head + strings.Repeat("x", MaxBody-len(head)-len(tail)) + tail
 	for body, want := range map[string]int{
+		atLimit: http.StatusOK,
 		`{"jsonrpc":"2.0","id":{"a":1},"method":"tools/call","params":{"name":"negotiation_read","arguments":{"room_token":1e400}}}`:                                               http.StatusBadRequest,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"negotiation_read","arguments":{"room_token":"` + strings.Repeat("x", 1<<20) + `","wait_seconds":1e400}}}`: http.StatusRequestEntityTooLarge,
 	} {
@@ -278,7 +295,11 @@ func TestArgumentsBeyondTheDecoder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		got, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		if body == atLimit && !strings.Contains(string(got), `"text":"wait_seconds: the number 1e400 is out of range`) {
+			t.Errorf("a call of 1 MiB with 1e400: %s, want the tool error saying it is out of range", got)
+		}
 		if resp.StatusCode != want {
 			t.Errorf("%.60s…: HTTP %d, want %d", body, resp.StatusCode, want)
 		}

@@ -139,17 +139,36 @@ func TestParamsOfTheWrongTypeInOneLine(t *testing.T) {
 			t.Errorf("%s: %d %s, want 400 %s", body, status, got, want)
 		}
 	}
+	// A notification (no id, or null) gets no JSON-RPC answer: the 400
+	// says it, without a message that answers no request.
+	for body, want := range map[string]string{
+		`{"jsonrpc":"2.0","method":"nope"}`:                             `"nope"`,
+		`{"jsonrpc":"2.0","id":null,"method":"nope"}`:                   `"nope"`,
+		`{"jsonrpc":"2.0","method":"notifications/progress"}`:           `"params"`,
+		`{"jsonrpc":"2.0","id":null,"method":"notifications/progress"}`: `"params"`,
+	} {
+		if status, got := e.post(t, body); status != http.StatusBadRequest || strings.Contains(got, `"jsonrpc"`) || !strings.Contains(got, want) {
+			t.Errorf("%s: %d %s, want 400 naming %s, no JSON-RPC message", body, status, got, want)
+		}
+	}
 	body := `{"jsonrpc":"2.0","id":12,"method":"nope","params":{` + meta + `}}`
 	if status, got := e.postAs(t, "2026-07-28", body); status != http.StatusNotFound ||
 		got != `{"error":{"code":-32601,"message":"method not found: \"nope\""},"id":12,"jsonrpc":"2.0"}` {
 		t.Errorf("%s: %d %s, want 404 -32601", body, status, got)
 	}
+	// A body past MaxBody is refused for its size (413), whatever its
+	// params hold.
+	big := `{"jsonrpc":"2.0","id":11,"method":"tools/list","params":{"cursor":7,"pad":"` + strings.Repeat("x", MaxBody) + `"}}`
+	if status, got := e.post(t, big); status != http.StatusRequestEntityTooLarge || strings.Contains(got, "cursor") {
+		t.Errorf("a body past MaxBody with a cursor of the wrong type: %d %.200s, want 413 saying its size", status, got)
+	}
 	// Params of the right types, and errors that are not about types,
 	// are still go-sdk's.
 	for body, want := range map[string]string{
-		`{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"cursor":""}}`:       `"negotiation_read"`,
-		`{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"x://y"}}`: `"message":"Resource not found"`,
-		`{"jsonrpc":"2.0","id":10,"method":"ping","params":{}}`:                       `"result":{}`,
+		`{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"cursor":""}}`:                    `"negotiation_read"`,
+		`{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"x://y"}}`:              `"message":"Resource not found"`,
+		`{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"x://y","cursor":"c"}}`: `"message":"Resource not found"`,
+		`{"jsonrpc":"2.0","id":10,"method":"ping","params":{}}`:                                    `"result":{}`,
 	} {
 		if status, got := e.post(t, body); status != http.StatusOK || !strings.Contains(got, want) {
 			t.Errorf("%s: %d %s, want %s", body, status, got, want)

@@ -133,6 +133,15 @@ func TestTempoOf(t *testing.T) {
 	if got := TempoOf(events[6:], DefaultTempo); got != DefaultTempo {
 		t.Errorf("TempoOf with nothing answered: %+v", got)
 	}
+	// A decision stamped before its request (a node's clock behind) tells
+	// nothing of how long the human took.
+	skewed := []Event{
+		{Kind: EventRequest, ConfirmationID: "5", At: t0},
+		{Kind: EventDecide, ConfirmationID: "5", At: t0.Add(-10 * time.Second)},
+	}
+	if got := TempoOf(skewed, DefaultTempo); got != DefaultTempo {
+		t.Errorf("TempoOf of a decision before its request: %+v", got)
+	}
 }
 
 func TestWindow(t *testing.T) {

@@ -48,9 +48,30 @@ func TestPace(t *testing.T) {
 	if err := (Pace{}).Check(&Room{Round: 1 << 20}, SideA, VerdictCounter, t0, t0); err != nil {
 		t.Errorf("the zero Pace refused: %v", err)
 	}
+	// Without a cool-down, a node whose clock reads before the side's last
+	// counter still takes the next one.
+	if err := (Pace{}).Check(&Room{Round: 2}, SideA, VerdictCounter, t0, t0.Add(-time.Second)); err != nil {
+		t.Errorf("the zero Pace refused a counter on a clock behind: %v", err)
+	}
 	n, at := p.Next(r, SideA, t0, t0.Add(time.Second))
-	if at == nil || !at.Equal(t0.Add(2*time.Second)) || slices.Contains(n.Verdicts, VerdictCounter) {
+	if at == nil || !at.Equal(t0.Add(2*time.Second)) || slices.Contains(n.Verdicts, VerdictCounter) ||
+		!strings.HasSuffix(n.Say, " You may counter again from 2026-12-01T09:00:02Z.") {
 		t.Errorf("Next in the cool-down: %v %v", n, at)
+	}
+	// A room due to close takes nothing more, and says why.
+	draft := &Room{State: StateDraft, ExpiresAt: t0.Add(time.Hour), Deadline: t0.Add(DefaultDeadline)}
+	lapsed := *r
+	for _, c := range []struct {
+		r    *Room
+		want string
+	}{
+		{draft, "The invitation has expired: the room is closing (" + string(ClosedExpired) + ")"},
+		{&lapsed, "The deadline has passed: the room is closing (" + string(ClosedLapsed) + ")"},
+	} {
+		n, at := p.Next(c.r, SideA, time.Time{}, t0.Add(DefaultDeadline))
+		if at != nil || len(n.Verdicts) != 0 || !strings.HasPrefix(n.Say, c.want) {
+			t.Errorf("Next of a room due to close: %v %v, want no verdict, saying %q", n, at, c.want)
+		}
 	}
 	capped := *r
 	capped.Round = 4

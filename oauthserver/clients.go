@@ -53,7 +53,7 @@ func newMetadataClient(allowPrivate bool, base http.RoundTripper) *http.Client {
 	}
 	return &http.Client{Timeout: metadataTimeout, Transport: base,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 3 {
+			if len(via) > 3 { // via holds the first request and each redirect followed
 				return errors.New("more than 3 redirects")
 			}
 			if req.URL.Scheme != "https" {

@@ -91,6 +91,12 @@ func TestMetadataDocuments(t *testing.T) {
 	if _, err := s.clients.get(ctx, srv.URL+"/good", allowAll); err != nil || hits.Load() != 1 {
 		t.Errorf("a fresh document was fetched again (%d fetches): %v", hits.Load(), err)
 	}
+	// Past its max-age, the document is fetched again.
+	s.clients.now = func() time.Time { return time.Now().Add(3 * time.Minute) }
+	if c, err := s.clients.get(ctx, srv.URL+"/good", allowAll); err != nil || hits.Load() != 2 || c.Name != "Good Assistant" {
+		t.Errorf("a stale document: %+v, %v (%d fetches), want it fetched again", c, err, hits.Load())
+	}
+	s.clients.now = time.Now
 
 	for path, want := range map[string]string{
 		"/big":           "larger than 16 KiB",
@@ -203,3 +209,43 @@ func TestTokenEndpointsFetchNoDocument(t *testing.T) {
 
 // allowAll lets clients.get fetch every document.
 func allowAll() error { return nil }
+
+// TestMetadataDocumentRedirects: a document is fetched through at most 3
+// redirects (each to https); a fourth is refused, naming the rule, and
+// nothing is kept.
+func TestMetadataDocumentRedirects(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	var srv *httptest.Server
+	mux := http.NewServeMux()
+	// /hops/{n}/{left} redirects left more times, then serves the document
+	// of /hops/{n}/{n}, the URL first fetched.
+	mux.HandleFunc("/hops/{n}/{left}", func(w http.ResponseWriter, r *http.Request) {
+		n, left := r.PathValue("n"), r.PathValue("left")
+		if left != "0" {
+			next := int(left[0]-'0') - 1
+			http.Redirect(w, r, fmt.Sprintf("%s/hops/%s/%d", srv.URL, n, next), http.StatusFound)
+			return
+		}
+		fmt.Fprintf(w, `{"client_id":%q,"client_name":"Moved Assistant","redirect_uris":["https://a.example/cb"]}`, srv.URL+"/hops/"+n+"/"+n)
+	})
+	srv = httptest.NewTLSServer(mux)
+	t.Cleanup(srv.Close)
+	state := app.NewOAuth(pool)
+	s, err := New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: state, Accounts: app.NewAccounts(pool),
+		MetadataTransport: srv.Client().Transport})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if c, err := s.clients.get(ctx, srv.URL+"/hops/3/3", allowAll); err != nil || c.Name != "Moved Assistant" {
+		t.Errorf("a document 3 redirects away: %+v, %v", c, err)
+	}
+	id := srv.URL + "/hops/4/4"
+	if _, err := s.clients.get(ctx, id, allowAll); app.ErrorCodeOf(err) != app.ErrInvalid || !strings.Contains(err.Error(), "more than 3 redirects") {
+		t.Errorf("a document 4 redirects away: %v, want ErrInvalid naming the 3 redirects", err)
+	}
+	if _, err := state.Client(ctx, id); app.ErrorCodeOf(err) != app.ErrNotFound {
+		t.Errorf("a document 4 redirects away was kept: %v", err)
+	}
+}

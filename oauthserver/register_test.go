@@ -19,7 +19,7 @@ func TestRegister(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.New(t)
 	s, err := New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: app.NewOAuth(pool),
-		Accounts: app.NewAccounts(pool), RegisterLimit: ratelimit.Limit{Rate: 0.001, Burst: 8}})
+		Accounts: app.NewAccounts(pool), RegisterLimit: ratelimit.Limit{Rate: 0.001, Burst: 9}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,8 @@ func TestRegister(t *testing.T) {
 		_ = json.Unmarshal(w.Body.Bytes(), &m)
 		return w.Code, m
 	}
-	code, m := post(`{"client_name":"Cursor","application_type":"native","redirect_uris":["cursor://anysphere.cursor-mcp/oauth/callback"],"token_endpoint_auth_method":"client_secret_basic"}`)
+	code, m := post(`{"client_name":"Cursor","application_type":"native","redirect_uris":["cursor://anysphere.cursor-mcp/oauth/callback"],"token_endpoint_auth_method":"client_secret_basic",` +
+		`"grant_types":["authorization_code","refresh_token"],"response_types":["code"]}`)
 	if code != 201 || m["token_endpoint_auth_method"] != "none" || m["client_secret"] != nil || !strings.HasPrefix(m["client_id"].(string), "tsc_") {
 		t.Fatalf("register: %d %v", code, m)
 	}
@@ -45,6 +46,7 @@ func TestRegister(t *testing.T) {
 		`{"redirect_uris":["http://evil.example/cb"]}`:                                    "invalid_redirect_uri",
 		`{"redirect_uris":["https://a.example/cb#frag"]}`:                                 "invalid_redirect_uri",
 		`{"redirect_uris":["https://a.example/cb"],"grant_types":["client_credentials"]}`: "invalid_client_metadata",
+		`{"redirect_uris":["https://a.example/cb"],"response_types":["token"]}`:           "invalid_client_metadata",
 		`{"redirect_uris":["https://a.example/cb"],"scope":"admin"}`:                      "invalid_client_metadata",
 		`{"redirect_uris":["https://a.example/cb"],"logo_uri":"http://a.example/l.png"}`:  "invalid_client_metadata",
 	} {

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/taasky/taasky/app"
 )
@@ -46,5 +47,31 @@ func TestGeneralTokenAtItsAccountsURL(t *testing.T) {
 	specific, _ := exchangeCode(t, e, e.post, "old-client")
 	if _, err := e.s.AuthenticateAccessToken(e.ctx, specific, "http://taasky.test/mcp"); app.ErrorCodeOf(err) != app.ErrUnauthorized {
 		t.Errorf("a token for /mcp/acme at /mcp: %v, want unauthorized", err)
+	}
+}
+
+// TestExpiredAccessTokenIsRefused: an access token past its lifespan is
+// refused at the door, told to refresh; one Taasky never issued is told
+// it is not valid.
+func TestExpiredAccessTokenIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newAcme(t)
+	var err error
+	if e.s, err = New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: e.state, Accounts: e.accounts,
+		AccessTokenLifespan: time.Nanosecond}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.state.SaveClient(e.ctx, app.OAuthClient{ID: "c", Kind: app.OAuthClientRegistered, Name: "C",
+		RedirectURIs: []string{"http://127.0.0.1:9999/cb"}}); err != nil {
+		t.Fatal(err)
+	}
+	access, _ := exchangeCode(t, e, mounted(t, e.s), "c")
+	ag, err := e.s.AuthenticateAccessToken(e.ctx, access, "http://taasky.test/mcp/acme")
+	if app.ErrorCodeOf(err) != app.ErrUnauthorized || !strings.Contains(err.Error(), "expired; refresh it") {
+		t.Errorf("an expired access token: %+v %v, want unauthorized, told to refresh", ag, err)
+	}
+	ag, err = e.s.AuthenticateAccessToken(e.ctx, "ory_at_never.issued", "http://taasky.test/mcp/acme")
+	if app.ErrorCodeOf(err) != app.ErrUnauthorized || !strings.Contains(err.Error(), "is not valid") {
+		t.Errorf("a token never issued: %+v %v, want unauthorized, not valid", ag, err)
 	}
 }

@@ -138,6 +138,7 @@ func TestAuthorizeRefusesWhatCanNeverWork(t *testing.T) {
 		{"redirect_uri", "http://127.0.0.1:99999/cb"},
 		{"redirect_uri", "http://127.0.0.1:0/cb"},
 		{"redirect_uri", "https:evil.example"}, // registered before registration refused it
+		{"client_id", ""},
 	} {
 		loc, err := s.Approve(ctx, params(bad...), alice.ID, "acme")
 		if app.ErrorCodeOf(err) != app.ErrInvalid || !strings.Contains(err.Error(), bad[0]) || loc != "" {
