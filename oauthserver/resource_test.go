@@ -75,3 +75,42 @@ func TestExpiredAccessTokenIsRefused(t *testing.T) {
 		t.Errorf("a token never issued: %+v %v, want unauthorized, not valid", ag, err)
 	}
 }
+
+// TestGeneralTokenOfAMemberWhoLeft: a token for /mcp whose person has left
+// the account is refused at the account's own URL as at /mcp, not taken
+// there for the agent that no longer acts for anyone.
+func TestGeneralTokenOfAMemberWhoLeft(t *testing.T) {
+	t.Parallel()
+	e := acmeWithClient(t, "old-client")
+	if err := e.accounts.AddMemberAsOperator(e.ctx, "acme", "bob@example.test", app.MemberRoleMember); err != nil {
+		t.Fatal(err)
+	}
+	bob, err := e.accounts.UserByEmail(e.ctx, "bob@example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifier, challenge := pkceS256()
+	loc, err := e.s.Approve(e.ctx, url.Values{"response_type": {"code"}, "client_id": {"old-client"}, "redirect_uri": {"http://127.0.0.1:9999/cb"},
+		"code_challenge": {challenge}, "code_challenge_method": {"S256"}}, bob.ID, "acme")
+	u, _ := url.Parse(loc)
+	if err != nil || u.Query().Get("code") == "" {
+		t.Fatalf("approve without a resource: %q %v", loc, err)
+	}
+	status, tok := e.token(url.Values{"grant_type": {"authorization_code"}, "code": {u.Query().Get("code")},
+		"redirect_uri": {"http://127.0.0.1:9999/cb"}, "code_verifier": {verifier}})
+	general, _ := tok["access_token"].(string)
+	if status != http.StatusOK || general == "" {
+		t.Fatalf("token: %d %v", status, tok)
+	}
+	if _, err := e.s.AuthenticateAccessToken(e.ctx, general, "http://taasky.test/mcp/acme"); err != nil {
+		t.Fatalf("bob's token for /mcp at acme's URL: %v", err)
+	}
+	if err := e.accounts.RemoveMemberAsOperator(e.ctx, "acme", "bob@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	for _, resource := range []string{"http://taasky.test/mcp", "http://taasky.test/mcp/acme"} {
+		if ag, err := e.s.AuthenticateAccessToken(e.ctx, general, resource); app.ErrorCodeOf(err) != app.ErrUnauthorized {
+			t.Errorf("the token of a member who left, at %s: %+v %v, want unauthorized", resource, ag, err)
+		}
+	}
+}
