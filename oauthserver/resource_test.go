@@ -114,3 +114,24 @@ func TestGeneralTokenOfAMemberWhoLeft(t *testing.T) {
 		}
 	}
 }
+
+// TestDatabaseFailureIsNotInvalidClient: when Taasky cannot read the
+// client for a reason other than the database being away (here its pool
+// closed, as at a shutdown), the token and revocation endpoints answer
+// 500 server_error, never 401 invalid_client: on that answer an MCP
+// client throws its registration and tokens away and asks its person to
+// connect again (fosite makes any failure of GetClient invalid_client).
+func TestDatabaseFailureIsNotInvalidClient(t *testing.T) {
+	t.Parallel()
+	e := acmeWithClient(t, "c")
+	_, refresh := exchangeCode(t, e, e.post, "c")
+	e.pool.Close()
+	status, body := e.token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}})
+	if status != http.StatusInternalServerError || body["error"] != "server_error" {
+		t.Errorf("a refresh while the database failed: %d %v, want 500 server_error", status, body)
+	}
+	status, body = e.post(http.MethodPost, "/oauth/revoke", "application/x-www-form-urlencoded", url.Values{"token": {refresh}, "client_id": {"c"}}.Encode())
+	if status != http.StatusInternalServerError || body["error"] != "server_error" {
+		t.Errorf("a revocation while the database failed: %d %v, want 500 server_error", status, body)
+	}
+}

@@ -47,6 +47,9 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		s.retryLater(w, r, "token", err)
 		return
 	}
+	if s.failed(w, r, "token", err) {
+		return
+	}
 	if err != nil {
 		switch g := r.PostForm.Get("grant_type"); {
 		case g != "" && g != "authorization_code" && g != "refresh_token":
@@ -202,6 +205,8 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	case unavailable(err):
 		s.retryLater(w, r, "revoke", err)
 		return
+	case s.failed(w, r, "revoke", err):
+		return
 	case errors.Is(err, fosite.ErrTemporarilyUnavailable):
 		s.log.ErrorContext(r.Context(), "oauth revoke: the token could not be revoked (the database failed)")
 		w.Header().Set("Retry-After", "5")
@@ -256,6 +261,20 @@ func (s *Server) retryLater(w http.ResponseWriter, r *http.Request, endpoint str
 	w.Header().Set("Retry-After", "5")
 	writeJSONError(w, http.StatusServiceUnavailable, "temporarily_unavailable",
 		"Taasky's database did not answer just now (restarting, switching to its standby, or out of connections): send the same request again in a few seconds")
+}
+
+// failed answers a request whose client or grant Taasky could not read
+// for another reason than the database being away (unavailable): 500
+// server_error, logged at ERROR with its cause. fosite would answer a
+// failure to read the client 401 invalid_client, on which an MCP client
+// throws its registration away. It reports whether it answered.
+func (s *Server) failed(w http.ResponseWriter, r *http.Request, endpoint string, err error) bool {
+	if _, ok := errors.AsType[*storageFailure](err); !ok {
+		return false
+	}
+	s.logRefusal(r.Context(), endpoint, err)
+	writeJSONError(w, http.StatusInternalServerError, "server_error", "Taasky could not read this request's client or grant just now: the failure is Taasky's, and logged; try again later")
+	return true
 }
 
 // logRefusal logs what went wrong without what was sent (a code, a
