@@ -13,9 +13,9 @@ import (
 // Retention deletes the personal data that has served its purpose
 // (jobs.PurgeWorker, hourly): delivery log lines (recipients' addresses,
 // push services' hosts), one-tap link tokens of rooms that ended,
-// webhook messages (their payloads) with their attempts once final, and
-// OAuth client registrations no person ever granted, the marks of
-// limits older than negotiation.NoDealMarksKept (limit_marks), the caps'
+// webhook messages (their payloads) with their attempts once final, the
+// mail the dev outbox kept (its one-tap links), and OAuth client
+// registrations no person ever granted, the marks of limits older than negotiation.NoDealMarksKept (limit_marks), the caps'
 // counts (invitation mails, sign-ups) past the day they count, and the people's
 // sessions past their end (PurgeExpiredSessions); and it
 // forgets the person's address of rooms that ended (the seat's and the
@@ -71,7 +71,8 @@ type addressCursor struct {
 type RetentionPeriods struct {
 	// DeliveryLog: a delivery log line (a user's, or a person's in a
 	// room), from its creation. Every delivery job has finished within
-	// hours (8 attempts at most), so a line that old is final.
+	// hours (8 attempts at most), so a line that old is final. And a
+	// mail the dev outbox kept, from when it was (purgeOutbox).
 	DeliveryLog time.Duration
 	// OneTap: a one-tap token, from the end of its room (the room row's
 	// last update once agreed or closed): until then a late tap still
@@ -117,6 +118,7 @@ const (
 	purgeAccountsPerStatement  = 100  // × purgePerAccount cap counts
 	purgePerAccount            = 200
 	purgeSignupsPerStatement   = 1000
+	purgeOutboxPerStatement    = 200 // dev outbox messages looked at (a mail, up to some tens of KiB each)
 )
 
 // capCountsKept is how long the caps' counts (the invitation mails of an
@@ -168,6 +170,7 @@ func (r *Retention) PurgeOld(ctx context.Context, now, end time.Time) (map[strin
 	for _, s := range []step{
 		{"notification_deliveries", r.periods.DeliveryLog, r.purgeDeliveryLog},
 		{"person_deliveries", r.periods.DeliveryLog, r.purgePersonDeliveries},
+		{"dev_outbox", r.periods.DeliveryLog, r.purgeOutbox},
 		{"onetap_tokens", r.periods.OneTap, r.purgeOneTaps},
 		{"person_addresses", r.periods.OneTap, r.forgetSeatAddresses},
 		{"person_addresses", r.periods.OneTap, r.forgetInviteAddresses},
@@ -231,6 +234,37 @@ func (r *Retention) purgeDeliveryLog(ctx context.Context, before, end time.Time)
 		if most < purgePerUser { // else the same users again: one has more
 			after = *last
 		}
+	}
+	return total, nil
+}
+
+// purgeOutbox deletes the mail the dev outbox kept (taasky dev, or a
+// serve without SMTP_URL, which shows it nowhere) before before, from the
+// oldest (the primary key: ids grow with the time a mail was kept), a
+// window of rows per statement, until a window holds none that old (the
+// rest are newer; a window holding some, and some a little newer that
+// two deliveries at once wrote out of order, goes on). No cursor: what it
+// deleted is not read again.
+//
+// Its period is the delivery log's (RetentionPeriods.DeliveryLog), from
+// when the mail was kept: the setting that bounds its one-tap links' use.
+// A link confirms terms only while its room is open, and a room closes at
+// its deadline, at most negotiation.MaxDeadline (90 days) after it opened,
+// which was before the mail: the default period, 90 days, outlives every
+// link a mail carries (a shorter one deletes the mail sooner, as it does
+// the log line of its sending). RetentionPeriods.OneTap counts from the
+// end of a room, which the outbox does not know: 30 days from the mail
+// would delete it while a room open longer still takes its link.
+func (r *Retention) purgeOutbox(ctx context.Context, before, end time.Time) (int, error) {
+	var after int64
+	total := 0
+	for r.clock().Before(end) {
+		last, n, err := purgeOutbox(ctx, r.pool, after, before, purgeOutboxPerStatement)
+		total += n
+		if err != nil || last == nil || n == 0 {
+			return total, err
+		}
+		after = *last
 	}
 	return total, nil
 }

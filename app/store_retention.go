@@ -127,6 +127,21 @@ func purgeSignups(ctx context.Context, q querier, before time.Time, limit int) (
 	return int(tag.RowsAffected()), nil
 }
 
+// purgeOutboxSQL deletes, of the dev outbox's first $3 messages after id
+// $1 (the primary key), those kept before $2. It says the last id it
+// looked at (NULL: none left) and how many it deleted.
+const purgeOutboxSQL = `WITH w AS (SELECT id, created_at FROM dev_outbox WHERE id > $1 ORDER BY id LIMIT $3),
+	gone AS (DELETE FROM dev_outbox o USING w WHERE o.id = w.id AND w.created_at < $2 RETURNING 1)
+	SELECT (SELECT max(id) FROM w), (SELECT count(*) FROM gone)`
+
+// purgeOutbox runs purgeOutboxSQL.
+func purgeOutbox(ctx context.Context, q querier, after int64, before time.Time, limit int) (last *int64, deleted int, err error) {
+	if err := q.QueryRow(ctx, purgeOutboxSQL, after, before, limit).Scan(&last, &deleted); err != nil {
+		return nil, 0, fmt.Errorf("purgeOutbox: %w", err)
+	}
+	return last, deleted, nil
+}
+
 // firstRoomFrom is the first room with an id from from and below below,
 // and when it opened; ok false if there is none (by the primary key).
 func firstRoomFrom(ctx context.Context, q querier, from, below int64) (id int64, opened time.Time, ok bool, err error) {

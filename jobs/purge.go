@@ -17,8 +17,8 @@ import (
 // codes and tokens past their lifetime (a rotated refresh token is kept
 // until then, so that its reuse is still caught), the people's sessions
 // past their end, and the personal data
-// past its retention period (OldData: delivery logs, one-tap tokens,
-// webhook messages, the person's address of rooms that ended; and the
+// past its retention period (OldData: delivery logs, the dev outbox's
+// mail, one-tap tokens, webhook messages, the person's address of rooms that ended; and the
 // marks of limits and the caps' counts past theirs). One River periodic job (PurgeJob), inserted by the
 // leader every PurgeInterval.
 type PurgeArgs struct{}

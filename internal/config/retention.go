@@ -14,7 +14,8 @@ import (
 type Retention struct {
 	// DeliveryLog: lines of the delivery logs (a user's, and a person's
 	// per room), counted from the line's creation (RETAIN_DELIVERY_LOG_DAYS,
-	// default 90 days).
+	// default 90 days); and the mail the dev outbox kept (no SMTP_URL),
+	// from when it was kept.
 	DeliveryLog time.Duration
 	// OneTap: one-tap link tokens, and the address of the person who
 	// answered in the browser (and the invitation's), counted from the end
