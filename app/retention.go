@@ -15,9 +15,10 @@ import (
 // push services' hosts), one-tap link tokens of rooms that ended,
 // webhook messages (their payloads) with their attempts once final, the
 // mail the dev outbox kept (its one-tap links), and OAuth client
-// registrations no person ever granted, the marks of limits older than negotiation.NoDealMarksKept (limit_marks), the caps'
-// counts (invitation mails, sign-ups) past the day they count, and the people's
-// sessions past their end (PurgeExpiredSessions); and it
+// registrations no person ever granted, the marks of limits older than
+// negotiation.NoDealMarksKept (limit_marks), the caps' counts (invitation
+// mails, sign-ups) past the day they count, and the people's sessions
+// past their end (PurgeExpiredSessions); and it
 // forgets the person's address of rooms that ended (the seat's and the
 // invitation's, as their List-Unsubscribe link does). The agreement's
 // record (rooms, events, confirmations, receipts, notes), the audit log
