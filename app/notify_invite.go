@@ -87,8 +87,11 @@ func (s *Rooms) countPersonEmail(ctx context.Context, tx pgx.Tx, roomID int64, i
 		return err
 	}
 	if !again.IsZero() {
-		return refuse(ErrConflict, "abuse7_person_email_cap", "email: the sender of this invitation has had %d people written to in the last 24 hours, the most allowed; "+
-			"answer without an email address (keep this page's link), or try again from %s", s.inviteCap, Moment(again))
+		return refuse(ErrConflict, "abuse7_person_email_cap", plural(s.inviteCap,
+			"email: the sender of this invitation has had %d person written to in the last 24 hours, the most allowed; "+
+				"answer without an email address (keep this page's link), or try again from %s",
+			"email: the sender of this invitation has had %d people written to in the last 24 hours, the most allowed; "+
+				"answer without an email address (keep this page's link), or try again from %s"), s.inviteCap, Moment(again))
 	}
 	return insertInviteEmail(ctx, tx, *inviter.AccountID, roomID, now)
 }

@@ -235,3 +235,23 @@ func TestInviteEmailCapOfOne(t *testing.T) {
 		t.Fatalf("past a cap of one: %v (%s)", err, ErrorCodeOf(err))
 	}
 }
+
+// TestPersonEmailCapOfOne: past a cap of one, an answer with an address
+// is refused with "1 person written to", not "1 people".
+func TestPersonEmailCapOfOne(t *testing.T) {
+	t.Parallel()
+	rb := setupRoomsB(t)
+	rb.rooms.inviteCap = 1
+	if _, err := rb.openInviting("pat@example.test"); err != nil {
+		t.Fatal(err)
+	}
+	o, err := rb.rooms.Open(rb.ctx, rb.a, OpenInput{Schema: meetingSchema, Title: "Lunch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = rb.rooms.AnswerInvitation(rb.ctx, o.InviteCode, PersonAnswer{Verdict: VerdictJoin, Email: "v1@example.test"})
+	if msg := ErrorMessageOf(err); ErrorCodeOf(err) != ErrConflict ||
+		!strings.HasPrefix(msg, "email: the sender of this invitation has had 1 person written to in the last 24 hours, the most allowed;") {
+		t.Fatalf("past a cap of one: %v (%s)", err, ErrorCodeOf(err))
+	}
+}

@@ -328,7 +328,9 @@ func (a *Accounts) checkMemberInviteCap(ctx context.Context, tx pgx.Tx, accountI
 	if err != nil || at.IsZero() {
 		return err
 	}
-	return refuse(ErrConflict, "error.invite_cap", "email: this account has sent %d invitations in the last 24 hours, the most allowed; nothing was sent. Try again from %s",
+	return refuse(ErrConflict, "error.invite_cap", plural(a.teams.inviteCap,
+		"email: this account has sent %d invitation in the last 24 hours, the most allowed; nothing was sent. Try again from %s",
+		"email: this account has sent %d invitations in the last 24 hours, the most allowed; nothing was sent. Try again from %s"),
 		a.teams.inviteCap, Moment(at.Add(inviteCapWindow)))
 }
 

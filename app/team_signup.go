@@ -134,7 +134,9 @@ func (a *Accounts) SignUp(ctx context.Context, userID int64, name, slug string) 
 				return err
 			}
 			if n >= cap {
-				return refuse(ErrConflict, "error.signup_cap", "you have created %d accounts in the last 24 hours, the most allowed; try again from %s",
+				return refuse(ErrConflict, "error.signup_cap", plural(n,
+					"you have created %d account in the last 24 hours, the most allowed; try again from %s",
+					"you have created %d accounts in the last 24 hours, the most allowed; try again from %s"),
 					n, Moment(first.Add(24*time.Hour)))
 			}
 		}

@@ -634,3 +634,26 @@ func TestRolesRemovalAndWhoSees(t *testing.T) {
 	tb.refused("a member reads the audit log", app.ErrUnauthorized, "audit log: only the account's owners and admins may read it",
 		func() error { _, _, err := tb.accounts.AuditLog(tb.ctx, dan.ID, "alpha", ""); return err })
 }
+
+// TestCapsOfOne: SIGNUP_DAILY_CAP=1 and INVITE_EMAIL_DAILY_CAP=1 (an
+// operator's strict settings) refuse in the singular: "1 account", "1
+// invitation", not "1 accounts", "1 invitations" (the rooms' invitation
+// cap said it right, TestInviteEmailCapOfOne; these two did not).
+func TestCapsOfOne(t *testing.T) {
+	tb := setupTeams(t, 1, 1)
+	ann := tb.person("ann@example.test", true)
+	if _, err := tb.accounts.SignUp(tb.ctx, ann.ID, "Alpha", "alpha"); err != nil {
+		t.Fatal(err)
+	}
+	tb.refused("past a sign-up cap of one", app.ErrConflict, "you have created 1 account in the last 24 hours, the most allowed; try again from 2026-11-03T09:00:00Z",
+		func() error { _, err := tb.accounts.SignUp(tb.ctx, ann.ID, "Beta", "beta"); return err })
+	if _, err := tb.accounts.Invite(tb.ctx, ann.ID, "alpha", "kim@example.test", app.MemberRoleMember); err != nil {
+		t.Fatal(err)
+	}
+	tb.refused("past an invitation cap of one", app.ErrConflict,
+		"email: this account has sent 1 invitation in the last 24 hours, the most allowed; nothing was sent. Try again from 2026-11-03T09:00:00Z",
+		func() error {
+			_, err := tb.accounts.Invite(tb.ctx, ann.ID, "alpha", "lee@example.test", app.MemberRoleMember)
+			return err
+		})
+}

@@ -18,14 +18,15 @@ type Metrics struct {
 }
 
 // deliveries are the jobs that send to someone outside (mail, push,
-// webhooks), whose failures an operator's alert counts: their series
-// exist at zero from the start (NewMetrics). A series born at 1 is
-// invisible to Prometheus's increase() until its second count (its first
-// sample is the start), so the first failures after a process started, on
-// a new installation or after a deploy, went uncounted: the suggested
+// webhooks; the mail to the owners of a webhook Taasky disabled too),
+// whose failures an operator's alert counts: their series exist at zero
+// from the start (NewMetrics). A series born at 1 is invisible to
+// Prometheus's increase() until its second count (its first sample is the
+// start), so the first failures after a process started, on a new
+// installation or after a deploy, went uncounted: the suggested
 // TaaskyMailNotTaken needed a fourth refusal to see three.
 var deliveries = []string{EmailArgs{}.Kind(), InviteArgs{}.Kind(), MemberInviteArgs{}.Kind(),
-	PersonReminderArgs{}.Kind(), PushArgs{}.Kind(), WebhookArgs{}.Kind()}
+	PersonReminderArgs{}.Kind(), PushArgs{}.Kind(), WebhookArgs{}.Kind(), WebhookDisabledArgs{}.Kind()}
 
 // outcomes are the values of taasky_jobs_total's outcome label (outcome).
 var outcomes = []string{"completed", "retried", "discarded", "cancelled", "snoozed", "interrupted"}

@@ -107,18 +107,19 @@ func TestJobsCounted(t *testing.T) {
 }
 
 // TestDeliveriesCountedFromZero: before any job ran, /metrics has each
-// delivery's series at 0 (a mail, an invitation, a push, a webhook, by
-// outcome), so the first refusals after a start are an increase that
-// Prometheus sees: a series that first appears at 1 counts only from its
-// second (the suggested TaaskyMailNotTaken needed a fourth refused mail).
-// Kinds nothing alerts on are not made up front.
+// delivery's series at 0 (a mail, an invitation, a push, a webhook, the
+// mail that a webhook was disabled, by outcome), so the first refusals
+// after a start are an increase that Prometheus sees: a series that first
+// appears at 1 counts only from its second (the suggested
+// TaaskyMailNotTaken needed a fourth refused mail). Kinds nothing alerts
+// on are not made up front.
 func TestDeliveriesCountedFromZero(t *testing.T) {
 	registry := prometheus.NewRegistry()
 	registry.MustRegister(NewMetrics())
 	web := httptest.NewServer(promhttp.HandlerFor(registry, promhttp.HandlerOpts{}))
 	defer web.Close()
 	s := metricstest.Scrape(t, web.URL)
-	for _, kind := range []string{"notify_email", "notify_invite", "member_invite", "notify_person_reminder", "notify_push", "webhook"} {
+	for _, kind := range []string{"notify_email", "notify_invite", "member_invite", "notify_person_reminder", "notify_push", "webhook", "webhook_disabled"} {
 		for _, o := range []string{"completed", "retried", "cancelled", "discarded"} {
 			if v, ok := s.Value("taasky_jobs_total", "kind", kind, "outcome", o); !ok || v != 0 {
 				t.Errorf("taasky_jobs_total{kind=%q,outcome=%q} before any job: %v (present %v), want 0", kind, o, v, ok)

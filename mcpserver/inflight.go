@@ -116,6 +116,10 @@ func (f *inFlight) enter(account int64, size int) (leave func(), ok bool) {
 // tooManyAtOnce answers 429 with Retry-After and one line saying the rule
 // (a tool call: a tool error saying it, notNow).
 func tooManyAtOnce(c *fiber.Ctx, max int) error {
-	msg := fmt.Sprintf("too many calls at once: at most %d calls of one account's agents are answered at the same time (a call counts as one per %d KB of its request), and this account's calls in progress (or a larger one waiting for room) leave none for this one; retry after 1 s", max, MaxBody/max/1024)
+	calls := "calls of one account's agents are answered"
+	if max == 1 { // MCP_ACCOUNT_CONCURRENCY=1
+		calls = "call of one account's agents is answered"
+	}
+	msg := fmt.Sprintf("too many calls at once: at most %d %s at the same time (a call counts as one per %d KB of its request), and this account's calls in progress (or a larger one waiting for room) leave none for this one; retry after 1 s", max, calls, MaxBody/max/1024)
 	return notNow(c, fiber.StatusTooManyRequests, 1, msg, msg)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -297,5 +298,29 @@ func TestLargeCallIsNotStarved(t *testing.T) {
 	}
 	for _, leave := range leaves {
 		leave()
+	}
+}
+
+// TestTooManyAtOnceOfOne: MCP_ACCOUNT_CONCURRENCY=1 says "at most 1 call
+// ... is answered", not "at most 1 calls ... are answered".
+func TestTooManyAtOnceOfOne(t *testing.T) {
+	t.Parallel()
+	web := fiber.New()
+	limit := 1
+	web.Get("/", func(c *fiber.Ctx) error { return tooManyAtOnce(c, limit) })
+	for n, want := range map[int]string{
+		1: "too many calls at once: at most 1 call of one account's agents is answered at the same time (a call counts as one per 1024 KB of its request)",
+		2: "too many calls at once: at most 2 calls of one account's agents are answered at the same time (a call counts as one per 512 KB of its request)",
+	} {
+		limit = n
+		resp, err := web.Test(httptest.NewRequest(http.MethodGet, "/", nil), -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(body), want) {
+			t.Errorf("past a concurrency of %d: %d %s, want it to say %q", n, resp.StatusCode, body, want)
+		}
 	}
 }

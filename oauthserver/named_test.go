@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -177,5 +178,42 @@ func TestJSONBodyIsNamedAsNotAForm(t *testing.T) {
 		url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}, "client_id": {"tsc_mine"}}.Encode())
 	if status != 200 {
 		t.Errorf("the refresh token after the refused requests: %d %v", status, m)
+	}
+}
+
+// TestNotAFormSaysSoInRFC6749Characters: the refusal of a body that is not
+// a form is an error_description of RFC 6749 §5.2's characters (printable
+// ASCII without '"' and '\'), whatever Content-Type the client sent (it
+// echoed the header, quotes and all, and wrote "§"), and the revocation
+// endpoint cites its own RFC; a form whose Content-Type has a parameter Go
+// cannot read (";charset") is still read as a form, as net/http reads it,
+// not refused as "not application/x-www-form-urlencoded".
+func TestNotAFormSaysSoInRFC6749Characters(t *testing.T) {
+	t.Parallel()
+	e := newAcme(t)
+	if _, err := e.state.SaveClient(e.ctx, app.OAuthClient{ID: "tsc_mine", Kind: app.OAuthClientRegistered, Name: "C",
+		RedirectURIs: []string{"http://127.0.0.1:9999/cb"}}); err != nil {
+		t.Fatal(err)
+	}
+	post := mounted(t, e.s)
+	_, refresh := exchangeCode(t, e, post, "tsc_mine")
+	allowed := regexp.MustCompile(`^[\x20-\x21\x23-\x5B\x5D-\x7E]*$`)
+	for _, c := range []struct{ path, ct, rfc string }{
+		{"/oauth/token", `application/json; charset="utf-8"`, "RFC 6749"},
+		{"/oauth/token", "APPLICATION/JSON; charset=\"\\ü\"", "RFC 6749"},
+		{"/oauth/revoke", "application/json", "RFC 7009"},
+		{"/oauth/revoke", `text/plain; x="a\"b"`, "RFC 7009"},
+	} {
+		status, m := post(http.MethodPost, c.path, c.ct, `{"token":"`+refresh+`","client_id":"tsc_mine"}`)
+		desc, _ := m["error_description"].(string)
+		if status != 400 || m["error"] != "invalid_request" || !allowed.MatchString(desc) || !strings.Contains(desc, c.rfc) ||
+			!strings.Contains(desc, "application/x-www-form-urlencoded") {
+			t.Errorf("%s with Content-Type %q: %d %q, want 400 invalid_request citing %s in RFC 6749 §5.2's characters", c.path, c.ct, status, desc, c.rfc)
+		}
+	}
+	status, m := post(http.MethodPost, "/oauth/token", "application/x-www-form-urlencoded; charset",
+		url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}, "client_id": {"tsc_mine"}}.Encode())
+	if status != 200 {
+		t.Errorf("a form whose Content-Type has a bare parameter: %d %v, want it refreshed", status, m)
 	}
 }

@@ -225,22 +225,50 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 // notAForm refuses a POST to the token or revocation endpoint whose body
 // is not a form (RFC 6749 §4.1.3, RFC 7009 §2.1), naming what it is: fosite
 // read a JSON body as no parameters at all, and said the body was empty,
-// or the revocation's check that client_id was missing.
+// or the revocation's check that client_id was missing. A form is what
+// net/http parses as one (ParseForm): its media type, whatever a parameter
+// Go cannot read (";charset") says. The description names the media type
+// only, in RFC 6749 §5.2's characters (printable ASCII but '"' and '\'):
+// not the header as sent, quotes and all.
 func (s *Server) notAForm(w http.ResponseWriter, r *http.Request, endpoint string) bool {
 	ct := r.Header.Get("Content-Type")
 	if r.Method != http.MethodPost || (ct == "" && r.ContentLength == 0) {
 		return false
 	}
-	if mt, _, err := mime.ParseMediaType(ct); err == nil && mt == "application/x-www-form-urlencoded" {
+	mt, _, err := mime.ParseMediaType(ct)
+	if (err == nil || errors.Is(err, mime.ErrInvalidMediaParameter)) && mt == "application/x-www-form-urlencoded" {
 		return false
 	}
-	if ct == "" {
-		ct = "none"
+	sent := mt
+	switch {
+	case ct == "":
+		sent = "no Content-Type"
+	case sent == "":
+		sent = "Content-Type " + descriptionSafe(ct, 64)
 	}
-	err := fosite.ErrInvalidRequest.WithHintf("The body must be a form, Content-Type: application/x-www-form-urlencoded (got %s).", ct)
+	rfc := "RFC 6749 section 4.1.3"
+	if endpoint == "revoke" {
+		rfc = "RFC 7009 section 2.1"
+	}
+	err = fosite.ErrInvalidRequest.WithHintf("The body must be a form, Content-Type: application/x-www-form-urlencoded (got %s).", sent)
 	s.logRefusal(r.Context(), endpoint, err)
-	writeJSONError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("the body must be a form: Content-Type: application/x-www-form-urlencoded, not %s (RFC 6749 §4.1.3)", ct))
+	writeJSONError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("the body must be a form: Content-Type: application/x-www-form-urlencoded, not %s (%s)", sent, rfc))
 	return true
+}
+
+// descriptionSafe is s cut to n bytes in the characters RFC 6749 §5.2
+// allows in an error_description, each other one written '?'.
+func descriptionSafe(s string, n int) string {
+	b := []byte(s)
+	if len(b) > n {
+		b = b[:n]
+	}
+	for i, c := range b {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			b[i] = '?'
+		}
+	}
+	return string(b)
 }
 
 // unavailable: err is the database not answering (a failover, a restart),

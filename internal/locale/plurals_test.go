@@ -1,6 +1,9 @@
 package locale
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestCountsInEachLanguage: a count takes its language's CLDR plural form
 // (English and German: one for 1 only; French: one for 0 and 1; Spanish:
@@ -25,6 +28,39 @@ func TestCountsInEachLanguage(t *testing.T) {
 		for i, n := range counts {
 			if got := p.T(c.key, n); got != c.want[i] {
 				t.Errorf("%s %s %d: got %q, want %q", c.lang, c.key, n, got, c.want[i])
+			}
+		}
+	}
+}
+
+// TestCapsOfOneInEachLanguage: a cap that an operator may set to 1
+// (INVITE_EMAIL_DAILY_CAP, SIGNUP_DAILY_CAP) is refused in the singular
+// at 1: "1 invitations", "1 Einladungen", "1 personnes" were written
+// (the agents' refusal had it right, the dashboard's did not).
+func TestCapsOfOneInEachLanguage(t *testing.T) {
+	for _, c := range []struct {
+		lang string
+		key  Key
+		one  string
+		many string
+	}{
+		{"en", "error.invite_cap", "has sent 1 invitation in", "has sent 2 invitations in"},
+		{"de", "error.invite_cap", "1 Einladung gesendet", "2 Einladungen gesendet"},
+		{"fr", "error.invite_cap", "a envoyé 1 invitation ces", "a envoyé 2 invitations ces"},
+		{"es", "error.invite_cap", "envió 1 invitación en", "envió 2 invitaciones en"},
+		{"en", "error.signup_cap", "created 1 account in", "created 2 accounts in"},
+		{"de", "error.signup_cap", "1 Konto angelegt", "2 Konten angelegt"},
+		{"fr", "error.signup_cap", "créé 1 compte ces", "créé 2 comptes ces"},
+		{"es", "error.signup_cap", "creó 1 cuenta en", "creó 2 cuentas en"},
+		{"en", "abuse7_person_email_cap", "had 1 person written to", "had 2 people written to"},
+		{"de", "abuse7_person_email_cap", "1 Person anschreiben", "2 Personen anschreiben"},
+		{"fr", "abuse7_person_email_cap", "écrire à 1 personne ces", "écrire à 2 personnes ces"},
+		{"es", "abuse7_person_email_cap", "escribir a 1 persona en", "escribir a 2 personas en"},
+	} {
+		p := NewPrinter(c.lang)
+		for n, want := range map[int]string{1: c.one, 2: c.many} {
+			if got := p.T(c.key, n, "2026-12-08 10:00"); !strings.Contains(got, want) || !strings.Contains(got, "2026-12-08 10:00") {
+				t.Errorf("%s %s %d: %q, want it to say %q", c.lang, c.key, n, got, want)
 			}
 		}
 	}
