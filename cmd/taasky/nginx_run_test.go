@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -195,7 +196,9 @@ func startNginx(t *testing.T, nginx, upstream, plain, secure string) string {
 		t.Fatalf("nginx -t on the example: %v\n%s\n%s", err, out, conf)
 	}
 	cmd := exec.Command(nginx, append(args, "-g", "daemon off; master_process off;")...)
-	cmd.Stderr = os.Stderr
+	// Killed with the test binary, even one that dies on -timeout (no
+	// cleanup then); its output in the error log, holding no pipe open.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +213,7 @@ func startNginx(t *testing.T, nginx, upstream, plain, secure string) string {
 		}
 		if time.Now().After(deadline) {
 			b, _ := os.ReadFile(filepath.Join(dir, "error.log"))
-			t.Fatalf("nginx did not listen on %s:\n%s", plain, b)
+			t.Fatalf("nginx did not listen on %s:\n%s", secure, b)
 		}
 	}
 }
