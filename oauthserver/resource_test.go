@@ -167,6 +167,12 @@ func TestTokenOfBytesNoDatabaseHolds(t *testing.T) {
 			}
 		}
 	}
+	// Nor is such a bearer at the door an internal error (the MCP door's 500).
+	for _, sig := range []string{"\xff", "a\x00b"} {
+		if _, err := e.s.AuthenticateAccessToken(e.ctx, "x."+sig, "http://taasky.test/mcp/acme"); app.ErrorCodeOf(err) != app.ErrUnauthorized {
+			t.Errorf("a bearer of signature %q: %v, want unauthorized", sig, err)
+		}
+	}
 	// The grant is untouched.
 	if status, body := e.token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}, "client_id": {"c"}}); status != http.StatusOK {
 		t.Errorf("the grant's refresh token after: %d %v", status, body)
