@@ -7,7 +7,9 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -193,6 +195,9 @@ func (o *OAuth) SaveToken(ctx context.Context, t OAuthToken) error {
 // Token returns the code or token of kind with signature, active or not;
 // ErrNotFound if there is none (never issued, expired and swept, revoked).
 func (o *OAuth) Token(ctx context.Context, kind OAuthTokenKind, signature string) (OAuthToken, error) {
+	if !storableSignature(signature) {
+		return OAuthToken{}, fmt.Errorf("oauth token: %w", Refuse(ErrNotFound, "", "no such %s", kind))
+	}
 	t, err := selectOAuthToken(ctx, o.q(ctx), kind, signature)
 	if err != nil {
 		return OAuthToken{}, fmt.Errorf("oauth token: %w", notFound(err, "", "no such %s", kind))
@@ -200,7 +205,14 @@ func (o *OAuth) Token(ctx context.Context, kind OAuthTokenKind, signature string
 	return t, nil
 }
 
-// DeleteToken deletes a code or token (none: nothing happens).
+// storableSignature: signature is one PostgreSQL could hold in a text
+// column (UTF-8, no NUL). A code or token is the client's to send, and
+// its signature the part after its dot: one that is not is no code or
+// token Taasky issued, never a query PostgreSQL refuses (answered 500).
+func storableSignature(signature string) bool {
+	return utf8.ValidString(signature) && !strings.ContainsRune(signature, 0)
+}
+
 // PurgeExpired deletes at most limit codes and tokens that expired before
 // before, and says how many it deleted (jobs.PurgeWorker).
 func (o *OAuth) PurgeExpired(ctx context.Context, before time.Time, limit int) (int, error) {
@@ -211,7 +223,11 @@ func (o *OAuth) PurgeExpired(ctx context.Context, before time.Time, limit int) (
 	return n, nil
 }
 
+// DeleteToken deletes a code or token (none: nothing happens).
 func (o *OAuth) DeleteToken(ctx context.Context, kind OAuthTokenKind, signature string) error {
+	if !storableSignature(signature) {
+		return nil // none was ever stored
+	}
 	if err := deleteOAuthToken(ctx, o.q(ctx), kind, signature); err != nil {
 		return fmt.Errorf("delete oauth token: %w", err)
 	}
@@ -221,6 +237,9 @@ func (o *OAuth) DeleteToken(ctx context.Context, kind OAuthTokenKind, signature 
 // DeactivateToken marks a code or refresh token used; false if it was
 // already used (or is gone): a second use of the same one.
 func (o *OAuth) DeactivateToken(ctx context.Context, kind OAuthTokenKind, signature string) (bool, error) {
+	if !storableSignature(signature) {
+		return false, nil // none was ever stored
+	}
 	ok, err := deactivateOAuthToken(ctx, o.q(ctx), kind, signature)
 	if err != nil {
 		return false, fmt.Errorf("deactivate oauth token: %w", err)

@@ -135,3 +135,46 @@ func TestDatabaseFailureIsNotInvalidClient(t *testing.T) {
 		t.Errorf("a revocation while the database failed: %d %v, want 500 server_error", status, body)
 	}
 }
+
+// TestTokenOfBytesNoDatabaseHolds: a code, refresh token or token to
+// revoke whose signature (the part after its dot, the client's to send)
+// holds a NUL or bytes that are no UTF-8 is no code or token Taasky
+// issued: refused invalid_grant (revoked: nothing to do, 200), never the
+// 500 server_error of PostgreSQL refusing the query, nor a 503 telling
+// the client to retry what will never succeed.
+func TestTokenOfBytesNoDatabaseHolds(t *testing.T) {
+	t.Parallel()
+	e := acmeWithClient(t, "c")
+	_, refresh := exchangeCode(t, e, e.post, "c")
+	for _, sig := range []string{"\x00", "\xff", "a\x00b", "c\xc3", strings.Repeat("\x00", 10000)} {
+		_, verifier := pkceS256()
+		for _, form := range []url.Values{
+			{"grant_type": {"refresh_token"}, "refresh_token": {"x." + sig}, "client_id": {"c"}},
+			{"grant_type": {"authorization_code"}, "code": {"x." + sig}, "client_id": {"c"},
+				"redirect_uri": {"http://127.0.0.1:9999/cb"}, "code_verifier": {verifier}},
+		} {
+			if status, body := e.token(form); status != http.StatusBadRequest || body["error"] != "invalid_grant" {
+				t.Errorf("%s of signature %.20q: %d %v, want 400 invalid_grant", form.Get("grant_type"), sig, status, body)
+			}
+		}
+		for _, hint := range []string{"", "access_token", "refresh_token"} {
+			form := url.Values{"token": {"x." + sig}, "client_id": {"c"}}
+			if hint != "" {
+				form.Set("token_type_hint", hint)
+			}
+			if status, body := e.post(http.MethodPost, "/oauth/revoke", "application/x-www-form-urlencoded", form.Encode()); status != http.StatusOK {
+				t.Errorf("revoking signature %.20q (hint %q): %d %v, want 200", sig, hint, status, body)
+			}
+		}
+	}
+	// Nor is such a bearer at the door an internal error (the MCP door's 500).
+	for _, sig := range []string{"\xff", "a\x00b"} {
+		if _, err := e.s.AuthenticateAccessToken(e.ctx, "x."+sig, "http://taasky.test/mcp/acme"); app.ErrorCodeOf(err) != app.ErrUnauthorized {
+			t.Errorf("a bearer of signature %q: %v, want unauthorized", sig, err)
+		}
+	}
+	// The grant is untouched.
+	if status, body := e.token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}, "client_id": {"c"}}); status != http.StatusOK {
+		t.Errorf("the grant's refresh token after: %d %v", status, body)
+	}
+}

@@ -377,3 +377,32 @@ func TestDatabaseURLRefusedInOneLine(t *testing.T) {
 		t.Errorf("%q", err)
 	}
 }
+
+// TestDatabaseURLRefusalHidesPassword: a DATABASE_URL refused never shows
+// its password, nor a word of it: a keyword/value password split by a
+// line break, a tab or an escaped space (pgconn masks up to the first
+// space, and names the word after a break "missing \"=\" after …"), or
+// written "password = …".
+func TestDatabaseURLRefusalHidesPassword(t *testing.T) {
+	for _, v := range []string{
+		"host=h password=s3cr3t port=abc",
+		"host=h password=hun\nter2word port=abc",
+		"host=h password=hun\tter2word port=abc",
+		`host=h password=hun\ ter2word port=x`,
+		"host=h password = hunter2word port=x",
+		"host=h password= hunter2word port=x",
+		"host=h password='hun ter2word' port=x",
+		"postgres://u:hun\nter2word@h:x/db",
+		"postgres://u:hunter2word%zz@h/db",
+	} {
+		msg := checkDatabaseURL(v)
+		if msg == "" || strings.Contains(msg, "\n") {
+			t.Errorf("%q: refused as %q, want one line", v, msg)
+		}
+		for _, w := range []string{"s3cr3t", "hun", "ter2word", "hunter2word"} {
+			if strings.Contains(v, w) && strings.Contains(msg, w) {
+				t.Errorf("%q: the refusal %q shows %q of the password", v, msg, w)
+			}
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,11 +29,47 @@ const minSecretKeyLen = 32
 
 func checkDatabaseURL(v string) string {
 	if _, err := pgxpool.ParseConfig(v); err != nil {
-		// pgconn's parse errors already redact the password; they quote
-		// the value as it is, a line break too: the refusal stays one line.
-		return "is not a PostgreSQL connection string: " + strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(err.Error())
+		// pgconn's parse errors redact the password, but not all of a
+		// keyword/value one (redactKeywordPassword); they quote the value
+		// as it is, a line break too: the refusal stays one line.
+		msg := strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(err.Error())
+		return "is not a PostgreSQL connection string: " + redactKeywordPassword(v, msg)
 	}
 	return ""
+}
+
+var (
+	passwordKeyword = regexp.MustCompile(`password\s*=\s*`)
+	nextKeyword     = regexp.MustCompile(`\s+[A-Za-z_]+\s*=`)
+)
+
+// redactKeywordPassword masks in msg what pgconn's redaction misses of a
+// keyword/value string's password: the words of a password a line break,
+// a tab or an escaped space split ("missing \"=\" after \"cr3t\""), or
+// one written "password = …". A password runs to the next keyword=; each
+// of its words of 3 characters or more is masked wherever msg has it.
+func redactKeywordPassword(v, msg string) string {
+	if strings.HasPrefix(v, "postgres://") || strings.HasPrefix(v, "postgresql://") {
+		return msg // pgconn masks a URL's password itself
+	}
+	var words []string
+	for _, m := range passwordKeyword.FindAllStringIndex(v, -1) {
+		value := v[m[1]:]
+		if n := nextKeyword.FindStringIndex(value); n != nil {
+			value = value[:n[0]]
+		}
+		for _, w := range strings.FieldsFunc(value, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\'' || r == '\\' }) {
+			if len(w) >= 3 {
+				words = append(words, w)
+			}
+		}
+	}
+	// The longest first: a word inside another is masked within it.
+	slices.SortFunc(words, func(a, b string) int { return len(b) - len(a) })
+	for _, w := range words {
+		msg = strings.ReplaceAll(msg, w, "xxxxx")
+	}
+	return msg
 }
 
 func checkListenAddr(v string) string {
