@@ -44,10 +44,32 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 		accountOf: map[int64]string{},
 	}
 	d.tokens, _ = auth.(OAuthAuthenticator)
+	// The preflights first: r.All would take them to the bearer check.
+	r.Options("/mcp/:account", preflight)
 	r.All("/mcp/:account", d.serve)
 	if d.tokens != nil {
+		r.Options("/mcp", preflight)
 		r.All("/mcp", d.serve)
 	}
+}
+
+// doorMethods are the methods a client of go-sdk's streamable HTTP
+// transport sends: POST for its calls, GET for a stream of the server's
+// messages and DELETE to end a session (both answered 405 by a stateless
+// server, which a client takes as "none": a preflight refused instead
+// would be a network error it cannot tell apart).
+const doorMethods = "POST, GET, DELETE, OPTIONS"
+
+// preflight answers a browser's CORS preflight of the door, without
+// authentication (a preflight carries no Authorization header): the
+// door takes a bearer token only, no cookie, so any origin may call it
+// (fiberhttp.CORSAllowHeaders).
+func preflight(c *fiber.Ctx) error {
+	c.Set(fiber.HeaderAccessControlAllowOrigin, "*")
+	c.Set(fiber.HeaderAccessControlAllowMethods, doorMethods)
+	c.Set(fiber.HeaderAccessControlAllowHeaders, fiberhttp.CORSAllowHeaders)
+	c.Set(fiber.HeaderAccessControlMaxAge, fiberhttp.CORSMaxAge)
+	return c.SendStatus(fiber.StatusNoContent)
 }
 
 // answerRate is the least an agent reading a large answer must read on
@@ -73,6 +95,10 @@ type door struct {
 }
 
 func (d *door) serve(c *fiber.Ctx) error {
+	// Every answer, a refusal too, is readable by a page of any origin
+	// (preflight), with the headers its client acts on.
+	c.Set(fiber.HeaderAccessControlAllowOrigin, "*")
+	c.Set(fiber.HeaderAccessControlExposeHeaders, fiberhttp.CORSExposeHeaders)
 	c.Locals(notNowServer{}, d.server)
 	agent, id, ok, err := d.authorize(c)
 	if !ok {

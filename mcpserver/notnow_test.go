@@ -197,6 +197,7 @@ func TestToolCallsToldWhyAndWhen(t *testing.T) {
 		status int
 		retry  string
 		body   string
+		cors   string // what a page of another origin may read of it
 	}
 	post := func(side, body string) answer {
 		t.Helper()
@@ -210,7 +211,8 @@ func TestToolCallsToldWhyAndWhen(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
-		return answer{resp.StatusCode, resp.Header.Get("Retry-After"), string(b)}
+		return answer{resp.StatusCode, resp.Header.Get("Retry-After"), string(b),
+			resp.Header.Get("Access-Control-Allow-Origin") + " " + resp.Header.Get("Access-Control-Expose-Headers")}
 	}
 	const list = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`
 	const call = `{"jsonrpc":"2.0","id":"c-7","method":"tools/call","params":{"name":"negotiation_list","arguments":{}}}`
@@ -233,7 +235,9 @@ func TestToolCallsToldWhyAndWhen(t *testing.T) {
 		}
 	}
 	rule := "rate limit: at most 0.001 calls a second per agent, all its keys and tokens together (bursts of 6); retry after "
-	if limited.status != http.StatusTooManyRequests || limited.retry == "" || !strings.Contains(limited.body, `{"error":"`+rule) {
+	// A page of any origin reads it, and its Retry-After (review25a).
+	readable := func(a answer) bool { return strings.HasPrefix(a.cors, "* ") && strings.Contains(a.cors, "Retry-After") }
+	if limited.status != http.StatusTooManyRequests || limited.retry == "" || !strings.Contains(limited.body, `{"error":"`+rule) || !readable(limited) {
 		t.Fatalf("tools/list past the rate limit: %+v; want 429 with Retry-After and the rule", limited)
 	}
 	// The seconds left count down while the test runs (a loaded machine
@@ -268,7 +272,7 @@ func TestToolCallsToldWhyAndWhen(t *testing.T) {
 	// The database away while keys are checked.
 	goB, tsB := connect("b")
 	proxy.cut()
-	if a := post("b", list); a.status != http.StatusServiceUnavailable || a.retry != "5" || !strings.Contains(a.body, "cannot check agent keys") {
+	if a := post("b", list); a.status != http.StatusServiceUnavailable || a.retry != "5" || !strings.Contains(a.body, "cannot check agent keys") || !readable(a) {
 		t.Errorf("tools/list with the database away: %+v; want 503 with Retry-After 5", a)
 	}
 	if a := post("b", call); a.status != http.StatusOK || a.retry != "5" || !strings.Contains(a.body, `"isError":true`) {

@@ -164,11 +164,13 @@ func (s *Server) Issuer() string { return s.base }
 // revocation endpoints on r. The authorize endpoint is the dashboard's
 // (/oauth/authorize: it needs the person's session and shows the consent).
 func (s *Server) Mount(r fiber.Router) {
-	// Each document answers its CORS preflight (go-sdk's resource metadata
-	// handler answers them all), and only the documents do: a preflight
-	// route on every /.well-known/ path made Fiber answer GET of any other
-	// one 405 with "Allow: OPTIONS" rather than 404.
-	preflight := fiberhttp.Handler(http.HandlerFunc(s.resourceMetadata))
+	// Each document answers its CORS preflight, and only the documents
+	// do: a preflight route on every /.well-known/ path made Fiber answer
+	// GET of any other one 405 with "Allow: OPTIONS" rather than 404.
+	// Not go-sdk's resource metadata handler's preflight: it allows
+	// Content-Type only, and the TypeScript SDK reads the documents with
+	// MCP-Protocol-Version (then again without it, a request lost).
+	preflight := fiberhttp.Handler(http.HandlerFunc(s.preflight))
 	doc := func(path string, h fiber.Handler) {
 		r.Get(path, h)
 		r.Options(path, preflight)
@@ -210,11 +212,14 @@ func bounded(h http.HandlerFunc) http.Handler {
 }
 
 // cors lets browser-based clients (the MCP Inspector) call the endpoints a
-// client calls: they take no cookie, so any origin is as safe as none.
+// client calls: they take no cookie, so any origin is as safe as none
+// (fiberhttp.CORSAllowHeaders, the MCP door's too).
 func cors(w http.ResponseWriter) {
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	w.Header().Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-	w.Header().Set("Access-Control-Allow-Headers", "Authorization, Content-Type, MCP-Protocol-Version")
+	w.Header().Set("Access-Control-Allow-Headers", fiberhttp.CORSAllowHeaders)
+	w.Header().Set("Access-Control-Expose-Headers", fiberhttp.CORSExposeHeaders)
+	w.Header().Set("Access-Control-Max-Age", fiberhttp.CORSMaxAge)
 }
 
 func (s *Server) preflight(w http.ResponseWriter, _ *http.Request) {

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/taasky/taasky/bench"
+	"github.com/taasky/taasky/internal/pgtest"
+)
+
+// TestBrowserClientCallsTheDoor is a web page of another origin that
+// calls the agents' door with fetch, as the MCP Inspector's direct mode
+// or a web assistant does: the preflight met the bearer check (401), and
+// no answer said Access-Control-Allow-Origin, so the page could read
+// nothing, not even the WWW-Authenticate of its bad key (review25a).
+func TestBrowserClientCallsTheDoor(t *testing.T) {
+	s := newOAuthStack(t)
+	if len(s.devAgents) == 0 || !strings.HasSuffix(s.devAgents[0][1], "/mcp/demo-a") {
+		t.Fatalf("dev agents: %q", s.devAgents)
+	}
+	mcpURL, key := s.devAgents[0][1], s.devAgents[0][2]
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, `<!doctype html><title>a client</title><p id=ready>a web client</p>`)
+	}))
+	t.Cleanup(page.Close)
+	s.do("open the client's page", chromedp.Navigate(page.URL), chromedp.WaitVisible(chromedp.CSS("#ready")))
+	args, _ := json.Marshal([]string{mcpURL, s.base, key})
+	script := `(async ([url, base, key]) => {
+		const out = [];
+		const initialize = {jsonrpc: '2.0', id: 1, method: 'initialize', params: {protocolVersion: '2025-11-25', capabilities: {}, clientInfo: {name: 'page', version: '1'}}};
+		const call = (to, bearer, body) => fetch(to, {method: 'POST', headers: {Authorization: 'Bearer ' + bearer, 'Content-Type': 'application/json',
+			Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25'}, body: JSON.stringify(body)});
+		try {
+			let r = await call(url, key, initialize);
+			const init = await r.json();
+			out.push('initialize ' + r.status + ' ' + (init.result ? init.result.protocolVersion : JSON.stringify(init)));
+			r = await call(url, key, {jsonrpc: '2.0', id: 2, method: 'tools/list', params: {}});
+			const list = await r.json();
+			out.push('tools/list ' + r.status + ' ' + (list.result && list.result.tools.length > 0));
+			r = await call(url, 'not-a-key', initialize);
+			out.push('bad key ' + r.status + ' ' + r.headers.get('WWW-Authenticate'));
+			r = await call(base + '/mcp', 'not-a-key', initialize);
+			out.push('bad key at /mcp ' + r.status + ' ' + r.headers.get('WWW-Authenticate'));
+			r = await fetch(base + '/.well-known/oauth-protected-resource/mcp/demo-a', {headers: {'MCP-Protocol-Version': '2025-11-25'}});
+			out.push('metadata ' + r.status + ' ' + (await r.json()).resource);
+		} catch (e) {
+			out.push('failed: ' + e);
+		}
+		return out.join('\n');
+	})(` + string(args) + `)`
+	c, cancel := context.WithTimeout(s.tab, 30*time.Second)
+	defer cancel()
+	got, err := chromedp.Run(c, chromedp.Evaluate[string](script, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(got, "\n")
+	want := []func(string) bool{
+		func(l string) bool { return l == "initialize 200 2025-11-25" },
+		func(l string) bool { return l == "tools/list 200 true" },
+		func(l string) bool {
+			return strings.HasPrefix(l, "bad key 401 Bearer ") && strings.Contains(l, `error="invalid_token"`) && strings.Contains(l, "resource_metadata=")
+		},
+		func(l string) bool {
+			return strings.HasPrefix(l, "bad key at /mcp 401 Bearer ") && strings.Contains(l, "resource_metadata=")
+		},
+		func(l string) bool { return l == "metadata 200 "+mcpURL },
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("the page read:\n%s", got)
+	}
+	for i, ok := range want {
+		if !ok(lines[i]) {
+			t.Errorf("the page read %q (all:\n%s)", lines[i], got)
+		}
+	}
+}
+
+// TestDoorPreflight is the preflight of the door and of the metadata
+// documents as a browser sends it, and what the dashboard answers an
+// origin: nothing (its session is a cookie).
+func TestDoorPreflight(t *testing.T) {
+	dsn := pgtest.NewDSN(t)
+	addr, err := bench.FreeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + addr
+	p := start(t, env{"DATABASE_URL": dsn, "LISTEN_ADDR": addr, "BASE_URL": base,
+		"XDG_CONFIG_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}, "dev")
+	p.waitStdout(t, "Stop with Ctrl-C.")
+	do := func(method, path string, header ...string) *http.Response {
+		t.Helper()
+		req, err := http.NewRequest(method, base+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Origin", "https://client.example")
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	for _, path := range []string{"/mcp/demo-a", "/mcp"} {
+		resp := do(http.MethodOptions, path, "Access-Control-Request-Method", "POST",
+			"Access-Control-Request-Headers", "authorization,content-type,mcp-protocol-version")
+		h := resp.Header
+		if resp.StatusCode != http.StatusNoContent || h.Get("Access-Control-Allow-Origin") != "*" || h.Get("Access-Control-Max-Age") == "" ||
+			h.Get("Access-Control-Allow-Credentials") != "" {
+			t.Errorf("OPTIONS %s: %d %v", path, resp.StatusCode, h)
+		}
+		for _, m := range []string{"POST", "GET", "DELETE"} {
+			if !strings.Contains(h.Get("Access-Control-Allow-Methods"), m) {
+				t.Errorf("OPTIONS %s: methods %q lack %s", path, h.Get("Access-Control-Allow-Methods"), m)
+			}
+		}
+		for _, name := range []string{"Authorization", "Content-Type", "Accept", "Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"} {
+			if !strings.Contains(h.Get("Access-Control-Allow-Headers"), name) {
+				t.Errorf("OPTIONS %s: headers %q lack %s", path, h.Get("Access-Control-Allow-Headers"), name)
+			}
+		}
+		resp = do(http.MethodPost, path, "Authorization", "Bearer not-a-key", "Content-Type", "application/json")
+		h = resp.Header
+		if resp.StatusCode != http.StatusUnauthorized || h.Get("Access-Control-Allow-Origin") != "*" || h.Get("Access-Control-Allow-Credentials") != "" {
+			t.Errorf("POST %s with a bad key: %d %v", path, resp.StatusCode, h)
+		}
+		for _, name := range []string{"Mcp-Session-Id", "WWW-Authenticate", "Retry-After", "X-Request-Id"} {
+			if !strings.Contains(h.Get("Access-Control-Expose-Headers"), name) {
+				t.Errorf("POST %s: exposed %q lack %s", path, h.Get("Access-Control-Expose-Headers"), name)
+			}
+		}
+	}
+	for _, path := range []string{"/.well-known/oauth-protected-resource/mcp/demo-a", "/.well-known/oauth-authorization-server"} {
+		resp := do(http.MethodOptions, path, "Access-Control-Request-Method", "GET", "Access-Control-Request-Headers", "mcp-protocol-version")
+		if resp.StatusCode != http.StatusNoContent || !strings.Contains(resp.Header.Get("Access-Control-Allow-Headers"), "MCP-Protocol-Version") {
+			t.Errorf("OPTIONS %s: %d %v", path, resp.StatusCode, resp.Header)
+		}
+	}
+	for _, method := range []string{http.MethodGet, http.MethodOptions} {
+		for _, path := range []string{"/settings", "/"} {
+			if resp := do(method, path, "Access-Control-Request-Method", "POST"); resp.Header.Get("Access-Control-Allow-Origin") != "" {
+				t.Errorf("%s %s answers an origin: %v", method, path, resp.Header)
+			}
+		}
+	}
+}
