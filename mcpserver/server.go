@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/taasky/taasky/internal/refusals"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -13,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/internal/refusals"
 	"github.com/taasky/taasky/negotiation"
 )
 

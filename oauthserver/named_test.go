@@ -76,21 +76,7 @@ func TestMissingParametersAreNamed(t *testing.T) {
 // answers.
 func TestUnknownWellKnownIsNotFound(t *testing.T) {
 	t.Parallel()
-	s, err := New(Config{BaseURL: "https://taasky.test", Secret: make([]byte, 32), State: app.NewOAuth(nil), Accounts: app.NewAccounts(nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	web := fiber.New()
-	s.Mount(web)
-	do := func(method, path string) *http.Response {
-		t.Helper()
-		resp, err := web.Test(httptest.NewRequest(method, path, nil), -1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp
-	}
+	do := mountedWithoutDatabase(t)
 	for _, p := range []string{"/.well-known/openid-configuration", "/.well-known/oauth-protected-resource",
 		"/.well-known/oauth-authorization-server/mcp/acme", "/.well-known/oauth-protected-resource/mcp/acme/more"} {
 		if resp := do(http.MethodGet, p); resp.StatusCode != 404 {
@@ -112,21 +98,7 @@ func TestUnknownWellKnownIsNotFound(t *testing.T) {
 // GET /oauth/anything 405 with "Allow: OPTIONS", GET /oauth/token too.
 func TestUnknownOAuthPathIsNotFound(t *testing.T) {
 	t.Parallel()
-	s, err := New(Config{BaseURL: "https://taasky.test", Secret: make([]byte, 32), State: app.NewOAuth(nil), Accounts: app.NewAccounts(nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	web := fiber.New()
-	s.Mount(web)
-	do := func(method, path string) *http.Response {
-		t.Helper()
-		resp, err := web.Test(httptest.NewRequest(method, path, nil), -1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp
-	}
+	do := mountedWithoutDatabase(t)
 	for _, p := range []string{"/oauth/nope", "/oauth/userinfo", "/oauth/token/more"} {
 		for _, m := range []string{http.MethodGet, http.MethodPost} {
 			if resp := do(m, p); resp.StatusCode != 404 {
@@ -215,5 +187,27 @@ func TestNotAFormSaysSoInRFC6749Characters(t *testing.T) {
 		url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}, "client_id": {"tsc_mine"}}.Encode())
 	if status != 200 {
 		t.Errorf("a form whose Content-Type has a bare parameter: %d %v, want it refreshed", status, m)
+	}
+}
+
+// mountedWithoutDatabase mounts a server that never reaches its database
+// (routes, preflights, methods) and returns a way to ask it, its answer's
+// body closed.
+func mountedWithoutDatabase(t *testing.T) func(method, path string) *http.Response {
+	t.Helper()
+	s, err := New(Config{BaseURL: "https://taasky.test", Secret: make([]byte, 32), State: app.NewOAuth(nil), Accounts: app.NewAccounts(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := fiber.New()
+	s.Mount(web)
+	return func(method, path string) *http.Response {
+		t.Helper()
+		resp, err := web.Test(httptest.NewRequest(method, path, nil), -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
 	}
 }

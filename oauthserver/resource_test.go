@@ -22,25 +22,13 @@ func TestGeneralTokenAtItsAccountsURL(t *testing.T) {
 	if _, err := e.accounts.CreateAccount(e.ctx, "globex", "Globex", "gus@example.test"); err != nil {
 		t.Fatal(err)
 	}
-	verifier, challenge := pkceS256()
-	loc, err := e.s.Approve(e.ctx, url.Values{"response_type": {"code"}, "client_id": {"old-client"}, "redirect_uri": {"http://127.0.0.1:9999/cb"},
-		"code_challenge": {challenge}, "code_challenge_method": {"S256"}}, e.alice.ID, "acme")
-	u, _ := url.Parse(loc)
-	if err != nil || u.Query().Get("code") == "" {
-		t.Fatalf("approve without a resource: %q %v", loc, err)
-	}
-	status, tok := e.token(url.Values{"grant_type": {"authorization_code"}, "code": {u.Query().Get("code")},
-		"redirect_uri": {"http://127.0.0.1:9999/cb"}, "code_verifier": {verifier}})
-	general, _ := tok["access_token"].(string)
-	if status != http.StatusOK || general == "" {
-		t.Fatalf("token: %d %v", status, tok)
-	}
+	general := generalToken(t, e, e.alice.ID)
 	for _, resource := range []string{"http://taasky.test/mcp", "http://taasky.test/mcp/acme"} {
 		if ag, err := e.s.AuthenticateAccessToken(e.ctx, general, resource); err != nil || ag.AccountSlug != "acme" {
 			t.Errorf("the token for /mcp at %s: %+v %v, want acme's agent", resource, ag, err)
 		}
 	}
-	_, err = e.s.AuthenticateAccessToken(e.ctx, general, "http://taasky.test/mcp/globex")
+	_, err := e.s.AuthenticateAccessToken(e.ctx, general, "http://taasky.test/mcp/globex")
 	if app.ErrorCodeOf(err) != app.ErrUnauthorized || !strings.Contains(err.Error(), `its agent is in account "acme"`) {
 		t.Errorf("the token for /mcp at globex's URL: %v, want unauthorized naming acme", err)
 	}
@@ -92,19 +80,7 @@ func TestGeneralTokenOfAMemberWhoLeft(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	verifier, challenge := pkceS256()
-	loc, err := e.s.Approve(e.ctx, url.Values{"response_type": {"code"}, "client_id": {"old-client"}, "redirect_uri": {"http://127.0.0.1:9999/cb"},
-		"code_challenge": {challenge}, "code_challenge_method": {"S256"}}, bob.ID, "acme")
-	u, _ := url.Parse(loc)
-	if err != nil || u.Query().Get("code") == "" {
-		t.Fatalf("approve without a resource: %q %v", loc, err)
-	}
-	status, tok := e.token(url.Values{"grant_type": {"authorization_code"}, "code": {u.Query().Get("code")},
-		"redirect_uri": {"http://127.0.0.1:9999/cb"}, "code_verifier": {verifier}})
-	general, _ := tok["access_token"].(string)
-	if status != http.StatusOK || general == "" {
-		t.Fatalf("token: %d %v", status, tok)
-	}
+	general := generalToken(t, e, bob.ID)
 	if _, err := e.s.AuthenticateAccessToken(e.ctx, general, "http://taasky.test/mcp/acme"); err != nil {
 		t.Fatalf("bob's token for /mcp at acme's URL: %v", err)
 	}
@@ -180,4 +156,25 @@ func TestTokenOfBytesNoDatabaseHolds(t *testing.T) {
 	if status, body := e.token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}, "client_id": {"c"}}); status != http.StatusOK {
 		t.Errorf("the grant's refresh token after: %d %v", status, body)
 	}
+}
+
+// generalToken is an access token for /mcp (an authorization that named no
+// resource, as an MCP 2025-03-26 client asks) that person userID granted
+// old-client in acme.
+func generalToken(t *testing.T, e acme, userID int64) string {
+	t.Helper()
+	verifier, challenge := pkceS256()
+	loc, err := e.s.Approve(e.ctx, url.Values{"response_type": {"code"}, "client_id": {"old-client"}, "redirect_uri": {"http://127.0.0.1:9999/cb"},
+		"code_challenge": {challenge}, "code_challenge_method": {"S256"}}, userID, "acme")
+	u, _ := url.Parse(loc)
+	if err != nil || u.Query().Get("code") == "" {
+		t.Fatalf("approve without a resource: %q %v", loc, err)
+	}
+	status, tok := e.token(url.Values{"grant_type": {"authorization_code"}, "code": {u.Query().Get("code")},
+		"redirect_uri": {"http://127.0.0.1:9999/cb"}, "code_verifier": {verifier}})
+	general, _ := tok["access_token"].(string)
+	if status != http.StatusOK || general == "" {
+		t.Fatalf("token: %d %v", status, tok)
+	}
+	return general
 }

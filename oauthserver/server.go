@@ -3,7 +3,6 @@ package oauthserver
 import (
 	"context"
 	"errors"
-	"github.com/taasky/taasky/internal/refusals"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/taasky/taasky/internal/fiberhttp"
 	"github.com/taasky/taasky/internal/ratelimit"
+	"github.com/taasky/taasky/internal/refusals"
 )
 
 // Config is what the server is built with.

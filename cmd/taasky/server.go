@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/taasky/taasky/internal/refusals"
 	"log/slog"
 	"net"
 	"time"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/config"
+	"github.com/taasky/taasky/internal/refusals"
 	"github.com/taasky/taasky/jobs"
 	"github.com/taasky/taasky/receipt"
 )
