@@ -25,12 +25,8 @@ import (
 // another resource was told its audience as a Go slice.
 func TestMissingParametersAreNamed(t *testing.T) {
 	t.Parallel()
-	e := newAcme(t)
-	if _, err := e.state.SaveClient(e.ctx, app.OAuthClient{ID: "tsc_mine", Kind: app.OAuthClientRegistered, Name: "C",
-		RedirectURIs: []string{"http://127.0.0.1:9999/cb"}}); err != nil {
-		t.Fatal(err)
-	}
-	post := mounted(t, e.s)
+	e := acmeWithClient(t, "tsc_mine")
+	post := e.post
 	form := "application/x-www-form-urlencoded"
 	access, refresh := exchangeCode(t, e, post, "tsc_mine")
 
@@ -124,12 +120,8 @@ func TestUnknownOAuthPathIsNotFound(t *testing.T) {
 // named it, in JSON.
 func TestJSONBodyIsNamedAsNotAForm(t *testing.T) {
 	t.Parallel()
-	e := newAcme(t)
-	if _, err := e.state.SaveClient(e.ctx, app.OAuthClient{ID: "tsc_mine", Kind: app.OAuthClientRegistered, Name: "C",
-		RedirectURIs: []string{"http://127.0.0.1:9999/cb"}}); err != nil {
-		t.Fatal(err)
-	}
-	post := mounted(t, e.s)
+	e := acmeWithClient(t, "tsc_mine")
+	post := e.post
 	access, refresh := exchangeCode(t, e, post, "tsc_mine")
 	for _, c := range []struct{ path, body string }{
 		{"/oauth/token", `{"grant_type":"refresh_token","refresh_token":"` + refresh + `","client_id":"tsc_mine"}`},
@@ -162,12 +154,8 @@ func TestJSONBodyIsNamedAsNotAForm(t *testing.T) {
 // not refused as "not application/x-www-form-urlencoded".
 func TestNotAFormSaysSoInRFC6749Characters(t *testing.T) {
 	t.Parallel()
-	e := newAcme(t)
-	if _, err := e.state.SaveClient(e.ctx, app.OAuthClient{ID: "tsc_mine", Kind: app.OAuthClientRegistered, Name: "C",
-		RedirectURIs: []string{"http://127.0.0.1:9999/cb"}}); err != nil {
-		t.Fatal(err)
-	}
-	post := mounted(t, e.s)
+	e := acmeWithClient(t, "tsc_mine")
+	post := e.post
 	_, refresh := exchangeCode(t, e, post, "tsc_mine")
 	allowed := regexp.MustCompile(`^[\x20-\x21\x23-\x5B\x5D-\x7E]*$`)
 	for _, c := range []struct{ path, ct, rfc string }{

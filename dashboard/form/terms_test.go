@@ -138,23 +138,7 @@ func prefillRoundTrip(t *testing.T, in string) {
 	}
 	loc, _ := time.LoadLocation("America/New_York")
 	fields := Prefill(s, terms.Values, loc, locale.English())
-	form := url.Values{}
-	for _, f := range fields {
-		for _, r := range f.Rows {
-			set := func(part, v string) { form.Set(Input(f.Name, r.Index, part), v) }
-			switch f.Type {
-			case negotiation.TypeTimerange:
-				set("start", r.Start)
-				set("end", r.End)
-				set("zone", r.Zone)
-			case negotiation.TypeMoney:
-				set("amount", r.Amount)
-				set("currency", r.Currency)
-			default:
-				set("v", r.Value)
-			}
-		}
-	}
+	form := formOf(fields)
 	raw, _, ok := Parse(s, form, locale.English())
 	back, err := s.ParseTerms(raw)
 	if !ok || err != nil || back.Hash() != terms.Hash() {
