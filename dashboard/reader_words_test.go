@@ -30,7 +30,7 @@ func (b *bundle) allInviteMails(t *testing.T) *notifytest.SMTPServer {
 	river.AddWorker(workers, &jobs.MemberInviteWorker{Invitations: b.accounts, Deliveries: b.notify, From: "Taasky <taasky@example.test>", Mailer: mailer})
 	river.AddWorker(workers, &jobs.InviteWorker{Invitations: b.notify, From: "Taasky <taasky@example.test>", Mailer: mailer})
 	rc, err := river.NewClient(riverpgxv5.New(b.pool), &river.Config{Workers: workers, FetchPollInterval: 200 * time.Millisecond,
-		Queues: jobs.Queues(2, 2)})
+		Queues: jobs.Queues(2, 2), FetchOnlyKnownKinds: true})
 	if err != nil {
 		t.Fatal(err)
 	}
