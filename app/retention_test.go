@@ -244,7 +244,7 @@ func purgeClient(t *testing.T, rb *roomsBundle, data jobs.OldData, now func() ti
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &jobs.PurgeWorker{Tokens: NewOAuth(rb.pool), Data: data, Now: now})
 	rc, err := river.NewClient(riverpgxv5.New(rb.pool), &river.Config{Workers: workers,
-		Queues: jobs.Queues(2, 2), FetchCooldown: jobs.FetchCooldown})
+		Queues: jobs.Queues(2, 2), FetchCooldown: jobs.FetchCooldown, FetchOnlyKnownKinds: true})
 	if err != nil {
 		t.Fatal(err)
 	}

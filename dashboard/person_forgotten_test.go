@@ -70,7 +70,7 @@ func TestSeatAfterItsAddressIsForgotten(t *testing.T) {
 		Now:  func() time.Time { return time.Now().Add(31 * 24 * time.Hour) }})
 	const queue = "purge_only" // the notices' jobs stay where they are
 	rc, err := river.NewClient(riverpgxv5.New(b.pool), &river.Config{Workers: workers,
-		Queues: map[string]river.QueueConfig{queue: {MaxWorkers: 1}}, FetchCooldown: jobs.FetchCooldown})
+		Queues: map[string]river.QueueConfig{queue: {MaxWorkers: 1}}, FetchCooldown: jobs.FetchCooldown, FetchOnlyKnownKinds: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -125,7 +125,7 @@ func newStack(t testing.TB, c stackConfig) *stack {
 	river.AddWorker(workers, hook)
 	deleter := &jobs.AccountDeleteWorker{} // an account's deletion, as cmd/taasky
 	river.AddWorker(workers, deleter)
-	rcfg := &river.Config{Workers: workers, Logger: log, FetchCooldown: jobs.FetchCooldown}
+	rcfg := &river.Config{Workers: workers, Logger: log, FetchCooldown: jobs.FetchCooldown, FetchOnlyKnownKinds: true}
 	if c.notify {
 		s.smtp = notifytest.NewSMTPServer(t)
 		email.Mailer = notify.NewSMTP(notify.SMTPConfig{Host: s.smtp.Host, Port: s.smtp.Port})

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -89,10 +92,13 @@ func TestBehindNginx(t *testing.T) {
 
 	// A person signs in through nginx: the provider's discovery, its login
 	// page and the callback all at BASE_URL, the session cookie https-only.
-	_, resp, page := signIn(t, base, "/settings", "alice@example.test")
+	alice, resp, page := signIn(t, base, "/settings", "alice@example.test")
 	if resp.StatusCode != 200 || !strings.Contains(page, `href="/settings"`) || resp.Request.URL.Host != strings.TrimPrefix(base, "https://") {
 		t.Errorf("signed in through nginx: %d at %s\n%.400s", resp.StatusCode, resp.Request.URL, page)
 	}
+	// Her rooms list's live stream, open through nginx while the agent
+	// below opens a room in her account.
+	changed := liveChange(t, alice.Jar, base+"/events")
 
 	// An agent: its URLs are BASE_URL's, whatever Host nginx sent.
 	s := agentSession(t, base+"/mcp/demo-a", bearer(keys[0]))
@@ -107,6 +113,9 @@ func TestBehindNginx(t *testing.T) {
 	}
 	if json.Unmarshal(raw, &opened); !strings.HasPrefix(opened.InviteURL, base+"/") {
 		t.Errorf("invite_url %q, want under BASE_URL %s", opened.InviteURL, base)
+	}
+	if err := <-changed; err != nil {
+		t.Errorf("alice's live rooms list through nginx: %v", err)
 	}
 	status, page := get(t, base+"/.well-known/oauth-protected-resource/mcp/demo-a")
 	if status != 200 || !strings.Contains(page, `"resource":"`+base+`/mcp/demo-a"`) {
@@ -145,9 +154,77 @@ func TestBehindNginx(t *testing.T) {
 	}
 }
 
+// liveChange opens a live page's stream at url with jar's session and
+// reads it until a change: the returned channel gives nil then, or why not
+// within 30 s. A stream lasts 45 s with a heartbeat every 15: a proxy that
+// held its bytes until a buffer filled (nginx compressing it, or caching
+// it, would) passes nothing, the stream's first line included, before it
+// ends.
+func liveChange(t *testing.T, jar http.CookieJar, url string) <-chan error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := (&http.Client{Jar: jar}).Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		cancel()
+		resp.Body.Close()
+		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	lines := bufio.NewScanner(resp.Body)
+	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "retry:") { // the stream's first line, at once
+		cancel()
+		resp.Body.Close()
+		t.Fatalf("the stream at %s said %q first (%v), want its retry line at once", url, lines.Text(), lines.Err())
+	}
+	done := make(chan error, 1)
+	go func() {
+		defer cancel()
+		defer resp.Body.Close()
+		for lines.Scan() {
+			if lines.Text() == "event: change" {
+				done <- nil
+				return
+			}
+		}
+		done <- fmt.Errorf("no change within 30 s: %v", lines.Err())
+	}()
+	return done
+}
+
+// nginxMain is Debian's stock /etc/nginx/nginx.conf (gzip on, its TLS
+// protocols, sendfile) with its files moved into dir and the example
+// included where the stock file includes conf.d and sites-enabled.
+func nginxMain(t *testing.T, dir string) string {
+	t.Helper()
+	stock, err := os.ReadFile("/etc/nginx/nginx.conf")
+	if err != nil {
+		t.Fatalf("Debian's nginx.conf: %v (apt-get install nginx-light; .ci/run does)", err)
+	}
+	main := string(stock)
+	for _, r := range [][2]string{
+		{"user www-data;", ""}, // one process, this test's user
+		{"pid /run/nginx.pid;", "pid " + dir + "/nginx.pid;"},
+		{"error_log /var/log/nginx/error.log;", "error_log " + dir + "/error.log;"},
+		{"access_log /var/log/nginx/access.log;", "access_log " + dir + "/access.log;"},
+		{"include /etc/nginx/conf.d/*.conf;", "client_body_temp_path " + dir + "/body; proxy_temp_path " + dir + "/proxy; fastcgi_temp_path " + dir + "/fastcgi;"},
+		{"include /etc/nginx/sites-enabled/*;", "include " + dir + "/taasky.conf;"},
+	} {
+		if !strings.Contains(main, r[0]) {
+			t.Fatalf("/etc/nginx/nginx.conf no longer has %q: change this test with it", r[0])
+		}
+		main = strings.Replace(main, r[0], r[1], 1)
+	}
+	return main
+}
+
 // startNginx writes deploy/nginx/taasky.conf with what an operator changes
-// (the upstream's address, the ports, the certificate: a testCA's) into an
-// nginx configuration of its own in a temporary directory, checks it with
+// (the upstream's address, the ports, the certificate: a testCA's) into
+// Debian's stock nginx configuration in a temporary directory, checks it with
 // nginx -t and runs nginx until the test ends; it returns the directory.
 func startNginx(t *testing.T, nginx, upstream, plain, secure string) string {
 	t.Helper()
@@ -185,13 +262,10 @@ func startNginx(t *testing.T, nginx, upstream, plain, secure string) string {
 	if err := os.WriteFile(filepath.Join(dir, "taasky.conf"), []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	main := "pid " + dir + "/nginx.pid;\nerror_log " + dir + "/error.log;\nevents { worker_connections 256; }\nhttp {\n" +
-		"  access_log " + dir + "/access.log;\n  client_body_temp_path " + dir + "/body;\n  proxy_temp_path " + dir + "/proxy;\n" +
-		"  fastcgi_temp_path " + dir + "/fastcgi;\n  include " + dir + "/taasky.conf;\n}\n"
-	if err := os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(main), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(nginxMain(t, dir)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"-p", dir, "-c", filepath.Join(dir, "nginx.conf"), "-e", filepath.Join(dir, "error.log")}
+	args := []string{"-c", filepath.Join(dir, "nginx.conf"), "-e", filepath.Join(dir, "error.log")}
 	if out, err := exec.Command(nginx, append(args, "-t")...).CombinedOutput(); err != nil {
 		t.Fatalf("nginx -t on the example: %v\n%s\n%s", err, out, conf)
 	}
