@@ -78,9 +78,10 @@ const (
 // them, a page reads a network error and nothing of the refusal), the MCP
 // door's 413 in go-sdk's words for a body past its limit (as a body of
 // 1 to 4 MiB is answered), the OAuth endpoints' as an OAuth error. A body
-// past maxRequestBody, headers past maxRequestHead (the path is then
-// unknown: in text), a request fasthttp cannot read are refused before
-// any route, so their words are said here.
+// past maxRequestBody, headers past maxRequestHead, a request not read
+// within maxRequestRead or that fasthttp cannot parse are refused before
+// any route, so their words are said here (for the last three fasthttp
+// knows no path: in text, without CORS headers).
 func refused(c *fiber.Ctx, fe *fiber.Error) error {
 	msg := fe.Message
 	switch fe.Code {
