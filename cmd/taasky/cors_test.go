@@ -159,3 +159,55 @@ func TestDoorPreflight(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserClientReadsBodyTooLarge is a web page of another origin
+// sending the door and the token endpoint a body past their limits. A
+// body past 4 MiB was refused by fasthttp before any route, without the
+// door's CORS headers: the page read "TypeError: Failed to fetch" and
+// nothing of the 413 (limits26). Now it reads the door's own answer, the
+// one a body of 1 MiB and a byte gets from go-sdk, and the token
+// endpoint's OAuth error naming the limit.
+func TestBrowserClientReadsBodyTooLarge(t *testing.T) {
+	s := newOAuthStack(t)
+	mcpURL, key := s.devAgents[0][1], s.devAgents[0][2]
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, `<!doctype html><title>a client</title><p id=ready>a web client</p>`)
+	}))
+	t.Cleanup(page.Close)
+	s.do("open the client's page", chromedp.Navigate(page.URL), chromedp.WaitVisible(chromedp.CSS("#ready")))
+	args, _ := json.Marshal([]string{mcpURL, s.base, key})
+	script := `(async ([url, base, key]) => {
+		const out = [];
+		// A JSON-RPC message of size bytes.
+		const call = async (what, to, headers, size) => {
+			const head = '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"', tail = '"}}';
+			try {
+				const r = await fetch(to, {method: 'POST', headers, body: head + 'x'.repeat(size - head.length - tail.length) + tail});
+				out.push(what + ' ' + r.status + ' ' + r.headers.get('Content-Type') + ' ' + JSON.stringify(await r.text()));
+			} catch (e) {
+				out.push(what + ' failed: ' + e);
+			}
+		};
+		const door = {Authorization: 'Bearer ' + key, 'Content-Type': 'application/json',
+			Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25'};
+		await call('door 1 MiB+1', url, door, (1 << 20) + 1);
+		await call('door 5 MiB', url, door, 5 << 20);
+		await call('token 5 MiB', base + '/oauth/token', {'Content-Type': 'application/x-www-form-urlencoded'}, 5 << 20);
+		return out.join('\n');
+	})(` + string(args) + `)`
+	c, cancel := context.WithTimeout(s.tab, 60*time.Second)
+	defer cancel()
+	got, err := chromedp.Run(c, chromedp.Evaluate[string](script, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`door 1 MiB+1 413 text/plain; charset=utf-8 "request body exceeds 1048576 bytes\n"`,
+		`door 5 MiB 413 text/plain; charset=utf-8 "request body exceeds 1048576 bytes\n"`,
+		`token 5 MiB 413 application/json "{\"error\":\"invalid_request\",\"error_description\":\"the request body exceeds 4194304 bytes\"}"`,
+	}
+	if got != strings.Join(want, "\n") {
+		t.Errorf("the page read:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+}

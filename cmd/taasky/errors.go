@@ -2,12 +2,16 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
+	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/fiberhttp"
+	"github.com/taasky/taasky/mcpserver"
 )
 
 // httpStatus maps app error codes to HTTP statuses, for the routes outside
@@ -27,13 +31,15 @@ func httpStatus(code app.ErrorCode) int {
 }
 
 // errorHandler answers an error returned by a handler: Fiber's own errors
-// (404 for an unknown route…) as they are, *app.Error with its code and
-// message, anything else as "internal error", logged.
+// (404 for an unknown route…, and what fasthttp refuses before any
+// handler: refused) in the words and the form of the door the request
+// came to, *app.Error with its code and message, anything else as
+// "internal error", logged.
 func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
 		var fe *fiber.Error
 		if errors.As(err, &fe) {
-			return c.Status(fe.Code).SendString(fe.Message)
+			return refused(c, fe)
 		}
 		code := app.ErrorCodeOf(err)
 		if code == app.ErrInternal && app.RetryLater(err) {
@@ -50,4 +56,58 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 		}
 		return c.Status(httpStatus(code)).SendString(app.ErrorMessageOf(err))
 	}
+}
+
+// The limits of every request, which fasthttp enforces before any handler
+// (Fiber's defaults, written out: the refusals name them).
+const (
+	// maxRequestBody is the largest body of any request (the MCP door's
+	// own limit is below it: mcpserver.MaxBody).
+	maxRequestBody = 4 << 20
+	// maxRequestHead is the read buffer the request line and headers must
+	// fit in.
+	maxRequestHead = 4096
+	// maxRequestRead is how long a request (its headers and body) may take
+	// to arrive.
+	maxRequestRead = 30 * time.Second
+)
+
+// refused answers fe, a refusal of Fiber's or fasthttp's, as the door of
+// c's path answers its own: the MCP door and the OAuth endpoints and
+// documents a client calls from a browser with their CORS headers (without
+// them, a page reads a network error and nothing of the refusal), the MCP
+// door's 413 in go-sdk's words for a body past its limit (as a body of
+// 1 to 4 MiB is answered), the OAuth endpoints' as an OAuth error. A body
+// past maxRequestBody, headers past maxRequestHead, a request not read
+// within maxRequestRead or that fasthttp cannot parse are refused before
+// any route, so their words are said here (for the last three fasthttp
+// knows no path: in text, without CORS headers).
+func refused(c *fiber.Ctx, fe *fiber.Error) error {
+	msg := fe.Message
+	switch fe.Code {
+	case fiber.StatusRequestEntityTooLarge:
+		msg = fmt.Sprintf("the request body exceeds %d bytes", maxRequestBody)
+	case fiber.StatusRequestHeaderFieldsTooLarge:
+		msg = fmt.Sprintf("the request line and headers exceed %d bytes (a URL or a header too long, or too many headers)", maxRequestHead)
+	case fiber.StatusRequestTimeout:
+		msg = fmt.Sprintf("the request was not received whole within %d s", int(maxRequestRead.Seconds()))
+	}
+	path := c.Path()
+	mcp := path == "/mcp" || strings.HasPrefix(path, "/mcp/")
+	oauth := strings.HasPrefix(path, "/.well-known/oauth-") || path == "/oauth/register" || path == "/oauth/token" || path == "/oauth/revoke"
+	if mcp || oauth {
+		c.Set(fiber.HeaderAccessControlAllowOrigin, "*")
+		c.Set(fiber.HeaderAccessControlExposeHeaders, fiberhttp.CORSExposeHeaders)
+	}
+	request := fe.Code == fiber.StatusRequestEntityTooLarge || fe.Code == fiber.StatusUnsupportedMediaType || fe.Code == fiber.StatusBadRequest
+	switch {
+	case mcp && fe.Code == fiber.StatusRequestEntityTooLarge:
+		return c.Status(fe.Code).SendString(fmt.Sprintf("request body exceeds %d bytes\n", mcpserver.MaxBody))
+	case mcp && request:
+		return c.Status(fe.Code).JSON(fiber.Map{"error": msg})
+	case oauth && request:
+		c.Set(fiber.HeaderCacheControl, "no-store")
+		return c.Status(fe.Code).JSON(fiber.Map{"error": "invalid_request", "error_description": msg})
+	}
+	return c.Status(fe.Code).SendString(msg)
 }

@@ -81,14 +81,18 @@ func newProbeApp(d deps) *fiber.App {
 	a := fiber.New(fiber.Config{
 		AppName:               "taasky",
 		DisableStartupMessage: true,
-		ReadTimeout:           30 * time.Second,
+		ReadTimeout:           maxRequestRead,
 		WriteTimeout:          60 * time.Second,
 		IdleTimeout:           2 * time.Minute,
+		BodyLimit:             maxRequestBody,
+		ReadBufferSize:        maxRequestHead,
 		ErrorHandler:          errorHandler(d.log),
 	})
 	fiberhttp.LingerOnRefusal(a) // a refused request's client reads its 431, 413 or 400
 	// Before all: every line logged about a request names it.
 	a.Use(fiberhttp.RequestIDFrom(d.cfg.Abuse.TrustedProxies))
+	// Before any route reads a body: no compressed one (a zip bomb).
+	a.Use(fiberhttp.IdentityOnly)
 	// A handler's panic is that request's 500, logged with its stack: not
 	// the end of the process and of every request in flight.
 	a.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: func(c *fiber.Ctx, e any) {

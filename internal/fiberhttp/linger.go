@@ -3,6 +3,7 @@ package fiberhttp
 import (
 	"errors"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -36,9 +37,33 @@ func LingerOnRefusal(app *fiber.App) {
 		if !errors.As(err, &ne) || !ne.Timeout() {
 			drain(ctx.Conn())
 		}
-		refuse(ctx, err)
+		refuse(ctx, withoutRequest(err))
 	}
 }
+
+// withoutRequest is err without the request's bytes that fasthttp quotes
+// in a request it cannot parse ("cannot parse Content-Length: … Buffer
+// size=292, contents: \"POST /mcp/… Authorization: Bearer …\""): the
+// refusal's words are written to the client (and through a proxy, to
+// whatever logs it) and would carry its credentials and cookies back.
+func withoutRequest(err error) error {
+	msg := err.Error()
+	i := strings.Index(msg, " Buffer size=")
+	if i < 0 {
+		return err
+	}
+	return quoteless{msg: strings.TrimSuffix(strings.TrimSpace(msg[:i]), "."), err: err}
+}
+
+// quoteless is an error of fasthttp's with other words: errors.Is and As
+// still find what it wraps (Fiber maps the refusal's status from them).
+type quoteless struct {
+	msg string
+	err error
+}
+
+func (q quoteless) Error() string { return q.msg }
+func (q quoteless) Unwrap() error { return q.err }
 
 // drain reads and drops what conn receives until it pauses for lingerIdle,
 // lingerMost has passed or lingerBytes were read.
