@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -128,5 +129,46 @@ func TestLingerOnRefusal(t *testing.T) {
 		if !strings.HasPrefix(got.String(), "HTTP/1.1 431") {
 			t.Fatalf("try %d: answered %q, want a 431", try, got.String())
 		}
+	}
+}
+
+// TestLingerOnABodyFarPastTheLimit: a client that writes its whole body
+// before it reads (Node's fetch, the TypeScript MCP SDK's, does), 20 MiB
+// against a 4 MiB limit, reads the 413. Draining only 1 MiB of it, the
+// server closed on the rest: the client's write failed with a reset in
+// about half of Node's tries, and always here.
+func TestLingerOnABodyFarPastTheLimit(t *testing.T) {
+	app := fiber.New(fiber.Config{DisableStartupMessage: true, BodyLimit: 4 << 20})
+	LingerOnRefusal(app)
+	app.Post("/", func(c *fiber.Ctx) error { return c.SendString("ok") })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = app.Listener(ln) }()
+	defer func() { _ = app.ShutdownWithTimeout(5 * time.Second) }()
+
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+	const size = 20 << 20
+	if _, err := conn.Write([]byte("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: " + strconv.Itoa(size) + "\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	piece := bytes.Repeat([]byte("a"), 64<<10)
+	for sent := 0; sent < size; sent += len(piece) {
+		if _, err := conn.Write(piece); err != nil {
+			t.Fatalf("writing the body, %d bytes sent: %v", sent, err)
+		}
+	}
+	var got bytes.Buffer
+	if _, err := got.ReadFrom(conn); err != nil && got.Len() == 0 {
+		t.Fatalf("reading the answer: %v", err)
+	}
+	if !strings.HasPrefix(got.String(), "HTTP/1.1 413") {
+		t.Fatalf("answered %.100q, want a 413", got.String())
 	}
 }

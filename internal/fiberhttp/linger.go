@@ -14,7 +14,7 @@ import (
 const (
 	lingerIdle  = 250 * time.Millisecond // no byte for this long: the client is done
 	lingerMost  = time.Second
-	lingerBytes = 1 << 20
+	lingerBytes = 64 << 20
 )
 
 // LingerOnRefusal makes app read what a client is still sending of a
@@ -23,12 +23,16 @@ const (
 // parse: 400), before the refusal is written. fasthttp writes it and
 // closes at once: bytes of the request still arriving then make the kernel
 // reset the connection, and the client's pending write or read fails
-// without the answer. Reading them first (up to a second or 1 MiB, and
+// without the answer. Reading them first (up to a second or 64 MiB, and
 // until the client pauses for 250 ms) lets the client read its error, as
 // net/http's lingering close does (it waits 500 ms). A client's writes can
 // be that far apart on a busy machine: net/http's client sends a long
 // request line in 4 KiB pieces, and a 50-ms pause cut one off in the trust
-// suites. A timeout is refused at once: that client is not sending.
+// suites. Clients that write a whole body before reading (Node's fetch,
+// the TypeScript MCP SDK's) send tens of MiB past the 4-MiB limit: a
+// 1-MiB bound reset half of Node's 5-MiB tries; the second bounds how long
+// a client holds the connection. A timeout is refused at once: that
+// client is not sending.
 func LingerOnRefusal(app *fiber.App) {
 	srv := app.Server()
 	refuse := srv.ErrorHandler
