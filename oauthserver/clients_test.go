@@ -180,7 +180,9 @@ func TestMetadataDocuments(t *testing.T) {
 
 func TestFreshFor(t *testing.T) {
 	for cc, want := range map[string]time.Duration{"max-age=600": 10 * time.Minute, "no-store": 0, "no-cache, max-age=60": 0,
-		"max-age=5": time.Minute, "max-age=999999": 24 * time.Hour, "": time.Hour} {
+		"max-age=5": time.Minute, "max-age=999999": 24 * time.Hour, "": time.Hour,
+		// RFC 9111 §5.2.2: no-store and no-cache hold wherever they stand.
+		"max-age=600, no-store": 0, "public, max-age=600, no-cache": 0, "Max-Age=600,No-Store": 0} {
 		h := http.Header{}
 		if cc != "" {
 			h.Set("Cache-Control", cc)
