@@ -46,6 +46,13 @@ var envelopeSeeds = []string{
 	`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"negotiation_list","arguments":{"limit":1e999}}}`,
 	`{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":7}}`,
 	`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+	// The last params is the one go-sdk reads, and its name the tool's.
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7},"params":{}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7},"params":null}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"negotiation_list"},"params":{"name":7}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/list"} {}`,
+	// A name that is not a string is the tool call's fault only.
+	`{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":7}}`,
 }
 
 // referenceRequest reads b with go-sdk's own decoder and says whether it

@@ -1,6 +1,7 @@
 package negotiation
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -199,5 +200,93 @@ func TestAgreedCardSaysNothingStale(t *testing.T) {
 				t.Errorf("%s's agreed card marks %s no deal", side, f.Name)
 			}
 		}
+	}
+}
+
+// TestAdviseWaitsOnlyWhenTheSideMust: a side told to wait is told when
+// to look again, by whose answer it waits for; a side that may act now,
+// or has nothing more to do, is given no check_after. The opener of a
+// draft waits for the invitee's human; the side whose turn it is may act
+// while the other side's human is asked for a preapproval; a room past
+// its deadline is closing, with no moment to look again.
+func TestAdviseWaitsOnlyWhenTheSideMust(t *testing.T) {
+	tempo := Tempo{Human: 90 * time.Second, Agent: 7 * time.Second}
+	p := openPlay(t, OpenRequest{Subject: qty1})
+	if n, _ := (Pace{}).Advise(p.r, SideA, time.Time{}, p.at, tempo); n.CheckAfter == nil || !n.CheckAfter.Equal(p.at.Add(90*time.Second)) {
+		t.Errorf("the opener of a draft: check_after %v, want the invitee's human's tempo, %v", n.CheckAfter, p.at.Add(90*time.Second))
+	}
+
+	p = openPlay(t, OpenRequest{Options: []json.RawMessage{qty1, qty2}, Preapprove: true, PreapprovalID: "pre"})
+	p.join(qtySchema, nil)
+	if p.r.Turn != SideB || p.r.PendingFor(SideA) == nil {
+		t.Fatalf("want b's turn with a's preapproval asked: turn %s", p.r.Turn)
+	}
+	if n, _ := (Pace{}).Advise(p.r, SideB, time.Time{}, p.at, tempo); n.CheckAfter != nil || len(n.Verdicts) == 0 {
+		t.Errorf("b on its turn, a's human asked: %v, check_after %v, want verdicts and no check_after", n.Verdicts, n.CheckAfter)
+	}
+
+	p = joined(t, qty1)
+	p.r.Deadline = p.at.Add(-time.Second)
+	if n, _ := (Pace{}).Advise(p.r, SideA, time.Time{}, p.at, tempo); n.CheckAfter != nil || len(n.Verdicts) != 0 {
+		t.Errorf("a room past its deadline: %v, check_after %v, want nothing to do and no check_after", n.Verdicts, n.CheckAfter)
+	}
+}
+
+// TestTempoOfOneAnswer: one answered confirmation is the room's tempo (the
+// default holds only while none was answered), and a human who answered
+// at once is given a second, so a side is never told to look again at the
+// same moment.
+func TestTempoOfOneAnswer(t *testing.T) {
+	one := []Event{
+		{Kind: EventRequest, ConfirmationID: "1", At: t0},
+		{Kind: EventDecide, ConfirmationID: "1", At: t0.Add(40 * time.Second)},
+	}
+	if got := TempoOf(one, DefaultTempo); got.Human != 40*time.Second {
+		t.Errorf("TempoOf of one answer in 40 s: %+v", got)
+	}
+	at := []Event{
+		{Kind: EventRequest, ConfirmationID: "1", At: t0},
+		{Kind: EventDecide, ConfirmationID: "1", At: t0.Add(200 * time.Millisecond)},
+	}
+	if got := TempoOf(at, DefaultTempo); got.Human != time.Second {
+		t.Errorf("TempoOf of an answer in 200 ms: %+v, want a second", got)
+	}
+}
+
+// TestLastTabled: when a side last offered or countered, read from the
+// end of the log: its latest counter after its opening offer, never the
+// other side's move; zero for a side that never tabled terms.
+func TestLastTabled(t *testing.T) {
+	p := joined(t, qty1)
+	offered := p.at
+	if got := LastTabled(p.events, SideB); !got.IsZero() {
+		t.Errorf("b before it tabled anything: %v, want zero", got)
+	}
+	if got := LastTabled(p.events, SideA); got.IsZero() || got.After(offered) {
+		t.Errorf("a after its opening offer: %v", got)
+	}
+	p.propose(SideB, Move{Verdict: VerdictCounter, Subject: qty2})
+	bCountered := p.at
+	p.propose(SideA, Move{Verdict: VerdictCounter, Subject: qty1})
+	aCountered := p.at
+	if got := LastTabled(p.events, SideA); !got.Equal(aCountered) {
+		t.Errorf("a after its counter: %v, want %v", got, aCountered)
+	}
+	if got := LastTabled(p.events, SideB); !got.Equal(bCountered) {
+		t.Errorf("b after its counter: %v, want %v", got, bCountered)
+	}
+}
+
+// TestAdviseReturnsTheCoolDownsEnd: Advise's second result is Pace.Next's,
+// the end of the cool-down holding a counter back.
+func TestAdviseReturnsTheCoolDownsEnd(t *testing.T) {
+	p := joined(t, qty1)
+	p.propose(SideB, Move{Verdict: VerdictCounter, Subject: qty2})
+	pace := Pace{Cooldown: time.Hour}
+	// a's turn, its last counter (as if) a moment ago.
+	_, want := pace.Next(p.r, SideA, p.at, p.at.Add(time.Second))
+	n, got := pace.Advise(p.r, SideA, p.at, p.at.Add(time.Second), DefaultTempo)
+	if want == nil || got == nil || !got.Equal(*want) {
+		t.Errorf("Advise's cool-down end %v, Next's %v (next %v)", got, want, n)
 	}
 }

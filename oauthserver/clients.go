@@ -203,16 +203,19 @@ func describeFetchError(err error) string {
 }
 
 // freshFor reads the response's caching: max-age (or Expires), no-store
-// and no-cache (fetch again next time), bounded to a day.
+// and no-cache (fetch again next time) wherever they stand among the
+// directives (RFC 9111 §5.2.2: "max-age=600, no-store" is not stored),
+// bounded to a day.
 func freshFor(h http.Header) time.Duration {
-	cc := strings.ToLower(h.Get("Cache-Control"))
-	for _, d := range strings.Split(cc, ",") {
-		d = strings.TrimSpace(d)
-		switch {
-		case d == "no-store" || d == "no-cache":
+	directives := strings.Split(strings.ToLower(h.Get("Cache-Control")), ",")
+	for i, d := range directives {
+		if directives[i] = strings.TrimSpace(d); directives[i] == "no-store" || directives[i] == "no-cache" {
 			return 0
-		case strings.HasPrefix(d, "max-age="):
-			if n, err := strconv.Atoi(strings.TrimPrefix(d, "max-age=")); err == nil {
+		}
+	}
+	for _, d := range directives {
+		if v, ok := strings.CutPrefix(d, "max-age="); ok {
+			if n, err := strconv.Atoi(v); err == nil {
 				return min(max(time.Duration(n)*time.Second, metadataMinFresh), metadataMaxFresh)
 			}
 		}

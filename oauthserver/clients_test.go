@@ -67,6 +67,25 @@ func TestMetadataDocuments(t *testing.T) {
 		fmt.Fprint(w, doc(srv.URL+"/nohost", "https:evil.example"))
 	})
 	mux.HandleFunc("/gone", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) })
+	mux.HandleFunc("/public", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"client_id":%q,"client_name":"Public Assistant","redirect_uris":["https://a.example/cb"],"token_endpoint_auth_method":"none"}`, srv.URL+"/public")
+	})
+	for path, member := range map[string]string{"/httplogo": `"logo_uri":"http://logo.example/a.png"`,
+		"/httpsite": `"client_uri":"http://site.example/"`, "/implicit": `"response_types":["token"]`,
+		"/machine": `"grant_types":["client_credentials"]`} {
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(w, `{"client_id":%q,"redirect_uris":["https://a.example/cb"],%s}`, srv.URL+path, member)
+		})
+	}
+	mux.HandleFunc("/created", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprint(w, doc(srv.URL+"/created", "https://a.example/cb"))
+	})
+	// /exact is a good document of exactly 16 KiB, the most kept.
+	mux.HandleFunc("/exact", func(w http.ResponseWriter, r *http.Request) {
+		d := strings.TrimSuffix(doc(srv.URL+"/exact", "https://a.example/cb"), "}") + `,"pad":""}`
+		fmt.Fprint(w, strings.Replace(d, `"pad":""`, `"pad":"`+strings.Repeat("x", 16<<10-len(d))+`"`, 1))
+	})
 	srv = httptest.NewTLSServer(mux)
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(release) }) // runs before srv.Close, which waits for handlers
@@ -97,6 +116,12 @@ func TestMetadataDocuments(t *testing.T) {
 		t.Errorf("a stale document: %+v, %v (%d fetches), want it fetched again", c, err, hits.Load())
 	}
 	s.clients.now = time.Now
+	if c, err := s.clients.get(ctx, srv.URL+"/exact", allowAll); err != nil || c.Name != "Good Assistant" {
+		t.Errorf("a document of exactly 16 KiB: %+v, %v, want it kept", c, err)
+	}
+	if c, err := s.clients.get(ctx, srv.URL+"/public", allowAll); err != nil || c.Name != "Public Assistant" {
+		t.Errorf("a document asking for token_endpoint_auth_method none: %+v, %v, want it kept (a public client)", c, err)
+	}
 
 	for path, want := range map[string]string{
 		"/big":           "larger than 16 KiB",
@@ -107,10 +132,21 @@ func TestMetadataDocuments(t *testing.T) {
 		"/secret":        "public clients only",
 		"/moved":         "not https",
 		"/gone":          "HTTP 404",
+		"/created":       "HTTP 201, not 200",
+		"/httplogo":      "a logo_uri or client_uri that is not https",
+		"/httpsite":      "a logo_uri or client_uri that is not https",
+		"/implicit":      `asks for response type "token"`,
+		"/machine":       `asks for grant type "client_credentials"`,
 		"/lookalike":     "has a client_name that mixes scripts",
 		"/nohost":        "names no host",
 		"/x/../good":     "a . or .. segment",
 		"/x/%2E%2E/good": "a . or .. segment",
+		// Client ID Metadata Document: no single-dot or double-dot
+		// segment, however its dots are escaped.
+		"/x/./good":    "a . or .. segment",
+		"/x/%2e/good":  "a . or .. segment",
+		"/x/.%2E/good": "a . or .. segment",
+		"/x/%2E./good": "a . or .. segment",
 	} {
 		_, err := s.clients.get(ctx, srv.URL+path, allowAll)
 		if app.ErrorCodeOf(err) != app.ErrInvalid || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "client_id: ") {
@@ -120,6 +156,23 @@ func TestMetadataDocuments(t *testing.T) {
 			t.Errorf("%s was kept: %v", path, err)
 		}
 	}
+	// Client ID Metadata Document: the URL has a path, and no fragment,
+	// user name or password; such a client_id is refused as it is, never
+	// fetched (a fragment is not sent, a user name is not shown).
+	fetched := hits.Load()
+	for _, id := range []string{srv.URL + "/", srv.URL + "/good#top", strings.Replace(srv.URL, "https://", "https://someone@", 1) + "/good",
+		strings.Replace(srv.URL, "https://", "https://someone:pw@", 1) + "/good"} {
+		_, err := s.clients.get(ctx, id, allowAll)
+		if app.ErrorCodeOf(err) != app.ErrInvalid || !strings.Contains(err.Error(), "is not an https URL with a path") {
+			t.Errorf("%s: %v, want ErrInvalid saying it is not an https URL with a path", id, err)
+		}
+		if _, err := state.Client(ctx, id); app.ErrorCodeOf(err) != app.ErrNotFound {
+			t.Errorf("%s was kept: %v", id, err)
+		}
+	}
+	if n := hits.Load(); n != fetched {
+		t.Errorf("client_ids that are no metadata document URL were fetched: %d fetches, want %d", n, fetched)
+	}
 	if _, err := s.clients.get(ctx, "tsc_unknown", allowAll); app.ErrorCodeOf(err) != app.ErrNotFound {
 		t.Errorf("unknown registered client: %v", err)
 	}
@@ -127,7 +180,9 @@ func TestMetadataDocuments(t *testing.T) {
 
 func TestFreshFor(t *testing.T) {
 	for cc, want := range map[string]time.Duration{"max-age=600": 10 * time.Minute, "no-store": 0, "no-cache, max-age=60": 0,
-		"max-age=5": time.Minute, "max-age=999999": 24 * time.Hour, "": time.Hour} {
+		"max-age=5": time.Minute, "max-age=999999": 24 * time.Hour, "": time.Hour,
+		// RFC 9111 §5.2.2: no-store and no-cache hold wherever they stand.
+		"max-age=600, no-store": 0, "public, max-age=600, no-cache": 0, "Max-Age=600,No-Store": 0} {
 		h := http.Header{}
 		if cc != "" {
 			h.Set("Cache-Control", cc)

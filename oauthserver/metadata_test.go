@@ -2,6 +2,7 @@ package oauthserver
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 
@@ -82,5 +83,90 @@ func TestMetadataOfAnIssuerWithAPath(t *testing.T) {
 	}
 	if st, _ := get("/.well-known/oauth-authorization-server/other"); st == 200 {
 		t.Errorf("the metadata of another issuer's path: %d, want none", st)
+	}
+}
+
+// TestMetadataSaysWhatTaaskyDoes: the authorization server's metadata
+// (RFC 8414, as MCP authorization asks) lists exactly what Taasky does:
+// its endpoints, the code flow answered in the query, PKCE S256 only,
+// public clients (none) at the token and revocation endpoints, the code
+// and refresh grants, negotiate and offline_access, iss in the response,
+// Client ID Metadata Documents; readable from any origin and cached an
+// hour. A resource's metadata (RFC 9728) names the resource, Taasky as
+// its authorization server, negotiate alone (offline_access is the
+// authorization server's only), the bearer in the header, and the
+// account; an account that does not exist has none (404), and a
+// database that does not answer is a 503, not a 404.
+func TestMetadataSaysWhatTaaskyDoes(t *testing.T) {
+	t.Parallel()
+	e := newAcme(t)
+	web := fiber.New()
+	e.s.Mount(web)
+	get := func(path string) (*http.Response, map[string]any) {
+		t.Helper()
+		resp, err := web.Test(httptest.NewRequest("GET", path, nil), -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var doc map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&doc)
+		return resp, doc
+	}
+	same := func(got any, want ...string) bool {
+		list, _ := got.([]any)
+		if len(list) != len(want) {
+			return false
+		}
+		for i := range want {
+			if list[i] != want[i] {
+				return false
+			}
+		}
+		return true
+	}
+	resp, doc := get("/.well-known/oauth-authorization-server")
+	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "*" || resp.Header.Get("Cache-Control") != "public, max-age=3600" {
+		t.Errorf("server metadata: %d, Access-Control-Allow-Origin %q, Cache-Control %q", resp.StatusCode,
+			resp.Header.Get("Access-Control-Allow-Origin"), resp.Header.Get("Cache-Control"))
+	}
+	for k, want := range map[string]string{"issuer": "http://taasky.test", "authorization_endpoint": "http://taasky.test/oauth/authorize",
+		"token_endpoint": "http://taasky.test/oauth/token", "registration_endpoint": "http://taasky.test/oauth/register",
+		"revocation_endpoint": "http://taasky.test/oauth/revoke"} {
+		if doc[k] != want {
+			t.Errorf("%s = %v, want %s", k, doc[k], want)
+		}
+	}
+	for k, want := range map[string][]string{"scopes_supported": {"negotiate", "offline_access"}, "response_types_supported": {"code"},
+		"response_modes_supported": {"query"}, "grant_types_supported": {"authorization_code", "refresh_token"},
+		"token_endpoint_auth_methods_supported": {"none"}, "revocation_endpoint_auth_methods_supported": {"none"},
+		"code_challenge_methods_supported": {"S256"}} {
+		if !same(doc[k], want...) {
+			t.Errorf("%s = %v, want %v", k, doc[k], want)
+		}
+	}
+	for _, k := range []string{"client_id_metadata_document_supported", "authorization_response_iss_parameter_supported"} {
+		if doc[k] != true {
+			t.Errorf("%s = %v, want true", k, doc[k])
+		}
+	}
+
+	for path, want := range map[string]struct{ resource, name string }{
+		"/.well-known/oauth-protected-resource/mcp":      {"http://taasky.test/mcp", "Taasky"},
+		"/.well-known/oauth-protected-resource/mcp/acme": {"http://taasky.test/mcp/acme", "Taasky (acme)"},
+	} {
+		resp, doc := get(path)
+		if resp.StatusCode != 200 || doc["resource"] != want.resource || doc["resource_name"] != want.name ||
+			!same(doc["authorization_servers"], "http://taasky.test") || !same(doc["scopes_supported"], "negotiate") ||
+			!same(doc["bearer_methods_supported"], "header") {
+			t.Errorf("GET %s: %d %v, want the metadata of %s", path, resp.StatusCode, doc, want.resource)
+		}
+	}
+	if resp, doc := get("/.well-known/oauth-protected-resource/mcp/globex"); resp.StatusCode != 404 || doc["error"] != "not_found" {
+		t.Errorf("the metadata of an account that does not exist: %d %v, want 404 not_found", resp.StatusCode, doc)
+	}
+	e.pool.Close()
+	if resp, doc := get("/.well-known/oauth-protected-resource/mcp/acme"); resp.StatusCode != 503 || doc["error"] != "server_error" {
+		t.Errorf("the metadata of an account while the database does not answer: %d %v, want 503", resp.StatusCode, doc)
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gofiber/fiber/v2"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/taasky/taasky/app"
@@ -82,6 +84,21 @@ func TestRefreshesLimitedPerGrant(t *testing.T) {
 	}
 	if _, err := e.s.AuthenticateAccessToken(e.ctx, access, "http://taasky.test/mcp/acme"); err != nil {
 		t.Errorf("the last access token after a refused refresh: %v", err)
+	}
+	// The refusal says when to retry (RFC 6585 §4): Retry-After, in whole
+	// seconds within the limit's hour.
+	web := fiber.New()
+	e.s.Mount(web)
+	req := httptest.NewRequest(http.MethodPost, "/oauth/token", strings.NewReader(url.Values{"grant_type": {"refresh_token"},
+		"refresh_token": {refresh}, "client_id": {"loop-client"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := web.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if after, err := strconv.Atoi(resp.Header.Get("Retry-After")); resp.StatusCode != http.StatusTooManyRequests || err != nil || after < 1 || after > 3600 {
+		t.Errorf("a refresh past the limit: %d, Retry-After %q, want 429 with 1 to 3600 s", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
 
 	// Another grant of the same client (another consent) has its own bucket.
