@@ -204,10 +204,10 @@ func describeFetchError(err error) string {
 
 // freshFor reads the response's caching: max-age (or Expires), no-store
 // and no-cache (fetch again next time) wherever they stand among the
-// directives (RFC 9111 §5.2.2: "max-age=600, no-store" is not stored),
-// bounded to a day.
+// directives, in one header line or several (RFC 9111 §5.2.2: "max-age=600,
+// no-store" is not stored), bounded to a day.
 func freshFor(h http.Header) time.Duration {
-	directives := strings.Split(strings.ToLower(h.Get("Cache-Control")), ",")
+	directives := strings.Split(strings.ToLower(strings.Join(h.Values("Cache-Control"), ",")), ",")
 	for i, d := range directives {
 		if directives[i] = strings.TrimSpace(d); directives[i] == "no-store" || directives[i] == "no-cache" {
 			return 0

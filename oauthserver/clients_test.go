@@ -191,6 +191,11 @@ func TestFreshFor(t *testing.T) {
 			t.Errorf("Cache-Control %q: %s, want %s", cc, got, want)
 		}
 	}
+	// The same directives on two header lines are one field (RFC 9110 §5.3).
+	h := http.Header{"Cache-Control": {"max-age=600", "no-store"}}
+	if got := freshFor(h); got != 0 {
+		t.Errorf("Cache-Control on two lines, max-age=600 then no-store: %s, want 0", got)
+	}
 }
 
 // TestTokenEndpointsFetchNoDocument: the token and revocation endpoints
