@@ -83,17 +83,22 @@ func (s *Server) resourceMetadataAt(prefix string) http.HandlerFunc {
 func (s *Server) resourceMetadataOf(w http.ResponseWriter, r *http.Request, prefix string) {
 	account, _ := strings.CutPrefix(r.URL.Path, prefix)
 	account = strings.TrimPrefix(account, "/")
+	if r.Method == http.MethodHead {
+		// go-sdk's handler answers GET alone; HEAD is GET without its
+		// body (RFC 9110 §9.3.2).
+		r = r.Clone(r.Context())
+		r.Method = http.MethodGet
+		w = headOnly{w}
+	}
 	if r.Method == http.MethodGet && account != "" {
 		ok, err := s.accounts.AccountExists(r.Context(), account)
 		if err != nil {
 			s.log.ErrorContext(r.Context(), "resource metadata", "err", err)
-			http.Error(w, `{"error":"server_error","error_description":"Taasky could not look the account up just now; retry in a few seconds"}`, http.StatusServiceUnavailable)
+			metadataError(w, http.StatusServiceUnavailable, "server_error", "Taasky could not look the account up just now; retry in a few seconds")
 			return
 		}
 		if !ok {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = w.Write([]byte(`{"error":"not_found","error_description":"no such account: its MCP URL is {BASE_URL}/mcp/{account}, or use {BASE_URL}/mcp and choose the account when you consent"}`))
+			metadataError(w, http.StatusNotFound, "not_found", "no such account: its MCP URL is "+s.base+"/mcp/{account}, or use "+s.base+"/mcp and choose the account when you consent")
 			return
 		}
 	}
@@ -109,3 +114,19 @@ func (s *Server) resourceMetadataOf(w http.ResponseWriter, r *http.Request, pref
 		ResourceName:           name,
 	}).ServeHTTP(w, r)
 }
+
+// metadataError answers a resource's metadata that is not there, or not
+// now, as an OAuth error in JSON, readable from any origin as the
+// metadata itself is.
+func metadataError(w http.ResponseWriter, status int, code, description string) {
+	body, _ := json.Marshal(map[string]string{"error": code, "error_description": description})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// headOnly answers HEAD: the headers GET would have, no body.
+type headOnly struct{ http.ResponseWriter }
+
+func (h headOnly) Write(p []byte) (int, error) { return len(p), nil }

@@ -2,8 +2,10 @@ package oauthserver
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
@@ -162,8 +164,24 @@ func TestMetadataSaysWhatTaaskyDoes(t *testing.T) {
 			t.Errorf("GET %s: %d %v, want the metadata of %s", path, resp.StatusCode, doc, want.resource)
 		}
 	}
-	if resp, doc := get("/.well-known/oauth-protected-resource/mcp/globex"); resp.StatusCode != 404 || doc["error"] != "not_found" {
-		t.Errorf("the metadata of an account that does not exist: %d %v, want 404 not_found", resp.StatusCode, doc)
+	if resp, doc := get("/.well-known/oauth-protected-resource/mcp/globex"); resp.StatusCode != 404 || doc["error"] != "not_found" ||
+		doc["error_description"] != "no such account: its MCP URL is http://taasky.test/mcp/{account}, or use http://taasky.test/mcp and choose the account when you consent" ||
+		resp.Header.Get("Access-Control-Allow-Origin") != "*" || resp.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("the metadata of an account that does not exist: %d %v %v, want 404 not_found naming the URLs, readable from any origin", resp.StatusCode, resp.Header, doc)
+	}
+	// HEAD is GET without the body (RFC 9110 §9.3.2); go-sdk's handler
+	// alone answered it 405.
+	for path, status := range map[string]int{"/.well-known/oauth-protected-resource/mcp/acme": 200, "/.well-known/oauth-protected-resource/mcp": 200,
+		"/.well-known/oauth-protected-resource/mcp/globex": 404} {
+		resp, err := web.Test(httptest.NewRequest("HEAD", path, nil), -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != status || len(body) != 0 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+			t.Errorf("HEAD %s: %d %q, %d bytes, want %d, JSON's headers and no body", path, resp.StatusCode, resp.Header.Get("Content-Type"), len(body), status)
+		}
 	}
 	e.pool.Close()
 	if resp, doc := get("/.well-known/oauth-protected-resource/mcp/acme"); resp.StatusCode != 503 || doc["error"] != "server_error" {
