@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -103,5 +105,35 @@ func TestLockConflictLoggedAsError(t *testing.T) {
 	if out := logs.String(); resp.StatusCode != 503 || !strings.Contains(out, `"level":"ERROR"`) || !strings.Contains(out, "lock conflict") ||
 		strings.Contains(out, "did not answer") {
 		t.Errorf("a deadlock: %d, logged %s; want 503 and an error naming the lock conflict", resp.StatusCode, out)
+	}
+}
+
+// TestRefusalQuotesNoRequest: a request whose first line fasthttp cannot
+// parse (a request line with an empty path, "GET  HTTP/1.1", as a client
+// joining an empty path writes; one with no method) is refused 400 in
+// words that quote none of its bytes. withoutRequest cut only the quote
+// after "Buffer size=": for these two, fasthttp quoted the whole request
+// inside its own message too, bearer and cookies included (review26a).
+func TestRefusalQuotesNoRequest(t *testing.T) {
+	t.Parallel()
+	a := newProbeApp(deps{log: slog.New(slog.NewTextHandler(io.Discard, nil)), health: &health{}})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = a.Listener(ln) }()
+	defer func() { _ = a.ShutdownWithTimeout(5 * time.Second) }()
+	const key, cookie = "tsk_S3cretS3cretS3cret", "S3cretCookieS3cret"
+	secrets := "Host: x\r\nAuthorization: Bearer " + key + "\r\nCookie: __Host-s=" + cookie + "\r\n\r\n"
+	for _, c := range []struct{ line, want string }{
+		{"GET  HTTP/1.1", "requestURI cannot be empty"},
+		{" /mcp/demo-a HTTP/1.1", "cannot find http request method"},
+		{"POST /mcp/demo-a HTTP/1.1\r\nContent-Length: twelve", "cannot parse Content-Length"},
+	} {
+		resp, body := rawRequest(t, ln.Addr().String(), []byte(c.line+"\r\n"+secrets))
+		if resp.StatusCode != 400 || strings.Contains(body, key) || strings.Contains(body, cookie) || strings.Contains(body, "Authorization") ||
+			!strings.Contains(body, c.want) {
+			t.Errorf("%q: %d %q, want 400 naming %q and quoting nothing", c.line, resp.StatusCode, body, c.want)
+		}
 	}
 }

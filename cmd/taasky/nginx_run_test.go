@@ -139,6 +139,34 @@ func TestBehindNginx(t *testing.T) {
 		t.Errorf("a call of %d bytes through nginx: %d %q\n%.300s", len(big), resp.StatusCode, resp.Header.Get("Content-Type"), body)
 	}
 
+	// Bodies past nginx's limit and Taasky's (4 MiB), from a page of
+	// another origin: refused by nginx, in the words, the format and with
+	// the CORS header Taasky's doors give past their limit (refused), the
+	// dashboard's without it. nginx's page was all a client read, and a
+	// browser nothing ("Failed to fetch").
+	huge := strings.Repeat("a", 4<<20+1)
+	for _, c := range []struct{ what, path, contentType, cors, wantType, want string }{
+		{"the door", "/mcp/demo-a", "application/json", "*", "text/plain", "request body exceeds 1048576 bytes\n"},
+		{"the token endpoint", "/oauth/token", "application/x-www-form-urlencoded", "*", "application/json",
+			`{"error":"invalid_request","error_description":"the request body exceeds 4194304 bytes"}`},
+		{"the receipt check", "/verify", "application/x-www-form-urlencoded", "", "text/plain", "the request body exceeds 4194304 bytes"},
+	} {
+		req, _ := http.NewRequest("POST", base+c.path, strings.NewReader(huge))
+		req.Header.Set("Authorization", "Bearer "+keys[0])
+		req.Header.Set("Content-Type", c.contentType)
+		req.Header.Set("Origin", "https://client.example")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge || resp.Header.Get("Access-Control-Allow-Origin") != c.cors ||
+			len(resp.Header.Values("Content-Type")) != 1 || !strings.HasPrefix(resp.Header.Get("Content-Type"), c.wantType) || strings.TrimSpace(string(body)) != strings.TrimSpace(c.want) {
+			t.Errorf("%s, a body of 4 MiB and a byte through nginx: %d %v\n%.300s", c.what, resp.StatusCode, resp.Header, body)
+		}
+	}
+
 	if status, _ := get(t, base+"/metrics"); status != http.StatusForbidden {
 		t.Errorf("GET /metrics through nginx: %d, want 403", status)
 	}

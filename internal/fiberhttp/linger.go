@@ -35,6 +35,11 @@ const (
 // client is not sending.
 func LingerOnRefusal(app *fiber.App) {
 	srv := app.Server()
+	// fasthttp quotes a request it cannot parse in its error, whole when
+	// the request line is at fault ("requestURI cannot be empty in
+	// \"GET  HTTP/1.1\\r\\nAuthorization: Bearer …\""), and the refusal's
+	// words are written back to the client; this makes it quote none.
+	srv.SecureErrorLogMessage = true
 	refuse := srv.ErrorHandler
 	srv.ErrorHandler = func(ctx *fasthttp.RequestCtx, err error) {
 		var ne net.Error
@@ -45,11 +50,12 @@ func LingerOnRefusal(app *fiber.App) {
 	}
 }
 
-// withoutRequest is err without the request's bytes that fasthttp quotes
-// in a request it cannot parse ("cannot parse Content-Length: … Buffer
-// size=292, contents: \"POST /mcp/… Authorization: Bearer …\""): the
-// refusal's words are written to the client (and through a proxy, to
-// whatever logs it) and would carry its credentials and cookies back.
+// withoutRequest is err without what fasthttp appends to a request it
+// cannot parse ("cannot parse Content-Length: … Buffer size=292", and
+// without SecureErrorLogMessage ", contents: \"POST /mcp/… Authorization:
+// Bearer …\""): the refusal's words are written to the client (and
+// through a proxy, to whatever logs it), and the request's bytes would
+// carry its credentials and cookies back.
 func withoutRequest(err error) error {
 	msg := err.Error()
 	i := strings.Index(msg, " Buffer size=")
