@@ -54,6 +54,14 @@ func TestNextWithNoDealPossibleOnAnOptionalField(t *testing.T) {
 		strings.Contains(a.Say, "any terms break") || !strings.HasSuffix(a.Say, "Your turn: offer terms.") {
 		t.Errorf("next %q", a.Say)
 	}
+	// Two such fields: the sentence speaks of both.
+	both := []byte(`{"qty":{"type":"int","label":"Quantity","optional":true},"place":{"type":"enum","label":"Place","values":["office","video"],"optional":true}}`)
+	p = openPlay(t, OpenRequest{Schema: both, Limits: []byte(`{"qty":{"min":10},"place":{"one_of":["office"]}}`)})
+	p.join(both, []byte(`{"qty":{"max":5},"place":{"one_of":["video"]}}`))
+	if a := p.r.Next(SideA); !strings.HasPrefix(a.Say, "No deal is possible on place, qty with a value: ") ||
+		!strings.Contains(a.Say, "they are optional, so terms that leave them out can still agree") {
+		t.Errorf("next %q", a.Say)
+	}
 	// With a required field blocked too, no terms can agree.
 	p = openPlay(t, OpenRequest{Limits: []byte(`{"qty":{"min":10},"place":{"one_of":["office"]}}`)})
 	p.join(qtySchema, []byte(`{"qty":{"max":5},"place":{"one_of":["video"]}}`))
@@ -97,6 +105,11 @@ func TestAdvise(t *testing.T) {
 			t.Errorf("%s: check_after %v, want none (%v)", name, n.CheckAfter, n)
 		case !want.IsZero() && (n.CheckAfter == nil || !n.CheckAfter.Equal(want)):
 			t.Errorf("%s: check_after %v, want %v", name, n.CheckAfter, want)
+		}
+		// Waiting is what the doors hold a read open on: a side waits
+		// exactly when it has a moment to look again.
+		if n.Waiting() != !want.IsZero() {
+			t.Errorf("%s: Waiting() = %v with check_after %v", name, n.Waiting(), n.CheckAfter)
 		}
 	}
 	up := func(t time.Time) time.Time { return t.Truncate(time.Second).Add(time.Second) }
@@ -168,9 +181,9 @@ func TestNextAfterAQuestionOnAStandingApproval(t *testing.T) {
 	p.confirm(SideB, VerdictApprove, h)
 	p.propose(SideA, Move{Verdict: VerdictNeedMoreDetail, Fields: []string{"qty"}})
 	n := p.r.Next(SideB)
-	if want := "Your human's approval of " + string(h) + " stands; the other side asked for more detail instead of approving."; !strings.HasPrefix(n.Say, want) ||
-		!strings.Contains(n.Say, "approving again changes nothing") {
-		t.Errorf("next %q", n.Say)
+	if want := "Your human's approval of " + string(h) + " stands; the other side asked for more detail instead of approving. " +
+		"Answer them: counter with the detail they asked for, ask for more detail, reject or cancel; approving again changes nothing."; n.Say != want {
+		t.Errorf("next %q\nwant %q", n.Say, want)
 	}
 }
 

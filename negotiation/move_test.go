@@ -2,6 +2,7 @@ package negotiation
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -27,11 +28,13 @@ func TestProposeRefusals(t *testing.T) {
 		{"not a's turn", SideA, Move{Verdict: VerdictCounter, Subject: qty2}, CodeRefused, "not your turn"},
 		{"offer on a table", SideB, Move{Verdict: VerdictOffer, Subject: qty2}, CodeRefused, "terms are on the table already; counter them instead"},
 		{"need_more_detail with terms", SideB, Move{Verdict: VerdictNeedMoreDetail, Subject: qty2}, CodeInvalidInput, "need_more_detail carries no terms; name the fields instead"},
+		{"need_more_detail with a subject of one byte", SideB, Move{Verdict: VerdictNeedMoreDetail, Subject: []byte(`0`), Fields: []string{"qty"}}, CodeInvalidInput, "need_more_detail carries no terms; name the fields instead"},
 		{"subject and options", SideB, Move{Verdict: VerdictCounter, Subject: qty2, Options: []json.RawMessage{qty2, qty3}}, CodeInvalidInput, "pass subject or options, not both"},
 		{"no terms", SideB, Move{Verdict: VerdictCounter}, CodeInvalidInput, "counter needs terms: subject or options"},
 		{"one option", SideB, Move{Verdict: VerdictCounter, Options: []json.RawMessage{qty2}}, CodeInvalidInput, "options: 2 to 10 alternatives"},
 		{"no options", SideB, Move{Verdict: VerdictCounter, Options: []json.RawMessage{}}, CodeInvalidInput, "options: 2 to 10 alternatives"},
 		{"need_more_detail with no options", SideB, Move{Verdict: VerdictNeedMoreDetail, Options: []json.RawMessage{}, Fields: []string{"qty"}}, CodeInvalidInput, "need_more_detail carries no terms; name the fields instead"},
+		{"a subject of one byte beside options", SideB, Move{Verdict: VerdictCounter, Subject: []byte(`0`), Options: []json.RawMessage{qty2, qty3}}, CodeInvalidInput, "pass subject or options, not both"},
 		{"eleven options", SideB, Move{Verdict: VerdictCounter, Options: slices.Repeat([]json.RawMessage{qty2}, 11)}, CodeInvalidInput, "options: 2 to 10 alternatives"},
 		{"the same option twice", SideB, Move{Verdict: VerdictCounter, Options: []json.RawMessage{qty2, []byte(` { "qty" : 2 } `)}}, CodeInvalidInput, "options[1]: the same terms as options[0]"},
 		{"a broken option", SideB, Move{Verdict: VerdictCounter, Options: []json.RawMessage{qty2, []byte(`{"place":"video"}`)}}, CodeInvalidTerms, "options[1]: missing required field: qty"},
@@ -62,6 +65,15 @@ func TestProposeRefusals(t *testing.T) {
 		t.Errorf("counter with options: %+v", p.r.Table)
 	}
 	p.replays()
+	// Ten alternatives are the most a counter tables, and it tables them.
+	ten := make([]json.RawMessage, 10)
+	for i := range ten {
+		ten[i] = []byte(fmt.Sprintf(`{"qty":%d}`, 10+i))
+	}
+	p.propose(SideB, Move{Verdict: VerdictCounter, Options: ten})
+	if len(p.r.Table.Options) != 10 || p.r.Table.By != SideB {
+		t.Errorf("counter with ten options: %+v", p.r.Table)
+	}
 }
 
 func TestRequestRefusals(t *testing.T) {

@@ -66,6 +66,17 @@ func TestNextInEveryState(t *testing.T) {
 		},
 			want{[]Verdict{VerdictCancel}, "Waiting for your human to confirm (cancel). Do not ask them again; they were notified."},
 			want{[]Verdict{VerdictApprove, VerdictCounter, VerdictNeedMoreDetail, VerdictReject, VerdictCancel}, "Waiting for your human to confirm (approve). Do not ask them again; they were notified. A new request replaces it."}},
+		// b's approval stands while a's own approve waits for a's human:
+		// no preapproval is waiting, so next does not speak of one.
+		{"b approved; a's human asked to approve, on a's turn", func(t *testing.T) *Room {
+			p := joined(t, qty1)
+			h := p.r.Table.Options[0].Hash()
+			p.confirm(SideB, VerdictApprove, h)
+			p.request(SideA, VerdictApprove, h, "a1")
+			return p.r
+		},
+			want{all, "Waiting for your human to confirm (approve). Do not ask them again; they were notified. A new request replaces it."},
+			want{[]Verdict{VerdictCancel}, "It is the other side's turn: wait for their move."}},
 		{"agreed", func(t *testing.T) *Room {
 			p := joined(t, qty1)
 			h := p.r.Table.Options[0].Hash()

@@ -413,7 +413,11 @@ func TestNextTellsOfADecline(t *testing.T) {
 	if got := n.Next(SideB).Say; !strings.HasPrefix(got, "Your human's answer to the request to approve the terms "+string(h)+" came too late and applied to nothing ("+why+").") {
 		t.Errorf("next after a void answer: %s", got)
 	}
-	// The room moves on: nothing more to tell.
+	// The room moves on: nothing more to tell (of a decline told until then).
+	p.decide(SideB, "c2", false)
+	if p.r.Answered[SideB.index()] == nil {
+		t.Fatalf("the second decline is not kept")
+	}
 	p.propose(SideB, Move{Verdict: VerdictCounter, Subject: []byte(`{"qty":4}`)})
 	if p.r.Answered != [2]*HumanAnswer{} {
 		t.Errorf("after a counter: %+v", p.r.Answered)
