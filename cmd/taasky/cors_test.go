@@ -27,12 +27,7 @@ func TestBrowserClientCallsTheDoor(t *testing.T) {
 		t.Fatalf("dev agents: %q", s.devAgents)
 	}
 	mcpURL, key := s.devAgents[0][1], s.devAgents[0][2]
-	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = io.WriteString(w, `<!doctype html><title>a client</title><p id=ready>a web client</p>`)
-	}))
-	t.Cleanup(page.Close)
-	s.do("open the client's page", chromedp.Navigate(page.URL), chromedp.WaitVisible(chromedp.CSS("#ready")))
+	openClientPage(t, s)
 	args, _ := json.Marshal([]string{mcpURL, s.base, key})
 	script := `(async ([url, base, key]) => {
 		const out = [];
@@ -170,12 +165,7 @@ func TestDoorPreflight(t *testing.T) {
 func TestBrowserClientReadsBodyTooLarge(t *testing.T) {
 	s := newOAuthStack(t)
 	mcpURL, key := s.devAgents[0][1], s.devAgents[0][2]
-	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = io.WriteString(w, `<!doctype html><title>a client</title><p id=ready>a web client</p>`)
-	}))
-	t.Cleanup(page.Close)
-	s.do("open the client's page", chromedp.Navigate(page.URL), chromedp.WaitVisible(chromedp.CSS("#ready")))
+	openClientPage(t, s)
 	args, _ := json.Marshal([]string{mcpURL, s.base, key})
 	script := `(async ([url, base, key]) => {
 		const out = [];
@@ -210,4 +200,16 @@ func TestBrowserClientReadsBodyTooLarge(t *testing.T) {
 	if got != strings.Join(want, "\n") {
 		t.Errorf("the page read:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
 	}
+}
+
+// openClientPage opens in s's browser a page of another origin than
+// Taasky's, as a web-based MCP client's, for its scripts to call from.
+func openClientPage(t *testing.T, s *oauthStack) {
+	t.Helper()
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, `<!doctype html><title>a client</title><p id=ready>a web client</p>`)
+	}))
+	t.Cleanup(page.Close)
+	s.do("open the client's page", chromedp.Navigate(page.URL), chromedp.WaitVisible(chromedp.CSS("#ready")))
 }

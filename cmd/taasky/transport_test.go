@@ -11,9 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/taasky/taasky/bench"
-	"github.com/taasky/taasky/internal/pgtest"
 )
 
 // rawRequest writes req (the request line, headers and as much of the
@@ -61,18 +58,10 @@ func rawAnswer(addr string, req []byte) (*http.Response, string, error) {
 //     Fields Too Large" named none).
 func TestRefusalsBeforeTheRoutes(t *testing.T) {
 	t.Parallel()
-	addr, err := bench.FreeAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + addr
-	p := start(t, env{"DATABASE_URL": pgtest.NewDSN(t), "LISTEN_ADDR": addr, "BASE_URL": base,
-		"XDG_CONFIG_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}, "dev")
-	agents := devAgent.FindAllStringSubmatch(p.waitStdout(t, "Stop with Ctrl-C."), -1)
-	if len(agents) == 0 {
-		t.Fatal("no dev agent")
-	}
-	key := agents[0][2]
+	e := devEnv(t)
+	addr := e["LISTEN_ADDR"]
+	_, keys := startDevAgents(t, e)
+	key := keys[0]
 	door := "POST /mcp/demo-a HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: Bearer " + key +
 		"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nOrigin: https://client.example\r\n"
 
