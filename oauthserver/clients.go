@@ -210,7 +210,7 @@ func describeFetchError(err error) string {
 // ignored then (§5.3); a max-age that is no delta-seconds ("ten", "-1",
 // "= 600") or an Expires that is no date ("0") says the document is stale
 // (§4.2.1, §5.3): the least Taasky keeps it, not the hour of a document
-// that says nothing.
+// that says nothing. An Expires counts from the response's Date.
 func freshFor(h http.Header) time.Duration {
 	maxAge, hasMaxAge := "", false
 	for _, d := range strings.Split(strings.ToLower(strings.Join(h.Values("Cache-Control"), ",")), ",") {
@@ -245,7 +245,13 @@ func freshFor(h http.Header) time.Duration {
 		if err != nil {
 			return metadataMinFresh
 		}
-		return min(max(time.Until(e), metadataMinFresh), metadataMaxFresh)
+		// Expires is on the server's clock: less its Date (§4.2.1), or
+		// the moment received without one.
+		date, err := http.ParseTime(h.Get("Date"))
+		if err != nil {
+			date = time.Now()
+		}
+		return min(max(e.Sub(date), metadataMinFresh), metadataMaxFresh)
 	}
 	return metadataDefFresh
 }

@@ -357,3 +357,27 @@ func TestFreshForInvalidFreshness(t *testing.T) {
 		}
 	}
 }
+
+// TestFreshForExpiresLessDate: an Expires is a moment on the server's
+// clock: the document is fresh for Expires less the response's Date
+// (RFC 9111 §4.2.1), not until Expires on Taasky's clock. A server a day
+// ahead that said "ten minutes" was kept a day; one a day behind, a
+// minute. Without a Date (or with one that is no date), the moment
+// received stands for it.
+func TestFreshForExpiresLessDate(t *testing.T) {
+	now := time.Now()
+	for _, skew := range []time.Duration{24 * time.Hour, -24 * time.Hour, 0} {
+		h := http.Header{}
+		h.Set("Date", now.Add(skew).UTC().Format(http.TimeFormat))
+		h.Set("Expires", now.Add(skew+10*time.Minute).UTC().Format(http.TimeFormat))
+		if got := freshFor(h); got != 10*time.Minute {
+			t.Errorf("a server %s ahead, Expires its Date + 10 min: %s, want 10m0s", skew, got)
+		}
+	}
+	h := http.Header{}
+	h.Set("Date", "yesterday")
+	h.Set("Expires", now.Add(2*time.Hour).UTC().Format(http.TimeFormat))
+	if got := freshFor(h); got < time.Hour+59*time.Minute || got > 2*time.Hour {
+		t.Errorf("a Date that is no date, Expires in 2 h: %s, want about 2 h", got)
+	}
+}
