@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/taasky/taasky/app"
@@ -35,7 +36,27 @@ func challenge(tokens OAuthAuthenticator, account string) string {
 	if tokens == nil {
 		return realm
 	}
-	return realm + `, resource_metadata="` + tokens.ResourceMetadataURL(account) + `", scope="negotiate"`
+	return realm + `, resource_metadata="` + tokens.ResourceMetadataURL(uriSegment(account)) + `", scope="negotiate"`
+}
+
+// uriSegment is the path's account segment as a URI in a quoted-string
+// can hold it: fasthttp takes a request line with a raw quote, backslash,
+// DEL or non-ASCII byte in its path, and Fiber's parameter is the segment
+// as sent; such bytes are percent-encoded (RFC 3986 §2.1), so that
+// `a",x="y` adds no parameter to the challenge. What a URI's segment
+// holds as it is (a slug, a %22 already encoded) is left.
+func uriSegment(account string) string {
+	const kept = "-._~%!$&'()*+,;=:@"
+	var b strings.Builder
+	for i := 0; i < len(account); i++ {
+		c := account[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(kept, c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }
 
 func missingBearer(tokens OAuthAuthenticator) string {

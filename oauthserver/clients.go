@@ -205,23 +205,53 @@ func describeFetchError(err error) string {
 // freshFor reads the response's caching: max-age (or Expires), no-store
 // and no-cache (fetch again next time) wherever they stand among the
 // directives, in one header line or several (RFC 9111 §5.2.2: "max-age=600,
-// no-store" is not stored), bounded to a day.
+// no-store" is not stored), bounded to a minute and a day. The first
+// max-age counts, its argument quoted or not (§5.2), and the Expires is
+// ignored then (§5.3); a max-age that is no delta-seconds ("ten", "-1",
+// "= 600") or an Expires that is no date ("0") says the document is stale
+// (§4.2.1, §5.3): the least Taasky keeps it, not the hour of a document
+// that says nothing. An Expires counts from the response's Date.
 func freshFor(h http.Header) time.Duration {
-	directives := strings.Split(strings.ToLower(strings.Join(h.Values("Cache-Control"), ",")), ",")
-	for i, d := range directives {
-		if directives[i] = strings.TrimSpace(d); directives[i] == "no-store" || directives[i] == "no-cache" {
+	maxAge, hasMaxAge := "", false
+	for _, d := range strings.Split(strings.ToLower(strings.Join(h.Values("Cache-Control"), ",")), ",") {
+		name, value, ok := strings.Cut(strings.TrimSpace(d), "=")
+		switch strings.TrimSpace(name) {
+		case "no-store", "no-cache":
 			return 0
-		}
-	}
-	for _, d := range directives {
-		if v, ok := strings.CutPrefix(d, "max-age="); ok {
-			if n, err := strconv.Atoi(v); err == nil {
-				return min(max(time.Duration(n)*time.Second, metadataMinFresh), metadataMaxFresh)
+		case "max-age":
+			if !hasMaxAge {
+				maxAge, hasMaxAge = value, true
+				if !ok {
+					maxAge = "-" // no argument: no delta-seconds
+				}
 			}
 		}
 	}
-	if e, err := http.ParseTime(h.Get("Expires")); err == nil {
-		return min(max(time.Until(e), metadataMinFresh), metadataMaxFresh)
+	if hasMaxAge {
+		if len(maxAge) >= 2 && maxAge[0] == '"' && maxAge[len(maxAge)-1] == '"' {
+			maxAge = maxAge[1 : len(maxAge)-1]
+		}
+		if maxAge == "" || strings.Trim(maxAge, "0123456789") != "" {
+			return metadataMinFresh
+		}
+		n, err := strconv.ParseInt(maxAge, 10, 64)
+		if err != nil || n > int64(metadataMaxFresh/time.Second) {
+			return metadataMaxFresh // past what can be counted: the longest (§1.2.2)
+		}
+		return min(max(time.Duration(n)*time.Second, metadataMinFresh), metadataMaxFresh)
+	}
+	if expires := h.Values("Expires"); len(expires) > 0 {
+		e, err := http.ParseTime(expires[0])
+		if err != nil {
+			return metadataMinFresh
+		}
+		// Expires is on the server's clock: less its Date (§4.2.1), or
+		// the moment received without one.
+		date, err := http.ParseTime(h.Get("Date"))
+		if err != nil {
+			date = time.Now()
+		}
+		return min(max(e.Sub(date), metadataMinFresh), metadataMaxFresh)
 	}
 	return metadataDefFresh
 }

@@ -309,3 +309,75 @@ func TestMetadataDocumentRedirects(t *testing.T) {
 		t.Errorf("a document 4 redirects away was kept: %v", err)
 	}
 }
+
+// TestFreshForInvalidFreshness: RFC 9111 reads freshness strictly, and
+// what it cannot read as fresh is stale, never the hour Taasky gives a
+// document that says nothing. max-age's argument may be quoted (§5.2:
+// recipients accept both forms); one that is no delta-seconds (a word, a
+// sign, spaces around "=", which the grammar has not) makes the document
+// stale (§4.2.1), as does an Expires that is no date, "0" above all
+// (§5.3), and the Expires is ignored then; the first max-age counts
+// (§4.2.1); one past what Taasky can count is the longest (§1.2.2).
+// Stale is the least Taasky keeps a document: a minute.
+func TestFreshForInvalidFreshness(t *testing.T) {
+	later := time.Now().Add(48 * time.Hour).UTC().Format(http.TimeFormat)
+	for _, c := range []struct {
+		cc, expires string
+		want        time.Duration
+	}{
+		{`max-age="600"`, "", 10 * time.Minute},
+		{`public, max-age="600"`, later, 10 * time.Minute},
+		{"max-age=ten", "", time.Minute},
+		{"max-age=ten", later, time.Minute},
+		{"max-age = 600", "", time.Minute},
+		{"max-age=-600", "", time.Minute},
+		{"max-age=+600", "", time.Minute},
+		{"max-age=", "", time.Minute},
+		{"max-age", "", time.Minute},
+		{"max-age=60, max-age=86400", "", time.Minute},
+		{"max-age=ten, max-age=86400", "", time.Minute},
+		{"max-age=99999999999999999999", "", 24 * time.Hour},
+		{"max-age=9300000000", "", 24 * time.Hour},
+		{"", "0", time.Minute},
+		{"", "tomorrow", time.Minute},
+		{"public", "0", time.Minute},
+		{"", later, 24 * time.Hour},
+		{"must-revalidate, max-age=600", "", 10 * time.Minute},
+		{"no-cache", later, 0},
+	} {
+		h := http.Header{}
+		if c.cc != "" {
+			h.Set("Cache-Control", c.cc)
+		}
+		if c.expires != "" {
+			h.Set("Expires", c.expires)
+		}
+		if got := freshFor(h); got != c.want {
+			t.Errorf("Cache-Control %q, Expires %q: %s, want %s", c.cc, c.expires, got, c.want)
+		}
+	}
+}
+
+// TestFreshForExpiresLessDate: an Expires is a moment on the server's
+// clock: the document is fresh for Expires less the response's Date
+// (RFC 9111 §4.2.1), not until Expires on Taasky's clock. A server a day
+// ahead that said "ten minutes" was kept a day; one a day behind, a
+// minute. Without a Date (or with one that is no date), the moment
+// received stands for it.
+func TestFreshForExpiresLessDate(t *testing.T) {
+	now := time.Now()
+	for _, skew := range []time.Duration{24 * time.Hour, -24 * time.Hour, 0} {
+		h := http.Header{}
+		h.Set("Date", now.Add(skew).UTC().Format(http.TimeFormat))
+		h.Set("Expires", now.Add(skew+10*time.Minute).UTC().Format(http.TimeFormat))
+		if got := freshFor(h); got != 10*time.Minute {
+			t.Errorf("a server %s ahead, Expires its Date + 10 min: %s, want 10m0s", skew, got)
+		}
+	}
+	h := http.Header{}
+	h.Set("Date", "yesterday")
+	h.Set("Expires", now.Add(2*time.Hour).UTC().Format(http.TimeFormat))
+	if got := freshFor(h); got < time.Hour+59*time.Minute || got > 2*time.Hour {
+		t.Errorf("a Date that is no date, Expires in 2 h: %s, want about 2 h", got)
+	}
+}

@@ -409,8 +409,8 @@ func TestNoRouteAnswersServerError(t *testing.T) {
 		if err != nil {
 			// A request line and headers past fasthttp's 4 KiB, or a body
 			// past 4 MiB, is refused before any handler and read at most
-			// 1 MiB further (fiberhttp.LingerOnRefusal): the client may
-			// not read the refusal.
+			// a second or 64 MiB further (fiberhttp.LingerOnRefusal): the
+			// client may not read the refusal.
 			if reqCtx.Err() == nil && len(x.path) < 3<<10 && len(x.body) < 1<<20 {
 				failed(r.method+" "+r.path, fmt.Sprintf("%s %s %.120q as %s: %v", x.method, x.ctype, x.path, p.name, err))
 			}
