@@ -75,6 +75,16 @@ func TestDetailAsked(t *testing.T) {
 				if got := p.r.DetailAsked(p.events, side); !reflect.DeepEqual(got, want) {
 					t.Errorf("%s is told %+v, want %+v", side, got, want)
 				}
+				// The events may be a window of the log's latest (a light
+				// log): from the last proposal on, they tell the same.
+				for i := len(p.events) - 1; i >= 0; i-- {
+					if p.events[i].Kind == EventPropose {
+						if got := p.r.DetailAsked(p.events[i:], side); !reflect.DeepEqual(got, want) {
+							t.Errorf("from the last proposal on, %s is told %+v, want %+v", side, got, want)
+						}
+						break
+					}
+				}
 			}
 		})
 	}

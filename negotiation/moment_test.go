@@ -1,6 +1,10 @@
 package negotiation
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"time"
+)
 
 // TestCanonicalMomentsOutsideFourDigitYears documents a bug: a moment whose
 // offset moves it past year 9999 (or before year 0) in UTC is accepted, but
@@ -19,6 +23,21 @@ func TestCanonicalMomentsOutsideFourDigitYears(t *testing.T) {
 		}
 		if _, err := s.ParseTerms(terms.Canonical()); err != nil {
 			t.Fatalf("%s is accepted, its canonical form %s is refused: %v", in, terms.Canonical(), err)
+		}
+	}
+}
+
+// TestReadMoment: a door's deadline is read as a moment in terms is: in
+// UTC when valid; else refused as invalid input, named by the field.
+func TestReadMoment(t *testing.T) {
+	got, err := ReadMoment("deadline", "2026-12-03T10:00:00+02:00")
+	if err != nil || got.Location() != time.UTC || got.Format(time.RFC3339) != "2026-12-03T08:00:00Z" {
+		t.Fatalf("valid moment: %v, %v", got, err)
+	}
+	for _, s := range []string{"2026-12-03", "2026-02-29T10:00:00Z", "2026-12-03T24:00:00Z"} {
+		got, err := ReadMoment("deadline", s)
+		if err == nil || err.Code != CodeInvalidInput || !strings.HasPrefix(err.Message, "deadline: ") || !got.IsZero() {
+			t.Errorf("%s: %v, %+v", s, got, err)
 		}
 	}
 }
