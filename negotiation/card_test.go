@@ -1,7 +1,9 @@
 package negotiation
 
 import (
+	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -87,5 +89,50 @@ func TestDetailAsked(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCardOfAFieldOfAnotherType: a field both schemas name with different
+// types is not the same field (Matches): the viewer's is missing, the
+// other side's value shown as theirs, in their words.
+func TestCardOfAFieldOfAnotherType(t *testing.T) {
+	p := openPlay(t, OpenRequest{Subject: qty1})
+	p.join([]byte(`{"qty":{"type":"string","label":"How many"}}`), nil)
+	c := p.r.Card(SideB, false, time.UTC)
+	if c == nil || len(c.Options) != 1 {
+		t.Fatalf("card %+v", c)
+	}
+	o := c.Options[0]
+	if !slices.Equal(o.MissingFields(), []string{"qty"}) || !slices.Equal(o.TheirFields(), []string{"qty"}) {
+		t.Fatalf("missing %v, theirs %v: %+v", o.MissingFields(), o.TheirFields(), o.Fields)
+	}
+	for _, f := range o.Fields {
+		if f.Theirs && (f.Label != "Quantity" || f.Type != TypeInt || f.Text != "1") {
+			t.Errorf("their field %+v", f)
+		}
+	}
+}
+
+// TestInvitersLabels: a person answering with the inviter's schema sees
+// every label marked as the inviter's words, but the slots shorthand's,
+// which is Taasky's (DESIGN §4).
+func TestInvitersLabels(t *testing.T) {
+	var none *Card
+	if none.InvitersLabels() != nil {
+		t.Fatal("a nil card stays nil")
+	}
+	p := openPlay(t, OpenRequest{Subject: qty1})
+	p.join(qtySchema, nil)
+	for _, f := range p.r.Card(SideB, false, time.UTC).InvitersLabels().Options[0].Fields {
+		if !f.TheirLabel {
+			t.Errorf("%s: the inviter's label is not marked theirs", f.Name)
+		}
+	}
+	p = openPlay(t, OpenRequest{Slots: []json.RawMessage{slot(9)}})
+	p.join(SlotsSchema().Canonical(), nil)
+	for _, f := range p.r.Card(SideB, false, time.UTC).InvitersLabels().Options[0].Fields {
+		if !f.Shorthand || f.TheirLabel {
+			t.Errorf("%s: the slots shorthand's label is marked theirs (shorthand %v)", f.Name, f.Shorthand)
+		}
 	}
 }

@@ -146,6 +146,9 @@ func TestOpenRefusals(t *testing.T) {
 		{"schema and slots", OpenRequest{Schema: qtySchema, Slots: []json.RawMessage{good}}, CodeInvalidInput, "pass subject_schema or slots, not both"},
 		{"slots and subject", OpenRequest{Slots: []json.RawMessage{good}, Subject: qty1}, CodeInvalidInput, "slots are the opening options; pass no subject or options with them"},
 		{"slots and options", OpenRequest{Slots: []json.RawMessage{good}, Options: []json.RawMessage{qty1, qty2}}, CodeInvalidInput, "slots are the opening options; pass no subject or options with them"},
+		{"slots and a one-byte schema", OpenRequest{Schema: []byte(`0`), Slots: []json.RawMessage{good}}, CodeInvalidInput, "pass subject_schema or slots, not both"},
+		{"slots and a one-byte subject", OpenRequest{Slots: []json.RawMessage{good}, Subject: []byte(`1`)}, CodeInvalidInput, "slots are the opening options; pass no subject or options with them"},
+		{"a one-byte subject and options", OpenRequest{Schema: qtySchema, Subject: []byte(`1`), Options: []json.RawMessage{qty1, qty2}}, CodeInvalidInput, "pass subject or options, not both"},
 		{"eleven slots", OpenRequest{Slots: eleven}, CodeInvalidInput, "slots: 1 to 10"},
 		// An empty list is given, not absent (JSON's [] decodes non-nil).
 		{"no slots", OpenRequest{Slots: []json.RawMessage{}}, CodeInvalidInput, "slots: 1 to 10"},
@@ -300,5 +303,23 @@ func TestOneSlotRoomTakesTheInvitersSchema(t *testing.T) {
 		if err != nil || !replayed.Slots {
 			t.Errorf("%d slot(s): replayed as a slots room %v (%v)", len(slots), replayed != nil && replayed.Slots, err)
 		}
+	}
+}
+
+// TestOpenTenSlots: ten slots, the most a room takes, open it; two, the
+// fewest, take a preapproval.
+func TestOpenTenSlots(t *testing.T) {
+	var slots []json.RawMessage
+	for h := 8; h < 18; h++ {
+		slots = append(slots, slot(h))
+	}
+	r, _, _, err := Open(OpenRequest{Slots: slots}, t0)
+	if err != nil || len(r.Table.Options) != MaxOptions {
+		t.Fatalf("ten slots: %v", err)
+	}
+	// Two, the fewest a preapproval chooses from, take one.
+	r, _, _, err = Open(OpenRequest{Slots: slots[:MinOptions], Preapprove: true, PreapprovalID: "p"}, t0)
+	if err != nil || !r.Preapprove || len(r.Table.Options) != MinOptions {
+		t.Fatalf("two slots to preapprove: %v", err)
 	}
 }
