@@ -80,7 +80,8 @@ func TestParseJSONRefusals(t *testing.T) {
 		{`"\ud800"`, "lone surrogate"},
 		{`"\ud800x"`, "lone surrogate"},
 		{`"\ud800\n"`, "lone surrogate"},
-		{`"\udc00\ud800"`, "lone surrogate"},
+		{`"\udc00\ud800"`, "lone surrogate in a \\u escape at byte 7"}, // a low half first: refused where it ends
+		{`"\udbff\udbff"`, "lone surrogate in a \\u escape at byte 13"},
 		{`"\ude00"`, "lone surrogate"},
 		{`"\ud800\u0041"`, "lone surrogate"},
 		{`"\ud800\ud800"`, "lone surrogate"},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -321,5 +322,87 @@ func TestOpenTenSlots(t *testing.T) {
 	r, _, _, err = Open(OpenRequest{Slots: slots[:MinOptions], Preapprove: true, PreapprovalID: "p"}, t0)
 	if err != nil || !r.Preapprove || len(r.Table.Options) != MinOptions {
 		t.Fatalf("two slots to preapprove: %v", err)
+	}
+}
+
+// TestRejoin: the peer seated already is answered with its seat for the
+// same join (the same schema, or none in a slots room; the same limits
+// however written, or none restated); another schema or other limits are
+// refused, fixed once declared (DESIGN §4).
+func TestRejoin(t *testing.T) {
+	limits := []byte(`{"qty":{"min":1,"max":10}}`)
+	p := openPlay(t, OpenRequest{Subject: qty1})
+	bSchema := []byte(`{"qty":{"type":"int","label":"How many"}}`)
+	p.join(bSchema, limits)
+	const schemaFixed = "subject_schema: you joined this room already with another schema; it is fixed once declared"
+	const limitsFixed = "limits: you joined this room already with other limits; limits are fixed once declared"
+	for _, c := range []struct {
+		name           string
+		schema, limits []byte
+		want           string
+	}{
+		{"the same join", bSchema, limits, ""},
+		{"the same limits written otherwise", bSchema, []byte(` { "qty" : { "max" : 10, "min" : 1 } } `), ""},
+		{"limits not restated", bSchema, nil, ""},
+		{"limits blank", bSchema, []byte(" \n"), ""},
+		{"another schema (the inviter's)", qtySchema, limits, schemaFixed},
+		{"a broken schema", []byte(`{"qty":`), limits, schemaFixed},
+		{"no schema, not a slots room", nil, limits, schemaFixed},
+		{"other limits", bSchema, []byte(`{"qty":{"min":1,"max":11}}`), limitsFixed},
+		{"fewer limits", bSchema, []byte(`{"qty":{"min":1}}`), limitsFixed},
+		{"broken limits", bSchema, []byte(`{"qty":`), limitsFixed},
+	} {
+		err := p.r.Rejoin(c.schema, c.limits)
+		if got := fmt.Sprint(err); (c.want == "" && err != nil) || (c.want != "" && got != c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	// Not joined yet: no seat to answer with.
+	if err := openPlay(t, OpenRequest{Subject: qty1}).r.Rejoin(qtySchema, nil); err == nil {
+		t.Error("a rejoin before the join is answered")
+	}
+	// A slots room joined with the inviter's schema: none given is the same.
+	s := openPlay(t, OpenRequest{Slots: []json.RawMessage{slot(9)}})
+	s.join(SlotsSchema().Canonical(), nil)
+	if err := s.r.Rejoin(nil, nil); err != nil {
+		t.Errorf("slots room, no schema: %v", err)
+	}
+}
+
+// TestInvitationEnd: the invitation can be answered InvitationTTL after the
+// open, or until the deadline if that comes first.
+func TestInvitationEnd(t *testing.T) {
+	r := openPlay(t, OpenRequest{Subject: qty1}).r
+	if got := r.InvitationEnd(); !got.Equal(t0.Add(InvitationTTL)) {
+		t.Errorf("default deadline: invitation ends %v", got)
+	}
+	soon := t0.Add(time.Hour)
+	r, _, _, err := Open(OpenRequest{Schema: qtySchema, Deadline: &soon}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.InvitationEnd(); !got.Equal(soon) {
+		t.Errorf("deadline before the invitation's end: invitation ends %v", got)
+	}
+}
+
+// TestGivenDeadlineNeedsZone: only a deadline past MaxDeadline's 24-hour
+// days needs the opener's zone.
+func TestGivenDeadlineNeedsZone(t *testing.T) {
+	at, max, over := t0, t0.Add(MaxDeadline), t0.Add(MaxDeadline+time.Second)
+	if GivenDeadlineNeedsZone(nil, at) || GivenDeadlineNeedsZone(&max, at) || !GivenDeadlineNeedsZone(&over, at) {
+		t.Error("a zone is read for none or a deadline within MaxDeadline, or not past it")
+	}
+}
+
+// TestJoinableAfterAccountDeleted: a draft closed because its inviter's
+// account went says the room is closed, not that the invitation was used.
+func TestJoinableAfterAccountDeleted(t *testing.T) {
+	r, _, err := openPlay(t, OpenRequest{Subject: qty1}).r.CloseAccountDeleted(t0.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Joinable(t0.Add(2 * time.Minute)); fmt.Sprint(err) != "room is closed" {
+		t.Errorf("joinable: %v", err)
 	}
 }
