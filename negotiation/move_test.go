@@ -126,3 +126,39 @@ func TestRequestRefusals(t *testing.T) {
 		t.Error("Request changed the receiver")
 	}
 }
+
+// TestNothingToPreapprove: only the initiator's human preapproves, in a
+// room opened to preapprove, while the initiator's options are on the
+// table; any other request for one is refused. (A counter ends the
+// preapproval, so the checks on the table's author and shape only back
+// that up.)
+func TestNothingToPreapprove(t *testing.T) {
+	opts := []json.RawMessage{qty1, qty2}
+	pre := func() *play {
+		p := openPlay(t, OpenRequest{Options: opts, Preapprove: true, PreapprovalID: "pre"})
+		p.join(qtySchema, nil)
+		return p
+	}
+	plain := openPlay(t, OpenRequest{Options: opts})
+	byB := pre()
+	byB.propose(SideB, Move{Verdict: VerdictCounter, Options: []json.RawMessage{qty2, []byte(`{"qty":3}`)}})
+	aSubject := pre()
+	aSubject.propose(SideB, Move{Verdict: VerdictCounter, Subject: qty2})
+	aSubject.propose(SideA, Move{Verdict: VerdictCounter, Subject: qty1})
+	for _, c := range []struct {
+		name string
+		r    *Room
+		side Side
+	}{
+		{"b, in a room to preapprove", pre().r, SideB},
+		{"a, in a room not opened to preapprove", plain.r, SideA},
+		{"a, with b's options on the table", byB.r, SideA},
+		{"a, with its own single subject on the table", aSubject.r, SideA},
+	} {
+		_, _, err := c.r.RequestPreapproval(c.side, "again", t0.Add(time.Hour), Announced)
+		refusedWith(t, c.r.Snapshot(), c.r, err, CodeRefused, "nothing to preapprove")
+	}
+	if _, _, err := pre().r.RequestPreapproval(SideA, "again", t0.Add(time.Hour), Announced); err != nil {
+		t.Errorf("a, its options on the table: %v", err)
+	}
+}
