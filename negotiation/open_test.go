@@ -367,6 +367,9 @@ func TestRejoin(t *testing.T) {
 	if err := s.r.Rejoin(nil, nil); err != nil {
 		t.Errorf("slots room, no schema: %v", err)
 	}
+	if err := s.r.Rejoin([]byte(`0`), nil); err == nil {
+		t.Error("slots room, a schema of one byte that is none: answered with the seat")
+	}
 }
 
 // TestInvitationEnd: the invitation can be answered InvitationTTL after the
