@@ -53,6 +53,12 @@ func (s *Server) Mount(r fiber.Router, auth Authenticator) {
 	}
 }
 
+// DoorPath says whether path is the agents' door's (/mcp, /mcp/{account}):
+// its answers, refusals included, are readable from any origin.
+func DoorPath(path string) bool {
+	return path == "/mcp" || strings.HasPrefix(path, "/mcp/")
+}
+
 // doorMethods are the methods a client of go-sdk's streamable HTTP
 // transport sends: POST for its calls, GET for a stream of the server's
 // messages and DELETE to end a session (both answered 405 by a stateless

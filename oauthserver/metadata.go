@@ -121,7 +121,7 @@ func (s *Server) resourceMetadataOf(w http.ResponseWriter, r *http.Request, pref
 func metadataError(w http.ResponseWriter, status int, code, description string) {
 	body, _ := json.Marshal(map[string]string{"error": code, "error_description": description})
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Access-Control-Allow-Origin", "*")
+	cors(w)
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
 
@@ -191,9 +192,21 @@ func (s *Server) Mount(r fiber.Router) {
 	r.Post("/oauth/revoke", fiberhttp.Handler(bounded(s.revoke)))
 	// The endpoints' preflights, each by its path: one route on every
 	// /oauth/ path made Fiber answer any other one 405, not 404.
-	for _, p := range []string{"/oauth/register", "/oauth/token", "/oauth/revoke"} {
+	for _, p := range endpointPaths {
 		r.Options(p, fiberhttp.Handler(http.HandlerFunc(s.preflight)))
 	}
+}
+
+// endpointPaths are the endpoints a client calls (the authorize endpoint
+// is the person's, in the dashboard).
+var endpointPaths = []string{"/oauth/register", "/oauth/token", "/oauth/revoke"}
+
+// ClientPath says whether path is one a client of the authorization
+// server calls, from a browser too: an endpoint or a metadata document.
+// Its answers, refusals included, are OAuth errors readable from any
+// origin (cors).
+func ClientPath(path string) bool {
+	return slices.Contains(endpointPaths, path) || strings.HasPrefix(path, "/.well-known/oauth-")
 }
 
 // requestTimeout bounds what a token or revocation request waits for the

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -12,6 +11,7 @@ import (
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/fiberhttp"
 	"github.com/taasky/taasky/mcpserver"
+	"github.com/taasky/taasky/oauthserver"
 )
 
 // httpStatus maps app error codes to HTTP statuses, for the routes outside
@@ -92,9 +92,7 @@ func refused(c *fiber.Ctx, fe *fiber.Error) error {
 	case fiber.StatusRequestTimeout:
 		msg = fmt.Sprintf("the request was not received whole within %d s", int(maxRequestRead.Seconds()))
 	}
-	path := c.Path()
-	mcp := path == "/mcp" || strings.HasPrefix(path, "/mcp/")
-	oauth := strings.HasPrefix(path, "/.well-known/oauth-") || path == "/oauth/register" || path == "/oauth/token" || path == "/oauth/revoke"
+	mcp, oauth := mcpserver.DoorPath(c.Path()), oauthserver.ClientPath(c.Path())
 	if mcp || oauth {
 		c.Set(fiber.HeaderAccessControlAllowOrigin, "*")
 		c.Set(fiber.HeaderAccessControlExposeHeaders, fiberhttp.CORSExposeHeaders)

@@ -97,15 +97,10 @@ func TestLingerOnRefusal(t *testing.T) {
 	app := fiber.New(fiber.Config{DisableStartupMessage: true}) // 4 KiB read buffer
 	LingerOnRefusal(app)
 	app.Get("/", func(c *fiber.Ctx) error { return c.SendString("ok") })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = app.Listener(ln) }()
-	defer func() { _ = app.ShutdownWithTimeout(5 * time.Second) }()
+	addr := serve(t, app)
 
 	for try := range 3 {
-		conn, err := net.Dial("tcp", ln.Addr().String())
+		conn, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,14 +137,9 @@ func TestLingerOnABodyFarPastTheLimit(t *testing.T) {
 	app := fiber.New(fiber.Config{DisableStartupMessage: true, BodyLimit: 4 << 20})
 	LingerOnRefusal(app)
 	app.Post("/", func(c *fiber.Ctx) error { return c.SendString("ok") })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = app.Listener(ln) }()
-	defer func() { _ = app.ShutdownWithTimeout(5 * time.Second) }()
+	addr := serve(t, app)
 
-	conn, err := net.Dial("tcp", ln.Addr().String())
+	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,4 +162,17 @@ func TestLingerOnABodyFarPastTheLimit(t *testing.T) {
 	if !strings.HasPrefix(got.String(), "HTTP/1.1 413") {
 		t.Fatalf("answered %.100q, want a 413", got.String())
 	}
+}
+
+// serve runs app on a loopback port of its own until the test ends and
+// returns its address.
+func serve(t *testing.T, app *fiber.App) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = app.Listener(ln) }()
+	t.Cleanup(func() { _ = app.ShutdownWithTimeout(5 * time.Second) })
+	return ln.Addr().String()
 }
