@@ -19,6 +19,22 @@ import (
 	"github.com/taasky/taasky/internal/ratelimit"
 )
 
+// registrationTooLarge refuses a registration past metadataMaxBytes.
+const registrationTooLarge = "the registration must be a JSON object of at most 16 KiB"
+
+// BodyRefusal is the OAuth error a request to path is told when its body
+// was refused before the endpoint ran (past the limit of every request,
+// which the server enforces first), where the endpoint's own limit is
+// smaller and has words of its own: a registration is told its 16 KiB
+// whatever its size, not a limit it could never reach. ok is false for
+// every other path.
+func BodyRefusal(path string) (code, description string, ok bool) {
+	if path == "/oauth/register" {
+		return "invalid_client_metadata", registrationTooLarge, true
+	}
+	return "", "", false
+}
+
 // registerClient is Dynamic Client Registration (RFC 7591), for clients
 // without a Client ID Metadata Document. Every client is registered
 // public (token_endpoint_auth_method none, PKCE): a client that asked for
@@ -45,7 +61,7 @@ func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, metadataMaxBytes+1))
 	if err != nil || len(body) > metadataMaxBytes {
-		writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", "the registration must be a JSON object of at most 16 KiB")
+		writeJSONError(w, http.StatusBadRequest, "invalid_client_metadata", registrationTooLarge)
 		return
 	}
 	// jwks is a JSON object (RFC 7591 §2), which go-sdk's type reads as a

@@ -161,7 +161,8 @@ func TestDoorPreflight(t *testing.T) {
 // door's CORS headers: the page read "TypeError: Failed to fetch" and
 // nothing of the 413 (limits26). Now it reads the door's own answer, the
 // one a body of 1 MiB and a byte gets from go-sdk, and the token
-// endpoint's OAuth error naming the limit.
+// endpoint's OAuth error naming the limit; the registration endpoint's
+// names its own 16 KiB, as a body of 17 KiB is told (it named 4 MiB).
 func TestBrowserClientReadsBodyTooLarge(t *testing.T) {
 	s := newOAuthStack(t)
 	mcpURL, key := s.devAgents[0][1], s.devAgents[0][2]
@@ -184,6 +185,7 @@ func TestBrowserClientReadsBodyTooLarge(t *testing.T) {
 		await call('door 1 MiB+1', url, door, (1 << 20) + 1);
 		await call('door 5 MiB', url, door, 5 << 20);
 		await call('token 5 MiB', base + '/oauth/token', {'Content-Type': 'application/x-www-form-urlencoded'}, 5 << 20);
+		await call('register 5 MiB', base + '/oauth/register', {'Content-Type': 'application/json'}, 5 << 20);
 		return out.join('\n');
 	})(` + string(args) + `)`
 	c, cancel := context.WithTimeout(s.tab, 60*time.Second)
@@ -196,6 +198,7 @@ func TestBrowserClientReadsBodyTooLarge(t *testing.T) {
 		`door 1 MiB+1 413 text/plain; charset=utf-8 "request body exceeds 1048576 bytes\n"`,
 		`door 5 MiB 413 text/plain; charset=utf-8 "request body exceeds 1048576 bytes\n"`,
 		`token 5 MiB 413 application/json "{\"error\":\"invalid_request\",\"error_description\":\"the request body exceeds 4194304 bytes\"}"`,
+		`register 5 MiB 413 application/json "{\"error\":\"invalid_client_metadata\",\"error_description\":\"the registration must be a JSON object of at most 16 KiB\"}"`,
 	}
 	if got != strings.Join(want, "\n") {
 		t.Errorf("the page read:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))

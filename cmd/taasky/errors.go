@@ -77,7 +77,8 @@ const (
 // documents a client calls from a browser with their CORS headers (without
 // them, a page reads a network error and nothing of the refusal), the MCP
 // door's 413 in go-sdk's words for a body past its limit (as a body of
-// 1 to 4 MiB is answered), the OAuth endpoints' as an OAuth error. A body
+// 1 to 4 MiB is answered), the OAuth endpoints' as an OAuth error (a
+// registration's naming its own limit, oauthserver.BodyRefusal). A body
 // past maxRequestBody, headers past maxRequestHead, a request not read
 // within maxRequestRead or that fasthttp cannot parse are refused before
 // any route, so their words are said here (for the last three fasthttp
@@ -105,7 +106,11 @@ func refused(c *fiber.Ctx, fe *fiber.Error) error {
 		return c.Status(fe.Code).JSON(fiber.Map{"error": msg})
 	case oauth && request:
 		c.Set(fiber.HeaderCacheControl, "no-store")
-		return c.Status(fe.Code).JSON(fiber.Map{"error": "invalid_request", "error_description": msg})
+		code := "invalid_request"
+		if own, words, ok := oauthserver.BodyRefusal(c.Path()); ok && fe.Code == fiber.StatusRequestEntityTooLarge {
+			code, msg = own, words
+		}
+		return c.Status(fe.Code).JSON(fiber.Map{"error": code, "error_description": msg})
 	}
 	return c.Status(fe.Code).SendString(msg)
 }

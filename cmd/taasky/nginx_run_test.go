@@ -149,6 +149,8 @@ func TestBehindNginx(t *testing.T) {
 		{"the door", "/mcp/demo-a", "application/json", "*", "text/plain", "request body exceeds 1048576 bytes\n"},
 		{"the token endpoint", "/oauth/token", "application/x-www-form-urlencoded", "*", "application/json",
 			`{"error":"invalid_request","error_description":"the request body exceeds 4194304 bytes"}`},
+		{"the registration endpoint", "/oauth/register", "application/json", "*", "application/json",
+			`{"error":"invalid_client_metadata","error_description":"the registration must be a JSON object of at most 16 KiB"}`},
 		{"the receipt check", "/verify", "application/x-www-form-urlencoded", "", "text/plain", "the request body exceeds 4194304 bytes"},
 	} {
 		req, _ := http.NewRequest("POST", base+c.path, strings.NewReader(huge))
