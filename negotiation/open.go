@@ -258,7 +258,10 @@ func (r *Room) InvitationEnd() time.Time {
 // once declared.
 func (r *Room) Rejoin(schemaJSON, limitsJSON json.RawMessage) error {
 	b := r.Party(SideB)
-	schema := r.Party(SideA).Schema // none given: the inviter's (a slots room)
+	var schema *Schema
+	if r.Slots {
+		schema = r.Party(SideA).Schema // none given: the inviter's, as Join takes it
+	}
 	if len(schemaJSON) > 0 {
 		var err error
 		if schema, _, err = ParseSchema(schemaJSON); err != nil {

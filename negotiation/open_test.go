@@ -357,6 +357,13 @@ func TestRejoin(t *testing.T) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
 	}
+	// Joined with the inviter's own schema in a room that is not a slots
+	// room: none given is not the same join (Join requires a schema there).
+	same := openPlay(t, OpenRequest{Subject: qty1})
+	same.join(qtySchema, nil)
+	if err := same.r.Rejoin(nil, nil); fmt.Sprint(err) != schemaFixed {
+		t.Errorf("not a slots room, joined with the inviter's schema, none given: %v, want %q", err, schemaFixed)
+	}
 	// Not joined yet: no seat to answer with.
 	if err := openPlay(t, OpenRequest{Subject: qty1}).r.Rejoin(qtySchema, nil); err == nil {
 		t.Error("a rejoin before the join is answered")
