@@ -381,3 +381,49 @@ func TestFreshForExpiresLessDate(t *testing.T) {
 		t.Errorf("a Date that is no date, Expires in 2 h: %s, want about 2 h", got)
 	}
 }
+
+// TestMetadataClientTransport is Taasky's own transport for metadata
+// documents (the other tests give theirs): a server sending more than
+// 16 KiB of headers is refused as it sends them, naming the limit, and a
+// loopback address is refused at the dial unless private fetches are
+// allowed (dev and tests).
+func TestMetadataClientTransport(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	var srv *httptest.Server
+	mux := http.NewServeMux()
+	mux.HandleFunc("/good", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"client_id":%q,"client_name":"Good Assistant","redirect_uris":["https://good.example/cb"]}`, srv.URL+"/good")
+	})
+	// A good document behind 20 KiB of headers.
+	mux.HandleFunc("/headers", func(w http.ResponseWriter, r *http.Request) {
+		for i := range 20 {
+			w.Header().Set(fmt.Sprintf("X-Pad-%d", i), strings.Repeat("x", 1<<10))
+		}
+		fmt.Fprintf(w, `{"client_id":%q,"client_name":"Good Assistant","redirect_uris":["https://good.example/cb"]}`, srv.URL+"/headers")
+	})
+	srv = httptest.NewTLSServer(mux)
+	t.Cleanup(srv.Close)
+	s, err := New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: app.NewOAuth(pool), Accounts: app.NewAccounts(pool)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Taasky's transport, trusting the test server's certificate.
+	trust := func(c *http.Client) *http.Client {
+		c.Transport.(*http.Transport).TLSClientConfig = srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+		return c
+	}
+	ctx := context.Background()
+
+	s.clients.http = trust(newMetadataClient(false, nil))
+	if _, err := s.clients.get(ctx, srv.URL+"/good", allowAll); app.ErrorCodeOf(err) != app.ErrInvalid || !strings.Contains(err.Error(), "could not be fetched") {
+		t.Errorf("a document on a loopback address, private fetches not allowed: %v, want it refused", err)
+	}
+	s.clients.http = trust(newMetadataClient(true, nil))
+	if c, err := s.clients.get(ctx, srv.URL+"/good", allowAll); err != nil || c.Name != "Good Assistant" {
+		t.Errorf("a good document, private fetches allowed: %+v, %v", c, err)
+	}
+	if _, err := s.clients.get(ctx, srv.URL+"/headers", allowAll); app.ErrorCodeOf(err) != app.ErrInvalid || !strings.Contains(err.Error(), "headers exceeded 16384 bytes") {
+		t.Errorf("a document behind 20 KiB of headers: %v, want it refused naming 16384 bytes", err)
+	}
+}
