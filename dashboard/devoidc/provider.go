@@ -36,13 +36,19 @@ type Client struct {
 // New returns the provider's handler, to serve at the issuer's path (the
 // handler expects the full request path, prefix included).
 func New(c Config) (http.Handler, error) {
+	h, _, err := newProvider(c)
+	return h, err
+}
+
+// newProvider is New, with the storage behind the handler.
+func newProvider(c Config) (http.Handler, *storage, error) {
 	u, err := url.Parse(c.Issuer)
 	if err != nil || u.Scheme == "" || u.Host == "" {
-		return nil, fmt.Errorf("devoidc: issuer %q is not an absolute URL", c.Issuer)
+		return nil, nil, fmt.Errorf("devoidc: issuer %q is not an absolute URL", c.Issuer)
 	}
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	st := newStorage(strings.TrimSuffix(c.Issuer, "/"), c.Clients, key)
 	provider, err := op.NewProvider(&op.Config{
@@ -51,7 +57,7 @@ func New(c Config) (http.Handler, error) {
 		AuthMethodPost: true,
 	}, st, op.StaticIssuer(strings.TrimSuffix(c.Issuer, "/")), op.WithAllowInsecure())
 	if err != nil {
-		return nil, fmt.Errorf("devoidc: %w", err)
+		return nil, nil, fmt.Errorf("devoidc: %w", err)
 	}
 	prefix := strings.TrimSuffix(u.Path, "/")
 	mux := http.NewServeMux()
@@ -59,5 +65,5 @@ func New(c Config) (http.Handler, error) {
 	mux.HandleFunc("GET /login", l.show)
 	mux.HandleFunc("POST /login", l.submit)
 	mux.Handle("/", provider)
-	return http.StripPrefix(prefix, mux), nil
+	return http.StripPrefix(prefix, mux), st, nil
 }

@@ -16,6 +16,7 @@ type authRequest struct {
 	challenge                                        *oidc.CodeChallenge
 	created, authTime                                time.Time
 	done                                             bool
+	code                                             string // issued once signed in (SaveAuthCode)
 }
 
 var _ op.AuthRequest = (*authRequest)(nil)

@@ -96,9 +96,10 @@ func (s *storage) CreateAuthRequest(_ context.Context, req *oidc.AuthRequest, us
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for id, old := range s.requests { // forget sign-ins abandoned long ago
+	for id, old := range s.requests { // forget sign-ins abandoned long ago, with their codes
 		if time.Since(old.created) > 30*time.Minute {
 			delete(s.requests, id)
+			delete(s.codes, old.code)
 		}
 	}
 	s.requests[r.id] = r
@@ -128,18 +129,22 @@ func (s *storage) AuthRequestByCode(ctx context.Context, code string) (op.AuthRe
 func (s *storage) SaveAuthCode(_ context.Context, id, code string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.codes[strings.Clone(code)] = strings.Clone(id)
+	r, ok := s.requests[id]
+	if !ok {
+		return errors.New("this sign-in request has expired; start again from Taasky")
+	}
+	delete(s.codes, r.code) // a request has one code: an earlier one goes
+	r.code = strings.Clone(code)
+	s.codes[r.code] = r.id
 	return nil
 }
 
 func (s *storage) DeleteAuthRequest(_ context.Context, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.requests, id)
-	for code, rid := range s.codes {
-		if rid == id {
-			delete(s.codes, code)
-		}
+	if r, ok := s.requests[id]; ok {
+		delete(s.codes, r.code)
+		delete(s.requests, id)
 	}
 	return nil
 }
