@@ -61,6 +61,9 @@ func runDev(ctx context.Context, args []string, getenv func(string) string, stdo
 		return err
 	}
 	log.Info("starting taasky dev", "config", cfg, "secret_key", secretSource)
+	if err := startPprof(ctx, cfg.PprofAddr, log); err != nil {
+		return fmt.Errorf("PPROF_ADDR: %w", err)
+	}
 	srv, err := openServer(ctx, cfg, log, true, true)
 	if errors.Is(err, app.ErrSecretKeyMismatch) {
 		// The database outlived the key dev made for it (another home, the
