@@ -27,6 +27,13 @@ func TestInternal(t *testing.T) {
 		{"198.51.100.7", true}, {"203.0.113.9", true}, {"240.0.0.1", true}, {"255.255.255.255", true},
 		{"::7f00:1", true}, {"64:ff9b:1::a00:5", true}, {"2001:0:4136:e378::1", true},
 		{"2001:db8::1", true}, {"fec0::1", true}, {"100::1", true},
+		// Registered since 2024, none globally reachable: IPv6's second
+		// documentation prefix (RFC 9637), SRv6 segment identifiers, which
+		// route inside an operator's segment-routing domain (RFC 9602), and
+		// the dummy prefix (RFC 9780).
+		{"3fff::1", true}, {"3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff", true}, {"5f00::1", true},
+		{"5f00:ffff:ffff:ffff:ffff:ffff:ffff:ffff", true}, {"100:0:0:1::1", true},
+		{"3fff:1000::1", false},
 		// The same ranges written as IPv4-mapped IPv6 (a resolver may
 		// answer so): judged as the IPv4 address they carry.
 		{"::ffff:100.64.0.1", true}, {"::ffff:192.0.2.1", true}, {"::ffff:93.184.216.34", false},
@@ -124,7 +131,7 @@ func TestInternalWholeRanges(t *testing.T) {
 	for _, s := range []string{"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
 		"192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24",
 		"203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4", "::/96", "64:ff9b::/96", "64:ff9b:1::/48", "100::/64",
-		"2001::/23", "2001:db8::/32", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8"} {
+		"2001::/23", "2001:db8::/32", "100:0:0:1::/64", "3fff::/20", "5f00::/16", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8"} {
 		p := netip.MustParsePrefix(s)
 		for _, a := range []netip.Addr{p.Addr(), lastAddr(p)} {
 			if !Internal(a) {
