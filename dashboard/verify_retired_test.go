@@ -56,6 +56,27 @@ func TestVerifyAReceiptOfARetiredKey(t *testing.T) {
 	if code != http.StatusUnprocessableEntity || strings.Contains(body, `data-verdict="valid"`) || !strings.Contains(body, "retired") {
 		t.Errorf("a receipt of the retired key the database does not keep: %d\n%s", code, body)
 	}
+	// The same on terms of another length, and on the kept receipt's own
+	// terms (only its kid and signature differ from the kept one's).
+	for _, terms := range []string{`{"fee":{"amount":"1000000.00","currency":"EUR"}}`, ""} {
+		other := r
+		if terms != "" {
+			other.Terms = json.RawMessage(terms)
+		} else {
+			var kept receipt.Receipt
+			if err := json.Unmarshal(must(base64.RawURLEncoding.DecodeString(parts[1])), &kept); err != nil {
+				t.Fatal(err)
+			}
+			other = kept
+		}
+		again, err := old.Sign(&other)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code, body := verify(again); code != http.StatusUnprocessableEntity || strings.Contains(body, `data-verdict="valid"`) {
+			t.Errorf("a receipt of the retired key (terms %q) the database does not keep: %d\n%s", terms, code, body)
+		}
+	}
 	// A receipt the retired key signed before the rotation: the one kept.
 	if _, err := b.pool.Exec(b.ctx, `UPDATE receipts SET jws = $1 WHERE room_id = $2`, forged, id); err != nil {
 		t.Fatal(err)

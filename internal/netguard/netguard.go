@@ -24,10 +24,11 @@ import (
 // stranger's URL: loopback, private (RFC 1918, fc00::/7), link-local,
 // unspecified, multicast, carrier-grade NAT (100.64.0.0/10), and the rest of
 // IANA's special-purpose ranges that are not global (documentation,
-// benchmarking, reserved, site-local, deprecated relays). An IPv6 address
-// that carries an IPv4 one a translator or relay would dial (NAT64's
-// 64:ff9b::/96, 6to4's 2002::/16) is judged by that IPv4 address: behind a
-// NAT64 gateway, [64:ff9b::a00:5] reaches 10.0.0.5.
+// benchmarking, reserved, site-local, deprecated relays, segment-routing
+// identifiers). An IPv6 address that carries an IPv4 one a translator or
+// relay would dial (NAT64's 64:ff9b::/96, 6to4's 2002::/16) is judged by
+// that IPv4 address: behind a NAT64 gateway, [64:ff9b::a00:5] reaches
+// 10.0.0.5.
 func Internal(a netip.Addr) bool {
 	a = a.Unmap()
 	if v4, ok := embeddedV4(a); ok {
@@ -62,8 +63,11 @@ var notGlobal = func() []netip.Prefix {
 		"::/96",           // IPv4-compatible, deprecated
 		"64:ff9b:1::/48",  // NAT64 for local use
 		"100::/64",        // discard
+		"100:0:0:1::/64",  // dummy prefix (RFC 9780)
 		"2001::/23",       // IETF protocol assignments, Teredo among them
 		"2001:db8::/32",   // documentation
+		"3fff::/20",       // documentation (RFC 9637)
+		"5f00::/16",       // SRv6 segment identifiers, inside an operator's domain (RFC 9602)
 		"fec0::/10",       // site-local, deprecated
 	} {
 		ps = append(ps, netip.MustParsePrefix(s))

@@ -27,6 +27,13 @@ func TestInternal(t *testing.T) {
 		{"198.51.100.7", true}, {"203.0.113.9", true}, {"240.0.0.1", true}, {"255.255.255.255", true},
 		{"::7f00:1", true}, {"64:ff9b:1::a00:5", true}, {"2001:0:4136:e378::1", true},
 		{"2001:db8::1", true}, {"fec0::1", true}, {"100::1", true},
+		// Registered since 2024, none globally reachable: IPv6's second
+		// documentation prefix (RFC 9637), SRv6 segment identifiers, which
+		// route inside an operator's segment-routing domain (RFC 9602), and
+		// the dummy prefix (RFC 9780).
+		{"3fff::1", true}, {"3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff", true}, {"5f00::1", true},
+		{"5f00:ffff:ffff:ffff:ffff:ffff:ffff:ffff", true}, {"100:0:0:1::1", true},
+		{"3fff:1000::1", false},
 		// The same ranges written as IPv4-mapped IPv6 (a resolver may
 		// answer so): judged as the IPv4 address they carry.
 		{"::ffff:100.64.0.1", true}, {"::ffff:192.0.2.1", true}, {"::ffff:93.184.216.34", false},
@@ -59,6 +66,9 @@ func TestDialerRefusesTheAddressDialled(t *testing.T) {
 		t.Fatalf("allowed dial: %v", err)
 	}
 	c.Close()
+	if d := Dialer(3*time.Second, false); d.Timeout != 3*time.Second || d.Control == nil {
+		t.Errorf("Dialer(3s, false): timeout %s, a control hook %v", d.Timeout, d.Control != nil)
+	}
 	if err := CheckHost(ctx, "localhost"); err == nil {
 		t.Fatal("CheckHost(localhost) passed")
 	}
@@ -79,7 +89,10 @@ func TestDialerRefusesTheAddressDialled(t *testing.T) {
 // doors that allow plain http for a local client rely on it).
 func TestIsLoopbackHost(t *testing.T) {
 	for h, want := range map[string]bool{"localhost": true, "127.0.0.1": true, "127.1.2.3": true, "::1": true,
-		"localhost.example": false, "10.0.0.1": false, "example.com": false, "": false, "::ffff:127.0.0.1": true} {
+		"localhost.example": false, "10.0.0.1": false, "example.com": false, "": false, "::ffff:127.0.0.1": true,
+		// The unspecified address reaches this machine when dialled, but it
+		// names no host: not a loopback host a client may be served at.
+		"0.0.0.0": false, "::": false} {
 		if got := IsLoopbackHost(h); got != want {
 			t.Errorf("IsLoopbackHost(%q) = %v, want %v", h, got, want)
 		}
@@ -97,5 +110,54 @@ func TestRefuseInternal(t *testing.T) {
 		if err := RefuseInternal("tcp", addr, nil); (err != nil) != refused {
 			t.Errorf("%s: %v, refused want %v", addr, err, refused)
 		}
+	}
+}
+
+// lastAddr is p's last address (every host bit set).
+func lastAddr(p netip.Prefix) netip.Addr {
+	b := p.Masked().Addr().AsSlice()
+	for i := p.Bits(); i < len(b)*8; i++ {
+		b[i/8] |= 0x80 >> (i % 8)
+	}
+	a, _ := netip.AddrFromSlice(b)
+	return a
+}
+
+// TestInternalWholeRanges: every range is refused from its first address
+// to its last (a range cut short would let its far end be dialled), and
+// the global addresses just outside the IPv4 ranges are not; a 6to4
+// address is judged by the IPv4 address in its bits 16 to 48.
+func TestInternalWholeRanges(t *testing.T) {
+	for _, s := range []string{"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
+		"192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24",
+		"203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4", "::/96", "64:ff9b::/96", "64:ff9b:1::/48", "100::/64",
+		"2001::/23", "2001:db8::/32", "100:0:0:1::/64", "3fff::/20", "5f00::/16", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8"} {
+		p := netip.MustParsePrefix(s)
+		for _, a := range []netip.Addr{p.Addr(), lastAddr(p)} {
+			if !Internal(a) {
+				t.Errorf("%s of %s: not internal", a, s)
+			}
+		}
+	}
+	for _, s := range []string{"0.255.255.255", "100.127.255.255", "198.19.255.255", "2001:1ff:ffff:ffff:ffff:ffff:ffff:ffff"} {
+		if !Internal(netip.MustParseAddr(s)) {
+			t.Errorf("%s: not internal", s)
+		}
+	}
+	for _, s := range []string{"1.0.0.0", "9.255.255.255", "11.0.0.0", "100.63.255.255", "100.128.0.0", "126.255.255.255", "128.0.0.0",
+		"169.253.255.255", "169.255.0.0", "172.15.255.255", "172.32.0.0", "192.0.1.255", "192.0.3.0", "192.88.98.255",
+		"192.88.100.0", "192.167.255.255", "192.169.0.0", "198.17.255.255", "198.20.0.0", "198.51.99.255", "198.51.101.0",
+		"203.0.112.255", "203.0.114.0", "223.255.255.255", "2001:200::1", "2001:db9::1", "2001:db7:ffff::1"} {
+		if Internal(netip.MustParseAddr(s)) {
+			t.Errorf("%s: internal, want a global address", s)
+		}
+	}
+	// 6to4: 2002:c0a8:101:: stands for 192.168.1.1; 2002:5db8:d822:: for a
+	// public address.
+	if !Internal(netip.MustParseAddr("2002:c0a8:101::1")) || Internal(netip.MustParseAddr("2002:5db8:d822:ffff::1")) {
+		t.Error("6to4 addresses are not judged by their IPv4 address")
+	}
+	if !Internal(netip.MustParseAddr("64:ff9b::c0a8:101")) {
+		t.Error("NAT64 64:ff9b::c0a8:101 (192.168.1.1): not internal")
 	}
 }
