@@ -415,10 +415,6 @@ func TestMetadataClientTransport(t *testing.T) {
 	}
 	ctx := context.Background()
 
-	s.clients.http = trust(newMetadataClient(false, nil))
-	if _, err := s.clients.get(ctx, srv.URL+"/good", allowAll); app.ErrorCodeOf(err) != app.ErrInvalid || !strings.Contains(err.Error(), "could not be fetched") {
-		t.Errorf("a document on a loopback address, private fetches not allowed: %v, want it refused", err)
-	}
 	s.clients.http = trust(newMetadataClient(true, nil))
 	if c, err := s.clients.get(ctx, srv.URL+"/good", allowAll); err != nil || c.Name != "Good Assistant" {
 		t.Errorf("a good document, private fetches allowed: %+v, %v", c, err)
