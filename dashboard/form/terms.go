@@ -400,9 +400,9 @@ func rfc3339(t time.Time) string {
 }
 
 // errNotOneMoment: a wall-clock time that names no moment in its zone (the
-// hour skipped when clocks go forward) or two (the hour repeated when they
-// go back). time.ParseInLocation would move the first an hour and pick one
-// of the second; nothing is coerced (DESIGN §2), so both are refused.
+// time skipped when clocks go forward) or two (the time repeated when they
+// go back). time.ParseInLocation would move the first and pick one of the
+// second; nothing is coerced (DESIGN §2), so both are refused.
 var errNotOneMoment = errors.New("not one moment in its zone")
 
 // localValue writes t (in its zone) as a datetime-local value: to the
@@ -423,28 +423,42 @@ func readsBack(s string, loc *time.Location, t time.Time) bool {
 }
 
 // parseLocal reads a datetime-local value (seconds and their fraction
-// optional) in loc.
+// optional) in loc: the one instant whose wall clock in loc is the value,
+// else errNotOneMoment. Every offset loc has within a day and a half of
+// the value is tried, whatever the size of the change between them: an
+// hour, a day where a zone crossed the date line, or a few minutes or
+// seconds where local mean time gave way to a standard offset (New York's
+// clocks went back 3m58s in 1883, Amsterdam's forward 28s in 1937).
 func parseLocal(s string, loc *time.Location) (time.Time, error) {
-	t, err := time.ParseInLocation(localLayout, s, loc)
+	wall, err := time.Parse(localLayout, s)
 	if err != nil {
 		// Go reads a fraction after the seconds without the layout's asking.
-		if t, err = time.ParseInLocation(localLayout+":05", s, loc); err != nil {
-			return t, err
+		if wall, err = time.Parse(localLayout+":05", s); err != nil {
+			return wall, err
 		}
 	}
-	// The date, hour and minute, which a change of offset moves.
-	wall := t.Format(localLayout)
-	if !strings.HasPrefix(s, wall) {
-		return t, errNotOneMoment // skipped: Go moved it
-	}
-	// Repeated: the same wall clock a little earlier or later, at another
-	// offset (zones shift by 30 minutes to 2 hours).
-	for _, d := range []time.Duration{30 * time.Minute, time.Hour, 2 * time.Hour} {
-		if t.Add(d).Format(localLayout) == wall || t.Add(-d).Format(localLayout) == wall {
-			return t, errNotOneMoment
+	var found []time.Time
+	tried := map[int]bool{}
+	at, last := wall.Add(-36*time.Hour), wall.Add(36*time.Hour)
+	for {
+		if _, off := at.In(loc).Zone(); !tried[off] {
+			tried[off] = true
+			// wall at offset off is a moment of loc's when loc is at off then.
+			t := wall.Add(-time.Duration(off) * time.Second).In(loc)
+			if _, o := t.Zone(); o == off {
+				found = append(found, t)
+			}
 		}
+		_, end := at.In(loc).ZoneBounds()
+		if end.IsZero() || end.After(last) {
+			break
+		}
+		at = end
 	}
-	return t, nil
+	if len(found) != 1 {
+		return wall, errNotOneMoment
+	}
+	return found[0], nil
 }
 
 var (
