@@ -439,26 +439,41 @@ func parseLocal(s string, loc *time.Location) (time.Time, error) {
 	}
 	var found []time.Time
 	tried := map[int]bool{}
-	at, last := wall.Add(-36*time.Hour), wall.Add(36*time.Hour)
-	for {
-		if _, off := at.In(loc).Zone(); !tried[off] {
-			tried[off] = true
-			// wall at offset off is a moment of loc's when loc is at off then.
-			t := wall.Add(-time.Duration(off) * time.Second).In(loc)
-			if _, o := t.Zone(); o == off {
-				found = append(found, t)
-			}
+	try := func(at time.Time) {
+		_, off := at.In(loc).Zone()
+		if tried[off] {
+			return
 		}
-		_, end := at.In(loc).ZoneBounds()
-		if end.IsZero() || end.After(last) {
-			break
+		tried[off] = true
+		// wall at offset off is a moment of loc's when loc is at off then.
+		if t := wall.Add(-time.Duration(off) * time.Second).In(loc); offsetOf(t) == off {
+			found = append(found, t)
 		}
-		at = end
+	}
+	// Hour by hour, and the offsets just before and after each period met:
+	// a period shorter than an hour is next to one that is met. A fixed
+	// number of steps: ZoneBounds alone is no walk to trust (past tzdata's
+	// last transition it can give a period's end before the time asked,
+	// near the new year, and a walk by it never ended).
+	for at := wall.Add(-36 * time.Hour); !at.After(wall.Add(36 * time.Hour)); at = at.Add(time.Hour) {
+		try(at)
+		start, end := at.In(loc).ZoneBounds()
+		if !start.IsZero() {
+			try(start.Add(-time.Nanosecond))
+		}
+		if !end.IsZero() {
+			try(end)
+		}
 	}
 	if len(found) != 1 {
 		return wall, errNotOneMoment
 	}
 	return found[0], nil
+}
+
+func offsetOf(t time.Time) int {
+	_, off := t.Zone()
+	return off
 }
 
 var (

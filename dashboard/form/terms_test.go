@@ -424,3 +424,16 @@ func TestParseRefusesSmallClockChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestParseNearANewYearPastTzdata: a time near a new year after tzdata's
+// last listed change (its zones' rule then, Berlin's DST) is read; the
+// fuzzer found parseLocal never returning on it, once it walked the
+// zone's periods by ZoneBounds, whose end there came before the time.
+func TestParseNearANewYearPastTzdata(t *testing.T) {
+	form := url.Values{"f.when.0.start": {"2072-12-31T23:30"}, "f.when.0.end": {"2073-01-01T0:00"}, "f.when.0.zone": {"Europe/Berlin"},
+		"f.qty.0.v": {"3"}, "f.place.0.v": {"video"}}
+	raw, fields, ok := Parse(schema(t), form, locale.English())
+	if !ok || !strings.Contains(string(raw), `"start":"2072-12-31T23:30:00+01:00","end":"2073-01-01T00:00:00+01:00"`) && !strings.Contains(string(raw), `"end":"2073-01-01T00:00:00+01:00","start":"2072-12-31T23:30:00+01:00"`) {
+		t.Errorf("ok %v, %s, %q", ok, raw, fields[0].Error)
+	}
+}
