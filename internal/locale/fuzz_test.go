@@ -194,3 +194,34 @@ func FuzzMomentsTellApart(f *testing.F) {
 		}
 	})
 }
+
+// FuzzNewPrinter: whatever a browser's Accept-Language or an identity
+// provider's locale claim holds, NewPrinter gives one of the catalog's
+// printers and never panics; a preference that is plainly one of its
+// languages (its tag, maybe with a region, first) gets that language;
+// and a printer's own tag gets that printer back.
+//
+//	go test ./internal/locale -run XXX -fuzz FuzzNewPrinter -fuzztime 5m -parallel 1
+func FuzzNewPrinter(f *testing.F) {
+	for _, s := range []string{"de-CH", "de_DE", "fr-CH, fr;q=0.9, en;q=0.8, de;q=0.7, *;q=0.5", "", "*", "ja-JP-u-ca-japanese", "es-419",
+		"zz", "en;q=0", "x-klingon", "de;q=abc", strings.Repeat("a-", 100), "fr;q=0.5,de;q=0.6", "pt-BR", "gsw"} {
+		f.Add(s)
+	}
+	langTag := regexp.MustCompile(`^(en|de|fr|es|ja)(-[A-Z]{2})?$`)
+	f.Fuzz(func(t *testing.T, pref string) {
+		p := NewPrinter(pref)
+		known := false
+		for _, q := range printers {
+			known = known || p == q
+		}
+		if !known {
+			t.Fatalf("%q: a printer not the catalog's", pref)
+		}
+		if m := langTag.FindStringSubmatch(pref); m != nil && p.Lang() != m[1] {
+			t.Fatalf("%q: %s", pref, p.Lang())
+		}
+		if NewPrinter(p.Lang()) != p {
+			t.Fatalf("%q: %s does not give itself back", pref, p.Lang())
+		}
+	})
+}
