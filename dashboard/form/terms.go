@@ -424,11 +424,12 @@ func readsBack(s string, loc *time.Location, t time.Time) bool {
 
 // parseLocal reads a datetime-local value (seconds and their fraction
 // optional) in loc: the one instant whose wall clock in loc is the value,
-// else errNotOneMoment. Every offset loc has within a day and a half of
-// the value is tried, whatever the size of the change between them: an
-// hour, a day where a zone crossed the date line, or a few minutes or
-// seconds where local mean time gave way to a standard offset (New York's
-// clocks went back 3m58s in 1883, Amsterdam's forward 28s in 1937).
+// else errNotOneMoment. Every offset loc has within 18 hours of the value
+// (no zone's is 16 hours or more) is tried, whatever the size of the
+// change between them: an hour, a day where a zone crossed the date line,
+// or a few minutes or seconds where local mean time gave way to a
+// standard offset (New York's clocks went back 3m58s in 1883, Amsterdam's
+// forward 28s in 1937).
 func parseLocal(s string, loc *time.Location) (time.Time, error) {
 	wall, err := time.Parse(localLayout, s)
 	if err != nil {
@@ -455,7 +456,7 @@ func parseLocal(s string, loc *time.Location) (time.Time, error) {
 	// number of steps: ZoneBounds alone is no walk to trust (past tzdata's
 	// last transition it can give a period's end before the time asked,
 	// near the new year, and a walk by it never ended).
-	for at := wall.Add(-36 * time.Hour); !at.After(wall.Add(36 * time.Hour)); at = at.Add(time.Hour) {
+	for at := wall.Add(-18 * time.Hour); !at.After(wall.Add(18 * time.Hour)); at = at.Add(time.Hour) {
 		try(at)
 		start, end := at.In(loc).ZoneBounds()
 		if !start.IsZero() {
