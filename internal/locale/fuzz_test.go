@@ -225,3 +225,18 @@ func FuzzNewPrinter(f *testing.F) {
 		}
 	})
 }
+
+// TestAcceptLanguageEntryByEntry: one entry of an Accept-Language value
+// that x/text cannot read (an unknown language, a bad weight) or that has
+// a region it does not know leaves the others as they were: the whole
+// value was dropped and the reader got English (FuzzNewPrinter: "de-YA").
+func TestAcceptLanguageEntryByEntry(t *testing.T) {
+	for pref, want := range map[string]string{
+		"de-YA": "de", "fr-CH, de-YA;q=0.5": "fr", "fr, zz-ZZ;q=0.1": "fr", "fr;q=0.9, en-US;q=abc": "fr", "zz, ja;q=0.2": "ja",
+		"de;q=abc,ja;q=0.1": "ja", "de;q=0.5, ja": "ja", "es;q=0, fr;q=0.1": "fr", "xx-bogus": "en", "de-CH, fr;q=0.8": "de",
+	} {
+		if got := NewPrinter(pref).Lang(); got != want {
+			t.Errorf("%q: %s, want %s", pref, got, want)
+		}
+	}
+}
