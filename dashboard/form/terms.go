@@ -400,9 +400,9 @@ func rfc3339(t time.Time) string {
 }
 
 // errNotOneMoment: a wall-clock time that names no moment in its zone (the
-// hour skipped when clocks go forward) or two (the hour repeated when they
-// go back). time.ParseInLocation would move the first an hour and pick one
-// of the second; nothing is coerced (DESIGN §2), so both are refused.
+// time skipped when clocks go forward) or two (the time repeated when they
+// go back). time.ParseInLocation would move the first and pick one of the
+// second; nothing is coerced (DESIGN §2), so both are refused.
 var errNotOneMoment = errors.New("not one moment in its zone")
 
 // localValue writes t (in its zone) as a datetime-local value: to the
@@ -423,28 +423,58 @@ func readsBack(s string, loc *time.Location, t time.Time) bool {
 }
 
 // parseLocal reads a datetime-local value (seconds and their fraction
-// optional) in loc.
+// optional) in loc: the one instant whose wall clock in loc is the value,
+// else errNotOneMoment. Every offset loc has within 18 hours of the value
+// (no zone's is 16 hours or more) is tried, whatever the size of the
+// change between them: an hour, a day where a zone crossed the date line,
+// or a few minutes or seconds where local mean time gave way to a
+// standard offset (New York's clocks went back 3m58s in 1883, Amsterdam's
+// forward 28s in 1937).
 func parseLocal(s string, loc *time.Location) (time.Time, error) {
-	t, err := time.ParseInLocation(localLayout, s, loc)
+	wall, err := time.Parse(localLayout, s)
 	if err != nil {
 		// Go reads a fraction after the seconds without the layout's asking.
-		if t, err = time.ParseInLocation(localLayout+":05", s, loc); err != nil {
-			return t, err
+		if wall, err = time.Parse(localLayout+":05", s); err != nil {
+			return wall, err
 		}
 	}
-	// The date, hour and minute, which a change of offset moves.
-	wall := t.Format(localLayout)
-	if !strings.HasPrefix(s, wall) {
-		return t, errNotOneMoment // skipped: Go moved it
-	}
-	// Repeated: the same wall clock a little earlier or later, at another
-	// offset (zones shift by 30 minutes to 2 hours).
-	for _, d := range []time.Duration{30 * time.Minute, time.Hour, 2 * time.Hour} {
-		if t.Add(d).Format(localLayout) == wall || t.Add(-d).Format(localLayout) == wall {
-			return t, errNotOneMoment
+	var found []time.Time
+	tried := map[int]bool{}
+	try := func(at time.Time) {
+		_, off := at.In(loc).Zone()
+		if tried[off] {
+			return
+		}
+		tried[off] = true
+		// wall at offset off is a moment of loc's when loc is at off then.
+		if t := wall.Add(-time.Duration(off) * time.Second).In(loc); offsetOf(t) == off {
+			found = append(found, t)
 		}
 	}
-	return t, nil
+	// Hour by hour, and the offsets just before and after each period met:
+	// a period shorter than an hour is next to one that is met. A fixed
+	// number of steps: ZoneBounds alone is no walk to trust (past tzdata's
+	// last transition it can give a period's end before the time asked,
+	// near the new year, and a walk by it never ended).
+	for at := wall.Add(-18 * time.Hour); !at.After(wall.Add(18 * time.Hour)); at = at.Add(time.Hour) {
+		try(at)
+		start, end := at.In(loc).ZoneBounds()
+		if !start.IsZero() {
+			try(start.Add(-time.Nanosecond))
+		}
+		if !end.IsZero() {
+			try(end)
+		}
+	}
+	if len(found) != 1 {
+		return wall, errNotOneMoment
+	}
+	return found[0], nil
+}
+
+func offsetOf(t time.Time) int {
+	_, off := t.Zone()
+	return off
 }
 
 var (

@@ -395,3 +395,45 @@ func TestAmountHintFollowsTheCurrency(t *testing.T) {
 		}
 	}
 }
+
+// TestParseRefusesSmallClockChanges: a change of a zone's clocks by
+// seconds or minutes (local mean time giving way to a standard offset)
+// skips or repeats wall clocks as an hour's change does, and they are
+// refused the same way: New York's clocks went back 3m58s at noon on 18
+// Nov 1883 (12:02 was two moments; one was taken), Amsterdam's forward
+// 28s on 1 Jul 1937 (00:00:10 was none; it was moved to 00:00:38).
+func TestParseRefusesSmallClockChanges(t *testing.T) {
+	for _, c := range []struct{ start, zone, want string }{
+		{"1883-11-18T12:02", "America/New_York", "When (1): start: 1883-11-18T12:02 is not one moment in America/New_York (the clocks change that day): choose another time"},
+		{"1937-07-01T00:00:10", "Europe/Amsterdam", "When (1): start: 1937-07-01T00:00:10 is not one moment in Europe/Amsterdam (the clocks change that day): choose another time"},
+	} {
+		form := url.Values{"f.when.0.start": {c.start}, "f.when.0.end": {"1937-07-02T00:00"}, "f.when.0.zone": {c.zone},
+			"f.qty.0.v": {"3"}, "f.place.0.v": {"video"}}
+		raw, fields, ok := Parse(schema(t), form, locale.English())
+		if ok || fields[0].Error != c.want {
+			t.Errorf("%s in %s: ok %v, %s, error %q\nwant %q", c.start, c.zone, ok, raw, fields[0].Error, c.want)
+		}
+	}
+	for _, c := range []struct{ start, zone, want string }{
+		{"1883-11-18T12:04", "America/New_York", `"start":"1883-11-18T12:04:00-05:00"`}, {"1937-07-01T00:00:28", "Europe/Amsterdam", `"start":"1937-07-01T00:00:28+01:20"`},
+	} {
+		form := url.Values{"f.when.0.start": {c.start}, "f.when.0.end": {"1937-07-02T00:00"}, "f.when.0.zone": {c.zone},
+			"f.qty.0.v": {"3"}, "f.place.0.v": {"video"}}
+		if raw, fields, ok := Parse(schema(t), form, locale.English()); !ok || !strings.Contains(string(raw), c.want) {
+			t.Errorf("%s in %s: ok %v, %s, %q; want %s", c.start, c.zone, ok, raw, fields[0].Error, c.want)
+		}
+	}
+}
+
+// TestParseNearANewYearPastTzdata: a time near a new year after tzdata's
+// last listed change (its zones' rule then, Berlin's DST) is read; the
+// fuzzer found parseLocal never returning on it, once it walked the
+// zone's periods by ZoneBounds, whose end there came before the time.
+func TestParseNearANewYearPastTzdata(t *testing.T) {
+	form := url.Values{"f.when.0.start": {"2072-12-31T23:30"}, "f.when.0.end": {"2073-01-01T0:00"}, "f.when.0.zone": {"Europe/Berlin"},
+		"f.qty.0.v": {"3"}, "f.place.0.v": {"video"}}
+	raw, fields, ok := Parse(schema(t), form, locale.English())
+	if !ok || !strings.Contains(string(raw), `"start":"2072-12-31T23:30:00+01:00","end":"2073-01-01T00:00:00+01:00"`) && !strings.Contains(string(raw), `"end":"2073-01-01T00:00:00+01:00","start":"2072-12-31T23:30:00+01:00"`) {
+		t.Errorf("ok %v, %s, %q", ok, raw, fields[0].Error)
+	}
+}

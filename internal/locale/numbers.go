@@ -104,19 +104,20 @@ func (p *Printer) ReadAmount(typed string) (string, bool) {
 	if p.numbers.decimal == "." {
 		return typed, true
 	}
-	if rest, negative := strings.CutPrefix(typed, "-"); negative {
-		// The terms' own rule says what is wrong with it.
-		if amount, ok := p.ReadAmount(rest); ok {
-			return "-" + amount, true
-		}
-		return "", false
-	}
-	whole, frac, hasMark := strings.Cut(typed, p.numbers.decimal)
+	// One minus is kept: the terms' own rule says what is wrong with it.
+	// Only one: "--5" is no amount, and reading each minus again (as this
+	// once did) took time and memory in the square of their number.
+	unsigned, negative := strings.CutPrefix(typed, "-")
+	whole, frac, hasMark := strings.Cut(unsigned, p.numbers.decimal)
 	if !digitsOnly(whole) || (len(whole) > 1 && whole[0] == '0') || (hasMark && !digitsOnly(frac)) {
 		return "", false
 	}
-	if !hasMark {
-		return whole, true
+	amount := whole
+	if hasMark {
+		amount += "." + frac
 	}
-	return whole + "." + frac, true
+	if negative {
+		amount = "-" + amount
+	}
+	return amount, true
 }

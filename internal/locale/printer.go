@@ -1,6 +1,7 @@
 package locale
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -89,14 +90,46 @@ type Printer struct {
 func NewPrinter(prefs ...string) *Printer {
 	var tags []language.Tag
 	for _, pref := range prefs {
-		t, _, _ := language.ParseAcceptLanguage(strings.ReplaceAll(pref, "_", "-"))
-		tags = append(tags, t...)
+		tags = append(tags, acceptLanguage(pref)...)
 	}
 	_, i, conf := matcher.Match(tags...)
 	if conf == language.No {
 		i = 0
 	}
 	return printers[i]
+}
+
+// acceptLanguage reads a language preference (an Accept-Language value,
+// or one tag) entry by entry, the most wanted first: an entry x/text
+// cannot read is left out, not the whole value with it ("fr-CH,
+// zz;q=0.1" was English), and one with a region or script it does not
+// know is its language ("de-YA": German).
+func acceptLanguage(pref string) []language.Tag {
+	type weighted struct {
+		tag language.Tag
+		q   float32
+	}
+	var ws []weighted
+	for entry := range strings.SplitSeq(strings.ReplaceAll(pref, "_", "-"), ",") {
+		tags, qs, err := language.ParseAcceptLanguage(entry)
+		if err != nil {
+			tag, weight, weighted := strings.Cut(entry, ";")
+			lang, _, _ := strings.Cut(strings.TrimSpace(tag), "-")
+			if weighted {
+				lang += ";" + weight
+			}
+			tags, qs, _ = language.ParseAcceptLanguage(lang)
+		}
+		for i := range tags {
+			ws = append(ws, weighted{tags[i], qs[i]})
+		}
+	}
+	slices.SortStableFunc(ws, func(a, b weighted) int { return cmp.Compare(b.q, a.q) })
+	tags := make([]language.Tag, len(ws))
+	for i, w := range ws {
+		tags[i] = w.tag
+	}
+	return tags
 }
 
 // printers holds one Printer per language of the catalog, in the order of

@@ -9,7 +9,7 @@ func TestLoad(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"", "Local", "localtime", "posixrules", "Factory", "EST5EDT", "Europe", "Europe/Nowhere",
-		"Europe/../localtime", "/etc/localtime", "europe/paris", "Mars/Olympus"} {
+		"Europe/../localtime", "/etc/localtime", "europe/paris", "Mars/Olympus", "Europe/./Paris", "Europe//Paris", "Etc/./UTC"} {
 		if _, err := Load(name); err == nil {
 			t.Errorf("%q loaded", name)
 		}
