@@ -1,0 +1,103 @@
+package app_test
+
+import (
+	"testing"
+
+	"github.com/taasky/taasky/app"
+	"github.com/taasky/taasky/negotiation"
+)
+
+// TestTeamChangesStayInTheirAccount: a person in two accounts whose role
+// is changed in one, then who is removed from it, keeps in the other what
+// they had there: their role, their agent's key and the key they issued
+// for a colleague's agent, their seat in a room with the confirmation it
+// waits on, and the invitation they sent.
+func TestTeamChangesStayInTheirAccount(t *testing.T) {
+	tb := setupTeams(t, 0, 0)
+	ann, dan, bob := tb.person("ann@example.test", true), tb.person("dan@example.test", true), tb.person("bob@example.test", true)
+	if _, err := tb.accounts.SignUp(tb.ctx, ann.ID, "Alpha", "alpha"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.accounts.SignUp(tb.ctx, dan.ID, "Beta", "beta"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.accounts.AddMemberAsOperator(tb.ctx, "alpha", bob.Email, app.MemberRoleMember); err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.accounts.AddMemberAsOperator(tb.ctx, "beta", bob.Email, app.MemberRoleAdmin); err != nil {
+		t.Fatal(err)
+	}
+	asBob := app.AsActor(tb.ctx, bob.ID)
+	_, bobAlphaKey, err := tb.accounts.CreateAgent(asBob, "alpha", "Bob in Alpha", bob.Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bobBeta, bobBetaKey, err := tb.accounts.CreateAgent(asBob, "beta", "Bob in Beta", bob.Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	danAgent, _, err := tb.accounts.CreateAgent(tb.ctx, "beta", "Dan's agent", dan.Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	issued, err := tb.accounts.IssueAgentKey(asBob, "beta", danAgent.ID) // bob, beta's admin, for a colleague's agent
+	if err != nil {
+		t.Fatal(err)
+	}
+	annAgent, _, err := tb.accounts.CreateAgent(tb.ctx, "alpha", "Ann's agent", ann.Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, err := tb.rooms.Open(tb.ctx, bobBeta, app.OpenInput{Schema: teamSchema, Title: "Bob's lunch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.rooms.Join(tb.ctx, annAgent, app.JoinInput{InviteCode: open.InviteCode, Schema: teamSchema}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := tb.rooms.RequestConfirmation(tb.ctx, bobBeta, open.RoomToken, negotiation.VerdictCancel, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.accounts.Invite(tb.ctx, bob.ID, "beta", "newcomer@example.test", app.MemberRoleMember); err != nil {
+		t.Fatal(err)
+	}
+	betaKept := func(when string) {
+		t.Helper()
+		if m, err := tb.accounts.Membership(tb.ctx, bob.ID, "beta"); err != nil || m.Role != app.MemberRoleAdmin {
+			t.Errorf("%s: bob in beta: %+v %v", when, m, err)
+		}
+		for name, key := range map[string]string{"bob's agent's key": bobBetaKey.Key, "the key bob issued for dan's agent": issued.Key} {
+			if _, err := tb.accounts.AuthenticateAgentKey(tb.ctx, key); err != nil {
+				t.Errorf("%s: %s in beta: %v", when, name, err)
+			}
+		}
+		h, err := tb.rooms.ForHuman(tb.ctx, bob.ID, open.View.RoomID, negotiation.SideA, "")
+		if err != nil || !h.SeatIsYou || h.SeatOrphaned || !h.CanDecide {
+			t.Errorf("%s: bob's seat in beta's room: %+v %v", when, h, err)
+		}
+		invs, err := tb.accounts.Invitations(tb.ctx, dan.ID, "beta")
+		if err != nil || len(invs) != 1 || invs[0].Email != "newcomer@example.test" {
+			t.Errorf("%s: beta's invitations: %+v %v", when, invs, err)
+		}
+	}
+	betaKept("at first")
+
+	if err := tb.accounts.ChangeRole(tb.ctx, ann.ID, "alpha", bob.ID, app.MemberRoleOwner); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := tb.accounts.Membership(tb.ctx, bob.ID, "alpha"); err != nil || m.Role != app.MemberRoleOwner {
+		t.Fatalf("bob in alpha: %+v %v", m, err)
+	}
+	betaKept("after alpha made bob owner")
+
+	if err := tb.accounts.RemoveMember(tb.ctx, ann.ID, "alpha", bob.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.accounts.Membership(tb.ctx, bob.ID, "alpha"); app.ErrorCodeOf(err) != app.ErrNotFound {
+		t.Fatalf("bob in alpha after the removal: %v", err)
+	}
+	if _, err := tb.accounts.AuthenticateAgentKey(tb.ctx, bobAlphaKey.Key); app.ErrorCodeOf(err) != app.ErrUnauthorized {
+		t.Errorf("bob's agent's key in alpha after the removal: %v", err)
+	}
+	betaKept("after alpha removed bob")
+}
