@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/taasky/taasky/app"
@@ -100,4 +101,48 @@ func TestTeamChangesStayInTheirAccount(t *testing.T) {
 		t.Errorf("bob's agent's key in alpha after the removal: %v", err)
 	}
 	betaKept("after alpha removed bob")
+}
+
+// TestTeamRefusesAnotherAccountsThings: an owner of one account is told
+// there is no such invitation or agent when they name another account's
+// by its id through their own account or that one; a member does not see
+// their account's invitations. Nothing changes.
+func TestTeamRefusesAnotherAccountsThings(t *testing.T) {
+	tb := setupTeams(t, 0, 0)
+	ann, dan, cat := tb.person("ann@example.test", true), tb.person("dan@example.test", true), tb.person("cat@example.test", true)
+	if _, err := tb.accounts.SignUp(tb.ctx, ann.ID, "Alpha", "alpha"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.accounts.SignUp(tb.ctx, dan.ID, "Beta", "beta"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.accounts.AddMemberAsOperator(tb.ctx, "alpha", cat.Email, app.MemberRoleMember); err != nil {
+		t.Fatal(err)
+	}
+	inv, err := tb.accounts.Invite(tb.ctx, ann.ID, "alpha", "newcomer@example.test", app.MemberRoleMember)
+	if err != nil {
+		t.Fatal(err)
+	}
+	annAgent, _, err := tb.accounts.CreateAgent(tb.ctx, "alpha", "Ann's agent", ann.Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb.refused("beta's owner revokes alpha's invitation", app.ErrNotFound, "invitation: no invitation "+strconv.FormatInt(inv.ID, 10)+" in account beta",
+		func() error { return tb.accounts.RevokeInvitation(tb.ctx, dan.ID, "beta", inv.ID) })
+	tb.refused("beta's owner sends alpha's invitation again", app.ErrNotFound, "invitation: no invitation "+strconv.FormatInt(inv.ID, 10)+" in account beta",
+		func() error { return tb.accounts.ResendInvitation(tb.ctx, dan.ID, "beta", inv.ID) })
+	tb.refused("a member lists the invitations", app.ErrUnauthorized, "invitation: only the account's owners and admins see invitations",
+		func() error { _, err := tb.accounts.Invitations(tb.ctx, cat.ID, "alpha"); return err })
+	tb.refused("beta's owner issues a key for alpha's agent", app.ErrNotFound, "agent "+strconv.FormatInt(annAgent.ID, 10)+" not found in account alpha",
+		func() error {
+			_, err := tb.accounts.IssueAgentKey(app.AsActor(tb.ctx, dan.ID), "alpha", annAgent.ID)
+			return err
+		})
+	invs, err := tb.accounts.Invitations(tb.ctx, ann.ID, "alpha")
+	if err != nil || len(invs) != 1 || invs[0].ID != inv.ID || invs[0].RevokedAt != nil || !invs[0].SentAt.Equal(inv.SentAt) {
+		t.Fatalf("alpha's invitations after the refusals: %+v %v", invs, err)
+	}
+	if keys, err := tb.accounts.ListAgentKeys(tb.ctx, "alpha", annAgent.ID); err != nil || len(keys) != 1 {
+		t.Fatalf("the keys of alpha's agent after the refusals: %+v %v", keys, err)
+	}
 }

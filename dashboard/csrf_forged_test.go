@@ -2,8 +2,12 @@ package dashboard
 
 import (
 	"bytes"
+	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -74,5 +78,73 @@ func TestFormRefusedWithAForgedOrExpiredToken(t *testing.T) {
 	cl.cookies[csrfCookie], cl.token = own, own
 	if st, _, _ := cl.post("/settings/timezone", url.Values{"time_zone": {"Asia/Tokyo"}}); st != http.StatusSeeOther || zone() != "Asia/Tokyo" {
 		t.Fatalf("the page's own token: %d, zone %q", st, zone())
+	}
+}
+
+// recordCookies is a transport that keeps every Set-Cookie it is sent.
+type recordCookies struct{ set []string }
+
+func (r *recordCookies) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err == nil {
+		r.set = append(r.set, resp.Header.Values("Set-Cookie")...)
+	}
+	return resp, err
+}
+
+// TestSignInCookiesAreHttpOnlyAndLax: the login in progress and the
+// session a sign-in sets are cookies no script reads and no other site's
+// form sends (HttpOnly, SameSite=Lax), for the whole site.
+func TestSignInCookiesAreHttpOnlyAndLax(t *testing.T) {
+	b := setup(t)
+	rec := &recordCookies{}
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar, Transport: rec}
+	resp, err := browser.Get(b.base + "/login?next=/settings")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	id := regexp.MustCompile(`name="id" value="([^"]+)"`).FindStringSubmatch(string(page))[1]
+	resp, err = browser.PostForm(resp.Request.URL.String(), url.Values{"id": {id}, "email": {"alice@example.test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Request.URL.Path != "/settings" {
+		t.Fatalf("after sign-in: %s", resp.Request.URL)
+	}
+	seen := map[string]bool{}
+	for _, c := range rec.set {
+		name, _, _ := strings.Cut(c, "=")
+		if name != sessionCookie && name != loginCookie {
+			continue
+		}
+		seen[name] = true
+		if !strings.Contains(c, "; HttpOnly") || !strings.Contains(c, "; SameSite=Lax") || !strings.Contains(c, "; path=/") {
+			t.Errorf("%s", c)
+		}
+	}
+	if !seen[sessionCookie] || !seen[loginCookie] {
+		t.Fatalf("the cookies set: %q", rec.set)
+	}
+}
+
+// TestSealedPayloadHasOneSpelling: as its MAC's, a sealed value's payload
+// has one spelling; another, differing only in the last character's spare
+// bits, is refused.
+func TestSealedPayloadHasOneSpelling(t *testing.T) {
+	s := signer{key: bytes.Repeat([]byte{7}, 32)}
+	for i := range 64 {
+		sealed := s.seal("session", session{Token: strconv.Itoa(i)})
+		p, sig, _ := strings.Cut(sealed, ".")
+		last := strings.IndexByte(b64URL, p[len(p)-1])
+		for spare := 1; spare < 4; spare++ {
+			other := p[:len(p)-1] + string(b64URL[last^spare]) + "." + sig
+			if s.open("session", other, &session{}) {
+				t.Fatalf("%q passes for %q", other, sealed)
+			}
+		}
 	}
 }
