@@ -237,4 +237,13 @@ func TestTeamMemberAndAdminBounds(t *testing.T) {
 		func() error { return tb.accounts.ChangeRole(tb.ctx, ann.ID, "alpha", cat.ID, "") })
 	tb.refused("beta's owner lists alpha's members", app.ErrNotFound, `account: you are not a member of "alpha"`,
 		func() error { _, _, err := tb.accounts.Members(tb.ctx, dan.ID, "alpha", ""); return err })
+
+	// Once its deletion began, the account's owner no longer opens its
+	// rooms' pages (the deletion closes them).
+	if _, err := tb.rooms.DeleteAccount(tb.ctx, ann.ID, "alpha", "alpha"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.rooms.ForHuman(tb.ctx, ann.ID, open.View.RoomID, negotiation.SideA, ""); app.ErrorCodeOf(err) != app.ErrNotFound {
+		t.Fatalf("the room of an account being deleted, for its owner: %v", err)
+	}
 }
