@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -269,8 +271,11 @@ func start(t *testing.T, e env, args ...string) *process {
 			cancel()
 			select {
 			case result = <-done:
-			case <-time.After(30 * time.Second):
-				result = errors.New("did not return within 30 s of its context ending")
+			case <-time.After(60 * time.Second):
+				// Past serve's own bounds (River's stop is given 30 s):
+				// what it waits on, for the next one to read.
+				result = fmt.Errorf("did not return within 60 s of its context ending; its log:\n%s\nthe test binary's goroutines in Taasky's code:\n%s",
+					p.stderr.String(), taaskyStacks())
 			}
 		})
 		return result
@@ -331,4 +336,23 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// taaskyStacks is the stacks of this test binary's goroutines that run
+// Taasky's code (not only the tests'), at most 200 KB of them.
+func taaskyStacks() string {
+	buf := make([]byte, 16<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out strings.Builder
+	for g := range strings.SplitSeq(string(buf), "\n\n") {
+		// A frame is a function's line, then its file's.
+		lines := strings.Split(g, "\n")
+		for i := 0; i+1 < len(lines); i++ {
+			if strings.HasPrefix(lines[i], "github.com/taasky/taasky/") && !strings.Contains(lines[i+1], "_test.go:") && out.Len() < 200<<10 {
+				out.WriteString(g + "\n\n")
+				break
+			}
+		}
+	}
+	return out.String()
 }
