@@ -234,6 +234,8 @@ func TestAcceptLanguageEntryByEntry(t *testing.T) {
 	for pref, want := range map[string]string{
 		"de-YA": "de", "fr-CH, de-YA;q=0.5": "fr", "fr, zz-ZZ;q=0.1": "fr", "fr;q=0.9, en-US;q=abc": "fr", "zz, ja;q=0.2": "ja",
 		"de;q=abc,ja;q=0.1": "ja", "de;q=0.5, ja": "ja", "es;q=0, fr;q=0.1": "fr", "xx-bogus": "en", "de-CH, fr;q=0.8": "de",
+		// The weight's name, like the tags, in either case (RFC 9110 §12.4.2).
+		"fr-FR;Q=0.5": "fr", "de;Q=0.1, ja;Q=0.5": "ja",
 	} {
 		if got := NewPrinter(pref).Lang(); got != want {
 			t.Errorf("%q: %s, want %s", pref, got, want)

@@ -103,14 +103,16 @@ func NewPrinter(prefs ...string) *Printer {
 // or one tag) entry by entry, the most wanted first: an entry x/text
 // cannot read is left out, not the whole value with it ("fr-CH,
 // zz;q=0.1" was English), and one with a region or script it does not
-// know is its language ("de-YA": German).
+// know is its language ("de-YA": German). Tags and the weight's name are
+// read in either case ("fr;Q=0.5", RFC 9110 §12.4.2), which x/text does
+// not do for the weight.
 func acceptLanguage(pref string) []language.Tag {
 	type weighted struct {
 		tag language.Tag
 		q   float32
 	}
 	var ws []weighted
-	for entry := range strings.SplitSeq(strings.ReplaceAll(pref, "_", "-"), ",") {
+	for entry := range strings.SplitSeq(strings.ToLower(strings.ReplaceAll(pref, "_", "-")), ",") {
 		tags, qs, err := language.ParseAcceptLanguage(entry)
 		if err != nil {
 			tag, weight, weighted := strings.Cut(entry, ";")
