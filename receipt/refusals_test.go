@@ -79,6 +79,12 @@ func TestSignedButNotAReceipt(t *testing.T) {
 		"room 0":              {signAs(t, k, secret, 1, receipt.HeaderType, payload(func(m map[string]any) { m["room"].(map[string]any)["id"] = 0 })), "lacks"},
 		"whitespace for text": {" \n", "1 to"},
 		"longer than 256 KiB": {strings.Repeat("a", 256<<10+1), "1 to"},
+		// One spelling of a receipt's facts: encoding/json would read
+		// each of these as the receipt it spells besides.
+		"bytes after the receipt": {signAs(t, k, secret, 1, receipt.HeaderType, append(payload(func(map[string]any) {}), " and more"...)), "not a receipt"},
+		"a second receipt after":  {signAs(t, k, secret, 1, receipt.HeaderType, append(payload(func(map[string]any) {}), payload(func(map[string]any) {})...)), "not a receipt"},
+		"a name in capitals":      {signAs(t, k, secret, 1, receipt.HeaderType, respell(payload(func(map[string]any) {}), `"iss":`, `"ISS":`)), "not a receipt"},
+		"terms twice":             {signAs(t, k, secret, 1, receipt.HeaderType, respell(payload(func(map[string]any) {}), `"terms":`, `"terms":{},"terms":`)), "not a receipt"},
 		// A token of four segments, the last not base64url: refused, not
 		// judged as a fourth named part.
 		"four segments": {good + ".x=", ""},
@@ -99,6 +105,14 @@ func TestSignedButNotAReceipt(t *testing.T) {
 			t.Errorf("%s: %v, want malformed (%q)", name, err, c.want)
 		}
 	}
+}
+
+// respell replaces the one occurrence of old in payload with new.
+func respell(payload []byte, old, new string) []byte {
+	if strings.Count(string(payload), old) != 1 {
+		panic("respell: " + old + " is not in the payload once")
+	}
+	return []byte(strings.Replace(string(payload), old, new, 1))
 }
 
 // TestVerifyWhatAVerifierHas: a receipt copied with the line break a

@@ -1,14 +1,13 @@
 package receipt
 
 import (
-	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/go-jose/go-jose/v4"
+	jsonv2 "github.com/go-json-experiment/json"
 )
 
 // Problem is why a receipt does not verify.
@@ -145,13 +144,13 @@ func canonical(jws string) error {
 	return nil
 }
 
-// decode reads a payload strictly: a receipt of this format, every fact
-// present.
+// decode reads a payload strictly: one JSON object and nothing after it,
+// its names spelled as a receipt spells them (no other case, none twice,
+// none unknown), every fact present. encoding/json would take `"ISS"`
+// for iss, the last of two `"terms"`, and ignore bytes after the object.
 func decode(payload []byte) (*Receipt, error) {
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	dec.DisallowUnknownFields()
 	r := &Receipt{}
-	if err := dec.Decode(r); err != nil {
+	if err := jsonv2.Unmarshal(payload, r, jsonv2.RejectUnknownMembers(true)); err != nil {
 		return nil, &Error{ProblemMalformed, "the payload is not a receipt: " + err.Error()}
 	}
 	switch {
