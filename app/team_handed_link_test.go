@@ -163,3 +163,81 @@ func (tb *teamBundle) requestMail(userID int64, missing string) (*app.Notificati
 	}
 	return notes, req
 }
+
+// TestHandedOverLinksOthersKeep: removing Otto from alpha stops his
+// handed-over link there and no one else's: Ann's link for the same
+// request, and Otto's own for a request handed to him in another account
+// where he stays an owner, still answer.
+func TestHandedOverLinksOthersKeep(t *testing.T) {
+	tb, ann, otto, notes, toOtto, _, _ := handOver(t)
+	link := func(n *app.Notifications, req jobs.EmailArgs) string {
+		t.Helper()
+		msg, err := n.Notification(tb.ctx, jobs.Delivery{Notice: req.Notice, Channel: jobs.ChannelEmail})
+		if err != nil || !msg.HandedOver || msg.OneTapURL == "" {
+			t.Fatalf("a handed-over request: %+v %v", msg, err)
+		}
+		return msg.OneTapURL[strings.LastIndex(msg.OneTapURL, "/")+1:]
+	}
+	ottoAlpha := link(notes, toOtto)
+	annNotes, toAnn := tb.requestMail(ann.ID, "no request to ann, an owner")
+	annAlpha := link(annNotes, toAnn)
+
+	// In ozone, where Oz and Otto are owners, Pat asks to cancel a room and
+	// is removed: the request is handed to Oz and Otto.
+	oz := tb.person("oz@example.test", true)
+	for email, role := range map[string]app.MemberRole{otto.Email: app.MemberRoleOwner, "pat@example.test": app.MemberRoleMember} {
+		if err := tb.accounts.AddMemberAsOperator(tb.ctx, "ozone", email, role); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pat := tb.person("pat@example.test", true)
+	patAgent, _, err := tb.accounts.CreateAgent(app.AsActor(tb.ctx, pat.ID), "ozone", "Pat's agent", pat.Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	annAgent, _, err := tb.accounts.CreateAgent(app.AsActor(tb.ctx, ann.ID), "alpha", "Ann's agent", ann.Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, err := tb.rooms.Open(tb.ctx, patAgent, app.OpenInput{Schema: teamSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.rooms.Join(tb.ctx, annAgent, app.JoinInput{InviteCode: open.InviteCode, Schema: teamSchema}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := tb.rooms.RequestConfirmation(tb.ctx, patAgent, open.RoomToken, negotiation.VerdictCancel, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.accounts.RemoveMember(tb.ctx, oz.ID, "ozone", pat.ID); err != nil {
+		t.Fatal(err)
+	}
+	var ozoneReq []byte
+	if err := tb.pool.QueryRow(tb.ctx, `SELECT args FROM river_job WHERE args->>'topic' = 'request' AND (args->>'user_id')::bigint = $1
+		ORDER BY id DESC LIMIT 1`, otto.ID).Scan(&ozoneReq); err != nil {
+		t.Fatal(err)
+	}
+	var toOttoOzone jobs.EmailArgs
+	if err := json.Unmarshal(ozoneReq, &toOttoOzone); err != nil {
+		t.Fatal(err)
+	}
+	ottoOzone := link(notes, toOttoOzone)
+	if ottoOzone == ottoAlpha {
+		t.Fatal("otto's two links are one")
+	}
+
+	if err := tb.accounts.RemoveMember(tb.ctx, ann.ID, "alpha", otto.ID); err != nil {
+		t.Fatal(err)
+	}
+	if card, err := tb.rooms.OneTapCard(tb.ctx, ottoAlpha); err != nil || card.Stopped != app.LinkStoppedLeft {
+		t.Errorf("otto's alpha link: %+v %v", card, err)
+	}
+	for name, l := range map[string]string{"ann's alpha link": annAlpha, "otto's ozone link": ottoOzone} {
+		if card, err := tb.rooms.OneTapCard(tb.ctx, l); err != nil || card.Stopped != "" {
+			t.Errorf("%s stopped: %+v %v", name, card, err)
+		}
+		if d, err := tb.rooms.DecideOneTap(tb.ctx, l, "", true); err != nil || d.Result != negotiation.ResultApplied {
+			t.Errorf("%s answers: %+v %v", name, d, err)
+		}
+	}
+}

@@ -62,3 +62,24 @@ func TestKeysAnIssuerWasShown(t *testing.T) {
 		})
 	}
 }
+
+// TestChangeToTheSameRole: setting a member's role to the one they hold
+// changes nothing, not even the audit log: an owner who saves the members
+// page unchanged has not changed a role.
+func TestChangeToTheSameRole(t *testing.T) {
+	tb, ann, ada, _, _ := lifeTeam(t)
+	before, _, err := tb.accounts.AuditLog(tb.ctx, ann.ID, "alpha", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.accounts.ChangeRole(tb.ctx, ann.ID, "alpha", ada.ID, app.MemberRoleAdmin); err != nil {
+		t.Fatal(err)
+	}
+	after, _, err := tb.accounts.AuditLog(tb.ctx, ann.ID, "alpha", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before) || after[0].ID != before[0].ID {
+		t.Errorf("the audit log grew by %d entries, the newest %s", len(after)-len(before), after[0].Action)
+	}
+}
