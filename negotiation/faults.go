@@ -46,8 +46,8 @@ func (s *Schema) termsFaults(data []byte, l *Limits) []Fault {
 		m := &root.members[i]
 		fi := s.index(m.key)
 		if fi < 0 {
-			e := termsErr("", "rule.unknown_field_of", "unknown field: %s (your subject_schema has %s)", clip(m.key), strings.Join(s.names(), ", "))
-			out = append(out, Fault{Field: clip(m.key), Rule: RuleUnknownField, Message: e.Message, Words: e.Words})
+			e := termsErr("", "rule.unknown_field_of", "unknown field: %s (your subject_schema has %s)", Clip(m.key), strings.Join(s.names(), ", "))
+			out = append(out, Fault{Field: Clip(m.key), Rule: RuleUnknownField, Message: e.Message, Words: e.Words})
 			continue
 		}
 		given[fi] = true

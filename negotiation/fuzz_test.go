@@ -146,19 +146,19 @@ func FuzzMoment(f *testing.F) {
 func momentByTimeParse(s string) (time.Time, error) {
 	if !momentShapeByPattern(s) {
 		if m := longFractionPattern.FindStringSubmatch(s); m != nil && momentShapeByPattern(m[1]+m[2]) {
-			return time.Time{}, termsErr("p.s", "tm17_moment_fraction", "%s has more than 9 digits after the second's point (a moment is kept to the nanosecond)", clip(s))
+			return time.Time{}, termsErr("p.s", "tm17_moment_fraction", "%s has more than 9 digits after the second's point (a moment is kept to the nanosecond)", Clip(s))
 		}
 		return time.Time{}, termsErr("p.s", "rule.moment_shape", "must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00")
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		if _, err := time.Parse(time.RFC3339Nano, s[:17]+"59"+s[19:]); err == nil && s[17:19] == "60" {
-			return time.Time{}, termsErr("p.s", "tm17_moment_leap", "%s has a 60th second (a leap second), which is not taken: write :59 or the next minute", clip(s))
+			return time.Time{}, termsErr("p.s", "tm17_moment_leap", "%s has a 60th second (a leap second), which is not taken: write :59 or the next minute", Clip(s))
 		}
-		return time.Time{}, termsErr("p.s", "rule.moment_unreal", "%s is not a real moment", clip(s))
+		return time.Time{}, termsErr("p.s", "rule.moment_unreal", "%s is not a real moment", Clip(s))
 	}
 	if y := t.UTC().Year(); y < 1 || y > 9999 {
-		return time.Time{}, termsErr("p.s", "rule.moment_range", "%s is out of range (years 0001 to 9999 in UTC)", clip(s))
+		return time.Time{}, termsErr("p.s", "rule.moment_range", "%s is out of range (years 0001 to 9999 in UTC)", Clip(s))
 	}
 	return t.UTC(), nil
 }

@@ -121,7 +121,7 @@ func (s *Schema) ParseLimits(data []byte) (*Limits, error) {
 		m := &root.members[i]
 		f, ok := s.Field(m.key)
 		if !ok {
-			return nil, limitsErr("limits: unknown field: %s (limits apply to your own schema's fields)", clip(m.key))
+			return nil, limitsErr("limits: unknown field: %s (limits apply to your own schema's fields)", Clip(m.key))
 		}
 		lim, err := parseLimit(f, &m.val)
 		if err != nil {
@@ -191,7 +191,7 @@ func parseLimit(f Field, n *node) (Limit, error) {
 			}
 			for _, it := range m.val.items {
 				if it.kind != kindString || !slices.Contains(f.Values, it.s) {
-					return Limit{}, limitsErr("%s: %s is not one of %s", path, clip(it.s), strings.Join(f.Values, ", "))
+					return Limit{}, limitsErr("%s: %s is not one of %s", path, Clip(it.s), strings.Join(f.Values, ", "))
 				}
 				if slices.Contains(lim.OneOf, it.s) {
 					return Limit{}, limitsErr("%s: lists %q twice", path, it.s)
@@ -205,7 +205,7 @@ func parseLimit(f Field, n *node) (Limit, error) {
 			b := m.val.b
 			lim.Equals = &b
 		default:
-			return Limit{}, limitsErr("%s: unknown bound: %s (%s %s field takes %s)", name, clip(m.key), article(f.Type), f.Type, boundsOf(f.Type))
+			return Limit{}, limitsErr("%s: unknown bound: %s (%s %s field takes %s)", name, Clip(m.key), article(f.Type), f.Type, boundsOf(f.Type))
 		}
 	}
 	if lim.Min != nil && lim.Max != nil {

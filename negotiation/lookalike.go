@@ -36,7 +36,7 @@ func Deceptive(s string) string {
 			for _, script := range lookalikeScripts {
 				if unicode.Is(script, r) {
 					if seen != nil && seen != script {
-						return fmt.Sprintf("mixes scripts in one word (%q): write each word in one script", clip(word))
+						return fmt.Sprintf("mixes scripts in one word (%q): write each word in one script", Clip(word))
 					}
 					seen = script
 				}
@@ -85,9 +85,9 @@ func (s *Schema) CheckDeceptive() error { return s.CheckDeceptiveFolded(nil) }
 func (s *Schema) CheckDeceptiveFolded(fold func(string) string) error {
 	alike := func(a, b string) string {
 		if fold != nil && skeleton(a) != skeleton(b) {
-			return fmt.Sprintf("%+q and %+q are the same text written in two Unicode forms; write both in one (NFC)", clip(a), clip(b))
+			return fmt.Sprintf("%+q and %+q are the same text written in two Unicode forms; write both in one (NFC)", Clip(a), Clip(b))
 		}
-		return fmt.Sprintf("%q and %q look alike; a person could not tell them apart", clip(a), clip(b))
+		return fmt.Sprintf("%q and %q look alike; a person could not tell them apart", Clip(a), Clip(b))
 	}
 	key := skeleton
 	if fold != nil {
@@ -109,7 +109,7 @@ func (s *Schema) CheckDeceptiveFolded(fold func(string) string) error {
 		values := map[string]string{}
 		for _, v := range f.Values {
 			if why := Deceptive(v); why != "" {
-				return schemaErr("%s: value %q %s", f.Name, clip(v), why)
+				return schemaErr("%s: value %q %s", f.Name, Clip(v), why)
 			}
 			k := key(v)
 			if other, ok := values[k]; ok {

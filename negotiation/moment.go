@@ -13,7 +13,7 @@ func parseDate(path string, n *node) (time.Time, error) {
 	}
 	d, ok := dateUTC(n.s)
 	if !ok {
-		return time.Time{}, termsErr(path, "rule.date_unreal", "%s is not a calendar day", clip(n.s))
+		return time.Time{}, termsErr(path, "rule.date_unreal", "%s is not a calendar day", Clip(n.s))
 	}
 	return d, nil
 }
@@ -24,7 +24,7 @@ func parseMoment(path, suffix string, n *node) (time.Time, error) {
 	if n.kind != kindString || !momentShape(n.s) {
 		if n.kind == kindString && longFraction(n.s) {
 			// RFC 3339 allows any number of digits; a moment is kept to the nanosecond.
-			return time.Time{}, termsErr(path+suffix, "tm17_moment_fraction", "%s has more than 9 digits after the second's point (a moment is kept to the nanosecond)", clip(n.s))
+			return time.Time{}, termsErr(path+suffix, "tm17_moment_fraction", "%s has more than 9 digits after the second's point (a moment is kept to the nanosecond)", Clip(n.s))
 		}
 		return time.Time{}, termsErr(path+suffix, "rule.moment_shape", "must be an RFC 3339 moment with an offset, like 2026-12-03T10:00:00+02:00")
 	}
@@ -33,13 +33,13 @@ func parseMoment(path, suffix string, n *node) (time.Time, error) {
 		if _, ok := momentUTC(n.s[:17] + "59" + n.s[19:]); ok && n.s[17:19] == "60" {
 			// RFC 3339 writes a leap second so; a moment here is on UTC's
 			// clock without them (as Go's and POSIX time are).
-			return time.Time{}, termsErr(path+suffix, "tm17_moment_leap", "%s has a 60th second (a leap second), which is not taken: write :59 or the next minute", clip(n.s))
+			return time.Time{}, termsErr(path+suffix, "tm17_moment_leap", "%s has a 60th second (a leap second), which is not taken: write :59 or the next minute", Clip(n.s))
 		}
-		return time.Time{}, termsErr(path+suffix, "rule.moment_unreal", "%s is not a real moment", clip(n.s))
+		return time.Time{}, termsErr(path+suffix, "rule.moment_unreal", "%s is not a real moment", Clip(n.s))
 	}
 	// The canonical form writes moments in UTC with a four-digit year.
 	if u := t.Unix(); u < unixYear1 || u >= unixYear10000 {
-		return time.Time{}, termsErr(path+suffix, "rule.moment_range", "%s is out of range (years 0001 to 9999 in UTC)", clip(n.s))
+		return time.Time{}, termsErr(path+suffix, "rule.moment_range", "%s is out of range (years 0001 to 9999 in UTC)", Clip(n.s))
 	}
 	return t, nil
 }

@@ -188,7 +188,7 @@ func (r *Room) propose(side Side, v Verdict, terms []*Terms, asOptions bool, fie
 			_, theirs := r.Party(side.Other()).Schema.Field(f)
 			if !mine && !theirs {
 				return nil, Event{}, inputErr("fields", "rule.unknown_detail_field", "unknown field: %s (the fields are %s)",
-					clip(f), strings.Join(r.askableFields(side), ", "))
+					Clip(f), strings.Join(r.askableFields(side), ", "))
 			}
 			if slices.Contains(fields[:i], f) {
 				return nil, Event{}, inputErr("fields", "rule.listed_twice", "%s is listed twice", f)

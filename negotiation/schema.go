@@ -169,7 +169,7 @@ func ParseSchema(data []byte) (*Schema, []string, error) {
 
 func parseField(name string, n *node) (Field, error) {
 	if !fieldName.MatchString(name) {
-		return Field{}, schemaErr("field name %q: use lowercase letters, digits and _, starting with a letter, at most 32 characters", clip(name))
+		return Field{}, schemaErr("field name %q: use lowercase letters, digits and _, starting with a letter, at most 32 characters", Clip(name))
 	}
 	if n.kind != kindObject {
 		return Field{}, schemaErr("%s: must be an object with type and label", name)
@@ -244,7 +244,7 @@ func parseField(name string, n *node) (Field, error) {
 			}
 			f.Currency = v.s
 		default:
-			return Field{}, schemaErr("%s: unknown option: %s", name, clip(m.key))
+			return Field{}, schemaErr("%s: unknown option: %s", name, Clip(m.key))
 		}
 	}
 	if f.Type == TypeEnum && f.Values == nil {
@@ -256,8 +256,8 @@ func parseField(name string, n *node) (Field, error) {
 	return f, nil
 }
 
-// clip shortens text echoed back in a message.
-func clip(s string) string {
+// Clip shortens text echoed back in a message to 40 characters and "…".
+func Clip(s string) string {
 	if utf8.RuneCountInString(s) <= 40 {
 		return s
 	}

@@ -56,7 +56,7 @@ func TestSchemaExtras(t *testing.T) {
 	wantErr(t, err, CodeInvalidSchema, `subject_schema: not valid JSON: key "a" appears twice`)
 	_, _, err = ParseSchema([]byte(`{"` + strings.Repeat("É", 45) + `":{}}`))
 	wantErr(t, err, CodeInvalidSchema, `field name "`+strings.Repeat("É", 40)+`…": use lowercase letters, digits and _, starting with a letter, at most 32 characters`)
-	if got := clip(strings.Repeat("é", 40)); got != strings.Repeat("é", 40) {
+	if got := Clip(strings.Repeat("é", 40)); got != strings.Repeat("é", 40) {
 		t.Errorf("clip of 40 characters: %q", got)
 	}
 	if got := SlotsSchema().Canonical(); string(got) != `{"meeting_time":{"label":"Meeting time","type":"timerange"}}` {

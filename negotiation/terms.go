@@ -104,7 +104,7 @@ func (s *Schema) termsFromNode(root *node) (*Terms, error) {
 			fi = s.index(m.key)
 		}
 		if fi < 0 {
-			return nil, termsErr("", "rule.unknown_field", "unknown field: %s", clip(m.key))
+			return nil, termsErr("", "rule.unknown_field", "unknown field: %s", Clip(m.key))
 		}
 		f := &s.fields[fi]
 		start := len(backing)
@@ -190,7 +190,7 @@ func (f *Field) parseValue(path string, n *node) (Value, error) {
 				return Value{Text: v}, nil
 			}
 		}
-		return Value{}, termsErr(path, "rule.not_one_of", "%q is not one of %s", clip(n.s), strings.Join(f.Values, ", "))
+		return Value{}, termsErr(path, "rule.not_one_of", "%q is not one of %s", Clip(n.s), strings.Join(f.Values, ", "))
 	case TypeDate:
 		d, err := parseDate(path, n)
 		return Value{Text: n.s, Start: d}, err
@@ -222,7 +222,7 @@ func parseTimerange(path string, n *node) (Value, error) {
 	}
 	for _, m := range n.members {
 		if m.key != "start" && m.key != "end" {
-			return Value{}, termsErr(path, "rule.timerange_key", "unknown key: %s (a timerange has start and end)", clip(m.key))
+			return Value{}, termsErr(path, "rule.timerange_key", "unknown key: %s (a timerange has start and end)", Clip(m.key))
 		}
 	}
 	sn, ok1 := n.get("start")
@@ -255,7 +255,7 @@ func (f *Field) parseMoney(path string, n *node) (Value, error) {
 	}
 	for _, m := range n.members {
 		if m.key != "amount" && m.key != "currency" {
-			return Value{}, termsErr(path, "rule.money_key", "unknown key: %s (money has amount and currency)", clip(m.key))
+			return Value{}, termsErr(path, "rule.money_key", "unknown key: %s (money has amount and currency)", Clip(m.key))
 		}
 	}
 	an, ok1 := n.get("amount")
@@ -275,7 +275,7 @@ func (f *Field) moneyOf(path string, an, cn *node) (Value, error) {
 	if !ok && iso4217NoMinorUnit[cn.s] {
 		return Value{}, termsErr(path+".currency", "money18_rule.currency_no_minor_unit", "%q has no minor unit in ISO 4217: no amount can be written in it", cn.s)
 	} else if !ok {
-		return Value{}, termsErr(path+".currency", "rule.currency_unknown", "%q is not an ISO 4217 currency code", clip(cn.s))
+		return Value{}, termsErr(path+".currency", "rule.currency_unknown", "%q is not an ISO 4217 currency code", Clip(cn.s))
 	}
 	if f.Currency != "" && cn.s != f.Currency {
 		return Value{}, termsErr(path+".currency", "rule.currency_fixed", "must be %s", f.Currency)

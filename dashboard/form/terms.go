@@ -371,7 +371,7 @@ func timerange(r Row, w *locale.Printer) (any, bool, string) {
 	}
 	loc, err := tz.Load(r.Zone)
 	if err != nil {
-		return nil, false, w.T("form.zone_unknown", r.Zone)
+		return nil, false, w.T("form.zone_unknown", negotiation.Clip(r.Zone))
 	}
 	start, err := parseLocal(r.Start, loc)
 	if errors.Is(err, errNotOneMoment) {

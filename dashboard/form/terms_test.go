@@ -117,6 +117,20 @@ func TestParseErrorsNameTheField(t *testing.T) {
 	}
 }
 
+// TestUnknownZoneQuotedShort: a zone name that is none is quoted in its
+// refusal to 40 characters, whatever was typed (a form may hold megabytes);
+// the field itself shows what was typed.
+func TestUnknownZoneQuotedShort(t *testing.T) {
+	typed := "Europe/" + strings.Repeat("Atlantis", 10_000)
+	form := url.Values{"f.when.0.start": {"2026-12-03T10:00"}, "f.when.0.end": {"2026-12-03T10:30"}, "f.when.0.zone": {typed},
+		"f.qty.0.v": {"1"}, "f.place.0.v": {"video"}}
+	_, fields, ok := Parse(schema(t), form, locale.English())
+	want := `When (1): time zone: "Europe/` + strings.Repeat("Atlantis", 5)[:33] + `…" is not an IANA time zone like Europe/Paris`
+	if ok || fields[0].Error != want || fields[0].Rows[0].Zone != typed {
+		t.Fatalf("ok %v, %d bytes: %.200q", ok, len(fields[0].Error), fields[0].Error)
+	}
+}
+
 // TestPrefillRoundTrips: a form prefilled from terms parses back to them,
 // moments with seconds or a fraction of one too (a person who changes
 // another field does not move the time they left as it was).
