@@ -26,7 +26,8 @@ import (
 // IANA's special-purpose ranges that are not global (documentation,
 // benchmarking, reserved, site-local, deprecated relays, segment-routing
 // identifiers). An IPv6 address that carries an IPv4 one a translator or
-// relay would dial (NAT64's 64:ff9b::/96, 6to4's 2002::/16) is judged by
+// relay would dial (NAT64's 64:ff9b::/96, SIIT's ::ffff:0:0:0/96, 6to4's
+// 2002::/16) is judged by
 // that IPv4 address: behind a NAT64 gateway, [64:ff9b::a00:5] reaches
 // 10.0.0.5.
 func Internal(a netip.Addr) bool {
@@ -76,15 +77,17 @@ var notGlobal = func() []netip.Prefix {
 }()
 
 var (
-	nat64     = netip.MustParsePrefix("64:ff9b::/96")
-	sixToFour = netip.MustParsePrefix("2002::/16")
+	nat64      = netip.MustParsePrefix("64:ff9b::/96")
+	translated = netip.MustParsePrefix("::ffff:0:0:0/96") // SIIT, RFC 2765
+	sixToFour  = netip.MustParsePrefix("2002::/16")
 )
 
-// embeddedV4 returns the IPv4 address a NAT64 or 6to4 address stands for.
+// embeddedV4 returns the IPv4 address a NAT64, SIIT or 6to4 address stands
+// for.
 func embeddedV4(a netip.Addr) (netip.Addr, bool) {
 	b := a.As16()
 	switch {
-	case nat64.Contains(a):
+	case nat64.Contains(a), translated.Contains(a):
 		return netip.AddrFrom4([4]byte(b[12:16])), true
 	case sixToFour.Contains(a):
 		return netip.AddrFrom4([4]byte(b[2:6])), true

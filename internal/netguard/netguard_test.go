@@ -22,6 +22,9 @@ func TestInternal(t *testing.T) {
 		{"64:ff9b::a00:5", true}, {"64:ff9b::7f00:1", true}, {"64:ff9b::a9fe:a9fe", true},
 		{"2002:a00:5::1", true}, {"2002:7f00:1::", true},
 		{"64:ff9b::5db8:d822", false}, {"2002:5db8:d822::1", false},
+		// SIIT's IPv4-translated addresses (RFC 2765): a stateless
+		// translator dials the IPv4 address they carry.
+		{"::ffff:0:a00:5", true}, {"::ffff:0:7f00:1", true}, {"::ffff:0:5db8:d822", false},
 		// Special-purpose ranges no public host has.
 		{"0.1.2.3", true}, {"192.0.0.170", true}, {"192.0.2.1", true}, {"198.18.0.1", true},
 		{"198.51.100.7", true}, {"203.0.113.9", true}, {"240.0.0.1", true}, {"255.255.255.255", true},
