@@ -440,6 +440,18 @@ func checkHTML(t *testing.T, m *Message, v view, doc string) {
 	if titled && !strings.Contains(text.String(), oneLine(m.Title)) {
 		t.Errorf("%s: the HTML part's text lacks the title %q", m.Kind, m.Title)
 	}
+	// Each value whole, as written: its cell keeps line breaks and spaces
+	// (an HTML parser reads CRLF and CR as LF).
+	if len(v.Options) > 0 {
+		newlines := strings.NewReplacer("\r\n", "\n", "\r", "\n")
+		for _, f := range m.Card.Options[0].Fields {
+			for _, it := range m.words().Items(f, m.loc()) {
+				if !strings.Contains(text.String(), newlines.Replace(it)) {
+					t.Errorf("%s: the HTML part's text lacks the value %q of %s", m.Kind, it, f.Name)
+				}
+			}
+		}
+	}
 }
 
 func unescapeURL(s string) string {
