@@ -363,6 +363,9 @@ func checkLines(t *testing.T, raw []byte) {
 					t.Fatalf("header line %d holds %#x: %q", i+1, c, line)
 				}
 			}
+			if strings.Contains(line, "?=") && len(line) > 76 {
+				t.Fatalf("header line %d holds an encoded word and is %d octets, more than 76 (RFC 2047 §2): %q", i+1, len(line), line)
+			}
 			if i > 0 && !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t") && !strings.Contains(line, ":") {
 				t.Fatalf("header line %d is neither a header nor its continuation: %q", i+1, line)
 			}
