@@ -103,7 +103,7 @@ func (m *Message) organizer() string {
 		a = &mail.Address{Name: "Taasky", Address: "taasky@" + mailDomain(m.host())}
 	}
 	if a.Name == "" {
-		return "ORGANIZER:mailto:" + a.Address
+		return "ORGANIZER:" + mailtoURI(a.Address)
 	}
 	// A quoted parameter value holds anything but a control character and
 	// DQUOTE (RFC 5545 §3.1), which RFC 6868 writes ^'.
@@ -114,7 +114,54 @@ func (m *Message) organizer() string {
 		return r
 	}, a.Name)
 	name = strings.NewReplacer("^", "^^", `"`, "^'").Replace(name)
-	return `ORGANIZER;CN="` + name + `":mailto:` + a.Address
+	return `ORGANIZER;CN="` + name + `":` + mailtoURI(a.Address)
+}
+
+// mailtoURI is the mailto URI of an address (RFC 6068 §2), as net/mail
+// reads it (a quoted local part unquoted: "rooms desk"@example.com as
+// rooms desk@example.com): its local part quoted again when it is no
+// dot-atom, and every octet a URI may not hold (a space, a quote, a
+// backslash, UTF-8) percent-encoded. An everyday address is written as
+// it is.
+func mailtoURI(addr string) string {
+	at := strings.LastIndexByte(addr, '@')
+	if at < 0 {
+		return "mailto:" + addr
+	}
+	local, domain := addr[:at], addr[at:]
+	if !dotAtom(local) {
+		local = `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(local) + `"`
+	}
+	var b strings.Builder
+	b.WriteString("mailto:")
+	for _, part := range []string{local, domain} {
+		for i := 0; i < len(part); i++ {
+			if c := part[i]; c < utf8.RuneSelf && (isAlnum(c) || strings.IndexByte("-._~!$'()*+,;=:@[]", c) >= 0) {
+				b.WriteByte(c)
+			} else {
+				fmt.Fprintf(&b, "%%%02X", c)
+			}
+		}
+	}
+	return b.String()
+}
+
+// dotAtom reports whether s is a dot-atom (RFC 5322 §3.2.3), an address's
+// local part that needs no quotes (UTF-8 allowed, as RFC 6532 does).
+func dotAtom(s string) bool {
+	if s == "" || strings.HasPrefix(s, ".") || strings.HasSuffix(s, ".") || strings.Contains(s, "..") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < utf8.RuneSelf && !isAlnum(c) && strings.IndexByte("!#$%&'*+-/=?^_`{|}~.", c) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 type calEvent struct {

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	webpush "github.com/SherClockHolmes/webpush-go"
@@ -86,7 +87,7 @@ func Push(m *Message) []byte {
 // pushValue is the field's value on the push's one line: a value may
 // hold line breaks, and words a party wrote are quoted, each value apart,
 // so that they cannot read as more fields ("ok; Fee: 0.00 EUR" as a note
-// beside the fee) nor as several values.
+// beside the fee) nor as several values (quoteWords).
 func (f fieldView) pushValue() string {
 	if !f.Words {
 		return oneLine(f.Text)
@@ -97,9 +98,36 @@ func (f fieldView) pushValue() string {
 	}
 	quoted := make([]string, len(vals))
 	for i, v := range vals {
-		quoted[i] = strconv.Quote(oneLine(v))
+		quoted[i] = quoteWords(oneLine(v))
 	}
 	return strings.Join(quoted, ", ")
+}
+
+// quoteWords quotes words a party wrote, as written: only a quote and a
+// backslash are escaped (a quote cannot end the value early), and a
+// character nobody sees (format characters, U+200B, U+FEFF) is written
+// as its escape, so that it hides nothing. strconv.Quote escaped every
+// character Go does not call printable: the spaces people type (a
+// Japanese full-width space, French no-break spaces before ":" and
+// between thousands) read as "\u3000", and an emoji joined by U+200D
+// (which negotiation.Deceptive lets through) fell apart.
+func quoteWords(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case unicode.IsGraphic(r) || r == '\u200d':
+			b.WriteRune(r)
+		default:
+			q := strconv.QuoteRune(r) // '\u200b'
+			b.WriteString(q[1 : len(q)-1])
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // wholeParts joins the fields' "label: value" parts that fit in n

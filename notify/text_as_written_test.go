@@ -95,3 +95,31 @@ func TestPushQuotesTheirWords(t *testing.T) {
 		t.Errorf("push fields %q, want %q", fields, want)
 	}
 }
+
+// TestPushShowsWordsAsWritten: a value a party wrote is quoted on the
+// push's line with only its quotes and backslashes escaped: the spaces
+// people type (a Japanese full-width space, the no-break spaces French
+// writes before ":" and between thousands) and an emoji joined by
+// U+200D read as written, not as "\u3000"; a character nobody sees
+// (U+200B) is still shown as its escape, so that it hides nothing.
+func TestPushShowsWordsAsWritten(t *testing.T) {
+	for value, want := range map[string]string{
+		"会議室\u3000A":                `"会議室` + "\u3000" + `A"`,
+		"prix\u00a0: 10\u202f000 €": `"prix` + "\u00a0" + `: 10` + "\u202f" + `000 €"`,
+		"👩\u200d💻 dev":              `"👩` + "\u200d" + `💻 dev"`,
+		`say "hi" \o/`:              `"say \"hi\" \\o/"`,
+		"a\u200bb":                  `"a\u200bb"`,
+	} {
+		m := sample(KindRequest)
+		note := negotiation.CardField{Name: "note", Label: "Note", Type: negotiation.TypeString,
+			Values: []negotiation.Value{{Text: value}}, Text: value}
+		m.Card.Options[0].Fields = []negotiation.CardField{note}
+		var p PushPayload
+		if err := json.Unmarshal(Push(m), &p); err != nil {
+			t.Fatal(err)
+		}
+		if _, fields, _ := strings.Cut(p.Body, "\n"); fields != "Note: "+want {
+			t.Errorf("%q: push fields %q, want %q", value, fields, "Note: "+want)
+		}
+	}
+}
