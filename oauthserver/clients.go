@@ -276,8 +276,9 @@ func clientName(name, fallback string) (string, error) {
 	return name, nil
 }
 
-// checkRedirectURIs: 1–10 absolute URIs without a fragment; http only to
-// a loopback address (a native app), https or a private-use scheme else.
+// checkRedirectURIs: 1–10 absolute URIs without a fragment or an IPv6
+// zone identifier; http only to a loopback address (a native app), https
+// or a private-use scheme else.
 func checkRedirectURIs(uris []string) ([]string, error) {
 	if len(uris) < 1 || len(uris) > 10 {
 		return nil, fmt.Errorf("must list 1 to 10 URIs (got %d)", len(uris))
@@ -293,6 +294,10 @@ func checkRedirectURIs(uris []string) ([]string, error) {
 			// "https:evil.example" has no host to Go, and the consent
 			// screen would show none; a browser goes to evil.example.
 			return nil, fmt.Errorf("include %q, which names no host (write %s://host/path)", raw, u.Scheme)
+		case strings.Contains(u.Host, "%"):
+			// Go reads [::1%25x] as a loopback address; no browser
+			// opens a URI with an IPv6 zone identifier.
+			return nil, fmt.Errorf("include %q, whose host has an IPv6 zone identifier (%%25…), which browsers refuse: write http://[::1]:port/ or http://127.0.0.1:port/", raw)
 		case u.User != nil:
 			return nil, fmt.Errorf("include %q, which has a user name before its host (the consent screen shows the host)", raw)
 		case !app.ValidPort(u.Port()):

@@ -19,7 +19,7 @@ func TestRegister(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.New(t)
 	s, err := New(Config{BaseURL: "http://taasky.test", Secret: make([]byte, 32), State: app.NewOAuth(pool),
-		Accounts: app.NewAccounts(pool), RegisterLimit: ratelimit.Limit{Rate: 0.001, Burst: 9}})
+		Accounts: app.NewAccounts(pool), RegisterLimit: ratelimit.Limit{Rate: 0.001, Burst: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,6 +44,7 @@ func TestRegister(t *testing.T) {
 		`not json`:             "invalid_client_metadata",
 		`{"redirect_uris":[]}`: "invalid_redirect_uri",
 		`{"redirect_uris":["http://evil.example/cb"]}`:                                    "invalid_redirect_uri",
+		`{"redirect_uris":["http://[::1%25x]/cb"]}`:                                       "invalid_redirect_uri",
 		`{"redirect_uris":["https://a.example/cb#frag"]}`:                                 "invalid_redirect_uri",
 		`{"redirect_uris":["https://a.example/cb"],"grant_types":["client_credentials"]}`: "invalid_client_metadata",
 		`{"redirect_uris":["https://a.example/cb"],"response_types":["token"]}`:           "invalid_client_metadata",

@@ -205,6 +205,62 @@ func TestBrowserClientReadsBodyTooLarge(t *testing.T) {
 	}
 }
 
+// TestBrowserClientReadsHeadTooLarge is a web page of another origin
+// calling the door with a bearer past the 4 KiB read buffer (a large
+// JWT), and the door and the token endpoint with a URL past it. fasthttp
+// refuses them before any route: the page read "TypeError: Failed to
+// fetch" and nothing of the 431, and a URL was told 431 too. Now it
+// reads the refusals, a URL's as 414 URI Too Long. (A request that needs
+// a preflight and has such a URL still fails to fetch: the preflight
+// carries the URL, and a refused preflight is a network error.)
+func TestBrowserClientReadsHeadTooLarge(t *testing.T) {
+	s := newOAuthStack(t)
+	mcpURL := s.devAgents[0][1]
+	openClientPage(t, s)
+	args, _ := json.Marshal([]string{mcpURL, s.base})
+	script := `(async ([url, base]) => {
+		const out = [];
+		const call = async (what, to, bearer) => {
+			try {
+				const r = await fetch(to, {method: 'POST', headers: {Authorization: 'Bearer ' + bearer, 'Content-Type': 'application/json',
+					Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25'}, body: '{}'});
+				out.push(what + ' ' + r.status + ' ' + JSON.stringify(await r.text()));
+			} catch (e) {
+				out.push(what + ' failed: ' + e);
+			}
+		};
+		await call('bearer 5 KiB', url, 'x'.repeat(5 << 10));
+		// Requests without a preflight (a preflight carries the URL too,
+		// and a refused one is a network error whatever it says).
+		const simple = async (what, to, init) => {
+			try {
+				const r = await fetch(to, init);
+				out.push(what + ' ' + r.status + ' ' + JSON.stringify(await r.text()));
+			} catch (e) {
+				out.push(what + ' failed: ' + e);
+			}
+		};
+		await simple('URL 5 KiB', url + '?x=' + 'x'.repeat(5 << 10), {});
+		await simple('token URL 5 KiB', base + '/oauth/token?' + 'x'.repeat(5 << 10),
+			{method: 'POST', headers: {'Content-Type': 'application/x-www-form-urlencoded'}, body: 'grant_type=x'});
+		return out.join('\n');
+	})(` + string(args) + `)`
+	c, cancel := context.WithTimeout(s.tab, 60*time.Second)
+	defer cancel()
+	got, err := chromedp.Run(c, chromedp.Evaluate[string](script, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`bearer 5 KiB 431 "the request line and headers exceed 4096 bytes (a URL or a header too long, or too many headers)"`,
+		`URL 5 KiB 414 "the request line exceeds 4096 bytes (a URL too long)"`,
+		`token URL 5 KiB 414 "the request line exceeds 4096 bytes (a URL too long)"`,
+	}
+	if got != strings.Join(want, "\n") {
+		t.Errorf("the page read:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+}
+
 // openClientPage opens in s's browser a page of another origin than
 // Taasky's, as a web-based MCP client's, for its scripts to call from.
 func openClientPage(t *testing.T, s *oauthStack) {

@@ -79,15 +79,17 @@ const (
 // door's 413 in go-sdk's words for a body past its limit (as a body of
 // 1 to 4 MiB is answered), the OAuth endpoints' as an OAuth error (a
 // registration's naming its own limit, oauthserver.BodyRefusal). A body
-// past maxRequestBody, headers past maxRequestHead, a request not read
-// within maxRequestRead or that fasthttp cannot parse are refused before
-// any route, so their words are said here (for the last three fasthttp
-// knows no path: in text, without CORS headers).
+// past maxRequestBody, a request line or headers past maxRequestHead, a
+// request not read within maxRequestRead or that fasthttp cannot parse
+// are refused before any route, so their words are said here (their path
+// as fiberhttp.Listener read it, when fasthttp could not parse it).
 func refused(c *fiber.Ctx, fe *fiber.Error) error {
 	msg := fe.Message
 	switch fe.Code {
 	case fiber.StatusRequestEntityTooLarge:
 		msg = fmt.Sprintf("the request body exceeds %d bytes", maxRequestBody)
+	case fiber.StatusRequestURITooLong:
+		msg = fmt.Sprintf("the request line exceeds %d bytes (a URL too long)", maxRequestHead)
 	case fiber.StatusRequestHeaderFieldsTooLarge:
 		msg = fmt.Sprintf("the request line and headers exceed %d bytes (a URL or a header too long, or too many headers)", maxRequestHead)
 	case fiber.StatusRequestTimeout:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/config"
+	"github.com/taasky/taasky/internal/fiberhttp"
 	"github.com/taasky/taasky/internal/refusals"
 	"github.com/taasky/taasky/jobs"
 	"github.com/taasky/taasky/receipt"
@@ -178,7 +179,7 @@ func (s *server) serve(ctx context.Context, web *fiber.App, listening func(addr 
 		} else {
 			s.log.Info("listening", "addr", ln.Addr().String(), "serves", "/healthz /readyz /metrics")
 		}
-		go func() { httpDone <- web.Listener(ln) }()
+		go func() { httpDone <- serveHTTP(web, ln) }()
 		if listening != nil {
 			listening(ln.Addr().String())
 		}
@@ -213,6 +214,13 @@ func (s *server) serve(ctx context.Context, web *fiber.App, listening func(addr 
 	}
 	s.log.Info("stopped")
 	return err
+}
+
+// serveHTTP serves web on ln until web shuts down, ln's connections
+// keeping what the refusals before any handler need
+// (fiberhttp.Listener).
+func serveHTTP(web *fiber.App, ln net.Listener) error {
+	return web.Listener(fiberhttp.Listener(ln))
 }
 
 // closeHTTP stops web's listener, lets the requests in flight finish (20 s

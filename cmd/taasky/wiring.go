@@ -91,6 +91,9 @@ func newProbeApp(d deps) *fiber.App {
 	fiberhttp.LingerOnRefusal(a) // a refused request's client reads its 431, 413 or 400
 	// Before all: every line logged about a request names it.
 	a.Use(fiberhttp.RequestIDFrom(d.cfg.Abuse.TrustedProxies))
+	// A body framed by anything but chunked or a Content-Length: refused
+	// at once, unread.
+	a.Use(fiberhttp.ChunkedOnly(a))
 	// Before any route reads a body: no compressed one (a zip bomb).
 	a.Use(fiberhttp.IdentityOnly)
 	// A handler's panic is that request's 500, logged with its stack: not

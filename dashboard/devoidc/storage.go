@@ -116,14 +116,21 @@ func (s *storage) AuthRequestByID(_ context.Context, id string) (op.AuthRequest,
 	return r, nil
 }
 
-func (s *storage) AuthRequestByCode(ctx context.Context, code string) (op.AuthRequest, error) {
+// AuthRequestByCode takes code: the exchange that asks for it first has
+// it, and no other, even one asking in the same instant (RFC 6749 §4.1.2:
+// a code is used once). zitadel's exchange looks the code up here and
+// deletes the request only after signing its tokens: two exchanges of one
+// code at once both had tokens.
+func (s *storage) AuthRequestByCode(_ context.Context, code string) (op.AuthRequest, error) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	id, ok := s.codes[code]
-	s.mu.Unlock()
-	if !ok {
+	delete(s.codes, code)
+	r, found := s.requests[id]
+	if !ok || !found {
 		return nil, errors.New("code invalid or expired")
 	}
-	return s.AuthRequestByID(ctx, id)
+	return r, nil
 }
 
 func (s *storage) SaveAuthCode(_ context.Context, id, code string) error {

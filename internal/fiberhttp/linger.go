@@ -2,6 +2,7 @@ package fiberhttp
 
 import (
 	"errors"
+	"io"
 	"net"
 	"strings"
 	"time"
@@ -32,7 +33,11 @@ const (
 // the TypeScript MCP SDK's) send tens of MiB past the 4-MiB limit: a
 // 1-MiB bound reset half of Node's 5-MiB tries; the second bounds how long
 // a client holds the connection. A timeout is refused at once: that
-// client is not sending.
+// client is not sending. Served through Listener, a refusal is given the
+// method and path fasthttp could not parse or reset (for the door's CORS
+// headers and words), a request line alone past the read buffer is 414
+// rather than 431, and a client that closed its side mid-request is told
+// so.
 func LingerOnRefusal(app *fiber.App) {
 	srv := app.Server()
 	// fasthttp quotes a request it cannot parse in its error, whole when
@@ -45,6 +50,32 @@ func LingerOnRefusal(app *fiber.App) {
 		var ne net.Error
 		if !errors.As(err, &ne) || !ne.Timeout() {
 			drain(ctx.Conn())
+		}
+		// A request fasthttp could not parse, or reset as it failed
+		// (a body past the limit or cut short): its method and path as
+		// Listener's conn read them, for the refusal to be its door's.
+		if len(ctx.Request.Header.RawHeaders()) == 0 {
+			if method, path, ok := requestLine(ctx.Conn()); ok {
+				ctx.Request.Header.SetMethod(method)
+				ctx.Request.SetRequestURI(path)
+			}
+		}
+		size := srv.ReadBufferSize
+		if size <= 0 {
+			size = 4096 // fasthttp's
+		}
+		if small := new(fasthttp.ErrSmallBuffer); errors.As(err, &small) && lineTooLong(ctx.Conn(), size) {
+			// The request line alone is past the buffer: a URL too long
+			// (RFC 9110 §15.5.15), not headers too large.
+			c := app.AcquireCtx(ctx)
+			defer app.ReleaseCtx(c)
+			if err := app.ErrorHandler(c, fiber.ErrRequestURITooLong); err != nil {
+				ctx.Error(fiber.ErrRequestURITooLong.Message, fiber.StatusRequestURITooLong)
+			}
+			return
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			err = quoteless{msg: "the request ended before it was whole: the client closed its side of the connection", err: err}
 		}
 		refuse(ctx, withoutRequest(err))
 	}
