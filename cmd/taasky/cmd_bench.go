@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -244,11 +245,15 @@ func runBenchEcho(ctx context.Context, getenv func(string) string) error {
 	web.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok\n") })
 	newMetrics().mount(web) // the runtime's allocations, as the service exports them
 	web.All("/mcp/echo", fiberhttp.Handler(bench.EchoHandler(commit)))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
 	go func() {
 		<-ctx.Done()
 		_ = web.ShutdownWithTimeout(5 * time.Second)
 	}()
-	return web.Listen(addr)
+	return serveHTTP(web, ln) // as serve serves Taasky: the floor pays what a call does
 }
 
 // parseSizes reads "1000,100000".
