@@ -1,0 +1,54 @@
+package oauthserver
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/taasky/taasky/internal/pgtest"
+)
+
+// TestTokenEndpointsWhenTheDatabaseFails: with the database gone (every
+// connection ended, none accepted) or too slow (the OAuth tables locked
+// past the operator's statement_timeout), a refresh, a code exchange and
+// a revocation are each answered 503 temporarily_unavailable with
+// Retry-After, never invalid_client or invalid_grant (a client would throw
+// its registration or tokens away) nor a 500; the refresh token is not
+// spent: once the database answers, it refreshes.
+func TestTokenEndpointsWhenTheDatabaseFails(t *testing.T) {
+	t.Parallel()
+	for _, fault := range []string{"outage", "statement timeout"} {
+		t.Run(fault, func(t *testing.T) {
+			t.Parallel()
+			e := acmeWithClient(t, "tsc_fails")
+			access, refresh := exchangeCode(t, e, e.post, "tsc_fails")
+			code, verifier := approveCode(t, e, "tsc_fails")
+			var back func()
+			if fault == "outage" {
+				back = pgtest.Outage(t, e.pool)
+			} else {
+				back = pgtest.HoldLock(t, e.pool, `LOCK TABLE oauth_clients, oauth_tokens, oauth_agents IN ACCESS EXCLUSIVE MODE`).Release
+				pgtest.StatementTimeout(t, e.pool, 200*time.Millisecond)
+			}
+			for _, c := range []struct {
+				path string
+				form url.Values
+			}{
+				{"/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}, "client_id": {"tsc_fails"}}},
+				{"/oauth/token", url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {"http://127.0.0.1:9999/cb"},
+					"code_verifier": {verifier}, "client_id": {"tsc_fails"}}},
+				{"/oauth/revoke", url.Values{"token": {access}, "client_id": {"tsc_fails"}}},
+			} {
+				status, m := e.post(http.MethodPost, c.path, "application/x-www-form-urlencoded", c.form.Encode())
+				if status != http.StatusServiceUnavailable || m["error"] != "temporarily_unavailable" {
+					t.Errorf("%s %s with the database failing: %d %v; want 503 temporarily_unavailable", c.path, c.form.Get("grant_type"), status, m)
+				}
+			}
+			back()
+			if status, m := e.token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}}); status != http.StatusOK {
+				t.Errorf("the refresh once the database is back: %d %v", status, m)
+			}
+		})
+	}
+}
