@@ -106,7 +106,8 @@ func TestPageWhoseStatementTimesOut(t *testing.T) {
 // the operator's statement_timeout, the session's own tables left to
 // read), every page, form and one-tap link asks to try again in a moment
 // (503 with Retry-After and the words failover.retry), never an internal
-// error; nothing a form asked for is half done; once the database
+// error, and a live page's stream to come back in 5 s (before, under the
+// statement timeout, a 500 on which the page's EventSource gave up); nothing a form asked for is half done; once the database
 // answers again the same requests go through.
 func TestPagesAndFormsWhenTheDatabaseFails(t *testing.T) {
 	t.Parallel()
@@ -166,6 +167,13 @@ func TestPagesAndFormsWhenTheDatabaseFails(t *testing.T) {
 				st, body := do(tr)
 				if st != fiber.StatusServiceUnavailable || tr.cl.header.Get("Retry-After") != "5" || !strings.Contains(body, html.EscapeString(retry)) {
 					t.Errorf("%s %v with the database failing: %d, Retry-After %q\n%s", tr.path, tr.form, st, tr.cl.header.Get("Retry-After"), body)
+				}
+			}
+			// A live page's stream is asked to come back in 5 s: an
+			// EventSource given any status but 200 gives up for good.
+			for _, p := range []string{room + "/events", "/events"} {
+				if st, _, said := alice.get(p); st != 200 || said != "retry: 5000\n\n" {
+					t.Errorf("%s opened with the database failing: %d\n%s", p, st, said)
 				}
 			}
 			back()
