@@ -10,8 +10,11 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/taasky/taasky/app"
 	"github.com/taasky/taasky/internal/locale"
 	"github.com/taasky/taasky/internal/pgtest"
+	"github.com/taasky/taasky/jobs"
+	"github.com/taasky/taasky/negotiation"
 )
 
 // toEnd reads a stream to its end (the chunked body's last, empty chunk),
@@ -194,5 +197,56 @@ func TestPagesAndFormsWhenTheDatabaseFails(t *testing.T) {
 				t.Errorf("the confirmation after the one-tap POST went through: %+v, %v", r.PendingConfirmation, err)
 			}
 		})
+	}
+}
+
+// TestDeliveryLogsWrittenAcrossARestart: a worker reads what it sends,
+// sends it (a mail accepted, a webhook answered 2xx), and then writes the
+// delivery log's line; when the database restarted in between (every
+// session ended; it accepts connections again), the pool's connections
+// from before fail at their first statement (57P01), and the line was
+// lost: the person's deliveries and the endpoint's log said the message
+// never left, and a rescued job, reading the line first, would send it
+// again. The line is written on a new connection.
+func TestDeliveryLogsWrittenAcrossARestart(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	e, _, err := b.hooks.CreateWebhook(b.ctx, b.alice.ID, "alpha", "https://hooks.example.test/in", []string{"room.opened"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: meetingSchema, Title: "Restart", InviteEmail: "pat@example.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, msgs, err := b.hooks.WebhookLog(b.ctx, b.alice.ID, "alpha", e.ID)
+	if err != nil || len(msgs) != 1 {
+		t.Fatalf("the endpoint's messages: %+v %v", msgs, err)
+	}
+	d := jobs.Delivery{Notice: jobs.Notice{Topic: jobs.TopicInvite, RoomID: open.View.RoomID, Side: negotiation.SideA, UserID: b.alice.ID},
+		JobID: 1, Attempt: 1, Channel: jobs.ChannelEmail}
+	// What the webhook's worker reads before it sends, on the pool's
+	// connections.
+	if _, err := b.hooks.Webhook(b.ctx, b.alphaAccount.ID, msgs[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	pgtest.Outage(t, b.pool)() // a restart while it sends
+	if err := b.hooks.RecordWebhook(b.ctx, jobs.WebhookAttempt{AccountID: b.alphaAccount.ID, MessageID: msgs[0].ID,
+		JobID: 2, Attempt: 1, At: time.Now(), StatusCode: 204, Status: jobs.StatusSent}); err != nil {
+		t.Errorf("the webhook's line after a restart: %v", err)
+	}
+	b.pool.Reset() // the mail's worker, on connections of after the first restart
+	if sent, err := b.notify.Sent(b.ctx, d); err != nil || sent {
+		t.Fatalf("sent before it was: %v %v", sent, err)
+	}
+	pgtest.Outage(t, b.pool)()
+	if err := b.notify.Record(b.ctx, d, jobs.Outcome{Status: jobs.StatusSent, Recipient: "pat@example.test"}); err != nil {
+		t.Errorf("the mail's line after a restart: %v", err)
+	}
+	if _, msgs, err := b.hooks.WebhookLog(b.ctx, b.alice.ID, "alpha", e.ID); err != nil || msgs[0].Status != string(jobs.StatusSent) || len(msgs[0].Attempts) != 1 {
+		t.Errorf("the endpoint's log: %+v %v; want the message sent, one attempt", msgs, err)
+	}
+	if sent, err := b.notify.Sent(b.ctx, d); err != nil || !sent {
+		t.Errorf("the mail's line: sent %v, %v", sent, err)
 	}
 }
