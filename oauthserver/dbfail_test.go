@@ -1,6 +1,8 @@
 package oauthserver
 
 import (
+	"bytes"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -19,7 +21,8 @@ import (
 // a revocation are each answered 503 temporarily_unavailable with
 // Retry-After, never invalid_client or invalid_grant (a client would throw
 // its registration or tokens away) nor a 500; the refresh token is not
-// spent: once the database answers, it refreshes.
+// spent: once the database answers, it refreshes. The failure is logged
+// at WARN, as the other doors log the database away (app.RetryLogged).
 func TestTokenEndpointsWhenTheDatabaseFails(t *testing.T) {
 	t.Parallel()
 	for _, fault := range []string{"outage", "statement timeout"} {
@@ -28,6 +31,8 @@ func TestTokenEndpointsWhenTheDatabaseFails(t *testing.T) {
 			e := acmeWithClient(t, "tsc_fails")
 			access, refresh := exchangeCode(t, e, e.post, "tsc_fails")
 			code, verifier := approveCode(t, e, "tsc_fails")
+			var logged bytes.Buffer
+			e.s.log = slog.New(slog.NewTextHandler(&logged, nil))
 			var back func()
 			if fault == "outage" {
 				back = pgtest.Outage(t, e.pool)
@@ -49,6 +54,9 @@ func TestTokenEndpointsWhenTheDatabaseFails(t *testing.T) {
 					t.Errorf("%s %s with the database failing: %d %v; want 503 temporarily_unavailable", c.path, c.form.Get("grant_type"), status, m)
 				}
 			}
+			if strings.Contains(logged.String(), "level=ERROR") || !strings.Contains(logged.String(), "level=WARN") {
+				t.Errorf("the database failing is logged at WARN, as the other doors log it:\n%s", logged.String())
+			}
 			back()
 			if status, m := e.token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}}); status != http.StatusOK {
 				t.Errorf("the refresh once the database is back: %d %v", status, m)
@@ -68,6 +76,8 @@ func TestDocumentsAndRegistrationWhenTheDatabaseFails(t *testing.T) {
 		t.Run(fault, func(t *testing.T) {
 			t.Parallel()
 			e := newAcme(t)
+			var logged bytes.Buffer
+			e.s.log = slog.New(slog.NewTextHandler(&logged, nil))
 			web := fiber.New()
 			e.s.Mount(web)
 			send := func(method, path, body string) *http.Response {
@@ -96,6 +106,9 @@ func TestDocumentsAndRegistrationWhenTheDatabaseFails(t *testing.T) {
 				if resp := send(c.method, c.path, c.body); resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "5" {
 					t.Errorf("%s %s with the database failing: %d, Retry-After %q; want 503 and 5", c.method, c.path, resp.StatusCode, resp.Header.Get("Retry-After"))
 				}
+			}
+			if strings.Contains(logged.String(), "level=ERROR") || !strings.Contains(logged.String(), "level=WARN") {
+				t.Errorf("the database failing is logged at WARN, as the other doors log it:\n%s", logged.String())
 			}
 			back()
 			var n int

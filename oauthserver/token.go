@@ -322,14 +322,19 @@ func (s *Server) failed(w http.ResponseWriter, r *http.Request, endpoint string,
 
 // logRefusal logs what went wrong without what was sent (a code, a
 // token): the error's code, and its cause only when the database or
-// Taasky failed (server_error: logged each time at ERROR, not a refusal).
+// Taasky failed (server_error: logged each time at ERROR, not a refusal;
+// the database away or too slow at WARN, as app.RetryLogged says).
 // A refusal (a bad client, code or token: anyone can send one) is counted
 // by its error code and logged at most once per refusals.Every for each
 // (refusals.Refusals), not once per request.
 func (s *Server) logRefusal(ctx context.Context, endpoint string, err error) {
 	rfc := fosite.ErrorToRFC6749Error(err)
 	if f, ok := errors.AsType[*storageFailure](err); ok {
-		s.log.ErrorContext(ctx, "oauth "+endpoint, "error", rfc.ErrorField, "cause", f.err)
+		level := slog.LevelError
+		if unavailable(err) { // the database away: WARN, as the other doors log it
+			level, _ = app.RetryLogged(f.err)
+		}
+		s.log.Log(ctx, level, "oauth "+endpoint, "error", rfc.ErrorField, "cause", f.err)
 		return
 	}
 	if rfc.ErrorField == fosite.ErrServerError.ErrorField {
