@@ -60,11 +60,25 @@ func LockConflict(err error) bool {
 	return ok && (pe.Code == "40P01" || pe.Code == "40001")
 }
 
+// TimedOut reports whether PostgreSQL cancelled the statement at a bound
+// the operator set on the database or its role: statement_timeout
+// (SQLSTATE 57014, query_canceled) or lock_timeout (55P03,
+// lock_not_available; Taasky takes no lock NOWAIT). The statement's
+// transaction was rolled back whole: the database was too slow to answer
+// or a lock was held past the bound, not the caller's mistake, and the
+// same call again may well go through. Taasky's own bounds on a call are
+// context deadlines (context.DeadlineExceeded), which the doors answer
+// the same way.
+func TimedOut(err error) bool {
+	pe, ok := errors.AsType[*pgconn.PgError](err)
+	return ok && (pe.Code == "57014" || pe.Code == "55P03")
+}
+
 // RetryLater reports whether the caller is to send the same call again in
 // a few seconds (RetryMessage): the database did not answer (Unavailable),
-// or rolled the call's transaction back to break a lock conflict
-// (LockConflict).
-func RetryLater(err error) bool { return Unavailable(err) || LockConflict(err) }
+// not within the operator's bound (TimedOut), or rolled the call's
+// transaction back to break a lock conflict (LockConflict).
+func RetryLater(err error) bool { return Unavailable(err) || LockConflict(err) || TimedOut(err) }
 
 // RetryLogged is the level and the words of the log line for a call
 // answered "retry later" (RetryLater): a lock conflict is a lock order of
@@ -73,6 +87,9 @@ func RetryLater(err error) bool { return Unavailable(err) || LockConflict(err) }
 func RetryLogged(err error) (slog.Level, string) {
 	if LockConflict(err) {
 		return slog.LevelError, "a lock conflict (deadlock or serialization failure), answered as retry"
+	}
+	if TimedOut(err) {
+		return slog.LevelWarn, "a statement past the database's statement_timeout or lock_timeout, answered as retry"
 	}
 	return slog.LevelWarn, "the database did not answer"
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"testing"
 
@@ -62,6 +63,43 @@ func TestUnavailable(t *testing.T) {
 	for _, e := range []error{&pgconn.PgError{Code: "23505"}, &pgconn.PgError{Code: "40001"}, Errorf(ErrInvalid, "x"), errors.New("boom")} {
 		if Unavailable(e) {
 			t.Errorf("%v: want not unavailable", e)
+		}
+	}
+}
+
+// TestTimedOutIsRetry: a statement PostgreSQL cancels at the operator's
+// statement_timeout, or at a lock_timeout while another session holds the
+// lock, is "retry later", logged as a warning; a statement PostgreSQL
+// refuses for its content is not.
+func TestTimedOutIsRetry(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pgtest.NewDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, `SET LOCAL statement_timeout = '50ms'`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = tx.Exec(ctx, `SELECT pg_sleep(5)`)
+	if !TimedOut(fmt.Errorf("read room: %w", err)) || !RetryLater(err) {
+		t.Errorf("a statement past statement_timeout: %v; want timed out, retry later", err)
+	}
+	if level, _ := RetryLogged(err); level != slog.LevelWarn {
+		t.Errorf("a statement past statement_timeout is logged at %v, want WARN", level)
+	}
+	if !RetryLater(&pgconn.PgError{Code: "55P03"}) {
+		t.Error("lock_not_available (lock_timeout): want retry later")
+	}
+	for _, e := range []error{&pgconn.PgError{Code: "22012"}, &pgconn.PgError{Code: "23505"}, errors.New("boom")} {
+		if TimedOut(e) || RetryLater(e) {
+			t.Errorf("%v: want neither timed out nor retry later", e)
 		}
 	}
 }

@@ -116,7 +116,15 @@ func (n *Notifications) PushedLately(ctx context.Context, d jobs.Delivery, withi
 // the line first: Sent). A line that says sent stays so. Then a gone push
 // subscription is forgotten, and a device pushed to is marked; both are
 // safe to repeat or to miss.
+//
+// It is written again while the database does not answer (recordAgain),
+// within ctx: each of its statements is safe to repeat (the line is an
+// upsert, the room's note and the release are written once).
 func (n *Notifications) Record(ctx context.Context, d jobs.Delivery, o jobs.Outcome) error {
+	return recordAgain(ctx, func() error { return n.record(ctx, d, o) })
+}
+
+func (n *Notifications) record(ctx context.Context, d jobs.Delivery, o jobs.Outcome) error {
 	// The log's lines and the notes in the room are written at the
 	// database's moment (nil), as the lines a move queues and the room's
 	// log: a worker whose clock is off does not write a delivery before

@@ -151,8 +151,32 @@ func (w *Webhooks) WebhookSentBy(ctx context.Context, accountID int64, messageID
 // RecordWebhook writes an attempt to the delivery log (jobs.Webhooks). A
 // failure that ends HookFailingFor of nothing but failures disables the
 // endpoint and mails the account's owners, in the same transaction.
+//
+// It is written again while the database does not answer (recordAgain),
+// within ctx, unless the failure came with the commit: that one may have
+// gone through, and the attempt would be logged twice.
 func (w *Webhooks) RecordWebhook(ctx context.Context, a jobs.WebhookAttempt) error {
-	return pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
+	return recordAgain(ctx, func() error {
+		committing := false
+		err := w.recordWebhook(ctx, a, &committing)
+		if committing && err != nil {
+			return fmt.Errorf("commit a webhook attempt (it may have gone through): %w", commitUnknown{err})
+		}
+		return err
+	})
+}
+
+// commitUnknown is a commit's failure, which may have gone through: not
+// one to write again (RetryLater does not see through it).
+type commitUnknown struct{ err error }
+
+func (e commitUnknown) Error() string { return e.err.Error() }
+
+// recordWebhook is RecordWebhook's one try; committing says whether the
+// transaction's statements went through and its commit was sent.
+func (w *Webhooks) recordWebhook(ctx context.Context, a jobs.WebhookAttempt, committing *bool) error {
+	return pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) (err error) {
+		defer func() { *committing = err == nil }()
 		since, enabled, err := insertHookAttempt(ctx, tx, hookAttempt{accountID: a.AccountID, messageID: a.MessageID,
 			jobID: a.JobID, attempt: a.Attempt, at: a.At, duration: a.Duration, statusCode: a.StatusCode, err: a.Error, status: a.Status})
 		if err != nil || a.Status == jobs.StatusSent || !enabled || since == nil || a.At.Sub(*since) < HookFailingFor {

@@ -93,7 +93,7 @@ func (s *Server) resourceMetadataOf(w http.ResponseWriter, r *http.Request, pref
 	if r.Method == http.MethodGet && account != "" {
 		ok, err := s.accounts.AccountExists(r.Context(), account)
 		if err != nil {
-			s.log.ErrorContext(r.Context(), "resource metadata", "err", err)
+			s.storeFailed(w, r, "resource metadata", err)
 			metadataError(w, http.StatusServiceUnavailable, "server_error", "Taasky could not look the account up just now; retry in a few seconds")
 			return
 		}

@@ -111,7 +111,7 @@ func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) {
 	c, err := s.clients.state.SaveClient(r.Context(), app.OAuthClient{ID: "tsc_" + base64.RawURLEncoding.EncodeToString(id),
 		Kind: app.OAuthClientRegistered, Name: name, LogoURI: m.LogoURI, ClientURI: m.ClientURI, RedirectURIs: uris})
 	if err != nil {
-		s.log.ErrorContext(r.Context(), "register client", "err", err)
+		s.storeFailed(w, r, "register client", err)
 		writeJSONError(w, http.StatusServiceUnavailable, "server_error", "Taasky could not save the registration just now; retry in a few seconds")
 		return
 	}

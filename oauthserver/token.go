@@ -291,6 +291,21 @@ func (s *Server) retryLater(w http.ResponseWriter, r *http.Request, endpoint str
 		"Taasky's database did not answer just now (restarting, switching to its standby, or out of connections): send the same request again in a few seconds")
 }
 
+// storeFailed logs a failure of the database to read or keep what a
+// request needs (what: the step) and sets the answer's Retry-After: 5, for
+// the 503 that says to send it again. The database away or too slow
+// (app.RetryLater, or past the request's bound) is logged as the other
+// doors log it (app.RetryLogged: WARN but for a lock conflict), anything
+// else at ERROR.
+func (s *Server) storeFailed(w http.ResponseWriter, r *http.Request, what string, err error) {
+	level, why := slog.LevelError, "failed"
+	if app.RetryLater(err) || errors.Is(err, context.DeadlineExceeded) {
+		level, why = app.RetryLogged(err)
+	}
+	s.log.Log(r.Context(), level, what+": "+why, "err", err)
+	w.Header().Set("Retry-After", "5")
+}
+
 // failed answers a request whose client or grant Taasky could not read
 // for another reason than the database being away (unavailable): 500
 // server_error, logged at ERROR with its cause. fosite would answer a
@@ -307,14 +322,19 @@ func (s *Server) failed(w http.ResponseWriter, r *http.Request, endpoint string,
 
 // logRefusal logs what went wrong without what was sent (a code, a
 // token): the error's code, and its cause only when the database or
-// Taasky failed (server_error: logged each time at ERROR, not a refusal).
+// Taasky failed (server_error: logged each time at ERROR, not a refusal;
+// the database away or too slow at WARN, as app.RetryLogged says).
 // A refusal (a bad client, code or token: anyone can send one) is counted
 // by its error code and logged at most once per refusals.Every for each
 // (refusals.Refusals), not once per request.
 func (s *Server) logRefusal(ctx context.Context, endpoint string, err error) {
 	rfc := fosite.ErrorToRFC6749Error(err)
 	if f, ok := errors.AsType[*storageFailure](err); ok {
-		s.log.ErrorContext(ctx, "oauth "+endpoint, "error", rfc.ErrorField, "cause", f.err)
+		level := slog.LevelError
+		if unavailable(err) { // the database away: WARN, as the other doors log it
+			level, _ = app.RetryLogged(f.err)
+		}
+		s.log.Log(ctx, level, "oauth "+endpoint, "error", rfc.ErrorField, "cause", f.err)
 		return
 	}
 	if rfc.ErrorField == fosite.ErrServerError.ErrorField {

@@ -19,7 +19,9 @@ import (
 	"errors"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -234,4 +236,55 @@ func (h *Hold) Release() {
 	if err := h.tx.Rollback(context.Background()); err != nil {
 		h.t.Fatal(err)
 	}
+}
+
+// Outage makes pool's database go away as a restart or a failover does:
+// no new connection is accepted (ALLOW_CONNECTIONS false: a dial is
+// refused) and every session on it is ended (pg_terminate_backend: a
+// statement under way, or the next one on an idle connection, fails with
+// 57P01). back undoes it: connections are accepted again. It is undone
+// when the test ends too.
+func Outage(t testing.TB, pool *pgxpool.Pool) (back func()) {
+	t.Helper()
+	db := pool.Config().ConnConfig.Database
+	admin := func(sql string, args ...any) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, BaseDSN())
+		if err != nil {
+			return err
+		}
+		defer conn.Close(context.Background())
+		_, err = conn.Exec(ctx, sql, args...)
+		return err
+	}
+	if err := admin("ALTER DATABASE " + ident(db) + " WITH ALLOW_CONNECTIONS false"); err != nil {
+		t.Fatalf("pgtest: outage: %v", err)
+	}
+	if err := admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, db); err != nil {
+		t.Fatalf("pgtest: outage: %v", err)
+	}
+	var once sync.Once
+	back = func() {
+		once.Do(func() {
+			if err := admin("ALTER DATABASE " + ident(db) + " WITH ALLOW_CONNECTIONS true"); err != nil {
+				t.Errorf("pgtest: end of the outage: %v", err)
+			}
+		})
+	}
+	t.Cleanup(back)
+	return back
+}
+
+// StatementTimeout sets pool's database's statement_timeout (an operator's
+// bound, ALTER DATABASE … SET) to d and resets the pool, so that every
+// connection it opens from now on has it.
+func StatementTimeout(t testing.TB, pool *pgxpool.Pool, d time.Duration) {
+	t.Helper()
+	_, err := pool.Exec(context.Background(), "ALTER DATABASE "+ident(pool.Config().ConnConfig.Database)+
+		" SET statement_timeout = "+strconv.FormatInt(d.Milliseconds(), 10))
+	if err != nil {
+		t.Fatalf("pgtest: statement_timeout: %v", err)
+	}
+	pool.Reset()
 }
