@@ -127,7 +127,9 @@ func (b *bundle) readsOf(t *testing.T, s sight, lang string) ([]string, bool) {
 	if s.method == http.MethodPost {
 		form := url.Values{}
 		for k, v := range s.form {
-			form[k] = v
+			for _, x := range v {
+				form.Add(k, strings.ReplaceAll(x, "{lang}", lang)) // a form that creates something, once a language
+			}
 		}
 		st, _, body = s.cl.post(s.path, form)
 	} else {
@@ -155,7 +157,7 @@ func (b *bundle) pageData() []string {
 		"carol@example.test", "pat@example.test", "newcomer@example.test", "Board review", "Design review", "Intro call", "Fee talk",
 		"Withdrawn talk", "Cancelled talk", "Expired talk", "Rejected talk", "Person talk", "Meeting time", "Where", "Fee", "office", "video",
 		"EUR", "UTC", "Taasky", "place", "fee", "not an address", "not a receipt",
-		"taasky receipt verify", "Claude", "ChatGPT", "VS Code", "Cursor", "Authorization: Bearer <key>", "Web Push", "Standard Webhooks", "Firefox on Android", "curl", "mailbox unavailable", "try again later", "connection refused", "context deadline exceeded", "Assistant", "Helper bot", "HTTP 500", "room.opened", "room.agreed", "Ed25519", "EdDSA", "JSON", "JWS", "ICS", "CSV", b.base}
+		"taasky receipt verify", "Claude", "ChatGPT", "VS Code", "Cursor", "Authorization: Bearer <key>", "Web Push", "Standard Webhooks", "Firefox on Android", "curl", "Helper en", "Helper de", "Helper fr", "Helper es", "Helper ja", "late@example.test", "mailbox unavailable", "try again later", "connection refused", "context deadline exceeded", "Assistant", "Helper bot", "HTTP 500", "room.opened", "room.agreed", "Ed25519", "EdDSA", "JSON", "JWS", "ICS", "CSV", b.base}
 }
 
 // everySight builds the rooms, links, accounts and refusals the pages
@@ -268,6 +270,9 @@ func (b *bundle) everySight(t *testing.T) []sight {
 		t.Fatal(err)
 	}
 	get("one-tap stopped", stranger, "/c/"+stoppedTap)
+	closedTa, _, closedID, _, closedTap := b.askedBeta("Fee talk", 11)
+	b.decideAs(t, b.alpha, b.alice, closedTa, closedID, negotiation.VerdictCancel, "")
+	get("one-tap of a closed room", stranger, "/c/"+closedTap)
 	for i := bobs; i < len(out); i++ {
 		out[i].reader = &b.bob
 	}
@@ -294,6 +299,11 @@ func (b *bundle) everySight(t *testing.T) []sight {
 	get("seat", b.client(nil), "/p/"+seat)
 	get("seat welcome", b.client(nil), "/p/"+seat+"?welcome=1")
 	get("invitation answered", stranger, "/i/"+b.answeredInvite(t))
+	turnSeat, turnToken := b.seatInTurn(t)
+	get("seat in its turn", b.client(nil), "/p/"+turnSeat)
+	refused("seat counter refused", b.client(nil), "/p/"+turnSeat, "/p/"+turnSeat, url.Values{"verdict": {"counter"},
+		"f.meeting_time.0.start": {"2026-12-07T10:00"}, "f.meeting_time.0.end": {"2026-12-07T09:00"}, "f.meeting_time.0.zone": {"Europe/Berlin"}}, http.StatusBadRequest)
+	get("room with a person (alice)", alice, room(turnToken))
 
 	// Settings: notifications, sessions, devices, language, zone.
 	push := notifytest.NewPushEndpoint(t, b.vapidPublic)
@@ -316,6 +326,8 @@ func (b *bundle) everySight(t *testing.T) []sight {
 		}
 	}
 	get("deliveries", alice, "/settings/deliveries")
+	refused("settings key issued", alice, "/settings", "/settings/agents/"+formatID(b.alpha.ID)+"/keys", url.Values{"account": {"alpha"}}, http.StatusOK)
+	refused("settings agent created", alice, "/settings", "/settings/agents", url.Values{"account": {"alpha"}, "name": {"Helper {lang}"}}, http.StatusOK)
 	refused("settings zone refused", alice, "/settings", "/settings/timezone", url.Values{"time_zone": {"Europe/Atlantis"}}, http.StatusBadRequest)
 	refused("settings push refused", alice, "/settings", "/settings/push", url.Values{"endpoint": {dev.Endpoint}, "p256dh": {"short"}, "auth": {dev.Auth}}, http.StatusBadRequest)
 	refused("settings agent refused", alice, "/settings", "/settings/agents", url.Values{"account": {"alpha"}, "name": {""}}, http.StatusBadRequest)
@@ -360,14 +372,34 @@ func (b *bundle) everySight(t *testing.T) []sight {
 		get("account "+p, alice, "/accounts/alpha/"+p)
 	}
 	get("account members (a member)", carol, "/accounts/alpha/members")
-	get("join", b.client(nil), firstJoinPath(t, smtp))
-	get("join (another address)", carol, firstJoinPath(t, smtp))
-	get("join (its address)", b.client(&newcomer), firstJoinPath(t, smtp))
+	join := joinPathTo(t, smtp, "newcomer@example.test")
+	get("join", b.client(nil), join)
+	get("join (another address)", carol, join)
+	get("join (its address)", b.client(&newcomer), join)
 	for done := range membersNotices {
 		get("members done "+done, alice, "/accounts/alpha/members?done="+done)
 	}
 	get("account settings renamed", alice, "/accounts/alpha/settings?done=renamed")
+	refused("webhook created", alice, "/accounts/alpha/webhooks", "/accounts/alpha/webhooks", url.Values{"url": {"https://hooks.example.test/{lang}"}, "events": {"room.opened"}}, http.StatusOK)
+	get("account deleted", alice, "/account-deleted")
+	late, err := b.accounts.Invite(b.ctx, b.alice.ID, "alpha", "late@example.test", app.MemberRoleMember)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lateJoin := joinPathTo(t, smtp, "late@example.test")
+	if err := b.accounts.RevokeInvitation(b.ctx, b.alice.ID, "alpha", late.ID); err != nil {
+		t.Fatal(err)
+	}
+	out = append(out, sight{name: "join revoked", cl: b.client(nil), method: http.MethodGet, path: lateJoin})
 	refused("invite refused", alice, "/accounts/alpha/members", "/accounts/alpha/invitations", url.Values{"email": {"not an address"}, "role": {"member"}}, http.StatusBadRequest)
+	refused("invite bad role", alice, "/accounts/alpha/members", "/accounts/alpha/invitations", url.Values{"email": {"x@example.test"}, "role": {"boss"}}, http.StatusBadRequest)
+	refused("invite a member", alice, "/accounts/alpha/members", "/accounts/alpha/invitations", url.Values{"email": {"carol@example.test"}, "role": {"member"}}, http.StatusConflict)
+	refused("role refused", alice, "/accounts/alpha/members", "/accounts/alpha/members/"+formatID(b.carol.ID)+"/role", url.Values{"role": {"boss"}}, http.StatusBadRequest)
+	refused("own role refused", alice, "/accounts/alpha/members", "/accounts/alpha/members/"+formatID(b.alice.ID)+"/role", url.Values{"role": {"member"}}, http.StatusConflict)
+	refused("remove refused", carol, "/accounts/alpha/members", "/accounts/alpha/members/"+formatID(b.alice.ID)+"/remove", url.Values{}, http.StatusForbidden)
+	refused("signup slug taken", carol, "/signup", "/signup", url.Values{"slug": {"alpha"}, "name": {"Alpha"}}, http.StatusForbidden)
+	refused("rename bidi", alice, "/accounts/alpha/settings", "/accounts/alpha/rename", url.Values{"name": {"Alpha‮oidutS"}}, http.StatusBadRequest)
+	refused("webhook bad event", alice, "/accounts/alpha/webhooks", "/accounts/alpha/webhooks", url.Values{"url": {"https://hooks.example.test/x"}, "events": {"room.nope"}}, http.StatusBadRequest)
 	refused("rename refused", alice, "/accounts/alpha/settings", "/accounts/alpha/rename", url.Values{"name": {""}}, http.StatusBadRequest)
 	refused("delete refused", alice, "/accounts/alpha/settings", "/accounts/alpha/delete", url.Values{"confirm": {"nope"}}, http.StatusBadRequest)
 	refused("webhook refused", alice, "/accounts/alpha/webhooks", "/accounts/alpha/webhooks", url.Values{"url": {"ftp://hooks.example.test/x"}, "events": {"room.opened"}}, http.StatusBadRequest)
@@ -461,6 +493,45 @@ func (b *bundle) decideAs(t *testing.T, agent app.Agent, user app.User, token st
 	}
 }
 
+// joinPathTo waits for the member invitation mailed to addr and returns
+// the path of its link (/join/…).
+func joinPathTo(t *testing.T, smtp *notifytest.SMTPServer, addr string) string {
+	t.Helper()
+	for range 200 {
+		for _, m := range smtp.Mails() {
+			if m.To[0] == addr {
+				_, link := joinLinkIn(t, m)
+				return link[strings.Index(link, "/join/"):]
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no invitation mailed to %s", addr)
+	return ""
+}
+
+// seatInTurn is the seat of a person who picked a slot and whose turn it
+// is again (alpha's agent countered): its token, and the room's id.
+func (b *bundle) seatInTurn(t *testing.T) (string, int64) {
+	t.Helper()
+	open, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Slots: slotsOfDec7, Title: "Person talk"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat := b.client(nil)
+	_, _, body := pat.get("/i/" + open.InviteCode)
+	st, loc, _ := pat.post("/i/"+open.InviteCode, url.Values{"verdict": {"approve"}, "subject_hash": {valueShown(body, "subject_hash")}})
+	if st != http.StatusSeeOther {
+		t.Fatalf("pick: %d", st)
+	}
+	later := json.RawMessage(`{"meeting_time":{"start":"2026-12-09T09:00:00+01:00","end":"2026-12-09T09:30:00+01:00"}}`)
+	if _, err := b.rooms.Propose(b.ctx, b.alpha, open.RoomToken, mv("counter", later)); err != nil {
+		t.Fatal(err)
+	}
+	seat, _, _ := strings.Cut(strings.TrimPrefix(loc, "/p/"), "?")
+	return seat, open.View.RoomID
+}
+
 // answeredInvite is the code of an invitation a person answered.
 func (b *bundle) answeredInvite(t *testing.T) string {
 	t.Helper()
@@ -478,3 +549,34 @@ func (b *bundle) answeredInvite(t *testing.T) string {
 
 var _ = fmt.Sprint
 var _ = slices.Contains[[]string]
+
+// TestScriptSaysNoEnglish: what the page's script shows a person (a
+// push's failure, the name it gives this browser) comes from the page's
+// words (its data-w-* attributes, in the reader's language): no string
+// of the script is a sentence. It said "notifications were not allowed",
+// "the server answered 500", and named every device "Firefox on
+// Android", "A browser on Linux" in English whatever the reader's
+// language.
+func TestScriptSaysNoEnglish(t *testing.T) {
+	t.Parallel()
+	src, err := staticFiles.ReadFile("static/app.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := jsComment.ReplaceAllString(string(src), "")
+	for _, lit := range jsString.FindAllString(code, -1) {
+		s := lit[1 : len(lit)-1]
+		if s == "use strict" || strings.ContainsAny(s, "[].#,=:/(") || !strings.ContainsFunc(s, func(r rune) bool { return r >= 'a' && r <= 'z' }) {
+			continue // a selector, a pattern, a path
+		}
+		if strings.Contains(strings.TrimSpace(s), " ") || strings.TrimSpace(s) != s || s == "A browser" {
+			t.Errorf("app.js shows %s in English: its words belong in the page's data-w-* attributes", lit)
+		}
+	}
+}
+
+// jsComment is a line comment of app.js; jsString a string literal.
+var (
+	jsComment = regexp.MustCompile(`(?m)^\s*//.*$|\s//\s.*$|/\*[\s\S]*?\*/`)
+	jsString  = regexp.MustCompile(`'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"`)
+)

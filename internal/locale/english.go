@@ -589,6 +589,8 @@ var englishText = map[Key]catalog.Message{
 	"push_js.off":                  text("This browser does not get your notifications."),
 	"push_js.blocked":              text("Notifications are blocked for this site in this browser: allow them in its site settings, then come back."),
 	"push_js.failed":               text("That did not work:"),
+	"push28_not_allowed":           text("notifications were not allowed in this browser"),
+	"push28_server_answered":       text("Taasky answered HTTP %[1]s"),
 	"settings.whole_log":           text("The whole log"),
 	"settings.notify_not_set_up":   text("Notifications are not set up on this server: confirmation requests wait for you on your rooms' page."),
 

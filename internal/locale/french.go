@@ -579,6 +579,8 @@ var frenchText = map[Key]catalog.Message{
 	"push_js.off":                  text("Ce navigateur ne reçoit pas vos notifications."),
 	"push_js.blocked":              text("Les notifications sont bloquées pour ce site dans ce navigateur : autorisez-les dans les paramètres du site, puis revenez."),
 	"push_js.failed":               text("Cela n'a pas fonctionné :"),
+	"push28_not_allowed":           text("les notifications n'ont pas été autorisées dans ce navigateur"),
+	"push28_server_answered":       text("Taasky a répondu HTTP %[1]s"),
 	"settings.whole_log":           text("Le journal complet"),
 	"settings.notify_not_set_up":   text("Les notifications ne sont pas configurées sur ce serveur : les demandes de confirmation vous attendent sur la page de vos salles."),
 

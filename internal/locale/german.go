@@ -579,6 +579,8 @@ var germanText = map[Key]catalog.Message{
 	"push_js.off":                  text("Dieser Browser erhält Ihre Benachrichtigungen nicht."),
 	"push_js.blocked":              text("Benachrichtigungen sind für diese Website in diesem Browser blockiert: erlauben Sie sie in den Website-Einstellungen und kommen Sie dann zurück."),
 	"push_js.failed":               text("Das hat nicht funktioniert:"),
+	"push28_not_allowed":           text("Benachrichtigungen wurden in diesem Browser nicht erlaubt"),
+	"push28_server_answered":       text("Taasky antwortete mit HTTP %[1]s"),
 	"settings.whole_log":           text("Das ganze Protokoll"),
 	"settings.notify_not_set_up":   text("Benachrichtigungen sind auf diesem Server nicht eingerichtet: Bitten um Bestätigung warten auf der Seite Ihrer Räume auf Sie."),
 

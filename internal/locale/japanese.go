@@ -556,6 +556,8 @@ var japaneseText = map[Key]catalog.Message{
 	"push_js.off":                  text("このブラウザーには通知が届きません。"),
 	"push_js.blocked":              text("このブラウザーではこのサイトの通知がブロックされています。サイトの設定で許可してから戻ってきてください。"),
 	"push_js.failed":               text("うまくいきませんでした："),
+	"push28_not_allowed":           text("このブラウザで通知が許可されませんでした"),
+	"push28_server_answered":       text("Taasky の応答：HTTP %[1]s"),
 	"settings.whole_log":           text("ログ全体"),
 	"settings.notify_not_set_up":   text("このサーバーでは通知が設定されていません。確認依頼はルームのページであなたを待っています。"),
 

@@ -579,6 +579,8 @@ var spanishText = map[Key]catalog.Message{
 	"push_js.off":                  text("Este navegador no recibe sus notificaciones."),
 	"push_js.blocked":              text("Las notificaciones están bloqueadas para este sitio en este navegador: permítalas en los ajustes del sitio y vuelva."),
 	"push_js.failed":               text("No funcionó:"),
+	"push28_not_allowed":           text("no se permitieron las notificaciones en este navegador"),
+	"push28_server_answered":       text("Taasky respondió HTTP %[1]s"),
 	"settings.whole_log":           text("El registro completo"),
 	"settings.notify_not_set_up":   text("Las notificaciones no están configuradas en este servidor: las solicitudes de confirmación le esperan en la página de sus salas."),
 

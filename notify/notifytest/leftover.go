@@ -139,9 +139,10 @@ func Leftovers(english, got, data []string, allowed map[string]string) []string 
 // machine is what a page writes for a machine, or quotes from one: URLs,
 // addresses, paths, IANA zone names, tokens, hashes, keys and names of
 // parameters (a word with a digit or an underscore), events and
-// catalog-like names (room.opened), webhook headers.
+// catalog-like names (room.opened), webhook headers, a script's
+// placeholders ({status}).
 var machine = regexp.MustCompile(`https?://\S+|\S+@\S+\.\S+|/[a-z0-9_./-]+|\b[A-Z][A-Za-z_-]+(/[A-Za-z0-9_+-]+)+|` +
-	`[^\s(),;:"“”„«»（）：]*[0-9_][^\s(),;:"“”„«»（）：]*|\b[a-z]+(\.[a-z_]+)+\b|\bwebhook-[a-z]+\b`)
+	`[^\s(),;:"“”„«»（）：]*[0-9_][^\s(),;:"“”„«»（）：]*|\b[a-z]+(\.[a-z_]+)+\b|\bwebhook-[a-z]+\b|\{[a-z_]+\}`)
 
 // hasWord: a Latin letter's word of two letters or more is left.
 func hasWord(s string) bool {
