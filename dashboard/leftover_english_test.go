@@ -4,11 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -195,7 +193,7 @@ func (b *bundle) everySight(t *testing.T) []sight {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, tbPending, pendingID, _, oneTap := b.askedBeta("Fee talk", 4)
+	_, _, pendingID, _, oneTap := b.askedBeta("Fee talk", 4)
 	agreedID := b.agreed()
 	// Withdrawn: alpha's human cancels the invitation.
 	wd, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: meetingSchema, Title: "Withdrawn talk"})
@@ -204,16 +202,15 @@ func (b *bundle) everySight(t *testing.T) []sight {
 	}
 	b.decideAs(t, b.alpha, b.alice, wd.RoomToken, wd.View.RoomID, negotiation.VerdictCancel, "")
 	// Cancelled after the join.
-	ta, tb, cancelledID := b.joined("Cancelled talk", meeting(5, 9, "video", "20"), "")
+	_, tb, cancelledID := b.joined("Cancelled talk", meeting(5, 9, "video", "20"), "")
 	b.decideAs(t, b.beta, b.bob, tb, cancelledID, negotiation.VerdictCancel, "")
 	// Rejected.
-	ta, tb, rejectedID := b.joined("Rejected talk", meeting(6, 9, "video", "20"), "")
+	_, tb, rejectedID := b.joined("Rejected talk", meeting(6, 9, "video", "20"), "")
 	v, err := b.rooms.Read(b.ctx, b.beta, tb)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.decideAs(t, b.beta, b.bob, tb, rejectedID, negotiation.VerdictReject, v.TermsOnTable.Options[0].SubjectHash)
-	_ = ta
 	// Expired: nobody joined within the invitation's time.
 	exp, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Schema: meetingSchema, Title: "Expired talk"})
 	if err != nil {
@@ -250,19 +247,17 @@ func (b *bundle) everySight(t *testing.T) []sight {
 	}
 	get("receipt page", alice, room(agreedID)+"/receipt")
 	refused("decide refused", bob, room(pendingID), room(pendingID)+"/decide", url.Values{"answer": {"maybe"}}, http.StatusBadRequest)
-	_ = tbPending
 
 	// One-tap pages: fresh, used, stopped, withdrawn.
 	bobs := len(out)
 	get("one-tap fresh", stranger, "/c/"+oneTap)
 	refused("one-tap bad answer", stranger, "/c/"+oneTap, "/c/"+oneTap, url.Values{"answer": {"maybe"}}, http.StatusBadRequest)
 	get("one-tap withdrawn", stranger, "/c/"+voidTap)
-	_, _, usedID, usedHash, usedTap := b.askedBeta("Fee talk", 9)
+	_, _, _, usedHash, usedTap := b.askedBeta("Fee talk", 9)
 	stranger.get("/c/" + usedTap)
 	if st, _, body := stranger.post("/c/"+usedTap, url.Values{"subject_hash": {string(usedHash)}, "answer": {"confirm"}}); st != http.StatusOK {
 		t.Fatalf("one-tap answer: %d\n%s", st, body)
 	}
-	_ = usedID
 	get("one-tap used", stranger, "/c/"+usedTap)
 	refused("one-tap used again", stranger, "/c/"+usedTap, "/c/"+usedTap, url.Values{"subject_hash": {string(usedHash)}, "answer": {"confirm"}}, http.StatusConflict)
 	_, _, stoppedID, _, stoppedTap := b.askedBeta("Fee talk", 10)
@@ -276,7 +271,9 @@ func (b *bundle) everySight(t *testing.T) []sight {
 	for i := bobs; i < len(out); i++ {
 		out[i].reader = &b.bob
 	}
-	out = append(out, sight{name: "one-tap unknown", cl: stranger, method: http.MethodGet, path: "/c/ot_nope", status: http.StatusNotFound})
+	for _, p := range []string{"/c/ot_nope", "/i/inv_nope", "/p/ps_nope", "/join/nope", "/unsubscribe/nope"} {
+		out = append(out, sight{name: "unknown link " + p, cl: stranger, method: http.MethodGet, path: p, status: http.StatusNotFound})
+	}
 
 	// An invitation, its counter form refused, a person's seat.
 	slots, err := b.rooms.Open(b.ctx, b.alpha, app.OpenInput{Title: "Person talk", Slots: slotsOfDec7})
@@ -398,7 +395,7 @@ func (b *bundle) everySight(t *testing.T) []sight {
 	refused("own role refused", alice, "/accounts/alpha/members", "/accounts/alpha/members/"+formatID(b.alice.ID)+"/role", url.Values{"role": {"member"}}, http.StatusConflict)
 	refused("remove refused", carol, "/accounts/alpha/members", "/accounts/alpha/members/"+formatID(b.alice.ID)+"/remove", url.Values{}, http.StatusForbidden)
 	refused("signup slug taken", carol, "/signup", "/signup", url.Values{"slug": {"alpha"}, "name": {"Alpha"}}, http.StatusForbidden)
-	refused("rename bidi", alice, "/accounts/alpha/settings", "/accounts/alpha/rename", url.Values{"name": {"Alpha‮oidutS"}}, http.StatusBadRequest)
+	refused("rename bidi", alice, "/accounts/alpha/settings", "/accounts/alpha/rename", url.Values{"name": {"Alpha\u202eoidutS"}}, http.StatusBadRequest)
 	refused("webhook bad event", alice, "/accounts/alpha/webhooks", "/accounts/alpha/webhooks", url.Values{"url": {"https://hooks.example.test/x"}, "events": {"room.nope"}}, http.StatusBadRequest)
 	refused("rename refused", alice, "/accounts/alpha/settings", "/accounts/alpha/rename", url.Values{"name": {""}}, http.StatusBadRequest)
 	refused("delete refused", alice, "/accounts/alpha/settings", "/accounts/alpha/delete", url.Values{"confirm": {"nope"}}, http.StatusBadRequest)
@@ -546,9 +543,6 @@ func (b *bundle) answeredInvite(t *testing.T) string {
 	}
 	return open.InviteCode
 }
-
-var _ = fmt.Sprint
-var _ = slices.Contains[[]string]
 
 // TestScriptSaysNoEnglish: what the page's script shows a person (a
 // push's failure, the name it gives this browser) comes from the page's
