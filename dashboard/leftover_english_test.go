@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -457,6 +458,11 @@ func (b *bundle) everySight(t *testing.T) []sight {
 			hdr["kid"] = "nope"
 			raw, _ = json.Marshal(hdr)
 			refused("verify unknown key", stranger, "/verify", "/verify", url.Values{"receipt": {base64.RawURLEncoding.EncodeToString(raw) + "." + parts[1] + "." + parts[2]}}, http.StatusUnprocessableEntity)
+			if payload, err := base64.RawURLEncoding.DecodeString(parts[1]); err == nil {
+				other := strings.Replace(string(payload), b.base, "https://other.example", 1)
+				refused("verify foreign, unknown key", stranger, "/verify", "/verify", url.Values{"receipt": {base64.RawURLEncoding.EncodeToString(raw) + "." +
+					base64.RawURLEncoding.EncodeToString([]byte(other)) + "." + parts[2]}}, http.StatusUnprocessableEntity)
+			}
 		}
 		if raw, err := base64.RawURLEncoding.DecodeString(parts[1]); err == nil {
 			foreign := strings.Replace(string(raw), b.base, "https://other.example", 1)
@@ -574,3 +580,29 @@ var (
 	jsComment = regexp.MustCompile(`(?m)^\s*//.*$|\s//\s.*$|/\*[\s\S]*?\*/`)
 	jsString  = regexp.MustCompile(`'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"`)
 )
+
+// TestEveryReceiptCheckHasWords: each check receipt.Verify names
+// (receipt.Error's Check) has its words in receiptChecks, so that a
+// refusal on /verify is never its English Detail.
+func TestEveryReceiptCheckHasWords(t *testing.T) {
+	t.Parallel()
+	src, err := os.ReadFile("../receipt/verify.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := regexp.MustCompile(`fail\(Problem\w+, "(\w+)"|Check: "(\w+)"( \+ part)?`).FindAllStringSubmatch(string(src), -1)
+	if len(checks) < 10 {
+		t.Fatalf("found %d checks in receipt/verify.go: the pattern missed them", len(checks))
+	}
+	for _, m := range checks {
+		names := []string{m[1] + m[2]}
+		if m[3] != "" {
+			names = []string{m[2] + "header", m[2] + "payload", m[2] + "signature"}
+		}
+		for _, name := range names {
+			if _, ok := receiptChecks[name]; !ok && name != "signature" { // tampered: the page says it without its detail
+				t.Errorf("receipt's check %q has no words in receiptChecks", name)
+			}
+		}
+	}
+}
