@@ -50,6 +50,7 @@ func funcsFor(w *locale.Printer) template.FuncMap {
 			return w.Result(negotiation.Result(status), v, why)
 		},
 		"reason":      w.Reason,
+		"hookfail":    w.HookFailure, // a webhook attempt's failure, stored in English
 		"languages":   locale.Languages,
 		"link":        link,
 		"code":        func(s string) template.HTML { return wrap("code", s) },

@@ -149,11 +149,16 @@ func oneValueInWords(words *locale.Printer, v json.RawMessage, loc *time.Locatio
 	return compact.String()
 }
 
-// problemWords says in one sentence why a receipt is not valid.
+// problemWords says in one sentence why a receipt is not valid: the
+// check that failed in the reader's words (receiptChecks), the values it
+// quotes as they were.
 func problemWords(words *locale.Printer, err error) string {
 	detail := err.Error()
 	if e, ok := err.(*receipt.Error); ok {
 		detail = e.Detail
+		if k, ok := receiptChecks[e.Check]; ok {
+			detail = words.T(k, e.Values...)
+		}
 	}
 	var key locale.Key
 	switch receipt.ProblemOf(err) {
@@ -167,4 +172,23 @@ func problemWords(words *locale.Printer, err error) string {
 		key = "verify.problem.malformed"
 	}
 	return words.T("verify.invalid", words.T(key, detail))
+}
+
+// receiptChecks are the words of each check of receipt.Verify
+// (receipt.Error's Check), whose Detail is English.
+var receiptChecks = map[string]locale.Key{
+	"size":             "verify28_size",
+	"form":             "verify28_form",
+	"signatures":       "verify28_signatures",
+	"header_typ":       "verify28_header_typ",
+	"base64_header":    "verify28_base64_header",
+	"base64_payload":   "verify28_base64_payload",
+	"base64_signature": "verify28_base64_signature",
+	"json":             "verify28_json",
+	"payload_typ":      "verify28_payload_typ",
+	"facts":            "verify28_facts",
+	"claims_issuer":    "verify28_claims_issuer",
+	"kid":              "verify28_kid",
+	"issuer":           "verify28_issuer",
+	"payload_kid":      "verify28_payload_kid",
 }

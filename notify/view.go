@@ -238,7 +238,7 @@ func (m *Message) view() view {
 		v.Subject = w.T("webhook.disabled.subject", acct)
 		v.Heading = w.T("webhook.disabled.heading")
 		v.Intro = w.T("webhook.disabled.intro", oneLine(m.Endpoint), acct)
-		v.Notes = append(v.Notes, w.T("webhook.disabled.last", oneLine(m.Detail)))
+		v.Notes = append(v.Notes, w.T("webhook.disabled.last", oneLine(w.HookFailure(m.Detail))))
 		v.ActionURL, v.ActionLabel = m.SettingsURL, w.T("webhook.disabled.action")
 		v.Why = w.T("webhook.disabled.why", acct)
 	case KindTest:

@@ -33,7 +33,23 @@ const (
 // Error says, in one line, why a receipt does not verify.
 type Error struct {
 	Problem Problem
-	Detail  string
+	// Detail is the check that failed, in English (the command line's
+	// words).
+	Detail string
+	// Check names that check for a reader of another language
+	// (size, form, signatures, header_typ, base64_header,
+	// base64_payload, base64_signature, json, payload_typ, facts,
+	// claims_issuer, kid, signature, issuer, payload_kid), and Values
+	// are the values Detail quotes, in its order: the page says it in
+	// the reader's words, the values as they were.
+	Check  string
+	Values []any
+}
+
+// fail is the Error of check, its Detail format's English filled with
+// values.
+func fail(p Problem, check, format string, values ...any) *Error {
+	return &Error{Problem: p, Detail: fmt.Sprintf(format, values...), Check: check, Values: values}
 }
 
 func (e *Error) Error() string { return string(e.Problem) + ": " + e.Detail }
@@ -64,21 +80,21 @@ const maxSize = 256 << 10
 func Verify(jws string, issuer string, keys *jose.JSONWebKeySet) (*Receipt, error) {
 	jws = strings.TrimSpace(jws)
 	if jws == "" || len(jws) > maxSize {
-		return nil, &Error{ProblemMalformed, fmt.Sprintf("a receipt is a JWS of 1 to %d bytes", maxSize)}
+		return nil, fail(ProblemMalformed, "size", "a receipt is a JWS of 1 to %d bytes", maxSize)
 	}
 	if err := canonical(jws); err != nil {
 		return nil, err
 	}
 	obj, err := jose.ParseSignedCompact(jws, []jose.SignatureAlgorithm{jose.EdDSA})
 	if err != nil {
-		return nil, &Error{ProblemMalformed, "not a JWS in compact form signed with EdDSA"}
+		return nil, fail(ProblemMalformed, "form", "not a JWS in compact form signed with EdDSA")
 	}
 	if len(obj.Signatures) != 1 {
-		return nil, &Error{ProblemMalformed, "a receipt has exactly one signature"}
+		return nil, fail(ProblemMalformed, "signatures", "a receipt has exactly one signature")
 	}
 	header := obj.Signatures[0].Protected
 	if typ, _ := header.ExtraHeaders[jose.HeaderType].(string); typ != HeaderType {
-		return nil, &Error{ProblemMalformed, fmt.Sprintf("header typ %q, want %q", typ, HeaderType)}
+		return nil, fail(ProblemMalformed, "header_typ", "header typ %q, want %q", typ, HeaderType)
 	}
 	var found []jose.JSONWebKey
 	if keys != nil && header.KeyID != "" {
@@ -92,23 +108,23 @@ func Verify(jws string, issuer string, keys *jose.JSONWebKeySet) (*Receipt, erro
 			return nil, err
 		}
 		if issuer != "" && claimed.Issuer != issuer {
-			return nil, &Error{ProblemForeign, fmt.Sprintf("claims issuer %q, not %q; its kid %q is not among the keys given", claimed.Issuer, issuer, header.KeyID)}
+			return nil, fail(ProblemForeign, "claims_issuer", "claims issuer %q, not %q; its kid %q is not among the keys given", claimed.Issuer, issuer, header.KeyID)
 		}
-		return nil, &Error{ProblemUnknownKey, fmt.Sprintf("kid %q is not among the issuer's published keys", header.KeyID)}
+		return nil, fail(ProblemUnknownKey, "kid", "kid %q is not among the issuer's published keys", header.KeyID)
 	}
 	payload, err := obj.Verify(found[0])
 	if err != nil {
-		return nil, &Error{ProblemTampered, "the signature does not match the receipt's bytes"}
+		return nil, fail(ProblemTampered, "signature", "the signature does not match the receipt's bytes")
 	}
 	r, err := decode(payload)
 	if err != nil {
 		return nil, err
 	}
 	if issuer != "" && r.Issuer != issuer {
-		return nil, &Error{ProblemForeign, fmt.Sprintf("issued by %q, not by %q", r.Issuer, issuer)}
+		return nil, fail(ProblemForeign, "issuer", "issued by %q, not by %q", r.Issuer, issuer)
 	}
 	if r.KeyID != header.KeyID {
-		return nil, &Error{ProblemMalformed, fmt.Sprintf("payload kid %q differs from the header's %q", r.KeyID, header.KeyID)}
+		return nil, fail(ProblemMalformed, "payload_kid", "payload kid %q differs from the header's %q", r.KeyID, header.KeyID)
 	}
 	return r, nil
 }
@@ -137,8 +153,9 @@ func canonical(jws string) error {
 			ok = err == nil
 		}
 		if !ok {
-			return &Error{ProblemMalformed, fmt.Sprintf("the %s is not canonical base64url (unpadded, letters, digits, - and _ only, the last character's unused bits zero)",
-				[]string{"header", "payload", "signature"}[i])}
+			part := []string{"header", "payload", "signature"}[i]
+			return &Error{Problem: ProblemMalformed, Check: "base64_" + part, Detail: fmt.Sprintf("the %s is not canonical base64url (unpadded, letters, digits, - and _ only, the last character's unused bits zero)",
+				part)}
 		}
 	}
 	return nil
@@ -151,14 +168,14 @@ func canonical(jws string) error {
 func decode(payload []byte) (*Receipt, error) {
 	r := &Receipt{}
 	if err := jsonv2.Unmarshal(payload, r, jsonv2.RejectUnknownMembers(true)); err != nil {
-		return nil, &Error{ProblemMalformed, "the payload is not a receipt: " + err.Error()}
+		return nil, &Error{Problem: ProblemMalformed, Check: "json", Detail: "the payload is not a receipt: " + err.Error()}
 	}
 	switch {
 	case r.Type != Type:
-		return nil, &Error{ProblemMalformed, fmt.Sprintf("payload typ %q, want %q", r.Type, Type)}
+		return nil, fail(ProblemMalformed, "payload_typ", "payload typ %q, want %q", r.Type, Type)
 	case r.Issuer == "" || r.KeyID == "" || r.IssuedAt.IsZero() || r.Room.ID == 0 || r.SubjectHash == "" ||
 		len(r.Terms) == 0 || r.Log.Head == "" || r.Parties.A.Confirmation.At.IsZero() || r.Parties.B.Confirmation.At.IsZero():
-		return nil, &Error{ProblemMalformed, "the payload lacks some of a receipt's facts"}
+		return nil, fail(ProblemMalformed, "facts", "the payload lacks some of a receipt's facts")
 	}
 	return r, nil
 }

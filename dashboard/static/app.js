@@ -126,7 +126,7 @@
         if (r.ok && r.redirected) { location.assign(r.url); return; }
         return r.text().then(function (html) {
           var err = new DOMParser().parseFromString(html, 'text/html').querySelector('.error');
-          throw new Error(err ? err.textContent : 'the server answered ' + r.status);
+          throw new Error(err ? err.textContent : say.wServer.replace('{status}', r.status));
         });
       });
     }
@@ -166,11 +166,11 @@
         on.addEventListener('click', function () {
           on.disabled = true;
           Notification.requestPermission().then(function (p) {
-            if (p !== 'granted') throw new Error('notifications were not allowed');
+            if (p !== 'granted') throw new Error(say.wNotAllowed);
             return subscribe(reg);
           }).then(function (sub) {
             var j = sub.toJSON();
-            return post('/settings/push', { endpoint: j.endpoint, p256dh: j.keys.p256dh, auth: j.keys.auth, device: deviceName() });
+            return post('/settings/push', { endpoint: j.endpoint, p256dh: j.keys.p256dh, auth: j.keys.auth, device: deviceName(say) });
           }).catch(fail).then(function () { on.disabled = false; });
         });
         off.addEventListener('click', function () {
@@ -185,12 +185,16 @@
     }).catch(fail);
   }
 
-  function deviceName() {
+  // deviceName names this browser in the page's words (say: its data-w-*),
+  // as Settings lists it: "Firefox on Android"; "" when nothing is known
+  // (the list says "A browser" in its reader's words).
+  function deviceName(say) {
     var ua = navigator.userAgent;
-    var b = /Edg\//.test(ua) ? 'Edge' : /Firefox\//.test(ua) ? 'Firefox' : /Chrom(e|ium)\//.test(ua) ? 'Chrome' : /Safari\//.test(ua) ? 'Safari' : 'A browser';
+    var b = /Edg\//.test(ua) ? 'Edge' : /Firefox\//.test(ua) ? 'Firefox' : /Chrom(e|ium)\//.test(ua) ? 'Chrome' : /Safari\//.test(ua) ? 'Safari' : '';
     var os = /Android/.test(ua) ? 'Android' : /iPhone|iPad/.test(ua) ? 'iOS' : /Mac OS X/.test(ua) ? 'macOS' :
       /Windows/.test(ua) ? 'Windows' : /Linux/.test(ua) ? 'Linux' : '';
-    return b + (os ? ' on ' + os : '');
+    if (!os) return b;
+    return say.wDevice.replace('{browser}', b || say.wABrowser).replace('{os}', os);
   }
 
   // Live pages: the server says "change" (PostgreSQL NOTIFY, through any
