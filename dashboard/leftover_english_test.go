@@ -366,6 +366,14 @@ func (b *bundle) everySight(t *testing.T) []sight {
 			t.Fatal(err)
 		}
 	}
+	// Each attempt says its outcome once: "answered HTTP 500", not "HTTP 500 ·
+	// answered HTTP 500"; "no answer: the connection was refused", not "no
+	// answer · no answer: …".
+	if _, _, body := alice.get("/accounts/alpha/webhooks/" + formatID(hooks[0].ID)); !strings.Contains(body, `<span class="bad">answered HTTP 500</span></li>`) ||
+		!strings.Contains(body, ` · <span class="bad">no answer: the connection was refused</span></li>`) || strings.Count(body, "HTTP 500") != 1 ||
+		strings.Contains(body, "no answer · ") {
+		t.Errorf("the webhook log's attempts:\n%s", body)
+	}
 	for _, p := range []string{"members", "settings", "webhooks", "start", "webhooks/" + formatID(hooks[0].ID)} {
 		get("account "+p, alice, "/accounts/alpha/"+p)
 	}
