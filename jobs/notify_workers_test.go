@@ -401,3 +401,81 @@ func TestAddresslessLeavesNoPartOfTheAddress(t *testing.T) {
 		}
 	}
 }
+
+// TestInOrderWaits: a message that waits for an earlier one about its
+// room is snoozed until just after that one's next attempt, never longer
+// than orderWaitMax (an earlier job cancelled in River's UI writes no
+// outcome that would release it), and briefly when that one is due now;
+// another error is a failed attempt, as it is.
+func TestInOrderWaits(t *testing.T) {
+	t.Parallel()
+	d := Delivery{Notice: Notice{Topic: TopicReminder, RoomID: 1, UserID: 2}, Channel: ChannelEmail}
+	snooze := func(next time.Time) time.Duration {
+		t.Helper()
+		var s *rivertype.JobSnoozeError
+		if err := inOrder(nil, d, WaitFor(next)); !errors.As(err, &s) {
+			t.Fatalf("waiting for %v: %v, want a snooze", next, err)
+		}
+		return s.Duration
+	}
+	if got := snooze(time.Now().Add(10 * time.Second)); got <= 10*time.Second || got > 10*time.Second+orderMargin {
+		t.Errorf("the earlier one's next attempt in 10 s: snoozed %v, want just after it", got)
+	}
+	if got := snooze(time.Now().Add(time.Hour)); got != orderWaitMax {
+		t.Errorf("the earlier one's next attempt in an hour: snoozed %v, want %v", got, orderWaitMax)
+	}
+	if got := snooze(time.Now().Add(-time.Second)); got != orderPoll {
+		t.Errorf("the earlier one due now: snoozed %v, want %v", got, orderPoll)
+	}
+	other := errors.New("connection refused")
+	if err := inOrder(nil, d, other); err != other {
+		t.Errorf("another error: %v, want it as it is", err)
+	}
+}
+
+// cancelledAtSend is a mailer whose send is accepted just as the job's
+// context ends (its JobTimeout, a shutdown).
+type cancelledAtSend struct {
+	cancel context.CancelFunc
+	sent   int
+}
+
+func (m *cancelledAtSend) Send(context.Context, *mail.Msg) error {
+	m.sent++
+	m.cancel()
+	return nil
+}
+
+// ctxLog is a delivery log that, as a database would, writes nothing on a
+// context that has ended.
+type ctxLog struct{ fakeDeliveries }
+
+func (l *ctxLog) Record(ctx context.Context, d Delivery, o Outcome) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return l.fakeDeliveries.Record(ctx, d, o)
+}
+
+// TestSentIsLoggedWhenTheJobEnds: a message the server accepted just as
+// the job's context ended is logged sent all the same, so that the job,
+// given back by River's rescue, sends nothing again (sentBefore).
+func TestSentIsLoggedWhenTheJobEnds(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	note := &Notification{To: "bob@example.test", Now: time.Now(), RoomURL: "http://x/rooms/1", OneTapURL: "http://x/c/ot_1"}
+	ds := &ctxLog{fakeDeliveries{n: note}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	mailer := &cancelledAtSend{cancel: cancel}
+	w := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{}, &EmailWorker{Deliveries: ds, Mailer: mailer, From: "taasky@example.test"})
+	tx, err := pool.Begin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(context.Background()) }()
+	_, _ = w.Work(ctx, t, tx, EmailArgs{Notice: Notice{Topic: TopicRequest, RoomID: 1, Side: "b", UserID: 2, ConfirmationID: "cf_1"}}, nil)
+	if mailer.sent != 1 || len(ds.log) != 1 || ds.log[0].Status != StatusSent {
+		t.Fatalf("%d sent, log %+v; want it logged sent", mailer.sent, ds.log)
+	}
+}
