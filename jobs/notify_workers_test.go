@@ -479,3 +479,109 @@ func TestSentIsLoggedWhenTheJobEnds(t *testing.T) {
 		t.Fatalf("%d sent, log %+v; want it logged sent", mailer.sent, ds.log)
 	}
 }
+
+// TestPushWithoutWebPush: where Web Push is not configured (no VAPID
+// keys), a push job ends at once, logged skipped with the reason, and
+// asks the service nothing.
+func TestPushWithoutWebPush(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	ds := &fakeDeliveries{n: &Notification{Now: time.Now(), Push: &Device{Endpoint: "http://127.0.0.1:9/push/x"}}}
+	w := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{}, &PushWorker{Deliveries: ds})
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	res, err := w.Work(ctx, t, tx, PushArgs{Notice: Notice{Topic: TopicAgreed, RoomID: 1, Side: "b", UserID: 2}, SubscriptionID: 5}, nil)
+	if err != nil || res.EventKind != river.EventKindJobCompleted || ds.asked != 0 || len(ds.log) != 1 || ds.log[0].Status != StatusSkipped {
+		t.Fatalf("a push without Web Push: %v %+v; asked %d times, log %+v; want it skipped", err, res, ds.asked, ds.log)
+	}
+}
+
+// fakeMemberInvitations answers MemberInviteMail, counting the questions.
+type fakeMemberInvitations struct{ asked int }
+
+func (f *fakeMemberInvitations) MemberInviteMail(_ context.Context, a MemberInviteArgs) (*MemberInvite, error) {
+	f.asked++
+	return &MemberInvite{ID: "inv", To: a.To, AccountName: "Alpha", Role: "member", URL: "http://x/join/t",
+		ExpiresAt: time.Now().Add(time.Hour), Now: time.Now()}, nil
+}
+
+// TestMemberInviteSentBefore: an account's invitation that a person sent,
+// given back by River after its process died once the inviter's log said
+// it was sent, sends nothing again; one an operator sent has no log (the
+// operator has none), and is sent.
+func TestMemberInviteSentBefore(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	inserter, err := river.NewClient(riverpgxv5.New(nil), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		by     int64 // who invited (0: an operator)
+		sent   int
+		logged int
+	}{
+		{"a person's, sent before", 3, 0, 0},
+		{"an operator's", 0, 1, 0},
+	} {
+		ds, inv, mailer := &fakeDeliveries{sent: true}, &fakeMemberInvitations{}, &fakeMailer{}
+		w := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{}, &MemberInviteWorker{Invitations: inv, Deliveries: ds,
+			Mailer: mailer, From: "taasky@example.test"})
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins, err := inserter.InsertTx(ctx, tx, MemberInviteArgs{AccountID: 1, InvitationID: 2, To: "pat@example.test", Token: []byte("sealed"), UserID: c.by}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins.Job.Attempt, ins.Job.AttemptedBy = 1, []string{"a"} // worked again, as the second
+		res, err := w.WorkJob(ctx, t, tx, ins.Job)
+		_ = tx.Rollback(ctx)
+		if err != nil || res.EventKind != river.EventKindJobCompleted || mailer.sent != c.sent || len(ds.log) != c.logged {
+			t.Errorf("%s: %v %+v; %d sent, log %+v; want %d sent, %d logged", c.name, err, res, mailer.sent, ds.log, c.sent, c.logged)
+		}
+	}
+}
+
+// TestOutboundShare: an owner works at most its share of outbound jobs
+// at once (the next is snoozed), another owner is not held by it, a job
+// that ends makes room; a share of 0, or none, holds nobody.
+func TestOutboundShare(t *testing.T) {
+	t.Parallel()
+	job := &rivertype.JobRow{}
+	s := NewOutboundShare(2)
+	var leaves []func()
+	for i := range 2 {
+		leave, snooze := s.enter("account 1", job)
+		if snooze != nil {
+			t.Fatalf("job %d of 2: snoozed", i+1)
+		}
+		leaves = append(leaves, leave)
+	}
+	if _, snooze := s.enter("account 1", job); snooze == nil {
+		t.Fatal("a third job of the account at once: not snoozed")
+	}
+	if leave, snooze := s.enter("account 2", job); snooze != nil {
+		t.Fatal("another account's job: snoozed")
+	} else {
+		leave()
+	}
+	leaves[0]()
+	if _, snooze := s.enter("account 1", job); snooze != nil {
+		t.Fatal("after one ended: snoozed")
+	}
+	for _, open := range []*OutboundShare{NewOutboundShare(0), nil} {
+		for range 5 {
+			if _, snooze := open.enter("account 1", job); snooze != nil {
+				t.Fatalf("share %+v: snoozed", open)
+			}
+		}
+	}
+}
