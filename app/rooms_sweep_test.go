@@ -1,10 +1,15 @@
 package app
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/taasky/taasky/jobs"
 )
@@ -289,5 +294,114 @@ func TestRemindersAtTheirMoments(t *testing.T) {
 	}
 	if n := nb.oldJobs(t); n != 0 {
 		t.Fatalf("%d close or reminder jobs inserted, want none", n)
+	}
+}
+
+// TestSweepLapsesADraftAtItsDeadline: an invitation nobody answered whose
+// deadline comes before the invitation's end lapses at the deadline, not
+// at the invitation's end (rooms_due's least of the two).
+func TestSweepLapsesADraftAtItsDeadline(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	deadline := time.Unix(0, rb.clock.Load()).Add(time.Hour)
+	open, err := rb.rooms.Open(rb.ctx, rb.a, OpenInput{Schema: meetingSchema, Deadline: &deadline})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb.advance(time.Hour - time.Second)
+	rb.sweepRooms(t, 0)
+	rb.advance(time.Second)
+	rb.sweepRooms(t, 1)
+	rb.sweepRooms(t, 0)
+	if v, _ := rb.rooms.Read(rb.ctx, rb.a, open.RoomToken); v.State != "closed" || v.ClosedReason != "lapsed" {
+		t.Fatalf("a draft at its deadline: %s %s, want closed lapsed", v.State, v.ClosedReason)
+	}
+	rb.checkClean(t)
+}
+
+// TestSweepPastARoomThatFails: a room that fails to close (its snapshot
+// does not restore) is reported, naming it, and does not hold back the
+// rooms due with it; it stays due, for the next sweep to report again.
+func TestSweepPastARoomThatFails(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	deadline := time.Unix(0, rb.clock.Load()).Add(time.Hour)
+	var tokens []string
+	for range 3 {
+		ta, _ := rb.openJoined(t, OpenInput{Deadline: &deadline}, "")
+		tokens = append(tokens, ta)
+	}
+	broken, err := rb.rooms.Read(rb.ctx, rb.a, tokens[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rb.pool.Exec(rb.ctx, `UPDATE rooms SET snapshot = '{' WHERE id = $1`, broken.RoomID); err != nil {
+		t.Fatal(err)
+	}
+	rb.advance(time.Hour)
+	for _, want := range []int{3, 1} {
+		n, err := rb.rooms.CloseDue(rb.ctx, jobs.SweepBatch)
+		if n != want || err == nil || !strings.Contains(err.Error(), fmt.Sprintf("room %d", broken.RoomID)) {
+			t.Fatalf("a sweep past a room that fails: %d due (%v), want %d and the room's error", n, err, want)
+		}
+	}
+	for _, tok := range []string{tokens[0], tokens[2]} {
+		if v, _ := rb.rooms.Read(rb.ctx, rb.a, tok); v.State != "closed" || v.ClosedReason != "lapsed" {
+			t.Fatalf("a room due with the one that fails: %s %s", v.State, v.ClosedReason)
+		}
+	}
+}
+
+// TestSweepLeavesAVanishedRoom: a room the sweep found due but that is
+// gone when its close begins (erased with its account meanwhile) is no
+// error: the sweep's other rooms and the next sweeps go on without it.
+func TestSweepLeavesAVanishedRoom(t *testing.T) {
+	t.Parallel()
+	rb := setupRooms(t)
+	if err := rb.rooms.closeIfDue(rb.ctx, 1<<40); err != nil {
+		t.Fatalf("a room gone before its close: %v", err)
+	}
+}
+
+// TestReminderSweepAndLocks: a confirmation a move holds (locked for
+// update, to settle it) is left to the next sweep, which the sweep does
+// not wait for; one whose one-tap token is being issued (a row that
+// refers to it, holding a key-share lock) is reminded as any other.
+func TestReminderSweepAndLocks(t *testing.T) {
+	t.Parallel()
+	nb := setupNotify(t)
+	deadline := nb.rooms.now().Add(40 * time.Minute)
+	ta, tb := nb.openJoined(t, OpenInput{Deadline: &deadline}, "")
+	if _, err := nb.rooms.Propose(nb.ctx, nb.a, ta, MoveInput{Verdict: "offer", Subject: meeting(10, "")}); err != nil {
+		t.Fatal(err)
+	}
+	cv, v, err := nb.rooms.RequestConfirmation(nb.ctx, nb.b, tb, "reject", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb.advance(20 * time.Minute)
+	ctx, cancel := context.WithTimeout(nb.ctx, 20*time.Second) // a sweep that waits fails, rather than hangs
+	defer cancel()
+	hold := func(sql string, args ...any) pgx.Tx {
+		t.Helper()
+		tx, err := nb.pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = tx.Rollback(context.Background()) }) // before the bundle's, which it would hold up
+		if _, err := tx.Exec(ctx, sql, args...); err != nil {
+			t.Fatal(err)
+		}
+		return tx
+	}
+	move := hold(`SELECT FROM confirmations WHERE room_id = $1 AND id = $2 FOR UPDATE`, v.RoomID, cv.ID)
+	if n, err := nb.svc.RemindDue(ctx, jobs.SweepBatch); n != 0 || err != nil {
+		t.Fatalf("a sweep beside a move that holds the confirmation: %d due (%v), want it left", n, err)
+	}
+	_ = move.Rollback(ctx)
+	hold(`INSERT INTO onetap_tokens (room_id, token_hash, confirmation_id, channel, created_at)
+		VALUES ($1, $2, $3, 'email', now())`, v.RoomID, bytes.Repeat([]byte{7}, 32), cv.ID)
+	if n, err := nb.svc.RemindDue(ctx, jobs.SweepBatch); n != 1 || err != nil {
+		t.Fatalf("a sweep beside a one-tap token being issued: %d due (%v), want the reminder", n, err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/taasky/taasky/internal/pgtest"
 )
@@ -101,5 +102,33 @@ func TestEmailAttemptsLastAboutThreeDays(t *testing.T) {
 	}
 	if span := now.Sub(created); span < 70*time.Hour || span > 74*time.Hour {
 		t.Errorf("%d attempts span %v, want about 72 h", EmailMaxAttempts, span)
+	}
+}
+
+// TestEveryEmailKindOnTheEmailSchedule: each kind of job that sends an
+// email (a notice, a person's reminder, a room's and an account's
+// invitation) is retried on the email schedule, counted from River's
+// errors so far plus the attempt that just failed: after the 4th failed
+// attempt, 4⁴ seconds; after the 6th, at most emailQuickStep (River's own
+// would wait 21 minutes).
+func TestEveryEmailKindOnTheEmailSchedule(t *testing.T) {
+	t.Parallel()
+	p := &RetryPolicy{}
+	for _, kind := range []string{EmailArgs{}.Kind(), PersonReminderArgs{}.Kind(), InviteArgs{}.Kind(), MemberInviteArgs{}.Kind()} {
+		for _, c := range []struct {
+			failed   int // attempts failed before the one that just did
+			min, max time.Duration
+		}{
+			{3, 256 * time.Second, 256 * time.Second},
+			{5, emailQuickStep, emailQuickStep},
+		} {
+			job := &rivertype.JobRow{Kind: kind, CreatedAt: time.Now().Add(-time.Minute), Errors: make([]rivertype.AttemptError, c.failed)}
+			before := time.Now()
+			next := p.NextRetry(job)
+			after := time.Now()
+			if next.Before(before.Add(c.min)) || next.After(after.Add(c.max)) {
+				t.Errorf("%s after %d failed attempts: next in %v, want %v", kind, c.failed+1, next.Sub(before), c.max)
+			}
+		}
 	}
 }

@@ -401,3 +401,187 @@ func TestAddresslessLeavesNoPartOfTheAddress(t *testing.T) {
 		}
 	}
 }
+
+// TestInOrderWaits: a message that waits for an earlier one about its
+// room is snoozed until just after that one's next attempt, never longer
+// than orderWaitMax (an earlier job cancelled in River's UI writes no
+// outcome that would release it), and briefly when that one is due now;
+// another error is a failed attempt, as it is.
+func TestInOrderWaits(t *testing.T) {
+	t.Parallel()
+	d := Delivery{Notice: Notice{Topic: TopicReminder, RoomID: 1, UserID: 2}, Channel: ChannelEmail}
+	snooze := func(next time.Time) time.Duration {
+		t.Helper()
+		var s *rivertype.JobSnoozeError
+		if err := inOrder(nil, d, WaitFor(next)); !errors.As(err, &s) {
+			t.Fatalf("waiting for %v: %v, want a snooze", next, err)
+		}
+		return s.Duration
+	}
+	if got := snooze(time.Now().Add(10 * time.Second)); got <= 10*time.Second || got > 10*time.Second+orderMargin {
+		t.Errorf("the earlier one's next attempt in 10 s: snoozed %v, want just after it", got)
+	}
+	if got := snooze(time.Now().Add(time.Hour)); got != orderWaitMax {
+		t.Errorf("the earlier one's next attempt in an hour: snoozed %v, want %v", got, orderWaitMax)
+	}
+	if got := snooze(time.Now().Add(-time.Second)); got != orderPoll {
+		t.Errorf("the earlier one due now: snoozed %v, want %v", got, orderPoll)
+	}
+	other := errors.New("connection refused")
+	if err := inOrder(nil, d, other); err != other {
+		t.Errorf("another error: %v, want it as it is", err)
+	}
+}
+
+// cancelledAtSend is a mailer whose send is accepted just as the job's
+// context ends (its JobTimeout, a shutdown).
+type cancelledAtSend struct {
+	cancel context.CancelFunc
+	sent   int
+}
+
+func (m *cancelledAtSend) Send(context.Context, *mail.Msg) error {
+	m.sent++
+	m.cancel()
+	return nil
+}
+
+// ctxLog is a delivery log that, as a database would, writes nothing on a
+// context that has ended.
+type ctxLog struct{ fakeDeliveries }
+
+func (l *ctxLog) Record(ctx context.Context, d Delivery, o Outcome) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return l.fakeDeliveries.Record(ctx, d, o)
+}
+
+// TestSentIsLoggedWhenTheJobEnds: a message the server accepted just as
+// the job's context ended is logged sent all the same, so that the job,
+// given back by River's rescue, sends nothing again (sentBefore).
+func TestSentIsLoggedWhenTheJobEnds(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.New(t)
+	note := &Notification{To: "bob@example.test", Now: time.Now(), RoomURL: "http://x/rooms/1", OneTapURL: "http://x/c/ot_1"}
+	ds := &ctxLog{fakeDeliveries{n: note}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	mailer := &cancelledAtSend{cancel: cancel}
+	w := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{}, &EmailWorker{Deliveries: ds, Mailer: mailer, From: "taasky@example.test"})
+	tx, err := pool.Begin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(context.Background()) }()
+	_, _ = w.Work(ctx, t, tx, EmailArgs{Notice: Notice{Topic: TopicRequest, RoomID: 1, Side: "b", UserID: 2, ConfirmationID: "cf_1"}}, nil)
+	if mailer.sent != 1 || len(ds.log) != 1 || ds.log[0].Status != StatusSent {
+		t.Fatalf("%d sent, log %+v; want it logged sent", mailer.sent, ds.log)
+	}
+}
+
+// TestPushWithoutWebPush: where Web Push is not configured (no VAPID
+// keys), a push job ends at once, logged skipped with the reason, and
+// asks the service nothing.
+func TestPushWithoutWebPush(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	ds := &fakeDeliveries{n: &Notification{Now: time.Now(), Push: &Device{Endpoint: "http://127.0.0.1:9/push/x"}}}
+	w := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{}, &PushWorker{Deliveries: ds})
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	res, err := w.Work(ctx, t, tx, PushArgs{Notice: Notice{Topic: TopicAgreed, RoomID: 1, Side: "b", UserID: 2}, SubscriptionID: 5}, nil)
+	if err != nil || res.EventKind != river.EventKindJobCompleted || ds.asked != 0 || len(ds.log) != 1 || ds.log[0].Status != StatusSkipped {
+		t.Fatalf("a push without Web Push: %v %+v; asked %d times, log %+v; want it skipped", err, res, ds.asked, ds.log)
+	}
+}
+
+// fakeMemberInvitations answers MemberInviteMail, counting the questions.
+type fakeMemberInvitations struct{ asked int }
+
+func (f *fakeMemberInvitations) MemberInviteMail(_ context.Context, a MemberInviteArgs) (*MemberInvite, error) {
+	f.asked++
+	return &MemberInvite{ID: "inv", To: a.To, AccountName: "Alpha", Role: "member", URL: "http://x/join/t",
+		ExpiresAt: time.Now().Add(time.Hour), Now: time.Now()}, nil
+}
+
+// TestMemberInviteSentBefore: an account's invitation that a person sent,
+// given back by River after its process died once the inviter's log said
+// it was sent, sends nothing again; one an operator sent has no log (the
+// operator has none), and is sent.
+func TestMemberInviteSentBefore(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.New(t)
+	inserter, err := river.NewClient(riverpgxv5.New(nil), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		by     int64 // who invited (0: an operator)
+		sent   int
+		logged int
+	}{
+		{"a person's, sent before", 3, 0, 0},
+		{"an operator's", 0, 1, 0},
+	} {
+		ds, inv, mailer := &fakeDeliveries{sent: true}, &fakeMemberInvitations{}, &fakeMailer{}
+		w := rivertest.NewWorker(t, riverpgxv5.New(nil), &river.Config{}, &MemberInviteWorker{Invitations: inv, Deliveries: ds,
+			Mailer: mailer, From: "taasky@example.test"})
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins, err := inserter.InsertTx(ctx, tx, MemberInviteArgs{AccountID: 1, InvitationID: 2, To: "pat@example.test", Token: []byte("sealed"), UserID: c.by}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins.Job.Attempt, ins.Job.AttemptedBy = 1, []string{"a"} // worked again, as the second
+		res, err := w.WorkJob(ctx, t, tx, ins.Job)
+		_ = tx.Rollback(ctx)
+		if err != nil || res.EventKind != river.EventKindJobCompleted || mailer.sent != c.sent || len(ds.log) != c.logged {
+			t.Errorf("%s: %v %+v; %d sent, log %+v; want %d sent, %d logged", c.name, err, res, mailer.sent, ds.log, c.sent, c.logged)
+		}
+	}
+}
+
+// TestOutboundShare: an owner works at most its share of outbound jobs
+// at once (the next is snoozed), another owner is not held by it, a job
+// that ends makes room; a share of 0, or none, holds nobody.
+func TestOutboundShare(t *testing.T) {
+	t.Parallel()
+	job := &rivertype.JobRow{}
+	s := NewOutboundShare(2)
+	var leaves []func()
+	for i := range 2 {
+		leave, snooze := s.enter("account 1", job)
+		if snooze != nil {
+			t.Fatalf("job %d of 2: snoozed", i+1)
+		}
+		leaves = append(leaves, leave)
+	}
+	if _, snooze := s.enter("account 1", job); snooze == nil {
+		t.Fatal("a third job of the account at once: not snoozed")
+	}
+	if leave, snooze := s.enter("account 2", job); snooze != nil {
+		t.Fatal("another account's job: snoozed")
+	} else {
+		leave()
+	}
+	leaves[0]()
+	if _, snooze := s.enter("account 1", job); snooze != nil {
+		t.Fatal("after one ended: snoozed")
+	}
+	for _, open := range []*OutboundShare{NewOutboundShare(0), nil} {
+		for range 5 {
+			if _, snooze := open.enter("account 1", job); snooze != nil {
+				t.Fatalf("share %+v: snoozed", open)
+			}
+		}
+	}
+}

@@ -82,6 +82,66 @@ func TestSweepSteps(t *testing.T) {
 	}
 }
 
+// TestSweepStepErrors: a step that fails with a full batch ends the sweep
+// with its error, though the steps after it would have found nothing
+// (the failed room is left to the next sweep, which finds it still due);
+// a half wired alone is refused, and reminders that fail are reported as
+// rooms that fail are.
+func TestSweepStepErrors(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	boom := errors.New("room 9: boom")
+	var calls int
+	step := func(_ context.Context, limit int) (int, error) {
+		calls++
+		if calls == 1 {
+			return limit, boom
+		}
+		return 0, nil
+	}
+	if n, err := sweepSteps(ctx, time.Now().Add(time.Hour), step, SweepBatch); !errors.Is(err, boom) || n != SweepBatch || calls != 1 {
+		t.Fatalf("a full batch that fails: %d found in %d steps (%v), want its error after one step", n, calls, err)
+	}
+
+	none := stepFunc(func(context.Context, int) (int, error) { return 0, nil })
+	for _, w := range []*SweepWorker{{Rooms: none}, {Reminders: none}} {
+		if err := w.Work(ctx, &river.Job[SweepArgs]{}); err == nil {
+			t.Fatalf("a sweep wired to one half (%+v) worked", w)
+		}
+	}
+
+	failing := stepFunc(func(context.Context, int) (int, error) { return 1, boom })
+	if err := (&SweepWorker{Rooms: none, Reminders: failing}).Work(ctx, &river.Job[SweepArgs]{}); !errors.Is(err, boom) {
+		t.Fatalf("reminders that fail: %v, want the error", err)
+	}
+}
+
+// TestSweepTakesTheBacklog: a sweep that comes after more fell due than a
+// batch holds (the sweep ran late, or a burst fell due at once) takes
+// every batch in the one run, within its budget, rather than one batch
+// per SweepInterval.
+func TestSweepTakesTheBacklog(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	backlog := func(due int) (stepFunc, *int) {
+		calls := 0
+		return func(_ context.Context, limit int) (int, error) {
+			calls++
+			n := min(due, limit)
+			due -= n
+			return n, nil
+		}, &calls
+	}
+	rooms, roomSteps := backlog(3*SweepBatch + 1)
+	reminders, reminderSteps := backlog(2 * SweepBatch)
+	if err := (&SweepWorker{Rooms: rooms, Reminders: reminders}).Work(ctx, &river.Job[SweepArgs]{}); err != nil {
+		t.Fatal(err)
+	}
+	if *roomSteps != 4 || *reminderSteps != 3 {
+		t.Fatalf("%d steps for the rooms, %d for the reminders; want 4 and 3 (every batch, then a short one)", *roomSteps, *reminderSteps)
+	}
+}
+
 // stepFunc is a sweep step as both halves of the service.
 type stepFunc func(context.Context, int) (int, error)
 
