@@ -150,3 +150,38 @@ func TestRefusalsBeforeParsingAreTheDoors(t *testing.T) {
 		}
 	}
 }
+
+// TestPipelinedRefusalIsNotTheRequestBefore: a request sent right behind
+// another on the connection (pipelined, in one write) that fasthttp cannot
+// parse is not refused as the request before it: its answer carries no
+// door's CORS headers nor words when it was sent to a page (review: the
+// connection's kept start was the first request's, a door's, since no
+// answer had been written between them).
+func TestPipelinedRefusalIsNotTheRequestBefore(t *testing.T) {
+	t.Parallel()
+	addr := probeServer(t)
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(2 * time.Minute))
+	if _, err := io.WriteString(conn, "GET /mcp/demo-a HTTP/1.1\r\nHost: x\r\nOrigin: https://client.example\r\n\r\n"+
+		"GET /settings HTTP/1.1\r\nHost: x\r\nContent-Length: twelve\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(conn)
+	first, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, first.Body)
+	second, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(second.Body)
+	if second.StatusCode != 400 || second.Header.Get("Access-Control-Allow-Origin") != "" || strings.HasPrefix(string(body), "{") {
+		t.Errorf("the page's request refused as the door's: %d %v %s", second.StatusCode, second.Header, body)
+	}
+}
