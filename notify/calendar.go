@@ -121,8 +121,8 @@ func (m *Message) organizer() string {
 // reads it (a quoted local part unquoted: "rooms desk"@example.com as
 // rooms desk@example.com): its local part quoted again when it is no
 // dot-atom, and every octet a URI may not hold (a space, a quote, a
-// backslash, UTF-8) percent-encoded. An everyday address is written as
-// it is.
+// backslash, UTF-8) or RFC 6068 reserves in one (& ; = / ? # [ ])
+// percent-encoded. An everyday address is written as it is.
 func mailtoURI(addr string) string {
 	at := strings.LastIndexByte(addr, '@')
 	if at < 0 {
@@ -134,9 +134,10 @@ func mailtoURI(addr string) string {
 	}
 	var b strings.Builder
 	b.WriteString("mailto:")
-	for _, part := range []string{local, domain} {
-		for i := 0; i < len(part); i++ {
-			if c := part[i]; c < utf8.RuneSelf && (isAlnum(c) || strings.IndexByte("-._~!$'()*+,;=:@[]", c) >= 0) {
+	// A domain literal keeps its brackets (RFC 6068's domain).
+	for _, part := range []struct{ s, raw string }{{local, "-._~!$'()*+,:@"}, {domain, "-._~!$'()*+,:@[]"}} {
+		for i := 0; i < len(part.s); i++ {
+			if c := part.s[i]; c < utf8.RuneSelf && (isAlnum(c) || strings.IndexByte(part.raw, c) >= 0) {
 				b.WriteByte(c)
 			} else {
 				fmt.Fprintf(&b, "%%%02X", c)

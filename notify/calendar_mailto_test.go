@@ -18,6 +18,11 @@ func TestCalendarOrganizerIsAURI(t *testing.T) {
 		"Taasky <o'brien+rooms@taasky.example>": `ORGANIZER;CN="Taasky":mailto:o'brien+rooms@taasky.example` + "\r\n",
 		"rooms@taasky.example":                  "ORGANIZER:mailto:rooms@taasky.example\r\n",
 		"Équipe <équipe@taasky.example>":        `ORGANIZER;CN="Équipe":mailto:%C3%A9quipe@taasky.example` + "\r\n",
+		// RFC 6068 §2: "&", ";", "=" and the gen-delims but "@" and ":"
+		// are percent-encoded in an address (review: = ; [ ] were not).
+		"prvs=rooms=desk@taasky.example": "ORGANIZER:mailto:prvs%3Drooms%3Ddesk@taasky.example\r\n",
+		`"a;b[c]"@taasky.example`:        "ORGANIZER:mailto:%22a%3Bb%5Bc%5D%22@taasky.example\r\n",
+		"a&b/c?d#e@taasky.example":       "ORGANIZER:mailto:a%26b%2Fc%3Fd%23e@taasky.example\r\n",
 	} {
 		m := sample(KindAgreed)
 		m.Organizer = from

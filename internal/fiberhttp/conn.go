@@ -38,20 +38,27 @@ func (l listener) Accept() (net.Conn, error) {
 const headKept = 512
 
 // conn counts what was read since the last answer was written: the
-// request being read (or the next, pipelined). fasthttp reads and writes
-// a connection from one goroutine.
+// request being read, unless one was read whole since (spent). fasthttp
+// reads and writes a connection from one goroutine.
 type conn struct {
 	net.Conn
 	read    int    // bytes read since the last write
 	head    []byte // the first headKept of them
 	lineEnd int    // the offset of the first '\n' among them, or -1
+	// spent: a request was read whole since the last write (it reached
+	// the handler), its answer not written yet: what follows it was
+	// pipelined behind it, read with it, and where the next request
+	// starts among the bytes read is fasthttp's alone to know. Its start
+	// kept is the request before, whose path a refusal of the next must
+	// not take.
+	spent bool
 }
 
 var continueLine = []byte("HTTP/1.1 100 Continue\r\n\r\n")
 
 func (c *conn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
-	if n > 0 {
+	if n > 0 && !c.spent {
 		if len(c.head) < headKept {
 			c.head = append(c.head, p[:min(n, headKept-len(c.head))]...)
 		}
@@ -60,8 +67,8 @@ func (c *conn) Read(p []byte) (int, error) {
 				c.lineEnd = c.read + i
 			}
 		}
-		c.read += n
 	}
+	c.read += n
 	if err == io.EOF && c.read > 0 {
 		// The client ended its side within a request.
 		err = io.ErrUnexpectedEOF
@@ -72,17 +79,27 @@ func (c *conn) Read(p []byte) (int, error) {
 func (c *conn) Write(p []byte) (int, error) {
 	// "100 Continue" answers nothing: the request goes on.
 	if !bytes.Equal(p, continueLine) {
-		c.read, c.head, c.lineEnd = 0, c.head[:0], -1
+		c.read, c.head, c.lineEnd, c.spent = 0, c.head[:0], -1, false
 	}
 	return c.Conn.Write(p)
 }
 
+// spend says that the request nc (a conn) kept the start of was read
+// whole: it reached the handler.
+func spend(nc net.Conn) {
+	if c, isConn := nc.(*conn); isConn {
+		c.spent = true
+	}
+}
+
 // requestLine is the method and the path of the request nc (a conn) is
-// reading, as far as it was read; ok is false if nc is no conn or what it
-// read does not start as a request line.
+// reading, as far as it was read; ok is false if nc is no conn, what it
+// read does not start as a request line, or the start it kept is a
+// request's read whole before (spent: the one failing was pipelined
+// behind it).
 func requestLine(nc net.Conn) (method, path string, ok bool) {
 	c, isConn := nc.(*conn)
-	if !isConn {
+	if !isConn || c.spent {
 		return "", "", false
 	}
 	m, rest, found := bytes.Cut(c.head, []byte(" "))
@@ -96,8 +113,9 @@ func requestLine(nc net.Conn) (method, path string, ok bool) {
 }
 
 // lineTooLong says whether nc (a conn) read size bytes of a request
-// without the end of its first line.
+// without the end of its first line (never of one pipelined behind a
+// request read whole: spent).
 func lineTooLong(nc net.Conn, size int) bool {
 	c, isConn := nc.(*conn)
-	return isConn && c.read >= size && (c.lineEnd < 0 || c.lineEnd >= size)
+	return isConn && !c.spent && c.read >= size && (c.lineEnd < 0 || c.lineEnd >= size)
 }

@@ -46,6 +46,13 @@ func LingerOnRefusal(app *fiber.App) {
 	// words are written back to the client; this makes it quote none.
 	srv.SecureErrorLogMessage = true
 	refuse := srv.ErrorHandler
+	// A request that reaches the handler was read whole: what its
+	// connection kept of its start is not the next one's (spend).
+	handle := srv.Handler
+	srv.Handler = func(ctx *fasthttp.RequestCtx) {
+		spend(ctx.Conn())
+		handle(ctx)
+	}
 	srv.ErrorHandler = func(ctx *fasthttp.RequestCtx, err error) {
 		var ne net.Error
 		if !errors.As(err, &ne) || !ne.Timeout() {

@@ -45,10 +45,11 @@ func ChunkedOnly(app *fiber.App) fiber.Handler {
 // transferRefusal is the status and the words refusing a request whose
 // header block is raw, for its Transfer-Encoding; refused is false when
 // it has none, chunked alone, or "identity" alone (fasthttp reads that,
-// in that case, as none).
+// in that case, as none). One naming no coding is refused: fasthttp
+// reads it as chunked, past a Content-Length.
 func transferRefusal(raw []byte) (status int, msg string, refused bool) {
 	var codings []string
-	value := ""
+	value, named := "", false
 	for len(raw) > 0 {
 		line := raw
 		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
@@ -60,6 +61,7 @@ func transferRefusal(raw []byte) (status int, msg string, refused bool) {
 		if !ok || !strings.EqualFold(string(bytes.TrimSpace(name)), fiber.HeaderTransferEncoding) {
 			continue
 		}
+		named = true
 		v = bytes.TrimSpace(v)
 		if value != "" {
 			value += ", "
@@ -72,6 +74,9 @@ func transferRefusal(raw []byte) (status int, msg string, refused bool) {
 				codings = append(codings, coding)
 			}
 		}
+	}
+	if named && len(codings) == 0 {
+		return fiber.StatusBadRequest, "Transfer-Encoding names no coding (send the body chunked, or with a Content-Length and no Transfer-Encoding)", true
 	}
 	if len(codings) == 0 || len(codings) == 1 && (codings[0] == "chunked" || value == "identity") {
 		return 0, "", false
