@@ -82,14 +82,17 @@ func RetryLater(err error) bool { return Unavailable(err) || LockConflict(err) |
 
 // RetryLogged is the level and the words of the log line for a call
 // answered "retry later" (RetryLater): a lock conflict is a lock order of
-// Taasky's to fix (ERROR); the database away is a moment the operator
-// sees in its own monitoring (WARN).
+// Taasky's to fix (ERROR); a statement past the operator's
+// statement_timeout or lock_timeout is a slow statement or a lock held
+// long, which someone must look at even when it lasts (ERROR: a statement
+// that always runs past the bound would never page at WARN); the database
+// away is a moment the operator sees in its own monitoring (WARN).
 func RetryLogged(err error) (slog.Level, string) {
 	if LockConflict(err) {
 		return slog.LevelError, "a lock conflict (deadlock or serialization failure), answered as retry"
 	}
 	if TimedOut(err) {
-		return slog.LevelWarn, "a statement past the database's statement_timeout or lock_timeout, answered as retry"
+		return slog.LevelError, "a statement past the database's statement_timeout or lock_timeout, answered as retry"
 	}
 	return slog.LevelWarn, "the database did not answer"
 }

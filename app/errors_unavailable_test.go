@@ -91,8 +91,8 @@ func TestTimedOutIsRetry(t *testing.T) {
 	if !TimedOut(fmt.Errorf("read room: %w", err)) || !RetryLater(err) {
 		t.Errorf("a statement past statement_timeout: %v; want timed out, retry later", err)
 	}
-	if level, _ := RetryLogged(err); level != slog.LevelWarn {
-		t.Errorf("a statement past statement_timeout is logged at %v, want WARN", level)
+	if level, _ := RetryLogged(err); level != slog.LevelError {
+		t.Errorf("a statement past statement_timeout is logged at %v, want ERROR", level)
 	}
 	if !RetryLater(&pgconn.PgError{Code: "55P03"}) {
 		t.Error("lock_not_available (lock_timeout): want retry later")
