@@ -15,7 +15,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/taasky/taasky/app"
-	"github.com/taasky/taasky/internal/config"
 	"github.com/taasky/taasky/internal/pgtest"
 )
 
@@ -39,37 +38,7 @@ func TestNoRouteAnswersServerErrorWhenTheDatabaseFails(t *testing.T) {
 }
 
 func walkWhileTheDatabaseFails(t *testing.T, fault string) {
-	var logged syncBuffer
-	addr := freeAddr(t)
-	base := "http://" + addr
-	cfg, err := config.Load(env{
-		"DATABASE_URL":            pgtest.NewDSN(t),
-		"SECRET_KEY":              testSecret,
-		"LISTEN_ADDR":             addr,
-		"BASE_URL":                base,
-		"WEB_RATE_LIMIT":          "0",
-		"MCP_RATE_LIMIT":          "0",
-		"MCP_AUTH_FAILURE_LIMIT":  "0",
-		"MCP_ACCOUNT_CONCURRENCY": "64",
-	}.get, config.RoleDev|config.RoleWeb|config.RoleWorker)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := openServer(t.Context(), cfg, newLogger(&logged, true), true, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.close)
-	web, err := srv.webApp(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	listening := make(chan string, 1)
-	go func() { served <- srv.serve(ctx, web, func(a string) { listening <- a }) }()
-	t.Cleanup(func() { stop(); <-served })
-	<-listening
+	srv, web, base, logged := walkedServer(t)
 
 	bg := context.Background()
 	if _, err := srv.accounts.CreateAccount(bg, "acme", "Acme", "owner@example.test"); err != nil {

@@ -53,37 +53,7 @@ var garbageParams = []string{"0", "-1", "abc", "9223372036854775808", "999999999
 // is theirs to be told of, not the operator's.
 func TestNoRouteAnswersServerError(t *testing.T) {
 	t.Parallel()
-	var logged syncBuffer
-	addr := freeAddr(t)
-	base := "http://" + addr
-	cfg, err := config.Load(env{
-		"DATABASE_URL":            pgtest.NewDSN(t),
-		"SECRET_KEY":              testSecret,
-		"LISTEN_ADDR":             addr,
-		"BASE_URL":                base,
-		"WEB_RATE_LIMIT":          "0",
-		"MCP_RATE_LIMIT":          "0",
-		"MCP_AUTH_FAILURE_LIMIT":  "0",
-		"MCP_ACCOUNT_CONCURRENCY": "64",
-	}.get, config.RoleDev|config.RoleWeb|config.RoleWorker)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := openServer(t.Context(), cfg, newLogger(&logged, true), true, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.close)
-	web, err := srv.webApp(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	listening := make(chan string, 1)
-	go func() { served <- srv.serve(ctx, web, func(a string) { listening <- a }) }()
-	t.Cleanup(func() { stop(); <-served })
-	<-listening
+	srv, web, base, logged := walkedServer(t)
 
 	// Two accounts: acme, with its owner, an admin and a member (whose
 	// agent has a room), and other, whose ids are a stranger's to acme.
@@ -557,4 +527,44 @@ func TestLeakInFindsInternals(t *testing.T) {
 			t.Errorf("%q: leak %q found", body, m)
 		}
 	}
+}
+
+// walkedServer is a dev, web and worker process served on its own
+// database, with no rate limits (a walk of every route sends many
+// requests): the server, the web app whose routes it serves, its base
+// URL and what it logs.
+func walkedServer(t *testing.T) (*server, *fiber.App, string, *syncBuffer) {
+	t.Helper()
+	logged := &syncBuffer{}
+	addr := freeAddr(t)
+	base := "http://" + addr
+	cfg, err := config.Load(env{
+		"DATABASE_URL":            pgtest.NewDSN(t),
+		"SECRET_KEY":              testSecret,
+		"LISTEN_ADDR":             addr,
+		"BASE_URL":                base,
+		"WEB_RATE_LIMIT":          "0",
+		"MCP_RATE_LIMIT":          "0",
+		"MCP_AUTH_FAILURE_LIMIT":  "0",
+		"MCP_ACCOUNT_CONCURRENCY": "64",
+	}.get, config.RoleDev|config.RoleWeb|config.RoleWorker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := openServer(t.Context(), cfg, newLogger(logged, true), true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.close)
+	web, err := srv.webApp(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	listening := make(chan string, 1)
+	go func() { served <- srv.serve(ctx, web, func(a string) { listening <- a }) }()
+	t.Cleanup(func() { stop(); <-served })
+	<-listening
+	return srv, web, base, logged
 }
