@@ -110,16 +110,18 @@ func (f fieldView) pushValue() string {
 // character Go does not call printable: the spaces people type (a
 // Japanese full-width space, French no-break spaces before ":" and
 // between thousands) read as "\u3000", and an emoji joined by U+200D
-// (which negotiation.Deceptive lets through) fell apart.
+// (which negotiation.Deceptive lets through) fell apart. A joiner is
+// shown as written only where it joins (joins).
 func quoteWords(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
-	for _, r := range s {
+	rs := []rune(s)
+	for i, r := range rs {
 		switch {
 		case r == '"' || r == '\\':
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case unicode.IsGraphic(r) || r == '\u200d':
+		case unicode.IsGraphic(r) || joins(rs, i):
 			b.WriteRune(r)
 		default:
 			q := strconv.QuoteRune(r) // '\u200b'
@@ -128,6 +130,39 @@ func quoteWords(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// joins says whether rs[i] is a joiner doing its work, which shows it as
+// written: U+200D between two emoji (👩‍💻, after a skin tone or U+FE0F:
+// 🏳️‍🌈), U+200C between two letters of a script that writes it (Persian's
+// می‌خواهم, Indic scripts). Elsewhere it joins nothing a reader sees, and
+// "F\u200dee" would read as "Fee": it is shown as its escape.
+func joins(rs []rune, i int) bool {
+	if i == 0 || i == len(rs)-1 {
+		return false
+	}
+	prev, next := rs[i-1], rs[i+1]
+	switch rs[i] {
+	case '\u200d':
+		return (emoji(prev) || prev == '\ufe0f') && emoji(next)
+	case '\u200c':
+		return joinerScript(prev) && joinerScript(next)
+	}
+	return false
+}
+
+// emoji approximates Extended_Pictographic and the skin-tone modifiers,
+// which Go's unicode tables lack: the other symbols (So) and U+1F3FB–1F3FF.
+func emoji(r rune) bool {
+	return unicode.Is(unicode.So, r) || r >= 0x1F3FB && r <= 0x1F3FF
+}
+
+// joinerScript: a letter or mark of a script that writes U+200C inside
+// its words (Arabic's, Persian among them, and the Indic scripts'): not
+// Latin, Greek or Cyrillic, where it only hides.
+func joinerScript(r rune) bool {
+	return (unicode.IsLetter(r) || unicode.IsMark(r)) &&
+		!unicode.In(r, unicode.Latin, unicode.Greek, unicode.Cyrillic, unicode.Han, unicode.Hiragana, unicode.Katakana)
 }
 
 // wholeParts joins the fields' "label: value" parts that fit in n

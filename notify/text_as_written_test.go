@@ -109,6 +109,13 @@ func TestPushShowsWordsAsWritten(t *testing.T) {
 		"👩\u200d💻 dev":              `"👩` + "\u200d" + `💻 dev"`,
 		`say "hi" \o/`:              `"say \"hi\" \\o/"`,
 		"a\u200bb":                  `"a\u200bb"`,
+		// A joiner between letters hides nothing only in the scripts that
+		// need one: Persian's non-joiner stays; "F\u200dee" is not "Fee".
+		"F\u200dee":     `"F\u200dee"`,
+		"Fe\u200cee":    `"Fe\u200cee"`,
+		"می\u200cخواهم": `"می` + "\u200c" + `خواهم"`,
+		"👩🏽\u200d💻 🏳\ufe0f\u200d🌈": `"👩🏽` + "\u200d" + `💻 🏳` + "\ufe0f\u200d" + `🌈"`,
+		"\u200d💻": `"\u200d💻"`,
 	} {
 		m := sample(KindRequest)
 		note := negotiation.CardField{Name: "note", Label: "Note", Type: negotiation.TypeString,
